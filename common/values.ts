@@ -1,0 +1,156 @@
+// Parsing and printing of values in the engine's representation (see common/types.ts):
+// timestamps as epoch milliseconds, dates as epoch days, decimals as unscaled bigints.
+import type { DataType } from './types.js'
+
+const MS_PER_DAY = 86_400_000
+
+function pad(n: number, width: number): string {
+  const s = String(Math.abs(n))
+  return (n < 0 ? '-' : '') + (s.length >= width ? s : '0'.repeat(width - s.length) + s)
+}
+
+/** 0 → '1970-01-01 00:00:00.000'. Always prints three fraction digits. */
+export function formatTimestamp(ms: number): string {
+  const d = new Date(ms)
+  return `${pad(d.getUTCFullYear(), 4)}-${pad(d.getUTCMonth() + 1, 2)}-${pad(d.getUTCDate(), 2)} ` +
+    `${pad(d.getUTCHours(), 2)}:${pad(d.getUTCMinutes(), 2)}:${pad(d.getUTCSeconds(), 2)}.${pad(d.getUTCMilliseconds(), 3)}`
+}
+
+/** 0 → '1970-01-01'. */
+export function formatDate(days: number): string {
+  const d = new Date(days * MS_PER_DAY)
+  return `${pad(d.getUTCFullYear(), 4)}-${pad(d.getUTCMonth() + 1, 2)}-${pad(d.getUTCDate(), 2)}`
+}
+
+const TS_RE = /^\s*(\d{4})-(\d{1,2})-(\d{1,2})(?:[ T](\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.(\d{1,9}))?)?)?\s*(Z|[+-]\d{2}:?\d{2})?\s*$/
+
+/**
+ * Parses 'yyyy-MM-dd HH:mm:ss[.SSS]', 'yyyy-MM-ddTHH:mm:ss[.SSS][Z]' or 'yyyy-MM-dd' to epoch
+ * milliseconds (UTC wall clock); returns null when the text is not a timestamp.
+ */
+export function parseTimestamp(text: string): number | null {
+  const m = TS_RE.exec(text)
+  if (!m) return null
+  const [, y, mo, d, h, mi, s, frac, zone] = m
+  const month = Number(mo), day = Number(d), hour = Number(h ?? 0), minute = Number(mi ?? 0), second = Number(s ?? 0)
+  if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 59) return null
+  const millis = frac ? Math.floor(Number(frac.padEnd(3, '0').slice(0, 3))) : 0
+  let ms = Date.UTC(Number(y), month - 1, day, hour, minute, second, millis)
+  if (Number.isNaN(ms)) return null
+  // Reject rolled-over dates such as 2024-02-30.
+  if (new Date(ms).getUTCDate() !== day) return null
+  if (zone && zone !== 'Z') {
+    const sign = zone[0] === '-' ? -1 : 1
+    const digits = zone.slice(1).replace(':', '')
+    ms -= sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2))) * 60_000
+  }
+  return ms
+}
+
+/** Parses 'yyyy-MM-dd' to epoch days, or null. */
+export function parseDate(text: string): number | null {
+  const m = /^\s*(\d{4})-(\d{1,2})-(\d{1,2})\s*$/.exec(text)
+  if (!m) return null
+  const ms = parseTimestamp(text)
+  return ms === null ? null : Math.floor(ms / MS_PER_DAY)
+}
+
+/** '123.4' at scale 2 → 12340n; rounds half up beyond the scale; null when not a number. */
+export function parseDecimal(text: string, scale: number): bigint | null {
+  const m = /^\s*([+-])?(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?\s*$/.exec(text)
+  if (!m || (m[2] === '' && (m[3] === undefined || m[3] === ''))) return null
+  const negative = m[1] === '-'
+  const digits = (m[2] ?? '') + (m[3] ?? '')
+  const pointPos = (m[2] ?? '').length + (m[4] ? Number(m[4]) : 0)
+  // value = 0.digits × 10^pointPos; we want round(value × 10^scale)
+  const wantLen = pointPos + scale
+  let unscaled: bigint
+  if (wantLen <= 0) {
+    unscaled = wantLen === 0 && digits.length > 0 && Number(digits[0]) >= 5 ? 1n : 0n
+  } else if (digits.length <= wantLen) {
+    unscaled = BigInt((digits + '0'.repeat(wantLen - digits.length)) || '0')
+  } else {
+    const kept = BigInt(digits.slice(0, wantLen) || '0')
+    unscaled = Number(digits[wantLen]) >= 5 ? kept + 1n : kept
+  }
+  return negative ? -unscaled : unscaled
+}
+
+/** 12340n at scale 2 → '123.40'. */
+export function formatDecimal(unscaled: bigint, scale: number): string {
+  const negative = unscaled < 0n
+  let s = (negative ? -unscaled : unscaled).toString()
+  if (scale > 0) {
+    if (s.length <= scale) s = '0'.repeat(scale - s.length + 1) + s
+    s = `${s.slice(0, s.length - scale)}.${s.slice(s.length - scale)}`
+  }
+  return negative ? `-${s}` : s
+}
+
+/** Converts a decimal's unscaled value to a JavaScript number (may lose precision). */
+export function decimalToNumber(unscaled: bigint, scale: number): number {
+  return Number(unscaled) / 10 ** scale
+}
+
+/** A double as Flink prints it: integral values keep '.0', others the shortest round-trip form. */
+export function formatDouble(v: number): string {
+  if (Number.isNaN(v)) return 'NaN'
+  if (!Number.isFinite(v)) return v > 0 ? 'Infinity' : '-Infinity'
+  if (Number.isInteger(v) && Math.abs(v) < 1e21) return `${v}.0`
+  return String(v)
+}
+
+/** A value as text for print, CSV and error messages; NULL prints as 'NULL' unless `nullText` says otherwise. */
+export function formatValue(v: unknown, type: DataType, nullText = 'NULL'): string {
+  if (v === null || v === undefined) return nullText
+  switch (type.kind) {
+    case 'TIMESTAMP': case 'TIMESTAMP_LTZ': return formatTimestamp(v as number)
+    case 'DATE': return formatDate(v as number)
+    case 'DECIMAL': return formatDecimal(v as bigint, type.scale)
+    case 'DOUBLE': return formatDouble(v as number)
+    case 'BOOLEAN': return v ? 'TRUE' : 'FALSE'
+    case 'INTERVAL': return formatInterval(v as number)
+    default: return String(v)
+  }
+}
+
+/** Milliseconds as a day-time interval: 90061001 → '+1 01:01:01.001'. */
+export function formatInterval(ms: number): string {
+  const sign = ms < 0 ? '-' : '+'
+  let rest = Math.abs(ms)
+  const days = Math.floor(rest / MS_PER_DAY); rest -= days * MS_PER_DAY
+  const h = Math.floor(rest / 3_600_000); rest -= h * 3_600_000
+  const m = Math.floor(rest / 60_000); rest -= m * 60_000
+  const s = Math.floor(rest / 1000); const f = rest - s * 1000
+  return `${sign}${days} ${pad(h, 2)}:${pad(m, 2)}:${pad(s, 2)}.${pad(f, 3)}`
+}
+
+/**
+ * A value as JSON, as the filesystem and Kafka sinks write it: timestamps as
+ * 'yyyy-MM-dd HH:mm:ss.SSS', dates as 'yyyy-MM-dd', decimals as JSON numbers with their scale.
+ */
+export function toJsonValue(v: unknown, type: DataType): unknown {
+  if (v === null || v === undefined) return null
+  switch (type.kind) {
+    case 'TIMESTAMP': case 'TIMESTAMP_LTZ': return formatTimestamp(v as number)
+    case 'DATE': return formatDate(v as number)
+    case 'DECIMAL': return new RawJson(formatDecimal(v as bigint, type.scale))
+    case 'INTERVAL': return v
+    default: return v
+  }
+}
+
+/** A JSON fragment written verbatim (exact decimals). Use `stringifyJson` to serialize objects holding them. */
+export class RawJson {
+  constructor(readonly text: string) {}
+}
+
+/** JSON.stringify that writes RawJson fragments verbatim. */
+export function stringifyJson(value: unknown): string {
+  if (value instanceof RawJson) return value.text
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null'
+  if (Array.isArray(value)) return `[${value.map(stringifyJson).join(',')}]`
+  const parts: string[] = []
+  for (const [k, v] of Object.entries(value)) if (v !== undefined) parts.push(`${JSON.stringify(k)}:${stringifyJson(v)}`)
+  return `{${parts.join(',')}}`
+}

@@ -1,0 +1,452 @@
+// The SQL AST: frozen discriminated unions, each node with the span of SQL it came from.
+// Nothing here knows about Chevrotain; the parser builds these plain objects.
+import type { Span } from '../common/span.js'
+
+/** A name as written, with its span. Unquoted names keep their case; lookups are case-insensitive. */
+export interface Ident {
+  readonly value: string
+  readonly quoted: boolean
+  readonly span: Span
+}
+
+/** A possibly-qualified name: `t`, `db.t`, `t.col`. */
+export interface QualifiedName {
+  readonly parts: readonly Ident[]
+  readonly span: Span
+}
+
+// ---------------------------------------------------------------- types
+
+export interface TypeName {
+  readonly kind: 'TypeName'
+  /** BOOLEAN, INT, BIGINT, DOUBLE, DECIMAL, STRING, TIMESTAMP, TIMESTAMP_LTZ, DATE (synonyms normalized: INTEGER → INT, VARCHAR/CHAR → STRING, FLOAT/REAL → DOUBLE, NUMERIC/DEC → DECIMAL, TIMESTAMP WITH LOCAL TIME ZONE → TIMESTAMP_LTZ). */
+  readonly name: string
+  /** Parameters as written, e.g. DECIMAL(10, 2) → [10, 2], VARCHAR(20) → [20]. */
+  readonly params: readonly number[]
+  readonly notNull: boolean
+  readonly span: Span
+}
+
+// ---------------------------------------------------------------- hints
+
+/** `/*+ NAME('k' = 'v', …) * /` or `/*+ NAME(a, b) * /`. */
+export interface Hint {
+  readonly name: Ident
+  /** Key-value options ('alias' = '1d'); empty when the hint lists plain values. */
+  readonly options: readonly (readonly [string, string])[]
+  readonly values: readonly string[]
+  readonly span: Span
+}
+
+// ---------------------------------------------------------------- statements
+
+export type Statement =
+  | CreateTable
+  | CreateView
+  | DropObject
+  | Insert
+  | QueryStatement
+  | SetOption
+  | ResetOption
+  | Explain
+  | ShowTables
+  | Describe
+
+export interface CreateTable {
+  readonly kind: 'CreateTable'
+  readonly name: QualifiedName
+  readonly ifNotExists: boolean
+  readonly temporary: boolean
+  readonly columns: readonly ColumnDef[]
+  readonly watermark?: WatermarkDef
+  readonly primaryKey?: PrimaryKeyDef
+  readonly options: readonly OptionPair[]
+  readonly span: Span
+}
+
+export type ColumnDef = PhysicalColumn | ComputedColumn | MetadataColumn
+
+export interface PhysicalColumn {
+  readonly kind: 'PhysicalColumn'
+  readonly name: Ident
+  readonly type: TypeName
+  readonly span: Span
+}
+
+/** `name AS expr` — e.g. `pt AS PROCTIME()`, `ts AS TO_TIMESTAMP(s)`. */
+export interface ComputedColumn {
+  readonly kind: 'ComputedColumn'
+  readonly name: Ident
+  readonly expr: Expr
+  readonly span: Span
+}
+
+/** `name TYPE METADATA [FROM 'key'] [VIRTUAL]`. */
+export interface MetadataColumn {
+  readonly kind: 'MetadataColumn'
+  readonly name: Ident
+  readonly type: TypeName
+  readonly from?: string
+  readonly virtual: boolean
+  readonly span: Span
+}
+
+/** `WATERMARK FOR col AS expr`. */
+export interface WatermarkDef {
+  readonly column: Ident
+  readonly expr: Expr
+  readonly span: Span
+}
+
+/** `PRIMARY KEY (a, b) NOT ENFORCED`. */
+export interface PrimaryKeyDef {
+  readonly columns: readonly Ident[]
+  readonly enforced: boolean
+  readonly span: Span
+}
+
+export interface OptionPair {
+  readonly key: string
+  readonly value: string
+  readonly keySpan: Span
+  readonly valueSpan: Span
+}
+
+export interface CreateView {
+  readonly kind: 'CreateView'
+  readonly name: QualifiedName
+  readonly temporary: boolean
+  readonly ifNotExists: boolean
+  readonly columns?: readonly Ident[]
+  readonly query: Query
+  readonly span: Span
+}
+
+export interface DropObject {
+  readonly kind: 'DropObject'
+  readonly object: 'TABLE' | 'VIEW'
+  readonly temporary: boolean
+  readonly name: QualifiedName
+  readonly ifExists: boolean
+  readonly span: Span
+}
+
+export interface Insert {
+  readonly kind: 'Insert'
+  readonly table: QualifiedName
+  readonly overwrite: boolean
+  readonly columns?: readonly Ident[]
+  readonly query: Query
+  readonly span: Span
+}
+
+export interface QueryStatement {
+  readonly kind: 'QueryStatement'
+  readonly query: Query
+  readonly span: Span
+}
+
+/** `SET 'k' = 'v'`, or bare `SET` (lists options). */
+export interface SetOption {
+  readonly kind: 'SetOption'
+  readonly key?: string
+  readonly value?: string
+  readonly span: Span
+}
+
+/** `RESET 'k'`, or bare `RESET` (all options). */
+export interface ResetOption {
+  readonly kind: 'ResetOption'
+  readonly key?: string
+  readonly span: Span
+}
+
+export interface Explain {
+  readonly kind: 'Explain'
+  /** EXPLAIN CHANGELOG_MODE … */
+  readonly changelogMode: boolean
+  readonly statement: Insert | QueryStatement
+  readonly span: Span
+}
+
+export interface ShowTables {
+  readonly kind: 'ShowTables'
+  /** SHOW TABLES or SHOW VIEWS */
+  readonly what: 'TABLES' | 'VIEWS'
+  readonly span: Span
+}
+
+export interface Describe {
+  readonly kind: 'Describe'
+  readonly name: QualifiedName
+  readonly span: Span
+}
+
+// ---------------------------------------------------------------- queries
+
+export type Query = Select | SetOperation | WithQuery | OrderedQuery | ValuesQuery
+
+/** `WITH a AS (…), b AS (…) body`. */
+export interface WithQuery {
+  readonly kind: 'WithQuery'
+  readonly ctes: readonly { readonly name: Ident; readonly columns?: readonly Ident[]; readonly query: Query; readonly span: Span }[]
+  readonly body: Query
+  readonly span: Span
+}
+
+/** `left UNION [ALL] right` (also INTERSECT / EXCEPT so the planner can say it does not stream them). */
+export interface SetOperation {
+  readonly kind: 'SetOperation'
+  readonly op: 'UNION' | 'INTERSECT' | 'EXCEPT'
+  readonly all: boolean
+  readonly left: Query
+  readonly right: Query
+  readonly span: Span
+}
+
+/** A query with ORDER BY and/or LIMIT / FETCH FIRST. */
+export interface OrderedQuery {
+  readonly kind: 'OrderedQuery'
+  readonly query: Query
+  readonly orderBy: readonly OrderItem[]
+  readonly limit?: Expr
+  readonly span: Span
+}
+
+export interface OrderItem {
+  readonly expr: Expr
+  readonly descending: boolean
+  readonly nullsFirst?: boolean
+  readonly span: Span
+}
+
+/** `VALUES (1, 'a'), (2, 'b')`. */
+export interface ValuesQuery {
+  readonly kind: 'ValuesQuery'
+  readonly rows: readonly (readonly Expr[])[]
+  readonly span: Span
+}
+
+export interface Select {
+  readonly kind: 'Select'
+  readonly hints: readonly Hint[]
+  readonly distinct: boolean
+  readonly items: readonly SelectItem[]
+  readonly from?: FromItem
+  readonly where?: Expr
+  readonly groupBy?: readonly Expr[]
+  readonly having?: Expr
+  readonly span: Span
+}
+
+export type SelectItem =
+  | { readonly kind: 'ExprItem'; readonly expr: Expr; readonly alias?: Ident; readonly span: Span }
+  /** `*` or `t.*` */
+  | { readonly kind: 'StarItem'; readonly qualifier?: Ident; readonly span: Span }
+
+export type FromItem = TableRef | SubqueryRef | WindowTvf | Join
+
+/** A table or view by name, with optional alias and `/*+ OPTIONS(…) * /` style hints. */
+export interface TableRef {
+  readonly kind: 'TableRef'
+  readonly name: QualifiedName
+  readonly alias?: Ident
+  readonly hints: readonly Hint[]
+  readonly span: Span
+}
+
+export interface SubqueryRef {
+  readonly kind: 'SubqueryRef'
+  readonly query: Query
+  readonly alias?: Ident
+  readonly span: Span
+}
+
+/** An argument of a window TVF, positional or named (`SIZE => INTERVAL '10' MINUTES`). */
+export interface TvfArg {
+  readonly name?: Ident
+  readonly value: Expr
+  readonly span: Span
+}
+
+/**
+ * `TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' MINUTE))` and HOP, CUMULATE, SESSION.
+ * The TABLE argument may be a name or a parenthesized subquery; SESSION takes `PARTITION BY k`.
+ */
+export interface WindowTvf {
+  readonly kind: 'WindowTvf'
+  readonly fn: 'TUMBLE' | 'HOP' | 'CUMULATE' | 'SESSION'
+  readonly fnSpan: Span
+  readonly input: TableRef | SubqueryRef
+  readonly inputName?: Ident
+  readonly partitionBy: readonly Expr[]
+  /** The DESCRIPTOR(col) argument. */
+  readonly timeCol: Ident
+  /** The remaining arguments (sizes, slide, step, gap, offset) in order, each possibly named. */
+  readonly args: readonly TvfArg[]
+  readonly alias?: Ident
+  readonly span: Span
+}
+
+export interface Join {
+  readonly kind: 'Join'
+  readonly joinType: 'INNER' | 'LEFT' | 'RIGHT' | 'FULL' | 'CROSS'
+  readonly left: FromItem
+  readonly right: FromItem
+  readonly on?: Expr
+  readonly span: Span
+}
+
+// ---------------------------------------------------------------- expressions
+
+export type Expr =
+  | Literal
+  | ColumnRef
+  | BinaryOp
+  | UnaryOp
+  | IsNull
+  | IsBool
+  | Between
+  | InList
+  | Like
+  | CaseExpr
+  | Cast
+  | FunctionCall
+  | Extract
+  | TimeFloorCeil
+  | IntervalLiteral
+
+export interface Literal {
+  readonly kind: 'Literal'
+  /** 'number' keeps the text so DECIMAL literals stay exact; 'timestamp' and 'date' keep the quoted text. */
+  readonly type: 'number' | 'string' | 'boolean' | 'null' | 'timestamp' | 'date' | 'timestamp_ltz'
+  readonly text: string
+  readonly span: Span
+}
+
+/** `INTERVAL '10' SECOND`, `INTERVAL '1:30' HOUR TO MINUTE` (unit as written: SECOND, MINUTES, …). */
+export interface IntervalLiteral {
+  readonly kind: 'IntervalLiteral'
+  readonly text: string
+  readonly negative: boolean
+  readonly unit: string
+  readonly toUnit?: string
+  readonly span: Span
+}
+
+/** `col` or `t.col`. */
+export interface ColumnRef {
+  readonly kind: 'ColumnRef'
+  readonly name: QualifiedName
+  readonly span: Span
+}
+
+export type BinaryOperator =
+  | '+' | '-' | '*' | '/' | '%'
+  | '=' | '<>' | '<' | '<=' | '>' | '>='
+  | 'AND' | 'OR' | '||'
+
+export interface BinaryOp {
+  readonly kind: 'BinaryOp'
+  readonly op: BinaryOperator
+  readonly left: Expr
+  readonly right: Expr
+  readonly span: Span
+}
+
+export interface UnaryOp {
+  readonly kind: 'UnaryOp'
+  readonly op: 'NOT' | '-' | '+'
+  readonly operand: Expr
+  readonly span: Span
+}
+
+export interface IsNull {
+  readonly kind: 'IsNull'
+  readonly operand: Expr
+  readonly negated: boolean
+  readonly span: Span
+}
+
+/** `x IS [NOT] TRUE|FALSE`. */
+export interface IsBool {
+  readonly kind: 'IsBool'
+  readonly operand: Expr
+  readonly value: boolean
+  readonly negated: boolean
+  readonly span: Span
+}
+
+export interface Between {
+  readonly kind: 'Between'
+  readonly operand: Expr
+  readonly low: Expr
+  readonly high: Expr
+  readonly negated: boolean
+  readonly span: Span
+}
+
+export interface InList {
+  readonly kind: 'InList'
+  readonly operand: Expr
+  readonly list: readonly Expr[]
+  readonly negated: boolean
+  readonly span: Span
+}
+
+export interface Like {
+  readonly kind: 'Like'
+  readonly operand: Expr
+  readonly pattern: Expr
+  readonly escape?: Expr
+  readonly negated: boolean
+  readonly span: Span
+}
+
+export interface CaseExpr {
+  readonly kind: 'CaseExpr'
+  readonly operand?: Expr
+  readonly whens: readonly { readonly when: Expr; readonly then: Expr }[]
+  readonly else?: Expr
+  readonly span: Span
+}
+
+export interface Cast {
+  readonly kind: 'Cast'
+  readonly operand: Expr
+  readonly type: TypeName
+  /** TRY_CAST returns NULL where CAST fails. */
+  readonly try: boolean
+  readonly span: Span
+}
+
+/**
+ * Any `name(args)`: scalar functions and aggregates. `COUNT(*)` has `star`;
+ * `COUNT(DISTINCT x)` has `distinct`; `SUM(x) FILTER (WHERE p)` has `filter`.
+ */
+export interface FunctionCall {
+  readonly kind: 'FunctionCall'
+  readonly name: Ident
+  readonly args: readonly Expr[]
+  readonly distinct: boolean
+  readonly star: boolean
+  readonly filter?: Expr
+  readonly span: Span
+}
+
+/** `EXTRACT(unit FROM expr)`. */
+export interface Extract {
+  readonly kind: 'Extract'
+  readonly unit: string
+  readonly operand: Expr
+  readonly span: Span
+}
+
+/** `FLOOR(expr TO unit)` / `CEIL(expr TO unit)`. */
+export interface TimeFloorCeil {
+  readonly kind: 'TimeFloorCeil'
+  readonly fn: 'FLOOR' | 'CEIL'
+  readonly operand: Expr
+  readonly unit: string
+  readonly span: Span
+}

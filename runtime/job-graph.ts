@@ -1,0 +1,148 @@
+// The physical plan: the one contract between the planner and the runtime. Plain data that could be
+// written to JSON (DECIMAL literals inside expressions go through serializeRex).
+import type { DataType, Field } from '../common/types.js'
+import type { Rex } from '../expr/ir.js'
+
+export type ChangelogMode = 'insert-only' | 'updating'
+
+/** How rows travel from a producer to a consumer. */
+export type Exchange =
+  | { readonly kind: 'forward' }
+  /** Rows go to the subtask owning the key group of these columns. */
+  | { readonly kind: 'hash'; readonly keys: readonly number[] }
+  /** Every row goes to subtask 0 (global aggregates without keys). */
+  | { readonly kind: 'single' }
+
+export interface JobGraph {
+  readonly name: string
+  readonly nodes: readonly PhysicalNode[]
+  /** Job options in force (SET statements), e.g. 'table.exec.state.ttl'. */
+  readonly options: Readonly<Record<string, string>>
+}
+
+export interface PhysicalNode {
+  /** Stable id derived from the plan (position + kind), so checkpoints map back onto the query. */
+  readonly id: string
+  readonly spec: OperatorSpec
+  readonly inputs: readonly { readonly node: string; readonly exchange: Exchange }[]
+  /** Output schema. */
+  readonly schema: readonly Field[]
+  readonly changelog: ChangelogMode
+}
+
+/** An aggregate call over pre-projected input columns (arguments and FILTER conditions are columns). */
+export interface AggCall {
+  readonly fn: 'COUNT' | 'SUM' | 'MIN' | 'MAX' | 'AVG'
+  /** Input column of the argument; null for COUNT(*). */
+  readonly arg: number | null
+  readonly argType: DataType | null
+  readonly distinct: boolean
+  /** Input column (BOOLEAN) of the FILTER (WHERE …) condition; null when none. Rows count only where it is TRUE. */
+  readonly filter: number | null
+  /** Result type. */
+  readonly type: DataType
+  /** Output column name, for EXPLAIN. */
+  readonly name: string
+}
+
+/** Window assignment, in milliseconds. */
+export type WindowSpec =
+  | { readonly kind: 'TUMBLE'; readonly size: number; readonly offset: number }
+  | { readonly kind: 'HOP'; readonly slide: number; readonly size: number; readonly offset: number }
+  | { readonly kind: 'CUMULATE'; readonly step: number; readonly maxSize: number; readonly offset: number }
+  | { readonly kind: 'SESSION'; readonly gap: number }
+
+export type TimeDomain = 'event' | 'processing'
+
+export interface SourceSpec {
+  readonly kind: 'Source'
+  readonly table: string
+  readonly connector: string
+  readonly options: Readonly<Record<string, string>>
+  /** Columns the connector reads (physical columns of the table). */
+  readonly physicalSchema: readonly Field[]
+  /**
+   * Output row = these expressions over the physical row (physical columns pass through as Input
+   * refs; computed columns such as `ts AS TO_TIMESTAMP(s)` or `pt AS PROCTIME()` are evaluated).
+   */
+  readonly projection: readonly Rex[]
+  /** Rows kept by a pushed-down filter (over the output row), if any. */
+  readonly filter?: Rex
+  /** Event-time watermark: the rowtime column (in the output row) and the WATERMARK expression over the output row. */
+  readonly watermark?: { readonly rowtime: number; readonly expr: Rex }
+}
+
+export interface CalcSpec {
+  readonly kind: 'Calc'
+  readonly projection: readonly Rex[]
+  readonly condition?: Rex
+}
+
+/** Window TVF without aggregation: appends window_start, window_end, window_time (one row per window for HOP/CUMULATE). */
+export interface WindowAssignSpec {
+  readonly kind: 'WindowAssign'
+  readonly window: WindowSpec
+  readonly timeIndex: number
+  readonly timeDomain: TimeDomain
+}
+
+/**
+ * Window aggregate. Output row: [...keys, ...aggs, window_start, window_end, window_time].
+ * Emits final rows (insert-only) when the watermark passes a window's end; late rows are dropped and counted.
+ */
+export interface WindowAggregateSpec {
+  readonly kind: 'WindowAggregate'
+  readonly window: WindowSpec
+  /** Input column holding the time attribute. */
+  readonly timeIndex: number
+  readonly timeDomain: TimeDomain
+  readonly keys: readonly number[]
+  readonly aggs: readonly AggCall[]
+}
+
+/**
+ * Non-windowed GROUP BY (and SELECT DISTINCT, with no aggs). Output row: [...keys, ...aggs].
+ * Emits +I for a new group, -U/+U when it changes, -D when its last row is retracted.
+ */
+export interface GroupAggregateSpec {
+  readonly kind: 'GroupAggregate'
+  readonly keys: readonly number[]
+  readonly aggs: readonly AggCall[]
+  readonly inputUpdating: boolean
+  /** State TTL in ms; 0 means state never expires. */
+  readonly ttlMs: number
+}
+
+/** Merges its inputs (UNION ALL). */
+export interface UnionSpec {
+  readonly kind: 'Union'
+}
+
+export interface SinkSpec {
+  readonly kind: 'Sink'
+  readonly table: string
+  readonly connector: string
+  readonly options: Readonly<Record<string, string>>
+  readonly schema: readonly Field[]
+  /** What the sink receives. */
+  readonly inputChangelog: ChangelogMode
+  /** Primary key columns of the sink table, if declared. */
+  readonly primaryKey: readonly number[]
+}
+
+/** Collects results for a SELECT run from the CLI or the REPL (materialized as a changelog). */
+export interface CollectSpec {
+  readonly kind: 'Collect'
+  readonly schema: readonly Field[]
+  readonly inputChangelog: ChangelogMode
+}
+
+export type OperatorSpec =
+  | SourceSpec
+  | CalcSpec
+  | WindowAssignSpec
+  | WindowAggregateSpec
+  | GroupAggregateSpec
+  | UnionSpec
+  | SinkSpec
+  | CollectSpec

@@ -1,0 +1,57 @@
+// The interface every operator implements, and what the runtime gives it.
+import type { Batch, Row } from './batch.js'
+import type { KeyedStateBackend, KeyRef, Namespace } from '../state/api.js'
+
+export type TimerDomain = 'event' | 'processing'
+
+/** Timers scoped to the current key; fired through `Operator.onTimer` with that key set again. */
+export interface TimerService {
+  registerEventTimeTimer(timestamp: number, namespace?: Namespace): void
+  deleteEventTimeTimer(timestamp: number, namespace?: Namespace): void
+  registerProcessingTimeTimer(timestamp: number, namespace?: Namespace): void
+  deleteProcessingTimeTimer(timestamp: number, namespace?: Namespace): void
+  /** The operator's current event-time watermark (-Infinity before the first). */
+  currentWatermark(): number
+  currentProcessingTime(): number
+}
+
+/** Counters an operator reports (late rows dropped, rows in/out). */
+export interface OperatorMetrics {
+  lateRecordsDropped: number
+  rowsIn: number
+  rowsOut: number
+}
+
+export interface Output {
+  emit(batch: Batch): void
+}
+
+export interface OperatorContext {
+  /** Stable id of this operator in the plan. */
+  readonly operatorId: string
+  /** Keyed state, present for keyed operators (those with a hash or single input exchange). */
+  readonly state: KeyedStateBackend
+  readonly timers: TimerService
+  readonly output: Output
+  readonly metrics: OperatorMetrics
+  /** The key of a row of input `input` (per the plan's exchange keys); `[]`-valued for a single exchange. */
+  keyOf(row: Row, input?: number): KeyRef
+  /** Job options in force. */
+  readonly options: Readonly<Record<string, string>>
+}
+
+/**
+ * A stream operator. All calls are made by the runtime, one at a time, never concurrently.
+ * `processBatch` is synchronous: the runtime has already made the state of every key in the batch resident.
+ */
+export interface Operator {
+  open(ctx: OperatorContext): void | Promise<void>
+  processBatch(batch: Batch, input: number): void
+  /** Called with the current key set for each timer due (event timers when the watermark reaches them). */
+  onTimer?(timestamp: number, namespace: Namespace, domain: TimerDomain): void
+  /** Called after due event timers have fired and before the watermark is forwarded. */
+  onWatermark?(watermark: number): void
+  /** All inputs have ended (bounded sources); emit what is still pending. The final watermark has already been processed. */
+  endInput?(): void
+  close?(): void | Promise<void>
+}

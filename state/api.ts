@@ -1,0 +1,122 @@
+// The keyed-state API operators program against. The runtime sets the current key; state calls
+// never pass it. Every call here is synchronous: backends that live on disk make the keys of a
+// batch resident first (`prefetch`), then the batch runs against an in-memory write-back cache.
+
+/** A grouping key: its column values, its stable encoded form, and its key group. */
+export interface KeyRef {
+  readonly values: readonly unknown[]
+  /** Stable, order-preserving encoding of `values` (see state/key-encoding.ts); equal keys have equal encodings. */
+  readonly encoded: string
+  /** Which of `max-parallelism` key groups the key hashes to. */
+  readonly group: number
+}
+
+/** When a TTL timer restarts: on create and every write (Flink's default), or on reads too. */
+export type TtlUpdateType = 'OnCreateAndWrite' | 'OnReadAndWrite'
+
+export interface StateTtlConfig {
+  readonly ttlMs: number
+  readonly updateType: TtlUpdateType
+}
+
+export interface ValueStateDescriptor<T> {
+  readonly kind: 'value'
+  readonly name: string
+  readonly ttl?: StateTtlConfig
+  /** Present only to carry T; never read. */
+  readonly __type?: T
+}
+
+export interface ListStateDescriptor<T> {
+  readonly kind: 'list'
+  readonly name: string
+  readonly ttl?: StateTtlConfig
+  readonly __type?: T
+}
+
+export interface MapStateDescriptor<K, V> {
+  readonly kind: 'map'
+  readonly name: string
+  readonly ttl?: StateTtlConfig
+  readonly __type?: [K, V]
+}
+
+export type StateDescriptor = ValueStateDescriptor<unknown> | ListStateDescriptor<unknown> | MapStateDescriptor<unknown, unknown>
+
+export const valueState = <T>(name: string, ttl?: StateTtlConfig): ValueStateDescriptor<T> => ({ kind: 'value', name, ttl })
+export const listState = <T>(name: string, ttl?: StateTtlConfig): ListStateDescriptor<T> => ({ kind: 'list', name, ttl })
+export const mapState = <K, V>(name: string, ttl?: StateTtlConfig): MapStateDescriptor<K, V> => ({ kind: 'map', name, ttl })
+
+/**
+ * Scopes a state further than the key: a window, a join side. Namespaces are strings or numbers
+ * (a window is usually its end timestamp, or `${start}|${end}`). The default namespace is ''.
+ */
+export type Namespace = string | number
+
+interface NamespacedState {
+  /** Selects the namespace for the following calls (until changed). */
+  setNamespace(ns: Namespace): void
+  /** Removes this state for the current key and namespace. */
+  clear(): void
+}
+
+/** One value per (key, namespace). */
+export interface ValueState<T> extends NamespacedState {
+  /** The value, or undefined if unset or expired. */
+  value(): T | undefined
+  update(value: T): void
+}
+
+/** A list per (key, namespace); `add` appends without rewriting the list. */
+export interface ListState<T> extends NamespacedState {
+  get(): readonly T[]
+  add(value: T): void
+  update(values: readonly T[]): void
+}
+
+/** A map per (key, namespace); each entry is stored on its own, so one get/put touches one entry. */
+export interface MapState<K, V> extends NamespacedState {
+  get(key: K): V | undefined
+  put(key: K, value: V): void
+  remove(key: K): void
+  contains(key: K): boolean
+  entries(): IterableIterator<[K, V]>
+  keys(): IterableIterator<K>
+  isEmpty(): boolean
+  size(): number
+}
+
+/** What an operator sees of its keyed state. */
+export interface KeyedStateStore {
+  getValueState<T>(descriptor: ValueStateDescriptor<T>): ValueState<T>
+  getListState<T>(descriptor: ListStateDescriptor<T>): ListState<T>
+  getMapState<K, V>(descriptor: MapStateDescriptor<K, V>): MapState<K, V>
+  /** Sets the key every state access refers to. Operators call it per row with `keyOf(row)`. */
+  setCurrentKey(key: KeyRef): void
+  getCurrentKey(): KeyRef | undefined
+}
+
+/** Statistics a backend reports for EXPLAIN ANALYZE, tests and benchmarks. */
+export interface StateStats {
+  /** Live (key, namespace[, user key]) entries across all states. */
+  readonly entries: number
+}
+
+/**
+ * A keyed-state backend for one operator subtask. The runtime drives it:
+ * `prefetch(keys)` → synchronous `processBatch` → `flush()` at bundle ends and before barriers.
+ */
+export interface KeyedStateBackend extends KeyedStateStore {
+  /** False for the heap backend: the runtime skips computing keys for prefetch. */
+  readonly needsPrefetch: boolean
+  /** Makes every state of these keys resident. */
+  prefetch(keys: readonly KeyRef[]): Promise<void>
+  /** Writes dirty entries back (no-op on heap). */
+  flush(): Promise<void>
+  /** Every key that currently has state under `stateName` (for cleanup and tests). */
+  keys(stateName: string): IterableIterator<KeyRef>
+  /** Sets the clock TTL is measured against (processing time, ms). */
+  setTtlTime(now: number): void
+  stats(): StateStats
+  close(): Promise<void>
+}

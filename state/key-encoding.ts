@@ -1,0 +1,78 @@
+// Stable encoding of grouping keys and their key groups. A key's hash comes from its encoded
+// bytes, never from JS object identity, so it is the same in every process and after a restore.
+import type { KeyRef } from './api.js'
+
+export const DEFAULT_MAX_PARALLELISM = 128
+
+/**
+ * Encodes key values to a string that is equal for equal keys and, for keys of one type,
+ * orders like the values. Tags: \x00 NULL, \x01 false, \x02 true, \x03 number, \x04 string, \x05 bigint.
+ */
+export function encodeKey(values: readonly unknown[]): string {
+  let out = ''
+  for (const v of values) out += encodeValue(v)
+  return out
+}
+
+function encodeValue(v: unknown): string {
+  if (v === null || v === undefined) return '\x00'
+  switch (typeof v) {
+    case 'boolean': return v ? '\x02' : '\x01'
+    case 'number': return '\x03' + encodeNumber(v)
+    case 'bigint': return '\x05' + v.toString() + '\x00'
+    case 'string': return '\x04' + v.replace(/\x00/g, '\x00\xff') + '\x00\x00'
+    default: return '\x04' + JSON.stringify(v) + '\x00\x00'
+  }
+}
+
+const f64 = new Float64Array(1)
+const u32 = new Uint32Array(f64.buffer)
+
+/** 8 bytes of an order-preserving transform of the IEEE-754 bits, as 4 UTF-16 code units. */
+function encodeNumber(n: number): string {
+  f64[0] = n === 0 ? 0 : n // normalize -0
+  let hi = u32[1]!, lo = u32[0]!
+  if (hi & 0x80000000) { hi = ~hi >>> 0; lo = ~lo >>> 0 } else { hi = (hi | 0x80000000) >>> 0 }
+  return String.fromCharCode(hi >>> 16, hi & 0xffff, lo >>> 16, lo & 0xffff)
+}
+
+/** murmur3 (32-bit) of the UTF-16 code units of `s`. */
+export function hashString(s: string, seed = 0x9747b28c): number {
+  let h = seed >>> 0
+  const len = s.length
+  let i = 0
+  for (; i + 1 < len; i += 2) {
+    let k = (s.charCodeAt(i) | (s.charCodeAt(i + 1) << 16)) >>> 0
+    k = Math.imul(k, 0xcc9e2d51); k = (k << 15) | (k >>> 17); k = Math.imul(k, 0x1b873593)
+    h ^= k; h = (h << 13) | (h >>> 19); h = (Math.imul(h, 5) + 0xe6546b64) >>> 0
+  }
+  if (i < len) {
+    let k = s.charCodeAt(i)
+    k = Math.imul(k, 0xcc9e2d51); k = (k << 15) | (k >>> 17); k = Math.imul(k, 0x1b873593)
+    h ^= k
+  }
+  h ^= len * 2
+  h ^= h >>> 16; h = Math.imul(h, 0x85ebca6b); h ^= h >>> 13; h = Math.imul(h, 0xc2b2ae35); h ^= h >>> 16
+  return h >>> 0
+}
+
+export function keyGroupOf(encoded: string, maxParallelism = DEFAULT_MAX_PARALLELISM): number {
+  return hashString(encoded) % maxParallelism
+}
+
+export function makeKey(values: readonly unknown[], maxParallelism = DEFAULT_MAX_PARALLELISM): KeyRef {
+  const encoded = encodeKey(values)
+  return { values, encoded, group: keyGroupOf(encoded, maxParallelism) }
+}
+
+/** The contiguous key-group range [start, end] owned by `subtask` of `parallelism` (Flink's assignment). */
+export function keyGroupRange(subtask: number, parallelism: number, maxParallelism = DEFAULT_MAX_PARALLELISM): { start: number; end: number } {
+  const start = Math.ceil((subtask * maxParallelism) / parallelism)
+  const end = Math.ceil(((subtask + 1) * maxParallelism) / parallelism) - 1
+  return { start, end }
+}
+
+/** The subtask that owns key group `group`. */
+export function subtaskOf(group: number, parallelism: number, maxParallelism = DEFAULT_MAX_PARALLELISM): number {
+  return Math.floor((group * parallelism) / maxParallelism)
+}
