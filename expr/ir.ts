@@ -55,7 +55,7 @@ export function isNonDeterministic(rex: Rex): boolean {
   return rex.args.some(isNonDeterministic)
 }
 
-const NON_DETERMINISTIC = new Set(['PROCTIME', 'CURRENT_TIMESTAMP', 'LOCALTIMESTAMP', 'NOW', 'CURRENT_DATE', 'RAND', 'UUID'])
+const NON_DETERMINISTIC = new Set(['PROCTIME', 'CURRENT_TIMESTAMP', 'LOCALTIMESTAMP', 'NOW', 'CURRENT_DATE', 'RAND', 'RAND_INTEGER', 'UUID'])
 
 /** JSON-safe form for the physical plan: bigints become {"$bigint": "123"}. */
 export function serializeRex(rex: Rex): unknown {

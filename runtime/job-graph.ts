@@ -66,10 +66,14 @@ export interface SourceSpec {
    * refs; computed columns such as `ts AS TO_TIMESTAMP(s)` or `pt AS PROCTIME()` are evaluated).
    */
   readonly projection: readonly Rex[]
-  /** Rows kept by a pushed-down filter (over the output row), if any. */
+  /** Rows kept by a pushed-down filter (over the PHYSICAL row, like `projection`), if any. */
   readonly filter?: Rex
-  /** Event-time watermark: the rowtime column (in the output row) and the WATERMARK expression over the output row. */
-  readonly watermark?: { readonly rowtime: number; readonly expr: Rex }
+  /**
+   * Event-time watermark: the WATERMARK FOR expression over the PHYSICAL row (computed columns already
+   * substituted), so it works whatever columns the projection keeps. Bounded out-of-orderness: the
+   * source's watermark is the maximum of this over the rows it has read (minimum over its splits).
+   */
+  readonly watermark?: { readonly expr: Rex; readonly column: string; readonly text: string }
 }
 
 export interface CalcSpec {
@@ -137,8 +141,15 @@ export interface CollectSpec {
   readonly inputChangelog: ChangelogMode
 }
 
+/** A bounded source of literal rows (VALUES). */
+export interface ValuesSpec {
+  readonly kind: 'Values'
+  readonly rows: readonly (readonly Rex[])[]
+}
+
 export type OperatorSpec =
   | SourceSpec
+  | ValuesSpec
   | CalcSpec
   | WindowAssignSpec
   | WindowAggregateSpec

@@ -1,0 +1,71 @@
+// The Nexmark queries the benchmark runs, as Weir SQL over the built-in generator, into a blackhole sink.
+
+export interface BenchQuery {
+  readonly name: string
+  readonly what: string
+  /** Events (all kinds) the generator produces for this query. */
+  readonly events: number
+  readonly stateful: boolean
+  readonly sql: string
+}
+
+const bidTable = (events: number): string => `
+CREATE TABLE bid (
+  auction BIGINT, bidder BIGINT, price BIGINT, channel STRING, url STRING, dateTime TIMESTAMP(3), extra STRING,
+  WATERMARK FOR dateTime AS dateTime - INTERVAL '4' SECOND
+) WITH ('connector' = 'nexmark', 'nexmark.table' = 'bid', 'nexmark.events.num' = '${events}', 'nexmark.event.rate' = '100000');
+`
+
+const sink = (columns: string): string => `CREATE TABLE sink (${columns}) WITH ('connector' = 'blackhole');\n`
+
+export function benchQueries(scale = 1): BenchQuery[] {
+  const stateless = Math.round(4_000_000 * scale)
+  const stateful = Math.round(2_000_000 * scale)
+  return [
+    {
+      name: 'q0', what: 'pass-through', events: stateless, stateful: false,
+      sql: bidTable(stateless) + sink('auction BIGINT, bidder BIGINT, price BIGINT, dateTime TIMESTAMP(3), extra STRING') +
+        'INSERT INTO sink SELECT auction, bidder, price, dateTime, extra FROM bid;',
+    },
+    {
+      name: 'q1', what: 'map: price in euros', events: stateless, stateful: false,
+      sql: bidTable(stateless) + sink('auction BIGINT, bidder BIGINT, price DECIMAL(23, 3), dateTime TIMESTAMP(3), extra STRING') +
+        'INSERT INTO sink SELECT auction, bidder, 0.908 * price AS price, dateTime, extra FROM bid;',
+    },
+    {
+      name: 'q2', what: 'filter: auction mod 123 = 0', events: stateless, stateful: false,
+      sql: bidTable(stateless) + sink('auction BIGINT, price BIGINT') +
+        'INSERT INTO sink SELECT auction, price FROM bid WHERE MOD(auction, 123) = 0;',
+    },
+    {
+      name: 'q5', what: 'HOP(2 s, 10 s) bid count per auction', events: stateful, stateful: true,
+      sql: bidTable(stateful) + sink('auction BIGINT, num BIGINT, window_start TIMESTAMP(3), window_end TIMESTAMP(3)') +
+        `INSERT INTO sink
+         SELECT auction, COUNT(*) AS num, window_start, window_end
+         FROM TABLE(HOP(TABLE bid, DESCRIPTOR(dateTime), INTERVAL '2' SECOND, INTERVAL '10' SECOND))
+         GROUP BY auction, window_start, window_end;`,
+    },
+    {
+      name: 'q11', what: 'SESSION(10 s) bid count per bidder', events: stateful, stateful: true,
+      sql: bidTable(stateful) + sink('bidder BIGINT, bid_count BIGINT, starttime TIMESTAMP(3), endtime TIMESTAMP(3)') +
+        `INSERT INTO sink
+         SELECT bidder, COUNT(*) AS bid_count, window_start AS starttime, window_end AS endtime
+         FROM TABLE(SESSION(TABLE bid PARTITION BY bidder, DESCRIPTOR(dateTime), INTERVAL '10' SECOND))
+         GROUP BY bidder, window_start, window_end;`,
+    },
+    {
+      name: 'q17', what: 'GROUP BY auction, day: count, min, max, avg, sum', events: stateful, stateful: true,
+      sql: bidTable(stateful) +
+        sink('auction BIGINT, `day` STRING, total_bids BIGINT, rank1_bids BIGINT, rank2_bids BIGINT, rank3_bids BIGINT, min_price BIGINT, max_price BIGINT, avg_price BIGINT, sum_price BIGINT') +
+        `INSERT INTO sink
+         SELECT auction, DATE_FORMAT(dateTime, 'yyyy-MM-dd') AS \`day\`,
+           COUNT(*) AS total_bids,
+           COUNT(*) FILTER (WHERE price < 10000) AS rank1_bids,
+           COUNT(*) FILTER (WHERE price >= 10000 AND price < 1000000) AS rank2_bids,
+           COUNT(*) FILTER (WHERE price >= 1000000) AS rank3_bids,
+           MIN(price) AS min_price, MAX(price) AS max_price, AVG(price) AS avg_price, SUM(price) AS sum_price
+         FROM bid
+         GROUP BY auction, DATE_FORMAT(dateTime, 'yyyy-MM-dd');`,
+    },
+  ]
+}

@@ -1,0 +1,26 @@
+// `npm run bench`: each Nexmark query in a fresh Node process (compiled JS, one core, heap state),
+// generator included; prints events/s, peak memory and state size per query.
+import { execFileSync } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { benchQueries } from './queries.js'
+
+const scale = Number(process.env['WEIR_BENCH_SCALE'] ?? '1')
+const only = process.argv.slice(2)
+const script = fileURLToPath(new URL('./query.js', import.meta.url))
+
+interface Result { name: string; what: string; events: number; seconds: number; eventsPerSecond: number; rowsOut: number; peakRssMb: number; peakHeapMb: number; stateEntries: number }
+
+const results: Result[] = []
+for (const q of benchQueries(scale)) {
+  if (only.length && !only.includes(q.name)) continue
+  const out = execFileSync(process.execPath, [script, q.name, String(scale)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] })
+  const r = JSON.parse(out.trim().split('\n').at(-1)!) as Result
+  results.push(r)
+  process.stdout.write(`${r.name.padEnd(4)} ${Math.round(r.eventsPerSecond).toLocaleString('en-US').padStart(11)} events/s  ` +
+    `${r.events.toLocaleString('en-US')} events in ${r.seconds.toFixed(2)} s  peak RSS ${r.peakRssMb.toFixed(0)} MB  ` +
+    `heap ${r.peakHeapMb.toFixed(0)} MB  state ${r.stateEntries.toLocaleString('en-US')} entries  rows out ${r.rowsOut.toLocaleString('en-US')}  (${r.what})\n`)
+}
+process.stdout.write('\n| query | what | events/s | peak RSS | state entries |\n|---|---|---:|---:|---:|\n')
+for (const r of results) {
+  process.stdout.write(`| ${r.name} | ${r.what} | ${Math.round(r.eventsPerSecond).toLocaleString('en-US')} | ${r.peakRssMb.toFixed(0)} MB | ${r.stateEntries.toLocaleString('en-US')} |\n`)
+}

@@ -1,0 +1,60 @@
+// Parse-speed benchmark for the SQL front end: a ~40-line CREATE TABLE + INSERT … SELECT … GROUP BY
+// script parsed N times. Run: npx tsc -p . ; node dist/bench/parse-speed.js [iterations]
+import { parseSql } from '../grammar/index.js'
+
+const SCRIPT = `
+-- Nexmark-style source and a windowed aggregate into a sink.
+CREATE TEMPORARY TABLE IF NOT EXISTS bid (
+  auction  BIGINT NOT NULL,
+  bidder   BIGINT,
+  price    DECIMAL(10, 2),
+  channel  VARCHAR(32) COMMENT 'where the bid came from',
+  url      STRING,
+  dateTime TIMESTAMP(3),
+  extra    STRING,
+  ingest   TIMESTAMP_LTZ(3) METADATA FROM 'timestamp' VIRTUAL,
+  pt AS PROCTIME(),
+  WATERMARK FOR dateTime AS dateTime - INTERVAL '4' SECOND,
+  PRIMARY KEY (auction, bidder) NOT ENFORCED
+) WITH (
+  'connector' = 'datagen',
+  'rows-per-second' = '1000',
+  'fields.price.min' = '1'
+);
+
+INSERT INTO bid_stats
+SELECT /*+ STATE_TTL('b' = '1d') */
+  b.auction,
+  window_start,
+  window_end,
+  COUNT(*) AS bids,
+  COUNT(DISTINCT b.bidder) AS bidders,
+  SUM(b.price) FILTER (WHERE b.channel <> 'apple') AS volume,
+  MAX(CASE WHEN b.price > 100 THEN b.price ELSE 0 END) AS top_price,
+  CAST(AVG(b.price) AS DOUBLE) AS avg_price,
+  DATE_FORMAT(window_start, 'yyyy-MM-dd HH:mm') AS label
+FROM TABLE(
+  TUMBLE(TABLE bid, DESCRIPTOR(dateTime), INTERVAL '10' SECOND)
+) AS b
+WHERE b.price BETWEEN 1 AND 10000
+  AND b.url LIKE 'https://%'
+  AND b.channel IN ('google', 'facebook', 'baidu')
+  AND b.extra IS NOT NULL
+GROUP BY b.auction, window_start, window_end
+HAVING COUNT(*) > 1;
+`
+
+const iterations = Number(process.argv[2] ?? 2000)
+const statementsPerRun = parseSql(SCRIPT).length
+
+// Warm up the JIT before timing.
+for (let i = 0; i < 200; i++) parseSql(SCRIPT)
+
+const start = process.hrtime.bigint()
+for (let i = 0; i < iterations; i++) parseSql(SCRIPT)
+const seconds = Number(process.hrtime.bigint() - start) / 1e9
+
+const statements = iterations * statementsPerRun
+const lines = SCRIPT.trim().split('\n').length
+console.log(`parsed ${iterations} × ${lines}-line script (${statementsPerRun} statements) in ${seconds.toFixed(3)} s`)
+console.log(`${Math.round(statements / seconds).toLocaleString('en-US')} statements/s, ${(seconds / iterations * 1000).toFixed(3)} ms per script`)

@@ -1,0 +1,3 @@
+#!/usr/bin/env node
+// The `weir` command; the TypeScript sources are compiled to dist/ by `npm ci` (prepare) or `npm run build`.
+import '../dist/cli/main.js'

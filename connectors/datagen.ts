@@ -1,0 +1,273 @@
+// The 'datagen' connector (as in Flink): random or sequence values per column, rate-limited by
+// 'rows-per-second', bounded by 'number-of-rows' or by a sequence's end; 'seed' makes it repeatable.
+import { WeirError } from '../common/errors.js'
+import type { DataType, Field } from '../common/types.js'
+import { formatType } from '../common/types.js'
+import type { Row } from '../runtime/batch.js'
+import type { ConnectorFactory, ConnectorOptions, SourceChunk, SourceContext, SourceReader } from './api.js'
+import { EventLoopYielder } from './yield.js'
+import { boolOption, checkKnownOptions, closest, durationOption, enumOption, intOption, numberOption } from './options.js'
+
+const TOP_OPTIONS = ['rows-per-second', 'number-of-rows', 'seed']
+const FIELD_OPTIONS = ['kind', 'min', 'max', 'max-past', 'length', 'var-len', 'start', 'end', 'null-rate'] as const
+const RANDOM_ONLY = ['min', 'max', 'max-past', 'length', 'var-len']
+const SEQUENCE_ONLY = ['start', 'end']
+
+/** A fast seeded PRNG (mulberry32): uniform 32-bit values. */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return (t ^ (t >>> 14)) >>> 0
+  }
+}
+
+/** Makes one column's value for row number `i` (0-based), drawing from `rand` (uniform in [0, 1)). */
+type ValueGen = (i: number, rand: () => number, now: number) => unknown
+
+interface ColumnGen {
+  readonly gen: ValueGen
+  readonly nullRate: number
+  /** For sequences: how many values before the sequence ends. */
+  readonly count?: number
+}
+
+interface DatagenPlan {
+  readonly rowsPerSecond: number
+  readonly numberOfRows: number | undefined
+  readonly seed: number | undefined
+  readonly columns: readonly ColumnGen[]
+  /** Rows in total, or Infinity. */
+  readonly total: number
+}
+
+function fieldKey(col: string, opt: string): string { return `fields.${col}.${opt}` }
+
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'))
+
+function randomString(length: number, varLen: boolean): ValueGen {
+  return (_i, rand) => {
+    const n = varLen ? Math.floor(rand() * (length + 1)) : length
+    let s = ''
+    while (s.length + 2 <= n) s += HEX[Math.floor(rand() * 256)]!
+    if (s.length < n) s += HEX[Math.floor(rand() * 256)]![0]
+    return s
+  }
+}
+
+function planColumn(options: ConnectorOptions, field: Field): ColumnGen {
+  const col = field.name
+  const type = field.type
+  const get = (opt: string): string | undefined => options[fieldKey(col, opt)]
+  const kind = enumOption(options, fieldKey(col, 'kind'), ['random', 'sequence'] as const, 'random')
+  const nullRate = numberOption(options, fieldKey(col, 'null-rate'), 0, 0, 1)
+  const wrongKind = (kind === 'random' ? SEQUENCE_ONLY : RANDOM_ONLY).find(o => get(o) !== undefined)
+  if (wrongKind !== undefined) {
+    throw WeirError.connector(`option '${fieldKey(col, wrongKind)}' does not apply to a ${kind} field`, {
+      help: kind === 'random' ? `set '${fieldKey(col, 'kind')}' = 'sequence' to use 'start' and 'end'` : `'start' and 'end' are the only value options of a sequence`,
+    })
+  }
+  const notFor = (opt: string, what: string): WeirError =>
+    WeirError.connector(`option '${fieldKey(col, opt)}' does not apply to column '${col}' of type ${formatType(type)}`, { help: `'${opt}' applies to ${what}` })
+  const numeric = type.kind === 'INT' || type.kind === 'BIGINT' || type.kind === 'DOUBLE' || type.kind === 'DECIMAL' || type.kind === 'INTERVAL'
+  if (!numeric && (get('min') !== undefined || get('max') !== undefined)) throw notFor(get('min') !== undefined ? 'min' : 'max', 'numeric columns')
+  if (type.kind !== 'STRING' && (get('length') !== undefined || get('var-len') !== undefined)) throw notFor(get('length') !== undefined ? 'length' : 'var-len', 'STRING columns')
+  const temporal = type.kind === 'TIMESTAMP' || type.kind === 'TIMESTAMP_LTZ' || type.kind === 'DATE'
+  if (!temporal && get('max-past') !== undefined) throw notFor('max-past', 'TIMESTAMP and DATE columns')
+
+  if (kind === 'sequence') {
+    const start = intOption(options, fieldKey(col, 'start'), NaN)
+    const end = intOption(options, fieldKey(col, 'end'), NaN)
+    const missing = [Number.isNaN(start) ? 'start' : null, Number.isNaN(end) ? 'end' : null].filter(x => x !== null)
+    if (missing.length > 0) {
+      throw WeirError.connector(`sequence field '${col}' needs ${missing.map(m => `'${fieldKey(col, m!)}'`).join(' and ')}`)
+    }
+    if (end < start) throw WeirError.connector(`option '${fieldKey(col, 'end')}' (${end}) is less than '${fieldKey(col, 'start')}' (${start})`)
+    const count = end - start + 1
+    switch (type.kind) {
+      case 'INT':
+        if (start < -2147483648 || end > 2147483647) throw WeirError.connector(`sequence field '${col}' is INT, but ${start}..${end} does not fit INT`)
+        return { gen: i => start + i, nullRate, count }
+      case 'BIGINT': case 'DOUBLE': case 'INTERVAL': return { gen: i => start + i, nullRate, count }
+      case 'DECIMAL': {
+        const factor = 10n ** BigInt(type.scale)
+        return { gen: i => BigInt(start + i) * factor, nullRate, count }
+      }
+      case 'STRING': return { gen: i => String(start + i), nullRate, count }
+      default:
+        throw WeirError.connector(`column '${col}' of type ${formatType(type)} cannot be a sequence`, { help: `sequences are for numeric and STRING columns; use 'random' (the default)` })
+    }
+  }
+  return { gen: randomGen(options, col, type), nullRate }
+}
+
+function randomGen(options: ConnectorOptions, col: string, type: DataType): ValueGen {
+  const range = (defMin: number, defMax: number): [number, number] => {
+    const min = numberOption(options, fieldKey(col, 'min'), defMin)
+    const max = numberOption(options, fieldKey(col, 'max'), defMax)
+    if (max < min) throw WeirError.connector(`option '${fieldKey(col, 'max')}' (${max}) is less than '${fieldKey(col, 'min')}' (${min})`)
+    return [min, max]
+  }
+  const intRange = (defMin: number, defMax: number): [number, number] => {
+    const min = intOption(options, fieldKey(col, 'min'), defMin, defMin, defMax)
+    const max = intOption(options, fieldKey(col, 'max'), defMax, defMin, defMax)
+    if (max < min) throw WeirError.connector(`option '${fieldKey(col, 'max')}' (${max}) is less than '${fieldKey(col, 'min')}' (${min})`)
+    return [min, max]
+  }
+  switch (type.kind) {
+    case 'BOOLEAN': return (_i, rand) => rand() < 0.5
+    case 'INT': case 'BIGINT': case 'INTERVAL': {
+      const [min, max] = type.kind === 'INT' ? intRange(-2147483648, 2147483647)
+        : type.kind === 'BIGINT' ? intRange(-Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER)
+          : intRange(0, 86_400_000)
+      const span = max - min + 1
+      return (_i, rand) => Math.min(max, min + Math.floor(rand() * span))
+    }
+    case 'DOUBLE': {
+      const [min, max] = range(Number.MIN_VALUE, Number.MAX_VALUE)
+      return (_i, rand) => min + rand() * (max - min)
+    }
+    case 'DECIMAL': {
+      const digits = type.precision - type.scale
+      const limit = 10 ** digits - 10 ** -type.scale
+      const [min, max] = range(-limit, limit)
+      const scale = 10 ** type.scale
+      const lo = Math.ceil(min * scale), hi = Math.floor(max * scale)
+      return (_i, rand) => BigInt(Math.min(hi, lo + Math.floor(rand() * (hi - lo + 1))))
+    }
+    case 'STRING': {
+      const length = intOption(options, fieldKey(col, 'length'), 100, 0, 1 << 24)
+      return randomString(length, boolOption(options, fieldKey(col, 'var-len'), false))
+    }
+    case 'TIMESTAMP': case 'TIMESTAMP_LTZ': {
+      const maxPast = durationOption(options, fieldKey(col, 'max-past'), 0)
+      return (_i, rand, now) => now - Math.floor(rand() * (maxPast + 1))
+    }
+    case 'DATE': {
+      const maxPastDays = Math.floor(durationOption(options, fieldKey(col, 'max-past'), 0) / 86_400_000)
+      return (_i, rand, now) => Math.floor(now / 86_400_000) - Math.floor(rand() * (maxPastDays + 1))
+    }
+    case 'NULL': return () => null
+  }
+}
+
+function plan(options: ConnectorOptions, schema: readonly Field[]): DatagenPlan {
+  const columns = new Set(schema.map(f => f.name))
+  checkKnownOptions('datagen', options, TOP_OPTIONS, key => key.startsWith('fields.'))
+  for (const key of Object.keys(options)) {
+    if (!key.startsWith('fields.')) continue
+    const rest = key.slice('fields.'.length)
+    const dot = rest.lastIndexOf('.')
+    const col = dot === -1 ? rest : rest.slice(0, dot)
+    const opt = dot === -1 ? '' : rest.slice(dot + 1)
+    if (!columns.has(col)) {
+      const guess = closest(col, columns)
+      throw WeirError.connector(`option '${key}' names column '${col}', which the table does not have`, {
+        help: guess !== undefined ? `did you mean '${fieldKey(guess, opt)}'?` : `the table's columns are ${[...columns].map(c => `'${c}'`).join(', ')}`,
+      })
+    }
+    if (!(FIELD_OPTIONS as readonly string[]).includes(opt)) {
+      const guess = closest(opt, FIELD_OPTIONS)
+      throw WeirError.connector(`unsupported option '${key}' for connector 'datagen'`, {
+        help: guess !== undefined ? `did you mean '${fieldKey(col, guess)}'?` : `field options are ${FIELD_OPTIONS.map(o => `'${o}'`).join(', ')}`,
+      })
+    }
+  }
+  const rowsPerSecond = numberOption(options, 'rows-per-second', 10_000, Number.MIN_VALUE)
+  const numberOfRows = options['number-of-rows'] === undefined ? undefined : intOption(options, 'number-of-rows', 0, 0)
+  const seed = options['seed'] === undefined ? undefined : intOption(options, 'seed', 0)
+  const gens = schema.map(f => planColumn(options, f))
+  let total = numberOfRows ?? Infinity
+  for (const g of gens) if (g.count !== undefined) total = Math.min(total, g.count)
+  return { rowsPerSecond, numberOfRows, seed, columns: gens, total }
+}
+
+/** Resolves after `ms`, or early (with false) when the signal aborts. */
+function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(false)
+  return new Promise(resolve => {
+    const onAbort = (): void => { clearTimeout(timer); resolve(false) }
+    const timer = setTimeout(() => { signal.removeEventListener('abort', onAbort); resolve(true) }, ms)
+    signal.addEventListener('abort', onAbort, { once: true })
+  })
+}
+
+class DatagenReader implements SourceReader {
+  readonly splitCount = 1
+  private emitted = 0
+  private ended = false
+  private startedAt = -1
+  private readonly rand: () => number
+  private readonly yielder = new EventLoopYielder()
+
+  constructor(private readonly plan: DatagenPlan, private readonly ctx: SourceContext) {
+    const next = mulberry32(plan.seed ?? Math.floor(Math.random() * 2 ** 32))
+    this.rand = () => next() / 4294967296
+  }
+
+  async next(): Promise<SourceChunk | null> {
+    const { signal } = this.ctx
+    if (signal.aborted || this.ended) return null
+    const { total, rowsPerSecond, columns } = this.plan
+    if (this.startedAt < 0) this.startedAt = Date.now()
+    // Rows are due at `rowsPerSecond`: wait until the first row of this chunk is due.
+    const due = this.startedAt + (this.emitted / rowsPerSecond) * 1000
+    const wait = due - Date.now()
+    if (wait > 0) {
+      if (!(await sleep(wait, signal))) return null
+    } else {
+      const turn = this.yielder.due()
+      if (turn !== null) {
+        await turn
+        if (signal.aborted) return null
+      }
+    }
+    const chunk = Math.min(Math.max(1, this.ctx.batchSize), Math.max(1, Math.ceil(rowsPerSecond / 10)), total - this.emitted)
+    const rows: Row[] = new Array(chunk)
+    const rand = this.rand
+    const now = Date.now()
+    const n = columns.length
+    for (let r = 0; r < chunk; r++) {
+      const i = this.emitted + r
+      const row = new Array<unknown>(n)
+      for (let c = 0; c < n; c++) {
+        const g = columns[c]!
+        row[c] = g.nullRate > 0 && rand() < g.nullRate ? null : g.gen(i, rand, now)
+      }
+      rows[r] = row
+    }
+    this.emitted += chunk
+    if (this.emitted >= total) {
+      this.ended = true
+      return { rows, split: 0, splitEnded: true }
+    }
+    return { rows, split: 0 }
+  }
+
+  metrics(): Readonly<Record<string, number>> {
+    return { rowsEmitted: this.emitted }
+  }
+
+  async close(): Promise<void> {
+    this.ended = true
+  }
+}
+
+/**
+ * @example CREATE TABLE g (id BIGINT, v INT) WITH ('connector' = 'datagen', 'number-of-rows' = '100',
+ *   'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '100', 'seed' = '42')
+ */
+export const datagenConnector: ConnectorFactory = {
+  name: 'datagen',
+  source: {
+    validate(options, schema) { plan(options, schema) },
+    bounded(options) {
+      if (options['number-of-rows'] !== undefined) return true
+      return Object.entries(options).some(([k, v]) => /^fields\..+\.kind$/.test(k) && v.trim().toLowerCase() === 'sequence')
+    },
+    async create(ctx) { return new DatagenReader(plan(ctx.options, ctx.schema), ctx) },
+  },
+}

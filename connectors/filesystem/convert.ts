@@ -1,0 +1,205 @@
+// Converting decoded field values (JSON values, CSV text) into the engine's value representation
+// for a column type. A converter throws a ConvertError saying what it expected; the reader adds
+// the file, line and column.
+import type { DataType } from '../../common/types.js'
+import { formatType } from '../../common/types.js'
+import { parseDate, parseDecimal, parseTimestamp } from '../../common/values.js'
+import { assertNever } from '../../common/assert.js'
+
+/** A value that does not fit its column type. */
+export class ConvertError extends Error {
+  constructor(readonly found: string, readonly expected: string) {
+    super(`expected ${expected}, found ${found}`)
+  }
+}
+
+export type Converter = (v: unknown) => unknown
+
+const INT_MIN = -2147483648
+const INT_MAX = 2147483647
+const INTEGER_RE = /^\s*[+-]?\d+\s*$/
+
+function show(v: unknown): string {
+  if (typeof v === 'string') return JSON.stringify(v.length > 60 ? v.slice(0, 60) + '…' : v)
+  if (typeof v === 'object') return Array.isArray(v) ? 'an array' : 'an object'
+  return String(v)
+}
+
+function integral(v: unknown, type: DataType, min: number, max: number): number {
+  let n: number
+  if (typeof v === 'number') n = Math.trunc(v)
+  else if (typeof v === 'string' && INTEGER_RE.test(v)) n = Number(v)
+  else throw new ConvertError(show(v), formatType(type))
+  if (!(n >= min && n <= max)) throw new ConvertError(show(v), `${formatType(type)} (out of range)`)
+  return n
+}
+
+function double(v: unknown, type: DataType): number {
+  if (typeof v === 'number') return v
+  if (typeof v === 'string') {
+    const t = v.trim()
+    if (t !== '') {
+      const n = Number(t)
+      if (!Number.isNaN(n) || t === 'NaN') return n
+    }
+  }
+  throw new ConvertError(show(v), formatType(type))
+}
+
+const POW10 = Array.from({ length: 16 }, (_, i) => 10 ** i)
+
+/**
+ * '-123.45' at `scale` without regular expressions, for plain numbers of at most 15 digits whose
+ * fraction fits the scale; null for anything else (parseDecimal handles it).
+ */
+export function fastDecimal(text: string, scale: number): bigint | null {
+  const n = text.length
+  let i = 0
+  let negative = false
+  if (n > 0 && text.charCodeAt(0) === 45 /* - */) { negative = true; i = 1 }
+  let value = 0
+  let digits = 0
+  let fraction = -1
+  for (; i < n; i++) {
+    const c = text.charCodeAt(i) - 48
+    if (c >= 0 && c <= 9) {
+      value = value * 10 + c
+      digits++
+      if (fraction >= 0) fraction++
+    } else if (c === -2 /* . */ && fraction < 0) {
+      fraction = 0
+    } else {
+      return null
+    }
+  }
+  if (digits === 0 || digits > 15 || scale > 15 || fraction > scale) return null
+  const unscaled = value * POW10[scale - Math.max(fraction, 0)]!
+  if (!Number.isSafeInteger(unscaled)) return null
+  return BigInt(negative ? -unscaled : unscaled)
+}
+
+function decimal(v: unknown, type: Extract<DataType, { kind: 'DECIMAL' }>, limit: bigint): bigint {
+  // JSON numbers reach here as their source text (see json-decoder.ts), so no digits are lost.
+  const text = typeof v === 'string' ? v : typeof v === 'number' ? String(v) : null
+  const d = text === null ? null : fastDecimal(text, type.scale) ?? parseDecimal(text, type.scale)
+  if (d === null) throw new ConvertError(show(v), formatType(type))
+  if (d >= limit || d <= -limit) throw new ConvertError(show(v), `${formatType(type)} (too many digits)`)
+  return d
+}
+
+function truncateTo(precision: number): (ms: number) => number {
+  if (precision >= 3) return ms => ms
+  const unit = 10 ** (3 - precision)
+  return ms => ms - (((ms % unit) + unit) % unit)
+}
+
+/** Days from 1970-01-01 to a proleptic Gregorian date (H. Hinnant's days_from_civil). */
+function daysFromCivil(y: number, m: number, d: number): number {
+  y -= m <= 2 ? 1 : 0
+  const era = Math.floor(y / 400)
+  const yoe = y - era * 400
+  const doy = Math.floor((153 * (m + (m > 2 ? -3 : 9)) + 2) / 5) + d - 1
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy
+  return era * 146097 + doe - 719468
+}
+
+const DAYS_IN_MONTH = [0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+
+function digits(s: string, at: number, count: number): number {
+  let v = 0
+  for (let i = at; i < at + count; i++) {
+    const c = s.charCodeAt(i) - 48
+    if (c < 0 || c > 9) return -1
+    v = v * 10 + c
+  }
+  return v
+}
+
+/**
+ * 'yyyy-MM-dd HH:mm:ss[.S{1,3}]' (or with 'T') to epoch ms without regular expressions or Date
+ * objects; null for any other shape (parseTimestamp handles those).
+ */
+export function fastTimestamp(s: string): number | null {
+  const n = s.length
+  if (n < 19 || n > 23 || n === 20) return null
+  const sep = s.charCodeAt(10)
+  if (s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45 || (sep !== 32 && sep !== 84) || s.charCodeAt(13) !== 58 || s.charCodeAt(16) !== 58) return null
+  const y = digits(s, 0, 4), mo = digits(s, 5, 2), d = digits(s, 8, 2)
+  const h = digits(s, 11, 2), mi = digits(s, 14, 2), se = digits(s, 17, 2)
+  if (y < 0 || mo < 1 || mo > 12 || d < 1 || d > DAYS_IN_MONTH[mo]! || h < 0 || h > 23 || mi < 0 || mi > 59 || se < 0 || se > 59) return null
+  if (mo === 2 && d === 29 && !(y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0))) return null
+  let ms = 0
+  if (n > 19) {
+    if (s.charCodeAt(19) !== 46 /* . */) return null
+    const f = digits(s, 20, n - 20)
+    if (f < 0) return null
+    ms = f * POW10[3 - (n - 20)]!
+  }
+  return daysFromCivil(y, mo, d) * 86_400_000 + h * 3_600_000 + mi * 60_000 + se * 1000 + ms
+}
+
+function timestamp(v: unknown, type: DataType): number {
+  if (typeof v === 'number' && Number.isFinite(v)) return Math.trunc(v)
+  if (typeof v === 'string') {
+    const ms = fastTimestamp(v) ?? parseTimestamp(v)
+    if (ms !== null) return ms
+    if (INTEGER_RE.test(v)) return Number(v)
+  }
+  throw new ConvertError(show(v), `${formatType(type)} ('yyyy-MM-dd HH:mm:ss[.SSS]', ISO-8601 or epoch milliseconds)`)
+}
+
+function date(v: unknown, type: DataType): number {
+  if (typeof v === 'string') {
+    const d = parseDate(v)
+    if (d !== null) return d
+  } else if (typeof v === 'number' && Number.isInteger(v)) {
+    return v
+  }
+  throw new ConvertError(show(v), `${formatType(type)} ('yyyy-MM-dd')`)
+}
+
+function boolean(v: unknown, type: DataType): boolean {
+  if (typeof v === 'boolean') return v
+  if (typeof v === 'string') {
+    const t = v.trim().toLowerCase()
+    if (t === 'true') return true
+    if (t === 'false') return false
+  }
+  throw new ConvertError(show(v), formatType(type))
+}
+
+function string(v: unknown): string {
+  if (typeof v === 'string') return v
+  if (typeof v === 'object') return JSON.stringify(v)
+  return String(v)
+}
+
+/**
+ * A converter for values of `type` coming from JSON (numbers, strings, booleans, nested values) or
+ * from CSV (always strings). Callers handle NULL before calling it.
+ */
+export function converterFor(type: DataType): Converter {
+  switch (type.kind) {
+    case 'BOOLEAN': return v => boolean(v, type)
+    case 'INT': return v => typeof v === 'number' && (v | 0) === v ? v : integral(v, type, INT_MIN, INT_MAX)
+    case 'BIGINT': return v => typeof v === 'number' && Number.isInteger(v) ? v : integral(v, type, -Number.MAX_VALUE, Number.MAX_VALUE)
+    case 'DOUBLE': return v => typeof v === 'number' ? v : double(v, type)
+    case 'DECIMAL': {
+      const limit = 10n ** BigInt(type.precision)
+      return v => decimal(v, type, limit)
+    }
+    case 'STRING': return string
+    case 'TIMESTAMP': case 'TIMESTAMP_LTZ': {
+      const trunc = truncateTo(type.precision)
+      return type.precision >= 3 ? v => timestamp(v, type) : v => trunc(timestamp(v, type))
+    }
+    case 'DATE': return v => date(v, type)
+    case 'INTERVAL': return v => {
+      if (typeof v === 'number' && Number.isFinite(v)) return v
+      if (typeof v === 'string' && INTEGER_RE.test(v)) return Number(v)
+      throw new ConvertError(show(v), 'INTERVAL (milliseconds)')
+    }
+    case 'NULL': return () => null
+    default: return assertNever(type)
+  }
+}

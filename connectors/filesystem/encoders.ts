@@ -1,0 +1,100 @@
+// Row → text line encoders for the filesystem sink: JSON lines, CSV, and Debezium-style JSON change
+// events. Encoders are built once per schema, so writing a row is a loop over precomputed pieces.
+import type { DataType, Field } from '../../common/types.js'
+import { formatDate, formatDecimal, formatDouble, formatInterval, formatTimestamp } from '../../common/values.js'
+import { RowKind, type Row } from '../../runtime/batch.js'
+import type { CsvConfig, JsonConfig } from './options.js'
+
+type ValueEncoder = (v: unknown) => string
+
+function jsonValueEncoder(type: DataType, config: JsonConfig): ValueEncoder {
+  switch (type.kind) {
+    case 'STRING': return v => JSON.stringify(v)
+    case 'INT': case 'BIGINT': case 'INTERVAL': return v => String(v)
+    case 'DOUBLE': return v => JSON.stringify(v)
+    case 'BOOLEAN': return v => (v ? 'true' : 'false')
+    case 'DECIMAL': return v => formatDecimal(v as bigint, type.scale)
+    case 'TIMESTAMP': case 'TIMESTAMP_LTZ':
+      return config.timestampStandard === 'ISO-8601'
+        ? v => `"${formatTimestamp(v as number).replace(' ', 'T')}"`
+        : v => `"${formatTimestamp(v as number)}"`
+    case 'DATE': return v => `"${formatDate(v as number)}"`
+    case 'NULL': return () => 'null'
+  }
+}
+
+/** Encodes a row as a JSON object: {"col":value,…}; timestamps as text, decimals as exact numbers. */
+export function jsonRowEncoder(schema: readonly Field[], config: JsonConfig): (row: Row) => string {
+  const prefixes = schema.map((f, i) => `${i === 0 ? '{' : ','}${JSON.stringify(f.name)}:`)
+  const encoders = schema.map(f => jsonValueEncoder(f.type, config))
+  const n = schema.length
+  if (n === 0) return () => '{}'
+  return row => {
+    let s = ''
+    for (let i = 0; i < n; i++) {
+      const v = row[i]
+      s += prefixes[i]! + (v === null || v === undefined ? 'null' : encoders[i]!(v))
+    }
+    return s + '}'
+  }
+}
+
+/**
+ * A change as Flink's debezium-json serializer writes it: +I and +U become {"before":null,"after":row,"op":"c"},
+ * -U and -D become {"before":row,"after":null,"op":"d"}.
+ */
+export function debeziumEncoder(schema: readonly Field[], config: JsonConfig): (row: Row, kind: number) => string {
+  const encodeRow = jsonRowEncoder(schema, config)
+  return (row, kind) => kind === RowKind.INSERT || kind === RowKind.UPDATE_AFTER
+    ? `{"before":null,"after":${encodeRow(row)},"op":"c"}`
+    : `{"before":${encodeRow(row)},"after":null,"op":"d"}`
+}
+
+function csvValueText(type: DataType): ValueEncoder {
+  switch (type.kind) {
+    case 'STRING': return v => v as string
+    case 'INT': case 'BIGINT': return v => String(v)
+    case 'DOUBLE': return v => formatDouble(v as number)
+    case 'BOOLEAN': return v => (v ? 'true' : 'false')
+    case 'DECIMAL': return v => formatDecimal(v as bigint, type.scale)
+    case 'TIMESTAMP': case 'TIMESTAMP_LTZ': return v => formatTimestamp(v as number)
+    case 'DATE': return v => formatDate(v as number)
+    case 'INTERVAL': return v => formatInterval(v as number)
+    case 'NULL': return () => ''
+  }
+}
+
+/** Encodes a row as one CSV record; fields that would not read back as themselves are quoted. */
+export function csvRowEncoder(schema: readonly Field[], config: CsvConfig): (row: Row) => string {
+  const { delimiter, quote, escape, nullLiteral } = config
+  const texts = schema.map(f => csvValueText(f.type))
+  const isString = schema.map(f => f.type.kind === 'STRING')
+  const n = schema.length
+  const needsQuote = (s: string): boolean =>
+    s.indexOf(delimiter) !== -1 || s.indexOf('\n') !== -1 || s.indexOf('\r') !== -1 ||
+    (quote !== null && s.indexOf(quote) !== -1) || (escape !== null && s.indexOf(escape) !== -1) ||
+    s === nullLiteral || (s.length === 0)
+  const quoteField = (s: string): string => {
+    if (quote === null) {
+      // Without quoting, only an escape character can protect delimiters and line breaks.
+      if (escape === null) return s
+      let out = ''
+      for (const c of s) out += c === delimiter || c === escape || c === '\n' || c === '\r' ? escape + c : c
+      return out
+    }
+    let body = s.split(quote).join(quote + quote)
+    if (escape !== null) body = body.split(escape).join(escape + escape)
+    return quote + body + quote
+  }
+  return row => {
+    let s = ''
+    for (let i = 0; i < n; i++) {
+      if (i > 0) s += delimiter
+      const v = row[i]
+      if (v === null || v === undefined) { s += nullLiteral; continue }
+      const text = texts[i]!(v)
+      s += isString[i] && needsQuote(text) ? quoteField(text) : text
+    }
+    return s
+  }
+}

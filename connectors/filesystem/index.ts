@@ -1,0 +1,23 @@
+// The 'filesystem' connector: a bounded source over a file or a directory of JSON-lines / CSV files,
+// and a sink writing part files (JSON lines, CSV, or a debezium-json changelog).
+import type { ConnectorFactory } from '../api.js'
+import { resolveFsOptions } from './options.js'
+import { createFileSink } from './sink.js'
+import { createFileSource } from './source.js'
+
+/**
+ * @example CREATE TABLE t (id INT, name STRING) WITH ('connector' = 'filesystem', 'path' = 'data/', 'format' = 'csv')
+ */
+export const filesystemConnector: ConnectorFactory = {
+  name: 'filesystem',
+  source: {
+    validate(options) { resolveFsOptions(options) },
+    bounded() { return true },
+    create: createFileSource,
+  },
+  sink: {
+    validate(options) { resolveFsOptions(options) },
+    acceptsUpdates(options) { return (options['format'] ?? '').trim().toLowerCase() === 'debezium-json' },
+    create: createFileSink,
+  },
+}

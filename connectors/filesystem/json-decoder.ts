@@ -1,0 +1,152 @@
+// JSON-lines decoding: one object per line, fields matched to columns by name (exact, then
+// case-insensitive). DECIMAL columns are read from the number's source text, never through a double.
+import type { Field } from '../../common/types.js'
+import type { Row } from '../../runtime/batch.js'
+import { ConvertError, converterFor, type Converter } from './convert.js'
+import { RecordError, SKIP, type RecordDecoder } from './decoder.js'
+import type { JsonConfig } from './options.js'
+
+export class JsonDecoder implements RecordDecoder {
+  readonly ignoreOption = 'json.ignore-parse-errors'
+  private readonly names: string[]
+  private readonly lowerNames: string[]
+  private readonly converters: Converter[]
+  private readonly isDecimal: boolean[]
+  private readonly hasDecimal: boolean
+  /** Columns named like an Object.prototype member ('constructor', '__proto__'…), looked up as own properties only. */
+  private readonly inherited: boolean[]
+
+  constructor(schema: readonly Field[], private readonly config: JsonConfig) {
+    this.names = schema.map(f => f.name)
+    this.lowerNames = schema.map(f => f.name.toLowerCase())
+    this.converters = schema.map(f => converterFor(f.type))
+    this.isDecimal = schema.map(f => f.type.kind === 'DECIMAL')
+    this.hasDecimal = this.isDecimal.includes(true)
+    this.inherited = this.names.map(n => n in Object.prototype)
+  }
+
+  decode(line: string): Row | typeof SKIP {
+    if (isBlank(line)) return SKIP
+    let obj: unknown
+    try {
+      obj = JSON.parse(line)
+    } catch (e) {
+      throw new RecordError(`invalid JSON (${(e as Error).message})`)
+    }
+    if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) {
+      throw new RecordError(`expected a JSON object, found ${Array.isArray(obj) ? 'an array' : JSON.stringify(obj)}`)
+    }
+    const record = obj as Record<string, unknown>
+    const n = this.names.length
+    const row = new Array<unknown>(n)
+    for (let i = 0; i < n; i++) {
+      let key = this.names[i]!
+      let v = this.inherited[i] && !Object.hasOwn(record, key) ? undefined : record[key]
+      if (v === undefined) {
+        const found = this.findInsensitive(record, i)
+        if (found !== undefined) { key = found; v = record[key] }
+        else if (this.config.failOnMissingField) throw new RecordError(`field '${key}' is missing`, key)
+      }
+      if (v === undefined || v === null) { row[i] = null; continue }
+      if (this.hasDecimal && this.isDecimal[i] && typeof v === 'number') {
+        v = numberTextOf(line, key) ?? v
+      }
+      try {
+        row[i] = this.converters[i]!(v)
+      } catch (e) {
+        if (e instanceof ConvertError) throw new RecordError(`column '${this.names[i]}': ${e.message}`, this.names[i])
+        throw e
+      }
+    }
+    return row
+  }
+
+  reset(): boolean { return false }
+
+  private findInsensitive(record: Record<string, unknown>, column: number): string | undefined {
+    const want = this.lowerNames[column]!
+    for (const k in record) if (k.toLowerCase() === want) return k
+    return undefined
+  }
+}
+
+function isBlank(line: string): boolean {
+  for (let i = 0; i < line.length; i++) {
+    const c = line.charCodeAt(i)
+    if (c !== 32 && c !== 9 && c !== 13) return false
+  }
+  return true
+}
+
+/**
+ * The source text of the number that is the value of `key` directly inside the top-level object of
+ * a line JSON.parse has accepted (so the scan can assume valid JSON), or undefined. The last
+ * occurrence wins, as in JSON.parse.
+ */
+export function numberTextOf(line: string, key: string): string | undefined {
+  let found: string | undefined
+  let i = skipWs(line, 0)
+  if (line.charCodeAt(i) !== 123 /* { */) return undefined
+  i++
+  for (;;) {
+    i = skipWs(line, i)
+    if (line.charCodeAt(i) !== 34 /* " */) return found // '}' or end
+    const keyEnd = skipString(line, i)
+    const rawKey = line.slice(i + 1, keyEnd - 1)
+    const matches = rawKey === key || (rawKey.indexOf('\\') !== -1 && JSON.parse(`"${rawKey}"`) === key)
+    i = skipWs(line, keyEnd) + 1 // past ':'
+    i = skipWs(line, i)
+    const start = i
+    i = skipValue(line, i)
+    if (matches) {
+      const c = line.charCodeAt(start)
+      found = c === 45 /* - */ || (c >= 48 && c <= 57) ? line.slice(start, i) : undefined
+    }
+    i = skipWs(line, i)
+    if (line.charCodeAt(i) !== 44 /* , */) return found
+    i++
+  }
+}
+
+function skipWs(s: string, i: number): number {
+  for (;;) {
+    const c = s.charCodeAt(i)
+    if (c === 32 || c === 9 || c === 10 || c === 13) i++
+    else return i
+  }
+}
+
+/** Index just past the string starting at `i` (which is a '"'). */
+function skipString(s: string, i: number): number {
+  for (;;) {
+    const q = s.indexOf('"', i + 1)
+    if (q === -1) return s.length
+    // The quote is escaped when an odd number of backslashes precede it.
+    let b = q - 1
+    while (s.charCodeAt(b) === 92 /* \ */) b--
+    if ((q - 1 - b) % 2 === 0) return q + 1
+    i = q
+  }
+}
+
+function skipValue(s: string, i: number): number {
+  const c = s.charCodeAt(i)
+  if (c === 34) return skipString(s, i)
+  if (c === 123 || c === 91) {
+    let depth = 0
+    for (;;) {
+      const d = s.charCodeAt(i)
+      if (Number.isNaN(d)) return i
+      if (d === 34) { i = skipString(s, i); continue }
+      if (d === 123 || d === 91) depth++
+      else if (d === 125 || d === 93) { depth--; if (depth === 0) return i + 1 }
+      i++
+    }
+  }
+  // number or literal: up to the next delimiter
+  for (;;) {
+    const d = s.charCodeAt(i)
+    if (Number.isNaN(d) || d === 44 || d === 125 || d === 93 || d === 32 || d === 9 || d === 10 || d === 13) return i
+    i++
+  }
+}

@@ -1,0 +1,101 @@
+// The filesystem connector's options, checked at plan time and resolved into a plain config that
+// the readers and writers use. Format options ('json.*', 'csv.*') must match the chosen 'format'.
+import { WeirError } from '../../common/errors.js'
+import type { ConnectorOptions } from '../api.js'
+import { boolOption, charOption, checkKnownOptions, checkRequiredOptions, enumOption } from '../options.js'
+
+export type FileFormat = 'json' | 'csv' | 'debezium-json'
+export const FORMATS: readonly FileFormat[] = ['json', 'csv', 'debezium-json']
+
+export interface JsonConfig {
+  readonly ignoreParseErrors: boolean
+  readonly failOnMissingField: boolean
+  /** How the sink writes timestamps: 'SQL' is 'yyyy-MM-dd HH:mm:ss.SSS', 'ISO-8601' puts a 'T' between date and time. */
+  readonly timestampStandard: 'SQL' | 'ISO-8601'
+}
+
+export interface CsvConfig {
+  readonly delimiter: string
+  readonly ignoreParseErrors: boolean
+  readonly nullLiteral: string
+  readonly allowComments: boolean
+  /** null when quoting is disabled. */
+  readonly quote: string | null
+  readonly escape: string | null
+}
+
+export interface FsConfig {
+  readonly path: string
+  readonly format: FileFormat
+  readonly json: JsonConfig
+  readonly csv: CsvConfig
+}
+
+const COMMON = ['path', 'format']
+const FORMAT_OPTIONS: Record<FileFormat, readonly string[]> = {
+  'json': ['json.ignore-parse-errors', 'json.fail-on-missing-field', 'json.timestamp-format.standard'],
+  'csv': [
+    'csv.field-delimiter', 'csv.ignore-parse-errors', 'csv.null-literal', 'csv.allow-comments',
+    'csv.quote-character', 'csv.disable-quote-character', 'csv.escape-character',
+  ],
+  'debezium-json': ['debezium-json.timestamp-format.standard', 'debezium-json.schema-include'],
+}
+const ALL_OPTIONS = [...COMMON, ...Object.values(FORMAT_OPTIONS).flat()]
+
+/**
+ * Checks option syntax (no file system access) and resolves defaults. Sources and sinks share it:
+ * the planner validates a table's options once, before it knows how the table will be used.
+ */
+export function resolveFsOptions(options: ConnectorOptions): FsConfig {
+  if (options['source.monitor-interval'] !== undefined) {
+    throw WeirError.unsupported(`option 'source.monitor-interval' is not supported: the filesystem source is bounded`, {
+      help: `remove 'source.monitor-interval'; the source reads the files that exist when the job starts and then ends`,
+    })
+  }
+  checkKnownOptions('filesystem', options, ALL_OPTIONS)
+  checkRequiredOptions('filesystem', options, ['path'])
+  const path = options['path']!
+  if (path.trim() === '') throw WeirError.connector(`option 'path' of connector 'filesystem' is empty`, { help: `set 'path' to a file or a directory` })
+  const format = enumOption(options, 'format', FORMATS, 'json')
+  // Options of another format are a mistake (Flink rejects them too).
+  for (const key of Object.keys(options)) {
+    for (const [f, keys] of Object.entries(FORMAT_OPTIONS)) {
+      if (f !== format && keys.includes(key)) {
+        throw WeirError.connector(`option '${key}' applies to format '${f}', but 'format' is '${format}'`, {
+          help: `remove '${key}' or set 'format' = '${f}'`,
+        })
+      }
+    }
+  }
+  const tsKey = format === 'debezium-json' ? 'debezium-json.timestamp-format.standard' : 'json.timestamp-format.standard'
+  const json: JsonConfig = {
+    ignoreParseErrors: boolOption(options, 'json.ignore-parse-errors', false),
+    failOnMissingField: boolOption(options, 'json.fail-on-missing-field', false),
+    timestampStandard: enumOption(options, tsKey, ['SQL', 'ISO-8601'] as const, 'SQL'),
+  }
+  if (boolOption(options, 'debezium-json.schema-include', false)) {
+    throw WeirError.unsupported(`'debezium-json.schema-include' = 'true' is not supported`, { help: `remove the option; Weir writes the payload without a schema` })
+  }
+  if (json.ignoreParseErrors && json.failOnMissingField) {
+    throw WeirError.connector(`options 'json.ignore-parse-errors' and 'json.fail-on-missing-field' cannot both be 'true'`)
+  }
+  const disableQuote = boolOption(options, 'csv.disable-quote-character', false)
+  if (disableQuote && options['csv.quote-character'] !== undefined) {
+    throw WeirError.connector(`options 'csv.quote-character' and 'csv.disable-quote-character' cannot be used together`)
+  }
+  const delimiter = charOption(options, 'csv.field-delimiter', ',')
+  const quote = disableQuote ? null : charOption(options, 'csv.quote-character', '"')
+  const escapeText = options['csv.escape-character']
+  const csv: CsvConfig = {
+    delimiter,
+    ignoreParseErrors: boolOption(options, 'csv.ignore-parse-errors', false),
+    nullLiteral: options['csv.null-literal'] ?? '',
+    allowComments: boolOption(options, 'csv.allow-comments', false),
+    quote,
+    escape: escapeText === undefined ? null : charOption(options, 'csv.escape-character', '\\'),
+  }
+  if (delimiter === '\n' || delimiter === '\r' || delimiter === csv.quote) {
+    throw WeirError.connector(`invalid value for option 'csv.field-delimiter': the delimiter must differ from the quote character and line breaks`)
+  }
+  return { path, format, json, csv }
+}

@@ -1,0 +1,35 @@
+// The connectors Weir knows, by the name a table's 'connector' option gives.
+import { WeirError } from '../common/errors.js'
+import type { ConnectorFactory } from './api.js'
+import { blackholeConnector } from './blackhole.js'
+import { datagenConnector } from './datagen.js'
+import { filesystemConnector } from './filesystem/index.js'
+import { nexmarkConnector } from './nexmark/index.js'
+import { closest } from './options.js'
+import { printConnector } from './print.js'
+
+const CONNECTORS: ReadonlyMap<string, ConnectorFactory> = new Map(
+  [blackholeConnector, datagenConnector, filesystemConnector, nexmarkConnector, printConnector].map(c => [c.name, c]),
+)
+
+/**
+ * The connector called `name` (exact, then ignoring case); throws a connector error naming the
+ * closest known one otherwise.
+ *
+ * @example getConnector('filesystem').source!.validate({ path: 'data.json' }, schema)
+ */
+export function getConnector(name: string): ConnectorFactory {
+  const exact = CONNECTORS.get(name) ?? CONNECTORS.get(name.trim().toLowerCase())
+  if (exact !== undefined) return exact
+  const guess = closest(name, CONNECTORS.keys())
+  throw WeirError.connector(`unknown connector '${name}'`, {
+    help: guess !== undefined
+      ? `did you mean '${guess}'? (known connectors: ${connectorNames().join(', ')})`
+      : `known connectors: ${connectorNames().join(', ')}`,
+  })
+}
+
+/** Names of the known connectors, sorted. */
+export function connectorNames(): string[] {
+  return [...CONNECTORS.keys()].sort()
+}

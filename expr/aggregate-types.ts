@@ -1,0 +1,46 @@
+// Result types of the built-in aggregate functions, following Flink's type inference.
+import type { Span } from '../common/span.js'
+import { WeirError } from '../common/errors.js'
+import { formatType, T, withNullable, withoutTimeAttr, type DataType } from '../common/types.js'
+
+export type AggFunctionName = 'COUNT' | 'SUM' | 'MIN' | 'MAX' | 'AVG'
+
+/** DECIMAL precision Flink widens SUM and AVG results to. */
+export const MAX_DECIMAL_PRECISION = 38
+
+/**
+ * The type of `fn(arg)`; `argType` is null for COUNT(*). Everything but COUNT is nullable: an
+ * aggregate over no non-null values is NULL.
+ *
+ * @example aggregateResultType('SUM', T.decimal(10, 2)) // DECIMAL(38, 2)
+ * @example aggregateResultType('AVG', T.int())          // INT (integer division)
+ */
+export function aggregateResultType(fn: AggFunctionName, argType: DataType | null, span?: Span): DataType {
+  if (fn === 'COUNT') return T.bigint(false)
+  if (argType === null) {
+    throw WeirError.plan(`${fn}(*) is not valid`, { span, help: `only COUNT takes *; write ${fn}(column)` })
+  }
+  const arg = withoutTimeAttr(argType)
+  switch (fn) {
+    case 'SUM':
+    case 'AVG':
+      switch (arg.kind) {
+        case 'INT': case 'BIGINT': case 'DOUBLE':
+          return withNullable(arg, true)
+        case 'DECIMAL':
+          return T.decimal(MAX_DECIMAL_PRECISION, fn === 'SUM' ? arg.scale : Math.max(6, arg.scale))
+        case 'BOOLEAN': case 'STRING': case 'TIMESTAMP': case 'TIMESTAMP_LTZ': case 'DATE': case 'INTERVAL': case 'NULL':
+          throw rejected(fn, arg, 'CAST the argument to a numeric type', span)
+      }
+      break
+    case 'MIN':
+    case 'MAX':
+      if (arg.kind === 'NULL') throw rejected(fn, arg, 'CAST the argument to a type, e.g. CAST(NULL AS INT)', span)
+      return withNullable(arg, true)
+  }
+  throw WeirError.internal(`unknown aggregate ${String(fn)}`)
+}
+
+function rejected(fn: AggFunctionName, arg: DataType, help: string, span: Span | undefined): WeirError {
+  return WeirError.plan(`${fn} does not accept ${formatType(withNullable(arg, true))}`, { span, help })
+}

@@ -1,0 +1,108 @@
+// Type rules shared by the function registry: numeric widening (INT → BIGINT → DECIMAL → DOUBLE),
+// Flink's DECIMAL precision/scale derivation for arithmetic, and the common type of several types.
+import { T, formatType, isNumeric, withNullable, withoutTimeAttr, type DataType } from '../common/types.js'
+import { MAX_PRECISION } from './decimal.js'
+
+/** A type as messages spell it: no NOT NULL, no time attribute. 'DECIMAL(10, 2)', 'TIMESTAMP(3)'. */
+export function typeName(t: DataType): string {
+  return formatType(withNullable(withoutTimeAttr(t), true))
+}
+
+/** The DECIMAL(p, s) an exact numeric widens to: INT → (10, 0), BIGINT → (19, 0); null for others. */
+export function decimalView(t: DataType): { precision: number; scale: number } | null {
+  switch (t.kind) {
+    case 'INT': return { precision: 10, scale: 0 }
+    case 'BIGINT': return { precision: 19, scale: 0 }
+    case 'DECIMAL': return { precision: t.precision, scale: t.scale }
+    default: return null
+  }
+}
+
+/**
+ * Flink's LogicalTypeMerging.adjustPrecisionScale: a result wider than 38 digits keeps its integer
+ * digits and gives up scale, but keeps at least min(scale, 6) fraction digits.
+ */
+export function adjustDecimal(precision: number, scale: number, nullable: boolean): DataType {
+  if (precision <= MAX_PRECISION) return T.decimal(precision, scale, nullable)
+  const digits = precision - scale
+  const adjusted = Math.max(MAX_PRECISION - digits, Math.min(scale, 6))
+  return T.decimal(MAX_PRECISION, adjusted, nullable)
+}
+
+/** Result type of a DECIMAL `+ - * / %` before adjustment, as Flink derives it: [precision, scale]. */
+export function decimalArithmetic(op: string, p1: number, s1: number, p2: number, s2: number): [number, number] {
+  switch (op) {
+    case '+': case '-': {
+      const s = Math.max(s1, s2)
+      return [Math.max(p1 - s1, p2 - s2) + s + 1, s]
+    }
+    case '*': return [p1 + p2, s1 + s2]
+    case '/': {
+      const s = Math.max(6, s1 + p2 + 1)
+      return [p1 - s1 + s2 + s, s]
+    }
+    case '%': {
+      const s = Math.max(s1, s2)
+      return [Math.min(p1 - s1, p2 - s2) + s, s]
+    }
+    default: throw new Error(`not a decimal operator: ${op}`)
+  }
+}
+
+const NUMERIC_RANK = { INT: 0, BIGINT: 1, DECIMAL: 2, DOUBLE: 3 } as const
+
+/** The wider of two numeric types (DECIMALs merge to hold both); nullable if either is. */
+export function widerNumeric(a: DataType, b: DataType): DataType {
+  const nullable = a.nullable || b.nullable
+  const ra = NUMERIC_RANK[a.kind as keyof typeof NUMERIC_RANK], rb = NUMERIC_RANK[b.kind as keyof typeof NUMERIC_RANK]
+  if (ra === 3 || rb === 3) return T.double(nullable)
+  if (ra === 2 || rb === 2) {
+    const da = decimalView(a)!, db = decimalView(b)!
+    const scale = Math.max(da.scale, db.scale)
+    const digits = Math.max(da.precision - da.scale, db.precision - db.scale)
+    if (digits + scale <= MAX_PRECISION) return T.decimal(digits + scale, scale, nullable)
+    return T.decimal(MAX_PRECISION, Math.max(0, MAX_PRECISION - digits), nullable)
+  }
+  return ra === 1 || rb === 1 ? T.bigint(nullable) : T.int(nullable)
+}
+
+function timestampPrecision(t: DataType): number {
+  return t.kind === 'TIMESTAMP' || t.kind === 'TIMESTAMP_LTZ' ? t.precision : 0
+}
+
+/**
+ * The type that values of all `types` convert to without loss (CASE branches, COALESCE, IN lists,
+ * UNION columns), or null when there is none. NULL types adapt to the others; the result is nullable
+ * if any input is, and never carries a time attribute.
+ *
+ * @example commonType([T.int(false), T.decimal(10, 2)]) // DECIMAL(12, 2)
+ */
+export function commonType(types: readonly DataType[]): DataType | null {
+  const known = types.filter(t => t.kind !== 'NULL')
+  if (known.length === 0) return types.length > 0 ? T.null() : null
+  const nullable = types.some(t => t.nullable)
+  const first = known[0]!
+  if (known.every(isNumeric)) return withNullable(known.slice(1).reduce<DataType>(widerNumeric, first), nullable)
+  if (known.every(t => t.kind === 'TIMESTAMP' || t.kind === 'TIMESTAMP_LTZ' || t.kind === 'DATE')) {
+    const precision = Math.max(...known.map(timestampPrecision))
+    if (known.some(t => t.kind === 'TIMESTAMP_LTZ')) return T.timestampLtz(precision, nullable)
+    if (known.some(t => t.kind === 'TIMESTAMP')) return T.timestamp(precision, nullable)
+    return T.date(nullable)
+  }
+  if (known.every(t => t.kind === first.kind)) return withNullable(withoutTimeAttr(first), nullable)
+  return null
+}
+
+/**
+ * The type both sides of a comparison convert to: their common type, or, when one side is a STRING
+ * and the other a number or a time, the other side's type (the string is cast). Null if incomparable.
+ */
+export function comparisonType(a: DataType, b: DataType): DataType | null {
+  const common = commonType([a, b])
+  if (common !== null) return common
+  const castable = (s: DataType, o: DataType): boolean =>
+    s.kind === 'STRING' && (isNumeric(o) || o.kind === 'TIMESTAMP' || o.kind === 'TIMESTAMP_LTZ' || o.kind === 'DATE' || o.kind === 'BOOLEAN')
+  if (castable(a, b)) return withNullable(withoutTimeAttr(b), a.nullable || b.nullable)
+  if (castable(b, a)) return withNullable(withoutTimeAttr(a), a.nullable || b.nullable)
+  return null
+}

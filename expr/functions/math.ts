@@ -1,0 +1,188 @@
+// Numeric functions: ABS, ROUND / TRUNCATE (HALF_UP, exact on DECIMAL), FLOOR / CEIL, SIGN, POWER,
+// SQRT, logarithms, trigonometry, PI, RAND. MOD lives with the arithmetic operators.
+import { T, withoutTimeAttr, type DataType } from '../../common/types.js'
+import type { Rex } from '../ir.js'
+import { MAX_PRECISION, decimalToDouble, doubleToExactDecimal, pow10, rescale, rescaleDown } from '../decimal.js'
+import {
+  anyNullable, checkArgs, checkArity, literalValue, mkCall, simple, strict,
+  type BindContext, type CallRex, type FunctionDef, type Impl,
+} from '../registry.js'
+
+const dbl = () => T.double()
+const sameAsFirst = (args: readonly Rex[]): DataType => withoutTimeAttr(args[0]!.type)
+
+/** The DECIMAL type of ROUND / TRUNCATE(DECIMAL(p, s), d), as Flink derives it (rounding may add a digit). */
+function roundedDecimal(p: number, s: number, d: number, truncate: boolean, nullable: boolean): DataType {
+  const carry = truncate ? 0 : 1
+  if (d >= s) return T.decimal(p, s, nullable)
+  if (d < 0) return T.decimal(Math.max(1, Math.min(MAX_PRECISION, carry + p - s)), 0, nullable)
+  return T.decimal(Math.max(1, Math.min(MAX_PRECISION, carry + p - s + d)), d, nullable)
+}
+
+/** Rounds (HALF_UP) or truncates an integral number to 10^-d when d < 0. */
+function roundIntegral(x: number, d: number, truncate: boolean): number {
+  if (d >= 0) return x
+  const f = 10 ** -d
+  let q = Math.trunc(x / f)
+  if (!truncate && Math.abs(x - q * f) * 2 >= f) q += Math.sign(x)
+  return q * f + 0
+}
+
+/** ROUND / TRUNCATE of a double through its exact decimal form (as Java's BigDecimal.valueOf). */
+export function roundDouble(x: number, d: number, truncate = false): number {
+  const e = doubleToExactDecimal(x)
+  if (e === null || d >= e.scale) return x
+  const v = truncate ? rescaleDown(e.unscaled, e.scale, d) : rescale(e.unscaled, e.scale, d)
+  return d >= 0 ? decimalToDouble(v, d) : Number(v * pow10(-d))
+}
+
+function bindRound(name: string, truncate: boolean): FunctionDef['bind'] {
+  const signature = `${name}(NUMERIC[, INT])`
+  return (args, ctx) => {
+    const typed = checkArgs(args, ['NUMERIC', 'INTEGER'], 1, ctx, signature)
+    const x = typed[0]!
+    if (x.type.kind === 'DECIMAL') {
+      const d = typed.length > 1 ? literalValue(typed[1]) : 0
+      if (typeof d !== 'number') throw ctx.error(`${name} of a DECIMAL needs a constant number of digits`, `write e.g. ${name}(x, 2)`)
+      return mkCall(name, typed, roundedDecimal(x.type.precision, x.type.scale, d, truncate, anyNullable(typed)), ctx.span)
+    }
+    return mkCall(name, typed, { ...withoutTimeAttr(x.type), nullable: anyNullable(typed) } as DataType, ctx.span)
+  }
+}
+
+function roundImpl(truncate: boolean): (call: CallRex) => Impl {
+  return call => {
+    const t = call.args[0]!.type
+    if (t.kind === 'DECIMAL') {
+      const s = t.scale
+      const d = call.args.length > 1 ? (literalValue(call.args[1]) as number) : 0
+      const move = truncate ? rescaleDown : rescale
+      const fn = d >= s ? (v: bigint) => v : d < 0 ? (v: bigint) => move(v, s, d) * pow10(-d) : (v: bigint) => move(v, s, d)
+      return { fn, nulls: 'strict' }
+    }
+    if (t.kind === 'DOUBLE') return { fn: (x: number, d = 0) => roundDouble(x, d, truncate), nulls: 'strict' }
+    return { fn: (x: number, d = 0) => roundIntegral(x, d, truncate), nulls: 'strict' }
+  }
+}
+
+function floorCeilDecimal(v: bigint, scale: number, ceil: boolean): bigint {
+  const f = pow10(scale)
+  const q = v / f, r = v % f
+  if (r === 0n) return q
+  return ceil ? (v > 0n ? q + 1n : q) : (v < 0n ? q - 1n : q)
+}
+
+function floorCeil(names: string[], ceil: boolean): FunctionDef {
+  const signature = `${names[0]}(NUMERIC)`
+  return {
+    names, signature,
+    bind: (args, ctx) => {
+      const typed = checkArgs(args, ['NUMERIC'], 1, ctx, signature)
+      const t = typed[0]!.type
+      const type = t.kind === 'DECIMAL'
+        ? T.decimal(t.scale === 0 ? t.precision : Math.min(MAX_PRECISION, t.precision - t.scale + 1), 0, t.nullable)
+        : withoutTimeAttr(t)
+      return mkCall(names[0]!, typed, type, ctx.span)
+    },
+    inline: (a, call) => {
+      const k = call.args[0]!.type.kind
+      return k === 'INT' || k === 'BIGINT' ? a[0]! : k === 'DOUBLE' ? `Math.${ceil ? 'ceil' : 'floor'}(${a[0]})` : ''
+    },
+    impl: call => {
+      const t = call.args[0]!.type
+      const s = t.kind === 'DECIMAL' ? t.scale : 0
+      return { fn: (v: bigint) => floorCeilDecimal(v, s, ceil), nulls: 'strict' }
+    },
+  }
+}
+
+/** A seeded generator (mulberry32) for RAND(seed): the same seed gives the same sequence. */
+function seeded(seed: number): () => number {
+  let a = seed | 0
+  return () => {
+    a = (a + 0x6d2b79f5) | 0
+    let t = Math.imul(a ^ (a >>> 15), 1 | a)
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+function unaryDouble(names: string[], js: string): FunctionDef {
+  const f = (Math as unknown as Record<string, (x: number) => number>)[js]!
+  return simple(names, `${names[0]}(NUMERIC)`, ['DOUBLE'], 1, dbl, strict(f), false, a => `Math.${js}(${a[0]})`)
+}
+
+export const MATH: readonly FunctionDef[] = [
+  {
+    ...simple(['ABS'], 'ABS(NUMERIC)', ['NUMERIC'], 1, sameAsFirst, strict((v: bigint) => (v < 0n ? -v : v))),
+    inline: (a, call) => {
+      switch (call.type.kind) {
+        case 'INT': return `(Math.abs(${a[0]}) | 0)`
+        case 'DECIMAL': return `(${a[0]} < 0n ? -${a[0]} : ${a[0]})`
+        default: return `Math.abs(${a[0]})`
+      }
+    },
+  },
+  { names: ['ROUND'], signature: 'ROUND(NUMERIC[, INT])', bind: bindRound('ROUND', false), impl: roundImpl(false) },
+  { names: ['TRUNCATE', 'TRUNC'], signature: 'TRUNCATE(NUMERIC[, INT])', bind: bindRound('TRUNCATE', true), impl: roundImpl(true) },
+  floorCeil(['FLOOR'], false),
+  floorCeil(['CEIL', 'CEILING'], true),
+  {
+    names: ['SIGN'], signature: 'SIGN(NUMERIC)',
+    bind: (args, ctx) => {
+      const typed = checkArgs(args, ['NUMERIC'], 1, ctx, 'SIGN(NUMERIC)')
+      const t = typed[0]!.type
+      const type = t.kind === 'DECIMAL' ? T.decimal(Math.max(t.precision, t.scale + 1), t.scale, t.nullable) : withoutTimeAttr(t)
+      return mkCall('SIGN', typed, type, ctx.span)
+    },
+    inline: (a, call) => (call.type.kind === 'DECIMAL' ? '' : `Math.sign(${a[0]})`),
+    impl: call => {
+      const one = pow10(call.type.kind === 'DECIMAL' ? call.type.scale : 0)
+      return { fn: (v: bigint) => (v > 0n ? one : v < 0n ? -one : 0n), nulls: 'strict' }
+    },
+  },
+  simple(['POWER', 'POW'], 'POWER(NUMERIC, NUMERIC)', ['DOUBLE', 'DOUBLE'], 2, dbl, strict(Math.pow), false, a => `Math.pow(${a[0]}, ${a[1]})`),
+  unaryDouble(['SQRT'], 'sqrt'),
+  unaryDouble(['LN'], 'log'),
+  unaryDouble(['LOG10'], 'log10'),
+  unaryDouble(['LOG2'], 'log2'),
+  unaryDouble(['EXP'], 'exp'),
+  unaryDouble(['SIN'], 'sin'),
+  unaryDouble(['COS'], 'cos'),
+  unaryDouble(['TAN'], 'tan'),
+  unaryDouble(['ASIN'], 'asin'),
+  unaryDouble(['ACOS'], 'acos'),
+  unaryDouble(['ATAN'], 'atan'),
+  simple(['LOG'], 'LOG(NUMERIC) or LOG(base, NUMERIC)', ['DOUBLE', 'DOUBLE'], 1, dbl,
+    strict((a: number, b?: number) => (b === undefined ? Math.log(a) : Math.log(b) / Math.log(a)))),
+  simple(['ATAN2'], 'ATAN2(NUMERIC, NUMERIC)', ['DOUBLE', 'DOUBLE'], 2, dbl, strict(Math.atan2), false, a => `Math.atan2(${a[0]}, ${a[1]})`),
+  simple(['DEGREES'], 'DEGREES(NUMERIC)', ['DOUBLE'], 1, dbl, strict((x: number) => (x * 180) / Math.PI)),
+  simple(['RADIANS'], 'RADIANS(NUMERIC)', ['DOUBLE'], 1, dbl, strict((x: number) => (x * Math.PI) / 180)),
+  {
+    names: ['PI'], signature: 'PI()',
+    bind: (args, ctx) => { checkArity(args, 0, 0, ctx, 'PI()'); return mkCall('PI', [], T.double(false), ctx.span) },
+    impl: strict(() => Math.PI),
+  },
+  {
+    names: ['RAND'], signature: 'RAND([seed])',
+    bind: (args, ctx) => mkCall('RAND', checkArgs(args, ['INTEGER'], 0, ctx, 'RAND([seed])'), T.double(false), ctx.span),
+    impl: call => {
+      const seed = literalValue(call.args[0])
+      const next = typeof seed === 'number' ? seeded(seed) : Math.random
+      return { fn: () => next(), nulls: 'lenient' }
+    },
+  },
+  {
+    names: ['RAND_INTEGER'], signature: 'RAND_INTEGER([seed, ] bound)',
+    bind: (args, ctx: BindContext) => {
+      const typed = checkArgs(args, ['INTEGER', 'INTEGER'], 1, ctx, 'RAND_INTEGER([seed, ] bound)')
+      return mkCall('RAND_INTEGER', typed, T.int(typed[typed.length - 1]!.type.nullable), ctx.span)
+    },
+    impl: call => {
+      const seed = call.args.length > 1 ? literalValue(call.args[0]) : undefined
+      const next = typeof seed === 'number' ? seeded(seed) : Math.random
+      const last = call.args.length - 1
+      return { fn: (...xs: (number | null)[]) => { const bound = xs[last]; return bound == null ? null : Math.floor(next() * bound) }, nulls: 'lenient' }
+    },
+  },
+]

@@ -1,0 +1,160 @@
+// Typed literals for the binder: numbers (INT / BIGINT / exact DECIMAL / DOUBLE), strings, booleans,
+// NULL, day-time intervals (as milliseconds), and TIMESTAMP / DATE literals.
+import { WeirError } from '../common/errors.js'
+import type { Span } from '../common/span.js'
+import { T } from '../common/types.js'
+import { parseDate, parseTimestamp } from '../common/values.js'
+import { literal, type Rex } from './ir.js'
+import { MAX_PRECISION } from './decimal.js'
+
+const INT32_MAX = 2n ** 31n - 1n
+const INT64_MAX = 2n ** 63n - 1n
+
+/**
+ * A numeric literal as written: an integer is INT if it fits 32 bits, else BIGINT, else an exact
+ * DECIMAL(p, 0); a decimal point makes an exact DECIMAL(p, s) counting the digits as written
+ * (Calcite's rule: '0.908' is DECIMAL(4, 3)); an exponent makes a DOUBLE.
+ *
+ * @example numberLiteral('12.50') // Literal 1250n : DECIMAL(4, 2) NOT NULL
+ */
+export function numberLiteral(text: string, span?: Span): Rex {
+  const t = text.trim()
+  if (/^(?:\d+\.?\d*|\.\d+)[eE][+-]?\d+$/.test(t)) return literal(Number(t), T.double(false))
+  const m = /^(\d*)(?:\.(\d*))?$/.exec(t)
+  if (!m || (m[1] === '' && !m[2])) throw WeirError.plan(`invalid numeric literal '${text}'`, { span })
+  const intPart = m[1]!
+  const tooLong = (): WeirError => WeirError.plan(`numeric literal '${text}' has more than ${MAX_PRECISION} digits`, {
+    span, help: 'write it with an exponent (such as 1.5E40) to make it a DOUBLE',
+  })
+  if (m[2] !== undefined) {
+    const frac = m[2]
+    const precision = Math.max(1, intPart.length + frac.length)
+    if (intPart.replace(/^0+/, '').length + frac.length > MAX_PRECISION) throw tooLong()
+    return literal(BigInt(intPart + frac || '0'), T.decimal(Math.min(precision, MAX_PRECISION), frac.length, false))
+  }
+  const value = BigInt(intPart)
+  if (value <= INT32_MAX) return literal(Number(value), T.int(false))
+  if (value <= INT64_MAX) return literal(Number(value), T.bigint(false))
+  const digits = value.toString().length
+  if (digits > MAX_PRECISION) throw tooLong()
+  return literal(value, T.decimal(digits, 0, false))
+}
+
+/** A character string literal: STRING NOT NULL. `text` is the unquoted, unescaped content. */
+export function stringLiteral(text: string): Rex {
+  return literal(text, T.string(false))
+}
+
+/** TRUE / FALSE: BOOLEAN NOT NULL. */
+export function booleanLiteral(value: boolean): Rex {
+  return literal(value, T.boolean(false))
+}
+
+/** An untyped NULL; it takes the type its context needs. */
+export function nullLiteral(): Rex {
+  return literal(null, T.null())
+}
+
+const UNIT_MS: Record<string, number> = {
+  MILLISECOND: 1, SECOND: 1000, MINUTE: 60_000, HOUR: 3_600_000, DAY: 86_400_000, WEEK: 7 * 86_400_000,
+}
+const RANGE_UNITS = ['DAY', 'HOUR', 'MINUTE', 'SECOND'] as const
+
+function normalizeUnit(unit: string): string {
+  const u = unit.trim().toUpperCase().replace(/\s*\(.*\)$/, '')
+  return u.endsWith('S') && u !== 'S' ? u.slice(0, -1) : u
+}
+
+/**
+ * A day-time interval literal in milliseconds: `INTERVAL '10' SECOND`, `INTERVAL '1.5' SECONDS`,
+ * `INTERVAL '1 02:00:00' DAY TO SECOND`, `INTERVAL '1:30' HOUR TO MINUTE`. Year-month intervals are
+ * not supported (they are not a fixed number of milliseconds).
+ *
+ * @example intervalLiteral('1:30', 'HOUR', 'MINUTE', false, span) // Literal 5400000 : INTERVAL NOT NULL
+ */
+export function intervalLiteral(text: string, unit: string, toUnit: string | undefined, negative: boolean, span?: Span): Rex {
+  const from = normalizeUnit(unit)
+  const to = toUnit === undefined ? undefined : normalizeUnit(toUnit)
+  for (const u of [from, to]) {
+    if (u === 'YEAR' || u === 'MONTH' || u === 'QUARTER') {
+      throw WeirError.unsupported('year-month intervals are not supported; use days', { span, help: `write e.g. INTERVAL '30' DAY` })
+    }
+  }
+  const unknown = [from, to].find(u => u !== undefined && UNIT_MS[u] === undefined)
+  if (unknown !== undefined) {
+    throw WeirError.plan(`unknown interval unit '${unknown}'`, { span, help: 'use MILLISECOND, SECOND, MINUTE, HOUR or DAY' })
+  }
+  const t = text.trim()
+  let ms: number | null | undefined
+  if (to === undefined || to === from) {
+    const m = /^([+-])?(\d+(?:\.\d*)?|\.\d+)$/.exec(t)
+    ms = m ? Math.round(Number(m[2]) * UNIT_MS[from]!) * (m[1] === '-' ? -1 : 1) : null
+  } else {
+    ms = parseRange(t, from, to)
+    if (ms === undefined) {
+      throw WeirError.plan(`invalid interval qualifier ${from} TO ${to}`, { span, help: 'the first unit must be larger: DAY TO SECOND, HOUR TO MINUTE, …' })
+    }
+  }
+  if (ms === null) {
+    const example = to === undefined ? `INTERVAL '10' ${from}` : `INTERVAL '${rangeExample(from, to)}' ${from} TO ${to}`
+    throw WeirError.plan(`invalid interval literal '${text}' for ${from}${to === undefined ? '' : ` TO ${to}`}`, { span, help: `write e.g. ${example}` })
+  }
+  return literal(negative ? -ms : ms, T.interval(false))
+}
+
+function rangeUnits(from: string, to: string): string[] | undefined {
+  const i = RANGE_UNITS.indexOf(from as (typeof RANGE_UNITS)[number])
+  const j = RANGE_UNITS.indexOf(to as (typeof RANGE_UNITS)[number])
+  return i < 0 || j <= i ? undefined : RANGE_UNITS.slice(i, j + 1)
+}
+
+function rangeExample(from: string, to: string): string {
+  const units = rangeUnits(from, to) ?? []
+  return units.map((u, k) => (u === 'DAY' ? '1' : '02') + (k + 1 < units.length ? (u === 'DAY' ? ' ' : ':') : '')).join('')
+}
+
+/** 'd hh:mm:ss.fff' for the units from..to; undefined for a bad qualifier, null for bad text. */
+function parseRange(text: string, from: string, to: string): number | null | undefined {
+  const units = rangeUnits(from, to)
+  if (units === undefined) return undefined
+  let re = '^([+-])?'
+  units.forEach((u, k) => {
+    re += u === 'SECOND' ? '(\\d+(?:\\.\\d{1,9})?)' : '(\\d+)'
+    if (k + 1 < units.length) re += u === 'DAY' ? ' +' : ':'
+  })
+  const m = new RegExp(re + '$').exec(text)
+  if (!m) return null
+  let ms = 0
+  units.forEach((u, k) => { ms += Number(m[k + 2]) * UNIT_MS[u]! })
+  return Math.round(ms) * (m[1] === '-' ? -1 : 1)
+}
+
+function fractionDigits(text: string): number {
+  const m = /\d{1,2}:\d{1,2}:\d{1,2}\.(\d+)/.exec(text)
+  return m ? Math.min(9, m[1]!.length) : 0
+}
+
+function badTimestamp(kind: string, text: string, span: Span | undefined): WeirError {
+  return WeirError.plan(`invalid ${kind} literal '${text}'`, { span, help: `write ${kind} 'yyyy-MM-dd HH:mm:ss[.SSS]'` })
+}
+
+/** TIMESTAMP 'yyyy-MM-dd HH:mm:ss[.SSS]' → TIMESTAMP(p) NOT NULL, p = the fraction digits written. */
+export function timestampLiteral(text: string, span?: Span): Rex {
+  const ms = parseTimestamp(text)
+  if (ms === null) throw badTimestamp('TIMESTAMP', text, span)
+  return literal(ms, T.timestamp(fractionDigits(text), false))
+}
+
+/** TIMESTAMP_LTZ 'yyyy-MM-dd HH:mm:ss[.SSS]' (read in the UTC session zone) → TIMESTAMP_LTZ(p) NOT NULL. */
+export function timestampLtzLiteral(text: string, span?: Span): Rex {
+  const ms = parseTimestamp(text)
+  if (ms === null) throw badTimestamp('TIMESTAMP_LTZ', text, span)
+  return literal(ms, T.timestampLtz(fractionDigits(text), false))
+}
+
+/** DATE 'yyyy-MM-dd' → DATE NOT NULL (epoch days). */
+export function dateLiteral(text: string, span?: Span): Rex {
+  const days = parseDate(text)
+  if (days === null) throw WeirError.plan(`invalid DATE literal '${text}'`, { span, help: `write DATE 'yyyy-MM-dd'` })
+  return literal(days, T.date(false))
+}

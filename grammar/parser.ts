@@ -1,0 +1,1067 @@
+// The Flink SQL grammar as Chevrotain rules, producing a CST; to-ast.ts turns that into the AST.
+// Rules only: no actions here. Expressions are parsed as flat operator chains; to-ast-expr.ts
+// applies precedence (OR < AND < NOT < comparison/IS/BETWEEN/IN/LIKE < || < + - < * / % < unary).
+import { CstParser, type CstNode, type IOrAlt, type IToken } from 'chevrotain'
+import * as T from './tokens.js'
+
+/** Words that may start a query: a parenthesized argument starting with one of these is a subquery. */
+function startsQuery(t: IToken): boolean {
+  return t.tokenType === T.SELECT || t.tokenType === T.WITH || t.tokenType === T.VALUES
+}
+
+/** Chevrotain label shared by the alternatives of choice rules; to-ast reads `children.alt`. */
+const ALT_LABEL = { LABEL: 'alt' }
+
+export class SqlParser extends CstParser {
+  /**
+   * Each OR's alternatives, built on first use: Chevrotain would otherwise allocate the array and
+   * its closures on every call (its documented performance advice).
+   */
+  private readonly alts: Record<string, IOrAlt<unknown>[]> = {}
+
+  constructor(options: { validate?: boolean } = {}) {
+    super([...T.ALL_TOKENS], {
+      maxLookahead: 3,
+      nodeLocationTracking: 'onlyOffset',
+      recoveryEnabled: false,
+      skipValidations: !options.validate,
+    })
+    this.performSelfAnalysis()
+  }
+
+  // ---------------------------------------------------------------- scripts and statements
+
+  /** Statements separated by ';'; empty statements are allowed and ignored. */
+  script = this.RULE('script', () => {
+    this.OPTION(() => this.SUBRULE(this.statement))
+    this.MANY(() => {
+      this.CONSUME(T.Semicolon)
+      this.OPTION2(() => this.SUBRULE2(this.statement))
+    })
+  })
+
+  /** One expression, for tools and tests; a trailing ';' marks where it may end. */
+  standaloneExpression = this.RULE('standaloneExpression', () => {
+    this.SUBRULE(this.expression)
+    this.OPTION(() => this.CONSUME(T.Semicolon))
+  })
+
+  statement = this.RULE('statement', () => {
+    this.OR((this.alts.statement1 ??= [
+      { ALT: () => this.SUBRULE(this.createStatement, { LABEL: 'alt' }) },
+      { ALT: () => this.SUBRULE(this.dropStatement, { LABEL: 'alt' }) },
+      { ALT: () => this.SUBRULE(this.insertStatement, { LABEL: 'alt' }) },
+      { ALT: () => this.SUBRULE(this.query, { LABEL: 'alt' }) },
+      { ALT: () => this.SUBRULE(this.setStatement, { LABEL: 'alt' }) },
+      { ALT: () => this.SUBRULE(this.resetStatement, { LABEL: 'alt' }) },
+      { ALT: () => this.SUBRULE(this.explainStatement, { LABEL: 'alt' }) },
+      { ALT: () => this.SUBRULE(this.showStatement, { LABEL: 'alt' }) },
+      { ALT: () => this.SUBRULE(this.describeStatement, { LABEL: 'alt' }) },
+    ]))
+  })
+
+  createStatement = this.RULE('createStatement', () => {
+    this.CONSUME(T.CREATE)
+    this.OPTION(() => this.CONSUME(T.TEMPORARY))
+    this.OR((this.alts.createStatement1 ??= [
+      { ALT: () => this.SUBRULE(this.createTableBody) },
+      { ALT: () => this.SUBRULE(this.createViewBody) },
+    ]))
+  })
+
+  createTableBody = this.RULE('createTableBody', () => {
+    this.CONSUME(T.TABLE)
+    this.OPTION(() => this.SUBRULE(this.ifNotExists))
+    this.SUBRULE(this.qualifiedName)
+    this.CONSUME(T.LParen)
+    this.AT_LEAST_ONE_SEP({ SEP: T.Comma, DEF: () => this.SUBRULE(this.tableElement) })
+    this.CONSUME(T.RParen)
+    this.OPTION2(() => this.SUBRULE(this.commentClause))
+    this.OPTION3(() => {
+      this.CONSUME(T.WITH)
+      this.SUBRULE(this.optionList)
+    })
+  })
+
+  ifNotExists = this.RULE('ifNotExists', () => {
+    this.CONSUME(T.IF)
+    this.CONSUME(T.NOT)
+    this.CONSUME(T.EXISTS)
+  })
+
+  tableElement = this.RULE('tableElement', () => {
+    this.OR((this.alts.tableElement1 ??= [
+      { ALT: () => this.SUBRULE(this.watermarkDef, { LABEL: 'alt' }) },
+      { ALT: () => this.SUBRULE(this.primaryKeyDef, { LABEL: 'alt' }) },
+      { ALT: () => this.SUBRULE(this.columnDef, { LABEL: 'alt' }) },
+    ]))
+  })
+
+  watermarkDef = this.RULE('watermarkDef', () => {
+    this.CONSUME(T.WATERMARK)
+    this.CONSUME(T.FOR)
+    this.CONSUME(T.Name)
+    this.CONSUME(T.AS)
+    this.SUBRULE(this.expression)
+  })
+
+  /** Table-level `[CONSTRAINT c] PRIMARY KEY (a, b) [NOT] ENFORCED`. */
+  primaryKeyDef = this.RULE('primaryKeyDef', () => {
+    this.OPTION(() => this.SUBRULE(this.constraintName))
+    this.CONSUME(T.PRIMARY)
+    this.CONSUME(T.KEY)
+    this.SUBRULE(this.nameList)
+    this.OPTION2(() => this.SUBRULE(this.enforcement))
+  })
+
+  constraintName = this.RULE('constraintName', () => {
+    this.CONSUME(T.CONSTRAINT)
+    this.CONSUME(T.Name)
+  })
+
+  enforcement = this.RULE('enforcement', () => {
+    this.OPTION(() => this.CONSUME(T.NOT))
+    this.CONSUME(T.ENFORCED)
+  })
+
+  /** `name TYPE attrs…` or the computed `name AS expr`. */
+  columnDef = this.RULE('columnDef', () => {
+    this.CONSUME(T.Name)
+    this.OR((this.alts.columnDef1 ??= [
+      {
+        ALT: () => {
+          this.CONSUME(T.AS)
+          this.SUBRULE(this.expression)
+          this.OPTION(() => this.SUBRULE(this.commentClause))
+        },
+      },
+      {
+        ALT: () => {
+          this.SUBRULE(this.typeName)
+          this.MANY(() => this.SUBRULE(this.columnAttribute))
+        },
+      },
+    ]))
+  })
+
+  columnAttribute = this.RULE('columnAttribute', () => {
+    this.OR((this.alts.columnAttribute1 ??= [
+      { ALT: () => this.SUBRULE(this.metadataAttribute, { LABEL: 'alt' }) },
+      { ALT: () => this.SUBRULE(this.columnPrimaryKey, { LABEL: 'alt' }) },
+      { ALT: () => this.SUBRULE(this.commentClause, { LABEL: 'alt' }) },
+    ]))
+  })
+
+  metadataAttribute = this.RULE('metadataAttribute', () => {
+    this.CONSUME(T.METADATA)
+    this.OPTION(() => {
+      this.CONSUME(T.FROM)
+      this.CONSUME(T.StringLit)
+    })
+    this.OPTION2(() => this.CONSUME(T.VIRTUAL))
+  })
+
+  columnPrimaryKey = this.RULE('columnPrimaryKey', () => {
+    this.OPTION(() => this.SUBRULE(this.constraintName))
+    this.CONSUME(T.PRIMARY)
+    this.CONSUME(T.KEY)
+    this.OPTION2(() => this.SUBRULE(this.enforcement))
+  })
+
+  commentClause = this.RULE('commentClause', () => {
+    this.CONSUME(T.COMMENT)
+    this.CONSUME(T.StringLit)
+  })
+
+  /** `('k' = 'v', …)` after WITH. */
+  optionList = this.RULE('optionList', () => {
+    this.CONSUME(T.LParen)
+    this.MANY_SEP({ SEP: T.Comma, DEF: () => this.SUBRULE(this.optionPair) })
+    this.CONSUME(T.RParen)
+  })
+
+  optionPair = this.RULE('optionPair', () => {
+    this.CONSUME(T.StringLit, { LABEL: 'key' })
+    this.CONSUME(T.Eq)
+    this.CONSUME2(T.StringLit, { LABEL: 'value' })
+  })
+
+  createViewBody = this.RULE('createViewBody', () => {
+    this.CONSUME(T.VIEW)
+    this.OPTION(() => this.SUBRULE(this.ifNotExists))
+    this.SUBRULE(this.qualifiedName)
+    this.OPTION2(() => this.SUBRULE(this.nameList))
+    this.OPTION3(() => this.SUBRULE(this.commentClause))
+    this.CONSUME(T.AS)
+    this.SUBRULE(this.query)
+  })
+
+  dropStatement = this.RULE('dropStatement', () => {
+    this.CONSUME(T.DROP)
+    this.OPTION(() => this.CONSUME(T.TEMPORARY))
+    this.OR((this.alts.dropStatement1 ??= [
+      { ALT: () => this.CONSUME(T.TABLE) },
+      { ALT: () => this.CONSUME(T.VIEW) },
+    ]))
+    this.OPTION2(() => {
+      this.CONSUME(T.IF)
+      this.CONSUME(T.EXISTS)
+    })
+    this.SUBRULE(this.qualifiedName)
+  })
+
+  insertStatement = this.RULE('insertStatement', () => {
+    this.CONSUME(T.INSERT)
+    this.OR((this.alts.insertStatement1 ??= [
+      { ALT: () => this.CONSUME(T.INTO) },
+      { ALT: () => this.CONSUME(T.OVERWRITE) },
+    ]))
+    this.OPTION(() => this.CONSUME(T.TABLE))
+    this.SUBRULE(this.qualifiedName)
+    this.OPTION2(() => this.SUBRULE(this.nameList))
+    this.SUBRULE(this.query)
+  })
+
+  setStatement = this.RULE('setStatement', () => {
+    this.CONSUME(T.SET)
+    this.OPTION(() => {
+      this.SUBRULE(this.optionKey)
+      this.CONSUME(T.Eq)
+      this.SUBRULE(this.optionValue)
+    })
+  })
+
+  resetStatement = this.RULE('resetStatement', () => {
+    this.CONSUME(T.RESET)
+    this.OPTION(() => this.SUBRULE(this.optionKey))
+  })
+
+  /** `'k'` or an unquoted key such as `table.exec.state.ttl` or `pipeline.max-parallelism`. */
+  optionKey = this.RULE('optionKey', () => {
+    this.OR((this.alts.optionKey1 ??= [
+      { ALT: () => this.CONSUME(T.StringLit, { LABEL: 'alt' }) },
+      { ALT: () => this.SUBRULE(this.dottedWords, { LABEL: 'alt' }) },
+    ]))
+  })
+
+  optionValue = this.RULE('optionValue', () => {
+    this.OR((this.alts.optionValue1 ??= [
+      { ALT: () => this.CONSUME(T.StringLit, { LABEL: 'alt' }) },
+      { ALT: () => this.CONSUME(T.NumberLit, { LABEL: 'alt' }) },
+      { ALT: () => this.SUBRULE(this.dottedWords, { LABEL: 'alt' }) },
+    ]))
+  })
+
+  dottedWords = this.RULE('dottedWords', () => {
+    this.CONSUME(T.Word)
+    this.MANY(() => {
+      this.OR((this.alts.dottedWords1 ??= [
+        { ALT: () => this.CONSUME(T.Dot) },
+        { ALT: () => this.CONSUME(T.Minus) },
+      ]))
+      this.CONSUME2(T.Word)
+    })
+  })
+
+  /** `EXPLAIN [PLAN FOR | detail, …] (INSERT … | query)`. */
+  explainStatement = this.RULE('explainStatement', () => {
+    this.CONSUME(T.EXPLAIN)
+    this.OPTION(() => {
+      this.OR((this.alts.explainStatement1 ??= [
+        {
+          ALT: () => {
+            this.CONSUME(T.PLAN)
+            this.CONSUME(T.FOR)
+          },
+        },
+        { ALT: () => this.AT_LEAST_ONE_SEP({ SEP: T.Comma, DEF: () => this.CONSUME(T.Name) }) },
+      ]))
+    })
+    this.OR2((this.alts.explainStatement2 ??= [
+      { ALT: () => this.SUBRULE(this.insertStatement) },
+      { ALT: () => this.SUBRULE(this.query) },
+    ]))
+  })
+
+  showStatement = this.RULE('showStatement', () => {
+    this.CONSUME(T.SHOW)
+    this.OR((this.alts.showStatement1 ??= [
+      { ALT: () => this.CONSUME(T.TABLES) },
+      { ALT: () => this.CONSUME(T.VIEWS) },
+    ]))
+  })
+
+  describeStatement = this.RULE('describeStatement', () => {
+    this.OR((this.alts.describeStatement1 ??= [
+      { ALT: () => this.CONSUME(T.DESCRIBE) },
+      { ALT: () => this.CONSUME(T.DESC) },
+    ]))
+    this.SUBRULE(this.qualifiedName)
+  })
+
+  // ---------------------------------------------------------------- names
+
+  qualifiedName = this.RULE('qualifiedName', () => {
+    this.CONSUME(T.Name)
+    this.MANY(() => {
+      this.CONSUME(T.Dot)
+      this.CONSUME2(T.Name)
+    })
+  })
+
+  /** `(a, b, …)` */
+  nameList = this.RULE('nameList', () => {
+    this.CONSUME(T.LParen)
+    this.AT_LEAST_ONE_SEP({ SEP: T.Comma, DEF: () => this.CONSUME(T.Name) })
+    this.CONSUME(T.RParen)
+  })
+
+  /** `[AS] alias` */
+  alias = this.RULE('alias', () => {
+    this.OPTION(() => this.CONSUME(T.AS))
+    this.CONSUME(T.Name)
+  })
+
+  // ---------------------------------------------------------------- queries
+
+  /** `[WITH …] body [ORDER BY …] [LIMIT n | FETCH FIRST n ROWS ONLY]` */
+  query = this.RULE('query', () => {
+    this.OPTION(() => this.SUBRULE(this.withClause))
+    this.SUBRULE(this.queryExpression)
+    this.OPTION2(() => this.SUBRULE(this.orderByClause))
+    this.OPTION3(() => this.SUBRULE(this.limitClause))
+  })
+
+  withClause = this.RULE('withClause', () => {
+    this.CONSUME(T.WITH)
+    this.AT_LEAST_ONE_SEP({ SEP: T.Comma, DEF: () => this.SUBRULE(this.cte) })
+  })
+
+  cte = this.RULE('cte', () => {
+    this.CONSUME(T.Name)
+    this.OPTION(() => this.SUBRULE(this.nameList))
+    this.CONSUME(T.AS)
+    this.CONSUME(T.LParen)
+    this.SUBRULE(this.query)
+    this.CONSUME(T.RParen)
+  })
+
+  /** UNION and EXCEPT, left-associative, binding looser than INTERSECT. */
+  queryExpression = this.RULE('queryExpression', () => {
+    this.SUBRULE(this.intersectTerm)
+    this.MANY(() => this.SUBRULE(this.unionTail))
+  })
+
+  unionTail = this.RULE('unionTail', () => {
+    this.OR((this.alts.unionTail1 ??= [
+      { ALT: () => this.CONSUME(T.UNION) },
+      { ALT: () => this.CONSUME(T.EXCEPT) },
+    ]))
+    this.OPTION(() => this.SUBRULE(this.setQuantifier))
+    this.SUBRULE(this.intersectTerm)
+  })
+
+  intersectTerm = this.RULE('intersectTerm', () => {
+    this.SUBRULE(this.queryPrimary)
+    this.MANY(() => this.SUBRULE(this.intersectTail))
+  })
+
+  intersectTail = this.RULE('intersectTail', () => {
+    this.CONSUME(T.INTERSECT)
+    this.OPTION(() => this.SUBRULE(this.setQuantifier))
+    this.SUBRULE(this.queryPrimary)
+  })
+
+  setQuantifier = this.RULE('setQuantifier', () => {
+    this.OR((this.alts.setQuantifier1 ??= [
+      { ALT: () => this.CONSUME(T.ALL) },
+      { ALT: () => this.CONSUME(T.DISTINCT) },
+    ]))
+  })
+
+  queryPrimary = this.RULE('queryPrimary', () => {
+    this.OR((this.alts.queryPrimary1 ??= [
+      { ALT: () => this.SUBRULE(this.select) },
+      { ALT: () => this.SUBRULE(this.values) },
+      {
+        ALT: () => {
+          this.CONSUME(T.LParen)
+          this.SUBRULE(this.query)
+          this.CONSUME(T.RParen)
+        },
+      },
+    ]))
+  })
+
+  values = this.RULE('values', () => {
+    this.CONSUME(T.VALUES)
+    this.AT_LEAST_ONE_SEP({ SEP: T.Comma, DEF: () => this.SUBRULE(this.valuesRow) })
+  })
+
+  valuesRow = this.RULE('valuesRow', () => {
+    this.CONSUME(T.LParen)
+    this.AT_LEAST_ONE_SEP({ SEP: T.Comma, DEF: () => this.SUBRULE(this.expression) })
+    this.CONSUME(T.RParen)
+  })
+
+  /** WHERE, GROUP BY and HAVING only follow a FROM clause (as in Flink / Calcite). */
+  select = this.RULE('select', () => {
+    this.CONSUME(T.SELECT)
+    this.MANY(() => this.SUBRULE(this.hintBlock))
+    this.OPTION(() => this.SUBRULE(this.setQuantifier))
+    this.AT_LEAST_ONE_SEP({ SEP: T.Comma, DEF: () => this.SUBRULE(this.selectItem) })
+    this.OPTION2(() => {
+      this.CONSUME(T.FROM)
+      this.SUBRULE(this.fromClause)
+      this.OPTION3(() => this.SUBRULE(this.whereClause))
+      this.OPTION4(() => this.SUBRULE(this.groupByClause))
+      this.OPTION5(() => this.SUBRULE(this.havingClause))
+    })
+  })
+
+  /** `*`, `t.*`, or an expression with an optional alias. */
+  selectItem = this.RULE('selectItem', () => {
+    this.OR((this.alts.selectItem1 ??= [
+      { ALT: () => this.CONSUME(T.Star) },
+      {
+        ALT: () => {
+          this.CONSUME(T.Name)
+          this.CONSUME(T.Dot)
+          this.CONSUME2(T.Star)
+        },
+      },
+      {
+        ALT: () => {
+          this.SUBRULE(this.expression)
+          this.OPTION(() => this.SUBRULE(this.alias))
+        },
+      },
+    ]))
+  })
+
+  whereClause = this.RULE('whereClause', () => {
+    this.CONSUME(T.WHERE)
+    this.SUBRULE(this.expression)
+  })
+
+  groupByClause = this.RULE('groupByClause', () => {
+    this.CONSUME(T.GROUP)
+    this.CONSUME(T.BY)
+    this.AT_LEAST_ONE_SEP({ SEP: T.Comma, DEF: () => this.SUBRULE(this.expression) })
+  })
+
+  havingClause = this.RULE('havingClause', () => {
+    this.CONSUME(T.HAVING)
+    this.SUBRULE(this.expression)
+  })
+
+  orderByClause = this.RULE('orderByClause', () => {
+    this.CONSUME(T.ORDER)
+    this.CONSUME(T.BY)
+    this.AT_LEAST_ONE_SEP({ SEP: T.Comma, DEF: () => this.SUBRULE(this.orderItem) })
+  })
+
+  orderItem = this.RULE('orderItem', () => {
+    this.SUBRULE(this.expression)
+    this.OPTION(() => {
+      this.OR((this.alts.orderItem1 ??= [
+        { ALT: () => this.CONSUME(T.ASC) },
+        { ALT: () => this.CONSUME(T.DESC) },
+      ]))
+    })
+    this.OPTION2(() => {
+      this.CONSUME(T.NULLS)
+      this.OR2((this.alts.orderItem2 ??= [
+        { ALT: () => this.CONSUME(T.FIRST) },
+        { ALT: () => this.CONSUME(T.LAST) },
+      ]))
+    })
+  })
+
+  limitClause = this.RULE('limitClause', () => {
+    this.OR((this.alts.limitClause1 ??= [
+      {
+        ALT: () => {
+          this.CONSUME(T.LIMIT)
+          this.SUBRULE(this.expression)
+        },
+      },
+      {
+        ALT: () => {
+          this.CONSUME(T.FETCH)
+          this.OR2((this.alts.limitClauseInner1 ??= [
+            { ALT: () => this.CONSUME(T.FIRST) },
+            { ALT: () => this.CONSUME(T.NEXT) },
+          ]))
+          this.SUBRULE2(this.expression)
+          this.OR3((this.alts.limitClauseInner2 ??= [
+            { ALT: () => this.CONSUME(T.ROW) },
+            { ALT: () => this.CONSUME(T.ROWS) },
+          ]))
+          this.CONSUME(T.ONLY)
+        },
+      },
+    ]))
+  })
+
+  // ---------------------------------------------------------------- FROM
+
+  /** Joins are left-associative; a comma is a CROSS join. */
+  fromClause = this.RULE('fromClause', () => {
+    this.SUBRULE(this.fromItem)
+    this.MANY(() => this.SUBRULE(this.joinTail))
+  })
+
+  joinTail = this.RULE('joinTail', () => {
+    this.OR((this.alts.joinTail1 ??= [
+      {
+        ALT: () => {
+          this.CONSUME(T.Comma)
+          this.SUBRULE(this.fromItem)
+        },
+      },
+      {
+        ALT: () => {
+          this.OPTION(() => this.SUBRULE(this.joinType))
+          this.CONSUME(T.JOIN)
+          this.SUBRULE2(this.fromItem)
+          this.OPTION2(() => {
+            this.CONSUME(T.ON)
+            this.SUBRULE(this.expression)
+          })
+        },
+      },
+    ]))
+  })
+
+  joinType = this.RULE('joinType', () => {
+    this.OR((this.alts.joinType1 ??= [
+      { ALT: () => this.CONSUME(T.INNER) },
+      { ALT: () => this.CONSUME(T.CROSS) },
+      {
+        ALT: () => {
+          this.OR2((this.alts.joinTypeInner1 ??= [
+            { ALT: () => this.CONSUME(T.LEFT) },
+            { ALT: () => this.CONSUME(T.RIGHT) },
+            { ALT: () => this.CONSUME(T.FULL) },
+          ]))
+          this.OPTION(() => this.CONSUME(T.OUTER))
+        },
+      },
+    ]))
+  })
+
+  fromItem = this.RULE('fromItem', () => {
+    this.OR((this.alts.fromItem1 ??= [
+      { ALT: () => this.SUBRULE(this.windowTvfRef, { LABEL: 'alt' }) },
+      { ALT: () => this.SUBRULE(this.subqueryRef, { LABEL: 'alt' }) },
+      { ALT: () => this.SUBRULE(this.tableRef, { LABEL: 'alt' }) },
+    ]))
+  })
+
+  /** `name [hints] [[AS] alias] [hints]` — Flink writes hints before the alias; both places are accepted. */
+  tableRef = this.RULE('tableRef', () => {
+    this.SUBRULE(this.qualifiedName)
+    this.MANY(() => this.SUBRULE(this.hintBlock))
+    this.OPTION(() => this.SUBRULE(this.alias))
+    this.MANY2(() => this.SUBRULE2(this.hintBlock))
+  })
+
+  subqueryRef = this.RULE('subqueryRef', () => {
+    this.CONSUME(T.LParen)
+    this.SUBRULE(this.query)
+    this.CONSUME(T.RParen)
+    this.OPTION(() => this.SUBRULE(this.alias))
+  })
+
+  /** `TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) [AS] alias` */
+  windowTvfRef = this.RULE('windowTvfRef', () => {
+    this.CONSUME(T.TABLE)
+    this.CONSUME(T.LParen)
+    this.CONSUME(T.Name)
+    this.CONSUME2(T.LParen)
+    this.AT_LEAST_ONE_SEP({ SEP: T.Comma, DEF: () => this.SUBRULE(this.tvfArg) })
+    this.CONSUME(T.RParen)
+    this.CONSUME2(T.RParen)
+    this.OPTION(() => this.SUBRULE(this.alias))
+  })
+
+  /** A positional or named (`SIZE => …`) window TVF argument. */
+  tvfArg = this.RULE('tvfArg', () => {
+    this.OPTION(() => {
+      this.CONSUME(T.Name)
+      this.CONSUME(T.Arrow)
+    })
+    this.OR((this.alts.tvfArg1 ??= [
+      {
+        // '(' '(' … could open a subquery or an expression; tvfTableArg only takes '(' before a query keyword.
+        GATE: () => this.LA(1).tokenType === T.TABLE || startsQuery(this.LA(2)),
+        IGNORE_AMBIGUITIES: true,
+        ALT: () => this.SUBRULE(this.tvfTableArg),
+      },
+      { ALT: () => this.SUBRULE(this.descriptorArg) },
+      { ALT: () => this.SUBRULE(this.expression) },
+    ]))
+  })
+
+  /** `TABLE t`, `TABLE (query)` or `(query)`, with SESSION's optional PARTITION BY. */
+  tvfTableArg = this.RULE('tvfTableArg', () => {
+    this.OR((this.alts.tvfTableArg1 ??= [
+      {
+        ALT: () => {
+          this.CONSUME(T.TABLE)
+          this.OR2((this.alts.tvfTableArgInner1 ??= [
+            { ALT: () => this.SUBRULE(this.qualifiedName) },
+            { ALT: () => this.SUBRULE(this.parenQuery) },
+          ]))
+        },
+      },
+      // A '(' is a subquery only when a query keyword follows; otherwise it is a parenthesized expression.
+      { GATE: () => startsQuery(this.LA(2)), ALT: () => this.SUBRULE2(this.parenQuery) },
+    ]))
+    this.OPTION(() => this.SUBRULE(this.partitionClause))
+  })
+
+  parenQuery = this.RULE('parenQuery', () => {
+    this.CONSUME(T.LParen)
+    this.SUBRULE(this.query)
+    this.CONSUME(T.RParen)
+  })
+
+  /** `PARTITION BY k`, `PARTITION BY k, k2` or `PARTITION BY (k, k2)`. */
+  partitionClause = this.RULE('partitionClause', () => {
+    this.CONSUME(T.PARTITION)
+    this.CONSUME(T.BY)
+    this.OR((this.alts.partitionClause1 ??= [
+      {
+        ALT: () => {
+          this.CONSUME(T.LParen)
+          this.AT_LEAST_ONE_SEP({ SEP: T.Comma, DEF: () => this.SUBRULE(this.qualifiedName) })
+          this.CONSUME(T.RParen)
+        },
+      },
+      {
+        ALT: () => {
+          this.SUBRULE2(this.qualifiedName)
+          // `, k2` continues the key list only when k2 is a plain name followed by ',' or ')';
+          // otherwise the comma separates the next TVF argument (DESCRIPTOR(…), TIMECOL => …).
+          this.MANY({
+            GATE: () => {
+              const next = this.LA(3).tokenType
+              return this.LA(2).tokenType.CATEGORIES?.includes(T.Name) === true && (next === T.Comma || next === T.RParen || next === T.Dot)
+            },
+            DEF: () => {
+              this.CONSUME(T.Comma)
+              this.SUBRULE3(this.qualifiedName)
+            },
+          })
+        },
+      },
+    ]))
+  })
+
+  descriptorArg = this.RULE('descriptorArg', () => {
+    this.CONSUME(T.DESCRIPTOR)
+    this.CONSUME(T.LParen)
+    this.AT_LEAST_ONE_SEP({ SEP: T.Comma, DEF: () => this.CONSUME(T.Name) })
+    this.CONSUME(T.RParen)
+  })
+
+  /** `/*+ NAME('k' = 'v'), NAME2(a, b) *\/` */
+  hintBlock = this.RULE('hintBlock', () => {
+    this.CONSUME(T.HintStart)
+    this.SUBRULE(this.hintItem)
+    this.MANY(() => {
+      this.OPTION(() => this.CONSUME(T.Comma))
+      this.SUBRULE2(this.hintItem)
+    })
+    this.CONSUME(T.HintEnd)
+  })
+
+  hintItem = this.RULE('hintItem', () => {
+    this.CONSUME(T.Name)
+    this.OPTION(() => {
+      this.CONSUME(T.LParen)
+      this.MANY_SEP({ SEP: T.Comma, DEF: () => this.SUBRULE(this.hintArg) })
+      this.CONSUME(T.RParen)
+    })
+  })
+
+  hintArg = this.RULE('hintArg', () => {
+    this.SUBRULE(this.hintValue)
+    this.OPTION(() => {
+      this.CONSUME(T.Eq)
+      this.SUBRULE2(this.hintValue)
+    })
+  })
+
+  hintValue = this.RULE('hintValue', () => {
+    this.OR((this.alts.hintValue1 ??= [
+      { ALT: () => this.CONSUME(T.StringLit, { LABEL: 'alt' }) },
+      { ALT: () => this.CONSUME(T.NumberLit, { LABEL: 'alt' }) },
+      { ALT: () => this.SUBRULE(this.dottedWords, { LABEL: 'alt' }) },
+      { ALT: () => this.CONSUME(T.QuotedIdentifier, { LABEL: 'alt' }) },
+    ]))
+  })
+
+  // ---------------------------------------------------------------- types
+
+  /** `DECIMAL(10, 2)`, `DOUBLE PRECISION`, `TIMESTAMP(3) WITH LOCAL TIME ZONE NOT NULL`; names are checked in to-ast. */
+  typeName = this.RULE('typeName', () => {
+    this.CONSUME(T.Name)
+    this.OPTION(() => {
+      this.CONSUME(T.LParen)
+      this.AT_LEAST_ONE_SEP({ SEP: T.Comma, DEF: () => this.CONSUME(T.NumberLit) })
+      this.CONSUME(T.RParen)
+    })
+    this.OPTION2(() => this.CONSUME(T.PRECISION))
+    this.OPTION3(() => {
+      this.OR((this.alts.typeName1 ??= [
+        {
+          ALT: () => {
+            this.CONSUME(T.WITH)
+            this.CONSUME(T.LOCAL)
+          },
+        },
+        { ALT: () => this.CONSUME(T.WITHOUT) },
+      ]))
+      this.CONSUME(T.TIME)
+      this.CONSUME(T.ZONE)
+    })
+    this.OPTION4(() => {
+      this.OR2((this.alts.typeName2 ??= [
+        {
+          ALT: () => {
+            this.CONSUME(T.NOT)
+            this.CONSUME(T.NULL)
+          },
+        },
+        { ALT: () => this.CONSUME2(T.NULL) },
+      ]))
+    })
+  })
+
+  // ---------------------------------------------------------------- expressions
+
+  /**
+   * A flat chain `[NOT…] operand (tail)*`; to-ast.ts applies precedence and associativity. Keeping
+   * the CST flat (instead of one rule per precedence level) makes parsing several times cheaper.
+   */
+  expression = this.RULE('expression', () => {
+    this.MANY(() => this.CONSUME(T.NOT))
+    this.SUBRULE(this.primary)
+    this.MANY2(() => this.SUBRULE(this.exprTail))
+  })
+
+  exprTail = this.RULE('exprTail', () => {
+    this.OR((this.alts.exprTail1 ??= [
+      {
+        ALT: () => {
+          this.OR2((this.alts.exprTailInner1 ??= [
+            { ALT: () => this.CONSUME(T.OR, { LABEL: 'op' }) },
+            { ALT: () => this.CONSUME(T.AND, { LABEL: 'op' }) },
+            { ALT: () => this.CONSUME(T.CompareOp, { LABEL: 'op' }) },
+            { ALT: () => this.CONSUME(T.Concat, { LABEL: 'op' }) },
+            { ALT: () => this.CONSUME(T.AddOp, { LABEL: 'op' }) },
+            { ALT: () => this.CONSUME(T.MulOp, { LABEL: 'op' }) },
+          ]))
+          this.MANY(() => this.CONSUME(T.NOT))
+          this.SUBRULE(this.primary)
+        },
+      },
+      {
+        ALT: () => {
+          this.CONSUME(T.IS)
+          this.OPTION(() => this.CONSUME2(T.NOT, { LABEL: 'negated' }))
+          this.OR3((this.alts.exprTailInner2 ??= [
+            { ALT: () => this.CONSUME(T.NULL) },
+            { ALT: () => this.CONSUME(T.TRUE) },
+            { ALT: () => this.CONSUME(T.FALSE) },
+            { ALT: () => this.CONSUME(T.UNKNOWN) },
+          ]))
+        },
+      },
+      {
+        ALT: () => {
+          this.OPTION2(() => this.CONSUME3(T.NOT, { LABEL: 'negated' }))
+          this.OR4((this.alts.exprTailInner3 ??= [
+            { ALT: () => this.SUBRULE(this.betweenTail) },
+            { ALT: () => this.SUBRULE(this.inTail) },
+            { ALT: () => this.SUBRULE(this.likeTail) },
+          ]))
+        },
+      },
+    ]))
+  })
+
+  /** The bounds are arithmetic, so `x BETWEEN 1 AND 2 AND y` is `(x BETWEEN 1 AND 2) AND y`. */
+  betweenTail = this.RULE('betweenTail', () => {
+    this.CONSUME(T.BETWEEN)
+    this.SUBRULE(this.arithmetic, { LABEL: 'low' })
+    this.CONSUME(T.AND)
+    this.SUBRULE2(this.arithmetic, { LABEL: 'high' })
+  })
+
+  inTail = this.RULE('inTail', () => {
+    this.CONSUME(T.IN)
+    this.CONSUME(T.LParen)
+    this.AT_LEAST_ONE_SEP({ SEP: T.Comma, DEF: () => this.SUBRULE(this.expression) })
+    this.CONSUME(T.RParen)
+  })
+
+  likeTail = this.RULE('likeTail', () => {
+    this.CONSUME(T.LIKE)
+    this.SUBRULE(this.arithmetic, { LABEL: 'pattern' })
+    this.OPTION(() => {
+      this.CONSUME(T.ESCAPE)
+      this.SUBRULE2(this.arithmetic, { LABEL: 'escape' })
+    })
+  })
+
+  /** `||`, `+ -`, `* / %` only (no comparison or boolean operators): BETWEEN bounds, LIKE patterns, POSITION operands. */
+  arithmetic = this.RULE('arithmetic', () => {
+    this.SUBRULE(this.primary)
+    this.MANY(() => {
+      this.OR((this.alts.arithmetic1 ??= [
+        { ALT: () => this.CONSUME(T.Concat, { LABEL: 'op' }) },
+        { ALT: () => this.CONSUME(T.AddOp, { LABEL: 'op' }) },
+        { ALT: () => this.CONSUME(T.MulOp, { LABEL: 'op' }) },
+      ]))
+      this.SUBRULE2(this.primary)
+    })
+  })
+
+  /**
+   * An operand with its prefix signs (`- - x`). Every alternative is labelled 'alt' so to-ast finds
+   * it with one property read; the choice needs one token of lookahead (a table lookup).
+   */
+  primary = this.RULE('primary', () => {
+    const alt = ALT_LABEL
+    this.MANY(() => this.CONSUME(T.AddOp))
+    this.OR((this.alts.primary1 ??= [
+      { ALT: () => this.CONSUME(T.NumberLit, alt) },
+      { ALT: () => this.CONSUME(T.StringLit, alt) },
+      { ALT: () => this.CONSUME(T.TRUE, alt) },
+      { ALT: () => this.CONSUME(T.FALSE, alt) },
+      { ALT: () => this.CONSUME(T.NULL, alt) },
+      { ALT: () => this.SUBRULE(this.intervalLiteral, alt) },
+      { ALT: () => this.SUBRULE(this.caseExpr, alt) },
+      { ALT: () => this.SUBRULE(this.castExpr, alt) },
+      { ALT: () => this.SUBRULE(this.extractExpr, alt) },
+      { ALT: () => this.SUBRULE(this.floorCeilExpr, alt) },
+      { ALT: () => this.SUBRULE(this.substringExpr, alt) },
+      { ALT: () => this.SUBRULE(this.trimExpr, alt) },
+      { ALT: () => this.SUBRULE(this.positionExpr, alt) },
+      { ALT: () => this.SUBRULE(this.niladicCall, alt) },
+      { ALT: () => this.SUBRULE(this.keywordCall, alt) },
+      { ALT: () => this.SUBRULE(this.parenExpr, alt) },
+      { ALT: () => this.SUBRULE(this.typedLiteral, alt) },
+      { ALT: () => this.SUBRULE(this.nameExpr, alt) },
+    ]))
+  })
+
+  /** `INTERVAL ['-'] '10' MINUTES`, `INTERVAL '1:30' HOUR TO MINUTE`; units are checked in to-ast. */
+  intervalLiteral = this.RULE('intervalLiteral', () => {
+    this.CONSUME(T.INTERVAL)
+    this.OPTION(() => this.CONSUME(T.AddOp))
+    this.CONSUME(T.StringLit)
+    this.CONSUME(T.Name, { LABEL: 'unit' })
+    this.OPTION2(() => {
+      this.CONSUME(T.TO)
+      this.CONSUME2(T.Name, { LABEL: 'toUnit' })
+    })
+  })
+
+  /** `TIMESTAMP '…'`; the lexer marks TIMESTAMP / TIMESTAMP_LTZ / DATE before a string as LiteralPrefix. */
+  typedLiteral = this.RULE('typedLiteral', () => {
+    this.CONSUME(T.LiteralPrefix)
+    this.CONSUME(T.StringLit)
+  })
+
+  caseExpr = this.RULE('caseExpr', () => {
+    this.CONSUME(T.CASE)
+    this.OPTION(() => this.SUBRULE(this.expression, { LABEL: 'operand' }))
+    this.AT_LEAST_ONE(() => this.SUBRULE(this.whenClause))
+    this.OPTION2(() => {
+      this.CONSUME(T.ELSE)
+      this.SUBRULE2(this.expression, { LABEL: 'else' })
+    })
+    this.CONSUME(T.END)
+  })
+
+  whenClause = this.RULE('whenClause', () => {
+    this.CONSUME(T.WHEN)
+    this.SUBRULE(this.expression, { LABEL: 'when' })
+    this.CONSUME(T.THEN)
+    this.SUBRULE2(this.expression, { LABEL: 'then' })
+  })
+
+  castExpr = this.RULE('castExpr', () => {
+    this.OR((this.alts.castExpr1 ??= [
+      { ALT: () => this.CONSUME(T.CAST) },
+      { ALT: () => this.CONSUME(T.TRY_CAST) },
+    ]))
+    this.CONSUME(T.LParen)
+    this.SUBRULE(this.expression)
+    this.CONSUME(T.AS)
+    this.SUBRULE(this.typeName)
+    this.CONSUME(T.RParen)
+  })
+
+  extractExpr = this.RULE('extractExpr', () => {
+    this.CONSUME(T.EXTRACT)
+    this.CONSUME(T.LParen)
+    this.CONSUME(T.Name)
+    this.CONSUME(T.FROM)
+    this.SUBRULE(this.expression)
+    this.CONSUME(T.RParen)
+  })
+
+  /** `FLOOR(x)`, `FLOOR(ts TO HOUR)`, and the same for CEIL / CEILING. */
+  floorCeilExpr = this.RULE('floorCeilExpr', () => {
+    this.OR((this.alts.floorCeilExpr1 ??= [
+      { ALT: () => this.CONSUME(T.FLOOR) },
+      { ALT: () => this.CONSUME(T.CEIL) },
+      { ALT: () => this.CONSUME(T.CEILING) },
+    ]))
+    this.CONSUME(T.LParen)
+    this.SUBRULE(this.expression)
+    this.OPTION(() => {
+      this.CONSUME(T.TO)
+      this.CONSUME(T.Name)
+    })
+    this.CONSUME(T.RParen)
+  })
+
+  /** `SUBSTRING(s FROM 2 [FOR 3])` or `SUBSTRING(s, 2 [, 3])`. */
+  substringExpr = this.RULE('substringExpr', () => {
+    this.CONSUME(T.SUBSTRING)
+    this.CONSUME(T.LParen)
+    this.SUBRULE(this.expression, { LABEL: 'source' })
+    this.OR((this.alts.substringExpr1 ??= [
+      {
+        ALT: () => {
+          this.CONSUME(T.FROM)
+          this.SUBRULE2(this.expression, { LABEL: 'start' })
+          this.OPTION(() => {
+            this.CONSUME(T.FOR)
+            this.SUBRULE3(this.expression, { LABEL: 'length' })
+          })
+        },
+      },
+      {
+        ALT: () => {
+          this.CONSUME(T.Comma)
+          this.SUBRULE4(this.expression, { LABEL: 'start' })
+          this.OPTION2(() => {
+            this.CONSUME2(T.Comma)
+            this.SUBRULE5(this.expression, { LABEL: 'length' })
+          })
+        },
+      },
+    ]))
+    this.CONSUME(T.RParen)
+  })
+
+  /** `TRIM([BOTH | LEADING | TRAILING] [chars] FROM s)` or `TRIM(s)`. */
+  trimExpr = this.RULE('trimExpr', () => {
+    this.CONSUME(T.TRIM)
+    this.CONSUME(T.LParen)
+    this.OR((this.alts.trimExpr1 ??= [
+      {
+        ALT: () => {
+          this.OR2((this.alts.trimExprInner1 ??= [
+            { ALT: () => this.CONSUME(T.BOTH) },
+            { ALT: () => this.CONSUME(T.LEADING) },
+            { ALT: () => this.CONSUME(T.TRAILING) },
+          ]))
+          this.OPTION(() => this.SUBRULE(this.expression, { LABEL: 'chars' }))
+          this.CONSUME(T.FROM)
+          this.SUBRULE2(this.expression, { LABEL: 'source' })
+        },
+      },
+      {
+        ALT: () => {
+          this.SUBRULE3(this.expression, { LABEL: 'first' })
+          this.OPTION2(() => {
+            this.CONSUME2(T.FROM)
+            this.SUBRULE4(this.expression, { LABEL: 'source' })
+          })
+        },
+      },
+    ]))
+    this.CONSUME(T.RParen)
+  })
+
+  /** `POSITION(a IN b)`; the operands are arithmetic so IN is not read as an IN list. */
+  positionExpr = this.RULE('positionExpr', () => {
+    this.CONSUME(T.POSITION)
+    this.CONSUME(T.LParen)
+    this.SUBRULE(this.arithmetic, { LABEL: 'needle' })
+    this.CONSUME(T.IN)
+    this.SUBRULE2(this.arithmetic, { LABEL: 'haystack' })
+    this.CONSUME(T.RParen)
+  })
+
+  /** CURRENT_TIMESTAMP and friends, written without parentheses (an empty pair is tolerated). */
+  niladicCall = this.RULE('niladicCall', () => {
+    this.OR((this.alts.niladicCall1 ??= [
+      { ALT: () => this.CONSUME(T.CURRENT_TIMESTAMP, { LABEL: 'alt' }) },
+      { ALT: () => this.CONSUME(T.CURRENT_DATE, { LABEL: 'alt' }) },
+      { ALT: () => this.CONSUME(T.CURRENT_TIME, { LABEL: 'alt' }) },
+      { ALT: () => this.CONSUME(T.LOCALTIMESTAMP, { LABEL: 'alt' }) },
+      { ALT: () => this.CONSUME(T.LOCALTIME, { LABEL: 'alt' }) },
+    ]))
+    this.OPTION(() => {
+      this.CONSUME(T.LParen)
+      this.CONSUME(T.RParen)
+    })
+  })
+
+  /** Functions named by reserved words: LEFT(s, n), RIGHT(s, n). */
+  keywordCall = this.RULE('keywordCall', () => {
+    this.OR((this.alts.keywordCall1 ??= [
+      { ALT: () => this.CONSUME(T.LEFT) },
+      { ALT: () => this.CONSUME(T.RIGHT) },
+    ]))
+    this.SUBRULE(this.callArgs)
+  })
+
+  parenExpr = this.RULE('parenExpr', () => {
+    this.CONSUME(T.LParen)
+    this.SUBRULE(this.expression)
+    this.CONSUME(T.RParen)
+  })
+
+  /** A column (`a`, `t.a`) or a call `f(…)`. */
+  nameExpr = this.RULE('nameExpr', () => {
+    this.CONSUME(T.Name)
+    this.MANY(() => {
+      this.CONSUME(T.Dot)
+      this.CONSUME2(T.Name)
+    })
+    this.OPTION(() => this.SUBRULE(this.callArgs))
+  })
+
+  /** `(…)` of a call, with DISTINCT / `*` for aggregates and a trailing `FILTER (WHERE …)`. */
+  callArgs = this.RULE('callArgs', () => {
+    this.CONSUME(T.LParen)
+    this.OPTION(() => this.SUBRULE(this.setQuantifier))
+    this.OPTION2(() => {
+      this.OR((this.alts.callArgs1 ??= [
+        { ALT: () => this.CONSUME(T.Star) },
+        { ALT: () => this.AT_LEAST_ONE_SEP({ SEP: T.Comma, DEF: () => this.SUBRULE(this.expression) }) },
+      ]))
+    })
+    this.CONSUME(T.RParen)
+    this.OPTION3(() => {
+      this.CONSUME(T.FILTER)
+      this.CONSUME2(T.LParen)
+      this.CONSUME(T.WHERE)
+      this.SUBRULE2(this.expression, { LABEL: 'filter' })
+      this.CONSUME2(T.RParen)
+    })
+  })
+}
+
+export type { CstNode }

@@ -1,0 +1,407 @@
+// CST → AST for expressions, literals and type names. Operator chains are folded by precedence; a
+// node's span runs from the start of its first operand's text to the end of its last (parentheses included).
+import { WeirError } from '../common/errors.js'
+import type { Span } from '../common/span.js'
+import type * as A from './ast.js'
+import { alt, child, endOf, has, identFromToken, isToken, node, nodes, qualifiedName, startOf, stringValue, token, tokens, type CstElement, type CstNode, type IToken, type Spans } from './cst.js'
+import { closest } from './suggest.js'
+import * as T from './tokens.js'
+
+type BinaryOperator = A.BinaryOperator
+
+// ---------------------------------------------------------------- operator precedence
+
+/** Binding power of each binary operator and of the postfix predicates (IS, BETWEEN, IN, LIKE). */
+const enum Prec { Or = 1, And = 2, Not = 3, Compare = 4, Concat = 5, Add = 6, Mul = 7 }
+
+/** One element of a flattened operator chain, in source order. */
+type Item =
+  | { readonly kind: 'not'; readonly token: IToken }
+  | { readonly kind: 'operand'; readonly node: CstNode }
+  | { readonly kind: 'op'; readonly token: IToken }
+  | { readonly kind: 'tail'; readonly node: CstNode }
+
+/** An expression with the extent of its text, parentheses included (the node's own span excludes them). */
+interface Parsed {
+  readonly expr: A.Expr
+  readonly start: number
+  readonly end: number
+}
+
+/**
+ * An `expression` CST node (a flat chain `[NOT…] operand (op [NOT…] operand | postfix)*`) → Expr,
+ * by precedence climbing: OR < AND < NOT < comparison, IS, BETWEEN, IN, LIKE < || < + - < * / %.
+ * All binary operators are left-associative.
+ */
+export function expression(n: CstNode, s: Spans): A.Expr {
+  const tails = nodes(n, 'exprTail')
+  const nots = tokens(n, 'NOT')
+  if (tails.length === 0 && nots.length === 0) return operand(child(n, 'primary'), s)
+  const items: Item[] = []
+  for (const t of nots) items.push({ kind: 'not', token: t })
+  items.push({ kind: 'operand', node: child(n, 'primary') })
+  for (const tail of tails) {
+    const op = token(tail, 'op')
+    if (op) {
+      items.push({ kind: 'op', token: op })
+      for (const t of tokens(tail, 'NOT')) items.push({ kind: 'not', token: t })
+      items.push({ kind: 'operand', node: child(tail, 'primary') })
+    } else {
+      items.push({ kind: 'tail', node: tail })
+    }
+  }
+  return new Climber(items, s).parse(0).expr
+}
+
+/** `a || b + c * d`: the arithmetic-only chain used for BETWEEN bounds, LIKE patterns and POSITION. */
+function arithmetic(n: CstNode, s: Spans): A.Expr {
+  const operands = nodes(n, 'primary')
+  if (operands.length === 1) return operand(operands[0]!, s)
+  const ops = tokens(n, 'op')
+  const items: Item[] = [{ kind: 'operand', node: operands[0]! }]
+  for (let i = 0; i < ops.length; i++) {
+    items.push({ kind: 'op', token: ops[i]! }, { kind: 'operand', node: operands[i + 1]! })
+  }
+  return new Climber(items, s).parse(0).expr
+}
+
+function binaryOp(t: IToken): { op: BinaryOperator; prec: Prec } {
+  switch (t.tokenType) {
+    case T.OR: return { op: 'OR', prec: Prec.Or }
+    case T.AND: return { op: 'AND', prec: Prec.And }
+    case T.Eq: return { op: '=', prec: Prec.Compare }
+    case T.NotEq: return { op: '<>', prec: Prec.Compare }
+    case T.Lt: return { op: '<', prec: Prec.Compare }
+    case T.LtEq: return { op: '<=', prec: Prec.Compare }
+    case T.Gt: return { op: '>', prec: Prec.Compare }
+    case T.GtEq: return { op: '>=', prec: Prec.Compare }
+    case T.Concat: return { op: '||', prec: Prec.Concat }
+    case T.Plus: return { op: '+', prec: Prec.Add }
+    case T.Minus: return { op: '-', prec: Prec.Add }
+    case T.Star: return { op: '*', prec: Prec.Mul }
+    case T.Slash: return { op: '/', prec: Prec.Mul }
+    case T.Percent: return { op: '%', prec: Prec.Mul }
+    default: throw WeirError.internal(`unknown operator ${t.image}`)
+  }
+}
+
+class Climber {
+  private i = 0
+  constructor(private readonly items: readonly Item[], private readonly s: Spans) {}
+
+  parse(minPrec: number): Parsed {
+    let left = this.prefix()
+    for (;;) {
+      const item = this.items[this.i]
+      if (item === undefined) return left
+      if (item.kind === 'op') {
+        const { op, prec } = binaryOp(item.token)
+        if (prec < minPrec) return left
+        this.i++
+        const right = this.parse(prec + 1)
+        left = { expr: { kind: 'BinaryOp', op, left: left.expr, right: right.expr, span: this.s.src.span(left.start, right.end) }, start: left.start, end: right.end }
+      } else if (item.kind === 'tail') {
+        if (Prec.Compare < minPrec) return left
+        this.i++
+        left = this.postfix(left, item.node)
+      } else {
+        throw WeirError.internal('operand without an operator in expression chain')
+      }
+    }
+  }
+
+  private prefix(): Parsed {
+    const item = this.items[this.i++]!
+    if (item.kind === 'not') {
+      // NOT binds looser than comparisons: NOT a = b is NOT (a = b).
+      const operand = this.parse(Prec.Not)
+      const start = item.token.startOffset
+      return { expr: { kind: 'UnaryOp', op: 'NOT', operand: operand.expr, span: this.s.src.span(start, operand.end) }, start, end: operand.end }
+    }
+    if (item.kind !== 'operand') throw WeirError.internal('expression chain starts with an operator')
+    return { expr: operand(item.node, this.s), start: startOf(item.node), end: endOf(item.node) }
+  }
+
+  private postfix(left: Parsed, tail: CstNode): Parsed {
+    const s = this.s
+    const end = endOf(tail)
+    const span = s.src.span(left.start, end)
+    const operand = left.expr
+    const negated = has(tail, 'negated')
+    let expr: A.Expr
+    if (has(tail, 'IS')) {
+      if (has(tail, 'NULL') || has(tail, 'UNKNOWN')) expr = { kind: 'IsNull', operand, negated, span }
+      else expr = { kind: 'IsBool', operand, value: has(tail, 'TRUE'), negated, span }
+    } else {
+      const between = node(tail, 'betweenTail')
+      const inList = node(tail, 'inTail')
+      const like = node(tail, 'likeTail')
+      if (between) {
+        expr = { kind: 'Between', operand, low: arithmetic(child(between, 'low'), s), high: arithmetic(child(between, 'high'), s), negated, span }
+      } else if (inList) {
+        expr = { kind: 'InList', operand, list: nodes(inList, 'expression').map((e) => expression(e, s)), negated, span }
+      } else if (like) {
+        const escape = node(like, 'escape')
+        expr = { kind: 'Like', operand, pattern: arithmetic(child(like, 'pattern'), s), ...(escape ? { escape: arithmetic(escape, s) } : {}), negated, span }
+      } else {
+        throw WeirError.internal(`unhandled predicate ${s.text(tail)}`)
+      }
+    }
+    return { expr, start: left.start, end }
+  }
+}
+
+/** A `primary` node: the operand itself, wrapped in its prefix signs. */
+function operand(n: CstNode, s: Spans): A.Expr {
+  const c = alt(n)
+  let acc = primary(c, s)
+  const signs = tokens(n, 'AddOp')
+  for (let i = signs.length - 1; i >= 0; i--) {
+    acc = { kind: 'UnaryOp', op: signs[i]!.tokenType === T.Plus ? '+' : '-', operand: acc, span: s.between(signs[i]!, c) }
+  }
+  return acc
+}
+
+function primary(c: CstElement, s: Spans): A.Expr {
+  if (isToken(c)) {
+    const span = s.ofToken(c)
+    switch (c.tokenType) {
+      case T.NumberLit: return { kind: 'Literal', type: 'number', text: c.image, span }
+      case T.StringLit: return { kind: 'Literal', type: 'string', text: stringValue(c), span }
+      case T.TRUE: return { kind: 'Literal', type: 'boolean', text: 'TRUE', span }
+      case T.FALSE: return { kind: 'Literal', type: 'boolean', text: 'FALSE', span }
+      case T.NULL: return { kind: 'Literal', type: 'null', text: 'NULL', span }
+      default: throw WeirError.internal(`unexpected token ${c.image} in expression`)
+    }
+  }
+  switch (c.name) {
+    case 'intervalLiteral': return intervalLiteral(c, s)
+    case 'typedLiteral': return typedLiteral(c, s)
+    case 'nameExpr': return nameExpr(c, s)
+    case 'caseExpr': return caseExpr(c, s)
+    case 'castExpr': return {
+      kind: 'Cast', operand: expression(child(c, 'expression'), s), type: typeName(child(c, 'typeName'), s),
+      try: has(c, 'TRY_CAST'), span: s.of(c),
+    }
+    case 'extractExpr': return {
+      kind: 'Extract', unit: timeUnit(token(c, 'Name')!, s, 'EXTRACT'), operand: expression(child(c, 'expression'), s), span: s.of(c),
+    }
+    case 'floorCeilExpr': return floorCeil(c, s)
+    case 'substringExpr': return substring(c, s)
+    case 'trimExpr': return trim(c, s)
+    case 'positionExpr': return call(keywordIdent(token(c, 'POSITION')!, s), [arithmetic(child(c, 'needle'), s), arithmetic(child(c, 'haystack'), s)], s.of(c))
+    case 'niladicCall': {
+      const t = alt(c) as IToken
+      return call(keywordIdent(t, s), [], s.of(c))
+    }
+    case 'keywordCall': {
+      const t = (token(c, 'LEFT') ?? token(c, 'RIGHT'))!
+      return functionCall(identFromToken(t, s), child(c, 'callArgs'), s.of(c), s)
+    }
+    case 'parenExpr': return expression(child(c, 'expression'), s)
+    default: throw WeirError.internal(`unhandled expression rule ${c.name}`)
+  }
+}
+
+/** A keyword used as a function name: the name is the keyword, upper-cased. */
+function keywordIdent(t: IToken, s: Spans): A.Ident {
+  return { value: t.image.toUpperCase(), quoted: false, span: s.ofToken(t) }
+}
+
+function call(name: A.Ident, args: A.Expr[], span: Span): A.FunctionCall {
+  return { kind: 'FunctionCall', name, args, distinct: false, star: false, span }
+}
+
+/** Interval units as Flink accepts them; the planner decides which it can evaluate. */
+const INTERVAL_UNITS = [
+  'MILLISECOND', 'SECOND', 'MINUTE', 'HOUR', 'DAY', 'WEEK', 'MONTH', 'QUARTER', 'YEAR',
+  'MILLISECONDS', 'SECONDS', 'MINUTES', 'HOURS', 'DAYS', 'WEEKS', 'MONTHS', 'QUARTERS', 'YEARS',
+]
+const TIME_UNITS = ['MILLISECOND', 'SECOND', 'MINUTE', 'HOUR', 'DAY', 'WEEK', 'MONTH', 'QUARTER', 'YEAR', 'DOW', 'DOY', 'EPOCH', 'MICROSECOND', 'NANOSECOND', 'CENTURY', 'DECADE', 'MILLENNIUM', 'ISODOW', 'ISOYEAR']
+
+function unitOf(t: IToken, s: Spans, allowed: readonly string[], what: string): string {
+  const id = identFromToken(t, s)
+  const unit = id.value.toUpperCase()
+  if (allowed.includes(unit)) return unit
+  const guess = closest(unit, allowed)
+  throw WeirError.syntax(`unknown ${what} unit '${id.value}'`, {
+    span: id.span,
+    help: guess ? `did you mean ${guess}?` : `use one of ${allowed.filter((u) => !u.endsWith('S')).join(', ')}`,
+  })
+}
+
+function timeUnit(t: IToken, s: Spans, fn: string): string {
+  return unitOf(t, s, TIME_UNITS, fn === 'EXTRACT' ? 'EXTRACT' : 'time')
+}
+
+function intervalLiteral(n: CstNode, s: Spans): A.IntervalLiteral {
+  const str = token(n, 'StringLit')!
+  let text = stringValue(str).trim()
+  let negative = token(n, 'AddOp')?.tokenType === T.Minus
+  // A sign inside the string: INTERVAL '-5' SECOND.
+  if (text.startsWith('-') || text.startsWith('+')) {
+    if (text.startsWith('-')) negative = !negative
+    text = text.slice(1).trim()
+  }
+  const unit = unitOf(token(n, 'unit')!, s, INTERVAL_UNITS, 'interval')
+  const to = token(n, 'toUnit')
+  return {
+    kind: 'IntervalLiteral', text, negative, unit,
+    ...(to ? { toUnit: unitOf(to, s, INTERVAL_UNITS, 'interval') } : {}),
+    span: s.of(n),
+  }
+}
+
+function typedLiteral(n: CstNode, s: Spans): A.Literal {
+  const text = stringValue(token(n, 'StringLit')!)
+  const prefix = token(n, 'LiteralPrefix')!.image.toUpperCase()
+  const type = prefix === 'DATE' ? 'date' : prefix === 'TIMESTAMP_LTZ' ? 'timestamp_ltz' : 'timestamp'
+  return { kind: 'Literal', type, text, span: s.of(n) }
+}
+
+function caseExpr(n: CstNode, s: Spans): A.CaseExpr {
+  const operand = node(n, 'operand')
+  const otherwise = node(n, 'else')
+  return {
+    kind: 'CaseExpr',
+    ...(operand ? { operand: expression(operand, s) } : {}),
+    whens: nodes(n, 'whenClause').map((w) => ({ when: expression(child(w, 'when'), s), then: expression(child(w, 'then'), s) })),
+    ...(otherwise ? { else: expression(otherwise, s) } : {}),
+    span: s.of(n),
+  }
+}
+
+function floorCeil(n: CstNode, s: Spans): A.Expr {
+  const kw = (token(n, 'FLOOR') ?? token(n, 'CEIL') ?? token(n, 'CEILING'))!
+  const fn = kw.tokenType === T.FLOOR ? 'FLOOR' : 'CEIL'
+  const operand = expression(child(n, 'expression'), s)
+  const unit = token(n, 'Name')
+  if (unit) return { kind: 'TimeFloorCeil', fn, operand, unit: timeUnit(unit, s, fn), span: s.of(n) }
+  return call({ value: fn, quoted: false, span: s.ofToken(kw) }, [operand], s.of(n))
+}
+
+/** SUBSTRING(s FROM a FOR b) and SUBSTRING(s, a, b) both become SUBSTRING(s, a[, b]). */
+function substring(n: CstNode, s: Spans): A.FunctionCall {
+  const args = [expression(child(n, 'source'), s), expression(child(n, 'start'), s)]
+  const length = node(n, 'length')
+  if (length) args.push(expression(length, s))
+  return call(keywordIdent(token(n, 'SUBSTRING')!, s), args, s.of(n))
+}
+
+/**
+ * TRIM([BOTH] [chars] FROM s) → TRIM(s[, chars]); LEADING → LTRIM(s[, chars]); TRAILING → RTRIM(s[, chars]);
+ * TRIM(s) → TRIM(s).
+ */
+function trim(n: CstNode, s: Spans): A.FunctionCall {
+  const kw = token(n, 'TRIM')!
+  const name = has(n, 'LEADING') ? 'LTRIM' : has(n, 'TRAILING') ? 'RTRIM' : 'TRIM'
+  const source = node(n, 'source')
+  const first = node(n, 'first')
+  const chars = node(n, 'chars') ?? (source ? first : undefined)
+  const args = [expression(source ?? first!, s)]
+  if (chars) args.push(expression(chars, s))
+  return call({ value: name, quoted: false, span: s.ofToken(kw) }, args, s.of(n))
+}
+
+/** Functions whose first argument is a time unit keyword, passed on as a string literal. */
+const UNIT_FIRST_FUNCTIONS = new Set(['TIMESTAMPADD', 'TIMESTAMPDIFF'])
+
+function nameExpr(n: CstNode, s: Spans): A.Expr {
+  const args = node(n, 'callArgs')
+  if (!args) {
+    const name = qualifiedName(n, s)
+    return { kind: 'ColumnRef', name, span: name.span }
+  }
+  const parts = tokens(n, 'Name')
+  if (parts.length > 1) {
+    throw WeirError.syntax(`qualified function names are not supported: '${s.text(n).split('(')[0]}'`, {
+      span: s.between(parts[0]!, parts[parts.length - 1]!),
+      help: 'call the function by its plain name',
+    })
+  }
+  return functionCall(identFromToken(parts[0]!, s), args, s.of(n), s)
+}
+
+function functionCall(name: A.Ident, argsNode: CstNode, span: Span, s: Spans): A.FunctionCall {
+  const quantifier = node(argsNode, 'setQuantifier')
+  const distinct = quantifier !== undefined && has(quantifier, 'DISTINCT')
+  const star = has(argsNode, 'Star')
+  const argNodes = nodes(argsNode, 'expression')
+  const upper = name.value.toUpperCase()
+  let args: A.Expr[]
+  if (UNIT_FIRST_FUNCTIONS.has(upper) && !name.quoted && argNodes.length > 0) {
+    args = [unitArgument(argNodes[0]!, s, upper), ...argNodes.slice(1).map((a) => expression(a, s))]
+  } else {
+    args = argNodes.map((a) => expression(a, s))
+  }
+  const filter = node(argsNode, 'filter')
+  return { kind: 'FunctionCall', name, args, distinct, star, ...(filter ? { filter: expression(filter, s) } : {}), span }
+}
+
+/** TIMESTAMPADD(HOUR, …): the unit becomes a string literal with the unit's span. */
+function unitArgument(n: CstNode, s: Spans, fn: string): A.Literal {
+  const e = expression(n, s)
+  if (e.kind === 'ColumnRef' && e.name.parts.length === 1 && !e.name.parts[0]!.quoted) {
+    const unit = e.name.parts[0]!.value.toUpperCase()
+    if (INTERVAL_UNITS.includes(unit) || TIME_UNITS.includes(unit)) return { kind: 'Literal', type: 'string', text: unit, span: e.span }
+  }
+  throw WeirError.syntax(`the first argument of ${fn} must be a time unit`, { span: e.span, help: `e.g. ${fn}(HOUR, …)` })
+}
+
+// ---------------------------------------------------------------- types
+
+/** Type names as written → canonical names (see ast.ts TypeName). */
+const TYPE_NAMES: Record<string, string> = {
+  BOOLEAN: 'BOOLEAN',
+  TINYINT: 'INT', SMALLINT: 'INT', INT: 'INT', INTEGER: 'INT',
+  BIGINT: 'BIGINT',
+  FLOAT: 'DOUBLE', REAL: 'DOUBLE', DOUBLE: 'DOUBLE',
+  DECIMAL: 'DECIMAL', DEC: 'DECIMAL', NUMERIC: 'DECIMAL',
+  STRING: 'STRING', VARCHAR: 'STRING', CHAR: 'STRING',
+  TIMESTAMP: 'TIMESTAMP', TIMESTAMP_LTZ: 'TIMESTAMP_LTZ',
+  DATE: 'DATE',
+}
+/** How many parameters each canonical type takes. */
+const MAX_PARAMS: Record<string, number> = {
+  BOOLEAN: 0, INT: 0, BIGINT: 0, DOUBLE: 0, DECIMAL: 2, STRING: 1, TIMESTAMP: 1, TIMESTAMP_LTZ: 1, DATE: 0,
+}
+/** Flink types Weir does not have (yet): reported as unsupported rather than unknown. */
+const UNSUPPORTED_TYPES = new Set(['TIME', 'BYTES', 'BINARY', 'VARBINARY', 'ARRAY', 'MAP', 'MULTISET', 'ROW', 'RAW', 'INTERVAL', 'CHARACTER', 'BOOL'])
+const SUPPORTED_TYPES_HELP = 'supported types: BOOLEAN, INT, BIGINT, DOUBLE, DECIMAL(p, s), STRING, VARCHAR(n), TIMESTAMP(p), TIMESTAMP_LTZ(p), DATE'
+
+export function typeName(n: CstNode, s: Spans): A.TypeName {
+  const id = identFromToken(token(n, 'Name')!, s)
+  const written = id.value.toUpperCase()
+  let name = id.quoted ? undefined : TYPE_NAMES[written]
+  if (name === undefined) {
+    if (UNSUPPORTED_TYPES.has(written)) {
+      throw WeirError.unsupported(`type ${written} is not supported`, { span: id.span, help: SUPPORTED_TYPES_HELP })
+    }
+    const guess = closest(written, Object.keys(TYPE_NAMES))
+    throw WeirError.syntax(`unknown type '${id.value}'`, { span: id.span, help: guess ? `did you mean ${guess}?` : SUPPORTED_TYPES_HELP })
+  }
+  const precision = token(n, 'PRECISION')
+  if (precision && written !== 'DOUBLE') {
+    throw WeirError.syntax(`PRECISION only follows DOUBLE, not ${written}`, { span: s.ofToken(precision) })
+  }
+  const zone = token(n, 'ZONE')
+  if (zone) {
+    const first = (token(n, 'WITH') ?? token(n, 'WITHOUT'))!
+    if (name !== 'TIMESTAMP') {
+      throw WeirError.syntax(`${s.text(first).toUpperCase()} … TIME ZONE only follows TIMESTAMP, not ${written}`, { span: s.between(first, zone) })
+    }
+    if (has(n, 'LOCAL')) name = 'TIMESTAMP_LTZ'
+  }
+  const params = tokens(n, 'NumberLit').map((t) => {
+    if (!/^\d+$/.test(t.image)) throw WeirError.syntax(`type parameters are whole numbers, got ${t.image}`, { span: s.ofToken(t) })
+    return Number(t.image)
+  })
+  const max = MAX_PARAMS[name]!
+  if (params.length > max) {
+    const first = tokens(n, 'NumberLit')[0]!
+    throw WeirError.syntax(max === 0 ? `type ${written} takes no parameters` : `type ${written} takes at most ${max} parameter${max > 1 ? 's' : ''}`, {
+      span: s.between(first, tokens(n, 'NumberLit').at(-1)!),
+    })
+  }
+  return { kind: 'TypeName', name, params, notNull: has(n, 'NOT'), span: s.of(n) }
+}

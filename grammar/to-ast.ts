@@ -1,0 +1,186 @@
+// CST → AST for scripts and statements (DDL, INSERT, SET/RESET, EXPLAIN, SHOW, DESCRIBE).
+// Queries and expressions are in to-ast-query.ts and to-ast-expr.ts.
+import { WeirError } from '../common/errors.js'
+import type * as A from './ast.js'
+import { child, has, ident, isToken, nameList, node, nodes, alt, qualifiedName, stringValue, token, type CstNode, type Spans } from './cst.js'
+import { expression, typeName } from './to-ast-expr.js'
+import { dottedText, query } from './to-ast-query.js'
+import * as T from './tokens.js'
+
+export { expression }
+
+export function script(n: CstNode, s: Spans): A.Statement[] {
+  return nodes(n, 'statement').map((st) => statement(st, s))
+}
+
+function statement(n: CstNode, s: Spans): A.Statement {
+  const c = alt(n) as CstNode
+  switch (c.name) {
+    case 'createStatement': return createStatement(c, s)
+    case 'dropStatement': return dropStatement(c, s)
+    case 'insertStatement': return insert(c, s)
+    case 'query': return { kind: 'QueryStatement', query: query(c, s), span: s.of(c) }
+    case 'setStatement': {
+      const key = node(c, 'optionKey')
+      const value = node(c, 'optionValue')
+      return { kind: 'SetOption', ...(key ? { key: optionText(key, s) } : {}), ...(value ? { value: optionText(value, s) } : {}), span: s.of(c) }
+    }
+    case 'resetStatement': {
+      const key = node(c, 'optionKey')
+      return { kind: 'ResetOption', ...(key ? { key: optionText(key, s) } : {}), span: s.of(c) }
+    }
+    case 'explainStatement': return explain(c, s)
+    case 'showStatement': return { kind: 'ShowTables', what: has(c, 'VIEWS') ? 'VIEWS' : 'TABLES', span: s.of(c) }
+    case 'describeStatement': return { kind: 'Describe', name: qualifiedName(child(c, 'qualifiedName'), s), span: s.of(c) }
+    default: throw WeirError.internal(`unhandled statement ${c.name}`)
+  }
+}
+
+function optionText(n: CstNode, s: Spans): string {
+  const c = alt(n)
+  if (!isToken(c)) return dottedText(c, s)
+  return c.tokenType === T.StringLit ? stringValue(c) : c.image
+}
+
+function createStatement(n: CstNode, s: Spans): A.CreateTable | A.CreateView {
+  const temporary = has(n, 'TEMPORARY')
+  const view = node(n, 'createViewBody')
+  if (view) {
+    const cols = node(view, 'nameList')
+    return {
+      kind: 'CreateView',
+      name: qualifiedName(child(view, 'qualifiedName'), s),
+      temporary,
+      ifNotExists: has(view, 'ifNotExists'),
+      ...(cols ? { columns: nameList(cols, s) } : {}),
+      query: query(child(view, 'query'), s),
+      span: s.of(n),
+    }
+  }
+  return createTable(child(n, 'createTableBody'), temporary, s.of(n), s)
+}
+
+function createTable(n: CstNode, temporary: boolean, span: A.CreateTable['span'], s: Spans): A.CreateTable {
+  const columns: A.ColumnDef[] = []
+  let watermark: A.WatermarkDef | undefined
+  let primaryKey: A.PrimaryKeyDef | undefined
+  const setPrimaryKey = (pk: A.PrimaryKeyDef): void => {
+    if (primaryKey) throw WeirError.syntax('a table has at most one PRIMARY KEY', { span: pk.span, help: 'list all key columns in one PRIMARY KEY (a, b)' })
+    primaryKey = pk
+  }
+  for (const element of nodes(n, 'tableElement')) {
+    const c = alt(element) as CstNode
+    switch (c.name) {
+      case 'watermarkDef': {
+        const wm: A.WatermarkDef = { column: ident(c, s), expr: expression(child(c, 'expression'), s), span: s.of(c) }
+        if (watermark) throw WeirError.syntax('a table has at most one WATERMARK', { span: wm.span })
+        watermark = wm
+        break
+      }
+      case 'primaryKeyDef':
+        setPrimaryKey({ columns: nameList(child(c, 'nameList'), s), enforced: enforced(c), span: s.of(c) })
+        break
+      case 'columnDef': {
+        const col = columnDef(c, s)
+        columns.push(col.column)
+        if (col.primaryKey) setPrimaryKey(col.primaryKey)
+        break
+      }
+      default: throw WeirError.internal(`unhandled table element ${c.name}`)
+    }
+  }
+  const optionList = node(n, 'optionList')
+  return {
+    kind: 'CreateTable',
+    name: qualifiedName(child(n, 'qualifiedName'), s),
+    ifNotExists: has(n, 'ifNotExists'),
+    temporary,
+    columns,
+    ...(watermark ? { watermark } : {}),
+    ...(primaryKey ? { primaryKey } : {}),
+    options: optionList ? options(optionList, s) : [],
+    span,
+  }
+}
+
+/** Without `NOT ENFORCED` a key is ENFORCED, which Flink (and the planner) reject. */
+function enforced(n: CstNode): boolean {
+  const e = node(n, 'enforcement')
+  return e === undefined || !has(e, 'NOT')
+}
+
+function columnDef(n: CstNode, s: Spans): { column: A.ColumnDef; primaryKey?: A.PrimaryKeyDef } {
+  const name = ident(n, s)
+  const span = s.of(n)
+  const computed = node(n, 'expression')
+  if (computed) return { column: { kind: 'ComputedColumn', name, expr: expression(computed, s), span } }
+  const type = typeName(child(n, 'typeName'), s)
+  let metadata: CstNode | undefined
+  let primaryKey: A.PrimaryKeyDef | undefined
+  let comment: CstNode | undefined
+  for (const attr of nodes(n, 'columnAttribute')) {
+    const a = alt(attr) as CstNode
+    const seen = a.name === 'metadataAttribute' ? metadata : a.name === 'columnPrimaryKey' ? primaryKey : comment
+    if (seen) throw WeirError.syntax(`column '${name.value}' repeats ${s.text(a).split(/\s/)[0]!.toUpperCase()}`, { span: s.of(a) })
+    if (a.name === 'metadataAttribute') metadata = a
+    else if (a.name === 'columnPrimaryKey') primaryKey = { columns: [name], enforced: enforced(a), span: s.of(a) }
+    else comment = a
+  }
+  if (metadata) {
+    const from = token(metadata, 'StringLit')
+    const column: A.MetadataColumn = {
+      kind: 'MetadataColumn', name, type, ...(from ? { from: stringValue(from) } : {}), virtual: has(metadata, 'VIRTUAL'), span,
+    }
+    return { column, ...(primaryKey ? { primaryKey } : {}) }
+  }
+  return { column: { kind: 'PhysicalColumn', name, type, span }, ...(primaryKey ? { primaryKey } : {}) }
+}
+
+function options(n: CstNode, s: Spans): A.OptionPair[] {
+  const seen = new Map<string, A.OptionPair>()
+  return nodes(n, 'optionPair').map((p) => {
+    const k = token(p, 'key')!
+    const v = token(p, 'value')!
+    const pair: A.OptionPair = { key: stringValue(k), value: stringValue(v), keySpan: s.ofToken(k), valueSpan: s.ofToken(v) }
+    if (seen.has(pair.key)) throw WeirError.syntax(`option '${pair.key}' is given twice`, { span: pair.keySpan })
+    seen.set(pair.key, pair)
+    return pair
+  })
+}
+
+function dropStatement(n: CstNode, s: Spans): A.DropObject {
+  return {
+    kind: 'DropObject',
+    object: has(n, 'VIEW') ? 'VIEW' : 'TABLE',
+    temporary: has(n, 'TEMPORARY'),
+    name: qualifiedName(child(n, 'qualifiedName'), s),
+    ifExists: has(n, 'IF'),
+    span: s.of(n),
+  }
+}
+
+function insert(n: CstNode, s: Spans): A.Insert {
+  const cols = node(n, 'nameList')
+  return {
+    kind: 'Insert',
+    table: qualifiedName(child(n, 'qualifiedName'), s),
+    overwrite: has(n, 'OVERWRITE'),
+    ...(cols ? { columns: nameList(cols, s) } : {}),
+    query: query(child(n, 'query'), s),
+    span: s.of(n),
+  }
+}
+
+function explain(n: CstNode, s: Spans): A.Explain {
+  let changelogMode = false
+  for (const id of nameList(n, s)) {
+    if (id.value.toUpperCase() === 'CHANGELOG_MODE') changelogMode = true
+    else {
+      throw WeirError.unsupported(`EXPLAIN ${id.value} is not supported`, { span: id.span, help: 'use EXPLAIN or EXPLAIN CHANGELOG_MODE' })
+    }
+  }
+  const ins = node(n, 'insertStatement')
+  const q = node(n, 'query')
+  const statement: A.Insert | A.QueryStatement = ins ? insert(ins, s) : { kind: 'QueryStatement', query: query(q!, s), span: s.of(q!) }
+  return { kind: 'Explain', changelogMode, statement, span: s.of(n) }
+}

@@ -1,0 +1,15 @@
+// UNION ALL: forwards every input unchanged. Stateless; the runtime takes the minimum watermark of its inputs.
+import type { Batch } from '../runtime/batch.js'
+import type { Operator, OperatorContext } from '../runtime/operator.js'
+
+export class UnionOperator implements Operator {
+  private ctx!: OperatorContext
+
+  open(ctx: OperatorContext): void {
+    this.ctx = ctx
+  }
+
+  processBatch(batch: Batch): void {
+    this.ctx.output.emit(batch)
+  }
+}

@@ -1,0 +1,350 @@
+// Window aggregates over TUMBLE, HOP, CUMULATE and SESSION windows, in event or processing time.
+// Accumulators live per (key, window) with the window's end (sessions: an id) as namespace; a timer
+// at end − 1 emits the final row [...keys, ...aggs, window_start, window_end, window_time] and clears it.
+import { WeirError } from '../common/errors.js'
+import { BatchBuilder, RowKind, type Batch, type Row } from '../runtime/batch.js'
+import type { WindowAggregateSpec } from '../runtime/job-graph.js'
+import type { Operator, OperatorContext, TimerDomain } from '../runtime/operator.js'
+import { mapState, valueState, type KeyRef, type MapState, type Namespace, type ValueState } from '../state/api.js'
+import { AggregateHandler, KeyGrouper, type Accumulator } from './aggregates.js'
+import { assignWindowEnds, maxWindowsPerRow, validateWindow, windowStartOf, type AlignedWindowSpec } from './windows.js'
+
+/** Numbers per session in the 'sessions' state: start, end, namespace, pending timer. */
+const SESSION_FIELDS = 4
+
+/** Windows of one key loaded during a batch; past this many they are written back and reloaded. */
+const WINDOW_CACHE = 16
+
+/**
+ * Emits insert-only, final rows. Event-time windows fire from the watermark (the runtime fires
+ * the due timers, then calls onWatermark); processing-time windows from processing-time timers,
+ * and the ones still open fire at endInput.
+ *
+ * @example
+ * const op = new WindowAggregateOperator({ kind: 'WindowAggregate', window: { kind: 'TUMBLE', size: 60_000, offset: 0 },
+ *   timeIndex: 2, timeDomain: 'event', keys: [0], aggs })
+ */
+export class WindowAggregateOperator implements Operator {
+  readonly spec: WindowAggregateSpec
+  private readonly handler: AggregateHandler
+  private readonly eventTime: boolean
+  private readonly aligned: AlignedWindowSpec | null
+  private readonly gap: number
+  private ctx!: OperatorContext
+  private readonly grouper = new KeyGrouper()
+  private readonly pending = new BatchBuilder()
+  // Window ends of one row, and the (end, accumulator) pairs of the current key loaded this batch.
+  private readonly rowEnds: Float64Array
+  private readonly cacheEnds = new Float64Array(WINDOW_CACHE)
+  private readonly cacheAccs: (Accumulator | null)[] = new Array<Accumulator | null>(WINDOW_CACHE).fill(null)
+  private cacheSize = 0
+  /**
+   * SESSION: per key, the open sessions as flat [start, end, namespace, timer] quadruples. `timer`
+   * is the time of the session's one pending timer; it may lag behind end − 1 when the session grew
+   * (growing does not touch timers), and then firing it re-registers at end − 1.
+   */
+  private sessions!: ValueState<number[]>
+  /** Processing-time TUMBLE/HOP/CUMULATE: per key, the ends of open windows (so endInput can fire them). */
+  private openWindows!: MapState<number, number>
+
+  constructor(spec: WindowAggregateSpec) {
+    validateWindow(spec.window)
+    this.spec = spec
+    this.eventTime = spec.timeDomain === 'event'
+    this.aligned = spec.window.kind === 'SESSION' ? null : spec.window
+    this.gap = spec.window.kind === 'SESSION' ? spec.window.gap : 0
+    this.rowEnds = new Float64Array(this.aligned === null ? 1 : maxWindowsPerRow(this.aligned))
+    // Window aggregates take insert-only input (the planner rejects updating input).
+    this.handler = new AggregateHandler(spec.aggs, { retracting: false })
+  }
+
+  open(ctx: OperatorContext): void {
+    this.ctx = ctx
+    this.handler.open(ctx.state)
+    if (this.aligned === null) this.sessions = ctx.state.getValueState(valueState<number[]>('sessions'))
+    else if (!this.eventTime) this.openWindows = ctx.state.getMapState(mapState<number, number>('open-windows'))
+  }
+
+  processBatch(batch: Batch, _input: number): void {
+    const rows = batch.rows
+    if (rows.length === 0) return
+    this.flush()
+    const ctx = this.ctx
+    if (batch.kinds !== null) {
+      for (const kind of batch.kinds) {
+        if (kind === RowKind.UPDATE_BEFORE || kind === RowKind.DELETE) {
+          throw WeirError.internal('a window aggregate received a retraction; its input must be insert-only')
+        }
+      }
+    }
+    const ng = this.grouper.group(rows, ctx)
+    if (this.aligned !== null) this.processAligned(rows, ng, this.aligned)
+    else this.processSessions(rows, ng)
+    this.grouper.release()
+  }
+
+  onTimer(timestamp: number, namespace: Namespace, domain: TimerDomain): void {
+    const key = this.ctx.state.getCurrentKey()!
+    if (this.aligned !== null) this.fireAligned(key, namespace as number)
+    else this.fireSession(key, timestamp, namespace as number)
+    // Event-time results go out together at onWatermark; processing time has no such call.
+    if (domain === 'processing') this.flush()
+  }
+
+  onWatermark(_watermark: number): void {
+    this.flush()
+  }
+
+  endInput(): void {
+    if (!this.eventTime) this.fireAllOpen()
+    this.flush()
+  }
+
+  private processAligned(rows: Row[], ng: number, window: AlignedWindowSpec): void {
+    const ctx = this.ctx
+    const state = ctx.state
+    const handler = this.handler
+    const grouper = this.grouper
+    const next = grouper.next
+    const timeIndex = this.spec.timeIndex
+    const eventTime = this.eventTime
+    const wm = eventTime ? ctx.timers.currentWatermark() : Number.NEGATIVE_INFINITY
+    const procTime = eventTime ? 0 : ctx.timers.currentProcessingTime()
+    const ends = this.rowEnds
+    const cacheEnds = this.cacheEnds, cacheAccs = this.cacheAccs
+    let dropped = 0
+    for (let g = 0; g < ng; g++) {
+      state.setCurrentKey(grouper.keys[g]!)
+      let mapNs = Number.NaN
+      for (let i = grouper.first[g]!; i !== -1; i = next[i]!) {
+        const row = rows[i]!
+        const ts = eventTime ? row[timeIndex] as number | null : procTime
+        if (ts == null) { dropped++; continue }
+        const count = assignWindowEnds(window, ts, ends)
+        let accepted = false
+        for (let w = 0; w < count; w++) {
+          const end = ends[w]!
+          if (end - 1 <= wm) continue // this window has fired already
+          accepted = true
+          let acc: Accumulator | null = null
+          for (let c = 0; c < this.cacheSize; c++) if (cacheEnds[c] === end) { acc = cacheAccs[c]!; break }
+          if (acc === null) {
+            if (this.cacheSize === WINDOW_CACHE) this.writeBack()
+            acc = this.loadWindow(end)
+            cacheEnds[this.cacheSize] = end
+            cacheAccs[this.cacheSize++] = acc
+          }
+          if (handler.hasMaps && mapNs !== end) { handler.setNamespace(end); mapNs = end }
+          handler.accumulate(acc, row)
+        }
+        if (!accepted) dropped++
+      }
+      this.writeBack()
+    }
+    ctx.metrics.lateRecordsDropped += dropped
+  }
+
+  /** The accumulator of window `end` for the current key; a new window registers its timer. */
+  private loadWindow(end: number): Accumulator {
+    const handler = this.handler
+    handler.accState.setNamespace(end)
+    let acc = handler.accState.value()
+    if (acc === undefined) {
+      acc = handler.createAccumulator()
+      this.registerTimer(end - 1, end)
+      if (!this.eventTime) this.openWindows.put(end, 1)
+    }
+    return acc
+  }
+
+  private writeBack(): void {
+    const accState = this.handler.accState
+    for (let c = 0; c < this.cacheSize; c++) {
+      accState.setNamespace(this.cacheEnds[c]!)
+      accState.update(this.cacheAccs[c]!)
+      this.cacheAccs[c] = null
+    }
+    this.cacheSize = 0
+  }
+
+  private fireAligned(key: KeyRef, end: number): void {
+    const handler = this.handler
+    handler.setNamespace(end)
+    const acc = handler.accState.value()
+    if (acc === undefined) return
+    this.emitWindow(key, acc, windowStartOf(this.aligned!, end), end)
+    handler.clear()
+    if (!this.eventTime) this.openWindows.remove(end)
+  }
+
+  private processSessions(rows: Row[], ng: number): void {
+    const ctx = this.ctx
+    const state = ctx.state
+    const handler = this.handler
+    const grouper = this.grouper
+    const next = grouper.next
+    const timeIndex = this.spec.timeIndex
+    const gap = this.gap
+    const wm = this.eventTime ? ctx.timers.currentWatermark() : Number.NEGATIVE_INFINITY
+    const procTime = this.eventTime ? 0 : ctx.timers.currentProcessingTime()
+    let dropped = 0
+    for (let g = 0; g < ng; g++) {
+      state.setCurrentKey(grouper.keys[g]!)
+      const stored = this.sessions.value()
+      const list = stored === undefined ? [] : stored.slice()
+      let changed = false
+      // One loaded accumulator: the session the previous row went to.
+      let curNs = Number.NaN
+      let curAcc: Accumulator | null = null
+      for (let i = grouper.first[g]!; i !== -1; i = next[i]!) {
+        const row = rows[i]!
+        const ts = this.eventTime ? row[timeIndex] as number | null : procTime
+        if (ts == null) { dropped++; continue }
+        let start = ts, end = ts + gap
+        // Sessions [s, e) and [ts, ts + gap) merge when they intersect or touch (Flink: s <= end && e >= start).
+        let target = -1
+        let merges = 0
+        for (let j = 0; j < list.length; j += SESSION_FIELDS) {
+          if (list[j]! <= ts + gap && list[j + 1]! >= ts) {
+            if (target < 0) target = j
+            else merges++
+            if (list[j]! < start) start = list[j]!
+            if (list[j + 1]! > end) end = list[j + 1]!
+          }
+        }
+        // Open sessions have not fired, so a row that joins one is never late.
+        if (target < 0 && end - 1 <= wm) { dropped++; continue }
+        changed = true
+        if (target < 0) {
+          if (curAcc !== null) this.storeAcc(curNs, curAcc)
+          curNs = ts
+          curAcc = handler.createAccumulator()
+          list.push(start, end, ts, end - 1)
+          this.registerTimer(end - 1, ts)
+        } else {
+          const ns = list[target + 2]!
+          if (curNs !== ns) {
+            if (curAcc !== null) this.storeAcc(curNs, curAcc)
+            curNs = ns
+            handler.accState.setNamespace(ns)
+            curAcc = handler.accState.value() ?? handler.createAccumulator()
+          }
+          if (merges > 0) {
+            // Merge every other intersecting session into the target's state, and drop it.
+            for (let j = list.length - SESSION_FIELDS; j > target; j -= SESSION_FIELDS) {
+              if (list[j]! <= ts + gap && list[j + 1]! >= ts) {
+                this.deleteTimer(list[j + 3]!, list[j + 2]!)
+                handler.mergeNamespace(curAcc!, ns, list[j + 2]!)
+                list.splice(j, SESSION_FIELDS)
+              }
+            }
+          }
+          list[target] = start
+          list[target + 1] = end
+        }
+        if (handler.hasMaps) handler.setNamespace(curNs)
+        handler.accumulate(curAcc!, row)
+      }
+      if (curAcc !== null) this.storeAcc(curNs, curAcc)
+      if (changed) this.sessions.update(list)
+    }
+    ctx.metrics.lateRecordsDropped += dropped
+  }
+
+  private storeAcc(ns: number, acc: Accumulator): void {
+    this.handler.accState.setNamespace(ns)
+    this.handler.accState.update(acc)
+  }
+
+  private fireSession(key: KeyRef, timestamp: number, ns: number): void {
+    const list = this.sessions.value()
+    if (list === undefined) return
+    let j = 0
+    while (j < list.length && !(list[j + 2] === ns && list[j + 3] === timestamp)) j += SESSION_FIELDS
+    if (j >= list.length) return // not this session's pending timer
+    const end = list[j + 1]!
+    if (end - 1 !== timestamp) {
+      // The session grew since this timer was set: move the timer to its end. If that is due
+      // already, the timer service fires it in this same advance, in end order.
+      const moved = list.slice()
+      moved[j + 3] = end - 1
+      this.sessions.update(moved)
+      this.registerTimer(end - 1, ns)
+      return
+    }
+    this.closeSession(key, list, j)
+  }
+
+  /** Emits session `j` of `list` (the current key's sessions) and drops its state. */
+  private closeSession(key: KeyRef, list: readonly number[], j: number): void {
+    const start = list[j]!, end = list[j + 1]!, ns = list[j + 2]!
+    const handler = this.handler
+    handler.setNamespace(ns)
+    const acc = handler.accState.value()
+    if (acc !== undefined) this.emitWindow(key, acc, start, end)
+    handler.clear()
+    const rest = list.slice(0, j).concat(list.slice(j + SESSION_FIELDS))
+    if (rest.length === 0) this.sessions.clear()
+    else this.sessions.update(rest)
+  }
+
+  /** Processing time at end of input: fire every open window, earliest end first. */
+  private fireAllOpen(): void {
+    const state = this.ctx.state
+    const timers = this.ctx.timers
+    const due: { key: KeyRef; end: number; ns: number }[] = []
+    const sessions = this.aligned === null
+    for (const key of [...state.keys(sessions ? 'sessions' : 'open-windows')]) {
+      state.setCurrentKey(key)
+      if (sessions) {
+        const list = this.sessions.value() ?? []
+        for (let j = 0; j < list.length; j += SESSION_FIELDS) due.push({ key, end: list[j + 1]!, ns: list[j + 2]! })
+      } else {
+        for (const end of this.openWindows.keys()) due.push({ key, end, ns: end })
+      }
+    }
+    due.sort((a, b) => a.end - b.end) // stable: keys keep their order within one end
+    for (const { key, end, ns } of due) {
+      state.setCurrentKey(key)
+      if (!sessions) {
+        timers.deleteProcessingTimeTimer(end - 1, ns)
+        this.fireAligned(key, end)
+        continue
+      }
+      const list = this.sessions.value()!
+      let j = 0
+      while (list[j + 2] !== ns) j += SESSION_FIELDS
+      timers.deleteProcessingTimeTimer(list[j + 3]!, ns)
+      this.closeSession(key, list, j)
+    }
+  }
+
+  private emitWindow(key: KeyRef, acc: Accumulator, start: number, end: number): void {
+    const nk = this.spec.keys.length
+    const na = this.spec.aggs.length
+    const row: Row = new Array(nk + na + 3)
+    const values = key.values
+    for (let k = 0; k < nk; k++) row[k] = values[k]
+    this.handler.getValue(acc, row, nk)
+    row[nk + na] = start
+    row[nk + na + 1] = end
+    row[nk + na + 2] = end - 1
+    this.pending.push(row, RowKind.INSERT)
+  }
+
+  private registerTimer(timestamp: number, ns: number): void {
+    if (this.eventTime) this.ctx.timers.registerEventTimeTimer(timestamp, ns)
+    else this.ctx.timers.registerProcessingTimeTimer(timestamp, ns)
+  }
+
+  private deleteTimer(timestamp: number, ns: number): void {
+    if (this.eventTime) this.ctx.timers.deleteEventTimeTimer(timestamp, ns)
+    else this.ctx.timers.deleteProcessingTimeTimer(timestamp, ns)
+  }
+
+  private flush(): void {
+    const batch = this.pending.take()
+    if (batch === null) return
+    this.ctx.output.emit(batch)
+  }
+}

@@ -1,0 +1,176 @@
+// AST expressions → typed Rex over a scope. In the SELECT and HAVING of an aggregate query, an
+// expression resolves to a GROUP BY key or an aggregate's output column, or it is an error.
+import type * as ast from '../../grammar/ast.js'
+import type { Rex } from '../../expr/ir.js'
+import { inputRef, literal } from '../../expr/ir.js'
+import { T } from '../../common/types.js'
+import { WeirError } from '../../common/errors.js'
+import { assertNever } from '../../common/assert.js'
+import {
+  resolveCall, castTo, numberLiteral, stringLiteral, intervalLiteral, timestampLiteral, dateLiteral,
+} from '../../expr/index.js'
+import { typeFromAst } from './types.js'
+import type { Scope } from './scope.js'
+
+export const AGGREGATE_FUNCTIONS = new Set(['COUNT', 'SUM', 'MIN', 'MAX', 'AVG'])
+
+export function isAggregateCall(e: ast.Expr): e is ast.FunctionCall {
+  return e.kind === 'FunctionCall' && AGGREGATE_FUNCTIONS.has(e.name.value.toUpperCase())
+}
+
+/** How SELECT/HAVING expressions of an aggregate query map onto the aggregate's output. */
+export interface AggregateMapping {
+  /** The scope of the aggregate's input (what GROUP BY expressions were bound over). */
+  readonly inputScope: Scope
+  /** Canonical text of each GROUP BY expression (see rexKey) → output column. */
+  readonly groupOutput: ReadonlyMap<string, number>
+  /** Each aggregate call node → output column. */
+  readonly aggOutput: ReadonlyMap<ast.FunctionCall, number>
+  /** The aggregate's output row types, by column. */
+  readonly outputTypes: readonly import('../../common/types.js').DataType[]
+  /** Extra columns visible by name after a window aggregate (window_time). */
+  readonly extraColumns?: ReadonlyMap<string, number>
+}
+
+export interface BindContext {
+  readonly scope: Scope
+  /** The clause being bound, for messages ('WHERE', 'SELECT', …). */
+  readonly clause: string
+  readonly agg?: AggregateMapping
+}
+
+/** A structural key for Rex equality (GROUP BY matching, de-duplication). */
+export function rexKey(rex: Rex): string {
+  return JSON.stringify(rex, (k, v) => (k === 'span' ? undefined : typeof v === 'bigint' ? `${v}n` : v))
+}
+
+function containsAggregate(e: ast.Expr): boolean {
+  let found = false
+  visitExpr(e, n => { if (isAggregateCall(n)) found = true })
+  return found
+}
+
+/** Calls `f` on every node of an expression, parents first. Does not descend into aggregate arguments when `intoAggregates` is false. */
+export function visitExpr(e: ast.Expr, f: (e: ast.Expr) => void, intoAggregates = true): void {
+  f(e)
+  if (!intoAggregates && isAggregateCall(e)) return
+  for (const c of childrenOf(e)) visitExpr(c, f, intoAggregates)
+}
+
+export function childrenOf(e: ast.Expr): ast.Expr[] {
+  switch (e.kind) {
+    case 'Literal': case 'ColumnRef': case 'IntervalLiteral': return []
+    case 'BinaryOp': return [e.left, e.right]
+    case 'UnaryOp': case 'IsNull': case 'IsBool': case 'Cast': case 'Extract': case 'TimeFloorCeil': return [e.operand]
+    case 'Between': return [e.operand, e.low, e.high]
+    case 'InList': return [e.operand, ...e.list]
+    case 'Like': return e.escape ? [e.operand, e.pattern, e.escape] : [e.operand, e.pattern]
+    case 'CaseExpr': return [...(e.operand ? [e.operand] : []), ...e.whens.flatMap(w => [w.when, w.then]), ...(e.else ? [e.else] : [])]
+    case 'FunctionCall': return [...e.args, ...(e.filter ? [e.filter] : [])]
+    default: return assertNever(e)
+  }
+}
+
+export function bindExpr(e: ast.Expr, ctx: BindContext): Rex {
+  try {
+    return bindInner(e, ctx)
+  } catch (err) {
+    throw err instanceof WeirError ? err.withSpan(e.span) : err
+  }
+}
+
+function bindInner(e: ast.Expr, ctx: BindContext): Rex {
+  const agg = ctx.agg
+  if (agg) {
+    if (isAggregateCall(e)) {
+      const index = agg.aggOutput.get(e)
+      if (index === undefined) throw WeirError.internal('aggregate call was not collected')
+      return inputRef(index, agg.outputTypes[index]!)
+    }
+    if (!containsAggregate(e)) {
+      const overInput = bindExpr(e, { scope: agg.inputScope, clause: ctx.clause })
+      const out = agg.groupOutput.get(rexKey(overInput))
+      if (out !== undefined) return inputRef(out, agg.outputTypes[out]!)
+      if (overInput.kind === 'Literal' || !hasInputs(overInput)) return overInput
+      if (e.kind === 'ColumnRef') {
+        const name = e.name.parts[e.name.parts.length - 1]!.value
+        const extra = agg.extraColumns?.get(name.toLowerCase())
+        if (extra !== undefined) return inputRef(extra, agg.outputTypes[extra]!)
+        throw WeirError.plan(`column '${e.name.parts.map(p => p.value).join('.')}' must appear in GROUP BY or be used in an aggregate function`, {
+          span: e.span,
+          help: `add '${e.name.parts.map(p => p.value).join('.')}' to GROUP BY, or wrap it in an aggregate such as MAX(${name})`,
+        })
+      }
+    }
+  } else if (isAggregateCall(e)) {
+    throw WeirError.plan(`aggregate function ${e.name.value.toUpperCase()} is not allowed in ${ctx.clause}`, {
+      span: e.span,
+      help: ctx.clause === 'WHERE' ? 'filter on aggregates with HAVING' : undefined,
+    })
+  }
+  return bindNode(e, ctx)
+}
+
+function hasInputs(rex: Rex): boolean {
+  return rex.kind === 'Input' || (rex.kind === 'Call' && rex.args.some(hasInputs))
+}
+
+function bindNode(e: ast.Expr, ctx: BindContext): Rex {
+  const b = (x: ast.Expr): Rex => bindExpr(x, ctx)
+  switch (e.kind) {
+    case 'Literal': {
+      const lt = e.type
+      switch (lt) {
+        case 'number': return numberLiteral(e.text)
+        case 'string': return stringLiteral(e.text)
+        case 'boolean': return literal(e.text.toUpperCase() === 'TRUE', T.boolean(false))
+        case 'null': return literal(null, T.null())
+        case 'timestamp': return timestampLiteral(e.text, e.span)
+        case 'timestamp_ltz': {
+          const ts = timestampLiteral(e.text, e.span)
+          return literal(ts.kind === 'Literal' ? ts.value : null, T.timestampLtz(3, false))
+        }
+        case 'date': return dateLiteral(e.text, e.span)
+        default: return assertNever(lt)
+      }
+    }
+    case 'IntervalLiteral': return intervalLiteral(e.text, e.unit, e.toUnit, e.negative, e.span)
+    case 'ColumnRef': {
+      const index = ctx.scope.resolve(e.name)
+      return inputRef(index, ctx.scope.fields[index]!.type)
+    }
+    case 'BinaryOp': return resolveCall(e.op, [b(e.left), b(e.right)], e.span)
+    case 'UnaryOp':
+      if (e.op === '+') return b(e.operand)
+      return resolveCall(e.op === 'NOT' ? 'NOT' : 'NEG', [b(e.operand)], e.span)
+    case 'IsNull': return resolveCall(e.negated ? 'IS_NOT_NULL' : 'IS_NULL', [b(e.operand)], e.span)
+    case 'IsBool': {
+      const op = `IS_${e.negated ? 'NOT_' : ''}${e.value ? 'TRUE' : 'FALSE'}`
+      return resolveCall(op, [b(e.operand)], e.span)
+    }
+    case 'Between': return resolveCall(e.negated ? 'NOT_BETWEEN' : 'BETWEEN', [b(e.operand), b(e.low), b(e.high)], e.span)
+    case 'InList': return resolveCall(e.negated ? 'NOT_IN' : 'IN', [b(e.operand), ...e.list.map(b)], e.span)
+    case 'Like': return resolveCall(e.negated ? 'NOT_LIKE' : 'LIKE', [b(e.operand), b(e.pattern), ...(e.escape ? [b(e.escape)] : [])], e.span)
+    case 'CaseExpr': {
+      const operand = e.operand ? b(e.operand) : undefined
+      const args: Rex[] = []
+      for (const w of e.whens) {
+        const when = operand ? resolveCall('=', [operand, b(w.when)], w.when.span) : b(w.when)
+        args.push(when, b(w.then))
+      }
+      if (e.else) args.push(b(e.else))
+      return resolveCall('CASE', args, e.span)
+    }
+    case 'Cast': return castTo(b(e.operand), typeFromAst(e.type), e.span, e.try)
+    case 'Extract': return resolveCall('EXTRACT', [literal(e.unit.toUpperCase(), T.string(false)), b(e.operand)], e.span)
+    case 'TimeFloorCeil': return resolveCall(e.fn === 'FLOOR' ? 'FLOOR_TO' : 'CEIL_TO', [b(e.operand), literal(e.unit.toUpperCase(), T.string(false))], e.span)
+    case 'FunctionCall': {
+      const name = e.name.value.toUpperCase()
+      if (e.star) throw WeirError.plan(`${name}(*) is not a function`, { span: e.span, help: 'only COUNT(*) takes *' })
+      if (e.filter) throw WeirError.plan(`FILTER (WHERE …) applies only to aggregate functions, not ${name}`, { span: e.filter.span })
+      if (e.distinct) throw WeirError.plan(`DISTINCT applies only to aggregate functions, not ${name}`, { span: e.span })
+      return resolveCall(name, e.args.map(b), e.span)
+    }
+    default: return assertNever(e)
+  }
+}

@@ -1,0 +1,594 @@
+// Queries → logical plans: FROM (tables, views, subqueries, window TVFs), WHERE, GROUP BY with
+// aggregates, window aggregates, HAVING, SELECT, DISTINCT, UNION, WITH and VALUES.
+import type * as ast from '../../grammar/ast.js'
+import type { Span } from '../../common/span.js'
+
+import type { DataType, Field } from '../../common/types.js'
+import { T, timeAttrOf, withoutTimeAttr, sameType, formatType, withNullable } from '../../common/types.js'
+import { WeirError } from '../../common/errors.js'
+import { assertNever } from '../../common/assert.js'
+import { parseDuration, formatDuration } from '../../common/durations.js'
+import type { Rex } from '../../expr/ir.js'
+import { inputRef, literal, inputsUsed } from '../../expr/ir.js'
+import { castTo, commonType, evalConstant } from '../../expr/index.js'
+import { aggregateResultType } from '../../expr/aggregate-types.js'
+import type { AggCall, TimeDomain, WindowSpec } from '../../runtime/job-graph.js'
+import type { Catalog, CatalogTable } from '../catalog.js'
+import type { LogicalPlan, Scan, WindowTvf } from '../logical/nodes.js'
+import { Scope } from './scope.js'
+import { bindExpr, isAggregateCall, visitExpr, rexKey, type AggregateMapping } from './expr-binder.js'
+import { typeFromAst } from './types.js'
+import { optionOrDefault } from '../options.js'
+
+/** A bound relation: its plan and the names its columns are visible by. */
+export interface BoundRelation {
+  readonly plan: LogicalPlan
+  readonly scope: Scope
+}
+
+interface Cte {
+  readonly query: ast.Query
+  readonly columns?: readonly ast.Ident[]
+}
+
+const tableFieldCache = new WeakMap<CatalogTable, { fields: Field[]; computed: (Rex | undefined)[] }>()
+
+/**
+ * The columns of a table as a query sees them: physical and computed, with the rowtime column
+ * marked as a time attribute, and computed expressions bound over the physical columns.
+ */
+export function tableFields(table: CatalogTable): { fields: Field[]; computed: (Rex | undefined)[] } {
+  const cached = tableFieldCache.get(table)
+  if (cached) return cached
+  const physical = table.columns.filter(c => c.kind !== 'computed')
+  const physicalScope = Scope.of(physical.map(c => ({ name: c.name, type: c.type })))
+  const fields: Field[] = []
+  const computed: (Rex | undefined)[] = []
+  for (const c of table.columns) {
+    if (c.kind === 'computed') {
+      const rex = bindExpr(c.expr!, { scope: physicalScope, clause: 'a computed column' })
+      computed.push(rex)
+      fields.push({ name: c.name, type: rex.type })
+    } else {
+      computed.push(undefined)
+      fields.push({ name: c.name, type: c.type })
+    }
+  }
+  if (table.watermark) {
+    const i = fields.findIndex(f => f.name.toLowerCase() === table.watermark!.column.toLowerCase())
+    const t = fields[i]!.type
+    if (t.kind === 'TIMESTAMP' || t.kind === 'TIMESTAMP_LTZ') fields[i] = { name: fields[i]!.name, type: { ...t, timeAttr: 'rowtime' } }
+  }
+  const result = { fields, computed }
+  tableFieldCache.set(table, result)
+  return result
+}
+
+export class QueryBinder {
+  private readonly ctes: Map<string, Cte>[] = []
+
+  constructor(
+    private readonly catalog: Catalog,
+    private readonly options: Readonly<Record<string, string>>,
+  ) {}
+
+  bindQuery(q: ast.Query): BoundRelation {
+    switch (q.kind) {
+      case 'Select': return this.bindSelect(q)
+      case 'SetOperation': return this.bindSetOperation(q)
+      case 'WithQuery': {
+        const frame = new Map<string, Cte>()
+        this.ctes.push(frame)
+        try {
+          for (const cte of q.ctes) frame.set(cte.name.value.toLowerCase(), { query: cte.query, columns: cte.columns })
+          return this.bindQuery(q.body)
+        } finally {
+          this.ctes.pop()
+        }
+      }
+      case 'OrderedQuery':
+        if (q.orderBy.length > 0) {
+          throw WeirError.unsupported('ORDER BY on an unbounded stream is not supported', {
+            span: q.orderBy[0]!.span,
+            help: 'sort within a window, or wait for Top-N (ROW_NUMBER() OVER … WHERE rn <= N); a bounded result can be sorted by its consumer',
+          })
+        }
+        throw WeirError.unsupported('LIMIT is not supported on a streaming query yet', { span: q.limit?.span ?? q.span })
+      case 'ValuesQuery': return this.bindValues(q)
+      default: return assertNever(q)
+    }
+  }
+
+  // ------------------------------------------------------------------ FROM
+
+  private bindFrom(from: ast.FromItem): BoundRelation {
+    switch (from.kind) {
+      case 'TableRef': return this.bindTableRef(from)
+      case 'SubqueryRef': {
+        const inner = this.bindQuery(from.query)
+        return { plan: inner.plan, scope: Scope.of(inner.plan.fields, from.alias?.value) }
+      }
+      case 'WindowTvf': return this.bindWindowTvf(from)
+      case 'Join':
+        throw WeirError.unsupported(`${from.joinType === 'CROSS' ? 'cross' : from.joinType.toLowerCase()} joins are not supported yet`, {
+          span: from.span,
+          help: 'Weir runs single-input queries for now: aggregate, window and filter each stream separately',
+        })
+      default: return assertNever(from)
+    }
+  }
+
+  private lookupCte(name: string): Cte | undefined {
+    for (let i = this.ctes.length - 1; i >= 0; i--) {
+      const found = this.ctes[i]!.get(name.toLowerCase())
+      if (found) return found
+    }
+    return undefined
+  }
+
+  private bindTableRef(ref: ast.TableRef): BoundRelation {
+    const nameParts = ref.name.parts
+    const name = nameParts[nameParts.length - 1]!.value
+    const alias = ref.alias?.value ?? name
+    const cte = nameParts.length === 1 ? this.lookupCte(name) : undefined
+    if (cte) {
+      // A CTE is bound where it is used; its own CTE frame is hidden to prevent self-reference.
+      const saved = this.ctes.splice(0)
+      let inner: BoundRelation
+      try {
+        inner = this.bindQuery(cte.query)
+      } finally {
+        this.ctes.push(...saved)
+      }
+      return { plan: inner.plan, scope: Scope.of(renameFields(inner.plan.fields, cte.columns, ref.span), alias) }
+    }
+    const obj = this.catalog.resolve(name, ref.name.span)
+    if (obj.kind === 'view') {
+      const saved = this.ctes.splice(0)
+      let inner: BoundRelation
+      try {
+        inner = this.bindQuery(obj.query)
+      } catch (e) {
+        throw e instanceof WeirError ? new WeirError(e.kind, `in view '${obj.name}': ${e.message}`, { span: ref.span, help: e.help }) : e
+      } finally {
+        this.ctes.push(...saved)
+      }
+      const columns = obj.columns?.map(c => ({ value: c, quoted: false, span: ref.span }))
+      return { plan: inner.plan, scope: Scope.of(renameFields(inner.plan.fields, columns, ref.span), alias) }
+    }
+    let table = obj
+    const optionsHint = ref.hints.find(h => h.name.value.toUpperCase() === 'OPTIONS')
+    if (optionsHint) table = { ...obj, options: { ...obj.options, ...Object.fromEntries(optionsHint.options) } }
+    const { fields } = tableFields(obj)
+    const scan: Scan = {
+      kind: 'Scan', table, alias, columns: fields.map((_, i) => i), fields, span: ref.span,
+    }
+    return { plan: scan, scope: Scope.of(fields, alias) }
+  }
+
+  private bindWindowTvf(tvf: ast.WindowTvf): BoundRelation {
+    const input = this.bindFrom(tvf.input)
+    const timeIndex = input.scope.resolve({ parts: [tvf.timeCol], span: tvf.timeCol.span })
+    const timeField = input.plan.fields[timeIndex]!
+    const attr = timeAttrOf(input.scope.fields[timeIndex]!.type)
+    if (!attr) {
+      throw WeirError.plan(`the DESCRIPTOR column '${tvf.timeCol.value}' of ${tvf.fn} must be a time attribute, but it is ${formatType(timeField.type)}`, {
+        span: tvf.timeCol.span,
+        help: `declare 'WATERMARK FOR ${tvf.timeCol.value} AS ${tvf.timeCol.value} - INTERVAL '5' SECOND' in the table, or use a column defined AS PROCTIME()`,
+      })
+    }
+    const window = this.windowSpec(tvf)
+    const partitionKeys = tvf.partitionBy.map(p => {
+      const rex = bindExpr(p, { scope: input.scope, clause: 'PARTITION BY' })
+      if (rex.kind !== 'Input') throw WeirError.unsupported('PARTITION BY takes column names', { span: p.span })
+      return rex.index
+    })
+    if (tvf.fn !== 'SESSION' && partitionKeys.length > 0) {
+      throw WeirError.plan(`PARTITION BY is only allowed in SESSION windows, not ${tvf.fn}`, { span: tvf.partitionBy[0]!.span })
+    }
+    const timeDomain: TimeDomain = attr === 'rowtime' ? 'event' : 'processing'
+    const wtType: DataType = timeField.type.kind === 'TIMESTAMP_LTZ'
+      ? T.timestampLtz(3, false, attr)
+      : T.timestamp(3, false, attr)
+    const fields: Field[] = [
+      ...input.plan.fields.map((f, i) => (i === timeIndex ? { name: f.name, type: withoutTimeAttr(f.type) } : f)),
+      { name: 'window_start', type: T.timestamp(3, false) },
+      { name: 'window_end', type: T.timestamp(3, false) },
+      { name: 'window_time', type: wtType },
+    ]
+    const node: WindowTvf = {
+      kind: 'WindowTvf', input: input.plan, window, timeIndex, timeDomain, timeColumn: timeField.name, partitionKeys, fields, span: tvf.span,
+    }
+    const qualifier = tvf.alias?.value ?? (tvf.input.kind === 'TableRef' ? tvf.input.alias?.value ?? tvf.input.name.parts.at(-1)!.value : tvf.input.alias?.value)
+    return { plan: node, scope: Scope.of(fields, qualifier) }
+  }
+
+  private windowSpec(tvf: ast.WindowTvf): WindowSpec {
+    const names: Record<ast.WindowTvf['fn'], string[]> = {
+      TUMBLE: ['SIZE', 'OFFSET'],
+      HOP: ['SLIDE', 'SIZE', 'OFFSET'],
+      CUMULATE: ['STEP', 'SIZE', 'OFFSET'],
+      SESSION: ['GAP'],
+    }
+    const expected = names[tvf.fn]
+    const values = new Map<string, { ms: number; span: Span }>()
+    tvf.args.forEach((arg, i) => {
+      const key = arg.name ? arg.name.value.toUpperCase() : expected[i]
+      if (key === undefined || !expected.includes(key)) {
+        throw WeirError.plan(arg.name ? `${tvf.fn} has no parameter '${arg.name.value}'` : `too many arguments to ${tvf.fn}`, {
+          span: arg.span,
+          help: `${tvf.fn}(TABLE t, DESCRIPTOR(time_col), ${expected.join(', ')}${tvf.fn === 'SESSION' ? '' : ' (OFFSET is optional)'})`,
+        })
+      }
+      if (values.has(key)) throw WeirError.plan(`${key} is given twice`, { span: arg.span })
+      const rex = bindExpr(arg.value, { scope: new Scope([]), clause: `${tvf.fn} arguments` })
+      if (rex.type.kind !== 'INTERVAL') {
+        throw WeirError.plan(`${tvf.fn} ${key} must be an interval, got ${formatType(rex.type)}`, { span: arg.value.span, help: `write e.g. INTERVAL '10' SECOND` })
+      }
+      const ms = evalConstant(rex)
+      if (typeof ms !== 'number') throw WeirError.plan(`${tvf.fn} ${key} must be a constant interval`, { span: arg.value.span })
+      values.set(key, { ms, span: arg.value.span })
+    })
+    for (const key of expected) {
+      if (key !== 'OFFSET' && !values.has(key)) {
+        throw WeirError.plan(`${tvf.fn} needs ${key}`, { span: tvf.span, help: `${tvf.fn}(TABLE t, DESCRIPTOR(time_col), ${expected.filter(k => k !== 'OFFSET').join(', ')})` })
+      }
+    }
+    const positive = (key: string): number => {
+      const v = values.get(key)!
+      if (v.ms <= 0) throw WeirError.plan(`${tvf.fn} ${key} must be positive`, { span: v.span })
+      return v.ms
+    }
+    const offset = values.get('OFFSET')?.ms ?? 0
+    switch (tvf.fn) {
+      case 'TUMBLE': return { kind: 'TUMBLE', size: positive('SIZE'), offset }
+      case 'HOP': {
+        const slide = positive('SLIDE'), size = positive('SIZE')
+        if (size % slide !== 0) {
+          throw WeirError.plan(`HOP size (${formatDuration(size)}) must be a whole multiple of the slide (${formatDuration(slide)})`, { span: values.get('SIZE')!.span })
+        }
+        return { kind: 'HOP', slide, size, offset }
+      }
+      case 'CUMULATE': {
+        const step = positive('STEP'), maxSize = positive('SIZE')
+        if (maxSize % step !== 0) {
+          throw WeirError.plan(`CUMULATE max size (${formatDuration(maxSize)}) must be a whole multiple of the step (${formatDuration(step)})`, { span: values.get('SIZE')!.span })
+        }
+        return { kind: 'CUMULATE', step, maxSize, offset }
+      }
+      case 'SESSION': return { kind: 'SESSION', gap: positive('GAP') }
+      default: return assertNever(tvf.fn)
+    }
+  }
+
+  // ------------------------------------------------------------------ SELECT
+
+  private bindSelect(sel: ast.Select): BoundRelation {
+    let rel: BoundRelation = sel.from
+      ? this.bindFrom(sel.from)
+      : { plan: { kind: 'Values', rows: [[]], fields: [], span: sel.span }, scope: new Scope([]) }
+
+    if (sel.where) {
+      const condition = this.bindCondition(sel.where, rel.scope, 'WHERE')
+      rel = { plan: { kind: 'Filter', input: rel.plan, condition, fields: rel.plan.fields, span: sel.where.span }, scope: rel.scope }
+    }
+
+    const aggCalls: ast.FunctionCall[] = []
+    const collect = (e: ast.Expr): void => visitExpr(e, n => { if (isAggregateCall(n)) aggCalls.push(n) }, false)
+    for (const item of sel.items) if (item.kind === 'ExprItem') collect(item.expr)
+    if (sel.having) collect(sel.having)
+    const isAggregate = sel.groupBy !== undefined || aggCalls.length > 0 || sel.having !== undefined
+
+    let out: BoundRelation
+    if (isAggregate) {
+      out = this.bindAggregateSelect(sel, rel, aggCalls)
+    } else {
+      out = this.bindProjection(sel.items, rel.scope, rel.plan, undefined, sel.span)
+    }
+    if (sel.distinct) {
+      const fields = out.plan.fields.map(f => ({ name: f.name, type: withoutTimeAttr(f.type) }))
+      const ttl = this.ttlFor(sel, rel)
+      out = {
+        plan: {
+          kind: 'Aggregate', input: out.plan, keys: fields.map((_, i) => i), aggs: [], distinct: true,
+          ttlMs: ttl.ms, ttlSource: ttl.source, fields, span: sel.span,
+        },
+        scope: Scope.of(fields),
+      }
+    }
+    return out
+  }
+
+  private bindCondition(e: ast.Expr, scope: Scope, clause: string, agg?: AggregateMapping): Rex {
+    const rex = bindExpr(e, { scope, clause, agg })
+    if (rex.type.kind !== 'BOOLEAN' && rex.type.kind !== 'NULL') {
+      throw WeirError.plan(`${clause} condition must be BOOLEAN, but it is ${formatType(rex.type)}`, { span: e.span })
+    }
+    return rex
+  }
+
+  /** SELECT items over `scope` → a Project over `input`. */
+  private bindProjection(items: readonly ast.SelectItem[], scope: Scope, input: LogicalPlan, agg: AggregateMapping | undefined, span: Span): BoundRelation {
+    const exprs: Rex[] = []
+    const fields: Field[] = []
+    items.forEach((item, position) => {
+      if (item.kind === 'StarItem') {
+        if (agg) throw WeirError.plan('SELECT * is not allowed in an aggregate query', { span: item.span, help: 'list the GROUP BY columns and aggregates' })
+        const q = item.qualifier?.value.toLowerCase()
+        let any = false
+        scope.fields.forEach((f, i) => {
+          if (q !== undefined && f.qualifier !== q) return
+          any = true
+          exprs.push(inputRef(i, f.type))
+          fields.push({ name: f.name, type: f.type })
+        })
+        if (!any) throw WeirError.plan(`table '${item.qualifier!.value}' not found in FROM`, { span: item.span })
+        return
+      }
+      const rex = bindExpr(item.expr, { scope, clause: 'SELECT', agg })
+      exprs.push(rex)
+      const name = item.alias?.value ?? (item.expr.kind === 'ColumnRef' ? item.expr.name.parts.at(-1)!.value : `EXPR$${position}`)
+      fields.push({ name, type: rex.kind === 'Input' ? rex.type : withoutTimeAttr(rex.type) })
+    })
+    const plan: LogicalPlan = { kind: 'Project', input, exprs, fields, span }
+    return { plan, scope: Scope.of(fields) }
+  }
+
+  private bindAggregateSelect(sel: ast.Select, rel: BoundRelation, aggCalls: ast.FunctionCall[]): BoundRelation {
+    const scope = rel.scope
+    const groupRex = (sel.groupBy ?? []).map(g => {
+      if (isAggregateCall(g) || containsAgg(g)) throw WeirError.plan('aggregate functions are not allowed in GROUP BY', { span: g.span })
+      return bindExpr(g, { scope, clause: 'GROUP BY' })
+    })
+
+    // A window aggregate: GROUP BY window_start, window_end over a window TVF (possibly under WHERE filters).
+    let tvf: WindowTvf | undefined
+    const filtersAbove: Rex[] = []
+    for (let p: LogicalPlan = rel.plan; ; p = p.input) {
+      if (p.kind === 'WindowTvf') { tvf = p; break }
+      if (p.kind !== 'Filter') break
+      filtersAbove.push(p.condition)
+    }
+    let windowKeys: { start: number; end: number } | undefined
+    if (tvf) {
+      const n = tvf.input.fields.length
+      const isCol = (r: Rex, i: number): boolean => r.kind === 'Input' && r.index === i
+      const hasStart = groupRex.some(r => isCol(r, n)), hasEnd = groupRex.some(r => isCol(r, n + 1))
+      if (hasStart !== hasEnd) {
+        throw WeirError.plan('a window aggregate must GROUP BY both window_start and window_end', {
+          span: sel.groupBy![0]!.span, help: `add ${hasStart ? 'window_end' : 'window_start'} to GROUP BY`,
+        })
+      }
+      if (hasStart) windowKeys = { start: n, end: n + 1 }
+    }
+
+    if (tvf && windowKeys) return this.bindWindowAggregate(sel, rel, tvf, filtersAbove, groupRex, aggCalls)
+
+    // Pre-projection: [group keys…, aggregate arguments…, FILTER conditions…] over the input.
+    const pre = new PreProjection()
+    const keys = groupRex.map(r => pre.add(r))
+    const aggs = aggCalls.map((call, i) => this.bindAggCall(call, scope, pre, i + keys.length, sel))
+    const preFields = pre.fields(rel.plan.fields)
+    const project: LogicalPlan = { kind: 'Project', input: rel.plan, exprs: pre.exprs, fields: preFields, span: sel.span }
+    const outFields: Field[] = [
+      ...keys.map((k, i) => ({ name: preFields[k]!.name, type: withoutTimeAttr(groupRex[i]!.type) })),
+      ...aggs.map(a => ({ name: a.name, type: a.type })),
+    ]
+    const ttl = this.ttlFor(sel, rel)
+    const aggregate: LogicalPlan = {
+      kind: 'Aggregate', input: project, keys, aggs,
+      distinct: false, ttlMs: ttl.ms, ttlSource: ttl.source, fields: outFields, span: sel.span,
+    }
+    const mapping: AggregateMapping = {
+      inputScope: scope,
+      groupOutput: new Map(groupRex.map((r, i) => [rexKey(r), i])),
+      aggOutput: new Map(aggCalls.map((c, i) => [c, keys.length + i])),
+      outputTypes: outFields.map(f => f.type),
+    }
+    return this.finishAggregate(sel, aggregate, mapping)
+  }
+
+  private bindWindowAggregate(sel: ast.Select, rel: BoundRelation, tvf: WindowTvf, filtersAbove: Rex[], groupRex: Rex[], aggCalls: ast.FunctionCall[]): BoundRelation {
+    const n = tvf.input.fields.length
+    const refsWindow = (r: Rex): boolean => [...inputsUsed(r)].some(i => i >= n)
+    for (const f of filtersAbove) {
+      if (refsWindow(f)) throw WeirError.unsupported('a WHERE condition on window_start, window_end or window_time before a window aggregate is not supported', { span: sel.where?.span ?? sel.span, help: 'filter on the window columns in HAVING or in an outer query' })
+    }
+    const scope = rel.scope
+    const pre = new PreProjection()
+    const timeCol = pre.add(inputRef(tvf.timeIndex, tvf.input.fields[tvf.timeIndex]!.type))
+    const keyRex = groupRex.filter(r => !(r.kind === 'Input' && (r.index === n || r.index === n + 1)))
+    for (const k of keyRex) {
+      if (refsWindow(k)) throw WeirError.unsupported('GROUP BY expressions over window_time are not supported in a window aggregate', { span: sel.groupBy![0]!.span })
+    }
+    // Session windows are per PARTITION BY key: those columns must be grouping keys.
+    for (const p of tvf.partitionKeys) {
+      if (!keyRex.some(r => r.kind === 'Input' && r.index === p)) {
+        throw WeirError.plan(`SESSION is partitioned by '${tvf.input.fields[p]!.name}', so the window aggregate must GROUP BY it`, { span: sel.groupBy?.[0]?.span ?? sel.span, help: `add ${tvf.input.fields[p]!.name} to GROUP BY` })
+      }
+    }
+    const keys = keyRex.map(r => pre.add(r))
+    const aggs = aggCalls.map((call, i) => this.bindAggCall(call, scope, pre, keys.length + i, sel))
+    for (const e of pre.exprs) if (refsWindow(e)) throw WeirError.unsupported('aggregates over window_start, window_end or window_time are not supported', { span: sel.span })
+    let input: LogicalPlan = tvf.input
+    for (const f of filtersAbove.reverse()) input = { kind: 'Filter', input, condition: f, fields: input.fields, span: sel.span }
+    const preFields = pre.fields(tvf.input.fields)
+    const project: LogicalPlan = { kind: 'Project', input, exprs: pre.exprs, fields: preFields.map((f, i) => i === timeCol ? { name: f.name, type: tvf.input.fields[tvf.timeIndex]!.type } : f), span: sel.span }
+    const wt = tvf.fields[n + 2]!
+    const outFields: Field[] = [
+      ...keys.map((k, i) => ({ name: preFields[k]!.name, type: withoutTimeAttr(keyRex[i]!.type) })),
+      ...aggs.map(a => ({ name: a.name, type: a.type })),
+      { name: 'window_start', type: T.timestamp(3, false) },
+      { name: 'window_end', type: T.timestamp(3, false) },
+      { name: 'window_time', type: wt.type },
+    ]
+    const k = keys.length, a = aggs.length
+    const aggregate: LogicalPlan = {
+      kind: 'WindowAggregate', input: project, window: tvf.window, timeIndex: timeCol, timeDomain: tvf.timeDomain,
+      keys, aggs, fields: outFields, span: sel.span,
+    }
+    const groupOutput = new Map<string, number>(keyRex.map((r, i) => [rexKey(r), i]))
+    groupOutput.set(rexKey(inputRef(n, tvf.fields[n]!.type)), k + a)
+    groupOutput.set(rexKey(inputRef(n + 1, tvf.fields[n + 1]!.type)), k + a + 1)
+    const mapping: AggregateMapping = {
+      inputScope: scope,
+      groupOutput,
+      aggOutput: new Map(aggCalls.map((c, i) => [c, k + i])),
+      outputTypes: outFields.map(f => f.type),
+      extraColumns: new Map([['window_time', k + a + 2]]),
+    }
+    return this.finishAggregate(sel, aggregate, mapping)
+  }
+
+  private finishAggregate(sel: ast.Select, aggregate: LogicalPlan, mapping: AggregateMapping): BoundRelation {
+    let plan = aggregate
+    const aggScope = Scope.of(aggregate.fields)
+    if (sel.having) {
+      const condition = this.bindCondition(sel.having, aggScope, 'HAVING', mapping)
+      plan = { kind: 'Filter', input: plan, condition, fields: plan.fields, span: sel.having.span }
+    }
+    return this.bindProjection(sel.items, aggScope, plan, mapping, sel.span)
+  }
+
+  /** An aggregate call: its argument and FILTER condition become pre-projection columns. */
+  private bindAggCall(call: ast.FunctionCall, scope: Scope, pre: PreProjection, position: number, sel?: ast.Select): AggCall {
+    const fn = call.name.value.toUpperCase() as AggCall['fn']
+    for (const a of call.args) if (containsAgg(a)) throw WeirError.plan('aggregate functions cannot be nested', { span: a.span })
+    let arg: number | null = null
+    let argType: DataType | null = null
+    if (call.star) {
+      if (fn !== 'COUNT') throw WeirError.plan(`${fn}(*) is not valid`, { span: call.span, help: `only COUNT takes *; write ${fn}(column)` })
+    } else {
+      if (call.args.length !== 1) {
+        throw WeirError.plan(`${fn} takes one argument, got ${call.args.length}`, {
+          span: call.span, help: fn === 'COUNT' && call.distinct ? 'COUNT(DISTINCT a, b) is not supported; use COUNT(DISTINCT CONCAT_WS(…)) or nest a DISTINCT subquery' : undefined,
+        })
+      }
+      const rex = bindExpr(call.args[0]!, { scope, clause: `the argument of ${fn}` })
+      arg = pre.add(rex)
+      argType = rex.type
+    }
+    let filter: number | null = null
+    if (call.filter) {
+      const cond = bindExpr(call.filter, { scope, clause: 'FILTER' })
+      if (cond.type.kind !== 'BOOLEAN') throw WeirError.plan(`FILTER condition must be BOOLEAN, but it is ${formatType(cond.type)}`, { span: call.filter.span })
+      filter = pre.add(cond)
+    }
+    const type = aggregateResultType(fn, argType === null ? null : withoutTimeAttr(argType), call.span)
+    // An aggregate selected directly under an alias is named by it (for EXPLAIN and the output schema).
+    const item = sel?.items.find(i => i.kind === 'ExprItem' && i.expr === call)
+    const name = item?.kind === 'ExprItem' && item.alias ? item.alias.value : `EXPR$${position}`
+    return { fn, arg, argType: argType === null ? null : withoutTimeAttr(argType), distinct: call.distinct, filter, type, name }
+  }
+
+  /**
+   * State TTL for a stateful operator of this SELECT: a STATE_TTL hint naming the input's alias
+   * wins over 'table.exec.state.ttl' (Flink's precedence).
+   */
+  private ttlFor(sel: ast.Select, rel: BoundRelation): { ms: number; source: string } {
+    const hint = sel.hints.find(h => h.name.value.toUpperCase() === 'STATE_TTL')
+    if (hint) {
+      const aliases = new Set(rel.scope.fields.map(f => f.qualifier).filter((q): q is string => q !== undefined))
+      for (const [key, value] of hint.options) {
+        if (!aliases.has(key.toLowerCase())) {
+          throw WeirError.plan(`STATE_TTL names '${key}', which is not a table or alias in this query's FROM`, {
+            span: hint.span, help: aliases.size ? `use one of: ${[...aliases].join(', ')}` : undefined,
+          })
+        }
+        const ms = parseDuration(value)
+        if (ms === null) throw WeirError.plan(`invalid STATE_TTL value '${value}'`, { span: hint.span, help: `write a duration such as '1 d', '12 h' or '30 min'` })
+        return { ms, source: `STATE_TTL hint ('${key}' = '${value}')` }
+      }
+    }
+    const global = optionOrDefault(this.options, 'table.exec.state.ttl') ?? '0'
+    const ms = parseDuration(global) ?? 0
+    return { ms, source: ms > 0 ? `table.exec.state.ttl = '${global}'` : 'none' }
+  }
+
+  // ------------------------------------------------------------------ set operations, VALUES
+
+  private bindSetOperation(q: ast.SetOperation): BoundRelation {
+    if (q.op !== 'UNION') {
+      throw WeirError.unsupported(`${q.op} is not supported on streams`, { span: q.span, help: 'UNION and UNION ALL are supported' })
+    }
+    const left = this.bindQuery(q.left)
+    const right = this.bindQuery(q.right)
+    const lf = left.plan.fields, rf = right.plan.fields
+    if (lf.length !== rf.length) {
+      throw WeirError.plan(`UNION inputs have different column counts: ${lf.length} and ${rf.length}`, { span: q.span })
+    }
+    const types = lf.map((f, i) => {
+      const t = commonType([withoutTimeAttr(f.type), withoutTimeAttr(rf[i]!.type)])
+      if (!t) {
+        throw WeirError.plan(`UNION column ${i + 1} ('${f.name}') has incompatible types ${formatType(f.type)} and ${formatType(rf[i]!.type)}`, { span: q.span, help: 'CAST one side' })
+      }
+      return t
+    })
+    const conform = (plan: LogicalPlan): LogicalPlan => {
+      if (plan.fields.every((f, i) => sameType(f.type, types[i]!) && f.type.nullable === types[i]!.nullable)) return plan
+      const exprs = plan.fields.map((f, i) => (sameType(f.type, types[i]!) ? inputRef(i, f.type) : castTo(inputRef(i, f.type), types[i]!, q.span)))
+      return { kind: 'Project', input: plan, exprs, fields: plan.fields.map((f, i) => ({ name: f.name, type: exprs[i]!.type })), span: q.span }
+    }
+    const fields = lf.map((f, i) => ({ name: f.name, type: types[i]! }))
+    let plan: LogicalPlan = { kind: 'Union', inputs: [conform(left.plan), conform(right.plan)], fields, span: q.span }
+    if (!q.all) {
+      const ttl = parseDuration(optionOrDefault(this.options, 'table.exec.state.ttl') ?? '0') ?? 0
+      plan = { kind: 'Aggregate', input: plan, keys: fields.map((_, i) => i), aggs: [], distinct: true, ttlMs: ttl, ttlSource: ttl > 0 ? 'table.exec.state.ttl' : 'none', fields, span: q.span }
+    }
+    return { plan, scope: Scope.of(fields) }
+  }
+
+  private bindValues(q: ast.ValuesQuery): BoundRelation {
+    const empty = new Scope([])
+    const rows = q.rows.map(r => r.map(e => bindExpr(e, { scope: empty, clause: 'VALUES' })))
+    const width = rows[0]?.length ?? 0
+    rows.forEach((r, i) => {
+      if (r.length !== width) throw WeirError.plan(`VALUES row ${i + 1} has ${r.length} values, the first has ${width}`, { span: q.rows[i]![0]?.span ?? q.span })
+    })
+    const types = Array.from({ length: width }, (_, c) => {
+      const t = commonType(rows.map(r => r[c]!.type))
+      if (!t) throw WeirError.plan(`VALUES column ${c + 1} mixes incompatible types`, { span: q.span, help: 'CAST the values to one type' })
+      return t
+    })
+    const conformed = rows.map(r => r.map((x, c) => (sameType(x.type, types[c]!) ? x : x.kind === 'Literal' && x.value === null ? literal(null, withNullable(types[c]!, true)) : castTo(x, types[c]!, q.span))))
+    const fields = types.map((t, c) => ({ name: `EXPR$${c}`, type: t }))
+    return { plan: { kind: 'Values', rows: conformed, fields, span: q.span }, scope: Scope.of(fields) }
+  }
+}
+
+function containsAgg(e: ast.Expr): boolean {
+  let found = false
+  visitExpr(e, n => { if (isAggregateCall(n)) found = true })
+  return found
+}
+
+function renameFields(fields: readonly Field[], columns: readonly ast.Ident[] | undefined, span: Span): Field[] {
+  if (!columns) return [...fields]
+  if (columns.length !== fields.length) {
+    throw WeirError.plan(`${columns.length} column names given for a query with ${fields.length} columns`, { span: columns[0]?.span ?? span })
+  }
+  return fields.map((f, i) => ({ name: columns[i]!.value, type: f.type }))
+}
+
+/** De-duplicated list of expressions computed before an aggregate. */
+class PreProjection {
+  readonly exprs: Rex[] = []
+  private readonly index = new Map<string, number>()
+
+  add(rex: Rex): number {
+    const key = rexKey(rex)
+    const found = this.index.get(key)
+    if (found !== undefined) return found
+    this.exprs.push(rex)
+    this.index.set(key, this.exprs.length - 1)
+    return this.exprs.length - 1
+  }
+
+  fields(inputFields: readonly Field[]): Field[] {
+    return this.exprs.map((r, i) => ({
+      name: r.kind === 'Input' ? inputFields[r.index]!.name : `$f${i}`,
+      type: withoutTimeAttr(r.type),
+    }))
+  }
+}
+

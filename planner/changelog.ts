@@ -1,0 +1,66 @@
+// Changelog-mode inference: which streams are insert-only and which carry updates, and who made them.
+import { WeirError } from '../common/errors.js'
+import { assertNever } from '../common/assert.js'
+import type { ChangelogMode } from '../runtime/job-graph.js'
+import { getConnector } from '../connectors/registry.js'
+import type { LogicalPlan } from './logical/nodes.js'
+
+const cache = new WeakMap<LogicalPlan, { mode: ChangelogMode; origin?: LogicalPlan }>()
+
+/** The node's output changelog mode and, for an updating stream, the operator that first produced updates. */
+export function changelogOf(plan: LogicalPlan): { mode: ChangelogMode; origin?: LogicalPlan } {
+  const hit = cache.get(plan)
+  if (hit) return hit
+  const result = infer(plan)
+  cache.set(plan, result)
+  return result
+}
+
+function infer(plan: LogicalPlan): { mode: ChangelogMode; origin?: LogicalPlan } {
+  switch (plan.kind) {
+    case 'Scan': case 'Values': return { mode: 'insert-only' }
+    case 'Project': case 'Filter': case 'Sink': return changelogOf(plan.input)
+    case 'Aggregate': return { mode: 'updating', origin: plan }
+    case 'WindowAggregate': case 'WindowTvf': {
+      const input = changelogOf(plan.input)
+      if (input.mode === 'updating') {
+        throw WeirError.unsupported(`a window ${plan.kind === 'WindowTvf' ? 'table function' : 'aggregate'} cannot consume the updates produced by ${describe(input.origin!)}`, {
+          span: plan.span, help: 'window an insert-only stream: move the window before the GROUP BY, or aggregate the window output instead',
+        })
+      }
+      return { mode: 'insert-only' }
+    }
+    case 'Union': {
+      const updating = plan.inputs.map(changelogOf).find(c => c.mode === 'updating')
+      return updating ?? { mode: 'insert-only' }
+    }
+    default: return assertNever(plan)
+  }
+}
+
+/** Human description of a node for messages: "the GROUP BY at line 3". */
+export function describe(plan: LogicalPlan): string {
+  const where = plan.span.start.line > 0 ? ` at line ${plan.span.start.line}, column ${plan.span.start.column}` : ''
+  switch (plan.kind) {
+    case 'Aggregate': return `${plan.distinct ? 'the DISTINCT' : 'the GROUP BY aggregate'}${where}`
+    default: return `the ${plan.kind}${where}`
+  }
+}
+
+/** Rejects a plan whose sink cannot take the updates its query produces. */
+export function checkChangelog(plan: LogicalPlan): void {
+  if (plan.kind !== 'Sink') return
+  const input = changelogOf(plan.input)
+  if (input.mode !== 'updating' || !plan.table) return
+  const factory = getConnector(plan.table.options['connector']!)
+  const options = Object.fromEntries(Object.entries(plan.table.options).filter(([k]) => k !== 'connector'))
+  if (!factory.sink!.acceptsUpdates(options)) {
+    const origin = input.origin!
+    throw WeirError.plan(`table '${plan.table.name}' (connector '${factory.name}'${options['format'] ? `, format '${options['format']}'` : ''}) can only take inserts, but the query produces updates from ${describe(origin)}`, {
+      span: origin.span,
+      help: factory.name === 'filesystem'
+        ? `set 'format' = 'debezium-json' on '${plan.table.name}' to write a changelog, or make the query insert-only (e.g. a window aggregate)`
+        : 'write to a sink that accepts updates (print, blackhole, or filesystem with debezium-json), or make the query insert-only',
+    })
+  }
+}

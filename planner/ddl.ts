@@ -1,0 +1,104 @@
+// CREATE TABLE / CREATE VIEW → catalog objects, checked: columns, watermark, primary key, connector options.
+import type * as ast from '../grammar/ast.js'
+import { WeirError } from '../common/errors.js'
+import type { Span } from '../common/span.js'
+import { formatType, isTimestamp } from '../common/types.js'
+import { getConnector } from '../connectors/registry.js'
+import type { CatalogTable, CatalogView, TableColumn } from './catalog.js'
+import { typeFromAst } from './bind/types.js'
+import { tableFields, QueryBinder } from './bind/query-binder.js'
+import { bindExpr } from './bind/expr-binder.js'
+import { Scope } from './bind/scope.js'
+import type { Catalog } from './catalog.js'
+
+export function tableFromAst(stmt: ast.CreateTable): CatalogTable {
+  const name = stmt.name.parts.at(-1)!.value
+  const seen = new Map<string, Span>()
+  const columns: TableColumn[] = stmt.columns.map(c => {
+    const key = c.name.value.toLowerCase()
+    if (seen.has(key)) throw WeirError.plan(`column '${c.name.value}' is defined twice`, { span: c.name.span })
+    seen.set(key, c.name.span)
+    switch (c.kind) {
+      case 'PhysicalColumn': return { name: c.name.value, type: typeFromAst(c.type), kind: 'physical', span: c.span }
+      case 'ComputedColumn': return { name: c.name.value, type: { kind: 'NULL', nullable: true }, kind: 'computed', expr: c.expr, span: c.span }
+      case 'MetadataColumn':
+        throw WeirError.unsupported('METADATA columns are not supported by the available connectors', { span: c.span, help: 'remove the column, or compute it with AS' })
+    }
+  })
+  const options: Record<string, string> = {}
+  const optionSpans: Record<string, Span> = {}
+  for (const o of stmt.options) {
+    if (o.key in options) throw WeirError.plan(`option '${o.key}' is given twice`, { span: o.keySpan })
+    options[o.key] = o.value
+    optionSpans[o.key] = o.keySpan
+  }
+  if (stmt.primaryKey && stmt.primaryKey.enforced) {
+    throw WeirError.unsupported('PRIMARY KEY constraints cannot be enforced', { span: stmt.primaryKey.span, help: 'declare it as PRIMARY KEY (…) NOT ENFORCED' })
+  }
+  const primaryKey = (stmt.primaryKey?.columns ?? []).map(c => {
+    const col = columns.find(x => x.name.toLowerCase() === c.value.toLowerCase())
+    if (!col) throw WeirError.plan(`primary key column '${c.value}' is not a column of '${name}'`, { span: c.span })
+    return col.name
+  })
+  let table: CatalogTable = {
+    kind: 'table', name, columns, primaryKey, options, optionSpans, span: stmt.span,
+    watermark: stmt.watermark ? { column: stmt.watermark.column.value, expr: stmt.watermark.expr, span: stmt.watermark.span } : undefined,
+  }
+  // Computed column types come from binding their expressions.
+  const { fields } = tableFields(table)
+  table = { ...table, columns: columns.map((c, i) => (c.kind === 'computed' ? { ...c, type: fields[i]!.type } : c)) }
+  if (stmt.watermark) checkWatermark(table, stmt.watermark)
+  checkConnector(table)
+  return table
+}
+
+function checkWatermark(table: CatalogTable, wm: ast.WatermarkDef): void {
+  const col = table.columns.find(c => c.name.toLowerCase() === wm.column.value.toLowerCase())
+  if (!col) {
+    throw WeirError.plan(`WATERMARK FOR '${wm.column.value}': no such column in '${table.name}'`, { span: wm.column.span })
+  }
+  if (!isTimestamp(col.type)) {
+    throw WeirError.plan(`WATERMARK FOR '${col.name}' needs a TIMESTAMP(3) or TIMESTAMP_LTZ(3) column, but it is ${formatType(col.type)}`, {
+      span: wm.column.span, help: `add a computed column, e.g. ts AS TO_TIMESTAMP_LTZ(${col.name}, 3), and declare the watermark on it`,
+    })
+  }
+  const { fields } = tableFields(table)
+  const rex = bindExpr(wm.expr, { scope: Scope.of(fields), clause: 'WATERMARK' })
+  if (!isTimestamp(rex.type)) {
+    throw WeirError.plan(`the WATERMARK expression must be a timestamp, but it is ${formatType(rex.type)}`, { span: wm.expr.span, help: `e.g. ${col.name} - INTERVAL '5' SECOND` })
+  }
+}
+
+function checkConnector(table: CatalogTable): void {
+  const connector = table.options['connector']
+  if (connector === undefined) {
+    throw WeirError.plan(`table '${table.name}' has no 'connector' option`, { span: table.span, help: `add WITH ('connector' = 'filesystem', 'path' = '…', 'format' = 'json'), or datagen, nexmark, print, blackhole` })
+  }
+  const physical = table.columns.filter(c => c.kind === 'physical').map(c => ({ name: c.name, type: c.type }))
+  const rest = Object.fromEntries(Object.entries(table.options).filter(([k]) => k !== 'connector'))
+  let factory
+  try {
+    factory = getConnector(connector)
+  } catch (e) {
+    throw e instanceof WeirError ? e.withSpan(table.optionSpans['connector']) : e
+  }
+  try {
+    // Sources and sinks share the WITH clause; a table is checked as whatever its connector can be.
+    if (factory.source) factory.source.validate(rest, physical)
+    else factory.sink!.validate(rest, physical)
+  } catch (e) {
+    if (!(e instanceof WeirError)) throw e
+    const key = Object.keys(table.optionSpans).find(k => e.message.includes(`'${k}'`))
+    throw e.withSpan(key ? table.optionSpans[key] : table.span)
+  }
+}
+
+export function viewFromAst(stmt: ast.CreateView, catalog: Catalog, options: Readonly<Record<string, string>>): CatalogView {
+  const name = stmt.name.parts.at(-1)!.value
+  // Bind once now so a broken view is rejected when it is created, not when it is used.
+  const bound = new QueryBinder(catalog, options).bindQuery(stmt.query)
+  if (stmt.columns && stmt.columns.length !== bound.plan.fields.length) {
+    throw WeirError.plan(`view '${name}' names ${stmt.columns.length} columns but its query has ${bound.plan.fields.length}`, { span: stmt.columns[0]!.span })
+  }
+  return { kind: 'view', name, query: stmt.query, columns: stmt.columns?.map(c => c.value), span: stmt.span }
+}

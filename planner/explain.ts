@@ -1,0 +1,141 @@
+// EXPLAIN text for a job graph: operators, keys, exchanges, changelog modes, and for every stateful
+// operator its state (shape, key, TTL) and whether that state is bounded, with warnings.
+import { assertNever } from '../common/assert.js'
+import type { Field } from '../common/types.js'
+import { formatDuration } from '../common/durations.js'
+import type { AggCall, JobGraph, PhysicalNode, WindowSpec } from '../runtime/job-graph.js'
+import { formatRex } from './rex-format.js'
+
+export interface ExplainOptions {
+  /** EXPLAIN CHANGELOG_MODE: print row kinds Flink-style (I, UB, UA, D) on every operator. */
+  readonly changelogMode?: boolean
+}
+
+export function explainJobGraph(graph: JobGraph, opts: ExplainOptions = {}): string {
+  const byId = new Map(graph.nodes.map(n => [n.id, n]))
+  const roots = graph.nodes.filter(n => n.spec.kind === 'Sink' || n.spec.kind === 'Collect')
+  const lines: string[] = ['== Physical Plan ==']
+  const warnings: string[] = []
+  const visit = (node: PhysicalNode, prefix: string, childPrefix: string): void => {
+    const inputFields = node.inputs.length > 0 ? byId.get(node.inputs[0]!.node)!.schema : []
+    lines.push(`${prefix}${describeNode(node, inputFields, opts)}`)
+    for (const s of stateLines(node, inputFields, warnings)) lines.push(`${childPrefix}${node.inputs.length ? '|  ' : '   '}${s}`)
+    node.inputs.forEach((edge, i) => {
+      const last = i === node.inputs.length - 1
+      const child = byId.get(edge.node)!
+      let p = `${childPrefix}+- `
+      let cp = `${childPrefix}${last ? '   ' : '|  '}`
+      if (edge.exchange.kind !== 'forward') {
+        const ex = edge.exchange.kind === 'hash' ? `Exchange(distribution=[hash[${edge.exchange.keys.map(k => child.schema[k]?.name ?? `$${k}`).join(', ')}]])` : 'Exchange(distribution=[single])'
+        lines.push(`${p}${ex}`)
+        p = `${cp}+- `
+        cp = `${cp}   `
+      }
+      visit(child, p, cp)
+    })
+  }
+  for (const r of roots) visit(r, '', '')
+  if (warnings.length) {
+    lines.push('', '== Warnings ==')
+    for (const w of warnings) lines.push(`warning: ${w}`)
+  }
+  return lines.join('\n')
+}
+
+function mode(node: PhysicalNode, opts: ExplainOptions): string {
+  if (opts.changelogMode) return `changelogMode=[${node.changelog === 'insert-only' ? 'I' : 'I,UB,UA,D'}]`
+  return `changelog=[${node.changelog}]`
+}
+
+function names(fields: readonly Field[]): string {
+  return fields.map(f => f.name).join(', ')
+}
+
+export function formatWindow(w: WindowSpec): string {
+  const off = (o: number): string => (o ? `, offset=${formatDuration(o)}` : '')
+  switch (w.kind) {
+    case 'TUMBLE': return `TUMBLE(size=${formatDuration(w.size)}${off(w.offset)})`
+    case 'HOP': return `HOP(slide=${formatDuration(w.slide)}, size=${formatDuration(w.size)}${off(w.offset)})`
+    case 'CUMULATE': return `CUMULATE(step=${formatDuration(w.step)}, max=${formatDuration(w.maxSize)}${off(w.offset)})`
+    case 'SESSION': return `SESSION(gap=${formatDuration(w.gap)})`
+    default: return assertNever(w)
+  }
+}
+
+function formatAgg(a: AggCall, input: readonly Field[], outName: string): string {
+  const arg = a.arg === null ? '*' : input[a.arg]?.name ?? `$${a.arg}`
+  const filter = a.filter === null ? '' : ` FILTER (WHERE ${input[a.filter]?.name ?? `$${a.filter}`})`
+  return `${a.fn}(${a.distinct ? 'DISTINCT ' : ''}${arg})${filter} AS ${outName}`
+}
+
+function describeNode(node: PhysicalNode, input: readonly Field[], opts: ExplainOptions): string {
+  const s = node.spec
+  const m = mode(node, opts)
+  switch (s.kind) {
+    case 'Source': {
+      const physical = s.physicalSchema
+      const select = s.projection.map((r, i) => {
+        const text = formatRex(r, physical)
+        return text === node.schema[i]!.name ? text : `${text} AS ${node.schema[i]!.name}`
+      })
+      const parts = [`table=[${s.table}]`, `connector=[${s.connector}]`, `fields=[${select.join(', ')}]`]
+      if (s.filter) parts.push(`filter=[${formatRex(s.filter, physical)}]`)
+      if (s.watermark) parts.push(`watermark=[${s.watermark.text}]`)
+      return `Source(${parts.join(', ')}, ${m})`
+    }
+    case 'Values': return `Values(rows=[${s.rows.length}], ${m})`
+    case 'Calc': {
+      const select = s.projection.map((r, i) => {
+        const text = formatRex(r, input)
+        return text === node.schema[i]!.name ? text : `${text} AS ${node.schema[i]!.name}`
+      })
+      return `Calc(select=[${select.join(', ')}]${s.condition ? `, where=[${formatRex(s.condition, input)}]` : ''}, ${m})`
+    }
+    case 'WindowAssign':
+      return `WindowTableFunction(window=[${formatWindow(s.window)}], time=[${input[s.timeIndex]?.name}${s.timeDomain === 'processing' ? ' (proctime)' : ''}], ${m})`
+    case 'WindowAggregate': {
+      const k = s.keys.length
+      const aggs = s.aggs.map((a, i) => formatAgg(a, input, node.schema[k + i]!.name))
+      return `WindowAggregate(window=[${formatWindow(s.window)}], time=[${input[s.timeIndex]?.name}${s.timeDomain === 'processing' ? ' (proctime)' : ''}], groupBy=[${s.keys.map(i => input[i]!.name).join(', ')}], select=[${[...s.keys.map(i => input[i]!.name), ...aggs, 'window_start', 'window_end', 'window_time'].join(', ')}], ${m})`
+    }
+    case 'GroupAggregate': {
+      const k = s.keys.length
+      if (s.aggs.length === 0) return `Distinct(keys=[${s.keys.map(i => input[i]!.name).join(', ')}], ${m})`
+      const aggs = s.aggs.map((a, i) => formatAgg(a, input, node.schema[k + i]!.name))
+      return `GroupAggregate(groupBy=[${s.keys.map(i => input[i]!.name).join(', ')}], select=[${[...s.keys.map(i => input[i]!.name), ...aggs].join(', ')}]${s.inputUpdating ? ', consumesRetractions=[true]' : ''}, ${m})`
+    }
+    case 'Union': return `Union(all=[true], ${m})`
+    case 'Sink': return `Sink(table=[${s.table}], connector=[${s.connector}], fields=[${names(s.schema)}], ${m})`
+    case 'Collect': return `Collect(fields=[${names(s.schema)}], ${m})`
+    default: return assertNever(s)
+  }
+}
+
+function stateLines(node: PhysicalNode, input: readonly Field[], warnings: string[]): string[] {
+  const s = node.spec
+  const keyNames = (keys: readonly number[]): string => (keys.length ? keys.map(i => input[i]!.name).join(', ') : '(none: one global group)')
+  switch (s.kind) {
+    case 'WindowAggregate': {
+      const mapStates = s.aggs.filter(a => a.distinct).map(a => `MapState<${a.arg === null ? '*' : input[a.arg]!.name}, count> per window for ${a.fn}(DISTINCT)`)
+      const shape = s.window.kind === 'SESSION' ? 'ValueState<sessions + accumulators> per key' : 'ValueState<accumulators> per (key, window)'
+      const cleanup = s.timeDomain === 'event' ? 'cleared when the watermark passes the window end' : 'cleared when processing time passes the window end'
+      return [`state: ${[shape, ...mapStates].join('; ')}; key=[${keyNames(s.keys)}]; ttl=[not needed]; bounded=[yes: ${cleanup}]`]
+    }
+    case 'GroupAggregate': {
+      const retract = s.inputUpdating
+      const maps = s.aggs
+        .filter(a => a.distinct || (retract && (a.fn === 'MIN' || a.fn === 'MAX')))
+        .map(a => `MapState<${a.arg === null ? '*' : input[a.arg]!.name}, count> for ${a.fn}(${a.distinct ? 'DISTINCT ' : ''}…)`)
+      const shape = s.aggs.length === 0 ? 'ValueState<row count> per key' : 'ValueState<accumulators> per key'
+      const ttl = s.ttlMs > 0 ? formatDuration(s.ttlMs) : 'none'
+      const bounded = s.ttlMs > 0 ? `yes: keys idle for ${formatDuration(s.ttlMs)} expire` : s.keys.length === 0 ? 'yes: a single group' : 'NO: one entry per distinct key, kept forever'
+      if (s.ttlMs === 0 && s.keys.length > 0) {
+        warnings.push(`${node.id} (${s.aggs.length === 0 ? 'Distinct' : 'GroupAggregate'} on [${keyNames(s.keys)}]) keeps state for every key forever, so its state grows without bound; set 'table.exec.state.ttl' (e.g. SET 'table.exec.state.ttl' = '1 h') or add a /*+ STATE_TTL('<alias>' = '1 h') */ hint`)
+      }
+      return [`state: ${[shape, ...maps].join('; ')}; key=[${keyNames(s.keys)}]; ttl=[${ttl}]; bounded=[${bounded}]`]
+    }
+    case 'Source': case 'Values': case 'Calc': case 'WindowAssign': case 'Union': case 'Sink': case 'Collect':
+      return []
+    default: return assertNever(s)
+  }
+}

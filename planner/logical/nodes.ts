@@ -1,0 +1,125 @@
+// Logical plan nodes: a closed union; every layer switches over `kind` with assertNever.
+import type { Span } from '../../common/span.js'
+import type { Field } from '../../common/types.js'
+import type { Rex } from '../../expr/ir.js'
+import type { AggCall, TimeDomain, WindowSpec } from '../../runtime/job-graph.js'
+import type { CatalogTable } from '../catalog.js'
+import { assertNever } from '../../common/assert.js'
+
+/** Reads a table; `columns` are indexes into the table's columns (physical and computed), `filter` is pushed down. */
+export interface Scan {
+  readonly kind: 'Scan'
+  readonly table: CatalogTable
+  readonly alias: string
+  readonly columns: readonly number[]
+  readonly filter?: Rex
+  readonly fields: readonly Field[]
+  readonly span: Span
+}
+
+/** Literal rows. */
+export interface Values {
+  readonly kind: 'Values'
+  readonly rows: readonly (readonly Rex[])[]
+  readonly fields: readonly Field[]
+  readonly span: Span
+}
+
+/** Computes one output column per expression. Stateless. */
+export interface Project {
+  readonly kind: 'Project'
+  readonly input: LogicalPlan
+  readonly exprs: readonly Rex[]
+  readonly fields: readonly Field[]
+  readonly span: Span
+}
+
+/** Keeps rows whose condition is TRUE. Stateless. */
+export interface Filter {
+  readonly kind: 'Filter'
+  readonly input: LogicalPlan
+  readonly condition: Rex
+  readonly fields: readonly Field[]
+  readonly span: Span
+}
+
+/** Non-windowed GROUP BY (or DISTINCT): output [...keys, ...aggs]; updating. */
+export interface Aggregate {
+  readonly kind: 'Aggregate'
+  readonly input: LogicalPlan
+  readonly keys: readonly number[]
+  readonly aggs: readonly AggCall[]
+  /** 0 = state never expires. */
+  readonly ttlMs: number
+  /** Where the TTL came from, for EXPLAIN: 'table.exec.state.ttl', a STATE_TTL hint, or none. */
+  readonly ttlSource: string
+  readonly distinct: boolean
+  readonly fields: readonly Field[]
+  readonly span: Span
+}
+
+/** GROUP BY window_start, window_end over a window TVF: output [...keys, ...aggs, window_start, window_end, window_time]. */
+export interface WindowAggregate {
+  readonly kind: 'WindowAggregate'
+  readonly input: LogicalPlan
+  readonly window: WindowSpec
+  readonly timeIndex: number
+  readonly timeDomain: TimeDomain
+  readonly keys: readonly number[]
+  readonly aggs: readonly AggCall[]
+  readonly fields: readonly Field[]
+  readonly span: Span
+}
+
+/** A window TVF whose rows are used directly: input columns plus window_start, window_end, window_time. */
+export interface WindowTvf {
+  readonly kind: 'WindowTvf'
+  readonly input: LogicalPlan
+  readonly window: WindowSpec
+  readonly timeIndex: number
+  readonly timeDomain: TimeDomain
+  readonly timeColumn: string
+  readonly partitionKeys: readonly number[]
+  readonly fields: readonly Field[]
+  readonly span: Span
+}
+
+/** UNION ALL. */
+export interface Union {
+  readonly kind: 'Union'
+  readonly inputs: readonly LogicalPlan[]
+  readonly fields: readonly Field[]
+  readonly span: Span
+}
+
+/** Writes into a table, or collects rows for a SELECT. */
+export interface Sink {
+  readonly kind: 'Sink'
+  readonly input: LogicalPlan
+  /** Undefined for a collected SELECT. */
+  readonly table?: CatalogTable
+  readonly fields: readonly Field[]
+  readonly span: Span
+}
+
+export type LogicalPlan = Scan | Values | Project | Filter | Aggregate | WindowAggregate | WindowTvf | Union | Sink
+
+export function inputsOf(plan: LogicalPlan): readonly LogicalPlan[] {
+  switch (plan.kind) {
+    case 'Scan': case 'Values': return []
+    case 'Union': return plan.inputs
+    case 'Project': case 'Filter': case 'Aggregate': case 'WindowAggregate': case 'WindowTvf': case 'Sink': return [plan.input]
+    default: return assertNever(plan)
+  }
+}
+
+/** The same node with new inputs (same count and order as inputsOf). */
+export function withInputs(plan: LogicalPlan, inputs: readonly LogicalPlan[]): LogicalPlan {
+  switch (plan.kind) {
+    case 'Scan': case 'Values': return plan
+    case 'Union': return { ...plan, inputs }
+    case 'Project': case 'Filter': case 'Aggregate': case 'WindowAggregate': case 'WindowTvf': case 'Sink':
+      return { ...plan, input: inputs[0]! }
+    default: return assertNever(plan)
+  }
+}

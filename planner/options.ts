@@ -1,0 +1,44 @@
+// Job options that SET can change, with their defaults and validation.
+import { WeirError } from '../common/errors.js'
+import type { Span } from '../common/span.js'
+import { parseDuration, parseSize } from '../common/durations.js'
+import { closest } from './names.js'
+
+interface OptionDef {
+  readonly default?: string
+  readonly describe: string
+  readonly check?: (value: string) => string | undefined
+}
+
+const duration = (v: string): string | undefined => (parseDuration(v) === null ? `expected a duration such as '10 s', '5 min' or '1 h'` : undefined)
+const size = (v: string): string | undefined => (parseSize(v) === null ? `expected a size such as '64 mb'` : undefined)
+const positiveInt = (v: string): string | undefined => (/^\d+$/.test(v.trim()) && Number(v) > 0 ? undefined : 'expected a positive integer')
+const oneOf = (...values: string[]) => (v: string): string | undefined =>
+  values.includes(v.toLowerCase()) ? undefined : `expected one of ${values.map(x => `'${x}'`).join(', ')}`
+
+/** Every option Weir understands. Unknown keys are rejected so typos do not pass silently. */
+export const OPTIONS: Readonly<Record<string, OptionDef>> = {
+  'table.exec.state.ttl': { default: '0', describe: 'state TTL of group aggregates (0 = keep forever)', check: duration },
+  'table.exec.mini-batch.enabled': { default: 'true', describe: 'fold rows of one batch per key before touching state', check: oneOf('true', 'false') },
+  'pipeline.name': { describe: 'the job name' },
+  'parallelism.default': { default: '1', describe: 'subtasks per stateful operator', check: positiveInt },
+  'pipeline.max-parallelism': { default: '128', describe: 'number of key groups', check: positiveInt },
+  'execution.batch-size': { default: '1024', describe: 'rows per batch read from sources', check: positiveInt },
+  'state.backend': { default: 'heap', describe: "'heap' (state on the JS heap)", check: oneOf('heap') },
+  'state.cache.size': { default: '64 mb', describe: 'write-back state cache budget', check: size },
+  'sql-client.execution.result-mode': { default: 'tableau', describe: 'how SELECT results print', check: oneOf('tableau', 'changelog') },
+}
+
+export function checkOption(key: string, value: string, span: Span): void {
+  const def = OPTIONS[key]
+  if (!def) {
+    const guess = closest(key, Object.keys(OPTIONS))
+    throw WeirError.plan(`unknown option '${key}'`, { span, help: guess ? `did you mean '${guess}'?` : `known options: ${Object.keys(OPTIONS).join(', ')}` })
+  }
+  const problem = def.check?.(value)
+  if (problem) throw WeirError.plan(`invalid value '${value}' for option '${key}': ${problem}`, { span })
+}
+
+export function optionOrDefault(options: Readonly<Record<string, string>>, key: string): string | undefined {
+  return options[key] ?? OPTIONS[key]?.default
+}

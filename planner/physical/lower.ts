@@ -1,0 +1,142 @@
+// Logical plan → job graph: operators with stable ids, hash exchanges in front of keyed operators,
+// Filter+Project fused into one Calc, and scans turned into sources with their watermark.
+import { WeirError } from '../../common/errors.js'
+import { assertNever } from '../../common/assert.js'
+import type { Rex } from '../../expr/ir.js'
+import { inputRef, substituteInputs, isNonDeterministic } from '../../expr/ir.js'
+import type { ChangelogMode, Exchange, JobGraph, OperatorSpec, PhysicalNode } from '../../runtime/job-graph.js'
+import type { LogicalPlan, Scan } from '../logical/nodes.js'
+import { changelogOf } from '../changelog.js'
+import { tableFields } from '../bind/query-binder.js'
+import { bindExpr } from '../bind/expr-binder.js'
+import { Scope } from '../bind/scope.js'
+
+/** Lowers one or more sink plans (one per INSERT of a statement set) into a job graph. */
+export function lowerToJobGraph(plans: readonly LogicalPlan[], name: string, options: Readonly<Record<string, string>>): JobGraph {
+  const nodes: PhysicalNode[] = []
+  const memo = new Map<LogicalPlan, string>()
+  const add = (kind: string, spec: OperatorSpec, inputs: PhysicalNode['inputs'], plan: LogicalPlan, changelog: ChangelogMode): string => {
+    const id = `${nodes.length + 1}-${kind}`
+    nodes.push({ id, spec, inputs, schema: plan.fields, changelog })
+    return id
+  }
+  const forward: Exchange = { kind: 'forward' }
+  const keyed = (keys: readonly number[]): Exchange => (keys.length > 0 ? { kind: 'hash', keys } : { kind: 'single' })
+
+  const lower = (plan: LogicalPlan): string => {
+    const hit = memo.get(plan)
+    if (hit) return hit
+    const mode = changelogOf(plan).mode
+    let id: string
+    switch (plan.kind) {
+      case 'Scan':
+        id = add('source', sourceSpec(plan), [], plan, mode)
+        break
+      case 'Values':
+        id = add('values', { kind: 'Values', rows: plan.rows }, [], plan, mode)
+        break
+      case 'Project': {
+        if (plan.input.kind === 'Scan' && !plan.exprs.some(isNonDeterministic)) {
+          // A projection straight over a scan runs inside the source's compiled projection.
+          id = add('source', sourceSpec(plan.input, plan.exprs), [], plan, mode)
+        } else if (plan.input.kind === 'Filter') {
+          const input = lower(plan.input.input)
+          id = add('calc', { kind: 'Calc', projection: plan.exprs, condition: plan.input.condition }, [{ node: input, exchange: forward }], plan, mode)
+        } else {
+          id = add('calc', { kind: 'Calc', projection: plan.exprs }, [{ node: lower(plan.input), exchange: forward }], plan, mode)
+        }
+        break
+      }
+      case 'Filter': {
+        const projection = plan.fields.map((f, i) => inputRef(i, f.type))
+        id = add('calc', { kind: 'Calc', projection, condition: plan.condition }, [{ node: lower(plan.input), exchange: forward }], plan, mode)
+        break
+      }
+      case 'Aggregate': {
+        const input = lower(plan.input)
+        const inputUpdating = changelogOf(plan.input).mode === 'updating'
+        id = add(plan.distinct ? 'distinct' : 'group-aggregate', { kind: 'GroupAggregate', keys: plan.keys, aggs: plan.aggs, inputUpdating, ttlMs: plan.ttlMs },
+          [{ node: input, exchange: keyed(plan.keys) }], plan, mode)
+        break
+      }
+      case 'WindowAggregate': {
+        const input = lower(plan.input)
+        id = add('window-aggregate', { kind: 'WindowAggregate', window: plan.window, timeIndex: plan.timeIndex, timeDomain: plan.timeDomain, keys: plan.keys, aggs: plan.aggs },
+          [{ node: input, exchange: keyed(plan.keys) }], plan, mode)
+        break
+      }
+      case 'WindowTvf': {
+        if (plan.window.kind === 'SESSION') {
+          throw WeirError.unsupported('a SESSION window table function must be followed by GROUP BY window_start, window_end', {
+            span: plan.span, help: 'aggregate the session windows: SELECT …, window_start, window_end, COUNT(*) FROM TABLE(SESSION(…)) GROUP BY …, window_start, window_end',
+          })
+        }
+        const input = lower(plan.input)
+        id = add('window-assign', { kind: 'WindowAssign', window: plan.window, timeIndex: plan.timeIndex, timeDomain: plan.timeDomain },
+          [{ node: input, exchange: forward }], plan, mode)
+        break
+      }
+      case 'Union': {
+        const inputs = plan.inputs.map(i => ({ node: lower(i), exchange: forward }))
+        id = add('union', { kind: 'Union' }, inputs, plan, mode)
+        break
+      }
+      case 'Sink': {
+        const input = lower(plan.input)
+        const inputChangelog = changelogOf(plan.input).mode
+        if (plan.table) {
+          const t = plan.table
+          const physical = t.columns.filter(c => c.kind === 'physical')
+          const primaryKey = t.primaryKey.map(k => physical.findIndex(c => c.name === k)).filter(i => i >= 0)
+          const options = Object.fromEntries(Object.entries(t.options).filter(([k]) => k !== 'connector'))
+          id = add('sink', { kind: 'Sink', table: t.name, connector: t.options['connector']!, options, schema: plan.fields, inputChangelog, primaryKey },
+            [{ node: input, exchange: forward }], plan, mode)
+        } else {
+          id = add('collect', { kind: 'Collect', schema: plan.fields, inputChangelog }, [{ node: input, exchange: forward }], plan, mode)
+        }
+        break
+      }
+      default: return assertNever(plan)
+    }
+    memo.set(plan, id)
+    return id
+  }
+  for (const p of plans) lower(p)
+  return { name, nodes, options }
+}
+
+function sourceSpec(scan: Scan, over?: readonly Rex[]): OperatorSpec {
+  const table = scan.table
+  const { fields, computed } = tableFields(table)
+  // Physical row index of each table column (computed columns have none).
+  const physicalIndex: number[] = []
+  let p = 0
+  for (const c of table.columns) physicalIndex.push(c.kind === 'computed' ? -1 : p++)
+  const physicalSchema = table.columns.filter(c => c.kind !== 'computed').map(c => ({ name: c.name, type: c.type }))
+  const fullRow: Rex[] = table.columns.map((c, i) => (c.kind === 'computed' ? computed[i]! : inputRef(physicalIndex[i]!, fields[i]!.type)))
+  const scanned = scan.columns.map(i => fullRow[i]!)
+  const projection = over ? over.map(e => substituteInputs(e, scanned)) : scanned
+  const filter = scan.filter ? substituteInputs(scan.filter, scanned) : undefined
+  let watermark: { expr: Rex; column: string; text: string } | undefined
+  if (table.watermark) {
+    const wm = bindExpr(table.watermark.expr, { scope: Scope.of(fields), clause: 'WATERMARK' })
+    watermark = { expr: substituteInputs(wm, fullRow), column: table.watermark.column, text: sqlText(table.watermark.expr) }
+  }
+  const options = Object.fromEntries(Object.entries(table.options).filter(([k]) => k !== 'connector'))
+  return {
+    kind: 'Source', table: table.name, connector: table.options['connector']!, options, physicalSchema, projection,
+    filter, watermark,
+  }
+}
+
+/** A compact rendering of a watermark expression for EXPLAIN (from its AST). */
+function sqlText(e: import('../../grammar/ast.js').Expr): string {
+  switch (e.kind) {
+    case 'ColumnRef': return e.name.parts.map(p => p.value).join('.')
+    case 'IntervalLiteral': return `INTERVAL '${e.negative ? '-' : ''}${e.text}' ${e.unit}`
+    case 'BinaryOp': return `${sqlText(e.left)} ${e.op} ${sqlText(e.right)}`
+    case 'Literal': return e.type === 'string' ? `'${e.text}'` : e.text
+    case 'FunctionCall': return `${e.name.value}(${e.args.map(sqlText).join(', ')})`
+    default: return e.kind
+  }
+}

@@ -1,0 +1,99 @@
+// Statement planning entry points: INSERT and SELECT → an optimized logical plan with a sink.
+import type * as ast from '../grammar/ast.js'
+import { WeirError } from '../common/errors.js'
+import type { DataType, Field } from '../common/types.js'
+import { formatType, sameType, isNumeric, withoutTimeAttr, withNullable } from '../common/types.js'
+import { inputRef, literal } from '../expr/ir.js'
+import type { Rex } from '../expr/ir.js'
+import { castTo } from '../expr/index.js'
+import { getConnector } from '../connectors/registry.js'
+import type { Catalog, CatalogTable } from './catalog.js'
+import type { LogicalPlan } from './logical/nodes.js'
+import { QueryBinder } from './bind/query-binder.js'
+import { optimize } from './rules/index.js'
+import { checkChangelog } from './changelog.js'
+
+/** Plans `INSERT INTO t query`. */
+export function planInsert(stmt: ast.Insert, catalog: Catalog, options: Readonly<Record<string, string>>): LogicalPlan {
+  const name = stmt.table.parts.at(-1)!.value
+  const target = catalog.resolve(name, stmt.table.span)
+  if (target.kind !== 'table') throw WeirError.plan(`cannot INSERT INTO view '${target.name}'`, { span: stmt.table.span, help: 'insert into a table' })
+  if (stmt.overwrite) throw WeirError.unsupported('INSERT OVERWRITE is not supported on streams', { span: stmt.span, help: 'use INSERT INTO' })
+  const factory = getConnector(target.options['connector']!)
+  if (!factory.sink) {
+    throw WeirError.plan(`table '${target.name}' uses connector '${factory.name}', which cannot be written to`, { span: stmt.table.span, help: 'insert into a filesystem, print or blackhole table' })
+  }
+  const query = new QueryBinder(catalog, options).bindQuery(stmt.query)
+  const input = conformToSink(query.plan, target, stmt)
+  const physical = target.columns.filter(c => c.kind === 'physical')
+  const fields = input.fields.map((f, i) => ({ name: physical[i]!.name, type: f.type }))
+  const sink: LogicalPlan = { kind: 'Sink', input, table: target, fields, span: stmt.span }
+  const optimized = optimize(sink)
+  checkChangelog(optimized)
+  return optimized
+}
+
+/** Plans a SELECT whose rows are collected (printed by the CLI, shown by the REPL). */
+export function planSelect(stmt: ast.QueryStatement, catalog: Catalog, options: Readonly<Record<string, string>>): LogicalPlan {
+  const query = new QueryBinder(catalog, options).bindQuery(stmt.query)
+  const sink: LogicalPlan = { kind: 'Sink', input: query.plan, fields: query.plan.fields, span: stmt.span }
+  const optimized = optimize(sink)
+  checkChangelog(optimized)
+  return optimized
+}
+
+/** Maps query columns onto the sink's physical columns by position (or by the INSERT column list), with implicit casts. */
+function conformToSink(plan: LogicalPlan, table: CatalogTable, stmt: ast.Insert): LogicalPlan {
+  const sinkCols = table.columns.filter(c => c.kind === 'physical')
+  const qf = plan.fields
+  let sources: (number | null)[]
+  if (stmt.columns) {
+    if (stmt.columns.length !== qf.length) {
+      throw WeirError.plan(`INSERT lists ${stmt.columns.length} columns but the query produces ${qf.length}`, { span: stmt.columns[0]!.span })
+    }
+    sources = sinkCols.map(() => null)
+    stmt.columns.forEach((c, i) => {
+      const at = sinkCols.findIndex(s => s.name.toLowerCase() === c.value.toLowerCase())
+      if (at < 0) throw WeirError.plan(`'${table.name}' has no column '${c.value}'`, { span: c.span })
+      sources[at] = i
+    })
+  } else {
+    if (qf.length !== sinkCols.length) {
+      throw WeirError.plan(`the query produces ${qf.length} columns but '${table.name}' has ${sinkCols.length} (${sinkCols.map(c => c.name).join(', ')})`, {
+        span: stmt.query.span, help: 'select one value per sink column, in order, or list the target columns after the table name',
+      })
+    }
+    sources = sinkCols.map((_, i) => i)
+  }
+  let identity = true
+  const exprs: Rex[] = sinkCols.map((col, i) => {
+    const from = sources[i]!
+    if (from === null) { identity = false; return literal(null, withNullable(col.type, true)) }
+    const t = qf[from]!.type
+    if (from !== i) identity = false
+    if (sameType(t, col.type)) return inputRef(from, t)
+    if (!assignable(t, col.type)) {
+      throw WeirError.plan(`column ${from + 1} of the query ('${qf[from]!.name}') is ${formatType(withoutTimeAttr(t))}, but sink column '${col.name}' is ${formatType(col.type)}`, {
+        span: stmt.query.span, help: `CAST it: CAST(${qf[from]!.name} AS ${formatType(withNullable(col.type, true))})`,
+      })
+    }
+    identity = false
+    return castTo(inputRef(from, t), withNullable(col.type, true), stmt.span)
+  })
+  if (identity && sinkCols.length === qf.length) return plan
+  const fields: Field[] = sinkCols.map((c, i) => ({ name: c.name, type: exprs[i]!.type }))
+  return { kind: 'Project', input: plan, exprs, fields, span: stmt.span }
+}
+
+/** Implicit conversions INSERT allows: NULL to anything, numeric widening, between timestamp kinds of equal meaning. */
+function assignable(from: DataType, to: DataType): boolean {
+  if (from.kind === 'NULL') return true
+  if (sameType(from, to)) return true
+  if (isNumeric(from) && isNumeric(to)) {
+    const rank = { INT: 0, BIGINT: 1, DECIMAL: 2, DOUBLE: 3 } as Record<string, number>
+    return rank[from.kind]! <= rank[to.kind]! || (from.kind === 'DECIMAL' && to.kind === 'DECIMAL')
+  }
+  if (from.kind === 'TIMESTAMP' && to.kind === 'TIMESTAMP') return true
+  if (from.kind === 'TIMESTAMP_LTZ' && to.kind === 'TIMESTAMP_LTZ') return true
+  return false
+}

@@ -1,0 +1,37 @@
+// Moves filters toward the source: through projections, window TVFs and unions, and into the scan.
+import type { Rex } from '../../expr/ir.js'
+import { substituteInputs, isNonDeterministic, inputsUsed } from '../../expr/ir.js'
+import { resolveCall } from '../../expr/index.js'
+import type { LogicalPlan } from '../logical/nodes.js'
+
+function and(a: Rex, b: Rex): Rex {
+  return resolveCall('AND', [a, b])
+}
+
+export function pushFilterDown(plan: LogicalPlan): LogicalPlan | undefined {
+  if (plan.kind !== 'Filter') return undefined
+  const input = plan.input
+  const cond = plan.condition
+  switch (input.kind) {
+    case 'Filter':
+      return { ...input, condition: and(input.condition, cond) }
+    case 'Scan':
+      return { ...input, filter: input.filter ? and(input.filter, cond) : cond }
+    case 'Project': {
+      if (input.exprs.some(isNonDeterministic)) return undefined
+      const pushed = substituteInputs(cond, input.exprs)
+      if (isNonDeterministic(pushed)) return undefined
+      return { ...input, input: { kind: 'Filter', input: input.input, condition: pushed, fields: input.input.fields, span: plan.span } }
+    }
+    case 'WindowTvf': {
+      // The TVF's first columns are its input's; a condition on those alone can run before it.
+      const n = input.input.fields.length
+      if ([...inputsUsed(cond)].some(i => i >= n || i === input.timeIndex)) return undefined
+      return { ...input, input: { kind: 'Filter', input: input.input, condition: cond, fields: input.input.fields, span: plan.span } }
+    }
+    case 'Union':
+      return { ...input, inputs: input.inputs.map(i => ({ kind: 'Filter', input: i, condition: cond, fields: i.fields, span: plan.span }) as LogicalPlan) }
+    default:
+      return undefined
+  }
+}

@@ -1,0 +1,449 @@
+// Runs a job graph: source readers feed batches through operators in topological order; watermarks
+// follow the data (per split, minimum over splits and over inputs) and fire event-time timers; a
+// bounded source ends with a final watermark so every window fires; sinks finish when all input ended.
+import { assertNever, invariant } from '../common/assert.js'
+import type { Field } from '../common/types.js'
+import type { Batch, Row } from './batch.js'
+import type { JobGraph, PhysicalNode, SourceSpec, Exchange } from './job-graph.js'
+import type { Operator, OperatorContext, OperatorMetrics, TimerDomain } from './operator.js'
+import type { KeyedStateBackend, KeyRef, Namespace } from '../state/api.js'
+import { makeKey, DEFAULT_MAX_PARALLELISM } from '../state/key-encoding.js'
+import { HeapKeyedStateBackend } from '../state/heap/heap-backend.js'
+import { TimerServiceImpl } from './timers.js'
+import { compileCalc, compileScalar, evalConstant } from '../expr/index.js'
+import { getConnector } from '../connectors/registry.js'
+import type { SinkWriter, SourceReader, SourceChunk } from '../connectors/api.js'
+import { createOperator } from '../operators/registry.js'
+
+/** A change collected for a SELECT. */
+export interface CollectedRow {
+  readonly kind: number
+  readonly row: Row
+}
+
+export interface ExecutionEnv {
+  /** Where print sinks write. */
+  readonly println: (line: string) => void
+  /** Aborting stops the job: sources stop reading, what was produced is flushed. */
+  readonly signal?: AbortSignal
+  /** Called with each batch a SELECT produces (Collect). */
+  readonly onCollect?: (schema: readonly Field[], batch: Batch) => void
+}
+
+export interface JobMetrics {
+  /** Rows each source produced (after pushed-down filters). */
+  readonly sourceRows: Record<string, number>
+  /** Rows read by sources before filters. */
+  readonly sourceRecordsRead: number
+  readonly sinkRows: Record<string, number>
+  readonly lateRecordsDropped: number
+  readonly skippedRecords: number
+  /** Live state entries per stateful operator at the end. */
+  readonly stateEntries: Record<string, number>
+  readonly cancelled: boolean
+}
+
+type Item =
+  | { readonly t: 'batch'; readonly input: number; readonly batch: Batch }
+  | { readonly t: 'wm'; readonly input: number; readonly wm: number }
+  | { readonly t: 'end'; readonly input: number }
+
+interface Consumer { readonly rt: NodeRuntime; readonly input: number }
+
+interface NodeRuntime {
+  readonly node: PhysicalNode
+  readonly consumers: Consumer[]
+  readonly queue: Item[]
+  readonly inputWatermarks: number[]
+  watermark: number
+  endedInputs: number
+  operator?: Operator
+  ctx?: OperatorContext
+  timers?: TimerServiceImpl
+  state?: KeyedStateBackend
+  sink?: SinkWriter
+  readonly metrics: OperatorMetrics
+}
+
+interface SourceRuntime {
+  readonly rt: NodeRuntime
+  readonly spec: SourceSpec
+  reader: SourceReader
+  readonly calc: ((b: Batch) => Batch | null) | null
+  readonly wmExpr: ((row: Row) => unknown) | null
+  splitMax: number[]
+  splitEnded: boolean[]
+  emittedWatermark: number
+  rowsOut: number
+  recordsRead: number
+  readonly bounded: boolean
+}
+
+/** Runs `graph` to completion (bounded sources) or until `env.signal` aborts. */
+export async function executeJob(graph: JobGraph, env: ExecutionEnv): Promise<JobMetrics> {
+  const job = new JobExecution(graph, env)
+  return job.run()
+}
+
+const BATCH_SIZE_DEFAULT = 1024
+
+class JobExecution {
+  private readonly runtimes = new Map<string, NodeRuntime>()
+  private readonly order: NodeRuntime[] = []
+  private readonly sources: SourceRuntime[] = []
+  private readonly internalAbort = new AbortController()
+  private readonly signal: AbortSignal
+  private procTimer: NodeJS.Timeout | undefined
+  private procWake: (() => void) | undefined
+  private readonly batchSize: number
+
+  constructor(private readonly graph: JobGraph, private readonly env: ExecutionEnv) {
+    this.signal = env.signal ? AbortSignal.any([env.signal, this.internalAbort.signal]) : this.internalAbort.signal
+    this.batchSize = Number(graph.options['execution.batch-size'] ?? BATCH_SIZE_DEFAULT) || BATCH_SIZE_DEFAULT
+    for (const node of graph.nodes) {
+      const rt: NodeRuntime = {
+        node, consumers: [], queue: [], inputWatermarks: node.inputs.map(() => -Infinity), watermark: -Infinity, endedInputs: 0,
+        metrics: { lateRecordsDropped: 0, rowsIn: 0, rowsOut: 0 },
+      }
+      this.runtimes.set(node.id, rt)
+      this.order.push(rt)
+    }
+    for (const rt of this.order) {
+      rt.node.inputs.forEach((edge, input) => {
+        const producer = this.runtimes.get(edge.node)
+        invariant(producer, `unknown input ${edge.node}`)
+        producer.consumers.push({ rt, input })
+      })
+    }
+  }
+
+  async run(): Promise<JobMetrics> {
+    try {
+      await this.open()
+      await this.loop()
+      return this.metrics(this.signal.aborted)
+    } catch (e) {
+      this.internalAbort.abort()
+      throw e
+    } finally {
+      clearTimeout(this.procTimer)
+      await this.close()
+    }
+  }
+
+  // ------------------------------------------------------------------ setup
+
+  private async open(): Promise<void> {
+    for (const rt of this.order) {
+      const spec = rt.node.spec
+      switch (spec.kind) {
+        case 'Source': {
+          const factory = getConnector(spec.connector)
+          invariant(factory.source, `connector ${spec.connector} has no source`)
+          const reader = await factory.source.create({ table: spec.table, options: spec.options, schema: spec.physicalSchema, signal: this.signal, batchSize: this.batchSize })
+          const identity = !spec.filter && spec.projection.length === spec.physicalSchema.length && spec.projection.every((r, i) => r.kind === 'Input' && r.index === i)
+          this.sources.push({
+            rt, spec, reader,
+            calc: identity ? null : compileCalc(spec.projection, spec.filter),
+            wmExpr: spec.watermark ? compileScalar(spec.watermark.expr) : null,
+            splitMax: Array.from({ length: reader.splitCount }, () => -Infinity),
+            splitEnded: Array.from({ length: reader.splitCount }, () => false),
+            emittedWatermark: -Infinity, rowsOut: 0, recordsRead: 0,
+            bounded: factory.source.bounded(spec.options),
+          })
+          break
+        }
+        case 'Sink': {
+          const factory = getConnector(spec.connector)
+          invariant(factory.sink, `connector ${spec.connector} has no sink`)
+          rt.sink = await factory.sink.create({
+            table: spec.table, options: spec.options, schema: spec.schema, changelog: spec.inputChangelog, primaryKey: spec.primaryKey, println: this.env.println,
+          })
+          break
+        }
+        case 'Values': case 'Collect': break
+        case 'Calc': case 'WindowAssign': case 'WindowAggregate': case 'GroupAggregate': case 'Union':
+          await this.openOperator(rt)
+          break
+        default: assertNever(spec)
+      }
+    }
+  }
+
+  private async openOperator(rt: NodeRuntime): Promise<void> {
+    const node = rt.node
+    const maxParallelism = Number(this.graph.options['pipeline.max-parallelism'] ?? DEFAULT_MAX_PARALLELISM) || DEFAULT_MAX_PARALLELISM
+    const keyFns = node.inputs.map(edge => keySelector(edge.exchange, maxParallelism))
+    const state: KeyedStateBackend = new HeapKeyedStateBackend({ maxParallelism })
+    const timers = new TimerServiceImpl(() => state.getCurrentKey() ?? NO_KEY)
+    const operator = createOperator(node.spec)
+    const ctx: OperatorContext = {
+      operatorId: node.id,
+      state,
+      timers,
+      metrics: rt.metrics,
+      options: this.graph.options,
+      output: { emit: (batch: Batch) => this.emit(rt, batch) },
+      keyOf: (row: Row, input = 0) => keyFns[input]!(row),
+    }
+    rt.operator = operator
+    rt.ctx = ctx
+    rt.timers = timers
+    rt.state = state
+    await operator.open(ctx)
+  }
+
+  // ------------------------------------------------------------------ data flow
+
+  private emit(rt: NodeRuntime, batch: Batch): void {
+    rt.metrics.rowsOut += batch.rows.length
+    for (const c of rt.consumers) c.rt.queue.push({ t: 'batch', input: c.input, batch })
+  }
+
+  private emitWatermark(rt: NodeRuntime, wm: number): void {
+    for (const c of rt.consumers) c.rt.queue.push({ t: 'wm', input: c.input, wm })
+  }
+
+  private emitEnd(rt: NodeRuntime): void {
+    for (const c of rt.consumers) c.rt.queue.push({ t: 'end', input: c.input })
+  }
+
+  /** Processes queued items until every queue is empty. Nodes are in topological order. */
+  private async pump(): Promise<void> {
+    let progressed = true
+    while (progressed) {
+      progressed = false
+      for (const rt of this.order) {
+        while (rt.queue.length > 0) {
+          progressed = true
+          const item = rt.queue.shift()!
+          await this.process(rt, item)
+        }
+      }
+    }
+    this.scheduleProcessingTimers()
+  }
+
+  private async process(rt: NodeRuntime, item: Item): Promise<void> {
+    const spec = rt.node.spec
+    switch (item.t) {
+      case 'batch': {
+        rt.metrics.rowsIn += item.batch.rows.length
+        if (rt.sink) { await rt.sink.write(item.batch); return }
+        if (spec.kind === 'Collect') { this.env.onCollect?.(spec.schema, item.batch); return }
+        const op = rt.operator!
+        const state = rt.state!
+        if (state.needsPrefetch) {
+          const keys: KeyRef[] = []
+          for (const row of item.batch.rows) keys.push(rt.ctx!.keyOf(row, item.input))
+          await state.prefetch(keys)
+        }
+        state.setTtlTime(Date.now())
+        op.processBatch(item.batch, item.input)
+        return
+      }
+      case 'wm': {
+        if (item.wm <= rt.inputWatermarks[item.input]!) return
+        rt.inputWatermarks[item.input] = item.wm
+        const wm = Math.min(...rt.inputWatermarks)
+        if (wm <= rt.watermark) return
+        rt.watermark = wm
+        if (rt.operator) {
+          const op = rt.operator
+          const state = rt.state!
+          rt.timers!.advanceWatermark(wm, (ts: number, key: KeyRef, ns: Namespace) => {
+            state.setCurrentKey(key)
+            op.onTimer?.(ts, ns, 'event')
+          })
+          op.onWatermark?.(wm)
+        }
+        this.emitWatermark(rt, wm)
+        return
+      }
+      case 'end': {
+        rt.endedInputs++
+        if (rt.endedInputs < rt.node.inputs.length) {
+          rt.inputWatermarks[item.input] = -Infinity
+          await this.process(rt, { t: 'wm', input: item.input, wm: Infinity })
+          return
+        }
+        rt.operator?.endInput?.()
+        if (rt.sink) await rt.sink.finish()
+        this.emitEnd(rt)
+        return
+      }
+      default: assertNever(item)
+    }
+  }
+
+  // ------------------------------------------------------------------ processing time
+
+  private scheduleProcessingTimers(): void {
+    let next = Infinity
+    for (const rt of this.order) {
+      const t = rt.timers?.nextProcessingTimer()
+      if (t !== undefined && t !== null && t < next) next = t
+    }
+    clearTimeout(this.procTimer)
+    if (next === Infinity) return
+    this.procTimer = setTimeout(() => this.procWake?.(), Math.max(0, next - Date.now()))
+  }
+
+  private fireProcessingTimers(): void {
+    const now = Date.now()
+    for (const rt of this.order) {
+      if (!rt.timers || !rt.operator) continue
+      const op = rt.operator
+      const state = rt.state!
+      rt.timers.advanceProcessingTime(now, (ts: number, key: KeyRef, ns: Namespace) => {
+        state.setCurrentKey(key)
+        op.onTimer?.(ts, ns, 'processing' as TimerDomain)
+      })
+    }
+  }
+
+  // ------------------------------------------------------------------ main loop
+
+  private async loop(): Promise<void> {
+    // VALUES inputs produce everything at once.
+    for (const rt of this.order) {
+      const spec = rt.node.spec
+      if (spec.kind !== 'Values') continue
+      const rows = spec.rows.map(r => r.map(x => evalConstant(x)))
+      if (rows.length) this.emit(rt, { rows, kinds: null })
+      this.emitWatermark(rt, Infinity)
+      this.emitEnd(rt)
+    }
+    await this.pump()
+
+    type Pending = { src: SourceRuntime; result: SourceChunk | null } | { tick: true }
+    const pending = new Map<SourceRuntime, Promise<Pending>>()
+    const request = (src: SourceRuntime): void => {
+      pending.set(src, src.reader.next().then(result => ({ src, result })))
+    }
+    for (const src of this.sources) request(src)
+    while (pending.size > 0) {
+      const tick = new Promise<Pending>(resolve => { this.procWake = () => resolve({ tick: true }) })
+      const got = await Promise.race([...pending.values(), tick])
+      this.procWake = undefined
+      if ('tick' in got) {
+        this.fireProcessingTimers()
+        await this.pump()
+        continue
+      }
+      const { src, result } = got
+      if (result === null) {
+        pending.delete(src)
+        // A bounded source that ran out ends with a final watermark so every window fires.
+        // A cancelled or unbounded one does not: its windows are not complete.
+        if (!this.signal.aborted && src.bounded) this.sourceWatermark(src, Infinity)
+        this.emitEnd(src.rt)
+        await this.pump()
+        continue
+      }
+      this.onChunk(src, result)
+      await this.pump()
+      if (this.signal.aborted) {
+        // Stop reading; what was read has been processed.
+        await src.reader.close()
+      }
+      request(src)
+    }
+  }
+
+  private onChunk(src: SourceRuntime, chunk: SourceChunk): void {
+    const rows = chunk.rows
+    src.recordsRead += rows.length
+    if (src.wmExpr && rows.length > 0) {
+      let max = src.splitMax[chunk.split]!
+      const f = src.wmExpr
+      for (let i = 0; i < rows.length; i++) {
+        const v = f(rows[i]!)
+        if (typeof v === 'number' && v > max) max = v
+      }
+      src.splitMax[chunk.split] = max
+    }
+    if (rows.length > 0) {
+      const batch = src.calc ? src.calc({ rows, kinds: null }) : { rows, kinds: null }
+      if (batch) {
+        src.rowsOut += batch.rows.length
+        this.emit(src.rt, batch)
+      }
+    }
+    if (chunk.splitEnded) src.splitEnded[chunk.split] = true
+    if (src.wmExpr) {
+      // The watermark is the minimum over splits that are being read: started and not ended.
+      // A split not yet started does not hold it back (as with lazily assigned file splits), so
+      // rows of a later split that are older than the watermark are late.
+      let wm = Infinity
+      for (let s = 0; s < src.splitMax.length; s++) {
+        if (src.splitEnded[s] || src.splitMax[s] === -Infinity) continue
+        if (src.splitMax[s]! < wm) wm = src.splitMax[s]!
+      }
+      if (wm === Infinity) wm = Math.max(...src.splitMax)
+      if (wm > src.emittedWatermark && wm !== Infinity) this.sourceWatermark(src, wm)
+    }
+  }
+
+  private sourceWatermark(src: SourceRuntime, wm: number): void {
+    if (wm <= src.emittedWatermark) return
+    src.emittedWatermark = wm
+    this.emitWatermark(src.rt, wm)
+  }
+
+  // ------------------------------------------------------------------ teardown
+
+  private async close(): Promise<void> {
+    const errors: unknown[] = []
+    for (const src of this.sources) await src.reader.close().catch(e => errors.push(e))
+    for (const rt of this.order) {
+      await rt.operator?.close?.()?.catch?.((e: unknown) => errors.push(e))
+      await rt.state?.close().catch(e => errors.push(e))
+      if (rt.sink) await rt.sink.close().catch(e => errors.push(e))
+    }
+  }
+
+  private metrics(cancelled: boolean): JobMetrics {
+    const sourceRows: Record<string, number> = {}
+    let read = 0, skipped = 0
+    for (const s of this.sources) {
+      sourceRows[s.spec.table] = (sourceRows[s.spec.table] ?? 0) + s.rowsOut
+      read += s.recordsRead
+      skipped += s.reader.metrics()['skippedRecords'] ?? 0
+    }
+    const sinkRows: Record<string, number> = {}
+    const stateEntries: Record<string, number> = {}
+    let late = 0
+    for (const rt of this.order) {
+      const spec = rt.node.spec
+      if (spec.kind === 'Sink') sinkRows[spec.table] = (sinkRows[spec.table] ?? 0) + rt.metrics.rowsIn
+      if (spec.kind === 'Collect') sinkRows['(select)'] = rt.metrics.rowsIn
+      late += rt.metrics.lateRecordsDropped
+      if (spec.kind === 'GroupAggregate' || spec.kind === 'WindowAggregate') stateEntries[rt.node.id] = rt.state!.stats().entries
+    }
+    return { sourceRows, sourceRecordsRead: read, sinkRows, lateRecordsDropped: late, skippedRecords: skipped, stateEntries, cancelled }
+  }
+}
+
+const NO_KEY: KeyRef = makeKey([])
+
+
+/** The key function for an input edge: hash keys → their values; single → one constant key. */
+function keySelector(exchange: Exchange, maxParallelism: number): (row: Row) => KeyRef {
+  switch (exchange.kind) {
+    case 'hash': {
+      const keys = exchange.keys
+      if (keys.length === 1) {
+        const k = keys[0]!
+        return row => makeKey([row[k]], maxParallelism)
+      }
+      return row => makeKey(keys.map(k => row[k]), maxParallelism)
+    }
+    case 'single': case 'forward': {
+      const key = makeKey([], maxParallelism)
+      return () => key
+    }
+    default: return assertNever(exchange)
+  }
+}
+

@@ -1,0 +1,655 @@
+// The heap keyed-state backend: every state is a Map from the key's encoded string to a slot holding
+// that key's namespaces, with a per-state cache of the current key's slot. TTL stores a clock time
+// with each value; expired values are never returned and are swept by `cleanupExpired`.
+import { WeirError } from '../../common/errors.js'
+import type {
+  KeyedStateBackend, KeyRef, ListState, ListStateDescriptor, MapState, MapStateDescriptor, Namespace,
+  StateStats, ValueState, ValueStateDescriptor,
+} from '../api.js'
+import { DEFAULT_MAX_PARALLELISM, encodeKey, makeKey } from '../key-encoding.js'
+
+export interface HeapBackendOptions {
+  /** Number of key groups keys hash to (default 128); snapshots only restore into the same number. */
+  readonly maxParallelism?: number
+  /** The key groups this subtask owns, inclusive; keys outside are rejected and skipped on restore. */
+  readonly keyGroupRange?: { readonly start: number; readonly end: number }
+}
+
+/** A value entry in a snapshot: `time` is the TTL clock at its last write. */
+export interface HeapValueEntry {
+  readonly state: string
+  readonly kind: 'value'
+  readonly key: readonly unknown[]
+  readonly ns: Namespace
+  readonly value: unknown
+  readonly time: number
+}
+
+export interface HeapListEntry {
+  readonly state: string
+  readonly kind: 'list'
+  readonly key: readonly unknown[]
+  readonly ns: Namespace
+  readonly values: readonly unknown[]
+  /** TTL clock per element, parallel to `values`. */
+  readonly times: readonly number[]
+}
+
+export interface HeapMapEntry {
+  readonly state: string
+  readonly kind: 'map'
+  readonly key: readonly unknown[]
+  readonly ns: Namespace
+  /** [user key, value, TTL clock at last write]. */
+  readonly entries: readonly (readonly [unknown, unknown, number])[]
+}
+
+export type HeapEntry = HeapValueEntry | HeapListEntry | HeapMapEntry
+
+/** Plain data (structured-clonable; values may hold bigints): the live entries of each key group. */
+export interface HeapSnapshot {
+  readonly format: 'weir-heap/1'
+  readonly maxParallelism: number
+  /** Ascending by group; groups without entries are left out. */
+  readonly keyGroups: readonly { readonly group: number; readonly entries: readonly HeapEntry[] }[]
+}
+
+type Kind = 'value' | 'list' | 'map'
+
+/** A stored value and the TTL clock at its last write (or read, under OnReadAndWrite). */
+class Cell {
+  constructor(public v: unknown, public t: number) {}
+}
+
+/** A map-state entry; `k` keeps the caller's key when the Map is keyed by its encoding (object keys). */
+class MapCell {
+  constructor(readonly k: unknown, public v: unknown, public t: number) {}
+}
+
+/** Object user keys (e.g. rows) are stored under their encoding; the prefix is a lone surrogate, so it cannot collide with text. */
+const OBJECT_KEY_PREFIX = '\udfff'
+
+function mapKeyOf(k: unknown): unknown {
+  if (typeof k !== 'object' || k === null) return k
+  return OBJECT_KEY_PREFIX + encodeKey(Array.isArray(k) ? k : [k])
+}
+
+function cloneValue<T>(v: T): T {
+  return typeof v === 'object' && v !== null ? structuredClone(v) : v
+}
+
+/**
+ * All namespaces of one state for one key. The default namespace '' lives in a field so that
+ * un-namespaced state (the common case) costs no second Map lookup.
+ * Cell payloads: value state → the value; list → unknown[] (or Cell[] with TTL); map → Map<unknown, MapCell>.
+ */
+class KeySlot {
+  d: Cell | undefined = undefined
+  ns: Map<Namespace, Cell> | null = null
+  constructor(readonly key: KeyRef) {}
+
+  get(ns: Namespace): Cell | undefined {
+    return ns === '' ? this.d : this.ns === null ? undefined : this.ns.get(ns)
+  }
+
+  set(ns: Namespace, cell: Cell): void {
+    if (ns === '') this.d = cell
+    else (this.ns ??= new Map()).set(ns, cell)
+  }
+
+  delete(ns: Namespace): void {
+    if (ns === '') this.d = undefined
+    else if (this.ns !== null) this.ns.delete(ns)
+  }
+
+  isEmpty(): boolean {
+    return this.d === undefined && (this.ns === null || this.ns.size === 0)
+  }
+
+  *cells(): IterableIterator<[Namespace, Cell]> {
+    if (this.d !== undefined) yield ['', this.d]
+    if (this.ns !== null) yield* this.ns
+  }
+}
+
+/** The data of one named state, shared by its handle; the handle's current-key slot is cached here. */
+class StateTable {
+  readonly slots = new Map<string, KeySlot>()
+  ttlMs = 0
+  refreshOnRead = false
+  cachedKey: KeyRef | undefined = undefined
+  cachedSlot: KeySlot | undefined = undefined
+  handle: unknown = undefined
+  sweep: Iterator<KeySlot> | null = null
+  /** Map state: the entry the last get() found, so the usual get-then-put costs one lookup. */
+  lastMap: Map<unknown, MapCell> | null = null
+  lastMk: unknown = undefined
+  lastEntry: MapCell | undefined = undefined
+  constructor(readonly name: string, readonly kind: Kind) {}
+
+  invalidate(): void {
+    this.cachedKey = undefined
+    this.cachedSlot = undefined
+    this.lastMap = null
+    this.lastEntry = undefined
+  }
+
+  expired(t: number, now: number): boolean {
+    return this.ttlMs > 0 && t + this.ttlMs <= now
+  }
+}
+
+/**
+ * Keyed state on the JS heap. Nothing to prefetch or flush; everything else as the RocksDB backend.
+ *
+ * @example
+ * const backend = new HeapKeyedStateBackend({ maxParallelism: 128 })
+ * const count = backend.getValueState(valueState<number>('count'))
+ * backend.setCurrentKey(makeKey(['alice']))
+ * count.update((count.value() ?? 0) + 1)
+ */
+export class HeapKeyedStateBackend implements KeyedStateBackend {
+  readonly needsPrefetch = false
+  readonly maxParallelism: number
+  readonly keyGroupRange: { readonly start: number; readonly end: number }
+  /** Read by the state handles on every access; set through setCurrentKey / setTtlTime. */
+  currentKey: KeyRef | undefined = undefined
+  ttlNow: number = Date.now()
+  private readonly tables = new Map<string, StateTable>()
+  private sweepOrder: StateTable[] = []
+  private sweepIndex = 0
+
+  constructor(options: HeapBackendOptions = {}) {
+    this.maxParallelism = options.maxParallelism ?? DEFAULT_MAX_PARALLELISM
+    this.keyGroupRange = options.keyGroupRange ?? { start: 0, end: this.maxParallelism - 1 }
+  }
+
+  getValueState<T>(descriptor: ValueStateDescriptor<T>): ValueState<T> {
+    const table = this.register(descriptor.name, 'value', descriptor.ttl)
+    return (table.handle ??= new HeapValueState<T>(this, table)) as ValueState<T>
+  }
+
+  getListState<T>(descriptor: ListStateDescriptor<T>): ListState<T> {
+    const table = this.register(descriptor.name, 'list', descriptor.ttl)
+    return (table.handle ??= new HeapListState<T>(this, table)) as ListState<T>
+  }
+
+  getMapState<K, V>(descriptor: MapStateDescriptor<K, V>): MapState<K, V> {
+    const table = this.register(descriptor.name, 'map', descriptor.ttl)
+    return (table.handle ??= new HeapMapState<K, V>(this, table)) as MapState<K, V>
+  }
+
+  setCurrentKey(key: KeyRef): void {
+    if (key.group < this.keyGroupRange.start || key.group > this.keyGroupRange.end) {
+      throw WeirError.internal(`key group ${key.group} is outside this subtask's range [${this.keyGroupRange.start}, ${this.keyGroupRange.end}]`)
+    }
+    this.currentKey = key
+  }
+
+  getCurrentKey(): KeyRef | undefined {
+    return this.currentKey
+  }
+
+  prefetch(_keys: readonly KeyRef[]): Promise<void> {
+    return Promise.resolve()
+  }
+
+  flush(): Promise<void> {
+    return Promise.resolve()
+  }
+
+  *keys(stateName: string): IterableIterator<KeyRef> {
+    const table = this.tables.get(stateName)
+    if (table === undefined) return
+    for (const slot of table.slots.values()) {
+      if (countLive(table, slot, this.ttlNow) > 0) yield slot.key
+    }
+  }
+
+  setTtlTime(now: number): void {
+    this.ttlNow = now
+  }
+
+  stats(): StateStats {
+    let entries = 0
+    for (const table of this.tables.values()) {
+      for (const slot of table.slots.values()) entries += countLive(table, slot, this.ttlNow)
+    }
+    return { entries }
+  }
+
+  /**
+   * Removes expired entries, resuming where the previous call stopped; examines at most
+   * `maxEntries` key slots (all of them by default). Returns how many entries it removed.
+   */
+  cleanupExpired(maxEntries = Number.POSITIVE_INFINITY): number {
+    if (this.sweepIndex >= this.sweepOrder.length) {
+      this.sweepOrder = [...this.tables.values()].filter(t => t.ttlMs > 0)
+      this.sweepIndex = 0
+    }
+    let budget = maxEntries
+    let removed = 0
+    while (budget > 0 && this.sweepIndex < this.sweepOrder.length) {
+      const table = this.sweepOrder[this.sweepIndex]!
+      table.invalidate()
+      table.sweep ??= table.slots.values()
+      // Map iterators stay valid while entries are deleted, so the sweep can delete as it goes.
+      let next = table.sweep.next()
+      while (!next.done) {
+        const slot = next.value
+        removed += removeExpired(table, slot, this.ttlNow)
+        if (slot.isEmpty()) table.slots.delete(slot.key.encoded)
+        if (--budget <= 0) break
+        next = table.sweep.next()
+      }
+      if (next.done) {
+        table.sweep = null
+        this.sweepIndex++
+      }
+    }
+    return removed
+  }
+
+  /** The live entries of every state, grouped by key group; values are deep copies. */
+  snapshot(): HeapSnapshot {
+    const byGroup = new Map<number, HeapEntry[]>()
+    const now = this.ttlNow
+    for (const table of this.tables.values()) {
+      for (const slot of table.slots.values()) {
+        let list = byGroup.get(slot.key.group)
+        if (list === undefined) byGroup.set(slot.key.group, (list = []))
+        const key = slot.key.values.map(cloneValue)
+        for (const [ns, cell] of slot.cells()) {
+          const entry = snapshotCell(table, key, ns, cell, now)
+          if (entry !== null) list.push(entry)
+        }
+      }
+    }
+    const keyGroups = [...byGroup.entries()]
+      .filter(([, entries]) => entries.length > 0)
+      .sort((a, b) => a[0] - b[0])
+      .map(([group, entries]) => ({ group, entries }))
+    return { format: 'weir-heap/1', maxParallelism: this.maxParallelism, keyGroups }
+  }
+
+  /**
+   * Adds the entries of `snapshot` whose key groups this backend owns (call it once per old
+   * subtask's snapshot when parallelism changed). Meant for a fresh backend; existing entries of
+   * the same key and namespace are replaced.
+   */
+  restore(snapshot: HeapSnapshot): void {
+    if (snapshot.format !== 'weir-heap/1') throw WeirError.execution(`cannot restore heap state of format '${String(snapshot.format)}'`)
+    if (snapshot.maxParallelism !== this.maxParallelism) {
+      throw WeirError.execution(`state was written with max-parallelism ${snapshot.maxParallelism}, but this job uses ${this.maxParallelism}`, {
+        help: 'restore with the same max-parallelism the checkpoint was taken with',
+      })
+    }
+    for (const { group, entries } of snapshot.keyGroups) {
+      if (group < this.keyGroupRange.start || group > this.keyGroupRange.end) continue
+      for (const entry of entries) this.restoreEntry(entry)
+    }
+    for (const table of this.tables.values()) table.invalidate()
+  }
+
+  close(): Promise<void> {
+    for (const table of this.tables.values()) {
+      table.slots.clear()
+      table.invalidate()
+    }
+    return Promise.resolve()
+  }
+
+  private restoreEntry(entry: HeapEntry): void {
+    const table = this.table(entry.state, entry.kind)
+    const key = makeKey(entry.key.map(cloneValue), this.maxParallelism)
+    let slot = table.slots.get(key.encoded)
+    if (slot === undefined) table.slots.set(key.encoded, (slot = new KeySlot(key)))
+    switch (entry.kind) {
+      case 'value':
+        slot.set(entry.ns, new Cell(cloneValue(entry.value), entry.time))
+        break
+      case 'list': {
+        const values = entry.values.map(cloneValue)
+        const times = entry.times
+        let latest = 0
+        for (const t of times) if (t > latest) latest = t
+        // Restored before its descriptor is known, a list keeps one time (the latest); see register().
+        slot.set(entry.ns, new Cell(table.ttlMs > 0 ? values.map((v, i) => new Cell(v, times[i] ?? latest)) : values, latest))
+        break
+      }
+      case 'map': {
+        const m = new Map<unknown, MapCell>()
+        for (const [k, v, t] of entry.entries) {
+          const uk = cloneValue(k)
+          m.set(mapKeyOf(uk), new MapCell(uk, cloneValue(v), t))
+        }
+        slot.set(entry.ns, new Cell(m, 0))
+        break
+      }
+    }
+  }
+
+  private table(name: string, kind: Kind): StateTable {
+    let table = this.tables.get(name)
+    if (table === undefined) {
+      table = new StateTable(name, kind)
+      this.tables.set(name, table)
+    } else if (table.kind !== kind) {
+      throw WeirError.internal(`state '${name}' is declared as ${kind} state but already exists as ${table.kind} state`)
+    }
+    return table
+  }
+
+  private register(name: string, kind: Kind, ttl: { ttlMs: number; updateType: string } | undefined): StateTable {
+    const table = this.table(name, kind)
+    const ttlMs = ttl !== undefined && ttl.ttlMs > 0 ? ttl.ttlMs : 0
+    if (kind === 'list' && table.ttlMs === 0 && ttlMs > 0) {
+      // Restored before registration without TTL: list elements become TTL cells.
+      for (const slot of table.slots.values()) {
+        for (const [, cell] of slot.cells()) cell.v = (cell.v as unknown[]).map(v => new Cell(v, cell.t))
+      }
+    }
+    table.ttlMs = ttlMs
+    table.refreshOnRead = ttl?.updateType === 'OnReadAndWrite'
+    return table
+  }
+}
+
+function snapshotCell(table: StateTable, key: unknown[], ns: Namespace, cell: Cell, now: number): HeapEntry | null {
+  switch (table.kind) {
+    case 'value':
+      if (table.expired(cell.t, now)) return null
+      return { state: table.name, kind: 'value', key, ns, value: cloneValue(cell.v), time: cell.t }
+    case 'list': {
+      const values: unknown[] = []
+      const times: number[] = []
+      if (table.ttlMs > 0) {
+        for (const c of cell.v as Cell[]) {
+          if (!table.expired(c.t, now)) { values.push(cloneValue(c.v)); times.push(c.t) }
+        }
+      } else {
+        for (const v of cell.v as unknown[]) { values.push(cloneValue(v)); times.push(cell.t) }
+      }
+      return values.length === 0 ? null : { state: table.name, kind: 'list', key, ns, values, times }
+    }
+    case 'map': {
+      const entries: [unknown, unknown, number][] = []
+      for (const e of (cell.v as Map<unknown, MapCell>).values()) {
+        if (!table.expired(e.t, now)) entries.push([cloneValue(e.k), cloneValue(e.v), e.t])
+      }
+      return entries.length === 0 ? null : { state: table.name, kind: 'map', key, ns, entries }
+    }
+  }
+}
+
+/** Live entries of a slot: one per value or list, one per map entry. */
+function countLive(table: StateTable, slot: KeySlot, now: number): number {
+  let n = 0
+  for (const [, cell] of slot.cells()) {
+    switch (table.kind) {
+      case 'value':
+        if (!table.expired(cell.t, now)) n++
+        break
+      case 'list':
+        if (table.ttlMs === 0 ? (cell.v as unknown[]).length > 0 : (cell.v as Cell[]).some(c => !table.expired(c.t, now))) n++
+        break
+      case 'map':
+        if (table.ttlMs === 0) n += (cell.v as Map<unknown, MapCell>).size
+        else for (const e of (cell.v as Map<unknown, MapCell>).values()) if (!table.expired(e.t, now)) n++
+        break
+    }
+  }
+  return n
+}
+
+/** Deletes the expired parts of a slot; returns how many entries went. */
+function removeExpired(table: StateTable, slot: KeySlot, now: number): number {
+  let removed = 0
+  for (const [ns, cell] of [...slot.cells()]) {
+    switch (table.kind) {
+      case 'value':
+        if (table.expired(cell.t, now)) { slot.delete(ns); removed++ }
+        break
+      case 'list': {
+        const list = cell.v as Cell[]
+        const live = list.filter(c => !table.expired(c.t, now))
+        if (live.length !== list.length) {
+          removed += list.length - live.length
+          if (live.length === 0) slot.delete(ns)
+          else cell.v = live
+        }
+        break
+      }
+      case 'map': {
+        const m = cell.v as Map<unknown, MapCell>
+        for (const [k, e] of m) if (table.expired(e.t, now)) { m.delete(k); removed++ }
+        if (m.size === 0) slot.delete(ns)
+        break
+      }
+    }
+  }
+  return removed
+}
+
+/** What the three handles share: the current key's slot (cached per key object) and the namespace. */
+abstract class HeapState {
+  protected ns: Namespace = ''
+
+  constructor(protected readonly backend: HeapKeyedStateBackend, protected readonly table: StateTable) {}
+
+  setNamespace(ns: Namespace): void {
+    this.ns = ns
+  }
+
+  clear(): void {
+    const slot = this.slot()
+    if (slot !== undefined) this.removeCell(slot)
+  }
+
+  protected slot(): KeySlot | undefined {
+    const key = this.backend.currentKey
+    const table = this.table
+    if (key !== table.cachedKey) {
+      if (key === undefined) throw WeirError.internal(`state '${table.name}' accessed with no current key`)
+      table.cachedKey = key
+      table.cachedSlot = table.slots.get(key.encoded)
+    }
+    return table.cachedSlot
+  }
+
+  protected writableSlot(): KeySlot {
+    let slot = this.slot()
+    if (slot === undefined) {
+      const key = this.backend.currentKey!
+      slot = new KeySlot(key)
+      this.table.slots.set(key.encoded, slot)
+      this.table.cachedSlot = slot
+    }
+    return slot
+  }
+
+  protected cell(): Cell | undefined {
+    const slot = this.slot()
+    return slot === undefined ? undefined : slot.get(this.ns)
+  }
+
+  protected removeCell(slot: KeySlot): void {
+    slot.delete(this.ns)
+    if (slot.isEmpty()) {
+      this.table.slots.delete(slot.key.encoded)
+      this.table.cachedSlot = undefined
+    }
+  }
+}
+
+class HeapValueState<T> extends HeapState implements ValueState<T> {
+  value(): T | undefined {
+    const cell = this.cell()
+    if (cell === undefined) return undefined
+    if (this.table.ttlMs > 0) {
+      const now = this.backend.ttlNow
+      if (cell.t + this.table.ttlMs <= now) {
+        this.removeCell(this.slot()!)
+        return undefined
+      }
+      if (this.table.refreshOnRead) cell.t = now
+    }
+    return cell.v as T
+  }
+
+  /** `undefined` clears, as Flink's update(null) does. */
+  update(value: T): void {
+    if (value === undefined) { this.clear(); return }
+    const cell = this.cell()
+    if (cell !== undefined) {
+      cell.v = value
+      cell.t = this.backend.ttlNow
+    } else {
+      this.writableSlot().set(this.ns, new Cell(value, this.backend.ttlNow))
+    }
+  }
+}
+
+class HeapListState<T> extends HeapState implements ListState<T> {
+  /** Without TTL the stored array itself (do not modify it); with TTL a fresh array of the live elements. */
+  get(): readonly T[] {
+    const cell = this.cell()
+    if (cell === undefined) return []
+    if (this.table.ttlMs === 0) return cell.v as T[]
+    const now = this.backend.ttlNow
+    const cells = cell.v as Cell[]
+    const out: T[] = []
+    let expired = false
+    for (const c of cells) {
+      if (this.table.expired(c.t, now)) { expired = true; continue }
+      if (this.table.refreshOnRead) c.t = now
+      out.push(c.v as T)
+    }
+    if (expired) {
+      if (out.length === 0) this.removeCell(this.slot()!)
+      else cell.v = cells.filter(c => !this.table.expired(c.t, now))
+    }
+    return out
+  }
+
+  add(value: T): void {
+    const now = this.backend.ttlNow
+    const item = this.table.ttlMs > 0 ? new Cell(value, now) : value
+    const cell = this.cell()
+    if (cell !== undefined) {
+      (cell.v as unknown[]).push(item)
+      cell.t = now
+    } else {
+      this.writableSlot().set(this.ns, new Cell([item], now))
+    }
+  }
+
+  update(values: readonly T[]): void {
+    if (values.length === 0) { this.clear(); return }
+    const now = this.backend.ttlNow
+    const items = this.table.ttlMs > 0 ? values.map(v => new Cell(v, now)) : values.slice()
+    const cell = this.cell()
+    if (cell !== undefined) {
+      cell.v = items
+      cell.t = now
+    } else {
+      this.writableSlot().set(this.ns, new Cell(items, now))
+    }
+  }
+}
+
+class HeapMapState<K, V> extends HeapState implements MapState<K, V> {
+  get(key: K): V | undefined {
+    const e = this.entry(key)
+    return e === undefined ? undefined : (e.v as V)
+  }
+
+  put(key: K, value: V): void {
+    const now = this.backend.ttlNow
+    const cell = this.cell()
+    const mk = mapKeyOf(key)
+    if (cell === undefined) {
+      const m = new Map<unknown, MapCell>([[mk, new MapCell(key, value, now)]])
+      this.writableSlot().set(this.ns, new Cell(m, now))
+      return
+    }
+    const m = cell.v as Map<unknown, MapCell>
+    const table = this.table
+    // Every path that takes an entry out of its Map resets lastMap, so the cached entry is live.
+    const e = table.lastMap === m && table.lastMk === mk && table.lastEntry !== undefined ? table.lastEntry : m.get(mk)
+    if (e !== undefined) {
+      e.v = value
+      e.t = now
+    } else {
+      const created = new MapCell(key, value, now)
+      m.set(mk, created)
+      table.lastMap = m
+      table.lastMk = mk
+      table.lastEntry = created
+    }
+  }
+
+  remove(key: K): void {
+    const cell = this.cell()
+    if (cell === undefined) return
+    const m = cell.v as Map<unknown, MapCell>
+    if (this.table.lastMap === m) this.table.lastMap = null
+    if (m.delete(mapKeyOf(key)) && m.size === 0) this.removeCell(this.slot()!)
+  }
+
+  contains(key: K): boolean {
+    return this.entry(key) !== undefined
+  }
+
+  *entries(): IterableIterator<[K, V]> {
+    const cell = this.cell()
+    if (cell === undefined) return
+    const now = this.backend.ttlNow
+    for (const e of (cell.v as Map<unknown, MapCell>).values()) {
+      if (this.table.expired(e.t, now)) continue
+      if (this.table.refreshOnRead) e.t = now
+      yield [e.k as K, e.v as V]
+    }
+  }
+
+  *keys(): IterableIterator<K> {
+    for (const [k] of this.entries()) yield k
+  }
+
+  isEmpty(): boolean {
+    return this.size() === 0
+  }
+
+  size(): number {
+    const cell = this.cell()
+    if (cell === undefined) return 0
+    const m = cell.v as Map<unknown, MapCell>
+    if (this.table.ttlMs === 0) return m.size
+    const now = this.backend.ttlNow
+    let n = 0
+    for (const e of m.values()) if (!this.table.expired(e.t, now)) n++
+    return n
+  }
+
+  private entry(key: K): MapCell | undefined {
+    const cell = this.cell()
+    if (cell === undefined) return undefined
+    const m = cell.v as Map<unknown, MapCell>
+    const mk = mapKeyOf(key)
+    const e = m.get(mk)
+    const table = this.table
+    table.lastMap = m
+    table.lastMk = mk
+    table.lastEntry = e
+    if (e === undefined || table.ttlMs === 0) return e
+    const now = this.backend.ttlNow
+    if (e.t + table.ttlMs <= now) {
+      table.lastMap = null
+      m.delete(mk)
+      if (m.size === 0) this.removeCell(this.slot()!)
+      return undefined
+    }
+    if (this.table.refreshOnRead) e.t = now
+    return e
+  }
+}

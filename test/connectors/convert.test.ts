@@ -1,0 +1,54 @@
+// Value conversion for file formats: the fast timestamp and decimal paths agree with the general
+// parsers in common/values.ts, and reject what those reject.
+import { describe, expect, it } from 'vitest'
+import { T } from '../../common/types.js'
+import { parseDecimal, parseTimestamp } from '../../common/values.js'
+import { ConvertError, converterFor, fastDecimal, fastTimestamp } from '../../connectors/filesystem/convert.js'
+import { numberTextOf } from '../../connectors/filesystem/json-decoder.js'
+import { mulberry32 } from '../../connectors/datagen.js'
+
+describe('fast paths', () => {
+  it('parses timestamps exactly as parseTimestamp does', () => {
+    const rand = mulberry32(5)
+    for (let i = 0; i < 20_000; i++) {
+      const ms = Math.floor((rand() / 2 ** 32) * 2 ** 43) - 2 ** 41
+      const iso = new Date(ms).toISOString() // yyyy-MM-ddTHH:mm:ss.SSSZ
+      if (!/^\d{4}-/.test(iso)) continue
+      const text = iso.slice(0, 23).replace('T', i % 2 === 0 ? ' ' : 'T')
+      expect(fastTimestamp(text)).toBe(ms)
+      expect(fastTimestamp(text.slice(0, 21))).toBe(parseTimestamp(text.slice(0, 21)))
+      expect(fastTimestamp(text.slice(0, 19))).toBe(parseTimestamp(text.slice(0, 19)))
+    }
+    for (const bad of ['2023-02-29 00:00:00', '2024-13-01 00:00:00', '2024-01-01 24:00:00', '2024-01-01 00:00:00.', '2024-01-01x00:00:00', '2024-04-31 00:00:00']) {
+      expect(fastTimestamp(bad)).toBeNull()
+      expect(parseTimestamp(bad)).toBeNull()
+    }
+    expect(fastTimestamp('2024-02-29 23:59:59.999')).toBe(parseTimestamp('2024-02-29 23:59:59.999'))
+  })
+
+  it('parses plain decimals exactly as parseDecimal does, and defers the rest', () => {
+    for (const [text, scale] of [['123.45', 2], ['-0.5', 3], ['7', 0], ['0.1', 4], ['999999999999999', 0], ['12.', 2]] as const) {
+      expect(fastDecimal(text, scale)).toBe(parseDecimal(text, scale))
+    }
+    for (const [text, scale] of [['1.234', 2], ['1e5', 2], ['1234567890123456', 0], ['', 2], ['-', 0], ['1.2.3', 2], ['+1', 0]] as const) {
+      expect(fastDecimal(text, scale)).toBeNull()
+    }
+  })
+
+  it('finds the source text of a top-level number', () => {
+    const line = '{"s": "\\"price\\": 1", "nested": {"price": 2}, "pr\\u0069ce2": 3, "price" : -12.50e0 , "x": [1]}'
+    expect(numberTextOf(line, 'price')).toBe('-12.50e0')
+    expect(numberTextOf(line, 'price2')).toBe('3')
+    expect(numberTextOf(line, 'x')).toBeUndefined()
+    expect(numberTextOf(line, 'missing')).toBeUndefined()
+  })
+
+  it('converts per column type and says what it expected', () => {
+    expect(converterFor(T.int())('42')).toBe(42)
+    expect(converterFor(T.boolean())('TRUE')).toBe(true)
+    expect(converterFor(T.timestamp(0))('2024-01-01 00:00:01.999')).toBe(parseTimestamp('2024-01-01 00:00:01'))
+    expect(converterFor(T.string())({ a: 1 })).toBe('{"a":1}')
+    expect(() => converterFor(T.double())('x1')).toThrow(ConvertError)
+    expect(() => converterFor(T.date())('2024-1-1x')).toThrow(/DATE/)
+  })
+})

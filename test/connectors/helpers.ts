@@ -1,0 +1,46 @@
+// Test helpers for connectors: source/sink contexts, draining a reader, temp directories.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Field } from '../../common/types.js'
+import type { ConnectorOptions, SinkContext, SourceChunk, SourceContext, SourceReader } from '../../connectors/api.js'
+import type { Row } from '../../runtime/batch.js'
+
+export function sourceCtx(options: ConnectorOptions, schema: readonly Field[], batchSize = 1024, signal: AbortSignal = new AbortController().signal): SourceContext {
+  return { table: 't', options, schema, signal, batchSize }
+}
+
+export function sinkCtx(options: ConnectorOptions, schema: readonly Field[], println: (line: string) => void = () => {}): SinkContext {
+  return { table: 'out', options, schema, changelog: 'insert-only', primaryKey: [], println }
+}
+
+/** Every chunk a reader gives until it returns null. */
+export async function drain(reader: SourceReader): Promise<SourceChunk[]> {
+  const chunks: SourceChunk[] = []
+  for (let i = 0; i < 1_000_000; i++) {
+    const c = await reader.next()
+    if (c === null) return chunks
+    chunks.push(c)
+  }
+  throw new Error('reader did not end')
+}
+
+export async function readAllRows(reader: SourceReader): Promise<Row[]> {
+  return (await drain(reader)).flatMap(c => c.rows)
+}
+
+/** A fresh temporary directory, removed by the returned cleanup. */
+export function tempDir(): { dir: string; cleanup: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), 'weir-connectors-'))
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) }
+}
+
+/** Runs `fn` and returns the error it throws (failing if it does not throw). */
+export async function errorOf(fn: () => unknown): Promise<Error & { kind?: string; help?: string; record?: { source: string; line?: number; record?: string } }> {
+  try {
+    await fn()
+  } catch (e) {
+    return e as Error
+  }
+  throw new Error('expected an error')
+}
