@@ -8,7 +8,7 @@ import { unquote } from './lexer.js'
 import type { SourceText } from './source.js'
 import * as T from './tokens.js'
 
-export type { CstNode, IToken }
+export type { CstElement, CstNode, IToken }
 
 const NONE: readonly never[] = []
 

@@ -12,6 +12,7 @@ import * as T from './tokens.js'
 export type ParseMode = 'script' | 'expression'
 
 const START_RULE: Record<ParseMode, string> = { script: 'script', expression: 'standaloneExpression' }
+const MAX_ASSIST_TOKENS = 20_000
 
 /** Tokens that only continue an expression already written (operators, `.`, a call's `(`, an alias). */
 const AFTER_EXPRESSION = new Set<TokenType>([
@@ -38,7 +39,9 @@ const NAME_CONTEXT: readonly (readonly [string, string])[] = [
   ['intervalLiteral', 'a time unit'],
   ['extractExpr', 'a time unit'],
   ['floorCeilExpr', 'a time unit'],
+  ['hintValue', 'a value'],
   ['hintItem', 'a hint name'],
+  ['explainStatement', 'CHANGELOG_MODE'],
   ['alias', 'an alias'],
   ['descriptorArg', 'a column name'],
   ['columnDef', 'a column name'],
@@ -70,6 +73,8 @@ export function syntaxError(parser: SqlParser, error: IRecognitionException, tok
     }
   }
   const expectedAt = (i: number): Expected => {
+    // Content assist re-walks the statement; past this size the list is not worth the wait.
+    if (i - stmtStart > MAX_ASSIST_TOKENS) return { types: [], paths: [] }
     try {
       const paths = parser.computeContentAssist(START_RULE[mode], tokens.slice(stmtStart, i) as IToken[])
       const types: TokenType[] = []
@@ -231,7 +236,7 @@ function wordLabel(paths: readonly ISyntacticContentAssistPath[]): string {
   for (const p of paths) {
     if (p.nextTokenType !== T.Word) continue
     if (p.ruleStack.includes('optionKey')) return 'an option key'
-    if (p.ruleStack.includes('optionValue')) return 'a value'
+    if (p.ruleStack.includes('optionValue') || p.ruleStack.includes('hintValue')) return 'a value'
   }
   return 'a word'
 }

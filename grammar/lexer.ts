@@ -54,19 +54,23 @@ export function lex(src: SourceText): IToken[] {
     }
 
     if (isAsciiWordStart(c) || (c > 127 && unicodeLetterAt(text, i) > 0)) {
+      // Track the letters' case so most keywords are found without upper-casing the word.
+      let cases = caseOf(c)
       i += c > 127 ? unicodeLetterAt(text, i) : 1
       while (i < n) {
         const d = text.charCodeAt(i)
         if (d < 128) {
           if (isAsciiWordStart(d) || isDigit(d)) i++
           else break
+          cases |= caseOf(d)
         } else {
           const len = unicodeLetterAt(text, i)
           if (len === 0) break
           i += len
+          cases |= NON_ASCII
         }
       }
-      push(wordType(text, start, i), start, i)
+      push(wordType(text, start, i, cases), start, i)
       continue
     }
 
@@ -84,6 +88,14 @@ export function lex(src: SourceText): IToken[] {
           i = digitAt
           while (isDigit(text.charCodeAt(i))) i++
         }
+      }
+      if (i < n && (isAsciiWordStart(text.charCodeAt(i)) || (text.charCodeAt(i) > 127 && unicodeLetterAt(text, i) > 0))) {
+        let end = i
+        while (end < n && (isAsciiWordStart(text.charCodeAt(end)) || isDigit(text.charCodeAt(end)))) end++
+        throw WeirError.syntax(`invalid number '${text.slice(start, end)}'`, {
+          span: src.span(start, end),
+          help: 'names cannot start with a digit; quote them with backquotes, e.g. `1st`',
+        })
       }
       push(T.NumberLit, start, i)
       continue
@@ -187,9 +199,28 @@ export function lex(src: SourceText): IToken[] {
   return tokens
 }
 
+const LOWER = 1
+const UPPER = 2
+const NON_ASCII = 4
+
+function caseOf(c: number): number {
+  return c >= Ch.a && c <= Ch.z ? LOWER : c >= Ch.A && c <= Ch.Z ? UPPER : c > 127 ? NON_ASCII : 0
+}
+
+/** Keywords by their upper- and lower-case spelling; mixed-case words are upper-cased first. */
+const KEYWORD_SPELLINGS = new Map<string, TokenType>()
+let longestKeyword = 0
+for (const [word, type] of T.KEYWORDS) {
+  KEYWORD_SPELLINGS.set(word, type)
+  KEYWORD_SPELLINGS.set(word.toLowerCase(), type)
+  longestKeyword = Math.max(longestKeyword, word.length)
+}
+
 /** Keyword or identifier. TIMESTAMP / TIMESTAMP_LTZ / DATE followed by a string start a typed literal. */
-function wordType(text: string, start: number, end: number): TokenType {
-  const type = T.KEYWORDS.get(text.slice(start, end).toUpperCase())
+function wordType(text: string, start: number, end: number, cases: number): TokenType {
+  if (end - start > longestKeyword || (cases & NON_ASCII) !== 0) return T.Identifier
+  const word = text.slice(start, end)
+  const type = KEYWORD_SPELLINGS.get(cases === (LOWER | UPPER) ? word.toUpperCase() : word)
   if (type === undefined) return T.Identifier
   if (type === T.TIMESTAMP || type === T.DATE || type === T.TIMESTAMP_LTZ) {
     let j = end

@@ -48,15 +48,15 @@ export class SqlParser extends CstParser {
 
   statement = this.RULE('statement', () => {
     this.OR((this.alts.statement1 ??= [
-      { ALT: () => this.SUBRULE(this.createStatement, { LABEL: 'alt' }) },
-      { ALT: () => this.SUBRULE(this.dropStatement, { LABEL: 'alt' }) },
-      { ALT: () => this.SUBRULE(this.insertStatement, { LABEL: 'alt' }) },
-      { ALT: () => this.SUBRULE(this.query, { LABEL: 'alt' }) },
-      { ALT: () => this.SUBRULE(this.setStatement, { LABEL: 'alt' }) },
-      { ALT: () => this.SUBRULE(this.resetStatement, { LABEL: 'alt' }) },
-      { ALT: () => this.SUBRULE(this.explainStatement, { LABEL: 'alt' }) },
-      { ALT: () => this.SUBRULE(this.showStatement, { LABEL: 'alt' }) },
-      { ALT: () => this.SUBRULE(this.describeStatement, { LABEL: 'alt' }) },
+      { ALT: () => this.SUBRULE(this.createStatement, ALT_LABEL) },
+      { ALT: () => this.SUBRULE(this.dropStatement, ALT_LABEL) },
+      { ALT: () => this.SUBRULE(this.insertStatement, ALT_LABEL) },
+      { ALT: () => this.SUBRULE(this.query, ALT_LABEL) },
+      { ALT: () => this.SUBRULE(this.setStatement, ALT_LABEL) },
+      { ALT: () => this.SUBRULE(this.resetStatement, ALT_LABEL) },
+      { ALT: () => this.SUBRULE(this.explainStatement, ALT_LABEL) },
+      { ALT: () => this.SUBRULE(this.showStatement, ALT_LABEL) },
+      { ALT: () => this.SUBRULE(this.describeStatement, ALT_LABEL) },
     ]))
   })
 
@@ -91,9 +91,9 @@ export class SqlParser extends CstParser {
 
   tableElement = this.RULE('tableElement', () => {
     this.OR((this.alts.tableElement1 ??= [
-      { ALT: () => this.SUBRULE(this.watermarkDef, { LABEL: 'alt' }) },
-      { ALT: () => this.SUBRULE(this.primaryKeyDef, { LABEL: 'alt' }) },
-      { ALT: () => this.SUBRULE(this.columnDef, { LABEL: 'alt' }) },
+      { ALT: () => this.SUBRULE(this.watermarkDef, ALT_LABEL) },
+      { ALT: () => this.SUBRULE(this.primaryKeyDef, ALT_LABEL) },
+      { ALT: () => this.SUBRULE(this.columnDef, ALT_LABEL) },
     ]))
   })
 
@@ -146,9 +146,9 @@ export class SqlParser extends CstParser {
 
   columnAttribute = this.RULE('columnAttribute', () => {
     this.OR((this.alts.columnAttribute1 ??= [
-      { ALT: () => this.SUBRULE(this.metadataAttribute, { LABEL: 'alt' }) },
-      { ALT: () => this.SUBRULE(this.columnPrimaryKey, { LABEL: 'alt' }) },
-      { ALT: () => this.SUBRULE(this.commentClause, { LABEL: 'alt' }) },
+      { ALT: () => this.SUBRULE(this.metadataAttribute, ALT_LABEL) },
+      { ALT: () => this.SUBRULE(this.columnPrimaryKey, ALT_LABEL) },
+      { ALT: () => this.SUBRULE(this.commentClause, ALT_LABEL) },
     ]))
   })
 
@@ -239,16 +239,16 @@ export class SqlParser extends CstParser {
   /** `'k'` or an unquoted key such as `table.exec.state.ttl` or `pipeline.max-parallelism`. */
   optionKey = this.RULE('optionKey', () => {
     this.OR((this.alts.optionKey1 ??= [
-      { ALT: () => this.CONSUME(T.StringLit, { LABEL: 'alt' }) },
-      { ALT: () => this.SUBRULE(this.dottedWords, { LABEL: 'alt' }) },
+      { ALT: () => this.CONSUME(T.StringLit, ALT_LABEL) },
+      { ALT: () => this.SUBRULE(this.dottedWords, ALT_LABEL) },
     ]))
   })
 
   optionValue = this.RULE('optionValue', () => {
     this.OR((this.alts.optionValue1 ??= [
-      { ALT: () => this.CONSUME(T.StringLit, { LABEL: 'alt' }) },
-      { ALT: () => this.CONSUME(T.NumberLit, { LABEL: 'alt' }) },
-      { ALT: () => this.SUBRULE(this.dottedWords, { LABEL: 'alt' }) },
+      { ALT: () => this.CONSUME(T.StringLit, ALT_LABEL) },
+      { ALT: () => this.CONSUME(T.NumberLit, ALT_LABEL) },
+      { ALT: () => this.SUBRULE(this.dottedWords, ALT_LABEL) },
     ]))
   })
 
@@ -553,9 +553,9 @@ export class SqlParser extends CstParser {
 
   fromItem = this.RULE('fromItem', () => {
     this.OR((this.alts.fromItem1 ??= [
-      { ALT: () => this.SUBRULE(this.windowTvfRef, { LABEL: 'alt' }) },
-      { ALT: () => this.SUBRULE(this.subqueryRef, { LABEL: 'alt' }) },
-      { ALT: () => this.SUBRULE(this.tableRef, { LABEL: 'alt' }) },
+      { ALT: () => this.SUBRULE(this.windowTvfRef, ALT_LABEL) },
+      { ALT: () => this.SUBRULE(this.subqueryRef, ALT_LABEL) },
+      { ALT: () => this.SUBRULE(this.tableRef, ALT_LABEL) },
     ]))
   })
 
@@ -697,10 +697,10 @@ export class SqlParser extends CstParser {
 
   hintValue = this.RULE('hintValue', () => {
     this.OR((this.alts.hintValue1 ??= [
-      { ALT: () => this.CONSUME(T.StringLit, { LABEL: 'alt' }) },
-      { ALT: () => this.CONSUME(T.NumberLit, { LABEL: 'alt' }) },
-      { ALT: () => this.SUBRULE(this.dottedWords, { LABEL: 'alt' }) },
-      { ALT: () => this.CONSUME(T.QuotedIdentifier, { LABEL: 'alt' }) },
+      { ALT: () => this.CONSUME(T.StringLit, ALT_LABEL) },
+      { ALT: () => this.CONSUME(T.NumberLit, ALT_LABEL) },
+      { ALT: () => this.SUBRULE(this.dottedWords, ALT_LABEL) },
+      { ALT: () => this.CONSUME(T.QuotedIdentifier, ALT_LABEL) },
     ]))
   })
 
@@ -1006,11 +1006,11 @@ export class SqlParser extends CstParser {
   /** CURRENT_TIMESTAMP and friends, written without parentheses (an empty pair is tolerated). */
   niladicCall = this.RULE('niladicCall', () => {
     this.OR((this.alts.niladicCall1 ??= [
-      { ALT: () => this.CONSUME(T.CURRENT_TIMESTAMP, { LABEL: 'alt' }) },
-      { ALT: () => this.CONSUME(T.CURRENT_DATE, { LABEL: 'alt' }) },
-      { ALT: () => this.CONSUME(T.CURRENT_TIME, { LABEL: 'alt' }) },
-      { ALT: () => this.CONSUME(T.LOCALTIMESTAMP, { LABEL: 'alt' }) },
-      { ALT: () => this.CONSUME(T.LOCALTIME, { LABEL: 'alt' }) },
+      { ALT: () => this.CONSUME(T.CURRENT_TIMESTAMP, ALT_LABEL) },
+      { ALT: () => this.CONSUME(T.CURRENT_DATE, ALT_LABEL) },
+      { ALT: () => this.CONSUME(T.CURRENT_TIME, ALT_LABEL) },
+      { ALT: () => this.CONSUME(T.LOCALTIMESTAMP, ALT_LABEL) },
+      { ALT: () => this.CONSUME(T.LOCALTIME, ALT_LABEL) },
     ]))
     this.OPTION(() => {
       this.CONSUME(T.LParen)

@@ -1,4 +1,5 @@
 -- UNION ALL of a view and a CTE.
+-- unordered
 CREATE TABLE orders (
   id BIGINT,
   `user` STRING,

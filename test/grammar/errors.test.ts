@@ -87,6 +87,13 @@ describe('syntax errors', () => {
     expect(syntaxErrorOf('SELECT a FROM t;\nSELECT FROM u')).toMatchObject({ at: '2:8' })
   })
 
+  it('describes hint and statement positions', () => {
+    expect(syntaxErrorOf("SELECT /*+ OPTIONS('a' = ) */ 1")).toMatchObject({ at: '1:26', message: "unexpected ')', expected a value, a string or a number" })
+    expect(syntaxErrorOf('SELECT a /*+ X */ FROM t')).toMatchObject({ at: '1:10', message: "unexpected hint '/*+', expected FROM, ',' or end of statement" })
+    expect(syntaxErrorOf('EXPLAIN')).toMatchObject({ at: '1:8', message: 'unexpected end of input, expected a query, CHANGELOG_MODE, PLAN or INSERT' })
+    expect(syntaxErrorOf('SELECT a FROM t JOIN u USING (a)')).toMatchObject({ at: '1:24', message: expect.stringContaining("unexpected 'USING', expected ON, JOIN") })
+  })
+
   it('helps with WITH options that are not quoted', () => {
     expect(syntaxErrorOf("CREATE TABLE t (a INT) WITH (connector = 'kafka')")).toMatchObject({
       at: '1:30', help: "option keys and values are quoted strings, e.g. 'connector' = 'datagen'",
@@ -104,6 +111,8 @@ describe('syntax errors', () => {
     expect(syntaxErrorOf('SELECT "a" FROM t')).toMatchObject({ at: '1:8', message: `unexpected character '"'`, help: expect.stringContaining('backquotes') })
     expect(syntaxErrorOf('SELECT a == b')).toMatchObject({ at: '1:10', message: "unexpected '=='" })
     expect(syntaxErrorOf('SELECT ``')).toMatchObject({ at: '1:8', message: 'empty quoted name' })
+    expect(syntaxErrorOf('SELECT 1a FROM t')).toMatchObject({ at: '1:8', message: "invalid number '1a'" })
+    expect(syntaxErrorOf('SELECT a | b')).toMatchObject({ at: '1:10', help: "concatenate strings with '||'" })
   })
 
   it('checks window TVFs, units and table definitions', () => {
