@@ -45,16 +45,24 @@ HAVING COUNT(*) > 1;
 `
 
 const iterations = Number(process.argv[2] ?? 2000)
+const rounds = 5
 const statementsPerRun = parseSql(SCRIPT).length
+const lines = SCRIPT.trim().split('\n').length
 
 // Warm up the JIT before timing.
-for (let i = 0; i < 200; i++) parseSql(SCRIPT)
+for (let i = 0; i < 500; i++) parseSql(SCRIPT)
 
-const start = process.hrtime.bigint()
-for (let i = 0; i < iterations; i++) parseSql(SCRIPT)
-const seconds = Number(process.hrtime.bigint() - start) / 1e9
+const perScriptMs: number[] = []
+for (let r = 0; r < rounds; r++) {
+  const start = process.hrtime.bigint()
+  for (let i = 0; i < iterations; i++) parseSql(SCRIPT)
+  perScriptMs.push(Number(process.hrtime.bigint() - start) / 1e6 / iterations)
+}
+perScriptMs.sort((a, b) => a - b)
+const median = perScriptMs[Math.floor(rounds / 2)]!
+const best = perScriptMs[0]!
+const fmt = (n: number): string => Math.round(n).toLocaleString('en-US')
 
-const statements = iterations * statementsPerRun
-const lines = SCRIPT.trim().split('\n').length
-console.log(`parsed ${iterations} × ${lines}-line script (${statementsPerRun} statements) in ${seconds.toFixed(3)} s`)
-console.log(`${Math.round(statements / seconds).toLocaleString('en-US')} statements/s, ${(seconds / iterations * 1000).toFixed(3)} ms per script`)
+console.log(`script: ${lines} lines, ${statementsPerRun} statements (CREATE TABLE + INSERT … SELECT … GROUP BY); ${rounds} rounds × ${iterations} parses`)
+console.log(`median ${median.toFixed(3)} ms/script → ${fmt((statementsPerRun * 1000) / median)} statements/s, ${fmt((lines * 1000) / median)} lines/s`)
+console.log(`best   ${best.toFixed(3)} ms/script → ${fmt((statementsPerRun * 1000) / best)} statements/s`)

@@ -259,6 +259,8 @@ export interface SubqueryRef {
   readonly kind: 'SubqueryRef'
   readonly query: Query
   readonly alias?: Ident
+  /** Column aliases after the alias: `(VALUES (1, 'a')) AS t(x, s)`. */
+  readonly columns?: readonly Ident[]
   readonly span: Span
 }
 

@@ -567,11 +567,15 @@ export class SqlParser extends CstParser {
     this.MANY2(() => this.SUBRULE2(this.hintBlock))
   })
 
+  /** `(query) [[AS] alias [(col, …)]]` */
   subqueryRef = this.RULE('subqueryRef', () => {
     this.CONSUME(T.LParen)
     this.SUBRULE(this.query)
     this.CONSUME(T.RParen)
-    this.OPTION(() => this.SUBRULE(this.alias))
+    this.OPTION(() => {
+      this.SUBRULE(this.alias)
+      this.OPTION2(() => this.SUBRULE(this.nameList))
+    })
   })
 
   /** `TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) [AS] alias` */

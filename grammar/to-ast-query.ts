@@ -2,7 +2,7 @@
 // (tables with hints, subqueries, window TVFs, joins).
 import { WeirError } from '../common/errors.js'
 import type * as A from './ast.js'
-import { child, has, ident, identFromToken, isToken, nameList, node, nodes, alt, qualifiedName, stringValue, token, tokens, type CstNode, type Spans } from './cst.js'
+import { alt, child, has, ident, identFromToken, isToken, nameList, node, nodes, qualifiedName, stringValue, token, tokens, type CstNode, type Spans } from './cst.js'
 import { expression } from './to-ast-expr.js'
 import { closest } from './suggest.js'
 import * as T from './tokens.js'
@@ -156,7 +156,14 @@ function fromItem(n: CstNode, s: Spans): A.FromItem {
     case 'tableRef': return tableRef(c, s)
     case 'subqueryRef': {
       const alias = node(c, 'alias')
-      return { kind: 'SubqueryRef', query: query(child(c, 'query'), s), ...(alias ? { alias: ident(alias, s) } : {}), span: s.of(c) }
+      const columns = node(c, 'nameList')
+      return {
+        kind: 'SubqueryRef',
+        query: query(child(c, 'query'), s),
+        ...(alias ? { alias: ident(alias, s) } : {}),
+        ...(columns ? { columns: nameList(columns, s) } : {}),
+        span: s.of(c),
+      }
     }
     case 'windowTvfRef': return windowTvf(c, s)
     default: throw WeirError.internal(`unhandled FROM item ${c.name}`)
@@ -242,8 +249,11 @@ function windowTvf(n: CstNode, s: Spans): A.WindowTvf {
 }
 
 function tvfInput(n: CstNode, s: Spans): A.TableRef | A.SubqueryRef {
-  const name = node(n, 'qualifiedName')
-  if (name) return { kind: 'TableRef', name: qualifiedName(name, s), hints: [], span: qualifiedName(name, s).span }
+  const nameNode = node(n, 'qualifiedName')
+  if (nameNode) {
+    const name = qualifiedName(nameNode, s)
+    return { kind: 'TableRef', name, hints: [], span: name.span }
+  }
   const paren = child(n, 'parenQuery')
   return { kind: 'SubqueryRef', query: query(child(paren, 'query'), s), span: s.of(paren) }
 }

@@ -19,14 +19,11 @@ const oneOf = (...values: string[]) => (v: string): string | undefined =>
 /** Every option Weir understands. Unknown keys are rejected so typos do not pass silently. */
 export const OPTIONS: Readonly<Record<string, OptionDef>> = {
   'table.exec.state.ttl': { default: '0', describe: 'state TTL of group aggregates (0 = keep forever)', check: duration },
-  'table.exec.mini-batch.enabled': { default: 'true', describe: 'fold rows of one batch per key before touching state', check: oneOf('true', 'false') },
+  'table.exec.mini-batch.enabled': { default: 'true', describe: 'group aggregates fold the rows of one batch per key before emitting; false emits a change per row', check: oneOf('true', 'false') },
   'pipeline.name': { describe: 'the job name' },
-  'parallelism.default': { default: '1', describe: 'subtasks per stateful operator', check: positiveInt },
   'pipeline.max-parallelism': { default: '128', describe: 'number of key groups', check: positiveInt },
   'execution.batch-size': { default: '1024', describe: 'rows per batch read from sources', check: positiveInt },
   'state.backend': { default: 'heap', describe: "'heap' (state on the JS heap)", check: oneOf('heap') },
-  'state.cache.size': { default: '64 mb', describe: 'write-back state cache budget', check: size },
-  'sql-client.execution.result-mode': { default: 'tableau', describe: 'how SELECT results print', check: oneOf('tableau', 'changelog') },
 }
 
 export function checkOption(key: string, value: string, span: Span): void {

@@ -62,6 +62,10 @@ interface NodeRuntime {
   timers?: TimerServiceImpl
   state?: KeyedStateBackend
   sink?: SinkWriter
+  /** The operator keeps state with a TTL, so the runtime sweeps expired entries. */
+  hasTtl: boolean
+  /** 'table.exec.mini-batch.enabled' = 'false' on a group aggregate. */
+  rowAtATime: boolean
   readonly metrics: OperatorMetrics
 }
 
@@ -103,6 +107,8 @@ class JobExecution {
     for (const node of graph.nodes) {
       const rt: NodeRuntime = {
         node, consumers: [], queue: [], inputWatermarks: node.inputs.map(() => -Infinity), watermark: -Infinity, endedInputs: 0,
+        hasTtl: node.spec.kind === 'GroupAggregate' && node.spec.ttlMs > 0,
+        rowAtATime: node.spec.kind === 'GroupAggregate' && graph.options['table.exec.mini-batch.enabled'] === 'false',
         metrics: { lateRecordsDropped: 0, rowsIn: 0, rowsOut: 0 },
       }
       this.runtimes.set(node.id, rt)
@@ -239,7 +245,15 @@ class JobExecution {
           await state.prefetch(keys)
         }
         state.setTtlTime(Date.now())
-        op.processBatch(item.batch, item.input)
+        if (rt.rowAtATime && item.batch.rows.length > 1) {
+          // Mini-batch off: every row is its own batch, so every row emits its own change.
+          const { rows, kinds } = item.batch
+          for (let i = 0; i < rows.length; i++) op.processBatch({ rows: [rows[i]!], kinds: kinds ? kinds.subarray(i, i + 1) : null }, item.input)
+        } else {
+          op.processBatch(item.batch, item.input)
+        }
+        // Incremental TTL cleanup: each batch pays for sweeping about as many entries as it has rows.
+        if (rt.hasTtl) state.cleanupExpired(item.batch.rows.length + 64)
         return
       }
       case 'wm': {

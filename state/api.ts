@@ -118,5 +118,10 @@ export interface KeyedStateBackend extends KeyedStateStore {
   /** Sets the clock TTL is measured against (processing time, ms). */
   setTtlTime(now: number): void
   stats(): StateStats
+  /**
+   * Removes up to `budget` expired entries, resuming where the last call stopped (incremental
+   * background cleanup, so TTL'd state stops growing). Returns how many it removed.
+   */
+  cleanupExpired(budget: number): number
   close(): Promise<void>
 }

@@ -29,6 +29,8 @@ export interface BoundRelation {
 interface Cte {
   readonly query: ast.Query
   readonly columns?: readonly ast.Ident[]
+  /** The CTE frames visible inside this CTE's body: outer ones and the earlier CTEs of its WITH. */
+  readonly visible: Map<string, Cte>[]
 }
 
 const tableFieldCache = new WeakMap<CatalogTable, { fields: Field[]; computed: (Rex | undefined)[] }>()
@@ -78,9 +80,15 @@ export class QueryBinder {
       case 'SetOperation': return this.bindSetOperation(q)
       case 'WithQuery': {
         const frame = new Map<string, Cte>()
+        const outer = [...this.ctes]
         this.ctes.push(frame)
         try {
-          for (const cte of q.ctes) frame.set(cte.name.value.toLowerCase(), { query: cte.query, columns: cte.columns })
+          for (const cte of q.ctes) {
+            const key = cte.name.value.toLowerCase()
+            if (frame.has(key)) throw WeirError.plan(`WITH defines '${cte.name.value}' twice`, { span: cte.name.span })
+            // A CTE sees the CTEs before it, never itself or later ones (no recursion).
+            frame.set(key, { query: cte.query, columns: cte.columns, visible: [...outer, new Map(frame)] })
+          }
           return this.bindQuery(q.body)
         } finally {
           this.ctes.pop()
@@ -106,7 +114,7 @@ export class QueryBinder {
       case 'TableRef': return this.bindTableRef(from)
       case 'SubqueryRef': {
         const inner = this.bindQuery(from.query)
-        return { plan: inner.plan, scope: Scope.of(inner.plan.fields, from.alias?.value) }
+        return { plan: inner.plan, scope: Scope.of(renameFields(inner.plan.fields, from.columns, from.span), from.alias?.value) }
       }
       case 'WindowTvf': return this.bindWindowTvf(from)
       case 'Join':
@@ -132,18 +140,19 @@ export class QueryBinder {
     const alias = ref.alias?.value ?? name
     const cte = nameParts.length === 1 ? this.lookupCte(name) : undefined
     if (cte) {
-      // A CTE is bound where it is used; its own CTE frame is hidden to prevent self-reference.
-      const saved = this.ctes.splice(0)
+      // A CTE is bound where it is used, with the CTEs that were visible where it was defined.
+      const saved = this.ctes.splice(0, this.ctes.length, ...cte.visible)
       let inner: BoundRelation
       try {
         inner = this.bindQuery(cte.query)
       } finally {
-        this.ctes.push(...saved)
+        this.ctes.splice(0, this.ctes.length, ...saved)
       }
       return { plan: inner.plan, scope: Scope.of(renameFields(inner.plan.fields, cte.columns, ref.span), alias) }
     }
     const obj = this.catalog.resolve(name, ref.name.span)
     if (obj.kind === 'view') {
+      // A view sees no CTEs of the query that uses it.
       const saved = this.ctes.splice(0)
       let inner: BoundRelation
       try {
@@ -151,7 +160,7 @@ export class QueryBinder {
       } catch (e) {
         throw e instanceof WeirError ? new WeirError(e.kind, `in view '${obj.name}': ${e.message}`, { span: ref.span, help: e.help }) : e
       } finally {
-        this.ctes.push(...saved)
+        this.ctes.splice(0, this.ctes.length, ...saved)
       }
       const columns = obj.columns?.map(c => ({ value: c, quoted: false, span: ref.span }))
       return { plan: inner.plan, scope: Scope.of(renameFields(inner.plan.fields, columns, ref.span), alias) }

@@ -198,3 +198,11 @@ describe('jobs', () => {
     expect(r.metrics.skippedRecords).toBe(1)
   })
 })
+
+describe('WITH scoping', () => {
+  it('a CTE cannot refer to itself or to a later CTE', async () => {
+    const ddl = `CREATE TABLE t (a INT) WITH ('connector' = 'datagen', 'number-of-rows' = '1');`
+    expect((await fails(ddl + 'WITH x AS (SELECT a FROM x) SELECT a FROM x')).message).toBe("table or view 'x' not found")
+    expect((await fails(ddl + 'WITH x AS (SELECT a FROM y), y AS (SELECT a FROM t) SELECT a FROM x')).message).toBe("table or view 'y' not found")
+  })
+})

@@ -316,6 +316,13 @@ describe('FROM items', () => {
     expect(strip(selectOf('SELECT * FROM (SELECT 1)').from)).not.toHaveProperty('alias')
   })
 
+  it('parses column aliases after a subquery alias', () => {
+    expect(strip(selectOf("SELECT x FROM (VALUES (1, 'a'), (2, 'b')) AS t(x, s)").from)).toMatchObject({
+      kind: 'SubqueryRef', query: { kind: 'ValuesQuery' }, alias: id('t'), columns: [id('x'), id('s')],
+    })
+    expect(strip(selectOf('SELECT x FROM (SELECT 1) t (x)').from)).toMatchObject({ alias: id('t'), columns: [id('x')] })
+  })
+
   it('parses all join kinds left-associatively, commas as CROSS joins', () => {
     const s = selectOf(`SELECT * FROM a
       JOIN b ON a.x = b.x
