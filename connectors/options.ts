@@ -4,35 +4,8 @@ import { WeirError } from '../common/errors.js'
 import { parseDuration } from '../common/durations.js'
 import type { ConnectorOptions } from './api.js'
 
-/** Levenshtein distance, for "did you mean" help. */
-export function editDistance(a: string, b: string): number {
-  if (a === b) return 0
-  const prev = new Array<number>(b.length + 1)
-  const cur = new Array<number>(b.length + 1)
-  for (let j = 0; j <= b.length; j++) prev[j] = j
-  for (let i = 1; i <= a.length; i++) {
-    cur[0] = i
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a.charCodeAt(i - 1) === b.charCodeAt(j - 1) ? 0 : 1
-      cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + cost)
-    }
-    for (let j = 0; j <= b.length; j++) prev[j] = cur[j]!
-  }
-  return prev[b.length]!
-}
-
-/** The candidate closest to `name` by edit distance, if it is close enough to be a plausible typo. */
-export function closest(name: string, candidates: Iterable<string>): string | undefined {
-  let best: string | undefined
-  let bestDistance = Infinity
-  const lower = name.toLowerCase()
-  for (const c of candidates) {
-    const d = editDistance(lower, c.toLowerCase())
-    if (d < bestDistance) { best = c; bestDistance = d }
-  }
-  if (best === undefined) return undefined
-  return bestDistance <= Math.max(2, Math.floor(name.length / 3)) ? best : undefined
-}
+export { closest, editDistance } from '../common/names.js'
+import { closest } from '../common/names.js'
 
 function quoteList(names: Iterable<string>): string {
   return [...names].map(n => `'${n}'`).join(', ')

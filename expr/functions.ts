@@ -8,33 +8,13 @@ import { implicitCast } from './cast.js'
 import type { BindContext } from './registry.js'
 import { evalConstant } from './compiler.js'
 import { BY_NAME } from './builtins.js'
+import { closest } from '../common/names.js'
 
 export { functionDef, functionNames } from './builtins.js'
 
-function editDistance(a: string, b: string): number {
-  const prev = Array.from({ length: b.length + 1 }, (_, j) => j)
-  for (let i = 1; i <= a.length; i++) {
-    let diag = prev[0]!
-    prev[0] = i
-    for (let j = 1; j <= b.length; j++) {
-      const tmp = prev[j]!
-      prev[j] = Math.min(prev[j]! + 1, prev[j - 1]! + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1))
-      diag = tmp
-    }
-  }
-  return prev[b.length]!
-}
-
 /** The closest function name within a small edit distance, for "did you mean". */
 export function suggestFunction(name: string): string | undefined {
-  let best: string | undefined
-  let bestDistance = Math.max(1, Math.floor(name.length / 3)) + 1
-  for (const candidate of BY_NAME.keys()) {
-    if (!/^[A-Z]/.test(candidate)) continue
-    const d = editDistance(name, candidate)
-    if (d < bestDistance) { best = candidate; bestDistance = d }
-  }
-  return best
+  return closest(name, [...BY_NAME.keys()].filter(c => /^[A-Z]/.test(c)))
 }
 
 function context(name: string, span: Span | undefined): BindContext {

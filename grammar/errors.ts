@@ -6,7 +6,7 @@ import { WeirError } from '../common/errors.js'
 import type { Span } from '../common/span.js'
 import type { SqlParser } from './parser.js'
 import type { SourceText } from './source.js'
-import { closest } from './suggest.js'
+import { closest } from '../common/names.js'
 import * as T from './tokens.js'
 
 export type ParseMode = 'script' | 'expression'

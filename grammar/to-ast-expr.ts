@@ -4,7 +4,7 @@ import { WeirError } from '../common/errors.js'
 import type { Span } from '../common/span.js'
 import type * as A from './ast.js'
 import { alt, child, endOf, has, identFromToken, isToken, node, nodes, qualifiedName, startOf, stringValue, token, tokens, type CstElement, type CstNode, type IToken, type Spans } from './cst.js'
-import { closest } from './suggest.js'
+import { closest } from '../common/names.js'
 import * as T from './tokens.js'
 
 type BinaryOperator = A.BinaryOperator

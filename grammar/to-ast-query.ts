@@ -4,7 +4,7 @@ import { WeirError } from '../common/errors.js'
 import type * as A from './ast.js'
 import { alt, child, has, ident, identFromToken, isToken, nameList, node, nodes, qualifiedName, stringValue, token, tokens, type CstNode, type Spans } from './cst.js'
 import { expression } from './to-ast-expr.js'
-import { closest } from './suggest.js'
+import { closest } from '../common/names.js'
 import * as T from './tokens.js'
 
 export function query(n: CstNode, s: Spans): A.Query {

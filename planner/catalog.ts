@@ -3,7 +3,7 @@ import type * as ast from '../grammar/ast.js'
 import type { Span } from '../common/span.js'
 import type { DataType } from '../common/types.js'
 import { WeirError } from '../common/errors.js'
-import { closest } from './names.js'
+import { closest } from '../common/names.js'
 
 export interface TableColumn {
   readonly name: string

@@ -2,7 +2,7 @@
 import { WeirError } from '../common/errors.js'
 import type { Span } from '../common/span.js'
 import { parseDuration, parseSize } from '../common/durations.js'
-import { closest } from './names.js'
+import { closest } from '../common/names.js'
 
 interface OptionDef {
   readonly default?: string

@@ -2,7 +2,7 @@
 import type * as ast from '../../grammar/ast.js'
 import type { DataType } from '../../common/types.js'
 import { WeirError } from '../../common/errors.js'
-import { closest } from '../names.js'
+import { closest } from '../../common/names.js'
 
 export interface ScopeField {
   readonly name: string

@@ -1,4 +1,4 @@
-// "Did you mean …?": the closest candidate to a misspelled word by edit distance (transpositions count once).
+// "Did you mean …?": the closest candidate to a misspelled name by edit distance (transpositions count once). Shared by every stage.
 
 /** Edit distance with adjacent transpositions (optimal string alignment), case-insensitive. */
 export function editDistance(a: string, b: string): number {
