@@ -56,7 +56,8 @@ async function main(argv: string[]): Promise<number> {
   process.on('SIGINT', onSignal)
   process.on('SIGTERM', onSignal)
 
-  const session = new Session({ signal: abort.signal, explainOnly: command === 'explain' })
+  // Jobs run from the command line keep their state in RocksDB unless the file says otherwise.
+  const session = new Session({ signal: abort.signal, explainOnly: command === 'explain', options: { 'state.backend': 'rocksdb' } })
   const log = (s: string): void => { if (!quiet) process.stderr.write(s + '\n') }
   try {
     const statements = parseSql(sql)

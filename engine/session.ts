@@ -95,9 +95,12 @@ export class Session {
         return { kind: 'ok', message: `set '${stmt.key}' = '${stmt.value}'` }
       }
       case 'ResetOption': {
-        if (stmt.key === undefined) { this.options = {}; return { kind: 'ok', message: 'all options reset' } }
+        // RESET goes back to what the session started with (weir run starts with RocksDB state).
+        const initial = this.opts.options ?? {}
+        if (stmt.key === undefined) { this.options = { ...initial }; return { kind: 'ok', message: 'all options reset' } }
         checkOption(stmt.key, OPTIONS[stmt.key]?.default ?? '', stmt.span)
-        delete this.options[stmt.key]
+        if (initial[stmt.key] !== undefined) this.options[stmt.key] = initial[stmt.key]!
+        else delete this.options[stmt.key]
         return { kind: 'ok', message: `reset '${stmt.key}'` }
       }
       case 'ShowTables': {

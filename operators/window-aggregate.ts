@@ -5,7 +5,7 @@ import { WeirError } from '../common/errors.js'
 import { BatchBuilder, RowKind, type Batch, type Row } from '../runtime/batch.js'
 import type { WindowAggregateSpec } from '../runtime/job-graph.js'
 import type { Operator, OperatorContext, TimerDomain } from '../runtime/operator.js'
-import { mapState, valueState, type KeyRef, type MapState, type Namespace, type ValueState } from '../state/api.js'
+import { valueState, type KeyRef, type Namespace, type ValueState } from '../state/api.js'
 import { AggregateHandler, KeyGrouper, type Accumulator } from './aggregates.js'
 import { assignWindowEnds, maxWindowsPerRow, validateWindow, windowStartOf, type AlignedWindowSpec } from './windows.js'
 
@@ -18,7 +18,7 @@ const WINDOW_CACHE = 16
 /**
  * Emits insert-only, final rows. Event-time windows fire from the watermark (the runtime fires
  * the due timers, then calls onWatermark); processing-time windows from processing-time timers,
- * and the ones still open fire at endInput.
+ * which the runtime fires all at end of input.
  *
  * @example
  * const op = new WindowAggregateOperator({ kind: 'WindowAggregate', window: { kind: 'TUMBLE', size: 60_000, offset: 0 },
@@ -44,8 +44,11 @@ export class WindowAggregateOperator implements Operator {
    * (growing does not touch timers), and then firing it re-registers at end − 1.
    */
   private sessions!: ValueState<number[]>
-  /** Processing-time TUMBLE/HOP/CUMULATE: per key, the ends of open windows (so endInput can fire them). */
-  private openWindows!: MapState<number, number>
+  /**
+   * Sessions merge namespaces found in state, and processing-time windows depend on the clock at
+   * processing time, so neither can name its namespaces in advance: prefetch every namespace of a key.
+   */
+  readonly prefetchAllNamespaces: boolean
 
   constructor(spec: WindowAggregateSpec) {
     validateWindow(spec.window)
@@ -54,6 +57,7 @@ export class WindowAggregateOperator implements Operator {
     this.aligned = spec.window.kind === 'SESSION' ? null : spec.window
     this.gap = spec.window.kind === 'SESSION' ? spec.window.gap : 0
     this.rowEnds = new Float64Array(this.aligned === null ? 1 : maxWindowsPerRow(this.aligned))
+    this.prefetchAllNamespaces = this.aligned === null || !this.eventTime
     // Window aggregates take insert-only input (the planner rejects updating input).
     this.handler = new AggregateHandler(spec.aggs, { retracting: false })
   }
@@ -62,7 +66,28 @@ export class WindowAggregateOperator implements Operator {
     this.ctx = ctx
     this.handler.open(ctx.state)
     if (this.aligned === null) this.sessions = ctx.state.getValueState(valueState<number[]>('sessions'))
-    else if (!this.eventTime) this.openWindows = ctx.state.getMapState(mapState<number, number>('open-windows'))
+  }
+
+  /** Event-time TUMBLE/HOP/CUMULATE: each row's key with every window it falls in that has not fired. */
+  stateRequests(batch: Batch, _input: number, add: (key: KeyRef, namespace: Namespace | undefined) => void): void {
+    const ctx = this.ctx
+    const rows = batch.rows
+    if (this.prefetchAllNamespaces || this.aligned === null) {
+      for (let i = 0; i < rows.length; i++) add(ctx.keyOf(rows[i]!), undefined)
+      return
+    }
+    const window = this.aligned
+    const ends = this.rowEnds
+    const timeIndex = this.spec.timeIndex
+    const wm = ctx.timers.currentWatermark()
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i]!
+      const ts = row[timeIndex] as number | null
+      if (ts == null) continue
+      const key = ctx.keyOf(row)
+      const count = assignWindowEnds(window, ts, ends)
+      for (let w = 0; w < count; w++) if (ends[w]! - 1 > wm) add(key, ends[w]!)
+    }
   }
 
   processBatch(batch: Batch, _input: number): void {
@@ -95,8 +120,8 @@ export class WindowAggregateOperator implements Operator {
     this.flush()
   }
 
+  /** Processing-time windows still open have fired already: the runtime fires every processing-time timer at end of input. */
   endInput(): void {
-    if (!this.eventTime) this.fireAllOpen()
     this.flush()
   }
 
@@ -152,7 +177,6 @@ export class WindowAggregateOperator implements Operator {
     if (acc === undefined) {
       acc = handler.createAccumulator()
       this.registerTimer(end - 1, end)
-      if (!this.eventTime) this.openWindows.put(end, 1)
     }
     return acc
   }
@@ -174,7 +198,6 @@ export class WindowAggregateOperator implements Operator {
     if (acc === undefined) return
     this.emitWindow(key, acc, windowStartOf(this.aligned!, end), end)
     handler.clear()
-    if (!this.eventTime) this.openWindows.remove(end)
   }
 
   private processSessions(rows: Row[], ng: number): void {
@@ -286,37 +309,6 @@ export class WindowAggregateOperator implements Operator {
     const rest = list.slice(0, j).concat(list.slice(j + SESSION_FIELDS))
     if (rest.length === 0) this.sessions.clear()
     else this.sessions.update(rest)
-  }
-
-  /** Processing time at end of input: fire every open window, earliest end first. */
-  private fireAllOpen(): void {
-    const state = this.ctx.state
-    const timers = this.ctx.timers
-    const due: { key: KeyRef; end: number; ns: number }[] = []
-    const sessions = this.aligned === null
-    for (const key of [...state.keys(sessions ? 'sessions' : 'open-windows')]) {
-      state.setCurrentKey(key)
-      if (sessions) {
-        const list = this.sessions.value() ?? []
-        for (let j = 0; j < list.length; j += SESSION_FIELDS) due.push({ key, end: list[j + 1]!, ns: list[j + 2]! })
-      } else {
-        for (const end of this.openWindows.keys()) due.push({ key, end, ns: end })
-      }
-    }
-    due.sort((a, b) => a.end - b.end) // stable: keys keep their order within one end
-    for (const { key, end, ns } of due) {
-      state.setCurrentKey(key)
-      if (!sessions) {
-        timers.deleteProcessingTimeTimer(end - 1, ns)
-        this.fireAligned(key, end)
-        continue
-      }
-      const list = this.sessions.value()!
-      let j = 0
-      while (list[j + 2] !== ns) j += SESSION_FIELDS
-      timers.deleteProcessingTimeTimer(list[j + 3]!, ns)
-      this.closeSession(key, list, j)
-    }
   }
 
   private emitWindow(key: KeyRef, acc: Accumulator, start: number, end: number): void {

@@ -23,7 +23,9 @@ export const OPTIONS: Readonly<Record<string, OptionDef>> = {
   'pipeline.name': { describe: 'the job name' },
   'pipeline.max-parallelism': { default: '128', describe: 'number of key groups', check: positiveInt },
   'execution.batch-size': { default: '1024', describe: 'rows per batch read from sources', check: positiveInt },
-  'state.backend': { default: 'heap', describe: "'heap' (state on the JS heap)", check: oneOf('heap') },
+  'state.backend': { default: 'heap', describe: "'rocksdb' (on local disk; the default of weir run) or 'heap' (on the JS heap)", check: oneOf('heap', 'rocksdb') },
+  'state.dir': { default: '.weir/state', describe: 'where RocksDB working state lives (a folder per job and operator)' },
+  'state.cache.size': { default: '64 mb', describe: 'write-back cache budget of each RocksDB-backed operator', check: size },
 }
 
 export function checkOption(key: string, value: string, span: Span): void {

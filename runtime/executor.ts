@@ -6,7 +6,10 @@ import type { Field } from '../common/types.js'
 import type { Batch, Row } from './batch.js'
 import type { JobGraph, PhysicalNode, SourceSpec, Exchange } from './job-graph.js'
 import type { Operator, OperatorContext, OperatorMetrics, TimerDomain } from './operator.js'
-import type { KeyedStateBackend, KeyRef, Namespace } from '../state/api.js'
+import type { KeyedStateBackend, KeyRef, Namespace, PrefetchRequest } from '../state/api.js'
+import { RocksDbKeyedStateBackend } from '../state/rocksdb/index.js'
+import { parseSize } from '../common/durations.js'
+import { join, resolve } from 'node:path'
 import { makeKey, DEFAULT_MAX_PARALLELISM } from '../state/key-encoding.js'
 import { HeapKeyedStateBackend } from '../state/heap/heap-backend.js'
 import { TimerServiceImpl } from './timers.js'
@@ -40,6 +43,8 @@ export interface JobMetrics {
   readonly skippedRecords: number
   /** Live state entries per stateful operator at the end. */
   readonly stateEntries: Record<string, number>
+  /** Bytes of RocksDB working state on disk at the end (undefined on the heap backend). */
+  readonly stateDiskBytes?: number
   readonly cancelled: boolean
 }
 
@@ -100,6 +105,7 @@ class JobExecution {
   private procTimer: NodeJS.Timeout | undefined
   private procWake: (() => void) | undefined
   private readonly batchSize: number
+  private readonly diskBackends: RocksDbKeyedStateBackend[] = []
 
   constructor(private readonly graph: JobGraph, private readonly env: ExecutionEnv) {
     this.signal = env.signal ? AbortSignal.any([env.signal, this.internalAbort.signal]) : this.internalAbort.signal
@@ -127,13 +133,15 @@ class JobExecution {
     try {
       await this.open()
       await this.loop()
-      return this.metrics(this.signal.aborted)
+      return await this.metrics(this.signal.aborted)
     } catch (e) {
       this.internalAbort.abort()
       throw e
     } finally {
       clearTimeout(this.procTimer)
       await this.close()
+      // Working state is not durable yet: nothing can resume from it, so its folders go.
+      for (const b of this.diskBackends) await b.destroy().catch(() => undefined)
     }
   }
 
@@ -180,7 +188,7 @@ class JobExecution {
     const node = rt.node
     const maxParallelism = Number(this.graph.options['pipeline.max-parallelism'] ?? DEFAULT_MAX_PARALLELISM) || DEFAULT_MAX_PARALLELISM
     const keyFns = node.inputs.map(edge => keySelector(edge.exchange, maxParallelism))
-    const state: KeyedStateBackend = new HeapKeyedStateBackend({ maxParallelism })
+    const state = await this.createStateBackend(node, maxParallelism)
     const timers = new TimerServiceImpl(() => state.getCurrentKey() ?? NO_KEY)
     const operator = createOperator(node.spec)
     const ctx: OperatorContext = {
@@ -197,6 +205,21 @@ class JobExecution {
     rt.timers = timers
     rt.state = state
     await operator.open(ctx)
+  }
+
+  /** The keyed-state backend for one operator, per 'state.backend'. */
+  private async createStateBackend(node: PhysicalNode, maxParallelism: number): Promise<KeyedStateBackend> {
+    const options = this.graph.options
+    const kind = options['state.backend'] ?? 'heap'
+    // Stateless operators never touch state: a heap backend costs nothing there.
+    if (kind === 'heap' || node.spec.kind === 'Calc' || node.spec.kind === 'Union' || node.spec.kind === 'WindowAssign') {
+      return new HeapKeyedStateBackend({ maxParallelism })
+    }
+    const cacheBytes = parseSize(options['state.cache.size'] ?? '64 mb') ?? 64 * 2 ** 20
+    const dir = join(resolve(options['state.dir'] ?? DEFAULT_STATE_DIR), safeName(this.graph.name), safeName(node.id))
+    const backend = await RocksDbKeyedStateBackend.open({ dir, operatorId: node.id, jobName: this.graph.name, maxParallelism, cacheBytes })
+    this.diskBackends.push(backend)
+    return backend
   }
 
   // ------------------------------------------------------------------ data flow
@@ -239,11 +262,7 @@ class JobExecution {
         if (spec.kind === 'Collect') { this.env.onCollect?.(spec.schema, item.batch); return }
         const op = rt.operator!
         const state = rt.state!
-        if (state.needsPrefetch) {
-          const keys: KeyRef[] = []
-          for (const row of item.batch.rows) keys.push(rt.ctx!.keyOf(row, item.input))
-          await state.prefetch(keys)
-        }
+        if (state.needsPrefetch) await state.prefetch(this.stateRequests(rt, item.batch, item.input))
         state.setTtlTime(Date.now())
         if (rt.rowAtATime && item.batch.rows.length > 1) {
           // Mini-batch off: every row is its own batch, so every row emits its own change.
@@ -252,8 +271,12 @@ class JobExecution {
         } else {
           op.processBatch(item.batch, item.input)
         }
-        // Incremental TTL cleanup: each batch pays for sweeping about as many entries as it has rows.
-        if (rt.hasTtl) state.cleanupExpired(item.batch.rows.length + 64)
+        // Incremental TTL cleanup: each batch sweeps three entries per row it brought. New keys arrive
+        // at most one per row, so the sweep laps the state faster than it grows: with rate R and TTL T,
+        // about 1.5·R·T entries stay live.
+        if (rt.hasTtl) await state.cleanupExpired(3 * item.batch.rows.length + 64)
+        // End of bundle: dirty state goes back to disk in one write batch.
+        if (state.needsPrefetch) await state.flush()
         return
       }
       case 'wm': {
@@ -265,11 +288,13 @@ class JobExecution {
         if (rt.operator) {
           const op = rt.operator
           const state = rt.state!
+          if (state.needsPrefetch) await state.prefetch(this.timerRequests(rt, rt.timers!.dueEventTimers(wm)))
           rt.timers!.advanceWatermark(wm, (ts: number, key: KeyRef, ns: Namespace) => {
             state.setCurrentKey(key)
             op.onTimer?.(ts, ns, 'event')
           })
           op.onWatermark?.(wm)
+          if (state.needsPrefetch) await state.flush()
         }
         this.emitWatermark(rt, wm)
         return
@@ -281,7 +306,10 @@ class JobExecution {
           await this.process(rt, { t: 'wm', input: item.input, wm: Infinity })
           return
         }
+        // Bounded input ended: processing-time windows still open fire now, then the operator finishes.
+        if (rt.operator) await this.fireProcessingTimersOf(rt, Infinity)
         rt.operator?.endInput?.()
+        if (rt.state?.needsPrefetch) await rt.state.flush()
         if (rt.sink) await rt.sink.finish()
         this.emitEnd(rt)
         return
@@ -303,17 +331,43 @@ class JobExecution {
     this.procTimer = setTimeout(() => this.procWake?.(), Math.max(0, next - Date.now()))
   }
 
-  private fireProcessingTimers(): void {
+  private async fireProcessingTimers(): Promise<void> {
     const now = Date.now()
-    for (const rt of this.order) {
-      if (!rt.timers || !rt.operator) continue
-      const op = rt.operator
-      const state = rt.state!
-      rt.timers.advanceProcessingTime(now, (ts: number, key: KeyRef, ns: Namespace) => {
-        state.setCurrentKey(key)
-        op.onTimer?.(ts, ns, 'processing' as TimerDomain)
-      })
+    for (const rt of this.order) await this.fireProcessingTimersOf(rt, now)
+  }
+
+  private async fireProcessingTimersOf(rt: NodeRuntime, now: number): Promise<void> {
+    if (!rt.timers || !rt.operator) return
+    const op = rt.operator
+    const state = rt.state!
+    if (state.needsPrefetch) {
+      const due = rt.timers.dueProcessingTimers(now)
+      if (due.length === 0) return
+      await state.prefetch(this.timerRequests(rt, due))
     }
+    rt.timers.advanceProcessingTime(now, (ts: number, key: KeyRef, ns: Namespace) => {
+      state.setCurrentKey(key)
+      op.onTimer?.(ts, ns, 'processing' as TimerDomain)
+    })
+    if (state.needsPrefetch) await state.flush()
+  }
+
+  /** What a batch will touch: the operator says, or else each row's key in namespace ''. */
+  private stateRequests(rt: NodeRuntime, batch: Batch, input: number): PrefetchRequest[] {
+    const requests: PrefetchRequest[] = []
+    const op = rt.operator!
+    if (op.stateRequests) {
+      op.stateRequests(batch, input, (key, namespace) => { requests.push({ key, namespace }) })
+      return requests
+    }
+    const ns = op.prefetchAllNamespaces ? undefined : ''
+    for (const row of batch.rows) requests.push({ key: rt.ctx!.keyOf(row, input), namespace: ns })
+    return requests
+  }
+
+  private timerRequests(rt: NodeRuntime, due: readonly { key: KeyRef; namespace: Namespace }[]): PrefetchRequest[] {
+    if (!rt.operator!.prefetchAllNamespaces) return due as PrefetchRequest[]
+    return due.map(d => ({ key: d.key }))
   }
 
   // ------------------------------------------------------------------ main loop
@@ -341,7 +395,7 @@ class JobExecution {
       const got = await Promise.race([...pending.values(), tick])
       this.procWake = undefined
       if ('tick' in got) {
-        this.fireProcessingTimers()
+        await this.fireProcessingTimers()
         await this.pump()
         continue
       }
@@ -417,7 +471,7 @@ class JobExecution {
     }
   }
 
-  private metrics(cancelled: boolean): JobMetrics {
+  private async metrics(cancelled: boolean): Promise<JobMetrics> {
     const sourceRows: Record<string, number> = {}
     let read = 0, skipped = 0
     for (const s of this.sources) {
@@ -435,11 +489,23 @@ class JobExecution {
       late += rt.metrics.lateRecordsDropped
       if (spec.kind === 'GroupAggregate' || spec.kind === 'WindowAggregate') stateEntries[rt.node.id] = rt.state!.stats().entries
     }
-    return { sourceRows, sourceRecordsRead: read, sinkRows, lateRecordsDropped: late, skippedRecords: skipped, stateEntries, cancelled }
+    let stateDiskBytes: number | undefined
+    for (const b of this.diskBackends) {
+      await b.flush()
+      stateDiskBytes = (stateDiskBytes ?? 0) + await b.diskBytes()
+    }
+    return { sourceRows, sourceRecordsRead: read, sinkRows, lateRecordsDropped: late, skippedRecords: skipped, stateEntries, stateDiskBytes, cancelled }
   }
 }
 
 const NO_KEY: KeyRef = makeKey([])
+
+/** Where working state lives when 'state.dir' is not set: under the current directory. */
+export const DEFAULT_STATE_DIR = '.weir/state'
+
+function safeName(name: string): string {
+  return name.replace(/[^A-Za-z0-9._-]/g, '_')
+}
 
 
 /** The key function for an input edge: hash keys → their values; single → one constant key. */

@@ -47,6 +47,17 @@ export interface OperatorContext {
 export interface Operator {
   open(ctx: OperatorContext): void | Promise<void>
   processBatch(batch: Batch, input: number): void
+  /**
+   * The (key, namespace) pairs `processBatch` will touch, for a disk backend to prefetch. Without
+   * it the runtime requests each row's key in namespace ''. Window operators name their windows.
+   */
+  stateRequests?(batch: Batch, input: number, add: (key: KeyRef, namespace: Namespace | undefined) => void): void
+  /**
+   * True when the operator reaches namespaces it cannot name in advance (session windows merge
+   * sessions found in state): the runtime then prefetches every namespace of each key, for
+   * batches and for timers alike.
+   */
+  readonly prefetchAllNamespaces?: boolean
   /** Called with the current key set for each timer due (event timers when the watermark reaches them). */
   onTimer?(timestamp: number, namespace: Namespace, domain: TimerDomain): void
   /** Called after due event timers have fired and before the watermark is forwarded. */

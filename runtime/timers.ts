@@ -102,6 +102,17 @@ class TimerQueue {
     }
   }
 
+  /** The (key, namespace) of every timer at or before `time`, without removing them (for prefetching their state). */
+  due(time: number): { key: KeyRef; namespace: Namespace }[] {
+    const out: { key: KeyRef; namespace: Namespace }[] = []
+    if ((this.peek() ?? Infinity) > time) return out
+    for (const [ts, bucket] of this.buckets) {
+      if (ts > time) continue
+      for (const [ns, keys] of bucket) for (const key of keys.values()) out.push({ key, namespace: ns })
+    }
+    return out
+  }
+
   entries(): TimerEntry[] {
     const out: TimerEntry[] = []
     for (const ts of [...this.buckets.keys()].sort((a, b) => a - b)) {
@@ -210,6 +221,16 @@ export class TimerServiceImpl implements TimerService {
   }
 
   /** When the earliest processing-time timer is due (for scheduling a wake-up), or undefined. */
+  /** (key, namespace) of the event-time timers a watermark of `watermark` would fire. */
+  dueEventTimers(watermark: number): { key: KeyRef; namespace: Namespace }[] {
+    return this.event.due(watermark)
+  }
+
+  /** (key, namespace) of the processing-time timers due at `now`. */
+  dueProcessingTimers(now: number): { key: KeyRef; namespace: Namespace }[] {
+    return this.processing.due(now)
+  }
+
   nextProcessingTimer(): number | undefined {
     return this.processing.peek()
   }

@@ -100,20 +100,35 @@ export interface KeyedStateStore {
 export interface StateStats {
   /** Live (key, namespace[, user key]) entries across all states. */
   readonly entries: number
+  /** Key and value bytes a disk backend has written in its flushes, cumulative. */
+  readonly bytesWritten?: number
+}
+
+/** One (key, namespace) whose state a batch or a timer is about to touch. */
+export interface PrefetchRequest {
+  readonly key: KeyRef
+  /** The namespace ('' for state that has none); undefined means every namespace of the key. */
+  readonly namespace?: Namespace
 }
 
 /**
  * A keyed-state backend for one operator subtask. The runtime drives it:
- * `prefetch(keys)` → synchronous `processBatch` → `flush()` at bundle ends and before barriers.
+ * `prefetch(requests)` → synchronous `processBatch` / `onTimer` → `flush()` at bundle ends and
+ * before barriers. Between a prefetch and the next flush, every state of a requested
+ * (key, namespace) — the ValueState entry, every entry of a MapState, every element of a
+ * ListState — is resident, so synchronous reads never miss.
  */
 export interface KeyedStateBackend extends KeyedStateStore {
-  /** False for the heap backend: the runtime skips computing keys for prefetch. */
+  /** False for the heap backend: the runtime skips computing prefetch requests. */
   readonly needsPrefetch: boolean
-  /** Makes every state of these keys resident. */
-  prefetch(keys: readonly KeyRef[]): Promise<void>
-  /** Writes dirty entries back (no-op on heap). */
+  /** Makes every state of these (key, namespace) pairs resident. Duplicates are allowed. */
+  prefetch(requests: readonly PrefetchRequest[]): Promise<void>
+  /** Writes dirty entries back in one write batch and evicts clean ones over the cache budget (no-op on heap). */
   flush(): Promise<void>
-  /** Every key that currently has state under `stateName` (for cleanup and tests). */
+  /**
+   * Every key that currently has state under `stateName` (for tests and diagnostics). On a disk
+   * backend this lists only resident keys.
+   */
   keys(stateName: string): IterableIterator<KeyRef>
   /** Sets the clock TTL is measured against (processing time, ms). */
   setTtlTime(now: number): void
@@ -122,6 +137,6 @@ export interface KeyedStateBackend extends KeyedStateStore {
    * Removes up to `budget` expired entries, resuming where the last call stopped (incremental
    * background cleanup, so TTL'd state stops growing). Returns how many it removed.
    */
-  cleanupExpired(budget: number): number
+  cleanupExpired(budget: number): number | Promise<number>
   close(): Promise<void>
 }

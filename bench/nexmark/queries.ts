@@ -2,6 +2,8 @@
 
 export interface BenchQuery {
   readonly name: string
+  /** 'heap' or 'rocksdb' (state backend the query runs on). */
+  readonly backend: 'heap' | 'rocksdb'
   readonly what: string
   /** Events (all kinds) the generator produces for this query. */
   readonly events: number
@@ -18,10 +20,14 @@ CREATE TABLE bid (
 
 const sink = (columns: string): string => `CREATE TABLE sink (${columns}) WITH ('connector' = 'blackhole');\n`
 
+const rocksdb = (cache: string): string => `SET 'state.backend' = 'rocksdb';\nSET 'state.cache.size' = '${cache}';\n`
+
 export function benchQueries(scale = 1): BenchQuery[] {
   const stateless = Math.round(4_000_000 * scale)
   const stateful = Math.round(2_000_000 * scale)
-  return [
+  const bigKeys = 10_000_000
+  const bigEvents = Math.round(20_000_000 * scale)
+  const heap: Omit<BenchQuery, 'backend'>[] = [
     {
       name: 'q0', what: 'pass-through', events: stateless, stateful: false,
       sql: bidTable(stateless) + sink('auction BIGINT, bidder BIGINT, price BIGINT, dateTime TIMESTAMP(3), extra STRING') +
@@ -68,4 +74,19 @@ export function benchQueries(scale = 1): BenchQuery[] {
          GROUP BY auction, DATE_FORMAT(dateTime, 'yyyy-MM-dd');`,
     },
   ]
+  const withBackend = (q: Omit<BenchQuery, 'backend'>): BenchQuery => ({ ...q, backend: 'heap' })
+  const onHeap = heap.map(withBackend)
+  const onRocks = onHeap
+    .filter(q => q.name === 'q11' || q.name === 'q17')
+    .map(q => ({ ...q, name: `${q.name}-rocksdb`, backend: 'rocksdb' as const, what: `${q.what}, RocksDB, hot set in a 64 MB cache`, sql: rocksdb('64 mb') + q.sql }))
+  const big: BenchQuery = {
+    name: 'count-10M', backend: 'rocksdb', events: bigEvents, stateful: true,
+    what: `GROUP BY key over ${bigKeys.toLocaleString('en-US')} random keys, RocksDB, 64 MB cache`,
+    sql: rocksdb('64 mb') + `
+      CREATE TABLE ev (k BIGINT, v BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '1000000000', 'number-of-rows' = '${bigEvents}',
+        'fields.k.kind' = 'random', 'fields.k.min' = '1', 'fields.k.max' = '${bigKeys}', 'fields.v.kind' = 'random', 'fields.v.min' = '1', 'fields.v.max' = '1000', 'seed' = '1');
+      CREATE TABLE sink (k BIGINT, c BIGINT, s BIGINT) WITH ('connector' = 'blackhole');
+      INSERT INTO sink SELECT k, COUNT(*), SUM(v) FROM ev GROUP BY k;`,
+  }
+  return [...onHeap, ...onRocks, big]
 }

@@ -3,7 +3,7 @@
 // with each value; expired values are never returned and are swept by `cleanupExpired`.
 import { WeirError } from '../../common/errors.js'
 import type {
-  KeyedStateBackend, KeyRef, ListState, ListStateDescriptor, MapState, MapStateDescriptor, Namespace,
+  KeyedStateBackend, KeyRef, ListState, ListStateDescriptor, MapState, MapStateDescriptor, Namespace, PrefetchRequest,
   StateStats, ValueState, ValueStateDescriptor,
 } from '../api.js'
 import { DEFAULT_MAX_PARALLELISM, encodeKey, makeKey } from '../key-encoding.js'
@@ -190,7 +190,7 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
     return this.currentKey
   }
 
-  prefetch(_keys: readonly KeyRef[]): Promise<void> {
+  prefetch(_requests: readonly PrefetchRequest[]): Promise<void> {
     return Promise.resolve()
   }
 

@@ -1,4 +1,5 @@
 -- HAVING over aggregates, FILTER, and SELECT DISTINCT.
+-- unordered
 CREATE TABLE orders (
   id BIGINT,
   `user` STRING,

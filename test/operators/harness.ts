@@ -42,7 +42,7 @@ export interface Harness {
   watermark(wm: number): void
   /** Sets the processing-time clock (and TTL clock) and fires due processing-time timers. */
   processingTime(now: number): void
-  /** The final watermark, then endInput. */
+  /** The final watermark, every processing-time timer, then endInput (as the runtime ends a bounded input). */
   end(): void
   /** A deep copy of state and timers. */
   checkpoint(): HarnessCheckpoint
@@ -111,6 +111,8 @@ export async function harness(op: Operator, options: HarnessOptions): Promise<Ha
     end() {
       timers.advanceWatermark(Number.POSITIVE_INFINITY, fire('event'))
       op.onWatermark?.(Number.POSITIVE_INFINITY)
+      // As the runtime does at end of input: every processing-time timer fires, then endInput.
+      timers.advanceProcessingTime(Number.POSITIVE_INFINITY, fire('processing'))
       op.endInput?.()
     },
     checkpoint() {

@@ -368,3 +368,8 @@ export const AGGREGATES: readonly Agg[] = [
 export function selectAggs(engine: keyof Agg, aggs: readonly Agg[] = AGGREGATES): string {
   return aggs.map((a, i) => `${a[engine]} AS a${i}`).join(', ')
 }
+
+/** A fresh folder for RocksDB working state (each data set on RocksDB gets its own). */
+export function rocksDir(): string {
+  return mkdtempSync(join(tmpdir(), 'weir-oracle-state-'))
+}

@@ -2,10 +2,12 @@
 // WITH (CTEs, one referenced twice) and views, against DuckDB over the same generated rows.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { OracleData, kindCounts } from './oracle.js'
+import { rocksDir } from './oracle.js'
 
 const ROWS = 3000
 const DATA_SETS: readonly { seed: number; options: Readonly<Record<string, string>> }[] = [
   { seed: 41, options: { 'execution.batch-size': '7' } },
+  { seed: 1041, options: { 'state.backend': 'rocksdb', 'state.cache.size': '64 kb', 'state.dir': rocksDir(), 'execution.batch-size': '7' } },
   { seed: 42, options: {} },
 ]
 

@@ -2,6 +2,7 @@
 // generated out-of-order events must equal DuckDB's result for the same windows, emulated in SQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { OracleData, kindCounts, selectAggs } from './oracle.js'
+import { rocksDir } from './oracle.js'
 
 // Data sets differ in more than the seed: batch sizes move where watermarks fall between rows; a
 // directory of files is read as several splits; a 500 ms grid of event times puts rows exactly on
@@ -9,6 +10,7 @@ import { OracleData, kindCounts, selectAggs } from './oracle.js'
 const DATA_SETS: readonly { seed: number; tickMs: number; files: number; options: Readonly<Record<string, string>> }[] = [
   { seed: 11, tickMs: 1, files: 1, options: {} },
   { seed: 22, tickMs: 1, files: 3, options: { 'execution.batch-size': '7' } },
+  { seed: 1022, tickMs: 1, files: 3, options: { 'state.backend': 'rocksdb', 'state.cache.size': '64 kb', 'state.dir': rocksDir(), 'execution.batch-size': '7' } },
   { seed: 33, tickMs: 500, files: 1, options: { 'execution.batch-size': '50' } },
 ]
 const ROWS = 4000

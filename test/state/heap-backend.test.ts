@@ -279,7 +279,7 @@ describe('HeapKeyedStateBackend', () => {
   it('does nothing to prefetch or flush', async () => {
     const b = new HeapKeyedStateBackend()
     expect(b.needsPrefetch).toBe(false)
-    await expect(b.prefetch([alice])).resolves.toBeUndefined()
+    await expect(b.prefetch([{ key: alice, namespace: '' }])).resolves.toBeUndefined()
     await expect(b.flush()).resolves.toBeUndefined()
   })
 })

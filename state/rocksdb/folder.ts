@@ -1,0 +1,199 @@
+// The working folder of one operator subtask's RocksDB state: ownership marker, wipe-or-refuse on
+// open, and the user-facing errors for folders that cannot be used, full disks and broken databases.
+import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { dirname, join } from 'node:path'
+import { WeirError } from '../../common/errors.js'
+
+/** Written into every state folder; a folder without it is never wiped. */
+export const MARKER_FILE = 'WEIR-STATE.json'
+const MARKER_FORMAT = 'weir-rocksdb-state/1'
+
+/** Whose state a folder holds, as its marker file says. */
+export interface FolderOwner {
+  readonly jobName: string
+  readonly operatorId: string
+}
+
+const WRITABLE_HELP = "set 'state.dir' to a writable folder"
+const OTHER_FOLDER_HELP = "use another 'state.dir', or remove the folder if its contents are not needed"
+
+const REASONS: Record<string, string> = {
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  EROFS: 'read-only file system',
+  ENOTDIR: 'a part of the path is a file, not a folder',
+  ENOENT: 'no such folder, and it cannot be created there',
+  ENOSPC: 'no space left on device',
+  EDQUOT: 'disk quota exceeded',
+  ELOOP: 'too many symbolic links',
+  ENAMETOOLONG: 'path too long',
+  EEXIST: 'a file of that name is in the way',
+}
+
+function codeOf(e: unknown): string | undefined {
+  const code = (e as { code?: unknown } | null)?.code
+  return typeof code === 'string' ? code : undefined
+}
+
+function messageOf(e: unknown): string {
+  return e instanceof Error ? e.message : String(e)
+}
+
+function unusable(dir: string, e: unknown): WeirError {
+  if (e instanceof WeirError) return e
+  const code = codeOf(e)
+  const reason = code !== undefined && REASONS[code] !== undefined ? `${REASONS[code]} (${code})` : messageOf(e)
+  return WeirError.execution(`cannot use state folder '${dir}': ${reason}`, { help: WRITABLE_HELP, cause: e })
+}
+
+/**
+ * Makes `dir` an empty state folder owned by `owner`: creates it, or wipes the working state an
+ * earlier run of the same job and operator left there (unless `keep`), and refuses any other
+ * non-empty folder. Returns true if an earlier working database was kept.
+ */
+export async function prepareFolder(dir: string, owner: FolderOwner, keep: boolean): Promise<boolean> {
+  try {
+    const existing = await inspect(dir)
+    if (existing === 'missing') await makeDirs(dir)
+    else if (existing !== 'empty') {
+      const marker = await readMarker(dir)
+      if (marker === null) {
+        throw WeirError.execution(`state folder '${dir}' is not empty and is not a Weir state folder`, { help: OTHER_FOLDER_HELP })
+      }
+      if (marker.jobName !== owner.jobName || marker.operatorId !== owner.operatorId) {
+        throw WeirError.execution(`state folder '${dir}' belongs to job '${marker.jobName}' (operator '${marker.operatorId}')`, { help: OTHER_FOLDER_HELP })
+      }
+      if (keep) return true
+      // Working state is not durable (checkpoints are): what an earlier run left is of no use.
+      await rm(dir, { recursive: true, force: true })
+      await mkdir(dir)
+    }
+    await writeFile(join(dir, MARKER_FILE), JSON.stringify({ format: MARKER_FORMAT, jobName: owner.jobName, operatorId: owner.operatorId }) + '\n')
+    return false
+  } catch (e) {
+    throw unusable(dir, e)
+  }
+}
+
+async function inspect(dir: string): Promise<'missing' | 'empty' | 'used'> {
+  let isDir: boolean
+  try {
+    isDir = (await stat(dir)).isDirectory()
+  } catch (e) {
+    if (codeOf(e) === 'ENOENT') return 'missing'
+    throw e
+  }
+  if (!isDir) throw Object.assign(new Error(`'${dir}' is a file`), { code: 'ENOTDIR' })
+  return (await readdir(dir)).length === 0 ? 'empty' : 'used'
+}
+
+/**
+ * mkdir -p, one level at a time (exported for snapshot folders). Node's `mkdir(…, { recursive: true })` spins forever on paths
+ * where mkdir fails with ENOENT although the parent exists (e.g. under /proc), so it is not used.
+ */
+export async function makeDirs(dir: string): Promise<void> {
+  const missing: string[] = []
+  for (let p = dir; ; p = dirname(p)) {
+    try {
+      if (!(await stat(p)).isDirectory()) throw Object.assign(new Error(`'${p}' is a file`), { code: 'ENOTDIR' })
+      break
+    } catch (e) {
+      if (codeOf(e) !== 'ENOENT' || dirname(p) === p) throw e
+      missing.push(p)
+    }
+  }
+  for (const p of missing.reverse()) {
+    try {
+      await mkdir(p)
+    } catch (e) {
+      if (codeOf(e) !== 'EEXIST') throw e
+    }
+  }
+}
+
+async function readMarker(dir: string): Promise<FolderOwner | null> {
+  let text: string
+  try {
+    text = await readFile(join(dir, MARKER_FILE), 'utf8')
+  } catch (e) {
+    if (codeOf(e) === 'ENOENT' || codeOf(e) === 'EISDIR') return null
+    throw e
+  }
+  try {
+    const m = JSON.parse(text) as { format?: unknown; jobName?: unknown; operatorId?: unknown }
+    if (m.format !== MARKER_FORMAT || typeof m.jobName !== 'string' || typeof m.operatorId !== 'string') return null
+    return { jobName: m.jobName, operatorId: m.operatorId }
+  } catch {
+    return null
+  }
+}
+
+/** RocksDB could not open the database files (corrupt or from something else). */
+export function openFailed(dir: string, e: unknown): WeirError {
+  return WeirError.execution(`cannot open the RocksDB state in '${dir}': ${rootMessage(e)}`, {
+    help: "the working state there cannot be used: remove the folder, or set 'state.dir' to another folder",
+    cause: e,
+  })
+}
+
+/** A failed write batch or read, as a user sees it: a full disk, an I/O error, or (otherwise) a bug. */
+export function ioFailed(dir: string, e: unknown, doing: 'writing' | 'reading'): WeirError {
+  if (e instanceof WeirError) return e
+  const msg = rootMessage(e)
+  if (rootCode(e) === 'ENOSPC' || /no space left/i.test(msg)) {
+    return WeirError.execution(`disk full while ${doing} state to '${dir}'`, {
+      help: "free disk space, or set 'state.dir' to a folder on a disk with more room",
+      notes: [msg],
+      cause: e,
+    })
+  }
+  if (/IO error|EIO|EROFS|EACCES/i.test(msg) || rootCode(e) !== undefined) {
+    return WeirError.execution(`I/O error while ${doing} state ${doing === 'writing' ? 'to' : 'from'} '${dir}': ${msg}`, {
+      help: `check the disk behind '${dir}', or set 'state.dir' to another folder`,
+      cause: e,
+    })
+  }
+  return WeirError.internal(`RocksDB state in '${dir}' failed: ${msg}`, { cause: e })
+}
+
+// rocksdb-native wraps batch errors: Error('Batch was not applied', { cause: the RocksDB error }).
+function rootError(e: unknown): unknown {
+  let cur = e
+  for (let i = 0; i < 5 && cur instanceof Error && cur.cause !== undefined; i++) cur = cur.cause
+  if (cur instanceof AggregateError) return cur.errors.find(x => x) ?? cur
+  return cur
+}
+
+function rootMessage(e: unknown): string {
+  return messageOf(rootError(e))
+}
+
+function rootCode(e: unknown): string | undefined {
+  return codeOf(rootError(e)) ?? codeOf(e)
+}
+
+/** Total size of the files under `dir` (0 if it is gone). */
+export async function folderBytes(dir: string): Promise<number> {
+  let total = 0
+  let names: string[]
+  try {
+    names = await readdir(dir)
+  } catch {
+    return 0
+  }
+  for (const name of names) {
+    const p = join(dir, name)
+    try {
+      const s = await stat(p)
+      total += s.isDirectory() ? await folderBytes(p) : s.size
+    } catch {
+      // A file RocksDB deleted meanwhile (compaction) counts as gone.
+    }
+  }
+  return total
+}
+
+/** Deletes the state folder and everything in it. */
+export async function removeFolder(dir: string): Promise<void> {
+  await rm(dir, { recursive: true, force: true })
+}

@@ -1,0 +1,222 @@
+// The RocksDB backend's bundled access: state survives eviction, writes touch only what changed,
+// the cache never serves stale data, prefetch is exact about what it makes resident, and absence is remembered.
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { isWeirError, type WeirError } from '../../../common/errors.js'
+import { listState, mapState, valueState } from '../../../state/api.js'
+import { makeKey } from '../../../state/key-encoding.js'
+import { cleanup, openRocks, tempDir } from './harness.js'
+
+afterEach(cleanup)
+
+const alice = makeKey(['alice'])
+
+describe('RocksDB backend cache', () => {
+  it('keeps 50k keys through a 1 KB cache', async () => {
+    const b = await openRocks({ cacheBytes: 1024 })
+    const v = b.getValueState(valueState<unknown[]>('v'))
+    const keys = Array.from({ length: 50_000 }, (_, i) => makeKey([i, `user-${i}`]))
+    const expected = (i: number): unknown[] => [i, BigInt(i) * 3n, `row ${i}`, i % 7 === 0 ? null : i / 4]
+    for (let s = 0; s < keys.length; s += 1024) {
+      const batch = keys.slice(s, s + 1024)
+      await b.prefetch(batch.map(key => ({ key, namespace: '' })))
+      batch.forEach((key, j) => { b.setCurrentKey(key); expect(v.value()).toBeUndefined(); v.update(expected(s + j)) })
+      await b.flush() // as the runtime does: the write completes while the next batch is prefetched
+      expect(b.cacheStats().slots).toBeLessThanOrEqual(batch.length) // only what the write in flight holds
+    }
+    await b.sync()
+    expect(b.cacheStats().bytes).toBeLessThanOrEqual(1024)
+    expect(b.stats().entries).toBe(50_000)
+    for (let s = 0; s < keys.length; s += 1024) {
+      const batch = keys.slice(s, s + 1024)
+      await b.prefetch(batch.map(key => ({ key, namespace: '' })))
+      batch.forEach((key, j) => { b.setCurrentKey(key); expect(v.value()).toEqual(expected(s + j)) })
+      await b.flush()
+    }
+    expect(await b.countEntries()).toBe(50_000)
+  })
+
+  it('writes one small entry for one put into a 10k-entry map', async () => {
+    const b = await openRocks()
+    const m = b.getMapState(mapState<string, number>('products'))
+    await b.prefetch([{ key: alice, namespace: '' }])
+    b.setCurrentKey(alice)
+    for (let i = 0; i < 10_000; i++) m.put(`product-${i}`, i)
+    await b.flush()
+    const before = b.stats().bytesWritten!
+    expect(before).toBeGreaterThan(10_000 * 20)
+    m.put('product-5000', m.get('product-5000')! + 1)
+    await b.flush()
+    const one = b.stats().bytesWritten! - before
+    expect(one).toBeGreaterThan(0)
+    expect(one).toBeLessThan(100)
+    m.remove('product-1')
+    await b.flush()
+    expect(b.stats().bytesWritten! - before - one).toBeLessThan(100)
+    expect(await b.countEntries()).toBe(9_999)
+  })
+
+  it('appends a list element without rewriting the list', async () => {
+    const b = await openRocks()
+    const l = b.getListState(listState<string>('buffer'))
+    await b.prefetch([{ key: alice, namespace: '' }])
+    b.setCurrentKey(alice)
+    for (let i = 0; i < 1000; i++) l.add(`element-${i}`)
+    await b.flush()
+    const before = b.stats().bytesWritten!
+    l.add('one more')
+    await b.flush()
+    expect(b.stats().bytesWritten! - before).toBeLessThan(100)
+    l.update(['a', 'b'])
+    await b.flush()
+    await b.prefetch([{ key: alice, namespace: '' }])
+    b.setCurrentKey(alice)
+    expect(l.get()).toEqual(['a', 'b'])
+    expect(await b.countEntries({ stored: true })).toBe(2)
+  })
+
+  it('never serves stale data after eviction and a new prefetch', async () => {
+    const b = await openRocks({ cacheBytes: 0 })
+    const v = b.getValueState(valueState<number>('v'))
+    const m = b.getMapState(mapState<string, number>('m'))
+    const l = b.getListState(listState<number>('l'))
+    const step = async (f: () => void): Promise<void> => {
+      await b.prefetch([{ key: alice, namespace: '' }])
+      b.setCurrentKey(alice)
+      f()
+      await b.sync() // cacheBytes 0: evicts everything once written
+      expect(b.cacheStats().slots).toBe(0)
+    }
+    await step(() => { v.update(1); m.put('x', 1); m.put('y', 1); l.add(1) })
+    await step(() => { expect(v.value()).toBe(1); v.update(2); m.put('x', 2); m.remove('y'); l.add(2) })
+    await step(() => { expect(v.value()).toBe(2); expect([...m.entries()]).toEqual([['x', 2]]); expect(l.get()).toEqual([1, 2]); v.clear(); m.clear(); l.update([3]) })
+    await step(() => { expect(v.value()).toBeUndefined(); expect(m.isEmpty()).toBe(true); expect(l.get()).toEqual([3]); m.put('z', 3); l.clear() })
+    await step(() => { expect([...m.entries()]).toEqual([['z', 3]]); expect(l.get()).toEqual([]) })
+  })
+
+  it('keeps recently used keys and evicts the least recently used first', async () => {
+    const b = await openRocks({ cacheBytes: 64 * 1024 })
+    const v = b.getValueState(valueState<string>('v'))
+    const hot = makeKey(['hot'])
+    for (let s = 0; s < 20; s++) {
+      const batch = [hot, ...Array.from({ length: 100 }, (_, i) => makeKey([s, i]))]
+      await b.prefetch(batch.map(key => ({ key, namespace: '' })))
+      for (const key of batch) { b.setCurrentKey(key); v.update('x'.repeat(100)) }
+      await b.flush()
+      expect(b.cacheStats().bytes).toBeLessThanOrEqual(64 * 1024)
+    }
+    const gets = b.cacheStats().gets
+    await b.prefetch([{ key: hot, namespace: '' }, { key: makeKey([19, 5]), namespace: '' }])
+    expect(b.cacheStats().gets).toBe(gets) // both still resident
+    await b.prefetch([{ key: makeKey([0, 5]), namespace: '' }])
+    expect(b.cacheStats().gets).toBe(gets + 1) // long evicted
+  })
+
+  it('remembers absence: a second prefetch of a missing key reads nothing', async () => {
+    const b = await openRocks()
+    b.getValueState(valueState<number>('v'))
+    b.getMapState(mapState<string, number>('m'))
+    const keys = Array.from({ length: 100 }, (_, i) => makeKey([i]))
+    await b.prefetch(keys.map(key => ({ key, namespace: '' })))
+    expect(b.cacheStats()).toMatchObject({ gets: 100, scans: 100 })
+    await b.prefetch(keys.map(key => ({ key, namespace: '' })))
+    await b.prefetch(keys.map(key => ({ key })))
+    expect(b.cacheStats()).toMatchObject({ gets: 100, scans: 300 }) // every namespace: one scan per state
+    await b.prefetch(keys.map(key => ({ key })))
+    await b.prefetch(keys.map(key => ({ key, namespace: 7 })))
+    expect(b.cacheStats()).toMatchObject({ gets: 100, scans: 300 })
+  })
+
+  it('loads every namespace of a key, or exactly the requested ones', async () => {
+    const b = await openRocks({ cacheBytes: 0 })
+    const v = b.getValueState(valueState<string>('v'))
+    const m = b.getMapState(mapState<number, string>('m'))
+    const l = b.getListState(listState<string>('l'))
+    const namespaces = ['', 'a\x00b', 1, -2.5, 60_000, 'window|10|20']
+    await b.prefetch([{ key: alice }])
+    b.setCurrentKey(alice)
+    for (const [i, ns] of namespaces.entries()) {
+      v.setNamespace(ns); m.setNamespace(ns); l.setNamespace(ns)
+      v.update(`v${i}`); m.put(i, `m${i}`); m.put(100 + i, `n${i}`); l.add(`l${i}`)
+    }
+    await b.sync()
+    await b.prefetch([{ key: alice }])
+    b.setCurrentKey(alice)
+    for (const [i, ns] of namespaces.entries()) {
+      v.setNamespace(ns); m.setNamespace(ns); l.setNamespace(ns)
+      expect(v.value()).toBe(`v${i}`)
+      expect([...m.entries()]).toEqual([[i, `m${i}`], [100 + i, `n${i}`]])
+      expect(l.get()).toEqual([`l${i}`])
+    }
+    v.setNamespace('new'); v.update('fresh') // every namespace resident: a new one is known absent
+    await b.sync()
+    await b.prefetch([{ key: alice, namespace: 60_000 }, { key: alice, namespace: 'new' }])
+    b.setCurrentKey(alice)
+    v.setNamespace(60_000); expect(v.value()).toBe('v4')
+    v.setNamespace('new'); expect(v.value()).toBe('fresh')
+    v.setNamespace(1)
+    expect(() => v.value()).toThrow(/state 'v' was accessed for key \["alice"\] namespace 1 without a prefetch/)
+  })
+
+  it('throws an internal error for state the runtime did not prefetch', async () => {
+    const b = await openRocks()
+    const v = b.getValueState(valueState<number>('count'))
+    const m = b.getMapState(mapState<string, number>('m'))
+    expect(() => v.value()).toThrow(/internal error: state 'count' accessed with no current key/)
+    b.setCurrentKey(makeKey(['carol', 7]))
+    let err: unknown
+    try { v.update(1) } catch (e) { err = e }
+    expect(isWeirError(err)).toBe(true)
+    expect((err as WeirError).kind).toBe('internal')
+    expect((err as WeirError).message).toBe(`internal error: state 'count' was accessed for key ["carol",7] namespace "" without a prefetch: the RocksDB backend reads only what the runtime prefetched`)
+    await b.prefetch([{ key: alice, namespace: 'w1' }])
+    b.setCurrentKey(alice)
+    m.setNamespace('w1')
+    expect(m.isEmpty()).toBe(true)
+    m.setNamespace('w2')
+    expect(() => m.put('x', 1)).toThrow(/state 'm' was accessed for key \["alice"\] namespace "w2"/)
+  })
+
+  it('holds a hot set in memory with deferred write-back until the cache fills or a sync', async () => {
+    const b = await openRocks({ writeBack: 'deferred', cacheBytes: 4 * 2 ** 20 }) // holds up to 8192 changes
+    const v = b.getValueState(valueState<number>('count'))
+    const keys = Array.from({ length: 1000 }, (_, i) => makeKey([i]))
+    const bundle = async (): Promise<void> => {
+      await b.prefetch(keys.map(key => ({ key, namespace: '' })))
+      for (const key of keys) { b.setCurrentKey(key); v.update((v.value() ?? 0) + 1) }
+      await b.flush()
+    }
+    for (let i = 0; i < 8; i++) await bundle()
+    expect(b.stats().bytesWritten).toBe(0) // 8000 changes: all held
+    await bundle()
+    const once = b.stats().bytesWritten!
+    expect(once).toBeGreaterThan(0) // 9000 > 8192: written, one put per key
+    await bundle()
+    expect(b.stats().bytesWritten).toBe(once)
+    await b.sync()
+    const twice = b.stats().bytesWritten!
+    expect(twice - once).toBeGreaterThan(once * 0.9) // every key again (the first batch also held the state ids)
+    expect(twice - once).toBeLessThanOrEqual(once)
+    expect(await b.countEntries()).toBe(1000)
+    const fresh = await openRocks()
+    await fresh.restoreKeyGroups((await b.snapshotKeyGroups({ start: 0, end: 127 }, join(await tempDir(), 'chk'))).files[0]!.replace(/\/[^/]+$/, ''))
+    const fv = fresh.getValueState(valueState<number>('count'))
+    await fresh.prefetch(keys.map(key => ({ key, namespace: '' })))
+    for (const key of keys) { fresh.setCurrentKey(key); expect(fv.value()).toBe(10) }
+  })
+
+  it('counts entries approximately in stats() and exactly in countEntries()', async () => {
+    const b = await openRocks()
+    const v = b.getValueState(valueState<number>('v'))
+    const m = b.getMapState(mapState<string, number>('m'))
+    const l = b.getListState(listState<number>('l'))
+    await b.prefetch([{ key: alice, namespace: '' }])
+    b.setCurrentKey(alice)
+    v.update(1); m.put('a', 1); m.put('b', 2); l.add(1); l.add(2)
+    expect(b.stats().entries).toBe(4)
+    await b.flush()
+    expect(await b.countEntries()).toBe(4)
+    expect(await b.countEntries({ stored: true })).toBe(5)
+    expect(await b.diskBytes()).toBeGreaterThan(0)
+  })
+})
