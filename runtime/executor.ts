@@ -45,6 +45,8 @@ export interface JobMetrics {
   readonly stateEntries: Record<string, number>
   /** Bytes of RocksDB working state on disk at the end (undefined on the heap backend). */
   readonly stateDiskBytes?: number
+  /** Entries stored in RocksDB at the end, expired ones not yet swept included (undefined on the heap backend). */
+  readonly stateStoredEntries?: number
   readonly cancelled: boolean
 }
 
@@ -217,7 +219,9 @@ class JobExecution {
     }
     const cacheBytes = parseSize(options['state.cache.size'] ?? '64 mb') ?? 64 * 2 ** 20
     const dir = join(resolve(options['state.dir'] ?? DEFAULT_STATE_DIR), safeName(this.graph.name), safeName(node.id))
-    const backend = await RocksDbKeyedStateBackend.open({ dir, operatorId: node.id, jobName: this.graph.name, maxParallelism, cacheBytes })
+    // A bundle spans batches until the cache's budget of held changes is reached (deferred
+    // write-back): a hot key is written once per bundle, not once per batch. sync() ends it early.
+    const backend = await RocksDbKeyedStateBackend.open({ dir, operatorId: node.id, jobName: this.graph.name, maxParallelism, cacheBytes, writeBack: 'deferred' })
     this.diskBackends.push(backend)
     return backend
   }
@@ -309,7 +313,7 @@ class JobExecution {
         // Bounded input ended: processing-time windows still open fire now, then the operator finishes.
         if (rt.operator) await this.fireProcessingTimersOf(rt, Infinity)
         rt.operator?.endInput?.()
-        if (rt.state?.needsPrefetch) await rt.state.flush()
+        if (rt.state?.needsPrefetch) await rt.state.sync()
         if (rt.sink) await rt.sink.finish()
         this.emitEnd(rt)
         return
@@ -490,11 +494,13 @@ class JobExecution {
       if (spec.kind === 'GroupAggregate' || spec.kind === 'WindowAggregate') stateEntries[rt.node.id] = rt.state!.stats().entries
     }
     let stateDiskBytes: number | undefined
+    let stateStoredEntries: number | undefined
     for (const b of this.diskBackends) {
-      await b.flush()
+      await b.sync()
       stateDiskBytes = (stateDiskBytes ?? 0) + await b.diskBytes()
+      stateStoredEntries = (stateStoredEntries ?? 0) + await b.countEntries({ stored: true })
     }
-    return { sourceRows, sourceRecordsRead: read, sinkRows, lateRecordsDropped: late, skippedRecords: skipped, stateEntries, stateDiskBytes, cancelled }
+    return { sourceRows, sourceRecordsRead: read, sinkRows, lateRecordsDropped: late, skippedRecords: skipped, stateEntries, stateDiskBytes, stateStoredEntries, cancelled }
   }
 }
 

@@ -123,8 +123,15 @@ export interface KeyedStateBackend extends KeyedStateStore {
   readonly needsPrefetch: boolean
   /** Makes every state of these (key, namespace) pairs resident. Duplicates are allowed. */
   prefetch(requests: readonly PrefetchRequest[]): Promise<void>
-  /** Writes dirty entries back in one write batch and evicts clean ones over the cache budget (no-op on heap). */
+  /**
+   * Ends a bundle: dirty entries go back in one write batch and clean ones over the cache budget
+   * are evicted. A disk backend may let one bundle span several batches — holding changes until
+   * its budget of dirty entries is reached, so a hot key costs one write per bundle, not per batch.
+   * No-op on heap.
+   */
   flush(): Promise<void>
+  /** Writes every held change now and waits until it is applied (before a barrier, at end of input). No-op on heap. */
+  sync(): Promise<void>
   /**
    * Every key that currently has state under `stateName` (for tests and diagnostics). On a disk
    * backend this lists only resident keys.

@@ -190,6 +190,10 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
     return this.currentKey
   }
 
+  sync(): Promise<void> {
+    return Promise.resolve()
+  }
+
   prefetch(_requests: readonly PrefetchRequest[]): Promise<void> {
     return Promise.resolve()
   }
