@@ -5,7 +5,7 @@ import { WeirError } from '../common/errors.js'
 import { BatchBuilder, RowKind, type Batch, type Row } from '../runtime/batch.js'
 import type { WindowAggregateSpec } from '../runtime/job-graph.js'
 import type { Operator, OperatorContext, TimerDomain } from '../runtime/operator.js'
-import { valueState, type KeyRef, type Namespace, type ValueState } from '../state/api.js'
+import { valueState, type KeyRef, type Namespace, type PrefetchRequest, type ValueState } from '../state/api.js'
 import { AggregateHandler, KeyGrouper, type Accumulator } from './aggregates.js'
 import { assignWindowEnds, maxWindowsPerRow, validateWindow, windowStartOf, type AlignedWindowSpec } from './windows.js'
 
@@ -45,8 +45,9 @@ export class WindowAggregateOperator implements Operator {
    */
   private sessions!: ValueState<number[]>
   /**
-   * Sessions merge namespaces found in state, and processing-time windows depend on the clock at
-   * processing time, so neither can name its namespaces in advance: prefetch every namespace of a key.
+   * Processing-time windows depend on the clock when the batch runs, so they cannot name their
+   * namespaces in advance: prefetch every namespace of a key. (Event-time sessions load in two
+   * rounds instead, see prefetchState.)
    */
   readonly prefetchAllNamespaces: boolean
 
@@ -57,7 +58,7 @@ export class WindowAggregateOperator implements Operator {
     this.aligned = spec.window.kind === 'SESSION' ? null : spec.window
     this.gap = spec.window.kind === 'SESSION' ? spec.window.gap : 0
     this.rowEnds = new Float64Array(this.aligned === null ? 1 : maxWindowsPerRow(this.aligned))
-    this.prefetchAllNamespaces = this.aligned === null || !this.eventTime
+    this.prefetchAllNamespaces = !this.eventTime
     // Window aggregates take insert-only input (the planner rejects updating input).
     this.handler = new AggregateHandler(spec.aggs, { retracting: false })
   }
@@ -66,6 +67,55 @@ export class WindowAggregateOperator implements Operator {
     this.ctx = ctx
     this.handler.open(ctx.state)
     if (this.aligned === null) this.sessions = ctx.state.getValueState(valueState<number[]>('sessions'))
+  }
+
+  /**
+   * Event-time sessions: first each key's session list, then every session it names and a new
+   * session per row (namespace = the row's time) — point reads only, no prefix scans.
+   * Everything else: the requests of stateRequests.
+   */
+  async prefetchState(batch: Batch, input: number, load: (requests: readonly PrefetchRequest[]) => Promise<void>): Promise<void> {
+    if (this.aligned !== null || !this.eventTime) {
+      const requests: PrefetchRequest[] = []
+      this.stateRequests(batch, input, (key, namespace) => { requests.push({ key, namespace }) })
+      return load(requests)
+    }
+    const ctx = this.ctx
+    const timeIndex = this.spec.timeIndex
+    const byKey = new Map<string, { key: KeyRef; times: number[] }>()
+    for (const row of batch.rows) {
+      const key = ctx.keyOf(row)
+      let entry = byKey.get(key.encoded)
+      if (entry === undefined) byKey.set(key.encoded, (entry = { key, times: [] }))
+      const ts = row[timeIndex] as number | null
+      if (ts != null) entry.times.push(ts)
+    }
+    await load([...byKey.values()].map(e => ({ key: e.key, namespace: '' })))
+    const state = ctx.state
+    const second: PrefetchRequest[] = []
+    const gap = this.gap
+    for (const { key, times } of byKey.values()) {
+      state.setCurrentKey(key)
+      const list = this.sessions.value()
+      if (list !== undefined) for (let j = 0; j < list.length; j += SESSION_FIELDS) second.push({ key, namespace: list[j + 2]! })
+      // A row that falls into no stored session may open one named by its time (it may also
+      // join a session opened earlier in this batch; loading its namespace then is harmless).
+      for (const ts of times) {
+        let joins = false
+        if (list !== undefined) {
+          for (let j = 0; j < list.length; j += SESSION_FIELDS) if (list[j]! <= ts + gap && list[j + 1]! >= ts) { joins = true; break }
+        }
+        if (!joins) second.push({ key, namespace: ts })
+      }
+    }
+    await load(second)
+  }
+
+  /** A session timer reads the key's session list as well as the session's own state. */
+  timerStateRequests(key: KeyRef, namespace: Namespace): readonly PrefetchRequest[] {
+    if (!this.eventTime) return [{ key }]
+    if (this.aligned === null) return [{ key, namespace: '' }, { key, namespace }]
+    return [{ key, namespace }]
   }
 
   /** Event-time TUMBLE/HOP/CUMULATE: each row's key with every window it falls in that has not fired. */

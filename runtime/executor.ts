@@ -266,7 +266,10 @@ class JobExecution {
         if (spec.kind === 'Collect') { this.env.onCollect?.(spec.schema, item.batch); return }
         const op = rt.operator!
         const state = rt.state!
-        if (state.needsPrefetch) await state.prefetch(this.stateRequests(rt, item.batch, item.input))
+        if (state.needsPrefetch) {
+          if (op.prefetchState) await op.prefetchState(item.batch, item.input, requests => state.prefetch(requests))
+          else await state.prefetch(this.stateRequests(rt, item.batch, item.input))
+        }
         state.setTtlTime(Date.now())
         if (rt.rowAtATime && item.batch.rows.length > 1) {
           // Mini-batch off: every row is its own batch, so every row emits its own change.
@@ -370,7 +373,9 @@ class JobExecution {
   }
 
   private timerRequests(rt: NodeRuntime, due: readonly { key: KeyRef; namespace: Namespace }[]): PrefetchRequest[] {
-    if (!rt.operator!.prefetchAllNamespaces) return due as PrefetchRequest[]
+    const op = rt.operator!
+    if (op.timerStateRequests) return due.flatMap(d => op.timerStateRequests!(d.key, d.namespace))
+    if (!op.prefetchAllNamespaces) return due as PrefetchRequest[]
     return due.map(d => ({ key: d.key }))
   }
 

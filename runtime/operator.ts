@@ -1,6 +1,6 @@
 // The interface every operator implements, and what the runtime gives it.
 import type { Batch, Row } from './batch.js'
-import type { KeyedStateBackend, KeyRef, Namespace } from '../state/api.js'
+import type { KeyedStateBackend, KeyRef, Namespace, PrefetchRequest } from '../state/api.js'
 
 export type TimerDomain = 'event' | 'processing'
 
@@ -52,6 +52,13 @@ export interface Operator {
    * it the runtime requests each row's key in namespace ''. Window operators name their windows.
    */
   stateRequests?(batch: Batch, input: number, add: (key: KeyRef, namespace: Namespace | undefined) => void): void
+  /**
+   * For operators whose namespaces are found in state (sessions): loads what a batch will touch in
+   * rounds — e.g. first each key's session list, then the sessions it names. Wins over stateRequests.
+   */
+  prefetchState?(batch: Batch, input: number, load: (requests: readonly PrefetchRequest[]) => Promise<void>): Promise<void>
+  /** The state a due timer touches; without it the runtime loads the timer's (key, namespace). */
+  timerStateRequests?(key: KeyRef, namespace: Namespace): readonly PrefetchRequest[]
   /**
    * True when the operator reaches namespaces it cannot name in advance (session windows merge
    * sessions found in state): the runtime then prefetches every namespace of each key, for
