@@ -9,7 +9,8 @@ import type { Operator, OperatorContext, OperatorMetrics, TimerDomain } from './
 import type { KeyedStateBackend, KeyRef, Namespace, PrefetchRequest } from '../state/api.js'
 import { RocksDbKeyedStateBackend } from '../state/rocksdb/index.js'
 import { parseSize } from '../common/durations.js'
-import { join, resolve } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
+import { rmdir } from 'node:fs/promises'
 import { makeKey, DEFAULT_MAX_PARALLELISM } from '../state/key-encoding.js'
 import { HeapKeyedStateBackend } from '../state/heap/heap-backend.js'
 import { TimerServiceImpl } from './timers.js'
@@ -144,6 +145,8 @@ class JobExecution {
       await this.close()
       // Working state is not durable yet: nothing can resume from it, so its folders go.
       for (const b of this.diskBackends) await b.destroy().catch(() => undefined)
+      // The job's folder goes too once empty (rmdir refuses a folder another run still uses).
+      if (this.diskBackends.length > 0) await rmdir(dirname(this.diskBackends[0]!.dir)).catch(() => undefined)
     }
   }
 

@@ -1,6 +1,7 @@
 // `npm run bench`: each query in a fresh Node process (compiled JS, one core), generator included:
 // the Nexmark queries on heap state, q11 and q17 again on RocksDB, and a GROUP BY over 10M keys on
-// RocksDB with a 64 MB cache; prints events/s, peak memory and state size per query.
+// RocksDB with a 64 MB cache; prints events/s, peak memory and state size per query; then the
+// MapState-vs-ValueState<Map> state benchmark.
 import { execFileSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { benchQueries } from './queries.js'
@@ -24,4 +25,14 @@ for (const q of benchQueries(scale)) {
 process.stdout.write('\n| query | what | events | events/s | peak RSS | state entries at end |\n|---|---|---:|---:|---:|---:|\n')
 for (const r of results) {
   process.stdout.write(`| ${r.name} | ${r.what} | ${r.events.toLocaleString('en-US')} | ${Math.round(r.eventsPerSecond).toLocaleString('en-US')} | ${r.peakRssMb.toFixed(0)} MB | ${r.stateEntries.toLocaleString('en-US')} |\n`)
+}
+
+// The keyed-state lesson: MapState<product, count> against ValueState<Map<product, count>>, and the
+// RocksDB backend's raw state-operation rates (bench/state/rocksdb-speed.ts).
+if (only.length === 0 || only.includes('state')) {
+  const stateScript = fileURLToPath(new URL('../state/rocksdb-speed.js', import.meta.url))
+  for (const which of ['map', 'hot']) {
+    process.stdout.write('\n')
+    execFileSync(process.execPath, [stateScript, which], { stdio: ['ignore', 'inherit', 'inherit'] })
+  }
 }
