@@ -422,12 +422,14 @@ class JobExecution {
         continue
       }
       this.onChunk(src, result)
-      await this.pump()
+      // Read ahead: the next chunk is produced while this one waits on state I/O in the pump.
+      // Its rows are handed on only after this chunk has been processed, so order is unchanged.
       if (this.signal.aborted) {
-        // Stop reading; what was read has been processed.
+        // Stop reading; what was read is processed below, and next() now returns null.
         await src.reader.close()
       }
       request(src)
+      await this.pump()
     }
   }
 
