@@ -782,6 +782,14 @@ export class SqlParser extends CstParser {
             { ALT: () => this.CONSUME(T.TRUE) },
             { ALT: () => this.CONSUME(T.FALSE) },
             { ALT: () => this.CONSUME(T.UNKNOWN) },
+            {
+              // x IS [NOT] DISTINCT FROM y: a null-safe comparison with the precedence of '='.
+              ALT: () => {
+                this.CONSUME(T.DISTINCT)
+                this.CONSUME(T.FROM)
+                this.SUBRULE(this.arithmetic, { LABEL: 'distinctFrom' })
+              },
+            },
           ]))
         },
       },

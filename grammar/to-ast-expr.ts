@@ -130,7 +130,11 @@ class Climber {
     const negated = has(tail, 'negated')
     let expr: A.Expr
     if (has(tail, 'IS')) {
-      if (has(tail, 'NULL') || has(tail, 'UNKNOWN')) expr = { kind: 'IsNull', operand, negated, span }
+      const other = node(tail, 'distinctFrom')
+      if (other) {
+        const name: A.Ident = { value: negated ? 'IS_NOT_DISTINCT_FROM' : 'IS_DISTINCT_FROM', quoted: false, span }
+        expr = { kind: 'FunctionCall', name, args: [operand, arithmetic(other, s)], distinct: false, star: false, span }
+      } else if (has(tail, 'NULL') || has(tail, 'UNKNOWN')) expr = { kind: 'IsNull', operand, negated, span }
       else expr = { kind: 'IsBool', operand, value: has(tail, 'TRUE'), negated, span }
     } else {
       const between = node(tail, 'betweenTail')

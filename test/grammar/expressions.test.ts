@@ -97,6 +97,8 @@ describe('precedence and associativity', () => {
     ['a = b IS NOT NULL', '((a = b) IS NOT NULL)'],
     ['a AND b IS NULL', '(a AND (b IS NULL))'],
     ['NOT a IS NULL', '(NOT (a IS NULL))'],
+    ['a IS DISTINCT FROM b + 1 AND c', '(IS_DISTINCT_FROM(a, (b + 1)) AND c)'],
+    ['a + 1 IS NOT DISTINCT FROM b', 'IS_NOT_DISTINCT_FROM((a + 1), b)'],
     ['x BETWEEN 1 AND 2 AND y', '((x BETWEEN 1 AND 2) AND y)'],
     ['x BETWEEN a + 1 AND b * 2', '(x BETWEEN (a + 1) AND (b * 2))'],
     ['x NOT BETWEEN 1 AND 2 OR z', '((x NOT BETWEEN 1 AND 2) OR z)'],

@@ -168,9 +168,7 @@ describe.each(SEEDS)('scalar expressions vs DuckDB, seed %i', seed => {
     })
   }
 
-  // BUG (grammar): `x IS [NOT] DISTINCT FROM y` is a syntax error ("unexpected 'DISTINCT', expected
-  // NOT, NULL, TRUE, FALSE or UNKNOWN") although expr/functions/logic.ts implements IS_DISTINCT_FROM.
-  it.fails('IS [NOT] DISTINCT FROM (fails: the parser rejects it)', async () => {
+  it('IS [NOT] DISTINCT FROM', async () => {
     await data.expectSame(
       "SELECT ts, s, v IS DISTINCT FROM 5, k IS NOT DISTINCT FROM 'b' FROM t",
       "SELECT ts, s, v IS DISTINCT FROM 5, k IS NOT DISTINCT FROM 'b' FROM t")
