@@ -1,4 +1,4 @@
-// The heap keyed-state backend: value/list/map per key and namespace, TTL, cleanup, snapshot/restore, key groups.
+// The heap keyed-state backend's own behaviour: snapshot/restore by key group and its no-op prefetch (shared behaviour: test/state/rocksdb/behaviour.test.ts).
 import { describe, expect, it } from 'vitest'
 import { HeapKeyedStateBackend, type HeapSnapshot } from '../../state/heap/heap-backend.js'
 import { listState, mapState, valueState, type StateTtlConfig } from '../../state/api.js'
