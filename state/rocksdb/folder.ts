@@ -12,7 +12,28 @@ const MARKER_FORMAT = 'weir-rocksdb-state/1'
 export interface FolderOwner {
   readonly jobName: string
   readonly operatorId: string
+  /** The process that wrote the marker (absent in markers of older formats). */
+  readonly pid?: number
 }
+
+/** State folders this process has open: a second open of one would wipe state that is in use. */
+const openHere = new Set<string>()
+
+/** Marks `dir` free again in this process (the backend's close and destroy call it). */
+export function releaseFolder(dir: string): void {
+  openHere.delete(dir)
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    return codeOf(e) === 'EPERM'
+  }
+}
+
+const IN_USE_HELP = "give each concurrent job its own 'pipeline.name' or 'state.dir'"
 
 const WRITABLE_HELP = "set 'state.dir' to a writable folder"
 const OTHER_FOLDER_HELP = "use another 'state.dir', or remove the folder if its contents are not needed"
@@ -52,6 +73,9 @@ function unusable(dir: string, e: unknown): WeirError {
  * non-empty folder. Returns true if an earlier working database was kept.
  */
 export async function prepareFolder(dir: string, owner: FolderOwner, keep: boolean): Promise<boolean> {
+  if (openHere.has(dir)) {
+    throw WeirError.execution(`state folder '${dir}' is in use by another running job of this process (job '${owner.jobName}', operator '${owner.operatorId}')`, { help: IN_USE_HELP })
+  }
   try {
     const existing = await inspect(dir)
     if (existing === 'missing') await makeDirs(dir)
@@ -63,12 +87,17 @@ export async function prepareFolder(dir: string, owner: FolderOwner, keep: boole
       if (marker.jobName !== owner.jobName || marker.operatorId !== owner.operatorId) {
         throw WeirError.execution(`state folder '${dir}' belongs to job '${marker.jobName}' (operator '${marker.operatorId}')`, { help: OTHER_FOLDER_HELP })
       }
-      if (keep) return true
+      // Same job and operator: the state of an earlier run — unless that run is still going.
+      if (marker.pid !== undefined && marker.pid !== process.pid && isRunning(marker.pid)) {
+        throw WeirError.execution(`state folder '${dir}' is in use by job '${marker.jobName}' running in process ${marker.pid}`, { help: IN_USE_HELP })
+      }
+      if (keep) { openHere.add(dir); return true }
       // Working state is not durable (checkpoints are): what an earlier run left is of no use.
       await rm(dir, { recursive: true, force: true })
       await mkdir(dir)
     }
-    await writeFile(join(dir, MARKER_FILE), JSON.stringify({ format: MARKER_FORMAT, jobName: owner.jobName, operatorId: owner.operatorId }) + '\n')
+    await writeFile(join(dir, MARKER_FILE), JSON.stringify({ format: MARKER_FORMAT, jobName: owner.jobName, operatorId: owner.operatorId, pid: process.pid }) + '\n')
+    openHere.add(dir)
     return false
   } catch (e) {
     throw unusable(dir, e)
@@ -120,9 +149,9 @@ async function readMarker(dir: string): Promise<FolderOwner | null> {
     throw e
   }
   try {
-    const m = JSON.parse(text) as { format?: unknown; jobName?: unknown; operatorId?: unknown }
+    const m = JSON.parse(text) as { format?: unknown; jobName?: unknown; operatorId?: unknown; pid?: unknown }
     if (m.format !== MARKER_FORMAT || typeof m.jobName !== 'string' || typeof m.operatorId !== 'string') return null
-    return { jobName: m.jobName, operatorId: m.operatorId }
+    return { jobName: m.jobName, operatorId: m.operatorId, ...(typeof m.pid === 'number' ? { pid: m.pid } : {}) }
   } catch {
     return null
   }

@@ -17,7 +17,7 @@ import {
   decodeEncoded, decodeEntry, decodeEntryKey, decodeUserKey, encodeEntry, encodeUserKey, entryTime, groupPrefix, joinKey,
   listElementKey, mapEntryKey, META_GROUP, namespaceBytes, prefixEnd, readUtf16be, skipEncoded, slotPrefix, userKeyNeedsCopy,
 } from './codec.js'
-import { folderBytes, ioFailed, makeDirs, openFailed, prepareFolder, removeFolder } from './folder.js'
+import { folderBytes, ioFailed, makeDirs, openFailed, prepareFolder, releaseFolder, removeFolder } from './folder.js'
 import { KeyGroupFileWriter, keyGroupFileHeader, openKeyGroupFile, type SnapshotState } from './key-group-file.js'
 import { RocksListState, RocksMapState, RocksValueState } from './states.js'
 
@@ -150,6 +150,7 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
       await db.ready()
     } catch (e) {
       await db.close().catch(() => undefined)
+      releaseFolder(dir)
       throw openFailed(dir, e)
     }
     const backend = new RocksDbKeyedStateBackend(db, options, maxParallelism)
@@ -611,6 +612,8 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
       await this.db.close()
     } catch (e) {
       throw ioFailed(this.dir, e, 'writing')
+    } finally {
+      releaseFolder(this.dir)
     }
   }
 

@@ -27,6 +27,28 @@ async function openError(dir: string, more: { reuse?: boolean; jobName?: string 
 }
 
 describe('RocksDB backend errors', () => {
+  it('refuses a folder that a running job of this process has open, and frees it on close', async () => {
+    const dir = join(await tempDir(), 'job', 'op')
+    const first = await RocksDbKeyedStateBackend.open({ dir, jobName: 'job', operatorId: 'op' })
+    const err = await openError(dir)
+    expect(err.message).toBe(`state folder '${dir}' is in use by another running job of this process (job 'job', operator 'op')`)
+    expect(err.help).toBe("give each concurrent job its own 'pipeline.name' or 'state.dir'")
+    await first.close()
+    const again = await RocksDbKeyedStateBackend.open({ dir, jobName: 'job', operatorId: 'op' })
+    await again.close()
+  })
+
+  it('refuses a folder whose job is still running in another process', async () => {
+    const dir = join(await tempDir(), 'job', 'op')
+    const b = await RocksDbKeyedStateBackend.open({ dir, jobName: 'job', operatorId: 'op' })
+    await b.close()
+    // The marker as another live process (our parent) would have left it.
+    const marker = JSON.parse(await readFile(join(dir, 'WEIR-STATE.json'), 'utf8')) as Record<string, unknown>
+    await writeFile(join(dir, 'WEIR-STATE.json'), JSON.stringify({ ...marker, pid: process.ppid }))
+    const err = await openError(dir)
+    expect(err.message).toBe(`state folder '${dir}' is in use by job 'job' running in process ${process.ppid}`)
+  })
+
   it('refuses a state dir under a regular file', async () => {
     const root = await tempDir()
     await writeFile(join(root, 'file'), 'x')
