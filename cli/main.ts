@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The `weir` command: run a SQL file as a job, or print its plan.
 import { readFileSync } from 'node:fs'
+import { basename } from 'node:path'
 import { renderError, WeirError } from '../common/errors.js'
 import { Session, type StatementResult } from '../engine/session.js'
 import { parseSql } from '../grammar/index.js'
@@ -57,7 +58,10 @@ async function main(argv: string[]): Promise<number> {
   process.on('SIGTERM', onSignal)
 
   // Jobs run from the command line keep their state in RocksDB unless the file says otherwise.
-  const session = new Session({ signal: abort.signal, explainOnly: command === 'explain', options: { 'state.backend': 'rocksdb' } })
+  // Jobs are named after the file (clicks.sql → clicks-1, clicks-2 …), so jobs of different files
+  // run side by side in one directory without sharing state folders.
+  const jobNamePrefix = basename(file).replace(/\.sql$/i, '') || 'weir-job'
+  const session = new Session({ signal: abort.signal, explainOnly: command === 'explain', options: { 'state.backend': 'rocksdb' }, jobNamePrefix })
   const log = (s: string): void => { if (!quiet) process.stderr.write(s + '\n') }
   try {
     const statements = parseSql(sql)

@@ -37,6 +37,8 @@ export interface SessionOptions {
   readonly explainOnly?: boolean
   /** Initial options, as if SET. */
   readonly options?: Readonly<Record<string, string>>
+  /** Jobs without 'pipeline.name' are named `<prefix>-<n>` (default 'weir-job'; weir run uses the file's name). */
+  readonly jobNamePrefix?: string
 }
 
 /**
@@ -174,7 +176,7 @@ export class Session {
 
   private lower(plans: LogicalPlan[]): JobGraph {
     this.jobCounter++
-    const name = this.options['pipeline.name'] ?? `weir-job-${this.jobCounter}`
+    const name = this.options['pipeline.name'] ?? `${this.opts.jobNamePrefix ?? 'weir-job'}-${this.jobCounter}`
     return lowerToJobGraph(plans, name, this.options)
   }
 

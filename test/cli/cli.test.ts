@@ -22,7 +22,7 @@ function sqlFile(sql: string): string {
 describe('weir run', () => {
   it('runs the example job to completion and exits 0', () => {
     const r = weir('run', 'examples/clicks.sql')
-    expect(r.stderr).toContain("job 'weir-job-1' started")
+    expect(r.stderr).toContain("job 'clicks-1' started")
     expect(r.code).toBe(0)
     const lines = r.stdout.trim().split('\n')
     // 400 clicks of 5 users over about 5 minutes: one row per user and minute.
