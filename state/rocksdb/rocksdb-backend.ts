@@ -17,6 +17,7 @@ import {
   decodeEncoded, decodeEntry, decodeEntryKey, decodeUserKey, encodeEntry, encodeUserKey, entryTime, groupPrefix, joinKey,
   listElementKey, mapEntryKey, META_GROUP, namespaceBytes, prefixEnd, readUtf16be, skipEncoded, slotPrefix, userKeyNeedsCopy,
 } from './codec.js'
+import { KeyBloom } from './key-bloom.js'
 import { folderBytes, ioFailed, makeDirs, openFailed, prepareFolder, releaseFolder, removeFolder } from './folder.js'
 import { KeyGroupFileWriter, keyGroupFileHeader, openKeyGroupFile, type SnapshotState } from './key-group-file.js'
 import { RocksListState, RocksMapState, RocksValueState } from './states.js'
@@ -120,6 +121,11 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
   /** The write batch of the last flush while RocksDB applies it (it never rejects: failures go to `failure`). */
   private inflight: Promise<void> | null = null
   private closed = false
+  /**
+   * Every stored key this backend has written, when it started from an empty folder: a ValueState
+   * entry the filter has never seen is absent without a read. Null for a kept (reused) database.
+   */
+  private bloom: KeyBloom | null
 
   private constructor(private readonly db: RocksDB, options: RocksDbBackendOptions, maxParallelism: number) {
     this.dir = resolve(options.dir)
@@ -127,6 +133,7 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
     this.keyGroupRange = options.keyGroupRange ?? { start: 0, end: maxParallelism - 1 }
     this.cacheBytes = options.cacheBytes ?? 64 * 2 ** 20
     this.maxHeldChanges = options.writeBack === 'deferred' ? Math.max(1024, Math.floor(this.cacheBytes / 512)) : 0
+    this.bloom = options.reuse === true ? null : new KeyBloom(this.cacheBytes)
   }
 
   /**
@@ -155,6 +162,8 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
     }
     const backend = new RocksDbKeyedStateBackend(db, options, maxParallelism)
     if (kept) {
+      // Keys written by an earlier run are not in the filter: read everything.
+      backend.bloom = null
       await backend.loadMetadata()
       await backend.countEntries()
     }
@@ -561,6 +570,7 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
           if (group < start || group > end || id === undefined) continue
           key.writeUInt16BE(id, 2)
           w.tryPut(key, value)
+          this.bloom?.add(key)
           this.bytesWritten += key.length + value.length
           restored++
           if (++n === RESTORE_BATCH) {
@@ -726,6 +736,17 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
 
   private async readValues(cells: readonly ValueCell[]): Promise<void> {
     if (cells.length === 0) return
+    const bloom = this.bloom
+    if (bloom !== null) {
+      // Never written: absent, no read.
+      const toRead: ValueCell[] = []
+      for (const c of cells) {
+        if (bloom.mayContain(c.key)) toRead.push(c)
+        else this.fillValue(c, null)
+      }
+      cells = toRead
+      if (cells.length === 0) return
+    }
     this.gets += cells.length
     const r = this.db.read({ capacity: cells.length })
     try {
@@ -868,6 +889,7 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
         } else {
           const v = encodeEntry(ttl ? cell.t : null, cell.v)
           w.tryPut(cell.key, v)
+          this.bloom?.add(cell.key)
           cell.onDisk = true
           bytes += cell.key.length + v.length
           this.setCellSize(cell, CELL_OVERHEAD + cell.key.length + v.length)
