@@ -17,7 +17,6 @@ import type { Catalog, CatalogTable } from '../catalog.js'
 import type { LogicalPlan, Scan, WindowTvf } from '../logical/nodes.js'
 import { Scope } from './scope.js'
 import { bindExpr, isAggregateCall, visitExpr, rexKey, type AggregateMapping } from './expr-binder.js'
-import { typeFromAst } from './types.js'
 import { optionOrDefault } from '../options.js'
 
 /** A bound relation: its plan and the names its columns are visible by. */
