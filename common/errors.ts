@@ -1,7 +1,7 @@
 // The one error type for everything a user can cause, rendered rustc-style with a caret under the SQL.
 import { hasSpan, type Span } from './span.js'
 
-export type ErrorKind = 'syntax' | 'plan' | 'unsupported' | 'connector' | 'execution' | 'internal'
+export type ErrorKind = 'syntax' | 'plan' | 'unsupported' | 'connector' | 'execution' | 'checkpoint' | 'internal'
 
 /** Where in a source a bad record was found: a file and line, or a generator position. */
 export interface RecordPosition {
@@ -46,6 +46,8 @@ export class WeirError extends Error {
   static unsupported(message: string, init?: WeirErrorInit): WeirError { return new WeirError('unsupported', message, init) }
   static connector(message: string, init?: WeirErrorInit): WeirError { return new WeirError('connector', message, init) }
   static execution(message: string, init?: WeirErrorInit): WeirError { return new WeirError('execution', message, init) }
+  /** Checkpoint storage, a missing or corrupt checkpoint, or one that does not fit the job. */
+  static checkpoint(message: string, init?: WeirErrorInit): WeirError { return new WeirError('checkpoint', message, init) }
   static internal(message: string, init?: WeirErrorInit): WeirError {
     return new WeirError('internal', `internal error: ${message}`, { ...init, help: init?.help ?? 'this is a bug in Weir; please report it with the SQL that caused it' })
   }
