@@ -5,6 +5,7 @@
 import { WeirError } from '../../common/errors.js'
 import type { KeyRef, Namespace } from '../api.js'
 import { encodeKey } from '../key-encoding.js'
+import { cellKey, decodeKey, namespaceBytes, slotPrefix } from './codec.js'
 
 /** The three state shapes. */
 export type Kind = 'value' | 'list' | 'map'
@@ -14,7 +15,7 @@ export const ABSENT: unique symbol = Symbol('absent')
 
 /** One named state: its stored id, TTL, and resident slots by encoded key. */
 export class Table {
-  readonly slots = new Map<string, Slot>()
+  readonly slots = new SlotMap()
   ttlMs = 0
   refreshOnRead = false
   handle: unknown = undefined
@@ -40,6 +41,107 @@ export class Table {
   }
 }
 
+const EMPTY = 0
+const TOMBSTONE = 1
+const MIN_CAPACITY = 64
+
+/**
+ * Resident slots by encoded key: open addressing with linear probing over 32-bit hashes (a probe
+ * reads one Int32Array element; strings are compared only when hashes match), and a slot records its
+ * position, so evicting it needs no lookup. Under the cache's steady churn (insert the new key,
+ * delete the oldest) a JS Map of a few 100k string keys costs about three times as much.
+ */
+export class SlotMap {
+  private hashes = new Int32Array(MIN_CAPACITY)
+  private entries: (Slot | undefined)[] = new Array<Slot | undefined>(MIN_CAPACITY).fill(undefined)
+  /** Live entries plus tombstones: a probe stops only at an empty position, so both count toward the load. */
+  private used = 0
+  size = 0
+
+  get(encoded: string): Slot | undefined {
+    const h = hashOf(encoded)
+    const hashes = this.hashes
+    const mask = hashes.length - 1
+    for (let i = h & mask; ; i = (i + 1) & mask) {
+      const x = hashes[i]!
+      if (x === EMPTY) return undefined
+      if (x === h) {
+        const slot = this.entries[i]!
+        if (slot.encoded === encoded) return slot
+      }
+    }
+  }
+
+  /** Adds a slot under its encoded key, which must not be present. */
+  set(slot: Slot): void {
+    if ((this.used + 1) * 2 > this.hashes.length) this.rehash()
+    const h = hashOf(slot.encoded)
+    const hashes = this.hashes
+    const mask = hashes.length - 1
+    let i = h & mask
+    for (let x = hashes[i]!; x !== EMPTY && x !== TOMBSTONE; x = hashes[i]!) i = (i + 1) & mask
+    if (hashes[i] === EMPTY) this.used++
+    hashes[i] = h
+    this.entries[i] = slot
+    slot.pos = i
+    this.size++
+  }
+
+  /** Removes a slot that is present (as `get(slot.encoded) === slot`). */
+  delete(slot: Slot): void {
+    const i = slot.pos
+    if (this.entries[i] !== slot) throw WeirError.internal('a resident slot is missing from its table')
+    this.hashes[i] = TOMBSTONE
+    this.entries[i] = undefined
+    this.size--
+  }
+
+  /** Every slot, in no particular order; deleting the slots seen so far is allowed, adding is not. */
+  *values(): IterableIterator<Slot> {
+    const entries = this.entries
+    for (let i = 0; i < entries.length; i++) {
+      const slot = entries[i]
+      if (slot !== undefined) yield slot
+    }
+  }
+
+  /** Into a table with room for at least as many insertions as it holds entries before the next rehash. */
+  private rehash(): void {
+    const oldHashes = this.hashes
+    const oldEntries = this.entries
+    let capacity = MIN_CAPACITY
+    while (capacity < this.size * 3) capacity *= 2
+    const hashes = new Int32Array(capacity)
+    const entries = new Array<Slot | undefined>(capacity).fill(undefined)
+    const mask = capacity - 1
+    for (let j = 0; j < oldEntries.length; j++) {
+      const slot = oldEntries[j]
+      if (slot === undefined) continue
+      const h = oldHashes[j]!
+      let i = h & mask
+      while (hashes[i] !== EMPTY) i = (i + 1) & mask
+      hashes[i] = h
+      entries[i] = slot
+      slot.pos = i
+    }
+    this.hashes = hashes
+    this.entries = entries
+    this.used = this.size
+  }
+}
+
+/** FNV-1a over the UTF-16 code units, finished with murmur3's mix; 0 and 1 are reserved (empty, tombstone). */
+function hashOf(s: string): number {
+  let h = 0x811c9dc5
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193)
+  h ^= h >>> 16
+  h = Math.imul(h, 0x85ebca6b)
+  h ^= h >>> 13
+  h = Math.imul(h, 0xc2b2ae35)
+  h ^= h >>> 16
+  return h === EMPTY || h === TOMBSTONE ? h + 2 : h
+}
+
 /** One state's resident data for one key: a cell per namespace. The unit of LRU eviction. */
 export class Slot {
   d: Cell | undefined = undefined
@@ -58,12 +160,32 @@ export class Slot {
   dirtyCells = 0
   /** Epoch of the last flush that wrote one of its cells (that write may still be in flight). */
   written = 0
+  /** Position in its table's SlotMap. */
+  pos = -1
 
-  /** `prefix` is the stored [key group][state id][key] every entry of this slot starts with. */
-  constructor(readonly table: Table, readonly key: KeyRef, readonly prefix: Buffer, epoch: number) {
+  /**
+   * The key is kept as its encoding and key group only, not as the caller's KeyRef: a resident slot
+   * then holds no objects of the row it came from (fewer objects that outlive a young-generation GC).
+   */
+  constructor(readonly table: Table, readonly encoded: string, readonly group: number, epoch: number) {
     this.epoch = epoch
     this.queuedEpoch = epoch
-    this.size = SLOT_OVERHEAD + prefix.length + key.encoded.length * 2
+    this.size = SLOT_OVERHEAD + encoded.length * 4
+  }
+
+  /** The key, decoded from its encoding (for diagnostics: a value that is not a primitive comes back as its JSON text). */
+  get key(): KeyRef {
+    return { values: decodeKey(this.encoded), encoded: this.encoded, group: this.group }
+  }
+
+  /** The stored [key group][state id][key] every entry of this slot starts with. */
+  get prefix(): Buffer {
+    return slotPrefix(this.group, this.table.id, this.encoded)
+  }
+
+  /** Length of `prefix`: where the namespace starts in a stored key of this slot. */
+  get prefixLength(): number {
+    return 4 + this.encoded.length * 2
   }
 
   get(ns: Namespace): Cell | undefined {
@@ -91,11 +213,17 @@ abstract class CellBase {
   /** Placeholder while a prefetch reads it; touching it then is an engine bug. */
   loading = false
   size = CELL_OVERHEAD
-  /** `key` is the stored key of a value, or the prefix every element / entry of a list or map starts with. */
-  constructor(readonly slot: Slot, readonly ns: Namespace, readonly key: Buffer) {}
+  /** The stored key of a value, or the prefix every element / entry of a list or map starts with. */
+  abstract readonly key: Buffer
+  /** `key.length`. */
+  abstract readonly keyLength: number
+  constructor(readonly slot: Slot, readonly ns: Namespace) {}
 }
 
-/** One ValueState entry, or ABSENT. */
+/**
+ * One ValueState entry, or ABSENT. Its stored key is built when a read or a write needs it, not
+ * kept: a resident value then costs no buffer of its own (most are read or written once per residency).
+ */
 export class ValueCell extends CellBase {
   readonly kind = 'value'
   v: unknown = ABSENT
@@ -103,6 +231,14 @@ export class ValueCell extends CellBase {
   t = 0
   /** The database holds an entry for it (so clearing it needs a delete). */
   onDisk = false
+
+  constructor(slot: Slot, ns: Namespace, readonly keyLength: number) {
+    super(slot, ns)
+  }
+
+  get key(): Buffer {
+    return cellKey(this.slot.group, this.slot.table.id, this.slot.encoded, namespaceBytes(this.ns))
+  }
 }
 
 /**
@@ -121,6 +257,14 @@ export class ListCell extends CellBase {
   /** Every item must be written again (TTL refreshed on read). */
   rewrite = false
   dropped: number[] = []
+
+  constructor(slot: Slot, ns: Namespace, readonly key: Buffer) {
+    super(slot, ns)
+  }
+
+  get keyLength(): number {
+    return this.key.length
+  }
 }
 
 /** A whole map: live entries by map key, plus what the next flush deletes and puts. */
@@ -135,6 +279,14 @@ export class MapCell extends CellBase {
   cleared = false
   /** The database may hold entries of this map. */
   stored = false
+
+  constructor(slot: Slot, ns: Namespace, readonly key: Buffer) {
+    super(slot, ns)
+  }
+
+  get keyLength(): number {
+    return this.key.length
+  }
 }
 
 /** A resident (key, namespace) of one state. */

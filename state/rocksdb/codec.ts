@@ -44,6 +44,24 @@ export function slotPrefix(group: number, stateId: number, encodedKey: string): 
   return buf
 }
 
+/** slotPrefix(group, stateId, encodedKey) followed by `ns`, built in one buffer: the stored key of a value, the prefix of a list or map. */
+export function cellKey(group: number, stateId: number, encodedKey: string, ns: Buffer): Buffer {
+  const buf = Buffer.allocUnsafe(4 + encodedKey.length * 2 + ns.length)
+  writeCellKey(buf, group, stateId, encodedKey, ns)
+  return buf
+}
+
+/** Writes cellKey(group, stateId, encodedKey, ns) at the start of `buf` (which must have room) and returns its length. */
+export function writeCellKey(buf: Uint8Array, group: number, stateId: number, encodedKey: string, ns: Buffer): number {
+  buf[0] = group >>> 8
+  buf[1] = group & 0xff
+  buf[2] = stateId >>> 8
+  buf[3] = stateId & 0xff
+  const at = writeUtf16be(buf, 4, encodedKey)
+  for (let i = 0; i < ns.length; i++) buf[at + i] = ns[i]!
+  return at + ns.length
+}
+
 /** [key group]: everything stored for one key group. */
 export function groupPrefix(group: number): Buffer {
   const buf = Buffer.allocUnsafe(2)

@@ -226,3 +226,19 @@ export async function folderBytes(dir: string): Promise<number> {
 export async function removeFolder(dir: string): Promise<void> {
   await rm(dir, { recursive: true, force: true })
 }
+
+/**
+ * Creates the database folder `dbDir` inside the prepared state folder `dir` and lets `fill` put
+ * restored database files there. On failure the state folder is removed and freed, and the error
+ * passes through.
+ */
+export async function fillDbFolder(dir: string, dbDir: string, fill: (dbDir: string) => Promise<void>): Promise<void> {
+  try {
+    await makeDirs(dbDir)
+    await fill(dbDir)
+  } catch (e) {
+    releaseFolder(dir)
+    await removeFolder(dir).catch(() => undefined)
+    throw e instanceof WeirError ? e : unusable(dir, e)
+  }
+}

@@ -1,56 +1,75 @@
 // A Bloom filter over the stored keys this backend has written, so that a prefetch of a ValueState
 // entry that was never written skips the RocksDB read. A false positive only costs the read.
 
-/** Bits per byte of the cache budget: a 64 MB cache gets a 16 MB filter (~0.2% false positives at 10M keys). */
+/** Bits per byte of the cache budget: a 64 MB cache gets a 16 MB filter (~0.5% false positives at 10M keys). */
 const BITS_PER_CACHE_BYTE = 2
 const MIN_BITS = 2 ** 20
 const MAX_BITS = 2 ** 31
 const HASHES = 7
+/** A key's bits all fall in one block of 512 bits (a 64-byte cache line): one memory miss per lookup, not seven. */
+const BLOCK_WORDS = 16
 
 export class KeyBloom {
   private readonly bits: Uint32Array
-  private readonly mask: number
+  /** Mask of the block index (blocks are a power of two). */
+  private readonly blocks: number
 
   /** Sized from the cache budget, rounded to a power of two. */
   constructor(cacheBytes: number) {
     let n = MIN_BITS
     while (n < cacheBytes * BITS_PER_CACHE_BYTE && n < MAX_BITS) n *= 2
     this.bits = new Uint32Array(n / 32)
-    this.mask = n - 1
+    this.blocks = n / 32 / BLOCK_WORDS - 1
   }
 
   add(key: Uint8Array): void {
-    let h1 = fnv(key, 0x811c9dc5)
-    const h2 = fnv(key, 0x01000193) | 1
+    const bits = this.bits
+    let h1 = 0x811c9dc5
+    let h2 = 0x01000193
+    for (let i = 0; i < key.length; i++) {
+      const b = key[i]!
+      h1 = Math.imul(h1 ^ b, 0x01000193)
+      h2 = Math.imul(h2 ^ b, 0x5bd1e995)
+    }
+    const base = (fmix(h1) & this.blocks) * BLOCK_WORDS
+    h2 = fmix(h2)
+    // Double hashing inside the block: bit (a + i·b) mod 512.
+    const a = h2 & 511
+    const step = (h2 >>> 9) | 1
     for (let i = 0; i < HASHES; i++) {
-      const bit = (h1 >>> 0) & this.mask
-      this.bits[bit >>> 5]! |= 1 << (bit & 31)
-      h1 = (h1 + h2) | 0
+      const bit = (a + i * step) & 511
+      bits[base + (bit >>> 5)]! |= 1 << (bit & 31)
     }
   }
 
-  /** False only if `key` was never added. */
-  mayContain(key: Uint8Array): boolean {
-    let h1 = fnv(key, 0x811c9dc5)
-    const h2 = fnv(key, 0x01000193) | 1
+  /** False only if `key` (its first `length` bytes) was never added. */
+  mayContain(key: Uint8Array, length = key.length): boolean {
+    const bits = this.bits
+    let h1 = 0x811c9dc5
+    let h2 = 0x01000193
+    for (let i = 0; i < length; i++) {
+      const b = key[i]!
+      h1 = Math.imul(h1 ^ b, 0x01000193)
+      h2 = Math.imul(h2 ^ b, 0x5bd1e995)
+    }
+    const base = (fmix(h1) & this.blocks) * BLOCK_WORDS
+    h2 = fmix(h2)
+    const a = h2 & 511
+    const step = (h2 >>> 9) | 1
     for (let i = 0; i < HASHES; i++) {
-      const bit = (h1 >>> 0) & this.mask
-      if ((this.bits[bit >>> 5]! & (1 << (bit & 31))) === 0) return false
-      h1 = (h1 + h2) | 0
+      const bit = (a + i * step) & 511
+      if ((bits[base + (bit >>> 5)]! & (1 << (bit & 31))) === 0) return false
     }
     return true
   }
 }
 
-/** FNV-1a over the bytes, 32 bits, with a chosen offset basis. */
-function fnv(key: Uint8Array, seed: number): number {
-  let h = seed
-  for (let i = 0; i < key.length; i++) {
-    h ^= key[i]!
-    h = Math.imul(h, 0x01000193)
-  }
+/** murmur3's finalizer: spreads the bits of an FNV-style hash. */
+function fmix(h: number): number {
   h ^= h >>> 16
   h = Math.imul(h, 0x85ebca6b)
   h ^= h >>> 13
+  h = Math.imul(h, 0xc2b2ae35)
+  h ^= h >>> 16
   return h
 }

@@ -14,11 +14,11 @@ import {
   ABSENT, type CacheHost, type Cell, CELL_OVERHEAD, ENTRY_OVERHEAD, type Kind, ListCell, MapCell, MapEntry, mapKeyOf, Slot, Table, ValueCell,
 } from './cache.js'
 import {
-  decodeEncoded, decodeEntry, decodeEntryKey, decodeUserKey, encodeEntry, encodeUserKey, entryTime, groupPrefix, joinKey,
-  listElementKey, mapEntryKey, META_GROUP, namespaceBytes, prefixEnd, readUtf16be, skipEncoded, slotPrefix, userKeyNeedsCopy,
+  cellKey, decodeEncoded, decodeEntry, decodeEntryKey, decodeUserKey, encodeEntry, encodeUserKey, entryTime, groupPrefix,
+  listElementKey, mapEntryKey, META_GROUP, namespaceBytes, prefixEnd, readUtf16be, skipEncoded, userKeyNeedsCopy, writeCellKey,
 } from './codec.js'
 import { KeyBloom } from './key-bloom.js'
-import { folderBytes, ioFailed, makeDirs, openFailed, prepareFolder, releaseFolder, removeFolder } from './folder.js'
+import { fillDbFolder, folderBytes, ioFailed, makeDirs, openFailed, prepareFolder, releaseFolder, removeFolder } from './folder.js'
 import { KeyGroupFileWriter, keyGroupFileHeader, openKeyGroupFile, type SnapshotState } from './key-group-file.js'
 import { RocksListState, RocksMapState, RocksValueState } from './states.js'
 
@@ -47,6 +47,14 @@ export interface RocksDbBackendOptions {
    * wiping it (local recovery). Default false: working state is not durable, checkpoints are.
    */
   readonly reuse?: boolean
+  /**
+   * Restore from checkpoint files: called with the empty database folder once the state folder is
+   * prepared, before RocksDB opens it, to put a checkpoint's database files there. The database is
+   * then used like a kept one: state ids come from it and the key filter is not trusted. Excludes `reuse`.
+   */
+  readonly restoreFiles?: (dbDir: string) => Promise<void>
+  /** With restoreFiles: the live entries the checkpoint held, which saves counting them (a full scan) on open. */
+  readonly restoredEntries?: number
 }
 
 /** Where a key-group snapshot went. */
@@ -57,14 +65,19 @@ export interface KeyGroupSnapshot {
 }
 
 const DB_FOLDER = 'db'
-const DEFAULT_WRITE_BUFFER = 8 * 2 ** 20
+const DEFAULT_WRITE_BUFFER = Number(process.env.WEIR_WB ?? 8) * 2 ** 20 // TEMP env
 /** Prefix scans running at once during a prefetch. */
 const SCAN_CONCURRENCY = 32
 const SCAN_CAPACITY = 1024
+/** Read batches a prefetch splits its gets into (they run on the thread pool at once), each of at least MIN_READ_BATCH gets. */
+const READ_BATCHES = Number(process.env.WEIR_RB ?? 4)
+const MIN_READ_BATCH = 32
 /** Puts per write batch when restoring a snapshot. */
 const RESTORE_BATCH = 4096
 const META_STATE = Buffer.from([0xff, 0xff, 0x00, 0x01])
 const NO_KEY = Symbol('no key')
+/** Where prefetch builds a stored key to test against the written-keys filter. */
+let keyScratch = Buffer.allocUnsafe(256)
 
 interface Scan {
   readonly slot: Slot
@@ -120,6 +133,8 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
   private failure: WeirError | null = null
   /** The write batch of the last flush while RocksDB applies it (it never rejects: failures go to `failure`). */
   private inflight: Promise<void> | null = null
+  /** The epoch that wrote the batch in flight: its slots stay resident until it is applied. */
+  private inflightEpoch = 0
   private closed = false
   /**
    * Every stored key this backend has written, when it started from an empty folder: a ValueState
@@ -151,7 +166,9 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
       throw WeirError.internal(`key-group range [${range.start}, ${range.end}] does not fit max-parallelism ${maxParallelism}`)
     }
     const dir = resolve(options.dir)
-    const kept = await prepareFolder(dir, { jobName: options.jobName, operatorId: options.operatorId }, options.reuse === true)
+    const restored = options.restoreFiles !== undefined
+    const kept = await prepareFolder(dir, { jobName: options.jobName, operatorId: options.operatorId }, options.reuse === true && !restored)
+    if (restored) await fillDbFolder(dir, join(dir, DB_FOLDER), options.restoreFiles!)
     const db = new RocksDB(join(dir, DB_FOLDER), { writeBufferSize: options.writeBufferBytes ?? DEFAULT_WRITE_BUFFER })
     try {
       await db.ready()
@@ -161,11 +178,12 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
       throw openFailed(dir, e)
     }
     const backend = new RocksDbKeyedStateBackend(db, options, maxParallelism)
-    if (kept) {
+    if (kept || restored) {
       // Keys written by an earlier run are not in the filter: read everything.
       backend.bloom = null
       await backend.loadMetadata()
-      await backend.countEntries()
+      if (restored && options.restoredEntries !== undefined) backend.liveEntries = options.restoredEntries
+      else await backend.countEntries()
     }
     return backend
   }
@@ -277,7 +295,9 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
   /** Waits for the write batch in flight; after it the disk holds everything but what is dirty. */
   private async settle(): Promise<void> {
     if (this.inflight !== null) {
+      const T = ((globalThis as any).__weirT ??= { settle: 0, read: 0, reads: 0, wcells: 0, writes: 0 }); const t0 = performance.now() // TEMP
       await this.inflight
+      T.settle += performance.now() - t0 // TEMP
       this.inflight = null
     }
     this.checkUsable()
@@ -286,12 +306,15 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
   /** The body of flush: issues one write batch of the dirty cells (unless `hold`), then evicts. */
   private async write(hold: boolean): Promise<void> {
     this.checkUsable()
-    await this.settle()
-    const cells = this.dirty
-    if (!hold && (cells.length > 0 || this.pendingMeta.length > 0)) {
+    if (!hold && (this.dirty.length > 0 || this.pendingMeta.length > 0)) {
+      // One write batch in flight at most, so batches apply in order. Holding waits for nothing:
+      // the batch in flight goes on being applied while the next bundles run.
+      await this.settle()
+      const cells = this.dirty
       this.changes = 0
       this.dirty = []
       const w = this.db.write({ capacity: Math.max(16, cells.length + this.pendingMeta.length) })
+      { const T = ((globalThis as any).__weirT ??= { settle: 0, read: 0, reads: 0, wcells: 0, writes: 0 }); T.writes++; T.wcells += cells.length; T.maxw = Math.max(T.maxw ?? 0, cells.length) } // TEMP
       let bytes = 0
       try {
         for (const [k, v] of this.pendingMeta) { w.tryPut(k, v); bytes += k.length + v.length }
@@ -304,10 +327,12 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
         throw this.failure
       }
       this.bytesWritten += bytes
-      this.inflight = w.flush().then(
-        () => { w.destroy() },
-        (e: unknown) => { w.destroy(); this.failure ??= ioFailed(this.dir, e, 'writing') },
+      this.inflightEpoch = this.epoch
+      const applied: Promise<void> = w.flush().then(
+        () => { w.destroy(); if (this.inflight === applied) this.inflight = null },
+        (e: unknown) => { w.destroy(); this.failure ??= ioFailed(this.dir, e, 'writing'); if (this.inflight === applied) this.inflight = null },
       )
+      this.inflight = applied
     }
     this.evict()
     this.epoch++
@@ -315,16 +340,19 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
 
   // ------------------------------------------------------------------ diagnostics
 
-  /** Resident keys only: a disk backend does not list what is not in its cache. */
+  /** Resident keys only, in the order of their encoding: a disk backend does not list what is not in its cache. */
   *keys(stateName: string): IterableIterator<KeyRef> {
     const table = this.tables.get(stateName)
     if (table === undefined) return
     const now = this.ttlNow
+    const live: Slot[] = []
     for (const slot of table.slots.values()) {
       for (const cell of slot.cells()) {
-        if (!cell.loading && hasLive(table, cell, now)) { yield slot.key; break }
+        if (!cell.loading && hasLive(table, cell, now)) { live.push(slot); break }
       }
     }
+    live.sort((a, b) => (a.encoded < b.encoded ? -1 : a.encoded > b.encoded ? 1 : 0))
+    for (const slot of live) yield slot.key
   }
 
   /** `entries` is approximate (see countEntries); `bytesWritten` counts key and value bytes of every flush. */
@@ -473,7 +501,7 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
           this.liveEntries--
         }
         cell.onDisk = false
-        this.setCellSize(cell, CELL_OVERHEAD + cell.key.length)
+        this.setCellSize(cell, CELL_OVERHEAD + cell.keyLength)
         return true
       case 'list': {
         const i = cell.seqs.indexOf(key.readUInt32BE(key.length - 4))
@@ -596,7 +624,7 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
   /** Deletes all state of one key group (after flushing), on disk and in the cache. */
   async clearKeyGroup(group: number): Promise<void> {
     await this.sync()
-    this.dropCache(slot => slot.key.group === group)
+    this.dropCache(slot => slot.group === group)
     const w = this.db.write({ capacity: 1 })
     try {
       w.tryDeleteRange(groupPrefix(group), groupPrefix(group + 1))
@@ -698,17 +726,22 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
   }
 
   private newSlot(table: Table, key: KeyRef): Slot {
-    const slot = new Slot(table, key, slotPrefix(key.group, table.id, key.encoded), this.epoch)
-    table.slots.set(key.encoded, slot)
+    const slot = new Slot(table, key.encoded, key.group, this.epoch)
+    table.slots.set(slot)
     this.cacheUsed += slot.size
     this.lru.push(slot)
     return slot
   }
 
   private newCell(slot: Slot, ns: Namespace): Cell {
-    const key = joinKey(slot.prefix, namespaceBytes(ns))
-    const cell = slot.table.kind === 'value' ? new ValueCell(slot, ns, key) : slot.table.kind === 'list' ? new ListCell(slot, ns, key) : new MapCell(slot, ns, key)
-    cell.size += key.length
+    const nsBytes = namespaceBytes(ns)
+    const kind = slot.table.kind
+    const cell = kind === 'value'
+      ? new ValueCell(slot, ns, slot.prefixLength + nsBytes.length)
+      : kind === 'list'
+        ? new ListCell(slot, ns, cellKey(slot.group, slot.table.id, slot.encoded, nsBytes))
+        : new MapCell(slot, ns, cellKey(slot.group, slot.table.id, slot.encoded, nsBytes))
+    cell.size += cell.keyLength
     slot.set(ns, cell)
     this.resize(slot, cell.size)
     return cell
@@ -738,22 +771,41 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
     if (cells.length === 0) return
     const bloom = this.bloom
     if (bloom !== null) {
-      // Never written: absent, no read.
+      // Never written: absent, no read. The key is built into a scratch buffer: most are never read.
       const toRead: ValueCell[] = []
       for (const c of cells) {
-        if (bloom.mayContain(c.key)) toRead.push(c)
+        const slot = c.slot
+        if (keyScratch.length < c.keyLength) keyScratch = Buffer.allocUnsafe(c.keyLength * 2)
+        const n = writeCellKey(keyScratch, slot.group, slot.table.id, slot.encoded, namespaceBytes(c.ns))
+        if (bloom.mayContain(keyScratch, n)) toRead.push(c)
         else this.fillValue(c, null)
       }
       cells = toRead
       if (cells.length === 0) return
     }
     this.gets += cells.length
-    const r = this.db.read({ capacity: cells.length })
+    // Each read batch is one MultiGet on one thread of the pool: several batches read in parallel.
+    const parts = Math.max(1, Math.min(READ_BATCHES, Math.floor(cells.length / MIN_READ_BATCH)))
+    if (parts === 1) return this.readBatch(cells, 0, cells.length)
+    const per = Math.ceil(cells.length / parts)
+    const reads: Promise<void>[] = []
+    for (let from = 0; from < cells.length; from += per) reads.push(this.readBatch(cells, from, Math.min(cells.length, from + per)))
+    // allSettled first: a failed part must not leave another part's rejection unhandled.
+    const settled = await Promise.allSettled(reads)
+    for (const s of settled) if (s.status === 'rejected') throw s.reason
+  }
+
+  /** Reads cells[from, to) in one read batch and fills them. */
+  private async readBatch(cells: readonly ValueCell[], from: number, to: number): Promise<void> {
+    const r = this.db.read({ capacity: to - from })
     try {
-      const gets = cells.map(c => r.get(c.key))
+      const gets: Promise<Buffer | null>[] = []
+      for (let i = from; i < to; i++) gets.push(r.get(cells[i]!.key))
       // Both promises are awaited together so that a failed batch leaves no rejection unhandled.
+      const T = ((globalThis as any).__weirT ??= { settle: 0, read: 0, reads: 0, wcells: 0, writes: 0 }); const t0 = performance.now() // TEMP
       const [values] = await Promise.all([Promise.all(gets), r.flush()])
-      for (let i = 0; i < cells.length; i++) this.fillValue(cells[i]!, values[i]!)
+      T.read += performance.now() - t0; T.reads++ // TEMP
+      for (let i = from; i < to; i++) this.fillValue(cells[i]!, values[i - from]!)
     } finally {
       r.destroy()
     }
@@ -785,7 +837,7 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
 
   /** Every namespace of a slot: entries come grouped by namespace (it is self-delimiting), each group fills one cell. */
   private fillSlot(slot: Slot, entries: readonly { key: Buffer; value: Buffer }[]): void {
-    const at = slot.prefix.length
+    const at = slot.prefixLength
     let i = 0
     while (i < entries.length) {
       const first = entries[i]!.key
@@ -820,7 +872,7 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
       cell.v = decodeEntry(buf)
       cell.t = t ?? this.ttlNow
     }
-    this.setCellSize(cell, CELL_OVERHEAD + cell.key.length + buf.length)
+    this.setCellSize(cell, CELL_OVERHEAD + cell.keyLength + buf.length)
   }
 
   /** A list or map from its entries; `at` is where the element's suffix (seq or user key) starts. */
@@ -884,15 +936,16 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
     switch (cell.kind) {
       case 'value': {
         if (cell.v === ABSENT) {
-          if (cell.onDisk) { w.tryDelete(cell.key); bytes += cell.key.length; cell.onDisk = false }
-          this.setCellSize(cell, CELL_OVERHEAD + cell.key.length)
+          if (cell.onDisk) { w.tryDelete(cell.key); bytes += cell.keyLength; cell.onDisk = false }
+          this.setCellSize(cell, CELL_OVERHEAD + cell.keyLength)
         } else {
+          const key = cell.key
           const v = encodeEntry(ttl ? cell.t : null, cell.v)
-          w.tryPut(cell.key, v)
-          this.bloom?.add(cell.key)
+          w.tryPut(key, v)
+          this.bloom?.add(key)
           cell.onDisk = true
-          bytes += cell.key.length + v.length
-          this.setCellSize(cell, CELL_OVERHEAD + cell.key.length + v.length)
+          bytes += key.length + v.length
+          this.setCellSize(cell, CELL_OVERHEAD + key.length + v.length)
         }
         return bytes
       }
@@ -986,7 +1039,7 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
         const slot = q[head]!
         q[head++] = undefined
         if (slot.evicted) continue
-        if (slot.dirtyCells > 0 || (this.inflight !== null && slot.written === this.epoch)) {
+        if (slot.dirtyCells > 0 || (this.inflight !== null && slot.written === this.inflightEpoch)) {
           // Its data is not on disk yet (dirty, or in the batch RocksDB is applying).
           q.push(slot)
           continue
@@ -994,6 +1047,12 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
         if (slot.epoch !== slot.queuedEpoch) {
           // Asked for since it was queued: a second chance, behind everything older.
           slot.queuedEpoch = slot.epoch
+          q.push(slot)
+          continue
+        }
+        if (slot.epoch === this.epoch) {
+          // Asked for since the last flush: the batch it was prefetched for may not have run yet
+          // (a runtime may prefetch batch N+1 before it flushes batch N). The next flush may evict it.
           q.push(slot)
           continue
         }
@@ -1010,7 +1069,8 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
   }
 
   private evictSlot(slot: Slot): void {
-    if (slot.table.slots.get(slot.key.encoded) === slot) slot.table.slots.delete(slot.key.encoded)
+    // A slot that is not evicted is the one its table maps its key to (newSlot never replaces one).
+    slot.table.slots.delete(slot)
     this.cacheUsed -= slot.size
     slot.evicted = true
   }
@@ -1048,6 +1108,131 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
       // Ran into a list sequence number or a user key: no resident slot matched.
     }
     return undefined
+  }
+
+  // ------------------------------------------------------------------ checkpoint files
+
+  /** The RocksDB database folder inside `dir`. */
+  get dbDir(): string {
+    return join(this.dir, DB_FOLDER)
+  }
+
+  /**
+   * For a checkpoint of the database files: writes every held change and flushes the memtable, so
+   * that the SST files hold all state. Returns the database folder. Compactions go on meanwhile.
+   */
+  async flushToFiles(): Promise<string> {
+    await this.sync()
+    try {
+      await this.db.flush()
+    } catch (e) {
+      throw ioFailed(this.dir, e, 'writing')
+    }
+    return this.dbDir
+  }
+
+  /**
+   * flushToFiles(), then runs `fn` on the database folder while RocksDB's background work is paused
+   * (pausing waits for a running flush or compaction to finish): no flush, compaction or deletion of
+   * obsolete files changes the folder until `fn` settles. Reads and writes issued meanwhile wait.
+   * Keep `fn` short: hard links and small copies.
+   */
+  async whilePaused<T>(fn: (dbDir: string) => Promise<T>): Promise<T> {
+    await this.flushToFiles()
+    try {
+      await this.db.suspend()
+    } catch (e) {
+      // A failed suspend can leave the binding waiting for a resume that never comes.
+      this.failure ??= ioFailed(this.dir, e, 'writing')
+      throw this.failure
+    }
+    try {
+      return await fn(this.dbDir)
+    } finally {
+      try {
+        await this.db.resume()
+      } catch (e) {
+        this.failure ??= ioFailed(this.dir, e, 'writing')
+        // eslint-disable-next-line no-unsafe-finally
+        throw this.failure
+      }
+    }
+  }
+
+  /**
+   * Deletes every stored entry of key groups outside this subtask's range: what a database restored
+   * from the files of another parallelism holds besides its own groups (range deletes; the bytes go
+   * at compaction). Call countEntries() afterwards for exact stats.
+   */
+  async dropForeignKeyGroups(): Promise<void> {
+    await this.sync()
+    const { start, end } = this.keyGroupRange
+    const w = this.db.write({ capacity: 2 })
+    try {
+      if (start > 0) w.tryDeleteRange(groupPrefix(0), groupPrefix(start))
+      w.tryDeleteRange(groupPrefix(end + 1), groupPrefix(META_GROUP))
+      await w.flush()
+    } catch (e) {
+      throw ioFailed(this.dir, e, 'writing')
+    } finally {
+      w.destroy()
+    }
+  }
+
+  /**
+   * Copies every stored entry of `source`'s key groups in `range` that this subtask owns into this
+   * database, states matched by name (their ids may differ), and adds them to `stats().entries`.
+   * For a restore into another parallelism: no intermediate file and no recount, unlike
+   * snapshotKeyGroups → restoreKeyGroups. Expired entries are copied too (reads hide them as
+   * before). Returns the stored entries copied.
+   */
+  async copyKeyGroupsFrom(source: RocksDbKeyedStateBackend, range: { readonly start: number; readonly end: number }): Promise<number> {
+    await this.sync()
+    await source.sync()
+    const start = Math.max(range.start, this.keyGroupRange.start, source.keyGroupRange.start)
+    const end = Math.min(range.end, this.keyGroupRange.end, source.keyGroupRange.end)
+    if (start > end) return 0
+    const ids = new Map<number, Table>()
+    for (const t of source.tableList) ids.set(t.id, this.table(t.name, t.kind))
+    let w = this.db.write({ capacity: RESTORE_BATCH })
+    let n = 0
+    let copied = 0
+    let live = 0
+    let lastList: Buffer | null = null
+    try {
+      for (const [k, v] of this.pendingMeta) w.tryPut(k, v)
+      this.pendingMeta = []
+      for await (const { key, value } of source.db.iterator({ gte: groupPrefix(start), lt: groupPrefix(end + 1) }, { capacity: SCAN_CAPACITY })) {
+        const table = ids.get(key.readUInt16BE(2))
+        if (table === undefined) continue
+        key.writeUInt16BE(table.id, 2)
+        if (table.kind !== 'list') live++
+        else {
+          // A list counts once: its elements share the key up to the 4-byte sequence number.
+          const prefix = key.subarray(0, key.length - 4)
+          if (lastList === null || !lastList.equals(prefix)) live++
+          lastList = prefix
+        }
+        w.tryPut(key, value)
+        this.bloom?.add(key)
+        this.bytesWritten += key.length + value.length
+        copied++
+        if (++n === RESTORE_BATCH) {
+          await w.flush()
+          w.destroy()
+          w = this.db.write({ capacity: RESTORE_BATCH })
+          n = 0
+        }
+      }
+      await w.flush()
+    } catch (e) {
+      throw ioFailed(this.dir, e, 'writing')
+    } finally {
+      w.destroy()
+    }
+    this.dropCache(slot => slot.key.group >= start && slot.key.group <= end)
+    this.liveEntries += live
+    return copied
   }
 }
 

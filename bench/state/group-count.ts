@@ -1,0 +1,132 @@
+// count-10M at the state level: GROUP BY k over uniform random keys through the RocksDB backend,
+// driven as the runtime drives it (batches of 1024: prefetch → value()/update() → flush, deferred
+// write-back), without the rest of the engine. Prints events/s, the time per phase and peak memory.
+// Run on compiled output: `node dist/bench/state/group-count.js [events=2000000] [keys=10000000] [cacheMb=64]`
+// (env: WEIR_WRITE_BUFFER_MB; WEIR_PIPELINE=1 prefetches batch N+1 before processing batch N).
+import { readdirSync, readFileSync } from 'node:fs'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { constants as perfConstants, PerformanceObserver } from 'node:perf_hooks'
+import { valueState, type KeyRef, type PrefetchRequest } from '../../state/api.js'
+import { makeKey } from '../../state/key-encoding.js'
+import { RocksDbKeyedStateBackend } from '../../state/rocksdb/index.js'
+
+const MB = 2 ** 20
+const BATCH = 1024
+const events = Number(process.argv[2] ?? 2_000_000)
+const keys = Number(process.argv[3] ?? 10_000_000)
+const cacheMb = Number(process.argv[4] ?? 64)
+/** Prefetch batch N+1 before processing batch N (what the runtime does not do yet). */
+const pipeline = process.env.WEIR_PIPELINE === '1'
+
+/** A deterministic PRNG (xorshift32), so every run draws the same keys. */
+function rng(seed: number): () => number {
+  let x = seed >>> 0 || 1
+  return () => {
+    x ^= x << 13; x >>>= 0
+    x ^= x >>> 17
+    x ^= x << 5; x >>>= 0
+    return x / 0x1_0000_0000
+  }
+}
+
+/** CPU seconds of the main (JS) thread so far: less disturbed by other load on the machine than wall time. */
+function mainThreadCpu(): number {
+  const fields = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  return (Number(fields[11]) + Number(fields[12])) / 100
+}
+
+/** CPU seconds per thread name (main thread, libuv pool, RocksDB background threads). */
+function threadCpu(): Record<string, number> {
+  const out: Record<string, number> = {}
+  for (const tid of readdirSync('/proc/self/task')) {
+    const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8')
+    const name = `${stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))}${tid === String(process.pid) ? ' main' : ''}`
+    const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ')
+    const cpu = (Number(fields[11]) + Number(fields[12])) / 100
+    if (process.env.WEIR_THREADS) console.log(tid, name, cpu)
+    out[name] = +((out[name] ?? 0) + cpu).toFixed(2)
+  }
+  return out
+}
+
+let peakRss = 0
+let peakHeap = 0
+const sample = (): void => {
+  const m = process.memoryUsage()
+  if (m.rss > peakRss) peakRss = m.rss
+  if (m.heapUsed > peakHeap) peakHeap = m.heapUsed
+}
+const timer = setInterval(sample, 20)
+/** Milliseconds of GC pauses by kind (major, minor, incremental, weakcb). */
+const gcMs: Record<string, number> = {}
+const GC_KINDS: Record<number, string> = {
+  [perfConstants.NODE_PERFORMANCE_GC_MAJOR]: 'major', [perfConstants.NODE_PERFORMANCE_GC_MINOR]: 'minor',
+  [perfConstants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental', [perfConstants.NODE_PERFORMANCE_GC_WEAKCB]: 'weakcb',
+}
+new PerformanceObserver(list => {
+  for (const e of list.getEntries()) {
+    const kind = GC_KINDS[(e as unknown as { detail: { kind: number } }).detail.kind] ?? 'other'
+    gcMs[kind] = Math.round((gcMs[kind] ?? 0) + e.duration)
+  }
+}).observe({ entryTypes: ['gc'] })
+
+const root = await mkdtemp(join(tmpdir(), 'weir-group-count-'))
+try {
+  const b = await RocksDbKeyedStateBackend.open({ dir: join(root, 'op'), jobName: 'bench', operatorId: 'op', cacheBytes: cacheMb * MB, writeBack: 'deferred',
+    writeBufferBytes: process.env.WEIR_WRITE_BUFFER_MB ? Number(process.env.WEIR_WRITE_BUFFER_MB) * MB : undefined })
+  const acc = b.getValueState(valueState<number[]>('acc'))
+  const keyRng = rng(1)
+  const valueRng = rng(2)
+  const batchOf = (done: number): KeyRef[] => Array.from({ length: Math.min(BATCH, events - done) }, () => makeKey([1 + Math.floor(keyRng() * keys)]))
+  const requestsOf = (batch: readonly KeyRef[]): PrefetchRequest[] => batch.map(key => ({ key, namespace: '' }))
+  let prefetch = 0, process_ = 0, flush = 0, distinct = 0
+  const cpu0 = process.cpuUsage()
+  const main0 = mainThreadCpu()
+  const t0 = performance.now()
+  let next = batchOf(0)
+  let loading = b.prefetch(requestsOf(next))
+  for (let done = 0; done < events; done += BATCH) {
+    const t1 = performance.now()
+    await loading
+    const batch = next
+    if (pipeline && done + BATCH < events) {
+      // The next batch's reads run while this one is processed and flushed.
+      next = batchOf(done + BATCH)
+      loading = b.prefetch(requestsOf(next))
+    }
+    const t2 = performance.now()
+    for (const key of batch) {
+      b.setCurrentKey(key)
+      const a = acc.value()
+      if (a === undefined) { distinct++; acc.update([1, 1, Math.floor(valueRng() * 1000)]) } else { a[0]++; a[1]++; a[2] += Math.floor(valueRng() * 1000); acc.update(a) }
+    }
+    const t3 = performance.now()
+    await b.flush()
+    if (!pipeline && done + BATCH < events) {
+      next = batchOf(done + BATCH)
+      loading = b.prefetch(requestsOf(next))
+    }
+    const t4 = performance.now()
+    prefetch += t2 - t1; process_ += t3 - t2; flush += t4 - t3
+  }
+  await b.sync()
+  const ms = performance.now() - t0
+  const cpu = process.cpuUsage(cpu0)
+  const mainCpu = mainThreadCpu() - main0
+  clearInterval(timer)
+  sample()
+  const c = b.cacheStats()
+  const pct = (x: number): string => `${Math.round((100 * x) / ms)}%`
+  console.log(JSON.stringify({
+    events, keys, cacheMb, pipeline, distinct, eventsPerSecond: Math.round(events / (ms / 1000)), seconds: +(ms / 1000).toFixed(1), cpuSeconds: +((cpu.user + cpu.system) / 1e6).toFixed(1), mainThreadCpuSeconds: +mainCpu.toFixed(1),
+    prefetch: pct(prefetch), process: pct(process_), flush: pct(flush), gets: c.gets, residentSlots: c.slots,
+    peakRssMb: Math.round(peakRss / MB), peakHeapMb: Math.round(peakHeap / MB), diskMb: +((await b.diskBytes()) / MB).toFixed(1),
+  }))
+  console.log(JSON.stringify({ threadCpuSeconds: threadCpu(), gcMs, t: (globalThis as { __weirT?: unknown }).__weirT }))
+  if (process.env.WEIR_KEEP) { await b.close(); console.log(`kept ${root}`) } else await b.destroy()
+} finally {
+  clearInterval(timer)
+  if (!process.env.WEIR_KEEP) await rm(root, { recursive: true, force: true })
+}
