@@ -15,7 +15,20 @@ export interface SourceContext {
   readonly signal: AbortSignal
   /** Target rows per chunk (a hint; the runtime's batch size, default 1024). */
   readonly batchSize: number
+  /**
+   * Where to resume, per split, from a checkpoint: the `position` of the last chunk of that split
+   * the checkpoint includes (null: the split had emitted nothing yet). Undefined on a fresh start.
+   * A reader resumes right after each position, so a replay yields exactly the rows that follow;
+   * a split whose position says it ended yields one empty chunk with splitEnded. A position that
+   * no longer fits (its file is gone or shorter) is a WeirError naming it. Splits that have an
+   * identity match positions by it, not by index (the filesystem source: by file path), so the
+   * reader's splitCount may differ from this array's length (e.g. a file was added).
+   */
+  readonly restoredPositions?: readonly (SplitPosition | null)[]
 }
+
+/** A split's read position after a chunk: plain JSON (numbers, strings, arrays, objects), stored in checkpoints. */
+export type SplitPosition = unknown
 
 /** Rows from one split of a source. */
 export interface SourceChunk {
@@ -24,6 +37,12 @@ export interface SourceChunk {
   readonly split: number
   /** True when this was the split's last chunk. */
   readonly splitEnded?: boolean
+  /**
+   * The split's position right after this chunk's rows, on every chunk (empty ones too); see
+   * SourceContext.restoredPositions.
+   * @example { file: '/data/a.json', offset: 18342, line: 250, ended: false } (filesystem), { event: 46000 } (nexmark)
+   */
+  readonly position: SplitPosition
 }
 
 export interface SourceReader {
@@ -44,12 +63,40 @@ export interface SinkContext {
   readonly primaryKey: readonly number[]
   /** Where the print sink writes lines (stdout for `weir run`; captured in tests and the REPL). */
   readonly println: (line: string) => void
+  /** The job's name ('pipeline.name'); a transactional sink tags its pending files with it. */
+  readonly jobName: string
+  /** The sink's operator id in the plan (stable across runs of the same SQL). */
+  readonly operatorId: string
+  /**
+   * True when the job takes checkpoints: the sink is then exactly-once — rows become visible
+   * only through commit(n), and finish() only flushes. False: finish() makes everything visible.
+   */
+  readonly exactlyOnce: boolean
+  /**
+   * On recovery: what this sink returned from prepareCommit(n) for the checkpoint being restored.
+   * create() first commits what it promised (idempotently: already committed is fine) and
+   * discards this job's other pending/in-progress output. Undefined on a fresh start (then
+   * leftovers of earlier runs of this job are discarded too).
+   */
+  readonly restoredCommit?: unknown
 }
 
 export interface SinkWriter {
   write(batch: Batch): void | Promise<void>
-  /** Input ended: flush and make everything written visible. */
+  /**
+   * Input ended: flush; and unless exactlyOnce, make everything written visible. With exactlyOnce,
+   * rows written since the last prepareCommit stay hidden until the final checkpoint's
+   * prepareCommit and commit, and close() without them discards those rows.
+   */
   finish(): Promise<void>
+  /**
+   * Barrier n reached the sink: everything written so far belongs to checkpoint n. Seals it
+   * (pending, not yet visible) and returns plain JSON describing it, stored in checkpoint n.
+   * Sinks without transactions (print, blackhole) do not implement it.
+   */
+  prepareCommit?(checkpointId: number): Promise<unknown>
+  /** Checkpoint n completed: make what prepareCommit(n) and earlier sealed visible. Idempotent. */
+  commit?(checkpointId: number): Promise<void>
   /** Job cancelled or failed: release resources. */
   close(): Promise<void>
 }

@@ -1,10 +1,11 @@
 // The 'datagen' connector (as in Flink): random or sequence values per column, rate-limited by
 // 'rows-per-second', bounded by 'number-of-rows' or by a sequence's end; 'seed' makes it repeatable.
+// A position holds the row count and the generator's state, so a restored reader continues exactly.
 import { WeirError } from '../common/errors.js'
 import type { DataType, Field } from '../common/types.js'
 import { formatType } from '../common/types.js'
 import type { Row } from '../runtime/batch.js'
-import type { ConnectorFactory, ConnectorOptions, SourceChunk, SourceContext, SourceReader } from './api.js'
+import type { ConnectorFactory, ConnectorOptions, SourceChunk, SourceContext, SourceReader, SplitPosition } from './api.js'
 import { EventLoopYielder } from './yield.js'
 import { boolOption, checkKnownOptions, closest, durationOption, enumOption, intOption, numberOption } from './options.js'
 
@@ -15,17 +16,26 @@ const SEQUENCE_ONLY = ['start', 'end']
 
 /** A fast seeded PRNG (mulberry32): uniform 32-bit values. */
 export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
+  const g = new Mulberry32(seed)
+  return () => g.next()
+}
+
+/** mulberry32 with its whole state in one uint32, which a checkpoint can store and restore. */
+export class Mulberry32 {
+  state: number
+  constructor(seed: number) { this.state = seed >>> 0 }
+  next(): number {
+    const a = this.state = (this.state + 0x6d2b79f5) >>> 0
+    let t = Math.imul(a ^ (a >>> 15), a | 1)
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
     return (t ^ (t >>> 14)) >>> 0
   }
 }
 
-/** Makes one column's value for row number `i` (0-based), drawing from `rand` (uniform in [0, 1)). */
+/**
+ * Makes one column's value for row number `i` (0-based), drawing from `rand` (uniform in [0, 1)).
+ * `now` is the row's scheduled time (see DatagenPosition.clock).
+ */
 type ValueGen = (i: number, rand: () => number, now: number) => unknown
 
 interface ColumnGen {
@@ -195,26 +205,82 @@ function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
   })
 }
 
+/**
+ * The position of datagen's one split after a chunk: rows generated so far, the random generator's
+ * state after them, and the clock (epoch ms) that row 0 was scheduled at. Random TIMESTAMP and DATE
+ * values count back from a row's scheduled time, clock + row × 1000 / 'rows-per-second', rather than
+ * from the wall clock, so that a restored reader makes the same values (they trail the wall clock
+ * when the job cannot keep up with the rate, or after a restore).
+ *
+ * @example { rows: 2048, rng: 2914405157, clock: 1767225600000 }
+ */
+export interface DatagenPosition {
+  readonly rows: number
+  readonly rng: number
+  readonly clock: number
+}
+
+function asDatagenPosition(restored: readonly (SplitPosition | null)[] | undefined, table: string): DatagenPosition | null {
+  if (restored === undefined) return null
+  if (restored.length !== 1) {
+    throw WeirError.checkpoint(`the checkpoint holds ${restored.length} split positions for table '${table}', but a datagen source has 1 split`, {
+      help: `was the checkpoint taken with another connector for '${table}'?`,
+    })
+  }
+  const p = restored[0] ?? null
+  if (p === null) return null
+  const o = p as Partial<Record<keyof DatagenPosition, unknown>>
+  const isUint = (v: unknown, max: number): boolean => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 && v <= max
+  if (typeof o !== 'object' || !isUint(o.rows, Number.MAX_SAFE_INTEGER) || !isUint(o.rng, 0xffffffff) || typeof o.clock !== 'number' || !Number.isFinite(o.clock)) {
+    throw WeirError.checkpoint(`the checkpoint holds an invalid position for table '${table}': ${JSON.stringify(p)}`, {
+      help: `a datagen source's position is { rows, rng, clock }; was the checkpoint taken with another connector for '${table}'?`,
+    })
+  }
+  return o as DatagenPosition
+}
+
 class DatagenReader implements SourceReader {
   readonly splitCount = 1
-  private emitted = 0
+  private emitted: number
   private ended = false
+  /** Pacing: the wall-clock time when row `pacedFrom` was due (set by the first next()). */
   private startedAt = -1
+  private readonly pacedFrom: number
+  /** When row 0 was scheduled: the timestamps' base (NaN until the first next() of a fresh start). */
+  private clock: number
+  private readonly rng: Mulberry32
   private readonly rand: () => number
   private readonly yielder = new EventLoopYielder()
 
   constructor(private readonly plan: DatagenPlan, private readonly ctx: SourceContext) {
-    const next = mulberry32(plan.seed ?? Math.floor(Math.random() * 2 ** 32))
-    this.rand = () => next() / 4294967296
+    const restored = asDatagenPosition(ctx.restoredPositions, ctx.table)
+    // Without 'seed', a fresh start picks one; positions carry the state, so a restore continues it.
+    this.rng = new Mulberry32(restored?.rng ?? plan.seed ?? Math.floor(Math.random() * 2 ** 32))
+    this.rand = () => this.rng.next() / 4294967296
+    this.emitted = restored?.rows ?? 0
+    this.pacedFrom = this.emitted
+    this.clock = restored?.clock ?? NaN
+  }
+
+  private position(): DatagenPosition {
+    return { rows: this.emitted, rng: this.rng.state, clock: this.clock }
   }
 
   async next(): Promise<SourceChunk | null> {
     const { signal } = this.ctx
     if (signal.aborted || this.ended) return null
     const { total, rowsPerSecond, columns } = this.plan
-    if (this.startedAt < 0) this.startedAt = Date.now()
-    // Rows are due at `rowsPerSecond`: wait until the first row of this chunk is due.
-    const due = this.startedAt + (this.emitted / rowsPerSecond) * 1000
+    if (this.startedAt < 0) {
+      this.startedAt = Date.now()
+      if (Number.isNaN(this.clock)) this.clock = this.startedAt
+    }
+    if (this.emitted >= total) {
+      // Restored after its last row: nothing more, but the split still reports its end.
+      this.ended = true
+      return { rows: [], split: 0, splitEnded: true, position: this.position() }
+    }
+    // Rows are due at `rowsPerSecond` (from the start, or from the restore): wait until the first row of this chunk is due.
+    const due = this.startedAt + ((this.emitted - this.pacedFrom) / rowsPerSecond) * 1000
     const wait = due - Date.now()
     if (wait > 0) {
       if (!(await sleep(wait, signal))) return null
@@ -228,10 +294,11 @@ class DatagenReader implements SourceReader {
     const chunk = Math.min(Math.max(1, this.ctx.batchSize), Math.max(1, Math.ceil(rowsPerSecond / 10)), total - this.emitted)
     const rows: Row[] = new Array(chunk)
     const rand = this.rand
-    const now = Date.now()
+    const clock = this.clock
     const n = columns.length
     for (let r = 0; r < chunk; r++) {
       const i = this.emitted + r
+      const now = clock + Math.floor((i * 1000) / rowsPerSecond)
       const row = new Array<unknown>(n)
       for (let c = 0; c < n; c++) {
         const g = columns[c]!
@@ -242,9 +309,9 @@ class DatagenReader implements SourceReader {
     this.emitted += chunk
     if (this.emitted >= total) {
       this.ended = true
-      return { rows, split: 0, splitEnded: true }
+      return { rows, split: 0, splitEnded: true, position: this.position() }
     }
-    return { rows, split: 0 }
+    return { rows, split: 0, position: this.position() }
   }
 
   metrics(): Readonly<Record<string, number>> {

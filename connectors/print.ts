@@ -1,5 +1,6 @@
 // The 'print' sink: writes each row as Flink does, `+I[1, foo, 2024-01-01 00:00:00.000]`, optionally
-// prefixed `<print-identifier>> `, to the job's output (ctx.println) or to stderr.
+// prefixed `<print-identifier>> `, to the job's output (ctx.println) or to stderr. Not transactional:
+// after a restore, the rows replayed since the checkpoint are printed again (at-least-once).
 import type { Field } from '../common/types.js'
 import { formatValue } from '../common/values.js'
 import { ROW_KIND_SHORT, type Batch, type Row } from '../runtime/batch.js'

@@ -7,7 +7,9 @@ import { assertNever } from '../common/assert.js'
 import { formatType, type Field } from '../common/types.js'
 import type { Batch, Row } from '../runtime/batch.js'
 import type { JobGraph } from '../runtime/job-graph.js'
-import { executeJob, type JobMetrics } from '../runtime/executor.js'
+import { executeJob, RestoreFailed, type ExecutionEnv, type JobMetrics } from '../runtime/executor.js'
+import { findLatest, jobStorage, openCheckpointAt, type CheckpointConfig, type CheckpointRef } from '../runtime/checkpoint.js'
+import { parseDuration } from '../common/durations.js'
 import { Catalog } from '../planner/catalog.js'
 import { tableFromAst, viewFromAst } from '../planner/ddl.js'
 import { planInsert, planSelect } from '../planner/planner.js'
@@ -39,6 +41,18 @@ export interface SessionOptions {
   readonly options?: Readonly<Record<string, string>>
   /** Jobs without 'pipeline.name' are named `<prefix>-<n>` (default 'weir-job'; weir run uses the file's name). */
   readonly jobNamePrefix?: string
+  /**
+   * Where an INSERT job starts. Default: from the latest completed checkpoint or savepoint of the job
+   * in 'state.checkpoints.dir', if there is one. `fresh`: from scratch. `from`: this checkpoint or
+   * savepoint folder (a URI or path).
+   */
+  readonly recovery?: { readonly fresh?: boolean; readonly from?: string }
+  /** Aborting stops every job with a savepoint (weir run on SIGTERM). */
+  readonly stopWithSavepoint?: AbortSignal
+  /** Progress messages: resuming, savepoints, skipped checkpoints. */
+  readonly log?: (line: string) => void
+  /** Called when a job completes a checkpoint or savepoint (after its sinks committed). */
+  readonly onCheckpoint?: (job: string, id: number, location: string) => void
 }
 
 /**
@@ -137,7 +151,7 @@ export class Session {
         const plan = planInsert(stmt, this.catalog, this.options)
         const graph = this.lower([plan])
         if (this.opts.explainOnly) return { kind: 'explain', text: explainJobGraph(graph) }
-        const done = executeJob(graph, { println: this.println, signal: this.opts.signal })
+        const done = this.startJob(graph)
         // A failure is reported by whoever awaits the job; never an unhandled rejection.
         done.catch(() => undefined)
         this.jobs.push({ name: graph.name, done })
@@ -159,6 +173,62 @@ export class Session {
         return { kind: 'rows', schema: plan.fields, changes, metrics }
       }
       default: return assertNever(stmt)
+    }
+  }
+
+  /**
+   * Resolves checkpoint storage and where to start from, then runs the job. Resuming on its own,
+   * a checkpoint that cannot be restored (a file missing or damaged) is skipped with a warning for
+   * the one before it; one given explicitly (recovery.from) fails the job instead.
+   */
+  private async startJob(graph: JobGraph): Promise<JobMetrics> {
+    const checkpoint = this.checkpointConfig(graph)
+    const say = this.opts.log ?? (() => undefined)
+    const log = (m: string): void => say(`job '${graph.name}': ${m}`)
+    const recovery = this.opts.recovery ?? {}
+    const env = (restore: CheckpointRef | undefined): ExecutionEnv => ({
+      println: this.println, signal: this.opts.signal, stopWithSavepoint: this.opts.stopWithSavepoint, checkpoint, restore, log,
+      onCheckpoint: (id, location) => this.opts.onCheckpoint?.(graph.name, id, location),
+    })
+    if (recovery.from !== undefined) {
+      const restore = await openCheckpointAt(recovery.from, this.options)
+      log(`starting from ${restore.manifest.kind} ${restore.manifest.id} (${restore.location})`)
+      return executeJob(graph, env(restore)).catch(e => { throw e instanceof RestoreFailed ? e.error : e })
+    }
+    if (checkpoint === undefined || recovery.fresh) return executeJob(graph, env(undefined))
+    for (let below = Infinity; ;) {
+      const restore = await findLatest(checkpoint.storage, log, below)
+      if (restore === undefined) return executeJob(graph, env(undefined))
+      log(`resuming from ${restore.manifest.kind} ${restore.manifest.id} (${restore.location})`)
+      try {
+        return await executeJob(graph, env(restore))
+      } catch (e) {
+        if (!(e instanceof RestoreFailed)) throw e
+        log(`cannot restore ${restore.manifest.kind} ${restore.manifest.id}: ${e.error.message}; trying the one before`)
+        below = restore.manifest.id
+      }
+    }
+  }
+
+  /** Checkpoint storage of a job per 'state.checkpoints.dir' (none without it). */
+  private checkpointConfig(graph: JobGraph): CheckpointConfig | undefined {
+    const root = this.options['state.checkpoints.dir']
+    const interval = parseDuration(this.options['execution.checkpointing.interval'] ?? '0') ?? 0
+    if (root === undefined || root === '') {
+      if (interval > 0) {
+        throw WeirError.plan(`'execution.checkpointing.interval' is set but 'state.checkpoints.dir' is not`, {
+          help: `SET 'state.checkpoints.dir' = 'file:///path/to/checkpoints' (or 's3://bucket/prefix')`,
+        })
+      }
+      return undefined
+    }
+    const storage = jobStorage(root, graph.name, this.options)
+    const savepointRoot = this.options['state.savepoints.dir']
+    return {
+      storage,
+      savepointStorage: savepointRoot ? jobStorage(savepointRoot, graph.name, this.options) : storage,
+      intervalMs: interval,
+      retained: Number(this.options['state.checkpoints.num-retained'] ?? 1) || 1,
     }
   }
 

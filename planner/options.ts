@@ -26,6 +26,16 @@ export const OPTIONS: Readonly<Record<string, OptionDef>> = {
   'state.backend': { default: 'heap', describe: "'rocksdb' (on local disk; the default of weir run) or 'heap' (on the JS heap)", check: oneOf('heap', 'rocksdb') },
   'state.dir': { default: '.weir/state', describe: 'where RocksDB working state lives (a folder per job and operator)' },
   'state.cache.size': { default: '64 mb', describe: 'write-back cache budget of each RocksDB-backed operator', check: size },
+  'parallelism.default': { default: '1', describe: 'subtasks of each keyed operator, each owning a range of key groups', check: positiveInt },
+  'execution.checkpointing.interval': { default: '0', describe: 'time between checkpoints (0 = none); makes sinks exactly-once', check: duration },
+  'state.checkpoints.dir': { describe: "where checkpoints go: 'file:///path' or 's3://bucket/prefix' (weir run: .weir/checkpoints)" },
+  'state.checkpoints.num-retained': { default: '1', describe: 'completed checkpoints kept', check: positiveInt },
+  'state.savepoints.dir': { describe: 'where savepoints go (default: the checkpoints dir)' },
+  's3.endpoint': { describe: 'S3 endpoint URL for s3:// checkpoints, e.g. http://127.0.0.1:9000 (default: AWS)' },
+  's3.region': { default: 'us-east-1', describe: 'S3 region' },
+  's3.access-key': { describe: 'S3 access key (default: the AWS credential chain)' },
+  's3.secret-key': { describe: 'S3 secret key' },
+  's3.path.style.access': { describe: "'true' for path-style S3 URLs (default true when 's3.endpoint' is set)", check: oneOf('true', 'false') },
 }
 
 export function checkOption(key: string, value: string, span: Span): void {

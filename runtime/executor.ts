@@ -1,23 +1,45 @@
-// Runs a job graph: source readers feed batches through operators in topological order; watermarks
-// follow the data (per split, minimum over splits and over inputs) and fire event-time timers; a
-// bounded source ends with a final watermark so every window fires; sinks finish when all input ended.
+// Runs a job graph. Every node runs as one or more subtasks ('parallelism.default' for keyed
+// operators, each owning a contiguous key-group range); rows travel over channels — a hash exchange
+// routes each row to the subtask owning its key group. Source readers feed batches through the
+// subtasks in topological order; watermarks follow the data (per split, minimum over splits and over
+// input channels) and fire event-time timers; a bounded source ends with a final watermark.
+//
+// Checkpoints are Chandy–Lamport barriers: the coordinator injects barrier n at every source (which
+// records its read positions), subtasks with several input channels align (hold back channels that
+// delivered the barrier until all have), then snapshot their state and forward the barrier. The
+// slow part — compressing and uploading — runs in the background while processing goes on;
+// checkpoint n is complete when its manifest is written, and only then do sinks commit its output.
+import { serialize } from 'node:v8'
+import { promisify } from 'node:util'
+import { gzip } from 'node:zlib'
+import { mkdir, mkdtemp, rm, rmdir } from 'node:fs/promises'
+import { dirname, join, resolve } from 'node:path'
 import { assertNever, invariant } from '../common/assert.js'
+import { WeirError } from '../common/errors.js'
 import type { Field } from '../common/types.js'
+import { parseSize } from '../common/durations.js'
 import type { Batch, Row } from './batch.js'
 import type { JobGraph, PhysicalNode, SourceSpec, Exchange } from './job-graph.js'
 import type { Operator, OperatorContext, OperatorMetrics, TimerDomain } from './operator.js'
 import type { KeyedStateBackend, KeyRef, Namespace, PrefetchRequest } from '../state/api.js'
 import { RocksDbKeyedStateBackend } from '../state/rocksdb/index.js'
-import { parseSize } from '../common/durations.js'
-import { dirname, join, resolve } from 'node:path'
-import { rmdir } from 'node:fs/promises'
-import { makeKey, DEFAULT_MAX_PARALLELISM } from '../state/key-encoding.js'
-import { HeapKeyedStateBackend } from '../state/heap/heap-backend.js'
-import { TimerServiceImpl } from './timers.js'
+import { makeKey, keyGroupRange, subtaskOf, DEFAULT_MAX_PARALLELISM } from '../state/key-encoding.js'
+import { HeapKeyedStateBackend, type HeapSnapshot } from '../state/heap/heap-backend.js'
+import { TimerServiceImpl, type TimersSnapshot } from './timers.js'
 import { compileCalc, compileScalar, evalConstant } from '../expr/index.js'
 import { getConnector } from '../connectors/registry.js'
-import type { SinkWriter, SourceReader, SourceChunk } from '../connectors/api.js'
+import type { SinkWriter, SourceReader, SourceChunk, SplitPosition } from '../connectors/api.js'
 import { createOperator } from '../operators/registry.js'
+import { EventLoopYielder } from '../connectors/yield.js'
+import type { CheckpointStorage } from '../checkpoint/storage/api.js'
+import { takeLocalSnapshot, uploadSnapshot, restoreRocksDbSubtask, type RocksDbStateHandle, type StoredSst } from '../checkpoint/rocksdb-snapshot.js'
+import {
+  MANIFEST_FORMAT, applyRetention, checkpointFolder, getObject, highestId, joinUri, PrefixedStorage, putObject, savepointFolder, writeManifest,
+  type CheckpointConfig, type CheckpointRef, type Manifest, type OperatorManifest, type SourceManifest, type StoredObject, type SubtaskManifest,
+} from './checkpoint.js'
+import { operatorSignature, describeSignatureChange } from './signature.js'
+
+const gzipAsync = promisify(gzip)
 
 /** A change collected for a SELECT. */
 export interface CollectedRow {
@@ -28,10 +50,20 @@ export interface CollectedRow {
 export interface ExecutionEnv {
   /** Where print sinks write. */
   readonly println: (line: string) => void
-  /** Aborting stops the job: sources stop reading, what was produced is flushed. */
+  /** Aborting cancels the job: sources stop reading, what was produced is flushed; no savepoint. */
   readonly signal?: AbortSignal
+  /** Aborting stops the job with a savepoint (SIGTERM): a self-contained snapshot, sinks commit, then stop. */
+  readonly stopWithSavepoint?: AbortSignal
   /** Called with each batch a SELECT produces (Collect). */
   readonly onCollect?: (schema: readonly Field[], batch: Batch) => void
+  /** Checkpoint storage and schedule; without it no checkpoints or savepoints are taken. */
+  readonly checkpoint?: CheckpointConfig
+  /** Start from this checkpoint or savepoint instead of from scratch. */
+  readonly restore?: CheckpointRef
+  /** Progress lines (checkpoints completed, savepoints). */
+  readonly log?: (line: string) => void
+  /** Called when checkpoint or savepoint `id` is complete and its sinks have committed. */
+  readonly onCheckpoint?: (id: number, location: string) => void
 }
 
 export interface JobMetrics {
@@ -42,53 +74,115 @@ export interface JobMetrics {
   readonly sinkRows: Record<string, number>
   readonly lateRecordsDropped: number
   readonly skippedRecords: number
-  /** Live state entries per stateful operator at the end. */
+  /** Live state entries per stateful operator at the end (summed over its subtasks). */
   readonly stateEntries: Record<string, number>
   /** Bytes of RocksDB working state on disk at the end (undefined on the heap backend). */
   readonly stateDiskBytes?: number
   /** Entries stored in RocksDB at the end, expired ones not yet swept included (undefined on the heap backend). */
   readonly stateStoredEntries?: number
+  /** Checkpoints completed by this run (the final one of a bounded job included). */
+  readonly checkpointsCompleted: number
+  /** Where the savepoint went, when the job stopped with one. */
+  readonly savepoint?: string
+  /** The restored checkpoint was the final one of a finished job: only its sink commits were completed. */
+  readonly alreadyFinished?: boolean
   readonly cancelled: boolean
 }
 
+interface Barrier {
+  readonly id: number
+  readonly savepoint: boolean
+}
+
 type Item =
-  | { readonly t: 'batch'; readonly input: number; readonly batch: Batch }
-  | { readonly t: 'wm'; readonly input: number; readonly wm: number }
-  | { readonly t: 'end'; readonly input: number }
+  | { readonly t: 'batch'; readonly ch: number; readonly batch: Batch }
+  | { readonly t: 'wm'; readonly ch: number; readonly wm: number }
+  | { readonly t: 'end'; readonly ch: number }
+  | { readonly t: 'barrier'; readonly ch: number; readonly barrier: Barrier }
 
-interface Consumer { readonly rt: NodeRuntime; readonly input: number }
+/** Where a subtask's output goes for one consumer input: one target, or routed by key group. */
+interface OutEdge {
+  readonly targets: readonly Task[]
+  /** The channel this producer has at each target. */
+  readonly channels: readonly number[]
+  /** Target index of a row (hash exchange into several subtasks), or null: every row to targets[0]. */
+  readonly route: ((row: Row) => number) | null
+}
 
-interface NodeRuntime {
+/** One subtask of a node. */
+interface Task {
   readonly node: PhysicalNode
-  readonly consumers: Consumer[]
+  readonly index: number
+  readonly parallelism: number
+  readonly range: { readonly start: number; readonly end: number }
+  readonly outputs: OutEdge[]
   readonly queue: Item[]
-  readonly inputWatermarks: number[]
+  /** Per input channel: its logical input, watermark, whether it ended, whether it delivered the pending barrier. */
+  readonly chInput: number[]
+  readonly chWatermark: number[]
+  readonly chEnded: boolean[]
+  readonly chBarrier: boolean[]
+  endedChannels: number
+  /** Barrier being aligned, and the items of channels that already delivered it. */
+  pendingBarrier: Barrier | null
+  held: Item[]
   watermark: number
-  endedInputs: number
+  finished: boolean
   operator?: Operator
   ctx?: OperatorContext
   timers?: TimerServiceImpl
   state?: KeyedStateBackend
   sink?: SinkWriter
-  /** The operator keeps state with a TTL, so the runtime sweeps expired entries. */
+  /** The operator keeps keyed state that checkpoints must capture. */
+  readonly stateful: boolean
   hasTtl: boolean
-  /** 'table.exec.mini-batch.enabled' = 'false' on a group aggregate. */
   rowAtATime: boolean
   readonly metrics: OperatorMetrics
+  /** RocksDB SST files already stored by an earlier checkpoint of this subtask's database. */
+  known: Map<string, StoredSst>
 }
 
 interface SourceRuntime {
-  readonly rt: NodeRuntime
+  readonly task: Task
   readonly spec: SourceSpec
   reader: SourceReader
   readonly calc: ((b: Batch) => Batch | null) | null
   readonly wmExpr: ((row: Row) => unknown) | null
   splitMax: number[]
   splitEnded: boolean[]
+  /** Per split, the position after the last chunk handed on (what a checkpoint records). */
+  positions: (SplitPosition | null)[]
   emittedWatermark: number
   rowsOut: number
   recordsRead: number
   readonly bounded: boolean
+}
+
+/** A checkpoint whose barrier is travelling or whose files are uploading. */
+interface Inflight {
+  readonly barrier: Barrier
+  /** Where its objects go: the job folder (checkpoints) or the savepoint's own folder. */
+  readonly base: CheckpointStorage
+  /** Prefix of its own objects within base ('chk-7/' or ''). */
+  readonly prefix: string
+  readonly location: string
+  readonly expected: number
+  acked: number
+  readonly operators: Map<string, SubtaskManifest[]>
+  readonly sources: Record<string, SourceManifest>
+  readonly sinks: Record<string, unknown>
+  readonly uploads: Promise<void>[]
+  done?: Promise<void>
+}
+
+type Wake = { readonly t: 'tick' } | { readonly t: 'trigger' } | { readonly t: 'completed' } | { readonly t: 'savepoint' }
+
+/** The checkpoint being restored could not be (a file missing or damaged); nothing ran. */
+export class RestoreFailed extends Error {
+  constructor(readonly error: WeirError) {
+    super(error.message)
+    this.name = 'RestoreFailed'
+  }
 }
 
 /** Runs `graph` to completion (bounded sources) or until `env.signal` aborts. */
@@ -98,53 +192,135 @@ export async function executeJob(graph: JobGraph, env: ExecutionEnv): Promise<Jo
 }
 
 const BATCH_SIZE_DEFAULT = 1024
+const STATEFUL_KINDS = new Set(['GroupAggregate', 'WindowAggregate'])
 
 class JobExecution {
-  private readonly runtimes = new Map<string, NodeRuntime>()
-  private readonly order: NodeRuntime[] = []
+  private readonly tasksByNode = new Map<string, Task[]>()
+  private readonly order: Task[] = []
   private readonly sources: SourceRuntime[] = []
   private readonly internalAbort = new AbortController()
   private readonly signal: AbortSignal
   private procTimer: NodeJS.Timeout | undefined
-  private procWake: (() => void) | undefined
+  private triggerTimer: NodeJS.Timeout | undefined
+  private wake: (() => void) | undefined
+  private readonly wakes: Wake[] = []
+  private readonly yielder = new EventLoopYielder(10)
   private readonly batchSize: number
+  private readonly maxParallelism: number
   private readonly diskBackends: RocksDbKeyedStateBackend[] = []
+  private readonly exactlyOnce: boolean
+  private nextCheckpointId = 1
+  private inflight: Inflight | null = null
+  private checkpointsCompleted = 0
+  private savepointLocation: string | undefined
+  private localSnapshotDir: string | undefined
 
   constructor(private readonly graph: JobGraph, private readonly env: ExecutionEnv) {
     this.signal = env.signal ? AbortSignal.any([env.signal, this.internalAbort.signal]) : this.internalAbort.signal
     this.batchSize = Number(graph.options['execution.batch-size'] ?? BATCH_SIZE_DEFAULT) || BATCH_SIZE_DEFAULT
-    for (const node of graph.nodes) {
-      const rt: NodeRuntime = {
-        node, consumers: [], queue: [], inputWatermarks: node.inputs.map(() => -Infinity), watermark: -Infinity, endedInputs: 0,
-        hasTtl: node.spec.kind === 'GroupAggregate' && node.spec.ttlMs > 0,
-        rowAtATime: node.spec.kind === 'GroupAggregate' && graph.options['table.exec.mini-batch.enabled'] === 'false',
-        metrics: { lateRecordsDropped: 0, rowsIn: 0, rowsOut: 0 },
-      }
-      this.runtimes.set(node.id, rt)
-      this.order.push(rt)
-    }
-    for (const rt of this.order) {
-      rt.node.inputs.forEach((edge, input) => {
-        const producer = this.runtimes.get(edge.node)
-        invariant(producer, `unknown input ${edge.node}`)
-        producer.consumers.push({ rt, input })
+    this.maxParallelism = Number(graph.options['pipeline.max-parallelism'] ?? DEFAULT_MAX_PARALLELISM) || DEFAULT_MAX_PARALLELISM
+    this.exactlyOnce = (env.checkpoint?.intervalMs ?? 0) > 0
+    const defaultParallelism = Math.max(1, Number(graph.options['parallelism.default'] ?? 1) || 1)
+    if (defaultParallelism > this.maxParallelism) {
+      throw WeirError.plan(`'parallelism.default' = ${defaultParallelism} exceeds 'pipeline.max-parallelism' = ${this.maxParallelism}`, {
+        help: 'each subtask owns at least one key group; lower the parallelism or raise the max-parallelism',
       })
     }
+    for (const node of graph.nodes) {
+      const parallelism = this.parallelismOf(node, defaultParallelism)
+      const tasks: Task[] = []
+      for (let i = 0; i < parallelism; i++) {
+        const task: Task = {
+          node, index: i, parallelism, range: keyGroupRange(i, parallelism, this.maxParallelism),
+          outputs: [], queue: [], chInput: [], chWatermark: [], chEnded: [], chBarrier: [], endedChannels: 0,
+          pendingBarrier: null, held: [], watermark: -Infinity, finished: false,
+          stateful: STATEFUL_KINDS.has(node.spec.kind),
+          hasTtl: node.spec.kind === 'GroupAggregate' && node.spec.ttlMs > 0,
+          rowAtATime: node.spec.kind === 'GroupAggregate' && graph.options['table.exec.mini-batch.enabled'] === 'false',
+          metrics: { lateRecordsDropped: 0, rowsIn: 0, rowsOut: 0 },
+          known: new Map(),
+        }
+        tasks.push(task)
+        this.order.push(task)
+      }
+      this.tasksByNode.set(node.id, tasks)
+    }
+    for (const node of graph.nodes) this.connect(node)
+  }
+
+  /** Sources, VALUES and sinks run as one subtask; keyed operators as many as 'parallelism.default'; forward chains follow their input. */
+  private parallelismOf(node: PhysicalNode, p: number): number {
+    switch (node.spec.kind) {
+      case 'Source': case 'Values': case 'Sink': case 'Collect': return 1
+      default: break
+    }
+    if (node.inputs.some(e => e.exchange.kind === 'single')) return 1
+    if (node.inputs.some(e => e.exchange.kind === 'hash')) return p
+    const ps = node.inputs.map(e => this.tasksByNode.get(e.node)?.length ?? 1)
+    return ps.every(x => x === ps[0]) ? ps[0] ?? 1 : 1
+  }
+
+  /** Creates the channels from every producer subtask into the subtasks of `node`. */
+  private connect(node: PhysicalNode): void {
+    const consumers = this.tasksByNode.get(node.id)!
+    node.inputs.forEach((edge, input) => {
+      const producers = this.tasksByNode.get(edge.node)
+      invariant(producers, `unknown input ${edge.node}`)
+      const addChannel = (t: Task): number => {
+        t.chInput.push(input)
+        t.chWatermark.push(-Infinity)
+        t.chEnded.push(false)
+        t.chBarrier.push(false)
+        return t.chInput.length - 1
+      }
+      for (const producer of producers) {
+        if (edge.exchange.kind === 'hash' && consumers.length > 1) {
+          const key = keySelector(edge.exchange, this.maxParallelism)
+          const n = consumers.length, maxP = this.maxParallelism
+          producer.outputs.push({ targets: consumers, channels: consumers.map(addChannel), route: row => subtaskOf(key(row).group, n, maxP) })
+        } else if (producers.length === consumers.length) {
+          const target = consumers[producer.index]!
+          producer.outputs.push({ targets: [target], channels: [addChannel(target)], route: null })
+        } else {
+          invariant(consumers.length === 1, `cannot connect ${producers.length} subtasks of ${edge.node} to ${consumers.length} of ${node.id} with a ${edge.exchange.kind} exchange`)
+          producer.outputs.push({ targets: consumers, channels: [addChannel(consumers[0]!)], route: null })
+        }
+      }
+    })
   }
 
   async run(): Promise<JobMetrics> {
     try {
-      await this.open()
+      if (this.env.restore?.manifest.finished) return await this.finishedAlready()
+      if (this.env.restore) this.checkCompatible(this.env.restore.manifest)
+      if (this.env.checkpoint) {
+        // Ids continue after every id the job's folders have seen, so 'latest' is always this run's.
+        const seen = Math.max(await highestId(this.env.checkpoint.storage), await highestId(this.env.checkpoint.savepointStorage), this.env.restore?.manifest.id ?? 0)
+        this.nextCheckpointId = seen + 1
+      }
+      try {
+        await this.open()
+      } catch (e) {
+        // Nothing ran and no sink committed yet (sinks open last): an older checkpoint may do.
+        if (this.env.restore && e instanceof WeirError && e.kind === 'checkpoint') throw new RestoreFailed(e)
+        throw e
+      }
       await this.loop()
-      return await this.metrics(this.signal.aborted)
+      const cancelled = this.signal.aborted || this.savepointLocation !== undefined
+      if (!cancelled && this.env.checkpoint) await this.finalCheckpoint()
+      return await this.metrics(cancelled)
     } catch (e) {
       this.internalAbort.abort()
       throw e
     } finally {
       clearTimeout(this.procTimer)
+      clearTimeout(this.triggerTimer)
+      // Uploads still running (a failure above) must not outlive the job's folders.
+      await this.inflight?.done?.catch(() => undefined)
       await this.close()
-      // Working state is not durable yet: nothing can resume from it, so its folders go.
+      // Working state is not durable: checkpoints are. Its folders go.
       for (const b of this.diskBackends) await b.destroy().catch(() => undefined)
+      if (this.localSnapshotDir) await rm(this.localSnapshotDir, { recursive: true, force: true }).catch(() => undefined)
       // The job's folder goes too once empty (rmdir refuses a folder another run still uses).
       if (this.diskBackends.length > 0) await rmdir(dirname(this.diskBackends[0]!.dir)).catch(() => undefined)
     }
@@ -152,22 +328,73 @@ class JobExecution {
 
   // ------------------------------------------------------------------ setup
 
+  /** Refuses a checkpoint whose operators do not fit this job's, naming what changed. */
+  private checkCompatible(manifest: Manifest): void {
+    const where = this.env.restore!.location
+    if (manifest.maxParallelism !== this.maxParallelism) {
+      throw WeirError.checkpoint(`checkpoint '${where}' was taken with 'pipeline.max-parallelism' = ${manifest.maxParallelism}, but this job has ${this.maxParallelism}`, {
+        help: 'the number of key groups cannot change; set it back, or start over with --fresh',
+      })
+    }
+    const stateful = this.graph.nodes.filter(n => STATEFUL_KINDS.has(n.spec.kind))
+    for (const node of stateful) {
+      const old = manifest.operators[node.id]
+      if (old === undefined) {
+        const had = Object.entries(manifest.operators).map(([id]) => id)
+        throw WeirError.checkpoint(`the job no longer matches checkpoint '${where}': operator ${node.id} has state but is not in the checkpoint` +
+          (had.length ? ` (the checkpoint has ${had.join(', ')})` : ' (the checkpoint has no stateful operators)'), {
+          help: 'the query changed shape since the checkpoint was taken; start over with --fresh',
+        })
+      }
+      const change = describeSignatureChange(old.signature, operatorSignature(node))
+      if (change !== null) {
+        throw WeirError.checkpoint(`the job no longer matches checkpoint '${where}': operator ${node.id} (${node.spec.kind}) changed: ${change}`, {
+          help: 'its state cannot be read by the new query; undo the change, or start over with --fresh',
+        })
+      }
+    }
+    for (const id of Object.keys(manifest.operators)) {
+      if (!stateful.some(n => n.id === id)) {
+        throw WeirError.checkpoint(`the job no longer matches checkpoint '${where}': its operator ${id} (${manifest.operators[id]!.kind}) is not in the job`, {
+          help: 'the query changed shape since the checkpoint was taken; start over with --fresh',
+        })
+      }
+    }
+    for (const node of this.graph.nodes) {
+      if (node.spec.kind !== 'Source') continue
+      const old = manifest.sources[node.id]
+      if (old !== undefined && old.table !== node.spec.table) {
+        throw WeirError.checkpoint(`the job no longer matches checkpoint '${where}': source ${node.id} read table '${old.table}', now '${node.spec.table}'`, {
+          help: 'start over with --fresh',
+        })
+      }
+    }
+  }
+
   private async open(): Promise<void> {
-    for (const rt of this.order) {
-      const spec = rt.node.spec
+    const restore = this.env.restore
+    for (const task of this.order) {
+      const spec = task.node.spec
       switch (spec.kind) {
         case 'Source': {
           const factory = getConnector(spec.connector)
           invariant(factory.source, `connector ${spec.connector} has no source`)
-          const reader = await factory.source.create({ table: spec.table, options: spec.options, schema: spec.physicalSchema, signal: this.signal, batchSize: this.batchSize })
+          const old = restore?.manifest.sources[task.node.id]
+          const reader = await factory.source.create({
+            table: spec.table, options: spec.options, schema: spec.physicalSchema, signal: this.signal, batchSize: this.batchSize,
+            restoredPositions: old?.positions,
+          })
           const identity = !spec.filter && spec.projection.length === spec.physicalSchema.length && spec.projection.every((r, i) => r.kind === 'Input' && r.index === i)
+          const splits = reader.splitCount
+          const sameSplits = old !== undefined && old.splitMax.length === splits
           this.sources.push({
-            rt, spec, reader,
+            task, spec, reader,
             calc: identity ? null : compileCalc(spec.projection, spec.filter),
             wmExpr: spec.watermark ? compileScalar(spec.watermark.expr) : null,
-            splitMax: Array.from({ length: reader.splitCount }, () => -Infinity),
-            splitEnded: Array.from({ length: reader.splitCount }, () => false),
-            emittedWatermark: -Infinity, rowsOut: 0, recordsRead: 0,
+            splitMax: Array.from({ length: splits }, (_, i) => (sameSplits ? old.splitMax[i] ?? -Infinity : -Infinity)),
+            splitEnded: Array.from({ length: splits }, () => false),
+            positions: Array.from({ length: splits }, (_, i) => (old?.positions[i] ?? null)),
+            emittedWatermark: old?.watermark ?? -Infinity, rowsOut: 0, recordsRead: 0,
             bounded: factory.source.bounded(spec.options),
           })
           break
@@ -175,156 +402,287 @@ class JobExecution {
         case 'Sink': {
           const factory = getConnector(spec.connector)
           invariant(factory.sink, `connector ${spec.connector} has no sink`)
-          rt.sink = await factory.sink.create({
+          task.sink = await factory.sink.create({
             table: spec.table, options: spec.options, schema: spec.schema, changelog: spec.inputChangelog, primaryKey: spec.primaryKey, println: this.env.println,
+            jobName: this.graph.name, operatorId: task.node.id, exactlyOnce: this.exactlyOnce,
+            restoredCommit: restore?.manifest.sinks[task.node.id],
           })
           break
         }
         case 'Values': case 'Collect': break
         case 'Calc': case 'WindowAssign': case 'WindowAggregate': case 'GroupAggregate': case 'Union':
-          await this.openOperator(rt)
+          await this.openOperator(task)
           break
         default: assertNever(spec)
       }
     }
   }
 
-  private async openOperator(rt: NodeRuntime): Promise<void> {
-    const node = rt.node
-    const maxParallelism = Number(this.graph.options['pipeline.max-parallelism'] ?? DEFAULT_MAX_PARALLELISM) || DEFAULT_MAX_PARALLELISM
-    const keyFns = node.inputs.map(edge => keySelector(edge.exchange, maxParallelism))
-    const state = await this.createStateBackend(node, maxParallelism)
-    const timers = new TimerServiceImpl(() => state.getCurrentKey() ?? NO_KEY)
+  private async openOperator(task: Task): Promise<void> {
+    const node = task.node
+    const keyFns = node.inputs.map(edge => keySelector(edge.exchange, this.maxParallelism))
+    const old = this.env.restore?.manifest.operators[node.id]
+    const state = await this.createStateBackend(task, old)
+    const timers = new TimerServiceImpl(() => state.getCurrentKey() ?? NO_KEY, { maxParallelism: this.maxParallelism })
     const operator = createOperator(node.spec)
     const ctx: OperatorContext = {
       operatorId: node.id,
       state,
       timers,
-      metrics: rt.metrics,
+      metrics: task.metrics,
       options: this.graph.options,
-      output: { emit: (batch: Batch) => this.emit(rt, batch) },
+      output: { emit: (batch: Batch) => this.emit(task, batch) },
       keyOf: (row: Row, input = 0) => keyFns[input]!(row),
     }
-    rt.operator = operator
-    rt.ctx = ctx
-    rt.timers = timers
-    rt.state = state
+    task.operator = operator
+    task.ctx = ctx
+    task.timers = timers
+    task.state = state
     await operator.open(ctx)
+    if (old !== undefined) await this.restoreTimers(task, old)
   }
 
-  /** The keyed-state backend for one operator, per 'state.backend'. */
-  private async createStateBackend(node: PhysicalNode, maxParallelism: number): Promise<KeyedStateBackend> {
+  /** The keyed-state backend for one subtask, per 'state.backend', filled from the checkpoint being restored. */
+  private async createStateBackend(task: Task, old: OperatorManifest | undefined): Promise<KeyedStateBackend> {
+    const node = task.node
     const options = this.graph.options
     const kind = options['state.backend'] ?? 'heap'
+    const maxParallelism = this.maxParallelism
+    const overlapping = old?.subtasks.filter(s => s.keyGroups.start <= task.range.end && s.keyGroups.end >= task.range.start) ?? []
     // Stateless operators never touch state: a heap backend costs nothing there.
-    if (kind === 'heap' || node.spec.kind === 'Calc' || node.spec.kind === 'Union' || node.spec.kind === 'WindowAssign') {
-      return new HeapKeyedStateBackend({ maxParallelism })
+    if (kind === 'heap' || !task.stateful) {
+      const heap = new HeapKeyedStateBackend({ maxParallelism, keyGroupRange: task.range })
+      for (const s of overlapping) {
+        const data = await getObject<SubtaskData>(this.env.restore!.base, s.data)
+        if (data.heap) heap.restore(data.heap)
+        else if (s.backend === 'rocksdb') throw this.backendChanged(s.backend, kind)
+      }
+      return heap
     }
     const cacheBytes = parseSize(options['state.cache.size'] ?? '64 mb') ?? 64 * 2 ** 20
-    const dir = join(resolve(options['state.dir'] ?? DEFAULT_STATE_DIR), safeName(this.graph.name), safeName(node.id))
+    const dir = join(resolve(options['state.dir'] ?? DEFAULT_STATE_DIR), safeName(this.graph.name), safeName(task.parallelism === 1 ? node.id : `${node.id}-${task.index}`))
     // A bundle spans batches until the cache's budget of held changes is reached (deferred
     // write-back): a hot key is written once per bundle, not once per batch. sync() ends it early.
-    const backend = await RocksDbKeyedStateBackend.open({ dir, operatorId: node.id, jobName: this.graph.name, maxParallelism, cacheBytes, writeBack: 'deferred' })
+    const open = { dir, operatorId: node.id, jobName: this.graph.name, maxParallelism, keyGroupRange: task.range, cacheBytes, writeBack: 'deferred' as const }
+    let backend: RocksDbKeyedStateBackend
+    if (overlapping.length > 0) {
+      for (const s of overlapping) if (s.backend !== 'rocksdb') throw this.backendChanged(s.backend, kind)
+      const restored = await restoreRocksDbSubtask({
+        open, range: task.range, storage: this.env.restore!.base, tmpDir: await this.snapshotTmp(),
+        handles: overlapping.map(s => s.rocksdb as RocksDbStateHandle),
+      })
+      backend = restored.backend
+      task.known = restored.known
+    } else {
+      backend = await RocksDbKeyedStateBackend.open(open)
+    }
     this.diskBackends.push(backend)
     return backend
   }
 
+  private backendChanged(was: string, now: string): WeirError {
+    return WeirError.checkpoint(`checkpoint '${this.env.restore!.location}' holds ${was} state, but 'state.backend' is now '${now}'`, {
+      help: `set 'state.backend' = '${was}' to restore it (a savepoint taken on either backend restores onto the same backend)`,
+    })
+  }
+
+  private async restoreTimers(task: Task, old: OperatorManifest): Promise<void> {
+    let watermark = Infinity
+    let any = false
+    for (const s of old.subtasks) {
+      if (s.keyGroups.start > task.range.end || s.keyGroups.end < task.range.start) continue
+      const data = await getObject<SubtaskData>(this.env.restore!.base, s.data)
+      task.timers!.restore(data.timers, task.range)
+      watermark = Math.min(watermark, s.watermark ?? -Infinity)
+      any = true
+    }
+    if (!any || watermark === -Infinity) return
+    // The watermark comes back with the state: rows that were late before the checkpoint stay late.
+    // Every timer at or before it had fired before the snapshot, so none fires here.
+    task.watermark = watermark
+    task.chWatermark.fill(watermark)
+    task.timers!.advanceWatermark(watermark, () => invariant(false, 'a restored timer was already due'))
+  }
+
+  /** Where local snapshots and restores stage files: beside the working state, so SSTs hard-link instead of copying. */
+  private async snapshotTmp(): Promise<string> {
+    if (this.localSnapshotDir === undefined) {
+      const jobDir = join(resolve(this.graph.options['state.dir'] ?? DEFAULT_STATE_DIR), safeName(this.graph.name))
+      await mkdir(jobDir, { recursive: true })
+      this.localSnapshotDir = await mkdtemp(join(jobDir, '_snapshots-'))
+    }
+    return this.localSnapshotDir
+  }
+
+  /**
+   * The job finished at the restored checkpoint: commit what it promised (a crash may have come
+   * between its manifest and the commit), and run nothing.
+   */
+  private async finishedAlready(): Promise<JobMetrics> {
+    const manifest = this.env.restore!.manifest
+    for (const task of this.order) {
+      const spec = task.node.spec
+      if (spec.kind !== 'Sink') continue
+      const sink = await getConnector(spec.connector).sink!.create({
+        table: spec.table, options: spec.options, schema: spec.schema, changelog: spec.inputChangelog, primaryKey: spec.primaryKey, println: this.env.println,
+        jobName: this.graph.name, operatorId: task.node.id, exactlyOnce: true, restoredCommit: manifest.sinks[task.node.id],
+      })
+      await sink.close()
+    }
+    return {
+      sourceRows: {}, sourceRecordsRead: 0, sinkRows: {}, lateRecordsDropped: 0, skippedRecords: 0, stateEntries: {},
+      checkpointsCompleted: 0, alreadyFinished: true, cancelled: false,
+    }
+  }
+
   // ------------------------------------------------------------------ data flow
 
-  private emit(rt: NodeRuntime, batch: Batch): void {
-    rt.metrics.rowsOut += batch.rows.length
-    for (const c of rt.consumers) c.rt.queue.push({ t: 'batch', input: c.input, batch })
+  private emit(task: Task, batch: Batch): void {
+    task.metrics.rowsOut += batch.rows.length
+    for (const out of task.outputs) {
+      if (out.route === null) {
+        out.targets[0]!.queue.push({ t: 'batch', ch: out.channels[0]!, batch })
+        continue
+      }
+      const n = out.targets.length
+      const rows: Row[][] = Array.from({ length: n }, () => [])
+      const kinds: number[][] | null = batch.kinds ? Array.from({ length: n }, () => []) : null
+      const route = out.route
+      for (let i = 0; i < batch.rows.length; i++) {
+        const t = route(batch.rows[i]!)
+        rows[t]!.push(batch.rows[i]!)
+        if (kinds) kinds[t]!.push(batch.kinds![i]!)
+      }
+      for (let t = 0; t < n; t++) {
+        if (rows[t]!.length === 0) continue
+        out.targets[t]!.queue.push({ t: 'batch', ch: out.channels[t]!, batch: { rows: rows[t]!, kinds: kinds ? Uint8Array.from(kinds[t]!) : null } })
+      }
+    }
   }
 
-  private emitWatermark(rt: NodeRuntime, wm: number): void {
-    for (const c of rt.consumers) c.rt.queue.push({ t: 'wm', input: c.input, wm })
+  /** Sends a watermark, end or barrier to every channel this subtask feeds. */
+  private broadcast(task: Task, make: (ch: number) => Item): void {
+    for (const out of task.outputs) {
+      for (let t = 0; t < out.targets.length; t++) out.targets[t]!.queue.push(make(out.channels[t]!))
+    }
   }
 
-  private emitEnd(rt: NodeRuntime): void {
-    for (const c of rt.consumers) c.rt.queue.push({ t: 'end', input: c.input })
-  }
-
-  /** Processes queued items until every queue is empty. Nodes are in topological order. */
+  /** Processes queued items until every queue is empty. Subtasks are in topological order. */
   private async pump(): Promise<void> {
     let progressed = true
     while (progressed) {
       progressed = false
-      for (const rt of this.order) {
-        while (rt.queue.length > 0) {
+      for (const task of this.order) {
+        while (task.queue.length > 0) {
           progressed = true
-          const item = rt.queue.shift()!
-          await this.process(rt, item)
+          const item = task.queue.shift()!
+          await this.process(task, item)
         }
       }
     }
     this.scheduleProcessingTimers()
   }
 
-  private async process(rt: NodeRuntime, item: Item): Promise<void> {
-    const spec = rt.node.spec
+  private async process(task: Task, item: Item): Promise<void> {
+    // Alignment: a channel that delivered the pending barrier is held back until every channel has.
+    if (task.pendingBarrier !== null && task.chBarrier[item.ch]) {
+      task.held.push(item)
+      return
+    }
+    const spec = task.node.spec
     switch (item.t) {
       case 'batch': {
-        rt.metrics.rowsIn += item.batch.rows.length
-        if (rt.sink) { await rt.sink.write(item.batch); return }
+        const input = task.chInput[item.ch]!
+        task.metrics.rowsIn += item.batch.rows.length
+        if (task.sink) { await task.sink.write(item.batch); return }
         if (spec.kind === 'Collect') { this.env.onCollect?.(spec.schema, item.batch); return }
-        const op = rt.operator!
-        const state = rt.state!
+        const op = task.operator!
+        const state = task.state!
         if (state.needsPrefetch) {
-          if (op.prefetchState) await op.prefetchState(item.batch, item.input, requests => state.prefetch(requests))
-          else await state.prefetch(this.stateRequests(rt, item.batch, item.input))
+          if (op.prefetchState) await op.prefetchState(item.batch, input, requests => state.prefetch(requests))
+          else await state.prefetch(this.stateRequests(task, item.batch, input))
         }
         state.setTtlTime(Date.now())
-        if (rt.rowAtATime && item.batch.rows.length > 1) {
+        if (task.rowAtATime && item.batch.rows.length > 1) {
           // Mini-batch off: every row is its own batch, so every row emits its own change.
           const { rows, kinds } = item.batch
-          for (let i = 0; i < rows.length; i++) op.processBatch({ rows: [rows[i]!], kinds: kinds ? kinds.subarray(i, i + 1) : null }, item.input)
+          for (let i = 0; i < rows.length; i++) op.processBatch({ rows: [rows[i]!], kinds: kinds ? kinds.subarray(i, i + 1) : null }, input)
         } else {
-          op.processBatch(item.batch, item.input)
+          op.processBatch(item.batch, input)
         }
         // Incremental TTL cleanup: each batch sweeps three entries per row it brought. New keys arrive
         // at most one per row, so the sweep laps the state faster than it grows: with rate R and TTL T,
         // about 1.5·R·T entries stay live.
-        if (rt.hasTtl) await state.cleanupExpired(3 * item.batch.rows.length + 64)
+        if (task.hasTtl) await state.cleanupExpired(3 * item.batch.rows.length + 64)
         // End of bundle: dirty state goes back to disk in one write batch.
         if (state.needsPrefetch) await state.flush()
         return
       }
       case 'wm': {
-        if (item.wm <= rt.inputWatermarks[item.input]!) return
-        rt.inputWatermarks[item.input] = item.wm
-        const wm = Math.min(...rt.inputWatermarks)
-        if (wm <= rt.watermark) return
-        rt.watermark = wm
-        if (rt.operator) {
-          const op = rt.operator
-          const state = rt.state!
-          if (state.needsPrefetch) await state.prefetch(this.timerRequests(rt, rt.timers!.dueEventTimers(wm)))
-          rt.timers!.advanceWatermark(wm, (ts: number, key: KeyRef, ns: Namespace) => {
-            state.setCurrentKey(key)
-            op.onTimer?.(ts, ns, 'event')
-          })
-          op.onWatermark?.(wm)
-          if (state.needsPrefetch) await state.flush()
-        }
-        this.emitWatermark(rt, wm)
+        if (item.wm <= task.chWatermark[item.ch]!) return
+        task.chWatermark[item.ch] = item.wm
+        await this.advanceWatermark(task)
         return
       }
       case 'end': {
-        rt.endedInputs++
-        if (rt.endedInputs < rt.node.inputs.length) {
-          rt.inputWatermarks[item.input] = -Infinity
-          await this.process(rt, { t: 'wm', input: item.input, wm: Infinity })
+        task.chEnded[item.ch] = true
+        task.endedChannels++
+        if (task.endedChannels < task.chInput.length) {
+          task.chWatermark[item.ch] = Infinity
+          await this.advanceWatermark(task)
+          // An ended channel will never deliver the barrier being aligned.
+          if (task.pendingBarrier !== null) await this.maybeAligned(task)
           return
         }
         // Bounded input ended: processing-time windows still open fire now, then the operator finishes.
-        if (rt.operator) await this.fireProcessingTimersOf(rt, Infinity)
-        rt.operator?.endInput?.()
-        if (rt.state?.needsPrefetch) await rt.state.sync()
-        if (rt.sink) await rt.sink.finish()
-        this.emitEnd(rt)
+        if (task.operator) await this.fireProcessingTimersOf(task, Infinity)
+        task.operator?.endInput?.()
+        if (task.state?.needsPrefetch) await task.state.sync()
+        if (task.sink) await task.sink.finish()
+        task.finished = true
+        this.broadcast(task, ch => ({ t: 'end', ch }))
+        return
+      }
+      case 'barrier': {
+        task.chBarrier[item.ch] = true
+        task.pendingBarrier = item.barrier
+        await this.maybeAligned(task)
         return
       }
       default: assertNever(item)
+    }
+  }
+
+  private async advanceWatermark(task: Task): Promise<void> {
+    let wm = Infinity
+    for (const w of task.chWatermark) if (w < wm) wm = w
+    if (wm <= task.watermark) return
+    task.watermark = wm
+    if (task.operator) {
+      const op = task.operator
+      const state = task.state!
+      if (state.needsPrefetch) await state.prefetch(this.timerRequests(task, task.timers!.dueEventTimers(wm)))
+      task.timers!.advanceWatermark(wm, (ts: number, key: KeyRef, ns: Namespace) => {
+        state.setCurrentKey(key)
+        op.onTimer?.(ts, ns, 'event')
+      })
+      op.onWatermark?.(wm)
+      if (state.needsPrefetch) await state.flush()
+    }
+    this.broadcast(task, ch => ({ t: 'wm', ch, wm }))
+  }
+
+  /** Once every channel delivered the barrier (or ended): snapshot, forward it, release held items. */
+  private async maybeAligned(task: Task): Promise<void> {
+    const barrier = task.pendingBarrier!
+    for (let ch = 0; ch < task.chInput.length; ch++) if (!task.chBarrier[ch] && !task.chEnded[ch]) return
+    task.pendingBarrier = null
+    task.chBarrier.fill(false)
+    await this.snapshotTask(task, barrier)
+    this.broadcast(task, ch => ({ t: 'barrier', ch, barrier }))
+    if (task.held.length > 0) {
+      task.queue.unshift(...task.held)
+      task.held = []
     }
   }
 
@@ -332,30 +690,30 @@ class JobExecution {
 
   private scheduleProcessingTimers(): void {
     let next = Infinity
-    for (const rt of this.order) {
-      const t = rt.timers?.nextProcessingTimer()
+    for (const task of this.order) {
+      const t = task.timers?.nextProcessingTimer()
       if (t !== undefined && t !== null && t < next) next = t
     }
     clearTimeout(this.procTimer)
     if (next === Infinity) return
-    this.procTimer = setTimeout(() => this.procWake?.(), Math.max(0, next - Date.now()))
+    this.procTimer = setTimeout(() => this.post({ t: 'tick' }), Math.max(0, next - Date.now()))
   }
 
   private async fireProcessingTimers(): Promise<void> {
     const now = Date.now()
-    for (const rt of this.order) await this.fireProcessingTimersOf(rt, now)
+    for (const task of this.order) await this.fireProcessingTimersOf(task, now)
   }
 
-  private async fireProcessingTimersOf(rt: NodeRuntime, now: number): Promise<void> {
-    if (!rt.timers || !rt.operator) return
-    const op = rt.operator
-    const state = rt.state!
+  private async fireProcessingTimersOf(task: Task, now: number): Promise<void> {
+    if (!task.timers || !task.operator) return
+    const op = task.operator
+    const state = task.state!
     if (state.needsPrefetch) {
-      const due = rt.timers.dueProcessingTimers(now)
+      const due = task.timers.dueProcessingTimers(now)
       if (due.length === 0) return
-      await state.prefetch(this.timerRequests(rt, due))
+      await state.prefetch(this.timerRequests(task, due))
     }
-    rt.timers.advanceProcessingTime(now, (ts: number, key: KeyRef, ns: Namespace) => {
+    task.timers.advanceProcessingTime(now, (ts: number, key: KeyRef, ns: Namespace) => {
       state.setCurrentKey(key)
       op.onTimer?.(ts, ns, 'processing' as TimerDomain)
     })
@@ -363,20 +721,20 @@ class JobExecution {
   }
 
   /** What a batch will touch: the operator says, or else each row's key in namespace ''. */
-  private stateRequests(rt: NodeRuntime, batch: Batch, input: number): PrefetchRequest[] {
+  private stateRequests(task: Task, batch: Batch, input: number): PrefetchRequest[] {
     const requests: PrefetchRequest[] = []
-    const op = rt.operator!
+    const op = task.operator!
     if (op.stateRequests) {
       op.stateRequests(batch, input, (key, namespace) => { requests.push({ key, namespace }) })
       return requests
     }
     const ns = op.prefetchAllNamespaces ? undefined : ''
-    for (const row of batch.rows) requests.push({ key: rt.ctx!.keyOf(row, input), namespace: ns })
+    for (const row of batch.rows) requests.push({ key: task.ctx!.keyOf(row, input), namespace: ns })
     return requests
   }
 
-  private timerRequests(rt: NodeRuntime, due: readonly { key: KeyRef; namespace: Namespace }[]): PrefetchRequest[] {
-    const op = rt.operator!
+  private timerRequests(task: Task, due: readonly { key: KeyRef; namespace: Namespace }[]): PrefetchRequest[] {
+    const op = task.operator!
     if (op.timerStateRequests) return due.flatMap(d => op.timerStateRequests!(d.key, d.namespace))
     if (!op.prefetchAllNamespaces) return due as PrefetchRequest[]
     return due.map(d => ({ key: d.key }))
@@ -384,58 +742,126 @@ class JobExecution {
 
   // ------------------------------------------------------------------ main loop
 
+  /** Wakes the main loop for a timer, a checkpoint trigger or completion, or a savepoint request. */
+  private post(w: Wake): void {
+    // Queued, then the loop is nudged: a wake-up that loses a race to a source chunk is not lost.
+    this.wakes.push(w)
+    const wake = this.wake
+    this.wake = undefined
+    wake?.()
+  }
+
   private async loop(): Promise<void> {
-    // VALUES inputs produce everything at once.
-    for (const rt of this.order) {
-      const spec = rt.node.spec
+    // VALUES inputs produce everything at once (after a restore, that happened before the checkpoint).
+    for (const task of this.order) {
+      const spec = task.node.spec
       if (spec.kind !== 'Values') continue
-      const rows = spec.rows.map(r => r.map(x => evalConstant(x)))
-      if (rows.length) this.emit(rt, { rows, kinds: null })
-      this.emitWatermark(rt, Infinity)
-      this.emitEnd(rt)
+      const rows = this.env.restore ? [] : spec.rows.map(r => r.map(x => evalConstant(x)))
+      if (rows.length) this.emit(task, { rows, kinds: null })
+      this.broadcast(task, ch => ({ t: 'wm', ch, wm: Infinity }))
+      this.broadcast(task, ch => ({ t: 'end', ch }))
+      task.finished = true
+    }
+    // A restored source resumes its watermark, so rows late before the checkpoint stay late.
+    for (const src of this.sources) {
+      if (src.emittedWatermark > -Infinity) this.broadcast(src.task, ch => ({ t: 'wm', ch, wm: src.emittedWatermark }))
     }
     await this.pump()
 
-    type Pending = { src: SourceRuntime; result: SourceChunk | null } | { tick: true }
+    const savepointRequested = (): void => this.post({ t: 'savepoint' })
+    this.env.stopWithSavepoint?.addEventListener('abort', savepointRequested, { once: true })
+    if (this.env.stopWithSavepoint?.aborted) this.post({ t: 'savepoint' })
+    this.scheduleCheckpoint()
+
+    type Pending = { src: SourceRuntime; result: SourceChunk | null }
     const pending = new Map<SourceRuntime, Promise<Pending>>()
     const request = (src: SourceRuntime): void => {
       pending.set(src, src.reader.next().then(result => ({ src, result })))
     }
     for (const src of this.sources) request(src)
-    while (pending.size > 0) {
-      const tick = new Promise<Pending>(resolve => { this.procWake = () => resolve({ tick: true }) })
-      const got = await Promise.race([...pending.values(), tick])
-      this.procWake = undefined
-      if ('tick' in got) {
+    try {
+      while (pending.size > 0) {
+        const queued = this.wakes.shift()
+        if (queued !== undefined) {
+          if (await this.onWake(queued)) break
+          continue
+        }
+        const got = await Promise.race([...pending.values(), new Promise<null>(resolve => { this.wake = () => resolve(null) })])
+        this.wake = undefined
+        if (got === null) continue
+        const { src, result } = got
+        if (result === null) {
+          pending.delete(src)
+          // A bounded source that ran out ends with a final watermark so every window fires.
+          // A cancelled or unbounded one does not: its windows are not complete.
+          if (!this.signal.aborted && src.bounded) this.sourceWatermark(src, Infinity)
+          src.task.finished = true
+          this.broadcast(src.task, ch => ({ t: 'end', ch }))
+          await this.pump()
+          continue
+        }
+        this.onChunk(src, result)
+        // Read ahead: the next chunk is produced while this one waits on state I/O in the pump.
+        // Its rows are handed on only after this chunk has been processed, so order is unchanged.
+        if (this.signal.aborted) {
+          // Stop reading; what was read is processed below, and next() now returns null.
+          await src.reader.close()
+        }
+        request(src)
+        await this.pump()
+        // A reader whose chunks are ready at once keeps this loop on microtasks: give timers
+        // (checkpoint triggers, processing time) and I/O completions a turn now and then — after
+        // every chunk while a checkpoint uploads, since each of its steps needs a turn.
+        const turn = this.inflight !== null ? new Promise<void>(resolve => setImmediate(resolve)) : this.yielder.due()
+        if (turn !== null) await turn
+      }
+    } finally {
+      this.env.stopWithSavepoint?.removeEventListener('abort', savepointRequested)
+    }
+  }
+
+  /** Handles a wake-up; true when the job stops (after a savepoint). */
+  private async onWake(w: Wake): Promise<boolean> {
+    switch (w.t) {
+      case 'tick':
         await this.fireProcessingTimers()
         await this.pump()
-        continue
+        return false
+      case 'trigger':
+        if (this.inflight === null && !this.allSourcesEnded()) await this.triggerCheckpoint(false)
+        return false
+      case 'completed':
+        await this.completeInflight()
+        this.scheduleCheckpoint()
+        return false
+      case 'savepoint': {
+        if (!this.env.checkpoint) {
+          // Nowhere to put a savepoint: stop as on cancel.
+          this.env.log?.(`no 'state.checkpoints.dir': stopping without a savepoint`)
+          this.internalAbort.abort()
+          for (const src of this.sources) await src.reader.close()
+          return false
+        }
+        if (this.inflight !== null) await this.completeInflight()
+        await this.triggerCheckpoint(true)
+        await this.completeInflight()
+        // Stop where the savepoint was taken: no final watermark, no end of input, nothing more written.
+        for (const src of this.sources) await src.reader.close()
+        if (!this.exactlyOnce) for (const task of this.order) if (task.sink) await task.sink.finish()
+        return true
       }
-      const { src, result } = got
-      if (result === null) {
-        pending.delete(src)
-        // A bounded source that ran out ends with a final watermark so every window fires.
-        // A cancelled or unbounded one does not: its windows are not complete.
-        if (!this.signal.aborted && src.bounded) this.sourceWatermark(src, Infinity)
-        this.emitEnd(src.rt)
-        await this.pump()
-        continue
-      }
-      this.onChunk(src, result)
-      // Read ahead: the next chunk is produced while this one waits on state I/O in the pump.
-      // Its rows are handed on only after this chunk has been processed, so order is unchanged.
-      if (this.signal.aborted) {
-        // Stop reading; what was read is processed below, and next() now returns null.
-        await src.reader.close()
-      }
-      request(src)
-      await this.pump()
+      default: return assertNever(w)
     }
+  }
+
+  private allSourcesEnded(): boolean {
+    return this.sources.every(s => s.task.finished)
   }
 
   private onChunk(src: SourceRuntime, chunk: SourceChunk): void {
     const rows = chunk.rows
     src.recordsRead += rows.length
+    src.positions[chunk.split] = chunk.position
     if (src.wmExpr && rows.length > 0) {
       let max = src.splitMax[chunk.split]!
       const f = src.wmExpr
@@ -449,7 +875,7 @@ class JobExecution {
       const batch = src.calc ? src.calc({ rows, kinds: null }) : { rows, kinds: null }
       if (batch) {
         src.rowsOut += batch.rows.length
-        this.emit(src.rt, batch)
+        this.emit(src.task, batch)
       }
     }
     if (chunk.splitEnded) src.splitEnded[chunk.split] = true
@@ -470,7 +896,152 @@ class JobExecution {
   private sourceWatermark(src: SourceRuntime, wm: number): void {
     if (wm <= src.emittedWatermark) return
     src.emittedWatermark = wm
-    this.emitWatermark(src.rt, wm)
+    this.broadcast(src.task, ch => ({ t: 'wm', ch, wm }))
+  }
+
+  // ------------------------------------------------------------------ checkpoints
+
+  private scheduleCheckpoint(): void {
+    const interval = this.env.checkpoint?.intervalMs ?? 0
+    clearTimeout(this.triggerTimer)
+    if (interval > 0) this.triggerTimer = setTimeout(() => this.post({ t: 'trigger' }), interval)
+  }
+
+  /**
+   * Injects barrier n at every source (between chunks, so every queue is empty), recording their
+   * positions, and pumps it through the graph: every subtask snapshots as the barrier passes.
+   * Subtasks that already finished snapshot at once (they will see no more input).
+   */
+  private async triggerCheckpoint(savepoint: boolean): Promise<void> {
+    const config = this.env.checkpoint
+    invariant(config, 'no checkpoint storage')
+    invariant(this.inflight === null, 'a checkpoint is in flight')
+    const id = this.nextCheckpointId++
+    const barrier: Barrier = { id, savepoint }
+    const base = savepoint ? new PrefixedStorage(config.savepointStorage, savepointFolder(id)) : config.storage
+    const prefix = savepoint ? '' : checkpointFolder(id) + '/'
+    const location = savepoint ? base.uri : joinUri(config.storage.uri, checkpointFolder(id))
+    const inflight: Inflight = {
+      barrier, base, prefix, location, expected: this.order.filter(t => t.node.spec.kind !== 'Source').length, acked: 0,
+      operators: new Map(), sources: {}, sinks: {}, uploads: [],
+    }
+    this.inflight = inflight
+    for (const src of this.sources) {
+      inflight.sources[src.task.node.id] = {
+        table: src.spec.table, positions: [...src.positions], splitMax: [...src.splitMax], watermark: src.emittedWatermark,
+      }
+    }
+    for (const task of this.order) if (task.finished && task.node.spec.kind !== 'Source' && task.node.spec.kind !== 'Values') await this.snapshotTask(task, barrier)
+    for (const task of this.order) if (task.node.spec.kind === 'Values') inflight.acked++
+    for (const src of this.sources) if (!src.task.finished) this.broadcast(src.task, ch => ({ t: 'barrier', ch, barrier }))
+    await this.pump()
+    invariant(inflight.acked === inflight.expected, `checkpoint ${id}: ${inflight.acked} of ${inflight.expected} subtasks snapshotted`)
+    // The slow part runs in the background: compress, upload, then the manifest completes it.
+    inflight.done = Promise.all(inflight.uploads).then(() => {
+      crashPoint('before-manifest')
+      return this.writeInflightManifest(inflight, false)
+    })
+    inflight.done.then(() => { if (!savepoint) this.post({ t: 'completed' }) }, () => { if (!savepoint) this.post({ t: 'completed' }) })
+  }
+
+  /** The synchronous part of a subtask's snapshot; uploads are queued on the in-flight checkpoint. */
+  private async snapshotTask(task: Task, barrier: Barrier): Promise<void> {
+    const cp = this.inflight
+    invariant(cp !== null && cp.barrier.id === barrier.id, `barrier ${barrier.id} without its checkpoint`)
+    cp.acked++
+    if (task.sink) {
+      if (this.exactlyOnce && task.sink.prepareCommit) cp.sinks[task.node.id] = await task.sink.prepareCommit(barrier.id)
+      return
+    }
+    if (!task.stateful) return
+    const id = task.node.id
+    const own = `${cp.prefix}${safeName(id)}-${task.index}/`
+    const data: SubtaskData = { timers: task.timers!.snapshot(), heap: task.state instanceof HeapKeyedStateBackend ? task.state.snapshot(false) : undefined }
+    // Serialized now: later batches mutate the live objects.
+    const bytes = serialize(data)
+    const subtask: { -readonly [K in keyof SubtaskManifest]: SubtaskManifest[K] } = {
+      index: task.index, keyGroups: task.range, backend: task.state instanceof RocksDbKeyedStateBackend ? 'rocksdb' : 'heap',
+      data: undefined as unknown as StoredObject, watermark: task.watermark,
+    }
+    let list = cp.operators.get(id)
+    if (list === undefined) cp.operators.set(id, (list = []))
+    list.push(subtask)
+    cp.uploads.push(gzipAsync(bytes, { level: 1 }).then(async gz => {
+      subtask.data = await putObject(cp.base, own + 'data.bin.gz', gz)
+      crashPoint('upload')
+    }))
+    if (task.state instanceof RocksDbKeyedStateBackend) {
+      const local = await takeLocalSnapshot(task.state, join(await this.snapshotTmp(), `${barrier.id}-${safeName(id)}-${task.index}`))
+      cp.uploads.push(uploadSnapshot(local, cp.base, {
+        sharedPrefix: 'shared/', ownPrefix: own + 'rocksdb/', selfContained: barrier.savepoint, keyGroups: task.range, maxParallelism: this.maxParallelism,
+      }, barrier.savepoint ? new Map() : task.known).then(handle => { subtask.rocksdb = handle }))
+    }
+  }
+
+  private async writeInflightManifest(cp: Inflight, finished: boolean): Promise<void> {
+    const operators: Record<string, OperatorManifest> = {}
+    for (const [id, subtasks] of cp.operators) {
+      const node = this.graph.nodes.find(n => n.id === id)!
+      operators[id] = { kind: node.spec.kind, signature: operatorSignature(node), parallelism: subtasks.length, subtasks: [...subtasks].sort((a, b) => a.index - b.index) }
+    }
+    const manifest: Manifest = {
+      format: MANIFEST_FORMAT, job: this.graph.name, id: cp.barrier.id, kind: cp.barrier.savepoint ? 'savepoint' : 'checkpoint', finished,
+      timestamp: Date.now(), maxParallelism: this.maxParallelism, operators, sources: cp.sources, sinks: cp.sinks,
+    }
+    if (cp.barrier.savepoint) await writeManifest(cp.base, '', manifest)
+    else await writeManifest(cp.base, checkpointFolder(cp.barrier.id), manifest)
+  }
+
+  /** Waits for the in-flight checkpoint's manifest, then lets sinks commit and applies retention. */
+  private async completeInflight(): Promise<void> {
+    const cp = this.inflight
+    if (cp === null) return
+    try {
+      await cp.done
+    } catch (e) {
+      throw WeirError.checkpoint(`checkpoint ${cp.barrier.id} to '${cp.location}' failed: ${(e as Error).message}`, {
+        help: 'check that the checkpoint storage is reachable and writable', cause: e,
+      })
+    } finally {
+      this.inflight = null
+    }
+    crashPoint('before-commit')
+    await this.commitSinks(cp.barrier.id)
+    this.checkpointsCompleted++
+    this.env.onCheckpoint?.(cp.barrier.id, cp.location)
+    if (cp.barrier.savepoint) {
+      this.savepointLocation = cp.location
+      this.env.log?.(`savepoint ${cp.barrier.id} written to ${cp.location}`)
+    } else {
+      await applyRetention(this.env.checkpoint!.storage, this.env.checkpoint!.retained, referencedObjects)
+    }
+  }
+
+  private async commitSinks(id: number): Promise<void> {
+    if (!this.exactlyOnce) return
+    for (const task of this.order) if (task.sink?.commit) await task.sink.commit(id)
+  }
+
+  /**
+   * Bounded input ended: a last checkpoint seals what the sinks still hold and marks the job
+   * finished, then the sinks commit. A crash after the manifest is written still commits on restart.
+   */
+  private async finalCheckpoint(): Promise<void> {
+    await this.completeInflight()
+    if (!this.exactlyOnce) return
+    const id = this.nextCheckpointId++
+    const cp: Inflight = {
+      barrier: { id, savepoint: false }, base: this.env.checkpoint!.storage, prefix: checkpointFolder(id) + '/',
+      location: joinUri(this.env.checkpoint!.storage.uri, checkpointFolder(id)), expected: 0, acked: 0,
+      operators: new Map(), sources: {}, sinks: {}, uploads: [],
+    }
+    for (const src of this.sources) cp.sources[src.task.node.id] = { table: src.spec.table, positions: [...src.positions], splitMax: [...src.splitMax], watermark: src.emittedWatermark }
+    for (const task of this.order) if (task.sink?.prepareCommit) cp.sinks[task.node.id] = await task.sink.prepareCommit(id)
+    await this.writeInflightManifest(cp, true)
+    crashPoint('before-commit')
+    await this.commitSinks(id)
+    this.checkpointsCompleted++
+    await applyRetention(this.env.checkpoint!.storage, this.env.checkpoint!.retained, referencedObjects)
   }
 
   // ------------------------------------------------------------------ teardown
@@ -478,10 +1049,10 @@ class JobExecution {
   private async close(): Promise<void> {
     const errors: unknown[] = []
     for (const src of this.sources) await src.reader.close().catch(e => errors.push(e))
-    for (const rt of this.order) {
-      await rt.operator?.close?.()?.catch?.((e: unknown) => errors.push(e))
-      await rt.state?.close().catch(e => errors.push(e))
-      if (rt.sink) await rt.sink.close().catch(e => errors.push(e))
+    for (const task of this.order) {
+      await task.operator?.close?.()?.catch?.((e: unknown) => errors.push(e))
+      await task.state?.close().catch(e => errors.push(e))
+      if (task.sink) await task.sink.close().catch(e => errors.push(e))
     }
   }
 
@@ -496,12 +1067,12 @@ class JobExecution {
     const sinkRows: Record<string, number> = {}
     const stateEntries: Record<string, number> = {}
     let late = 0
-    for (const rt of this.order) {
-      const spec = rt.node.spec
-      if (spec.kind === 'Sink') sinkRows[spec.table] = (sinkRows[spec.table] ?? 0) + rt.metrics.rowsIn
-      if (spec.kind === 'Collect') sinkRows['(select)'] = rt.metrics.rowsIn
-      late += rt.metrics.lateRecordsDropped
-      if (spec.kind === 'GroupAggregate' || spec.kind === 'WindowAggregate') stateEntries[rt.node.id] = rt.state!.stats().entries
+    for (const task of this.order) {
+      const spec = task.node.spec
+      if (spec.kind === 'Sink') sinkRows[spec.table] = (sinkRows[spec.table] ?? 0) + task.metrics.rowsIn
+      if (spec.kind === 'Collect') sinkRows['(select)'] = task.metrics.rowsIn
+      late += task.metrics.lateRecordsDropped
+      if (task.stateful) stateEntries[task.node.id] = (stateEntries[task.node.id] ?? 0) + task.state!.stats().entries
     }
     let stateDiskBytes: number | undefined
     let stateStoredEntries: number | undefined
@@ -510,8 +1081,43 @@ class JobExecution {
       stateDiskBytes = (stateDiskBytes ?? 0) + await b.diskBytes()
       stateStoredEntries = (stateStoredEntries ?? 0) + await b.countEntries({ stored: true })
     }
-    return { sourceRows, sourceRecordsRead: read, sinkRows, lateRecordsDropped: late, skippedRecords: skipped, stateEntries, stateDiskBytes, stateStoredEntries, cancelled }
+    return {
+      sourceRows, sourceRecordsRead: read, sinkRows, lateRecordsDropped: late, skippedRecords: skipped, stateEntries, stateDiskBytes, stateStoredEntries,
+      checkpointsCompleted: this.checkpointsCompleted, savepoint: this.savepointLocation, cancelled,
+    }
   }
+}
+
+/**
+ * Fault injection for the crash tests: with WEIR_CRASH_AT='<point>:<n>', the process kills itself
+ * (SIGKILL, no cleanup) the n-th time it reaches that point. Points: 'upload' (a subtask's state
+file stored, other uploads may be running), 'before-manifest' (uploads
+ * done, manifest not written), 'before-commit' (checkpoint complete, sinks not committed).
+ */
+function crashPoint(point: string): void {
+  const spec = process.env['WEIR_CRASH_AT']
+  if (spec === undefined || !spec.startsWith(point + ':')) return
+  crashCounts.set(point, (crashCounts.get(point) ?? 0) + 1)
+  if (crashCounts.get(point) === Number(spec.slice(point.length + 1))) process.kill(process.pid, 'SIGKILL')
+}
+const crashCounts = new Map<string, number>()
+
+/** What a stateful subtask stores besides RocksDB files: its timers, and its state on the heap backend. */
+interface SubtaskData {
+  readonly timers: TimersSnapshot
+  readonly heap?: HeapSnapshot
+}
+
+/** Stored objects a manifest needs (for retention of shared files). */
+function referencedObjects(manifest: Manifest): string[] {
+  const paths: string[] = []
+  for (const op of Object.values(manifest.operators)) {
+    for (const s of op.subtasks) {
+      paths.push(s.data.path)
+      if (s.rocksdb) for (const f of (s.rocksdb as RocksDbStateHandle).files) paths.push(f.object)
+    }
+  }
+  return paths
 }
 
 const NO_KEY: KeyRef = makeKey([])
@@ -522,7 +1128,6 @@ export const DEFAULT_STATE_DIR = '.weir/state'
 function safeName(name: string): string {
   return name.replace(/[^A-Za-z0-9._-]/g, '_')
 }
-
 
 /** The key function for an input edge: hash keys → their values; single → one constant key. */
 function keySelector(exchange: Exchange, maxParallelism: number): (row: Row) => KeyRef {
@@ -542,4 +1147,3 @@ function keySelector(exchange: Exchange, maxParallelism: number): (row: Row) => 
     default: return assertNever(exchange)
   }
 }
-

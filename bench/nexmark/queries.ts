@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 // The Nexmark queries the benchmark runs, as Weir SQL over the built-in generator, into a blackhole sink.
 
 export interface BenchQuery {
@@ -20,6 +22,10 @@ CREATE TABLE bid (
 
 const sink = (columns: string): string => `CREATE TABLE sink (${columns}) WITH ('connector' = 'blackhole');\n`
 
+/** Where the checkpointed variants put their checkpoints (query.ts empties it before and after). */
+export const BENCH_CHECKPOINTS = join(tmpdir(), 'weir-bench-checkpoints')
+const checkpointEvery = (interval: string): string =>
+  `SET 'execution.checkpointing.interval' = '${interval}';\nSET 'state.checkpoints.dir' = 'file://${BENCH_CHECKPOINTS}';\n`
 const rocksdb = (cache: string): string => `SET 'state.backend' = 'rocksdb';\nSET 'state.cache.size' = '${cache}';\n`
 
 export function benchQueries(scale = 1): BenchQuery[] {
@@ -88,5 +94,9 @@ export function benchQueries(scale = 1): BenchQuery[] {
       CREATE TABLE sink (k BIGINT, c BIGINT, s BIGINT) WITH ('connector' = 'blackhole');
       INSERT INTO sink SELECT k, COUNT(*), SUM(v) FROM ev GROUP BY k;`,
   }
-  return [...onHeap, ...onRocks, big]
+  // The cost of checkpoints: q17 again with one every second (heap: full snapshots; RocksDB: incremental).
+  const checkpointed = [...onHeap, ...onRocks]
+    .filter(q => q.name === 'q17' || q.name === 'q17-rocksdb')
+    .map(q => ({ ...q, name: `${q.name}-ckpt`, what: `${q.what}, a checkpoint every 1 s`, sql: checkpointEvery('1 s') + q.sql }))
+  return [...onHeap, ...onRocks, ...checkpointed, big]
 }

@@ -1,6 +1,7 @@
 // `npm run bench`: each query in a fresh Node process (compiled JS, one core), generator included:
-// the Nexmark queries on heap state, q11 and q17 again on RocksDB, and a GROUP BY over 10M keys on
-// RocksDB with a 64 MB cache; prints events/s, peak memory and state size per query; then the
+// the Nexmark queries on heap state, q11 and q17 again on RocksDB, q17 with a checkpoint every second,
+// and a GROUP BY over 10M keys on RocksDB with a 64 MB cache; prints events/s, peak memory and state
+// size per query; then incremental checkpoints of ~1 GB of RocksDB state, and the
 // MapState-vs-ValueState<Map> state benchmark.
 import { execFileSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
@@ -10,7 +11,7 @@ const scale = Number(process.env['WEIR_BENCH_SCALE'] ?? '1')
 const only = process.argv.slice(2)
 const script = fileURLToPath(new URL('./query.js', import.meta.url))
 
-interface Result { name: string; what: string; events: number; seconds: number; eventsPerSecond: number; rowsOut: number; peakRssMb: number; peakHeapMb: number; stateEntries: number }
+interface Result { name: string; what: string; events: number; seconds: number; eventsPerSecond: number; rowsOut: number; peakRssMb: number; peakHeapMb: number; stateEntries: number; checkpoints: number }
 
 const results: Result[] = []
 for (const q of benchQueries(scale)) {
@@ -20,11 +21,22 @@ for (const q of benchQueries(scale)) {
   results.push(r)
   process.stdout.write(`${r.name.padEnd(4)} ${Math.round(r.eventsPerSecond).toLocaleString('en-US').padStart(11)} events/s  ` +
     `${r.events.toLocaleString('en-US')} events in ${r.seconds.toFixed(2)} s  peak RSS ${r.peakRssMb.toFixed(0)} MB  ` +
-    `heap ${r.peakHeapMb.toFixed(0)} MB  state ${r.stateEntries.toLocaleString('en-US')} entries  rows out ${r.rowsOut.toLocaleString('en-US')}  (${r.what})\n`)
+    `heap ${r.peakHeapMb.toFixed(0)} MB  state ${r.stateEntries.toLocaleString('en-US')} entries  rows out ${r.rowsOut.toLocaleString('en-US')}` +
+    `${r.checkpoints ? `  ${r.checkpoints} checkpoints` : ''}  (${r.what})\n`)
 }
 process.stdout.write('\n| query | what | events | events/s | peak RSS | state entries at end |\n|---|---|---:|---:|---:|---:|\n')
 for (const r of results) {
   process.stdout.write(`| ${r.name} | ${r.what} | ${r.events.toLocaleString('en-US')} | ${Math.round(r.eventsPerSecond).toLocaleString('en-US')} | ${r.peakRssMb.toFixed(0)} MB | ${r.stateEntries.toLocaleString('en-US')} |\n`)
+}
+
+// Incremental RocksDB checkpoints of ~1 GB of state (× scale) with 1% of keys changed, and restore
+// time (bench/checkpoint/incremental.ts).
+if (only.length === 0 || only.includes('checkpoint')) {
+  const checkpointScript = fileURLToPath(new URL('../checkpoint/incremental.js', import.meta.url))
+  process.stdout.write('\n')
+  execFileSync(process.execPath, [checkpointScript], {
+    stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, WEIR_KEYS: String(Math.round(4_000_000 * scale)) },
+  })
 }
 
 // The keyed-state lesson: MapState<product, count> against ValueState<Map<product, count>>, and the

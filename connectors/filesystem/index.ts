@@ -1,5 +1,6 @@
-// The 'filesystem' connector: a bounded source over a file or a directory of JSON-lines / CSV files,
-// and a sink writing part files (JSON lines, CSV, or a debezium-json changelog).
+// The 'filesystem' connector: a bounded source over a file or a directory of JSON-lines / CSV files
+// that resumes at byte offsets, and a sink writing part files (JSON lines, CSV, or a debezium-json
+// changelog), exactly-once when the job takes checkpoints.
 import type { ConnectorFactory } from '../api.js'
 import { resolveFsOptions } from './options.js'
 import { createFileSink } from './sink.js'

@@ -1,8 +1,16 @@
 // Streams a text file as lines: reads fixed-size blocks (1 MB), decodes each up to its last newline
-// and hands out lines synchronously, so the caller awaits once per block and never per line.
+// and hands out lines synchronously, so the caller awaits once per block and never per line. Knows
+// the byte offset after the last line it handed out, and can start at such an offset.
+import { isAscii } from 'node:buffer'
 import { open, type FileHandle } from 'node:fs/promises'
 
 const NEWLINE = 10
+
+/** Where to start reading: a byte offset just after a line, and the number of lines before it. */
+export interface LineStart {
+  readonly offset: number
+  readonly line: number
+}
 
 /** Lines of one UTF-8 file, without their '\n' / '\r\n' terminators. */
 export class LineReader {
@@ -12,13 +20,33 @@ export class LineReader {
   private text = ''
   private pos = 0
   private eof = false
-  private first = true
-  /** 1-based number of the line last returned by `nextLine`. */
-  lineNo = 0
+  /** Only a file read from its start can begin with a byte order mark. */
+  private first: boolean
+  /** File offset of the next byte to read. */
+  private readPos: number
+  /** The bytes `text` was decoded from, their file offsets, and whether they are all ASCII (one byte per character). */
+  private block: Buffer = Buffer.alloc(0)
+  private blockStart: number
+  private blockEnd: number
+  private blockAscii = true
+  /** `lineNo` when the current block was set. */
+  private blockFirstLine: number
+  /** A cursor for `offset` in a non-ASCII block: `scanLines` lines of the block end before byte `scanByte`. */
+  private scanLines = 0
+  private scanByte = 0
+  /** 1-based number of the line last returned by `nextLine` (counting from the file's start, also after a seek). */
+  lineNo: number
+  /** Bytes read from the file by this reader. */
   bytesRead = 0
 
-  constructor(private readonly path: string, blockBytes = 1 << 20) {
+  constructor(private readonly path: string, start: LineStart = { offset: 0, line: 0 }, blockBytes = 1 << 20) {
     this.buf = Buffer.allocUnsafe(blockBytes)
+    this.first = start.offset === 0
+    this.readPos = start.offset
+    this.blockStart = start.offset
+    this.blockEnd = start.offset
+    this.lineNo = start.line
+    this.blockFirstLine = start.line
   }
 
   /**
@@ -38,12 +66,31 @@ export class LineReader {
     return end > pos && text.charCodeAt(end - 1) === 13 ? text.slice(pos, end - 1) : text.slice(pos, end)
   }
 
+  /**
+   * The byte offset just after the last line `nextLine` returned (after its '\n'): where a reader
+   * started with `{ offset, line: lineNo }` continues with the next line.
+   */
+  get offset(): number {
+    if (this.pos >= this.text.length) return this.blockEnd
+    if (this.blockAscii) return this.blockStart + this.pos
+    // Line k of the block ends at the block's k-th newline byte: UTF-8 never has a 0x0A inside a
+    // character, and decoding (also of invalid bytes) keeps every newline, so counting works where
+    // character and byte positions differ (multi-byte characters, a BOM, invalid bytes).
+    const lines = this.lineNo - this.blockFirstLine
+    while (this.scanLines < lines) {
+      this.scanByte = this.block.indexOf(NEWLINE, this.scanByte) + 1
+      this.scanLines++
+    }
+    return this.blockStart + this.scanByte
+  }
+
   /** Reads the next block of whole lines; false at end of file. */
   async fill(): Promise<boolean> {
     if (this.eof) return false
     if (this.handle === null) this.handle = await open(this.path, 'r')
     for (;;) {
-      const { bytesRead } = await this.handle.read(this.buf, 0, this.buf.length, null)
+      const { bytesRead } = await this.handle.read(this.buf, 0, this.buf.length, this.readPos)
+      this.readPos += bytesRead
       this.bytesRead += bytesRead
       if (bytesRead === 0) {
         this.eof = true
@@ -51,7 +98,8 @@ export class LineReader {
         const rest = this.carry
         this.carry = null
         if (rest === null || rest.length === 0) return false
-        this.setText(rest.toString('utf8'))
+        // The last line, without a newline.
+        this.setBlock(rest, this.readPos - rest.length)
         return true
       }
       const data = this.carry === null ? this.buf.subarray(0, bytesRead) : Buffer.concat([this.carry, this.buf.subarray(0, bytesRead)])
@@ -61,14 +109,19 @@ export class LineReader {
         this.carry = Buffer.from(data)
         continue
       }
-      this.setText(data.toString('utf8', 0, last + 1))
+      this.setBlock(data.subarray(0, last + 1), this.readPos - data.length)
       // The carry must be copied: `buf` is reused by the next read.
       this.carry = last + 1 < data.length ? Buffer.from(data.subarray(last + 1)) : null
       return true
     }
   }
 
-  private setText(text: string): void {
+  /**
+   * Makes `bytes` (starting at file offset `start`) the block in hand. `bytes` may be a view of
+   * `buf`, which stays valid until the next `fill()`, i.e. for as long as the block is in hand.
+   */
+  private setBlock(bytes: Buffer, start: number): void {
+    let text = bytes.toString('utf8')
     if (this.first) {
       this.first = false
       if (text.charCodeAt(0) === 0xfeff) text = text.slice(1)
@@ -76,6 +129,13 @@ export class LineReader {
     // Every line of a block but the file's last ends with '\n', so `nextLine` stops exactly at the block's end.
     this.text = text
     this.pos = 0
+    this.block = bytes
+    this.blockStart = start
+    this.blockEnd = start + bytes.length
+    this.blockAscii = isAscii(bytes)
+    this.blockFirstLine = this.lineNo
+    this.scanLines = 0
+    this.scanByte = 0
   }
 
   private async closeHandle(): Promise<void> {

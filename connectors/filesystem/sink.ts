@@ -1,15 +1,46 @@
-// The filesystem sink: writes one part file per writer into the 'path' directory, first under a
-// hidden in-progress name, renamed to `part-<uuid>-0.<ext>` by finish() so readers never see half a file.
+// The filesystem sink: writes part files into the 'path' directory under hidden names, so readers
+// never see half a file. Without checkpoints, one part per writer, renamed to `part-<uuid>-0.<ext>`
+// by finish(); with checkpoints, exactly-once parts per checkpoint (exactly-once-sink.ts).
 import { randomUUID } from 'node:crypto'
-import { mkdir, open, rename, rm, type FileHandle } from 'node:fs/promises'
+import { mkdir, rename } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { WeirError } from '../../common/errors.js'
 import type { Batch } from '../../runtime/batch.js'
 import type { SinkContext, SinkWriter } from '../api.js'
 import { csvRowEncoder, debeziumEncoder, jsonRowEncoder } from './encoders.js'
-import { resolveFsOptions } from './options.js'
+import { createExactlyOnceWriter } from './exactly-once-sink.js'
+import { resolveFsOptions, type FsConfig } from './options.js'
+import { PartFile } from './part-file.js'
 
-const FLUSH_CHARS = 1 << 20
+/** Turns a batch into the lines of a part file. */
+export type BatchEncoder = (batch: Batch) => string
+
+function batchEncoder(ctx: SinkContext, config: FsConfig): BatchEncoder {
+  switch (config.format) {
+    case 'json': case 'csv': {
+      const encodeRow = config.format === 'json' ? jsonRowEncoder(ctx.schema, config.json) : csvRowEncoder(ctx.schema, config.csv)
+      return batch => {
+        if (batch.kinds !== null && batch.kinds.some(k => k !== 0)) {
+          throw WeirError.execution(`the filesystem sink of table '${ctx.table}' received updates, but format '${config.format}' can only append rows`, {
+            help: `use 'format' = 'debezium-json' to write a changelog`,
+          })
+        }
+        let s = ''
+        for (const row of batch.rows) s += encodeRow(row) + '\n'
+        return s
+      }
+    }
+    case 'debezium-json': {
+      const encodeChange = debeziumEncoder(ctx.schema, config.json)
+      return batch => {
+        let s = ''
+        const kinds = batch.kinds
+        for (let i = 0; i < batch.rows.length; i++) s += encodeChange(batch.rows[i]!, kinds === null ? 0 : kinds[i]!) + '\n'
+        return s
+      }
+    }
+  }
+}
 
 export async function createFileSink(ctx: SinkContext): Promise<SinkWriter> {
   const config = resolveFsOptions(ctx.options)
@@ -21,86 +52,36 @@ export async function createFileSink(ctx: SinkContext): Promise<SinkWriter> {
       help: `the filesystem sink's 'path' must be a directory it can write to`,
     })
   }
-  const uuid = randomUUID()
   const ext = config.format === 'csv' ? 'csv' : 'json'
-  const name = `part-${uuid}-0.${ext}`
-  let encode: (batch: Batch) => string
-  switch (config.format) {
-    case 'json': case 'csv': {
-      const encodeRow = config.format === 'json' ? jsonRowEncoder(ctx.schema, config.json) : csvRowEncoder(ctx.schema, config.csv)
-      encode = batch => {
-        if (batch.kinds !== null && batch.kinds.some(k => k !== 0)) {
-          throw WeirError.execution(`the filesystem sink of table '${ctx.table}' received updates, but format '${config.format}' can only append rows`, {
-            help: `use 'format' = 'debezium-json' to write a changelog`,
-          })
-        }
-        let s = ''
-        for (const row of batch.rows) s += encodeRow(row) + '\n'
-        return s
-      }
-      break
-    }
-    case 'debezium-json': {
-      const encodeChange = debeziumEncoder(ctx.schema, config.json)
-      encode = batch => {
-        let s = ''
-        const kinds = batch.kinds
-        for (let i = 0; i < batch.rows.length; i++) s += encodeChange(batch.rows[i]!, kinds === null ? 0 : kinds[i]!) + '\n'
-        return s
-      }
-      break
-    }
-  }
-  return new FileSinkWriter(join(dir, `.${name}.inprogress`), join(dir, name), encode)
+  const encode = batchEncoder(ctx, config)
+  if (ctx.exactlyOnce) return createExactlyOnceWriter(ctx, dir, ext, encode)
+  const name = `part-${randomUUID()}-0.${ext}`
+  return new FileSinkWriter(new PartFile(join(dir, `.${name}.inprogress`)), join(dir, name), encode)
 }
 
+/** Without checkpoints: everything goes to one hidden part, made visible by finish(). */
 class FileSinkWriter implements SinkWriter {
-  private handle: FileHandle | null = null
-  private buffered: string[] = []
-  private bufferedChars = 0
   private finished = false
 
   constructor(
-    private readonly inProgressPath: string,
+    private readonly part: PartFile,
     private readonly finalPath: string,
-    private readonly encode: (batch: Batch) => string,
+    private readonly encode: BatchEncoder,
   ) {}
 
   write(batch: Batch): void | Promise<void> {
     if (batch.rows.length === 0) return
-    const text = this.encode(batch)
-    this.buffered.push(text)
-    this.bufferedChars += text.length
-    if (this.bufferedChars >= FLUSH_CHARS) return this.flush()
-  }
-
-  private async flush(): Promise<void> {
-    if (this.buffered.length === 0) return
-    const text = this.buffered.join('')
-    this.buffered = []
-    this.bufferedChars = 0
-    this.handle ??= await open(this.inProgressPath, 'w')
-    await this.handle.write(text)
+    return this.part.append(this.encode(batch))
   }
 
   async finish(): Promise<void> {
     if (this.finished) return
-    await this.flush()
     this.finished = true
     // No rows, no file (as in Flink).
-    if (this.handle === null) return
-    await this.handle.close()
-    this.handle = null
-    await rename(this.inProgressPath, this.finalPath)
+    if (await this.part.seal(false)) await rename(this.part.path, this.finalPath)
   }
 
   async close(): Promise<void> {
-    const handle = this.handle
-    this.handle = null
-    this.buffered = []
-    if (handle !== null) {
-      await handle.close()
-      if (!this.finished) await rm(this.inProgressPath, { force: true })
-    }
+    if (!this.finished) await this.part.discard()
   }
 }

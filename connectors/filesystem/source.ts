@@ -1,16 +1,34 @@
 // The filesystem source: lists the files under 'path' (one split each, read in name order) and turns
 // their lines into rows, a chunk of ~batchSize rows per `next()`. Bad records fail the job with the
-// file and line, or are skipped and counted with '<format>.ignore-parse-errors'.
-import { readdir, stat } from 'node:fs/promises'
+// file and line, or are skipped and counted with '<format>.ignore-parse-errors'. Each chunk carries
+// its file's byte offset, and a restored reader seeks there.
+import { open, readdir, stat } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { WeirError } from '../../common/errors.js'
 import type { Row } from '../../runtime/batch.js'
-import type { SourceChunk, SourceContext, SourceReader } from '../api.js'
+import type { SourceChunk, SourceContext, SourceReader, SplitPosition } from '../api.js'
 import { CsvDecoder } from './csv-decoder.js'
 import { MORE, RecordError, SKIP, type RecordDecoder } from './decoder.js'
 import { JsonDecoder } from './json-decoder.js'
-import { LineReader } from './line-reader.js'
+import { LineReader, type LineStart } from './line-reader.js'
 import { resolveFsOptions, type FsConfig } from './options.js'
+
+/**
+ * A file split's position after a chunk: the file (its path as listed), the byte offset just after
+ * the last line the chunk consumed, that line's number (so errors after a restore name the right
+ * line), and whether the file was read to its end.
+ *
+ * @example { file: '/data/clicks/a.json', offset: 18342, line: 250, ended: false }
+ */
+export interface FilePosition {
+  readonly file: string
+  readonly offset: number
+  readonly line: number
+  readonly ended: boolean
+}
+
+/** Where a split starts: at the beginning (null), after a line, or nowhere (already ended). */
+type FileStart = (LineStart & { readonly ended: boolean }) | null
 
 /** The files a source path stands for: the file itself, or a directory's visible regular files by name. */
 export async function listSourceFiles(path: string, table: string): Promise<string[]> {
@@ -55,8 +73,93 @@ export async function createFileSource(ctx: SourceContext): Promise<SourceReader
     })
   }
   const files = await listSourceFiles(config.path, ctx.table)
+  const restore = ctx.restoredPositions === undefined ? { starts: files.map(() => null), moved: false } : await restoreStarts(files, ctx.restoredPositions, config.path, ctx.table)
   const ignoreErrors = config.format === 'csv' ? config.csv.ignoreParseErrors : config.json.ignoreParseErrors
-  return new FileSourceReader(files, decoderFor(config, ctx), ignoreErrors, ctx)
+  return new FileSourceReader(files, restore, decoderFor(config, ctx), ignoreErrors, ctx)
+}
+
+function asFilePosition(p: SplitPosition, split: number, table: string): FilePosition {
+  const o = p as Partial<Record<keyof FilePosition, unknown>> | null
+  const count = (v: unknown): boolean => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0
+  if (typeof o !== 'object' || o === null || typeof o.file !== 'string' || !count(o.offset) || !count(o.line) || typeof o.ended !== 'boolean') {
+    throw WeirError.checkpoint(`the checkpoint holds an invalid position for split ${split} of table '${table}': ${JSON.stringify(p)}`, {
+      help: `a filesystem source's position is { file, offset, line, ended }; was the checkpoint taken with another connector for '${table}'?`,
+    })
+  }
+  return o as FilePosition
+}
+
+/** The further on of two positions of one file (positions of a file only move forward). */
+function further(a: FilePosition, b: FilePosition): FilePosition {
+  return a.offset !== b.offset ? (a.offset > b.offset ? a : b) : a.ended ? a : b
+}
+
+/** Where the listed files start after a restore, and whether a split's position now belongs to another split number. */
+interface Restore {
+  readonly starts: FileStart[]
+  readonly moved: boolean
+}
+
+/**
+ * Where each listed file starts after a restore. Positions are matched to files by path, not by
+ * split number, so a file added since the checkpoint is read from its start; a file the checkpoint
+ * had read from that is gone, or shorter than its offset, is an error: resuming would not give the
+ * rows an uninterrupted run would have.
+ */
+async function restoreStarts(files: readonly string[], restored: readonly (SplitPosition | null)[], path: string, table: string): Promise<Restore> {
+  const byFile = new Map<string, FilePosition>()
+  let moved = restored.length !== files.length
+  for (let split = 0; split < restored.length; split++) {
+    const raw = restored[split]
+    if (raw === null || raw === undefined) continue
+    const p = asFilePosition(raw, split, table)
+    // A file can be named twice when its split number moved in an earlier restore (see `moved`).
+    const seen = byFile.get(p.file)
+    byFile.set(p.file, seen === undefined ? p : further(seen, p))
+    if (files[split] !== p.file) moved = true
+  }
+  const starts: FileStart[] = files.map(() => null)
+  for (const p of byFile.values()) {
+    const where = `the checkpoint read it up to byte ${p.offset} (line ${p.line})`
+    const record = { source: p.file, line: p.line, offset: p.offset }
+    const index = files.indexOf(p.file)
+    if (index === -1) {
+      const exists = await stat(p.file).then(s => s.isFile(), () => false)
+      throw WeirError.connector(exists
+        ? `cannot resume table '${table}': file '${p.file}' is no longer among the files of path '${path}'; ${where}`
+        : `cannot resume table '${table}': file '${p.file}' is missing; ${where}`, {
+        record,
+        help: `a resumed job reads on from where its checkpoint stopped, so the files it was reading must stay; put the file back, or start the job without the checkpoint`,
+      })
+    }
+    const size = (await stat(p.file)).size
+    if (size < p.offset) {
+      throw WeirError.connector(`cannot resume table '${table}': file '${p.file}' has ${size} bytes, but ${where}`, {
+        record,
+        help: `the file was truncated or replaced after the checkpoint; put the original back, or start the job without the checkpoint`,
+      })
+    }
+    if (!p.ended && p.offset > 0 && p.offset < size && !(await followsNewline(p.file, p.offset))) {
+      throw WeirError.connector(`cannot resume table '${table}': file '${p.file}' changed since the checkpoint (byte ${p.offset} no longer follows a line break); ${where}`, {
+        record,
+        help: `files must not be rewritten while a job reads them; put the original back, or start the job without the checkpoint`,
+      })
+    }
+    starts[index] = { offset: p.offset, line: p.line, ended: p.ended }
+  }
+  return { starts, moved }
+}
+
+/** Whether the byte before `offset` is a '\n', as it is at every offset a position records (but the end of a file). */
+async function followsNewline(file: string, offset: number): Promise<boolean> {
+  const handle = await open(file, 'r')
+  try {
+    const byte = Buffer.alloc(1)
+    await handle.read(byte, 0, 1, offset - 1)
+    return byte[0] === 10
+  } finally {
+    await handle.close()
+  }
 }
 
 class FileSourceReader implements SourceReader {
@@ -70,20 +173,52 @@ class FileSourceReader implements SourceReader {
   private recordStart = 0
   private recordText = ''
 
+  private readonly starts: readonly FileStart[]
+  /** Empty chunks that carry restored positions to their new split numbers, given before any rows. */
+  private readonly announce: SourceChunk[] = []
+  /** Splits whose end an announcement already reported. */
+  private readonly announcedEnd = new Set<number>()
+
   constructor(
     private readonly files: readonly string[],
+    restore: Restore,
     private readonly decoder: RecordDecoder,
     private readonly ignoreErrors: boolean,
     private readonly ctx: SourceContext,
   ) {
     this.splitCount = files.length
+    this.starts = restore.starts
+    if (restore.moved) {
+      // The files changed since the checkpoint, so split numbers did. Whoever keeps the positions
+      // per split number (the runtime, for the next checkpoint) learns each file's at once, instead
+      // of keeping, until the file's first chunk, the position restored under that number.
+      for (let split = 0; split < files.length; split++) {
+        const start = this.starts[split]
+        if (start === null || start === undefined) continue
+        const position: FilePosition = { file: files[split]!, offset: start.offset, line: start.line, ended: start.ended }
+        this.announce.push(start.ended ? { rows: [], split, splitEnded: true, position } : { rows: [], split, position })
+        if (start.ended) this.announcedEnd.add(split)
+      }
+    }
   }
 
   async next(): Promise<SourceChunk | null> {
-    if (this.ctx.signal.aborted || this.fileIndex >= this.files.length) return null
+    if (this.ctx.signal.aborted) return null
+    const announced = this.announce.shift()
+    if (announced !== undefined) return announced
+    while (this.lines === null && this.announcedEnd.has(this.fileIndex)) this.fileIndex++
+    if (this.fileIndex >= this.files.length) return null
     const split = this.fileIndex
     const file = this.files[split]!
-    this.lines ??= new LineReader(file)
+    if (this.lines === null) {
+      const start = this.starts[split] ?? null
+      if (start?.ended === true) {
+        // Read to its end before the checkpoint: nothing more, but the split still reports its end.
+        this.fileIndex++
+        return { rows: [], split, splitEnded: true, position: { file, offset: start.offset, line: start.line, ended: true } satisfies FilePosition }
+      }
+      this.lines = new LineReader(file, start ?? undefined)
+    }
     const lines = this.lines
     const rows: Row[] = []
     const want = Math.max(1, this.ctx.batchSize)
@@ -100,7 +235,7 @@ class FileSourceReader implements SourceReader {
         this.lines = null
         this.fileIndex++
         this.rowsRead += rows.length
-        return { rows, split, splitEnded: true }
+        return { rows, split, splitEnded: true, position: { file, offset: lines.offset, line: lines.lineNo, ended: true } satisfies FilePosition }
       }
       let result
       try {
@@ -121,7 +256,8 @@ class FileSourceReader implements SourceReader {
       rows.push(result)
     }
     this.rowsRead += rows.length
-    return { rows, split }
+    // A chunk ends right after a whole record, so no CSV record spans two chunks' positions.
+    return { rows, split, position: { file, offset: lines.offset, line: lines.lineNo, ended: false } satisfies FilePosition }
   }
 
   private async fill(lines: LineReader, file: string): Promise<boolean> {
@@ -158,6 +294,7 @@ class FileSourceReader implements SourceReader {
     const lines = this.lines
     this.lines = null
     this.fileIndex = this.files.length
+    this.announce.length = 0
     if (lines !== null) await lines.close()
   }
 }

@@ -1,7 +1,9 @@
 // The 'nexmark' connector: one table ('nexmark.table' = bid | auction | person) of the Nexmark event
-// stream, generated as fast as the consumer takes it in chunks of batchSize rows, one split.
+// stream, generated as fast as the consumer takes it in chunks of batchSize rows, one split. Event n
+// is a function of n alone, so a position is an event number and a restored reader starts there.
+import { WeirError } from '../../common/errors.js'
 import type { Row } from '../../runtime/batch.js'
-import type { ConnectorFactory, SourceChunk, SourceContext, SourceReader } from '../api.js'
+import type { ConnectorFactory, SourceChunk, SourceContext, SourceReader, SplitPosition } from '../api.js'
 import { nexmarkBounded, resolveNexmarkConfig, type NexmarkConfig } from './config.js'
 import { auctionRowBuilder, bidRowBuilder, NexmarkModel, personRowBuilder, type RowBuilder } from './generator.js'
 import { EventLoopYielder } from '../yield.js'
@@ -18,7 +20,7 @@ export class NexmarkTableGenerator {
   /** The table's event kind occupies [kindStart, kindEnd) of each cycle of `total` event numbers. */
   private readonly kindStart: number
   private readonly kindEnd: number
-  /** The next event number to consider. */
+  /** The next event number to consider; the rows from here on do not depend on where generation started. */
   position = 0
 
   constructor(readonly config: NexmarkConfig) {
@@ -52,7 +54,8 @@ export class NexmarkTableGenerator {
     const { kindStart, kindEnd } = this
     const end = this.config.maxEvents
     const build = this.build
-    if (kindEnd <= kindStart) { this.position = end; return 0 }
+    // A table whose kind has proportion 0 has no events (`done` is true); the position stays finite for checkpoints.
+    if (kindEnd <= kindStart) return 0
     let n = this.position
     let rem = n % total
     let made = 0
@@ -71,6 +74,35 @@ export class NexmarkTableGenerator {
   }
 }
 
+/**
+ * The position of nexmark's one split after a chunk: the number of the next event to consider
+ * (events of every kind count, as the stream's ids and times do). The split has ended once it
+ * reaches 'events.num', or at once for a table whose proportion is 0.
+ *
+ * @example { event: 46000 }
+ */
+export interface NexmarkPosition {
+  readonly event: number
+}
+
+function asNexmarkPosition(restored: readonly (SplitPosition | null)[] | undefined, table: string): NexmarkPosition | null {
+  if (restored === undefined) return null
+  if (restored.length !== 1) {
+    throw WeirError.checkpoint(`the checkpoint holds ${restored.length} split positions for table '${table}', but a nexmark source has 1 split`, {
+      help: `was the checkpoint taken with another connector for '${table}'?`,
+    })
+  }
+  const p = restored[0] ?? null
+  if (p === null) return null
+  const event = (p as Partial<NexmarkPosition>).event
+  if (typeof p !== 'object' || typeof event !== 'number' || !Number.isSafeInteger(event) || event < 0) {
+    throw WeirError.checkpoint(`the checkpoint holds an invalid position for table '${table}': ${JSON.stringify(p)}`, {
+      help: `a nexmark source's position is { event }; was the checkpoint taken with another connector for '${table}'?`,
+    })
+  }
+  return { event }
+}
+
 class NexmarkReader implements SourceReader {
   readonly splitCount = 1
   private ended = false
@@ -79,6 +111,9 @@ class NexmarkReader implements SourceReader {
 
   constructor(config: NexmarkConfig, private readonly ctx: SourceContext) {
     this.gen = new NexmarkTableGenerator(config)
+    const restored = asNexmarkPosition(ctx.restoredPositions, ctx.table)
+    // Past 'events.num' (a checkpoint of a longer run): the split has ended.
+    if (restored !== null) this.gen.position = Math.min(restored.event, config.maxEvents)
   }
 
   async next(): Promise<SourceChunk | null> {
@@ -90,11 +125,12 @@ class NexmarkReader implements SourceReader {
     }
     const rows: Row[] = []
     this.gen.fill(rows, Math.max(1, this.ctx.batchSize))
+    const position: NexmarkPosition = { event: this.gen.position }
     if (this.gen.done) {
       this.ended = true
-      return { rows, split: 0, splitEnded: true }
+      return { rows, split: 0, splitEnded: true, position }
     }
-    return { rows, split: 0 }
+    return { rows, split: 0, position }
   }
 
   metrics(): Readonly<Record<string, number>> {

@@ -254,17 +254,21 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
     return removed
   }
 
-  /** The live entries of every state, grouped by key group; values are deep copies. */
-  snapshot(): HeapSnapshot {
+  /**
+   * The live entries of every state, grouped by key group. Values are deep copies unless `copy` is
+   * false — for a caller that serializes the snapshot before the state changes again (a checkpoint).
+   */
+  snapshot(copy = true): HeapSnapshot {
+    const clone = copy ? cloneValue : (v: unknown): unknown => v
     const byGroup = new Map<number, HeapEntry[]>()
     const now = this.ttlNow
     for (const table of this.tables.values()) {
       for (const slot of table.slots.values()) {
         let list = byGroup.get(slot.key.group)
         if (list === undefined) byGroup.set(slot.key.group, (list = []))
-        const key = slot.key.values.map(cloneValue)
+        const key = copy ? slot.key.values.map(cloneValue) : slot.key.values as unknown[]
         for (const [ns, cell] of slot.cells()) {
-          const entry = snapshotCell(table, key, ns, cell, now)
+          const entry = snapshotCell(table, key, ns, cell, now, clone)
           if (entry !== null) list.push(entry)
         }
       }
@@ -359,7 +363,7 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
   }
 }
 
-function snapshotCell(table: StateTable, key: unknown[], ns: Namespace, cell: Cell, now: number): HeapEntry | null {
+function snapshotCell(table: StateTable, key: unknown[], ns: Namespace, cell: Cell, now: number, cloneValue: (v: unknown) => unknown): HeapEntry | null {
   switch (table.kind) {
     case 'value':
       if (table.expired(cell.t, now)) return null

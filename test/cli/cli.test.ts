@@ -103,6 +103,94 @@ describe('weir run', () => {
   })
 })
 
+describe('savepoints from the command line', () => {
+  // An unbounded job with state: a running count over a generated sequence, printed as it changes.
+  const JOB = `
+    CREATE TABLE gen (id BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '400', 'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '1000000000');
+    CREATE TABLE out (c BIGINT, s BIGINT) WITH ('connector' = 'print');
+    INSERT INTO out SELECT COUNT(*), SUM(id) FROM gen;`
+
+  function start(cwd: string, ...args: string[]): { child: ReturnType<typeof spawn>; out: () => string; err: () => string } {
+    const child = spawn(process.execPath, [bin, 'run', 'job.sql', ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = '', stderr = ''
+    child.stdout!.on('data', d => { stdout += d })
+    child.stderr!.on('data', d => { stderr += d })
+    return { child, out: () => stdout, err: () => stderr }
+  }
+  const exited = (child: ReturnType<typeof spawn>): Promise<number | null> => new Promise(resolve => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve(child.exitCode)
+    else child.on('exit', c => resolve(c))
+  })
+  const printed = async (out: () => string, lines: number): Promise<void> => {
+    await new Promise<void>(resolve => { const t = setInterval(() => { if (out().split('\n').length > lines) { clearInterval(t); resolve() } }, 20) })
+  }
+  /** The (count, sum) of the last +I/+U line. */
+  const last = (stdout: string): [number, number] => {
+    const m = stdout.trim().split('\n').filter(l => /^\+[IU]\[/.test(l)).at(-1)!.match(/\[(\d+), (\d+)\]/)!
+    return [Number(m[1]), Number(m[2])]
+  }
+
+  it('SIGTERM takes a savepoint and stops; the next run resumes from it with the count and the source position', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'weir-sp-'))
+    writeFileSync(join(cwd, 'job.sql'), JOB)
+    const a = start(cwd)
+    await printed(a.out, 30)
+    a.child.kill('SIGTERM')
+    expect(await exited(a.child)).toBe(0)
+    expect(a.err()).toContain('taking a savepoint')
+    expect(a.err()).toMatch(/savepoint: file:\/\/.*\/\.weir\/checkpoints\/job-1\/savepoint-\d+/)
+    const [count, sum] = last(a.out())
+    // The running count is exactly the sum of the first `count` ids: no id skipped or repeated.
+    expect(sum).toBe((count * (count + 1)) / 2)
+
+    const b = start(cwd)
+    await printed(b.out, 10)
+    b.child.kill('SIGINT')
+    expect(await exited(b.child)).toBe(130)
+    expect(b.err()).toMatch(/job 'job-1': resuming from savepoint \d+/)
+    // The first change retracts the count the savepoint held, then counts on from it.
+    const first = b.out().trim().split('\n')[0]!
+    expect(first).toBe(`-U[${count}, ${sum}]`)
+    const [count2, sum2] = last(b.out())
+    expect(count2).toBeGreaterThan(count)
+    expect(sum2).toBe((count2 * (count2 + 1)) / 2)
+  })
+
+  it('weir savepoint FILE.sql stops the running job with a savepoint; --fresh ignores it', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'weir-sp-'))
+    writeFileSync(join(cwd, 'job.sql'), JOB)
+    const a = start(cwd)
+    await printed(a.out, 20)
+    // Asynchronously: the running job's output must keep draining meanwhile.
+    const sp = spawn(process.execPath, [bin, 'savepoint', 'job.sql'], { cwd, stdio: ['ignore', 'ignore', 'pipe'] })
+    let spErr = ''
+    sp.stderr.on('data', d => { spErr += d })
+    expect(await exited(sp)).toBe(0)
+    expect(spErr).toContain('resumes from the savepoint')
+    expect(await exited(a.child)).toBe(0)
+    expect(a.err()).toMatch(/savepoint: /)
+
+    const b = start(cwd, '--fresh')
+    await printed(b.out, 3)
+    b.child.kill('SIGINT')
+    await exited(b.child)
+    expect(b.err()).not.toContain('resuming')
+    // Counting from id 1 again: the first change is +I[n, 1 + … + n].
+    const [n, total] = b.out().trim().split('\n')[0]!.match(/^\+I\[(\d+), (\d+)\]$/)!.slice(1).map(Number)
+    expect(total).toBe((n! * (n! + 1)) / 2)
+
+    const none = spawnSync(process.execPath, [bin, 'savepoint', 'job.sql'], { cwd, encoding: 'utf8', timeout: 60_000 })
+    expect(none.status).toBe(1)
+    expect(none.stderr).toContain("no running job of 'job.sql' in this directory")
+  })
+
+  it('rejects --fresh with --from-savepoint, and a --from-savepoint without a path', () => {
+    const file = sqlFile(JOB)
+    expect(weir('run', file, '--fresh', '--from-savepoint', '/x').stderr).toContain('exclude each other')
+    expect(weir('run', file, '--from-savepoint').stderr).toContain('--from-savepoint needs a PATH')
+  })
+})
+
 describe('weir explain', () => {
   it('prints the plan without running the job', () => {
     const r = weir('explain', 'examples/clicks.sql')

@@ -50,8 +50,9 @@ describe('datagen source', () => {
     const chunks = await drain(await source.create(sourceCtx({ ...FAST, 'number-of-rows': '2500' }, SCHEMA, 1000)))
     expect(chunks.map(c => c.rows.length)).toEqual([1000, 1000, 500])
     expect(chunks.map(c => c.splitEnded ?? false)).toEqual([false, false, true])
+    expect(chunks.map(c => (c.position as { rows: number }).rows)).toEqual([1000, 2000, 2500])
     const none = await drain(await source.create(sourceCtx({ ...FAST, 'number-of-rows': '0' }, SCHEMA)))
-    expect(none).toEqual([{ rows: [], split: 0, splitEnded: true }])
+    expect(none).toEqual([{ rows: [], split: 0, splitEnded: true, position: { rows: 0, rng: expect.any(Number), clock: expect.any(Number) } }])
   })
 
   it('keeps random values within min/max, string lengths and null rates', async () => {

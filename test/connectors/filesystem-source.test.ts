@@ -164,7 +164,7 @@ describe('filesystem source, JSON lines', () => {
   it('gives an empty file one empty, ended split', async () => {
     writeFileSync(join(dir, 'empty.json'), '')
     const chunks = await drain(await source.create(sourceCtx({ path: dir }, [{ name: 'id', type: T.int() }])))
-    expect(chunks).toEqual([{ rows: [], split: 0, splitEnded: true }])
+    expect(chunks).toEqual([{ rows: [], split: 0, splitEnded: true, position: { file: join(dir, 'empty.json'), offset: 0, line: 0, ended: true } }])
   })
 
   it('returns null once the signal aborts', async () => {

@@ -3,15 +3,24 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Field } from '../../common/types.js'
-import type { ConnectorOptions, SinkContext, SourceChunk, SourceContext, SourceReader } from '../../connectors/api.js'
+import type { ConnectorOptions, SinkContext, SourceChunk, SourceContext, SourceReader, SplitPosition } from '../../connectors/api.js'
 import type { Row } from '../../runtime/batch.js'
 
-export function sourceCtx(options: ConnectorOptions, schema: readonly Field[], batchSize = 1024, signal: AbortSignal = new AbortController().signal): SourceContext {
-  return { table: 't', options, schema, signal, batchSize }
+export function sourceCtx(
+  options: ConnectorOptions,
+  schema: readonly Field[],
+  batchSize = 1024,
+  signal: AbortSignal = new AbortController().signal,
+  restoredPositions?: readonly (SplitPosition | null)[],
+): SourceContext {
+  return { table: 't', options, schema, signal, batchSize, ...(restoredPositions !== undefined ? { restoredPositions } : {}) }
 }
 
-export function sinkCtx(options: ConnectorOptions, schema: readonly Field[], println: (line: string) => void = () => {}): SinkContext {
-  return { table: 'out', options, schema, changelog: 'insert-only', primaryKey: [], println }
+/** What a sink's context adds for checkpointed jobs; by default job 'test-job', operator '9-sink', not exactly-once. */
+export type SinkJob = Partial<Pick<SinkContext, 'jobName' | 'operatorId' | 'exactlyOnce' | 'restoredCommit'>>
+
+export function sinkCtx(options: ConnectorOptions, schema: readonly Field[], println: (line: string) => void = () => {}, job: SinkJob = {}): SinkContext {
+  return { table: 'out', options, schema, changelog: 'insert-only', primaryKey: [], println, jobName: 'test-job', operatorId: '9-sink', exactlyOnce: false, ...job }
 }
 
 /** Every chunk a reader gives until it returns null. */

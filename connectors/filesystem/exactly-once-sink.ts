@@ -1,0 +1,183 @@
+// The filesystem sink when the job takes checkpoints: the rows of each checkpoint go to their own part
+// file, hidden until the checkpoint completes (in-progress → prepareCommit(n) → pending → commit(n) →
+// visible). On recovery, the parts a completed checkpoint promised are published, all others deleted.
+import { randomUUID } from 'node:crypto'
+import { open, readdir, rename, rm, stat } from 'node:fs/promises'
+import { join } from 'node:path'
+import { WeirError } from '../../common/errors.js'
+import type { Batch } from '../../runtime/batch.js'
+import type { SinkContext, SinkWriter } from '../api.js'
+import { PartFile } from './part-file.js'
+import type { BatchEncoder } from './sink.js'
+
+/**
+ * What prepareCommit(n) returns, stored in checkpoint n: the pending files sealed for n and for
+ * earlier checkpoints not yet committed (file names inside the sink directory).
+ *
+ * @example { pending: [{ file: '.part-clicks-1-4-sink-0f8e…-0.json.pending', checkpoint: 3 }] }
+ */
+export interface FileSinkCommit {
+  readonly pending: readonly { readonly file: string; readonly checkpoint: number }[]
+}
+
+const IN_PROGRESS = '.inprogress'
+const PENDING = '.pending'
+const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}'
+
+/** A job name or operator id made safe for a file name: characters other than [A-Za-z0-9_.-] become %XX (UTF-8). */
+function fileNamePart(s: string): string {
+  return s.replace(/[^A-Za-z0-9_.-]/gu, c => [...Buffer.from(c, 'utf8')].map(b => '%' + b.toString(16).toUpperCase().padStart(2, '0')).join(''))
+}
+
+/**
+ * `part-<job>-<operator>-`: what every part file of this sink's job and operator starts with (after
+ * the dot of a hidden one). Operator ids have the form `<n>-<kind>`, so `<job>-<operator>` splits
+ * only one way and two jobs or sinks never share a prefix.
+ */
+function partPrefix(jobName: string, operatorId: string): string {
+  return `part-${fileNamePart(jobName)}-${fileNamePart(operatorId)}-`
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+}
+
+/** The visible name a pending file is published under: without its leading dot and '.pending'. */
+function finalNameOf(pending: string): string {
+  return pending.slice(1, -PENDING.length)
+}
+
+/** fsync of a directory, so that renames and deletions in it survive a crash (a no-op where unsupported). */
+async function syncDir(dir: string): Promise<void> {
+  let handle
+  try {
+    handle = await open(dir, 'r')
+    await handle.sync()
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code
+    if (code !== 'EISDIR' && code !== 'EINVAL' && code !== 'EPERM' && code !== 'EBADF') throw e
+  } finally {
+    await handle?.close()
+  }
+}
+
+/**
+ * Publishes one pending file under its final name. Idempotent: a file already published is fine.
+ * Returns whether it renamed something.
+ */
+async function publish(dir: string, pending: string, table: string): Promise<boolean> {
+  try {
+    await rename(join(dir, pending), join(dir, finalNameOf(pending)))
+    return true
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e
+  }
+  const published = await stat(join(dir, finalNameOf(pending))).then(s => s.isFile(), () => false)
+  if (published) return false
+  throw WeirError.connector(`output of table '${table}' promised by a completed checkpoint is missing: neither '${pending}' nor '${finalNameOf(pending)}' is in '${dir}'`, {
+    help: `files in a sink directory must stay while a job that writes it can still be recovered; the job cannot resume exactly-once from this checkpoint (start it without the checkpoint, or from a later one)`,
+  })
+}
+
+function pendingFilesOf(restored: unknown, table: string): string[] {
+  const bad = (): WeirError => WeirError.checkpoint(`the checkpoint holds an invalid commit for the filesystem sink of table '${table}': ${JSON.stringify(restored)}`, {
+    help: `a filesystem sink commits { pending: [{ file, checkpoint }] }; was the checkpoint taken with another connector for '${table}'?`,
+  })
+  if (typeof restored !== 'object' || restored === null) throw bad()
+  const pending = (restored as Partial<FileSinkCommit>).pending
+  if (!Array.isArray(pending)) throw bad()
+  return pending.map((p: unknown) => {
+    const file = (p as { file?: unknown } | null)?.file
+    // A file name inside the sink directory, never a path that leads elsewhere.
+    if (typeof file !== 'string' || !file.startsWith('.part-') || !file.endsWith(PENDING) || /[/\\]/.test(file)) throw bad()
+    return file
+  })
+}
+
+/**
+ * Recovery, before anything is written: publishes what the restored checkpoint promised, then deletes
+ * every other hidden part of this job and operator (written after that checkpoint, or by a run that
+ * never completed one; the source replays those rows). Files of other jobs and visible files stay.
+ */
+async function recover(dir: string, prefix: string, restoredCommit: unknown, table: string): Promise<void> {
+  if (restoredCommit !== undefined && restoredCommit !== null) {
+    let renamed = false
+    for (const file of pendingFilesOf(restoredCommit, table)) renamed = (await publish(dir, file, table)) || renamed
+    if (renamed) await syncDir(dir)
+  }
+  const ours = new RegExp(`^\\.${escapeRegExp(prefix)}${UUID}-\\d+\\.(?:json|csv)(?:${escapeRegExp(IN_PROGRESS)}|${escapeRegExp(PENDING)})$`)
+  const leftovers = (await readdir(dir)).filter(name => ours.test(name))
+  for (const name of leftovers) await rm(join(dir, name), { force: true })
+  if (leftovers.length > 0) await syncDir(dir)
+}
+
+export async function createExactlyOnceWriter(ctx: SinkContext, dir: string, ext: string, encode: BatchEncoder): Promise<SinkWriter> {
+  const prefix = partPrefix(ctx.jobName, ctx.operatorId)
+  await recover(dir, prefix, ctx.restoredCommit, ctx.table)
+  // A fresh uuid per writer: names never collide with an earlier run's, published or not.
+  return new ExactlyOnceFileWriter(dir, `${prefix}${randomUUID()}`, ext, encode, ctx.table)
+}
+
+/** The parts of one writer: `<stem>-<seq>.<ext>`, seq counting the parts it sealed. */
+class ExactlyOnceFileWriter implements SinkWriter {
+  private seq = 0
+  private part: PartFile
+  /** Sealed, not yet committed: pending file names and the checkpoint each was sealed for, in order. */
+  private sealed: { file: string; checkpoint: number }[] = []
+
+  constructor(
+    private readonly dir: string,
+    private readonly stem: string,
+    private readonly ext: string,
+    private readonly encode: BatchEncoder,
+    private readonly table: string,
+  ) {
+    this.part = this.newPart()
+  }
+
+  private get name(): string {
+    return `${this.stem}-${this.seq}.${this.ext}`
+  }
+
+  private newPart(): PartFile {
+    return new PartFile(join(this.dir, `.${this.name}${IN_PROGRESS}`))
+  }
+
+  write(batch: Batch): void | Promise<void> {
+    if (batch.rows.length === 0) return
+    return this.part.append(this.encode(batch))
+  }
+
+  /** Only flushes: the rows become visible through the final checkpoint's commit. */
+  async finish(): Promise<void> {
+    await this.part.flush()
+  }
+
+  async prepareCommit(checkpointId: number): Promise<FileSinkCommit> {
+    // No rows since the last checkpoint: no file.
+    if (await this.part.seal(true)) {
+      const pending = `.${this.name}${PENDING}`
+      await rename(this.part.path, join(this.dir, pending))
+      // The checkpoint will promise this file: its name must survive a crash.
+      await syncDir(this.dir)
+      this.sealed.push({ file: pending, checkpoint: checkpointId })
+      this.seq++
+      this.part = this.newPart()
+    }
+    return { pending: this.sealed.map(s => ({ ...s })) }
+  }
+
+  async commit(checkpointId: number): Promise<void> {
+    const due = this.sealed.filter(s => s.checkpoint <= checkpointId)
+    if (due.length === 0) return
+    let renamed = false
+    for (const s of due) renamed = (await publish(this.dir, s.file, this.table)) || renamed
+    if (renamed) await syncDir(this.dir)
+    this.sealed = this.sealed.filter(s => s.checkpoint > checkpointId)
+  }
+
+  /** Removes the in-progress part; pending parts stay, as a completed checkpoint may promise them. */
+  async close(): Promise<void> {
+    await this.part.discard()
+  }
+}

@@ -1,0 +1,283 @@
+// Checkpoints in storage: where a job's checkpoints and savepoints live, what a manifest holds,
+// finding the latest usable one, and retention. The executor takes the snapshots; this module
+// knows the layout:
+//
+//   <state.checkpoints.dir>/<job>/
+//     chk-<n>/_metadata            the manifest: checkpoint n is complete once it exists
+//     chk-<n>/<operator>-<subtask>/…  files of one subtask (heap state + timers, RocksDB MANIFEST…)
+//     shared/…                     RocksDB SST files, stored once, referenced by manifests
+//     savepoint-<n>/_metadata      savepoints: self-contained (every file inside the folder)
+import { createHash } from 'node:crypto'
+import { promisify } from 'node:util'
+import { gunzip, gzip } from 'node:zlib'
+import { deserialize, serialize } from 'node:v8'
+import { WeirError } from '../common/errors.js'
+import type { CheckpointStorage } from '../checkpoint/storage/api.js'
+import { openCheckpointStorage } from '../checkpoint/storage/index.js'
+
+const gzipAsync = promisify(gzip)
+const gunzipAsync = promisify(gunzip)
+
+export const MANIFEST_FORMAT = 'weir-checkpoint/1'
+export const MANIFEST_NAME = '_metadata'
+
+/** A stored object and how to check it. `path` is relative to the manifest's base (see CheckpointRef). */
+export interface StoredObject {
+  readonly path: string
+  readonly bytes: number
+  readonly sha1: string
+}
+
+export interface SubtaskManifest {
+  readonly index: number
+  readonly keyGroups: { readonly start: number; readonly end: number }
+  readonly backend: 'heap' | 'rocksdb'
+  /** Heap state and timers (v8-serialized, gzip). */
+  readonly data: StoredObject
+  /** The RocksDB files (rocksdb backend only): the handle checkpoint/rocksdb-snapshot.ts returns. */
+  readonly rocksdb?: unknown
+  /** The subtask's watermark when the barrier passed. */
+  readonly watermark: number | null
+}
+
+export interface OperatorManifest {
+  readonly kind: string
+  /** What the operator's state means (keys, aggregates, window): restoring into a different one is refused. */
+  readonly signature: Readonly<Record<string, unknown>>
+  readonly parallelism: number
+  readonly subtasks: readonly SubtaskManifest[]
+}
+
+export interface SourceManifest {
+  readonly table: string
+  readonly positions: readonly unknown[]
+  readonly splitMax: readonly (number | null)[]
+  readonly watermark: number | null
+}
+
+export interface Manifest {
+  readonly format: string
+  readonly job: string
+  readonly id: number
+  readonly kind: 'checkpoint' | 'savepoint'
+  /** The bounded job had finished: nothing to resume, only sink commits to finish. */
+  readonly finished: boolean
+  readonly timestamp: number
+  readonly maxParallelism: number
+  readonly operators: Readonly<Record<string, OperatorManifest>>
+  readonly sources: Readonly<Record<string, SourceManifest>>
+  /** What each sink's prepareCommit returned. */
+  readonly sinks: Readonly<Record<string, unknown>>
+}
+
+/** A manifest and the storage its paths are relative to. */
+export interface CheckpointRef {
+  readonly manifest: Manifest
+  /** The storage its object paths are relative to: the job folder (checkpoints) or the savepoint folder. */
+  readonly base: CheckpointStorage
+  /** Where the manifest is, for messages (a URI). */
+  readonly location: string
+}
+
+/** A checkpoint folder's name. */
+export const checkpointFolder = (id: number): string => `chk-${id}`
+export const savepointFolder = (id: number): string => `savepoint-${id}`
+
+/** The folder name a job's checkpoints go in. */
+export function jobFolderName(job: string): string {
+  return job.replace(/[^A-Za-z0-9._-]/g, '_')
+}
+
+/** Joins a storage URI (file:///…, s3://…, or a path) and a relative path. */
+export function joinUri(uri: string, path: string): string {
+  return uri.replace(/\/+$/, '') + '/' + path.replace(/^\/+/, '')
+}
+
+// ------------------------------------------------------------------ objects
+
+/** Serializes any state value (bigint, Map, typed arrays, undefined …) and compresses it. */
+export async function encodeObject(value: unknown): Promise<Buffer> {
+  return gzipAsync(serialize(value), { level: 1 })
+}
+
+export async function putObject(storage: CheckpointStorage, path: string, data: Buffer): Promise<StoredObject> {
+  await storage.put(path, data)
+  return { path, bytes: data.length, sha1: sha1(data) }
+}
+
+/** Reads and checks an object; a missing or damaged one is a checkpoint error naming it. */
+export async function getObject<T>(storage: CheckpointStorage, object: StoredObject): Promise<T> {
+  const data = await storage.get(object.path)
+  if (data.length !== object.bytes || sha1(data) !== object.sha1) {
+    throw WeirError.checkpoint(`checkpoint file '${joinUri(storage.uri, object.path)}' is damaged: its size or checksum does not match the manifest`, {
+      help: 'the file was changed or truncated after the checkpoint was written; restore from another checkpoint',
+    })
+  }
+  try {
+    return deserialize(await gunzipAsync(data)) as T
+  } catch (e) {
+    throw WeirError.checkpoint(`checkpoint file '${joinUri(storage.uri, object.path)}' cannot be decoded: ${(e as Error).message}`, {
+      help: 'restore from another checkpoint', cause: e,
+    })
+  }
+}
+
+export function sha1(data: Uint8Array): string {
+  return createHash('sha1').update(data).digest('hex')
+}
+
+// ------------------------------------------------------------------ manifests
+
+export async function writeManifest(storage: CheckpointStorage, folder: string, manifest: Manifest): Promise<void> {
+  await storage.put(manifestPath(folder), Buffer.from(JSON.stringify(manifest, jsonReplacer, 1)))
+}
+
+/** Reads a manifest; a missing, unreadable or foreign one is a checkpoint error naming it. */
+export async function readManifest(storage: CheckpointStorage, folder: string): Promise<Manifest> {
+  const where = joinUri(storage.uri, manifestPath(folder))
+  const data = await storage.get(manifestPath(folder))
+  let manifest: Manifest
+  try {
+    manifest = JSON.parse(data.toString('utf8'), jsonReviver) as Manifest
+  } catch (e) {
+    throw WeirError.checkpoint(`checkpoint manifest '${where}' is damaged: ${(e as Error).message}`, { help: 'restore from another checkpoint' })
+  }
+  if (manifest === null || typeof manifest !== 'object' || manifest.format !== MANIFEST_FORMAT) {
+    throw WeirError.checkpoint(`'${where}' is not a Weir checkpoint manifest (format '${String((manifest as { format?: unknown } | null)?.format)}')`, {
+      help: `expected format '${MANIFEST_FORMAT}'`,
+    })
+  }
+  return manifest
+}
+
+const manifestPath = (folder: string): string => (folder === '' ? MANIFEST_NAME : `${folder}/${MANIFEST_NAME}`)
+
+/**
+ * Keeps the newest `retained` completed checkpoints: older checkpoint folders go, and so do shared
+ * objects that no retained manifest references (savepoints are self-contained and never touched).
+ * Incomplete folders older than the newest complete one (a crash mid-checkpoint) go too.
+ */
+export async function applyRetention(job: CheckpointStorage, retained: number, referenced: (manifest: Manifest) => readonly string[]): Promise<void> {
+  const completed = (await listCompleted(job)).filter(c => c.kind === 'checkpoint')
+  if (completed.length === 0) return
+  const keep = completed.slice(0, Math.max(1, retained))
+  const keepIds = new Set(keep.map(c => c.id))
+  const newest = keep[0]!.id
+  const all = await job.list('')
+  const folders = new Set<string>()
+  for (const path of all) {
+    const m = /^chk-(\d+)\//.exec(path)
+    if (m && !keepIds.has(Number(m[1])) && Number(m[1]) < newest) folders.add(`chk-${m[1]}`)
+  }
+  for (const folder of folders) await job.deletePrefix(folder + '/')
+  const needed = new Set<string>()
+  for (const c of keep) for (const path of referenced(await readManifest(job, c.folder))) needed.add(path)
+  const unused = all.filter(path => path.startsWith('shared/') && !needed.has(path))
+  if (unused.length > 0) await job.delete(unused)
+}
+
+// Watermarks are ±Infinity at times; JSON has no Infinity.
+function jsonReplacer(_key: string, value: unknown): unknown {
+  if (typeof value === 'number' && !Number.isFinite(value)) return { $num: String(value) }
+  if (typeof value === 'bigint') return { $big: value.toString() }
+  return value
+}
+
+function jsonReviver(_key: string, value: unknown): unknown {
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    const o = value as Record<string, unknown>
+    const keys = Object.keys(o)
+    if (keys.length === 1 && typeof o['$num'] === 'string') return Number(o['$num'])
+    if (keys.length === 1 && typeof o['$big'] === 'string') return BigInt(o['$big'])
+  }
+  return value
+}
+
+/** Ids of the completed checkpoints and savepoints in a job folder (those with a manifest), newest first. */
+export async function listCompleted(job: CheckpointStorage): Promise<{ id: number; folder: string; kind: 'checkpoint' | 'savepoint' }[]> {
+  const found: { id: number; folder: string; kind: 'checkpoint' | 'savepoint' }[] = []
+  for (const path of await job.list('')) {
+    const m = /^(chk|savepoint)-(\d+)\/_metadata$/.exec(path)
+    if (m) found.push({ id: Number(m[2]), folder: `${m[1]}-${m[2]}`, kind: m[1] === 'chk' ? 'checkpoint' : 'savepoint' })
+  }
+  return found.sort((a, b) => b.id - a.id)
+}
+
+/** The highest checkpoint id ever used in a job folder (complete or not), so new ids never collide. */
+export async function highestId(job: CheckpointStorage): Promise<number> {
+  let max = 0
+  for (const path of await job.list('')) {
+    const m = /^(?:chk|savepoint)-(\d+)\//.exec(path)
+    if (m) max = Math.max(max, Number(m[1]))
+  }
+  return max
+}
+
+export interface CheckpointConfig {
+  /** The job's folder (checkpoints and, by default, savepoints). */
+  readonly storage: CheckpointStorage
+  /** Where savepoints go (the job's folder under 'state.savepoints.dir'); defaults to storage. */
+  readonly savepointStorage: CheckpointStorage
+  /** 0 = no periodic checkpoints. */
+  readonly intervalMs: number
+  readonly retained: number
+}
+
+/** Opens the job's checkpoint folder under a 'state.checkpoints.dir'-style root. */
+export function jobStorage(root: string, job: string, options: Readonly<Record<string, string>>): CheckpointStorage {
+  return openCheckpointStorage(joinUri(root, jobFolderName(job)), options)
+}
+
+/**
+ * The latest completed checkpoint or savepoint of a job, falling back to older ones when the newest
+ * cannot be read (a warning names what was skipped). Undefined when the job has none.
+ */
+export async function findLatest(job: CheckpointStorage, warn: (message: string) => void, below = Infinity): Promise<CheckpointRef | undefined> {
+  for (const c of await listCompleted(job)) {
+    if (c.id >= below) continue
+    try {
+      const base = c.kind === 'checkpoint' ? job : openChild(job, c.folder)
+      const manifest = c.kind === 'checkpoint' ? await readManifest(job, c.folder) : await readManifest(base, '')
+      return { manifest, base, location: joinUri(job.uri, c.folder) }
+    } catch (e) {
+      if (!(e instanceof WeirError)) throw e
+      warn(`skipping ${c.kind} ${c.id}: ${e.message}`)
+    }
+  }
+  return undefined
+}
+
+/** A checkpoint or savepoint given by its folder's URI (--from-checkpoint / --from-savepoint). */
+export async function openCheckpointAt(uri: string, options: Readonly<Record<string, string>>): Promise<CheckpointRef> {
+  const trimmed = uri.replace(/\/+$/, '').replace(/\/_metadata$/, '')
+  const folder = trimmed.slice(trimmed.lastIndexOf('/') + 1)
+  const self = openCheckpointStorage(trimmed, options)
+  const manifest = await readManifest(self, '')
+  // A checkpoint's paths are relative to its job folder (they share SST files); a savepoint's to itself.
+  const base = manifest.kind === 'checkpoint' && /^chk-\d+$/.test(folder) ? openCheckpointStorage(trimmed.slice(0, trimmed.lastIndexOf('/')), options) : self
+  return { manifest, base, location: trimmed }
+}
+
+function openChild(parent: CheckpointStorage, folder: string): CheckpointStorage {
+  return new PrefixedStorage(parent, folder)
+}
+
+/** A view of a storage under a sub-folder. */
+export class PrefixedStorage implements CheckpointStorage {
+  readonly uri: string
+  constructor(private readonly inner: CheckpointStorage, private readonly prefix: string) {
+    this.uri = joinUri(inner.uri, prefix)
+  }
+  private p(path: string): string { return path === '' ? this.prefix : `${this.prefix}/${path}` }
+  put(path: string, data: Uint8Array): Promise<void> { return this.inner.put(this.p(path), data) }
+  putFile(path: string, localFile: string): Promise<void> { return this.inner.putFile(this.p(path), localFile) }
+  get(path: string): Promise<Buffer> { return this.inner.get(this.p(path)) }
+  getFile(path: string, localFile: string): Promise<void> { return this.inner.getFile(this.p(path), localFile) }
+  exists(path: string): Promise<boolean> { return this.inner.exists(this.p(path)) }
+  async list(prefix: string): Promise<string[]> {
+    const all = await this.inner.list(this.p(prefix))
+    return all.map(path => path.slice(this.prefix.length + 1))
+  }
+  delete(paths: readonly string[]): Promise<void> { return this.inner.delete(paths.map(path => this.p(path))) }
+  deletePrefix(prefix: string): Promise<void> { return this.inner.deletePrefix(this.p(prefix)) }
+}

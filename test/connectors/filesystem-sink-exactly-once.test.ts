@@ -1,0 +1,264 @@
+// The filesystem sink with checkpoints: rows of checkpoint n stay in hidden pending files until
+// commit(n); recovery publishes what the restored checkpoint promised and deletes this job's other
+// hidden files, leaving other jobs' files alone; no empty files; a promised file that is gone is an error.
+import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { T, type Field } from '../../common/types.js'
+import type { SinkWriter } from '../../connectors/api.js'
+import { filesystemConnector } from '../../connectors/filesystem/index.js'
+import type { Row } from '../../runtime/batch.js'
+import { errorOf, readAllRows, sinkCtx, sourceCtx, tempDir, type SinkJob } from './helpers.js'
+
+const sink = filesystemConnector.sink!
+const source = filesystemConnector.source!
+const SCHEMA: Field[] = [{ name: 'id', type: T.int() }, { name: 's', type: T.string() }]
+const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}'
+
+let dir: string
+let cleanup: () => void
+beforeEach(() => { ({ dir, cleanup } = tempDir()) })
+afterEach(() => cleanup())
+
+function rows(from: number, to: number): Row[] {
+  return Array.from({ length: to - from }, (_, i) => [from + i, `row ${from + i}`])
+}
+
+/** Enough rows that the writer flushes them to its in-progress file at once (it buffers 1 MB). */
+function manyRows(from: number): Row[] {
+  return Array.from({ length: 40_000 }, (_, i) => [from + i, 'x'.repeat(30)])
+}
+
+function writer(job: SinkJob = {}, format = 'json'): Promise<SinkWriter> {
+  return sink.create(sinkCtx({ connector: 'filesystem', path: dir, format }, SCHEMA, undefined, { jobName: 'job-a', operatorId: '4-sink', exactlyOnce: true, ...job }))
+}
+
+/** What a filesystem source reading the directory sees, sorted by id. */
+async function visibleRows(format = 'json'): Promise<Row[]> {
+  const read = await readAllRows(await source.create(sourceCtx({ path: dir, format }, SCHEMA)))
+  return read.sort((a, b) => (a[0] as number) - (b[0] as number))
+}
+
+function files(): string[] {
+  return readdirSync(dir).sort()
+}
+
+describe('filesystem sink, exactly-once', () => {
+  it('keeps a checkpoint\'s rows in a hidden pending file, invisible to a source until commit', async () => {
+    const w = await writer()
+    await w.write({ rows: rows(0, 3), kinds: null })
+    expect(files()).toEqual([]) // buffered
+    const commit = await w.prepareCommit!(1) as { pending: { file: string; checkpoint: number }[] }
+    expect(commit.pending).toHaveLength(1)
+    const pending = commit.pending[0]!.file
+    expect(pending).toMatch(new RegExp(`^\\.part-job-a-4-sink-${UUID}-0\\.json\\.pending$`))
+    expect(commit).toEqual({ pending: [{ file: pending, checkpoint: 1 }] })
+    expect(JSON.parse(JSON.stringify(commit))).toEqual(commit)
+    expect(files()).toEqual([pending])
+    expect(await visibleRows()).toEqual([])
+
+    await w.write({ rows: rows(3, 5), kinds: null })
+    await w.commit!(1)
+    const published = pending.slice(1, -'.pending'.length)
+    expect(files()).toEqual([published])
+    expect(published).toMatch(new RegExp(`^part-job-a-4-sink-${UUID}-0\\.json$`))
+    expect(await visibleRows()).toEqual(rows(0, 3))
+
+    // The rows after checkpoint 1 go to the next part.
+    const commit2 = await w.prepareCommit!(2) as { pending: { file: string }[] }
+    expect(commit2.pending.map(p => p.file)).toEqual([pending.replace('-0.json.pending', '-1.json.pending')])
+    await w.commit!(2)
+    expect(await visibleRows()).toEqual(rows(0, 5))
+    await w.close()
+  })
+
+  it('commit is idempotent, commits what earlier checkpoints sealed too, and only up to n', async () => {
+    const w = await writer({}, 'csv')
+    await w.write({ rows: rows(0, 2), kinds: null })
+    const c1 = await w.prepareCommit!(1) as { pending: { file: string; checkpoint: number }[] }
+    await w.write({ rows: rows(2, 4), kinds: null })
+    const c2 = await w.prepareCommit!(2) as { pending: { file: string; checkpoint: number }[] }
+    await w.write({ rows: rows(4, 6), kinds: null })
+    const c3 = await w.prepareCommit!(3) as { pending: { file: string; checkpoint: number }[] }
+    // Checkpoint 1's commit never came (say it was declined): its file is listed again by 2 and 3.
+    expect(c2.pending.map(p => p.checkpoint)).toEqual([1, 2])
+    expect(c3.pending.map(p => p.file)).toEqual([...c2.pending.map(p => p.file), expect.stringMatching(/-2\.csv\.pending$/)])
+    await w.commit!(2)
+    expect(await visibleRows('csv')).toEqual(rows(0, 4))
+    await w.commit!(2)
+    await w.commit!(1)
+    expect(files().filter(f => f.startsWith('.'))).toHaveLength(1)
+    await w.commit!(3)
+    await w.commit!(3)
+    expect(await visibleRows('csv')).toEqual(rows(0, 6))
+    expect(files().every(f => /^part-job-a-4-sink-.*\.csv$/.test(f))).toBe(true)
+    await w.close()
+  })
+
+  it('writes no file when no rows came between checkpoints', async () => {
+    const w = await writer()
+    expect(await w.prepareCommit!(1)).toEqual({ pending: [] })
+    await w.commit!(1)
+    await w.write({ rows: [], kinds: null })
+    expect(await w.prepareCommit!(2)).toEqual({ pending: [] })
+    await w.commit!(2)
+    await w.write({ rows: rows(0, 1), kinds: null })
+    await w.prepareCommit!(3)
+    await w.commit!(3)
+    expect(await w.prepareCommit!(4)).toEqual({ pending: [] })
+    await w.finish()
+    expect(await w.prepareCommit!(5)).toEqual({ pending: [] })
+    await w.commit!(5)
+    await w.close()
+    expect(files()).toHaveLength(1)
+    expect(await visibleRows()).toEqual(rows(0, 1))
+  })
+
+  it('finish() only flushes: the final checkpoint\'s commit makes the rows visible', async () => {
+    const w = await writer()
+    await w.write({ rows: rows(0, 4), kinds: null })
+    await w.finish()
+    expect(files()).toEqual([expect.stringMatching(/^\.part-job-a-4-sink-.*-0\.json\.inprogress$/)])
+    expect(await visibleRows()).toEqual([])
+    await w.prepareCommit!(7)
+    await w.commit!(7)
+    await w.close()
+    expect(await visibleRows()).toEqual(rows(0, 4))
+  })
+
+  it('close() removes the in-progress file but keeps pending files, which a checkpoint may promise', async () => {
+    const w = await writer()
+    await w.write({ rows: rows(0, 2), kinds: null })
+    const c1 = await w.prepareCommit!(1) as { pending: { file: string }[] }
+    await w.write({ rows: manyRows(100), kinds: null })
+    expect(files()).toHaveLength(2)
+    await w.close()
+    expect(files()).toEqual([c1.pending[0]!.file])
+  })
+
+  it('recovers after a crash: publishes what checkpoint n promised and discards later output', async () => {
+    const a = await writer()
+    await a.write({ rows: rows(0, 3), kinds: null })
+    const c1 = await a.prepareCommit!(1)
+    await a.commit!(1)
+    await a.write({ rows: rows(3, 6), kinds: null })
+    const c2 = await a.prepareCommit!(2)
+    // Checkpoint 2 completed, but the job died before its commit reached the sink…
+    await a.write({ rows: rows(6, 8), kinds: null })
+    await a.prepareCommit!(3)
+    // …and checkpoint 3 never completed; rows after it are in progress. Then the crash: `a` is just dropped.
+    await a.write({ rows: manyRows(100), kinds: null })
+    expect(files().filter(f => f.startsWith('.'))).toHaveLength(3)
+    expect(await visibleRows()).toEqual(rows(0, 3))
+
+    // Restored from checkpoint 2: its files are published (checkpoint 1's already were), the rest is gone.
+    const b = await writer({ restoredCommit: JSON.parse(JSON.stringify(c2)) })
+    expect(files().filter(f => f.startsWith('.'))).toEqual([])
+    expect(await visibleRows()).toEqual(rows(0, 6))
+    // The replay writes the rows after checkpoint 2 again.
+    await b.write({ rows: rows(6, 9), kinds: null })
+    await b.prepareCommit!(3)
+    await b.commit!(3)
+    await b.close()
+    expect(await visibleRows()).toEqual(rows(0, 9))
+
+    // Restoring the same checkpoint again is fine: its files are already published.
+    const c = await writer({ restoredCommit: c2 })
+    await c.close()
+    expect(await visibleRows()).toEqual(rows(0, 9))
+    // Restoring checkpoint 1 (already published) discards nothing visible either.
+    await (await writer({ restoredCommit: c1 })).close()
+    expect(await visibleRows()).toEqual(rows(0, 9))
+  })
+
+  it('a fresh start deletes leftovers of earlier runs of the same job and operator only', async () => {
+    const a = await writer()
+    await a.write({ rows: rows(0, 2), kinds: null })
+    await a.prepareCommit!(1)
+    await a.write({ rows: manyRows(100), kinds: null })
+    const otherJob = await writer({ jobName: 'job-b' })
+    await otherJob.write({ rows: rows(10, 12), kinds: null })
+    const otherCommit = await otherJob.prepareCommit!(1) as { pending: { file: string }[] }
+    await otherJob.write({ rows: manyRows(200), kinds: null })
+    const otherOperator = await writer({ operatorId: '5-sink' })
+    await otherOperator.write({ rows: rows(20, 22), kinds: null })
+    await otherOperator.prepareCommit!(1)
+    // A job whose name begins with ours, and files that only look alike.
+    const longerName = await writer({ jobName: 'job-a-4-sink' })
+    await longerName.write({ rows: rows(30, 31), kinds: null })
+    await longerName.prepareCommit!(1)
+    writeFileSync(join(dir, 'part-job-a-4-sink-visible.json'), '{"id": 99, "s": "theirs"}\n')
+    writeFileSync(join(dir, '.part-job-a-4-sink-not-a-uuid-0.json.pending'), '')
+    const before = files()
+    expect(before.filter(f => f.startsWith('.part-job-a-4-sink-'))).toHaveLength(4)
+
+    const fresh = await writer()
+    const after = files()
+    const ours = new RegExp(`^\\.part-job-a-4-sink-${UUID}-\\d+\\.json\\.(pending|inprogress)$`)
+    expect(after).toEqual(before.filter(f => !ours.test(f)))
+    expect(before.filter(f => ours.test(f))).toHaveLength(2)
+    await fresh.close()
+    // The other job still commits its own pending file.
+    await otherJob.commit!(1)
+    expect(existsSync(join(dir, otherCommit.pending[0]!.file.slice(1, -'.pending'.length)))).toBe(true)
+    await otherJob.close()
+    await otherOperator.close()
+    await longerName.close()
+  })
+
+  it('recovery keeps another job\'s pending files in the same directory', async () => {
+    const a = await writer()
+    await a.write({ rows: rows(0, 2), kinds: null })
+    const c1 = await a.prepareCommit!(1)
+    await a.write({ rows: rows(2, 4), kinds: null })
+    await a.prepareCommit!(2)
+    const b = await writer({ jobName: 'job-b' })
+    await b.write({ rows: rows(10, 12), kinds: null })
+    const b1 = await b.prepareCommit!(1) as { pending: { file: string }[] }
+    await (await writer({ restoredCommit: c1 })).close()
+    expect(files().filter(f => f.startsWith('.'))).toEqual([b1.pending[0]!.file])
+    expect(await visibleRows()).toEqual(rows(0, 2))
+    await b.commit!(1)
+    expect(await visibleRows()).toEqual([...rows(0, 2), ...rows(10, 12)])
+  })
+
+  it('fails when output a completed checkpoint promised is missing, naming the file', async () => {
+    const a = await writer()
+    await a.write({ rows: rows(0, 2), kinds: null })
+    const c1 = await a.prepareCommit!(1) as { pending: { file: string }[] }
+    const pending = c1.pending[0]!.file
+    rmSync(join(dir, pending))
+    const e = await errorOf(() => writer({ restoredCommit: c1 }))
+    expect(e.kind).toBe('connector')
+    expect(e.message).toBe(`output of table 'out' promised by a completed checkpoint is missing: neither '${pending}' nor '${pending.slice(1, -'.pending'.length)}' is in '${dir}'`)
+    expect(e.help).toContain('cannot resume exactly-once')
+    // The live writer's commit says the same.
+    await expect(a.commit!(1)).rejects.toThrow(/promised by a completed checkpoint is missing/)
+  })
+
+  it('rejects a restored commit that is not a filesystem sink\'s', async () => {
+    for (const bad of [{ pending: [{ file: '../../etc/passwd.pending', checkpoint: 1 }] }, { files: [] }, 'x']) {
+      const e = await errorOf(() => writer({ restoredCommit: bad }))
+      expect(e.kind).toBe('checkpoint')
+      expect(e.message).toContain(`the checkpoint holds an invalid commit for the filesystem sink of table 'out'`)
+    }
+  })
+
+  it('makes job names and operator ids safe in file names', async () => {
+    const w = await writer({ jobName: 'my job/ä', operatorId: '4-sink' })
+    await w.write({ rows: rows(0, 1), kinds: null })
+    await w.prepareCommit!(1)
+    await w.commit!(1)
+    await w.close()
+    expect(files()).toEqual([expect.stringMatching(new RegExp(`^part-my%20job%2F%C3%A4-4-sink-${UUID}-0\\.json$`))])
+  })
+
+  it('without exactly-once, finish() publishes as before and there is no prepareCommit', async () => {
+    const w = await writer({ exactlyOnce: false })
+    expect(w.prepareCommit).toBeUndefined()
+    await w.write({ rows: rows(0, 2), kinds: null })
+    await w.finish()
+    await w.close()
+    expect(files()).toEqual([expect.stringMatching(new RegExp(`^part-${UUID}-0\\.json$`))])
+  })
+})
