@@ -23,6 +23,10 @@ In FILE, statements end with ';'. Options are set with SET 'key' = 'value'.
 A job resumes from its latest checkpoint or savepoint in 'state.checkpoints.dir' (default .weir/checkpoints).
 Ctrl-C stops the running jobs without a savepoint; SIGTERM (or weir savepoint) stops them with one.`
 
+// The AWS SDK warns once per process that it will need Node 22 from 2027; `weir` runs on Node 20
+// on purpose, so the CLI (its own process) keeps that out of the job's output.
+process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] ??= 'true'
+
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv
   if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
