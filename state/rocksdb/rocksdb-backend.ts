@@ -65,13 +65,14 @@ export interface KeyGroupSnapshot {
 }
 
 const DB_FOLDER = 'db'
-const DEFAULT_WRITE_BUFFER = Number(process.env.WEIR_WB ?? 8) * 2 ** 20 // TEMP env
+const DEFAULT_WRITE_BUFFER = 8 * 2 ** 20
 /** Prefix scans running at once during a prefetch. */
 const SCAN_CONCURRENCY = 32
 const SCAN_CAPACITY = 1024
-/** Read batches a prefetch splits its gets into (they run on the thread pool at once), each of at least MIN_READ_BATCH gets. */
-const READ_BATCHES = Number(process.env.WEIR_RB ?? 4)
-const MIN_READ_BATCH = 32
+/** A sweep lap that deleted at least 1/COMPACT_AFTER_DELETED of the entries it examined compacts them away. */
+const COMPACT_AFTER_DELETED = 4
+/** ... and examined at most this many (about 50 MB). */
+const COMPACT_MAX_ENTRIES = 1_000_000
 /** Puts per write batch when restoring a snapshot. */
 const RESTORE_BATCH = 4096
 const META_STATE = Buffer.from([0xff, 0xff, 0x00, 0x01])
@@ -128,8 +129,14 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
   /** Eviction queue (second chance by epoch); slots are queued when created and re-queued when found touched. */
   private lru: (Slot | undefined)[] = []
   private lruHead = 0
-  /** The last key the TTL sweep examined (null: start over). */
-  private sweep: { after: Buffer | null } = { after: null }
+  /** The last key the TTL sweep examined (null: start over), and what the current lap examined and deleted. */
+  private sweep: { after: Buffer | null; examined: number; deleted: number } = { after: null, examined: 0, deleted: 0 }
+  /** A compaction of this subtask's key groups after a sweep lap, while it runs (it never rejects: failures go to `failure`). */
+  private compacting: Promise<void> | null = null
+  /** Bytes written (puts, and deletes of the sweep) up to the last of those compactions. */
+  private compactedAt = 0
+  private sweptBytes = 0
+  private readonly writeBufferBytes: number
   private failure: WeirError | null = null
   /** The write batch of the last flush while RocksDB applies it (it never rejects: failures go to `failure`). */
   private inflight: Promise<void> | null = null
@@ -149,6 +156,7 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
     this.cacheBytes = options.cacheBytes ?? 64 * 2 ** 20
     this.maxHeldChanges = options.writeBack === 'deferred' ? Math.max(1024, Math.floor(this.cacheBytes / 512)) : 0
     this.bloom = options.reuse === true ? null : new KeyBloom(this.cacheBytes)
+    this.writeBufferBytes = options.writeBufferBytes ?? DEFAULT_WRITE_BUFFER
   }
 
   /**
@@ -295,9 +303,7 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
   /** Waits for the write batch in flight; after it the disk holds everything but what is dirty. */
   private async settle(): Promise<void> {
     if (this.inflight !== null) {
-      const T = ((globalThis as any).__weirT ??= { settle: 0, read: 0, reads: 0, wcells: 0, writes: 0 }); const t0 = performance.now() // TEMP
       await this.inflight
-      T.settle += performance.now() - t0 // TEMP
       this.inflight = null
     }
     this.checkUsable()
@@ -314,7 +320,6 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
       this.changes = 0
       this.dirty = []
       const w = this.db.write({ capacity: Math.max(16, cells.length + this.pendingMeta.length) })
-      { const T = ((globalThis as any).__weirT ??= { settle: 0, read: 0, reads: 0, wcells: 0, writes: 0 }); T.writes++; T.wcells += cells.length; T.maxw = Math.max(T.maxw ?? 0, cells.length) } // TEMP
       let bytes = 0
       try {
         for (const [k, v] of this.pendingMeta) { w.tryPut(k, v); bytes += k.length + v.length }
@@ -437,6 +442,7 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
     const doomed: { table: Table; key: Buffer; value: Buffer }[] = []
     let spent = 0
     let wrapped = false
+    let lapEnded = false
     try {
       while (spent < budget) {
         // From where the last call stopped to the end, then (one full pass at most) from the start back to there.
@@ -456,13 +462,18 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
         if (n === limit) break
         if (wrapped) break
         sw.after = null
+        lapEnded = true
         if (origin === null) break
         wrapped = true
       }
     } catch (e) {
       throw ioFailed(this.dir, e, 'reading')
     }
-    if (doomed.length === 0) return 0
+    sw.examined += spent
+    if (doomed.length === 0) {
+      if (lapEnded) this.endLap()
+      return 0
+    }
     // Decided now, right before the write, against the cache as it is.
     const w = this.db.write({ capacity: doomed.length })
     let removed = 0
@@ -475,6 +486,7 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
           continue
         }
         w.tryDelete(key)
+        this.sweptBytes += key.length
         removed++
       }
       if (removed > 0) await w.flush()
@@ -483,7 +495,36 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
     } finally {
       w.destroy()
     }
+    sw.deleted += removed
+    if (lapEnded) this.endLap()
     return removed
+  }
+
+  /**
+   * After a sweep lap that deleted a good share of what it examined, compacts this subtask's key
+   * groups in the background. RocksDB drops a deleted entry's bytes only when a compaction takes its
+   * tombstone down to the entry; left to its own triggers (level sizes, 4 files in level 0) a small
+   * state under a steady stream of expiring keys keeps several memtables of dead entries on disk.
+   * At most once per half a memtable of writes: a manual compaction flushes the memtable first, and
+   * every flush and compaction adds to RocksDB's LOG and MANIFEST files. A large state is left to
+   * RocksDB: there dead entries are a small share, and a manual compaction of it would hold up
+   * RocksDB's other background work (and a checkpoint's pause) for long.
+   */
+  private endLap(): void {
+    const sw = this.sweep
+    const written = this.bytesWritten + this.sweptBytes
+    const worth = sw.deleted > 0 && sw.deleted * COMPACT_AFTER_DELETED >= sw.examined && sw.examined <= COMPACT_MAX_ENTRIES &&
+      written - this.compactedAt >= this.writeBufferBytes / 2
+    sw.examined = 0
+    sw.deleted = 0
+    if (!worth || this.compacting !== null) return
+    this.compactedAt = written
+    const { start, end } = this.keyGroupRange
+    const done: Promise<void> = this.db.compactRange(groupPrefix(start), groupPrefix(end + 1)).then(
+      () => { if (this.compacting === done) this.compacting = null },
+      (e: unknown) => { this.failure ??= ioFailed(this.dir, e, 'writing'); if (this.compacting === done) this.compacting = null },
+    )
+    this.compacting = done
   }
 
   /**
@@ -645,6 +686,7 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
     this.closed = true
     if (this.inflight !== null) await this.inflight
     this.inflight = null
+    if (this.compacting !== null) await this.compacting
     this.dropCache(() => true)
     try {
       await this.db.close()
@@ -784,28 +826,14 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
       if (cells.length === 0) return
     }
     this.gets += cells.length
-    // Each read batch is one MultiGet on one thread of the pool: several batches read in parallel.
-    const parts = Math.max(1, Math.min(READ_BATCHES, Math.floor(cells.length / MIN_READ_BATCH)))
-    if (parts === 1) return this.readBatch(cells, 0, cells.length)
-    const per = Math.ceil(cells.length / parts)
-    const reads: Promise<void>[] = []
-    for (let from = 0; from < cells.length; from += per) reads.push(this.readBatch(cells, from, Math.min(cells.length, from + per)))
-    // allSettled first: a failed part must not leave another part's rejection unhandled.
-    const settled = await Promise.allSettled(reads)
-    for (const s of settled) if (s.status === 'rejected') throw s.reason
-  }
-
-  /** Reads cells[from, to) in one read batch and fills them. */
-  private async readBatch(cells: readonly ValueCell[], from: number, to: number): Promise<void> {
-    const r = this.db.read({ capacity: to - from })
+    // One read batch: one MultiGet on one thread of the pool (several batches at once measured no faster).
+    const r = this.db.read({ capacity: cells.length })
     try {
       const gets: Promise<Buffer | null>[] = []
-      for (let i = from; i < to; i++) gets.push(r.get(cells[i]!.key))
+      for (const c of cells) gets.push(r.get(c.key))
       // Both promises are awaited together so that a failed batch leaves no rejection unhandled.
-      const T = ((globalThis as any).__weirT ??= { settle: 0, read: 0, reads: 0, wcells: 0, writes: 0 }); const t0 = performance.now() // TEMP
       const [values] = await Promise.all([Promise.all(gets), r.flush()])
-      T.read += performance.now() - t0; T.reads++ // TEMP
-      for (let i = from; i < to; i++) this.fillValue(cells[i]!, values[i - from]!)
+      for (let i = 0; i < cells.length; i++) this.fillValue(cells[i]!, values[i]!)
     } finally {
       r.destroy()
     }
@@ -935,6 +963,12 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
     let bytes = 0
     switch (cell.kind) {
       case 'value': {
+        if (cell.v !== ABSENT && ttl && table.expired(cell.t, this.ttlNow)) {
+          // Expired while the cache held it (deferred write-back): it is never returned again, so it
+          // is not written, and a stored older value goes.
+          cell.v = ABSENT
+          this.liveEntries--
+        }
         if (cell.v === ABSENT) {
           if (cell.onDisk) { w.tryDelete(cell.key); bytes += cell.keyLength; cell.onDisk = false }
           this.setCellSize(cell, CELL_OVERHEAD + cell.keyLength)
