@@ -18,6 +18,7 @@ import { FileCheckpointStorage } from '../../checkpoint/storage/file.js'
 import { valueState, type PrefetchRequest } from '../../state/api.js'
 import { makeKey } from '../../state/key-encoding.js'
 import { RocksDbKeyedStateBackend } from '../../state/rocksdb/index.js'
+import { rng } from '../rng.js'
 
 const MB = 2 ** 20
 const GB = 2 ** 30
@@ -27,16 +28,6 @@ const VALUE_BYTES = Number(process.env.WEIR_VALUE_BYTES ?? 250)
 const CHANGED = Number(process.env.WEIR_CHANGED ?? 0.01)
 let keys = Number(process.env.WEIR_KEYS ?? 4_000_000)
 
-/** A deterministic PRNG (xorshift32), so every run writes the same state. */
-function rng(seed: number): () => number {
-  let x = seed >>> 0 || 1
-  return () => {
-    x ^= x << 13; x >>>= 0
-    x ^= x >>> 17
-    x ^= x << 5; x >>>= 0
-    return x / 0x1_0000_0000
-  }
-}
 
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789'
 const FILLER = '{"status":"active","region":"eu-west-1","tags":["a","b","c"],"source":"nexmark"}'.repeat(8)

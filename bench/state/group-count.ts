@@ -11,6 +11,7 @@ import { constants as perfConstants, PerformanceObserver } from 'node:perf_hooks
 import { valueState, type KeyRef, type PrefetchRequest } from '../../state/api.js'
 import { makeKey } from '../../state/key-encoding.js'
 import { RocksDbKeyedStateBackend } from '../../state/rocksdb/index.js'
+import { rng } from '../rng.js'
 
 const MB = 2 ** 20
 const BATCH = 1024
@@ -20,16 +21,6 @@ const cacheMb = Number(process.argv[4] ?? 64)
 /** Prefetch batch N+1 before processing batch N (what the runtime does not do yet). */
 const pipeline = process.env.WEIR_PIPELINE === '1'
 
-/** A deterministic PRNG (xorshift32), so every run draws the same keys. */
-function rng(seed: number): () => number {
-  let x = seed >>> 0 || 1
-  return () => {
-    x ^= x << 13; x >>>= 0
-    x ^= x >>> 17
-    x ^= x << 5; x >>>= 0
-    return x / 0x1_0000_0000
-  }
-}
 
 /** CPU seconds of the main (JS) thread so far: less disturbed by other load on the machine than wall time. */
 function mainThreadCpu(): number {

@@ -9,21 +9,12 @@ import { mapState, valueState, type KeyedStateBackend, type KeyRef, type Prefetc
 import { HeapKeyedStateBackend } from '../../state/heap/heap-backend.js'
 import { makeKey } from '../../state/key-encoding.js'
 import { RocksDbKeyedStateBackend } from '../../state/rocksdb/index.js'
+import { rng } from '../rng.js'
 
 const BATCH = 1024
 const MB = 2 ** 20
 const only = process.argv[2]
 
-/** A deterministic PRNG (xorshift32), so every run draws the same keys. */
-function rng(seed: number): () => number {
-  let x = seed >>> 0 || 1
-  return () => {
-    x ^= x << 13; x >>>= 0
-    x ^= x >>> 17
-    x ^= x << 5; x >>>= 0
-    return x / 0x1_0000_0000
-  }
-}
 
 let root = ''
 let opened = 0
