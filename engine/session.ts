@@ -53,6 +53,8 @@ export interface SessionOptions {
   readonly log?: (line: string) => void
   /** Called when a job completes a checkpoint or savepoint (after its sinks committed). */
   readonly onCheckpoint?: (job: string, id: number, location: string) => void
+  /** Jobs count the entries RocksDB stores when they end (JobMetrics.stateStoredEntries; a scan of all state). */
+  readonly countStoredState?: boolean
 }
 
 /**
@@ -188,7 +190,7 @@ export class Session {
     const recovery = this.opts.recovery ?? {}
     const env = (restore: CheckpointRef | undefined): ExecutionEnv => ({
       println: this.println, signal: this.opts.signal, stopWithSavepoint: this.opts.stopWithSavepoint, checkpoint, restore, log,
-      onCheckpoint: (id, location) => this.opts.onCheckpoint?.(graph.name, id, location),
+      onCheckpoint: (id, location) => this.opts.onCheckpoint?.(graph.name, id, location), countStoredState: this.opts.countStoredState,
     })
     if (recovery.from !== undefined) {
       const restore = await openCheckpointAt(recovery.from, this.options)

@@ -64,6 +64,11 @@ export interface ExecutionEnv {
   readonly log?: (line: string) => void
   /** Called when checkpoint or savepoint `id` is complete and its sinks have committed. */
   readonly onCheckpoint?: (id: number, location: string) => void
+  /**
+   * Count the entries RocksDB stores at the end (JobMetrics.stateStoredEntries): a scan of all
+   * working state, seconds for millions of keys, so only tests and diagnostics ask for it.
+   */
+  readonly countStoredState?: boolean
 }
 
 export interface JobMetrics {
@@ -78,7 +83,7 @@ export interface JobMetrics {
   readonly stateEntries: Record<string, number>
   /** Bytes of RocksDB working state on disk at the end (undefined on the heap backend). */
   readonly stateDiskBytes?: number
-  /** Entries stored in RocksDB at the end, expired ones not yet swept included (undefined on the heap backend). */
+  /** Entries stored in RocksDB at the end, expired ones not yet swept included (only with ExecutionEnv.countStoredState; undefined on the heap backend). */
   readonly stateStoredEntries?: number
   /** Checkpoints completed by this run (the final one of a bounded job included). */
   readonly checkpointsCompleted: number
@@ -140,6 +145,11 @@ interface Task {
   readonly metrics: OperatorMetrics
   /** RocksDB SST files already stored by an earlier checkpoint of this subtask's database. */
   known: Map<string, StoredSst>
+  /**
+   * The batch whose state is being read ahead: the next state access of this subtask is processing
+   * it (anything else waits for the read and drops it). See `readAhead`.
+   */
+  ahead: { readonly item: Item; readonly loaded: Promise<void> } | null
 }
 
 interface SourceRuntime {
@@ -214,6 +224,8 @@ class JobExecution {
   private checkpointsCompleted = 0
   private savepointLocation: string | undefined
   private localSnapshotDir: string | undefined
+  /** A pump held a batch back for reading ahead (see pump). */
+  private holding = false
 
   constructor(private readonly graph: JobGraph, private readonly env: ExecutionEnv) {
     this.signal = env.signal ? AbortSignal.any([env.signal, this.internalAbort.signal]) : this.internalAbort.signal
@@ -238,7 +250,7 @@ class JobExecution {
           hasTtl: node.spec.kind === 'GroupAggregate' && node.spec.ttlMs > 0,
           rowAtATime: node.spec.kind === 'GroupAggregate' && graph.options['table.exec.mini-batch.enabled'] === 'false',
           metrics: { lateRecordsDropped: 0, rowsIn: 0, rowsOut: 0 },
-          known: new Map(),
+          known: new Map(), ahead: null,
         }
         tasks.push(task)
         this.order.push(task)
@@ -567,13 +579,24 @@ class JobExecution {
     }
   }
 
-  /** Processes queued items until every queue is empty. Subtasks are in topological order. */
-  private async pump(): Promise<void> {
+  /**
+   * Runs every queued item, subtask by subtask in topological order. With `hold` (more source input
+   * is on its way), a subtask whose only item is a batch it can read ahead for keeps it and starts
+   * reading its state: when the next batch arrives, that read has overlapped the source, and the next
+   * batch's read overlaps this one's processing. The loop runs held batches as soon as no input is
+   * ready at once (`holding`).
+   */
+  private async pump(hold = false): Promise<void> {
+    this.holding = false
     let progressed = true
     while (progressed) {
       progressed = false
       for (const task of this.order) {
         while (task.queue.length > 0) {
+          if (hold && task.queue.length === 1 && (task.ahead?.item === task.queue[0] || this.readAhead(task, task.queue[0]!))) {
+            this.holding = true
+            break
+          }
           progressed = true
           const item = task.queue.shift()!
           await this.process(task, item)
@@ -584,6 +607,7 @@ class JobExecution {
   }
 
   private async process(task: Task, item: Item): Promise<void> {
+    if (task.ahead !== null && task.ahead.item !== item) await this.dropAhead(task)
     // Alignment: a channel that delivered the pending barrier is held back until every channel has.
     if (task.pendingBarrier !== null && task.chBarrier[item.ch]) {
       task.held.push(item)
@@ -599,8 +623,16 @@ class JobExecution {
         const op = task.operator!
         const state = task.state!
         if (state.needsPrefetch) {
-          if (op.prefetchState) await op.prefetchState(item.batch, input, requests => state.prefetch(requests))
-          else await state.prefetch(this.stateRequests(task, item.batch, input))
+          if (task.ahead !== null) {
+            const { loaded } = task.ahead
+            task.ahead = null
+            await loaded
+          } else {
+            await this.prefetchBatch(task, item.batch, input)
+          }
+          // Pipelining: the next batch's state is read while this one is processed and flushed.
+          const next = task.queue[0]
+          if (next !== undefined && this.readAhead(task, next)) await new Promise<void>(resolve => setImmediate(resolve))
         }
         state.setTtlTime(Date.now())
         if (task.rowAtATime && item.batch.rows.length > 1) {
@@ -651,6 +683,39 @@ class JobExecution {
       }
       default: assertNever(item)
     }
+  }
+
+  private prefetchBatch(task: Task, batch: Batch, input: number): Promise<void> {
+    const op = task.operator!
+    const state = task.state!
+    if (op.prefetchState) return op.prefetchState(batch, input, requests => state.prefetch(requests))
+    return state.prefetch(this.stateRequests(task, batch, input))
+  }
+
+  /**
+   * Starts reading the state `item` (a batch queued next) will touch, while the subtask goes on
+   * with what comes before it: RocksDB reads on its threads while this one processes the batch
+   * before and builds its write batch. One batch ahead at most, because a backend keeps what a
+   * prefetch loaded resident only until the flush after the next (state/api.ts). Only for the plain
+   * path: one flush per batch (no TTL sweep, which flushes too) and requests known up front (no
+   * multi-round prefetchState). True when reads were started.
+   */
+  private readAhead(task: Task, item: Item): boolean {
+    if (task.ahead !== null || item.t !== 'batch' || !task.state?.needsPrefetch || !task.operator || task.operator.prefetchState || task.hasTtl) return false
+    // A batch held back for barrier alignment is not the next one processed.
+    if (task.pendingBarrier !== null && task.chBarrier[item.ch]) return false
+    const loaded = this.prefetchBatch(task, item.batch, task.chInput[item.ch]!)
+    loaded.catch(() => undefined) // awaited when the batch is processed, or dropped
+    task.ahead = { item, loaded }
+    return true
+  }
+
+  /** Something else touches the state first: wait for the read ahead, and let the batch prefetch again in its turn. */
+  private async dropAhead(task: Task): Promise<void> {
+    const ahead = task.ahead
+    if (ahead === null) return
+    task.ahead = null
+    await ahead.loaded
   }
 
   private async advanceWatermark(task: Task): Promise<void> {
@@ -706,6 +771,7 @@ class JobExecution {
 
   private async fireProcessingTimersOf(task: Task, now: number): Promise<void> {
     if (!task.timers || !task.operator) return
+    await this.dropAhead(task)
     const op = task.operator
     const state = task.state!
     if (state.needsPrefetch) {
@@ -786,9 +852,14 @@ class JobExecution {
           if (await this.onWake(queued)) break
           continue
         }
-        const got = await Promise.race([...pending.values(), new Promise<null>(resolve => { this.wake = () => resolve(null) })])
+        // Held batches wait for the next chunk only if it is ready at once: never for slow input.
+        const immediate = this.holding ? new Promise<null>(resolve => setImmediate(() => resolve(null))) : null
+        const got = await Promise.race([...pending.values(), new Promise<null>(resolve => { this.wake = () => resolve(null) }), ...(immediate ? [immediate] : [])])
         this.wake = undefined
-        if (got === null) continue
+        if (got === null) {
+          if (this.holding) await this.pump()
+          continue
+        }
         const { src, result } = got
         if (result === null) {
           pending.delete(src)
@@ -808,7 +879,7 @@ class JobExecution {
           await src.reader.close()
         }
         request(src)
-        await this.pump()
+        await this.pump(true)
         // A reader whose chunks are ready at once keeps this loop on microtasks: give timers
         // (checkpoint triggers, processing time) and I/O completions a turn now and then — after
         // every chunk while a checkpoint uploads, since each of its steps needs a turn.
@@ -946,6 +1017,7 @@ class JobExecution {
 
   /** The synchronous part of a subtask's snapshot; uploads are queued on the in-flight checkpoint. */
   private async snapshotTask(task: Task, barrier: Barrier): Promise<void> {
+    await this.dropAhead(task)
     const cp = this.inflight
     invariant(cp !== null && cp.barrier.id === barrier.id, `barrier ${barrier.id} without its checkpoint`)
     cp.acked++
@@ -1051,6 +1123,8 @@ class JobExecution {
     for (const src of this.sources) await src.reader.close().catch(e => errors.push(e))
     for (const task of this.order) {
       await task.operator?.close?.()?.catch?.((e: unknown) => errors.push(e))
+      // A read ahead still running (the job failed or stopped) ends before its database closes.
+      await this.dropAhead(task).catch(() => undefined)
       await task.state?.close().catch(e => errors.push(e))
       if (task.sink) await task.sink.close().catch(e => errors.push(e))
     }
@@ -1079,7 +1153,7 @@ class JobExecution {
     for (const b of this.diskBackends) {
       await b.sync()
       stateDiskBytes = (stateDiskBytes ?? 0) + await b.diskBytes()
-      stateStoredEntries = (stateStoredEntries ?? 0) + await b.countEntries({ stored: true })
+      if (this.env.countStoredState) stateStoredEntries = (stateStoredEntries ?? 0) + await b.countEntries({ stored: true })
     }
     return {
       sourceRows, sourceRecordsRead: read, sinkRows, lateRecordsDropped: late, skippedRecords: skipped, stateEntries, stateDiskBytes, stateStoredEntries,

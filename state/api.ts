@@ -114,9 +114,11 @@ export interface PrefetchRequest {
 /**
  * A keyed-state backend for one operator subtask. The runtime drives it:
  * `prefetch(requests)` → synchronous `processBatch` / `onTimer` → `flush()` at bundle ends and
- * before barriers. Between a prefetch and the next flush, every state of a requested
- * (key, namespace) — the ValueState entry, every entry of a MapState, every element of a
- * ListState — is resident, so synchronous reads never miss.
+ * before barriers. From the moment a prefetch resolves until the second flush after the prefetch
+ * was called, every state of a requested (key, namespace) — the ValueState entry, every entry of a
+ * MapState, every element of a ListState — is resident, so synchronous reads never miss. So a
+ * runtime may prefetch batch N+1 before it processes and flushes batch N (reading ahead); a prefetch
+ * that needs what an earlier one is still reading waits for it.
  */
 export interface KeyedStateBackend extends KeyedStateStore {
   /** False for the heap backend: the runtime skips computing prefetch requests. */

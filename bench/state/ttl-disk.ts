@@ -5,7 +5,7 @@ import { Session } from '../../engine/session.js'
 
 const events = Number(process.argv[2] ?? '1000000')
 const ttl = process.argv[3] ?? '2 s'
-const session = new Session({ println: () => undefined })
+const session = new Session({ println: () => undefined, countStoredState: true })
 const start = Date.now()
 await session.executeSql(`SET 'state.backend' = 'rocksdb'; ${ttl !== 'none' ? `SET 'table.exec.state.ttl' = '${ttl}';` : ''}
   CREATE TABLE ev (k BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '1000000000', 'number-of-rows' = '${events}',

@@ -26,7 +26,7 @@ function job(rows: number, ttl: string | undefined): string {
 }
 
 async function run(sql: string, options: Record<string, string>): Promise<JobMetrics> {
-  const session = new Session({ options })
+  const session = new Session({ options, countStoredState: true })
   await session.executeSql(sql)
   const [metrics] = await session.awaitJobs()
   return metrics!

@@ -219,6 +219,57 @@ describe('RocksDB backend cache', () => {
     for (const key of keys) { fresh.setCurrentKey(key); expect(fv.value()).toBe(10) }
   })
 
+  it.each(['bundle', 'deferred'] as const)('reads ahead: batch N+1 prefetched before batch N runs and flushes stays resident through a 1 KB cache (%s write-back)', async writeBack => {
+    // As the runtime reads ahead: prefetch(N+1) starts, N runs and flushes, then N+1 runs without a
+    // prefetch of its own. Consecutive batches share keys (resident, or still loading for the other).
+    const b = await openRocks({ cacheBytes: 1024, writeBack })
+    const v = b.getValueState(valueState<number>('count'))
+    const m = b.getMapState(mapState<string, number>('m'))
+    const model = new Map<number, number>()
+    let seed = 7
+    const random = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31
+    const batches = Array.from({ length: 60 }, () => Array.from({ length: 300 }, () => Math.floor(random() * 2000)))
+    const requests = (batch: number[]): { key: ReturnType<typeof makeKey>; namespace: string }[] => batch.map(k => ({ key: makeKey([k]), namespace: '' }))
+    let loaded = b.prefetch(requests(batches[0]!))
+    for (let i = 0; i < batches.length; i++) {
+      await loaded
+      if (i + 1 < batches.length) loaded = b.prefetch(requests(batches[i + 1]!))
+      for (const k of batches[i]!) {
+        b.setCurrentKey(makeKey([k]))
+        const n = (v.value() ?? 0) + 1
+        expect(n).toBe((model.get(k) ?? 0) + 1)
+        v.update(n)
+        m.put(`p${n % 3}`, n)
+        model.set(k, n)
+      }
+      await b.flush()
+    }
+    await b.sync()
+    const keys = [...model.keys()]
+    await b.prefetch(requests(keys))
+    for (const k of keys) {
+      b.setCurrentKey(makeKey([k]))
+      expect(v.value()).toBe(model.get(k))
+      expect(m.get(`p${model.get(k)! % 3}`)).toBe(model.get(k))
+    }
+  })
+
+  it('makes a prefetch that needs what an earlier one is still reading wait for it', async () => {
+    const b = await openRocks({ cacheBytes: 0 })
+    const v = b.getValueState(valueState<string>('v'))
+    const keys = Array.from({ length: 2000 }, (_, i) => makeKey([i]))
+    await b.prefetch(keys.map(key => ({ key, namespace: '' })))
+    keys.forEach((key, i) => { b.setCurrentKey(key); v.update(`value ${i}`) })
+    await b.sync() // a zero budget: nothing stays resident, the next prefetch reads all from disk
+    expect(b.cacheStats().slots).toBe(0)
+    const first = b.prefetch(keys.map(key => ({ key, namespace: '' })))
+    const second = b.prefetch([{ key: keys[1999]!, namespace: '' }]) // loading for the first: reads nothing
+    await second
+    b.setCurrentKey(keys[1999]!)
+    expect(v.value()).toBe('value 1999')
+    await first
+  })
+
   it('counts entries approximately in stats() and exactly in countEntries()', async () => {
     const b = await openRocks()
     const v = b.getValueState(valueState<number>('v'))
