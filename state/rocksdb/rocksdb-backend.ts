@@ -861,8 +861,11 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
       if (cells.length === 0) return
     }
     this.gets += cells.length
-    // One read batch: one MultiGet on one thread of the pool (several batches at once measured no faster).
-    const r = this.db.read({ capacity: cells.length })
+    // One read batch: one MultiGet on one thread of the pool (several batches at once measured no
+    // faster). Data blocks it reads do not go into RocksDB's block cache: what is read again soon is
+    // in this backend's cache, and inserting every block into an 8 MB cache over state far larger only
+    // churned it (count-10M at 5M events: 125K events/s and 67 CPU s, against 110K and 75 CPU s).
+    const r = this.db.read({ capacity: cells.length, fillCache: false })
     try {
       const gets: Promise<Buffer | null>[] = []
       for (const c of cells) gets.push(r.get(c.key))

@@ -9,7 +9,7 @@ declare module 'rocksdb-native' {
     ready(): Promise<void>
     close(options?: { readonly force?: boolean }): Promise<void>
     /** A read batch: many gets answered by one native call. */
-    read(options?: RocksDB.BatchOptions): RocksDB.ReadBatch
+    read(options?: RocksDB.ReadBatchOptions): RocksDB.ReadBatch
     /** A write batch: puts and deletes applied atomically, in order, by one native call. */
     write(options?: RocksDB.BatchOptions): RocksDB.WriteBatch
     /** Ascending (unless reversed) over the range; async iterable of raw entries. */
@@ -37,6 +37,13 @@ declare module 'rocksdb-native' {
       readonly capacity?: number
       /** Frees the batch after its flush; otherwise call destroy(), or close() never resolves. */
       readonly autoDestroy?: boolean
+    }
+
+    interface ReadBatchOptions extends BatchOptions {
+      /** Whether data blocks read go into RocksDB's block cache (default true). */
+      readonly fillCache?: boolean
+      /** RocksDB's async_io for MultiGet (default false). */
+      readonly asyncIO?: boolean
     }
 
     interface ReadBatch {
