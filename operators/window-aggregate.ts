@@ -24,6 +24,9 @@ const WINDOW_CACHE = 16
  * const op = new WindowAggregateOperator({ kind: 'WindowAggregate', window: { kind: 'TUMBLE', size: 60_000, offset: 0 },
  *   timeIndex: 2, timeDomain: 'event', keys: [0], aggs })
  */
+/** The per-key list of open sessions: the first round of a session prefetch loads only it. */
+const SESSION_LIST = ['sessions'] as const
+
 export class WindowAggregateOperator implements Operator {
   readonly spec: WindowAggregateSpec
   private readonly handler: AggregateHandler
@@ -44,6 +47,8 @@ export class WindowAggregateOperator implements Operator {
    * (growing does not touch timers), and then firing it re-registers at end − 1.
    */
   private sessions!: ValueState<number[]>
+  /** The states of a session's own namespace (its accumulator, value counts): the second round loads only these. */
+  private accStates: readonly string[] = []
   /**
    * Processing-time windows depend on the clock when the batch runs, so they cannot name their
    * namespaces in advance: prefetch every namespace of a key. (Event-time sessions load in two
@@ -66,7 +71,8 @@ export class WindowAggregateOperator implements Operator {
   open(ctx: OperatorContext): void {
     this.ctx = ctx
     this.handler.open(ctx.state)
-    if (this.aligned === null) this.sessions = ctx.state.getValueState(valueState<number[]>('sessions'))
+    if (this.aligned === null) this.sessions = ctx.state.getValueState(valueState<number[]>(SESSION_LIST[0]!))
+    this.accStates = this.handler.stateNames()
   }
 
   /**
@@ -90,14 +96,14 @@ export class WindowAggregateOperator implements Operator {
       const ts = row[timeIndex] as number | null
       if (ts != null) entry.times.push(ts)
     }
-    await load([...byKey.values()].map(e => ({ key: e.key, namespace: '' })))
+    await load([...byKey.values()].map(e => ({ key: e.key, namespace: '', states: SESSION_LIST })))
     const state = ctx.state
     const second: PrefetchRequest[] = []
     const gap = this.gap
     for (const { key, times } of byKey.values()) {
       state.setCurrentKey(key)
       const list = this.sessions.value()
-      if (list !== undefined) for (let j = 0; j < list.length; j += SESSION_FIELDS) second.push({ key, namespace: list[j + 2]! })
+      if (list !== undefined) for (let j = 0; j < list.length; j += SESSION_FIELDS) second.push({ key, namespace: list[j + 2]!, states: this.accStates })
       // A row that falls into no stored session may open one named by its time (it may also
       // join a session opened earlier in this batch; loading its namespace then is harmless).
       for (const ts of times) {
@@ -105,7 +111,7 @@ export class WindowAggregateOperator implements Operator {
         if (list !== undefined) {
           for (let j = 0; j < list.length; j += SESSION_FIELDS) if (list[j]! <= ts + gap && list[j + 1]! >= ts) { joins = true; break }
         }
-        if (!joins) second.push({ key, namespace: ts })
+        if (!joins) second.push({ key, namespace: ts, states: this.accStates })
       }
     }
     await load(second)
@@ -114,7 +120,7 @@ export class WindowAggregateOperator implements Operator {
   /** A session timer reads the key's session list as well as the session's own state. */
   timerStateRequests(key: KeyRef, namespace: Namespace): readonly PrefetchRequest[] {
     if (!this.eventTime) return [{ key }]
-    if (this.aligned === null) return [{ key, namespace: '' }, { key, namespace }]
+    if (this.aligned === null) return [{ key, namespace: '', states: SESSION_LIST }, { key, namespace, states: this.accStates }]
     return [{ key, namespace }]
   }
 

@@ -109,6 +109,8 @@ export interface PrefetchRequest {
   readonly key: KeyRef
   /** The namespace ('' for state that has none); undefined means every namespace of the key. */
   readonly namespace?: Namespace
+  /** Only these states (by name); undefined means every state of the operator. */
+  readonly states?: readonly string[]
 }
 
 /**

@@ -147,6 +147,8 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
   private failure: WeirError | null = null
   /** Prefetch reads in flight. */
   private readonly loads = new Set<Promise<unknown>>()
+  private namedFor: readonly string[] | null = null
+  private named: readonly Table[] = []
   /** The write batch of the last flush while RocksDB applies it (it never rejects: failures go to `failure`). */
   private inflight: Promise<void> | null = null
   /** The epoch that wrote the batch in flight: its slots stay resident until it is applied. */
@@ -257,7 +259,7 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
       const key = req.key
       if (key.group < this.keyGroupRange.start || key.group > this.keyGroupRange.end) this.outOfRange(key)
       const ns = req.namespace
-      for (const table of tables) {
+      for (const table of req.states === undefined ? tables : this.tablesNamed(req.states)) {
         let slot = table.slots.get(key.encoded)
         if (slot === undefined) {
           slot = this.newSlot(table, key)
@@ -305,6 +307,20 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
       this.loads.delete(loading)
     }
     await this.awaitLoads(earlier)
+  }
+
+  /** The tables of these state names (the last list asked for is remembered: requests of one call share theirs). */
+  private tablesNamed(names: readonly string[]): readonly Table[] {
+    if (names !== this.namedFor) {
+      const out: Table[] = []
+      for (const name of names) {
+        const table = this.tables.get(name)
+        if (table !== undefined) out.push(table)
+      }
+      this.namedFor = names
+      this.named = out
+    }
+    return this.named
   }
 
   /** Waits for earlier prefetches; if one failed, what it was loading is not resident: that is this call's failure too. */
@@ -789,6 +805,7 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
     const table = new Table(name, kind, id)
     this.tables.set(name, table)
     this.tableList.push(table)
+    this.namedFor = null
     this.tablesById[id] = table
     this.nextId = Math.max(this.nextId, id + 1)
     return table

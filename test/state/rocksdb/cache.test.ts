@@ -254,6 +254,27 @@ describe('RocksDB backend cache', () => {
     }
   })
 
+  it('loads only the states a request names', async () => {
+    const b = await openRocks({ cacheBytes: 0 })
+    const list = b.getValueState(valueState<number>('list'))
+    const acc = b.getValueState(valueState<number>('acc'))
+    await b.prefetch([{ key: alice, namespace: '' }, { key: alice, namespace: 5 }])
+    b.setCurrentKey(alice)
+    list.update(1)
+    acc.setNamespace(5)
+    acc.update(2)
+    await b.sync()
+    expect(b.cacheStats().slots).toBe(0)
+    await b.prefetch([{ key: alice, namespace: '', states: ['list'] }])
+    b.setCurrentKey(alice)
+    expect(list.value()).toBe(1)
+    acc.setNamespace('')
+    expect(() => acc.value()).toThrow(/state 'acc' was accessed for key \["alice"\] namespace "" without a prefetch/)
+    await b.prefetch([{ key: alice, namespace: 5, states: ['acc'] }])
+    acc.setNamespace(5)
+    expect(acc.value()).toBe(2)
+  })
+
   it('makes a prefetch that needs what an earlier one is still reading wait for it', async () => {
     const b = await openRocks({ cacheBytes: 0 })
     const v = b.getValueState(valueState<string>('v'))
