@@ -54,7 +54,7 @@ describe('reading ahead on RocksDB', () => {
     ['two subtasks', { 'parallelism.default': '2' }],
     ['two subtasks, a checkpoint every 5 ms', { 'parallelism.default': '2', 'execution.checkpointing.interval': '5 ms' }],
   ] as const)('%s', async (_name, extra) => {
-    const checkpoints = 'execution.checkpointing.interval' in extra ? { 'state.checkpoints.dir': mkdtempSync(join(root, 'chk-')) } : {}
+    const checkpoints: Record<string, string> = 'execution.checkpointing.interval' in extra ? { 'state.checkpoints.dir': mkdtempSync(join(root, 'chk-')) } : {}
     const { lines, metrics } = await changelog({ ...rocksdb(), 'execution.batch-size': '256', ...extra, ...checkpoints })
     expect(lines).toEqual(reference)
     if ('execution.checkpointing.interval' in extra) expect(metrics.checkpointsCompleted).toBeGreaterThan(1)
