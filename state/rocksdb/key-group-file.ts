@@ -89,7 +89,7 @@ export class KeyGroupFileWriter {
 /** An open key-group file: its header, its records (read once), and close() for when they are not read to the end. */
 export interface KeyGroupFile {
   readonly header: KeyGroupFileHeader
-  records(): AsyncGenerator<[Buffer, Buffer]>
+  records(): AsyncGenerator<{ key: Buffer; value: Buffer }>
   close(): Promise<void>
 }
 
@@ -111,7 +111,7 @@ export async function openKeyGroupFile(path: string): Promise<KeyGroupFile> {
   }
 }
 
-async function* records(r: Reader, path: string): AsyncGenerator<[Buffer, Buffer]> {
+async function* records(r: Reader, path: string): AsyncGenerator<{ key: Buffer; value: Buffer }> {
   try {
     let count = 0
     for (;;) {
@@ -126,7 +126,7 @@ async function* records(r: Reader, path: string): AsyncGenerator<[Buffer, Buffer
       const value = vlen === null ? null : await r.bytes(vlen)
       if (key === null || value === null) throw bad(path, 'truncated record')
       count++
-      yield [key, value]
+      yield { key, value }
     }
   } finally {
     await r.close()

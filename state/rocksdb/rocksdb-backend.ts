@@ -679,32 +679,15 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
       }
       const ids = new Map<number, number>()
       for (const s of header.states) ids.set(s.id, this.table(s.name, s.kind).id)
-      let w = this.db.write({ capacity: RESTORE_BATCH })
-      let n = 0
       try {
-        for (const [k, v] of this.pendingMeta) w.tryPut(k, v)
-        this.pendingMeta = []
-        for await (const [key, value] of file.records()) {
+        restored += await this.bulkPut(file.records(), key => {
           const group = key.readUInt16BE(0)
           const id = ids.get(key.readUInt16BE(2))
-          if (group < start || group > end || id === undefined) continue
+          if (group < start || group > end || id === undefined) return false
           key.writeUInt16BE(id, 2)
-          w.tryPut(key, value)
-          this.bloom?.add(key)
-          this.bytesWritten += key.length + value.length
-          restored++
-          if (++n === RESTORE_BATCH) {
-            await w.flush()
-            w.destroy()
-            w = this.db.write({ capacity: RESTORE_BATCH })
-            n = 0
-          }
-        }
-        await w.flush()
-      } catch (e) {
-        throw ioFailed(this.dir, e, 'writing')
+          return true
+        })
       } finally {
-        w.destroy()
         await file.close()
       }
     }
@@ -1269,6 +1252,40 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
   }
 
   /**
+   * Bulk load: writes the entries `keep` accepts (it may rewrite the key in place, e.g. to this
+   * database's state id) in write batches of RESTORE_BATCH, after any pending state metadata.
+   * Returns how many it wrote.
+   */
+  private async bulkPut(entries: AsyncIterable<{ readonly key: Buffer; readonly value: Buffer }>, keep: (key: Buffer) => boolean): Promise<number> {
+    let w = this.db.write({ capacity: RESTORE_BATCH })
+    let n = 0
+    let written = 0
+    try {
+      for (const [k, v] of this.pendingMeta) w.tryPut(k, v)
+      this.pendingMeta = []
+      for await (const { key, value } of entries) {
+        if (!keep(key)) continue
+        w.tryPut(key, value)
+        this.bloom?.add(key)
+        this.bytesWritten += key.length + value.length
+        written++
+        if (++n === RESTORE_BATCH) {
+          await w.flush()
+          w.destroy()
+          w = this.db.write({ capacity: RESTORE_BATCH })
+          n = 0
+        }
+      }
+      await w.flush()
+    } catch (e) {
+      throw ioFailed(this.dir, e, 'writing')
+    } finally {
+      w.destroy()
+    }
+    return written
+  }
+
+  /**
    * Copies every stored entry of `source`'s key groups in `range` that this subtask owns into this
    * database, states matched by name (their ids may differ), and adds them to `stats().entries`.
    * For a restore into another parallelism: no intermediate file and no recount, unlike
@@ -1283,42 +1300,22 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
     if (start > end) return 0
     const ids = new Map<number, Table>()
     for (const t of source.tableList) ids.set(t.id, this.table(t.name, t.kind))
-    let w = this.db.write({ capacity: RESTORE_BATCH })
-    let n = 0
-    let copied = 0
     let live = 0
     let lastList: Buffer | null = null
-    try {
-      for (const [k, v] of this.pendingMeta) w.tryPut(k, v)
-      this.pendingMeta = []
-      for await (const { key, value } of source.db.iterator({ gte: groupPrefix(start), lt: groupPrefix(end + 1) }, { capacity: SCAN_CAPACITY })) {
-        const table = ids.get(key.readUInt16BE(2))
-        if (table === undefined) continue
-        key.writeUInt16BE(table.id, 2)
-        if (table.kind !== 'list') live++
-        else {
-          // A list counts once: its elements share the key up to the 4-byte sequence number.
-          const prefix = key.subarray(0, key.length - 4)
-          if (lastList === null || !lastList.equals(prefix)) live++
-          lastList = prefix
-        }
-        w.tryPut(key, value)
-        this.bloom?.add(key)
-        this.bytesWritten += key.length + value.length
-        copied++
-        if (++n === RESTORE_BATCH) {
-          await w.flush()
-          w.destroy()
-          w = this.db.write({ capacity: RESTORE_BATCH })
-          n = 0
-        }
+    const entries = source.db.iterator({ gte: groupPrefix(start), lt: groupPrefix(end + 1) }, { capacity: SCAN_CAPACITY })
+    const copied = await this.bulkPut(entries, key => {
+      const table = ids.get(key.readUInt16BE(2))
+      if (table === undefined) return false
+      key.writeUInt16BE(table.id, 2)
+      if (table.kind !== 'list') live++
+      else {
+        // A list counts once: its elements share the key up to the 4-byte sequence number.
+        const prefix = key.subarray(0, key.length - 4)
+        if (lastList === null || !lastList.equals(prefix)) live++
+        lastList = prefix
       }
-      await w.flush()
-    } catch (e) {
-      throw ioFailed(this.dir, e, 'writing')
-    } finally {
-      w.destroy()
-    }
+      return true
+    })
     this.dropCache(slot => slot.key.group >= start && slot.key.group <= end)
     this.liveEntries += live
     return copied
