@@ -23,19 +23,8 @@ export class KeyBloom {
   }
 
   add(key: Uint8Array): void {
-    const bits = this.bits
-    let h1 = 0x811c9dc5
-    let h2 = 0x01000193
-    for (let i = 0; i < key.length; i++) {
-      const b = key[i]!
-      h1 = Math.imul(h1 ^ b, 0x01000193)
-      h2 = Math.imul(h2 ^ b, 0x5bd1e995)
-    }
-    const base = (fmix(h1) & this.blocks) * BLOCK_WORDS
-    h2 = fmix(h2)
-    // Double hashing inside the block: bit (a + i·b) mod 512.
-    const a = h2 & 511
-    const step = (h2 >>> 9) | 1
+    this.locate(key, key.length)
+    const { bits, base, a, step } = this
     for (let i = 0; i < HASHES; i++) {
       const bit = (a + i * step) & 511
       bits[base + (bit >>> 5)]! |= 1 << (bit & 31)
@@ -44,7 +33,22 @@ export class KeyBloom {
 
   /** False only if `key` (its first `length` bytes) was never added. */
   mayContain(key: Uint8Array, length = key.length): boolean {
-    const bits = this.bits
+    this.locate(key, length)
+    const { bits, base, a, step } = this
+    for (let i = 0; i < HASHES; i++) {
+      const bit = (a + i * step) & 511
+      if ((bits[base + (bit >>> 5)]! & (1 << (bit & 31))) === 0) return false
+    }
+    return true
+  }
+
+  // Where a key's bits are, set by locate (fields, not a returned object: this runs per key read or written).
+  private base = 0
+  private a = 0
+  private step = 1
+
+  /** Hashes the key's first `length` bytes: its block, and double hashing inside it, bit (a + i·step) mod 512. */
+  private locate(key: Uint8Array, length: number): void {
     let h1 = 0x811c9dc5
     let h2 = 0x01000193
     for (let i = 0; i < length; i++) {
@@ -52,15 +56,10 @@ export class KeyBloom {
       h1 = Math.imul(h1 ^ b, 0x01000193)
       h2 = Math.imul(h2 ^ b, 0x5bd1e995)
     }
-    const base = (fmix(h1) & this.blocks) * BLOCK_WORDS
+    this.base = (fmix(h1) & this.blocks) * BLOCK_WORDS
     h2 = fmix(h2)
-    const a = h2 & 511
-    const step = (h2 >>> 9) | 1
-    for (let i = 0; i < HASHES; i++) {
-      const bit = (a + i * step) & 511
-      if ((bits[base + (bit >>> 5)]! & (1 << (bit & 31))) === 0) return false
-    }
-    return true
+    this.a = h2 & 511
+    this.step = (h2 >>> 9) | 1
   }
 }
 
