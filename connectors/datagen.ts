@@ -6,6 +6,7 @@ import type { DataType, Field } from '../common/types.js'
 import { formatType } from '../common/types.js'
 import type { Row } from '../runtime/batch.js'
 import type { ConnectorFactory, ConnectorOptions, SourceChunk, SourceContext, SourceReader, SplitPosition } from './api.js'
+import { singleSplitPosition } from './positions.js'
 import { EventLoopYielder } from './yield.js'
 import { boolOption, checkKnownOptions, closest, durationOption, enumOption, intOption, numberOption } from './options.js'
 
@@ -221,22 +222,12 @@ export interface DatagenPosition {
 }
 
 function asDatagenPosition(restored: readonly (SplitPosition | null)[] | undefined, table: string): DatagenPosition | null {
-  if (restored === undefined) return null
-  if (restored.length !== 1) {
-    throw WeirError.checkpoint(`the checkpoint holds ${restored.length} split positions for table '${table}', but a datagen source has 1 split`, {
-      help: `was the checkpoint taken with another connector for '${table}'?`,
-    })
-  }
-  const p = restored[0] ?? null
-  if (p === null) return null
-  const o = p as Partial<Record<keyof DatagenPosition, unknown>>
   const isUint = (v: unknown, max: number): boolean => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 && v <= max
-  if (typeof o !== 'object' || !isUint(o.rows, Number.MAX_SAFE_INTEGER) || !isUint(o.rng, 0xffffffff) || typeof o.clock !== 'number' || !Number.isFinite(o.clock)) {
-    throw WeirError.checkpoint(`the checkpoint holds an invalid position for table '${table}': ${JSON.stringify(p)}`, {
-      help: `a datagen source's position is { rows, rng, clock }; was the checkpoint taken with another connector for '${table}'?`,
-    })
-  }
-  return o as DatagenPosition
+  return singleSplitPosition(restored, table, 'datagen', '{ rows, rng, clock }', p => {
+    const o = p as Partial<Record<keyof DatagenPosition, unknown>>
+    const valid = isUint(o.rows, Number.MAX_SAFE_INTEGER) && isUint(o.rng, 0xffffffff) && typeof o.clock === 'number' && Number.isFinite(o.clock)
+    return valid ? o as DatagenPosition : null
+  })
 }
 
 class DatagenReader implements SourceReader {

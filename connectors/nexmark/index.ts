@@ -1,11 +1,11 @@
 // The 'nexmark' connector: one table ('nexmark.table' = bid | auction | person) of the Nexmark event
 // stream, generated as fast as the consumer takes it in chunks of batchSize rows, one split. Event n
 // is a function of n alone, so a position is an event number and a restored reader starts there.
-import { WeirError } from '../../common/errors.js'
 import type { Row } from '../../runtime/batch.js'
 import type { ConnectorFactory, SourceChunk, SourceContext, SourceReader, SplitPosition } from '../api.js'
 import { nexmarkBounded, resolveNexmarkConfig, type NexmarkConfig } from './config.js'
 import { auctionRowBuilder, bidRowBuilder, NexmarkModel, personRowBuilder, type RowBuilder } from './generator.js'
+import { singleSplitPosition } from '../positions.js'
 import { EventLoopYielder } from '../yield.js'
 
 export { resolveNexmarkConfig } from './config.js'
@@ -86,21 +86,10 @@ export interface NexmarkPosition {
 }
 
 function asNexmarkPosition(restored: readonly (SplitPosition | null)[] | undefined, table: string): NexmarkPosition | null {
-  if (restored === undefined) return null
-  if (restored.length !== 1) {
-    throw WeirError.checkpoint(`the checkpoint holds ${restored.length} split positions for table '${table}', but a nexmark source has 1 split`, {
-      help: `was the checkpoint taken with another connector for '${table}'?`,
-    })
-  }
-  const p = restored[0] ?? null
-  if (p === null) return null
-  const event = (p as Partial<NexmarkPosition>).event
-  if (typeof p !== 'object' || typeof event !== 'number' || !Number.isSafeInteger(event) || event < 0) {
-    throw WeirError.checkpoint(`the checkpoint holds an invalid position for table '${table}': ${JSON.stringify(p)}`, {
-      help: `a nexmark source's position is { event }; was the checkpoint taken with another connector for '${table}'?`,
-    })
-  }
-  return { event }
+  return singleSplitPosition(restored, table, 'nexmark', '{ event }', p => {
+    const event = (p as Partial<NexmarkPosition>).event
+    return typeof event === 'number' && Number.isSafeInteger(event) && event >= 0 ? { event } : null
+  })
 }
 
 class NexmarkReader implements SourceReader {
