@@ -2,9 +2,27 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { Field } from '../../common/types.js'
+import { T, type Field } from '../../common/types.js'
 import type { ConnectorOptions, SinkContext, SourceChunk, SourceContext, SourceReader, SplitPosition } from '../../connectors/api.js'
 import type { Row } from '../../runtime/batch.js'
+
+/** The nexmark tables' columns, declared as a user would (the tests' own copy, not the connector's list). */
+export const BID: Field[] = [
+  { name: 'auction', type: T.bigint() }, { name: 'bidder', type: T.bigint() }, { name: 'price', type: T.bigint() },
+  { name: 'channel', type: T.string() }, { name: 'url', type: T.string() }, { name: 'dateTime', type: T.timestamp(3) },
+  { name: 'extra', type: T.string() },
+]
+export const AUCTION: Field[] = [
+  { name: 'id', type: T.bigint() }, { name: 'itemName', type: T.string() }, { name: 'description', type: T.string() },
+  { name: 'initialBid', type: T.bigint() }, { name: 'reserve', type: T.bigint() }, { name: 'dateTime', type: T.timestamp(3) },
+  { name: 'expires', type: T.timestamp(3) }, { name: 'seller', type: T.bigint() }, { name: 'category', type: T.bigint() },
+  { name: 'extra', type: T.string() },
+]
+export const PERSON: Field[] = [
+  { name: 'id', type: T.bigint() }, { name: 'name', type: T.string() }, { name: 'emailAddress', type: T.string() },
+  { name: 'creditCard', type: T.string() }, { name: 'city', type: T.string() }, { name: 'state', type: T.string() },
+  { name: 'dateTime', type: T.timestamp(3) }, { name: 'extra', type: T.string() },
+]
 
 export function sourceCtx(
   options: ConnectorOptions,

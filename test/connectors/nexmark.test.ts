@@ -8,26 +8,10 @@ import { DEFAULT_BASE_TIME } from '../../connectors/nexmark/config.js'
 import { NexmarkModel } from '../../connectors/nexmark/generator.js'
 import { resolveNexmarkConfig } from '../../connectors/nexmark/config.js'
 import type { Row } from '../../runtime/batch.js'
-import { drain, errorOf, readAllRows, sourceCtx } from './helpers.js'
+import { AUCTION, BID, drain, errorOf, PERSON, readAllRows, sourceCtx } from './helpers.js'
 
 const source = nexmarkConnector.source!
 
-const BID: Field[] = [
-  { name: 'auction', type: T.bigint() }, { name: 'bidder', type: T.bigint() }, { name: 'price', type: T.bigint() },
-  { name: 'channel', type: T.string() }, { name: 'url', type: T.string() }, { name: 'dateTime', type: T.timestamp(3) },
-  { name: 'extra', type: T.string() },
-]
-const AUCTION: Field[] = [
-  { name: 'id', type: T.bigint() }, { name: 'itemName', type: T.string() }, { name: 'description', type: T.string() },
-  { name: 'initialBid', type: T.bigint() }, { name: 'reserve', type: T.bigint() }, { name: 'dateTime', type: T.timestamp(3) },
-  { name: 'expires', type: T.timestamp(3) }, { name: 'seller', type: T.bigint() }, { name: 'category', type: T.bigint() },
-  { name: 'extra', type: T.string() },
-]
-const PERSON: Field[] = [
-  { name: 'id', type: T.bigint() }, { name: 'name', type: T.string() }, { name: 'emailAddress', type: T.string() },
-  { name: 'creditCard', type: T.string() }, { name: 'city', type: T.string() }, { name: 'state', type: T.string() },
-  { name: 'dateTime', type: T.timestamp(3) }, { name: 'extra', type: T.string() },
-]
 
 async function table(name: string, schema: Field[], options: Record<string, string> = {}, batchSize = 1000): Promise<Row[]> {
   const all = { connector: 'nexmark', 'nexmark.table': name, 'nexmark.events.num': '5000', ...options }

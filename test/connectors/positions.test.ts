@@ -11,7 +11,7 @@ import { filesystemConnector } from '../../connectors/filesystem/index.js'
 import { LineReader } from '../../connectors/filesystem/line-reader.js'
 import { nexmarkConnector } from '../../connectors/nexmark/index.js'
 import type { Row } from '../../runtime/batch.js'
-import { drain, errorOf, sourceCtx, tempDir } from './helpers.js'
+import { AUCTION, BID, drain, errorOf, PERSON, sourceCtx, tempDir } from './helpers.js'
 
 type Restored = readonly (SplitPosition | null)[]
 type Make = (restored?: Restored) => Promise<SourceReader>
@@ -380,22 +380,6 @@ describe('datagen positions', () => {
 
 describe('nexmark positions', () => {
   const nx = nexmarkConnector.source!
-  const BID: Field[] = [
-    { name: 'auction', type: T.bigint() }, { name: 'bidder', type: T.bigint() }, { name: 'price', type: T.bigint() },
-    { name: 'channel', type: T.string() }, { name: 'url', type: T.string() }, { name: 'dateTime', type: T.timestamp(3) },
-    { name: 'extra', type: T.string() },
-  ]
-  const AUCTION: Field[] = [
-    { name: 'id', type: T.bigint() }, { name: 'itemName', type: T.string() }, { name: 'description', type: T.string() },
-    { name: 'initialBid', type: T.bigint() }, { name: 'reserve', type: T.bigint() }, { name: 'dateTime', type: T.timestamp(3) },
-    { name: 'expires', type: T.timestamp(3) }, { name: 'seller', type: T.bigint() }, { name: 'category', type: T.bigint() },
-    { name: 'extra', type: T.string() },
-  ]
-  const PERSON: Field[] = [
-    { name: 'id', type: T.bigint() }, { name: 'name', type: T.string() }, { name: 'emailAddress', type: T.string() },
-    { name: 'creditCard', type: T.string() }, { name: 'city', type: T.string() }, { name: 'state', type: T.string() },
-    { name: 'dateTime', type: T.timestamp(3) }, { name: 'extra', type: T.string() },
-  ]
   const make = (table: string, schema: Field[], batchSize: number, options: Record<string, string> = {}): Make =>
     restored => nx.create(sourceCtx({ 'nexmark.table': table, 'nexmark.events.num': '3000', 'nexmark.seed': '9', ...options }, schema, batchSize, undefined, restored))
 
