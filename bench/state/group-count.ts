@@ -12,6 +12,7 @@ import { constants as perfConstants, PerformanceObserver } from 'node:perf_hooks
 import { valueState, type KeyRef, type PrefetchRequest } from '../../state/api.js'
 import { makeKey } from '../../state/key-encoding.js'
 import { RocksDbKeyedStateBackend } from '../../state/rocksdb/index.js'
+import { PeakMemory, threadCpuSeconds } from '../measure.js'
 import { rng } from '../rng.js'
 
 const MB = 2 ** 20
@@ -19,14 +20,8 @@ const BATCH = 1024
 const events = Number(process.argv[2] ?? 2_000_000)
 const keys = Number(process.argv[3] ?? 10_000_000)
 const cacheMb = Number(process.argv[4] ?? 64)
-/** Prefetch batch N+1 before processing batch N (what the runtime does not do yet). */
+/** Prefetch batch N+1 before processing batch N (as the runtime reads ahead for group aggregates). */
 const pipeline = process.env.WEIR_PIPELINE === '1'
-
-/** CPU seconds of the main (JS) thread so far: less disturbed by other load on the machine than wall time. */
-function mainThreadCpu(): number {
-  const fields = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-  return (Number(fields[11]) + Number(fields[12])) / 100
-}
 
 /** CPU seconds per thread name (main thread, libuv pool, RocksDB background threads). */
 function threadCpu(): Record<string, number> {
@@ -34,20 +29,12 @@ function threadCpu(): Record<string, number> {
   for (const tid of readdirSync('/proc/self/task')) {
     const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8')
     const name = `${stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))}${tid === String(process.pid) ? ' main' : ''}`
-    const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ')
-    out[name] = +((out[name] ?? 0) + (Number(fields[11]) + Number(fields[12])) / 100).toFixed(2)
+    out[name] = +((out[name] ?? 0) + (threadCpuSeconds(tid) ?? 0)).toFixed(2)
   }
   return out
 }
 
-let peakRss = 0
-let peakHeap = 0
-const sample = (): void => {
-  const m = process.memoryUsage()
-  if (m.rss > peakRss) peakRss = m.rss
-  if (m.heapUsed > peakHeap) peakHeap = m.heapUsed
-}
-const timer = setInterval(sample, 20)
+const peak = new PeakMemory()
 /** Milliseconds of GC pauses by kind (major, minor, incremental, weakcb). */
 const gcMs: Record<string, number> = {}
 const GC_KINDS: Record<number, string> = {
@@ -75,7 +62,7 @@ try {
   // Main-thread time: waiting for a batch's prefetch; processing it; flushing it and starting the next prefetch.
   let waiting = 0, processing = 0, flushing = 0, distinct = 0
   const cpu0 = process.cpuUsage()
-  const main0 = mainThreadCpu()
+  const main0 = threadCpuSeconds()!
   const t0 = performance.now()
   let next = batchOf(0)
   let loading = b.prefetch(requestsOf(next))
@@ -106,20 +93,19 @@ try {
   await b.sync()
   const ms = performance.now() - t0
   const cpu = process.cpuUsage(cpu0)
-  const mainCpu = mainThreadCpu() - main0
-  clearInterval(timer)
-  sample()
+  const mainCpu = threadCpuSeconds()! - main0
+  peak.stop()
   const c = b.cacheStats()
   const pct = (x: number): string => `${Math.round((100 * x) / ms)}%`
   console.log(JSON.stringify({
     events, keys, cacheMb, pipeline, distinct, eventsPerSecond: Math.round(events / (ms / 1000)), seconds: +(ms / 1000).toFixed(1),
     cpuSeconds: +((cpu.user + cpu.system) / 1e6).toFixed(1), mainThreadCpuSeconds: +mainCpu.toFixed(1),
     prefetchWait: pct(waiting), process: pct(processing), flushAndNextPrefetch: pct(flushing), gets: c.gets, residentSlots: c.slots,
-    peakRssMb: Math.round(peakRss / MB), peakHeapMb: Math.round(peakHeap / MB), diskMb: +((await b.diskBytes()) / MB).toFixed(1),
+    peakRssMb: Math.round(peak.rss / MB), peakHeapMb: Math.round(peak.heap / MB), diskMb: +((await b.diskBytes()) / MB).toFixed(1),
   }))
   console.log(JSON.stringify({ threadCpuSeconds: threadCpu(), gcMs }))
   await b.destroy()
 } finally {
-  clearInterval(timer)
+  peak.stop()
   await rm(root, { recursive: true, force: true })
 }
