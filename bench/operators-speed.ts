@@ -58,6 +58,7 @@ function run(setup: Setup): void {
       : setup.cachedKeys
         ? (row: Row) => { const v = row[keyCol!]; let k = keyCache.get(v); if (k === undefined) keyCache.set(v, (k = makeKey([v]))); return k }
         : (row: Row) => makeKey([row[keyCol!]]),
+    keysOf: (rows: readonly Row[]) => rows.map(row => ctx.keyOf(row)),
   }
   const op = create(setup.spec)
   void op.open(ctx)

@@ -485,7 +485,7 @@ export class KeyGrouper {
   private readonly groupOf = new Map<string, number>()
 
   /** Returns the number of groups. */
-  group(rows: readonly Row[], ctx: { keyOf(row: Row): KeyRef }): number {
+  group(rows: readonly Row[], rowKeys: readonly KeyRef[]): number {
     const n = rows.length
     if (this.next.length < n) {
       const size = Math.max(n, this.next.length * 2)
@@ -499,7 +499,7 @@ export class KeyGrouper {
     keys.length = 0
     let ng = 0
     for (let i = 0; i < n; i++) {
-      const key = ctx.keyOf(rows[i]!)
+      const key = rowKeys[i]!
       next[i] = -1
       const g = groupOf.get(key.encoded)
       if (g === undefined) {

@@ -12,7 +12,7 @@ import { AggregateHandler, KeyGrouper, type Accumulator } from './aggregates.js'
  *
  * @example
  * const op = new GroupAggregateOperator({ kind: 'GroupAggregate', keys: [0], aggs, inputUpdating: false, ttlMs: 0 })
- * await op.open(ctx) // then processBatch(batch, 0) per batch; ctx.keyOf(row).encoded must identify spec.keys
+ * await op.open(ctx) // then processBatch(batch, 0) per batch; ctx.keysOf(rows)[i].encoded must identify spec.keys
  */
 export class GroupAggregateOperator implements Operator {
   readonly spec: GroupAggregateSpec
@@ -35,13 +35,13 @@ export class GroupAggregateOperator implements Operator {
     this.handler.open(ctx.state)
   }
 
-  processBatch(batch: Batch, _input: number): void {
+  processBatch(batch: Batch, input: number): void {
     const rows = batch.rows
     const n = rows.length
     if (n === 0) return
     const ctx = this.ctx
     const grouper = this.grouper
-    const ng = grouper.group(rows, ctx)
+    const ng = grouper.group(rows, ctx.keysOf(rows, input))
     const kinds = batch.kinds
     const handler = this.handler
     const state = ctx.state

@@ -89,8 +89,11 @@ export class WindowAggregateOperator implements Operator {
     const ctx = this.ctx
     const timeIndex = this.spec.timeIndex
     const byKey = new Map<string, { key: KeyRef; times: number[] }>()
-    for (const row of batch.rows) {
-      const key = ctx.keyOf(row)
+    const rows = batch.rows
+    const keys = ctx.keysOf(rows, input)
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i]!
+      const key = keys[i]!
       let entry = byKey.get(key.encoded)
       if (entry === undefined) byKey.set(key.encoded, (entry = { key, times: [] }))
       const ts = row[timeIndex] as number | null
@@ -125,11 +128,12 @@ export class WindowAggregateOperator implements Operator {
   }
 
   /** Event-time TUMBLE/HOP/CUMULATE: each row's key with every window it falls in that has not fired. */
-  stateRequests(batch: Batch, _input: number, add: (key: KeyRef, namespace: Namespace | undefined) => void): void {
+  stateRequests(batch: Batch, input: number, add: (key: KeyRef, namespace: Namespace | undefined) => void): void {
     const ctx = this.ctx
     const rows = batch.rows
+    const keys = ctx.keysOf(rows, input)
     if (this.prefetchAllNamespaces || this.aligned === null) {
-      for (let i = 0; i < rows.length; i++) add(ctx.keyOf(rows[i]!), undefined)
+      for (let i = 0; i < rows.length; i++) add(keys[i]!, undefined)
       return
     }
     const window = this.aligned
@@ -140,13 +144,13 @@ export class WindowAggregateOperator implements Operator {
       const row = rows[i]!
       const ts = row[timeIndex] as number | null
       if (ts == null) continue
-      const key = ctx.keyOf(row)
+      const key = keys[i]!
       const count = assignWindowEnds(window, ts, ends)
       for (let w = 0; w < count; w++) if (ends[w]! - 1 > wm) add(key, ends[w]!)
     }
   }
 
-  processBatch(batch: Batch, _input: number): void {
+  processBatch(batch: Batch, input: number): void {
     const rows = batch.rows
     if (rows.length === 0) return
     this.flush()
@@ -158,7 +162,7 @@ export class WindowAggregateOperator implements Operator {
         }
       }
     }
-    const ng = this.grouper.group(rows, ctx)
+    const ng = this.grouper.group(rows, ctx.keysOf(rows, input))
     if (this.aligned !== null) this.processAligned(rows, ng, this.aligned)
     else this.processSessions(rows, ng)
     this.grouper.release()

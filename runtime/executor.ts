@@ -26,6 +26,7 @@ import { RocksDbKeyedStateBackend } from '../state/rocksdb/index.js'
 import { makeKey, keyGroupRange, subtaskOf, DEFAULT_MAX_PARALLELISM } from '../state/key-encoding.js'
 import { HeapKeyedStateBackend, type HeapSnapshot } from '../state/heap/heap-backend.js'
 import { TimerServiceImpl, type TimersSnapshot } from './timers.js'
+import { BatchKeys } from './batch-keys.js'
 import { compileCalc, compileScalar, evalConstant } from '../expr/index.js'
 import { getConnector } from '../connectors/registry.js'
 import type { SinkWriter, SourceReader, SourceChunk, SplitPosition } from '../connectors/api.js'
@@ -150,6 +151,8 @@ interface Task {
    * it (anything else waits for the read and drops it). See `readAhead`.
    */
   ahead: { readonly item: Item; readonly loaded: Promise<void> } | null
+  /** Keys of the batches being prefetched and processed (ctx.keysOf). */
+  batchKeys: BatchKeys | null
 }
 
 interface SourceRuntime {
@@ -250,7 +253,7 @@ class JobExecution {
           hasTtl: node.spec.kind === 'GroupAggregate' && node.spec.ttlMs > 0,
           rowAtATime: node.spec.kind === 'GroupAggregate' && graph.options['table.exec.mini-batch.enabled'] === 'false',
           metrics: { lateRecordsDropped: 0, rowsIn: 0, rowsOut: 0 },
-          known: new Map(), ahead: null,
+          known: new Map(), ahead: null, batchKeys: null,
         }
         tasks.push(task)
         this.order.push(task)
@@ -433,6 +436,8 @@ class JobExecution {
   private async openOperator(task: Task): Promise<void> {
     const node = task.node
     const keyFns = node.inputs.map(edge => keySelector(edge.exchange, this.maxParallelism))
+    const batchKeys = new BatchKeys(keyFns)
+    task.batchKeys = batchKeys
     const old = this.env.restore?.manifest.operators[node.id]
     const state = await this.createStateBackend(task, old)
     const timers = new TimerServiceImpl(() => state.getCurrentKey() ?? NO_KEY, { maxParallelism: this.maxParallelism })
@@ -445,6 +450,7 @@ class JobExecution {
       options: this.graph.options,
       output: { emit: (batch: Batch) => this.emit(task, batch) },
       keyOf: (row: Row, input = 0) => keyFns[input]!(row),
+      keysOf: (rows: readonly Row[], input = 0) => batchKeys.of(rows, input),
     }
     task.operator = operator
     task.ctx = ctx
@@ -646,6 +652,7 @@ class JobExecution {
         // at most one per row, so the sweep laps the state faster than it grows: with rate R and TTL T,
         // about 1.5·R·T entries stay live.
         if (task.hasTtl) await state.cleanupExpired(3 * item.batch.rows.length + 64)
+        task.batchKeys!.release(item.batch.rows)
         // End of bundle: dirty state goes back to disk in one write batch.
         if (state.needsPrefetch) await state.flush()
         return
@@ -795,7 +802,8 @@ class JobExecution {
       return requests
     }
     const ns = op.prefetchAllNamespaces ? undefined : ''
-    for (const row of batch.rows) requests.push({ key: task.ctx!.keyOf(row, input), namespace: ns })
+    const keys = task.ctx!.keysOf(batch.rows, input)
+    for (let i = 0; i < keys.length; i++) requests.push({ key: keys[i]!, namespace: ns })
     return requests
   }
 

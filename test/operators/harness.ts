@@ -72,6 +72,9 @@ export async function harness(op: Operator, options: HarnessOptions): Promise<Ha
     keyOf(row: Row): KeyRef {
       return makeKey(keyCols.map(k => row[k]))
     },
+    keysOf(rows: readonly Row[]): readonly KeyRef[] {
+      return rows.map(row => makeKey(keyCols.map(k => row[k])))
+    },
   }
   if (options.restore !== undefined) {
     const copy = structuredClone(options.restore)
