@@ -49,16 +49,16 @@ function run(setup: Setup): void {
   let outRows = 0
   const keyCache = new Map<unknown, KeyRef>()
   const keyCol = setup.keys[0]
+  const keyOf = setup.keys.length === 0
+    ? (() => { const k = makeKey([]); return () => k })()
+    : setup.cachedKeys
+      ? (row: Row) => { const v = row[keyCol!]; let k = keyCache.get(v); if (k === undefined) keyCache.set(v, (k = makeKey([v]))); return k }
+      : (row: Row) => makeKey([row[keyCol!]])
   const ctx: OperatorContext = {
     operatorId: 'bench', state, timers, options: {},
     metrics: { lateRecordsDropped: 0, rowsIn: 0, rowsOut: 0 },
     output: { emit(b: Batch) { outRows += b.rows.length } },
-    keyOf: setup.keys.length === 0
-      ? (() => { const k = makeKey([]); return () => k })()
-      : setup.cachedKeys
-        ? (row: Row) => { const v = row[keyCol!]; let k = keyCache.get(v); if (k === undefined) keyCache.set(v, (k = makeKey([v]))); return k }
-        : (row: Row) => makeKey([row[keyCol!]]),
-    keysOf: (rows: readonly Row[]) => rows.map(row => ctx.keyOf(row)),
+    keysOf: (rows: readonly Row[]) => rows.map(keyOf),
   }
   const op = create(setup.spec)
   void op.open(ctx)

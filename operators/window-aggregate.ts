@@ -15,6 +15,9 @@ const SESSION_FIELDS = 4
 /** Windows of one key loaded during a batch; past this many they are written back and reloaded. */
 const WINDOW_CACHE = 16
 
+/** The per-key list of open sessions: the first round of a session prefetch loads only it. */
+const SESSION_LIST = ['sessions'] as const
+
 /**
  * Emits insert-only, final rows. Event-time windows fire from the watermark (the runtime fires
  * the due timers, then calls onWatermark); processing-time windows from processing-time timers,
@@ -24,9 +27,6 @@ const WINDOW_CACHE = 16
  * const op = new WindowAggregateOperator({ kind: 'WindowAggregate', window: { kind: 'TUMBLE', size: 60_000, offset: 0 },
  *   timeIndex: 2, timeDomain: 'event', keys: [0], aggs })
  */
-/** The per-key list of open sessions: the first round of a session prefetch loads only it. */
-const SESSION_LIST = ['sessions'] as const
-
 export class WindowAggregateOperator implements Operator {
   readonly spec: WindowAggregateSpec
   private readonly handler: AggregateHandler

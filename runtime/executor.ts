@@ -449,7 +449,6 @@ class JobExecution {
       metrics: task.metrics,
       options: this.graph.options,
       output: { emit: (batch: Batch) => this.emit(task, batch) },
-      keyOf: (row: Row, input = 0) => keyFns[input]!(row),
       keysOf: (rows: readonly Row[], input = 0) => batchKeys.of(rows, input),
     }
     task.operator = operator

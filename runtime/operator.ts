@@ -34,12 +34,11 @@ export interface OperatorContext {
   readonly timers: TimerService
   readonly output: Output
   readonly metrics: OperatorMetrics
-  /** The key of a row of input `input` (per the plan's exchange keys); `[]`-valued for a single exchange. */
-  keyOf(row: Row, input?: number): KeyRef
   /**
-   * The key of every row of a batch of input `input`, computed once per batch: the runtime's
-   * prefetch and the operator's processing of the same rows share them (each key is an encoding
-   * and a hash). Treat the array as read-only.
+   * The key of every row of a batch of input `input` (per the plan's exchange keys; `[]`-valued for
+   * a single exchange), computed once per batch: the runtime's prefetch and the operator's
+   * processing of the same rows share them (each key is an encoding and a hash). Treat the array
+   * as read-only.
    */
   keysOf(rows: readonly Row[], input?: number): readonly KeyRef[]
   /** Job options in force. */

@@ -91,7 +91,7 @@ export interface KeyedStateStore {
   getValueState<T>(descriptor: ValueStateDescriptor<T>): ValueState<T>
   getListState<T>(descriptor: ListStateDescriptor<T>): ListState<T>
   getMapState<K, V>(descriptor: MapStateDescriptor<K, V>): MapState<K, V>
-  /** Sets the key every state access refers to. Operators call it per row with `keyOf(row)`. */
+  /** Sets the key every state access refers to. Operators call it per key group of a batch, with the keys of `keysOf(rows)`. */
   setCurrentKey(key: KeyRef): void
   getCurrentKey(): KeyRef | undefined
 }

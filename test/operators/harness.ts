@@ -69,9 +69,6 @@ export async function harness(op: Operator, options: HarnessOptions): Promise<Ha
         batch.rows.forEach((row, i) => out.push([ROW_KIND_SHORT[batch.kinds === null ? 0 : batch.kinds[i]!], ...row]))
       },
     },
-    keyOf(row: Row): KeyRef {
-      return makeKey(keyCols.map(k => row[k]))
-    },
     keysOf(rows: readonly Row[]): readonly KeyRef[] {
       return rows.map(row => makeKey(keyCols.map(k => row[k])))
     },
