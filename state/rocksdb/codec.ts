@@ -221,15 +221,29 @@ const HAS_KEY = 0x02
 
 /** Serializes [header][f64 LE time?][user key?][value]: `time` is the TTL clock (null without TTL). */
 export function encodeEntry(time: number | null, value: unknown, userKey?: { readonly k: unknown }): Buffer {
+  const n = encodeEntryInPlace(time, value, userKey)
+  const out = Buffer.allocUnsafe(n)
+  scratch.copy(out, 0, 0, n)
+  return out
+}
+
+/**
+ * encodeEntry without the copy: the entry is entryScratch()[0, returned length), valid until the
+ * next encode (for a write batch that copies it into buffers of its own).
+ */
+export function encodeEntryInPlace(time: number | null, value: unknown, userKey?: { readonly k: unknown }): number {
   pos = 0
   ensure(9)
   scratch[pos++] = FORMAT | (time === null ? 0 : HAS_TIME) | (userKey === undefined ? 0 : HAS_KEY)
   if (time !== null) { scratch.writeDoubleLE(time, pos); pos += 8 }
   if (userKey !== undefined) write(userKey.k)
   write(value)
-  const out = Buffer.allocUnsafe(pos)
-  scratch.copy(out, 0, 0, pos)
-  return out
+  return pos
+}
+
+/** The buffer encodeEntryInPlace wrote into (it grows, so ask after encoding). */
+export function entryScratch(): Buffer {
+  return scratch
 }
 
 function checkHeader(buf: Uint8Array): number {

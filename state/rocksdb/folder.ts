@@ -185,7 +185,8 @@ export function ioFailed(dir: string, e: unknown, doing: 'writing' | 'reading'):
   return WeirError.internal(`RocksDB state in '${dir}' failed: ${msg}`, { cause: e })
 }
 
-// rocksdb-native wraps batch errors: Error('Batch was not applied', { cause: the RocksDB error }).
+// rocksdb-native's own batches wrap errors (Error('Batch was not applied', { cause: the RocksDB error }));
+// NativeWriteBatch and NativeReadBatch reject with the RocksDB error itself.
 function rootError(e: unknown): unknown {
   let cur = e
   for (let i = 0; i < 5 && cur instanceof Error && cur.cause !== undefined; i++) cur = cur.cause

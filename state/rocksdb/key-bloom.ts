@@ -22,8 +22,9 @@ export class KeyBloom {
     this.blocks = n / 32 / BLOCK_WORDS - 1
   }
 
-  add(key: Uint8Array): void {
-    this.locate(key, key.length)
+  /** Adds `key` (its first `length` bytes). */
+  add(key: Uint8Array, length = key.length): void {
+    this.locate(key, length)
     const { bits, base, a, step } = this
     for (let i = 0; i < HASHES; i++) {
       const bit = (a + i * step) & 511

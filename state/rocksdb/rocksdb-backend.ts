@@ -14,10 +14,11 @@ import {
   ABSENT, type CacheHost, type Cell, CELL_OVERHEAD, ENTRY_OVERHEAD, type Kind, ListCell, MapCell, MapEntry, mapKeyOf, Slot, Table, ValueCell,
 } from './cache.js'
 import {
-  cellKey, decodeEncoded, decodeEntry, decodeEntryKey, decodeUserKey, encodeEntry, encodeUserKey, entryTime, groupPrefix,
+  cellKey, decodeEncoded, decodeEntry, decodeEntryKey, decodeUserKey, encodeEntry, encodeEntryInPlace, encodeUserKey, entryScratch, entryTime, groupPrefix,
   listElementKey, mapEntryKey, META_GROUP, namespaceBytes, prefixEnd, readUtf16be, skipEncoded, userKeyNeedsCopy, writeCellKey,
 } from './codec.js'
 import { KeyBloom } from './key-bloom.js'
+import { checkInternals, NativeReadBatch, NativeWriteBatch } from './native-batch.js'
 import { fillDbFolder, folderBytes, ioFailed, makeDirs, openFailed, prepareFolder, releaseFolder, removeFolder } from './folder.js'
 import { KeyGroupFileWriter, keyGroupFileHeader, openKeyGroupFile, type SnapshotState } from './key-group-file.js'
 import { RocksListState, RocksMapState, RocksValueState } from './states.js'
@@ -84,7 +85,7 @@ const COMPACT_MAX_ENTRIES = 1_000_000
 const RESTORE_BATCH = 4096
 const META_STATE = Buffer.from([0xff, 0xff, 0x00, 0x01])
 const NO_KEY = Symbol('no key')
-/** Where prefetch builds a stored key to test against the written-keys filter. */
+/** Where reads and writes of ValueState entries build a stored key (then copied into a batch). */
 let keyScratch = Buffer.allocUnsafe(256)
 
 interface Scan {
@@ -159,8 +160,14 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
    * entry the filter has never seen is absent without a read. Null for a kept (reused) database.
    */
   private bloom: KeyBloom | null
+  /** The bundles' write batch, reused (one is in flight at most, and the next waits for it). */
+  private readonly writer: NativeWriteBatch
+  /** Read batches not in use, reused. */
+  private readonly readers: NativeReadBatch[] = []
 
   private constructor(private readonly db: RocksDB, options: RocksDbBackendOptions, maxParallelism: number) {
+    checkInternals(db)
+    this.writer = new NativeWriteBatch(db)
     this.dir = resolve(options.dir)
     this.maxParallelism = maxParallelism
     this.keyGroupRange = options.keyGroupRange ?? { start: 0, end: maxParallelism - 1 }
@@ -370,23 +377,22 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
       const cells = this.dirty
       this.changes = 0
       this.dirty = []
-      const w = this.db.write({ capacity: Math.max(16, cells.length + this.pendingMeta.length) })
+      const w = this.writer
       let bytes = 0
       try {
-        for (const [k, v] of this.pendingMeta) { w.tryPut(k, v); bytes += k.length + v.length }
+        for (const [k, v] of this.pendingMeta) { w.put(k, v); bytes += k.length + v.length }
         this.pendingMeta = []
         for (const c of cells) bytes += this.writeCell(w, c)
       } catch (e) {
-        w.destroy()
         // The cache now says more than the disk: nothing can continue from here.
         this.failure = ioFailed(this.dir, e, 'writing')
         throw this.failure
       }
       this.bytesWritten += bytes
       this.inflightEpoch = this.epoch
-      const applied: Promise<void> = w.flush().then(
-        () => { w.destroy(); if (this.inflight === applied) this.inflight = null },
-        (e: unknown) => { w.destroy(); this.failure ??= ioFailed(this.dir, e, 'writing'); if (this.inflight === applied) this.inflight = null },
+      const applied: Promise<void> = w.apply().then(
+        () => { if (this.inflight === applied) this.inflight = null },
+        (e: unknown) => { this.failure ??= ioFailed(this.dir, e, 'writing'); if (this.inflight === applied) this.inflight = null },
       )
       this.inflight = applied
     }
@@ -526,7 +532,7 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
       return 0
     }
     // Decided now, right before the write, against the cache as it is.
-    const w = this.db.write({ capacity: doomed.length })
+    const w = new NativeWriteBatch(this.db)
     let removed = 0
     try {
       for (const { table, key, value } of doomed) {
@@ -536,15 +542,13 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
         } else if (cell.dirty || cell.loading || !this.expireResident(cell, key, value, now)) {
           continue
         }
-        w.tryDelete(key)
+        w.delete(key)
         this.sweptBytes += key.length
         removed++
       }
-      if (removed > 0) await w.flush()
+      await w.apply()
     } catch (e) {
       throw ioFailed(this.dir, e, 'writing')
-    } finally {
-      w.destroy()
     }
     sw.deleted += removed
     if (lapEnded) this.endLap()
@@ -700,14 +704,12 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
   async clearKeyGroup(group: number): Promise<void> {
     await this.sync()
     this.dropCache(slot => slot.group === group)
-    const w = this.db.write({ capacity: 1 })
+    const w = new NativeWriteBatch(this.db)
+    w.deleteRange(groupPrefix(group), groupPrefix(group + 1))
     try {
-      w.tryDeleteRange(groupPrefix(group), groupPrefix(group + 1))
-      await w.flush()
+      await w.apply()
     } catch (e) {
       throw ioFailed(this.dir, e, 'writing')
-    } finally {
-      w.destroy()
     }
     await this.countEntries()
   }
@@ -847,34 +849,27 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
   private async readValues(cells: readonly ValueCell[]): Promise<void> {
     if (cells.length === 0) return
     const bloom = this.bloom
-    if (bloom !== null) {
-      // Never written: absent, no read. The key is built into a scratch buffer: most are never read.
-      const toRead: ValueCell[] = []
-      for (const c of cells) {
-        const slot = c.slot
-        if (keyScratch.length < c.keyLength) keyScratch = Buffer.allocUnsafe(c.keyLength * 2)
-        const n = writeCellKey(keyScratch, slot.group, slot.table.id, slot.encoded, namespaceBytes(c.ns))
-        if (bloom.mayContain(keyScratch, n)) toRead.push(c)
-        else this.fillValue(c, null)
-      }
-      cells = toRead
-      if (cells.length === 0) return
+    // Each key is built into a scratch buffer and copied into the read batch, unless the
+    // written-keys filter says it was never written: then it is absent, with no read.
+    const r = this.readers.pop() ?? new NativeReadBatch(this.db)
+    const toRead: ValueCell[] = []
+    for (const c of cells) {
+      const slot = c.slot
+      if (keyScratch.length < c.keyLength) keyScratch = Buffer.allocUnsafe(c.keyLength * 2)
+      const n = writeCellKey(keyScratch, slot.group, slot.table.id, slot.encoded, namespaceBytes(c.ns))
+      if (bloom !== null && !bloom.mayContain(keyScratch, n)) { this.fillValue(c, null); continue }
+      r.addBytes(keyScratch, n)
+      toRead.push(c)
     }
-    this.gets += cells.length
+    if (toRead.length === 0) { this.readers.push(r); return }
+    this.gets += toRead.length
     // One read batch: one MultiGet on one thread of the pool (several batches at once measured no
     // faster). Data blocks it reads do not go into RocksDB's block cache: what is read again soon is
     // in this backend's cache, and inserting every block into an 8 MB cache over state far larger only
     // churned it (count-10M at 5M events: 125K events/s and 67 CPU s, against 110K and 75 CPU s).
-    const r = this.db.read({ capacity: cells.length, fillCache: false })
-    try {
-      const gets: Promise<Buffer | null>[] = []
-      for (const c of cells) gets.push(r.get(c.key))
-      // Both promises are awaited together so that a failed batch leaves no rejection unhandled.
-      const [values] = await Promise.all([Promise.all(gets), r.flush()])
-      for (let i = 0; i < cells.length; i++) this.fillValue(cells[i]!, values[i]!)
-    } finally {
-      r.destroy()
-    }
+    const values = await r.read(false)
+    this.readers.push(r)
+    for (let i = 0; i < toRead.length; i++) this.fillValue(toRead[i]!, values[i]!)
   }
 
   private async runScans(scans: readonly Scan[]): Promise<void> {
@@ -992,7 +987,7 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
   // ---- writing
 
   /** Adds a dirty cell's puts and deletes to `w`; returns the bytes written. */
-  private writeCell(w: RocksDB.WriteBatch, cell: Cell): number {
+  private writeCell(w: NativeWriteBatch, cell: Cell): number {
     cell.dirty = false
     cell.slot.dirtyCells--
     cell.slot.written = this.epoch
@@ -1008,16 +1003,19 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
           this.liveEntries--
         }
         if (cell.v === ABSENT) {
-          if (cell.onDisk) { w.tryDelete(cell.key); bytes += cell.keyLength; cell.onDisk = false }
+          if (cell.onDisk) { w.delete(cell.key); bytes += cell.keyLength; cell.onDisk = false }
           this.setCellSize(cell, CELL_OVERHEAD + cell.keyLength)
         } else {
-          const key = cell.key
-          const v = encodeEntry(ttl ? cell.t : null, cell.v)
-          w.tryPut(key, v)
-          this.bloom?.add(key)
+          // Key and value are built in scratch buffers and copied into the batch.
+          if (keyScratch.length < cell.keyLength) keyScratch = Buffer.allocUnsafe(cell.keyLength * 2)
+          const slot = cell.slot
+          const kn = writeCellKey(keyScratch, slot.group, table.id, slot.encoded, namespaceBytes(cell.ns))
+          const vn = encodeEntryInPlace(ttl ? cell.t : null, cell.v)
+          w.putBytes(keyScratch, kn, entryScratch(), vn)
+          this.bloom?.add(keyScratch, kn)
           cell.onDisk = true
-          bytes += key.length + v.length
-          this.setCellSize(cell, CELL_OVERHEAD + key.length + v.length)
+          bytes += kn + vn
+          this.setCellSize(cell, CELL_OVERHEAD + kn + vn)
         }
         return bytes
       }
@@ -1025,21 +1023,21 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
         let size = cell.size
         let from = cell.flushed
         if (cell.replaced) {
-          w.tryDeleteRange(cell.key, prefixEnd(cell.key))
+          w.deleteRange(cell.key, prefixEnd(cell.key))
           bytes += cell.key.length * 2
           size = CELL_OVERHEAD + cell.key.length
           from = 0
         } else {
           if (cell.dropped.length > 0) {
             const per = (size - CELL_OVERHEAD - cell.key.length) / (cell.items.length + cell.dropped.length)
-            for (const seq of cell.dropped) { const k = listElementKey(cell.key, seq); w.tryDelete(k); bytes += k.length; size -= per }
+            for (const seq of cell.dropped) { const k = listElementKey(cell.key, seq); w.delete(k); bytes += k.length; size -= per }
           }
           if (cell.rewrite) from = 0
         }
         for (let i = from; i < cell.items.length; i++) {
           const k = listElementKey(cell.key, cell.seqs[i]!)
           const v = encodeEntry(ttl ? cell.times[i]! : null, cell.items[i])
-          w.tryPut(k, v)
+          w.put(k, v)
           bytes += k.length + v.length
           if (i >= cell.flushed || cell.replaced) size += ENTRY_OVERHEAD + v.length
         }
@@ -1054,7 +1052,7 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
         let size = cell.size
         if (cell.cleared) {
           // The range delete goes first: the puts after it in the same batch survive it.
-          w.tryDeleteRange(cell.key, prefixEnd(cell.key))
+          w.deleteRange(cell.key, prefixEnd(cell.key))
           bytes += cell.key.length * 2
           size = CELL_OVERHEAD + cell.key.length
           cell.cleared = false
@@ -1063,7 +1061,7 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
         for (const e of cell.removed) {
           if (!e.onDisk) continue
           const kb = this.entryKey(cell, e)
-          w.tryDelete(kb)
+          w.delete(kb)
           bytes += kb.length
           size -= e.size
           e.onDisk = false
@@ -1074,7 +1072,7 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
           if (cell.m.get(e.mk) !== e) continue
           const kb = this.entryKey(cell, e)
           const v = encodeEntry(ttl ? e.t : null, e.v, userKeyNeedsCopy(e.k) ? e : undefined)
-          w.tryPut(kb, v)
+          w.put(kb, v)
           bytes += kb.length + v.length
           const s = ENTRY_OVERHEAD + kb.length + v.length
           size += s - e.size
@@ -1239,15 +1237,13 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
   async dropForeignKeyGroups(): Promise<void> {
     await this.sync()
     const { start, end } = this.keyGroupRange
-    const w = this.db.write({ capacity: 2 })
+    const w = new NativeWriteBatch(this.db)
+    if (start > 0) w.deleteRange(groupPrefix(0), groupPrefix(start))
+    w.deleteRange(groupPrefix(end + 1), groupPrefix(META_GROUP))
     try {
-      if (start > 0) w.tryDeleteRange(groupPrefix(0), groupPrefix(start))
-      w.tryDeleteRange(groupPrefix(end + 1), groupPrefix(META_GROUP))
-      await w.flush()
+      await w.apply()
     } catch (e) {
       throw ioFailed(this.dir, e, 'writing')
-    } finally {
-      w.destroy()
     }
   }
 
@@ -1257,30 +1253,22 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
    * Returns how many it wrote.
    */
   private async bulkPut(entries: AsyncIterable<{ readonly key: Buffer; readonly value: Buffer }>, keep: (key: Buffer) => boolean): Promise<number> {
-    let w = this.db.write({ capacity: RESTORE_BATCH })
-    let n = 0
+    const w = new NativeWriteBatch(this.db)
     let written = 0
     try {
-      for (const [k, v] of this.pendingMeta) w.tryPut(k, v)
+      for (const [k, v] of this.pendingMeta) w.put(k, v)
       this.pendingMeta = []
       for await (const { key, value } of entries) {
         if (!keep(key)) continue
-        w.tryPut(key, value)
+        w.putBytes(key, key.length, value, value.length)
         this.bloom?.add(key)
         this.bytesWritten += key.length + value.length
         written++
-        if (++n === RESTORE_BATCH) {
-          await w.flush()
-          w.destroy()
-          w = this.db.write({ capacity: RESTORE_BATCH })
-          n = 0
-        }
+        if (w.length >= RESTORE_BATCH) await w.apply()
       }
-      await w.flush()
+      await w.apply()
     } catch (e) {
       throw ioFailed(this.dir, e, 'writing')
-    } finally {
-      w.destroy()
     }
     return written
   }

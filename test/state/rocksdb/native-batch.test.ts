@@ -1,0 +1,122 @@
+// The backend's write and read batches over rocksdb-native's binding: what a batch puts is what a
+// later read finds, batch after batch, although their objects and byte buffers are reused.
+import { join } from 'node:path'
+import RocksDB from 'rocksdb-native'
+import { afterEach, describe, expect, it } from 'vitest'
+import { NativeReadBatch, NativeWriteBatch } from '../../../state/rocksdb/native-batch.js'
+import { cleanup, tempDir } from './harness.js'
+
+const dbs: RocksDB[] = []
+
+afterEach(async () => {
+  for (const db of dbs.splice(0)) await db.close()
+  await cleanup()
+})
+
+async function openDb(): Promise<RocksDB> {
+  const db = new RocksDB(join(await tempDir(), 'db'))
+  await db.ready()
+  dbs.push(db)
+  return db
+}
+
+/** A key of `length` bytes naming `n` (lengths vary, so lanes of several lengths are in use). */
+function keyOf(n: number, length: number): Buffer {
+  const b = Buffer.alloc(length, 0x61)
+  b.write(`k${n}`, 0, 'latin1')
+  return b
+}
+
+describe('NativeWriteBatch and NativeReadBatch', () => {
+  it('write from scratch buffers, batch after batch, and read back what each batch wrote', async () => {
+    const db = await openDb()
+    const w = new NativeWriteBatch(db)
+    const r = new NativeReadBatch(db)
+    const scratchKey = Buffer.alloc(512)
+    const scratchValue = Buffer.alloc(512)
+    const expected = new Map<string, string>()
+    for (let batch = 0; batch < 4; batch++) {
+      for (let i = 0; i < 3000; i++) {
+        const n = batch * 1000 + i // overlapping keys: later batches overwrite some
+        const key = keyOf(n, 8 + (n % 7))
+        const value = `v${batch}:${n}`.padEnd(4 + (i % 11), '.')
+        key.copy(scratchKey)
+        scratchValue.write(value, 0, 'latin1')
+        // The scratch buffers are overwritten right after: the batch must have copied them.
+        w.putBytes(scratchKey, key.length, scratchValue, value.length)
+        scratchKey.fill(0)
+        scratchValue.fill(0)
+        expected.set(key.toString('latin1'), value)
+      }
+      expect(w.length).toBe(3000)
+      await w.apply()
+      expect(w.length).toBe(0)
+    }
+    // One key longer than the lanes hold, and a value over 256 bytes.
+    const longKey = keyOf(99_999, 300)
+    const longValue = 'x'.repeat(1000)
+    w.putBytes(longKey, longKey.length, Buffer.from(longValue), longValue.length)
+    expected.set(longKey.toString('latin1'), longValue)
+    await w.apply()
+
+    const keys = [...expected.keys()]
+    for (let round = 0; round < 2; round++) {
+      for (const k of keys) {
+        const b = Buffer.from(k, 'latin1')
+        r.addBytes(b, b.length)
+      }
+      r.addBytes(Buffer.from('absent'), 6)
+      const values = await r.read(round === 0)
+      expect(values).toHaveLength(keys.length + 1)
+      for (let i = 0; i < keys.length; i++) expect(values[i]?.toString('latin1')).toBe(expected.get(keys[i]!))
+      expect(values[keys.length]).toBeNull()
+    }
+  })
+
+  it('deletes single keys and ranges, in order with the puts of the same batch', async () => {
+    const db = await openDb()
+    const w = new NativeWriteBatch(db)
+    for (let i = 0; i < 10; i++) w.put(Buffer.from(`a${i}`), Buffer.from(`${i}`))
+    w.delete(Buffer.from('a3'))
+    w.deleteRange(Buffer.from('a5'), Buffer.from('a8'))
+    w.put(Buffer.from('a6'), Buffer.from('again')) // after the range delete: survives it
+    await w.apply()
+    const r = new NativeReadBatch(db)
+    for (let i = 0; i < 10; i++) r.addBytes(Buffer.from(`a${i}`), 2)
+    const got = (await r.read(true)).map(v => v?.toString() ?? null)
+    expect(got).toEqual(['0', '1', '2', null, '4', null, 'again', null, '8', '9'])
+  })
+
+  it('refuses additions while RocksDB applies or reads the batch', async () => {
+    const db = await openDb()
+    const w = new NativeWriteBatch(db)
+    w.put(Buffer.from('k'), Buffer.from('v'))
+    const applying = w.apply()
+    expect(() => w.put(Buffer.from('k2'), Buffer.from('v2'))).toThrow(/added to while RocksDB applied it/)
+    await applying
+    w.put(Buffer.from('k2'), Buffer.from('v2'))
+    await w.apply()
+    const r = new NativeReadBatch(db)
+    r.addBytes(Buffer.from('k2'), 2)
+    const reading = r.read(true)
+    expect(() => r.addBytes(Buffer.from('k'), 1)).toThrow(/added to while RocksDB read it/)
+    expect((await reading)[0]?.toString()).toBe('v2')
+  })
+
+  it('counts as I/O in flight: close waits for a write batch and the write is on disk after reopening', async () => {
+    const dir = join(await tempDir(), 'db')
+    const db = new RocksDB(dir)
+    await db.ready()
+    const w = new NativeWriteBatch(db)
+    for (let i = 0; i < 5000; i++) w.put(Buffer.from(`key-${i}`), Buffer.from(`value-${i}`))
+    const applied = w.apply()
+    await db.close()
+    await applied
+    const again = new RocksDB(dir)
+    await again.ready()
+    dbs.push(again)
+    const r = new NativeReadBatch(again)
+    r.addBytes(Buffer.from('key-4999'), 8)
+    expect((await r.read(true))[0]?.toString()).toBe('value-4999')
+  })
+})
