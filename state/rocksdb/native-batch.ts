@@ -179,19 +179,60 @@ class Reusable {
   }
 }
 
-/**
- * Puts, deletes and range deletes applied atomically and in order by one native call. Reusable:
- * fill it, apply(), and fill it again once that resolved (not before: its buffers hold the bytes).
- */
-export class NativeWriteBatch {
-  private readonly r: Reusable
-  private applying = false
+/** What a write batch and a read batch share: reused operations, and one native request at a time. */
+abstract class NativeBatch {
+  protected readonly r: Reusable
+  private busy = false
 
-  constructor(private readonly db: RocksDB) {
+  constructor(private readonly db: RocksDB, private readonly doing: string) {
     this.r = new Reusable((db as unknown as Internals)._columnFamily._handle)
   }
 
   get length(): number { return this.r.n }
+
+  protected check(): void {
+    if (this.busy) throw WeirError.internal(`a batch was added to while RocksDB ${this.doing} it`)
+  }
+
+  /**
+   * Runs one native request over the batch's operations: `call` hands them to the binding with a
+   * callback that ends in `done`. Counted as I/O in flight; the batch is empty again after.
+   */
+  protected async issue<T>(call: (db: ArrayBuffer, ops: Op[], done: (err: unknown, result?: T) => void) => void): Promise<T> {
+    const r = this.r
+    this.busy = true
+    try {
+      const state = (this.db as unknown as Internals)._state
+      await begin(state)
+      const ops = r.ops
+      if (ops.length !== r.n) ops.length = r.n
+      return await new Promise<T>((resolve, reject) => {
+        const done = (err: unknown, result?: T): void => {
+          state.io.dec()
+          if (err) reject(err)
+          else resolve(result as T)
+        }
+        try {
+          call(state._handle, ops, done)
+        } catch (e) {
+          done(e)
+        }
+      })
+    } finally {
+      r.reset()
+      this.busy = false
+    }
+  }
+}
+
+/**
+ * Puts, deletes and range deletes applied atomically and in order by one native call. Reusable:
+ * fill it, apply(), and fill it again once that resolved (not before: its buffers hold the bytes).
+ */
+export class NativeWriteBatch extends NativeBatch {
+  constructor(db: RocksDB) {
+    super(db, 'applied')
+  }
 
   /** Puts key[0, keyLength) → value[0, valueLength), both copied into the batch. */
   putBytes(key: Uint8Array, keyLength: number, value: Uint8Array, valueLength: number): void {
@@ -219,38 +260,13 @@ export class NativeWriteBatch {
 
   /** Hands the operations to RocksDB; resolves once they are applied, and the batch is empty again. */
   async apply(): Promise<void> {
-    const r = this.r
-    if (r.n === 0) return
-    this.applying = true
-    try {
-      const state = (this.db as unknown as Internals)._state
-      await begin(state)
-      const n = r.n
-      const ops = r.ops
-      if (ops.length !== n) ops.length = n
+    if (this.r.n === 0) return
+    await this.issue<void>((db, ops, done) => {
       const handle = binding.writeInit()
       // The receiver holds the native request and its operation array until the callback has run.
-      const ctx = { handle, buffer: binding.writeBuffer(handle, n), ops }
-      await new Promise<void>((resolve, reject) => {
-        try {
-          binding.write(state._handle, ctx.handle, ops, ctx, err => {
-            state.io.dec()
-            if (err) reject(err)
-            else resolve()
-          })
-        } catch (e) {
-          state.io.dec()
-          reject(e)
-        }
-      })
-    } finally {
-      r.reset()
-      this.applying = false
-    }
-  }
-
-  private check(): void {
-    if (this.applying) throw WeirError.internal('a write batch was added to while RocksDB applied it')
+      const ctx = { handle, buffer: binding.writeBuffer(handle, ops.length), ops }
+      binding.write(db, handle, ops, ctx, err => done(err))
+    })
   }
 }
 
@@ -258,19 +274,14 @@ export class NativeWriteBatch {
  * Gets many keys in one native call (one MultiGet on a thread of the pool). Reusable: add keys,
  * read(), and add again once that resolved.
  */
-export class NativeReadBatch {
-  private readonly r: Reusable
-  private reading = false
-
-  constructor(private readonly db: RocksDB) {
-    this.r = new Reusable((db as unknown as Internals)._columnFamily._handle)
+export class NativeReadBatch extends NativeBatch {
+  constructor(db: RocksDB) {
+    super(db, 'read')
   }
-
-  get length(): number { return this.r.n }
 
   /** Adds key[0, keyLength), copied into the batch. */
   addBytes(key: Uint8Array, keyLength: number): void {
-    if (this.reading) throw WeirError.internal('a read batch was added to while RocksDB read it')
+    this.check()
     const r = this.r
     r.next(GET, r.bytes(key, keyLength), NONE, NONE, NONE)
   }
@@ -280,41 +291,23 @@ export class NativeReadBatch {
    * after. `fillCache` says whether the data blocks read go into RocksDB's block cache.
    */
   async read(fillCache: boolean): Promise<(Buffer | null)[]> {
-    const r = this.r
-    const n = r.n
+    const n = this.r.n
     if (n === 0) return []
-    this.reading = true
-    try {
-      const state = (this.db as unknown as Internals)._state
-      await begin(state)
-      const ops = r.ops
-      if (ops.length !== n) ops.length = n
+    return this.issue<(Buffer | null)[]>((db, ops, done) => {
       const handle = binding.readInit()
       const ctx = { handle, buffer: binding.readBuffer(handle, n), ops }
-      return await new Promise<(Buffer | null)[]>((resolve, reject) => {
-        try {
-          binding.read(state._handle, ctx.handle, ops, undefined, false, fillCache, ctx, (errs, values) => {
-            state.io.dec()
-            const out = new Array<Buffer | null>(n)
-            let failed: Error | null = null
-            for (let i = 0; i < n; i++) {
-              const err = errs[i]
-              if (err) { failed ??= err; out[i] = null; continue }
-              // An ArrayBuffer over memory RocksDB allocated, freed when it is collected.
-              const v = values[i]
-              out[i] = v ? Buffer.from(v) : null
-            }
-            if (failed !== null) reject(failed)
-            else resolve(out)
-          })
-        } catch (e) {
-          state.io.dec()
-          reject(e)
+      binding.read(db, handle, ops, undefined, false, fillCache, ctx, (errs, values) => {
+        const out = new Array<Buffer | null>(n)
+        let failed: Error | null = null
+        for (let i = 0; i < n; i++) {
+          const err = errs[i]
+          if (err) { failed ??= err; out[i] = null; continue }
+          // An ArrayBuffer over memory RocksDB allocated, freed when it is collected.
+          const v = values[i]
+          out[i] = v ? Buffer.from(v) : null
         }
+        done(failed, out)
       })
-    } finally {
-      r.reset()
-      this.reading = false
-    }
+    })
   }
 }
