@@ -88,6 +88,13 @@ const NO_KEY = Symbol('no key')
 /** Where reads and writes of ValueState entries build a stored key (then copied into a batch). */
 let keyScratch = Buffer.allocUnsafe(256)
 
+/** Writes a value cell's stored key (ValueCell.key) at the start of keyScratch; returns its length. */
+function scratchKey(cell: ValueCell): number {
+  if (keyScratch.length < cell.keyLength) keyScratch = Buffer.allocUnsafe(cell.keyLength * 2)
+  const slot = cell.slot
+  return writeCellKey(keyScratch, slot.group, slot.table.id, slot.encoded, namespaceBytes(cell.ns))
+}
+
 interface Scan {
   readonly slot: Slot
   /** The (key, namespace) cell to fill, or null for every namespace of the slot. */
@@ -854,9 +861,7 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
     const r = this.readers.pop() ?? new NativeReadBatch(this.db)
     const toRead: ValueCell[] = []
     for (const c of cells) {
-      const slot = c.slot
-      if (keyScratch.length < c.keyLength) keyScratch = Buffer.allocUnsafe(c.keyLength * 2)
-      const n = writeCellKey(keyScratch, slot.group, slot.table.id, slot.encoded, namespaceBytes(c.ns))
+      const n = scratchKey(c)
       if (bloom !== null && !bloom.mayContain(keyScratch, n)) { this.fillValue(c, null); continue }
       r.addBytes(keyScratch, n)
       toRead.push(c)
@@ -1007,9 +1012,7 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
           this.setCellSize(cell, CELL_OVERHEAD + cell.keyLength)
         } else {
           // Key and value are built in scratch buffers and copied into the batch.
-          if (keyScratch.length < cell.keyLength) keyScratch = Buffer.allocUnsafe(cell.keyLength * 2)
-          const slot = cell.slot
-          const kn = writeCellKey(keyScratch, slot.group, table.id, slot.encoded, namespaceBytes(cell.ns))
+          const kn = scratchKey(cell)
           const vn = encodeEntryInPlace(ttl ? cell.t : null, cell.v)
           w.putBytes(keyScratch, kn, entryScratch(), vn)
           this.bloom?.add(keyScratch, kn)
@@ -1260,7 +1263,7 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
       this.pendingMeta = []
       for await (const { key, value } of entries) {
         if (!keep(key)) continue
-        w.putBytes(key, key.length, value, value.length)
+        w.put(key, value)
         this.bloom?.add(key)
         this.bytesWritten += key.length + value.length
         written++
