@@ -24,6 +24,7 @@ import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import type RocksDB from 'rocksdb-native'
 import { WeirError } from '../../common/errors.js'
+import { StagedWrites } from './staged-writes.js'
 
 /** One operation as the binding reads it; one shape for every type, so reused objects stay monomorphic. */
 interface Op {
@@ -112,8 +113,8 @@ class Lane {
 
   constructor(readonly length: number) {}
 
-  /** A view holding src[0, length). */
-  take(src: Uint8Array): Uint8Array {
+  /** A view holding src[from, from + length). */
+  take(src: Uint8Array, from: number): Uint8Array {
     const j = this.n++
     const length = this.length
     const at = j * length
@@ -123,7 +124,7 @@ class Lane {
       this.views.length = 0
     }
     const buf = this.buf
-    for (let i = 0; i < length; i++) buf[at + i] = src[i]!
+    for (let i = 0; i < length; i++) buf[at + i] = src[from + i]!
     let v = this.views[j]
     if (v === undefined) {
       v = new Uint8Array(buf.buffer, buf.byteOffset + at, length)
@@ -148,13 +149,13 @@ class Reusable {
 
   constructor(readonly cf: ArrayBuffer) {}
 
-  /** src[0, length) copied into the batch: a reused view for lengths up to MAX_LANE, a new buffer beyond. */
-  bytes(src: Uint8Array, length: number): Uint8Array {
-    if (length > MAX_LANE) return Buffer.from(src.subarray(0, length))
+  /** src[from, from + length) copied into the batch: a reused view for lengths up to MAX_LANE, a new buffer beyond. */
+  bytes(src: Uint8Array, from: number, length: number): Uint8Array {
+    if (length > MAX_LANE) return Buffer.from(src.subarray(from, from + length))
     let lane = this.lanes[length]
     if (lane === undefined) lane = this.lanes[length] = new Lane(length)
     if (lane.n === 0) this.used.push(lane)
-    return lane.take(src)
+    return lane.take(src, from)
   }
 
   /** The next operation object, filled in. */
@@ -226,41 +227,72 @@ abstract class NativeBatch {
 }
 
 /**
- * Puts, deletes and range deletes applied atomically and in order by one native call. Reusable:
- * fill it, apply(), and fill it again once that resolved (not before: its buffers hold the bytes).
+ * Puts, deletes and range deletes applied atomically by one native call, in key order (entries of
+ * one key, and every entry of a batch with a range delete, in the order they were added: the batch
+ * means what the same calls in that order mean). Reusable: fill it, apply(), and fill it again once
+ * that resolved.
+ *
+ * Ordering by key (StagedWrites), measured over 3M random 20-byte keys into an 8 MB memtable in
+ * batches of 131,072 puts: 10.2–10.3 CPU-seconds for the whole process, against 12.2–13.5 in the
+ * order they were added. count-10M over 20M events: 111.5K events/s with 284 CPU-s (the thread pool
+ * that applies writes and reads: 96 s), against 103.6K with 306 CPU-s (109 s).
  */
 export class NativeWriteBatch extends NativeBatch {
+  private readonly staged = new StagedWrites()
+
   constructor(db: RocksDB) {
     super(db, 'applied')
   }
 
+  override get length(): number { return this.staged.n }
+
   /** Puts key[0, keyLength) → value[0, valueLength), both copied into the batch. */
   putBytes(key: Uint8Array, keyLength: number, value: Uint8Array, valueLength: number): void {
     this.check()
-    const r = this.r
-    r.next(PUT, r.bytes(key, keyLength), r.bytes(value, valueLength), NONE, NONE)
+    this.staged.copy(PUT, key, keyLength, value, valueLength)
   }
 
   /** Puts key → value; the buffers are the caller's and must not change until apply() resolves. */
   put(key: Uint8Array, value: Uint8Array): void {
     this.check()
-    this.r.next(PUT, key, value, NONE, NONE)
+    this.staged.ref(PUT, key, value)
   }
 
   delete(key: Uint8Array): void {
     this.check()
-    this.r.next(DELETE, key, NONE, NONE, NONE)
+    this.staged.ref(DELETE, key, NONE)
   }
 
   /** Deletes every key in [start, end). */
   deleteRange(start: Uint8Array, end: Uint8Array): void {
     this.check()
-    this.r.next(DELETE_RANGE, NONE, NONE, start, end)
+    this.staged.ref(DELETE_RANGE, start, end, true)
   }
 
-  /** Hands the operations to RocksDB; resolves once they are applied, and the batch is empty again. */
+  /** Hands the entries to RocksDB; resolves once they are applied, and the batch is empty again. */
   async apply(): Promise<void> {
-    if (this.r.n === 0) return
+    const s = this.staged
+    const n = s.n
+    if (n === 0) return
+    try {
+      // Copied in key order into the reused operations, so the binding reads them in memory order too.
+      const order = s.order()
+      const r = this.r
+      const { types, at, keyLength, valueLength, refs, bytes } = s
+      for (let k = 0; k < n; k++) {
+        const i = order[k]!
+        const type = types[i]!
+        const from = at[i]!
+        if (type === DELETE_RANGE) r.next(type, NONE, NONE, refs[2 * i]!, refs[2 * i + 1]!)
+        else if (from < 0) r.next(type, refs[2 * i]!, refs[2 * i + 1]!, NONE, NONE)
+        else {
+          const kn = keyLength[i]!
+          r.next(type, r.bytes(bytes, from, kn), r.bytes(bytes, from + kn, valueLength[i]!), NONE, NONE)
+        }
+      }
+    } finally {
+      s.reset()
+    }
     await this.issue<void>((db, ops, done) => {
       const handle = binding.writeInit()
       // The receiver holds the native request and its operation array until the callback has run.
@@ -283,7 +315,7 @@ export class NativeReadBatch extends NativeBatch {
   addBytes(key: Uint8Array, keyLength: number): void {
     this.check()
     const r = this.r
-    r.next(GET, r.bytes(key, keyLength), NONE, NONE, NONE)
+    r.next(GET, r.bytes(key, 0, keyLength), NONE, NONE, NONE)
   }
 
   /**

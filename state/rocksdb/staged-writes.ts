@@ -1,0 +1,200 @@
+// The entries of a write batch before they go to RocksDB, and the order they go in: by key.
+//
+// RocksDB inserts a batch into its memtable (a skip list) one key at a time. It keeps the path of
+// the last insert and reuses it while the next key falls inside it: in random order every insert
+// walks the list from the top, in key order most start near the bottom. With deferred write-back a
+// bundle writes up to 131,072 entries at once, so this is most of what applying it costs.
+//
+// The order has to be given by the bytes themselves, in the order the binding reads them: handing
+// RocksDB the same operation objects in another order measured no faster than no order at all, as
+// each object, view and key then sits somewhere else in memory. So entries are first staged here
+// (bytes copied into one buffer, or caller buffers kept by reference), then sorted, then copied in
+// key order into the batch's reused operations. Figures: see NativeWriteBatch.
+
+/** Key bytes the order looks at. Past them, keys with the same first bytes keep the order they were added in. */
+const ORDER_BYTES = 16
+/** Batches this small go in the order they were added: ordering them saves little. */
+const ORDER_MIN = 256
+/** From this many entries on, the sort takes two key bytes a pass (65,536 buckets) instead of one. */
+const WIDE_MIN = 1 << 14
+/** Arrays for up to this many entries, and a byte buffer up to this size, are kept from batch to batch. */
+const KEEP_ENTRIES = 1 << 18
+const KEEP_BYTES = 8 << 20
+const MIN_BYTES = 64 << 10
+
+/**
+ * Entries in the order they were added, each a type, a key and a value (for a range delete: its
+ * start and end). `order()` gives the order to write them in.
+ *
+ * @example
+ * const s = new StagedWrites()
+ * s.copy(PUT, keyScratch, kn, valueScratch, vn) // bytes copied now
+ * s.ref(DELETE, key, NONE)                       // the caller's buffer, kept until reset()
+ * for (const i of s.order().subarray(0, s.n)) … // key order, stable
+ */
+export class StagedWrites {
+  n = 0
+  /** Range deletes staged (a batch with any keeps the order it was added in). */
+  ranges = 0
+  /** Bytes of the entries added with copy(): key, then value, at at[i]. */
+  bytes = Buffer.allocUnsafeSlow(MIN_BYTES)
+  private used = 0
+  types = new Uint8Array(64)
+  /** Where entry i's key starts in `bytes`, or -1 when the entry holds buffers by reference. */
+  at = new Int32Array(64)
+  keyLength = new Int32Array(64)
+  valueLength = new Int32Array(64)
+  /** refs[2i], refs[2i + 1]: key and value (or range start and end) of an entry held by reference. */
+  refs: (Uint8Array | undefined)[] = []
+  private readonly sorter = new KeySort()
+
+  /** Adds an entry whose key[0, keyLength) and value[0, valueLength) are copied now. */
+  copy(type: number, key: Uint8Array, keyLength: number, value: Uint8Array, valueLength: number): void {
+    const i = this.grow()
+    let at = this.used
+    const need = at + keyLength + valueLength
+    if (need > this.bytes.length) {
+      const bigger = Buffer.allocUnsafeSlow(Math.max(this.bytes.length * 2, need))
+      this.bytes.copy(bigger, 0, 0, at)
+      this.bytes = bigger
+    }
+    const bytes = this.bytes
+    this.types[i] = type
+    this.at[i] = at
+    this.keyLength[i] = keyLength
+    this.valueLength[i] = valueLength
+    for (let k = 0; k < keyLength; k++) bytes[at++] = key[k]!
+    for (let k = 0; k < valueLength; k++) bytes[at++] = value[k]!
+    this.used = at
+  }
+
+  /** Adds an entry holding the caller's buffers (they must not change until the batch is applied). */
+  ref(type: number, key: Uint8Array, value: Uint8Array, range = false): void {
+    const i = this.grow()
+    this.types[i] = type
+    this.at[i] = -1
+    this.keyLength[i] = key.length
+    this.valueLength[i] = value.length
+    this.refs[2 * i] = key
+    this.refs[2 * i + 1] = value
+    if (range) this.ranges++
+  }
+
+  /**
+   * The order to write entries 0..n-1 in: order()[0, n) is a permutation, by key (the first
+   * ORDER_BYTES bytes of each), stable, so entries of one key keep the order they were added in.
+   * A batch with a range delete, or a small one, keeps the order it was added in.
+   */
+  order(): Uint32Array {
+    return this.sorter.sort(this, this.n >= ORDER_MIN && this.ranges === 0)
+  }
+
+  /** Empties the stage; buffers held by reference are let go. */
+  reset(): void {
+    if (this.refs.length > 0) this.refs.length = 0
+    this.n = 0
+    this.ranges = 0
+    this.used = 0
+    if (this.bytes.length > KEEP_BYTES) this.bytes = Buffer.allocUnsafeSlow(MIN_BYTES)
+    if (this.types.length > KEEP_ENTRIES) {
+      this.types = new Uint8Array(64)
+      this.at = new Int32Array(64)
+      this.keyLength = new Int32Array(64)
+      this.valueLength = new Int32Array(64)
+    }
+    this.sorter.release()
+  }
+
+  /** Index of a new entry, with room for it. */
+  private grow(): number {
+    const i = this.n++
+    if (i === this.types.length) {
+      const size = i * 2
+      this.types = grown(this.types, new Uint8Array(size))
+      this.at = grown(this.at, new Int32Array(size))
+      this.keyLength = grown(this.keyLength, new Int32Array(size))
+      this.valueLength = grown(this.valueLength, new Int32Array(size))
+    }
+    return i
+  }
+}
+
+function grown<T extends Uint8Array | Int32Array>(old: T, into: T): T {
+  into.set(old)
+  return into
+}
+
+/**
+ * Stable LSD radix sort of staged entries by their first ORDER_BYTES key bytes (a key that ends
+ * sooner counts as padded with zero bytes). Bytes every key shares cost one counting pass and no
+ * scatter; large batches take two bytes a pass.
+ */
+class KeySort {
+  private idx = new Uint32Array(64)
+  private tmp = new Uint32Array(64)
+  private digits = new Uint16Array(0)
+  private readonly narrow = new Int32Array(256)
+  private wide: Int32Array | null = null
+  private readonly varies = new Uint8Array(ORDER_BYTES)
+  private readonly first = new Uint16Array(ORDER_BYTES)
+
+  sort(s: StagedWrites, ordered: boolean): Uint32Array {
+    const n = s.n
+    if (this.idx.length < n) {
+      const size = Math.max(n, this.idx.length * 2)
+      this.idx = new Uint32Array(size)
+      this.tmp = new Uint32Array(size)
+    }
+    let idx = this.idx, tmp = this.tmp
+    for (let i = 0; i < n; i++) idx[i] = i
+    if (!ordered) return idx
+    const wide = n >= WIDE_MIN
+    // Columns of digits, one per key byte (or pair of bytes): digits[c·n + i]. Gathered in one
+    // sequential pass over the entries, so the sort's passes read typed arrays only.
+    const cols = wide ? ORDER_BYTES / 2 : ORDER_BYTES
+    if (this.digits.length < cols * n) this.digits = new Uint16Array(cols * Math.max(n, 64))
+    const digits = this.digits
+    const { at, keyLength, refs, bytes } = s
+    const varies = this.varies, first = this.first
+    varies.fill(0)
+    for (let i = 0; i < n; i++) {
+      let src: Uint8Array = bytes
+      let from = at[i]!
+      if (from < 0) { src = refs[2 * i]!; from = 0 }
+      const len = keyLength[i]!
+      for (let c = 0; c < cols; c++) {
+        let d: number
+        if (wide) {
+          const p = 2 * c
+          d = ((p < len ? src[from + p]! : 0) << 8) | (p + 1 < len ? src[from + p + 1]! : 0)
+        } else {
+          d = c < len ? src[from + c]! : 0
+        }
+        digits[c * n + i] = d
+        if (i === 0) first[c] = d
+        else if (d !== first[c]) varies[c] = 1
+      }
+    }
+    const count = wide ? (this.wide ??= new Int32Array(65536)) : this.narrow
+    const buckets = count.length
+    for (let c = cols - 1; c >= 0; c--) {
+      if (varies[c] === 0) continue
+      const base = c * n
+      count.fill(0)
+      for (let i = 0; i < n; i++) count[digits[base + i]!]!++
+      let sum = 0
+      for (let d = 0; d < buckets; d++) { const k = count[d]!; count[d] = sum; sum += k }
+      for (let i = 0; i < n; i++) { const j = idx[i]!; tmp[count[digits[base + j]!]!++] = j }
+      const t = idx; idx = tmp; tmp = t
+    }
+    this.idx = idx
+    this.tmp = tmp
+    return idx
+  }
+
+  /** After a large batch, its arrays go. */
+  release(): void {
+    if (this.idx.length > KEEP_ENTRIES) { this.idx = new Uint32Array(64); this.tmp = new Uint32Array(64) }
+    if (this.digits.length > KEEP_ENTRIES * (ORDER_BYTES / 2)) this.digits = new Uint16Array(0)
+  }
+}
