@@ -78,6 +78,8 @@ const LANE_MIN_BYTES = 4 << 10
 const KEEP_LANE_BYTES = 512 << 10
 /** Operation objects and views kept for reuse (the first this many of a batch). */
 const KEEP_OPS = 1 << 14
+/** Operations of a batch that cost no allocation. */
+export const REUSED_OPS = KEEP_OPS
 
 /** Throws unless the database has the internals this module uses (a rocksdb-native other than the pinned one). */
 export function checkInternals(db: RocksDB): void {

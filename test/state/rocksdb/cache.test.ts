@@ -219,6 +219,43 @@ describe('RocksDB backend cache', () => {
     for (const key of keys) { fresh.setCurrentKey(key); expect(fv.value()).toBe(10) }
   })
 
+  it('with deferred write-back over ever new keys, evicts what is written and writes once the cache holds only changes, within its budget', async () => {
+    const cacheBytes = 256 * 1024
+    const b = await openRocks({ writeBack: 'deferred', cacheBytes })
+    const v = b.getValueState(valueState<number>('count'))
+    let writes = 0
+    let written = 0
+    const bundles = 150
+    for (let n = 0; n < bundles; n++) {
+      // 100 keys never seen before, and 10 of the bundle before (read back from the cache or the disk).
+      const keys = Array.from({ length: 100 }, (_, i) => makeKey([n * 100 + i]))
+      if (n > 0) for (let i = 0; i < 10; i++) keys.push(makeKey([(n - 1) * 100 + i * 10]))
+      await b.prefetch(keys.map(key => ({ key, namespace: '' })))
+      for (const key of keys) { b.setCurrentKey(key); v.update((v.value() ?? 0) + 1) }
+      await b.flush()
+      const now = b.stats().bytesWritten!
+      if (now > written) writes++
+      written = now
+      expect(b.cacheStats().bytes).toBeLessThanOrEqual(cacheBytes + cacheBytes / 16)
+    }
+    // The cache holds about seven bundles (740 slots): a write every bundle would be 140 or more.
+    expect(writes).toBeGreaterThan(10)
+    expect(writes).toBeLessThanOrEqual(bundles / 4)
+    await b.sync()
+    const all = Array.from({ length: bundles * 100 }, (_, i) => makeKey([i]))
+    for (let from = 0; from < all.length; from += 1000) {
+      const keys = all.slice(from, from + 1000)
+      await b.prefetch(keys.map(key => ({ key, namespace: '' })))
+      for (const key of keys) {
+        b.setCurrentKey(key)
+        const i = key.values[0] as number
+        const again = i % 10 === 0 && Math.floor(i / 100) < bundles - 1
+        expect(v.value()).toBe(again ? 2 : 1)
+      }
+      await b.flush()
+    }
+  })
+
   it.each(['bundle', 'deferred'] as const)('reads ahead: batch N+1 prefetched before batch N runs and flushes stays resident through a 1 KB cache (%s write-back)', async writeBack => {
     // As the runtime reads ahead: prefetch(N+1) starts, N runs and flushes, then N+1 runs without a
     // prefetch of its own. Consecutive batches share keys (resident, or still loading for the other).
