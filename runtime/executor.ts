@@ -153,6 +153,8 @@ interface Task {
   ahead: { readonly item: Item; readonly loaded: Promise<void> } | null
   /** Keys of the batches being prefetched and processed (ctx.keysOf). */
   batchKeys: BatchKeys | null
+  /** Request objects for a batch's rows, reused from batch to batch (a prefetch reads its requests before it returns). */
+  readonly requests: { key: KeyRef; namespace: Namespace | undefined }[]
 }
 
 interface SourceRuntime {
@@ -253,7 +255,7 @@ class JobExecution {
           hasTtl: node.spec.kind === 'GroupAggregate' && node.spec.ttlMs > 0,
           rowAtATime: node.spec.kind === 'GroupAggregate' && graph.options['table.exec.mini-batch.enabled'] === 'false',
           metrics: { lateRecordsDropped: 0, rowsIn: 0, rowsOut: 0 },
-          known: new Map(), ahead: null, batchKeys: null,
+          known: new Map(), ahead: null, batchKeys: null, requests: [],
         }
         tasks.push(task)
         this.order.push(task)
@@ -802,8 +804,14 @@ class JobExecution {
     }
     const ns = op.prefetchAllNamespaces ? undefined : ''
     const keys = task.ctx!.keysOf(batch.rows, input)
-    for (let i = 0; i < keys.length; i++) requests.push({ key: keys[i]!, namespace: ns })
-    return requests
+    const reused = task.requests
+    for (let i = 0; i < keys.length; i++) {
+      const r = reused[i]
+      if (r === undefined) reused.push({ key: keys[i]!, namespace: ns })
+      else { r.key = keys[i]!; r.namespace = ns }
+    }
+    reused.length = keys.length
+    return reused
   }
 
   private timerRequests(task: Task, due: readonly { key: KeyRef; namespace: Namespace }[]): PrefetchRequest[] {

@@ -125,7 +125,10 @@ export interface PrefetchRequest {
 export interface KeyedStateBackend extends KeyedStateStore {
   /** False for the heap backend: the runtime skips computing prefetch requests. */
   readonly needsPrefetch: boolean
-  /** Makes every state of these (key, namespace) pairs resident. Duplicates are allowed. */
+  /**
+   * Makes every state of these (key, namespace) pairs resident. Duplicates are allowed. The requests
+   * are read before this returns its promise: the caller may reuse the objects right after the call.
+   */
   prefetch(requests: readonly PrefetchRequest[]): Promise<void>
   /**
    * Ends a bundle: dirty entries go back in one write batch and clean ones over the cache budget

@@ -18,7 +18,7 @@ function encodeValue(v: unknown): string {
   if (v === null || v === undefined) return '\x00'
   switch (typeof v) {
     case 'boolean': return v ? '\x02' : '\x01'
-    case 'number': return '\x03' + encodeNumber(v)
+    case 'number': return encodeNumber(v)
     case 'bigint': return '\x05' + v.toString() + '\x00'
     case 'string': return '\x04' + v.replace(/\x00/g, '\x00\xff') + '\x00\x00'
     default: return '\x04' + JSON.stringify(v) + '\x00\x00'
@@ -28,12 +28,12 @@ function encodeValue(v: unknown): string {
 const f64 = new Float64Array(1)
 const u32 = new Uint32Array(f64.buffer)
 
-/** 8 bytes of an order-preserving transform of the IEEE-754 bits, as 4 UTF-16 code units. */
+/** Tag \x03, then 8 bytes of an order-preserving transform of the IEEE-754 bits as 4 UTF-16 code units (one string, no concatenation). */
 function encodeNumber(n: number): string {
   f64[0] = n === 0 ? 0 : n // normalize -0
   let hi = u32[1]!, lo = u32[0]!
   if (hi & 0x80000000) { hi = ~hi >>> 0; lo = ~lo >>> 0 } else { hi = (hi | 0x80000000) >>> 0 }
-  return String.fromCharCode(hi >>> 16, hi & 0xffff, lo >>> 16, lo & 0xffff)
+  return String.fromCharCode(3, hi >>> 16, hi & 0xffff, lo >>> 16, lo & 0xffff)
 }
 
 /** murmur3 (32-bit) of the UTF-16 code units of `s`. */

@@ -219,6 +219,25 @@ describe('RocksDB backend cache', () => {
     for (const key of keys) { fresh.setCurrentKey(key); expect(fv.value()).toBe(10) }
   })
 
+  it('reads its requests before prefetch returns: the caller may reuse the request objects at once', async () => {
+    const b = await openRocks()
+    const v = b.getValueState(valueState<number>('count'))
+    const keys = Array.from({ length: 300 }, (_, i) => makeKey([i]))
+    for (const key of keys) { await b.prefetch([{ key, namespace: '' }]); b.setCurrentKey(key); v.update(key.values[0] as number) }
+    await b.sync()
+    const fresh = await openRocks({ cacheBytes: 1024 })
+    await fresh.restoreKeyGroups((await b.snapshotKeyGroups({ start: 0, end: 127 }, join(await tempDir(), 'chk'))).files[0]!.replace(/\/[^/]+$/, ''))
+    const fv = fresh.getValueState(valueState<number>('count'))
+    const requests = keys.slice(0, 100).map(key => ({ key, namespace: '' }))
+    const loading = fresh.prefetch(requests)
+    // Overwritten before the read resolves, as the runtime does with the next batch's keys.
+    for (let i = 0; i < requests.length; i++) requests[i]!.key = keys[200 + i]!
+    await loading
+    for (let i = 0; i < 100; i++) { fresh.setCurrentKey(keys[i]!); expect(fv.value()).toBe(i) }
+    fresh.setCurrentKey(keys[200]!)
+    expect(() => fv.value()).toThrow(/without a prefetch/)
+  })
+
   it('with deferred write-back over ever new keys, evicts what is written and writes once the cache holds only changes, within its budget', async () => {
     const cacheBytes = 256 * 1024
     const b = await openRocks({ writeBack: 'deferred', cacheBytes })
