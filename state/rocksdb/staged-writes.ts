@@ -175,6 +175,8 @@ class KeySort {
         else if (d !== first[c]) varies[c] = 1
       }
     }
+    // Entries added in key order already (a restore reads snapshot files in key order) need no passes.
+    if (inOrder(digits, n, cols)) return idx
     const count = wide ? (this.wide ??= new Int32Array(65536)) : this.narrow
     const buckets = count.length
     for (let c = cols - 1; c >= 0; c--) {
@@ -197,4 +199,16 @@ class KeySort {
     if (this.idx.length > KEEP_ENTRIES) { this.idx = new Uint32Array(64); this.tmp = new Uint32Array(64) }
     if (this.digits.length > KEEP_ENTRIES * (ORDER_BYTES / 2)) this.digits = new Uint16Array(0)
   }
+}
+
+/** Whether the digit columns of entries 0..n-1 never descend from one entry to the next. */
+function inOrder(digits: Uint16Array, n: number, cols: number): boolean {
+  for (let i = 1; i < n; i++) {
+    for (let c = 0; c < cols; c++) {
+      const a = digits[c * n + i - 1]!, b = digits[c * n + i]!
+      if (a < b) break
+      if (a > b) return false
+    }
+  }
+  return true
 }

@@ -74,6 +74,20 @@ describe('StagedWrites.order', () => {
     }
   })
 
+  it('takes a batch added in key order as it is, and sorts one that descends only at its last entry', () => {
+    const s = new StagedWrites()
+    const keys: Buffer[] = []
+    for (let i = 0; i < 2000; i++) { const k = Buffer.alloc(20); k.writeUInt32BE(1000 + (i >> 1), 2); keys.push(k) } // each key twice
+    for (const k of keys) s.ref(PUT, k, k)
+    expect(ordered(s, keys).map(e => e.i)).toEqual(keys.map((_, i) => i))
+    s.reset()
+    keys.push(Buffer.alloc(20)) // smaller than every other
+    for (const k of keys) s.ref(PUT, k, k)
+    const out = ordered(s, keys)
+    expect(out[0]!.i).toBe(2000)
+    expectSortedAndStable(out)
+  })
+
   it('keeps the order added when the batch has a range delete, or is small', () => {
     const s = new StagedWrites()
     const keys: Buffer[] = []
