@@ -3,6 +3,7 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import RocksDB from 'rocksdb-native'
 import type { KeyedStateBackend, KeyRef, Namespace } from '../../../state/api.js'
 import { HeapKeyedStateBackend, type HeapSnapshot } from '../../../state/heap/heap-backend.js'
 import { RocksDbKeyedStateBackend } from '../../../state/rocksdb/index.js'
@@ -20,6 +21,7 @@ export interface Harness {
 
 const roots: string[] = []
 const opened: RocksDbKeyedStateBackend[] = []
+const rawDbs: RocksDB[] = []
 
 /** A fresh temp folder, removed by `cleanup()`. */
 export async function tempDir(prefix = 'weir-rocks-'): Promise<string> {
@@ -42,9 +44,18 @@ export async function openRocks(options: OpenOptions & { cacheBytes?: number; wr
   return b
 }
 
-/** Destroys every backend opened here and removes every temp folder. */
+/** A bare rocksdb-native database, in `dir` or a fresh folder; closed by `cleanup()`. */
+export async function openRawDb(dir?: string): Promise<RocksDB> {
+  const db = new RocksDB(dir ?? join(await tempDir(), 'db'))
+  await db.ready()
+  rawDbs.push(db)
+  return db
+}
+
+/** Destroys every backend and closes every database opened here, and removes every temp folder. */
 export async function cleanup(): Promise<void> {
   for (const b of opened.splice(0)) await b.destroy().catch(() => undefined)
+  for (const db of rawDbs.splice(0)) await db.close().catch(() => undefined)
   for (const dir of roots.splice(0)) await rm(dir, { recursive: true, force: true })
 }
 

@@ -4,21 +4,9 @@ import { join } from 'node:path'
 import RocksDB from 'rocksdb-native'
 import { afterEach, describe, expect, it } from 'vitest'
 import { NativeReadBatch, NativeWriteBatch } from '../../../state/rocksdb/native-batch.js'
-import { cleanup, tempDir } from './harness.js'
+import { cleanup, openRawDb, tempDir } from './harness.js'
 
-const dbs: RocksDB[] = []
-
-afterEach(async () => {
-  for (const db of dbs.splice(0)) await db.close()
-  await cleanup()
-})
-
-async function openDb(): Promise<RocksDB> {
-  const db = new RocksDB(join(await tempDir(), 'db'))
-  await db.ready()
-  dbs.push(db)
-  return db
-}
+afterEach(cleanup)
 
 /** A key of `length` bytes naming `n` (lengths vary, so lanes of several lengths are in use). */
 function keyOf(n: number, length: number): Buffer {
@@ -29,7 +17,7 @@ function keyOf(n: number, length: number): Buffer {
 
 describe('NativeWriteBatch and NativeReadBatch', () => {
   it('write from scratch buffers, batch after batch, and read back what each batch wrote', async () => {
-    const db = await openDb()
+    const db = await openRawDb()
     const w = new NativeWriteBatch(db)
     const r = new NativeReadBatch(db)
     const scratchKey = Buffer.alloc(512)
@@ -74,7 +62,7 @@ describe('NativeWriteBatch and NativeReadBatch', () => {
   })
 
   it('deletes single keys and ranges, in order with the puts of the same batch', async () => {
-    const db = await openDb()
+    const db = await openRawDb()
     const w = new NativeWriteBatch(db)
     for (let i = 0; i < 10; i++) w.put(Buffer.from(`a${i}`), Buffer.from(`${i}`))
     w.delete(Buffer.from('a3'))
@@ -88,7 +76,7 @@ describe('NativeWriteBatch and NativeReadBatch', () => {
   })
 
   it('refuses additions while RocksDB applies or reads the batch', async () => {
-    const db = await openDb()
+    const db = await openRawDb()
     const w = new NativeWriteBatch(db)
     w.put(Buffer.from('k'), Buffer.from('v'))
     const applying = w.apply()
@@ -112,9 +100,7 @@ describe('NativeWriteBatch and NativeReadBatch', () => {
     const applied = w.apply()
     await db.close()
     await applied
-    const again = new RocksDB(dir)
-    await again.ready()
-    dbs.push(again)
+    const again = await openRawDb(dir)
     const r = new NativeReadBatch(again)
     r.addBytes(Buffer.from('key-4999'), 8)
     expect((await r.read(true))[0]?.toString()).toBe('value-4999')

@@ -1,27 +1,13 @@
 // A write batch goes to RocksDB in key order, and still means what its calls meant in the order
 // they were made: entries of one key keep their order, and a batch with a range delete is not
 // reordered.
-import { join } from 'node:path'
-import RocksDB from 'rocksdb-native'
 import { afterEach, describe, expect, it } from 'vitest'
 import { NativeReadBatch, NativeWriteBatch } from '../../../state/rocksdb/native-batch.js'
 import { StagedWrites } from '../../../state/rocksdb/staged-writes.js'
-import { cleanup, tempDir } from './harness.js'
+import { cleanup, openRawDb } from './harness.js'
 
 const PUT = 1, DELETE = 2
-const dbs: RocksDB[] = []
-
-afterEach(async () => {
-  for (const db of dbs.splice(0)) await db.close()
-  await cleanup()
-})
-
-async function openDb(): Promise<RocksDB> {
-  const db = new RocksDB(join(await tempDir(), 'db'))
-  await db.ready()
-  dbs.push(db)
-  return db
-}
+afterEach(cleanup)
 
 /** Deterministic pseudo-random bytes. */
 function rng(seed: number): () => number {
@@ -108,7 +94,7 @@ describe('StagedWrites.order', () => {
 
 describe('NativeWriteBatch in key order', () => {
   it('puts, deletes and puts again of one key in one large batch leave the last of them', async () => {
-    const db = await openDb()
+    const db = await openRawDb()
     const w = new NativeWriteBatch(db)
     const key = Buffer.alloc(20)
     const value = Buffer.alloc(8)
