@@ -383,10 +383,19 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
     this.evict()
     if (this.cacheUsed <= this.cacheBytes) return true
     if (this.inflight === null) return false
-    if (this.cacheUsed <= this.cacheBytes + this.cacheBytes / 16) return true
+    await this.evictPastSlack()
+    // Still in flight: within the slack. Applied: its slots could go.
+    return this.inflight !== null || this.cacheUsed <= this.cacheBytes
+  }
+
+  /**
+   * Slots of the batch being applied cannot be evicted before it is: once they take the cache more
+   * than 1/16 over its budget, waits for the batch and evicts them.
+   */
+  private async evictPastSlack(): Promise<void> {
+    if (this.inflight === null || this.cacheUsed <= this.cacheBytes + this.cacheBytes / 16) return
     await this.settle()
     this.evict()
-    return this.cacheUsed <= this.cacheBytes
   }
 
   /** Writes every dirty entry (whatever the write-back mode), waits until RocksDB applied it, and evicts down to the budget. */
@@ -435,11 +444,7 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
       this.inflight = applied
     }
     this.evict()
-    // Slots in the batch being applied cannot go before it is: past the slack, wait for it.
-    if (this.cacheUsed > this.cacheBytes + this.cacheBytes / 16 && this.inflight !== null) {
-      await this.settle()
-      this.evict()
-    }
+    await this.evictPastSlack()
     this.epoch++
   }
 
