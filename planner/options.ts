@@ -12,6 +12,10 @@ interface OptionDef {
 
 const duration = (v: string): string | undefined => (parseDuration(v) === null ? `expected a duration such as '10 s', '5 min' or '1 h'` : undefined)
 const size = (v: string): string | undefined => (parseSize(v) === null ? `expected a size such as '64 mb'` : undefined)
+const memtableSize = (v: string): string | undefined => {
+  const bytes = parseSize(v)
+  return bytes === null ? `expected a size such as '32 mb'` : bytes < 64 * 1024 ? 'a memtable takes at least 64 kb' : undefined
+}
 const positiveInt = (v: string): string | undefined => (/^\d+$/.test(v.trim()) && Number(v) > 0 ? undefined : 'expected a positive integer')
 const oneOf = (...values: string[]) => (v: string): string | undefined =>
   values.includes(v.toLowerCase()) ? undefined : `expected one of ${values.map(x => `'${x}'`).join(', ')}`
@@ -26,6 +30,7 @@ export const OPTIONS: Readonly<Record<string, OptionDef>> = {
   'state.backend': { default: 'heap', describe: "'rocksdb' (on local disk; the default of weir run) or 'heap' (on the JS heap)", check: oneOf('heap', 'rocksdb') },
   'state.dir': { default: '.weir/state', describe: 'where RocksDB working state lives (a folder per job and operator)' },
   'state.cache.size': { default: '64 mb', describe: 'write-back cache budget of each RocksDB-backed operator', check: size },
+  'state.backend.rocksdb.writebuffer.size': { default: '32 mb', describe: "RocksDB memtable size of each RocksDB-backed operator (RocksDB keeps up to two): larger ones flush and compact less often", check: memtableSize },
   'parallelism.default': { default: '1', describe: 'subtasks of each keyed operator, each owning a range of key groups', check: positiveInt },
   'execution.checkpointing.interval': { default: '0', describe: 'time between checkpoints (0 = none); makes sinks exactly-once', check: duration },
   'state.checkpoints.dir': { describe: "where checkpoints go: 'file:///path' or 's3://bucket/prefix' (weir run: .weir/checkpoints)" },

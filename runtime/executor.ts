@@ -479,10 +479,12 @@ class JobExecution {
       return heap
     }
     const cacheBytes = parseSize(options['state.cache.size'] ?? '64 mb') ?? 64 * 2 ** 20
+    const writeBuffer = options['state.backend.rocksdb.writebuffer.size']
+    const writeBufferBytes = writeBuffer === undefined ? undefined : parseSize(writeBuffer) ?? undefined
     const dir = join(resolve(options['state.dir'] ?? DEFAULT_STATE_DIR), safeName(this.graph.name), safeName(task.parallelism === 1 ? node.id : `${node.id}-${task.index}`))
     // A bundle spans batches until the cache's budget of held changes is reached (deferred
     // write-back): a hot key is written once per bundle, not once per batch. sync() ends it early.
-    const open = { dir, operatorId: node.id, jobName: this.graph.name, maxParallelism, keyGroupRange: task.range, cacheBytes, writeBack: 'deferred' as const }
+    const open = { dir, operatorId: node.id, jobName: this.graph.name, maxParallelism, keyGroupRange: task.range, cacheBytes, writeBufferBytes, writeBack: 'deferred' as const }
     let backend: RocksDbKeyedStateBackend
     if (overlapping.length > 0) {
       for (const s of overlapping) if (s.backend !== 'rocksdb') throw this.backendChanged(s.backend, kind)
