@@ -370,7 +370,7 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
       this.epoch++
       return
     }
-    await this.write(false)
+    await this.write()
   }
 
   /**
@@ -407,7 +407,7 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
 
   /** Writes every dirty entry (whatever the write-back mode), waits until RocksDB applied it, and evicts down to the budget. */
   async sync(): Promise<void> {
-    await this.write(false)
+    await this.write()
     await this.settle()
     this.evict()
   }
@@ -421,12 +421,11 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
     this.checkUsable()
   }
 
-  /** The body of flush: issues one write batch of the dirty cells (unless `hold`), then evicts. */
-  private async write(hold: boolean): Promise<void> {
+  /** Issues one write batch of the dirty cells (whatever the write-back mode), then evicts. */
+  private async write(): Promise<void> {
     this.checkUsable()
-    if (!hold && (this.dirty.length > 0 || this.pendingMeta.length > 0)) {
-      // One write batch in flight at most, so batches apply in order. Holding waits for nothing:
-      // the batch in flight goes on being applied while the next bundles run.
+    if (this.dirty.length > 0 || this.pendingMeta.length > 0) {
+      // One write batch in flight at most, so batches apply in order.
       await this.settle()
       const cells = this.dirty
       this.changes = 0
