@@ -1,8 +1,8 @@
 // `npm run bench`: each query in a fresh Node process (compiled JS, one core), generator included:
 // the Nexmark queries on heap state, q11 and q17 again on RocksDB, q17 with a checkpoint every second,
 // and a GROUP BY over 10M keys on RocksDB with a 64 MB cache; prints events/s, peak memory and state
-// size per query; then incremental checkpoints of ~1 GB of RocksDB state, and the
-// MapState-vs-ValueState<Map> state benchmark.
+// size per query; then incremental checkpoints of ~1 GB of RocksDB state, the
+// MapState-vs-ValueState<Map> state benchmark, and the storage floor of count-10M.
 import { execFileSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { benchQueries } from './queries.js'
@@ -47,4 +47,12 @@ if (only.length === 0 || only.includes('state')) {
     process.stdout.write('\n')
     execFileSync(process.execPath, [stateScript, which], { stdio: ['ignore', 'inherit', 'inherit'] })
   }
+}
+
+// What count-10M's reads and writes cost RocksDB with no engine around them (bench/state/storage-floor.ts):
+// the least any engine on this storage pays for that workload.
+if (only.length === 0 || only.includes('floor')) {
+  const floorScript = fileURLToPath(new URL('../state/storage-floor.js', import.meta.url))
+  process.stdout.write('\nstorage floor of count-10M (RocksDB alone):\n')
+  execFileSync(process.execPath, [floorScript, String(Math.round(20_000_000 * scale))], { stdio: ['ignore', 'inherit', 'inherit'] })
 }

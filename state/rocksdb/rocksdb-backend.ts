@@ -82,6 +82,11 @@ const DEFAULT_WRITE_BUFFER = 32 * 2 ** 20
  * that cache; 1 KB: 91K).
  */
 const BLOCK_SIZE = 4096
+
+/** The options every backend database opens with (also what bench/state/storage-floor.ts opens). */
+export function databaseOptions(writeBufferBytes: number | undefined): { writeBufferSize: number; tableBlockSize: number } {
+  return { writeBufferSize: writeBufferBytes ?? DEFAULT_WRITE_BUFFER, tableBlockSize: BLOCK_SIZE }
+}
 /** Deferred write-back holds at most this many dirty cells (see makeRoom). */
 const HELD_CELLS = (REUSED_OPS * 3) >> 2
 /** Prefix scans running at once during a prefetch. */
@@ -212,7 +217,7 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
     const restored = options.restoreFiles !== undefined
     const kept = await prepareFolder(dir, { jobName: options.jobName, operatorId: options.operatorId }, options.reuse === true && !restored)
     if (restored) await fillDbFolder(dir, join(dir, DB_FOLDER), options.restoreFiles!)
-    const db = new RocksDB(join(dir, DB_FOLDER), { writeBufferSize: options.writeBufferBytes ?? DEFAULT_WRITE_BUFFER, tableBlockSize: BLOCK_SIZE })
+    const db = new RocksDB(join(dir, DB_FOLDER), databaseOptions(options.writeBufferBytes))
     try {
       await db.ready()
     } catch (e) {
