@@ -43,10 +43,54 @@ export class KeyBloom {
     return true
   }
 
+  /**
+   * Hashes the i-th key of a batch (its first `length` bytes) for testBatch: keys 0..count-1 are
+   * located first, then tested together.
+   */
+  locateBatch(i: number, key: Uint8Array, length: number): void {
+    if (i >= this.batchBase.length) {
+      const grow = (a: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> => { const b = new Int32Array(Math.max(1024, (i + 1) * 2)); b.set(a); return b }
+      this.batchBase = grow(this.batchBase)
+      this.batchA = grow(this.batchA)
+      this.batchStep = grow(this.batchStep)
+    }
+    this.locate(key, length)
+    this.batchBase[i] = this.base
+    this.batchA[i] = this.a
+    this.batchStep[i] = this.step
+  }
+
+  /**
+   * `out[i]` = 0 if the i-th located key was never added, 1 if it may have been. The filter is far
+   * larger than the CPU's caches, so each key's block is a memory miss: a first loop loads one word
+   * of every block, loads that do not depend on each other, so their misses overlap; the bits are
+   * tested after, in cache. (One key at a time, hashing between them, the misses came one after another.)
+   */
+  testBatch(count: number, out: Uint8Array): void {
+    const { bits, batchBase: base, batchA, batchStep } = this
+    let touched = 0
+    for (let i = 0; i < count; i++) touched ^= bits[base[i]!]!
+    this.touched = touched
+    for (let i = 0; i < count; i++) {
+      const b = base[i]!, a = batchA[i]!, step = batchStep[i]!
+      let may = 1
+      for (let j = 0; j < HASHES; j++) {
+        const bit = (a + j * step) & 511
+        if ((bits[b + (bit >>> 5)]! & (1 << (bit & 31))) === 0) { may = 0; break }
+      }
+      out[i] = may
+    }
+  }
+
   // Where a key's bits are, set by locate (fields, not a returned object: this runs per key read or written).
   private base = 0
   private a = 0
   private step = 1
+  // The same for each key of a batch (locateBatch), and what the first loop of testBatch loaded (kept, so it is not optimized away).
+  private batchBase = new Int32Array(0)
+  private batchA = new Int32Array(0)
+  private batchStep = new Int32Array(0)
+  private touched = 0
 
   /** Hashes the key's first `length` bytes: its block, and double hashing inside it, bit (a + i·step) mod 512. */
   private locate(key: Uint8Array, length: number): void {
