@@ -44,8 +44,8 @@ export class KeyBloom {
   }
 
   /**
-   * Hashes the i-th key of a batch (its first `length` bytes) for testBatch: keys 0..count-1 are
-   * located first, then tested together.
+   * Hashes the i-th key of a batch (its first `length` bytes) for testBatch or addBatch: keys
+   * 0..count-1 are located first, then tested or added together.
    */
   locateBatch(i: number, key: Uint8Array, length: number): void {
     if (i >= this.batchBase.length) {
@@ -79,6 +79,21 @@ export class KeyBloom {
         if ((bits[b + (bit >>> 5)]! & (1 << (bit & 31))) === 0) { may = 0; break }
       }
       out[i] = may
+    }
+  }
+
+  /** Adds the located keys 0..count-1 (see locateBatch), their blocks loaded first as testBatch does. */
+  addBatch(count: number): void {
+    const { bits, batchBase: base, batchA, batchStep } = this
+    let touched = 0
+    for (let i = 0; i < count; i++) touched ^= bits[base[i]!]!
+    this.touched = touched
+    for (let i = 0; i < count; i++) {
+      const b = base[i]!, a = batchA[i]!, step = batchStep[i]!
+      for (let j = 0; j < HASHES; j++) {
+        const bit = (a + j * step) & 511
+        bits[b + (bit >>> 5)]! |= 1 << (bit & 31)
+      }
     }
   }
 

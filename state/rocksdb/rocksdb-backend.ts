@@ -182,6 +182,8 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
    * entry the filter has never seen is absent without a read. Null for a kept (reused) database.
    */
   private bloom: KeyBloom | null
+  /** Keys of the write being built that go into the written-keys filter once it is (located in the filter's batch). */
+  private bloomAdds = 0
   /** What the written-keys filter said of each key of a read (reused). */
   private mayRead = new Uint8Array(1024)
   /** The bundles' write batch, reused (one is in flight at most, and the next waits for it). */
@@ -442,7 +444,11 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
       try {
         for (const [k, v] of this.pendingMeta) { w.put(k, v); bytes += k.length + v.length }
         this.pendingMeta = []
+        this.bloomAdds = 0
         for (const c of cells) bytes += this.writeCell(w, c)
+        // In one go, before anything can prefetch these keys: their filter blocks are memory misses
+        // that overlap this way (see KeyBloom.testBatch).
+        if (this.bloomAdds > 0) this.bloom!.addBatch(this.bloomAdds)
       } catch (e) {
         // The cache now says more than the disk: nothing can continue from here.
         this.failure = ioFailed(this.dir, e, 'writing')
@@ -1079,7 +1085,8 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
           const kn = scratchKey(cell)
           const vn = encodeEntryInPlace(ttl ? cell.t : null, cell.v)
           w.putBytes(keyScratch, kn, entryScratch(), vn)
-          this.bloom?.add(keyScratch, kn)
+          // A key the database holds is in the filter already (every stored key went through here or bulkPut).
+          if (!cell.onDisk && this.bloom !== null) this.bloom.locateBatch(this.bloomAdds++, keyScratch, kn)
           cell.onDisk = true
           bytes += kn + vn
           this.setCellSize(cell, CELL_OVERHEAD + kn + vn)

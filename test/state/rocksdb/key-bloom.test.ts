@@ -1,6 +1,6 @@
-// The written-keys filter: a key that was added is never reported absent (that would skip the read
-// of stored state and lose it), one at a time or in batches of any size, and keys never added are
-// mostly reported absent (otherwise it saves no reads).
+// The written-keys filter: a key that was added, one at a time or in a batch, is never reported
+// absent (that would skip the read of stored state and lose it), whether asked one at a time or in
+// batches of any size; keys never added are mostly reported absent (otherwise it saves no reads).
 import { describe, expect, it } from 'vitest'
 import { KeyBloom } from '../../../state/rocksdb/key-bloom.js'
 
@@ -41,6 +41,16 @@ describe('KeyBloom', () => {
     }
     // 2 Mbit for 25K keys: false positives are rare.
     expect(absent).toBeGreaterThan(keys.length * 0.99)
+  })
+
+  it('adds a located batch: every key of it is then reported possibly present', () => {
+    const fresh = new KeyBloom(1 << 20)
+    const keys = Array.from({ length: 4_000 }, (_, i) => 1_000_000 + 3 * i)
+    keys.forEach((k, i) => { const key = keyOf(k); fresh.locateBatch(i, key, key.length) })
+    // Only the first half is added: the rest stays absent (nearly all of it).
+    fresh.addBatch(2_000)
+    for (const k of keys.slice(0, 2_000)) expect(fresh.mayContain(keyOf(k)), `key ${k}`).toBe(true)
+    expect(keys.slice(2_000).filter(k => fresh.mayContain(keyOf(k))).length).toBeLessThan(20)
   })
 
   it('tests only the first length bytes of a located key', () => {
