@@ -58,8 +58,7 @@ export class SlotMap {
   private used = 0
   size = 0
 
-  get(encoded: string): Slot | undefined {
-    const h = hashOf(encoded)
+  get(encoded: string, h = hashOf(encoded)): Slot | undefined {
     const hashes = this.hashes
     const mask = hashes.length - 1
     for (let i = h & mask; ; i = (i + 1) & mask) {
@@ -72,10 +71,20 @@ export class SlotMap {
     }
   }
 
-  /** Adds a slot under its encoded key, which must not be present. */
-  set(slot: Slot): void {
+  /**
+   * Loads the first positions a get or set of hash `h` probes, and returns something of them to keep
+   * the loads from being optimized away. For a batch of keys: touching all of them in one loop, loads
+   * that do not depend on each other, overlaps their memory misses (a table of a few 100k slots is
+   * far outside the CPU's caches), where get after get takes them one after another.
+   */
+  touch(h: number): number {
+    const i = h & (this.hashes.length - 1)
+    return this.hashes[i]! ^ (this.entries[i] === undefined ? 0 : 1)
+  }
+
+  /** Adds a slot under its encoded key, which must not be present (`h`: hashOf(slot.encoded), if known). */
+  set(slot: Slot, h = hashOf(slot.encoded)): void {
     if ((this.used + 1) * 2 > this.hashes.length) this.rehash()
-    const h = hashOf(slot.encoded)
     const hashes = this.hashes
     const mask = hashes.length - 1
     let i = h & mask
@@ -131,7 +140,7 @@ export class SlotMap {
 }
 
 /** FNV-1a over the UTF-16 code units, finished with murmur3's mix; 0 and 1 are reserved (empty, tombstone). */
-function hashOf(s: string): number {
+export function hashOf(s: string): number {
   let h = 0x811c9dc5
   for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193)
   h ^= h >>> 16

@@ -11,7 +11,7 @@ import type {
 } from '../api.js'
 import { DEFAULT_MAX_PARALLELISM } from '../key-encoding.js'
 import {
-  ABSENT, type CacheHost, type Cell, CELL_OVERHEAD, ENTRY_OVERHEAD, type Kind, ListCell, MapCell, MapEntry, mapKeyOf, Slot, Table, ValueCell,
+  ABSENT, type CacheHost, type Cell, CELL_OVERHEAD, ENTRY_OVERHEAD, hashOf, type Kind, ListCell, MapCell, MapEntry, mapKeyOf, Slot, Table, ValueCell,
 } from './cache.js'
 import {
   cellKey, decodeEncoded, decodeEntry, decodeEntryKey, decodeUserKey, encodeEntry, encodeEntryInPlace, encodeUserKey, entryScratch, entryTime, groupPrefix,
@@ -182,6 +182,9 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
    * entry the filter has never seen is absent without a read. Null for a kept (reused) database.
    */
   private bloom: KeyBloom | null
+  /** Hashes of a prefetch's keys (SlotMap's), and what touching their slots loaded (kept, so it is not optimized away). */
+  private hashScratch = new Int32Array(1024)
+  private touched = 0
   /** Keys of the write being built that go into the written-keys filter once it is (located in the filter's batch). */
   private bloomAdds = 0
   /** What the written-keys filter said of each key of a read (reused). */
@@ -288,14 +291,27 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
     let created = false
     // Some of it is being loaded by an earlier prefetch still reading (a runtime reading ahead).
     let loadingElsewhere = false
-    for (const req of requests) {
+    // Every key is hashed, and its first positions in each table's slots loaded, before any is looked
+    // up: those loads' memory misses then overlap (SlotMap.touch).
+    const n = requests.length
+    const hashes = this.hashScratch.length >= n ? this.hashScratch : (this.hashScratch = new Int32Array(n * 2))
+    for (let i = 0; i < n; i++) hashes[i] = hashOf(requests[i]!.key.encoded)
+    let touched = 0
+    for (const table of tables) {
+      const slots = table.slots
+      for (let i = 0; i < n; i++) touched ^= slots.touch(hashes[i]!)
+    }
+    this.touched = touched
+    for (let i = 0; i < n; i++) {
+      const req = requests[i]!
       const key = req.key
       if (key.group < this.keyGroupRange.start || key.group > this.keyGroupRange.end) this.outOfRange(key)
       const ns = req.namespace
+      const h = hashes[i]!
       for (const table of req.states === undefined ? tables : this.tablesNamed(req.states)) {
-        let slot = table.slots.get(key.encoded)
+        let slot = table.slots.get(key.encoded, h)
         if (slot === undefined) {
-          slot = this.newSlot(table, key)
+          slot = this.newSlot(table, key, h)
           created = true
         } else {
           slot.epoch = epoch
@@ -871,9 +887,9 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
     }
   }
 
-  private newSlot(table: Table, key: KeyRef): Slot {
+  private newSlot(table: Table, key: KeyRef, h: number): Slot {
     const slot = new Slot(table, key.encoded, key.group, this.epoch)
-    table.slots.set(slot)
+    table.slots.set(slot, h)
     this.cacheUsed += slot.size
     this.lru.push(slot)
     return slot
