@@ -1,5 +1,5 @@
 // What the benchmarks measure besides time: CPU seconds of a thread, and peak memory.
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import v8 from 'node:v8'
 
 /**
@@ -14,6 +14,17 @@ export function threadCpuSeconds(tid: string | number = process.pid): number | u
   } catch {
     return undefined
   }
+}
+
+/** CPU seconds of every thread of this process, summed per thread name (the main thread as "… main"): libuv's pool, RocksDB's threads, V8's. */
+export function cpuSecondsByThreadName(): Record<string, number> {
+  const out: Record<string, number> = {}
+  for (const tid of readdirSync('/proc/self/task')) {
+    const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8')
+    const name = `${stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))}${tid === String(process.pid) ? ' main' : ''}`
+    out[name] = +((out[name] ?? 0) + (threadCpuSeconds(tid) ?? 0)).toFixed(2)
+  }
+  return out
 }
 
 /**

@@ -4,7 +4,6 @@
 // CPU seconds (process, main thread, per thread name), GC pauses and peak memory.
 // Run on compiled output: `node dist/bench/state/group-count.js [events=2000000] [keys=10000000] [cacheMb=64]`
 // (env: WEIR_WRITE_BUFFER_MB; WEIR_PIPELINE=1 prefetches batch N+1 before processing batch N, as the runtime could).
-import { readdirSync, readFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -12,7 +11,7 @@ import { constants as perfConstants, PerformanceObserver } from 'node:perf_hooks
 import { valueState, type KeyRef, type PrefetchRequest } from '../../state/api.js'
 import { makeKey } from '../../state/key-encoding.js'
 import { RocksDbKeyedStateBackend } from '../../state/rocksdb/index.js'
-import { PeakMemory, threadCpuSeconds } from '../measure.js'
+import { cpuSecondsByThreadName, PeakMemory, threadCpuSeconds } from '../measure.js'
 import { rng } from '../rng.js'
 
 const MB = 2 ** 20
@@ -22,17 +21,6 @@ const keys = Number(process.argv[3] ?? 10_000_000)
 const cacheMb = Number(process.argv[4] ?? 64)
 /** Prefetch batch N+1 before processing batch N (as the runtime reads ahead for group aggregates). */
 const pipeline = process.env.WEIR_PIPELINE === '1'
-
-/** CPU seconds per thread name (main thread, libuv pool, RocksDB background threads). */
-function threadCpu(): Record<string, number> {
-  const out: Record<string, number> = {}
-  for (const tid of readdirSync('/proc/self/task')) {
-    const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8')
-    const name = `${stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))}${tid === String(process.pid) ? ' main' : ''}`
-    out[name] = +((out[name] ?? 0) + (threadCpuSeconds(tid) ?? 0)).toFixed(2)
-  }
-  return out
-}
 
 const peak = new PeakMemory()
 /** Milliseconds of GC pauses by kind (major, minor, incremental, weakcb). */
@@ -103,7 +91,7 @@ try {
     prefetchWait: pct(waiting), process: pct(processing), flushAndNextPrefetch: pct(flushing), gets: c.gets, residentSlots: c.slots,
     peakRssMb: Math.round(peak.rss / MB), peakHeapMb: Math.round(peak.heap / MB), diskMb: +((await b.diskBytes()) / MB).toFixed(1),
   }))
-  console.log(JSON.stringify({ threadCpuSeconds: threadCpu(), gcMs }))
+  console.log(JSON.stringify({ threadCpuSeconds: cpuSecondsByThreadName(), gcMs }))
   await b.destroy()
 } finally {
   peak.stop()

@@ -7,7 +7,7 @@
 // what RocksDB and its binding cost, the least any engine on them pays for this workload.
 // Run on compiled output: `node dist/bench/state/storage-floor.js [events=20000000] [keys=10000000]`
 // (env: WEIR_WRITE_BUFFER_MB; WEIR_READS=0 leaves the reads out, to split their cost from the writes').
-import { readdirSync, readFileSync } from 'node:fs'
+import { readdirSync, statSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -16,7 +16,7 @@ import { makeKey } from '../../state/key-encoding.js'
 import { encodeEntryInPlace, entryScratch, namespaceBytes, writeCellKey } from '../../state/rocksdb/codec.js'
 import { NativeReadBatch, NativeWriteBatch } from '../../state/rocksdb/native-batch.js'
 import { databaseOptions } from '../../state/rocksdb/rocksdb-backend.js'
-import { PeakMemory, threadCpuSeconds } from '../measure.js'
+import { cpuSecondsByThreadName, PeakMemory, threadCpuSeconds } from '../measure.js'
 import { rng } from '../rng.js'
 
 const MB = 2 ** 20
@@ -26,21 +26,10 @@ const events = Number(process.argv[2] ?? 20_000_000)
 const keys = Number(process.argv[3] ?? 10_000_000)
 const reads = process.env.WEIR_READS !== '0'
 
-/** CPU seconds per thread name, summed (main thread, libuv pool, RocksDB's background threads). */
-function threadCpu(): Record<string, number> {
-  const out: Record<string, number> = {}
-  for (const tid of readdirSync('/proc/self/task')) {
-    const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8')
-    const name = `${stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))}${tid === String(process.pid) ? ' main' : ''}`
-    out[name] = +((out[name] ?? 0) + (threadCpuSeconds(tid) ?? 0)).toFixed(2)
-  }
-  return out
-}
-
 /** Disk bytes of a folder's files (RocksDB's folder is flat). */
 function folderBytes(dir: string): number {
   let n = 0
-  for (const f of readdirSync(dir, { withFileTypes: true })) if (f.isFile()) n += readFileSync(join(dir, f.name)).length
+  for (const f of readdirSync(dir, { withFileTypes: true })) if (f.isFile()) n += statSync(join(dir, f.name)).size
   return n
 }
 
@@ -109,7 +98,7 @@ try {
     cpuSeconds: +cpuSeconds.toFixed(1), cpuMicrosPerEvent: +((cpuSeconds * 1e6) / events).toFixed(2), mainThreadCpuSeconds: +mainCpu.toFixed(1),
     peakRssMb: Math.round(peak.rss / MB), diskMb: +(folderBytes(dbDir) / MB).toFixed(1),
   }))
-  console.log(JSON.stringify({ threadCpuSeconds: threadCpu() }))
+  console.log(JSON.stringify({ threadCpuSeconds: cpuSecondsByThreadName() }))
   await db.close()
 } finally {
   peak.stop()
