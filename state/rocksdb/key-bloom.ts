@@ -48,31 +48,27 @@ export class KeyBloom {
    * 0..count-1 are located first, then tested or added together.
    */
   locateBatch(i: number, key: Uint8Array, length: number): void {
-    if (i >= this.batchBase.length) {
-      const grow = (a: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> => { const b = new Int32Array(Math.max(1024, (i + 1) * 2)); b.set(a); return b }
-      this.batchBase = grow(this.batchBase)
-      this.batchA = grow(this.batchA)
-      this.batchStep = grow(this.batchStep)
+    if (3 * i + 3 > this.batch.length) {
+      const grown = new Int32Array(Math.max(3 * 1024, 6 * (i + 1)))
+      grown.set(this.batch)
+      this.batch = grown
     }
     this.locate(key, length)
-    this.batchBase[i] = this.base
-    this.batchA[i] = this.a
-    this.batchStep[i] = this.step
+    this.batch[3 * i] = this.base
+    this.batch[3 * i + 1] = this.a
+    this.batch[3 * i + 2] = this.step
   }
 
   /**
    * `out[i]` = 0 if the i-th located key was never added, 1 if it may have been. The filter is far
-   * larger than the CPU's caches, so each key's block is a memory miss: a first loop loads one word
-   * of every block, loads that do not depend on each other, so their misses overlap; the bits are
-   * tested after, in cache. (One key at a time, hashing between them, the misses came one after another.)
+   * larger than the CPU's caches, so each key's block is a memory miss: loadBlocks overlaps them,
+   * and the bits are tested after, in cache.
    */
   testBatch(count: number, out: Uint8Array): void {
-    const { bits, batchBase: base, batchA, batchStep } = this
-    let touched = 0
-    for (let i = 0; i < count; i++) touched ^= bits[base[i]!]!
-    this.touched = touched
+    this.loadBlocks(count)
+    const { bits, batch } = this
     for (let i = 0; i < count; i++) {
-      const b = base[i]!, a = batchA[i]!, step = batchStep[i]!
+      const b = batch[3 * i]!, a = batch[3 * i + 1]!, step = batch[3 * i + 2]!
       let may = 1
       for (let j = 0; j < HASHES; j++) {
         const bit = (a + j * step) & 511
@@ -84,12 +80,10 @@ export class KeyBloom {
 
   /** Adds the located keys 0..count-1 (see locateBatch), their blocks loaded first as testBatch does. */
   addBatch(count: number): void {
-    const { bits, batchBase: base, batchA, batchStep } = this
-    let touched = 0
-    for (let i = 0; i < count; i++) touched ^= bits[base[i]!]!
-    this.touched = touched
+    this.loadBlocks(count)
+    const { bits, batch } = this
     for (let i = 0; i < count; i++) {
-      const b = base[i]!, a = batchA[i]!, step = batchStep[i]!
+      const b = batch[3 * i]!, a = batch[3 * i + 1]!, step = batch[3 * i + 2]!
       for (let j = 0; j < HASHES; j++) {
         const bit = (a + j * step) & 511
         bits[b + (bit >>> 5)]! |= 1 << (bit & 31)
@@ -97,14 +91,24 @@ export class KeyBloom {
     }
   }
 
+  /**
+   * Loads one word of each located key's block, in a loop of loads that do not depend on each other,
+   * so their memory misses overlap. (One key at a time, hashing between them, they came one after another.)
+   */
+  private loadBlocks(count: number): void {
+    const { bits, batch } = this
+    let touched = 0
+    for (let i = 0; i < count; i++) touched ^= bits[batch[3 * i]!]!
+    this.touched = touched
+  }
+
   // Where a key's bits are, set by locate (fields, not a returned object: this runs per key read or written).
   private base = 0
   private a = 0
   private step = 1
-  // The same for each key of a batch (locateBatch), and what the first loop of testBatch loaded (kept, so it is not optimized away).
-  private batchBase = new Int32Array(0)
-  private batchA = new Int32Array(0)
-  private batchStep = new Int32Array(0)
+  /** The same for each key of a batch (locateBatch): base, a, step of key i at 3i, 3i + 1, 3i + 2. */
+  private batch = new Int32Array(0)
+  /** What loadBlocks loaded, kept so the loads are not optimized away. */
   private touched = 0
 
   /** Hashes the key's first `length` bytes: its block, and double hashing inside it, bit (a + i·step) mod 512. */
