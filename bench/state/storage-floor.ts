@@ -12,6 +12,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import RocksDB from 'rocksdb-native'
+import type { KeyRef } from '../../state/api.js'
 import { makeKey } from '../../state/key-encoding.js'
 import { encodeEntryInPlace, entryScratch, namespaceBytes, writeCellKey } from '../../state/rocksdb/codec.js'
 import { NativeReadBatch, NativeWriteBatch } from '../../state/rocksdb/native-batch.js'
@@ -50,18 +51,18 @@ try {
   const writeBatch = new NativeWriteBatch(db)
   const keyBuf = Buffer.alloc(1024)
 
-  /** The next batch's keys, with a read of those written before started on `rb`. */
-  const nextBatch = (done: number, rb: NativeReadBatch): { ids: number[]; read: Promise<unknown> } => {
+  /** The next batch's keys (each encoded once, as the engine encodes a row's key), with a read of those written before started on `rb`. */
+  const nextBatch = (done: number, rb: NativeReadBatch): { ids: number[]; keyRefs: KeyRef[]; read: Promise<unknown> } => {
     const ids: number[] = []
+    const keyRefs: KeyRef[] = []
     for (let i = 0; i < Math.min(BATCH, events - done); i++) {
       const id = 1 + Math.floor(keyRng() * keys)
+      const key = makeKey([id])
       ids.push(id)
-      if (reads && counts[id]! > 0) {
-        const key = makeKey([id])
-        rb.addBytes(keyBuf, writeCellKey(keyBuf, key.group, STATE_ID, key.encoded, ns))
-      }
+      keyRefs.push(key)
+      if (reads && counts[id]! > 0) rb.addBytes(keyBuf, writeCellKey(keyBuf, key.group, STATE_ID, key.encoded, ns))
     }
-    return { ids, read: rb.read(false) }
+    return { ids, keyRefs, read: rb.read(false) }
   }
 
   let found = 0, readKeys = 0
@@ -74,13 +75,13 @@ try {
     const values = await batch.read as (Buffer | null)[]
     readKeys += values.length
     for (const v of values) if (v !== null) found++
-    const ids = batch.ids
+    const { ids, keyRefs } = batch
     if (done + BATCH < events) batch = nextBatch(done + BATCH, readBatches[(n + 1) & 1]!)
     await applying
-    for (const id of ids) {
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i]!, key = keyRefs[i]!
       const c = ++counts[id]!
       sums[id]! += Math.floor(valueRng() * 1000)
-      const key = makeKey([id])
       const kn = writeCellKey(keyBuf, key.group, STATE_ID, key.encoded, ns)
       const vn = encodeEntryInPlace(null, [c, c, sums[id]!])
       writeBatch.putBytes(keyBuf, kn, entryScratch(), vn)
