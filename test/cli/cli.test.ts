@@ -19,6 +19,19 @@ function sqlFile(sql: string): string {
   return file
 }
 
+describe('weir --version and --help', () => {
+  it('load only the command line, not the engine', () => {
+    for (const flag of ['--version', '--help']) {
+      const r = spawnSync(process.execPath, ['--import', join(process.cwd(), 'test/support/trace-loads.mjs'), bin, flag], { encoding: 'utf8', timeout: 60_000 })
+      expect(r.status).toBe(0)
+      expect(r.stdout).toMatch(flag === '--version' ? /^weir \d+\.\d+\.\d+\n$/ : /usage:/)
+      const loaded = r.stderr.split('\n').filter(l => l.startsWith('load: file:')).map(l => l.slice('load: '.length))
+      expect(loaded.some(u => u.endsWith('/dist/cli/main.js'))).toBe(true)
+      expect(loaded.filter(u => !/\/(bin\/weir|dist\/cli\/(main|usage))\.js$/.test(u))).toEqual([])
+    }
+  })
+})
+
 describe('weir run', () => {
   it('runs the example job to completion and exits 0', () => {
     const r = weir('run', 'examples/clicks.sql')

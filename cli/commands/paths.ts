@@ -1,0 +1,7 @@
+// Where `weir` keeps its files in the directory it runs in.
+import { resolve } from 'node:path'
+
+/** Default 'state.checkpoints.dir' of jobs run from the command line. */
+export const DEFAULT_CHECKPOINTS = '.weir/checkpoints'
+/** `weir run FILE.sql` leaves its pid here while it runs, for `weir savepoint FILE.sql`. */
+export const RUN_DIR = resolve('.weir/run')
