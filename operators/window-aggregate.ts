@@ -21,7 +21,7 @@ const SESSION_LIST = ['sessions'] as const
 /**
  * Emits insert-only, final rows. Event-time windows fire from the watermark (the runtime fires
  * the due timers, then calls onWatermark); processing-time windows from processing-time timers,
- * which the runtime fires all at end of input.
+ * which the runtime fires all when bounded input ends (a cancelled job fires only those due).
  *
  * @example
  * const op = new WindowAggregateOperator({ kind: 'WindowAggregate', window: { kind: 'TUMBLE', size: 60_000, offset: 0 },
@@ -180,7 +180,7 @@ export class WindowAggregateOperator implements Operator {
     this.flush()
   }
 
-  /** Processing-time windows still open have fired already: the runtime fires every processing-time timer at end of input. */
+  /** Results of windows fired before the end go out; windows still open stay unless the runtime fired them (bounded input). */
   endInput(): void {
     this.flush()
   }

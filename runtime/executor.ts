@@ -677,7 +677,9 @@ class JobExecution {
           return
         }
         // Bounded input ended: processing-time windows still open fire now, then the operator finishes.
-        if (task.operator) await this.fireProcessingTimersOf(task, Infinity)
+        // A cancelled job's input did not end: its open windows are not complete, and only timers
+        // whose time has come fire (what a stop with a savepoint keeps in the savepoint instead).
+        if (task.operator) await this.fireProcessingTimersOf(task, this.signal.aborted ? Date.now() : Infinity)
         task.operator?.endInput?.()
         if (task.state?.needsPrefetch) await task.state.sync()
         if (task.sink) await task.sink.finish()

@@ -74,7 +74,10 @@ export interface Operator {
   onTimer?(timestamp: number, namespace: Namespace, domain: TimerDomain): void
   /** Called after due event timers have fired and before the watermark is forwarded. */
   onWatermark?(watermark: number): void
-  /** All inputs have ended (bounded sources); emit what is still pending. The final watermark has already been processed. */
+  /**
+   * All inputs have ended (bounded sources, or a cancelled job); emit what is still pending. A bounded
+   * source's final watermark has already been processed; a cancelled job has none.
+   */
   endInput?(): void
   close?(): void | Promise<void>
 }
