@@ -42,6 +42,17 @@ export function explainJobGraph(graph: JobGraph, opts: ExplainOptions = {}): str
   return lines.join('\n')
 }
 
+/**
+ * One operator of `graph` as EXPLAIN prints it (its line, without the tree), for run-time errors.
+ * @example explainOperator(graph, '1-source') // 'Source(table=[gen], connector=[datagen], fields=[id], changelog=[insert-only])'
+ */
+export function explainOperator(graph: JobGraph, id: string): string | undefined {
+  const node = graph.nodes.find(n => n.id === id)
+  if (node === undefined) return undefined
+  const input = node.inputs.length > 0 ? graph.nodes.find(n => n.id === node.inputs[0]!.node)?.schema ?? [] : []
+  return describeNode(node, input, {})
+}
+
 function mode(node: PhysicalNode, opts: ExplainOptions): string {
   if (opts.changelogMode) return `changelogMode=[${node.changelog === 'insert-only' ? 'I' : 'I,UB,UA,D'}]`
   return `changelog=[${node.changelog}]`

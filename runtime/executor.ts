@@ -39,6 +39,7 @@ import {
   type CheckpointConfig, type CheckpointRef, type Manifest, type OperatorManifest, type SourceManifest, type StoredObject, type SubtaskManifest,
 } from './checkpoint.js'
 import { operatorSignature, describeSignatureChange } from './signature.js'
+import { operatorFailure } from './operator-failure.js'
 
 const gzipAsync = promisify(gzip)
 
@@ -608,7 +609,11 @@ class JobExecution {
           }
           progressed = true
           const item = task.queue.shift()!
-          await this.process(task, item)
+          try {
+            await this.process(task, item)
+          } catch (e) {
+            throw operatorFailure(e, task, this.graph, item.t === 'batch' ? { batch: item.batch, input: task.chInput[item.ch]! } : undefined)
+          }
         }
       }
     }
@@ -861,7 +866,7 @@ class JobExecution {
     type Pending = { src: SourceRuntime; result: SourceChunk | null }
     const pending = new Map<SourceRuntime, Promise<Pending>>()
     const request = (src: SourceRuntime): void => {
-      pending.set(src, src.reader.next().then(result => ({ src, result })))
+      pending.set(src, src.reader.next().then(result => ({ src, result }), e => { throw operatorFailure(e, src.task, this.graph) }))
     }
     for (const src of this.sources) request(src)
     try {
@@ -890,7 +895,11 @@ class JobExecution {
           await this.pump()
           continue
         }
-        this.onChunk(src, result)
+        try {
+          this.onChunk(src, result)
+        } catch (e) {
+          throw operatorFailure(e, src.task, this.graph, { batch: { rows: result.rows, kinds: null }, input: 0 })
+        }
         // Read ahead: the next chunk is produced while this one waits on state I/O in the pump.
         // Its rows are handed on only after this chunk has been processed, so order is unchanged.
         if (this.signal.aborted) {
@@ -1158,11 +1167,15 @@ class JobExecution {
       skipped += s.reader.metrics()['skippedRecords'] ?? 0
     }
     const sinkRows: Record<string, number> = {}
+    const sinkCommittedRows: Record<string, number> = {}
     const stateEntries: Record<string, number> = {}
     let late = 0
     for (const task of this.order) {
       const spec = task.node.spec
-      if (spec.kind === 'Sink') sinkRows[spec.table] = (sinkRows[spec.table] ?? 0) + task.metrics.rowsIn
+      if (spec.kind === 'Sink') {
+        sinkRows[spec.table] = (sinkRows[spec.table] ?? 0) + task.metrics.rowsIn
+        sinkCommittedRows[spec.table] = (sinkCommittedRows[spec.table] ?? 0) + (task.sink!.committedRows?.() ?? task.metrics.rowsIn)
+      }
       if (spec.kind === 'Collect') sinkRows['(select)'] = task.metrics.rowsIn
       late += task.metrics.lateRecordsDropped
       if (task.stateful) stateEntries[task.node.id] = (stateEntries[task.node.id] ?? 0) + task.state!.stats().entries
