@@ -99,6 +99,11 @@ export interface SinkWriter {
   commit?(checkpointId: number): Promise<void>
   /** Job cancelled or failed: release resources. */
   close(): Promise<void>
+  /**
+   * Rows this writer has made visible so far: committed (a transactional sink), or made visible by
+   * finish(). Without it every row written counts as visible (print, blackhole).
+   */
+  committedRows?(): number
 }
 
 export interface SourceFactory {

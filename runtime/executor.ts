@@ -79,6 +79,8 @@ export interface JobMetrics {
   /** Rows read by sources before filters. */
   readonly sourceRecordsRead: number
   readonly sinkRows: Record<string, number>
+  /** Of sinkRows, those the sinks made visible: committed by a checkpoint, or written by a sink without transactions. */
+  readonly sinkCommittedRows: Record<string, number>
   readonly lateRecordsDropped: number
   readonly skippedRecords: number
   /** Live state entries per stateful operator at the end (summed over its subtasks). */
@@ -93,6 +95,8 @@ export interface JobMetrics {
   readonly savepoint?: string
   /** The restored checkpoint was the final one of a finished job: only its sink commits were completed. */
   readonly alreadyFinished?: boolean
+  /** The checkpoint or savepoint the job started from. */
+  readonly restoredFrom?: { readonly kind: 'checkpoint' | 'savepoint'; readonly id: number; readonly location: string }
   readonly cancelled: boolean
 }
 
@@ -552,8 +556,8 @@ class JobExecution {
       await sink.close()
     }
     return {
-      sourceRows: {}, sourceRecordsRead: 0, sinkRows: {}, lateRecordsDropped: 0, skippedRecords: 0, stateEntries: {},
-      checkpointsCompleted: 0, alreadyFinished: true, cancelled: false,
+      sourceRows: {}, sourceRecordsRead: 0, sinkRows: {}, sinkCommittedRows: {}, lateRecordsDropped: 0, skippedRecords: 0, stateEntries: {},
+      checkpointsCompleted: 0, alreadyFinished: true, restoredFrom: this.restoredFrom(), cancelled: false,
     }
   }
 
@@ -783,7 +787,7 @@ class JobExecution {
 
   private async fireProcessingTimers(): Promise<void> {
     const now = Date.now()
-    for (const task of this.order) await this.fireProcessingTimersOf(task, now)
+    for (const task of this.order) await this.fireProcessingTimersOf(task, now).catch(e => { throw operatorFailure(e, task, this.graph) })
   }
 
   private async fireProcessingTimersOf(task: Task, now: number): Promise<void> {
@@ -1188,9 +1192,14 @@ class JobExecution {
       if (this.env.countStoredState) stateStoredEntries = (stateStoredEntries ?? 0) + await b.countEntries({ stored: true })
     }
     return {
-      sourceRows, sourceRecordsRead: read, sinkRows, lateRecordsDropped: late, skippedRecords: skipped, stateEntries, stateDiskBytes, stateStoredEntries,
-      checkpointsCompleted: this.checkpointsCompleted, savepoint: this.savepointLocation, cancelled,
+      sourceRows, sourceRecordsRead: read, sinkRows, sinkCommittedRows, lateRecordsDropped: late, skippedRecords: skipped, stateEntries, stateDiskBytes, stateStoredEntries,
+      checkpointsCompleted: this.checkpointsCompleted, savepoint: this.savepointLocation, restoredFrom: this.restoredFrom(), cancelled,
     }
+  }
+
+  private restoredFrom(): JobMetrics['restoredFrom'] {
+    const r = this.env.restore
+    return r === undefined ? undefined : { kind: r.manifest.kind, id: r.manifest.id, location: r.location }
   }
 }
 

@@ -122,8 +122,11 @@ export async function createExactlyOnceWriter(ctx: SinkContext, dir: string, ext
 class ExactlyOnceFileWriter implements SinkWriter {
   private seq = 0
   private part: PartFile
-  /** Sealed, not yet committed: pending file names and the checkpoint each was sealed for, in order. */
-  private sealed: { file: string; checkpoint: number }[] = []
+  /** Sealed, not yet committed: pending file names, the checkpoint each was sealed for and its rows, in order. */
+  private sealed: { file: string; checkpoint: number; rows: number }[] = []
+  /** Rows in the in-progress part, and rows this writer published. */
+  private partRows = 0
+  private committed = 0
 
   constructor(
     private readonly dir: string,
@@ -145,7 +148,12 @@ class ExactlyOnceFileWriter implements SinkWriter {
 
   write(batch: Batch): void | Promise<void> {
     if (batch.rows.length === 0) return
+    this.partRows += batch.rows.length
     return this.part.append(this.encode(batch))
+  }
+
+  committedRows(): number {
+    return this.committed
   }
 
   /** Only flushes: the rows become visible through the final checkpoint's commit. */
@@ -160,11 +168,12 @@ class ExactlyOnceFileWriter implements SinkWriter {
       await rename(this.part.path, join(this.dir, pending))
       // The checkpoint will promise this file: its name must survive a crash.
       await syncDir(this.dir)
-      this.sealed.push({ file: pending, checkpoint: checkpointId })
+      this.sealed.push({ file: pending, checkpoint: checkpointId, rows: this.partRows })
+      this.partRows = 0
       this.seq++
       this.part = this.newPart()
     }
-    return { pending: this.sealed.map(s => ({ ...s })) }
+    return { pending: this.sealed.map(s => ({ file: s.file, checkpoint: s.checkpoint })) }
   }
 
   async commit(checkpointId: number): Promise<void> {
@@ -173,6 +182,7 @@ class ExactlyOnceFileWriter implements SinkWriter {
     let renamed = false
     for (const s of due) renamed = (await publish(this.dir, s.file, this.table)) || renamed
     if (renamed) await syncDir(this.dir)
+    for (const s of due) this.committed += s.rows
     this.sealed = this.sealed.filter(s => s.checkpoint > checkpointId)
   }
 

@@ -62,6 +62,7 @@ export async function createFileSink(ctx: SinkContext): Promise<SinkWriter> {
 /** Without checkpoints: everything goes to one hidden part, made visible by finish(). */
 class FileSinkWriter implements SinkWriter {
   private finished = false
+  private rows = 0
 
   constructor(
     private readonly part: PartFile,
@@ -71,7 +72,13 @@ class FileSinkWriter implements SinkWriter {
 
   write(batch: Batch): void | Promise<void> {
     if (batch.rows.length === 0) return
+    this.rows += batch.rows.length
     return this.part.append(this.encode(batch))
+  }
+
+  /** Its one part becomes visible as a whole, at finish(). */
+  committedRows(): number {
+    return this.finished ? this.rows : 0
   }
 
   async finish(): Promise<void> {
