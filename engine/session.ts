@@ -1,11 +1,11 @@
 // A SQL session: the catalog and options, and what each statement does — DDL changes the catalog,
 // SET changes options, EXPLAIN plans, INSERT starts a job, SELECT runs and collects its changes.
+// A script is planned whole before any of its jobs starts (script.ts); running jobs are in jobs.ts.
 import type * as ast from '../grammar/ast.js'
 import { parseSql } from '../grammar/index.js'
 import { WeirError } from '../common/errors.js'
 import { assertNever } from '../common/assert.js'
-import { formatType, type Field } from '../common/types.js'
-import type { Batch, Row } from '../runtime/batch.js'
+import { formatType } from '../common/types.js'
 import type { JobGraph } from '../runtime/job-graph.js'
 import { executeJob, RestoreFailed, type ExecutionEnv, type JobMetrics } from '../runtime/executor.js'
 import { findLatest, jobStorage, openCheckpointAt, type CheckpointConfig, type CheckpointRef } from '../runtime/checkpoint.js'
@@ -18,28 +18,31 @@ import { explainJobGraph } from '../planner/explain.js'
 import { checkOption, OPTIONS } from '../planner/options.js'
 import { tableFields } from '../planner/bind/query-binder.js'
 import type { LogicalPlan } from '../planner/logical/nodes.js'
+import { JobSet, type JobControl, type JobOutcome } from './jobs.js'
+import { runScript, type PlannedStep, type Script, type SelectConsumer, type SelectInfo, type StatementResult } from './script.js'
 
-export type StatementResult =
-  | { readonly kind: 'ok'; readonly message: string }
-  | { readonly kind: 'table'; readonly columns: readonly string[]; readonly rows: readonly (readonly string[])[] }
-  | { readonly kind: 'explain'; readonly text: string }
-  /** An INSERT started a job; `done` settles when it finishes. */
-  | { readonly kind: 'job'; readonly name: string; readonly graph: JobGraph; readonly done: Promise<JobMetrics> }
-  /** A SELECT ran to completion (or was stopped); its changes in order. */
-  | { readonly kind: 'rows'; readonly schema: readonly Field[]; readonly changes: readonly { kind: number; row: Row }[]; readonly metrics: JobMetrics }
+export type { StatementResult }
 
 export interface SessionOptions {
   /** Where print sinks write; defaults to stdout. */
   readonly println?: (line: string) => void
   /** Stops every job of the session. */
   readonly signal?: AbortSignal
-  /** Receives SELECT results as they are produced (the CLI prints them live). */
-  readonly onSelectBatch?: (schema: readonly Field[], batch: Batch) => void
+  /**
+   * Called as a SELECT starts; a function it returns receives the SELECT's changes as they are
+   * produced, and the SELECT then collects nothing (the CLI prints an unbounded SELECT live).
+   */
+  readonly onSelect?: (select: SelectInfo) => SelectConsumer | undefined
+  /** Told at once when a job fails, with its error naming the operator (and row); the session then applies 'weir.on-job-failure'. */
+  readonly onJobFailed?: (job: string, error: unknown) => void
   /** Plan only: INSERT and SELECT print their plan instead of running (weir explain). */
   readonly explainOnly?: boolean
   /** Initial options, as if SET. */
   readonly options?: Readonly<Record<string, string>>
-  /** Jobs without 'pipeline.name' are named `<prefix>-<n>` (default 'weir-job'; weir run uses the file's name). */
+  /**
+   * INSERT jobs without 'pipeline.name' are named `<prefix>-<n>`, n counting INSERTs only (default
+   * 'weir-job'; weir run uses the file's name); SELECTs `<pipeline.name or prefix>-select-<n>`.
+   */
   readonly jobNamePrefix?: string
   /**
    * Where an INSERT job starts. Default: from the latest completed checkpoint or savepoint of the job
@@ -68,25 +71,63 @@ export interface SessionOptions {
 export class Session {
   readonly catalog = new Catalog()
   private options: Record<string, string>
-  private readonly jobs: { name: string; done: Promise<JobMetrics> }[] = []
-  private jobCounter = 0
+  private readonly jobs: JobSet
+  private insertJobs = 0
+  private selectJobs = 0
 
   constructor(private readonly opts: SessionOptions = {}) {
     this.options = { ...(opts.options ?? {}) }
+    this.jobs = new JobSet({ signal: opts.signal, stopWithSavepoint: opts.stopWithSavepoint, onFailure: opts.onJobFailed, log: opts.log })
   }
 
   get currentOptions(): Readonly<Record<string, string>> {
     return this.options
   }
 
-  /** Parses and executes every statement of `sql` in order; stops at the first error. */
+  /**
+   * Plans every statement of `sql`, then runs them in order (see prepare and run). Throws the first
+   * plan error (then nothing ran) or the failure of a SELECT; INSERT jobs fail through awaitJobs.
+   */
   async executeSql(sql: string): Promise<StatementResult[]> {
-    const results: StatementResult[] = []
-    for (const stmt of parseSql(sql)) results.push(await this.execute(stmt))
-    return results
+    return this.runAll(await this.prepare(sql))
   }
 
   async execute(stmt: ast.Statement): Promise<StatementResult> {
+    return (await this.runAll(await this.prepare([stmt])))[0]!
+  }
+
+  private async runAll(script: Script): Promise<StatementResult[]> {
+    const results = await this.run(script)
+    const failed = results.find(r => r.kind === 'failed')
+    if (failed) throw failed.error
+    return results
+  }
+
+  /**
+   * Plans a whole script and starts nothing: DDL and SET apply in order (later statements depend on
+   * them), INSERT and SELECT are planned and lowered to job graphs with the options in force at
+   * their place. A plan error anywhere throws before any job of the script has started.
+   */
+  async prepare(sql: string | readonly ast.Statement[]): Promise<Script> {
+    const steps: PlannedStep[] = []
+    for (const stmt of typeof sql === 'string' ? parseSql(sql) : sql) steps.push(await this.plan(stmt))
+    return { steps }
+  }
+
+  /**
+   * Runs a planned script in order: INSERT jobs start and run on, a SELECT runs to its end (or until
+   * stopped) before the next statement. `onResult` sees each result as it comes. Once a job failed
+   * and 'weir.on-job-failure' stops the others, or the session's signals stopped it, nothing more
+   * starts. A SELECT that fails gives a 'failed' result.
+   */
+  run(script: Script, onResult?: (result: StatementResult) => void): Promise<StatementResult[]> {
+    return runScript(script, {
+      jobs: this.jobs, startJob: (graph, control) => this.startJob(graph, control), println: this.println,
+      onSelect: this.opts.onSelect, log: this.opts.log, stopped: () => this.opts.signal?.aborted === true || this.opts.stopWithSavepoint?.aborted === true,
+    }, onResult)
+  }
+
+  private async plan(stmt: ast.Statement): Promise<PlannedStep> {
     switch (stmt.kind) {
       case 'CreateTable': {
         const table = tableFromAst(stmt)
@@ -146,33 +187,23 @@ export class Session {
         return { kind: 'table', columns: ['name', 'type'], rows: bound.plan.fields.map((f, i) => [obj.columns?.[i] ?? f.name, formatType(f.type)]) }
       }
       case 'Explain': {
-        const plan = this.plan(stmt.statement)
-        return { kind: 'explain', text: explainJobGraph(this.lower([plan]), { changelogMode: stmt.changelogMode }) }
+        // Plans only: no job is started, so none is named after it.
+        const plan = this.planQuery(stmt.statement)
+        return { kind: 'explain', text: explainJobGraph(this.lower([plan], 'explain'), { changelogMode: stmt.changelogMode }) }
       }
       case 'Insert': {
         const plan = planInsert(stmt, this.catalog, this.options)
-        const graph = this.lower([plan])
+        const graph = this.lower([plan], this.jobName('insert'))
         if (this.opts.explainOnly) return { kind: 'explain', text: explainJobGraph(graph) }
-        const done = this.startJob(graph)
-        // A failure is reported by whoever awaits the job; never an unhandled rejection.
-        done.catch(() => undefined)
-        this.jobs.push({ name: graph.name, done })
-        return { kind: 'job', name: graph.name, graph, done }
+        // Where its checkpoints go is part of the plan: a bad location fails here, before any job starts.
+        this.checkpointConfig(graph)
+        return { kind: 'insert', graph, line: stmt.span.start.line }
       }
       case 'QueryStatement': {
         const plan = planSelect(stmt, this.catalog, this.options)
-        const graph = this.lower([plan])
+        const graph = this.lower([plan], this.jobName('select'))
         if (this.opts.explainOnly) return { kind: 'explain', text: explainJobGraph(graph) }
-        const changes: { kind: number; row: Row }[] = []
-        const metrics = await executeJob(graph, {
-          println: this.println,
-          signal: this.opts.signal,
-          onCollect: (schema, batch) => {
-            for (let i = 0; i < batch.rows.length; i++) changes.push({ kind: batch.kinds ? batch.kinds[i]! : 0, row: batch.rows[i]! })
-            this.opts.onSelectBatch?.(schema, batch)
-          },
-        })
-        return { kind: 'rows', schema: plan.fields, changes, metrics }
+        return { kind: 'select', graph, schema: plan.fields, line: stmt.span.start.line }
       }
       default: return assertNever(stmt)
     }
@@ -183,17 +214,17 @@ export class Session {
    * a checkpoint that cannot be restored (a file missing or damaged) is skipped with a warning for
    * the one before it; one given explicitly (recovery.from) fails the job instead.
    */
-  private async startJob(graph: JobGraph): Promise<JobMetrics> {
+  private async startJob(graph: JobGraph, control: JobControl): Promise<JobMetrics> {
     const checkpoint = this.checkpointConfig(graph)
     const say = this.opts.log ?? (() => undefined)
     const log = (m: string): void => say(`job '${graph.name}': ${m}`)
     const recovery = this.opts.recovery ?? {}
     const env = (restore: CheckpointRef | undefined): ExecutionEnv => ({
-      println: this.println, signal: this.opts.signal, stopWithSavepoint: this.opts.stopWithSavepoint, checkpoint, restore, log,
+      println: this.println, signal: control.signal, stopWithSavepoint: control.stopWithSavepoint, checkpoint, restore, log,
       onCheckpoint: (id, location) => this.opts.onCheckpoint?.(graph.name, id, location), countStoredState: this.opts.countStoredState,
     })
     if (recovery.from !== undefined) {
-      const restore = await openCheckpointAt(recovery.from, this.options)
+      const restore = await openCheckpointAt(recovery.from, graph.options)
       log(`starting from ${restore.manifest.kind} ${restore.manifest.id} (${restore.location})`)
       return executeJob(graph, env(restore)).catch(e => { throw e instanceof RestoreFailed ? e.error : e })
     }
@@ -212,10 +243,11 @@ export class Session {
     }
   }
 
-  /** Checkpoint storage of a job per 'state.checkpoints.dir' (none without it). */
+  /** Checkpoint storage of a job per its 'state.checkpoints.dir' (none without it). */
   private checkpointConfig(graph: JobGraph): CheckpointConfig | undefined {
-    const root = this.options['state.checkpoints.dir']
-    const interval = parseDuration(this.options['execution.checkpointing.interval'] ?? '0') ?? 0
+    const options = graph.options
+    const root = options['state.checkpoints.dir']
+    const interval = parseDuration(options['execution.checkpointing.interval'] ?? '0') ?? 0
     if (root === undefined || root === '') {
       if (interval > 0) {
         throw WeirError.plan(`'execution.checkpointing.interval' is set but 'state.checkpoints.dir' is not`, {
@@ -224,32 +256,48 @@ export class Session {
       }
       return undefined
     }
-    const storage = jobStorage(root, graph.name, this.options)
-    const savepointRoot = this.options['state.savepoints.dir']
+    const storage = jobStorage(root, graph.name, options)
+    const savepointRoot = options['state.savepoints.dir']
     return {
       storage,
-      savepointStorage: savepointRoot ? jobStorage(savepointRoot, graph.name, this.options) : storage,
+      savepointStorage: savepointRoot ? jobStorage(savepointRoot, graph.name, options) : storage,
       intervalMs: interval,
-      retained: Number(this.options['state.checkpoints.num-retained'] ?? 1) || 1,
+      retained: Number(options['state.checkpoints.num-retained'] ?? 1) || 1,
     }
   }
 
   /** Waits for every job started by INSERT; rejects with the first failure. */
   async awaitJobs(): Promise<JobMetrics[]> {
-    const results = await Promise.allSettled(this.jobs.map(j => j.done))
-    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected')
-    if (failed) throw failed.reason
-    return results.map(r => (r as PromiseFulfilledResult<JobMetrics>).value)
+    const outcomes = await this.jobs.settle('insert')
+    const failed = outcomes.find(o => o.metrics === undefined)
+    if (failed) throw failed.error
+    return outcomes.map(o => o.metrics!)
   }
 
-  private plan(stmt: ast.Insert | ast.QueryStatement): LogicalPlan {
+  /** Waits for every job started by INSERT and says how each ended (failures were told to onJobFailed at once). */
+  settleJobs(): Promise<JobOutcome[]> {
+    return this.jobs.settle('insert')
+  }
+
+  private planQuery(stmt: ast.Insert | ast.QueryStatement): LogicalPlan {
     return stmt.kind === 'Insert' ? planInsert(stmt, this.catalog, this.options) : planSelect(stmt, this.catalog, this.options)
   }
 
-  private lower(plans: LogicalPlan[]): JobGraph {
-    this.jobCounter++
-    const name = this.options['pipeline.name'] ?? `${this.opts.jobNamePrefix ?? 'weir-job'}-${this.jobCounter}`
-    return lowerToJobGraph(plans, name, this.options)
+  /**
+   * INSERT jobs are numbered among INSERTs only, so adding a SELECT to a file does not rename them
+   * (their checkpoint folders are named after them); a SELECT's job has names of its own.
+   */
+  private jobName(kind: 'insert' | 'select'): string {
+    const prefix = this.opts.jobNamePrefix ?? 'weir-job'
+    // Counted whether or not 'pipeline.name' names the job, as before SELECTs were counted apart.
+    const n = kind === 'insert' ? ++this.insertJobs : ++this.selectJobs
+    if (kind === 'insert') return this.options['pipeline.name'] ?? `${prefix}-${n}`
+    return `${this.options['pipeline.name'] ?? prefix}-select-${n}`
+  }
+
+  /** The job graph, with the options in force now (later SETs do not change a planned job). */
+  private lower(plans: LogicalPlan[], name: string): JobGraph {
+    return lowerToJobGraph(plans, name, { ...this.options })
   }
 
   private readonly println = (line: string): void => {

@@ -25,6 +25,10 @@ export const OPTIONS: Readonly<Record<string, OptionDef>> = {
   'table.exec.state.ttl': { default: '0', describe: 'state TTL of group aggregates (0 = keep forever)', check: duration },
   'table.exec.mini-batch.enabled': { default: 'true', describe: 'group aggregates fold the rows of one batch per key before emitting; false emits a change per row', check: oneOf('true', 'false') },
   'pipeline.name': { describe: 'the job name' },
+  'weir.on-job-failure': {
+    default: 'stop-with-savepoint', describe: "what the other jobs of a file do when one fails: 'stop-with-savepoint', 'stop' or 'continue'",
+    check: oneOf('stop-with-savepoint', 'stop', 'continue'),
+  },
   'pipeline.max-parallelism': { default: '128', describe: 'number of key groups', check: positiveInt },
   'execution.batch-size': { default: '1024', describe: 'rows per batch read from sources', check: positiveInt },
   'state.backend': { default: 'heap', describe: "'rocksdb' (on local disk; the default of weir run) or 'heap' (on the JS heap)", check: oneOf('heap', 'rocksdb') },

@@ -1,0 +1,115 @@
+// The jobs a session started. Each runs under its own stop signals as well as the session's; a job
+// that fails is reported at once, naming the job and the operator, and then stops the other jobs
+// as 'weir.on-job-failure' says.
+import { WeirError } from '../common/errors.js'
+import type { JobMetrics } from '../runtime/executor.js'
+import type { JobGraph } from '../runtime/job-graph.js'
+import { OperatorFailure } from '../runtime/operator-failure.js'
+import { explainOperator } from '../planner/explain.js'
+
+/** What the other jobs of a session do when one fails ('weir.on-job-failure'). */
+export type OnJobFailure = 'stop-with-savepoint' | 'stop' | 'continue'
+export const ON_JOB_FAILURE = 'weir.on-job-failure'
+export const ON_JOB_FAILURE_DEFAULT: OnJobFailure = 'stop-with-savepoint'
+
+/** The signals one job runs under: the session's and its own. */
+export interface JobControl {
+  /** Cancels the job: no savepoint. */
+  readonly signal: AbortSignal
+  /** Stops the job with a savepoint. */
+  readonly stopWithSavepoint: AbortSignal
+}
+
+/** How a job ended. */
+export type JobOutcome =
+  | { readonly name: string; readonly kind: JobKind; readonly metrics: JobMetrics; readonly error?: undefined }
+  | { readonly name: string; readonly kind: JobKind; readonly error: unknown; readonly metrics?: undefined }
+
+export type JobKind = 'insert' | 'select'
+
+/** A job failed: its error, with the job's name; the message is the error's own. */
+export class JobFailure extends WeirError {
+  constructor(readonly job: string, error: WeirError, notes: readonly string[]) {
+    super(error.kind, error.message, { span: error.span, record: error.record, help: error.help, notes, cause: error })
+    this.name = 'JobFailure'
+  }
+}
+
+export interface JobSetOptions {
+  /** Stops every job (Ctrl-C). */
+  readonly signal?: AbortSignal
+  /** Stops every job with a savepoint (SIGTERM). */
+  readonly stopWithSavepoint?: AbortSignal
+  /** Told of a failure as soon as the job fails, before the others are stopped. */
+  readonly onFailure?: (job: string, error: unknown) => void
+  readonly log?: (line: string) => void
+}
+
+interface Job {
+  readonly name: string
+  readonly kind: JobKind
+  readonly graph: JobGraph
+  readonly cancel: AbortController
+  readonly savepoint: AbortController
+  outcome: Promise<JobOutcome>
+  ended: boolean
+}
+
+export class JobSet {
+  private readonly jobs: Job[] = []
+  /** A job failed and the others were told to stop: nothing more should start. */
+  halted = false
+
+  constructor(private readonly opts: JobSetOptions) {}
+
+  /** Starts a job; its promise rejects with a JobFailure (after onFailure and the stop of the others). */
+  start(name: string, kind: JobKind, graph: JobGraph, run: (control: JobControl) => Promise<JobMetrics>): Promise<JobMetrics> {
+    const cancel = new AbortController()
+    const savepoint = new AbortController()
+    const any = (outer: AbortSignal | undefined, own: AbortSignal): AbortSignal => (outer ? AbortSignal.any([outer, own]) : own)
+    const job: Job = { name, kind, graph, cancel, savepoint, outcome: undefined as unknown as Promise<JobOutcome>, ended: false }
+    this.jobs.push(job)
+    const done = run({ signal: any(this.opts.signal, cancel.signal), stopWithSavepoint: any(this.opts.stopWithSavepoint, savepoint.signal) }).then(
+      metrics => { job.ended = true; return metrics },
+      e => { job.ended = true; throw this.failed(job, e) },
+    )
+    job.outcome = done.then(metrics => ({ name, kind, metrics }), error => ({ name, kind, error }))
+    // A failure is reported by onFailure and whoever awaits the job; never an unhandled rejection.
+    done.catch(() => undefined)
+    return done
+  }
+
+  /** Waits until every job started so far (of `kind`, if given) has ended. */
+  async settle(kind?: JobKind): Promise<JobOutcome[]> {
+    return Promise.all(this.jobs.filter(j => kind === undefined || j.kind === kind).map(j => j.outcome))
+  }
+
+  private failed(job: Job, e: unknown): unknown {
+    const error = e instanceof WeirError ? new JobFailure(job.name, e, failureNotes(job.graph, e)) : e
+    this.opts.onFailure?.(job.name, error)
+    const policy = (job.graph.options[ON_JOB_FAILURE] ?? ON_JOB_FAILURE_DEFAULT).toLowerCase() as OnJobFailure
+    if (policy === 'continue') return error
+    this.halted = true
+    const others = this.jobs.filter(j => !j.ended && j !== job)
+    for (const other of others) {
+      // A SELECT has no checkpoints to keep a savepoint in: it is cancelled.
+      const savepoint = policy === 'stop-with-savepoint' && other.kind === 'insert'
+      this.opts.log?.(`job '${job.name}' failed: stopping job '${other.name}'${savepoint ? ' with a savepoint' : ''} ('${ON_JOB_FAILURE}' = '${policy}')`)
+      if (savepoint) other.savepoint.abort()
+      else other.cancel.abort()
+    }
+    return error
+  }
+}
+
+/** Notes of a failed job's error: the operator as EXPLAIN prints it, the input row, then the error's own. */
+function failureNotes(graph: JobGraph, e: WeirError): readonly string[] {
+  if (!(e instanceof OperatorFailure)) return e.notes
+  const op = e.operator
+  const subtask = op.parallelism > 1 ? ` (subtask ${op.subtask + 1} of ${op.parallelism})` : ''
+  return [
+    `in operator ${op.id}${subtask}: ${explainOperator(graph, op.id) ?? op.kind}`,
+    ...(e.row === undefined ? [] : [`input row: ${e.row}`]),
+    ...e.originalNotes,
+  ]
+}
