@@ -1,11 +1,11 @@
-// `weir run FILE.sql` and `weir explain FILE.sql`: runs (or plans) the statements of a file and
-// waits for the jobs its INSERTs start.
+// `weir run FILE.sql` and `weir explain FILE.sql`: plans every statement of a file, then runs them
+// and waits for the jobs its INSERTs start, reporting a job's failure as soon as it happens.
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { renderError, WeirError } from '../../common/errors.js'
 import { Session, type StatementResult } from '../../engine/session.js'
-import { parseSql } from '../../grammar/index.js'
-import { renderTable, changeCells } from '../format.js'
+import type { JobMetrics } from '../../runtime/executor.js'
+import { renderTable, changeCells, StreamingTable } from '../format.js'
 import type { CliArgs } from '../main.js'
 import { DEFAULT_CHECKPOINTS, RUN_DIR } from './paths.js'
 
@@ -37,12 +37,25 @@ export async function run(args: CliArgs): Promise<number> {
   process.on('SIGTERM', onTerm)
 
   const log = (s: string): void => { if (!quiet) process.stderr.write(s + '\n') }
+  let failures = 0
+  // An unbounded SELECT prints its rows as they come; a bounded one as one table at its end.
+  let streamed: StreamingTable | undefined
   // Jobs run from the command line keep their state in RocksDB and their checkpoints under
   // .weir/checkpoints unless the file says otherwise.
   const session = new Session({
     signal: abort.signal, stopWithSavepoint: stop.signal, explainOnly: command === 'explain', jobNamePrefix, log,
     options: { 'state.backend': 'rocksdb', 'state.checkpoints.dir': DEFAULT_CHECKPOINTS },
     recovery: { fresh, from },
+    onJobFailed: (job, error) => {
+      failures++
+      process.stderr.write(renderJobFailure(job, error, sql, file) + '\n')
+    },
+    onSelect: select => {
+      if (select.bounded) return undefined
+      const table = new StreamingTable(select.schema, text => process.stdout.write(text))
+      streamed = table
+      return (_, batch) => table.rows(batch.rows, batch.kinds)
+    },
   })
   const runFile = command === 'run' ? join(RUN_DIR, `${jobNamePrefix}.pid`) : undefined
   if (runFile) {
@@ -50,22 +63,37 @@ export async function run(args: CliArgs): Promise<number> {
     writeFileSync(runFile, String(process.pid))
   }
   try {
-    const statements = parseSql(sql)
-    for (const stmt of statements) {
-      const result = await session.execute(stmt)
+    // Every statement is planned before any job starts: a file with an error runs nothing.
+    let script
+    try {
+      script = await session.prepare(sql)
+    } catch (e) {
+      process.stderr.write(renderError(e, sql, file) + '\n')
+      if (command === 'run') process.stderr.write('nothing was run: every statement of a file is planned before any of its jobs starts\n')
+      return 1
+    }
+    if (script.steps.length === 0) {
+      // As Flink's SQL client with an empty -f file: nothing to do is not an error, but say so.
+      process.stderr.write(`warning: '${file}' has no SQL statements; nothing to ${command}\n`)
+      return 0
+    }
+    await session.run(script, result => {
       report(result, log)
+      if (result.kind === 'rows' || result.kind === 'failed') {
+        streamed?.end()
+        streamed = undefined
+      }
+    })
+    for (const outcome of await session.settleJobs()) {
+      // A failure was reported when it happened.
+      if (outcome.metrics !== undefined) for (const line of summary(outcome.name, outcome.metrics, from)) log(line)
     }
-    const metrics = await session.awaitJobs()
-    for (const m of metrics) {
-      if (m.alreadyFinished) { log('job had already finished at its latest checkpoint; nothing to do (run with --fresh to run it again)'); continue }
-      if (m.savepoint) log(`savepoint: ${m.savepoint}`)
-      const late = m.lateRecordsDropped ? `, ${m.lateRecordsDropped} late rows dropped` : ''
-      const skipped = m.skippedRecords ? `, ${m.skippedRecords} bad records skipped` : ''
-      log(`job ${m.cancelled ? 'stopped' : 'finished'}: ${m.sourceRecordsRead} rows read, ${Object.values(m.sinkRows).reduce((a, b) => a + b, 0)} rows written${late}${skipped}`)
-    }
-    return interrupted ? 130 : 0
+    return failures > 0 ? 1 : interrupted ? 130 : 0
   } catch (e) {
     process.stderr.write(renderError(e, sql, file) + '\n')
+    // Nothing may run on unseen: stop the jobs already started before going.
+    abort.abort()
+    await session.settleJobs()
     return 1
   } finally {
     if (runFile) rmSync(runFile, { force: true })
@@ -79,9 +107,41 @@ function report(result: StatementResult, log: (s: string) => void): void {
     case 'explain': process.stdout.write(result.text + '\n\n'); break
     case 'job': log(`job '${result.name}' started`); break
     case 'rows': {
+      if (result.streamed) break
       const columns = ['op', ...result.schema.map(f => f.name)]
       process.stdout.write(renderTable(columns, result.changes.map(c => changeCells(result.schema, c.kind, c.row))) + '\n')
       break
     }
+    case 'failed': break // reported by onJobFailed when it happened
   }
+}
+
+/** What a job did, from its own counts: rows committed by its sinks apart from rows only written. */
+function summary(name: string, m: JobMetrics, from: string | undefined): string[] {
+  const r = m.restoredFrom
+  if (m.alreadyFinished && r !== undefined) {
+    return [from !== undefined
+      ? `job '${name}': ${r.kind} ${r.id} (${r.location}) was taken when the job had finished; nothing to run from it (run with --fresh to run the job again)`
+      : `job '${name}' had already finished at its latest ${r.kind} (${r.kind} ${r.id}); nothing to do (run with --fresh to run it again)`]
+  }
+  const lines = m.savepoint ? [`savepoint: ${m.savepoint}`] : []
+  const sum = (rows: Record<string, number>): number => Object.values(rows).reduce((a, b) => a + b, 0)
+  const written = sum(m.sinkRows)
+  const committed = sum(m.sinkCommittedRows)
+  const rows = committed === written
+    ? `${written} rows written`
+    : `${written} rows written, ${committed} committed (the ${written - committed} after the last checkpoint were discarded; they are written again when the job resumes)`
+  const late = m.lateRecordsDropped ? `, ${m.lateRecordsDropped} late rows dropped` : ''
+  const skipped = m.skippedRecords ? `, ${m.skippedRecords} bad records skipped` : ''
+  lines.push(`job '${name}' ${m.cancelled ? 'stopped' : 'finished'}: ${m.sourceRecordsRead} rows read, ${rows}${late}${skipped}`)
+  return lines
+}
+
+/** A job's failure with the job's name first, then where it happened (SQL, operator, row). */
+function renderJobFailure(job: string, error: unknown, sql: string, file: string): string {
+  if (!(error instanceof WeirError)) return `error: job '${job}' failed\n${renderError(error, sql, file)}`
+  const named = new WeirError(error.kind, `job '${job}' failed: ${error.message}`, {
+    span: error.span, record: error.record, help: error.help, notes: error.notes, cause: error,
+  })
+  return renderError(named, sql, file)
 }

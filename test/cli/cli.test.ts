@@ -43,7 +43,7 @@ describe('weir run', () => {
     expect(lines.every(l => /^\+I\[(alice|bob|carol|dave|erin), 2024-05-01 1\d:\d\d:00\.000, 2024-05-01 1\d:\d\d:00\.000, \d+, \d+, (NULL|\d+\.\d\d)\]$/.test(l))).toBe(true)
     const total = lines.reduce((sum, l) => sum + Number(l.split(', ')[3]), 0)
     expect(total).toBe(400)
-    expect(r.stderr).toMatch(/job finished: 400 rows read, \d+ rows written/)
+    expect(r.stderr).toMatch(/job 'clicks-1' finished: 400 rows read, \d+ rows written/)
   })
 
   it('prints a SELECT as a table of changes', () => {
@@ -108,7 +108,7 @@ describe('weir run', () => {
     const code = await new Promise<number | null>(resolve => child.on('exit', c => resolve(c)))
     expect(code).toBe(130)
     expect(stderr).toContain('stopping')
-    expect(stderr).toMatch(/job stopped: \d+ rows read/)
+    expect(stderr).toMatch(/job 'job-1' stopped: \d+ rows read/)
     const ids = stdout.trim().split('\n').map(l => Number(/^\+I\[(\d+)\]$/.exec(l)![1]))
     expect(ids.slice(0, 5)).toEqual([1, 2, 3, 4, 5])
     // Consecutive: nothing lost or duplicated up to the stop.
