@@ -767,7 +767,10 @@ class JobExecution {
     await this.snapshotTask(task, barrier)
     this.broadcast(task, ch => ({ t: 'barrier', ch, barrier }))
     if (task.held.length > 0) {
-      task.queue.unshift(...task.held)
+      // Not unshift(...held): spread arguments overflow the stack past ~100,000 items.
+      const queued = task.held.concat(task.queue)
+      task.queue.length = 0
+      for (const item of queued) task.queue.push(item)
       task.held = []
     }
   }
@@ -991,7 +994,7 @@ class JobExecution {
         if (src.splitEnded[s] || src.splitMax[s] === -Infinity) continue
         if (src.splitMax[s]! < wm) wm = src.splitMax[s]!
       }
-      if (wm === Infinity) wm = Math.max(...src.splitMax)
+      if (wm === Infinity) wm = src.splitMax.reduce((a, b) => (b > a ? b : a), -Infinity)
       if (wm > src.emittedWatermark && wm !== Infinity) this.sourceWatermark(src, wm)
     }
   }
