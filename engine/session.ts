@@ -9,6 +9,7 @@ import { formatType } from '../common/types.js'
 import type { JobGraph } from '../runtime/job-graph.js'
 import { executeJob, RestoreFailed, type ExecutionEnv, type JobMetrics } from '../runtime/executor.js'
 import { findLatest, jobStorage, openCheckpointAt, type CheckpointConfig, type CheckpointRef } from '../runtime/checkpoint.js'
+import { withJobLock } from '../checkpoint/job-lock.js'
 import { parseDuration } from '../common/durations.js'
 import { Catalog } from '../planner/catalog.js'
 import { tableFromAst, viewFromAst } from '../planner/ddl.js'
@@ -210,14 +211,20 @@ export class Session {
   }
 
   /**
-   * Resolves checkpoint storage and where to start from, then runs the job. Resuming on its own,
-   * a checkpoint that cannot be restored (a file missing or damaged) is skipped with a warning for
-   * the one before it; one given explicitly (recovery.from) fails the job instead.
+   * Resolves checkpoint storage and where to start from, then runs the job, holding the job's lock
+   * in its checkpoint folder meanwhile (a second run of it is refused). Resuming on its own, a
+   * checkpoint that cannot be restored (a file missing or damaged) is skipped with a warning for the
+   * one before it; one given explicitly (recovery.from) fails the job instead.
    */
   private async startJob(graph: JobGraph, control: JobControl): Promise<JobMetrics> {
     const checkpoint = this.checkpointConfig(graph)
     const say = this.opts.log ?? (() => undefined)
     const log = (m: string): void => say(`job '${graph.name}': ${m}`)
+    const storages = checkpoint === undefined ? [] : [checkpoint.storage, checkpoint.savepointStorage]
+    return withJobLock(storages, graph.name, log, control.signal, signal => this.runFromStorage(graph, checkpoint, { ...control, signal }, log))
+  }
+
+  private async runFromStorage(graph: JobGraph, checkpoint: CheckpointConfig | undefined, control: JobControl, log: (m: string) => void): Promise<JobMetrics> {
     const recovery = this.opts.recovery ?? {}
     const env = (restore: CheckpointRef | undefined): ExecutionEnv => ({
       println: this.println, signal: control.signal, stopWithSavepoint: control.stopWithSavepoint, checkpoint, restore, log,

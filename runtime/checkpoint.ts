@@ -13,6 +13,7 @@ import { gunzip, gzip } from 'node:zlib'
 import { deserialize, serialize } from 'node:v8'
 import { WeirError } from '../common/errors.js'
 import type { CheckpointStorage } from '../checkpoint/storage/api.js'
+import type { LockAttempt, LockClaim } from '../checkpoint/storage/lock.js'
 import { openCheckpointStorage } from '../checkpoint/storage/index.js'
 
 const gzipAsync = promisify(gzip)
@@ -280,4 +281,5 @@ export class PrefixedStorage implements CheckpointStorage {
   }
   delete(paths: readonly string[]): Promise<void> { return this.inner.delete(paths.map(path => this.p(path))) }
   deletePrefix(prefix: string): Promise<void> { return this.inner.deletePrefix(this.p(prefix)) }
+  lock(path: string, claim: LockClaim): Promise<LockAttempt> { return this.inner.lock(this.p(path), claim) }
 }

@@ -1,5 +1,6 @@
 // Where checkpoints and savepoints are stored: a directory (file://) or an S3-compatible bucket
 // (s3://bucket/prefix). Paths are relative to the storage's root and use '/' separators.
+import type { LockAttempt, LockClaim } from './lock.js'
 
 /**
  * An object store for checkpoint files. Writes are atomic (a reader sees a whole object or none),
@@ -38,4 +39,9 @@ export interface CheckpointStorage {
   delete(paths: readonly string[]): Promise<void>
   /** Deletes every object under the folder `prefix` ('' empties the storage). */
   deletePrefix(prefix: string): Promise<void>
+  /**
+   * Takes the lock at `path` for `claim`, or names the live holder that has it (lock.ts): in a
+   * directory a folder of claim files (file-lock.ts), in a bucket a lease object (s3-lock.ts).
+   */
+  lock(path: string, claim: LockClaim): Promise<LockAttempt>
 }

@@ -8,6 +8,8 @@ import { basename, dirname, join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { WeirError } from '../../common/errors.js'
 import type { CheckpointStorage } from './api.js'
+import { takeFileLock } from './file-lock.js'
+import type { LockAttempt, LockClaim } from './lock.js'
 
 /** Temporary files end with this; list() skips them and no object path may end with it. */
 const TEMP_SUFFIX = '.weir-tmp'
@@ -132,6 +134,13 @@ export class FileCheckpointStorage implements CheckpointStorage {
     const full = join(this.dir, ...folder.split('/'))
     // A file named like the prefix is not under it.
     if (await isDirectory(full)) await removeTree(full)
+  }
+
+  /** A folder of claim files at `path` (file-lock.ts). */
+  lock(path: string, claim: LockClaim): Promise<LockAttempt> {
+    return takeFileLock(this.fullPath(path), claim, {
+      help: `the checkpoint directory '${this.dir}' must be writable by this process: a job keeps its lock there while it runs`,
+    })
   }
 
   private fullPath(path: string): string {

@@ -14,6 +14,8 @@ import { Upload } from '@aws-sdk/lib-storage'
 import { WeirError } from '../../common/errors.js'
 import type { CheckpointStorage } from './api.js'
 import { checkPath, folderPrefix } from './file.js'
+import type { LockAttempt, LockClaim } from './lock.js'
+import { takeS3Lease } from './s3-lock.js'
 
 /** How to reach the bucket; index.ts builds it from the 's3.*' options. */
 export interface S3StorageConfig {
@@ -169,6 +171,14 @@ export class S3CheckpointStorage implements CheckpointStorage {
     const folder = folderPrefix(prefix, this.uri)
     // Lists everything first: deleting while paging would depend on how a server builds its tokens.
     await this.deleteKeys(await this.listKeys(folder))
+  }
+
+  /** A lease object at `path` (s3-lock.ts). */
+  lock(path: string, claim: LockClaim): Promise<LockAttempt> {
+    return takeS3Lease({
+      client: this.client, bucket: this.bucket, key: this.keyOf(path), uri: this.uriOf(path),
+      error: (e, verb) => this.toWeirError(e, verb, path),
+    }, claim)
   }
 
   /** Every key under `folder` ('' = the whole root), as full keys. */

@@ -1,6 +1,7 @@
 // A real S3-compatible server for tests: moto, run by scripts/s3-server.sh on 127.0.0.1 at a port the
 // OS picks, installed into .weir-tools/venv on first use. Each call starts its own server.
 import { spawn, type ChildProcess } from 'node:child_process'
+import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3'
 import { request } from 'node:http'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -46,6 +47,36 @@ export async function startS3Server(): Promise<S3Server> {
   } catch (e) {
     await stop()
     throw e
+  }
+}
+
+/** A server with one empty bucket, and a client of it (destroyed by stop). */
+export interface S3Bucket {
+  readonly server: S3Server
+  readonly client: S3Client
+  readonly bucket: string
+  /** Options that point checkpoint storage at the server ('s3.endpoint' and the test credentials). */
+  readonly options: Readonly<Record<string, string>>
+  stop(): Promise<void>
+}
+
+/** Starts a server and creates `bucket` in it. */
+export async function startS3Bucket(bucket: string): Promise<S3Bucket> {
+  const server = await startS3Server()
+  const client = new S3Client({
+    endpoint: server.endpoint, region: 'us-east-1', forcePathStyle: true,
+    credentials: { accessKeyId: S3_TEST_CREDENTIALS['s3.access-key'], secretAccessKey: S3_TEST_CREDENTIALS['s3.secret-key'] },
+  })
+  try {
+    await client.send(new CreateBucketCommand({ Bucket: bucket }))
+  } catch (e) {
+    client.destroy()
+    await server.stop()
+    throw e
+  }
+  return {
+    server, client, bucket, options: { 's3.endpoint': server.endpoint, ...S3_TEST_CREDENTIALS },
+    async stop() { client.destroy(); await server.stop() },
   }
 }
 

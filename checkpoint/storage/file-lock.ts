@@ -1,0 +1,197 @@
+// A lock in a local (or mounted) directory: a folder of claim files, one per process that wants
+// the lock, each written whole (temporary file, then rename) and naming its process.
+//
+// Taking it: list the claims; a live one refuses. Otherwise write ours, then list again: with no
+// other live claim there, we hold it (stale claims are deleted). If another live claim appeared,
+// both sides may have written theirs at the same moment: ours goes, and we retry after a random
+// pause. Safety: two takers that both hold would each have listed before the other's claim
+// existed, i.e. each listed before it wrote its own, which cannot be. A kill -9 leaves a claim
+// whose pid is gone (or belongs to a newer process): stale, and taken over by the next taker.
+// Claims of other hosts (a shared mount) cannot be checked by pid: the holder touches its claim
+// every few seconds, and one untouched for a lease's length is stale.
+import { randomBytes } from 'node:crypto'
+import { unlinkSync } from 'node:fs'
+import { mkdir, readdir, readFile, rename, rm, stat, unlink, utimes, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { WeirError } from '../../common/errors.js'
+import { claimIsLive, DEFAULT_LEASE, LockLoss, parseClaim, type HeldLock, type LeaseTiming, type LockAttempt, type LockClaim, type TakenOver } from './lock.js'
+
+/** A claim file as found in a lock folder. */
+export interface StoredClaim {
+  readonly file: string
+  /** Undefined when the file cannot be parsed as a claim. */
+  readonly claim: LockClaim | undefined
+  /** When its holder last touched it (ms since the epoch). */
+  readonly renewedAt: number
+}
+
+export interface FileLockOptions {
+  /** The help line of an error about the folder (what must be writable, and why). */
+  readonly help: string
+  readonly timing?: LeaseTiming
+}
+
+const CLAIM = /^claim-[A-Za-z0-9-]+\.json$/
+const ATTEMPTS = 6
+
+/** The claim file of an owner in a lock folder. */
+export function claimFile(dir: string, ownerId: string): string {
+  return join(dir, `claim-${ownerId}.json`)
+}
+
+/**
+ * Takes the lock kept in folder `dir` (created if missing) for `claim`, or says which live claim holds it.
+ *
+ * @example
+ * const attempt = await takeFileLock('/data/checkpoints/clicks-1/_lock', claim, { help: '…' })
+ * if (attempt.kind === 'held') try { … } finally { await attempt.lock.release() }
+ */
+export async function takeFileLock(dir: string, claim: LockClaim, options: FileLockOptions): Promise<LockAttempt> {
+  const timing = options.timing ?? DEFAULT_LEASE
+  const mine = claimFile(dir, claim.ownerId)
+  await fsCall('create the lock folder', dir, options.help, () => mkdir(dir, { recursive: true }))
+  for (let attempt = 1; ; attempt++) {
+    const before = await judged(dir, options.help, timing)
+    const holder = before.find(c => c.live)
+    if (holder !== undefined) return refusal(holder)
+    await writeClaim(mine, claim, options.help)
+    const rival = (await judged(dir, options.help, timing)).find(c => c.live && c.file !== mine)
+    if (rival === undefined) {
+      const tookOver: TakenOver[] = []
+      for (const stale of before) {
+        await fsCall('delete the stale lock file', stale.file, options.help, () => rm(stale.file, { force: true }))
+        tookOver.push({ holder: stale.claim, where: stale.file, why: stale.why })
+      }
+      return { kind: 'held', lock: new FileLock(mine, tookOver, timing) }
+    }
+    await rm(mine, { force: true })
+    if (attempt === ATTEMPTS) return refusal(rival)
+    // Both wrote a claim at once and both stepped back: try again at different moments.
+    await new Promise(r => setTimeout(r, 20 + Math.random() * 180))
+  }
+}
+
+/** The claims in a lock folder ([] when it does not exist). */
+export async function readFileClaims(dir: string, help: string): Promise<StoredClaim[]> {
+  let names: string[]
+  try {
+    names = await readdir(dir)
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return []
+    throw lockFsError(e, 'list the lock folder', dir, help)
+  }
+  const found: StoredClaim[] = []
+  for (const name of names.filter(n => CLAIM.test(n)).sort()) {
+    const file = join(dir, name)
+    try {
+      const [text, info] = await Promise.all([readFile(file, 'utf8'), stat(file)])
+      found.push({ file, claim: parseClaim(text), renewedAt: info.mtimeMs })
+    } catch (e) {
+      // Released while we looked: not a claim any more.
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue
+      throw lockFsError(e, 'read the lock file', file, help)
+    }
+  }
+  return found
+}
+
+type Judged = StoredClaim & { readonly live: boolean; readonly why: string }
+
+async function judged(dir: string, help: string, timing: LeaseTiming): Promise<Judged[]> {
+  return (await readFileClaims(dir, help)).map(c => {
+    if (c.claim === undefined) return { ...c, live: false, why: 'it cannot be read as a lock file' }
+    return { ...c, ...claimIsLive(c.claim, c.renewedAt, timing) }
+  })
+}
+
+function refusal(c: Judged): LockAttempt {
+  return { kind: 'refused', holder: c.claim!, where: c.file, detail: c.why.startsWith('its process is running') ? undefined : c.why }
+}
+
+/** Writes the claim under a temporary name and renames it into place, so no reader sees half of one. */
+async function writeClaim(file: string, claim: LockClaim, help: string): Promise<void> {
+  // '.weir-tmp' names are skipped by checkpoint storage listings. No fsync: after a power cut no
+  // holder is left anyway, and a lost claim is a free lock.
+  const tmp = `${file}.${randomBytes(6).toString('hex')}.weir-tmp`
+  try {
+    await writeFile(tmp, JSON.stringify(claim, null, 1) + '\n', { flag: 'wx' })
+    await rename(tmp, file)
+  } catch (e) {
+    await rm(tmp, { force: true })
+    throw lockFsError(e, 'write the lock file', file, help)
+  }
+}
+
+/** Held claims, removed synchronously if the process exits without releasing them (process.exit). */
+const heldFiles = new Set<string>()
+let exitHookInstalled = false
+
+function removeHeldOnExit(): void {
+  for (const file of heldFiles) {
+    try { unlinkSync(file) } catch { /* gone already */ }
+  }
+}
+
+class FileLock implements HeldLock {
+  private readonly loss = new LockLoss()
+  private readonly timer: NodeJS.Timeout
+  private released = false
+  readonly notes: readonly string[] = []
+
+  constructor(readonly where: string, readonly tookOver: readonly TakenOver[], timing: LeaseTiming) {
+    heldFiles.add(where)
+    if (!exitHookInstalled) {
+      exitHookInstalled = true
+      process.on('exit', removeHeldOnExit)
+    }
+    // Touching the claim is what keeps it live for processes on other hosts sharing the folder.
+    this.timer = setInterval(() => { void this.touch() }, timing.renewMs)
+    this.timer.unref()
+  }
+
+  get lost(): AbortSignal { return this.loss.signal }
+
+  lostReason(): WeirError | undefined { return this.loss.error }
+
+  private async touch(): Promise<void> {
+    if (this.released || this.loss.error !== undefined) return
+    const now = new Date()
+    try {
+      await utimes(this.where, now, now)
+    } catch (e) {
+      if (this.released || (e as NodeJS.ErrnoException).code !== 'ENOENT') return
+      this.loss.lose(`the lock file '${this.where}' was deleted while the lock was held`,
+        'another process removed it (or judged it stale); this run stops, so that two runs never write the same checkpoints and output')
+    }
+  }
+
+  async release(): Promise<void> {
+    if (this.released) return
+    this.released = true
+    clearInterval(this.timer)
+    heldFiles.delete(this.where)
+    await unlink(this.where).catch(() => undefined)
+  }
+}
+
+async function fsCall<T>(what: string, path: string, help: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call()
+  } catch (e) {
+    throw lockFsError(e, what, path, help)
+  }
+}
+
+/** A file-system failure on a lock, naming the path and what it means. */
+export function lockFsError(e: unknown, what: string, path: string, help: string): WeirError {
+  const code = (e as NodeJS.ErrnoException).code
+  const reason = code === 'EACCES' || code === 'EPERM' ? 'permission denied'
+    : code === 'ENOSPC' ? 'no space left on the device'
+    : code === 'EROFS' ? 'the file system is read-only'
+    : code === 'EDQUOT' ? 'the disk quota is exhausted'
+    : code === 'ENOTDIR' || code === 'EEXIST' ? 'a file stands where a folder should be'
+    : code === 'EISDIR' ? 'a folder stands where a file should be'
+    : code === 'EMFILE' || code === 'ENFILE' ? 'too many open files'
+    : (e as Error).message
+  return WeirError.execution(`cannot ${what} '${path}': ${reason}`, { help, cause: e })
+}
