@@ -1,13 +1,13 @@
 // `weir run FILE.sql` and `weir explain FILE.sql`: plans every statement of a file, then runs them
 // and waits for the jobs its INSERTs start, reporting a job's failure as soon as it happens.
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { readFileSync } from 'node:fs'
 import { renderError, WeirError } from '../../common/errors.js'
 import { Session, type StatementResult } from '../../engine/session.js'
 import type { JobMetrics } from '../../runtime/executor.js'
 import { renderTable, changeCells, StreamingTable } from '../format.js'
 import type { CliArgs } from '../main.js'
-import { DEFAULT_CHECKPOINTS, RUN_DIR } from './paths.js'
+import { DEFAULT_CHECKPOINTS } from './paths.js'
+import { takeRunLock, type RunLock, type StartedJob } from './run-lock.js'
 
 export async function run(args: CliArgs): Promise<number> {
   const { command, file, jobNamePrefix, quiet, fresh, from } = args
@@ -57,10 +57,11 @@ export async function run(args: CliArgs): Promise<number> {
       return (_, batch) => table.rows(batch.rows, batch.kinds)
     },
   })
-  const runFile = command === 'run' ? join(RUN_DIR, `${jobNamePrefix}.pid`) : undefined
-  if (runFile) {
-    mkdirSync(RUN_DIR, { recursive: true })
-    writeFileSync(runFile, String(process.pid))
+  // Held while the file runs here: a second run of it is refused, and `weir savepoint` finds this one.
+  let runLock: RunLock | undefined
+  const started: StartedJob[] = []
+  if (command === 'run') {
+    try { runLock = await takeRunLock(jobNamePrefix, file) } catch (e) { process.stderr.write(renderError(e) + '\n'); return 1 }
   }
   try {
     // Every statement is planned before any job starts: a file with an error runs nothing.
@@ -78,6 +79,7 @@ export async function run(args: CliArgs): Promise<number> {
       return 0
     }
     await session.run(script, result => {
+      if (result.kind === 'job') started.push(result)
       report(result, log)
       if (result.kind === 'rows' || result.kind === 'failed') {
         streamed?.end()
@@ -96,7 +98,8 @@ export async function run(args: CliArgs): Promise<number> {
     await session.settleJobs()
     return 1
   } finally {
-    if (runFile) rmSync(runFile, { force: true })
+    // Asked for a savepoint (SIGTERM): say for `weir savepoint` where each job's went.
+    await runLock?.release(stop.signal.aborted ? started : undefined).catch(e => { process.stderr.write(renderError(e) + '\n') })
   }
 }
 

@@ -1,44 +1,136 @@
 // `weir savepoint FILE.sql`: asks the `weir run FILE.sql` running in this directory to take a
-// savepoint and stop, and waits until it has.
-import { readFileSync, rmSync } from 'node:fs'
-import { join } from 'node:path'
+// savepoint and stop, waits until it has, and reports each job's savepoint once its metadata is
+// there. The run is found through its run lock (run-lock.ts) and signalled only if its pid is still
+// that process (same start time): a pid left behind by a kill -9 may belong to any process now.
+import { readFileSync } from 'node:fs'
+import { rm } from 'node:fs/promises'
 import { renderError, WeirError } from '../../common/errors.js'
+import { processState } from '../../common/process-identity.js'
+import { describeHolder } from '../../checkpoint/job-lock.js'
+import { readFileClaims, type StoredClaim } from '../../checkpoint/storage/file-lock.js'
+import type { LockClaim } from '../../checkpoint/storage/lock.js'
 import type { CliArgs } from '../main.js'
-import { RUN_DIR } from './paths.js'
+import { readOutcome, RUN_LOCK_HELP, runLockDir, type JobOutcome } from './run-lock.js'
 
-/** Sends SIGTERM to the `weir run` of these jobs and waits until it has taken its savepoint and stopped. */
+/** Sends SIGTERM to the `weir run` of these jobs, waits until it has stopped, and reports its savepoints. */
 export async function savepoint(args: CliArgs): Promise<number> {
-  const { jobNamePrefix } = args
-  const runFile = join(RUN_DIR, `${jobNamePrefix}.pid`)
-  let pid: number
   try {
-    pid = Number(readFileSync(runFile, 'utf8'))
-  } catch {
-    process.stderr.write(renderError(WeirError.execution(`no running job of '${jobNamePrefix}.sql' in this directory`, {
-      help: `start it with 'weir run ${jobNamePrefix}.sql' from this directory first`,
-    })) + '\n')
+    return await takeSavepoint(args)
+  } catch (e) {
+    process.stderr.write(renderError(e) + '\n')
     return 1
   }
+}
+
+async function takeSavepoint(args: CliArgs): Promise<number> {
+  const { jobNamePrefix, file } = args
+  const dir = runLockDir(jobNamePrefix)
+  const claims = await readFileClaims(dir, RUN_LOCK_HELP)
+  const running = claims.find(c => c.claim !== undefined && processState(c.claim) === 'running')
+  if (running === undefined) throw await notRunning(file, jobNamePrefix, claims)
+  const run = running.claim!
   try {
-    process.kill(pid, 'SIGTERM')
+    process.kill(run.pid, 'SIGTERM')
   } catch {
-    rmSync(runFile, { force: true })
-    process.stderr.write(renderError(WeirError.execution(`the job of '${jobNamePrefix}.sql' (pid ${pid}) is not running any more`)) + '\n')
-    return 1
+    throw WeirError.execution(`the run of '${file}' (pid ${run.pid}) stopped before it could be asked for a savepoint`)
   }
-  process.stderr.write(`asked pid ${pid} for a savepoint; waiting for it to stop…\n`)
-  while (isAlive(pid)) await new Promise(r => setTimeout(r, 100))
-  process.stderr.write(`stopped; 'weir run ${jobNamePrefix}.sql' resumes from the savepoint\n`)
+  process.stderr.write(`asked pid ${run.pid} for a savepoint; waiting for it to stop…\n`)
+  while (processState(run) === 'running') await new Promise(r => setTimeout(r, 100))
+
+  const outcome = await readOutcome(dir, run.ownerId)
+  if (outcome === undefined) {
+    throw WeirError.execution(`pid ${run.pid} stopped without reporting a savepoint`, {
+      help: `it was killed, or failed before its jobs ended; see its output. 'weir run ${file}' resumes from the jobs' latest checkpoints`,
+    })
+  }
+  if (outcome.jobs.length === 0) throw WeirError.execution(`pid ${run.pid} stopped; it had started no job, so there is no savepoint`)
+  const options = await setOptionsOf(file)
+  let ok = true
+  for (const job of outcome.jobs) ok = await report(job, options) && ok
+  if (!ok) return 1
+  process.stderr.write(`stopped; 'weir run ${file}' resumes from the savepoint\n`)
   return 0
 }
 
-/** Whether a process runs (an exited one its parent has not reaped yet does not). */
-function isAlive(pid: number): boolean {
-  try { process.kill(pid, 0) } catch { return false }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z'
-  } catch {
-    return true
+/** Why there is nothing to signal: no claim, or only claims whose process is gone (removed) or elsewhere. */
+async function notRunning(file: string, prefix: string, claims: readonly StoredClaim[]): Promise<WeirError> {
+  const elsewhere = claims.find(c => c.claim !== undefined && processState(c.claim) === 'elsewhere')
+  if (elsewhere !== undefined) {
+    return WeirError.execution(`the run of '${file}' in this directory is on another host or container: ${describeHolder(elsewhere.claim!)}`, {
+      help: `run 'weir savepoint ${file}' where it runs`,
+    })
   }
+  const stale = claims.find(c => c.claim !== undefined)
+  for (const c of claims) await rm(c.file, { force: true })
+  if (stale === undefined) {
+    return WeirError.execution(`no running job of '${prefix}.sql' in this directory`, {
+      help: `start it with 'weir run ${prefix}.sql' from this directory first`,
+    })
+  }
+  const claim: LockClaim = stale.claim!
+  const pidNow = pidExists(claim.pid) ? `pid ${claim.pid} belongs to another process now, which was left alone` : `no process has pid ${claim.pid} now`
+  return WeirError.execution(`the run of '${file}' that '${stale.file}' names is not running any more: ${describeHolder(claim)} ended without removing it (kill -9?); ${pidNow}`, {
+    help: `there is no running job to take a savepoint of; 'weir run ${file}' resumes from the jobs' latest checkpoints`,
+  })
+}
+
+/** Prints one job's outcome; false when it has no savepoint to resume from. */
+async function report(job: JobOutcome, options: Readonly<Record<string, string>>): Promise<boolean> {
+  switch (job.status) {
+    case 'savepoint': {
+      const { openCheckpointAt } = await import('../../runtime/checkpoint.js')
+      try {
+        const ref = await openCheckpointAt(job.savepoint!, options)
+        if (ref.manifest.kind !== 'savepoint') throw WeirError.checkpoint(`'${job.savepoint}' holds a ${ref.manifest.kind}, not a savepoint`)
+      } catch (e) {
+        process.stderr.write(renderError(WeirError.checkpoint(`job '${job.job}' reported savepoint '${job.savepoint}', but its metadata cannot be read: ${(e as Error).message}`, {
+          help: 'the savepoint was not completed or was removed; the job resumes from its latest checkpoint',
+        })) + '\n')
+        return false
+      }
+      process.stderr.write(`savepoint of job '${job.job}': ${job.savepoint}\n`)
+      return true
+    }
+    case 'finished':
+      process.stderr.write(`job '${job.job}' had finished; there is nothing to resume\n`)
+      return true
+    case 'stopped':
+      process.stderr.write(renderError(WeirError.execution(`job '${job.job}' stopped without a savepoint`, {
+        help: `a job without 'state.checkpoints.dir' has nowhere to write one; set it to take savepoints`,
+      })) + '\n')
+      return false
+    case 'failed':
+      process.stderr.write(renderError(WeirError.execution(`job '${job.job}' failed before its savepoint: ${job.error ?? 'unknown error'}`)) + '\n')
+      return false
+  }
+}
+
+function pidExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/**
+ * The options the file SETs (s3.* among them, to read a savepoint in a bucket). Empty when the file
+ * cannot be read or parsed any more.
+ */
+async function setOptionsOf(file: string): Promise<Record<string, string>> {
+  const options: Record<string, string> = {}
+  try {
+    const { parseSql } = await import('../../grammar/index.js')
+    for (const stmt of parseSql(readFileSync(file, 'utf8'))) {
+      if (stmt.kind === 'SetOption' && stmt.key !== undefined) options[stmt.key] = stmt.value ?? ''
+      else if (stmt.kind === 'ResetOption') {
+        if (stmt.key === undefined) for (const k of Object.keys(options)) delete options[k]
+        else delete options[stmt.key]
+      }
+    }
+  } catch {
+    // The savepoint is still checked; only one in a bucket needs the file's s3.* options.
+  }
+  return options
 }
