@@ -114,11 +114,39 @@ export interface SourceFactory {
   create(ctx: SourceContext): Promise<SourceReader>
 }
 
+/** What a transactional sink is asked about before a job restores a checkpoint (see SinkFactory.committedAfter). */
+export type CommitQuery = Pick<SinkContext, 'table' | 'options' | 'jobName' | 'operatorId' | 'restoredCommit'>
+
+/**
+ * Output a transactional sink made visible through the commits of checkpoints after a given one,
+ * which a job restored from that checkpoint would write again.
+ *
+ * @example { checkpoints: [7], items: ['part-job-4-sink-0f8e…-3.json'], location: '/data/out', record: '/data/out/.part-job-4-sink-commits.jsonl' }
+ */
+export interface CommittedOutput {
+  /** Ids of the checkpoints (and savepoints) whose commits made it visible, ascending. */
+  readonly checkpoints: readonly number[]
+  /** What is visible (file names inside `location`, …). */
+  readonly items: readonly string[]
+  /** Where the sink writes (a directory, a topic). */
+  readonly location: string
+  /** Where the sink keeps its record of what each commit made visible, kept apart from checkpoints. */
+  readonly record: string
+}
+
 export interface SinkFactory {
   validate(options: ConnectorOptions, schema: readonly Field[]): void
   /** Whether the sink, with these options, can take -U/+U/-D rows. */
   acceptsUpdates(options: ConnectorOptions): boolean
   create(ctx: SinkContext): Promise<SinkWriter>
+  /**
+   * Transactional sinks: the output of this job's sink (query.jobName, query.operatorId) that is
+   * visible because a checkpoint after `checkpointId` committed it (0: any checkpoint), beyond what
+   * that checkpoint itself promised (query.restoredCommit; undefined for a start from scratch).
+   * A job restored from that checkpoint replays its input from there and writes those rows again,
+   * so the engine refuses to fall back past such output. Undefined when there is none.
+   */
+  committedAfter?(query: CommitQuery, checkpointId: number): Promise<CommittedOutput | undefined>
 }
 
 export interface ConnectorFactory {

@@ -8,8 +8,9 @@ import { assertNever } from '../common/assert.js'
 import { formatType } from '../common/types.js'
 import type { JobGraph } from '../runtime/job-graph.js'
 import { executeJob, RestoreFailed, type ExecutionEnv, type JobMetrics } from '../runtime/executor.js'
-import { findLatest, jobStorage, openCheckpointAt, type CheckpointConfig, type CheckpointRef } from '../runtime/checkpoint.js'
+import { findLatest, jobStorage, openCheckpointAt, type CheckpointConfig, type CheckpointRef, type SkippedCheckpoint } from '../runtime/checkpoint.js'
 import { withJobLock } from '../checkpoint/job-lock.js'
+import { checkRecoveryTarget, warnCommittedAfter } from './committed-output.js'
 import { parseDuration } from '../common/durations.js'
 import { Catalog } from '../planner/catalog.js'
 import { tableFromAst, viewFromAst } from '../planner/ddl.js'
@@ -214,7 +215,8 @@ export class Session {
    * Resolves checkpoint storage and where to start from, then runs the job, holding the job's lock
    * in its checkpoint folder meanwhile (a second run of it is refused). Resuming on its own, a
    * checkpoint that cannot be restored (a file missing or damaged) is skipped with a warning for the
-   * one before it; one given explicitly (recovery.from) fails the job instead.
+   * one before it, unless output committed after that one is visible already (committed-output.ts);
+   * one given explicitly (recovery.from) fails the job instead.
    */
   private async startJob(graph: JobGraph, control: JobControl): Promise<JobMetrics> {
     const checkpoint = this.checkpointConfig(graph)
@@ -233,11 +235,18 @@ export class Session {
     if (recovery.from !== undefined) {
       const restore = await openCheckpointAt(recovery.from, graph.options)
       log(`starting from ${restore.manifest.kind} ${restore.manifest.id} (${restore.location})`)
+      await warnCommittedAfter(graph, restore, log)
       return executeJob(graph, env(restore)).catch(e => { throw e instanceof RestoreFailed ? e.error : e })
     }
-    if (checkpoint === undefined || recovery.fresh) return executeJob(graph, env(undefined))
+    if (checkpoint === undefined) return executeJob(graph, env(undefined))
+    if (recovery.fresh) {
+      await warnCommittedAfter(graph, undefined, log)
+      return executeJob(graph, env(undefined))
+    }
+    const skipped: SkippedCheckpoint[] = []
     for (let below = Infinity; ;) {
-      const restore = await findLatest(checkpoint.storage, log, below)
+      const restore = await findLatest(checkpoint.storage, (m, s) => { if (!skipped.some(x => x.id === s.id)) { log(m); skipped.push(s) } }, below, checkpoint.savepointStorage)
+      await checkRecoveryTarget(graph, restore, skipped, log)
       if (restore === undefined) return executeJob(graph, env(undefined))
       log(`resuming from ${restore.manifest.kind} ${restore.manifest.id} (${restore.location})`)
       try {
@@ -245,6 +254,7 @@ export class Session {
       } catch (e) {
         if (!(e instanceof RestoreFailed)) throw e
         log(`cannot restore ${restore.manifest.kind} ${restore.manifest.id}: ${e.error.message}; trying the one before`)
+        skipped.push({ id: restore.manifest.id, kind: restore.manifest.kind, reason: e.error.message })
         below = restore.manifest.id
       }
     }

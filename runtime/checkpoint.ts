@@ -229,20 +229,34 @@ export function jobStorage(root: string, job: string, options: Readonly<Record<s
   return openCheckpointStorage(joinUri(root, jobFolderName(job)), options)
 }
 
+/** A checkpoint or savepoint that findLatest passed over, and why. */
+export interface SkippedCheckpoint {
+  readonly id: number
+  readonly kind: 'checkpoint' | 'savepoint'
+  readonly reason: string
+}
+
 /**
- * The latest completed checkpoint or savepoint of a job, falling back to older ones when the newest
- * cannot be read (a warning names what was skipped). Undefined when the job has none.
+ * The latest completed checkpoint or savepoint of a job below id `below`, in its checkpoint folder
+ * or its savepoint folder ('state.savepoints.dir', when that is another), falling back to older
+ * ones when the newest cannot be read (`warn` names what was skipped). Undefined when there is none.
  */
-export async function findLatest(job: CheckpointStorage, warn: (message: string) => void, below = Infinity): Promise<CheckpointRef | undefined> {
-  for (const c of await listCompleted(job)) {
+export async function findLatest(
+  job: CheckpointStorage, warn: (message: string, skipped: SkippedCheckpoint) => void, below = Infinity, savepoints: CheckpointStorage = job,
+): Promise<CheckpointRef | undefined> {
+  const found = (await listCompleted(job)).map(c => ({ ...c, storage: job }))
+  if (savepoints.uri !== job.uri) {
+    for (const c of await listCompleted(savepoints)) if (c.kind === 'savepoint') found.push({ ...c, storage: savepoints })
+  }
+  for (const c of found.sort((a, b) => b.id - a.id)) {
     if (c.id >= below) continue
     try {
-      const base = c.kind === 'checkpoint' ? job : openChild(job, c.folder)
-      const manifest = c.kind === 'checkpoint' ? await readManifest(job, c.folder) : await readManifest(base, '')
-      return { manifest, base, location: joinUri(job.uri, c.folder) }
+      const base = c.kind === 'checkpoint' ? c.storage : openChild(c.storage, c.folder)
+      const manifest = c.kind === 'checkpoint' ? await readManifest(c.storage, c.folder) : await readManifest(base, '')
+      return { manifest, base, location: joinUri(c.storage.uri, c.folder) }
     } catch (e) {
       if (!(e instanceof WeirError)) throw e
-      warn(`skipping ${c.kind} ${c.id}: ${e.message}`)
+      warn(`skipping ${c.kind} ${c.id}: ${e.message}`, { id: c.id, kind: c.kind, reason: e.message })
     }
   }
   return undefined

@@ -3,10 +3,12 @@
 // visible). On recovery, the parts a completed checkpoint promised are published, all others deleted.
 import { randomUUID } from 'node:crypto'
 import { open, readdir, rename, rm, stat } from 'node:fs/promises'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { WeirError } from '../../common/errors.js'
 import type { Batch } from '../../runtime/batch.js'
-import type { SinkContext, SinkWriter } from '../api.js'
+import type { CommitQuery, CommittedOutput, SinkContext, SinkWriter } from '../api.js'
+import { CommitLog } from './commit-log.js'
+import { resolveFsOptions } from './options.js'
 import { PartFile } from './part-file.js'
 import type { BatchEncoder } from './sink.js'
 
@@ -79,7 +81,7 @@ async function publish(dir: string, pending: string, table: string): Promise<boo
   })
 }
 
-function pendingFilesOf(restored: unknown, table: string): string[] {
+function promisedBy(restored: unknown, table: string): { file: string; checkpoint: number }[] {
   const bad = (): WeirError => WeirError.checkpoint(`the checkpoint holds an invalid commit for the filesystem sink of table '${table}': ${JSON.stringify(restored)}`, {
     help: `a filesystem sink commits { pending: [{ file, checkpoint }] }; was the checkpoint taken with another connector for '${table}'?`,
   })
@@ -90,7 +92,8 @@ function pendingFilesOf(restored: unknown, table: string): string[] {
     const file = (p as { file?: unknown } | null)?.file
     // A file name inside the sink directory, never a path that leads elsewhere.
     if (typeof file !== 'string' || !file.startsWith('.part-') || !file.endsWith(PENDING) || /[/\\]/.test(file)) throw bad()
-    return file
+    const checkpoint = (p as { checkpoint?: unknown }).checkpoint
+    return { file, checkpoint: typeof checkpoint === 'number' ? checkpoint : 0 }
   })
 }
 
@@ -99,11 +102,17 @@ function pendingFilesOf(restored: unknown, table: string): string[] {
  * every other hidden part of this job and operator (written after that checkpoint, or by a run that
  * never completed one; the source replays those rows). Files of other jobs and visible files stay.
  */
-async function recover(dir: string, prefix: string, restoredCommit: unknown, table: string): Promise<void> {
+async function recover(dir: string, prefix: string, restoredCommit: unknown, table: string, log: CommitLog): Promise<void> {
   if (restoredCommit !== undefined && restoredCommit !== null) {
+    const promised = promisedBy(restoredCommit, table)
+    // Published here, these rows are visible too: a later fall back past them must know.
+    await log.read()
+    await log.record(Math.max(0, ...promised.map(p => p.checkpoint)), promised.map(p => finalNameOf(p.file)))
     let renamed = false
-    for (const file of pendingFilesOf(restoredCommit, table)) renamed = (await publish(dir, file, table)) || renamed
+    for (const { file } of promised) renamed = (await publish(dir, file, table)) || renamed
     if (renamed) await syncDir(dir)
+  } else {
+    await log.reset()
   }
   const ours = new RegExp(`^\\.${escapeRegExp(prefix)}${UUID}-\\d+\\.(?:json|csv)(?:${escapeRegExp(IN_PROGRESS)}|${escapeRegExp(PENDING)})$`)
   const leftovers = (await readdir(dir)).filter(name => ours.test(name))
@@ -113,9 +122,22 @@ async function recover(dir: string, prefix: string, restoredCommit: unknown, tab
 
 export async function createExactlyOnceWriter(ctx: SinkContext, dir: string, ext: string, encode: BatchEncoder): Promise<SinkWriter> {
   const prefix = partPrefix(ctx.jobName, ctx.operatorId)
-  await recover(dir, prefix, ctx.restoredCommit, ctx.table)
+  const log = new CommitLog(dir, prefix)
+  await recover(dir, prefix, ctx.restoredCommit, ctx.table, log)
   // A fresh uuid per writer: names never collide with an earlier run's, published or not.
-  return new ExactlyOnceFileWriter(dir, `${prefix}${randomUUID()}`, ext, encode, ctx.table)
+  return new ExactlyOnceFileWriter(dir, `${prefix}${randomUUID()}`, ext, encode, ctx.table, log)
+}
+
+/** SinkFactory.committedAfter of the filesystem sink: what its commit log says later commits made visible. */
+export async function fileSinkCommittedAfter(query: CommitQuery, checkpointId: number): Promise<CommittedOutput | undefined> {
+  const dir = resolve(resolveFsOptions(query.options).path)
+  const log = new CommitLog(dir, partPrefix(query.jobName, query.operatorId))
+  const restored = query.restoredCommit
+  const promised = new Set(restored === undefined || restored === null ? [] : promisedBy(restored, query.table).map(p => finalNameOf(p.file)))
+  const { checkpoints, files, unlisted } = await log.visibleAfter(checkpointId, promised)
+  if (files.length === 0 && !unlisted) return undefined
+  const items = unlisted ? [...files, `files of commits before the record's oldest entry (it keeps the latest commits only)`] : files
+  return { checkpoints, items, location: dir, record: log.path }
 }
 
 /** The parts of one writer: `<stem>-<seq>.<ext>`, seq counting the parts it sealed. */
@@ -134,6 +156,7 @@ class ExactlyOnceFileWriter implements SinkWriter {
     private readonly ext: string,
     private readonly encode: BatchEncoder,
     private readonly table: string,
+    private readonly log: CommitLog,
   ) {
     this.part = this.newPart()
   }
@@ -179,6 +202,8 @@ class ExactlyOnceFileWriter implements SinkWriter {
   async commit(checkpointId: number): Promise<void> {
     const due = this.sealed.filter(s => s.checkpoint <= checkpointId)
     if (due.length === 0) return
+    // Recorded before the renames: a record naming a file that is not visible was never committed.
+    await this.log.record(checkpointId, due.map(s => finalNameOf(s.file)))
     let renamed = false
     for (const s of due) renamed = (await publish(this.dir, s.file, this.table)) || renamed
     if (renamed) await syncDir(this.dir)

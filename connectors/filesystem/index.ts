@@ -3,6 +3,7 @@
 // changelog), exactly-once when the job takes checkpoints.
 import type { ConnectorFactory } from '../api.js'
 import { resolveFsOptions } from './options.js'
+import { fileSinkCommittedAfter } from './exactly-once-sink.js'
 import { createFileSink } from './sink.js'
 import { createFileSource } from './source.js'
 
@@ -20,5 +21,6 @@ export const filesystemConnector: ConnectorFactory = {
     validate(options) { resolveFsOptions(options) },
     acceptsUpdates(options) { return (options['format'] ?? '').trim().toLowerCase() === 'debezium-json' },
     create: createFileSink,
+    committedAfter: fileSinkCommittedAfter,
   },
 }

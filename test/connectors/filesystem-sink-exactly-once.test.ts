@@ -1,7 +1,7 @@
 // The filesystem sink with checkpoints: rows of checkpoint n stay in hidden pending files until
 // commit(n); recovery publishes what the restored checkpoint promised and deletes this job's other
 // hidden files, leaving other jobs' files alone; no empty files; a promised file that is gone is an error.
-import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { appendFileSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { T, type Field } from '../../common/types.js'
@@ -39,9 +39,12 @@ async function visibleRows(format = 'json'): Promise<Row[]> {
   return read.sort((a, b) => (a[0] as number) - (b[0] as number))
 }
 
+/** The sink directory's files, but for the sink's commit log (see the commit-log tests). */
 function files(): string[] {
-  return readdirSync(dir).sort()
+  return readdirSync(dir).filter(f => !f.endsWith('-commits.jsonl')).sort()
 }
+
+const LOG = '.part-job-a-4-sink-commits.jsonl'
 
 describe('filesystem sink, exactly-once', () => {
   it('keeps a checkpoint\'s rows in a hidden pending file, invisible to a source until commit', async () => {
@@ -260,5 +263,73 @@ describe('filesystem sink, exactly-once', () => {
     await w.finish()
     await w.close()
     expect(files()).toEqual([expect.stringMatching(new RegExp(`^part-${UUID}-0\\.json$`))])
+  })
+})
+
+describe('filesystem sink, exactly-once: the record of commits', () => {
+  const committedAfter = (restoredCommit: unknown, checkpoint: number) => sink.committedAfter!({
+    table: 'out', options: { connector: 'filesystem', path: dir, format: 'json' }, jobName: 'job-a', operatorId: '4-sink', restoredCommit,
+  }, checkpoint)
+  const published = (commit: unknown, n: number): string => (commit as { pending: { file: string }[] }).pending[n]!.file.slice(1, -'.pending'.length)
+  /** Writes rows [from, to) and seals them for checkpoint `id`; commits them too unless told not to. */
+  async function checkpointRows(w: SinkWriter, from: number, to: number, id: number, commit = true): Promise<unknown> {
+    await w.write({ rows: rows(from, to), kinds: null })
+    const sealed = await w.prepareCommit!(id)
+    if (commit) await w.commit!(id)
+    return sealed
+  }
+  const logLines = (): { checkpoint: number; files: string[] }[] => readFileSync(join(dir, LOG), 'utf8').split('\n').filter(l => l !== '').map(l => JSON.parse(l))
+
+  it('names what commits after a checkpoint made visible, which a restore of that checkpoint would write again', async () => {
+    const w = await writer()
+    const c1 = await checkpointRows(w, 0, 3, 1)
+    const c2 = await checkpointRows(w, 3, 6, 2)
+    const c3 = await checkpointRows(w, 6, 8, 3, false)
+    // The record is kept beside the output, one line per commit.
+    expect(logLines()).toEqual([{ checkpoint: 1, files: [published(c1, 0)] }, { checkpoint: 2, files: [published(c2, 0)] }])
+    expect(await committedAfter(c1, 1)).toEqual({ checkpoints: [2], items: [published(c2, 0)], location: dir, record: join(dir, LOG) })
+    expect(await committedAfter(c2, 2)).toBeUndefined()
+    // Checkpoint 3 was never committed: restoring it writes nothing twice.
+    expect(await committedAfter(c3, 3)).toBeUndefined()
+    expect((await committedAfter(undefined, 0))?.items).toEqual([published(c1, 0), published(c2, 0)])
+    // Deleted committed files are not visible any more: nothing would be doubled.
+    rmSync(join(dir, published(c2, 0)))
+    expect(await committedAfter(c1, 1)).toBeUndefined()
+    await w.close()
+  })
+
+  it('a commit recorded but not renamed (a crash between the two) made nothing visible', async () => {
+    const w = await writer()
+    const c1 = await checkpointRows(w, 0, 3, 1)
+    const c2 = await checkpointRows(w, 3, 6, 2, false)
+    appendFileSync(join(dir, LOG), JSON.stringify({ checkpoint: 2, files: [published(c2, 0)] }) + '\n')
+    expect(await committedAfter(c1, 1)).toBeUndefined()
+    await w.commit!(2)
+    expect((await committedAfter(c1, 1))?.checkpoints).toEqual([2])
+    await w.close()
+  })
+
+  it('a restore records what it publishes, so a fall back past it knows; a start from scratch forgets earlier runs', async () => {
+    const a = await writer()
+    const c1 = await checkpointRows(a, 0, 3, 1, false)
+    const c2 = await checkpointRows(a, 3, 6, 2, false)
+    // The job died before either commit; restored from checkpoint 2, which promised both files.
+    expect(await committedAfter(c1, 1)).toBeUndefined()
+    await (await writer({ restoredCommit: c2 })).close()
+    expect(await visibleRows()).toEqual(rows(0, 6))
+    expect(await committedAfter(c1, 1)).toMatchObject({ checkpoints: [2], items: [published(c2, 1)] })
+    await (await writer()).close()
+    expect(existsSync(join(dir, LOG))).toBe(false)
+    expect(await committedAfter(undefined, 0)).toBeUndefined()
+  })
+
+  it('drops a line torn by a crash, and appends after it from a whole line', async () => {
+    const c1 = await checkpointRows(await writer(), 0, 3, 1)
+    appendFileSync(join(dir, LOG), '{"checkpoint":2,"fi')
+    const b = await writer({ restoredCommit: c1 })
+    const c2 = await checkpointRows(b, 3, 5, 2)
+    expect(logLines().map(l => l.checkpoint)).toEqual([1, 1, 2])
+    expect(await committedAfter(c1, 1)).toMatchObject({ checkpoints: [2], items: [published(c2, 0)] })
+    await b.close()
   })
 })

@@ -171,22 +171,6 @@ describe('recovery', () => {
     expect(m.cancelled, 'the job must still run when its second checkpoint completes').toBe(true)
   }
 
-  it('a damaged file of the latest checkpoint falls back to the one before, naming the file', async () => {
-    const out = mkdtempSync(join(root, 'out-'))
-    const checkpoints = mkdtempSync(join(root, 'chk-'))
-    await cancelledRun(out, checkpoints, 2)
-    const job = join(checkpoints, 'ckpt-job')
-    const latest = readdirSync(job).filter(f => /^chk-\d+$/.test(f) && existsSync(join(job, f, '_metadata'))).sort((x, y) => Number(y.slice(4)) - Number(x.slice(4)))[0]!
-    const dataDir = readdirSync(join(job, latest)).find(f => f.includes('window-aggregate'))!
-    writeFileSync(join(job, latest, dataDir, 'data.bin.gz'), 'garbage')
-    const log: string[] = []
-    await run(c, out, options(checkpoints), { log })
-    const text = log.join('\n')
-    expect(text).toContain(`cannot restore checkpoint ${latest.slice(4)}`)
-    expect(text).toContain(`${latest}/${dataDir}/data.bin.gz' is damaged`)
-    expect(text).toMatch(new RegExp(`resuming from checkpoint ${Number(latest.slice(4)) - 1}`))
-  })
-
   it('a checkpoint given explicitly that is missing its manifest is an error naming it', async () => {
     const checkpoints = mkdtempSync(join(root, 'chk-'))
     const missing = join(checkpoints, 'ckpt-job', 'chk-9')
