@@ -14,6 +14,7 @@ import { unlinkSync } from 'node:fs'
 import { mkdir, readdir, readFile, rename, rm, stat, unlink, utimes, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { WeirError } from '../../common/errors.js'
+import { fsReason } from '../../common/fs-reason.js'
 import { claimIsLive, DEFAULT_LEASE, LockLoss, parseClaim, type HeldLock, type LeaseTiming, type LockAttempt, type LockClaim, type TakenOver } from './lock.js'
 
 /** A claim file as found in a lock folder. */
@@ -184,14 +185,5 @@ async function fsCall<T>(what: string, path: string, help: string, call: () => P
 
 /** A file-system failure on a lock, naming the path and what it means. */
 export function lockFsError(e: unknown, what: string, path: string, help: string): WeirError {
-  const code = (e as NodeJS.ErrnoException).code
-  const reason = code === 'EACCES' || code === 'EPERM' ? 'permission denied'
-    : code === 'ENOSPC' ? 'no space left on the device'
-    : code === 'EROFS' ? 'the file system is read-only'
-    : code === 'EDQUOT' ? 'the disk quota is exhausted'
-    : code === 'ENOTDIR' || code === 'EEXIST' ? 'a file stands where a folder should be'
-    : code === 'EISDIR' ? 'a folder stands where a file should be'
-    : code === 'EMFILE' || code === 'ENFILE' ? 'too many open files'
-    : (e as Error).message
-  return WeirError.execution(`cannot ${what} '${path}': ${reason}`, { help, cause: e })
+  return WeirError.execution(`cannot ${what} '${path}': ${fsReason(e)}`, { help, cause: e })
 }

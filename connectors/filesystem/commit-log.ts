@@ -6,6 +6,8 @@
 // never committed (the crash came between the two).
 import { open, readFile, rename, rm, stat } from 'node:fs/promises'
 import { join } from 'node:path'
+import { WeirError } from '../../common/errors.js'
+import { fsReason } from '../../common/fs-reason.js'
 
 /** One commit: the checkpoint id and the visible names of the files it published. */
 export interface CommitEntry {
@@ -40,19 +42,21 @@ export class CommitLog {
   /** Appends a commit and makes it durable; call before the files are published. */
   async record(checkpoint: number, files: readonly string[]): Promise<void> {
     if (files.length === 0) return
-    const handle = await open(this.path, 'a')
-    try {
-      await handle.write(JSON.stringify({ checkpoint, files }) + '\n')
-      await handle.sync()
-    } finally {
-      await handle.close()
-    }
+    await this.fs('write', async () => {
+      const handle = await open(this.path, 'a')
+      try {
+        await handle.write(JSON.stringify({ checkpoint, files }) + '\n')
+        await handle.sync()
+      } finally {
+        await handle.close()
+      }
+    })
     if (++this.appended >= KEEP) await this.compact(await this.load())
   }
 
   /** A start from scratch: earlier runs' commits are not this run's to replay. */
   async reset(): Promise<void> {
-    await rm(this.path, { force: true })
+    await this.fs('delete', () => rm(this.path, { force: true }))
   }
 
   /**
@@ -68,13 +72,11 @@ export class CommitLog {
   }
 
   private async load(): Promise<Loaded & { torn: boolean }> {
-    let text: string
-    try {
-      text = await readFile(this.path, 'utf8')
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { entries: [], compactedThrough: 0, torn: false }
+    const text = await this.fs('read', () => readFile(this.path, 'utf8').catch(e => {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined
       throw e
-    }
+    }))
+    if (text === undefined) return { entries: [], compactedThrough: 0, torn: false }
     const whole = text.endsWith('\n') ? text : text.slice(0, text.lastIndexOf('\n') + 1)
     const entries: CommitEntry[] = []
     let compactedThrough = 0
@@ -123,13 +125,27 @@ export class CommitLog {
   private async rewrite(entries: readonly CommitEntry[], compactedThrough: number): Promise<void> {
     const lines = (compactedThrough > 0 ? [JSON.stringify({ compactedThrough })] : []).concat(entries.map(e => JSON.stringify(e)))
     const tmp = `${this.path}.tmp`
-    const handle = await open(tmp, 'w')
+    await this.fs('write', async () => {
+      const handle = await open(tmp, 'w')
+      try {
+        await handle.write(lines.map(l => l + '\n').join(''))
+        await handle.sync()
+      } finally {
+        await handle.close()
+      }
+      await rename(tmp, this.path)
+    })
+  }
+
+  /** Runs a file-system call on the record; a failure names it and says what it is for. */
+  private async fs<T>(verb: 'read' | 'write' | 'delete', call: () => Promise<T>): Promise<T> {
     try {
-      await handle.write(lines.map(l => l + '\n').join(''))
-      await handle.sync()
-    } finally {
-      await handle.close()
+      return await call()
+    } catch (e) {
+      throw WeirError.connector(`cannot ${verb} the sink's record of commits '${this.path}': ${fsReason(e)}`, {
+        help: `the filesystem sink keeps it beside its files to know what it already made visible; the sink's directory must be writable and have free space`,
+        cause: e,
+      })
     }
-    await rename(tmp, this.path)
   }
 }

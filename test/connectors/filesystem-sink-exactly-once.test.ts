@@ -1,7 +1,7 @@
 // The filesystem sink with checkpoints: rows of checkpoint n stay in hidden pending files until
 // commit(n); recovery publishes what the restored checkpoint promised and deletes this job's other
 // hidden files, leaving other jobs' files alone; no empty files; a promised file that is gone is an error.
-import { appendFileSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { T, type Field } from '../../common/types.js'
@@ -331,5 +331,17 @@ describe('filesystem sink, exactly-once: the record of commits', () => {
     expect(logLines().map(l => l.checkpoint)).toEqual([1, 1, 2])
     expect(await committedAfter(c1, 1)).toMatchObject({ checkpoints: [2], items: [published(c2, 0)] })
     await b.close()
+  })
+
+  it('a record it cannot write is an error naming it, and nothing is published without it', async () => {
+    const w = await writer()
+    mkdirSync(join(dir, LOG))
+    await w.write({ rows: rows(0, 3), kinds: null })
+    await w.prepareCommit!(1)
+    const e = await errorOf(() => w.commit!(1))
+    expect(e.kind).toBe('connector')
+    expect(e.message).toBe(`cannot write the sink's record of commits '${join(dir, LOG)}': a folder stands where a file should be`)
+    expect(await visibleRows()).toEqual([])
+    await w.close()
   })
 })
