@@ -7,7 +7,7 @@ usage:
       --from-checkpoint PATH      start from this checkpoint folder (…/<job>/chk-<n>)
       --from-savepoint PATH       start from this savepoint folder (…/<job>/savepoint-<n>)
       --quiet, -q                 no progress messages
-  weir savepoint FILE.sql         take a savepoint of the jobs \`weir run FILE.sql\` runs here, and stop them
+  weir savepoint FILE.sql         take a savepoint of the jobs \`weir run FILE.sql\` runs here, stop them, print where it is
   weir explain FILE.sql           print the plan of each INSERT / SELECT in FILE (DDL and SET are applied)
   weir --version | --help
 
