@@ -27,8 +27,11 @@ afterAll(async () => {
 
 type Storage = 'file' | 's3'
 
-/** A job that writes ids 1..ROWS, each once, at 3,000 rows a second (about 4 s), checkpointing every 100 ms. */
-function jobSql(dir: string, storage: Storage): string {
+/**
+ * A job that writes ids 1, 2, 3 … each once, at 3,000 rows a second, checkpointing every 100 ms:
+ * up to ROWS (about 4 s), or on until stopped.
+ */
+function jobSql(dir: string, storage: Storage, bounded: boolean): string {
   const checkpoints = storage === 'file' ? [`SET 'state.checkpoints.dir' = '${join(dir, 'checkpoints')}';`] : [
     `SET 'state.checkpoints.dir' = 's3://${BUCKET}/${dir.split('/').pop()}';`,
     `SET 's3.endpoint' = '${s3.server.endpoint}';`,
@@ -40,7 +43,7 @@ function jobSql(dir: string, storage: Storage): string {
     `SET 'execution.checkpointing.interval' = '100 ms';`,
     ...checkpoints,
     `SET 'state.dir' = '${join(dir, 'state')}';`,
-    `CREATE TABLE gen (id BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '3000', 'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '${ROWS}');`,
+    `CREATE TABLE gen (id BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '3000', 'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '${bounded ? ROWS : 1_000_000_000}');`,
     `CREATE TABLE out (id BIGINT) WITH ('connector' = 'filesystem', 'path' = '${join(dir, 'out')}', 'format' = 'json');`,
     `INSERT INTO out SELECT id FROM gen;`,
   ].join('\n')
@@ -67,6 +70,13 @@ function ids(dir: string): number[] {
 
 const EVERY_ID_ONCE = Array.from({ length: ROWS }, (_, i) => i + 1)
 
+/** A run stopped with Ctrl-C made a prefix of the ids visible: 1..n, each once. */
+function expectEachIdOnce(dir: string): void {
+  const got = ids(dir)
+  expect(got.length).toBeGreaterThan(0)
+  expect(got).toEqual(Array.from({ length: got.length }, (_, i) => i + 1))
+}
+
 async function until(what: string, condition: () => boolean | Promise<boolean>, run?: Run): Promise<void> {
   for (let i = 0; ; i++) {
     if (await condition()) return
@@ -76,15 +86,15 @@ async function until(what: string, condition: () => boolean | Promise<boolean>, 
   }
 }
 
-function newDir(storage: Storage, file = 'job.sql'): string {
+function newDir(storage: Storage, bounded: boolean): string {
   const dir = mkdtempSync(join(root, `${storage}-`))
-  writeFileSync(join(dir, file), jobSql(dir, storage))
+  writeFileSync(join(dir, 'job.sql'), jobSql(dir, storage, bounded))
   return dir
 }
 
 describe.each(['file', 's3'] as const)('job locks with checkpoints in %s storage', storage => {
   it('a second run of the file started while the first runs is refused, naming it; each row lands once', async () => {
-    const dir = newDir(storage)
+    const dir = newDir(storage, false)
     const first = start(dir, 'job.sql')
     // The first run is under way: some of its output is committed.
     await until('the first run committed output', () => ids(dir).length > 0, first)
@@ -94,34 +104,42 @@ describe.each(['file', 's3'] as const)('job locks with checkpoints in %s storage
     expect(second.stderr()).toContain('is already running')
     expect(second.stderr()).toContain(`pid ${first.child.pid} on host`)
     expect(second.stderr()).toMatch(/help: .*stop it/)
-    expect((await first.exit).code, first.stderr()).toBe(0)
-    expect(ids(dir)).toEqual(EVERY_ID_ONCE)
+    expect(first.child.exitCode, 'the first run still runs').toBeNull()
+    first.child.kill('SIGINT')
+    expect((await first.exit).code, first.stderr()).toBe(130)
+    expectEachIdOnce(dir)
   })
 
   it('of two runs of one job (a copy of the file) started at the same moment, one runs and one is refused', async () => {
-    const dir = newDir(storage)
+    const dir = newDir(storage, false)
     writeFileSync(join(dir, 'copy.sql'), readFileSync(join(dir, 'job.sql')))
     const runs = [start(dir, 'job.sql'), start(dir, 'copy.sql')]
-    const exits = await Promise.all(runs.map(r => r.exit))
-    const codes = exits.map(e => e.code)
-    expect(codes.sort(), runs.map(r => r.stderr()).join('\n----\n')).toEqual([0, 1])
-    const loser = runs[exits.findIndex(e => e.code === 1)]!
-    const winner = runs[exits.findIndex(e => e.code === 0)]!
+    // The loser ends by itself; the winner runs on until stopped.
+    const first = await Promise.race(runs.map((r, i) => r.exit.then(e => ({ ...e, i }))))
+    expect(first.code, runs.map(r => r.stderr()).join('\n----\n')).toBe(1)
+    const loser = runs[first.i]!
+    const winner = runs[1 - first.i]!
+    await until('the winner committed output', () => ids(dir).length > 0, winner)
+    winner.child.kill('SIGINT')
+    expect((await winner.exit).code, winner.stderr()).toBe(130)
     expect(loser.stderr()).toContain(`job 'ids' is already running: pid ${winner.child.pid} on host`)
     expect(loser.stderr()).toContain(storage === 'file' ? `${join(dir, 'checkpoints', 'ids', '_lock')}/claim-` : `s3://${BUCKET}/${dir.split('/').pop()}/ids/_lock`)
-    expect(ids(dir)).toEqual(EVERY_ID_ONCE)
+    expectEachIdOnce(dir)
   })
 
   it('a run killed with -9 leaves a stale lock that the next run takes over, saying so', async () => {
-    const dir = newDir(storage)
+    const dir = newDir(storage, false)
     const killed = start(dir, 'job.sql')
     await until('the run committed output', () => ids(dir).length > 0, killed)
     killed.child.kill('SIGKILL')
     await killed.exit
+    const before = ids(dir).length
     const next = start(dir, 'job.sql')
-    expect((await next.exit).code, next.stderr()).toBe(0)
+    await until('the next run committed more output', () => ids(dir).length > before, next)
+    next.child.kill('SIGINT')
+    expect((await next.exit).code, next.stderr()).toBe(130)
     expect(next.stderr()).toMatch(new RegExp(`job 'ids': took over the lock of pid ${killed.child.pid} on host .* its process is no longer running`))
-    expect(ids(dir)).toEqual(EVERY_ID_ONCE)
+    expectEachIdOnce(dir)
   })
 })
 
@@ -139,7 +157,7 @@ describe('an S3 lease of another host', () => {
   }
 
   it('refuses while it is fresh, naming the host, and is taken over once it expired', async () => {
-    const dir = newDir('s3')
+    const dir = newDir('s3', true)
     const key = await foreignLease(dir, 1_000)
     const refused = start(dir, 'job.sql')
     expect((await refused.exit).code, refused.stderr()).toBe(1)
