@@ -7,5 +7,13 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // --expose-gc lets the leak check collect before it looks (test/support/file-handle-leaks.ts).
+    execArgv: ['--expose-gc'],
+    setupFiles: ['test/support/file-handle-leaks.ts'],
+    env: {
+      // The AWS SDK warns once per process that it will need Node 22 from 2027; the CLI silences it
+      // the same way (cli/main.ts), and tests that start the SDK in-process must too.
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    },
   },
 })

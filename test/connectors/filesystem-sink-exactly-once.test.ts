@@ -172,6 +172,8 @@ describe('filesystem sink, exactly-once', () => {
     // Restoring checkpoint 1 (already published) discards nothing visible either.
     await (await writer({ restoredCommit: c1 })).close()
     expect(await visibleRows()).toEqual(rows(0, 9))
+    // The crashed writer's open file went with its process; here it is closed by hand.
+    await a.close()
   })
 
   it('a fresh start deletes leftovers of earlier runs of the same job and operator only', async () => {
@@ -207,6 +209,7 @@ describe('filesystem sink, exactly-once', () => {
     await otherJob.close()
     await otherOperator.close()
     await longerName.close()
+    await a.close()
   })
 
   it('recovery keeps another job\'s pending files in the same directory', async () => {

@@ -41,15 +41,19 @@ export function sinkCtx(options: ConnectorOptions, schema: readonly Field[], pri
   return { table: 'out', options, schema, changelog: 'insert-only', primaryKey: [], println, jobName: 'test-job', operatorId: '9-sink', exactlyOnce: false, ...job }
 }
 
-/** Every chunk a reader gives until it returns null. */
+/** Every chunk a reader gives until it returns null; then (or when it fails) closes it, as the runtime does. */
 export async function drain(reader: SourceReader): Promise<SourceChunk[]> {
-  const chunks: SourceChunk[] = []
-  for (let i = 0; i < 1_000_000; i++) {
-    const c = await reader.next()
-    if (c === null) return chunks
-    chunks.push(c)
+  try {
+    const chunks: SourceChunk[] = []
+    for (let i = 0; i < 1_000_000; i++) {
+      const c = await reader.next()
+      if (c === null) return chunks
+      chunks.push(c)
+    }
+    throw new Error('reader did not end')
+  } finally {
+    await reader.close()
   }
-  throw new Error('reader did not end')
 }
 
 export async function readAllRows(reader: SourceReader): Promise<Row[]> {

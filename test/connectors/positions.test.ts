@@ -184,6 +184,7 @@ describe('filesystem source positions', () => {
     const schema = [{ name: 'id', type: T.int() }]
     const first = await fs.create(sourceCtx({ path: dir }, schema, 2))
     const c1 = (await first.next())!
+    await first.close()
     expect(c1.rows).toEqual([[1], [2]])
     writeFileSync(join(dir, 'a.json'), '{"id": 0}\n')
     const resumed = await drain(await fs.create(sourceCtx({ path: dir }, schema, 2, undefined, [c1.position, null])))
@@ -219,6 +220,7 @@ describe('filesystem source positions', () => {
       await step(run1, out)
       await step(run1, out)
       const cp1 = JSON.parse(JSON.stringify(run1.positions)) as Restored
+      await run1.reader.close()
       expect(out).toEqual([20, 21, 22, 23])
       // Files appear before and between the ones being read.
       writeFileSync(join(dir, 'a.json'), ids(0, 3))
@@ -227,6 +229,7 @@ describe('filesystem source positions', () => {
       const seen2: number[] = []
       for (let i = 0; i < k2; i++) await step(run2, seen2)
       const cp2 = JSON.parse(JSON.stringify(run2.positions)) as Restored
+      await run2.reader.close()
       // Rows up to checkpoint 2 count; the rest is replayed from it.
       const run3 = await open(cp2)
       const seen3: number[] = []
@@ -242,6 +245,7 @@ describe('filesystem source positions', () => {
     const schema = [{ name: 'id', type: T.int() }]
     const first = await fs.create(sourceCtx({ path: dir }, schema, 2))
     const c1 = (await first.next())!
+    await first.close()
     const reader = await fs.create(sourceCtx({ path: dir }, schema, 2, undefined, [c1.position]))
     const e = await errorOf(() => drain(reader))
     expect(e.message).toContain(`${file}:4`)
@@ -253,7 +257,9 @@ describe('filesystem source positions', () => {
     writeFileSync(file, '{"id": 1}\n{"id": 2}\n{"id": 3}\n')
     writeFileSync(join(dir, 'b.json'), '{"id": 4}\n')
     const schema = [{ name: 'id', type: T.int() }]
-    const c1 = (await (await fs.create(sourceCtx({ path: dir }, schema, 2))).next())!
+    const first = await fs.create(sourceCtx({ path: dir }, schema, 2))
+    const c1 = (await first.next())!
+    await first.close()
     expect(c1.position).toEqual({ file, offset: 20, line: 2, ended: false })
     const restore = (): Promise<SourceReader> => fs.create(sourceCtx({ path: dir }, schema, 2, undefined, [c1.position, null]))
 
