@@ -2,9 +2,10 @@
 // live files, taken while processing is paused), then an upload in the background that stores only
 // the SST files no earlier retained checkpoint of the same database stored. Restore: rocksdb-restore.ts.
 import { randomUUID } from 'node:crypto'
-import { copyFile, link, readdir, readFile, rm, stat, unlink, writeFile } from 'node:fs/promises'
+import { copyFile, link, mkdir, mkdtemp, readdir, readFile, rm, stat, unlink, writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { WeirError } from '../common/errors.js'
+import { errnoCode, fsError, operationOf } from '../common/fs-errors.js'
 import { makeDirs } from '../state/rocksdb/folder.js'
 import type { RocksDbKeyedStateBackend } from '../state/rocksdb/rocksdb-backend.js'
 import { ManifestFormatError, readManifest, tableFileName, tableFileNumber } from './rocksdb-manifest.js'
@@ -93,7 +94,7 @@ export async function takeLocalSnapshot(backend: RocksDbKeyedStateBackend, local
     files = await Promise.all(linked.names.map(async name => ({ name, size: (await stat(join(dir, name))).size })))
   } catch (e) {
     await rm(dir, { recursive: true, force: true })
-    throw e
+    throw snapshotFailed(dir, e)
   }
   return {
     dir, files, keyGroups: backend.keyGroupRange, maxParallelism: backend.maxParallelism, entries: backend.stats().entries,
@@ -145,6 +146,16 @@ export async function uploadSnapshot(
     }
   } finally {
     await discardLocalSnapshot(local)
+  }
+}
+
+/** A fresh folder under `jobDir` (a job's folder in 'state.dir') for the local snapshots of one run. */
+export async function makeSnapshotRoot(jobDir: string): Promise<string> {
+  try {
+    await mkdir(jobDir, { recursive: true })
+    return await mkdtemp(join(jobDir, '_snapshots-'))
+  } catch (e) {
+    throw snapshotFailed(jobDir, e)
   }
 }
 
@@ -299,6 +310,9 @@ async function linkOrCopy(from: string, to: string): Promise<void> {
 
 function snapshotFailed(dir: string, e: unknown): WeirError {
   if (e instanceof WeirError) return e
+  if (errnoCode(e) !== undefined) {
+    return fsError(e, { kind: 'checkpoint', op: operationOf(e, 'create'), path: dir, what: 'a local snapshot of RocksDB state for a checkpoint, beside the state', setting: "'state.dir'" })
+  }
   const msg = e instanceof Error ? e.message : String(e)
   return WeirError.checkpoint(`cannot take a local snapshot of RocksDB state into '${dir}': ${msg}`, {
     help: 'check free space and permissions of the state folder (local snapshots are hard links next to it)',

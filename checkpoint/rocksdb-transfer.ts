@@ -7,6 +7,7 @@ import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { createGunzip, createGzip } from 'node:zlib'
 import { WeirError } from '../common/errors.js'
+import { errnoCode, fsError } from '../common/fs-errors.js'
 import type { StoredDbFile } from './rocksdb-handle.js'
 import type { CheckpointStorage } from './storage/api.js'
 
@@ -36,6 +37,11 @@ export async function storeFile(storage: CheckpointStorage, path: string, object
     return { size, storedSize, sha1: hash.digest('hex') }
   } catch (e) {
     if (e instanceof WeirError) throw e
+    if (errnoCode(e) !== undefined) {
+      // Reading the database file, or writing its compressed copy beside it: both under 'state.dir'.
+      const reading = (e as { path?: unknown }).path === path
+      throw fsError(e, { kind: 'checkpoint', op: reading ? 'read' : 'write', path: reading ? path : gz, what: `RocksDB state on its way to checkpoint object '${object}'`, setting: "'state.dir'" })
+    }
     throw WeirError.checkpoint(`cannot store '${path}' as '${object}' in ${storage.uri}: ${messageOf(e)}`, {
       help: 'check the checkpoint storage (free space, permissions, credentials)',
       cause: e,
@@ -87,6 +93,7 @@ export async function fetchFile(storage: CheckpointStorage, file: StoredDbFile, 
     )
   } catch (e) {
     if (String((e as { code?: unknown }).code).startsWith('Z_')) throw corrupt(storage, file, `it does not decompress (${messageOf(e)})`, e)
+    if (errnoCode(e) !== undefined) throw fsError(e, { kind: 'checkpoint', op: 'write', path: target, what: `RocksDB state restored from checkpoint object '${file.object}'`, setting: "'state.dir'" })
     throw WeirError.checkpoint(`cannot write restored file '${target}': ${messageOf(e)}`, {
       help: "check free space and permissions of 'state.dir'",
       cause: e,

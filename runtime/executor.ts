@@ -12,7 +12,7 @@
 import { serialize } from 'node:v8'
 import { promisify } from 'node:util'
 import { gzip } from 'node:zlib'
-import { mkdir, mkdtemp, rm, rmdir } from 'node:fs/promises'
+import { rm, rmdir } from 'node:fs/promises'
 import { dirname, join, resolve } from 'node:path'
 import { assertNever, invariant } from '../common/assert.js'
 import { WeirError } from '../common/errors.js'
@@ -33,7 +33,7 @@ import type { SinkWriter, SourceReader, SourceChunk, SplitPosition } from '../co
 import { createOperator } from '../operators/registry.js'
 import { EventLoopYielder } from '../connectors/yield.js'
 import type { CheckpointStorage } from '../checkpoint/storage/api.js'
-import { takeLocalSnapshot, uploadSnapshot, restoreRocksDbSubtask, type RocksDbStateHandle, type StoredSst } from '../checkpoint/rocksdb-snapshot.js'
+import { makeSnapshotRoot, takeLocalSnapshot, uploadSnapshot, restoreRocksDbSubtask, type RocksDbStateHandle, type StoredSst } from '../checkpoint/rocksdb-snapshot.js'
 import {
   MANIFEST_FORMAT, applyRetention, checkpointFolder, getObject, highestId, joinUri, PrefixedStorage, putObject, savepointFolder, writeManifest,
   type CheckpointConfig, type CheckpointRef, type Manifest, type OperatorManifest, type SourceManifest, type StoredObject, type SubtaskManifest,
@@ -534,8 +534,7 @@ class JobExecution {
   private async snapshotTmp(): Promise<string> {
     if (this.localSnapshotDir === undefined) {
       const jobDir = join(resolve(this.graph.options['state.dir'] ?? DEFAULT_STATE_DIR), safeName(this.graph.name))
-      await mkdir(jobDir, { recursive: true })
-      this.localSnapshotDir = await mkdtemp(join(jobDir, '_snapshots-'))
+      this.localSnapshotDir = await makeSnapshotRoot(jobDir)
     }
     return this.localSnapshotDir
   }
@@ -1107,7 +1106,7 @@ class JobExecution {
       await cp.done
     } catch (e) {
       throw WeirError.checkpoint(`checkpoint ${cp.barrier.id} to '${cp.location}' failed: ${(e as Error).message}`, {
-        help: 'check that the checkpoint storage is reachable and writable', cause: e,
+        help: (e instanceof WeirError ? e.help : undefined) ?? 'check that the checkpoint storage is reachable and writable', cause: e,
       })
     } finally {
       this.inflight = null

@@ -7,6 +7,7 @@ import { access, copyFile, lstat, mkdir, open, readdir, readFile, rename, rm, st
 import { basename, dirname, join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { WeirError } from '../../common/errors.js'
+import { fsError as sharedFsError } from '../../common/fs-errors.js'
 import type { CheckpointStorage } from './api.js'
 import { takeFileLock } from './file-lock.js'
 import type { LockAttempt, LockClaim } from './lock.js'
@@ -77,7 +78,7 @@ export class FileCheckpointStorage implements CheckpointStorage {
       await copyFile(source, tmp)
       await rename(tmp, target)
     } catch (e) {
-      await rm(tmp, { force: true })
+      await rm(tmp, { force: true }).catch(() => undefined)
       // copyFile's error names the source whichever side failed: find out which did.
       if (!await isFile(source)) throw missingObject(source)
       if (!await isReadable(source)) throw fsError(e, 'read', source)
@@ -206,7 +207,8 @@ async function writeAtomically(target: string, write: (tmp: string) => Promise<v
     await write(tmp)
     await rename(tmp, target)
   } catch (e) {
-    await rm(tmp, { force: true })
+    // Where the write failed (say, a file stands where a folder should), so may the cleanup: the write's error is the one to report.
+    await rm(tmp, { force: true }).catch(() => undefined)
     throw e instanceof WeirError ? e : fsError(e, 'write', target)
   }
   // The new name, and every folder made for it, must survive a power cut: a completed checkpoint
@@ -294,23 +296,16 @@ function missingObject(full: string): WeirError {
   })
 }
 
-function fsError(e: unknown, verb: 'read' | 'write' | 'list' | 'delete', full: string): WeirError {
-  const code = errnoOf(e)?.code
-  const reason = code === 'EACCES' || code === 'EPERM' ? 'permission denied'
-    : code === 'ENOSPC' ? 'no space left on the device'
-    : code === 'EROFS' ? 'the file system is read-only'
-    : code === 'EEXIST' || code === 'ENOTDIR' || code === 'EISDIR' ? 'a file stands where a folder should be, or a folder where a file should be'
-    : (e as Error).message
-  return WeirError.checkpoint(`cannot ${verb} checkpoint file '${full}': ${reason}`, {
-    help: 'check that the checkpoint directory exists or can be created, is writable by this process, and has free space',
-    cause: e,
+/** A failed call on a file or folder of this storage: a checkpoint's or savepoint's. */
+function fsError(e: unknown, op: 'read' | 'write' | 'list' | 'delete', full: string): WeirError {
+  return sharedFsError(e, {
+    kind: 'checkpoint', op, path: full, what: 'checkpoint storage',
+    setting: "'state.checkpoints.dir' (or 'state.savepoints.dir')",
+    help: { EEXIST: `a file stands where checkpoint storage needs a folder: remove or rename '${full}' or the file above it` },
   })
 }
 
-function localFileError(e: unknown, verb: 'read' | 'write', localFile: string, object: string): WeirError {
-  const reason = errnoOf(e)?.code === 'ENOENT' ? 'it does not exist' : (e as Error).message
-  return WeirError.checkpoint(`cannot ${verb} local file '${localFile}' (checkpoint file '${object}'): ${reason}`, {
-    help: `check the local state directory and its permissions`,
-    cause: e,
-  })
+/** A failed read or write of a local file that goes to or comes from the storage (RocksDB state under 'state.dir'). */
+function localFileError(e: unknown, op: 'read' | 'write', localFile: string, object: string): WeirError {
+  return sharedFsError(e, { kind: 'checkpoint', op, path: localFile, what: `local state, ${op === 'read' ? 'to be stored as' : 'restored from'} checkpoint file '${object}'`, setting: "'state.dir'" })
 }

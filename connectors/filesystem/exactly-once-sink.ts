@@ -9,7 +9,7 @@ import type { Batch } from '../../runtime/batch.js'
 import type { CommitQuery, CommittedOutput, SinkContext, SinkWriter } from '../api.js'
 import { CommitLog } from './commit-log.js'
 import { resolveFsOptions } from './options.js'
-import { PartFile } from './part-file.js'
+import { PartFile, sinkFsError } from './part-file.js'
 import type { BatchEncoder } from './sink.js'
 
 /**
@@ -50,16 +50,18 @@ function finalNameOf(pending: string): string {
 }
 
 /** fsync of a directory, so that renames and deletions in it survive a crash (a no-op where unsupported). */
-async function syncDir(dir: string): Promise<void> {
+async function syncDir(dir: string, table: string): Promise<void> {
   let handle
   try {
-    handle = await open(dir, 'r')
-    await handle.sync()
+    try {
+      handle = await open(dir, 'r')
+      await handle.sync()
+    } finally {
+      await handle?.close()
+    }
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code
-    if (code !== 'EISDIR' && code !== 'EINVAL' && code !== 'EPERM' && code !== 'EBADF') throw e
-  } finally {
-    await handle?.close()
+    if (code !== 'EISDIR' && code !== 'EINVAL' && code !== 'EPERM' && code !== 'EBADF') throw sinkFsError(e, table, 'write', dir)
   }
 }
 
@@ -72,7 +74,7 @@ async function publish(dir: string, pending: string, table: string): Promise<boo
     await rename(join(dir, pending), join(dir, finalNameOf(pending)))
     return true
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw sinkFsError(e, table, 'rename', join(dir, pending), join(dir, finalNameOf(pending)))
   }
   const published = await stat(join(dir, finalNameOf(pending))).then(s => s.isFile(), () => false)
   if (published) return false
@@ -110,14 +112,15 @@ async function recover(dir: string, prefix: string, restoredCommit: unknown, tab
     await log.record(Math.max(0, ...promised.map(p => p.checkpoint)), promised.map(p => finalNameOf(p.file)))
     let renamed = false
     for (const { file } of promised) renamed = (await publish(dir, file, table)) || renamed
-    if (renamed) await syncDir(dir)
+    if (renamed) await syncDir(dir, table)
   } else {
     await log.reset()
   }
   const ours = new RegExp(`^\\.${escapeRegExp(prefix)}${UUID}-\\d+\\.(?:json|csv)(?:${escapeRegExp(IN_PROGRESS)}|${escapeRegExp(PENDING)})$`)
-  const leftovers = (await readdir(dir)).filter(name => ours.test(name))
-  for (const name of leftovers) await rm(join(dir, name), { force: true })
-  if (leftovers.length > 0) await syncDir(dir)
+  const names = await readdir(dir).catch((e: unknown) => { throw sinkFsError(e, table, 'list', dir) })
+  const leftovers = names.filter(name => ours.test(name))
+  for (const name of leftovers) await rm(join(dir, name), { force: true }).catch((e: unknown) => { throw sinkFsError(e, table, 'delete', join(dir, name)) })
+  if (leftovers.length > 0) await syncDir(dir, table)
 }
 
 export async function createExactlyOnceWriter(ctx: SinkContext, dir: string, ext: string, encode: BatchEncoder): Promise<SinkWriter> {
@@ -166,7 +169,7 @@ class ExactlyOnceFileWriter implements SinkWriter {
   }
 
   private newPart(): PartFile {
-    return new PartFile(join(this.dir, `.${this.name}${IN_PROGRESS}`))
+    return new PartFile(join(this.dir, `.${this.name}${IN_PROGRESS}`), this.table)
   }
 
   write(batch: Batch): void | Promise<void> {
@@ -188,9 +191,9 @@ class ExactlyOnceFileWriter implements SinkWriter {
     // No rows since the last checkpoint: no file.
     if (await this.part.seal(true)) {
       const pending = `.${this.name}${PENDING}`
-      await rename(this.part.path, join(this.dir, pending))
+      await rename(this.part.path, join(this.dir, pending)).catch((e: unknown) => { throw sinkFsError(e, this.table, 'rename', this.part.path, join(this.dir, pending)) })
       // The checkpoint will promise this file: its name must survive a crash.
-      await syncDir(this.dir)
+      await syncDir(this.dir, this.table)
       this.sealed.push({ file: pending, checkpoint: checkpointId, rows: this.partRows })
       this.partRows = 0
       this.seq++
@@ -206,7 +209,7 @@ class ExactlyOnceFileWriter implements SinkWriter {
     await this.log.record(checkpointId, due.map(s => finalNameOf(s.file)))
     let renamed = false
     for (const s of due) renamed = (await publish(this.dir, s.file, this.table)) || renamed
-    if (renamed) await syncDir(this.dir)
+    if (renamed) await syncDir(this.dir, this.table)
     for (const s of due) this.committed += s.rows
     this.sealed = this.sealed.filter(s => s.checkpoint > checkpointId)
   }

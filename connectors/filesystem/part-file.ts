@@ -1,8 +1,21 @@
 // One part file being written by the filesystem sink: encoded text is buffered and appended in
 // blocks; the file is created by the first block, so a part without rows never exists on disk.
+// Also the error for any failed file-system call of the sink.
 import { open, rm, type FileHandle } from 'node:fs/promises'
+import type { WeirError } from '../../common/errors.js'
+import { fsError, type FsOperation } from '../../common/fs-errors.js'
 
 const FLUSH_CHARS = 1 << 20
+
+/** A failed file-system call on table `table`'s sink folder or one of its files, as the user sees it. */
+export function sinkFsError(e: unknown, table: string, op: FsOperation, path: string, to?: string): WeirError {
+  const setting = `the 'path' option of table '${table}'`
+  return fsError(e, {
+    kind: 'connector', op, path, to, what: `the sink of table '${table}'`, setting,
+    // mkdir of the sink folder: a file stands where it or a folder above it should be.
+    help: { EEXIST: `'${path}' is a file, but the filesystem sink writes part files into a folder: change ${setting}` },
+  })
+}
 
 /** Buffered appends to one file at `path`, opened lazily. */
 export class PartFile {
@@ -10,7 +23,8 @@ export class PartFile {
   private buffered: string[] = []
   private bufferedChars = 0
 
-  constructor(readonly path: string) {}
+  /** `table`: whose sink writes it, for errors. */
+  constructor(readonly path: string, private readonly table: string) {}
 
   /** Whether the file exists on disk (some text was flushed to it). */
   get created(): boolean { return this.handle !== null }
@@ -28,8 +42,18 @@ export class PartFile {
     const text = this.buffered.join('')
     this.buffered = []
     this.bufferedChars = 0
-    this.handle ??= await open(this.path, 'w')
-    await this.handle.write(text)
+    try {
+      this.handle ??= await open(this.path, 'w')
+    } catch (e) {
+      throw sinkFsError(e, this.table, 'create', this.path)
+    }
+    try {
+      // writeFile, not write: one write(2) may write only part of the text (a disk that fills up
+      // mid-write), and write() reports that as success; writeFile writes on until all is written or fails.
+      await this.handle.writeFile(text)
+    } catch (e) {
+      throw sinkFsError(e, this.table, 'write', this.path)
+    }
   }
 
   /**
@@ -42,9 +66,13 @@ export class PartFile {
     this.handle = null
     if (handle === null) return false
     try {
-      if (sync) await handle.sync()
-    } finally {
-      await handle.close()
+      try {
+        if (sync) await handle.sync()
+      } finally {
+        await handle.close()
+      }
+    } catch (e) {
+      throw sinkFsError(e, this.table, 'write', this.path)
     }
     return true
   }
@@ -56,8 +84,12 @@ export class PartFile {
     this.buffered = []
     this.bufferedChars = 0
     if (handle !== null) {
-      await handle.close()
-      await rm(this.path, { force: true })
+      try {
+        await handle.close()
+        await rm(this.path, { force: true })
+      } catch (e) {
+        throw sinkFsError(e, this.table, 'delete', this.path)
+      }
     }
   }
 }

@@ -10,7 +10,7 @@ import type { SinkContext, SinkWriter } from '../api.js'
 import { csvRowEncoder, debeziumEncoder, jsonRowEncoder } from './encoders.js'
 import { createExactlyOnceWriter } from './exactly-once-sink.js'
 import { resolveFsOptions, type FsConfig } from './options.js'
-import { PartFile } from './part-file.js'
+import { PartFile, sinkFsError } from './part-file.js'
 
 /** Turns a batch into the lines of a part file. */
 export type BatchEncoder = (batch: Batch) => string
@@ -48,15 +48,13 @@ export async function createFileSink(ctx: SinkContext): Promise<SinkWriter> {
   try {
     await mkdir(dir, { recursive: true })
   } catch (e) {
-    throw WeirError.connector(`cannot create sink directory '${config.path}': ${(e as Error).message}`, {
-      help: `the filesystem sink's 'path' must be a directory it can write to`,
-    })
+    throw sinkFsError(e, ctx.table, 'create', dir)
   }
   const ext = config.format === 'csv' ? 'csv' : 'json'
   const encode = batchEncoder(ctx, config)
   if (ctx.exactlyOnce) return createExactlyOnceWriter(ctx, dir, ext, encode)
   const name = `part-${randomUUID()}-0.${ext}`
-  return new FileSinkWriter(new PartFile(join(dir, `.${name}.inprogress`)), join(dir, name), encode)
+  return new FileSinkWriter(new PartFile(join(dir, `.${name}.inprogress`), ctx.table), join(dir, name), encode, ctx.table)
 }
 
 /** Without checkpoints: everything goes to one hidden part, made visible by finish(). */
@@ -68,6 +66,7 @@ class FileSinkWriter implements SinkWriter {
     private readonly part: PartFile,
     private readonly finalPath: string,
     private readonly encode: BatchEncoder,
+    private readonly table: string,
   ) {}
 
   write(batch: Batch): void | Promise<void> {
@@ -85,7 +84,12 @@ class FileSinkWriter implements SinkWriter {
     if (this.finished) return
     this.finished = true
     // No rows, no file (as in Flink).
-    if (await this.part.seal(false)) await rename(this.part.path, this.finalPath)
+    if (!(await this.part.seal(false))) return
+    try {
+      await rename(this.part.path, this.finalPath)
+    } catch (e) {
+      throw sinkFsError(e, this.table, 'rename', this.part.path, this.finalPath)
+    }
   }
 
   async close(): Promise<void> {

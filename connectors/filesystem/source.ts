@@ -5,6 +5,7 @@
 import { open, readdir, stat } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { WeirError } from '../../common/errors.js'
+import { fsError, type FsOperation } from '../../common/fs-errors.js'
 import type { Row } from '../../runtime/batch.js'
 import type { SourceChunk, SourceContext, SourceReader, SplitPosition } from '../api.js'
 import { CsvDecoder } from './csv-decoder.js'
@@ -30,6 +31,11 @@ export interface FilePosition {
 /** Where a split starts: at the beginning (null), after a line, or nowhere (already ended). */
 type FileStart = (LineStart & { readonly ended: boolean }) | null
 
+/** A failed file-system call on a path of table `table`'s source. */
+function sourceFsError(e: unknown, op: FsOperation, path: string, table: string): WeirError {
+  return fsError(e, { kind: 'connector', op, path, what: `the source of table '${table}'`, setting: `the 'path' option of table '${table}'` })
+}
+
 /** The files a source path stands for: the file itself, or a directory's visible regular files by name. */
 export async function listSourceFiles(path: string, table: string): Promise<string[]> {
   const full = resolve(path)
@@ -37,17 +43,20 @@ export async function listSourceFiles(path: string, table: string): Promise<stri
   try {
     info = await stat(full)
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code
-    if (code === 'ENOENT' || code === 'ENOTDIR') {
-      throw WeirError.connector(`path '${path}' does not exist`, {
-        help: `check the 'path' option of table '${table}'; it must name an existing file or directory`,
-      })
-    }
-    throw WeirError.connector(`cannot read path '${path}': ${(e as Error).message}`)
+    throw sourceFsError(e, 'read', full, table)
   }
   if (info.isFile()) return [full]
-  if (!info.isDirectory()) throw WeirError.connector(`path '${path}' is neither a file nor a directory`)
-  const entries = await readdir(full, { withFileTypes: true })
+  if (!info.isDirectory()) {
+    throw WeirError.connector(`path '${path}' of table '${table}' is neither a file nor a folder`, {
+      help: `give a file, or a folder of files, in the 'path' option of table '${table}'`,
+    })
+  }
+  let entries
+  try {
+    entries = await readdir(full, { withFileTypes: true })
+  } catch (e) {
+    throw sourceFsError(e, 'list', full, table)
+  }
   // Hidden and '_'-prefixed files are in-progress or metadata files (as in Flink and Hadoop); subdirectories are not read.
   return entries
     .filter(e => e.isFile() && !e.name.startsWith('.') && !e.name.startsWith('_'))
@@ -132,14 +141,14 @@ async function restoreStarts(files: readonly string[], restored: readonly (Split
         help: `a resumed job reads on from where its checkpoint stopped, so the files it was reading must stay; put the file back, or start the job without the checkpoint`,
       })
     }
-    const size = (await stat(p.file)).size
+    const size = await stat(p.file).then(s => s.size, e => { throw sourceFsError(e, 'read', p.file, table) })
     if (size < p.offset) {
       throw WeirError.connector(`cannot resume table '${table}': file '${p.file}' has ${size} bytes, but ${where}`, {
         record,
         help: `the file was truncated or replaced after the checkpoint; put the original back, or start the job without the checkpoint`,
       })
     }
-    if (!p.ended && p.offset > 0 && p.offset < size && !(await followsNewline(p.file, p.offset))) {
+    if (!p.ended && p.offset > 0 && p.offset < size && !(await followsNewline(p.file, p.offset, table))) {
       throw WeirError.connector(`cannot resume table '${table}': file '${p.file}' changed since the checkpoint (byte ${p.offset} no longer follows a line break); ${where}`, {
         record,
         help: `files must not be rewritten while a job reads them; put the original back, or start the job without the checkpoint`,
@@ -151,14 +160,18 @@ async function restoreStarts(files: readonly string[], restored: readonly (Split
 }
 
 /** Whether the byte before `offset` is a '\n', as it is at every offset a position records (but the end of a file). */
-async function followsNewline(file: string, offset: number): Promise<boolean> {
-  const handle = await open(file, 'r')
+async function followsNewline(file: string, offset: number, table: string): Promise<boolean> {
   try {
-    const byte = Buffer.alloc(1)
-    await handle.read(byte, 0, 1, offset - 1)
-    return byte[0] === 10
-  } finally {
-    await handle.close()
+    const handle = await open(file, 'r')
+    try {
+      const byte = Buffer.alloc(1)
+      await handle.read(byte, 0, 1, offset - 1)
+      return byte[0] === 10
+    } finally {
+      await handle.close()
+    }
+  } catch (e) {
+    throw sourceFsError(e, 'read', file, table)
   }
 }
 
@@ -265,7 +278,7 @@ class FileSourceReader implements SourceReader {
       return await lines.fill()
     } catch (e) {
       // The file vanished or became unreadable after the listing.
-      throw WeirError.execution(`cannot read '${file}' of table '${this.ctx.table}': ${(e as Error).message}`, { cause: e })
+      throw sourceFsError(e, 'read', file, this.ctx.table)
     }
   }
 

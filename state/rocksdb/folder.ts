@@ -3,6 +3,7 @@
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { WeirError } from '../../common/errors.js'
+import { errnoCode, errnoInText, fsError, type FsOperation } from '../../common/fs-errors.js'
 
 /** Written into every state folder; a folder without it is never wiped. */
 export const MARKER_FILE = 'WEIR-STATE.json'
@@ -35,21 +36,7 @@ function isRunning(pid: number): boolean {
 
 const IN_USE_HELP = "give each concurrent job its own 'pipeline.name' or 'state.dir'"
 
-const WRITABLE_HELP = "set 'state.dir' to a writable folder"
 const OTHER_FOLDER_HELP = "use another 'state.dir', or remove the folder if its contents are not needed"
-
-const REASONS: Record<string, string> = {
-  EACCES: 'permission denied',
-  EPERM: 'operation not permitted',
-  EROFS: 'read-only file system',
-  ENOTDIR: 'a part of the path is a file, not a folder',
-  ENOENT: 'no such folder, and it cannot be created there',
-  ENOSPC: 'no space left on device',
-  EDQUOT: 'disk quota exceeded',
-  ELOOP: 'too many symbolic links',
-  ENAMETOOLONG: 'path too long',
-  EEXIST: 'a file of that name is in the way',
-}
 
 function codeOf(e: unknown): string | undefined {
   const code = (e as { code?: unknown } | null)?.code
@@ -60,11 +47,17 @@ function messageOf(e: unknown): string {
   return e instanceof Error ? e.message : String(e)
 }
 
+/** A failed file-system call on a state folder (or RocksDB's files in it), as the user sees it. */
+export function stateFsError(dir: string, e: unknown, op: FsOperation, notes?: readonly string[], code?: string): WeirError {
+  return fsError(e, {
+    kind: 'execution', op, path: dir, what: 'a folder of RocksDB working state', setting: "'state.dir'", notes, code,
+    // makeDirs creates every missing folder first: ENOENT after that means the file system refuses (e.g. /proc).
+    help: { ENOENT: `folders cannot be created under '${dirname(dir)}': set 'state.dir' to a writable folder` },
+  })
+}
+
 function unusable(dir: string, e: unknown): WeirError {
-  if (e instanceof WeirError) return e
-  const code = codeOf(e)
-  const reason = code !== undefined && REASONS[code] !== undefined ? `${REASONS[code]} (${code})` : messageOf(e)
-  return WeirError.execution(`cannot use state folder '${dir}': ${reason}`, { help: WRITABLE_HELP, cause: e })
+  return stateFsError(dir, e, 'create')
 }
 
 /**
@@ -157,8 +150,13 @@ async function readMarker(dir: string): Promise<FolderOwner | null> {
   }
 }
 
-/** RocksDB could not open the database files (corrupt or from something else). */
+/** RocksDB could not open the database files: a file-system failure (full disk, permissions…), or files that are corrupt or from something else. */
 export function openFailed(dir: string, e: unknown): WeirError {
+  const code = rocksDbErrno(e)
+  // A file of the database missing or in the way is a broken database, not a file-system problem.
+  if (code !== undefined && code !== 'ENOENT' && code !== 'ENOTDIR' && code !== 'EISDIR' && code !== 'EEXIST') {
+    return stateFsError(dir, e, 'open', [`RocksDB: ${rootMessage(e)}`], code)
+  }
   return WeirError.execution(`cannot open the RocksDB state in '${dir}': ${rootMessage(e)}`, {
     help: "the working state there cannot be used: remove the folder, or set 'state.dir' to another folder",
     cause: e,
@@ -169,14 +167,9 @@ export function openFailed(dir: string, e: unknown): WeirError {
 export function ioFailed(dir: string, e: unknown, doing: 'writing' | 'reading'): WeirError {
   if (e instanceof WeirError) return e
   const msg = rootMessage(e)
-  if (rootCode(e) === 'ENOSPC' || /no space left/i.test(msg)) {
-    return WeirError.execution(`disk full while ${doing} state to '${dir}'`, {
-      help: "free disk space, or set 'state.dir' to a folder on a disk with more room",
-      notes: [msg],
-      cause: e,
-    })
-  }
-  if (/IO error|EIO|EROFS|EACCES/i.test(msg) || rootCode(e) !== undefined) {
+  const code = rocksDbErrno(e)
+  if (code !== undefined) return stateFsError(dir, e, doing === 'writing' ? 'write' : 'read', isNodeFsError(e) ? [] : [`RocksDB: ${msg}`], code)
+  if (/IO error/i.test(msg)) {
     return WeirError.execution(`I/O error while ${doing} state ${doing === 'writing' ? 'to' : 'from'} '${dir}': ${msg}`, {
       help: `check the disk behind '${dir}', or set 'state.dir' to another folder`,
       cause: e,
@@ -198,8 +191,17 @@ function rootMessage(e: unknown): string {
   return messageOf(rootError(e))
 }
 
-function rootCode(e: unknown): string | undefined {
-  return codeOf(rootError(e)) ?? codeOf(e)
+/** A failed call of Node's fs (it says which system call), not of RocksDB. */
+function isNodeFsError(e: unknown): boolean {
+  return typeof (rootError(e) as { syscall?: unknown } | null)?.syscall === 'string'
+}
+
+/**
+ * The errno behind a failure: Node's own code, or for RocksDB the one its message names in
+ * strerror's words (rocksdb-native gives every RocksDB failure the code EIO, a corrupt file too).
+ */
+function rocksDbErrno(e: unknown): string | undefined {
+  return isNodeFsError(e) ? errnoCode(rootError(e)) : errnoInText(rootMessage(e))
 }
 
 /** Total size of the files under `dir` (0 if it is gone). */

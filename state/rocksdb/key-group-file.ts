@@ -74,14 +74,15 @@ export class KeyGroupFileWriter {
 
   private async put(bytes: Uint8Array): Promise<void> {
     if (this.pos + bytes.length > this.buf.length) await this.drain()
-    if (bytes.length > this.buf.length) { await this.fh.write(bytes); return }
+    // writeFile, not write: write() may write only part of the bytes and report success.
+    if (bytes.length > this.buf.length) { await this.fh.writeFile(bytes); return }
     this.buf.set(bytes, this.pos)
     this.pos += bytes.length
   }
 
   private async drain(): Promise<void> {
     if (this.pos === 0) return
-    await this.fh.write(this.buf, 0, this.pos)
+    await this.fh.writeFile(this.buf.subarray(0, this.pos))
     this.pos = 0
   }
 }

@@ -79,7 +79,7 @@ describe('weir run', () => {
   it('says when the file does not exist', () => {
     const r = weir('run', '/nonexistent/job.sql')
     expect(r.code).toBe(1)
-    expect(r.stderr).toContain("cannot read '/nonexistent/job.sql': no such file")
+    expect(r.stderr).toContain("error: cannot read '/nonexistent/job.sql' (the SQL file): no such file or folder (ENOENT)\nhelp: '/nonexistent/job.sql' does not exist: check the path")
   })
 
   it('fails a job on a missing input path with the path in the message', () => {

@@ -157,8 +157,8 @@ describe('filesystem source, JSON lines', () => {
     expect(() => source.validate(options, [])).not.toThrow()
     const e = await errorOf(() => source.create(sourceCtx(options, [])))
     expect(e.kind).toBe('connector')
-    expect(e.message).toBe(`path '${path}' does not exist`)
-    expect(e.help).toContain(`'path'`)
+    expect(e.message).toBe(`cannot read '${path}' (the source of table 't'): no such file or folder (ENOENT)`)
+    expect(e.help).toBe(`'${path}' does not exist: check the 'path' option of table 't'`)
   })
 
   it('gives an empty file one empty, ended split', async () => {

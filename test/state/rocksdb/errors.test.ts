@@ -54,15 +54,15 @@ describe('RocksDB backend errors', () => {
     await writeFile(join(root, 'file'), 'x')
     const dir = join(root, 'file', 'job', 'op')
     const err = await openError(dir)
-    expect(err.message).toBe(`cannot use state folder '${dir}': a part of the path is a file, not a folder (ENOTDIR)`)
-    expect(err.help).toBe("set 'state.dir' to a writable folder")
+    expect(err.message).toBe(`cannot create '${dir}' (a folder of RocksDB working state): a part of the path is a file, not a folder (ENOTDIR)`)
+    expect(err.help).toBe(`a part of '${dir}' is a file where a folder should be: check 'state.dir', or move that file away`)
   })
 
   it('refuses a state dir where folders cannot be created', async () => {
     const dir = `/proc/weir-test-${process.pid}/job/op`
     const err = await openError(dir)
-    expect(err.message).toBe(`cannot use state folder '${dir}': no such folder, and it cannot be created there (ENOENT)`)
-    expect(err.help).toBe("set 'state.dir' to a writable folder")
+    expect(err.message).toBe(`cannot create '${dir}' (a folder of RocksDB working state): no such file or folder (ENOENT)`)
+    expect(err.help).toBe(`folders cannot be created under '/proc/weir-test-${process.pid}/job': set 'state.dir' to a writable folder`)
   })
 
   it('refuses a folder of another job', async () => {
@@ -157,8 +157,9 @@ describe('RocksDB backend errors', () => {
       }
       expect(isWeirError(err)).toBe(true)
       expect((err as WeirError).kind).toBe('execution')
-      expect((err as WeirError).message).toBe(`disk full while writing state to '${dir}'`)
-      expect((err as WeirError).help).toBe("free disk space, or set 'state.dir' to a folder on a disk with more room")
+      expect((err as WeirError).message).toBe(`cannot write '${dir}' (a folder of RocksDB working state): no space left on the device (ENOSPC)`)
+      expect((err as WeirError).help).toBe(`free disk space on the file system of '${dir}', or change 'state.dir' to a disk with more room`)
+      expect((err as WeirError).notes.join('\n')).toMatch(/^RocksDB: .*No space left on device/)
       expect(renderError(err)).not.toMatch(/\n\s+at /)
       await expect(b.flush()).rejects.toBe(err) // the backend stays failed
       await b.destroy()
