@@ -75,6 +75,11 @@ function planColumn(options: ConnectorOptions, field: Field): ColumnGen {
   const get = (opt: string): string | undefined => options[fieldKey(col, opt)]
   const kind = enumOption(options, fieldKey(col, 'kind'), ['random', 'sequence'] as const, 'random')
   const nullRate = numberOption(options, fieldKey(col, 'null-rate'), 0, 0, 1)
+  if (nullRate > 0 && !type.nullable) {
+    throw WeirError.connector(`option '${fieldKey(col, 'null-rate')}' would give NOT NULL column '${col}' NULL values`, {
+      help: `remove the option, or declare the column without NOT NULL (a primary key column is NOT NULL)`,
+    })
+  }
   const wrongKind = (kind === 'random' ? SEQUENCE_ONLY : RANDOM_ONLY).find(o => get(o) !== undefined)
   if (wrongKind !== undefined) {
     throw WeirError.connector(`option '${fieldKey(col, wrongKind)}' does not apply to a ${kind} field`, {

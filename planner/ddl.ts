@@ -2,7 +2,7 @@
 import type * as ast from '../grammar/ast.js'
 import { WeirError } from '../common/errors.js'
 import type { Span } from '../common/span.js'
-import { formatType, isTimestamp } from '../common/types.js'
+import { formatType, isTimestamp, withNullable } from '../common/types.js'
 import { getConnector } from '../connectors/registry.js'
 import type { CatalogTable, CatalogView, TableColumn } from './catalog.js'
 import { typeFromAst } from './bind/types.js'
@@ -38,15 +38,21 @@ export function tableFromAst(stmt: ast.CreateTable): CatalogTable {
   const primaryKey = (stmt.primaryKey?.columns ?? []).map(c => {
     const col = columns.find(x => x.name.toLowerCase() === c.value.toLowerCase())
     if (!col) throw WeirError.plan(`primary key column '${c.value}' is not a column of '${name}'`, { span: c.span })
+    if (col.kind !== 'physical') {
+      throw WeirError.plan(`primary key column '${col.name}' is a computed column`, { span: c.span, help: 'a primary key is made of physical columns (as in Flink)' })
+    }
     return col.name
   })
+  // As in Flink, a primary key implies NOT NULL: its columns' types say so in DESCRIBE and in
+  // queries, a source rejects a record without a value for one, and a sink enforces it.
+  const keyed = new Set(primaryKey)
   let table: CatalogTable = {
-    kind: 'table', name, columns, primaryKey, options, optionSpans, span: stmt.span,
+    kind: 'table', name, columns: columns.map(c => (keyed.has(c.name) ? { ...c, type: withNullable(c.type, false) } : c)), primaryKey, options, optionSpans, span: stmt.span,
     watermark: stmt.watermark ? { column: stmt.watermark.column.value, expr: stmt.watermark.expr, span: stmt.watermark.span } : undefined,
   }
   // Computed column types come from binding their expressions.
   const { fields } = tableFields(table)
-  table = { ...table, columns: columns.map((c, i) => (c.kind === 'computed' ? { ...c, type: fields[i]!.type } : c)) }
+  table = { ...table, columns: table.columns.map((c, i) => (c.kind === 'computed' ? { ...c, type: fields[i]!.type } : c)) }
   if (stmt.watermark) checkWatermark(table, stmt.watermark)
   checkConnector(table)
   return table

@@ -45,6 +45,7 @@ export const OPTIONS: Readonly<Record<string, OptionDef>> = {
   's3.access-key': { describe: 'S3 access key (default: the AWS credential chain)' },
   's3.secret-key': { describe: 'S3 secret key' },
   's3.path.style.access': { describe: "'true' for path-style S3 URLs (default true when 's3.endpoint' is set)", check: oneOf('true', 'false') },
+  'table.exec.sink.not-null-enforcer': { default: 'ERROR', describe: "a NULL for a NOT NULL sink column (a primary key's): 'ERROR' fails the job, 'DROP' drops the row", check: oneOf('error', 'drop') },
 }
 
 export function checkOption(key: string, value: string, span: Span): void {

@@ -1,6 +1,7 @@
 // Statement planning entry points: INSERT and SELECT → an optimized logical plan with a sink.
 import type * as ast from '../grammar/ast.js'
 import { WeirError } from '../common/errors.js'
+import { spanOf } from '../common/span.js'
 import type { DataType, Field } from '../common/types.js'
 import { formatType, sameType, isNumeric, withoutTimeAttr, withNullable } from '../common/types.js'
 import { inputRef, literal } from '../expr/ir.js'
@@ -68,7 +69,16 @@ function conformToSink(plan: LogicalPlan, table: CatalogTable, stmt: ast.Insert)
   let identity = true
   const exprs: Rex[] = sinkCols.map((col, i) => {
     const from = sources[i]!
-    if (from === null) { identity = false; return literal(null, withNullable(col.type, true)) }
+    if (from === null) {
+      if (!col.type.nullable) {
+        // As in Flink: a column left out of the list gets NULL, which a NOT NULL column cannot hold.
+        throw WeirError.plan(`column '${col.name}' of '${table.name}' is NOT NULL, but the INSERT's column list leaves it out`, {
+          span: spanOf(stmt.columns![0]!.span, stmt.columns!.at(-1)!.span), help: `list '${col.name}' and select a value for it`,
+        })
+      }
+      identity = false
+      return literal(null, withNullable(col.type, true))
+    }
     const t = qf[from]!.type
     if (from !== i) identity = false
     if (sameType(t, col.type)) return inputRef(from, t)

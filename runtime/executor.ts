@@ -33,6 +33,7 @@ import type { SinkWriter, SourceReader, SourceChunk, SplitPosition } from '../co
 import { createOperator } from '../operators/registry.js'
 import { EventLoopYielder } from '../connectors/yield.js'
 import type { CheckpointStorage } from '../checkpoint/storage/api.js'
+import { enforceNotNull } from '../connectors/not-null-enforcer.js'
 import { makeSnapshotRoot, takeLocalSnapshot, uploadSnapshot, restoreRocksDbSubtask, type RocksDbStateHandle, type StoredSst } from '../checkpoint/rocksdb-snapshot.js'
 import {
   MANIFEST_FORMAT, applyRetention, checkpointFolder, getObject, highestId, joinUri, PrefixedStorage, putObject, savepointFolder, writeManifest,
@@ -424,11 +425,11 @@ class JobExecution {
         case 'Sink': {
           const factory = getConnector(spec.connector)
           invariant(factory.sink, `connector ${spec.connector} has no sink`)
-          task.sink = await factory.sink.create({
+          task.sink = enforceNotNull(await factory.sink.create({
             table: spec.table, options: spec.options, schema: spec.schema, changelog: spec.inputChangelog, primaryKey: spec.primaryKey, println: this.env.println,
             jobName: this.graph.name, operatorId: task.node.id, exactlyOnce: this.exactlyOnce,
             restoredCommit: restore?.manifest.sinks[task.node.id],
-          })
+          }), spec, this.graph.options)
           break
         }
         case 'Values': case 'Collect': break

@@ -132,6 +132,8 @@ export interface SinkSpec {
   readonly inputChangelog: ChangelogMode
   /** Primary key columns of the sink table, if declared. */
   readonly primaryKey: readonly number[]
+  /** Columns the sink table declares NOT NULL that the query may fill with NULL (checked per row, as Flink's sink NOT NULL enforcer does). */
+  readonly notNull?: readonly number[]
 }
 
 /** Collects results for a SELECT run from the CLI or the REPL (materialized as a changelog). */

@@ -191,6 +191,8 @@ class FileSourceReader implements SourceReader {
   private readonly announce: SourceChunk[] = []
   /** Splits whose end an announcement already reported. */
   private readonly announcedEnd = new Set<number>()
+  /** Columns declared NOT NULL (primary key columns are). */
+  private readonly notNull: readonly number[]
 
   constructor(
     private readonly files: readonly string[],
@@ -201,6 +203,7 @@ class FileSourceReader implements SourceReader {
   ) {
     this.splitCount = files.length
     this.starts = restore.starts
+    this.notNull = ctx.schema.flatMap((f, i) => (f.type.nullable ? [] : [i]))
     if (restore.moved) {
       // The files changed since the checkpoint, so split numbers did. Whoever keeps the positions
       // per split number (the runtime, for the next checkpoint) learns each file's at once, instead
@@ -263,6 +266,15 @@ class FileSourceReader implements SourceReader {
       if (result === SKIP) continue
       if (result === MORE) {
         if (this.recordText === '') { this.recordStart = lines.lineNo; this.recordText = line } else this.recordText += '\n' + line
+        continue
+      }
+      const nullIn = this.notNull.length === 0 ? -1 : this.notNull.find(c => result[c] === null) ?? -1
+      if (nullIn !== -1) {
+        // Compiled queries trust a NOT NULL type (a primary key column's too): a NULL must not get in.
+        const name = this.ctx.schema[nullIn]!.name
+        const multiLine = this.recordText !== ''
+        this.fail(new RecordError(`column '${name}' is NOT NULL, but the record has no value for it`, name), file, multiLine ? this.recordStart : lines.lineNo, multiLine ? this.recordText + '\n' + line : line)
+        this.recordText = ''
         continue
       }
       this.recordText = ''

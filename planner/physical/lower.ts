@@ -89,7 +89,8 @@ export function lowerToJobGraph(plans: readonly LogicalPlan[], name: string, opt
           const physical = t.columns.filter(c => c.kind === 'physical')
           const primaryKey = t.primaryKey.map(k => physical.findIndex(c => c.name === k)).filter(i => i >= 0)
           const options = Object.fromEntries(Object.entries(t.options).filter(([k]) => k !== 'connector'))
-          id = add('sink', { kind: 'Sink', table: t.name, connector: t.options['connector']!, options, schema: plan.fields, inputChangelog, primaryKey },
+          const notNull = physical.flatMap((c, i) => (!c.type.nullable && plan.fields[i]!.type.nullable ? [i] : []))
+          id = add('sink', { kind: 'Sink', table: t.name, connector: t.options['connector']!, options, schema: plan.fields, inputChangelog, primaryKey, ...(notNull.length > 0 ? { notNull } : {}) },
             [{ node: input, exchange: forward }], plan, mode)
         } else {
           id = add('collect', { kind: 'Collect', schema: plan.fields, inputChangelog }, [{ node: input, exchange: forward }], plan, mode)
