@@ -8,7 +8,7 @@ import type { Row } from '../runtime/batch.js'
 import type { ConnectorFactory, ConnectorOptions, SourceChunk, SourceContext, SourceReader, SplitPosition } from './api.js'
 import { singleSplitPosition } from './positions.js'
 import { EventLoopYielder } from './yield.js'
-import { boolOption, checkKnownOptions, closest, durationOption, enumOption, intOption, numberOption } from './options.js'
+import { about, aboutKey, aboutValue, boolOption, checkKnownOptions, closest, durationOption, enumOption, intOption, numberOption } from './options.js'
 
 const TOP_OPTIONS = ['rows-per-second', 'number-of-rows', 'seed']
 const FIELD_OPTIONS = ['kind', 'min', 'max', 'max-past', 'length', 'var-len', 'start', 'end', 'null-rate'] as const
@@ -76,18 +76,18 @@ function planColumn(options: ConnectorOptions, field: Field): ColumnGen {
   const kind = enumOption(options, fieldKey(col, 'kind'), ['random', 'sequence'] as const, 'random')
   const nullRate = numberOption(options, fieldKey(col, 'null-rate'), 0, 0, 1)
   if (nullRate > 0 && !type.nullable) {
-    throw WeirError.connector(`option '${fieldKey(col, 'null-rate')}' would give NOT NULL column '${col}' NULL values`, {
+    throw aboutValue(WeirError.connector(`option '${fieldKey(col, 'null-rate')}' would give NOT NULL column '${col}' NULL values`, {
       help: `remove the option, or declare the column without NOT NULL (a primary key column is NOT NULL)`,
-    })
+    }), fieldKey(col, 'null-rate'))
   }
   const wrongKind = (kind === 'random' ? SEQUENCE_ONLY : RANDOM_ONLY).find(o => get(o) !== undefined)
   if (wrongKind !== undefined) {
-    throw WeirError.connector(`option '${fieldKey(col, wrongKind)}' does not apply to a ${kind} field`, {
+    throw aboutKey(WeirError.connector(`option '${fieldKey(col, wrongKind)}' does not apply to a ${kind} field`, {
       help: kind === 'random' ? `set '${fieldKey(col, 'kind')}' = 'sequence' to use 'start' and 'end'` : `'start' and 'end' are the only value options of a sequence`,
-    })
+    }), fieldKey(col, wrongKind))
   }
   const notFor = (opt: string, what: string): WeirError =>
-    WeirError.connector(`option '${fieldKey(col, opt)}' does not apply to column '${col}' of type ${formatType(type)}`, { help: `'${opt}' applies to ${what}` })
+    aboutKey(WeirError.connector(`option '${fieldKey(col, opt)}' does not apply to column '${col}' of type ${formatType(type)}`, { help: `'${opt}' applies to ${what}` }), fieldKey(col, opt))
   const numeric = type.kind === 'INT' || type.kind === 'BIGINT' || type.kind === 'DOUBLE' || type.kind === 'DECIMAL' || type.kind === 'INTERVAL'
   if (!numeric && (get('min') !== undefined || get('max') !== undefined)) throw notFor(get('min') !== undefined ? 'min' : 'max', 'numeric columns')
   if (type.kind !== 'STRING' && (get('length') !== undefined || get('var-len') !== undefined)) throw notFor(get('length') !== undefined ? 'length' : 'var-len', 'STRING columns')
@@ -99,13 +99,13 @@ function planColumn(options: ConnectorOptions, field: Field): ColumnGen {
     const end = intOption(options, fieldKey(col, 'end'), NaN)
     const missing = [Number.isNaN(start) ? 'start' : null, Number.isNaN(end) ? 'end' : null].filter(x => x !== null)
     if (missing.length > 0) {
-      throw WeirError.connector(`sequence field '${col}' needs ${missing.map(m => `'${fieldKey(col, m!)}'`).join(' and ')}`)
+      throw about(WeirError.connector(`sequence field '${col}' needs ${missing.map(m => `'${fieldKey(col, m!)}'`).join(' and ')}`), { option: fieldKey(col, 'kind'), part: 'value' })
     }
-    if (end < start) throw WeirError.connector(`option '${fieldKey(col, 'end')}' (${end}) is less than '${fieldKey(col, 'start')}' (${start})`)
+    if (end < start) throw belowOther(col, 'end', end, 'start', start)
     const count = end - start + 1
     switch (type.kind) {
       case 'INT':
-        if (start < -2147483648 || end > 2147483647) throw WeirError.connector(`sequence field '${col}' is INT, but ${start}..${end} does not fit INT`)
+        if (start < -2147483648 || end > 2147483647) throw aboutValue(WeirError.connector(`sequence field '${col}' is INT, but ${start}..${end} does not fit INT`), fieldKey(col, start < -2147483648 ? 'start' : 'end'))
         return { gen: i => start + i, nullRate, count }
       case 'BIGINT': case 'DOUBLE': case 'INTERVAL': return { gen: i => start + i, nullRate, count }
       case 'DECIMAL': {
@@ -114,23 +114,28 @@ function planColumn(options: ConnectorOptions, field: Field): ColumnGen {
       }
       case 'STRING': return { gen: i => String(start + i), nullRate, count }
       default:
-        throw WeirError.connector(`column '${col}' of type ${formatType(type)} cannot be a sequence`, { help: `sequences are for numeric and STRING columns; use 'random' (the default)` })
+        throw aboutValue(WeirError.connector(`column '${col}' of type ${formatType(type)} cannot be a sequence`, { help: `sequences are for numeric and STRING columns; use 'random' (the default)` }), fieldKey(col, 'kind'))
     }
   }
   return { gen: randomGen(options, col, type), nullRate }
+}
+
+/** 'fields.<col>.<upper>' is below 'fields.<col>.<lower>': an error about the upper one's value. */
+function belowOther(col: string, upper: string, high: number, lower: string, low: number): WeirError {
+  return aboutValue(WeirError.connector(`option '${fieldKey(col, upper)}' (${high}) is less than '${fieldKey(col, lower)}' (${low})`), fieldKey(col, upper))
 }
 
 function randomGen(options: ConnectorOptions, col: string, type: DataType): ValueGen {
   const range = (defMin: number, defMax: number): [number, number] => {
     const min = numberOption(options, fieldKey(col, 'min'), defMin)
     const max = numberOption(options, fieldKey(col, 'max'), defMax)
-    if (max < min) throw WeirError.connector(`option '${fieldKey(col, 'max')}' (${max}) is less than '${fieldKey(col, 'min')}' (${min})`)
+    if (max < min) throw belowOther(col, 'max', max, 'min', min)
     return [min, max]
   }
   const intRange = (defMin: number, defMax: number): [number, number] => {
     const min = intOption(options, fieldKey(col, 'min'), defMin, defMin, defMax)
     const max = intOption(options, fieldKey(col, 'max'), defMax, defMin, defMax)
-    if (max < min) throw WeirError.connector(`option '${fieldKey(col, 'max')}' (${max}) is less than '${fieldKey(col, 'min')}' (${min})`)
+    if (max < min) throw belowOther(col, 'max', max, 'min', min)
     return [min, max]
   }
   switch (type.kind) {
@@ -181,15 +186,15 @@ function plan(options: ConnectorOptions, schema: readonly Field[]): DatagenPlan 
     const opt = dot === -1 ? '' : rest.slice(dot + 1)
     if (!columns.has(col)) {
       const guess = closest(col, columns)
-      throw WeirError.connector(`option '${key}' names column '${col}', which the table does not have`, {
+      throw aboutKey(WeirError.connector(`option '${key}' names column '${col}', which the table does not have`, {
         help: guess !== undefined ? `did you mean '${fieldKey(guess, opt)}'?` : `the table's columns are ${[...columns].map(c => `'${c}'`).join(', ')}`,
-      })
+      }), key)
     }
     if (!(FIELD_OPTIONS as readonly string[]).includes(opt)) {
       const guess = closest(opt, FIELD_OPTIONS)
-      throw WeirError.connector(`unsupported option '${key}' for connector 'datagen'`, {
+      throw aboutKey(WeirError.connector(`unsupported option '${key}' for connector 'datagen'`, {
         help: guess !== undefined ? `did you mean '${fieldKey(col, guess)}'?` : `field options are ${FIELD_OPTIONS.map(o => `'${o}'`).join(', ')}`,
-      })
+      }), key)
     }
   }
   const rowsPerSecond = numberOption(options, 'rows-per-second', 10_000, Number.MIN_VALUE)

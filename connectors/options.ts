@@ -7,6 +7,39 @@ import type { ConnectorOptions } from './api.js'
 export { closest, editDistance } from '../common/names.js'
 import { closest } from '../common/names.js'
 
+/**
+ * What a validation error is about: an option's key (unknown, misplaced) or value (malformed), or
+ * a declared column. The planner points the error's caret there.
+ */
+export type ErrorSubject = { readonly option: string; readonly part: 'key' | 'value' } | { readonly column: string }
+
+const SUBJECTS = new WeakMap<WeirError, ErrorSubject>()
+
+/**
+ * Marks `e` as being about `subject` and returns it.
+ *
+ * @example throw about(WeirError.connector(`invalid value 'x' for option 'seed'`), { option: 'seed', part: 'value' })
+ */
+export function about(e: WeirError, subject: ErrorSubject): WeirError {
+  SUBJECTS.set(e, subject)
+  return e
+}
+
+/** What `e` was marked as being about, if anything. */
+export function subjectOf(e: WeirError): ErrorSubject | undefined {
+  return SUBJECTS.get(e)
+}
+
+/** Marks an error about option `key`'s key. */
+export function aboutKey(e: WeirError, key: string): WeirError {
+  return about(e, { option: key, part: 'key' })
+}
+
+/** Marks an error about option `key`'s value. */
+export function aboutValue(e: WeirError, key: string): WeirError {
+  return about(e, { option: key, part: 'value' })
+}
+
 function quoteList(names: Iterable<string>): string {
   return [...names].map(n => `'${n}'`).join(', ')
 }
@@ -26,13 +59,13 @@ export function checkKnownOptions(
   for (const key of Object.keys(options)) {
     if (key === 'connector' || known.includes(key) || isKnown(key)) continue
     const guess = closest(key, known)
-    throw WeirError.connector(`unsupported option '${key}' for connector '${connector}'`, {
+    throw aboutKey(WeirError.connector(`unsupported option '${key}' for connector '${connector}'`, {
       help: guess !== undefined
         ? `did you mean '${guess}'?`
         : known.length === 0
           ? `connector '${connector}' takes no options besides 'connector'`
           : `the supported options are ${quoteList([...known].sort())}`,
-    })
+    }), key)
   }
 }
 
@@ -41,13 +74,15 @@ export function checkRequiredOptions(connector: string, options: ConnectorOption
   const missing = required.filter(k => options[k] === undefined)
   if (missing.length === 0) return
   const what = missing.length === 1 ? `option ${quoteList(missing)} is` : `options ${quoteList(missing)} are`
-  throw WeirError.connector(`required ${what} missing for connector '${connector}'`, {
+  // Nothing to point at but the connector that needs them.
+  throw aboutValue(WeirError.connector(`required ${what} missing for connector '${connector}'`, {
     help: `add ${missing.map(k => `'${k}' = '…'`).join(', ')} to the table's WITH clause`,
-  })
+  }), 'connector')
 }
 
-function badValue(key: string, value: string, expected: string): WeirError {
-  return WeirError.connector(`invalid value '${value}' for option '${key}': expected ${expected}`)
+/** An error about option `key`'s value, which is not what it should be. */
+export function badValue(key: string, value: string, expected: string, help?: string): WeirError {
+  return aboutValue(WeirError.connector(`invalid value '${value}' for option '${key}': expected ${expected}`, help === undefined ? {} : { help }), key)
 }
 
 /** A whole number option within [min, max], or `fallback` when absent. */
@@ -91,9 +126,7 @@ export function enumOption<T extends string>(options: ConnectorOptions, key: str
   const exact = choices.find(c => c === text) ?? choices.find(c => c.toLowerCase() === text.trim().toLowerCase())
   if (exact !== undefined) return exact
   const guess = closest(text, choices)
-  throw WeirError.connector(`invalid value '${text}' for option '${key}': expected one of ${quoteList(choices)}`, {
-    help: guess !== undefined ? `did you mean '${guess}'?` : undefined,
-  })
+  throw badValue(key, text, `one of ${quoteList(choices)}`, guess !== undefined ? `did you mean '${guess}'?` : undefined)
 }
 
 /** A duration such as '10 s', '1 min', '500' (ms). */

@@ -21,7 +21,10 @@ export interface CatalogTable {
   readonly watermark?: { readonly column: string; readonly expr: ast.Expr; readonly span: Span }
   readonly primaryKey: readonly string[]
   readonly options: Readonly<Record<string, string>>
+  /** Where each option's key is in the CREATE TABLE text. */
   readonly optionSpans: Readonly<Record<string, Span>>
+  /** Where each option's value is. */
+  readonly optionValueSpans: Readonly<Record<string, Span>>
   readonly span: Span
   /** The CREATE TABLE text, for error messages that point into it. */
 }

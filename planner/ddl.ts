@@ -3,6 +3,7 @@ import type * as ast from '../grammar/ast.js'
 import { WeirError } from '../common/errors.js'
 import type { Span } from '../common/span.js'
 import { formatType, isTimestamp, withNullable } from '../common/types.js'
+import { subjectOf } from '../connectors/options.js'
 import { getConnector } from '../connectors/registry.js'
 import type { CatalogTable, CatalogView, TableColumn } from './catalog.js'
 import { typeFromAst } from './bind/types.js'
@@ -27,10 +28,12 @@ export function tableFromAst(stmt: ast.CreateTable): CatalogTable {
   })
   const options: Record<string, string> = {}
   const optionSpans: Record<string, Span> = {}
+  const optionValueSpans: Record<string, Span> = {}
   for (const o of stmt.options) {
     if (o.key in options) throw WeirError.plan(`option '${o.key}' is given twice`, { span: o.keySpan })
     options[o.key] = o.value
     optionSpans[o.key] = o.keySpan
+    optionValueSpans[o.key] = o.valueSpan
   }
   if (stmt.primaryKey && stmt.primaryKey.enforced) {
     throw WeirError.unsupported('PRIMARY KEY constraints cannot be enforced', { span: stmt.primaryKey.span, help: 'declare it as PRIMARY KEY (…) NOT ENFORCED' })
@@ -47,7 +50,7 @@ export function tableFromAst(stmt: ast.CreateTable): CatalogTable {
   // queries, a source rejects a record without a value for one, and a sink enforces it.
   const keyed = new Set(primaryKey)
   let table: CatalogTable = {
-    kind: 'table', name, columns: columns.map(c => (keyed.has(c.name) ? { ...c, type: withNullable(c.type, false) } : c)), primaryKey, options, optionSpans, span: stmt.span,
+    kind: 'table', name, columns: columns.map(c => (keyed.has(c.name) ? { ...c, type: withNullable(c.type, false) } : c)), primaryKey, options, optionSpans, optionValueSpans, span: stmt.span,
     watermark: stmt.watermark ? { column: stmt.watermark.column.value, expr: stmt.watermark.expr, span: stmt.watermark.span } : undefined,
   }
   // Computed column types come from binding their expressions.
@@ -86,7 +89,8 @@ function checkConnector(table: CatalogTable): void {
   try {
     factory = getConnector(connector)
   } catch (e) {
-    throw e instanceof WeirError ? e.withSpan(table.optionSpans['connector']) : e
+    // The name is what is wrong: point at the value, not at 'connector'.
+    throw e instanceof WeirError ? e.withSpan(table.optionValueSpans['connector']) : e
   }
   try {
     // Sources and sinks share the WITH clause; a table is checked as whatever its connector can be.
@@ -94,9 +98,22 @@ function checkConnector(table: CatalogTable): void {
     else factory.sink!.validate(rest, physical)
   } catch (e) {
     if (!(e instanceof WeirError)) throw e
-    const key = Object.keys(table.optionSpans).find(k => e.message.includes(`'${k}'`))
-    throw e.withSpan(key ? table.optionSpans[key] : table.span)
+    throw e.withSpan(spanOfSubject(table, e))
   }
+}
+
+/** Where in the CREATE TABLE a connector's validation error points: the option key or value, or the column it names. */
+function spanOfSubject(table: CatalogTable, e: WeirError): Span {
+  const subject = subjectOf(e)
+  if (subject !== undefined && 'column' in subject) {
+    return table.columns.find(c => c.name === subject.column)?.span ?? table.span
+  }
+  if (subject !== undefined) {
+    return (subject.part === 'key' ? table.optionSpans : table.optionValueSpans)[subject.option] ?? table.span
+  }
+  // Not marked: the first option the message names, else the whole statement.
+  const key = Object.keys(table.optionSpans).find(k => e.message.includes(`'${k}'`))
+  return key !== undefined ? table.optionSpans[key]! : table.span
 }
 
 export function viewFromAst(stmt: ast.CreateView, catalog: Catalog, options: Readonly<Record<string, string>>): CatalogView {

@@ -2,7 +2,7 @@
 // the readers and writers use. Format options ('json.*', 'csv.*') must match the chosen 'format'.
 import { WeirError } from '../../common/errors.js'
 import type { ConnectorOptions } from '../api.js'
-import { boolOption, charOption, checkKnownOptions, checkRequiredOptions, enumOption } from '../options.js'
+import { aboutKey, aboutValue, badValue, boolOption, charOption, checkKnownOptions, checkRequiredOptions, enumOption } from '../options.js'
 
 export type FileFormat = 'json' | 'csv' | 'debezium-json'
 export const FORMATS: readonly FileFormat[] = ['json', 'csv', 'debezium-json']
@@ -48,22 +48,22 @@ const ALL_OPTIONS = [...COMMON, ...Object.values(FORMAT_OPTIONS).flat()]
  */
 export function resolveFsOptions(options: ConnectorOptions): FsConfig {
   if (options['source.monitor-interval'] !== undefined) {
-    throw WeirError.unsupported(`option 'source.monitor-interval' is not supported: the filesystem source is bounded`, {
+    throw aboutKey(WeirError.unsupported(`option 'source.monitor-interval' is not supported: the filesystem source is bounded`, {
       help: `remove 'source.monitor-interval'; the source reads the files that exist when the job starts and then ends`,
-    })
+    }), 'source.monitor-interval')
   }
   checkKnownOptions('filesystem', options, ALL_OPTIONS)
   checkRequiredOptions('filesystem', options, ['path'])
   const path = options['path']!
-  if (path.trim() === '') throw WeirError.connector(`option 'path' of connector 'filesystem' is empty`, { help: `set 'path' to a file or a directory` })
+  if (path.trim() === '') throw aboutValue(WeirError.connector(`option 'path' of connector 'filesystem' is empty`, { help: `set 'path' to a file or a directory` }), 'path')
   const format = enumOption(options, 'format', FORMATS, 'json')
   // Options of another format are a mistake (Flink rejects them too).
   for (const key of Object.keys(options)) {
     for (const [f, keys] of Object.entries(FORMAT_OPTIONS)) {
       if (f !== format && keys.includes(key)) {
-        throw WeirError.connector(`option '${key}' applies to format '${f}', but 'format' is '${format}'`, {
+        throw aboutKey(WeirError.connector(`option '${key}' applies to format '${f}', but 'format' is '${format}'`, {
           help: `remove '${key}' or set 'format' = '${f}'`,
-        })
+        }), key)
       }
     }
   }
@@ -74,14 +74,14 @@ export function resolveFsOptions(options: ConnectorOptions): FsConfig {
     timestampStandard: enumOption(options, tsKey, ['SQL', 'ISO-8601'] as const, 'SQL'),
   }
   if (boolOption(options, 'debezium-json.schema-include', false)) {
-    throw WeirError.unsupported(`'debezium-json.schema-include' = 'true' is not supported`, { help: `remove the option; Weir writes the payload without a schema` })
+    throw aboutValue(WeirError.unsupported(`'debezium-json.schema-include' = 'true' is not supported`, { help: `remove the option; Weir writes the payload without a schema` }), 'debezium-json.schema-include')
   }
   if (json.ignoreParseErrors && json.failOnMissingField) {
-    throw WeirError.connector(`options 'json.ignore-parse-errors' and 'json.fail-on-missing-field' cannot both be 'true'`)
+    throw aboutKey(WeirError.connector(`options 'json.ignore-parse-errors' and 'json.fail-on-missing-field' cannot both be 'true'`, { help: 'keep one of them' }), 'json.fail-on-missing-field')
   }
   const disableQuote = boolOption(options, 'csv.disable-quote-character', false)
   if (disableQuote && options['csv.quote-character'] !== undefined) {
-    throw WeirError.connector(`options 'csv.quote-character' and 'csv.disable-quote-character' cannot be used together`)
+    throw aboutKey(WeirError.connector(`options 'csv.quote-character' and 'csv.disable-quote-character' cannot be used together`, { help: 'keep one of them' }), 'csv.disable-quote-character')
   }
   const delimiter = charOption(options, 'csv.field-delimiter', ',')
   const quote = disableQuote ? null : charOption(options, 'csv.quote-character', '"')
@@ -95,7 +95,7 @@ export function resolveFsOptions(options: ConnectorOptions): FsConfig {
     escape: escapeText === undefined ? null : charOption(options, 'csv.escape-character', '\\'),
   }
   if (delimiter === '\n' || delimiter === '\r' || delimiter === csv.quote) {
-    throw WeirError.connector(`invalid value for option 'csv.field-delimiter': the delimiter must differ from the quote character and line breaks`)
+    throw badValue('csv.field-delimiter', options['csv.field-delimiter'] ?? ',', 'a character other than the quote character and line breaks')
   }
   return { path, format, json, csv }
 }

@@ -6,7 +6,7 @@ import type { DataType, Field, TypeKind } from '../../common/types.js'
 import { formatType } from '../../common/types.js'
 import { parseTimestamp } from '../../common/values.js'
 import type { ConnectorOptions } from '../api.js'
-import { checkKnownOptions, closest, enumOption, intOption, numberOption } from '../options.js'
+import { about, aboutKey, aboutValue, badValue, checkKnownOptions, closest, enumOption, intOption, numberOption } from '../options.js'
 
 export type NexmarkTable = 'person' | 'auction' | 'bid'
 
@@ -73,7 +73,7 @@ function normalize(name: string): string {
 function pick(options: ConnectorOptions, keys: readonly string[]): string | undefined {
   const present = keys.filter(k => options[k] !== undefined)
   if (present.length > 1 && new Set(present.map(k => options[k]!.trim())).size > 1) {
-    throw WeirError.connector(`options ${present.map(k => `'${k}'`).join(' and ')} are synonyms but have different values`, { help: 'keep one of them' })
+    throw aboutKey(WeirError.connector(`options ${present.map(k => `'${k}'`).join(' and ')} are synonyms but have different values`, { help: 'keep one of them' }), present[1]!)
   }
   return present[0]
 }
@@ -87,7 +87,7 @@ function tuningSize(options: ConnectorOptions, name: string, fallback: number): 
   const key = pick(options, [name, `nexmark.${name}`])
   if (key === undefined) return fallback
   const v = parseSize(options[key]!)
-  if (v === null) throw WeirError.connector(`invalid value '${options[key]}' for option '${key}': expected a size such as '100b' or '1kb'`)
+  if (v === null) throw badValue(key, options[key]!, `a size such as '100b' or '1kb'`)
   return v
 }
 
@@ -97,7 +97,7 @@ function parseBaseTime(options: ConnectorOptions): number {
   if (/^\s*-?\d+\s*$/.test(text)) return Number(text)
   const ms = parseTimestamp(text)
   if (ms === null) {
-    throw WeirError.connector(`invalid value '${text}' for option 'nexmark.base-time': expected epoch milliseconds or 'yyyy-MM-dd HH:mm:ss'`)
+    throw badValue('nexmark.base-time', text, `epoch milliseconds or 'yyyy-MM-dd HH:mm:ss'`)
   }
   return ms
 }
@@ -113,9 +113,9 @@ export function resolveNexmarkConfig(options: ConnectorOptions, schema: readonly
   const rate = rateKey === undefined ? 10_000_000 : numberOption(options, rateKey, 10_000_000, Number.MIN_VALUE)
   const nextRateKey = pick(options, ['next-event.rate', 'nexmark.next-event.rate'])
   if (nextRateKey !== undefined && numberOption(options, nextRateKey, rate, Number.MIN_VALUE) !== rate) {
-    throw WeirError.unsupported(`option '${nextRateKey}' differs from the first event rate; Weir's nexmark generator keeps one rate`, {
+    throw aboutValue(WeirError.unsupported(`option '${nextRateKey}' differs from the first event rate; Weir's nexmark generator keeps one rate`, {
       help: `remove '${nextRateKey}' or give it the same value as the event rate`,
-    })
+    }), nextRateKey)
   }
   const seed = intOption(options, 'nexmark.seed', 0)
   const personProportion = tuningInt(options, 'person.proportion', 1, 0)
@@ -131,15 +131,15 @@ export function resolveNexmarkConfig(options: ConnectorOptions, schema: readonly
     if (index === -1) {
       const names = fields.map(([name]) => name)
       const guess = closest(col.name, names)
-      throw WeirError.connector(`column '${col.name}' is not a field of nexmark table '${table}'`, {
+      throw about(WeirError.connector(`column '${col.name}' is not a field of nexmark table '${table}'`, {
         help: `${guess !== undefined ? `did you mean '${guess}'? ` : ''}the fields are ${names.join(', ')}`,
-      })
+      }), { column: col.name })
     }
     const [name, kind] = fields[index]!
     if (!ACCEPTS[kind].includes(col.type.kind)) {
-      throw WeirError.connector(`column '${col.name}' is declared ${formatType(col.type)}, but nexmark's ${table}.${name} is ${kind === 'long' ? 'BIGINT' : kind === 'string' ? 'STRING' : 'TIMESTAMP(3)'}`, {
+      throw about(WeirError.connector(`column '${col.name}' is declared ${formatType(col.type)}, but nexmark's ${table}.${name} is ${kind === 'long' ? 'BIGINT' : kind === 'string' ? 'STRING' : 'TIMESTAMP(3)'}`, {
         help: `declare it as one of ${ACCEPTS[kind].join(', ')}`,
-      })
+      }), { column: col.name })
     }
     return index
   })

@@ -1,0 +1,66 @@
+// Where a CREATE TABLE's error points: at the option key that is unknown or misplaced, at the value
+// that is wrong (an unknown connector's name too), at the column a connector cannot serve — for
+// every connector — never at the whole statement when the fault is one part of it.
+import { describe, expect, it } from 'vitest'
+import { WeirError } from '../../common/errors.js'
+import { Session } from '../../engine/session.js'
+
+/** The error of `sql` and the text its span covers. */
+async function pointed(sql: string): Promise<{ message: string; at: string }> {
+  try {
+    await new Session().executeSql(sql)
+  } catch (e) {
+    expect(e).toBeInstanceOf(WeirError)
+    const span = (e as WeirError).span!
+    return { message: (e as WeirError).message, at: sql.slice(span.start.offset, span.end.offset) }
+  }
+  throw new Error('expected an error')
+}
+
+const table = (cols: string, options: string): string => `CREATE TABLE t (${cols}) WITH (${options})`
+
+describe('CREATE TABLE errors point at', () => {
+  it("an unknown connector's name, not the 'connector' key", async () => {
+    expect(await pointed(table('a INT', `'connector' = 'filesytem', 'path' = '/x'`))).toEqual({ message: "unknown connector 'filesytem'", at: "'filesytem'" })
+  })
+
+  it('the option a connector needs and lacks: the connector', async () => {
+    expect((await pointed(table('a INT', `'connector' = 'filesystem', 'format' = 'json'`))).at).toBe("'filesystem'")
+  })
+
+  it.each([
+    ['filesystem', `'connector' = 'filesystem', 'path' = '/x', 'format' = 'xml'`, "'xml'"],
+    ['filesystem', `'connector' = 'filesystem', 'path' = '/x', 'json.ignore-parse-errors' = 'yes'`, "'yes'"],
+    ['filesystem', `'connector' = 'filesystem', 'path' = '/x', 'format' = 'csv', 'csv.field-delimiter' = ';;'`, "';;'"],
+    ['filesystem', `'connector' = 'filesystem', 'path' = ' '`, "' '"],
+    ['datagen', `'connector' = 'datagen', 'rows-per-second' = 'fast'`, "'fast'"],
+    ['datagen', `'connector' = 'datagen', 'fields.a.kind' = 'sequence', 'fields.a.start' = '9', 'fields.a.end' = '1'`, "'1'"],
+    ['datagen', `'connector' = 'datagen', 'fields.a.min' = '9', 'fields.a.max' = '1'`, "'1'"],
+    ['datagen', `'connector' = 'datagen', 'fields.a.kind' = 'randm'`, "'randm'"],
+    ['nexmark', `'connector' = 'nexmark', 'nexmark.table' = 'bids'`, "'bids'"],
+    ['nexmark', `'connector' = 'nexmark', 'nexmark.base-time' = 'yesterday'`, "'yesterday'"],
+    ['print', `'connector' = 'print', 'standard-error' = 'maybe'`, "'maybe'"],
+  ])('a bad value (%s): the value', async (_connector, options, at) => {
+    const cols = options.includes('nexmark') ? 'auction BIGINT' : 'a INT'
+    expect((await pointed(table(cols, options))).at).toBe(at)
+  })
+
+  it.each([
+    ['filesystem', `'connector' = 'filesystem', 'path' = '/x', 'pth' = '/y'`, "'pth'"],
+    ['filesystem', `'connector' = 'filesystem', 'path' = '/x', 'format' = 'json', 'csv.null-literal' = 'n'`, "'csv.null-literal'"],
+    ['datagen', `'connector' = 'datagen', 'rows-per-secnd' = '5'`, "'rows-per-secnd'"],
+    ['datagen', `'connector' = 'datagen', 'fields.b.kind' = 'random'`, "'fields.b.kind'"],
+    ['datagen', `'connector' = 'datagen', 'fields.a.length' = '3'`, "'fields.a.length'"],
+    ['nexmark', `'connector' = 'nexmark', 'nexmark.tabel' = 'bid'`, "'nexmark.tabel'"],
+    ['print', `'connector' = 'print', 'print-identifer' = 'x'`, "'print-identifer'"],
+    ['blackhole', `'connector' = 'blackhole', 'path' = '/x'`, "'path'"],
+  ])('an unknown or misplaced option (%s): its key', async (_connector, options, at) => {
+    const cols = options.includes('nexmark') ? 'auction BIGINT' : 'a INT'
+    expect((await pointed(table(cols, options))).at).toBe(at)
+  })
+
+  it('a column nexmark does not have, or of another type: the column', async () => {
+    expect(await pointed(table('auction BIGINT, bidr BIGINT', `'connector' = 'nexmark'`))).toEqual({ message: "column 'bidr' is not a field of nexmark table 'bid'", at: 'bidr BIGINT' })
+    expect((await pointed(table('auction BIGINT, url DATE', `'connector' = 'nexmark'`))).at).toBe('url DATE')
+  })
+})
