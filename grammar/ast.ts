@@ -210,6 +210,8 @@ export interface OrderedQuery {
   readonly query: Query
   readonly orderBy: readonly OrderItem[]
   readonly limit?: Expr
+  /** The whole `LIMIT n` / `FETCH FIRST n ROWS ONLY` clause. */
+  readonly limitSpan?: Span
   readonly span: Span
 }
 

@@ -8,6 +8,7 @@ import type { SqlParser } from './parser.js'
 import type { SourceText } from './source.js'
 import { closest } from '../common/names.js'
 import * as T from './tokens.js'
+import { unsupportedConstruct } from './unsupported.js'
 
 export type ParseMode = 'script' | 'expression'
 
@@ -85,6 +86,11 @@ export function syntaxError(parser: SqlParser, error: IRecognitionException, tok
     }
   }
   const matches = (t: IToken | undefined, e: Expected): boolean => t !== undefined && e.types.some((type) => tokenMatcher(t, type))
+
+  // A Flink construct the grammar lacks (MATCH_RECOGNIZE, FOR SYSTEM_TIME AS OF…) is read as an
+  // alias or the like and fails a token or two later: name it instead.
+  const construct = unsupportedConstruct(tokens, stmtStart, index + 1, src)
+  if (construct !== undefined) return construct
 
   // An LL(k) decision can fail on the first token of a construct when the real problem is a token
   // or two later; move to the first token the grammar cannot accept.

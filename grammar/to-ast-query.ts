@@ -4,6 +4,7 @@ import { WeirError } from '../common/errors.js'
 import type * as A from './ast.js'
 import { alt, child, has, ident, identFromToken, isToken, nameList, node, nodes, qualifiedName, stringValue, token, tokens, type CstNode, type Spans } from './cst.js'
 import { expression } from './to-ast-expr.js'
+import { legacyGroupWindow } from './legacy-window.js'
 import { closest } from '../common/names.js'
 import * as T from './tokens.js'
 
@@ -18,7 +19,7 @@ export function query(n: CstNode, s: Spans): A.Query {
       kind: 'OrderedQuery',
       query: body,
       orderBy: orderBy ? nodes(orderBy, 'orderItem').map((i) => orderItem(i, s)) : [],
-      ...(limit ? { limit: expression(child(limit, 'expression'), s) } : {}),
+      ...(limit ? { limit: expression(child(limit, 'expression'), s), limitSpan: s.of(limit) } : {}),
       span: s.between(exprNode, last),
     }
   }
@@ -85,7 +86,7 @@ function select(n: CstNode, s: Spans): A.Select {
   const groupBy = node(n, 'groupByClause')
   const having = node(n, 'havingClause')
   const from = node(n, 'fromClause')
-  return {
+  const sel: A.Select = {
     kind: 'Select',
     hints: nodes(n, 'hintBlock').flatMap((h) => hintBlock(h, s)),
     distinct: quantifier !== undefined && has(quantifier, 'DISTINCT'),
@@ -96,6 +97,9 @@ function select(n: CstNode, s: Spans): A.Select {
     ...(having ? { having: expression(child(having, 'expression'), s) } : {}),
     span: s.of(n),
   }
+  const legacy = legacyGroupWindow(sel, s.src.text)
+  if (legacy !== undefined) throw legacy
+  return sel
 }
 
 function selectItem(n: CstNode, s: Spans): A.SelectItem {

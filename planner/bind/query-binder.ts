@@ -95,12 +95,16 @@ export class QueryBinder {
       }
       case 'OrderedQuery':
         if (q.orderBy.length > 0) {
-          throw WeirError.unsupported('ORDER BY on an unbounded stream is not supported', {
+          throw WeirError.unsupported('ORDER BY is not supported: Weir does not sort streams (nor Top-N) yet', {
             span: q.orderBy[0]!.span,
-            help: 'sort within a window, or wait for Top-N (ROW_NUMBER() OVER … WHERE rn <= N); a bounded result can be sorted by its consumer',
+            help: 'remove ORDER BY; a window aggregate (FROM TABLE(TUMBLE(…)) … GROUP BY window_start, window_end, …) already emits its rows window by window, ' +
+              'as the watermark passes each window\'s end; a bounded result can be sorted once written (e.g. the sink\'s files)',
           })
         }
-        throw WeirError.unsupported('LIMIT is not supported on a streaming query yet', { span: q.limit?.span ?? q.span })
+        throw WeirError.unsupported('LIMIT is not supported yet', {
+          span: q.limitSpan ?? q.limit?.span ?? q.span,
+          help: "remove it; to look at a few rows, bound the source instead: 'number-of-rows' (datagen), 'nexmark.events.num' (nexmark), or a smaller file (filesystem)",
+        })
       case 'ValuesQuery': return this.bindValues(q)
       default: return assertNever(q)
     }
