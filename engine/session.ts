@@ -17,7 +17,8 @@ import { tableFromAst, viewFromAst } from '../planner/ddl.js'
 import { planInsert, planSelect } from '../planner/planner.js'
 import { lowerToJobGraph } from '../planner/physical/lower.js'
 import { explainJobGraph } from '../planner/explain.js'
-import { checkOption, OPTIONS } from '../planner/options.js'
+import { OPTIONS, resetOption, setOption } from '../planner/options.js'
+import { renderWarning, type WarningSink } from '../common/warnings.js'
 import { tableFields } from '../planner/bind/query-binder.js'
 import type { LogicalPlan } from '../planner/logical/nodes.js'
 import { JobSet, type JobControl, type JobOutcome } from './jobs.js'
@@ -56,6 +57,10 @@ export interface SessionOptions {
   readonly stopWithSavepoint?: AbortSignal
   /** Progress messages: resuming, savepoints, skipped checkpoints. */
   readonly log?: (line: string) => void
+  /** Warnings (an ignored hint or option), rendered with their position; default: `log`. */
+  readonly warn?: (text: string) => void
+  /** The SQL the statements come from and its file name, so warnings can show the line with a caret. */
+  readonly source?: { readonly sql: string; readonly file: string }
   /** Called when a job completes a checkpoint or savepoint (after its sinks committed). */
   readonly onCheckpoint?: (job: string, id: number, location: string) => void
   /** Jobs count the entries RocksDB stores when they end (JobMetrics.stateStoredEntries; a scan of all state). */
@@ -76,6 +81,14 @@ export class Session {
   private readonly jobs: JobSet
   private insertJobs = 0
   private selectJobs = 0
+  /** The text of the last script prepared from text, for the carets of warnings. */
+  private sqlText: string | undefined
+
+  /** Renders a planner's or SET's warning to `warn` (or `log`). */
+  private readonly warn: WarningSink = w => {
+    const out = this.opts.warn ?? this.opts.log
+    out?.(renderWarning(w, this.opts.source?.sql ?? this.sqlText, this.opts.source?.file))
+  }
 
   constructor(private readonly opts: SessionOptions = {}) {
     this.options = { ...(opts.options ?? {}) }
@@ -112,6 +125,7 @@ export class Session {
    */
   async prepare(sql: string | readonly ast.Statement[]): Promise<Script> {
     const steps: PlannedStep[] = []
+    if (typeof sql === 'string') this.sqlText = sql
     for (const stmt of typeof sql === 'string' ? parseSql(sql) : sql) steps.push(await this.plan(stmt))
     return { steps }
   }
@@ -137,7 +151,7 @@ export class Session {
         return { kind: 'ok', message: created ? `table '${table.name}' created` : `table '${table.name}' already exists` }
       }
       case 'CreateView': {
-        const view = viewFromAst(stmt, this.catalog, this.options)
+        const view = viewFromAst(stmt, this.catalog, this.options, this.warn)
         const created = this.catalog.add(view, stmt.ifNotExists, stmt.name.span)
         return { kind: 'ok', message: created ? `view '${view.name}' created` : `view '${view.name}' already exists` }
       }
@@ -151,17 +165,21 @@ export class Session {
           const keys = Object.keys(OPTIONS).sort()
           return { kind: 'table', columns: ['key', 'value'], rows: keys.map(k => [k, this.options[k] ?? OPTIONS[k]!.default ?? '']) }
         }
-        checkOption(stmt.key, stmt.value ?? '', stmt.span)
-        this.options[stmt.key] = stmt.value ?? ''
-        return { kind: 'ok', message: `set '${stmt.key}' = '${stmt.value}'` }
+        // A Flink spelling is stored under Weir's key; a Flink option Weir ignores only warns.
+        const setting = setOption(stmt.key, stmt.value ?? '', stmt.span)
+        if (setting.warning !== undefined) this.warn(setting.warning)
+        if (setting.key !== undefined) this.options[setting.key] = setting.value ?? ''
+        const stored = setting.key !== undefined && setting.key !== stmt.key ? ` (as '${setting.key}' = '${setting.value}')` : ''
+        return { kind: 'ok', message: setting.key === undefined ? `ignored '${stmt.key}'` : `set '${stmt.key}' = '${stmt.value}'${stored}` }
       }
       case 'ResetOption': {
         // RESET goes back to what the session started with (weir run starts with RocksDB state).
         const initial = this.opts.options ?? {}
         if (stmt.key === undefined) { this.options = { ...initial }; return { kind: 'ok', message: 'all options reset' } }
-        checkOption(stmt.key, OPTIONS[stmt.key]?.default ?? '', stmt.span)
-        if (initial[stmt.key] !== undefined) this.options[stmt.key] = initial[stmt.key]!
-        else delete this.options[stmt.key]
+        const key = resetOption(stmt.key, stmt.span)
+        if (key === undefined) return { kind: 'ok', message: `ignored '${stmt.key}'` }
+        if (initial[key] !== undefined) this.options[key] = initial[key]!
+        else delete this.options[key]
         return { kind: 'ok', message: `reset '${stmt.key}'` }
       }
       case 'ShowTables': {
@@ -194,7 +212,7 @@ export class Session {
         return { kind: 'explain', text: explainJobGraph(this.lower([plan], 'explain'), { changelogMode: stmt.changelogMode }) }
       }
       case 'Insert': {
-        const plan = planInsert(stmt, this.catalog, this.options)
+        const plan = planInsert(stmt, this.catalog, this.options, this.warn)
         const graph = this.lower([plan], this.jobName('insert'))
         if (this.opts.explainOnly) return { kind: 'explain', text: explainJobGraph(graph) }
         // Where its checkpoints go is part of the plan: a bad location fails here, before any job starts.
@@ -202,7 +220,7 @@ export class Session {
         return { kind: 'insert', graph, line: stmt.span.start.line }
       }
       case 'QueryStatement': {
-        const plan = planSelect(stmt, this.catalog, this.options)
+        const plan = planSelect(stmt, this.catalog, this.options, this.warn)
         const graph = this.lower([plan], this.jobName('select'))
         if (this.opts.explainOnly) return { kind: 'explain', text: explainJobGraph(graph) }
         return { kind: 'select', graph, schema: plan.fields, line: stmt.span.start.line }
@@ -297,7 +315,7 @@ export class Session {
   }
 
   private planQuery(stmt: ast.Insert | ast.QueryStatement): LogicalPlan {
-    return stmt.kind === 'Insert' ? planInsert(stmt, this.catalog, this.options) : planSelect(stmt, this.catalog, this.options)
+    return stmt.kind === 'Insert' ? planInsert(stmt, this.catalog, this.options, this.warn) : planSelect(stmt, this.catalog, this.options, this.warn)
   }
 
   /**

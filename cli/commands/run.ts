@@ -44,6 +44,8 @@ export async function run(args: CliArgs): Promise<number> {
   // .weir/checkpoints unless the file says otherwise.
   const session = new Session({
     signal: abort.signal, stopWithSavepoint: stop.signal, explainOnly: command === 'explain', jobNamePrefix, log,
+    // Warnings are not progress: --quiet keeps them.
+    warn: s => { process.stderr.write(s + '\n') }, source: { sql, file },
     options: { 'state.backend': 'rocksdb', 'state.checkpoints.dir': DEFAULT_CHECKPOINTS },
     recovery: { fresh, from },
     onJobFailed: (job, error) => {

@@ -17,6 +17,8 @@ import type { Catalog, CatalogTable } from '../catalog.js'
 import type { LogicalPlan, Scan, WindowTvf } from '../logical/nodes.js'
 import { Scope } from './scope.js'
 import { bindExpr, isAggregateCall, visitExpr, rexKey, type AggregateMapping } from './expr-binder.js'
+import type { WarningSink } from '../../common/warnings.js'
+import { checkHints } from './hints.js'
 import { optionOrDefault } from '../options.js'
 
 /** A bound relation: its plan and the names its columns are visible by. */
@@ -67,11 +69,24 @@ export function tableFields(table: CatalogTable): { fields: Field[]; computed: (
 
 export class QueryBinder {
   private readonly ctes: Map<string, Cte>[] = []
+  /** Warnings already given (a WITH query used twice is bound twice). */
+  private readonly warned = new Set<string>()
+  /** While a view's query is bound: its warnings were given when it was created. */
+  private inView = 0
 
+  /** `warn` receives what the query asks for that Weir ignores (unknown hints…). */
   constructor(
     private readonly catalog: Catalog,
     private readonly options: Readonly<Record<string, string>>,
+    private readonly warnings: WarningSink = () => undefined,
   ) {}
+
+  private readonly warn: WarningSink = w => {
+    const key = `${w.span?.start.offset}:${w.message}`
+    if (this.inView > 0 || this.warned.has(key)) return
+    this.warned.add(key)
+    this.warnings(w)
+  }
 
   bindQuery(q: ast.Query): BoundRelation {
     switch (q.kind) {
@@ -142,6 +157,8 @@ export class QueryBinder {
     const name = nameParts[nameParts.length - 1]!.value
     const alias = ref.alias?.value ?? name
     const cte = nameParts.length === 1 ? this.lookupCte(name) : undefined
+    const resolved = cte ? undefined : this.catalog.resolve(name, ref.name.span)
+    checkHints(ref.hints, resolved?.kind === 'table' ? 'table' : 'view', this.warn)
     if (cte) {
       // A CTE is bound where it is used, with the CTEs that were visible where it was defined.
       const saved = this.ctes.splice(0, this.ctes.length, ...cte.visible)
@@ -153,16 +170,18 @@ export class QueryBinder {
       }
       return { plan: inner.plan, scope: Scope.of(renameFields(inner.plan.fields, cte.columns, ref.span), alias) }
     }
-    const obj = this.catalog.resolve(name, ref.name.span)
+    const obj = resolved!
     if (obj.kind === 'view') {
       // A view sees no CTEs of the query that uses it.
       const saved = this.ctes.splice(0)
       let inner: BoundRelation
+      this.inView++
       try {
         inner = this.bindQuery(obj.query)
       } catch (e) {
         throw e instanceof WeirError ? new WeirError(e.kind, `in view '${obj.name}': ${e.message}`, { span: ref.span, help: e.help }) : e
       } finally {
+        this.inView--
         this.ctes.splice(0, this.ctes.length, ...saved)
       }
       const columns = obj.columns?.map(c => ({ value: c, quoted: false, span: ref.span }))
@@ -276,6 +295,7 @@ export class QueryBinder {
   // ------------------------------------------------------------------ SELECT
 
   private bindSelect(sel: ast.Select): BoundRelation {
+    checkHints(sel.hints, 'select', this.warn)
     let rel: BoundRelation = sel.from
       ? this.bindFrom(sel.from)
       : { plan: { kind: 'Values', rows: [[]], fields: [], span: sel.span }, scope: new Scope([]) }
