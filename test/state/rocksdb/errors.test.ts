@@ -136,6 +136,26 @@ describe('RocksDB backend errors', () => {
     expect(err.help).toBe("the working state there cannot be used: remove the folder, or set 'state.dir' to another folder")
   })
 
+  it("reports RocksDB's own failure to create its files on a full disk as one, with RocksDB's words as a note", async ctx => {
+    const mnt = await tempDir('weir-full-open-')
+    try {
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=200k', 'tmpfs', mnt], { stdio: 'ignore' })
+    } catch {
+      ctx.skip() // needs root and tmpfs
+    }
+    try {
+      // Room for the folder's marker file, not for RocksDB's first files.
+      await writeFile(join(mnt, 'filler'), Buffer.alloc(190 * 1024))
+      const dir = join(mnt, 'job', 'op')
+      const err = await openError(dir)
+      expect(err.message).toBe(`cannot open '${dir}' (a folder of RocksDB working state): no space left on the device (ENOSPC)`)
+      expect(err.help).toBe(`free disk space on the file system of '${dir}', or change 'state.dir' to a disk with more room`)
+      expect(err.notes.join('\n')).toMatch(/^RocksDB: .*No space left on device/)
+    } finally {
+      execFileSync('umount', [mnt], { stdio: 'ignore' })
+    }
+  })
+
   it('reports a full disk', async ctx => {
     const mnt = await tempDir('weir-full-')
     try {
