@@ -104,6 +104,8 @@ export interface SinkWriter {
    * finish(). Without it every row written counts as visible (print, blackhole).
    */
   committedRows?(): number
+  /** Rows given to the sink that it dropped instead of writing (a NULL for a NOT NULL column, with 'table.exec.sink.not-null-enforcer' = 'DROP'). */
+  droppedRows?(): number
 }
 
 export interface SourceFactory {

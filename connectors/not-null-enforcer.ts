@@ -27,12 +27,17 @@ export function enforceNotNull(writer: SinkWriter, sink: NotNullSink, options: R
   if (columns.length === 0) return writer
   const drop = (options[NOT_NULL_ENFORCER] ?? 'ERROR').trim().toUpperCase() === 'DROP'
   const nullAt = (row: Row): number => columns.find(c => row[c] === null || row[c] === undefined) ?? -1
+  let passed = 0
+  let dropped = 0
   const checked: SinkWriter = {
     write(batch: Batch) {
       const rows = batch.rows
       let first = -1
       for (let i = 0; i < rows.length && first === -1; i++) if (nullAt(rows[i]!) !== -1) first = i
-      if (first === -1) return writer.write(batch)
+      if (first === -1) {
+        passed += rows.length
+        return writer.write(batch)
+      }
       if (!drop) throw violation(sink, rows[first]!, batch.kinds === null ? 0 : batch.kinds[first]!, nullAt(rows[first]!))
       const keep: Row[] = []
       const kinds: number[] = []
@@ -41,10 +46,15 @@ export function enforceNotNull(writer: SinkWriter, sink: NotNullSink, options: R
         keep.push(rows[i]!)
         if (batch.kinds !== null) kinds.push(batch.kinds[i]!)
       }
+      passed += keep.length
+      dropped += rows.length - keep.length
       return writer.write({ rows: keep, kinds: batch.kinds === null ? null : Uint8Array.from(kinds) })
     },
     finish: () => writer.finish(),
     close: () => writer.close(),
+    // The job's counts of rows written and committed leave the dropped ones out.
+    committedRows: () => writer.committedRows?.() ?? passed,
+    droppedRows: () => dropped,
   }
   // Only transactional sinks have these; the runtime asks whether they exist.
   if (writer.prepareCommit !== undefined) checked.prepareCommit = id => writer.prepareCommit!(id)

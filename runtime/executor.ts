@@ -1180,7 +1180,7 @@ class JobExecution {
     for (const task of this.order) {
       const spec = task.node.spec
       if (spec.kind === 'Sink') {
-        sinkRows[spec.table] = (sinkRows[spec.table] ?? 0) + task.metrics.rowsIn
+        sinkRows[spec.table] = (sinkRows[spec.table] ?? 0) + task.metrics.rowsIn - (task.sink!.droppedRows?.() ?? 0)
         sinkCommittedRows[spec.table] = (sinkCommittedRows[spec.table] ?? 0) + (task.sink!.committedRows?.() ?? task.metrics.rowsIn)
       }
       if (spec.kind === 'Collect') sinkRows['(select)'] = task.metrics.rowsIn
