@@ -107,10 +107,24 @@ export function operationOf(e: unknown, fallback: FsOperation): FsOperation {
 export function fsError(e: unknown, f: FsFailure): WeirError {
   if (e instanceof WeirError) return e
   const code = f.code ?? errnoCode(e)
-  const reason = code !== undefined && REASONS[code] !== undefined ? `${REASONS[code]} (${code})` : messageOf(e)
+  const reason = reasonOf(code, e)
   const target = f.to === undefined ? `'${f.path}'` : `'${f.path}' to '${f.to}'`
   const help = (code !== undefined ? f.help?.[code] : undefined) ?? helpFor(code, f)
   return new WeirError(f.kind, `cannot ${f.op} ${target} (${f.what}): ${reason}`, { help, notes: f.notes, cause: e })
+}
+
+/**
+ * Why a file-system call failed, in words and with its code, for a message that names the path
+ * itself (lock files and the sink's commit record use it with their own help lines).
+ *
+ * @example fsReason(Object.assign(new Error('…'), { code: 'ENOSPC' }))  // 'no space left on the device (ENOSPC)'
+ */
+export function fsReason(e: unknown): string {
+  return reasonOf(errnoCode(e), e)
+}
+
+function reasonOf(code: string | undefined, e: unknown): string {
+  return code !== undefined && REASONS[code] !== undefined ? `${REASONS[code]} (${code})` : messageOf(e)
 }
 
 function helpFor(code: string | undefined, f: FsFailure): string {

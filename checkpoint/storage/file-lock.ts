@@ -14,7 +14,7 @@ import { unlinkSync } from 'node:fs'
 import { mkdir, readdir, readFile, rename, rm, stat, unlink, utimes, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { WeirError } from '../../common/errors.js'
-import { fsReason } from '../../common/fs-reason.js'
+import { fsReason } from '../../common/fs-errors.js'
 import { claimIsLive, DEFAULT_LEASE, LockLoss, parseClaim, type HeldLock, type LeaseTiming, type LockAttempt, type LockClaim, type TakenOver } from './lock.js'
 
 /** A claim file as found in a lock folder. */

@@ -2,6 +2,7 @@
 // and waits for the jobs its INSERTs start, reporting a job's failure as soon as it happens.
 import { readFileSync } from 'node:fs'
 import { renderError, WeirError } from '../../common/errors.js'
+import { fsError } from '../../common/fs-errors.js'
 import { Session, type StatementResult } from '../../engine/session.js'
 import type { JobMetrics } from '../../runtime/executor.js'
 import { renderTable, changeCells, StreamingTable } from '../format.js'
@@ -15,7 +16,7 @@ export async function run(args: CliArgs): Promise<number> {
   try {
     sql = readFileSync(file, 'utf8')
   } catch (e) {
-    process.stderr.write(renderError(WeirError.plan(`cannot read '${file}': ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`, { help: 'check the path' })) + '\n')
+    process.stderr.write(renderError(fsError(e, { kind: 'plan', op: 'read', path: file, what: 'the SQL file', help: { EISDIR: `'${file}' is a folder; give the SQL file to ${command}` } })) + '\n')
     return 1
   }
 

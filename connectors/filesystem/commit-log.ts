@@ -7,7 +7,7 @@
 import { open, readFile, rename, rm, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { WeirError } from '../../common/errors.js'
-import { fsReason } from '../../common/fs-reason.js'
+import { fsReason } from '../../common/fs-errors.js'
 
 /** One commit: the checkpoint id and the visible names of the files it published. */
 export interface CommitEntry {
@@ -45,7 +45,8 @@ export class CommitLog {
     await this.fs('write', async () => {
       const handle = await open(this.path, 'a')
       try {
-        await handle.write(JSON.stringify({ checkpoint, files }) + '\n')
+        // writeFile, not write: write() may write only part of the text (a full disk) and report success.
+        await handle.writeFile(JSON.stringify({ checkpoint, files }) + '\n')
         await handle.sync()
       } finally {
         await handle.close()
@@ -73,7 +74,10 @@ export class CommitLog {
 
   private async load(): Promise<Loaded & { torn: boolean }> {
     const text = await this.fs('read', () => readFile(this.path, 'utf8').catch(e => {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+      // ENOTDIR: a file stands where the sink's folder should be, so there is no record; creating
+      // the folder reports that file.
+      const code = (e as NodeJS.ErrnoException).code
+      if (code === 'ENOENT' || code === 'ENOTDIR') return undefined
       throw e
     }))
     if (text === undefined) return { entries: [], compactedThrough: 0, torn: false }
@@ -128,7 +132,7 @@ export class CommitLog {
     await this.fs('write', async () => {
       const handle = await open(tmp, 'w')
       try {
-        await handle.write(lines.map(l => l + '\n').join(''))
+        await handle.writeFile(lines.map(l => l + '\n').join(''))
         await handle.sync()
       } finally {
         await handle.close()

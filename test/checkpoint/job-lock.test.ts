@@ -162,7 +162,7 @@ describe('a job in one process', () => {
     await session.executeSql(sql(fresh()))
     const e = await session.awaitJobs().then(() => undefined, (x: unknown) => x)
     expect(e).toBeInstanceOf(WeirError)
-    expect((e as WeirError).message).toBe(`cannot create the lock folder '${join(dir, 'blocked', '_lock')}': a file stands where a folder should be`)
+    expect((e as WeirError).message).toBe(`cannot create the lock folder '${join(dir, 'blocked', '_lock')}': a part of the path is a file, not a folder (ENOTDIR)`)
     expect((e as WeirError).help).toContain(`the checkpoint directory '${join(dir, 'blocked')}' must be writable`)
   })
 })

@@ -1,5 +1,5 @@
 // File-system failures on every path `weir run` touches — the SQL file, sources, sinks (plain and
-// exactly-once), RocksDB state, checkpoints and savepoints, its own .weir folder — as a user meets
+// exactly-once), RocksDB state, checkpoints and savepoints — as a user meets
 // them: real files that cannot be read or written, a path through a regular file, a full or
 // read-only disk. Each says which path, what Weir was doing, why in words, and what to do; none is
 // an "internal error" with a stack trace.
@@ -168,21 +168,26 @@ describe('RocksDB state', () => {
 })
 
 describe('checkpoints and savepoints', () => {
-  it('a checkpoint folder through a regular file: ENOTDIR names the checkpoint file and the setting', () => {
-    const { dir } = job(`SET 'execution.checkpointing.interval' = '1 h'; SET 'state.checkpoints.dir' = '$DIR/job.sql/cp';
-      ${SOURCE('$DIR/in.json')} ${COPY('$DIR/out')}`)
-    rows(dir, 3)
-    expectFsError(run(dir),
-      `cannot write '${dir}/job.sql/cp/job-1/chk-1/_metadata' (checkpoint storage): a part of the path is a file, not a folder (ENOTDIR)`,
-      `a part of '${dir}/job.sql/cp/job-1/chk-1/_metadata' is a file where a folder should be: check 'state.checkpoints.dir' (or 'state.savepoints.dir'), or move that file away`)
-  })
-
-  it('a checkpoint folder it may not write: EACCES', () => {
+  // The job's folder itself is usable (a run takes its lock there first); a checkpoint's is not.
+  it("a file where a checkpoint's folder should be: EEXIST names the checkpoint file and the setting", () => {
     const { dir } = job(`SET 'execution.checkpointing.interval' = '1 h'; SET 'state.checkpoints.dir' = '$DIR/cp';
       ${SOURCE('$DIR/in.json')} ${COPY('$DIR/out')}`)
     rows(dir, 3)
-    mkdirSync(join(dir, 'cp'))
-    chmodSync(join(dir, 'cp'), 0o555)
+    mkdirSync(join(dir, 'cp', 'job-1'), { recursive: true })
+    writeFileSync(join(dir, 'cp', 'job-1', 'chk-1'), 'not a folder')
+    expectFsError(run(dir),
+      `cannot write '${dir}/cp/job-1/chk-1/_metadata' (checkpoint storage): a file or folder of that name is in the way (EEXIST)`,
+      `a file stands where checkpoint storage needs a folder: remove or rename '${dir}/cp/job-1/chk-1/_metadata' or the file above it`)
+  })
+
+  it("a checkpoint's folder it may not write: EACCES", () => {
+    const { dir } = job(`SET 'execution.checkpointing.interval' = '1 h'; SET 'state.checkpoints.dir' = '$DIR/cp';
+      ${SOURCE('$DIR/in.json')} ${COPY('$DIR/out')}`)
+    rows(dir, 3)
+    mkdirSync(join(dir, 'cp', 'job-1', 'chk-1'), { recursive: true })
+    chmodSync(join(dir, 'cp'), 0o777)
+    chmodSync(join(dir, 'cp', 'job-1'), 0o777)
+    chmodSync(join(dir, 'cp', 'job-1', 'chk-1'), 0o555)
     expectFsError(run(dir, { asUser: true }),
       `cannot write '${dir}/cp/job-1/chk-1/_metadata' (checkpoint storage): permission denied (EACCES)`,
       `check the permissions of '${dir}/cp/job-1/chk-1/_metadata' and the folders above it: Weir needs to write there; or change 'state.checkpoints.dir' (or 'state.savepoints.dir')`)
@@ -199,11 +204,13 @@ describe('checkpoints and savepoints', () => {
       `check the permissions of '${dir}/savepoint-1/_metadata'`)
   })
 
-  it("a 'state.savepoints.dir' through a regular file, when SIGTERM asks for a savepoint: ENOTDIR", async () => {
-    const { dir } = job(`SET 'state.savepoints.dir' = '$DIR/job.sql/sp';
+  it("a file where the savepoint's folder should be, when SIGTERM asks for a savepoint: EEXIST", async () => {
+    const { dir } = job(`SET 'state.savepoints.dir' = '$DIR/sp';
       CREATE TABLE gen (id BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '100');
       CREATE TABLE o (id BIGINT) WITH ('connector' = 'blackhole');
       INSERT INTO o SELECT id FROM gen;`)
+    mkdirSync(join(dir, 'sp', 'job-1'), { recursive: true })
+    writeFileSync(join(dir, 'sp', 'job-1', 'savepoint-1'), 'not a folder')
     const child = spawn(process.execPath, [bin, 'run', 'job.sql'], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] })
     let stderr = ''
     child.stderr.on('data', (d: Buffer) => {
@@ -212,8 +219,8 @@ describe('checkpoints and savepoints', () => {
     })
     const code = await new Promise<number | null>(resolve => child.on('exit', c => resolve(c)))
     expectFsError({ code, stderr },
-      new RegExp(`cannot write '${dir}/job\\.sql/sp/job-1/savepoint-\\d+/_metadata' \\(checkpoint storage\\): a part of the path is a file, not a folder \\(ENOTDIR\\)`),
-      /help: a part of '[^']+' is a file where a folder should be/)
+      `cannot write '${dir}/sp/job-1/savepoint-1/_metadata' (checkpoint storage): a file or folder of that name is in the way (EEXIST)`,
+      `a file stands where checkpoint storage needs a folder: remove or rename '${dir}/sp/job-1/savepoint-1/_metadata' or the file above it`)
   })
 })
 
@@ -233,14 +240,5 @@ describe("the CLI's own files", () => {
     expectFsError(run(dir, { asUser: true }),
       `cannot read 'job.sql' (the SQL file): permission denied (EACCES)`,
       `check the permissions of 'job.sql' and the folders above it: Weir needs to read it`)
-  })
-
-  it('a regular file named .weir, where weir run keeps its pid file: ENOTDIR', () => {
-    const { dir } = job(`${SOURCE('$DIR/in.json')} ${COPY('$DIR/out')}`)
-    rows(dir, 3)
-    writeFileSync(join(dir, '.weir'), 'not a folder')
-    expectFsError(run(dir),
-      `cannot create '${dir}/.weir/run/job.pid' (the pid file 'weir savepoint' finds the run by): a part of the path is a file, not a folder (ENOTDIR)`,
-      `a part of '${dir}/.weir/run/job.pid' is a file where a folder should be`)
   })
 })

@@ -109,7 +109,7 @@ describe('weir run and its pid file', () => {
     writeFileSync(join(cwd, '.weir'), 'a file where the folder should be')
     const r = spawnSync(process.execPath, [WEIR, 'run', 'job.sql'], { cwd, encoding: 'utf8', timeout: 60_000 })
     expect(r.status).toBe(1)
-    expect(r.stderr).toContain(`error: cannot create the lock folder '${join(cwd, '.weir', 'run', 'job')}': a file stands where a folder should be`)
+    expect(r.stderr).toContain(`error: cannot create the lock folder '${join(cwd, '.weir', 'run', 'job')}': a part of the path is a file, not a folder (ENOTDIR)`)
     expect(r.stderr).toContain("help: 'weir run' keeps a file naming its process under .weir/run")
     expect(r.stderr).not.toMatch(/internal error|at \w+ \(/)
   })

@@ -343,7 +343,7 @@ describe('filesystem sink, exactly-once: the record of commits', () => {
     await w.prepareCommit!(1)
     const e = await errorOf(() => w.commit!(1))
     expect(e.kind).toBe('connector')
-    expect(e.message).toBe(`cannot write the sink's record of commits '${join(dir, LOG)}': a folder stands where a file should be`)
+    expect(e.message).toBe(`cannot write the sink's record of commits '${join(dir, LOG)}': it is a folder, not a file (EISDIR)`)
     expect(await visibleRows()).toEqual([])
     await w.close()
   })
