@@ -58,11 +58,16 @@ export async function listSourceFiles(path: string, table: string): Promise<stri
     throw sourceFsError(e, 'list', full, table)
   }
   // Hidden and '_'-prefixed files are in-progress or metadata files (as in Flink and Hadoop); subdirectories are not read.
-  return entries
-    .filter(e => e.isFile() && !e.name.startsWith('.') && !e.name.startsWith('_'))
-    .map(e => e.name)
-    .sort()
-    .map(name => join(full, name))
+  const files: string[] = []
+  for (const e of entries) {
+    if (e.name.startsWith('.') || e.name.startsWith('_')) continue
+    // A symbolic link is read as what it points to (a folder of links to files must not read as empty).
+    const isFile = e.isSymbolicLink()
+      ? await stat(join(full, e.name)).then(s => s.isFile(), (x: unknown) => { throw sourceFsError(x, 'read', join(full, e.name), table) })
+      : e.isFile()
+    if (isFile) files.push(e.name)
+  }
+  return files.sort().map(name => join(full, name))
 }
 
 function decoderFor(config: FsConfig, ctx: SourceContext): RecordDecoder {

@@ -1,6 +1,7 @@
 // The filesystem source: JSON lines and CSV into every column type, directories as splits, bad
 // records (failing with file and line, or skipped and counted), and missing paths.
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { T, type Field } from '../../common/types.js'
@@ -90,6 +91,22 @@ describe('filesystem source, JSON lines', () => {
       [1, [5], true],
     ])
     expect(reader.metrics().rowsRead).toBe(5)
+  })
+
+  it('reads the files symbolic links in a directory point to (not folders), and names a dangling link', async () => {
+    const elsewhere = mkdtempSync(join(tmpdir(), 'weir-link-target-'))
+    writeFileSync(join(elsewhere, 'a.json'), '{"id": 1}\n')
+    mkdirSync(join(elsewhere, 'sub'))
+    writeFileSync(join(elsewhere, 'sub', 'b.json'), '{"id": 2}\n')
+    symlinkSync(join(elsewhere, 'a.json'), join(dir, 'a.json'))
+    symlinkSync(join(elsewhere, 'sub'), join(dir, 'sub'))
+    writeFileSync(join(dir, 'c.json'), '{"id": 3}\n')
+    const schema = [{ name: 'id', type: T.int() }]
+    expect(await read({ path: dir }, schema)).toEqual([[1], [3]])
+    symlinkSync(join(elsewhere, 'gone.json'), join(dir, 'd.json'))
+    const e = await errorOf(() => read({ path: dir }, schema))
+    expect(e.message).toBe(`cannot read '${join(dir, 'd.json')}' (the source of table 't'): no such file or folder (ENOENT)`)
+    rmSync(elsewhere, { recursive: true, force: true })
   })
 
   it('handles lines longer than a read block and many lines across blocks', async () => {
