@@ -7,10 +7,12 @@ import { spawn, spawnSync } from 'node:child_process'
 import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { mountTmpfs, sharedTempDir, unmount, unprivileged } from '../support/fs-failures.js'
+import { canRunUnprivileged, mountTmpfs, sharedTempDir, unmount, unprivileged } from '../support/fs-failures.js'
 
 const bin = join(process.cwd(), 'bin/weir.js')
 const root = sharedTempDir('weir-fs-errors-')
+/** Tests that need permission bits to apply run where an unprivileged child can run this checkout. */
+const itAsUser = canRunUnprivileged(bin) ? it : it.skip
 afterAll(() => rmSync(root, { recursive: true, force: true }))
 
 let n = 0
@@ -61,7 +63,7 @@ function rows(dir: string, count: number, width = 10): string {
 }
 
 describe('the sources', () => {
-  it('an unreadable source folder: EACCES names the folder, the table and the permission to fix', () => {
+  itAsUser('an unreadable source folder: EACCES names the folder, the table and the permission to fix', () => {
     const { dir } = job(`${SOURCE('$DIR/data')} ${COPY('$DIR/out')}`)
     mkdirSync(join(dir, 'data'))
     writeFileSync(join(dir, 'data', 'a.json'), '{"id": 1}\n')
@@ -71,7 +73,7 @@ describe('the sources', () => {
       `check the permissions of '${dir}/data' and the folders above it: Weir needs to read it; or change the 'path' option of table 't'`)
   })
 
-  it('an unreadable file in a source folder: EACCES names the file', () => {
+  itAsUser('an unreadable file in a source folder: EACCES names the file', () => {
     const { dir } = job(`${SOURCE('$DIR/data')} ${COPY('$DIR/out')}`)
     mkdirSync(join(dir, 'data'))
     writeFileSync(join(dir, 'data', 'a.json'), '{"id": 1}\n')
@@ -98,7 +100,7 @@ describe('the sinks', () => {
       `'${dir}/job.sql' is a file, but the filesystem sink writes part files into a folder: change the 'path' option of table 'o'`)
   })
 
-  it('a sink folder it may not write: EACCES names the part file', () => {
+  itAsUser('a sink folder it may not write: EACCES names the part file', () => {
     const { dir } = job(`${SOURCE('$DIR/in.json')} ${COPY('$DIR/out')}`)
     rows(dir, 3)
     mkdirSync(join(dir, 'out'), { mode: 0o555 })
@@ -108,7 +110,7 @@ describe('the sinks', () => {
       `check the permissions of '${dir}/out/.part-`)
   })
 
-  it('an exactly-once sink folder it may not list (recovery looks for its leftovers): EACCES', () => {
+  itAsUser('an exactly-once sink folder it may not list (recovery looks for its leftovers): EACCES', () => {
     const { dir } = job(`SET 'execution.checkpointing.interval' = '1 h'; ${SOURCE('$DIR/in.json')} ${COPY('$DIR/out')}`)
     rows(dir, 3)
     mkdirSync(join(dir, 'out'))
@@ -142,7 +144,7 @@ describe('RocksDB state', () => {
       /help: a part of '[^']+' is a file where a folder should be: check 'state.dir', or move that file away/)
   })
 
-  it("a 'state.dir' it may not write: EACCES", () => {
+  itAsUser("a 'state.dir' it may not write: EACCES", () => {
     const { dir } = job(`SET 'state.dir' = '$DIR/state'; ${SOURCE('$DIR/in.json')} ${COUNT}`)
     rows(dir, 3)
     mkdirSync(join(dir, 'state'))
@@ -180,7 +182,7 @@ describe('checkpoints and savepoints', () => {
       `a file stands where checkpoint storage needs a folder: remove or rename '${dir}/cp/job-1/chk-1/_metadata' or the file above it`)
   })
 
-  it("a checkpoint's folder it may not write: EACCES", () => {
+  itAsUser("a checkpoint's folder it may not write: EACCES", () => {
     const { dir } = job(`SET 'execution.checkpointing.interval' = '1 h'; SET 'state.checkpoints.dir' = '$DIR/cp';
       ${SOURCE('$DIR/in.json')} ${COPY('$DIR/out')}`)
     rows(dir, 3)
@@ -193,7 +195,7 @@ describe('checkpoints and savepoints', () => {
       `check the permissions of '${dir}/cp/job-1/chk-1/_metadata' and the folders above it: Weir needs to write there; or change 'state.checkpoints.dir' (or 'state.savepoints.dir')`)
   })
 
-  it('a savepoint it may not read (--from-savepoint): EACCES', () => {
+  itAsUser('a savepoint it may not read (--from-savepoint): EACCES', () => {
     const { dir } = job(`${SOURCE('$DIR/in.json')} ${COPY('$DIR/out')}`)
     rows(dir, 3)
     mkdirSync(join(dir, 'savepoint-1'))
@@ -234,7 +236,7 @@ describe("the CLI's own files", () => {
       `'jobs.sql' is a folder; give the SQL file to run`)
   })
 
-  it('a SQL file it may not read: EACCES', () => {
+  itAsUser('a SQL file it may not read: EACCES', () => {
     const { dir, file } = job(`${SOURCE('$DIR/in.json')} ${COPY('$DIR/out')}`)
     chmodSync(file, 0o000)
     expectFsError(run(dir, { asUser: true }),

@@ -19,6 +19,16 @@ export function unprivileged(): Pick<SpawnSyncOptions, 'uid' | 'gid'> {
   return isRoot ? { uid: NOBODY, gid: NOBODY } : {}
 }
 
+/**
+ * Whether a child as that user can run `weir` from this checkout at all: as root, the checkout may
+ * lie in a folder only root may enter (a CI clone under /root), and then those tests cannot run.
+ */
+export function canRunUnprivileged(bin: string): boolean {
+  if (!isRoot) return true
+  const r = spawnSync(process.execPath, [bin, '--version'], { stdio: 'ignore', timeout: 30_000, cwd: tmpdir(), ...unprivileged() })
+  return r.status === 0
+}
+
 /** A fresh temporary folder that the unprivileged child may use (mkdtemp makes it 0700). */
 export function sharedTempDir(prefix: string): string {
   const dir = mkdtempSync(join(tmpdir(), prefix))
