@@ -2,7 +2,11 @@
 //
 // Value representation (a row is a plain array in schema order; SQL NULL is `null`):
 //   BOOLEAN            boolean
-//   INT, BIGINT        number (BIGINT is exact up to 2^53)
+//   TINYINT, SMALLINT  number in [-2^7, 2^7) and [-2^15, 2^15)
+//   INT                number in [-2^31, 2^31)
+//   BIGINT             exact 64-bit integer: a number while Number.isSafeInteger, else a bigint
+//                      (one form per value; see common/int64.ts). Arithmetic on every integer type
+//                      wraps as Java's does (as Flink).
 //   DOUBLE             number
 //   DECIMAL(p, s)      bigint holding the unscaled value (123.45 in DECIMAL(10,2) is 12345n)
 //   STRING             string
@@ -15,6 +19,8 @@ export type TimeAttribute = 'rowtime' | 'proctime'
 
 export type DataType =
   | { readonly kind: 'BOOLEAN'; readonly nullable: boolean }
+  | { readonly kind: 'TINYINT'; readonly nullable: boolean }
+  | { readonly kind: 'SMALLINT'; readonly nullable: boolean }
   | { readonly kind: 'INT'; readonly nullable: boolean }
   | { readonly kind: 'BIGINT'; readonly nullable: boolean }
   | { readonly kind: 'DOUBLE'; readonly nullable: boolean }
@@ -30,6 +36,8 @@ export type TypeKind = DataType['kind']
 
 export const T = {
   boolean: (nullable = true): DataType => ({ kind: 'BOOLEAN', nullable }),
+  tinyint: (nullable = true): DataType => ({ kind: 'TINYINT', nullable }),
+  smallint: (nullable = true): DataType => ({ kind: 'SMALLINT', nullable }),
   int: (nullable = true): DataType => ({ kind: 'INT', nullable }),
   bigint: (nullable = true): DataType => ({ kind: 'BIGINT', nullable }),
   double: (nullable = true): DataType => ({ kind: 'DOUBLE', nullable }),
@@ -59,11 +67,22 @@ export function withoutTimeAttr(t: DataType): DataType {
 }
 
 export function isNumeric(t: DataType): boolean {
-  return t.kind === 'INT' || t.kind === 'BIGINT' || t.kind === 'DOUBLE' || t.kind === 'DECIMAL'
+  return isIntegral(t) || t.kind === 'DOUBLE' || t.kind === 'DECIMAL'
 }
 
 export function isIntegral(t: DataType): boolean {
-  return t.kind === 'INT' || t.kind === 'BIGINT'
+  return t.kind === 'INT' || t.kind === 'BIGINT' || t.kind === 'SMALLINT' || t.kind === 'TINYINT'
+}
+
+/** Bits of an integral type (TINYINT 8, SMALLINT 16, INT 32, BIGINT 64), else 0. */
+export function integralBits(t: DataType): 0 | 8 | 16 | 32 | 64 {
+  switch (t.kind) {
+    case 'TINYINT': return 8
+    case 'SMALLINT': return 16
+    case 'INT': return 32
+    case 'BIGINT': return 64
+    default: return 0
+  }
 }
 
 export function isTemporal(t: DataType): boolean {

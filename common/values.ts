@@ -127,11 +127,12 @@ export function formatInterval(ms: number): string {
 
 /**
  * A value as JSON, as the filesystem and Kafka sinks write it: timestamps as
- * 'yyyy-MM-dd HH:mm:ss.SSS', dates as 'yyyy-MM-dd', decimals as JSON numbers with their scale.
+ * 'yyyy-MM-dd HH:mm:ss.SSS', dates as 'yyyy-MM-dd', decimals and BIGINTs as exact JSON numbers.
  */
 export function toJsonValue(v: unknown, type: DataType): unknown {
   if (v === null || v === undefined) return null
   switch (type.kind) {
+    case 'BIGINT': return typeof v === 'bigint' ? new RawJson(v.toString()) : v
     case 'TIMESTAMP': case 'TIMESTAMP_LTZ': return formatTimestamp(v as number)
     case 'DATE': return formatDate(v as number)
     case 'DECIMAL': return new RawJson(formatDecimal(v as bigint, type.scale))
@@ -140,14 +141,15 @@ export function toJsonValue(v: unknown, type: DataType): unknown {
   }
 }
 
-/** A JSON fragment written verbatim (exact decimals). Use `stringifyJson` to serialize objects holding them. */
+/** A JSON fragment written verbatim (exact decimals and BIGINTs). Use `stringifyJson` to serialize objects holding them. */
 export class RawJson {
   constructor(readonly text: string) {}
 }
 
-/** JSON.stringify that writes RawJson fragments verbatim. */
+/** JSON.stringify that writes RawJson fragments verbatim (and a stray bigint as its digits rather than throwing). */
 export function stringifyJson(value: unknown): string {
   if (value instanceof RawJson) return value.text
+  if (typeof value === 'bigint') return value.toString()
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null'
   if (Array.isArray(value)) return `[${value.map(stringifyJson).join(',')}]`
   const parts: string[] = []

@@ -3,12 +3,13 @@
 // A position holds the row count and the generator's state, so a restored reader continues exactly.
 import { WeirError } from '../common/errors.js'
 import type { DataType, Field } from '../common/types.js'
-import { formatType } from '../common/types.js'
+import { formatType, integralBits, isNumeric } from '../common/types.js'
+import { INT64_MAX, INT64_MIN, add64, int64, intRange } from '../common/int64.js'
 import type { Row } from '../runtime/batch.js'
 import type { ConnectorFactory, ConnectorOptions, SourceChunk, SourceContext, SourceReader, SplitPosition } from './api.js'
 import { singleSplitPosition } from './positions.js'
 import { EventLoopYielder } from './yield.js'
-import { about, aboutKey, aboutValue, boolOption, checkKnownOptions, closest, durationOption, enumOption, intOption, numberOption } from './options.js'
+import { about, aboutKey, aboutValue, bigintOption, boolOption, checkKnownOptions, closest, durationOption, enumOption, intOption, numberOption } from './options.js'
 
 const TOP_OPTIONS = ['rows-per-second', 'number-of-rows', 'seed']
 const FIELD_OPTIONS = ['kind', 'min', 'max', 'max-past', 'length', 'var-len', 'start', 'end', 'null-rate'] as const
@@ -88,26 +89,34 @@ function planColumn(options: ConnectorOptions, field: Field): ColumnGen {
   }
   const notFor = (opt: string, what: string): WeirError =>
     aboutKey(WeirError.connector(`option '${fieldKey(col, opt)}' does not apply to column '${col}' of type ${formatType(type)}`, { help: `'${opt}' applies to ${what}` }), fieldKey(col, opt))
-  const numeric = type.kind === 'INT' || type.kind === 'BIGINT' || type.kind === 'DOUBLE' || type.kind === 'DECIMAL' || type.kind === 'INTERVAL'
+  const numeric = isNumeric(type) || type.kind === 'INTERVAL'
   if (!numeric && (get('min') !== undefined || get('max') !== undefined)) throw notFor(get('min') !== undefined ? 'min' : 'max', 'numeric columns')
   if (type.kind !== 'STRING' && (get('length') !== undefined || get('var-len') !== undefined)) throw notFor(get('length') !== undefined ? 'length' : 'var-len', 'STRING columns')
   const temporal = type.kind === 'TIMESTAMP' || type.kind === 'TIMESTAMP_LTZ' || type.kind === 'DATE'
   if (!temporal && get('max-past') !== undefined) throw notFor('max-past', 'TIMESTAMP and DATE columns')
 
   if (kind === 'sequence') {
-    const start = intOption(options, fieldKey(col, 'start'), NaN)
-    const end = intOption(options, fieldKey(col, 'end'), NaN)
-    const missing = [Number.isNaN(start) ? 'start' : null, Number.isNaN(end) ? 'end' : null].filter(x => x !== null)
+    const missing = ['start', 'end'].filter(o => get(o) === undefined)
     if (missing.length > 0) {
-      throw about(WeirError.connector(`sequence field '${col}' needs ${missing.map(m => `'${fieldKey(col, m!)}'`).join(' and ')}`), { option: fieldKey(col, 'kind'), part: 'value' })
+      throw about(WeirError.connector(`sequence field '${col}' needs ${missing.map(m => `'${fieldKey(col, m)}'`).join(' and ')}`), { option: fieldKey(col, 'kind'), part: 'value' })
     }
-    if (end < start) throw belowOther(col, 'end', end, 'start', start)
-    const count = end - start + 1
+    // Exact at any size: a BIGINT sequence may run beyond 2^53.
+    const bigStart = bigintOption(options, fieldKey(col, 'start'), 0n, INT64_MIN, INT64_MAX)
+    const bigEnd = bigintOption(options, fieldKey(col, 'end'), 0n, INT64_MIN, INT64_MAX)
+    if (bigEnd < bigStart) throw belowOther(col, 'end', bigEnd, 'start', bigStart)
+    const count = Number(bigEnd - bigStart + 1n)
+    const bits = integralBits(type)
+    if (bits !== 0) {
+      const { min, max } = intRange(bits)
+      if (bigStart < min || bigEnd > max) {
+        throw aboutValue(WeirError.connector(`sequence field '${col}' is ${type.kind}, but ${bigStart}..${bigEnd} does not fit ${type.kind}`), fieldKey(col, bigStart < min ? 'start' : 'end'))
+      }
+      const first = int64(bigStart)
+      return { gen: bits === 64 ? i => add64(first, i) : i => (first as number) + i, nullRate, count }
+    }
+    const start = intOption(options, fieldKey(col, 'start'), 0)
     switch (type.kind) {
-      case 'INT':
-        if (start < -2147483648 || end > 2147483647) throw aboutValue(WeirError.connector(`sequence field '${col}' is INT, but ${start}..${end} does not fit INT`), fieldKey(col, start < -2147483648 ? 'start' : 'end'))
-        return { gen: i => start + i, nullRate, count }
-      case 'BIGINT': case 'DOUBLE': case 'INTERVAL': return { gen: i => start + i, nullRate, count }
+      case 'DOUBLE': case 'INTERVAL': return { gen: i => start + i, nullRate, count }
       case 'DECIMAL': {
         const factor = 10n ** BigInt(type.scale)
         return { gen: i => BigInt(start + i) * factor, nullRate, count }
@@ -121,7 +130,7 @@ function planColumn(options: ConnectorOptions, field: Field): ColumnGen {
 }
 
 /** 'fields.<col>.<upper>' is below 'fields.<col>.<lower>': an error about the upper one's value. */
-function belowOther(col: string, upper: string, high: number, lower: string, low: number): WeirError {
+function belowOther(col: string, upper: string, high: number | bigint, lower: string, low: number | bigint): WeirError {
   return aboutValue(WeirError.connector(`option '${fieldKey(col, upper)}' (${high}) is less than '${fieldKey(col, lower)}' (${low})`), fieldKey(col, upper))
 }
 
@@ -132,20 +141,22 @@ function randomGen(options: ConnectorOptions, col: string, type: DataType): Valu
     if (max < min) throw belowOther(col, 'max', max, 'min', min)
     return [min, max]
   }
-  const intRange = (defMin: number, defMax: number): [number, number] => {
-    const min = intOption(options, fieldKey(col, 'min'), defMin, defMin, defMax)
-    const max = intOption(options, fieldKey(col, 'max'), defMax, defMin, defMax)
+  const wholeRange = (defMin: bigint, defMax: bigint, lo: bigint, hi: bigint): [bigint, bigint] => {
+    const min = bigintOption(options, fieldKey(col, 'min'), defMin, lo, hi)
+    const max = bigintOption(options, fieldKey(col, 'max'), defMax, lo, hi)
     if (max < min) throw belowOther(col, 'max', max, 'min', min)
     return [min, max]
   }
   switch (type.kind) {
     case 'BOOLEAN': return (_i, rand) => rand() < 0.5
-    case 'INT': case 'BIGINT': case 'INTERVAL': {
-      const [min, max] = type.kind === 'INT' ? intRange(-2147483648, 2147483647)
-        : type.kind === 'BIGINT' ? intRange(-Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER)
-          : intRange(0, 86_400_000)
-      const span = max - min + 1
-      return (_i, rand) => Math.min(max, min + Math.floor(rand() * span))
+    case 'TINYINT': case 'SMALLINT': case 'INT': case 'BIGINT': case 'INTERVAL': {
+      const bits = integralBits(type) || 32
+      const { min: lo, max: hi } = intRange(bits as 8 | 16 | 32 | 64)
+      // BIGINT's range by default stays within ±(2^53 − 1), as before; 'min' and 'max' reach its ends.
+      const [min, max] = type.kind === 'INTERVAL' ? wholeRange(0n, 86_400_000n, lo, hi)
+        : bits === 64 ? wholeRange(-BigInt(Number.MAX_SAFE_INTEGER), BigInt(Number.MAX_SAFE_INTEGER), lo, hi)
+          : wholeRange(lo, hi, lo, hi)
+      return randomInteger(min, max)
     }
     case 'DOUBLE': {
       const [min, max] = range(Number.MIN_VALUE, Number.MAX_VALUE)
@@ -172,6 +183,20 @@ function randomGen(options: ConnectorOptions, col: string, type: DataType): Valu
       return (_i, rand, now) => Math.floor(now / 86_400_000) - Math.floor(rand() * (maxPastDays + 1))
     }
     case 'NULL': return () => null
+  }
+}
+
+/** Uniform integers in [min, max]: one draw while the span is exact in a double, else two draws of 32 bits. */
+function randomInteger(min: bigint, max: bigint): ValueGen {
+  const span = max - min + 1n
+  if (span <= 2n ** 53n) {
+    const lo = Number(min), hi = Number(max), n = Number(span)
+    if (Number.isSafeInteger(lo) && Number.isSafeInteger(hi)) return (_i, rand) => Math.min(hi, lo + Math.floor(rand() * n))
+    return (_i, rand) => int64(min + BigInt(Math.floor(rand() * n)))
+  }
+  return (_i, rand) => {
+    const bits = (BigInt(Math.floor(rand() * 4294967296)) << 32n) | BigInt(Math.floor(rand() * 4294967296))
+    return int64(min + (span === 2n ** 64n ? bits : bits % span))
   }
 }
 

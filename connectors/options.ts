@@ -98,6 +98,17 @@ export function intOption(options: ConnectorOptions, key: string, fallback: numb
   return v
 }
 
+/** A whole number option within [min, max], exact at any size (for BIGINT values beyond 2^53). */
+export function bigintOption(options: ConnectorOptions, key: string, fallback: bigint, min: bigint, max: bigint): bigint {
+  const text = options[key]
+  if (text === undefined) return fallback
+  const t = text.trim().replace(/_/g, '')
+  if (!/^[+-]?\d+$/.test(t)) throw badValue(key, text, 'a whole number')
+  const v = BigInt(t)
+  if (v < min || v > max) throw badValue(key, text, `a whole number between ${min} and ${max}`)
+  return v
+}
+
 /** A number option (decimals allowed) within [min, max]. */
 export function numberOption(options: ConnectorOptions, key: string, fallback: number, min = -Infinity, max = Infinity): number {
   const text = options[key]

@@ -25,7 +25,8 @@ export function aggregateResultType(fn: AggFunctionName, argType: DataType | nul
     case 'SUM':
     case 'AVG':
       switch (arg.kind) {
-        case 'INT': case 'BIGINT': case 'DOUBLE':
+        // Flink: SUM and AVG of an integer type keep that type (and wrap as it does).
+        case 'TINYINT': case 'SMALLINT': case 'INT': case 'BIGINT': case 'DOUBLE':
           return withNullable(arg, true)
         case 'DECIMAL':
           return T.decimal(MAX_DECIMAL_PRECISION, fn === 'SUM' ? arg.scale : Math.max(6, arg.scale))

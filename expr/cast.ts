@@ -2,7 +2,7 @@
 // runtime conversion functions the compiler calls for the casts it does not inline.
 import { WeirError } from '../common/errors.js'
 import type { Span } from '../common/span.js'
-import { isNumeric, sameType, withNullable, type DataType } from '../common/types.js'
+import { integralBits, isNumeric, sameType, withNullable, type DataType } from '../common/types.js'
 import {
   formatDate, formatDecimal, formatDouble, formatInterval, formatTimestamp, formatValue, parseDate, parseDecimal, parseTimestamp,
 } from '../common/values.js'
@@ -10,6 +10,7 @@ import { literal, type Rex } from './ir.js'
 import { decimalView, typeName } from './coercion.js'
 import { decimalToDouble, doubleToDecimal, fitsPrecision, pow10, rescale } from './decimal.js'
 import { MS_PER_DAY, floorDiv } from './calendar.js'
+import { doubleToInt, int64ToDouble, parseInt64, wrapInt } from '../common/int64.js'
 
 /** True when CAST(from AS to) is defined (it may still fail at run time on a bad string). */
 export function canCast(from: DataType, to: DataType): boolean {
@@ -20,7 +21,8 @@ export function canCast(from: DataType, to: DataType): boolean {
   switch (from.kind) {
     case 'STRING': return to.kind !== 'INTERVAL'
     case 'BOOLEAN': return isNumeric(to)
-    case 'INT': case 'BIGINT': case 'DOUBLE': case 'DECIMAL': return isNumeric(to) || to.kind === 'BOOLEAN' || to.kind === 'TIMESTAMP_LTZ'
+    case 'TINYINT': case 'SMALLINT': case 'INT': case 'BIGINT': case 'DOUBLE': case 'DECIMAL':
+      return isNumeric(to) || to.kind === 'BOOLEAN' || to.kind === 'TIMESTAMP_LTZ'
     case 'TIMESTAMP': return to.kind === 'TIMESTAMP_LTZ' || to.kind === 'DATE'
     case 'TIMESTAMP_LTZ': return to.kind === 'TIMESTAMP' || to.kind === 'DATE' || isNumeric(to)
     case 'DATE': return to.kind === 'TIMESTAMP' || to.kind === 'TIMESTAMP_LTZ'
@@ -115,19 +117,9 @@ function castError(v: unknown, from: DataType, to: DataType, span: Span | undefi
   return WeirError.execution(`cannot cast '${text}' to ${typeName(to)}`, { span, help: 'use TRY_CAST to get NULL instead of an error' })
 }
 
-const INT_RE = /^[+-]?\d+$/
 const DOUBLE_RE = /^[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|NaN|Infinity)$/
-const INT64_MIN = -(2n ** 63n), INT64_MAX = 2n ** 63n - 1n
 const TRUE_WORDS = new Set(['true', 't', 'yes', 'y', '1'])
 const FALSE_WORDS = new Set(['false', 'f', 'no', 'n', '0'])
-
-/** Java's (int) / (long) of a double: truncates toward zero, saturates, NaN → 0. */
-export function doubleToIntegral(v: number, bits: 32 | 64): number {
-  if (Number.isNaN(v)) return 0
-  const t = Math.trunc(v) + 0
-  if (bits === 32) return t > 2147483647 ? 2147483647 : t < -2147483648 ? -2147483648 : t
-  return t > 9223372036854775807 ? 9223372036854775807 : t < -9223372036854775808 ? -9223372036854775808 : t
-}
 
 type CastFn = (v: any) => unknown
 
@@ -149,7 +141,7 @@ function castFn(from: DataType, to: DataType, fail: (v: unknown) => null): CastF
       switch (from.kind) {
         case 'STRING': return id
         case 'BOOLEAN': return v => (v ? 'TRUE' : 'FALSE')
-        case 'INT': case 'BIGINT': return v => String(v)
+        case 'TINYINT': case 'SMALLINT': case 'INT': case 'BIGINT': return v => String(v)
         case 'DOUBLE': return v => formatDouble(v)
         case 'DECIMAL': { const s = from.scale; return v => formatDecimal(v, s) }
         case 'TIMESTAMP': case 'TIMESTAMP_LTZ': { const p = from.precision; return v => formatTimestampWithPrecision(v, p) }
@@ -166,36 +158,31 @@ function castFn(from: DataType, to: DataType, fail: (v: unknown) => null): CastF
           return TRUE_WORDS.has(w) ? true : FALSE_WORDS.has(w) ? false : fail(v)
         }
         case 'DECIMAL': return v => v !== 0n
-        case 'INT': case 'BIGINT': case 'DOUBLE': return v => v !== 0
+        // A BIGINT zero is always the number 0 (see common/int64.ts).
+        case 'TINYINT': case 'SMALLINT': case 'INT': case 'BIGINT': case 'DOUBLE': return v => v !== 0
         default: break
       }
       break
-    case 'INT': case 'BIGINT': {
-      const bits = to.kind === 'INT' ? 32 : 64
+    case 'TINYINT': case 'SMALLINT': case 'INT': case 'BIGINT': {
+      // As Java's primitive casts (Flink): integers narrow by wrapping, doubles saturate at the
+      // ends of (long) or (int) first; only a string out of range is an error.
+      const bits = integralBits(to) as 8 | 16 | 32 | 64
       switch (from.kind) {
-        case 'INT': return id
-        case 'BIGINT': return bits === 32 ? v => v | 0 : id
-        case 'DOUBLE': return v => doubleToIntegral(v, bits)
-        case 'DECIMAL': { const d = pow10(from.scale); return v => Number(BigInt.asIntN(bits, v / d)) }
+        case 'TINYINT': case 'SMALLINT': case 'INT': case 'BIGINT':
+          return integralBits(from) <= bits ? id : v => wrapInt(v, bits)
+        case 'DOUBLE': return v => doubleToInt(v, bits)
+        case 'DECIMAL': { const d = pow10(from.scale); return v => wrapInt(v / d, bits) }
         case 'BOOLEAN': return v => (v ? 1 : 0)
-        case 'TIMESTAMP_LTZ': return bits === 32 ? v => Math.floor(v / 1000) | 0 : v => Math.floor(v / 1000)
-        case 'STRING': return (v: string) => {
-          const t = v.trim()
-          if (!INT_RE.test(t)) return fail(v)
-          if (bits === 32) {
-            const n = Number(t)
-            return n > 2147483647 || n < -2147483648 ? fail(v) : n + 0
-          }
-          const b = BigInt(t)
-          return b > INT64_MAX || b < INT64_MIN ? fail(v) : Number(b)
-        }
+        case 'TIMESTAMP_LTZ': return v => wrapInt(Math.floor(v / 1000), bits)
+        case 'STRING': return (v: string) => parseInt64(v, bits) ?? fail(v)
         default: break
       }
       break
     }
     case 'DOUBLE':
       switch (from.kind) {
-        case 'INT': case 'BIGINT': case 'DOUBLE': return id
+        case 'TINYINT': case 'SMALLINT': case 'INT': case 'DOUBLE': return id
+        case 'BIGINT': return int64ToDouble
         case 'DECIMAL': { const s = from.scale; return v => decimalToDouble(v, s) }
         case 'BOOLEAN': return v => (v ? 1 : 0)
         case 'TIMESTAMP_LTZ': return v => v / 1000
@@ -210,7 +197,7 @@ function castFn(from: DataType, to: DataType, fail: (v: unknown) => null): CastF
       const p = to.precision, s = to.scale
       const check = (u: bigint | null): bigint | null => (u !== null && fitsPrecision(u, p) ? u : null)
       switch (from.kind) {
-        case 'INT': case 'BIGINT': { const f = pow10(s); return v => check(BigInt(v) * f) }
+        case 'TINYINT': case 'SMALLINT': case 'INT': case 'BIGINT': { const f = pow10(s); return v => check(BigInt(v) * f) }
         case 'DOUBLE': return v => check(doubleToDecimal(v, s))
         case 'DECIMAL': { const fs = from.scale; return v => check(rescale(v, fs, s)) }
         case 'BOOLEAN': { const f = pow10(s); return v => check(v ? f : 0n) }
@@ -246,7 +233,7 @@ function castFn(from: DataType, to: DataType, fail: (v: unknown) => null): CastF
           return ts === null ? fail(v) : truncateToPrecision(ts, p)
         }
         // Numbers become TIMESTAMP_LTZ as epoch seconds (canCast allows no other numeric target).
-        case 'INT': case 'BIGINT': return v => truncateToPrecision(v * 1000, p)
+        case 'TINYINT': case 'SMALLINT': case 'INT': case 'BIGINT': return v => truncateToPrecision(Number(v) * 1000, p)
         case 'DOUBLE': return v => (Number.isFinite(v) ? truncateToPrecision(Math.floor(v * 1000), p) : fail(v))
         case 'DECIMAL': { const fs = from.scale; return v => truncateToPrecision(Number(rescale(v, fs, 3)), p) }
         default: break

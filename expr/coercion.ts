@@ -1,4 +1,5 @@
-// Type rules shared by the function registry: numeric widening (INT → BIGINT → DECIMAL → DOUBLE),
+// Type rules shared by the function registry: numeric widening (TINYINT → SMALLINT → INT → BIGINT →
+// DECIMAL → DOUBLE),
 // Flink's DECIMAL precision/scale derivation for arithmetic, and the common type of several types.
 import { T, formatType, isNumeric, withNullable, withoutTimeAttr, type DataType } from '../common/types.js'
 import { MAX_PRECISION } from './decimal.js'
@@ -11,6 +12,8 @@ export function typeName(t: DataType): string {
 /** The DECIMAL(p, s) an exact numeric widens to: INT → (10, 0), BIGINT → (19, 0); null for others. */
 export function decimalView(t: DataType): { precision: number; scale: number } | null {
   switch (t.kind) {
+    case 'TINYINT': return { precision: 3, scale: 0 }
+    case 'SMALLINT': return { precision: 5, scale: 0 }
     case 'INT': return { precision: 10, scale: 0 }
     case 'BIGINT': return { precision: 19, scale: 0 }
     case 'DECIMAL': return { precision: t.precision, scale: t.scale }
@@ -49,21 +52,21 @@ export function decimalArithmetic(op: string, p1: number, s1: number, p2: number
   }
 }
 
-const NUMERIC_RANK = { INT: 0, BIGINT: 1, DECIMAL: 2, DOUBLE: 3 } as const
+const NUMERIC_RANK = { TINYINT: 0, SMALLINT: 1, INT: 2, BIGINT: 3, DECIMAL: 4, DOUBLE: 5 } as const
 
 /** The wider of two numeric types (DECIMALs merge to hold both); nullable if either is. */
 export function widerNumeric(a: DataType, b: DataType): DataType {
   const nullable = a.nullable || b.nullable
   const ra = NUMERIC_RANK[a.kind as keyof typeof NUMERIC_RANK], rb = NUMERIC_RANK[b.kind as keyof typeof NUMERIC_RANK]
-  if (ra === 3 || rb === 3) return T.double(nullable)
-  if (ra === 2 || rb === 2) {
+  if (ra === 5 || rb === 5) return T.double(nullable)
+  if (ra === 4 || rb === 4) {
     const da = decimalView(a)!, db = decimalView(b)!
     const scale = Math.max(da.scale, db.scale)
     const digits = Math.max(da.precision - da.scale, db.precision - db.scale)
     if (digits + scale <= MAX_PRECISION) return T.decimal(digits + scale, scale, nullable)
     return T.decimal(MAX_PRECISION, Math.max(0, MAX_PRECISION - digits), nullable)
   }
-  return ra === 1 || rb === 1 ? T.bigint(nullable) : T.int(nullable)
+  return withNullable(ra >= rb ? a : b, nullable)
 }
 
 function timestampPrecision(t: DataType): number {

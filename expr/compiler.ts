@@ -2,7 +2,7 @@
 // query for Calc (filter + projection over a batch), with SQL NULL semantics and three-valued logic
 // inline, and the less common functions called through a constants array.
 import { WeirError } from '../common/errors.js'
-import type { DataType } from '../common/types.js'
+import { integralBits, type DataType } from '../common/types.js'
 import type { Batch, Row } from '../runtime/batch.js'
 import { inputsUsed, type Rex } from './ir.js'
 import type { CallRex } from './registry.js'
@@ -11,6 +11,7 @@ import { makeCastFn } from './cast.js'
 import { decimalArithmetic, decimalView } from './coercion.js'
 import { decimalDivide, pow10, rescale } from './decimal.js'
 import { likeMatcher } from './like.js'
+import { add64, div64, mod64, mul64, neg64, sub64 } from '../common/int64.js'
 
 const COMPARE: Record<string, string> = { '=': '===', '<>': '!==', '<': '<', '<=': '<=', '>': '>', '>=': '>=' }
 
@@ -19,6 +20,18 @@ function mayBeNull(rex: Rex): boolean {
   if (rex.kind === 'Input') return true
   if (rex.kind === 'Literal') return rex.value === null || rex.value === undefined
   return rex.type.nullable
+}
+
+/** BIGINT's slow paths, by operator (see CodeGen.integral). */
+const INT64_OPS: Record<string, (a: any, b: any) => unknown> = { '+': add64, '-': sub64, '*': mul64, '/': div64, '%': mod64 }
+
+/** True when an integer expression's value is never a bigint: narrower than BIGINT, a number literal, or a widening CAST of one. */
+function isNumberValued(rex: Rex): boolean {
+  const bits = integralBits(rex.type)
+  if (bits !== 64) return bits !== 0
+  if (rex.kind === 'Literal') return typeof rex.value === 'number'
+  if (rex.kind === 'Call' && rex.op === 'CAST') return isNumberValued(rex.args[0]!)
+  return false
 }
 
 function isNonNullLiteral(rex: Rex): boolean {
@@ -200,29 +213,15 @@ class CodeGen {
     const op = c.op
     const t = c.type
     switch (t.kind) {
-      case 'INT':
-        return this.strict(c.args, out, ([a, b]) => {
-          switch (op) {
-            case '+': return `((${a} + ${b}) | 0)`
-            case '-': return `((${a} - ${b}) | 0)`
-            case '*': return `Math.imul(${a}, ${b})`
-            case '/': return this.zeroCheck(c, y, b!, '0', `((${a} / ${b}) | 0)`)
-            default: return this.zeroCheck(c, y, b!, '0', `((${a} % ${b}) | 0)`)
-          }
-        })
-      case 'BIGINT':
-        return this.strict(c.args, out, ([a, b]) => {
-          switch (op) {
-            case '/': return this.zeroCheck(c, y, b!, '0', `(Math.trunc(${a} / ${b}) + 0)`)
-            case '%': return this.zeroCheck(c, y, b!, '0', `(${a} % ${b} + 0)`)
-            default: return `(${a} ${op} ${b})`
-          }
-        })
+      case 'TINYINT': case 'SMALLINT': case 'INT': case 'BIGINT': return this.integral(c, out)
       case 'DOUBLE':
         return this.strict(c.args, out, ([a, b]) => `(${a} ${op} ${b})`)
       case 'DECIMAL': return this.decimalArithmetic(c, out)
       case 'INTERVAL':
         return this.strict(c.args, out, ([a, b]) => {
+          // A BIGINT factor may be a bigint: multiply by its nearest number.
+          if (x.type.kind === 'BIGINT') a = `Number(${a})`
+          if (y.type.kind === 'BIGINT') b = `Number(${b})`
           switch (op) {
             case '*': return `Math.round(${a} * ${b})`
             case '/': return this.zeroCheck(c, y, b!, '0', `Math.round(${a} / ${b})`)
@@ -239,6 +238,50 @@ class CodeGen {
         })
       }
       default: throw WeirError.internal(`cannot compile '${op}' returning ${t.kind}`)
+    }
+  }
+
+  /**
+   * + - * / % on integers, wrapping as Java does. INT and narrower stay in int32 arithmetic (`| 0`,
+   * Math.imul, then a sign-extending shift for SMALLINT and TINYINT). BIGINT computes on doubles
+   * while both operands are numbers and the result is a safe integer, and in common/int64.ts else.
+   */
+  private integral(c: CallRex, out: string[]): string {
+    const [x, y] = c.args as [Rex, Rex]
+    const op = c.op
+    const bits = integralBits(c.type) as 8 | 16 | 32 | 64
+    // MOD takes the divisor's type, so its dividend may be a wider BIGINT (a bigint at times).
+    const exact = bits === 64 || integralBits(x.type) === 64 || integralBits(y.type) === 64
+    const narrow = (e: string): string => (bits === 8 ? `((${e} << 24) >> 24)` : bits === 16 ? `((${e} << 16) >> 16)` : e)
+    if (!exact) {
+      return this.strict(c.args, out, ([a, b]) => {
+        switch (op) {
+          case '+': return narrow(`((${a} + ${b}) | 0)`)
+          case '-': return narrow(`((${a} - ${b}) | 0)`)
+          case '*': return narrow(`Math.imul(${a}, ${b})`)
+          case '/': return this.zeroCheck(c, y, b!, '0', narrow(`((${a} / ${b}) | 0)`))
+          default: return this.zeroCheck(c, y, b!, '0', `((${a} % ${b}) | 0)`)
+        }
+      })
+    }
+    const numbers = (a: string, b: string): string =>
+      [x, y].map((e, i) => (isNumberValued(e) ? '' : `typeof ${i === 0 ? a : b} === 'number'`)).filter(Boolean).join(' && ') || 'true'
+    const slow = this.constant(INT64_OPS[op]!)
+    switch (op) {
+      case '+': case '-': case '*': {
+        const r = this.fresh()
+        out.push(`let ${r};`)
+        return this.strict(c.args, out, ([a, b]) =>
+          `(${numbers(a!, b!)} && (${r} = ${a} ${op} ${b}) <= ${Number.MAX_SAFE_INTEGER} && ${r} >= -${Number.MAX_SAFE_INTEGER} ? ${op === '*' ? `${r} + 0` : r} : ${slow}(${a}, ${b}))`)
+      }
+      case '/':
+        return this.strict(c.args, out, ([a, b]) =>
+          this.zeroCheck(c, y, b!, '0', `(${numbers(a!, b!)} ? Math.trunc(${a} / ${b}) + 0 : ${slow}(${a}, ${b}))`))
+      default: {
+        // |a % b| < |b|: the remainder fits the result type whatever the dividend's.
+        return this.strict(c.args, out, ([a, b]) =>
+          this.zeroCheck(c, y, b!, '0', `(${numbers(a!, b!)} ? ${a} % ${b} + 0 : ${slow}(${a}, ${b}))`))
+      }
     }
   }
 
@@ -284,7 +327,13 @@ class CodeGen {
 
   private negate(c: CallRex, out: string[]): string {
     switch (c.type.kind) {
+      case 'TINYINT': return this.strict(c.args, out, ([a]) => `(((0 - ${a}) << 24) >> 24)`)
+      case 'SMALLINT': return this.strict(c.args, out, ([a]) => `(((0 - ${a}) << 16) >> 16)`)
       case 'INT': return this.strict(c.args, out, ([a]) => `((0 - ${a}) | 0)`)
+      case 'BIGINT': {
+        const neg = this.constant(neg64)
+        return this.strict(c.args, out, ([a]) => `(typeof ${a} === 'number' ? 0 - ${a} : ${neg}(${a}))`)
+      }
       case 'DOUBLE': case 'DECIMAL': return this.strict(c.args, out, ([a]) => `(-${a})`)
       default: return this.strict(c.args, out, ([a]) => `(0 - ${a})`)
     }
@@ -404,24 +453,29 @@ function castCanOverflow(from: DataType, to: Extract<DataType, { kind: 'DECIMAL'
 /** JavaScript for the casts that need no helper, or undefined. */
 function inlineCast(from: DataType, to: DataType): ((a: string) => string) | undefined {
   const id = (a: string): string => a
+  const fromBits = integralBits(from)
   switch (to.kind) {
-    case 'INT':
-      if (from.kind === 'INT') return id
-      if (from.kind === 'BIGINT') return a => `(${a} | 0)`
-      return undefined
-    case 'BIGINT': return from.kind === 'INT' || from.kind === 'BIGINT' ? id : undefined
+    case 'TINYINT': case 'SMALLINT': case 'INT': case 'BIGINT': {
+      const bits = integralBits(to)
+      if (fromBits === 0) return undefined
+      if (fromBits <= bits) return id
+      // Narrowing wraps as Java's primitive casts do; a BIGINT may be a bigint, which the helper handles.
+      if (fromBits === 64) return undefined
+      return bits === 16 ? a => `((${a} << 16) >> 16)` : a => `((${a} << 24) >> 24)`
+    }
     case 'DOUBLE':
-      if (from.kind === 'INT' || from.kind === 'BIGINT' || from.kind === 'DOUBLE') return id
+      if (from.kind === 'BIGINT') return a => `(typeof ${a} === 'number' ? ${a} : Number(${a}))`
+      if (fromBits !== 0 || from.kind === 'DOUBLE') return id
       // Exact: both the unscaled value (< 10^15 < 2^53) and the power of ten are exact doubles.
       if (from.kind === 'DECIMAL' && from.precision <= 15) return from.scale === 0 ? a => `Number(${a})` : a => `(Number(${a}) / 1e${from.scale})`
       return undefined
     case 'DECIMAL':
-      if (from.kind === 'INT' || from.kind === 'BIGINT') return to.scale === 0 ? a => `BigInt(${a})` : a => `(BigInt(${a}) * ${pow10(to.scale)}n)`
+      if (fromBits !== 0) return to.scale === 0 ? a => `BigInt(${a})` : a => `(BigInt(${a}) * ${pow10(to.scale)}n)`
       if (from.kind === 'DECIMAL' && to.scale >= from.scale) return to.scale === from.scale ? id : a => `(${a} * ${pow10(to.scale - from.scale)}n)`
       return undefined
     case 'STRING':
       if (from.kind === 'STRING') return id
-      if (from.kind === 'INT' || from.kind === 'BIGINT') return a => `String(${a})`
+      if (fromBits !== 0) return a => `String(${a})`
       return undefined
     case 'BOOLEAN': return from.kind === 'BOOLEAN' ? id : undefined
     case 'DATE':

@@ -6,20 +6,25 @@ import { T } from '../common/types.js'
 import { parseDate, parseTimestamp } from '../common/values.js'
 import { literal, type Rex } from './ir.js'
 import { MAX_PRECISION } from './decimal.js'
+import { INT64_MAX, INT64_MIN, int64 } from '../common/int64.js'
 
 const INT32_MAX = 2n ** 31n - 1n
-const INT64_MAX = 2n ** 63n - 1n
+const INT32_MIN = -(2n ** 31n)
 
 /**
- * A numeric literal as written: an integer is INT if it fits 32 bits, else BIGINT, else an exact
- * DECIMAL(p, 0); a decimal point makes an exact DECIMAL(p, s) counting the digits as written
+ * A numeric literal as written (with an optional leading '-'): an integer is INT if it fits 32
+ * bits, else BIGINT, else an exact DECIMAL(p, 0); a decimal point makes an exact DECIMAL(p, s) counting the digits as written
  * (Calcite's rule: '0.908' is DECIMAL(4, 3)); an exponent makes a DOUBLE.
  *
  * @example numberLiteral('12.50') // Literal 1250n : DECIMAL(4, 2) NOT NULL
  */
 export function numberLiteral(text: string, span?: Span): Rex {
-  const t = text.trim()
-  if (/^(?:\d+\.?\d*|\.\d+)[eE][+-]?\d+$/.test(t)) return literal(Number(t), T.double(false))
+  let t = text.trim()
+  // A minus sign written before the literal belongs to it, so -2147483648 is an INT and
+  // -9223372036854775808 a BIGINT (their positive halves would not fit).
+  const negative = t.startsWith('-')
+  if (negative) t = t.slice(1).trimStart()
+  if (/^(?:\d+\.?\d*|\.\d+)[eE][+-]?\d+$/.test(t)) return literal(negative ? -Number(t) : Number(t), T.double(false))
   const m = /^(\d*)(?:\.(\d*))?$/.exec(t)
   if (!m || (m[1] === '' && !m[2])) throw WeirError.plan(`invalid numeric literal '${text}'`, { span })
   const intPart = m[1]!
@@ -30,12 +35,14 @@ export function numberLiteral(text: string, span?: Span): Rex {
     const frac = m[2]
     const precision = Math.max(1, intPart.length + frac.length)
     if (intPart.replace(/^0+/, '').length + frac.length > MAX_PRECISION) throw tooLong()
-    return literal(BigInt(intPart + frac || '0'), T.decimal(Math.min(precision, MAX_PRECISION), frac.length, false))
+    const unscaled = BigInt(intPart + frac || '0')
+    return literal(negative ? -unscaled : unscaled, T.decimal(Math.min(precision, MAX_PRECISION), frac.length, false))
   }
-  const value = BigInt(intPart)
-  if (value <= INT32_MAX) return literal(Number(value), T.int(false))
-  if (value <= INT64_MAX) return literal(Number(value), T.bigint(false))
-  const digits = value.toString().length
+  const value = negative ? -BigInt(intPart) : BigInt(intPart)
+  if (value <= INT32_MAX && value >= INT32_MIN) return literal(Number(value), T.int(false))
+  if (value <= INT64_MAX && value >= INT64_MIN) return literal(int64(value), T.bigint(false))
+  // Beyond BIGINT: an exact DECIMAL, as in Flink.
+  const digits = intPart.replace(/^0+/, '').length
   if (digits > MAX_PRECISION) throw tooLong()
   return literal(value, T.decimal(digits, 0, false))
 }

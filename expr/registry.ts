@@ -2,7 +2,7 @@
 // argument-checking helpers the function families share.
 import type { WeirError } from '../common/errors.js'
 import type { Span } from '../common/span.js'
-import { T, isNumeric, type DataType } from '../common/types.js'
+import { T, isIntegral, isNumeric, type DataType } from '../common/types.js'
 import type { Rex } from './ir.js'
 import { typeName } from './coercion.js'
 
@@ -72,7 +72,7 @@ function accepts(p: Param, t: DataType): boolean {
   if (t.kind === 'NULL') return true
   switch (p) {
     case 'STRING': return t.kind === 'STRING'
-    case 'INTEGER': return t.kind === 'INT' || t.kind === 'BIGINT'
+    case 'INTEGER': return isIntegral(t)
     case 'NUMERIC': case 'DOUBLE': return isNumeric(t)
     case 'BOOLEAN': return t.kind === 'BOOLEAN'
     case 'TEMPORAL': return t.kind === 'TIMESTAMP' || t.kind === 'TIMESTAMP_LTZ' || t.kind === 'DATE'
@@ -125,8 +125,21 @@ export function simple(
   result: (args: readonly Rex[]) => DataType, impl: (call: CallRex) => Impl, alwaysNullable = false,
   inline?: FunctionDef['inline'],
 ): FunctionDef {
+  // An INTEGER parameter here is a count or a position, used as a JS number: a BIGINT argument
+  // (a bigint beyond 2^53) is read as its nearest number, which is past any string's length anyway.
+  const counts = (call: CallRex): number[] => call.args.flatMap((a, i) => (params[i] === 'INTEGER' && a.type.kind === 'BIGINT' ? [i] : []))
   return {
-    names, signature, impl, inline,
+    names, signature,
+    impl: call => {
+      const base = impl(call)
+      const at = counts(call)
+      if (at.length === 0) return base
+      return { nulls: base.nulls, fn: (...xs: unknown[]) => { for (const i of at) if (xs[i] != null) xs[i] = Number(xs[i]); return base.fn(...xs) } }
+    },
+    inline: inline === undefined ? undefined : (a, call) => {
+      const at = counts(call)
+      return inline(at.length === 0 ? a : a.map((x, i) => (at.includes(i) ? `Number(${x})` : x)), call)
+    },
     bind: (args, ctx) => {
       const typed = checkArgs(args, params, minArgs, ctx, signature)
       const t = result(typed)

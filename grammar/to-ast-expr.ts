@@ -357,7 +357,7 @@ function unitArgument(n: CstNode, s: Spans, fn: string): A.Literal {
 /** Type names as written → canonical names (see ast.ts TypeName). */
 const TYPE_NAMES: Record<string, string> = {
   BOOLEAN: 'BOOLEAN',
-  TINYINT: 'INT', SMALLINT: 'INT', INT: 'INT', INTEGER: 'INT',
+  TINYINT: 'TINYINT', SMALLINT: 'SMALLINT', INT: 'INT', INTEGER: 'INT',
   BIGINT: 'BIGINT',
   FLOAT: 'DOUBLE', REAL: 'DOUBLE', DOUBLE: 'DOUBLE',
   DECIMAL: 'DECIMAL', DEC: 'DECIMAL', NUMERIC: 'DECIMAL',
@@ -367,11 +367,11 @@ const TYPE_NAMES: Record<string, string> = {
 }
 /** How many parameters each canonical type takes. */
 const MAX_PARAMS: Record<string, number> = {
-  BOOLEAN: 0, INT: 0, BIGINT: 0, DOUBLE: 0, DECIMAL: 2, STRING: 1, TIMESTAMP: 1, TIMESTAMP_LTZ: 1, DATE: 0,
+  BOOLEAN: 0, TINYINT: 0, SMALLINT: 0, INT: 0, BIGINT: 0, DOUBLE: 0, DECIMAL: 2, STRING: 1, TIMESTAMP: 1, TIMESTAMP_LTZ: 1, DATE: 0,
 }
 /** Flink types Weir does not have (yet): reported as unsupported rather than unknown. */
 const UNSUPPORTED_TYPES = new Set(['TIME', 'BYTES', 'BINARY', 'VARBINARY', 'ARRAY', 'MAP', 'MULTISET', 'ROW', 'RAW', 'INTERVAL', 'CHARACTER', 'BOOL'])
-const SUPPORTED_TYPES_HELP = 'supported types: BOOLEAN, INT, BIGINT, DOUBLE, DECIMAL(p, s), STRING, VARCHAR(n), TIMESTAMP(p), TIMESTAMP_LTZ(p), DATE'
+const SUPPORTED_TYPES_HELP = 'supported types: BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, DOUBLE, DECIMAL(p, s), STRING, VARCHAR(n), TIMESTAMP(p), TIMESTAMP_LTZ(p), DATE'
 
 export function typeName(n: CstNode, s: Spans): A.TypeName {
   const id = identFromToken(token(n, 'Name')!, s)

@@ -5,6 +5,7 @@ import type { DataType } from '../../common/types.js'
 import { formatType } from '../../common/types.js'
 import { parseDate, parseDecimal, parseTimestamp } from '../../common/values.js'
 import { assertNever } from '../../common/assert.js'
+import { int64, intRange, type Int64 } from '../../common/int64.js'
 
 /** A value that does not fit its column type. */
 export class ConvertError extends Error {
@@ -15,8 +16,6 @@ export class ConvertError extends Error {
 
 export type Converter = (v: unknown) => unknown
 
-const INT_MIN = -2147483648
-const INT_MAX = 2147483647
 const INTEGER_RE = /^\s*[+-]?\d+\s*$/
 
 function show(v: unknown): string {
@@ -25,14 +24,28 @@ function show(v: unknown): string {
   return String(v)
 }
 
-function integral(v: unknown, type: DataType, min: number, max: number): number {
-  let n: number
-  if (typeof v === 'number') n = Math.trunc(v)
-  else if (typeof v === 'string' && INTEGER_RE.test(v)) n = Number(v)
-  else throw new ConvertError(show(v), formatType(type))
-  if (!(n >= min && n <= max)) throw new ConvertError(show(v), `${formatType(type)} (out of range)`)
-  return n
+/**
+ * An integer column's value, exact, never wrapped: a whole number in range, a JSON number with a
+ * fraction truncated toward zero (as Flink's JSON format reads it), or a bigint (the exact value of
+ * a JSON number beyond 2^53, see json-decoder.ts); anything out of the type's range is an error.
+ */
+function integer(v: unknown, type: DataType, bits: 8 | 16 | 32 | 64): Int64 {
+  let exact: Int64 | null = null
+  if (typeof v === 'number') {
+    if (Number.isFinite(v)) exact = Number.isSafeInteger(v) ? v + 0 : Math.abs(v) < 2 ** 53 ? Math.trunc(v) + 0 : BigInt(Math.trunc(v))
+  } else if (typeof v === 'bigint') {
+    exact = v
+  } else if (typeof v === 'string') {
+    if (!INTEGER_RE.test(v)) throw new ConvertError(show(v), formatType(type))
+    exact = BigInt(v.trim())
+  }
+  if (exact === null) throw new ConvertError(show(v), formatType(type))
+  const { min, max } = RANGES[bits]
+  if (exact < min || exact > max) throw new ConvertError(`${show(v)} (out of range)`, `${formatType(type)} between ${min} and ${max}`)
+  return typeof exact === 'bigint' ? int64(exact) : exact
 }
+
+const RANGES = { 8: intRange(8), 16: intRange(16), 32: intRange(32), 64: intRange(64) }
 
 function double(v: unknown, type: DataType): number {
   if (typeof v === 'number') return v
@@ -181,8 +194,10 @@ function string(v: unknown): string {
 export function converterFor(type: DataType): Converter {
   switch (type.kind) {
     case 'BOOLEAN': return v => boolean(v, type)
-    case 'INT': return v => typeof v === 'number' && (v | 0) === v ? v : integral(v, type, INT_MIN, INT_MAX)
-    case 'BIGINT': return v => typeof v === 'number' && Number.isInteger(v) ? v : integral(v, type, -Number.MAX_VALUE, Number.MAX_VALUE)
+    case 'TINYINT': return v => integer(v, type, 8)
+    case 'SMALLINT': return v => integer(v, type, 16)
+    case 'INT': return v => typeof v === 'number' && (v | 0) === v ? v + 0 : integer(v, type, 32)
+    case 'BIGINT': return v => typeof v === 'number' && Number.isSafeInteger(v) ? v + 0 : integer(v, type, 64)
     case 'DOUBLE': return v => typeof v === 'number' ? v : double(v, type)
     case 'DECIMAL': {
       const limit = 10n ** BigInt(type.precision)

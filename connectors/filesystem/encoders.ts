@@ -10,7 +10,8 @@ type ValueEncoder = (v: unknown) => string
 function jsonValueEncoder(type: DataType, config: JsonConfig): ValueEncoder {
   switch (type.kind) {
     case 'STRING': return v => JSON.stringify(v)
-    case 'INT': case 'BIGINT': case 'INTERVAL': return v => String(v)
+    // A BIGINT beyond 2^53 is a bigint: String() writes its exact digits as a JSON number.
+    case 'TINYINT': case 'SMALLINT': case 'INT': case 'BIGINT': case 'INTERVAL': return v => String(v)
     case 'DOUBLE': return v => JSON.stringify(v)
     case 'BOOLEAN': return v => (v ? 'true' : 'false')
     case 'DECIMAL': return v => formatDecimal(v as bigint, type.scale)
@@ -53,7 +54,7 @@ export function debeziumEncoder(schema: readonly Field[], config: JsonConfig): (
 function csvValueText(type: DataType): ValueEncoder {
   switch (type.kind) {
     case 'STRING': return v => v as string
-    case 'INT': case 'BIGINT': return v => String(v)
+    case 'TINYINT': case 'SMALLINT': case 'INT': case 'BIGINT': return v => String(v)
     case 'DOUBLE': return v => formatDouble(v as number)
     case 'BOOLEAN': return v => (v ? 'true' : 'false')
     case 'DECIMAL': return v => formatDecimal(v as bigint, type.scale)

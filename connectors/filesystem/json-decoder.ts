@@ -1,10 +1,13 @@
 // JSON-lines decoding: one object per line, fields matched to columns by name (exact, then
-// case-insensitive). DECIMAL columns are read from the number's source text, never through a double.
+// case-insensitive). DECIMAL columns are read from the number's source text, never through a double,
+// and so are integers that a double does not hold exactly (beyond 2^53).
 import type { Field } from '../../common/types.js'
 import type { Row } from '../../runtime/batch.js'
 import { ConvertError, converterFor, type Converter } from './convert.js'
 import { RecordError, SKIP, type RecordDecoder } from './decoder.js'
 import type { JsonConfig } from './options.js'
+import { truncateNumberText } from '../../common/int64.js'
+import { isIntegral } from '../../common/types.js'
 
 export class JsonDecoder implements RecordDecoder {
   readonly ignoreOption = 'json.ignore-parse-errors'
@@ -13,6 +16,7 @@ export class JsonDecoder implements RecordDecoder {
   private readonly converters: Converter[]
   private readonly isDecimal: boolean[]
   private readonly hasDecimal: boolean
+  private readonly isInteger: boolean[]
   /** Columns named like an Object.prototype member ('constructor', '__proto__'…), looked up as own properties only. */
   private readonly inherited: boolean[]
 
@@ -22,6 +26,7 @@ export class JsonDecoder implements RecordDecoder {
     this.converters = schema.map(f => converterFor(f.type))
     this.isDecimal = schema.map(f => f.type.kind === 'DECIMAL')
     this.hasDecimal = this.isDecimal.includes(true)
+    this.isInteger = schema.map(f => isIntegral(f.type))
     this.inherited = this.names.map(n => n in Object.prototype)
   }
 
@@ -48,8 +53,13 @@ export class JsonDecoder implements RecordDecoder {
         else if (this.config.failOnMissingField) throw new RecordError(`field '${key}' is missing`, key)
       }
       if (v === undefined || v === null) { row[i] = null; continue }
-      if (this.hasDecimal && this.isDecimal[i] && typeof v === 'number') {
-        v = numberTextOf(line, key) ?? v
+      if (typeof v === 'number') {
+        if (this.hasDecimal && this.isDecimal[i]) v = numberTextOf(line, key) ?? v
+        // JSON.parse rounded it: the exact integer comes from the text (only then, so the common case costs nothing).
+        else if (!Number.isSafeInteger(v) && this.isInteger[i]) {
+          const text = numberTextOf(line, key)
+          v = (text === undefined ? null : truncateNumberText(text)) ?? v
+        }
       }
       try {
         row[i] = this.converters[i]!(v)

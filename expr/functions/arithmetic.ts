@@ -2,7 +2,7 @@
 // interval arithmetic on timestamps and dates.
 import { T, isNumeric, withNullable, withoutTimeAttr, type DataType } from '../../common/types.js'
 import type { Rex } from '../ir.js'
-import { adjustDecimal, decimalArithmetic, decimalView, typeName } from '../coercion.js'
+import { adjustDecimal, decimalArithmetic, decimalView, typeName, widerNumeric } from '../coercion.js'
 import { MAX_PRECISION } from '../decimal.js'
 import { checkArity, mkCall, type BindContext, type FunctionDef } from '../registry.js'
 
@@ -44,8 +44,10 @@ function numeric(op: string, a: Rex, b: Rex, ctx: BindContext): Rex {
   }
   // Integral: MOD's type is the divisor's (Calcite), so MOD(bigint_col, 123) is an INT.
   if (op === '%') return mkCall(op, [a, b], withNullable(tb, nullable), ctx.span)
-  if (ta.kind === 'INT' && tb.kind === 'INT') return mkCall(op, [a, b], T.int(nullable), ctx.span)
-  return mkCall(op, [ctx.cast(a, T.bigint()), ctx.cast(b, T.bigint())], T.bigint(nullable), ctx.span)
+  // Otherwise the wider of the two (Calcite's least restrictive type): TINYINT + TINYINT is a
+  // TINYINT, and wraps as Java's (byte) does in Flink's generated code.
+  const t = widerNumeric(ta, tb)
+  return mkCall(op, [ctx.cast(a, t), ctx.cast(b, t)], withNullable(t, nullable), ctx.span)
 }
 
 function bindArithmetic(op: string): FunctionDef['bind'] {

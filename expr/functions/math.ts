@@ -1,6 +1,7 @@
 // Numeric functions: ABS, ROUND / TRUNCATE (HALF_UP, exact on DECIMAL), FLOOR / CEIL, SIGN, POWER,
 // SQRT, logarithms, trigonometry, PI, RAND. MOD lives with the arithmetic operators.
-import { T, withoutTimeAttr, type DataType } from '../../common/types.js'
+import { T, integralBits, withoutTimeAttr, type DataType } from '../../common/types.js'
+import { abs64, wrapInt, type Int64 } from '../../common/int64.js'
 import type { Rex } from '../ir.js'
 import { MAX_PRECISION, decimalToDouble, doubleToExactDecimal, pow10, rescale, rescaleDown } from '../decimal.js'
 import {
@@ -19,13 +20,14 @@ function roundedDecimal(p: number, s: number, d: number, truncate: boolean, null
   return T.decimal(Math.max(1, Math.min(MAX_PRECISION, carry + p - s + d)), d, nullable)
 }
 
-/** Rounds (HALF_UP) or truncates an integral number to 10^-d when d < 0. */
-function roundIntegral(x: number, d: number, truncate: boolean): number {
+/**
+ * Rounds (HALF_UP) or truncates an integer to 10^-d when d < 0, exactly, wrapping to `bits` as
+ * Flink's ROUND does (BigDecimal, then intValue() / longValue()).
+ */
+function roundIntegral(x: Int64, d: number, truncate: boolean, bits: 8 | 16 | 32 | 64): Int64 {
   if (d >= 0) return x
-  const f = 10 ** -d
-  let q = Math.trunc(x / f)
-  if (!truncate && Math.abs(x - q * f) * 2 >= f) q += Math.sign(x)
-  return q * f + 0
+  const v = truncate ? rescaleDown(BigInt(x), 0, d) : rescale(BigInt(x), 0, d)
+  return wrapInt(v * pow10(-d), bits)
 }
 
 /** ROUND / TRUNCATE of a double through its exact decimal form (as Java's BigDecimal.valueOf). */
@@ -60,8 +62,10 @@ function roundImpl(truncate: boolean): (call: CallRex) => Impl {
       const fn = d >= s ? (v: bigint) => v : d < 0 ? (v: bigint) => move(v, s, d) * pow10(-d) : (v: bigint) => move(v, s, d)
       return { fn, nulls: 'strict' }
     }
-    if (t.kind === 'DOUBLE') return { fn: (x: number, d = 0) => roundDouble(x, d, truncate), nulls: 'strict' }
-    return { fn: (x: number, d = 0) => roundIntegral(x, d, truncate), nulls: 'strict' }
+    // The digits may be a BIGINT argument: a count, read as a number.
+    if (t.kind === 'DOUBLE') return { fn: (x: number, d: Int64 = 0) => roundDouble(x, Number(d), truncate), nulls: 'strict' }
+    const bits = integralBits(t) as 8 | 16 | 32 | 64
+    return { fn: (x: Int64, d: Int64 = 0) => roundIntegral(x, Number(d), truncate, bits), nulls: 'strict' }
   }
 }
 
@@ -86,7 +90,7 @@ function floorCeil(names: string[], ceil: boolean): FunctionDef {
     },
     inline: (a, call) => {
       const k = call.args[0]!.type.kind
-      return k === 'INT' || k === 'BIGINT' ? a[0]! : k === 'DOUBLE' ? `Math.${ceil ? 'ceil' : 'floor'}(${a[0]})` : ''
+      return integralBits(call.args[0]!.type) !== 0 ? a[0]! : k === 'DOUBLE' ? `Math.${ceil ? 'ceil' : 'floor'}(${a[0]})` : ''
     },
     impl: call => {
       const t = call.args[0]!.type
@@ -114,10 +118,14 @@ function unaryDouble(names: string[], js: string): FunctionDef {
 
 export const MATH: readonly FunctionDef[] = [
   {
-    ...simple(['ABS'], 'ABS(NUMERIC)', ['NUMERIC'], 1, sameAsFirst, strict((v: bigint) => (v < 0n ? -v : v))),
+    // As Java's Math.abs: ABS of an integer type's minimum is that minimum (it wraps).
+    ...simple(['ABS'], 'ABS(NUMERIC)', ['NUMERIC'], 1, sameAsFirst, call => ({ fn: call.type.kind === 'BIGINT' ? abs64 : (v: bigint) => (v < 0n ? -v : v), nulls: 'strict' })),
     inline: (a, call) => {
       switch (call.type.kind) {
+        case 'TINYINT': return `((Math.abs(${a[0]}) << 24) >> 24)`
+        case 'SMALLINT': return `((Math.abs(${a[0]}) << 16) >> 16)`
         case 'INT': return `(Math.abs(${a[0]}) | 0)`
+        case 'BIGINT': return '' // abs64: it may be a bigint
         case 'DECIMAL': return `(${a[0]} < 0n ? -${a[0]} : ${a[0]})`
         default: return `Math.abs(${a[0]})`
       }
@@ -135,7 +143,7 @@ export const MATH: readonly FunctionDef[] = [
       const type = t.kind === 'DECIMAL' ? T.decimal(Math.max(t.precision, t.scale + 1), t.scale, t.nullable) : withoutTimeAttr(t)
       return mkCall('SIGN', typed, type, ctx.span)
     },
-    inline: (a, call) => (call.type.kind === 'DECIMAL' ? '' : `Math.sign(${a[0]})`),
+    inline: (a, call) => (call.type.kind === 'DECIMAL' ? '' : call.type.kind === 'BIGINT' ? `(${a[0]} > 0 ? 1 : ${a[0]} < 0 ? -1 : 0)` : `Math.sign(${a[0]})`),
     impl: call => {
       const one = pow10(call.type.kind === 'DECIMAL' ? call.type.scale : 0)
       return { fn: (v: bigint) => (v > 0n ? one : v < 0n ? -one : 0n), nulls: 'strict' }
@@ -168,7 +176,7 @@ export const MATH: readonly FunctionDef[] = [
     bind: (args, ctx) => mkCall('RAND', checkArgs(args, ['INTEGER'], 0, ctx, 'RAND([seed])'), T.double(false), ctx.span),
     impl: call => {
       const seed = literalValue(call.args[0])
-      const next = typeof seed === 'number' ? seeded(seed) : Math.random
+      const next = typeof seed === 'number' || typeof seed === 'bigint' ? seeded(Number(seed)) : Math.random
       return { fn: () => next(), nulls: 'lenient' }
     },
   },
@@ -180,9 +188,9 @@ export const MATH: readonly FunctionDef[] = [
     },
     impl: call => {
       const seed = call.args.length > 1 ? literalValue(call.args[0]) : undefined
-      const next = typeof seed === 'number' ? seeded(seed) : Math.random
+      const next = typeof seed === 'number' || typeof seed === 'bigint' ? seeded(Number(seed)) : Math.random
       const last = call.args.length - 1
-      return { fn: (...xs: (number | null)[]) => { const bound = xs[last]; return bound == null ? null : Math.floor(next() * bound) }, nulls: 'lenient' }
+      return { fn: (...xs: (Int64 | null)[]) => { const bound = xs[last]; return bound == null ? null : Math.floor(next() * Number(bound)) }, nulls: 'lenient' }
     },
   },
 ]

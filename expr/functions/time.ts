@@ -260,7 +260,8 @@ function toTimestampLtzImpl(call: CallRex): Impl {
     const s = t.scale
     return { nulls: 'strict', fn: (v: bigint) => Number(rescaleDown(v, s, 0)) * (seconds ? 1000 : 1) + 0 }
   }
-  return { nulls: 'strict', fn: seconds ? (v: number) => Math.trunc(v * 1000) + 0 : (v: number) => Math.trunc(v) + 0 }
+  // A BIGINT may be a bigint (beyond 2^53): past any timestamp, read as its nearest number.
+  return { nulls: 'strict', fn: seconds ? (v: number) => Math.trunc(Number(v) * 1000) + 0 : (v: number) => Math.trunc(Number(v)) + 0 }
 }
 
 function addUnits(unit: string, n: number, ms: number): number {
@@ -285,11 +286,11 @@ function timestampAddImpl(call: CallRex): Impl {
     if (call.type.kind === 'DATE') {
       const months = MONTHS_OF[unit]
       const days = unit === 'WEEK' ? 7 : 1
-      return { nulls: 'strict', fn: (_u: string, n: number, d: number) => (months !== undefined ? addMonthsToDays(d, n * months) : d + n * days) }
+      return { nulls: 'strict', fn: (_u: string, n: number, d: number) => (months !== undefined ? addMonthsToDays(d, Number(n) * months) : d + Number(n) * days) }
     }
-    return { nulls: 'strict', fn: (_u: string, n: number, d: number) => addUnits(unit, n, d * MS_PER_DAY) }
+    return { nulls: 'strict', fn: (_u: string, n: number, d: number) => addUnits(unit, Number(n), d * MS_PER_DAY) }
   }
-  return { nulls: 'strict', fn: (_u: string, n: number, v: number) => addUnits(unit, n, v) }
+  return { nulls: 'strict', fn: (_u: string, n: number, v: number) => addUnits(unit, Number(n), v) }
 }
 
 function bindTimestampDiff(args: readonly Rex[], ctx: BindContext): Rex {
@@ -356,7 +357,7 @@ export const TIME: readonly FunctionDef[] = [
     },
     impl: call => {
       const formatter = patternArg(call, 1, compileFormatter)
-      return { nulls: 'strict', fn: (n: number, p?: string) => { const f = formatter(p); return f === null ? null : f(n * 1000) } }
+      return { nulls: 'strict', fn: (n: number, p?: string) => { const f = formatter(p); return f === null ? null : f(Number(n) * 1000) } }
     },
   },
   { names: ['TIMESTAMPADD'], signature: 'TIMESTAMPADD(unit, INT, TIMESTAMP)', bind: bindTimestampAdd, impl: timestampAddImpl },

@@ -142,6 +142,8 @@ function bindNode(e: ast.Expr, ctx: BindContext): Rex {
     case 'BinaryOp': return resolveCall(e.op, [b(e.left), b(e.right)], e.span)
     case 'UnaryOp':
       if (e.op === '+') return b(e.operand)
+      // -9223372036854775808 is one BIGINT literal, not the negation of a DECIMAL.
+      if (e.op === '-' && e.operand.kind === 'Literal' && e.operand.type === 'number') return numberLiteral(`-${e.operand.text}`)
       return resolveCall(e.op === 'NOT' ? 'NOT' : 'NEG', [b(e.operand)], e.span)
     case 'IsNull': return resolveCall(e.negated ? 'IS_NOT_NULL' : 'IS_NULL', [b(e.operand)], e.span)
     case 'IsBool': {

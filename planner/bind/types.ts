@@ -9,7 +9,9 @@ export function typeFromAst(t: ast.TypeName): DataType {
   const p = t.params
   switch (t.name.toUpperCase()) {
     case 'BOOLEAN': return T.boolean(nullable)
-    case 'INT': case 'INTEGER': case 'TINYINT': case 'SMALLINT': return T.int(nullable)
+    case 'TINYINT': return T.tinyint(nullable)
+    case 'SMALLINT': return T.smallint(nullable)
+    case 'INT': case 'INTEGER': return T.int(nullable)
     case 'BIGINT': return T.bigint(nullable)
     case 'DOUBLE': case 'FLOAT': case 'REAL': return T.double(nullable)
     case 'DECIMAL': case 'NUMERIC': case 'DEC': {
@@ -26,7 +28,7 @@ export function typeFromAst(t: ast.TypeName): DataType {
     default:
       throw WeirError.unsupported(`type ${t.name} is not supported`, {
         span: t.span,
-        help: 'supported types: BOOLEAN, INT, BIGINT, DOUBLE, DECIMAL(p, s), STRING, VARCHAR, TIMESTAMP(3), TIMESTAMP_LTZ(3), DATE',
+        help: 'supported types: BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, DOUBLE, DECIMAL(p, s), STRING, VARCHAR, TIMESTAMP(3), TIMESTAMP_LTZ(3), DATE',
       })
   }
 }

@@ -149,7 +149,7 @@ describe('CASE and CAST', () => {
     expect(showExpr('TRY_CAST(b AS DECIMAL(10, 2))')).toBe('TRY_CAST(b AS DECIMAL(10, 2))')
     expect(showExpr('CAST(s AS TIMESTAMP(3) WITH LOCAL TIME ZONE)')).toBe('CAST(s AS TIMESTAMP_LTZ(3))')
     expect(showExpr('CAST(s AS VARCHAR(10))')).toBe('CAST(s AS STRING(10))')
-    expect(showExpr('CAST(x AS TINYINT)')).toBe('CAST(x AS INT)')
+    expect(showExpr('CAST(x AS TINYINT)')).toBe('CAST(x AS TINYINT)')
     expect(showExpr('CAST(x AS DOUBLE PRECISION)')).toBe('CAST(x AS DOUBLE)')
   })
 })

@@ -103,7 +103,7 @@ describe('CREATE TABLE', () => {
     )`) as CreateTable
     const types = t.columns.map((c) => (c.kind === 'ComputedColumn' ? '' : `${c.type.name}${c.type.params.length ? `(${c.type.params.join(',')})` : ''}`))
     expect(types).toEqual([
-      'INT', 'INT', 'INT', 'INT', 'BIGINT', 'DOUBLE', 'DOUBLE', 'DOUBLE',
+      'TINYINT', 'SMALLINT', 'INT', 'INT', 'BIGINT', 'DOUBLE', 'DOUBLE', 'DOUBLE',
       'DECIMAL(5)', 'DECIMAL(7,3)', 'STRING', 'STRING', 'STRING(3)', 'BOOLEAN', 'DATE',
       'TIMESTAMP', 'TIMESTAMP_LTZ(6)', 'TIMESTAMP', 'BIGINT',
     ])
