@@ -6,6 +6,8 @@ import type { KeyedStateStore, KeyRef, MapState, Namespace, StateTtlConfig, Valu
 import { mapState, valueState } from '../state/api.js'
 import type { AggCall } from '../runtime/job-graph.js'
 import type { Row } from '../runtime/batch.js'
+import { integralBits } from '../common/types.js'
+import { add64, div64, sub64, wrapInt, type Int64 } from '../common/int64.js'
 
 /**
  * An accumulator: slot 0 counts rows (accumulated minus retracted); the calls' slots follow.
@@ -15,12 +17,15 @@ export type Accumulator = unknown[]
 
 // Op codes. Each reads and writes its slots `s`, `s + 1`:
 //   COUNT_STAR, COUNT         [n]
-//   SUM_NUM, SUM_DEC, AVG_*   [sum, non-null count]
+//   SUM_*, AVG_*              [sum, non-null count]
 //   MIN, MAX                  [value | null]                  (insert-only input)
 //   MIN_MAP, MAX_MAP          [cached | null, stale: boolean] (backed by a value→count MapState)
+// Integer sums wrap as Flink's do (Java int, short, byte, long arithmetic): SUM_INT in int32 and
+// narrowed by the call's shift (16 for SMALLINT, 24 for TINYINT), SUM_LONG and the sums of AVG_INT
+// in 64 bits (common/int64.ts), AVG_INT's result narrowed to its type.
 const COUNT_STAR = 0
 const COUNT = 1
-const SUM_NUM = 2
+const SUM_DBL = 2
 const SUM_DEC = 3
 const AVG_INT = 4
 const AVG_DBL = 5
@@ -29,8 +34,10 @@ const MIN = 7
 const MAX = 8
 const MIN_MAP = 9
 const MAX_MAP = 10
+const SUM_INT = 11
+const SUM_LONG = 12
 
-const SLOTS = [1, 1, 2, 2, 2, 2, 2, 1, 1, 2, 2]
+const SLOTS = [1, 1, 2, 2, 2, 2, 2, 1, 1, 2, 2, 2, 2]
 
 /**
  * Counts, per group, how many (filtered, non-null) rows hold each value of one argument column.
@@ -44,6 +51,7 @@ interface ValueCounts {
   state: MapState<unknown, number>
   readonly depOps: number[]
   readonly depSlots: number[]
+  readonly depShifts: number[]
 }
 
 export interface AggregateHandlerOptions {
@@ -85,6 +93,7 @@ export class AggregateHandler {
   private readonly pArgs: Int32Array
   private readonly pFilters: Int32Array
   private readonly pSlots: Int32Array
+  private readonly pShifts: Int32Array
   // Calls fed by value-count maps.
   private readonly maps: ValueCounts[] = []
   // One output per call, in call order.
@@ -92,6 +101,7 @@ export class AggregateHandler {
   private readonly outSlots: Int32Array
   private readonly outMap: Int32Array
   private readonly outScale: (bigint | null)[]
+  private readonly outBits: Int32Array
   private readonly initial: Accumulator
   private readonly ttl: StateTtlConfig | undefined
   private readonly prefix: string
@@ -106,7 +116,8 @@ export class AggregateHandler {
     this.outSlots = new Int32Array(n)
     this.outMap = new Int32Array(n).fill(-1)
     this.outScale = new Array<bigint | null>(n).fill(null)
-    const pOps: number[] = [], pArgs: number[] = [], pFilters: number[] = [], pSlots: number[] = []
+    this.outBits = new Int32Array(n)
+    const pOps: number[] = [], pArgs: number[] = [], pFilters: number[] = [], pSlots: number[] = [], pShifts: number[] = []
     const initial: Accumulator = [0]
     let slot = 1
     calls.forEach((call, i) => {
@@ -116,6 +127,8 @@ export class AggregateHandler {
       initial.push(...initialSlots(op))
       this.outOps[i] = op
       this.outSlots[i] = s
+      this.outBits[i] = integralBits(call.type)
+      const shift = 32 - (integralBits(call.type) || 32)
       if (op === AVG_DEC) {
         const argScale = call.argType?.kind === 'DECIMAL' ? call.argType.scale : 0
         const resultScale = call.type.kind === 'DECIMAL' ? call.type.scale : argScale
@@ -128,9 +141,10 @@ export class AggregateHandler {
         const m = this.valueCounts(call.arg!, filter)
         m.depOps.push(op)
         m.depSlots.push(s)
+        m.depShifts.push(shift)
         this.outMap[i] = this.maps.indexOf(m)
       } else {
-        pOps.push(op); pArgs.push(call.arg ?? -1); pFilters.push(filter); pSlots.push(s)
+        pOps.push(op); pArgs.push(call.arg ?? -1); pFilters.push(filter); pSlots.push(s); pShifts.push(shift)
       }
     })
     this.width = slot
@@ -139,6 +153,7 @@ export class AggregateHandler {
     this.pArgs = Int32Array.from(pArgs)
     this.pFilters = Int32Array.from(pFilters)
     this.pSlots = Int32Array.from(pSlots)
+    this.pShifts = Int32Array.from(pShifts)
     this.hasMaps = this.maps.length > 0
   }
 
@@ -183,9 +198,19 @@ export class AggregateHandler {
         case COUNT:
           if (row[args[i]!] != null) acc[s] = (acc[s] as number) + 1
           break
-        case SUM_NUM: case AVG_INT: case AVG_DBL: {
+        case SUM_DBL: case AVG_DBL: {
           const v = row[args[i]!]
           if (v != null) { acc[s] = (acc[s] as number) + (v as number); acc[s + 1] = (acc[s + 1] as number) + 1 }
+          break
+        }
+        case SUM_INT: {
+          const v = row[args[i]!]
+          if (v != null) { const sh = this.pShifts[i]!; acc[s] = (((acc[s] as number) + (v as number)) << sh) >> sh; acc[s + 1] = (acc[s + 1] as number) + 1 }
+          break
+        }
+        case SUM_LONG: case AVG_INT: {
+          const v = row[args[i]!]
+          if (v != null) { acc[s] = add64(acc[s] as Int64, v as Int64); acc[s + 1] = (acc[s + 1] as number) + 1 }
           break
         }
         case SUM_DEC: case AVG_DEC: {
@@ -223,9 +248,9 @@ export class AggregateHandler {
         case COUNT:
           if (row[args[i]!] != null) acc[s] = (acc[s] as number) - 1
           break
-        case SUM_NUM: case AVG_INT: case AVG_DBL: {
+        case SUM_DBL: case AVG_DBL: case SUM_INT: case SUM_LONG: case AVG_INT: {
           const v = row[args[i]!]
-          if (v != null) retractNumber(acc, s, v as number)
+          if (v != null) retractNumber(acc, s, ops[i]!, this.pShifts[i]!, v as Int64)
           break
         }
         case SUM_DEC: case AVG_DEC: {
@@ -250,15 +275,13 @@ export class AggregateHandler {
         case COUNT_STAR: case COUNT:
           v = acc[s]
           break
-        case SUM_NUM: case SUM_DEC:
+        case SUM_DBL: case SUM_DEC: case SUM_INT: case SUM_LONG:
           v = (acc[s + 1] as number) > 0 ? acc[s] : null
           break
         case AVG_INT: {
+          // Flink: the BIGINT sum divided by the count (truncating), cast to the argument's type.
           const n = acc[s + 1] as number
-          if (n > 0) {
-            const sum = acc[s] as number
-            v = (sum - (sum % n)) / n // exact integer division, truncating toward zero as Java does
-          } else v = null
+          v = n > 0 ? wrapInt(div64(acc[s] as Int64, n), this.outBits[i] as 8 | 16 | 32 | 64) : null
           break
         }
         case AVG_DBL: {
@@ -331,8 +354,18 @@ export class AggregateHandler {
         case COUNT_STAR: case COUNT:
           target[s] = (target[s] as number) + (source[s] as number)
           break
-        case SUM_NUM: case AVG_INT: case AVG_DBL:
+        case SUM_DBL: case AVG_DBL:
           target[s] = (target[s] as number) + (source[s] as number)
+          target[s + 1] = (target[s + 1] as number) + (source[s + 1] as number)
+          break
+        case SUM_INT: {
+          const sh = this.pShifts[i]!
+          target[s] = (((target[s] as number) + (source[s] as number)) << sh) >> sh
+          target[s + 1] = (target[s + 1] as number) + (source[s + 1] as number)
+          break
+        }
+        case SUM_LONG: case AVG_INT:
+          target[s] = add64(target[s] as Int64, source[s] as Int64)
           target[s + 1] = (target[s + 1] as number) + (source[s + 1] as number)
           break
         case SUM_DEC: case AVG_DEC:
@@ -373,9 +406,9 @@ export class AggregateHandler {
         case COUNT:
           acc[s] = (acc[s] as number) + sign
           break
-        case SUM_NUM: case AVG_INT: case AVG_DBL:
-          if (sign > 0) { acc[s] = (acc[s] as number) + (v as number); acc[s + 1] = (acc[s + 1] as number) + 1 }
-          else retractNumber(acc, s, v as number)
+        case SUM_DBL: case AVG_DBL: case SUM_INT: case SUM_LONG: case AVG_INT:
+          if (sign > 0) addNumber(acc, s, ops[i]!, m.depShifts[i]!, v as Int64)
+          else retractNumber(acc, s, ops[i]!, m.depShifts[i]!, v as Int64)
           break
         case SUM_DEC: case AVG_DEC:
           if (sign > 0) { acc[s] = (acc[s] as bigint) + (v as bigint); acc[s + 1] = (acc[s + 1] as number) + 1 }
@@ -410,7 +443,7 @@ export class AggregateHandler {
     let m = this.maps.find(x => x.arg === arg && x.filter === filter)
     if (m === undefined) {
       const name = `${this.prefix}values-${arg}${filter >= 0 ? `-where-${filter}` : ''}`
-      m = { arg, filter, name, state: undefined as unknown as MapState<unknown, number>, depOps: [], depSlots: [] }
+      m = { arg, filter, name, state: undefined as unknown as MapState<unknown, number>, depOps: [], depSlots: [], depShifts: [] }
       this.maps.push(m)
     }
     return m
@@ -426,7 +459,12 @@ function opOf(call: AggCall, retracting: boolean): number {
     case 'COUNT':
       return call.arg === null ? COUNT_STAR : COUNT
     case 'SUM':
-      return call.argType?.kind === 'DECIMAL' ? SUM_DEC : SUM_NUM
+      switch (call.argType?.kind) {
+        case 'DECIMAL': return SUM_DEC
+        case 'BIGINT': return SUM_LONG
+        case 'INT': case 'SMALLINT': case 'TINYINT': return SUM_INT
+        default: return SUM_DBL
+      }
     case 'AVG':
       switch (call.argType?.kind) {
         case 'DECIMAL': return AVG_DEC
@@ -443,18 +481,29 @@ function opOf(call: AggCall, retracting: boolean): number {
 function initialSlots(op: number): unknown[] {
   switch (op) {
     case COUNT_STAR: case COUNT: return [0]
-    case SUM_NUM: case AVG_INT: case AVG_DBL: return [0, 0]
+    case SUM_DBL: case SUM_INT: case SUM_LONG: case AVG_INT: case AVG_DBL: return [0, 0]
     case SUM_DEC: case AVG_DEC: return [0n, 0]
     case MIN: case MAX: return [null]
     default: return [null, false]
   }
 }
 
-function retractNumber(acc: Accumulator, s: number, v: number): void {
+/** Adds a value to a SUM or AVG over numbers (not DECIMAL), wrapping integer sums as their types do. */
+function addNumber(acc: Accumulator, s: number, op: number, shift: number, v: Int64): void {
+  acc[s + 1] = (acc[s + 1] as number) + 1
+  if (op === SUM_INT) acc[s] = (((acc[s] as number) + (v as number)) << shift) >> shift
+  else if (op === SUM_DBL || op === AVG_DBL) acc[s] = (acc[s] as number) + (v as number)
+  else acc[s] = add64(acc[s] as Int64, v)
+}
+
+function retractNumber(acc: Accumulator, s: number, op: number, shift: number, v: Int64): void {
   const n = (acc[s + 1] as number) - 1
   acc[s + 1] = n
   // Back to no values: restart the sum at 0 rather than carry floating-point residue.
-  acc[s] = n === 0 ? 0 : (acc[s] as number) - v
+  if (n === 0) acc[s] = 0
+  else if (op === SUM_INT) acc[s] = (((acc[s] as number) - (v as number)) << shift) >> shift
+  else if (op === SUM_DBL || op === AVG_DBL) acc[s] = (acc[s] as number) - (v as number)
+  else acc[s] = sub64(acc[s] as Int64, v)
 }
 
 function retractDecimal(acc: Accumulator, s: number, v: bigint): void {

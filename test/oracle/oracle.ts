@@ -38,7 +38,10 @@ export class Rng {
 // ---------------------------------------------------------------------------------------------
 // Generated events
 
-/** One generated event. `d` is the exact DECIMAL(10,2) value, unscaled (1234n is 12.34). */
+/**
+ * One generated event. `d` is the exact DECIMAL(10,2) value, unscaled (1234n is 12.34); `b` a BIGINT,
+ * often beyond 2^53 (where neighbours are one apart and a double would merge them).
+ */
 export interface Event {
   readonly k: string | null
   readonly v: number | null
@@ -46,6 +49,7 @@ export interface Event {
   readonly x: number | null
   readonly s: string | null
   readonly ts: number
+  readonly b: bigint | null
 }
 
 export const WATERMARK_DELAY_MS = 2000
@@ -79,6 +83,8 @@ export interface GenOptions {
  */
 export function generateEvents({ seed, rows, tickMs = 1 }: GenOptions): Event[] {
   const rng = new Rng(seed)
+  // BIGINTs from a generator of their own, so the other columns are what they were before `b` existed.
+  const big = new Rng(seed ^ 0x5bd1e995)
   const events: Event[] = []
   const ticks = (lo: number, hi: number): number => rng.int(Math.ceil(lo / tickMs), Math.floor(hi / tickMs)) * tickMs
   let frontier = START_MS
@@ -92,15 +98,25 @@ export function generateEvents({ seed, rows, tickMs = 1 }: GenOptions): Event[] 
       x: rng.chance(0.1) ? null : rng.int(-8000, 8000) / 8,
       s: rng.chance(0.08) ? null : rng.chance(0.5) ? rng.pick(WORDS) : rng.pick(WORDS) + String(rng.int(0, 9)),
       ts,
+      b: bigValue(big),
     })
   }
   return events
 }
 
+/** NULL, ±(2^53 + j) for small j, a value anywhere in ±2^56, or a small one; sums of a few thousand stay inside 64 bits. */
+function bigValue(rng: Rng): bigint | null {
+  const r = rng.next()
+  if (r < 0.08) return null
+  if (r < 0.4) return (rng.chance(0.5) ? 1n : -1n) * (2n ** 53n + BigInt(rng.int(-3, 3)))
+  if (r < 0.8) return BigInt(rng.int(-(2 ** 28), 2 ** 28)) * 2n ** 28n + BigInt(rng.int(0, 2 ** 28 - 1))
+  return BigInt(rng.int(-1000, 1000))
+}
+
 function jsonLine(e: Event): string {
   // Written by hand so that DECIMAL values keep their exact text (Weir reads them from the source text).
   return `{"k":${JSON.stringify(e.k)},"v":${e.v ?? 'null'},"d":${e.d === null ? 'null' : formatDecimal(e.d, 2)},` +
-    `"x":${e.x ?? 'null'},"s":${JSON.stringify(e.s)},"ts":"${formatTimestamp(e.ts)}"}`
+    `"x":${e.x ?? 'null'},"s":${JSON.stringify(e.s)},"ts":"${formatTimestamp(e.ts)}","b":${e.b ?? 'null'}}`
 }
 
 function sqlString(s: string | null): string {
@@ -109,7 +125,7 @@ function sqlString(s: string | null): string {
 
 function duckValues(e: Event): string {
   return `(${sqlString(e.k)}, ${e.v ?? 'NULL'}, ${e.d === null ? 'NULL' : formatDecimal(e.d, 2)}, ` +
-    `${e.x === null ? 'NULL' : `${e.x}::DOUBLE`}, ${sqlString(e.s)}, TIMESTAMP '${formatTimestamp(e.ts)}')`
+    `${e.x === null ? 'NULL' : `${e.x}::DOUBLE`}, ${sqlString(e.s)}, TIMESTAMP '${formatTimestamp(e.ts)}', ${e.b ?? 'NULL'})`
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -129,7 +145,7 @@ export function kindCounts(changes: readonly { kind: number }[]): [number, numbe
 }
 
 /**
- * A table `t (k STRING, v INT, d DECIMAL(10,2), x DOUBLE, s STRING, ts TIMESTAMP(3))` with the same
+ * A table `t (k STRING, v INT, d DECIMAL(10,2), x DOUBLE, s STRING, ts TIMESTAMP(3), b BIGINT)` with the same
  * generated rows in Weir (filesystem source with a 2 s watermark delay) and in DuckDB.
  *
  * @example
@@ -167,7 +183,7 @@ export class OracleData {
     }
     const instance = await DuckDBInstance.create(':memory:')
     const con = await instance.connect()
-    await con.run('CREATE TABLE t (k VARCHAR, v INTEGER, d DECIMAL(10, 2), x DOUBLE, s VARCHAR, ts TIMESTAMP)')
+    await con.run('CREATE TABLE t (k VARCHAR, v INTEGER, d DECIMAL(10, 2), x DOUBLE, s VARCHAR, ts TIMESTAMP, b BIGINT)')
     for (let i = 0; i < events.length; i += 500) {
       await con.run(`INSERT INTO t VALUES ${events.slice(i, i + 500).map(duckValues).join(',\n')}`)
     }
@@ -178,7 +194,7 @@ export class OracleData {
 
   /** The Weir DDL of `t` over this data set. */
   get ddl(): string {
-    return `CREATE TABLE t (k STRING, v INT, d DECIMAL(10, 2), x DOUBLE, s STRING, ts TIMESTAMP(3),
+    return `CREATE TABLE t (k STRING, v INT, d DECIMAL(10, 2), x DOUBLE, s STRING, ts TIMESTAMP(3), b BIGINT,
       WATERMARK FOR ts AS ts - INTERVAL '${WATERMARK_DELAY_MS / 1000}' SECOND)
       WITH ('connector' = 'filesystem', 'path' = '${this.path}', 'format' = 'json');`
   }
@@ -275,7 +291,7 @@ export function canonWeir(v: unknown, field: Field): string {
   const t = field.type
   switch (t.kind) {
     case 'BOOLEAN': return v ? 'TRUE' : 'FALSE'
-    case 'INT': case 'BIGINT': return canonExact(String(v))
+    case 'TINYINT': case 'SMALLINT': case 'INT': case 'BIGINT': return canonExact(String(v))
     case 'DECIMAL': return canonExact(formatDecimal(v as bigint, t.scale))
     case 'DOUBLE': return canonDouble(v as number)
     case 'STRING': return JSON.stringify(v)
