@@ -7,14 +7,24 @@ import { parseDate, parseDecimal, parseTimestamp } from '../../common/values.js'
 import { assertNever } from '../../common/assert.js'
 import { int64, intRange, type Int64 } from '../../common/int64.js'
 
-/** A value that does not fit its column type. */
+/** A value that does not fit its column type; `help` says what to do when that is more than skipping the record. */
 export class ConvertError extends Error {
-  constructor(readonly found: string, readonly expected: string) {
+  constructor(readonly found: string, readonly expected: string, readonly help?: string) {
     super(`expected ${expected}, found ${found}`)
   }
 }
 
 export type Converter = (v: unknown) => unknown
+
+/** How a format reads values that have more than one reading. */
+export interface ConvertOptions {
+  /** What a number in a TIMESTAMP / TIMESTAMP_LTZ column counts since 1970-01-01 00:00:00 UTC; null: a number is an error. */
+  readonly epoch: 'seconds' | 'millis' | null
+  /** The option that sets `epoch`, for the error's help line. */
+  readonly epochOption: string
+}
+
+const NO_OPTIONS: ConvertOptions = { epoch: null, epochOption: 'json.timestamp-format.epoch' }
 
 const INTEGER_RE = /^\s*[+-]?\d+\s*$/
 
@@ -151,24 +161,46 @@ export function fastTimestamp(s: string): number | null {
   return daysFromCivil(y, mo, d) * 86_400_000 + h * 3_600_000 + mi * 60_000 + se * 1000 + ms
 }
 
-function timestamp(v: unknown, type: DataType): number {
-  if (typeof v === 'number' && Number.isFinite(v)) return Math.trunc(v)
+const EPOCH_TEXT = /^\s*-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*$/
+
+/**
+ * A TIMESTAMP column's value: text as 'yyyy-MM-dd HH:mm:ss[.SSS]' or ISO-8601. A number (or a
+ * string of one) has no reading of its own, seconds and milliseconds being equally likely, so it
+ * is an error unless the format's epoch option says which it counts (Flink rejects numbers too).
+ */
+function timestamp(v: unknown, type: DataType, options: ConvertOptions): number {
   if (typeof v === 'string') {
     const ms = fastTimestamp(v) ?? parseTimestamp(v)
     if (ms !== null) return ms
-    if (INTEGER_RE.test(v)) return Number(v)
   }
-  throw new ConvertError(show(v), `${formatType(type)} ('yyyy-MM-dd HH:mm:ss[.SSS]', ISO-8601 or epoch milliseconds)`)
+  const numeric = typeof v === 'number' ? Number.isFinite(v) : typeof v === 'string' && EPOCH_TEXT.test(v)
+  if (numeric) {
+    const n = Number(v)
+    if (options.epoch !== null) return epochToMillis(n, options.epoch)
+    throw new ConvertError(`${typeof v === 'number' ? 'the number' : 'the numeric string'} ${show(v)}`, `${formatType(type)} as 'yyyy-MM-dd HH:mm:ss[.SSS]' or ISO-8601`,
+      `a number could be epoch seconds or milliseconds: set '${options.epochOption}' = 'seconds' or 'millis' to read it as one of them`)
+  }
+  throw new ConvertError(show(v), `${formatType(type)} as 'yyyy-MM-dd HH:mm:ss[.SSS]' or ISO-8601`)
+}
+
+/** Epoch seconds or milliseconds to milliseconds, truncating what is finer than a millisecond. */
+export function epochToMillis(n: number, unit: 'seconds' | 'millis'): number {
+  if (unit === 'millis') return Math.trunc(n) + 0
+  if (Number.isInteger(n)) return n * 1000
+  // On the digits of its shortest decimal form, so 1714564800.123 is …123 ms, not …122.99998.
+  const m = /^(-?)(\d+)\.(\d+)$/.exec(String(n))
+  if (m === null) return Math.trunc(n * 1000) + 0 // exponent notation: far from today's epochs
+  const ms = Number(m[2]) * 1000 + Number(m[3]!.padEnd(3, '0').slice(0, 3))
+  return m[1] === '-' ? 0 - ms : ms
 }
 
 function date(v: unknown, type: DataType): number {
   if (typeof v === 'string') {
     const d = parseDate(v)
     if (d !== null) return d
-  } else if (typeof v === 'number' && Number.isInteger(v)) {
-    return v
   }
-  throw new ConvertError(show(v), `${formatType(type)} ('yyyy-MM-dd')`)
+  // A number is not read as days since 1970 (as in Flink): that reading is too easy to get wrong silently.
+  throw new ConvertError(typeof v === 'number' ? `the number ${v}` : show(v), `${formatType(type)} as 'yyyy-MM-dd'`)
 }
 
 function boolean(v: unknown, type: DataType): boolean {
@@ -191,7 +223,7 @@ function string(v: unknown): string {
  * A converter for values of `type` coming from JSON (numbers, strings, booleans, nested values) or
  * from CSV (always strings). Callers handle NULL before calling it.
  */
-export function converterFor(type: DataType): Converter {
+export function converterFor(type: DataType, options: ConvertOptions = NO_OPTIONS): Converter {
   switch (type.kind) {
     case 'BOOLEAN': return v => boolean(v, type)
     case 'TINYINT': return v => integer(v, type, 8)
@@ -206,7 +238,7 @@ export function converterFor(type: DataType): Converter {
     case 'STRING': return string
     case 'TIMESTAMP': case 'TIMESTAMP_LTZ': {
       const trunc = truncateTo(type.precision)
-      return type.precision >= 3 ? v => timestamp(v, type) : v => trunc(timestamp(v, type))
+      return type.precision >= 3 ? v => timestamp(v, type, options) : v => trunc(timestamp(v, type, options))
     }
     case 'DATE': return v => date(v, type)
     case 'INTERVAL': return v => {

@@ -72,7 +72,7 @@ export class CsvDecoder implements RecordDecoder {
   private pending: string | null = null
 
   constructor(private readonly schema: readonly Field[], private readonly config: CsvConfig) {
-    this.converters = schema.map(f => converterFor(f.type))
+    this.converters = schema.map(f => converterFor(f.type, { epoch: config.timestampEpoch, epochOption: 'csv.timestamp-format.epoch' }))
     this.isString = schema.map(f => f.type.kind === 'STRING')
   }
 
@@ -104,7 +104,7 @@ export class CsvDecoder implements RecordDecoder {
       try {
         row[i] = this.converters[i]!(v)
       } catch (e) {
-        if (e instanceof ConvertError) throw new RecordError(`column '${this.schema[i]!.name}': ${e.message}`, this.schema[i]!.name)
+        if (e instanceof ConvertError) throw new RecordError(`column '${this.schema[i]!.name}': ${e.message}`, this.schema[i]!.name, e.help)
         throw e
       }
     }

@@ -16,9 +16,9 @@ export interface RecordDecoder {
   readonly ignoreOption: string
 }
 
-/** A record that cannot be decoded; `column` names the column when one value is at fault. */
+/** A record that cannot be decoded; `column` names the column when one value is at fault, `help` what to do besides skipping it. */
 export class RecordError extends Error {
-  constructor(readonly detail: string, readonly column?: string) {
+  constructor(readonly detail: string, readonly column?: string, readonly help?: string) {
     super(detail)
   }
 }

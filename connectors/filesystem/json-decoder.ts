@@ -23,7 +23,7 @@ export class JsonDecoder implements RecordDecoder {
   constructor(schema: readonly Field[], private readonly config: JsonConfig) {
     this.names = schema.map(f => f.name)
     this.lowerNames = schema.map(f => f.name.toLowerCase())
-    this.converters = schema.map(f => converterFor(f.type))
+    this.converters = schema.map(f => converterFor(f.type, { epoch: config.timestampEpoch, epochOption: 'json.timestamp-format.epoch' }))
     this.isDecimal = schema.map(f => f.type.kind === 'DECIMAL')
     this.hasDecimal = this.isDecimal.includes(true)
     this.isInteger = schema.map(f => isIntegral(f.type))
@@ -64,7 +64,7 @@ export class JsonDecoder implements RecordDecoder {
       try {
         row[i] = this.converters[i]!(v)
       } catch (e) {
-        if (e instanceof ConvertError) throw new RecordError(`column '${this.names[i]}': ${e.message}`, this.names[i])
+        if (e instanceof ConvertError) throw new RecordError(`column '${this.names[i]}': ${e.message}`, this.names[i], e.help)
         throw e
       }
     }

@@ -12,7 +12,13 @@ export interface JsonConfig {
   readonly failOnMissingField: boolean
   /** How the sink writes timestamps: 'SQL' is 'yyyy-MM-dd HH:mm:ss.SSS', 'ISO-8601' puts a 'T' between date and time. */
   readonly timestampStandard: 'SQL' | 'ISO-8601'
+  /** What a number read into a TIMESTAMP column counts ('json.timestamp-format.epoch'); null: numbers are bad records. */
+  readonly timestampEpoch: EpochUnit | null
 }
+
+/** Units of the '….timestamp-format.epoch' options. */
+export type EpochUnit = 'seconds' | 'millis'
+const EPOCH_UNITS: readonly EpochUnit[] = ['seconds', 'millis']
 
 export interface CsvConfig {
   readonly delimiter: string
@@ -22,6 +28,8 @@ export interface CsvConfig {
   /** null when quoting is disabled. */
   readonly quote: string | null
   readonly escape: string | null
+  /** As JsonConfig.timestampEpoch ('csv.timestamp-format.epoch'). */
+  readonly timestampEpoch: EpochUnit | null
 }
 
 export interface FsConfig {
@@ -33,10 +41,10 @@ export interface FsConfig {
 
 const COMMON = ['path', 'format']
 const FORMAT_OPTIONS: Record<FileFormat, readonly string[]> = {
-  'json': ['json.ignore-parse-errors', 'json.fail-on-missing-field', 'json.timestamp-format.standard'],
+  'json': ['json.ignore-parse-errors', 'json.fail-on-missing-field', 'json.timestamp-format.standard', 'json.timestamp-format.epoch'],
   'csv': [
     'csv.field-delimiter', 'csv.ignore-parse-errors', 'csv.null-literal', 'csv.allow-comments',
-    'csv.quote-character', 'csv.disable-quote-character', 'csv.escape-character',
+    'csv.quote-character', 'csv.disable-quote-character', 'csv.escape-character', 'csv.timestamp-format.epoch',
   ],
   'debezium-json': ['debezium-json.timestamp-format.standard', 'debezium-json.schema-include'],
 }
@@ -72,6 +80,7 @@ export function resolveFsOptions(options: ConnectorOptions): FsConfig {
     ignoreParseErrors: boolOption(options, 'json.ignore-parse-errors', false),
     failOnMissingField: boolOption(options, 'json.fail-on-missing-field', false),
     timestampStandard: enumOption(options, tsKey, ['SQL', 'ISO-8601'] as const, 'SQL'),
+    timestampEpoch: epochOption(options, 'json.timestamp-format.epoch'),
   }
   if (boolOption(options, 'debezium-json.schema-include', false)) {
     throw aboutValue(WeirError.unsupported(`'debezium-json.schema-include' = 'true' is not supported`, { help: `remove the option; Weir writes the payload without a schema` }), 'debezium-json.schema-include')
@@ -93,9 +102,15 @@ export function resolveFsOptions(options: ConnectorOptions): FsConfig {
     allowComments: boolOption(options, 'csv.allow-comments', false),
     quote,
     escape: escapeText === undefined ? null : charOption(options, 'csv.escape-character', '\\'),
+    timestampEpoch: epochOption(options, 'csv.timestamp-format.epoch'),
   }
   if (delimiter === '\n' || delimiter === '\r' || delimiter === csv.quote) {
     throw badValue('csv.field-delimiter', options['csv.field-delimiter'] ?? ',', 'a character other than the quote character and line breaks')
   }
   return { path, format, json, csv }
+}
+
+/** Flink has no option for numeric timestamps (it rejects them): this one says what they count. */
+function epochOption(options: ConnectorOptions, key: string): EpochUnit | null {
+  return options[key] === undefined ? null : enumOption(options, key, EPOCH_UNITS, 'millis')
 }

@@ -307,7 +307,7 @@ class FileSourceReader implements SourceReader {
     }
     throw WeirError.execution(`bad record at ${file}:${line} (table '${this.ctx.table}'): ${e.detail}`, {
       record: { source: file, line, record: text },
-      help: `set '${this.decoder.ignoreOption}' = 'true' to skip bad records`,
+      help: `${e.help === undefined ? '' : `${e.help}; or `}set '${this.decoder.ignoreOption}' = 'true' to skip bad records`,
     })
   }
 

@@ -43,7 +43,7 @@ describe('filesystem source, JSON lines', () => {
       '{"ID": 3, "S": "case-insensitive", "amount": 1e2, "ts": "2024-01-02T03:04:05Z", "b": null}',
       '{}',
     ].join('\n') + '\n')
-    const rows = await read({ connector: 'filesystem', path: file, format: 'json' }, ALL_TYPES)
+    const rows = await read({ connector: 'filesystem', path: file, format: 'json', 'json.timestamp-format.epoch': 'millis' }, ALL_TYPES)
     expect(rows).toEqual([
       [1, 9007199254740991, 1.5, 123456789012345678n, 'héllo', true, parseTimestamp('2024-01-02 03:04:05.678'), 19782],
       [2, -7, 2.25, 1000n, '42', false, 1700000000000, 1],
