@@ -5,8 +5,10 @@ import type { KeyRef } from './api.js'
 export const DEFAULT_MAX_PARALLELISM = 128
 
 /**
- * Encodes key values to a string that is equal for equal keys and, for keys of one type,
+ * Encodes key values to a string that is equal for equal keys and, for keys of one JS type,
  * orders like the values. Tags: \x00 NULL, \x01 false, \x02 true, \x03 number, \x04 string, \x05 bigint.
+ * A BIGINT is a number while safe and a bigint beyond 2^53 (common/int64.ts): one encoding per value,
+ * though those beyond 2^53 sort after the numbers (nothing relies on key order across forms).
  */
 export function encodeKey(values: readonly unknown[]): string {
   let out = ''
