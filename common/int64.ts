@@ -2,7 +2,7 @@
 // is a safe integer and a bigint only beyond ±(2^53 − 1), so each value has one form and `===`,
 // Map keys, hashing and key encoding agree. Arithmetic wraps as Java's long and int do (as Flink).
 
-/** A BIGINT value: a safe-integer number, or a bigint in [-2^63, 2^53) ∪ [2^53, 2^63) outside the safe range. */
+/** A BIGINT value: a safe-integer number, or a bigint in [-2^63, -2^53] or [2^53, 2^63 - 1]. */
 export type Int64 = number | bigint
 
 export const INT64_MIN = -(2n ** 63n)

@@ -36,13 +36,14 @@ function show(v: unknown): string {
 
 /**
  * An integer column's value, exact, never wrapped: a whole number in range, a JSON number with a
- * fraction truncated toward zero (as Flink's JSON format reads it), or a bigint (the exact value of
- * a JSON number beyond 2^53, see json-decoder.ts); anything out of the type's range is an error.
+ * fraction truncated toward zero for INT and BIGINT (as Flink's JSON format reads them; it parses
+ * TINYINT and SMALLINT from the text, so 1.5 is an error there), or a bigint (the exact value of a
+ * JSON number beyond 2^53, see json-decoder.ts); anything out of the type's range is an error.
  */
 function integer(v: unknown, type: DataType, bits: 8 | 16 | 32 | 64): Int64 {
   let exact: Int64 | null = null
   if (typeof v === 'number') {
-    if (Number.isFinite(v)) exact = Number.isSafeInteger(v) ? v + 0 : Math.abs(v) < 2 ** 53 ? Math.trunc(v) + 0 : BigInt(Math.trunc(v))
+    if (Number.isFinite(v) && (bits >= 32 || Number.isInteger(v))) exact = Number.isSafeInteger(v) ? v + 0 : Math.abs(v) < 2 ** 53 ? Math.trunc(v) + 0 : BigInt(Math.trunc(v))
   } else if (typeof v === 'bigint') {
     exact = v
   } else if (typeof v === 'string') {

@@ -55,8 +55,9 @@ export class JsonDecoder implements RecordDecoder {
       if (v === undefined || v === null) { row[i] = null; continue }
       if (typeof v === 'number') {
         if (this.hasDecimal && this.isDecimal[i]) v = numberTextOf(line, key) ?? v
-        // JSON.parse rounded it: the exact integer comes from the text (only then, so the common case costs nothing).
-        else if (!Number.isSafeInteger(v) && this.isInteger[i]) {
+        // At 2^53 and beyond JSON.parse may have rounded it: the exact integer comes from the text
+        // (only then, so the common case costs nothing).
+        else if (this.isInteger[i] && !(v < 9007199254740992 && v > -9007199254740992)) {
           const text = numberTextOf(line, key)
           v = (text === undefined ? null : truncateNumberText(text)) ?? v
         }

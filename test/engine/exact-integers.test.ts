@@ -161,6 +161,7 @@ describe('values out of a column\'s range are bad records', () => {
     ['TINYINT', '{"v": "128"}', 'between -128 and 127'],
     ['BIGINT', '{"v": 9223372036854775808}', 'between -9223372036854775808 and 9223372036854775807'],
     ['BIGINT', '{"v": -9.3e18}', 'out of range'],
+    ['TINYINT', '{"v": 1.5}', 'expected TINYINT'],
   ])('%s: %s fails with the file and line', async (type, line, expected) => {
     const dir = tmp()
     const path = file(dir, 'in.jsonl', ['{"v": 1}', line])
@@ -169,6 +170,13 @@ describe('values out of a column\'s range are bad records', () => {
     expect(e.message).toContain(`column 'v'`)
     expect(e.message).toContain(expected)
     expect(e.record?.line).toBe(2)
+  })
+
+  it('a JSON number with a fraction is truncated for INT and BIGINT, as Flink reads it', async () => {
+    const dir = tmp()
+    const path = file(dir, 'in.jsonl', ['{"i": -1.9, "b": 9007199254740993.9}'])
+    const r = await select(`CREATE TABLE t (i INT, b BIGINT) WITH ('connector' = 'filesystem', 'path' = '${path}', 'format' = 'json'); SELECT i, b FROM t`)
+    expect(r.changes.map(c => c.row)).toEqual([[-1, 9007199254740993n]])
   })
 
   it('CSV too; and the ignore options skip such records', async () => {

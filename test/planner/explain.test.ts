@@ -89,4 +89,10 @@ describe('EXPLAIN', () => {
     expect(text).toContain('filter=[(price > 10)]')
     expect(text).toContain('((price * 2) + 1) AS b')
   })
+
+  it('prints BIGINT literals with every digit', async () => {
+    const text = await explain(`EXPLAIN SELECT auction * 9007199254740993 FROM bid WHERE auction <> -9223372036854775808`)
+    expect(text).toContain('(auction * 9007199254740993)')
+    expect(text).toContain('(auction <> -9223372036854775808)')
+  })
 })
