@@ -278,9 +278,10 @@ class CodeGen {
         return this.strict(c.args, out, ([a, b]) =>
           this.zeroCheck(c, y, b!, '0', `(${numbers(a!, b!)} ? Math.trunc(${a} / ${b}) + 0 : ${slow}(${a}, ${b}))`))
       default: {
-        // |a % b| < |b|: the remainder fits the result type whatever the dividend's.
+        // |a % b| < |b|: the remainder fits the result type whatever the dividend's (an int32 for INT).
+        const fast = bits === 64 ? '+ 0' : '| 0'
         return this.strict(c.args, out, ([a, b]) =>
-          this.zeroCheck(c, y, b!, '0', `(${numbers(a!, b!)} ? ${a} % ${b} + 0 : ${slow}(${a}, ${b}))`))
+          this.zeroCheck(c, y, b!, '0', `(${numbers(a!, b!)} ? (${a} % ${b}) ${fast} : ${slow}(${a}, ${b}))`))
       }
     }
   }

@@ -61,7 +61,7 @@ describe('compileCalc', () => {
     expect(source).toContain('BigInt(r[2])')
     expect(source).toMatch(/908n \* v\d/)
     // BIGINT: inline on numbers; the helper only for a bigint (beyond 2^53).
-    expect(source).toContain("typeof r[0] === 'number' ? r[0] % 123 + 0 : c0(r[0], 123)")
+    expect(source).toContain("typeof r[0] === 'number' ? (r[0] % 123) | 0 : c0(r[0], 123)")
     expect(source.replace("c0(r[0], 123)", '')).not.toMatch(/c\d+\(/) // no other helper calls
   })
 
