@@ -78,6 +78,8 @@ export class StreamingTable {
 function typeWidth(type: DataType): number {
   switch (type.kind) {
     case 'BOOLEAN': return 5
+    case 'TINYINT': return 4
+    case 'SMALLINT': return 6
     case 'INT': return 11
     case 'BIGINT': return 20
     case 'DECIMAL': return type.precision + 2
