@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { WeirError } from '../../common/errors.js'
 import { Session, type StatementResult } from '../../engine/session.js'
+import { fails } from './helpers.js'
 
 type Table = Extract<StatementResult, { kind: 'table' }>
 
@@ -14,17 +15,6 @@ function input(lines: string): string {
   const file = join(mkdtempSync(join(tmpdir(), 'weir-pk-')), 'in.json')
   writeFileSync(file, lines)
   return file
-}
-
-async function fails(sql: string, session = new Session({ println: () => undefined })): Promise<WeirError> {
-  try {
-    await session.executeSql(sql)
-    await session.awaitJobs()
-  } catch (e) {
-    expect(e).toBeInstanceOf(WeirError)
-    return e as WeirError
-  }
-  throw new Error('expected the statements to fail')
 }
 
 describe('primary key columns', () => {

@@ -6,20 +6,10 @@ import { join } from 'node:path'
 import { tmpdir } from 'node:os'
 import { Session, type StatementResult } from '../../engine/session.js'
 import { WeirError } from '../../common/errors.js'
+import { fails } from './helpers.js'
 
 function tmp(): string {
   return mkdtempSync(join(tmpdir(), 'weir-session-'))
-}
-
-async function fails(sql: string, session = new Session({ println: () => undefined })): Promise<WeirError> {
-  try {
-    await session.executeSql(sql)
-    await session.awaitJobs()
-  } catch (e) {
-    expect(e).toBeInstanceOf(WeirError)
-    return e as WeirError
-  }
-  throw new Error('expected the statements to fail')
 }
 
 function readParts(dir: string): string[] {
