@@ -7,12 +7,14 @@ import { inputRef, substituteInputs, isNonDeterministic } from '../../expr/ir.js
 import type { ChangelogMode, Exchange, JobGraph, OperatorSpec, PhysicalNode } from '../../runtime/job-graph.js'
 import type { LogicalPlan, Scan } from '../logical/nodes.js'
 import { changelogOf } from '../changelog.js'
+import { DEFAULT_MAX_PARALLELISM } from '../../state/key-encoding.js'
 import { tableFields } from '../bind/query-binder.js'
 import { bindExpr } from '../bind/expr-binder.js'
 import { Scope } from '../bind/scope.js'
 
 /** Lowers one or more sink plans (one per INSERT of a statement set) into a job graph. */
 export function lowerToJobGraph(plans: readonly LogicalPlan[], name: string, options: Readonly<Record<string, string>>): JobGraph {
+  checkParallelism(options)
   const nodes: PhysicalNode[] = []
   const memo = new Map<LogicalPlan, string>()
   const add = (kind: string, spec: OperatorSpec, inputs: PhysicalNode['inputs'], plan: LogicalPlan, changelog: ChangelogMode): string => {
@@ -139,5 +141,19 @@ function sqlText(e: import('../../grammar/ast.js').Expr): string {
     case 'Literal': return e.type === 'string' ? `'${e.text}'` : e.text
     case 'FunctionCall': return `${e.name.value}(${e.args.map(sqlText).join(', ')})`
     default: return e.kind
+  }
+}
+
+/**
+ * Each subtask owns at least one key group, so a job cannot have more subtasks than key groups.
+ * Checked when the job is planned, so a file with such a job starts none of its jobs.
+ */
+function checkParallelism(options: Readonly<Record<string, string>>): void {
+  const parallelism = Number(options['parallelism.default'] ?? 1) || 1
+  const maxParallelism = Number(options['pipeline.max-parallelism'] ?? DEFAULT_MAX_PARALLELISM) || DEFAULT_MAX_PARALLELISM
+  if (parallelism > maxParallelism) {
+    throw WeirError.plan(`'parallelism.default' = ${parallelism} exceeds 'pipeline.max-parallelism' = ${maxParallelism}`, {
+      help: 'each subtask owns at least one key group; lower the parallelism or raise the max-parallelism',
+    })
   }
 }

@@ -54,6 +54,23 @@ describe('a script is planned before any job starts', () => {
     expect(e).toBeInstanceOf(WeirError)
     expect((e as WeirError).message).toContain("'state.checkpoints.dir' is not")
   })
+
+  it('more subtasks than key groups is a plan error: the job before it does not start', async () => {
+    const out = tmp()
+    const s = new Session({ println: () => undefined })
+    const e = await s.executeSql(`${GEN()}
+      CREATE TABLE o (id BIGINT) WITH ('connector' = 'filesystem', 'path' = '${out}', 'format' = 'json');
+      INSERT INTO o SELECT id FROM gen;
+      SET 'pipeline.max-parallelism' = '4';
+      SET 'parallelism.default' = '8';
+      CREATE TABLE counts (id BIGINT, n BIGINT) WITH ('connector' = 'blackhole');
+      INSERT INTO counts SELECT id, COUNT(*) FROM gen GROUP BY id;`).catch((x: unknown) => x)
+    expect(e).toBeInstanceOf(WeirError)
+    expect((e as WeirError).kind).toBe('plan')
+    expect((e as WeirError).message).toBe("'parallelism.default' = 8 exceeds 'pipeline.max-parallelism' = 4")
+    expect(await s.awaitJobs()).toEqual([])
+    expect(readdirSync(out)).toEqual([])
+  })
 })
 
 describe('job names', () => {
