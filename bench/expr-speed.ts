@@ -2,8 +2,9 @@
 // (0.908 * price as an exact DECIMAL), a filter plus five projections, and a heavier mix.
 // Run: npx tsc -p . ; node dist/bench/expr-speed.js
 import { T, type Field } from '../common/types.js'
-import type { Batch } from '../runtime/batch.js'
-import { compileCalc, inputRef, numberLiteral, resolveCall, stringLiteral, type Rex } from '../expr/index.js'
+import type { Batch } from '../core/batch.js'
+import { inputRef, type Rex } from '../core/rex.js'
+import { compileCalc, numberLiteral, resolveCall, stringLiteral } from '../expr/index.js'
 
 const BID: Field[] = [
   { name: 'auction', type: T.bigint(false) },

@@ -2,7 +2,7 @@
 // produces them), changelog rows, plans.
 import type { DataType, Field } from '../common/types.js'
 import { formatValue } from '../common/values.js'
-import { ROW_KIND_SHORT, type Row } from '../runtime/batch.js'
+import { ROW_KIND_SHORT, type Row } from '../core/batch.js'
 
 /** A boxed table as Flink's SQL client prints in tableau mode; any number of rows. */
 export function renderTable(columns: readonly string[], rows: readonly (readonly string[])[]): string {

@@ -1,7 +1,7 @@
 // What a connector implements: option validation at plan time, and source readers / sink writers at run time.
 import type { Field } from '../common/types.js'
-import type { Batch, Row } from '../runtime/batch.js'
-import type { ChangelogMode } from '../runtime/job-graph.js'
+import type { Batch, Row } from '../core/batch.js'
+import type { ChangelogMode } from '../core/job-graph.js'
 
 /** A table's WITH options, keys as written (lookups are exact; Flink option keys are lower-case). */
 export type ConnectorOptions = Readonly<Record<string, string>>

@@ -1,5 +1,5 @@
 // The 'blackhole' sink: takes every row (updates too) and discards it, counting rows; for benchmarks.
-import type { Batch } from '../runtime/batch.js'
+import type { Batch } from '../core/batch.js'
 import type { ConnectorFactory, SinkWriter } from './api.js'
 import { checkKnownOptions } from './options.js'
 

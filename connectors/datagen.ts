@@ -5,10 +5,10 @@ import { WeirError } from '../common/errors.js'
 import type { DataType, Field } from '../common/types.js'
 import { formatType, integralBits, isNumeric } from '../common/types.js'
 import { INT64_MAX, INT64_MIN, add64, int64, intRange } from '../common/int64.js'
-import type { Row } from '../runtime/batch.js'
+import type { Row } from '../core/batch.js'
 import type { ConnectorFactory, ConnectorOptions, SourceChunk, SourceContext, SourceReader, SplitPosition } from './api.js'
 import { singleSplitPosition } from './positions.js'
-import { EventLoopYielder } from './yield.js'
+import { EventLoopYielder } from '../core/yield.js'
 import { about, aboutKey, aboutValue, bigintOption, boolOption, checkKnownOptions, closest, durationOption, enumOption, intOption, numberOption } from './options.js'
 
 const TOP_OPTIONS = ['rows-per-second', 'number-of-rows', 'seed']

@@ -3,7 +3,7 @@
 // default) or is dropped (DROP), before the sink sees it.
 import { WeirError } from '../common/errors.js'
 import type { Field } from '../common/types.js'
-import type { Batch, Row } from '../runtime/batch.js'
+import type { Batch, Row } from '../core/batch.js'
 import type { SinkWriter } from './api.js'
 import { formatRow } from './print.js'
 

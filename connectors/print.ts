@@ -3,7 +3,7 @@
 // after a restore, the rows replayed since the checkpoint are printed again (at-least-once).
 import type { Field } from '../common/types.js'
 import { formatValue } from '../common/values.js'
-import { ROW_KIND_SHORT, type Batch, type Row } from '../runtime/batch.js'
+import { ROW_KIND_SHORT, type Batch, type Row } from '../core/batch.js'
 import type { ConnectorFactory, ConnectorOptions, SinkContext, SinkWriter } from './api.js'
 import { boolOption, checkKnownOptions, intOption } from './options.js'
 

@@ -9,7 +9,7 @@ import { WeirError } from '../common/errors.js'
 import type { CommittedOutput } from '../connectors/api.js'
 import { getConnector } from '../connectors/registry.js'
 import type { CheckpointRef, SkippedCheckpoint } from '../runtime/checkpoint.js'
-import type { JobGraph } from '../runtime/job-graph.js'
+import type { JobGraph } from '../core/job-graph.js'
 
 interface Found {
   readonly table: string

@@ -3,7 +3,7 @@
 // as 'weir.on-job-failure' says.
 import { WeirError } from '../common/errors.js'
 import type { JobMetrics } from '../runtime/executor.js'
-import type { JobGraph } from '../runtime/job-graph.js'
+import type { JobGraph } from '../core/job-graph.js'
 import { OperatorFailure } from '../runtime/operator-failure.js'
 import { explainOperator } from '../planner/explain.js'
 

@@ -1,7 +1,7 @@
 // A script planned whole before any of its jobs starts: what each statement will do, in order.
 import type { Field } from '../common/types.js'
-import type { Batch, Row } from '../runtime/batch.js'
-import type { JobGraph } from '../runtime/job-graph.js'
+import type { Batch, Row } from '../core/batch.js'
+import type { JobGraph } from '../core/job-graph.js'
 import { executeJob, type JobMetrics } from '../runtime/executor.js'
 import { getConnector } from '../connectors/registry.js'
 import type { JobControl, JobSet } from './jobs.js'

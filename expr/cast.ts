@@ -6,7 +6,7 @@ import { integralBits, isNumeric, sameType, withNullable, type DataType } from '
 import {
   formatDate, formatDecimal, formatDouble, formatInterval, formatTimestamp, formatValue, parseDate, parseDecimal, parseTimestamp,
 } from '../common/values.js'
-import { literal, type Rex } from './ir.js'
+import { literal, type Rex } from '../core/rex.js'
 import { decimalView, typeName } from './coercion.js'
 import { decimalToDouble, doubleToDecimal, fitsPrecision, pow10, rescale } from './decimal.js'
 import { MS_PER_DAY, floorDiv } from './calendar.js'

@@ -3,8 +3,8 @@
 // inline, and the less common functions called through a constants array.
 import { WeirError } from '../common/errors.js'
 import { integralBits, type DataType } from '../common/types.js'
-import type { Batch, Row } from '../runtime/batch.js'
-import { inputsUsed, type Rex } from './ir.js'
+import type { Batch, Row } from '../core/batch.js'
+import { inputsUsed, type Rex } from '../core/rex.js'
 import type { CallRex } from './registry.js'
 import { functionDef } from './builtins.js'
 import { makeCastFn } from './cast.js'

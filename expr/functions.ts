@@ -3,7 +3,7 @@
 import { WeirError } from '../common/errors.js'
 import type { Span } from '../common/span.js'
 import { withNullable } from '../common/types.js'
-import { isNonDeterministic, literal, type Rex } from './ir.js'
+import { isNonDeterministic, literal, type Rex } from '../core/rex.js'
 import { implicitCast } from './cast.js'
 import type { BindContext } from './registry.js'
 import { evalConstant } from './compiler.js'

@@ -1,6 +1,5 @@
 // The public API of the scalar expression layer: binding calls and casts to typed Rex, literals,
 // common types, and compiling Rex to JavaScript (scalar, predicate, and whole Calc batches).
-export * from './ir.js'
 export { resolveCall, functionDef, functionNames, suggestFunction } from './functions.js'
 export { castTo, canCast, implicitCast } from './cast.js'
 export { commonType, comparisonType, typeName } from './coercion.js'

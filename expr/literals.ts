@@ -4,7 +4,7 @@ import { WeirError } from '../common/errors.js'
 import type { Span } from '../common/span.js'
 import { T } from '../common/types.js'
 import { parseDate, parseTimestamp } from '../common/values.js'
-import { literal, type Rex } from './ir.js'
+import { literal, type Rex } from '../core/rex.js'
 import { MAX_PRECISION } from './decimal.js'
 import { INT64_MAX, INT64_MIN, int64 } from '../common/int64.js'
 

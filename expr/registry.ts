@@ -3,7 +3,7 @@
 import type { WeirError } from '../common/errors.js'
 import type { Span } from '../common/span.js'
 import { T, isIntegral, isNumeric, type DataType } from '../common/types.js'
-import type { Rex } from './ir.js'
+import type { Rex } from '../core/rex.js'
 import { typeName } from './coercion.js'
 
 export type CallRex = Extract<Rex, { kind: 'Call' }>

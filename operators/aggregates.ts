@@ -2,10 +2,10 @@
 // once per list of AggCalls into op-code tables so a whole row accumulates in one tight loop.
 // Per group: a small array in one ValueState, plus one MapState<value, count> per distinct argument.
 import { WeirError } from '../common/errors.js'
-import type { KeyedStateStore, KeyRef, MapState, Namespace, StateTtlConfig, ValueState } from '../state/api.js'
-import { mapState, valueState } from '../state/api.js'
-import type { AggCall } from '../runtime/job-graph.js'
-import type { Row } from '../runtime/batch.js'
+import type { KeyedStateStore, KeyRef, MapState, Namespace, StateTtlConfig, ValueState } from '../core/keyed-state.js'
+import { mapState, valueState } from '../core/keyed-state.js'
+import type { AggCall } from '../core/aggregates.js'
+import type { Row } from '../core/batch.js'
 import { integralBits } from '../common/types.js'
 import { add64, div64, sub64, wrapInt, type Int64 } from '../common/int64.js'
 

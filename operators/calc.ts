@@ -1,7 +1,7 @@
 // Calc: projection and filter in one compiled function per query. Stateless.
-import type { Batch } from '../runtime/batch.js'
-import type { Operator, OperatorContext } from '../runtime/operator.js'
-import type { CalcSpec } from '../runtime/job-graph.js'
+import type { Batch } from '../core/batch.js'
+import type { Operator, OperatorContext } from '../core/operator.js'
+import type { CalcSpec } from '../core/job-graph.js'
 import { compileCalc } from '../expr/index.js'
 
 export class CalcOperator implements Operator {

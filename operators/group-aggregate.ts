@@ -1,10 +1,10 @@
 // Non-windowed GROUP BY (and SELECT DISTINCT) over insert-only or updating input, emitting a
 // changelog (+I, -U/+U, -D). Each input batch is a mini-batch: rows of one key are folded
 // together and the key emits once, in order of its first appearance in the batch.
-import { RowKind, BatchBuilder, type Batch, type Row } from '../runtime/batch.js'
-import type { GroupAggregateSpec } from '../runtime/job-graph.js'
-import type { Operator, OperatorContext } from '../runtime/operator.js'
-import type { StateTtlConfig } from '../state/api.js'
+import { RowKind, BatchBuilder, type Batch, type Row } from '../core/batch.js'
+import type { GroupAggregateSpec } from '../core/job-graph.js'
+import type { Operator, OperatorContext } from '../core/operator.js'
+import type { StateTtlConfig } from '../core/keyed-state.js'
 import { AggregateHandler, KeyGrouper, type Accumulator } from './aggregates.js'
 
 /**

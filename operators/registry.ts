@@ -1,8 +1,8 @@
 // The one place that maps an operator spec from the plan to its implementation.
 import { WeirError } from '../common/errors.js'
 import { assertNever } from '../common/assert.js'
-import type { OperatorSpec } from '../runtime/job-graph.js'
-import type { Operator } from '../runtime/operator.js'
+import type { OperatorSpec } from '../core/job-graph.js'
+import type { Operator } from '../core/operator.js'
 import { CalcOperator } from './calc.js'
 import { UnionOperator } from './union.js'
 import { WindowAssignOperator } from './window-assign.js'

@@ -1,6 +1,6 @@
 // UNION ALL: forwards every input unchanged. Stateless; the runtime takes the minimum watermark of its inputs.
-import type { Batch } from '../runtime/batch.js'
-import type { Operator, OperatorContext } from '../runtime/operator.js'
+import type { Batch } from '../core/batch.js'
+import type { Operator, OperatorContext } from '../core/operator.js'
 
 export class UnionOperator implements Operator {
   private ctx!: OperatorContext

@@ -2,10 +2,10 @@
 // Accumulators live per (key, window) with the window's end (sessions: an id) as namespace; a timer
 // at end − 1 emits the final row [...keys, ...aggs, window_start, window_end, window_time] and clears it.
 import { WeirError } from '../common/errors.js'
-import { BatchBuilder, RowKind, type Batch, type Row } from '../runtime/batch.js'
-import type { WindowAggregateSpec } from '../runtime/job-graph.js'
-import type { Operator, OperatorContext, TimerDomain } from '../runtime/operator.js'
-import { valueState, type KeyRef, type Namespace, type PrefetchRequest, type ValueState } from '../state/api.js'
+import { BatchBuilder, RowKind, type Batch, type Row } from '../core/batch.js'
+import type { WindowAggregateSpec } from '../core/job-graph.js'
+import type { Operator, OperatorContext, TimerDomain } from '../core/operator.js'
+import { valueState, type KeyRef, type Namespace, type PrefetchRequest, type ValueState } from '../core/keyed-state.js'
 import { AggregateHandler, KeyGrouper, type Accumulator } from './aggregates.js'
 import { assignWindowEnds, maxWindowsPerRow, validateWindow, windowStartOf, type AlignedWindowSpec } from './windows.js'
 

@@ -1,9 +1,9 @@
 // The window TVFs without aggregation (TUMBLE, HOP, CUMULATE): appends window_start, window_end and
 // window_time to each row, one output row per window the row falls into. Stateless.
 import { WeirError } from '../common/errors.js'
-import type { Batch, Row } from '../runtime/batch.js'
-import type { WindowAssignSpec } from '../runtime/job-graph.js'
-import type { Operator, OperatorContext } from '../runtime/operator.js'
+import type { Batch, Row } from '../core/batch.js'
+import type { WindowAssignSpec } from '../core/job-graph.js'
+import type { Operator, OperatorContext } from '../core/operator.js'
 import { assignWindowEnds, maxWindowsPerRow, validateWindow, windowStartOf, type AlignedWindowSpec } from './windows.js'
 
 /**

@@ -1,7 +1,7 @@
 // Window assignment math for TUMBLE, HOP and CUMULATE: which windows [start, end) hold a timestamp.
 // A window is identified by its end alone (for one window spec), so state and timers use the end as namespace.
 import { WeirError } from '../common/errors.js'
-import type { WindowSpec } from '../runtime/job-graph.js'
+import type { WindowSpec } from '../core/windows.js'
 
 /** Windows with fixed boundaries (not SESSION). */
 export type AlignedWindowSpec = Exclude<WindowSpec, { kind: 'SESSION' }>

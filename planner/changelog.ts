@@ -1,7 +1,7 @@
 // Changelog-mode inference: which streams are insert-only and which carry updates, and who made them.
 import { WeirError } from '../common/errors.js'
 import { assertNever } from '../common/assert.js'
-import type { ChangelogMode } from '../runtime/job-graph.js'
+import type { ChangelogMode } from '../core/job-graph.js'
 import { getConnector } from '../connectors/registry.js'
 import type { LogicalPlan } from './logical/nodes.js'
 

@@ -3,7 +3,9 @@
 import { assertNever } from '../common/assert.js'
 import type { Field } from '../common/types.js'
 import { formatDuration } from '../common/durations.js'
-import type { AggCall, JobGraph, PhysicalNode, WindowSpec } from '../runtime/job-graph.js'
+import type { JobGraph, PhysicalNode } from '../core/job-graph.js'
+import type { AggCall } from '../core/aggregates.js'
+import type { WindowSpec } from '../core/windows.js'
 import { formatRex } from './rex-format.js'
 
 export interface ExplainOptions {

@@ -1,5 +1,5 @@
 // Prints bound expressions back as SQL-like text for EXPLAIN.
-import type { Rex } from '../expr/ir.js'
+import type { Rex } from '../core/rex.js'
 import { formatType, type Field } from '../common/types.js'
 import { formatValue } from '../common/values.js'
 import { formatDuration } from '../common/durations.js'

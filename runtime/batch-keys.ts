@@ -1,7 +1,7 @@
 // The keys of a batch's rows, computed once per batch and shared by everything that asks while the
 // batch is around: the runtime's prefetch (or read-ahead) of its state and the operator's processing.
-import type { KeyRef } from '../state/api.js'
-import type { Row } from './batch.js'
+import type { KeyRef } from '../core/keyed-state.js'
+import type { Row } from '../core/batch.js'
 
 const NONE: readonly KeyRef[] = []
 

@@ -18,10 +18,10 @@ import { assertNever, invariant } from '../common/assert.js'
 import { WeirError } from '../common/errors.js'
 import type { Field } from '../common/types.js'
 import { parseSize } from '../common/durations.js'
-import type { Batch, Row } from './batch.js'
-import type { JobGraph, PhysicalNode, SourceSpec, Exchange } from './job-graph.js'
-import type { Operator, OperatorContext, OperatorMetrics, TimerDomain } from './operator.js'
-import type { KeyedStateBackend, KeyRef, Namespace, PrefetchRequest } from '../state/api.js'
+import type { Batch, Row } from '../core/batch.js'
+import type { JobGraph, PhysicalNode, SourceSpec, Exchange } from '../core/job-graph.js'
+import type { Operator, OperatorContext, OperatorMetrics, TimerDomain } from '../core/operator.js'
+import type { KeyedStateBackend, KeyRef, Namespace, PrefetchRequest } from '../core/keyed-state.js'
 import { RocksDbKeyedStateBackend } from '../state/rocksdb/index.js'
 import { makeKey, keyGroupRange, subtaskOf, DEFAULT_MAX_PARALLELISM } from '../state/key-encoding.js'
 import { HeapKeyedStateBackend, type HeapSnapshot } from '../state/heap/heap-backend.js'
@@ -31,7 +31,7 @@ import { compileCalc, compileScalar, evalConstant } from '../expr/index.js'
 import { getConnector } from '../connectors/registry.js'
 import type { SinkWriter, SourceReader, SourceChunk, SplitPosition } from '../connectors/api.js'
 import { createOperator } from '../operators/registry.js'
-import { EventLoopYielder } from '../connectors/yield.js'
+import { EventLoopYielder } from '../core/yield.js'
 import type { CheckpointStorage } from '../checkpoint/storage/api.js'
 import { enforceNotNull } from '../connectors/not-null-enforcer.js'
 import { makeSnapshotRoot, takeLocalSnapshot, uploadSnapshot, restoreRocksDbSubtask, type RocksDbStateHandle, type StoredSst } from '../checkpoint/rocksdb-snapshot.js'
@@ -39,7 +39,7 @@ import {
   MANIFEST_FORMAT, applyRetention, checkpointFolder, getObject, highestId, joinUri, PrefixedStorage, putObject, savepointFolder, writeManifest,
   type CheckpointConfig, type CheckpointRef, type Manifest, type OperatorManifest, type SourceManifest, type StoredObject, type SubtaskManifest,
 } from './checkpoint.js'
-import { operatorSignature, describeSignatureChange } from './signature.js'
+import { operatorSignature, describeSignatureChange } from '../core/signature.js'
 import { operatorFailure } from './operator-failure.js'
 
 const gzipAsync = promisify(gzip)
@@ -717,7 +717,7 @@ class JobExecution {
    * Starts reading the state `item` (a batch queued next) will touch, while the subtask goes on
    * with what comes before it: RocksDB reads on its threads while this one processes the batch
    * before and builds its write batch. One batch ahead at most, because a backend keeps what a
-   * prefetch loaded resident only until the flush after the next (state/api.ts). Only for the plain
+   * prefetch loaded resident only until the flush after the next (core/keyed-state.ts). Only for the plain
    * path: one flush per batch (no TTL sweep, which flushes too) and requests known up front (no
    * multi-round prefetchState). True when reads were started.
    */

@@ -4,8 +4,8 @@ import { WeirError } from '../common/errors.js'
 import type { Field } from '../common/types.js'
 import { formatValue } from '../common/values.js'
 import { compileCalc, compileScalar } from '../expr/index.js'
-import type { Batch, Row } from './batch.js'
-import type { JobGraph, PhysicalNode } from './job-graph.js'
+import type { Batch, Row } from '../core/batch.js'
+import type { JobGraph, PhysicalNode } from '../core/job-graph.js'
 
 /** The operator subtask an error came from (ids as in the plan, e.g. '3-calc'). */
 export interface FailedOperator {

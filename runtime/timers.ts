@@ -1,9 +1,9 @@
 // Event-time and processing-time timers of one operator subtask: per domain, a binary min-heap of
 // timestamps with a bucket of (namespace, key) timers each; deduplicated, O(1) delete.
 import { WeirError } from '../common/errors.js'
-import type { KeyRef, Namespace } from '../state/api.js'
+import type { KeyRef, Namespace } from '../core/keyed-state.js'
 import { DEFAULT_MAX_PARALLELISM, makeKey } from '../state/key-encoding.js'
-import type { TimerService } from './operator.js'
+import type { TimerService } from '../core/operator.js'
 
 /** Called for each due timer, in timestamp order; the caller sets `key` as the current key first. */
 export type FireTimer = (timestamp: number, key: KeyRef, namespace: Namespace) => void

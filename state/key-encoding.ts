@@ -1,6 +1,6 @@
 // Stable encoding of grouping keys and their key groups. A key's hash comes from its encoded
 // bytes, never from JS object identity, so it is the same in every process and after a restore.
-import type { KeyRef } from './api.js'
+import type { KeyRef } from '../core/keyed-state.js'
 
 export const DEFAULT_MAX_PARALLELISM = 128
 

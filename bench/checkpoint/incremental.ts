@@ -15,7 +15,7 @@ import {
   type LocalSnapshot, type RocksDbStateHandle, type StoredSst,
 } from '../../checkpoint/rocksdb-snapshot.js'
 import { FileCheckpointStorage } from '../../checkpoint/storage/file.js'
-import { valueState, type PrefetchRequest } from '../../state/api.js'
+import { valueState, type PrefetchRequest } from '../../core/keyed-state.js'
 import { makeKey } from '../../state/key-encoding.js'
 import { RocksDbKeyedStateBackend } from '../../state/rocksdb/index.js'
 import { rng } from '../rng.js'

@@ -5,7 +5,7 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { mapState, valueState, type KeyedStateBackend, type KeyRef, type PrefetchRequest } from '../../state/api.js'
+import { mapState, valueState, type KeyedStateBackend, type KeyRef, type PrefetchRequest } from '../../core/keyed-state.js'
 import { HeapKeyedStateBackend } from '../../state/heap/heap-backend.js'
 import { makeKey } from '../../state/key-encoding.js'
 import { RocksDbKeyedStateBackend } from '../../state/rocksdb/index.js'

@@ -7,7 +7,7 @@
 import { readdir, stat, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { valueState } from '../../state/api.js'
+import { valueState } from '../../core/keyed-state.js'
 import { makeKey } from '../../state/key-encoding.js'
 import { RocksDbKeyedStateBackend } from '../../state/rocksdb/index.js'
 

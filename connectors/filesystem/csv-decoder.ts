@@ -1,7 +1,7 @@
 // CSV decoding (RFC 4180): columns by position, quoted fields with doubled quotes, delimiters and
 // newlines inside quotes, an optional escape character, a null literal and '#' comment lines.
 import type { Field } from '../../common/types.js'
-import type { Row } from '../../runtime/batch.js'
+import type { Row } from '../../core/batch.js'
 import { ConvertError, converterFor, type Converter } from './convert.js'
 import { MORE, RecordError, SKIP, type RecordDecoder } from './decoder.js'
 import type { CsvConfig } from './options.js'

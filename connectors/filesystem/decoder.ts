@@ -1,6 +1,6 @@
 // What the filesystem source's format decoders share: the per-line decoding contract and the error a
 // bad record raises (the reader adds the file and line number to it).
-import type { Row } from '../../runtime/batch.js'
+import type { Row } from '../../core/batch.js'
 
 /** Returned for a line that holds no record (blank line, comment). */
 export const SKIP: unique symbol = Symbol('skip')

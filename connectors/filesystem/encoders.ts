@@ -2,7 +2,7 @@
 // events. Encoders are built once per schema, so writing a row is a loop over precomputed pieces.
 import type { DataType, Field } from '../../common/types.js'
 import { formatDate, formatDecimal, formatDouble, formatInterval, formatTimestamp } from '../../common/values.js'
-import { RowKind, type Row } from '../../runtime/batch.js'
+import { RowKind, type Row } from '../../core/batch.js'
 import type { CsvConfig, JsonConfig } from './options.js'
 
 type ValueEncoder = (v: unknown) => string

@@ -2,7 +2,7 @@
 // case-insensitive). DECIMAL columns are read from the number's source text, never through a double,
 // and so are integers that a double does not hold exactly (beyond 2^53).
 import type { Field } from '../../common/types.js'
-import type { Row } from '../../runtime/batch.js'
+import type { Row } from '../../core/batch.js'
 import { ConvertError, converterFor, type Converter } from './convert.js'
 import { RecordError, SKIP, type RecordDecoder } from './decoder.js'
 import type { JsonConfig } from './options.js'

@@ -1,7 +1,7 @@
 // The Nexmark event model, after the reference generator (nexmark/nexmark, nexmark-flink): event n is
 // a person, an auction or a bid by n mod 50 (1/3/46); ids start at 1000; bids favour a hot auction
 // (½) and a hot bidder (¾); prices are log-uniform; event time is base + n / rate.
-import type { Row } from '../../runtime/batch.js'
+import type { Row } from '../../core/batch.js'
 import type { NexmarkConfig } from './config.js'
 import { below, draw, EventRandom, mix32, stream, TWO_32 } from './random.js'
 import {

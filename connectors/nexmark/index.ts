@@ -1,12 +1,12 @@
 // The 'nexmark' connector: one table ('nexmark.table' = bid | auction | person) of the Nexmark event
 // stream, generated as fast as the consumer takes it in chunks of batchSize rows, one split. Event n
 // is a function of n alone, so a position is an event number and a restored reader starts there.
-import type { Row } from '../../runtime/batch.js'
+import type { Row } from '../../core/batch.js'
 import type { ConnectorFactory, SourceChunk, SourceContext, SourceReader, SplitPosition } from '../api.js'
 import { nexmarkBounded, resolveNexmarkConfig, type NexmarkConfig } from './config.js'
 import { auctionRowBuilder, bidRowBuilder, NexmarkModel, personRowBuilder, type RowBuilder } from './generator.js'
 import { singleSplitPosition } from '../positions.js'
-import { EventLoopYielder } from '../yield.js'
+import { EventLoopYielder } from '../../core/yield.js'
 
 export { resolveNexmarkConfig } from './config.js'
 

@@ -1,7 +1,7 @@
 // + - * / % and unary minus: numeric widening with Flink's DECIMAL precision rules, and day-time
 // interval arithmetic on timestamps and dates.
 import { T, isNumeric, withNullable, withoutTimeAttr, type DataType } from '../../common/types.js'
-import type { Rex } from '../ir.js'
+import type { Rex } from '../../core/rex.js'
 import { adjustDecimal, decimalArithmetic, decimalView, typeName, widerNumeric } from '../coercion.js'
 import { MAX_PRECISION } from '../decimal.js'
 import { checkArity, mkCall, type BindContext, type FunctionDef } from '../registry.js'

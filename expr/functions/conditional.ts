@@ -1,6 +1,6 @@
 // CASE, COALESCE / IFNULL, NULLIF, IF, GREATEST and LEAST: branches converted to a common type.
 import { T, type DataType } from '../../common/types.js'
-import { literal, type Rex } from '../ir.js'
+import { literal, type Rex } from '../../core/rex.js'
 import { commonType, typeName } from '../coercion.js'
 import { anyNullable, checkArity, mkCall, type BindContext, type FunctionDef } from '../registry.js'
 

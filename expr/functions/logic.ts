@@ -1,7 +1,7 @@
 // Comparisons, AND / OR / NOT (three-valued), IS [NOT] NULL / TRUE / FALSE, IS [NOT] DISTINCT FROM,
 // BETWEEN and IN. Operands of different types are converted to their comparison type first.
 import { T, type DataType } from '../../common/types.js'
-import { literal, type Rex } from '../ir.js'
+import { literal, type Rex } from '../../core/rex.js'
 import { comparisonType, typeName } from '../coercion.js'
 import { anyNullable, checkArity, mkCall, type BindContext, type FunctionDef } from '../registry.js'
 

@@ -2,7 +2,7 @@
 // SQRT, logarithms, trigonometry, PI, RAND. MOD lives with the arithmetic operators.
 import { T, integralBits, withoutTimeAttr, type DataType } from '../../common/types.js'
 import { abs64, wrapInt, type Int64 } from '../../common/int64.js'
-import type { Rex } from '../ir.js'
+import type { Rex } from '../../core/rex.js'
 import { MAX_PRECISION, decimalToDouble, doubleToExactDecimal, pow10, rescale, rescaleDown } from '../decimal.js'
 import {
   anyNullable, checkArgs, checkArity, literalValue, mkCall, simple, strict,

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto'
 import { WeirError } from '../../common/errors.js'
 import { T } from '../../common/types.js'
-import type { Rex } from '../ir.js'
+import type { Rex } from '../../core/rex.js'
 import { cached, javaRegex, likeMatcher, likeTest, regexError, type LikeMatcher } from '../like.js'
 import {
   anyNullable, badArgs, checkArgs, checkArity, literalValue, mkCall, simple, strict,

@@ -3,7 +3,7 @@
 // the clock functions (CURRENT_TIMESTAMP, PROCTIME, …) which read Date.now() on every row.
 import { T, isNumeric, withoutTimeAttr, type DataType } from '../../common/types.js'
 import { parseDate, parseTimestamp } from '../../common/values.js'
-import { literal, type Rex } from '../ir.js'
+import { literal, type Rex } from '../../core/rex.js'
 import { castTo } from '../cast.js'
 import { typeName } from '../coercion.js'
 import { rescaleDown } from '../decimal.js'

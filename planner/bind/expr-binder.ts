@@ -1,8 +1,8 @@
 // AST expressions → typed Rex over a scope. In the SELECT and HAVING of an aggregate query, an
 // expression resolves to a GROUP BY key or an aggregate's output column, or it is an error.
 import type * as ast from '../../grammar/ast.js'
-import type { Rex } from '../../expr/ir.js'
-import { inputRef, literal } from '../../expr/ir.js'
+import type { Rex } from '../../core/rex.js'
+import { inputRef, literal } from '../../core/rex.js'
 import { T } from '../../common/types.js'
 import { WeirError } from '../../common/errors.js'
 import { assertNever } from '../../common/assert.js'

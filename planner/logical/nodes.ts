@@ -1,8 +1,9 @@
 // Logical plan nodes: a closed union; every layer switches over `kind` with assertNever.
 import type { Span } from '../../common/span.js'
 import type { Field } from '../../common/types.js'
-import type { Rex } from '../../expr/ir.js'
-import type { AggCall, TimeDomain, WindowSpec } from '../../runtime/job-graph.js'
+import type { Rex } from '../../core/rex.js'
+import type { AggCall } from '../../core/aggregates.js'
+import type { TimeDomain, WindowSpec } from '../../core/windows.js'
 import type { CatalogTable } from '../catalog.js'
 import { assertNever } from '../../common/assert.js'
 

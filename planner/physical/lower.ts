@@ -2,9 +2,9 @@
 // Filter+Project fused into one Calc, and scans turned into sources with their watermark.
 import { WeirError } from '../../common/errors.js'
 import { assertNever } from '../../common/assert.js'
-import type { Rex } from '../../expr/ir.js'
-import { inputRef, substituteInputs, isNonDeterministic } from '../../expr/ir.js'
-import type { ChangelogMode, Exchange, JobGraph, OperatorSpec, PhysicalNode } from '../../runtime/job-graph.js'
+import type { Rex } from '../../core/rex.js'
+import { inputRef, substituteInputs, isNonDeterministic } from '../../core/rex.js'
+import type { ChangelogMode, Exchange, JobGraph, OperatorSpec, PhysicalNode } from '../../core/job-graph.js'
 import type { LogicalPlan, Scan } from '../logical/nodes.js'
 import { changelogOf } from '../changelog.js'
 import { DEFAULT_MAX_PARALLELISM } from '../../state/key-encoding.js'

@@ -1,6 +1,6 @@
 // Moves filters toward the source: through projections, window TVFs and unions, and into the scan.
-import type { Rex } from '../../expr/ir.js'
-import { substituteInputs, isNonDeterministic, inputsUsed } from '../../expr/ir.js'
+import type { Rex } from '../../core/rex.js'
+import { substituteInputs, isNonDeterministic, inputsUsed } from '../../core/rex.js'
 import { resolveCall } from '../../expr/index.js'
 import type { LogicalPlan } from '../logical/nodes.js'
 

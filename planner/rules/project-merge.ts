@@ -1,5 +1,5 @@
 // Merges stacked projections and removes projections that change nothing.
-import { substituteInputs, isNonDeterministic } from '../../expr/ir.js'
+import { substituteInputs, isNonDeterministic } from '../../core/rex.js'
 import type { LogicalPlan } from '../logical/nodes.js'
 
 export function mergeProjects(plan: LogicalPlan): LogicalPlan | undefined {

@@ -1,6 +1,6 @@
 // Column pruning: a scan under a projection reads only the columns the projection (and filters) use.
-import type { Rex } from '../../expr/ir.js'
-import { inputsUsed, remapInputs } from '../../expr/ir.js'
+import type { Rex } from '../../core/rex.js'
+import { inputsUsed, remapInputs } from '../../core/rex.js'
 import type { LogicalPlan, Scan } from '../logical/nodes.js'
 
 export function pruneScanColumns(plan: LogicalPlan): LogicalPlan | undefined {

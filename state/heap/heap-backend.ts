@@ -5,7 +5,7 @@ import { WeirError } from '../../common/errors.js'
 import type {
   KeyedStateBackend, KeyRef, ListState, ListStateDescriptor, MapState, MapStateDescriptor, Namespace, PrefetchRequest,
   StateStats, ValueState, ValueStateDescriptor,
-} from '../api.js'
+} from '../../core/keyed-state.js'
 import { DEFAULT_MAX_PARALLELISM, encodeKey, makeKey } from '../key-encoding.js'
 
 export interface HeapBackendOptions {

@@ -3,7 +3,7 @@
 // so a flush writes only what changed. A cell that exists is resident; a missing cell is unknown
 // unless its slot has every namespace resident (`allNs`).
 import { WeirError } from '../../common/errors.js'
-import type { KeyRef, Namespace } from '../api.js'
+import type { KeyRef, Namespace } from '../../core/keyed-state.js'
 import { encodeKey } from '../key-encoding.js'
 import { cellKey, decodeKey, namespaceBytes, slotPrefix } from './codec.js'
 

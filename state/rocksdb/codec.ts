@@ -3,7 +3,7 @@
 // and a decoder for the key encoding of state/key-encoding.ts.
 import v8 from 'node:v8'
 import { WeirError } from '../../common/errors.js'
-import type { Namespace } from '../api.js'
+import type { Namespace } from '../../core/keyed-state.js'
 import { encodeKey } from '../key-encoding.js'
 
 /** Key group of the backend's own metadata (state ids); real key groups are below it. */

@@ -8,7 +8,7 @@ import { WeirError } from '../../common/errors.js'
 import type {
   KeyedStateBackend, KeyRef, ListState, ListStateDescriptor, MapState, MapStateDescriptor, Namespace, PrefetchRequest,
   StateStats, StateTtlConfig, ValueState, ValueStateDescriptor,
-} from '../api.js'
+} from '../../core/keyed-state.js'
 import { DEFAULT_MAX_PARALLELISM } from '../key-encoding.js'
 import {
   ABSENT, type CacheHost, type Cell, CELL_OVERHEAD, ENTRY_OVERHEAD, hashOf, type Kind, ListCell, MapCell, MapEntry, mapKeyOf, Slot, Table, ValueCell,

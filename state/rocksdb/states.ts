@@ -1,7 +1,7 @@
 // The ValueState / ListState / MapState handles of the RocksDB backend: synchronous calls against
 // resident cells, with the heap backend's semantics (TTL included); every change marks its cell
 // dirty for the next flush.
-import type { ListState, MapState, Namespace, ValueState } from '../api.js'
+import type { ListState, MapState, Namespace, ValueState } from '../../core/keyed-state.js'
 import {
   ABSENT, type CacheHost, type Cell, type ListCell, type MapCell, MapEntry, mapKeyOf, notResident, type Table, type ValueCell,
 } from './cache.js'

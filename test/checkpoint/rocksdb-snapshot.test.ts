@@ -12,7 +12,7 @@ import {
 } from '../../checkpoint/rocksdb-snapshot.js'
 import { ManifestFormatError, readManifest, tableFileName } from '../../checkpoint/rocksdb-manifest.js'
 import { FileCheckpointStorage } from '../../checkpoint/storage/file.js'
-import { listState, mapState, valueState, type KeyRef, type StateTtlConfig } from '../../state/api.js'
+import { listState, mapState, valueState, type KeyRef, type StateTtlConfig } from '../../core/keyed-state.js'
 import { keyGroupRange, makeKey } from '../../state/key-encoding.js'
 import { RocksDbKeyedStateBackend } from '../../state/rocksdb/index.js'
 

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { T, type Field } from '../../common/types.js'
 import type { SinkWriter } from '../../connectors/api.js'
 import { filesystemConnector } from '../../connectors/filesystem/index.js'
-import type { Row } from '../../runtime/batch.js'
+import type { Row } from '../../core/batch.js'
 import { errorOf, readAllRows, sinkCtx, sourceCtx, tempDir, type SinkJob } from './helpers.js'
 
 const sink = filesystemConnector.sink!

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { T, type Field } from '../../common/types.js'
 import { parseTimestamp } from '../../common/values.js'
 import { filesystemConnector } from '../../connectors/filesystem/index.js'
-import { RowKind, type Row } from '../../runtime/batch.js'
+import { RowKind, type Row } from '../../core/batch.js'
 import { readAllRows, sinkCtx, sourceCtx, tempDir } from './helpers.js'
 
 const sink = filesystemConnector.sink!

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { T, type Field } from '../../common/types.js'
 import type { ConnectorOptions, SinkContext, SourceChunk, SourceContext, SourceReader, SplitPosition } from '../../connectors/api.js'
-import type { Row } from '../../runtime/batch.js'
+import type { Row } from '../../core/batch.js'
 
 /** The nexmark tables' columns, declared as a user would (the tests' own copy, not the connector's list). */
 export const BID: Field[] = [

@@ -7,7 +7,7 @@ import { nexmarkConnector } from '../../connectors/nexmark/index.js'
 import { DEFAULT_BASE_TIME } from '../../connectors/nexmark/config.js'
 import { NexmarkModel } from '../../connectors/nexmark/generator.js'
 import { resolveNexmarkConfig } from '../../connectors/nexmark/config.js'
-import type { Row } from '../../runtime/batch.js'
+import type { Row } from '../../core/batch.js'
 import { AUCTION, BID, drain, errorOf, PERSON, readAllRows, sourceCtx } from './helpers.js'
 
 const source = nexmarkConnector.source!

@@ -10,7 +10,7 @@ import { datagenConnector } from '../../connectors/datagen.js'
 import { filesystemConnector } from '../../connectors/filesystem/index.js'
 import { LineReader } from '../../connectors/filesystem/line-reader.js'
 import { nexmarkConnector } from '../../connectors/nexmark/index.js'
-import type { Row } from '../../runtime/batch.js'
+import type { Row } from '../../core/batch.js'
 import { AUCTION, BID, drain, errorOf, PERSON, sourceCtx, tempDir } from './helpers.js'
 
 type Restored = readonly (SplitPosition | null)[]

@@ -4,7 +4,7 @@ import { T, type Field } from '../../common/types.js'
 import { parseTimestamp } from '../../common/values.js'
 import { blackholeConnector, BlackholeWriter } from '../../connectors/blackhole.js'
 import { printConnector } from '../../connectors/print.js'
-import { RowKind } from '../../runtime/batch.js'
+import { RowKind } from '../../core/batch.js'
 import { sinkCtx } from './helpers.js'
 
 const SCHEMA: Field[] = [

@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest'
 import { T, formatType } from '../../common/types.js'
 import { formatDecimal } from '../../common/values.js'
-import { intervalLiteral, timestampLiteral, dateLiteral, type Rex } from '../../expr/index.js'
+import type { Rex } from '../../core/rex.js'
+import { intervalLiteral, timestampLiteral, dateLiteral } from '../../expr/index.js'
 import { apply, call, col, errorOf, lit, num, run, span, str } from './helpers.js'
 
 const typeOf = (rex: Rex): string => formatType(rex.type)

@@ -1,7 +1,7 @@
 // compileCalc / compileScalar / compilePredicate / evalConstant, and name resolution in resolveCall.
 import { describe, expect, it } from 'vitest'
 import { T } from '../../common/types.js'
-import { RowKind, type Batch } from '../../runtime/batch.js'
+import { RowKind, type Batch } from '../../core/batch.js'
 import {
   calcSource, compileCalc, compileScalar, evalConstant, functionNames, intervalLiteral, resolveCall,
 } from '../../expr/index.js'

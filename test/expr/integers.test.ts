@@ -2,7 +2,8 @@
 // Flink) does, TINYINT and SMALLINT types, literals, casts at the ends of each range.
 import { describe, expect, it } from 'vitest'
 import { T, formatType, type DataType } from '../../common/types.js'
-import { castTo, compileCalc, type Rex } from '../../expr/index.js'
+import type { Rex } from '../../core/rex.js'
+import { castTo, compileCalc } from '../../expr/index.js'
 import { apply, call, col, errorOf, lit, num, run, span, str } from './helpers.js'
 
 const MAX = 2n ** 63n - 1n, MIN = -(2n ** 63n)

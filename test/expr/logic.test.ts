@@ -1,7 +1,8 @@
 // Comparisons, three-valued AND / OR / NOT, IS [NOT] NULL / TRUE / FALSE, BETWEEN, IN, DISTINCT.
 import { describe, expect, it } from 'vitest'
 import { T } from '../../common/types.js'
-import { compilePredicate, timestampLiteral, type Rex } from '../../expr/index.js'
+import type { Rex } from '../../core/rex.js'
+import { compilePredicate, timestampLiteral } from '../../expr/index.js'
 import { apply, call, col, errorOf, lit, num, run, span, str } from './helpers.js'
 
 const B = T.boolean()

@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest'
 import { T, formatType } from '../../common/types.js'
 import { formatDecimal } from '../../common/values.js'
-import { compileScalar, type Rex } from '../../expr/index.js'
+import type { Rex } from '../../core/rex.js'
+import { compileScalar } from '../../expr/index.js'
 import { apply, call, col, errorOf, num, run } from './helpers.js'
 
 const D = T.double()

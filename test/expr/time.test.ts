@@ -2,7 +2,8 @@
 // TIMESTAMPADD / TIMESTAMPDIFF, and the clock functions.
 import { describe, expect, it } from 'vitest'
 import { T, formatType } from '../../common/types.js'
-import { compileScalar, dateLiteral, intervalLiteral, timestampLiteral, type Rex } from '../../expr/index.js'
+import type { Rex } from '../../core/rex.js'
+import { compileScalar, dateLiteral, intervalLiteral, timestampLiteral } from '../../expr/index.js'
 import { apply, call, col, errorOf, num, run, span, str } from './helpers.js'
 
 const TS = T.timestamp(3)

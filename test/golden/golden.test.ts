@@ -9,7 +9,7 @@ import { mkdtempSync } from 'node:fs'
 import { Session } from '../../engine/session.js'
 import { renderError, WeirError } from '../../common/errors.js'
 import { formatValue } from '../../common/values.js'
-import { ROW_KIND_SHORT } from '../../runtime/batch.js'
+import { ROW_KIND_SHORT } from '../../core/batch.js'
 
 const dir = join(process.cwd(), 'test/golden')
 const files = readdirSync(dir).filter(f => f.endsWith('.sql')).sort()

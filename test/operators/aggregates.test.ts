@@ -6,8 +6,8 @@ import { WeirError } from '../../common/errors.js'
 import { AggregateHandler, divideHalfUp } from '../../operators/aggregates.js'
 import { HeapKeyedStateBackend } from '../../state/heap/heap-backend.js'
 import { makeKey } from '../../state/key-encoding.js'
-import type { AggCall } from '../../runtime/job-graph.js'
-import type { Row } from '../../runtime/batch.js'
+import type { AggCall } from '../../core/aggregates.js'
+import type { Row } from '../../core/batch.js'
 import { aggCall } from './harness.js'
 
 describe('aggregateResultType', () => {

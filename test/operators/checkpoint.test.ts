@@ -3,8 +3,8 @@
 import { describe, expect, it } from 'vitest'
 import { GroupAggregateOperator } from '../../operators/group-aggregate.js'
 import { WindowAggregateOperator } from '../../operators/window-aggregate.js'
-import type { Operator } from '../../runtime/operator.js'
-import type { Row } from '../../runtime/batch.js'
+import type { Operator } from '../../core/operator.js'
+import type { Row } from '../../core/batch.js'
 import { T } from '../../common/types.js'
 import { aggCall, harness, type Harness } from './harness.js'
 

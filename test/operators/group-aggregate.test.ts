@@ -1,7 +1,8 @@
 // GroupAggregateOperator: the exact changelog it emits (+I, -U/+U, -D), mini-batching, global aggregates, DISTINCT, TTL.
 import { describe, expect, it } from 'vitest'
 import { GroupAggregateOperator } from '../../operators/group-aggregate.js'
-import type { AggCall, GroupAggregateSpec } from '../../runtime/job-graph.js'
+import type { GroupAggregateSpec } from '../../core/job-graph.js'
+import type { AggCall } from '../../core/aggregates.js'
 import { T } from '../../common/types.js'
 import { aggCall, harness } from './harness.js'
 

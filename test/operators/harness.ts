@@ -1,12 +1,12 @@
 // An in-memory OperatorContext for driving one operator in tests: heap state, real timers, a
 // manual processing-time clock, and an output collector that records rows with their kinds.
-import { ROW_KIND_SHORT, RowKind, type Batch, type Row } from '../../runtime/batch.js'
-import type { Operator, OperatorContext, OperatorMetrics } from '../../runtime/operator.js'
+import { ROW_KIND_SHORT, RowKind, type Batch, type Row } from '../../core/batch.js'
+import type { Operator, OperatorContext, OperatorMetrics } from '../../core/operator.js'
 import { TimerServiceImpl, type TimersSnapshot } from '../../runtime/timers.js'
 import { HeapKeyedStateBackend, type HeapSnapshot } from '../../state/heap/heap-backend.js'
-import type { KeyRef } from '../../state/api.js'
+import type { KeyRef } from '../../core/keyed-state.js'
 import { makeKey } from '../../state/key-encoding.js'
-import type { AggCall } from '../../runtime/job-graph.js'
+import type { AggCall } from '../../core/aggregates.js'
 import type { DataType } from '../../common/types.js'
 import { aggregateResultType } from '../../expr/aggregate-types.js'
 

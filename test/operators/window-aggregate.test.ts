@@ -1,7 +1,9 @@
 // WindowAggregateOperator: every window kind, event and processing time, late rows, sessions merging.
 import { describe, expect, it } from 'vitest'
 import { WindowAggregateOperator } from '../../operators/window-aggregate.js'
-import type { AggCall, WindowAggregateSpec, WindowSpec } from '../../runtime/job-graph.js'
+import type { WindowAggregateSpec } from '../../core/job-graph.js'
+import type { AggCall } from '../../core/aggregates.js'
+import type { WindowSpec } from '../../core/windows.js'
 import { T } from '../../common/types.js'
 import { aggCall, harness } from './harness.js'
 

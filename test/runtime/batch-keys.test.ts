@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { BatchKeys } from '../../runtime/batch-keys.js'
-import type { Row } from '../../runtime/batch.js'
+import type { Row } from '../../core/batch.js'
 import { makeKey } from '../../state/key-encoding.js'
-import type { KeyRef } from '../../state/api.js'
+import type { KeyRef } from '../../core/keyed-state.js'
 
 /** Key functions that count their calls: input 0 keys by column 0, input 1 by column 1. */
 function counted(): { keys: BatchKeys; calls: number[] } {

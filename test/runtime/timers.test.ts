@@ -1,7 +1,7 @@
 // TimerServiceImpl: firing order, dedupe, deletion, processing time, snapshot/restore.
 import { describe, expect, it } from 'vitest'
 import { TimerServiceImpl } from '../../runtime/timers.js'
-import type { KeyRef, Namespace } from '../../state/api.js'
+import type { KeyRef, Namespace } from '../../core/keyed-state.js'
 import { keyGroupRange, makeKey } from '../../state/key-encoding.js'
 
 function setup() {

@@ -1,7 +1,7 @@
 // The heap keyed-state backend's own behaviour: snapshot/restore by key group and its no-op prefetch (shared behaviour: test/state/rocksdb/behaviour.test.ts).
 import { describe, expect, it } from 'vitest'
 import { HeapKeyedStateBackend, type HeapSnapshot } from '../../state/heap/heap-backend.js'
-import { listState, mapState, valueState, type StateTtlConfig } from '../../state/api.js'
+import { listState, mapState, valueState, type StateTtlConfig } from '../../core/keyed-state.js'
 import { keyGroupRange, makeKey } from '../../state/key-encoding.js'
 
 const alice = makeKey(['alice'])

@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { tmpdir } from 'node:os'
 import { Session } from '../../engine/session.js'
 import type { JobMetrics } from '../../runtime/executor.js'
-import { valueState } from '../../state/api.js'
+import { valueState } from '../../core/keyed-state.js'
 import { makeKey } from '../../state/key-encoding.js'
 import { RocksDbKeyedStateBackend } from '../../state/rocksdb/index.js'
 

@@ -1,7 +1,7 @@
 // One behavioural suite for every keyed-state backend (heap, RocksDB, RocksDB with nothing cached):
 // value/list/map per key and namespace, TTL that never returns expired state, cleanup, key groups.
 import { afterEach, describe, expect, it } from 'vitest'
-import { listState, mapState, valueState, type StateTtlConfig } from '../../../state/api.js'
+import { listState, mapState, valueState, type StateTtlConfig } from '../../../core/keyed-state.js'
 import { keyGroupRange, makeKey } from '../../../state/key-encoding.js'
 import { at, cleanup, harnesses, liveEntries, resident, restore, snapshot, written } from './harness.js'
 

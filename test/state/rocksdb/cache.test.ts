@@ -3,7 +3,7 @@
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { isWeirError, type WeirError } from '../../../common/errors.js'
-import { listState, mapState, valueState } from '../../../state/api.js'
+import { listState, mapState, valueState } from '../../../core/keyed-state.js'
 import { makeKey } from '../../../state/key-encoding.js'
 import { cleanup, openRocks, tempDir } from './harness.js'
 

@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import RocksDB from 'rocksdb-native'
-import type { KeyedStateBackend, KeyRef, Namespace } from '../../../state/api.js'
+import type { KeyedStateBackend, KeyRef, Namespace } from '../../../core/keyed-state.js'
 import { HeapKeyedStateBackend, type HeapSnapshot } from '../../../state/heap/heap-backend.js'
 import { RocksDbKeyedStateBackend } from '../../../state/rocksdb/index.js'
 

@@ -3,7 +3,7 @@
 import { readdir, stat, truncate } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { listState, mapState, valueState, type KeyRef } from '../../../state/api.js'
+import { listState, mapState, valueState, type KeyRef } from '../../../core/keyed-state.js'
 import { keyGroupRange, makeKey } from '../../../state/key-encoding.js'
 import type { RocksDbKeyedStateBackend } from '../../../state/rocksdb/index.js'
 import { cleanup, openRocks, tempDir } from './harness.js'

@@ -1,7 +1,7 @@
 // TTL on disk: expired entries are hidden on prefetch and read, and the background sweep deletes
 // them from the database (and from the cache), but never an entry the cache rewrote.
 import { afterEach, describe, expect, it } from 'vitest'
-import { listState, mapState, valueState, type StateTtlConfig } from '../../../state/api.js'
+import { listState, mapState, valueState, type StateTtlConfig } from '../../../core/keyed-state.js'
 import { makeKey } from '../../../state/key-encoding.js'
 import { cleanup, openRocks } from './harness.js'
 

@@ -1,7 +1,9 @@
 // The physical plan: the one contract between the planner and the runtime. Plain data that could be
 // written to JSON (DECIMAL literals inside expressions go through serializeRex).
-import type { DataType, Field } from '../common/types.js'
-import type { Rex } from '../expr/ir.js'
+import type { Field } from '../common/types.js'
+import type { Rex } from './rex.js'
+import type { AggCall } from './aggregates.js'
+import type { TimeDomain, WindowSpec } from './windows.js'
 
 export type ChangelogMode = 'insert-only' | 'updating'
 
@@ -29,30 +31,6 @@ export interface PhysicalNode {
   readonly schema: readonly Field[]
   readonly changelog: ChangelogMode
 }
-
-/** An aggregate call over pre-projected input columns (arguments and FILTER conditions are columns). */
-export interface AggCall {
-  readonly fn: 'COUNT' | 'SUM' | 'MIN' | 'MAX' | 'AVG'
-  /** Input column of the argument; null for COUNT(*). */
-  readonly arg: number | null
-  readonly argType: DataType | null
-  readonly distinct: boolean
-  /** Input column (BOOLEAN) of the FILTER (WHERE …) condition; null when none. Rows count only where it is TRUE. */
-  readonly filter: number | null
-  /** Result type. */
-  readonly type: DataType
-  /** Output column name, for EXPLAIN. */
-  readonly name: string
-}
-
-/** Window assignment, in milliseconds. */
-export type WindowSpec =
-  | { readonly kind: 'TUMBLE'; readonly size: number; readonly offset: number }
-  | { readonly kind: 'HOP'; readonly slide: number; readonly size: number; readonly offset: number }
-  | { readonly kind: 'CUMULATE'; readonly step: number; readonly maxSize: number; readonly offset: number }
-  | { readonly kind: 'SESSION'; readonly gap: number }
-
-export type TimeDomain = 'event' | 'processing'
 
 export interface SourceSpec {
   readonly kind: 'Source'

@@ -1,7 +1,8 @@
 // What a stateful operator's state means, as plain JSON stored in each checkpoint: restoring state
 // into an operator whose keys, aggregates or window differ would silently give wrong results, so a
 // job whose operators changed is refused with the change named.
-import type { AggCall, PhysicalNode } from './job-graph.js'
+import type { AggCall } from './aggregates.js'
+import type { PhysicalNode } from './job-graph.js'
 
 /** The parts of a stateful operator that decide the layout and meaning of its state. */
 export function operatorSignature(node: PhysicalNode): Record<string, unknown> {

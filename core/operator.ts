@@ -1,6 +1,6 @@
 // The interface every operator implements, and what the runtime gives it.
 import type { Batch, Row } from './batch.js'
-import type { KeyedStateBackend, KeyRef, Namespace, PrefetchRequest } from '../state/api.js'
+import type { KeyedStateBackend, KeyRef, Namespace, PrefetchRequest } from './keyed-state.js'
 
 export type TimerDomain = 'event' | 'processing'
 

@@ -1,0 +1,22 @@
+// An aggregate call as the planner binds it and the operators compute it: the logical plan's
+// Aggregate and WindowAggregate nodes and the job graph's aggregate specs hold the same calls.
+import type { DataType } from '../common/types.js'
+
+/**
+ * An aggregate call over pre-projected input columns (arguments and FILTER conditions are columns).
+ *
+ * @example { fn: 'SUM', arg: 2, argType: T.bigint(), distinct: false, filter: null, type: T.bigint(), name: 'total' }
+ */
+export interface AggCall {
+  readonly fn: 'COUNT' | 'SUM' | 'MIN' | 'MAX' | 'AVG'
+  /** Input column of the argument; null for COUNT(*). */
+  readonly arg: number | null
+  readonly argType: DataType | null
+  readonly distinct: boolean
+  /** Input column (BOOLEAN) of the FILTER (WHERE …) condition; null when none. Rows count only where it is TRUE. */
+  readonly filter: number | null
+  /** Result type. */
+  readonly type: DataType
+  /** Output column name, for EXPLAIN. */
+  readonly name: string
+}
