@@ -5,7 +5,7 @@ import { WeirError } from '../common/errors.js'
 import type { JobMetrics } from '../runtime/executor.js'
 import type { JobGraph } from '../core/job-graph.js'
 import { OperatorFailure } from '../runtime/operator-failure.js'
-import { explainOperator } from '../planner/explain.js'
+import { explainOperator } from '../planner/index.js'
 
 /** What the other jobs of a session do when one fails ('weir.on-job-failure'). */
 export type OnJobFailure = 'stop-with-savepoint' | 'stop' | 'continue'

@@ -5,22 +5,16 @@ import type * as ast from '../grammar/ast.js'
 import { parseSql } from '../grammar/index.js'
 import { WeirError } from '../common/errors.js'
 import { assertNever } from '../common/assert.js'
-import { formatType } from '../common/types.js'
 import type { JobGraph } from '../core/job-graph.js'
 import { executeJob, RestoreFailed, type ExecutionEnv, type JobMetrics } from '../runtime/executor.js'
 import { findLatest, jobStorage, openCheckpointAt, type CheckpointConfig, type CheckpointRef, type SkippedCheckpoint } from '../runtime/checkpoint.js'
 import { withJobLock } from '../checkpoint/job-lock.js'
 import { checkRecoveryTarget, warnCommittedAfter } from './committed-output.js'
 import { parseDuration } from '../common/durations.js'
-import { Catalog } from '../planner/catalog.js'
-import { tableFromAst, viewFromAst } from '../planner/ddl.js'
-import { planInsert, planSelect } from '../planner/planner.js'
-import { lowerToJobGraph } from '../planner/physical/lower.js'
-import { explainJobGraph } from '../planner/explain.js'
-import { OPTIONS, resetOption, setOption } from '../planner/options.js'
+import {
+  Catalog, describe, explain, explainJobGraph, listOptions, planQuery, resetOption, setOption, tableFromAst, viewFromAst, type PlanContext,
+} from '../planner/index.js'
 import { renderWarning, type WarningSink } from '../common/warnings.js'
-import { tableFields } from '../planner/bind/query-binder.js'
-import type { LogicalPlan } from '../planner/logical/nodes.js'
 import { JobSet, type JobControl, type JobOutcome } from './jobs.js'
 import { runScript, type PlannedStep, type Script, type SelectConsumer, type SelectInfo, type StatementResult } from './script.js'
 
@@ -161,10 +155,7 @@ export class Session {
         return { kind: 'ok', message: dropped ? `${stmt.object.toLowerCase()} '${name}' dropped` : `${stmt.object.toLowerCase()} '${name}' does not exist` }
       }
       case 'SetOption': {
-        if (stmt.key === undefined) {
-          const keys = Object.keys(OPTIONS).sort()
-          return { kind: 'table', columns: ['key', 'value'], rows: keys.map(k => [k, this.options[k] ?? OPTIONS[k]!.default ?? '']) }
-        }
+        if (stmt.key === undefined) return { kind: 'table', ...listOptions(this.options) }
         // A Flink spelling is stored under Weir's key; a Flink option Weir ignores only warns.
         const setting = setOption(stmt.key, stmt.value ?? '', stmt.span)
         if (setting.warning !== undefined) this.warn(setting.warning)
@@ -186,44 +177,23 @@ export class Session {
         const objs = this.catalog.list(stmt.what === 'TABLES' ? undefined : 'view')
         return { kind: 'table', columns: [stmt.what === 'TABLES' ? 'table name' : 'view name'], rows: objs.map(o => [o.name]) }
       }
-      case 'Describe': {
-        const name = stmt.name.parts.at(-1)!.value
-        const obj = this.catalog.resolve(name, stmt.name.span)
-        if (obj.kind === 'table') {
-          const { fields } = tableFields(obj)
-          return {
-            kind: 'table', columns: ['name', 'type', 'null', 'key', 'extras', 'watermark'],
-            rows: obj.columns.map((c, i) => [
-              c.name, formatType({ ...fields[i]!.type, nullable: true } as typeof c.type).replace(/ \*\w+\*$/, ''),
-              fields[i]!.type.nullable ? 'TRUE' : 'FALSE',
-              obj.primaryKey.includes(c.name) ? `PRI(${obj.primaryKey.join(', ')})` : '',
-              c.kind === 'computed' ? 'AS …' : '',
-              obj.watermark && obj.watermark.column.toLowerCase() === c.name.toLowerCase() ? 'yes' : '',
-            ]),
-          }
-        }
-        const { QueryBinder } = await import('../planner/bind/query-binder.js')
-        const bound = new QueryBinder(this.catalog, this.options).bindQuery(obj.query)
-        return { kind: 'table', columns: ['name', 'type'], rows: bound.plan.fields.map((f, i) => [obj.columns?.[i] ?? f.name, formatType(f.type)]) }
-      }
-      case 'Explain': {
+      case 'Describe': return { kind: 'table', ...describe(stmt, this.planContext) }
+      case 'Explain':
         // Plans only: no job is started, so none is named after it.
-        const plan = this.planQuery(stmt.statement)
-        return { kind: 'explain', text: explainJobGraph(this.lower([plan], 'explain'), { changelogMode: stmt.changelogMode }) }
-      }
+        return { kind: 'explain', text: explain(stmt, this.planContext) }
       case 'Insert': {
-        const plan = planInsert(stmt, this.catalog, this.options, this.warn)
-        const graph = this.lower([plan], this.jobName('insert'))
+        const planned = planQuery(stmt, this.planContext)
+        const graph = planned.jobGraph(this.jobName('insert'))
         if (this.opts.explainOnly) return { kind: 'explain', text: explainJobGraph(graph) }
         // Where its checkpoints go is part of the plan: a bad location fails here, before any job starts.
         this.checkpointConfig(graph)
         return { kind: 'insert', graph, line: stmt.span.start.line }
       }
       case 'QueryStatement': {
-        const plan = planSelect(stmt, this.catalog, this.options, this.warn)
-        const graph = this.lower([plan], this.jobName('select'))
+        const planned = planQuery(stmt, this.planContext)
+        const graph = planned.jobGraph(this.jobName('select'))
         if (this.opts.explainOnly) return { kind: 'explain', text: explainJobGraph(graph) }
-        return { kind: 'select', graph, schema: plan.fields, line: stmt.span.start.line }
+        return { kind: 'select', graph, schema: planned.fields, line: stmt.span.start.line }
       }
       default: return assertNever(stmt)
     }
@@ -314,8 +284,9 @@ export class Session {
     return this.jobs.settle('insert')
   }
 
-  private planQuery(stmt: ast.Insert | ast.QueryStatement): LogicalPlan {
-    return stmt.kind === 'Insert' ? planInsert(stmt, this.catalog, this.options, this.warn) : planSelect(stmt, this.catalog, this.options, this.warn)
+  /** The catalog, the options in force now and the warning sink, for the planner. */
+  private get planContext(): PlanContext {
+    return { catalog: this.catalog, options: this.options, warn: this.warn }
   }
 
   /**
@@ -328,11 +299,6 @@ export class Session {
     const n = kind === 'insert' ? ++this.insertJobs : ++this.selectJobs
     if (kind === 'insert') return this.options['pipeline.name'] ?? `${prefix}-${n}`
     return `${this.options['pipeline.name'] ?? prefix}-select-${n}`
-  }
-
-  /** The job graph, with the options in force now (later SETs do not change a planned job). */
-  private lower(plans: LogicalPlan[], name: string): JobGraph {
-    return lowerToJobGraph(plans, name, { ...this.options })
   }
 
   private readonly println = (line: string): void => {

@@ -1,0 +1,43 @@
+// DESCRIBE of a table or view and the option list of a bare `SET;`, as the rows a session shows.
+import { formatType } from '../common/types.js'
+import type { Catalog, CatalogObject } from './catalog.js'
+import { QueryBinder, tableFields } from './bind/query-binder.js'
+import { OPTIONS } from './options.js'
+
+/** Rows with named columns, as a session shows them. */
+export interface Listing {
+  readonly columns: readonly string[]
+  readonly rows: readonly (readonly string[])[]
+}
+
+/**
+ * DESCRIBE: a table's columns with their types as a query sees them (a computed column's type is
+ * its expression's), nullability, key, and which column the watermark is on; a view's columns with
+ * the types of its query.
+ *
+ * @example describeObject(catalog.resolve('clicks', span), catalog, options).rows[0] // ['user_id', 'STRING', 'TRUE', '', '', '']
+ */
+export function describeObject(obj: CatalogObject, catalog: Catalog, options: Readonly<Record<string, string>>): Listing {
+  if (obj.kind === 'table') {
+    const { fields } = tableFields(obj)
+    return {
+      columns: ['name', 'type', 'null', 'key', 'extras', 'watermark'],
+      rows: obj.columns.map((c, i) => [
+        c.name, formatType({ ...fields[i]!.type, nullable: true } as typeof c.type).replace(/ \*\w+\*$/, ''),
+        fields[i]!.type.nullable ? 'TRUE' : 'FALSE',
+        obj.primaryKey.includes(c.name) ? `PRI(${obj.primaryKey.join(', ')})` : '',
+        c.kind === 'computed' ? 'AS …' : '',
+        obj.watermark && obj.watermark.column.toLowerCase() === c.name.toLowerCase() ? 'yes' : '',
+      ]),
+    }
+  }
+  // Bound without a warning sink: the view's hints were warned about when it was created.
+  const bound = new QueryBinder(catalog, options).bindQuery(obj.query)
+  return { columns: ['name', 'type'], rows: bound.plan.fields.map((f, i) => [obj.columns?.[i] ?? f.name, formatType(f.type)]) }
+}
+
+/** `SET;`: every option Weir understands, with its value in force (or its default). */
+export function listOptions(options: Readonly<Record<string, string>>): Listing {
+  const keys = Object.keys(OPTIONS).sort()
+  return { columns: ['key', 'value'], rows: keys.map(k => [k, options[k] ?? OPTIONS[k]!.default ?? '']) }
+}
