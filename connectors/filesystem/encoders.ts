@@ -2,8 +2,11 @@
 // events. Encoders are built once per schema, so writing a row is a loop over precomputed pieces.
 import type { DataType, Field } from '../../common/types.js'
 import { formatDate, formatDecimal, formatDouble, formatInterval, formatTimestamp } from '../../common/values.js'
-import { RowKind, type Row } from '../../core/batch.js'
+import { RowKind, type Batch, type Row } from '../../core/batch.js'
 import type { CsvConfig, JsonConfig } from './options.js'
+
+/** Turns a batch into the lines of a part file (the sink builds one per table from the encoders below). */
+export type BatchEncoder = (batch: Batch) => string
 
 type ValueEncoder = (v: unknown) => string
 

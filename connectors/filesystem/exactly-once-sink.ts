@@ -8,9 +8,9 @@ import { WeirError } from '../../common/errors.js'
 import type { Batch } from '../../core/batch.js'
 import type { CommitQuery, CommittedOutput, SinkContext, SinkWriter } from '../api.js'
 import { CommitLog } from './commit-log.js'
+import type { BatchEncoder } from './encoders.js'
 import { resolveFsOptions } from './options.js'
 import { PartFile, sinkFsError } from './part-file.js'
-import type { BatchEncoder } from './sink.js'
 
 /**
  * What prepareCommit(n) returns, stored in checkpoint n: the pending files sealed for n and for

@@ -7,13 +7,10 @@ import { join, resolve } from 'node:path'
 import { WeirError } from '../../common/errors.js'
 import type { Batch } from '../../core/batch.js'
 import type { SinkContext, SinkWriter } from '../api.js'
-import { csvRowEncoder, debeziumEncoder, jsonRowEncoder } from './encoders.js'
+import { csvRowEncoder, debeziumEncoder, jsonRowEncoder, type BatchEncoder } from './encoders.js'
 import { createExactlyOnceWriter } from './exactly-once-sink.js'
 import { resolveFsOptions, type FsConfig } from './options.js'
 import { PartFile, sinkFsError } from './part-file.js'
-
-/** Turns a batch into the lines of a part file. */
-export type BatchEncoder = (batch: Batch) => string
 
 function batchEncoder(ctx: SinkContext, config: FsConfig): BatchEncoder {
   switch (config.format) {
