@@ -5,6 +5,7 @@ import { WeirError } from '../common/errors.js'
 import type { DataType, Field } from '../common/types.js'
 import { formatType, integralBits, isNumeric } from '../common/types.js'
 import { INT64_MAX, INT64_MIN, add64, int64, intRange } from '../common/int64.js'
+import { Mulberry32 } from '../common/random.js'
 import type { Row } from '../core/batch.js'
 import type { ConnectorFactory, ConnectorOptions, SourceChunk, SourceContext, SourceReader, SplitPosition } from './api.js'
 import { singleSplitPosition } from './positions.js'
@@ -15,24 +16,6 @@ const TOP_OPTIONS = ['rows-per-second', 'number-of-rows', 'seed']
 const FIELD_OPTIONS = ['kind', 'min', 'max', 'max-past', 'length', 'var-len', 'start', 'end', 'null-rate'] as const
 const RANDOM_ONLY = ['min', 'max', 'max-past', 'length', 'var-len']
 const SEQUENCE_ONLY = ['start', 'end']
-
-/** A fast seeded PRNG (mulberry32): uniform 32-bit values. */
-export function mulberry32(seed: number): () => number {
-  const g = new Mulberry32(seed)
-  return () => g.next()
-}
-
-/** mulberry32 with its whole state in one uint32, which a checkpoint can store and restore. */
-export class Mulberry32 {
-  state: number
-  constructor(seed: number) { this.state = seed >>> 0 }
-  next(): number {
-    const a = this.state = (this.state + 0x6d2b79f5) >>> 0
-    let t = Math.imul(a ^ (a >>> 15), a | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return (t ^ (t >>> 14)) >>> 0
-  }
-}
 
 /**
  * Makes one column's value for row number `i` (0-based), drawing from `rand` (uniform in [0, 1)).
@@ -282,7 +265,7 @@ class DatagenReader implements SourceReader {
     const restored = asDatagenPosition(ctx.restoredPositions, ctx.table)
     // Without 'seed', a fresh start picks one; positions carry the state, so a restore continues it.
     this.rng = new Mulberry32(restored?.rng ?? plan.seed ?? Math.floor(Math.random() * 2 ** 32))
-    this.rand = () => this.rng.next() / 4294967296
+    this.rand = () => this.rng.nextDouble()
     this.emitted = restored?.rows ?? 0
     this.pacedFrom = this.emitted
     this.clock = restored?.clock ?? NaN

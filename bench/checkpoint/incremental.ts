@@ -18,7 +18,7 @@ import { FileCheckpointStorage } from '../../checkpoint/storage/file.js'
 import { valueState, type PrefetchRequest } from '../../core/keyed-state.js'
 import { makeKey } from '../../state/key-encoding.js'
 import { RocksDbKeyedStateBackend } from '../../state/rocksdb/index.js'
-import { rng } from '../rng.js'
+import { seededRandom } from '../../common/random.js'
 
 const MB = 2 ** 20
 const GB = 2 ** 30
@@ -48,7 +48,7 @@ const line = (label: string, text: string): void => console.log(`${label.padEnd(
 /** Writes `indexes`' values through prefetch → update → flush, in batches of 1024. */
 async function write(b: RocksDbKeyedStateBackend, indexes: Iterable<number>, version: number, seed: number): Promise<number> {
   const v = b.getValueState(valueState<string>('v'))
-  const r = rng(seed)
+  const r = seededRandom(seed)
   let batch: number[] = []
   let bytes = 0
   const run = async (): Promise<void> => {
@@ -154,7 +154,7 @@ async function main(): Promise<void> {
   await compressionLevels(extra, 256 * MB)
   await discardLocalSnapshot(extra)
 
-  const r = rng(11)
+  const r = seededRandom(11)
   const changed = new Set<number>()
   while (changed.size < Math.round(keys * CHANGED)) changed.add(Math.floor(r() * keys))
   t = performance.now()

@@ -12,7 +12,7 @@ import { valueState, type KeyRef, type PrefetchRequest } from '../../core/keyed-
 import { makeKey } from '../../state/key-encoding.js'
 import { RocksDbKeyedStateBackend } from '../../state/rocksdb/index.js'
 import { cpuSecondsByThreadName, PeakMemory, threadCpuSeconds } from '../measure.js'
-import { rng } from '../rng.js'
+import { seededRandom } from '../../common/random.js'
 
 const MB = 2 ** 20
 const BATCH = 1024
@@ -43,8 +43,8 @@ try {
     writeBufferBytes: process.env.WEIR_WRITE_BUFFER_MB ? Number(process.env.WEIR_WRITE_BUFFER_MB) * MB : undefined,
   })
   const acc = b.getValueState(valueState<number[]>('acc'))
-  const keyRng = rng(1)
-  const valueRng = rng(2)
+  const keyRng = seededRandom(1)
+  const valueRng = seededRandom(2)
   const batchOf = (done: number): KeyRef[] => Array.from({ length: Math.min(BATCH, events - done) }, () => makeKey([1 + Math.floor(keyRng() * keys)]))
   const requestsOf = (batch: readonly KeyRef[]): PrefetchRequest[] => batch.map(key => ({ key, namespace: '' }))
   // Main-thread time: waiting for a batch's prefetch; processing it; flushing it and starting the next prefetch.

@@ -9,7 +9,7 @@ import { mapState, valueState, type KeyedStateBackend, type KeyRef, type Prefetc
 import { HeapKeyedStateBackend } from '../../state/heap/heap-backend.js'
 import { makeKey } from '../../state/key-encoding.js'
 import { RocksDbKeyedStateBackend } from '../../state/rocksdb/index.js'
-import { rng } from '../rng.js'
+import { seededRandom } from '../../common/random.js'
 
 const BATCH = 1024
 const MB = 2 ** 20
@@ -62,7 +62,7 @@ const pct = (part: number, all: number): string => `${Math.round((100 * part) / 
  */
 async function groupCount(name: string, b: KeyedStateBackend, batches: number, keyOf: (r: () => number) => KeyRef, seed = 42): Promise<Result> {
   const count = b.getValueState(valueState<number>('count'))
-  const r = rng(seed)
+  const r = seededRandom(seed)
   const phases: Phases = { prefetch: 0, process: 0, flush: 0 }
   const before = b.stats().bytesWritten ?? 0
   const keys: KeyRef[] = new Array(BATCH)
@@ -137,7 +137,7 @@ async function mapVsValue(): Promise<void> {
     await b.prefetch(users.map(key => ({ key, namespace: '' })))
     for (const key of users) { b.setCurrentKey(key); for (let p = 0; p < PRODUCTS; p++) increment(p) }
     await b.compact() // so the run does not pay for compacting what the set-up loaded
-    const r = rng(99)
+    const r = seededRandom(99)
     const phases: Phases = { prefetch: 0, process: 0, flush: 0 }
     const before = b.stats().bytesWritten!
     const t0 = performance.now()

@@ -18,7 +18,7 @@ import { encodeEntryInPlace, entryScratch, namespaceBytes, writeCellKey } from '
 import { NativeReadBatch, NativeWriteBatch } from '../../state/rocksdb/native-batch.js'
 import { databaseOptions } from '../../state/rocksdb/rocksdb-backend.js'
 import { cpuSecondsByThreadName, PeakMemory, threadCpuSeconds } from '../measure.js'
-import { rng } from '../rng.js'
+import { seededRandom } from '../../common/random.js'
 
 const MB = 2 ** 20
 const BATCH = 1024
@@ -42,8 +42,8 @@ try {
   const db = new RocksDB(dbDir, databaseOptions(writeBufferBytes))
   await db.ready()
   const ns = namespaceBytes('')
-  const keyRng = rng(1)
-  const valueRng = rng(2)
+  const keyRng = seededRandom(1)
+  const valueRng = seededRandom(2)
   // Per key: how many events it has had, and the running sum, as group-count's accumulator [count, count, sum].
   const counts = new Uint32Array(keys + 1)
   const sums = new Float64Array(keys + 1)

@@ -2,6 +2,7 @@
 // SQRT, logarithms, trigonometry, PI, RAND. MOD lives with the arithmetic operators.
 import { T, integralBits, withoutTimeAttr, type DataType } from '../../common/types.js'
 import { abs64, wrapInt, type Int64 } from '../../common/int64.js'
+import { seededRandom } from '../../common/random.js'
 import type { Rex } from '../../core/rex.js'
 import { MAX_PRECISION, decimalToDouble, doubleToExactDecimal, pow10, rescale, rescaleDown } from '../decimal.js'
 import {
@@ -100,17 +101,6 @@ function floorCeil(names: string[], ceil: boolean): FunctionDef {
   }
 }
 
-/** A seeded generator (mulberry32) for RAND(seed): the same seed gives the same sequence. */
-function seeded(seed: number): () => number {
-  let a = seed | 0
-  return () => {
-    a = (a + 0x6d2b79f5) | 0
-    let t = Math.imul(a ^ (a >>> 15), 1 | a)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
 function unaryDouble(names: string[], js: string): FunctionDef {
   const f = (Math as unknown as Record<string, (x: number) => number>)[js]!
   return simple(names, `${names[0]}(NUMERIC)`, ['DOUBLE'], 1, dbl, strict(f), false, a => `Math.${js}(${a[0]})`)
@@ -176,7 +166,7 @@ export const MATH: readonly FunctionDef[] = [
     bind: (args, ctx) => mkCall('RAND', checkArgs(args, ['INTEGER'], 0, ctx, 'RAND([seed])'), T.double(false), ctx.span),
     impl: call => {
       const seed = literalValue(call.args[0])
-      const next = typeof seed === 'number' || typeof seed === 'bigint' ? seeded(Number(seed)) : Math.random
+      const next = typeof seed === 'number' || typeof seed === 'bigint' ? seededRandom(Number(seed)) : Math.random
       return { fn: () => next(), nulls: 'lenient' }
     },
   },
@@ -188,7 +178,7 @@ export const MATH: readonly FunctionDef[] = [
     },
     impl: call => {
       const seed = call.args.length > 1 ? literalValue(call.args[0]) : undefined
-      const next = typeof seed === 'number' || typeof seed === 'bigint' ? seeded(Number(seed)) : Math.random
+      const next = typeof seed === 'number' || typeof seed === 'bigint' ? seededRandom(Number(seed)) : Math.random
       const last = call.args.length - 1
       return { fn: (...xs: (Int64 | null)[]) => { const bound = xs[last]; return bound == null ? null : Math.floor(next() * Number(bound)) }, nulls: 'lenient' }
     },

@@ -5,7 +5,7 @@ import {
   INT64_MAX, INT64_MIN, abs64, add64, div64, doubleToInt, int64, isInt64, mod64, mul64, neg64, parseInt64, sub64,
   truncateNumberText, wrapInt, type Int64,
 } from '../../common/int64.js'
-import { mulberry32 } from '../../connectors/datagen.js'
+import { mulberry32 } from '../../common/random.js'
 
 const SAFE = BigInt(Number.MAX_SAFE_INTEGER)
 const EDGES: bigint[] = [

@@ -5,7 +5,7 @@ import { T } from '../../common/types.js'
 import { parseDecimal, parseTimestamp } from '../../common/values.js'
 import { ConvertError, converterFor, fastDecimal, fastTimestamp } from '../../connectors/filesystem/convert.js'
 import { numberTextOf } from '../../connectors/filesystem/json-decoder.js'
-import { mulberry32 } from '../../connectors/datagen.js'
+import { mulberry32 } from '../../common/random.js'
 
 describe('fast paths', () => {
   it('parses timestamps exactly as parseTimestamp does', () => {

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Session } from '../../engine/session.js'
 import type { JobMetrics } from '../../runtime/executor.js'
-import { mulberry32 } from '../../connectors/datagen.js'
+import { mulberry32 } from '../../common/random.js'
 
 const ROWS = 12000
 const KEYS = 60
