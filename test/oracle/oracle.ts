@@ -11,22 +11,20 @@ import {
 } from '@duckdb/node-api'
 import { Session } from '../../engine/session.js'
 import type { Field } from '../../common/types.js'
+import { Mulberry32 } from '../../common/random.js'
 import { formatDate, formatDecimal, formatTimestamp } from '../../common/values.js'
 
 // ---------------------------------------------------------------------------------------------
 // Seeded randomness
 
-/** mulberry32: a small, fast, seeded PRNG; the same seed always gives the same sequence. */
+/** Weir's seeded generator (common/random.ts, mulberry32) with the draws the oracle needs; the same seed always gives the same sequence. */
 export class Rng {
-  private state: number
-  constructor(seed: number) { this.state = seed >>> 0 }
+  private readonly g: Mulberry32
+  constructor(seed: number) { this.g = new Mulberry32(seed) }
 
   /** Uniform in [0, 1). */
   next(): number {
-    let t = (this.state = (this.state + 0x6d2b79f5) >>> 0)
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+    return this.g.nextDouble()
   }
 
   /** Uniform integer in [lo, hi]. */
