@@ -1,8 +1,6 @@
 // Terminal rendering of statement results: tableau tables (whole, or row by row as a SELECT
 // produces them), changelog rows, plans.
-import type { DataType, Field } from '../common/types.js'
-import { formatValue } from '../common/values.js'
-import { ROW_KIND_SHORT, type Row } from '../core/batch.js'
+import { formatValue, ROW_KIND_SHORT, type DataType, type Field, type Row } from '../index.js'
 
 /** A boxed table as Flink's SQL client prints in tableau mode; any number of rows. */
 export function renderTable(columns: readonly string[], rows: readonly (readonly string[])[]): string {

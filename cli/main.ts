@@ -61,7 +61,7 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   code => { process.exitCode = code },
   async e => {
-    const { renderError } = await import('../common/errors.js')
+    const { renderError } = await import('../index.js')
     process.stderr.write(renderError(e) + '\n')
     process.exitCode = 1
   },

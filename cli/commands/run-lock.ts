@@ -6,11 +6,10 @@
 // wrote which savepoint — for `weir savepoint` to report.
 import { readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { WeirError } from '../../common/errors.js'
+import { WeirError, type JobMetrics } from '../../index.js'
 import { describeHolder, newClaim } from '../../checkpoint/job-lock.js'
 import { lockFsError, takeFileLock } from '../../checkpoint/storage/file-lock.js'
 import type { HeldLock, LockClaim } from '../../checkpoint/storage/lock.js'
-import type { JobMetrics } from '../../runtime/executor.js'
 import { RUN_DIR } from './paths.js'
 
 /** How one job of the run ended, as `weir savepoint` reports it. */

@@ -1,10 +1,8 @@
 // `weir run FILE.sql` and `weir explain FILE.sql`: plans every statement of a file, then runs them
 // and waits for the jobs its INSERTs start, reporting a job's failure as soon as it happens.
 import { readFileSync } from 'node:fs'
-import { renderError, WeirError } from '../../common/errors.js'
 import { fsError } from '../../common/fs-errors.js'
-import { Session, type StatementResult } from '../../engine/session.js'
-import type { JobMetrics } from '../../runtime/executor.js'
+import { renderError, Session, WeirError, type JobMetrics, type StatementResult } from '../../index.js'
 import { renderTable, changeCells, StreamingTable } from '../format.js'
 import type { CliArgs } from '../main.js'
 import { DEFAULT_CHECKPOINTS } from './paths.js'

@@ -4,7 +4,7 @@
 // that process (same start time): a pid left behind by a kill -9 may belong to any process now.
 import { readFileSync } from 'node:fs'
 import { rm } from 'node:fs/promises'
-import { renderError, WeirError } from '../../common/errors.js'
+import { parseSql, readCheckpointInfo, renderError, WeirError } from '../../index.js'
 import { processState } from '../../common/process-identity.js'
 import { describeHolder } from '../../checkpoint/job-lock.js'
 import { readFileClaims, type StoredClaim } from '../../checkpoint/storage/file-lock.js'
@@ -78,10 +78,9 @@ async function notRunning(file: string, prefix: string, claims: readonly StoredC
 async function report(job: JobOutcome, options: Readonly<Record<string, string>>): Promise<boolean> {
   switch (job.status) {
     case 'savepoint': {
-      const { openCheckpointAt } = await import('../../runtime/checkpoint.js')
       try {
-        const ref = await openCheckpointAt(job.savepoint!, options)
-        if (ref.manifest.kind !== 'savepoint') throw WeirError.checkpoint(`'${job.savepoint}' holds a ${ref.manifest.kind}, not a savepoint`)
+        const info = await readCheckpointInfo(job.savepoint!, options)
+        if (info.kind !== 'savepoint') throw WeirError.checkpoint(`'${job.savepoint}' holds a ${info.kind}, not a savepoint`)
       } catch (e) {
         process.stderr.write(renderError(WeirError.checkpoint(`job '${job.job}' reported savepoint '${job.savepoint}', but its metadata cannot be read: ${(e as Error).message}`, {
           help: 'the savepoint was not completed or was removed; the job resumes from its latest checkpoint',
@@ -121,7 +120,6 @@ function pidExists(pid: number): boolean {
 async function setOptionsOf(file: string): Promise<Record<string, string>> {
   const options: Record<string, string> = {}
   try {
-    const { parseSql } = await import('../../grammar/index.js')
     for (const stmt of parseSql(readFileSync(file, 'utf8'))) {
       if (stmt.kind === 'SetOption' && stmt.key !== undefined) options[stmt.key] = stmt.value ?? ''
       else if (stmt.kind === 'ResetOption') {
