@@ -13,11 +13,6 @@ export interface Span {
   readonly end: Position
 }
 
-export const NO_SPAN: Span = Object.freeze({
-  start: Object.freeze({ offset: 0, line: 0, column: 0 }),
-  end: Object.freeze({ offset: 0, line: 0, column: 0 }),
-})
-
 export function spanOf(first: Span, last: Span): Span {
   return { start: first.start, end: last.end }
 }

@@ -123,4 +123,3 @@ export interface Field {
   readonly type: DataType
 }
 
-export type Schema = readonly Field[]

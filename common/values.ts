@@ -87,11 +87,6 @@ export function formatDecimal(unscaled: bigint, scale: number): string {
   return negative ? `-${s}` : s
 }
 
-/** Converts a decimal's unscaled value to a JavaScript number (may lose precision). */
-export function decimalToNumber(unscaled: bigint, scale: number): number {
-  return Number(unscaled) / 10 ** scale
-}
-
 /** A double as Flink prints it: integral values keep '.0', others the shortest round-trip form. */
 export function formatDouble(v: number): string {
   if (Number.isNaN(v)) return 'NaN'
@@ -123,36 +118,4 @@ export function formatInterval(ms: number): string {
   const m = Math.floor(rest / 60_000); rest -= m * 60_000
   const s = Math.floor(rest / 1000); const f = rest - s * 1000
   return `${sign}${days} ${pad(h, 2)}:${pad(m, 2)}:${pad(s, 2)}.${pad(f, 3)}`
-}
-
-/**
- * A value as JSON, as the filesystem and Kafka sinks write it: timestamps as
- * 'yyyy-MM-dd HH:mm:ss.SSS', dates as 'yyyy-MM-dd', decimals and BIGINTs as exact JSON numbers.
- */
-export function toJsonValue(v: unknown, type: DataType): unknown {
-  if (v === null || v === undefined) return null
-  switch (type.kind) {
-    case 'BIGINT': return typeof v === 'bigint' ? new RawJson(v.toString()) : v
-    case 'TIMESTAMP': case 'TIMESTAMP_LTZ': return formatTimestamp(v as number)
-    case 'DATE': return formatDate(v as number)
-    case 'DECIMAL': return new RawJson(formatDecimal(v as bigint, type.scale))
-    case 'INTERVAL': return v
-    default: return v
-  }
-}
-
-/** A JSON fragment written verbatim (exact decimals and BIGINTs). Use `stringifyJson` to serialize objects holding them. */
-export class RawJson {
-  constructor(readonly text: string) {}
-}
-
-/** JSON.stringify that writes RawJson fragments verbatim (and a stray bigint as its digits rather than throwing). */
-export function stringifyJson(value: unknown): string {
-  if (value instanceof RawJson) return value.text
-  if (typeof value === 'bigint') return value.toString()
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null'
-  if (Array.isArray(value)) return `[${value.map(stringifyJson).join(',')}]`
-  const parts: string[] = []
-  for (const [k, v] of Object.entries(value)) if (v !== undefined) parts.push(`${JSON.stringify(k)}:${stringifyJson(v)}`)
-  return `{${parts.join(',')}}`
 }

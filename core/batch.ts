@@ -9,11 +9,6 @@ export type RowKind = (typeof RowKind)[keyof typeof RowKind]
 
 export const ROW_KIND_SHORT = ['+I', '-U', '+U', '-D'] as const
 
-/** True for +I and +U (the row is added), false for -U and -D (the row is retracted). */
-export function isAccumulate(kind: number): boolean {
-  return kind === RowKind.INSERT || kind === RowKind.UPDATE_AFTER
-}
-
 /**
  * The unit of data flow. `kinds` is null for an insert-only batch (every row +I), so
  * insert-only pipelines never allocate or check row kinds.
@@ -21,14 +16,6 @@ export function isAccumulate(kind: number): boolean {
 export interface Batch {
   readonly rows: Row[]
   readonly kinds: Uint8Array | null
-}
-
-export function insertBatch(rows: Row[]): Batch {
-  return { rows, kinds: null }
-}
-
-export function kindAt(batch: Batch, i: number): RowKind {
-  return (batch.kinds === null ? RowKind.INSERT : batch.kinds[i]!) as RowKind
 }
 
 /** Accumulates output rows with kinds and hands them on as one batch. */

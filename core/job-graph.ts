@@ -1,5 +1,5 @@
 // The physical plan: the one contract between the planner and the runtime. Plain data that could be
-// written to JSON (DECIMAL literals inside expressions go through serializeRex).
+// written to JSON, but for the bigints of DECIMAL and large BIGINT literals inside expressions.
 import type { Field } from '../common/types.js'
 import type { Rex } from './rex.js'
 import type { AggCall } from './aggregates.js'

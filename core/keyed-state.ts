@@ -41,8 +41,6 @@ export interface MapStateDescriptor<K, V> {
   readonly __type?: [K, V]
 }
 
-export type StateDescriptor = ValueStateDescriptor<unknown> | ListStateDescriptor<unknown> | MapStateDescriptor<unknown, unknown>
-
 export const valueState = <T>(name: string, ttl?: StateTtlConfig): ValueStateDescriptor<T> => ({ kind: 'value', name, ttl })
 export const listState = <T>(name: string, ttl?: StateTtlConfig): ListStateDescriptor<T> => ({ kind: 'list', name, ttl })
 export const mapState = <K, V>(name: string, ttl?: StateTtlConfig): MapStateDescriptor<K, V> => ({ kind: 'map', name, ttl })

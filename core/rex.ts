@@ -1,5 +1,5 @@
 // Bound, typed scalar expressions (the planner's output, the compiler's input). Plain data, JSON-safe
-// except that DECIMAL literals hold a bigint; the physical plan stores them with `serializeRex`.
+// except that DECIMAL and large BIGINT literals hold a bigint.
 import type { DataType } from '../common/types.js'
 import type { Span } from '../common/span.js'
 
@@ -56,13 +56,3 @@ export function isNonDeterministic(rex: Rex): boolean {
 }
 
 const NON_DETERMINISTIC = new Set(['PROCTIME', 'CURRENT_TIMESTAMP', 'LOCALTIMESTAMP', 'NOW', 'CURRENT_DATE', 'RAND', 'RAND_INTEGER', 'UUID'])
-
-/** JSON-safe form for the physical plan: bigints become {"$bigint": "123"}. */
-export function serializeRex(rex: Rex): unknown {
-  return JSON.parse(JSON.stringify(rex, (_k, v) => (typeof v === 'bigint' ? { $bigint: v.toString() } : v)))
-}
-
-export function deserializeRex(json: unknown): Rex {
-  return JSON.parse(JSON.stringify(json), (_k, v) =>
-    v !== null && typeof v === 'object' && typeof (v as { $bigint?: unknown }).$bigint === 'string' ? BigInt((v as { $bigint: string }).$bigint) : v) as Rex
-}

@@ -1,7 +1,7 @@
 // Date and time functions on epoch-millisecond timestamps and epoch-day dates (UTC wall clock):
 // EXTRACT and YEAR…SECOND, FLOOR/CEIL TO unit, DATE_FORMAT and parsing, TIMESTAMPADD/DIFF, and
 // the clock functions (CURRENT_TIMESTAMP, PROCTIME, …) which read Date.now() on every row.
-import { T, isNumeric, withoutTimeAttr, type DataType } from '../../common/types.js'
+import { T, isNumeric, isTemporal, withoutTimeAttr, type DataType } from '../../common/types.js'
 import { parseDate, parseTimestamp } from '../../common/values.js'
 import { literal, type Rex } from '../../core/rex.js'
 import { castTo } from '../cast.js'
@@ -31,8 +31,6 @@ const FIXED_MS: Record<string, number> = {
   MILLISECOND: 1, SECOND: MS_PER_SECOND, MINUTE: MS_PER_MINUTE, HOUR: MS_PER_HOUR, DAY: MS_PER_DAY, WEEK: 7 * MS_PER_DAY,
 }
 const MONTHS_OF: Record<string, number> = { MONTH: 1, QUARTER: 3, YEAR: 12 }
-
-const isTemporal = (t: DataType): boolean => t.kind === 'TIMESTAMP' || t.kind === 'TIMESTAMP_LTZ' || t.kind === 'DATE'
 
 /** A temporal argument as epoch milliseconds: dates are converted. */
 function toMillis(t: DataType): (v: number) => number {
