@@ -15,6 +15,7 @@ import { TimerServiceImpl } from '../runtime/timers.js'
 import type { KeyRef, Namespace } from '../core/keyed-state.js'
 import { HeapKeyedStateBackend } from '../state/heap/heap-backend.js'
 import { makeKey } from '../state/key-encoding.js'
+import { DEFAULT_JOB_CONFIG } from '../common/config/index.js'
 import type { DataType } from '../common/types.js'
 
 const KEYS = 10_000
@@ -56,7 +57,7 @@ function run(setup: Setup): void {
       ? (row: Row) => { const v = row[keyCol!]; let k = keyCache.get(v); if (k === undefined) keyCache.set(v, (k = makeKey([v]))); return k }
       : (row: Row) => makeKey([row[keyCol!]])
   const ctx: OperatorContext = {
-    operatorId: 'bench', state, timers, options: {},
+    operatorId: 'bench', state, timers, config: DEFAULT_JOB_CONFIG,
     metrics: { lateRecordsDropped: 0, rowsIn: 0, rowsOut: 0 },
     output: { emit(b: Batch) { outRows += b.rows.length } },
     keysOf: (rows: readonly Row[]) => rows.map(keyOf),

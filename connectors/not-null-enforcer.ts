@@ -6,8 +6,9 @@ import type { Field } from '../common/types.js'
 import type { Batch, Row } from '../core/batch.js'
 import type { SinkWriter } from './api.js'
 import { formatRow } from './print.js'
+import type { JobConfig } from '../common/config/index.js'
 
-export const NOT_NULL_ENFORCER = 'table.exec.sink.not-null-enforcer'
+const NOT_NULL_ENFORCER = 'table.exec.sink.not-null-enforcer'
 
 /** What the enforcer needs of a sink: its table, columns and the NOT NULL columns the query may fill with NULL. */
 export interface NotNullSink {
@@ -20,12 +21,12 @@ export interface NotNullSink {
  * `writer`, checking every row for NULL in `sink.notNull` first (or `writer` itself when there is
  * nothing to check).
  *
- * @example enforceNotNull(await factory.sink.create(ctx), spec, graph.options)
+ * @example enforceNotNull(await factory.sink.create(ctx), spec, graph.config.sinkNotNull)
  */
-export function enforceNotNull(writer: SinkWriter, sink: NotNullSink, options: Readonly<Record<string, string>>): SinkWriter {
+export function enforceNotNull(writer: SinkWriter, sink: NotNullSink, mode: JobConfig['sinkNotNull']): SinkWriter {
   const columns = sink.notNull ?? []
   if (columns.length === 0) return writer
-  const drop = (options[NOT_NULL_ENFORCER] ?? 'ERROR').trim().toUpperCase() === 'DROP'
+  const drop = mode === 'drop'
   const nullAt = (row: Row): number => columns.find(c => row[c] === null || row[c] === undefined) ?? -1
   let passed = 0
   let dropped = 0

@@ -1,6 +1,7 @@
 // The physical plan: the one contract between the planner and the runtime. Plain data that could be
 // written to JSON, but for the bigints of DECIMAL and large BIGINT literals inside expressions.
 import type { Field } from '../common/types.js'
+import type { JobConfig } from '../common/config/index.js'
 import type { Rex } from './rex.js'
 import type { AggCall } from './aggregates.js'
 import type { TimeDomain, WindowSpec } from './windows.js'
@@ -18,8 +19,8 @@ export type Exchange =
 export interface JobGraph {
   readonly name: string
   readonly nodes: readonly PhysicalNode[]
-  /** Job options in force (SET statements), e.g. 'table.exec.state.ttl'. */
-  readonly options: Readonly<Record<string, string>>
+  /** The job's configuration: the options in force when it was planned, read once. */
+  readonly config: JobConfig
 }
 
 export interface PhysicalNode {

@@ -1,6 +1,7 @@
 // The interface every operator implements, and what the runtime gives it.
 import type { Batch, Row } from './batch.js'
 import type { KeyedStateBackend, KeyRef, Namespace, PrefetchRequest } from './keyed-state.js'
+import type { JobConfig } from '../common/config/index.js'
 
 export type TimerDomain = 'event' | 'processing'
 
@@ -41,8 +42,8 @@ export interface OperatorContext {
    * as read-only.
    */
   keysOf(rows: readonly Row[], input?: number): readonly KeyRef[]
-  /** Job options in force. */
-  readonly options: Readonly<Record<string, string>>
+  /** The job's configuration. */
+  readonly config: JobConfig
 }
 
 /**

@@ -7,11 +7,6 @@ import type { JobGraph } from '../core/job-graph.js'
 import { OperatorFailure } from '../runtime/operator-failure.js'
 import { explainOperator } from '../planner/index.js'
 
-/** What the other jobs of a session do when one fails ('weir.on-job-failure'). */
-export type OnJobFailure = 'stop-with-savepoint' | 'stop' | 'continue'
-export const ON_JOB_FAILURE = 'weir.on-job-failure'
-export const ON_JOB_FAILURE_DEFAULT: OnJobFailure = 'stop-with-savepoint'
-
 /** The signals one job runs under: the session's and its own. */
 export interface JobControl {
   /** Cancels the job: no savepoint. */
@@ -87,14 +82,15 @@ export class JobSet {
   private failed(job: Job, e: unknown): unknown {
     const error = e instanceof WeirError ? new JobFailure(job.name, e, failureNotes(job.graph, e)) : e
     this.opts.onFailure?.(job.name, error)
-    const policy = (job.graph.options[ON_JOB_FAILURE] ?? ON_JOB_FAILURE_DEFAULT).toLowerCase() as OnJobFailure
+    // What the other jobs of a session do when one fails ('weir.on-job-failure').
+    const policy = job.graph.config.onJobFailure
     if (policy === 'continue') return error
     this.halted = true
     const others = this.jobs.filter(j => !j.ended && j !== job)
     for (const other of others) {
       // A SELECT has no checkpoints to keep a savepoint in: it is cancelled.
       const savepoint = policy === 'stop-with-savepoint' && other.kind === 'insert'
-      this.opts.log?.(`job '${job.name}' failed: stopping job '${other.name}'${savepoint ? ' with a savepoint' : ''} ('${ON_JOB_FAILURE}' = '${policy}')`)
+      this.opts.log?.(`job '${job.name}' failed: stopping job '${other.name}'${savepoint ? ' with a savepoint' : ''} ('weir.on-job-failure' = '${policy}')`)
       if (savepoint) other.savepoint.abort()
       else other.cancel.abort()
     }

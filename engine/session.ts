@@ -11,9 +11,8 @@ import { findLatest, jobStorage, openCheckpointAt, type CheckpointConfig, type C
 import { withJobLock } from '../checkpoint/job-lock.js'
 import { checkRecoveryTarget, warnCommittedAfter } from './committed-output.js'
 import { parseDuration } from '../common/durations.js'
-import {
-  Catalog, describe, explain, explainJobGraph, listOptions, planQuery, resetOption, setOption, tableFromAst, viewFromAst, type PlanContext,
-} from '../planner/index.js'
+import { Catalog, describe, explain, explainJobGraph, planQuery, tableFromAst, viewFromAst, type PlanContext } from '../planner/index.js'
+import { jobConfigOf, listOptions, resetOption, setOption, type JobConfig } from '../common/config/index.js'
 import { renderWarning, type WarningSink } from '../common/warnings.js'
 import { JobSet, type JobControl, type JobOutcome } from './jobs.js'
 import { runScript, type PlannedStep, type Script, type SelectConsumer, type SelectInfo, type StatementResult } from './script.js'
@@ -71,7 +70,10 @@ export interface SessionOptions {
  */
 export class Session {
   readonly catalog = new Catalog()
+  /** What SET stored (Weir's keys, the values as written); read into a JobConfig as each statement is planned. */
   private options: Record<string, string>
+  /** What the session started with, which RESET goes back to. */
+  private readonly initial: Readonly<Record<string, string>>
   private readonly jobs: JobSet
   private insertJobs = 0
   private selectJobs = 0
@@ -85,7 +87,8 @@ export class Session {
   }
 
   constructor(private readonly opts: SessionOptions = {}) {
-    this.options = { ...(opts.options ?? {}) }
+    this.initial = opts.options ?? {}
+    this.options = { ...this.initial }
     this.jobs = new JobSet({ signal: opts.signal, stopWithSavepoint: opts.stopWithSavepoint, onFailure: opts.onJobFailed, log: opts.log })
   }
 
@@ -145,7 +148,7 @@ export class Session {
         return { kind: 'ok', message: created ? `table '${table.name}' created` : `table '${table.name}' already exists` }
       }
       case 'CreateView': {
-        const view = viewFromAst(stmt, this.catalog, this.options, this.warn)
+        const view = viewFromAst(stmt, this.catalog, this.config(), this.warn)
         const created = this.catalog.add(view, stmt.ifNotExists, stmt.name.span)
         return { kind: 'ok', message: created ? `view '${view.name}' created` : `view '${view.name}' already exists` }
       }
@@ -165,7 +168,7 @@ export class Session {
       }
       case 'ResetOption': {
         // RESET goes back to what the session started with (weir run starts with RocksDB state).
-        const initial = this.opts.options ?? {}
+        const initial = this.initial
         if (stmt.key === undefined) { this.options = { ...initial }; return { kind: 'ok', message: 'all options reset' } }
         const key = resetOption(stmt.key, stmt.span)
         if (key === undefined) return { kind: 'ok', message: `ignored '${stmt.key}'` }
@@ -183,7 +186,7 @@ export class Session {
         return { kind: 'explain', text: explain(stmt, this.planContext) }
       case 'Insert': {
         const planned = planQuery(stmt, this.planContext)
-        const graph = planned.jobGraph(this.jobName('insert'))
+        const graph = planned.jobGraph(this.jobName('insert', planned.config))
         if (this.opts.explainOnly) return { kind: 'explain', text: explainJobGraph(graph) }
         // Where its checkpoints go is part of the plan: a bad location fails here, before any job starts.
         this.checkpointConfig(graph)
@@ -191,7 +194,7 @@ export class Session {
       }
       case 'QueryStatement': {
         const planned = planQuery(stmt, this.planContext)
-        const graph = planned.jobGraph(this.jobName('select'))
+        const graph = planned.jobGraph(this.jobName('select', planned.config))
         if (this.opts.explainOnly) return { kind: 'explain', text: explainJobGraph(graph) }
         return { kind: 'select', graph, schema: planned.fields, line: stmt.span.start.line }
       }
@@ -221,7 +224,7 @@ export class Session {
       onCheckpoint: (id, location) => this.opts.onCheckpoint?.(graph.name, id, location), countStoredState: this.opts.countStoredState,
     })
     if (recovery.from !== undefined) {
-      const restore = await openCheckpointAt(recovery.from, graph.options)
+      const restore = await openCheckpointAt(recovery.from, graph.config.s3)
       log(`starting from ${restore.manifest.kind} ${restore.manifest.id} (${restore.location})`)
       await warnCommittedAfter(graph, restore, log)
       return executeJob(graph, env(restore)).catch(e => { throw e instanceof RestoreFailed ? e.error : e })
@@ -250,10 +253,9 @@ export class Session {
 
   /** Checkpoint storage of a job per its 'state.checkpoints.dir' (none without it). */
   private checkpointConfig(graph: JobGraph): CheckpointConfig | undefined {
-    const options = graph.options
-    const root = options['state.checkpoints.dir']
-    const interval = parseDuration(options['execution.checkpointing.interval'] ?? '0') ?? 0
-    if (root === undefined || root === '') {
+    const { dir: root, savepointDir: savepointRoot, intervalMs: interval, retained } = graph.config.checkpointing
+    const s3 = graph.config.s3
+    if (root === undefined) {
       if (interval > 0) {
         throw WeirError.plan(`'execution.checkpointing.interval' is set but 'state.checkpoints.dir' is not`, {
           help: `SET 'state.checkpoints.dir' = 'file:///path/to/checkpoints' (or 's3://bucket/prefix')`,
@@ -261,13 +263,12 @@ export class Session {
       }
       return undefined
     }
-    const storage = jobStorage(root, graph.name, options)
-    const savepointRoot = options['state.savepoints.dir']
+    const storage = jobStorage(root, graph.name, s3)
     return {
       storage,
-      savepointStorage: savepointRoot ? jobStorage(savepointRoot, graph.name, options) : storage,
+      savepointStorage: savepointRoot !== undefined ? jobStorage(savepointRoot, graph.name, s3) : storage,
       intervalMs: interval,
-      retained: Number(options['state.checkpoints.num-retained'] ?? 1) || 1,
+      retained,
     }
   }
 
@@ -286,19 +287,24 @@ export class Session {
 
   /** The catalog, the options in force now and the warning sink, for the planner. */
   private get planContext(): PlanContext {
-    return { catalog: this.catalog, options: this.options, warn: this.warn }
+    return { catalog: this.catalog, config: this.config(), warn: this.warn }
+  }
+
+  /** The options in force now, read (a job keeps the configuration it was planned with: later SETs do not change it). */
+  private config(): JobConfig {
+    return jobConfigOf(this.options)
   }
 
   /**
    * INSERT jobs are numbered among INSERTs only, so adding a SELECT to a file does not rename them
    * (their checkpoint folders are named after them); a SELECT's job has names of its own.
    */
-  private jobName(kind: 'insert' | 'select'): string {
+  private jobName(kind: 'insert' | 'select', { pipelineName }: JobConfig): string {
     const prefix = this.opts.jobNamePrefix ?? 'weir-job'
     // Counted whether or not 'pipeline.name' names the job, as before SELECTs were counted apart.
     const n = kind === 'insert' ? ++this.insertJobs : ++this.selectJobs
-    if (kind === 'insert') return this.options['pipeline.name'] ?? `${prefix}-${n}`
-    return `${this.options['pipeline.name'] ?? prefix}-select-${n}`
+    if (kind === 'insert') return pipelineName ?? `${prefix}-${n}`
+    return `${pipelineName ?? prefix}-select-${n}`
   }
 
   private readonly println = (line: string): void => {

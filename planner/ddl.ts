@@ -3,6 +3,7 @@ import type * as ast from '../grammar/ast.js'
 import { WeirError } from '../common/errors.js'
 import type { Span } from '../common/span.js'
 import type { WarningSink } from '../common/warnings.js'
+import type { JobConfig } from '../common/config/index.js'
 import { formatType, isTimestamp, withNullable } from '../common/types.js'
 import { subjectOf } from '../connectors/options.js'
 import { getConnector } from '../connectors/registry.js'
@@ -117,10 +118,10 @@ function spanOfSubject(table: CatalogTable, e: WeirError): Span {
   return key !== undefined ? table.optionSpans[key]! : table.span
 }
 
-export function viewFromAst(stmt: ast.CreateView, catalog: Catalog, options: Readonly<Record<string, string>>, warn?: WarningSink): CatalogView {
+export function viewFromAst(stmt: ast.CreateView, catalog: Catalog, config: JobConfig, warn?: WarningSink): CatalogView {
   const name = stmt.name.parts.at(-1)!.value
   // Bind once now so a broken view is rejected when it is created, not when it is used.
-  const bound = new QueryBinder(catalog, options, warn).bindQuery(stmt.query)
+  const bound = new QueryBinder(catalog, config, warn).bindQuery(stmt.query)
   if (stmt.columns && stmt.columns.length !== bound.plan.fields.length) {
     throw WeirError.plan(`view '${name}' names ${stmt.columns.length} columns but its query has ${bound.plan.fields.length}`, { span: stmt.columns[0]!.span })
   }

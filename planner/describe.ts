@@ -1,8 +1,8 @@
-// DESCRIBE of a table or view and the option list of a bare `SET;`, as the rows a session shows.
+// DESCRIBE of a table or view, as the rows a session shows.
 import { formatType } from '../common/types.js'
 import type { Catalog, CatalogObject } from './catalog.js'
 import { QueryBinder, tableFields } from './bind/query-binder.js'
-import { OPTIONS } from './options.js'
+import type { JobConfig } from '../common/config/index.js'
 
 /** Rows with named columns, as a session shows them. */
 export interface Listing {
@@ -15,9 +15,9 @@ export interface Listing {
  * its expression's), nullability, key, and which column the watermark is on; a view's columns with
  * the types of its query.
  *
- * @example describeObject(catalog.resolve('clicks', span), catalog, options).rows[0] // ['user_id', 'STRING', 'TRUE', '', '', '']
+ * @example describeObject(catalog.resolve('clicks', span), catalog, config).rows[0] // ['user_id', 'STRING', 'TRUE', '', '', '']
  */
-export function describeObject(obj: CatalogObject, catalog: Catalog, options: Readonly<Record<string, string>>): Listing {
+export function describeObject(obj: CatalogObject, catalog: Catalog, config: JobConfig): Listing {
   if (obj.kind === 'table') {
     const { fields } = tableFields(obj)
     return {
@@ -32,12 +32,6 @@ export function describeObject(obj: CatalogObject, catalog: Catalog, options: Re
     }
   }
   // Bound without a warning sink: the view's hints were warned about when it was created.
-  const bound = new QueryBinder(catalog, options).bindQuery(obj.query)
+  const bound = new QueryBinder(catalog, config).bindQuery(obj.query)
   return { columns: ['name', 'type'], rows: bound.plan.fields.map((f, i) => [obj.columns?.[i] ?? f.name, formatType(f.type)]) }
-}
-
-/** `SET;`: every option Weir understands, with its value in force (or its default). */
-export function listOptions(options: Readonly<Record<string, string>>): Listing {
-  const keys = Object.keys(OPTIONS).sort()
-  return { columns: ['key', 'value'], rows: keys.map(k => [k, options[k] ?? OPTIONS[k]!.default ?? '']) }
 }

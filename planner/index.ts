@@ -5,6 +5,7 @@ import type * as ast from '../grammar/ast.js'
 import type { Field } from '../common/types.js'
 import type { WarningSink } from '../common/warnings.js'
 import type { JobGraph } from '../core/job-graph.js'
+import type { JobConfig } from '../common/config/index.js'
 import type { Catalog } from './catalog.js'
 import { describeObject, type Listing } from './describe.js'
 import { explainJobGraph } from './explain.js'
@@ -14,13 +15,13 @@ import { planInsert, planSelect } from './planner.js'
 export { Catalog, type CatalogObject, type CatalogTable, type CatalogView } from './catalog.js'
 export { tableFromAst, viewFromAst } from './ddl.js'
 export { explainJobGraph, explainOperator, type ExplainOptions } from './explain.js'
-export { listOptions, type Listing } from './describe.js'
-export { resetOption, setOption, type OptionSetting } from './options.js'
+export type { Listing } from './describe.js'
 
 /** What a statement is planned against: the session's catalog, the options in force, where warnings go. */
 export interface PlanContext {
   readonly catalog: Catalog
-  readonly options: Readonly<Record<string, string>>
+  /** The options in force, read: the job graph carries them. */
+  readonly config: JobConfig
   readonly warn?: WarningSink
 }
 
@@ -28,6 +29,8 @@ export interface PlanContext {
 export interface PlannedQuery {
   /** The columns it produces: a SELECT's result, an INSERT's sink columns. */
   readonly fields: readonly Field[]
+  /** The options it was planned with. */
+  readonly config: JobConfig
   /** Its job graph, named `name`, with the options in force when it was planned (a later SET does not change it). */
   jobGraph(name: string): JobGraph
 }
@@ -36,12 +39,12 @@ export interface PlannedQuery {
  * Plans an INSERT or a SELECT; throws a plan error pointing into the statement. The job graph is
  * made on request, so a job is named only once its statement has planned.
  *
- * @example planQuery(parseSql('INSERT INTO out SELECT * FROM clicks')[0], { catalog, options }).jobGraph('clicks-1')
+ * @example planQuery(parseSql('INSERT INTO out SELECT * FROM clicks')[0], { catalog, config }).jobGraph('clicks-1')
  */
 export function planQuery(stmt: ast.Insert | ast.QueryStatement, ctx: PlanContext): PlannedQuery {
-  const plan = stmt.kind === 'Insert' ? planInsert(stmt, ctx.catalog, ctx.options, ctx.warn) : planSelect(stmt, ctx.catalog, ctx.options, ctx.warn)
-  const options = { ...ctx.options }
-  return { fields: plan.fields, jobGraph: name => lowerToJobGraph([plan], name, options) }
+  const { config } = ctx
+  const plan = stmt.kind === 'Insert' ? planInsert(stmt, ctx.catalog, config, ctx.warn) : planSelect(stmt, ctx.catalog, config, ctx.warn)
+  return { fields: plan.fields, config, jobGraph: name => lowerToJobGraph([plan], name, config) }
 }
 
 /** EXPLAIN [CHANGELOG_MODE] of an INSERT or SELECT: the text of its job graph (named 'explain'; no job is started). */
@@ -52,5 +55,5 @@ export function explain(stmt: ast.Explain, ctx: PlanContext): string {
 /** DESCRIBE of a table or view; an unknown name is a plan error at the name with a did-you-mean. */
 export function describe(stmt: ast.Describe, ctx: PlanContext): Listing {
   const obj = ctx.catalog.resolve(stmt.name.parts.at(-1)!.value, stmt.name.span)
-  return describeObject(obj, ctx.catalog, ctx.options)
+  return describeObject(obj, ctx.catalog, ctx.config)
 }

@@ -14,9 +14,10 @@ import type { LogicalPlan } from './logical/nodes.js'
 import { QueryBinder } from './bind/query-binder.js'
 import { optimize } from './rules/index.js'
 import { checkChangelog } from './changelog.js'
+import type { JobConfig } from '../common/config/index.js'
 
 /** Plans `INSERT INTO t query`. */
-export function planInsert(stmt: ast.Insert, catalog: Catalog, options: Readonly<Record<string, string>>, warn?: WarningSink): LogicalPlan {
+export function planInsert(stmt: ast.Insert, catalog: Catalog, config: JobConfig, warn?: WarningSink): LogicalPlan {
   const name = stmt.table.parts.at(-1)!.value
   const target = catalog.resolve(name, stmt.table.span)
   if (target.kind !== 'table') throw WeirError.plan(`cannot INSERT INTO view '${target.name}'`, { span: stmt.table.span, help: 'insert into a table' })
@@ -25,7 +26,7 @@ export function planInsert(stmt: ast.Insert, catalog: Catalog, options: Readonly
   if (!factory.sink) {
     throw WeirError.plan(`table '${target.name}' uses connector '${factory.name}', which cannot be written to`, { span: stmt.table.span, help: 'insert into a filesystem, print or blackhole table' })
   }
-  const query = new QueryBinder(catalog, options, warn).bindQuery(stmt.query)
+  const query = new QueryBinder(catalog, config, warn).bindQuery(stmt.query)
   const input = conformToSink(query.plan, target, stmt)
   const physical = target.columns.filter(c => c.kind === 'physical')
   const fields = input.fields.map((f, i) => ({ name: physical[i]!.name, type: f.type }))
@@ -36,8 +37,8 @@ export function planInsert(stmt: ast.Insert, catalog: Catalog, options: Readonly
 }
 
 /** Plans a SELECT whose rows are collected (printed by the CLI, shown by the REPL). */
-export function planSelect(stmt: ast.QueryStatement, catalog: Catalog, options: Readonly<Record<string, string>>, warn?: WarningSink): LogicalPlan {
-  const query = new QueryBinder(catalog, options, warn).bindQuery(stmt.query)
+export function planSelect(stmt: ast.QueryStatement, catalog: Catalog, config: JobConfig, warn?: WarningSink): LogicalPlan {
+  const query = new QueryBinder(catalog, config, warn).bindQuery(stmt.query)
   const sink: LogicalPlan = { kind: 'Sink', input: query.plan, fields: query.plan.fields, span: stmt.span }
   const optimized = optimize(sink)
   checkChangelog(optimized)

@@ -15,6 +15,7 @@ import { WeirError } from '../common/errors.js'
 import type { CheckpointStorage } from '../checkpoint/storage/api.js'
 import type { LockAttempt, LockClaim } from '../checkpoint/storage/lock.js'
 import { openCheckpointStorage } from '../checkpoint/storage/index.js'
+import type { S3Config } from '../common/config/index.js'
 
 const gzipAsync = promisify(gzip)
 const gunzipAsync = promisify(gunzip)
@@ -225,8 +226,8 @@ export interface CheckpointConfig {
 }
 
 /** Opens the job's checkpoint folder under a 'state.checkpoints.dir'-style root. */
-export function jobStorage(root: string, job: string, options: Readonly<Record<string, string>>): CheckpointStorage {
-  return openCheckpointStorage(joinUri(root, jobFolderName(job)), options)
+export function jobStorage(root: string, job: string, s3: S3Config): CheckpointStorage {
+  return openCheckpointStorage(joinUri(root, jobFolderName(job)), s3)
 }
 
 /** A checkpoint or savepoint that findLatest passed over, and why. */
@@ -263,13 +264,13 @@ export async function findLatest(
 }
 
 /** A checkpoint or savepoint given by its folder's URI (--from-checkpoint / --from-savepoint). */
-export async function openCheckpointAt(uri: string, options: Readonly<Record<string, string>>): Promise<CheckpointRef> {
+export async function openCheckpointAt(uri: string, s3: S3Config): Promise<CheckpointRef> {
   const trimmed = uri.replace(/\/+$/, '').replace(/\/_metadata$/, '')
   const folder = trimmed.slice(trimmed.lastIndexOf('/') + 1)
-  const self = openCheckpointStorage(trimmed, options)
+  const self = openCheckpointStorage(trimmed, s3)
   const manifest = await readManifest(self, '')
   // A checkpoint's paths are relative to its job folder (they share SST files); a savepoint's to itself.
-  const base = manifest.kind === 'checkpoint' && /^chk-\d+$/.test(folder) ? openCheckpointStorage(trimmed.slice(0, trimmed.lastIndexOf('/')), options) : self
+  const base = manifest.kind === 'checkpoint' && /^chk-\d+$/.test(folder) ? openCheckpointStorage(trimmed.slice(0, trimmed.lastIndexOf('/')), s3) : self
   return { manifest, base, location: trimmed }
 }
 

@@ -17,13 +17,12 @@ import { dirname, join, resolve } from 'node:path'
 import { assertNever, invariant } from '../common/assert.js'
 import { WeirError } from '../common/errors.js'
 import type { Field } from '../common/types.js'
-import { parseSize } from '../common/durations.js'
 import type { Batch, Row } from '../core/batch.js'
 import type { JobGraph, PhysicalNode, SourceSpec, Exchange } from '../core/job-graph.js'
 import type { Operator, OperatorContext, OperatorMetrics, TimerDomain } from '../core/operator.js'
 import type { KeyedStateBackend, KeyRef, Namespace, PrefetchRequest } from '../core/keyed-state.js'
 import { RocksDbKeyedStateBackend } from '../state/rocksdb/index.js'
-import { makeKey, keyGroupRange, subtaskOf, DEFAULT_MAX_PARALLELISM } from '../state/key-encoding.js'
+import { makeKey, keyGroupRange, subtaskOf } from '../state/key-encoding.js'
 import { HeapKeyedStateBackend, type HeapSnapshot } from '../state/heap/heap-backend.js'
 import { TimerServiceImpl, type TimersSnapshot } from './timers.js'
 import { BatchKeys } from './batch-keys.js'
@@ -212,7 +211,6 @@ export async function executeJob(graph: JobGraph, env: ExecutionEnv): Promise<Jo
   return job.run()
 }
 
-const BATCH_SIZE_DEFAULT = 1024
 const STATEFUL_KINDS = new Set(['GroupAggregate', 'WindowAggregate'])
 
 class JobExecution {
@@ -240,10 +238,10 @@ class JobExecution {
 
   constructor(private readonly graph: JobGraph, private readonly env: ExecutionEnv) {
     this.signal = env.signal ? AbortSignal.any([env.signal, this.internalAbort.signal]) : this.internalAbort.signal
-    this.batchSize = Number(graph.options['execution.batch-size'] ?? BATCH_SIZE_DEFAULT) || BATCH_SIZE_DEFAULT
-    this.maxParallelism = Number(graph.options['pipeline.max-parallelism'] ?? DEFAULT_MAX_PARALLELISM) || DEFAULT_MAX_PARALLELISM
+    this.batchSize = graph.config.batchSize
+    this.maxParallelism = graph.config.maxParallelism
     this.exactlyOnce = (env.checkpoint?.intervalMs ?? 0) > 0
-    const defaultParallelism = Math.max(1, Number(graph.options['parallelism.default'] ?? 1) || 1)
+    const defaultParallelism = graph.config.parallelism
     if (defaultParallelism > this.maxParallelism) {
       throw WeirError.plan(`'parallelism.default' = ${defaultParallelism} exceeds 'pipeline.max-parallelism' = ${this.maxParallelism}`, {
         help: 'each subtask owns at least one key group; lower the parallelism or raise the max-parallelism',
@@ -259,7 +257,7 @@ class JobExecution {
           pendingBarrier: null, held: [], watermark: -Infinity, finished: false,
           stateful: STATEFUL_KINDS.has(node.spec.kind),
           hasTtl: node.spec.kind === 'GroupAggregate' && node.spec.ttlMs > 0,
-          rowAtATime: node.spec.kind === 'GroupAggregate' && graph.options['table.exec.mini-batch.enabled'] === 'false',
+          rowAtATime: node.spec.kind === 'GroupAggregate' && !graph.config.miniBatch,
           metrics: { lateRecordsDropped: 0, rowsIn: 0, rowsOut: 0 },
           known: new Map(), ahead: null, batchKeys: null, requests: [],
         }
@@ -429,7 +427,7 @@ class JobExecution {
             table: spec.table, options: spec.options, schema: spec.schema, changelog: spec.inputChangelog, primaryKey: spec.primaryKey, println: this.env.println,
             jobName: this.graph.name, operatorId: task.node.id, exactlyOnce: this.exactlyOnce,
             restoredCommit: restore?.manifest.sinks[task.node.id],
-          }), spec, this.graph.options)
+          }), spec, this.graph.config.sinkNotNull)
           break
         }
         case 'Values': case 'Collect': break
@@ -455,7 +453,7 @@ class JobExecution {
       state,
       timers,
       metrics: task.metrics,
-      options: this.graph.options,
+      config: this.graph.config,
       output: { emit: (batch: Batch) => this.emit(task, batch) },
       keysOf: (rows: readonly Row[], input = 0) => batchKeys.of(rows, input),
     }
@@ -470,8 +468,7 @@ class JobExecution {
   /** The keyed-state backend for one subtask, per 'state.backend', filled from the checkpoint being restored. */
   private async createStateBackend(task: Task, old: OperatorManifest | undefined): Promise<KeyedStateBackend> {
     const node = task.node
-    const options = this.graph.options
-    const kind = options['state.backend'] ?? 'heap'
+    const { backend: kind, dir: stateDir, cacheBytes, writeBufferBytes } = this.graph.config.state
     const maxParallelism = this.maxParallelism
     const overlapping = old?.subtasks.filter(s => s.keyGroups.start <= task.range.end && s.keyGroups.end >= task.range.start) ?? []
     // Stateless operators never touch state: a heap backend costs nothing there.
@@ -484,10 +481,7 @@ class JobExecution {
       }
       return heap
     }
-    const cacheBytes = parseSize(options['state.cache.size'] ?? '64 mb') ?? 64 * 2 ** 20
-    const writeBuffer = options['state.backend.rocksdb.writebuffer.size']
-    const writeBufferBytes = writeBuffer === undefined ? undefined : parseSize(writeBuffer) ?? undefined
-    const dir = join(resolve(options['state.dir'] ?? DEFAULT_STATE_DIR), safeName(this.graph.name), safeName(task.parallelism === 1 ? node.id : `${node.id}-${task.index}`))
+    const dir = join(resolve(stateDir), safeName(this.graph.name), safeName(task.parallelism === 1 ? node.id : `${node.id}-${task.index}`))
     // A bundle spans batches until the cache's budget of held changes is reached (deferred
     // write-back): a hot key is written once per bundle, not once per batch. sync() ends it early.
     const open = { dir, operatorId: node.id, jobName: this.graph.name, maxParallelism, keyGroupRange: task.range, cacheBytes, writeBufferBytes, writeBack: 'deferred' as const }
@@ -534,7 +528,7 @@ class JobExecution {
   /** Where local snapshots and restores stage files: beside the working state, so SSTs hard-link instead of copying. */
   private async snapshotTmp(): Promise<string> {
     if (this.localSnapshotDir === undefined) {
-      const jobDir = join(resolve(this.graph.options['state.dir'] ?? DEFAULT_STATE_DIR), safeName(this.graph.name))
+      const jobDir = join(resolve(this.graph.config.state.dir), safeName(this.graph.name))
       this.localSnapshotDir = await makeSnapshotRoot(jobDir)
     }
     return this.localSnapshotDir
@@ -1239,9 +1233,6 @@ function referencedObjects(manifest: Manifest): string[] {
 }
 
 const NO_KEY: KeyRef = makeKey([])
-
-/** Where working state lives when 'state.dir' is not set: under the current directory. */
-export const DEFAULT_STATE_DIR = '.weir/state'
 
 function safeName(name: string): string {
   return name.replace(/[^A-Za-z0-9._-]/g, '_')

@@ -1,8 +1,10 @@
 // Stable encoding of grouping keys and their key groups. A key's hash comes from its encoded
 // bytes, never from JS object identity, so it is the same in every process and after a restore.
 import type { KeyRef } from '../core/keyed-state.js'
+import { MAX_PARALLELISM } from '../common/config/options.js'
 
-export const DEFAULT_MAX_PARALLELISM = 128
+/** Key groups when a caller names none: 'pipeline.max-parallelism''s default. */
+export const DEFAULT_MAX_PARALLELISM = MAX_PARALLELISM.default
 
 /**
  * Encodes key values to a string that is equal for equal keys and, for keys of one JS type,

@@ -13,7 +13,7 @@ import type { LockAttempt, LockClaim } from './lock.js'
  * kind 'checkpoint' that name the URI and say what to check.
  *
  * @example
- * const storage = openCheckpointStorage('s3://bucket/checkpoints/job-1', { 's3.endpoint': 'http://127.0.0.1:9000' })
+ * const storage = openCheckpointStorage('s3://bucket/checkpoints/job-1', jobConfigOf({ 's3.endpoint': 'http://127.0.0.1:9000' }).s3)
  * await storage.put('chk-3/_metadata', manifestBytes)
  * await storage.list('chk-3')   // ['chk-3/_metadata', 'chk-3/op-0/state']
  */

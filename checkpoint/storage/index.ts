@@ -1,6 +1,7 @@
 // Opening checkpoint storage from a URI ('state.checkpoints.dir', '--from-savepoint' …) and the
-// 's3.*' options (Flink's keys) that say how to reach an S3-compatible server.
+// 's3.*' options (Flink's keys, read into JobConfig.s3) that say how to reach an S3-compatible server.
 import { WeirError } from '../../common/errors.js'
+import { ALL_OPTIONS, type S3Config } from '../../common/config/index.js'
 import type { CheckpointStorage } from './api.js'
 import { FileCheckpointStorage } from './file.js'
 import { S3CheckpointStorage, type S3StorageConfig } from './s3.js'
@@ -9,14 +10,8 @@ export type { CheckpointStorage } from './api.js'
 export { FileCheckpointStorage } from './file.js'
 export { S3CheckpointStorage, type S3StorageConfig } from './s3.js'
 
-/** Every option openCheckpointStorage reads, so the planner can reject a misspelt SET key. */
-export const CHECKPOINT_STORAGE_OPTIONS: readonly string[] = [
-  's3.endpoint',
-  's3.region',
-  's3.access-key',
-  's3.secret-key',
-  's3.path.style.access',
-]
+/** The keys of the options openCheckpointStorage takes (JobConfig.s3). */
+export const CHECKPOINT_STORAGE_OPTIONS: readonly string[] = ALL_OPTIONS.map(o => o.key).filter(k => k.startsWith('s3.'))
 
 const SCHEMES_HELP = 'checkpoints go to a directory (file:///abs/dir, or a plain path) or to an S3 bucket (s3://bucket/folder)'
 
@@ -24,22 +19,23 @@ const SCHEMES_HELP = 'checkpoints go to a directory (file:///abs/dir, or a plain
  * The storage at `uri`: file:///abs/dir, a plain path (relative to the working directory), or
  * s3://bucket/prefix. Nothing is contacted or created until the first call.
  *
- * S3 options, all optional: 's3.endpoint' (an S3-compatible server, e.g. 'http://127.0.0.1:9000'),
- * 's3.region' (default 'us-east-1'), 's3.access-key' and 's3.secret-key' (default: the AWS SDK's
- * credential chain, e.g. AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY), 's3.path.style.access'
- * ('true' or 'false'; default 'true' when an endpoint is set).
+ * S3 options ('s3.*', read into JobConfig.s3): 'endpoint' (an S3-compatible server, e.g.
+ * 'http://127.0.0.1:9000'), 'region', 'accessKey' and 'secretKey' (unset: the AWS SDK's credential
+ * chain, e.g. AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY), 'pathStyleAccess' (unset: true when an
+ * endpoint is set). Checked here, as the storage is opened when its job is planned: an endpoint
+ * that is no http(s) URL, a key without its secret.
  *
  * @example
- * openCheckpointStorage('s3://weir/checkpoints', { 's3.endpoint': 'http://127.0.0.1:9000', 's3.access-key': 'k', 's3.secret-key': 's' })
- * openCheckpointStorage('./checkpoints', {})   // → file:///current/dir/checkpoints
+ * openCheckpointStorage('s3://weir/checkpoints', jobConfigOf({ 's3.endpoint': 'http://127.0.0.1:9000', 's3.access-key': 'k', 's3.secret-key': 's' }).s3)
+ * openCheckpointStorage('./checkpoints', DEFAULT_JOB_CONFIG.s3)   // → file:///current/dir/checkpoints
  */
-export function openCheckpointStorage(uri: string, options: Readonly<Record<string, string>>): CheckpointStorage {
+export function openCheckpointStorage(uri: string, s3: S3Config): CheckpointStorage {
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]+):\/\//.exec(uri)?.[1]?.toLowerCase() ?? (/^file:/i.test(uri) ? 'file' : undefined)
   switch (scheme) {
     case undefined: case 'file':
       return new FileCheckpointStorage(uri)
     case 's3':
-      return new S3CheckpointStorage(uri, s3ConfigOf(options))
+      return new S3CheckpointStorage(uri, s3StorageConfig(s3))
     default:
       throw WeirError.checkpoint(`checkpoint location '${uri}' has the unsupported scheme '${scheme}://'`, {
         help: scheme === 's3a' || scheme === 's3n' || scheme === 's3p' ? `write it as s3://…; ${SCHEMES_HELP}` : SCHEMES_HELP,
@@ -47,11 +43,8 @@ export function openCheckpointStorage(uri: string, options: Readonly<Record<stri
   }
 }
 
-function s3ConfigOf(options: Readonly<Record<string, string>>): S3StorageConfig {
-  const endpoint = optional(options, 's3.endpoint')
+function s3StorageConfig({ endpoint, region, accessKey: accessKeyId, secretKey: secretAccessKey, pathStyleAccess }: S3Config): S3StorageConfig {
   if (endpoint !== undefined) checkEndpoint(endpoint)
-  const accessKeyId = optional(options, 's3.access-key')
-  const secretAccessKey = optional(options, 's3.secret-key')
   if ((accessKeyId === undefined) !== (secretAccessKey === undefined)) {
     const [given, missing] = accessKeyId === undefined ? ['s3.secret-key', 's3.access-key'] : ['s3.access-key', 's3.secret-key']
     throw WeirError.checkpoint(`'${given}' is set but '${missing}' is not`, {
@@ -60,16 +53,10 @@ function s3ConfigOf(options: Readonly<Record<string, string>>): S3StorageConfig 
   }
   return {
     endpoint: endpoint?.replace(/\/+$/, ''),
-    region: optional(options, 's3.region') ?? 'us-east-1',
+    region,
     credentials: accessKeyId === undefined || secretAccessKey === undefined ? undefined : { accessKeyId, secretAccessKey },
-    forcePathStyle: pathStyleOf(options, endpoint !== undefined),
+    forcePathStyle: pathStyleAccess ?? endpoint !== undefined,
   }
-}
-
-/** An option's value; an empty one counts as unset. */
-function optional(options: Readonly<Record<string, string>>, key: string): string | undefined {
-  const value = options[key]?.trim()
-  return value === undefined || value === '' ? undefined : value
 }
 
 function checkEndpoint(endpoint: string): void {
@@ -79,18 +66,5 @@ function checkEndpoint(endpoint: string): void {
     throw WeirError.checkpoint(`'s3.endpoint' = '${endpoint}' is not an http:// or https:// URL`, {
       help: `give the server's URL, e.g. 'http://127.0.0.1:9000'`,
     })
-  }
-}
-
-function pathStyleOf(options: Readonly<Record<string, string>>, byDefault: boolean): boolean {
-  const value = optional(options, 's3.path.style.access')
-  if (value === undefined) return byDefault
-  switch (value.toLowerCase()) {
-    case 'true': return true
-    case 'false': return false
-    default:
-      throw WeirError.checkpoint(`'s3.path.style.access' = '${value}' is not 'true' or 'false'`, {
-        help: `'true' addresses objects as http://endpoint/bucket/key (what most S3-compatible servers need), 'false' as http://bucket.endpoint/key`,
-      })
   }
 }

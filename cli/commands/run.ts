@@ -5,7 +5,7 @@ import { fsError } from '../../common/fs-errors.js'
 import { renderError, Session, WeirError, type JobMetrics, type StatementResult } from '../../index.js'
 import { renderTable, changeCells, StreamingTable } from '../format.js'
 import type { CliArgs } from '../main.js'
-import { DEFAULT_CHECKPOINTS } from './paths.js'
+import { runDefaults } from '../../common/config/index.js'
 import { takeRunLock, type RunLock, type StartedJob } from './run-lock.js'
 
 export async function run(args: CliArgs): Promise<number> {
@@ -45,7 +45,7 @@ export async function run(args: CliArgs): Promise<number> {
     signal: abort.signal, stopWithSavepoint: stop.signal, explainOnly: command === 'explain', jobNamePrefix, log,
     // Warnings are not progress: --quiet keeps them.
     warn: s => { process.stderr.write(s + '\n') }, source: { sql, file },
-    options: { 'state.backend': 'rocksdb', 'state.checkpoints.dir': DEFAULT_CHECKPOINTS },
+    options: runDefaults(),
     recovery: { fresh, from },
     onJobFailed: (job, error) => {
       failures++

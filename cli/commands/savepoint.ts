@@ -11,6 +11,7 @@ import { readFileClaims, type StoredClaim } from '../../checkpoint/storage/file-
 import type { LockClaim } from '../../checkpoint/storage/lock.js'
 import type { CliArgs } from '../main.js'
 import { readOutcome, RUN_LOCK_HELP, runLockDir, type JobOutcome } from './run-lock.js'
+import { jobConfigOf, resetOption, setOption, type S3Config } from '../../common/config/index.js'
 
 /** Sends SIGTERM to the `weir run` of these jobs, waits until it has stopped, and reports its savepoints. */
 export async function savepoint(args: CliArgs): Promise<number> {
@@ -44,9 +45,9 @@ async function takeSavepoint(args: CliArgs): Promise<number> {
     })
   }
   if (outcome.jobs.length === 0) throw WeirError.execution(`pid ${run.pid} stopped; it had started no job, so there is no savepoint`)
-  const options = await setOptionsOf(file)
+  const s3 = await s3OptionsOf(file)
   let ok = true
-  for (const job of outcome.jobs) ok = await report(job, options) && ok
+  for (const job of outcome.jobs) ok = await report(job, s3) && ok
   if (!ok) return 1
   process.stderr.write(`stopped; 'weir run ${file}' resumes from the savepoint\n`)
   return 0
@@ -75,11 +76,11 @@ async function notRunning(file: string, prefix: string, claims: readonly StoredC
 }
 
 /** Prints one job's outcome; false when it has no savepoint to resume from. */
-async function report(job: JobOutcome, options: Readonly<Record<string, string>>): Promise<boolean> {
+async function report(job: JobOutcome, s3: S3Config): Promise<boolean> {
   switch (job.status) {
     case 'savepoint': {
       try {
-        const info = await readCheckpointInfo(job.savepoint!, options)
+        const info = await readCheckpointInfo(job.savepoint!, s3)
         if (info.kind !== 'savepoint') throw WeirError.checkpoint(`'${job.savepoint}' holds a ${info.kind}, not a savepoint`)
       } catch (e) {
         process.stderr.write(renderError(WeirError.checkpoint(`job '${job.job}' reported savepoint '${job.savepoint}', but its metadata cannot be read: ${(e as Error).message}`, {
@@ -114,21 +115,29 @@ function pidExists(pid: number): boolean {
 }
 
 /**
- * The options the file SETs (s3.* among them, to read a savepoint in a bucket). Empty when the file
- * cannot be read or parsed any more.
+ * The s3.* options the file SETs, to read a savepoint in a bucket: as the run read them, but a SET
+ * it would refuse (the file changed since) is passed over. The defaults when the file cannot be
+ * read or parsed any more.
  */
-async function setOptionsOf(file: string): Promise<Record<string, string>> {
-  const options: Record<string, string> = {}
+async function s3OptionsOf(file: string): Promise<S3Config> {
+  const settings: Record<string, string> = {}
   try {
     for (const stmt of parseSql(readFileSync(file, 'utf8'))) {
-      if (stmt.kind === 'SetOption' && stmt.key !== undefined) options[stmt.key] = stmt.value ?? ''
-      else if (stmt.kind === 'ResetOption') {
-        if (stmt.key === undefined) for (const k of Object.keys(options)) delete options[k]
-        else delete options[stmt.key]
+      try {
+        if (stmt.kind === 'SetOption' && stmt.key !== undefined) {
+          const setting = setOption(stmt.key, stmt.value ?? '')
+          if (setting.key !== undefined) settings[setting.key] = setting.value ?? ''
+        } else if (stmt.kind === 'ResetOption') {
+          const key = stmt.key === undefined ? undefined : resetOption(stmt.key)
+          if (stmt.key === undefined) for (const k of Object.keys(settings)) delete settings[k]
+          else if (key !== undefined) delete settings[key]
+        }
+      } catch {
+        // The run refused this statement before it ran anything; it set nothing.
       }
     }
   } catch {
     // The savepoint is still checked; only one in a bucket needs the file's s3.* options.
   }
-  return options
+  return jobConfigOf(settings).s3
 }

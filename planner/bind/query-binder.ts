@@ -20,7 +20,7 @@ import { Scope } from './scope.js'
 import { bindExpr, isAggregateCall, visitExpr, rexKey, type AggregateMapping } from './expr-binder.js'
 import type { WarningSink } from '../../common/warnings.js'
 import { checkHints } from './hints.js'
-import { optionOrDefault } from '../options.js'
+import type { JobConfig } from '../../common/config/index.js'
 
 /** A bound relation: its plan and the names its columns are visible by. */
 export interface BoundRelation {
@@ -78,7 +78,7 @@ export class QueryBinder {
   /** `warn` receives what the query asks for that Weir ignores (unknown hints…). */
   constructor(
     private readonly catalog: Catalog,
-    private readonly options: Readonly<Record<string, string>>,
+    private readonly config: JobConfig,
     private readonly warnings: WarningSink = () => undefined,
   ) {}
 
@@ -533,9 +533,8 @@ export class QueryBinder {
         return { ms, source: `STATE_TTL hint ('${key}' = '${value}')` }
       }
     }
-    const global = optionOrDefault(this.options, 'table.exec.state.ttl') ?? '0'
-    const ms = parseDuration(global) ?? 0
-    return { ms, source: ms > 0 ? `table.exec.state.ttl = '${global}'` : 'none' }
+    const ms = this.config.stateTtlMs
+    return { ms, source: ms > 0 ? `table.exec.state.ttl = '${formatDuration(ms)}'` : 'none' }
   }
 
   // ------------------------------------------------------------------ set operations, VALUES
@@ -565,7 +564,7 @@ export class QueryBinder {
     const fields = lf.map((f, i) => ({ name: f.name, type: types[i]! }))
     let plan: LogicalPlan = { kind: 'Union', inputs: [conform(left.plan), conform(right.plan)], fields, span: q.span }
     if (!q.all) {
-      const ttl = parseDuration(optionOrDefault(this.options, 'table.exec.state.ttl') ?? '0') ?? 0
+      const ttl = this.config.stateTtlMs
       plan = { kind: 'Aggregate', input: plan, keys: fields.map((_, i) => i), aggs: [], distinct: true, ttlMs: ttl, ttlSource: ttl > 0 ? 'table.exec.state.ttl' : 'none', fields, span: q.span }
     }
     return { plan, scope: Scope.of(fields) }

@@ -7,14 +7,14 @@ import { inputRef, substituteInputs, isNonDeterministic } from '../../core/rex.j
 import type { ChangelogMode, Exchange, JobGraph, OperatorSpec, PhysicalNode } from '../../core/job-graph.js'
 import type { LogicalPlan, Scan } from '../logical/nodes.js'
 import { changelogOf } from '../changelog.js'
-import { DEFAULT_MAX_PARALLELISM } from '../../state/key-encoding.js'
+import type { JobConfig } from '../../common/config/index.js'
 import { tableFields } from '../bind/query-binder.js'
 import { bindExpr } from '../bind/expr-binder.js'
 import { Scope } from '../bind/scope.js'
 
 /** Lowers one or more sink plans (one per INSERT of a statement set) into a job graph. */
-export function lowerToJobGraph(plans: readonly LogicalPlan[], name: string, options: Readonly<Record<string, string>>): JobGraph {
-  checkParallelism(options)
+export function lowerToJobGraph(plans: readonly LogicalPlan[], name: string, config: JobConfig): JobGraph {
+  checkParallelism(config)
   const nodes: PhysicalNode[] = []
   const memo = new Map<LogicalPlan, string>()
   const add = (kind: string, spec: OperatorSpec, inputs: PhysicalNode['inputs'], plan: LogicalPlan, changelog: ChangelogMode): string => {
@@ -105,7 +105,7 @@ export function lowerToJobGraph(plans: readonly LogicalPlan[], name: string, opt
     return id
   }
   for (const p of plans) lower(p)
-  return { name, nodes, options }
+  return { name, nodes, config }
 }
 
 function sourceSpec(scan: Scan, over?: readonly Rex[]): OperatorSpec {
@@ -148,9 +148,7 @@ function sqlText(e: import('../../grammar/ast.js').Expr): string {
  * Each subtask owns at least one key group, so a job cannot have more subtasks than key groups.
  * Checked when the job is planned, so a file with such a job starts none of its jobs.
  */
-function checkParallelism(options: Readonly<Record<string, string>>): void {
-  const parallelism = Number(options['parallelism.default'] ?? 1) || 1
-  const maxParallelism = Number(options['pipeline.max-parallelism'] ?? DEFAULT_MAX_PARALLELISM) || DEFAULT_MAX_PARALLELISM
+function checkParallelism({ parallelism, maxParallelism }: JobConfig): void {
   if (parallelism > maxParallelism) {
     throw WeirError.plan(`'parallelism.default' = ${parallelism} exceeds 'pipeline.max-parallelism' = ${maxParallelism}`, {
       help: 'each subtask owns at least one key group; lower the parallelism or raise the max-parallelism',

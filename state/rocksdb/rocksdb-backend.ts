@@ -10,6 +10,7 @@ import type {
   StateStats, StateTtlConfig, ValueState, ValueStateDescriptor,
 } from '../../core/keyed-state.js'
 import { DEFAULT_MAX_PARALLELISM } from '../key-encoding.js'
+import { STATE_CACHE_SIZE, WRITE_BUFFER_SIZE } from '../../common/config/options.js'
 import {
   ABSENT, type CacheHost, type Cell, CELL_OVERHEAD, ENTRY_OVERHEAD, hashOf, type Kind, ListCell, MapCell, MapEntry, mapKeyOf, Slot, Table, ValueCell,
 } from './cache.js'
@@ -32,9 +33,9 @@ export interface RocksDbBackendOptions {
   readonly maxParallelism?: number
   /** The key groups this subtask owns, inclusive. */
   readonly keyGroupRange?: { readonly start: number; readonly end: number }
-  /** Budget of the write-back cache in bytes (estimated from serialized sizes; default 64 MB). */
+  /** Budget of the write-back cache in bytes (estimated from serialized sizes; default 'state.cache.size''s, 64 MB). */
   readonly cacheBytes?: number
-  /** RocksDB memtable size (default 32 MB, see DEFAULT_WRITE_BUFFER); the runtime passes 'state.backend.rocksdb.writebuffer.size'. */
+  /** RocksDB memtable size (default 'state.backend.rocksdb.writebuffer.size''s, 32 MB, and why: common/config/options.ts); the runtime passes the job's. */
   readonly writeBufferBytes?: number
   /**
    * When flush() writes dirty state back. 'bundle' (default): every flush, as the KeyedStateBackend
@@ -68,14 +69,6 @@ export interface KeyGroupSnapshot {
 
 const DB_FOLDER = 'db'
 /**
- * Memtable size. Random keys overlap every file of the level below, so each compaction of L0 (four
- * memtable flushes) rewrites all of that level: compaction work falls with larger memtables. count-10M
- * over 20M events (8.64M keys) on 8 MB: 43 compactions, 7.57 GB written, 84.2 CPU-s, 402 process CPU-s;
- * 32 MB: 10, 1.89 GB, 22.0 CPU-s, 352 process CPU-s; 64 MB: 5, 0.99 GB, 12.1 CPU-s, 361 process CPU-s
- * (a larger skip list costs more per insert and lookup). Peak RSS the same (672–697 MB).
- */
-const DEFAULT_WRITE_BUFFER = 32 * 2 ** 20
-/**
  * SST data block size. Point reads of state far larger than memory read one block each, and
  * rocksdb-native's block cache is RocksDB's fixed 8 MB: 4 KB blocks measured 110–114K events/s on
  * count-10M at 5M events against 98–102K with 8 KB (16 KB: 92K; 2 KB: 100K, as the index outgrows
@@ -85,7 +78,7 @@ const BLOCK_SIZE = 4096
 
 /** The options every backend database opens with (also what bench/state/storage-floor.ts opens). */
 export function databaseOptions(writeBufferBytes: number | undefined): { writeBufferSize: number; tableBlockSize: number } {
-  return { writeBufferSize: writeBufferBytes ?? DEFAULT_WRITE_BUFFER, tableBlockSize: BLOCK_SIZE }
+  return { writeBufferSize: writeBufferBytes ?? WRITE_BUFFER_SIZE.default, tableBlockSize: BLOCK_SIZE }
 }
 /** Deferred write-back holds at most this many dirty cells (see makeRoom). */
 const HELD_CELLS = (REUSED_OPS * 3) >> 2
@@ -200,10 +193,10 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
     this.dir = resolve(options.dir)
     this.maxParallelism = maxParallelism
     this.keyGroupRange = options.keyGroupRange ?? { start: 0, end: maxParallelism - 1 }
-    this.cacheBytes = options.cacheBytes ?? 64 * 2 ** 20
+    this.cacheBytes = options.cacheBytes ?? STATE_CACHE_SIZE.default
     this.maxHeldChanges = options.writeBack === 'deferred' ? Math.max(1024, Math.floor(this.cacheBytes / 512)) : 0
     this.bloom = options.reuse === true ? null : new KeyBloom(this.cacheBytes)
-    this.writeBufferBytes = options.writeBufferBytes ?? DEFAULT_WRITE_BUFFER
+    this.writeBufferBytes = options.writeBufferBytes ?? WRITE_BUFFER_SIZE.default
   }
 
   /**

@@ -16,6 +16,7 @@ import type { LockAttempt, LockClaim } from '../../checkpoint/storage/lock.js'
 import { takeS3Lease } from '../../checkpoint/storage/s3-lock.js'
 import { Session } from '../../engine/session.js'
 import { startS3Bucket, type S3Bucket } from '../support/s3-server.js'
+import { jobConfigOf } from '../../common/config/index.js'
 
 let root: string
 let s3: S3Bucket
@@ -34,7 +35,7 @@ const HELP = 'the folder must be writable'
 const fresh = (): string => join(root, `l${++counter}`)
 
 function s3Storage(): ReturnType<typeof openCheckpointStorage> {
-  return openCheckpointStorage(`s3://${BUCKET}/t${++counter}`, s3.options)
+  return openCheckpointStorage(`s3://${BUCKET}/t${++counter}`, jobConfigOf(s3.options).s3)
 }
 
 async function releaseAll(attempts: readonly LockAttempt[]): Promise<void> {

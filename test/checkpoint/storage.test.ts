@@ -13,6 +13,10 @@ import { WeirError } from '../../common/errors.js'
 import type { CheckpointStorage } from '../../checkpoint/storage/api.js'
 import { CHECKPOINT_STORAGE_OPTIONS, FileCheckpointStorage, S3CheckpointStorage, openCheckpointStorage, type S3StorageConfig } from '../../checkpoint/storage/index.js'
 import { S3_TEST_CREDENTIALS, startS3Server, type S3Server } from '../support/s3-server.js'
+import { jobConfigOf, type S3Config } from '../../common/config/index.js'
+
+/** What the s3.* options `settings` say, as a job planned with them reads them. */
+const s3 = (settings: Readonly<Record<string, string>> = {}): S3Config => jobConfigOf(settings).s3
 
 const MIB = 1024 * 1024
 
@@ -230,26 +234,26 @@ describe('file:// checkpoint storage', () => {
   contract({
     fresh() {
       const dir = join(root, `t${++n}`)
-      return { storage: openCheckpointStorage(pathToFileURL(dir).href, {}), locationOf: path => join(dir, ...path.split('/')) }
+      return { storage: openCheckpointStorage(pathToFileURL(dir).href, s3()), locationOf: path => join(dir, ...path.split('/')) }
     },
   })
 
   it('takes file:///abs/dir and plain paths, relative ones against the working directory', () => {
     const abs = join(root, 'uri-forms')
-    expect(openCheckpointStorage(`file://${abs}/`, {}).uri).toBe(pathToFileURL(abs).href)
-    expect(openCheckpointStorage(abs, {}).uri).toBe(pathToFileURL(abs).href)
-    expect(openCheckpointStorage('checkpoints/job-1', {}).uri).toBe(pathToFileURL(resolve(process.cwd(), 'checkpoints/job-1')).href)
-    expect((openCheckpointStorage('file:///tmp/with%20space', {}) as FileCheckpointStorage).dir).toBe('/tmp/with space')
-    expect(openCheckpointStorage('file://localhost/tmp/x', {}).uri).toBe('file:///tmp/x')
+    expect(openCheckpointStorage(`file://${abs}/`, s3()).uri).toBe(pathToFileURL(abs).href)
+    expect(openCheckpointStorage(abs, s3()).uri).toBe(pathToFileURL(abs).href)
+    expect(openCheckpointStorage('checkpoints/job-1', s3()).uri).toBe(pathToFileURL(resolve(process.cwd(), 'checkpoints/job-1')).href)
+    expect((openCheckpointStorage('file:///tmp/with%20space', s3()) as FileCheckpointStorage).dir).toBe('/tmp/with space')
+    expect(openCheckpointStorage('file://localhost/tmp/x', s3()).uri).toBe('file:///tmp/x')
 
-    const e = thrown(() => openCheckpointStorage('file://server/share/x', {}))
+    const e = thrown(() => openCheckpointStorage('file://server/share/x', s3()))
     expect(e.message).toBe(`'file://server/share/x' is not a usable file URI: it names the host 'server'`)
     expect(e.help).toMatch(/file:\/\/\/abs\/dir/)
   })
 
   it('writes through a temporary file that list() never shows and that never stays behind', async () => {
     const dir = join(root, 'atomic')
-    const storage = openCheckpointStorage(dir, {})
+    const storage = openCheckpointStorage(dir, s3())
     await storage.put('chk-1/_metadata', Buffer.from('m'))
     const file = join(localDir(), 'f')
     writeFileSync(file, 'f')
@@ -262,7 +266,7 @@ describe('file:// checkpoint storage', () => {
   })
 
   it('names the local file when putFile has nothing to upload', async () => {
-    const storage = openCheckpointStorage(join(root, 'no-local'), {})
+    const storage = openCheckpointStorage(join(root, 'no-local'), s3())
     const missing = join(localDir(), 'missing.sst')
     const e = await rejection(storage.putFile('shared/x.sst', missing))
     expect(e.message).toBe(`cannot read '${missing}' (local state, to be stored as checkpoint file '${join(root, 'no-local', 'shared', 'x.sst')}'): no such file or folder (ENOENT)`)
@@ -306,27 +310,27 @@ describe('s3:// checkpoint storage', () => {
   contract({
     fresh() {
       const uri = `s3://${bucket}/jobs/t${++n}`
-      return { storage: openCheckpointStorage(uri, options), locationOf: path => `${uri}/${path}` }
+      return { storage: openCheckpointStorage(uri, s3(options)), locationOf: path => `${uri}/${path}` }
     },
   })
 
   it('normalizes s3://bucket/prefix and refuses a bad bucket name', () => {
-    expect(openCheckpointStorage(`s3://${bucket}/a/b/`, options).uri).toBe(`s3://${bucket}/a/b`)
-    expect(openCheckpointStorage(`s3://${bucket}`, options).uri).toBe(`s3://${bucket}`)
-    const e = thrown(() => openCheckpointStorage('s3://Bad_Bucket/x', options))
+    expect(openCheckpointStorage(`s3://${bucket}/a/b/`, s3(options)).uri).toBe(`s3://${bucket}/a/b`)
+    expect(openCheckpointStorage(`s3://${bucket}`, s3(options)).uri).toBe(`s3://${bucket}`)
+    const e = thrown(() => openCheckpointStorage('s3://Bad_Bucket/x', s3(options)))
     expect(e.kind).toBe('checkpoint')
     expect(e.message).toBe(`'Bad_Bucket' in 's3://Bad_Bucket/x' is not a valid S3 bucket name`)
-    expect(thrown(() => openCheckpointStorage('s3://', options)).message).toBe(`'' in 's3://' is not a valid S3 bucket name`)
+    expect(thrown(() => openCheckpointStorage('s3://', s3(options))).message).toBe(`'' in 's3://' is not a valid S3 bucket name`)
   })
 
   it('keeps objects under the URI prefix, as plain keys', async () => {
-    const storage = openCheckpointStorage(`s3://${bucket}/layout/job-1`, options)
+    const storage = openCheckpointStorage(`s3://${bucket}/layout/job-1`, s3(options))
     await storage.put('chk-1/_metadata', Buffer.from('m'))
     const client = adminClient()
     const head = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: 'layout/job-1/chk-1/_metadata' }))
     client.destroy()
     expect(head.ContentLength).toBe(1)
-    expect(await openCheckpointStorage(`s3://${bucket}/layout`, options).list('')).toEqual(['job-1/chk-1/_metadata'])
+    expect(await openCheckpointStorage(`s3://${bucket}/layout`, s3(options)).list('')).toEqual(['job-1/chk-1/_metadata'])
   })
 
   it('pages through small ListObjectsV2 pages and deletes in small batches', async () => {
@@ -357,7 +361,7 @@ describe('s3:// checkpoint storage', () => {
 
   it('a bucket that does not exist is a checkpoint error for every call', async () => {
     const missing = `weir-missing-${randomBytes(4).toString('hex')}`
-    const storage = openCheckpointStorage(`s3://${missing}/job`, options)
+    const storage = openCheckpointStorage(`s3://${missing}/job`, s3(options))
     const reason = `the bucket '${missing}' does not exist at ${server.endpoint}`
 
     const put = await rejection(storage.put('chk-1/_metadata', Buffer.from('m')))
@@ -372,7 +376,7 @@ describe('s3:// checkpoint storage', () => {
 
   it('an endpoint where nothing listens is a checkpoint error that points at s3.endpoint', async () => {
     const endpoint = `http://127.0.0.1:${await deadPort()}`
-    const storage = openCheckpointStorage(`s3://${bucket}/job`, { ...options, 's3.endpoint': endpoint })
+    const storage = openCheckpointStorage(`s3://${bucket}/job`, s3({ ...options, 's3.endpoint': endpoint }))
     const e = await rejection(storage.put('chk-1/_metadata', Buffer.from('m')))
     expect(e.kind).toBe('checkpoint')
     expect(e.message).toBe(`cannot write 's3://${bucket}/job/chk-1/_metadata': cannot reach the S3 endpoint ${endpoint} (connection refused)`)
@@ -385,18 +389,20 @@ describe('s3:// checkpoint storage', () => {
 
 describe('openCheckpointStorage', () => {
   it('refuses a scheme it does not know, naming the ones it does', () => {
-    const e = thrown(() => openCheckpointStorage('hdfs://namenode/checkpoints', {}))
+    const e = thrown(() => openCheckpointStorage('hdfs://namenode/checkpoints', s3()))
     expect(e.kind).toBe('checkpoint')
     expect(e.message).toBe(`checkpoint location 'hdfs://namenode/checkpoints' has the unsupported scheme 'hdfs://'`)
     expect(e.help).toBe('checkpoints go to a directory (file:///abs/dir, or a plain path) or to an S3 bucket (s3://bucket/folder)')
-    expect(thrown(() => openCheckpointStorage('s3a://bucket/x', {})).help).toMatch(/^write it as s3:\/\/…; /)
+    expect(thrown(() => openCheckpointStorage('s3a://bucket/x', s3())).help).toMatch(/^write it as s3:\/\/…; /)
   })
 
   it('checks the s3.* options', () => {
-    expect(thrown(() => openCheckpointStorage('s3://bucket/x', { 's3.access-key': 'k' })).message).toBe(`'s3.access-key' is set but 's3.secret-key' is not`)
-    expect(thrown(() => openCheckpointStorage('s3://bucket/x', { 's3.path.style.access': 'yes' })).message).toBe(`'s3.path.style.access' = 'yes' is not 'true' or 'false'`)
-    expect(thrown(() => openCheckpointStorage('s3://bucket/x', { 's3.endpoint': 'localhost:9000' })).message).toBe(`'s3.endpoint' = 'localhost:9000' is not an http:// or https:// URL`)
-    expect(openCheckpointStorage('s3://bucket/x', { 's3.endpoint': 'http://127.0.0.1:9000/', 's3.region': 'eu-west-1', 's3.path.style.access': 'FALSE' }).uri).toBe('s3://bucket/x')
+    expect(thrown(() => openCheckpointStorage('s3://bucket/x', s3({ 's3.access-key': 'k' }))).message).toBe(`'s3.access-key' is set but 's3.secret-key' is not`)
+    // A path style other than 'true' or 'false' is refused as the options are read (at SET), before any storage opens.
+    expect(thrown(() => openCheckpointStorage('s3://bucket/x', s3({ 's3.path.style.access': 'yes' }))).message)
+      .toBe(`invalid value 'yes' for option 's3.path.style.access': expected one of 'true', 'false'`)
+    expect(thrown(() => openCheckpointStorage('s3://bucket/x', s3({ 's3.endpoint': 'localhost:9000' }))).message).toBe(`'s3.endpoint' = 'localhost:9000' is not an http:// or https:// URL`)
+    expect(openCheckpointStorage('s3://bucket/x', s3({ 's3.endpoint': 'http://127.0.0.1:9000/', 's3.region': 'eu-west-1', 's3.path.style.access': 'FALSE' })).uri).toBe('s3://bucket/x')
   })
 
   it('lists the option keys it reads', () => {

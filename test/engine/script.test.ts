@@ -42,7 +42,7 @@ describe('a script is planned before any job starts', () => {
       INSERT INTO o SELECT a FROM t;
       SET 'execution.batch-size' = '9';`)
     const insert = script.steps.find(st => st.kind === 'insert')
-    expect(insert?.kind === 'insert' && insert.graph.options['execution.batch-size']).toBe('7')
+    expect(insert?.kind === 'insert' && insert.graph.config.batchSize).toBe(7)
   })
 
   it('a checkpoint interval without a checkpoint folder is a plan error: nothing starts', async () => {

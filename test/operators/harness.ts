@@ -6,6 +6,7 @@ import { TimerServiceImpl, type TimersSnapshot } from '../../runtime/timers.js'
 import { HeapKeyedStateBackend, type HeapSnapshot } from '../../state/heap/heap-backend.js'
 import type { KeyRef } from '../../core/keyed-state.js'
 import { makeKey } from '../../state/key-encoding.js'
+import { DEFAULT_JOB_CONFIG } from '../../common/config/index.js'
 import type { AggCall } from '../../core/aggregates.js'
 import type { DataType } from '../../common/types.js'
 import { aggregateResultType } from '../../expr/aggregate-types.js'
@@ -62,7 +63,7 @@ export async function harness(op: Operator, options: HarnessOptions): Promise<Ha
     state,
     timers,
     metrics,
-    options: {},
+    config: DEFAULT_JOB_CONFIG,
     output: {
       emit(batch: Batch) {
         metrics.rowsOut += batch.rows.length // counted by the runtime, as the executor does

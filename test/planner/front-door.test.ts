@@ -1,15 +1,16 @@
 // The planner's front door (planner/index.ts), used as the engine uses it: a statement planned into
 // a job graph named on request with the options of its moment, EXPLAIN, DESCRIBE of tables and views
-// without reaching into the binder, and the option list of a bare SET.
+// without reaching into the binder.
 import { describe, expect, it } from 'vitest'
 import type * as ast from '../../grammar/ast.js'
 import { parseSql } from '../../grammar/index.js'
 import { WeirError } from '../../common/errors.js'
-import { Catalog, describe as describeStmt, explain, explainJobGraph, listOptions, planQuery, tableFromAst, viewFromAst, type PlanContext } from '../../planner/index.js'
+import { jobConfigOf } from '../../common/config/index.js'
+import { Catalog, describe as describeStmt, explain, explainJobGraph, planQuery, tableFromAst, viewFromAst, type PlanContext } from '../../planner/index.js'
 
 function context(): PlanContext {
   const catalog = new Catalog()
-  const options: Record<string, string> = { 'table.exec.state.ttl': '1 h' }
+  const config = jobConfigOf({ 'table.exec.state.ttl': '1 h' })
   for (const stmt of parseSql(`
     CREATE TABLE clicks (
       user_id STRING NOT NULL, url STRING, n INT, ts TIMESTAMP(3), doubled AS n * 2,
@@ -18,9 +19,9 @@ function context(): PlanContext {
     CREATE TABLE out_print (user_id STRING, c BIGINT) WITH ('connector' = 'print');
     CREATE VIEW per_user AS SELECT user_id, COUNT(*) AS c FROM clicks GROUP BY user_id`)) {
     if (stmt.kind === 'CreateTable') catalog.add(tableFromAst(stmt), false, stmt.span)
-    else if (stmt.kind === 'CreateView') catalog.add(viewFromAst(stmt, catalog, options), false, stmt.span)
+    else if (stmt.kind === 'CreateView') catalog.add(viewFromAst(stmt, catalog, config), false, stmt.span)
   }
-  return { catalog, options }
+  return { catalog, config }
 }
 
 function one<K extends ast.Statement['kind']>(sql: string, kind: K): Extract<ast.Statement, { kind: K }> {
@@ -30,14 +31,14 @@ function one<K extends ast.Statement['kind']>(sql: string, kind: K): Extract<ast
 }
 
 describe('planner front door', () => {
-  it('plans a SELECT into its fields and a job graph named on request, with the options of its moment', () => {
+  it('plans a SELECT into its fields and a job graph named on request, carrying the configuration it was planned with', () => {
     const ctx = context()
     const planned = planQuery(one('SELECT user_id, COUNT(*) AS c FROM clicks GROUP BY user_id', 'QueryStatement'), ctx)
     expect(planned.fields.map(f => f.name)).toEqual(['user_id', 'c'])
-    ;(ctx.options as Record<string, string>)['table.exec.state.ttl'] = '2 h'
     const graph = planned.jobGraph('clicks-select-1')
     expect(graph.name).toBe('clicks-select-1')
-    expect(graph.options['table.exec.state.ttl']).toBe('1 h')
+    expect(graph.config.stateTtlMs).toBe(3_600_000)
+    expect(Object.isFrozen(graph.config)).toBe(true)
     expect(graph.nodes.map(n => n.spec.kind)).toEqual(expect.arrayContaining(['Source', 'GroupAggregate', 'Collect']))
   })
 
@@ -73,13 +74,5 @@ describe('planner front door', () => {
     const view = describeStmt(one('DESCRIBE per_user', 'Describe'), ctx)
     expect(view).toEqual({ columns: ['name', 'type'], rows: [['user_id', 'STRING NOT NULL'], ['c', 'BIGINT NOT NULL']] })
     expect(() => describeStmt(one('DESCRIBE clickz', 'Describe'), ctx)).toThrow(/table or view 'clickz' not found/)
-  })
-
-  it('lists every option with the value in force or its default', () => {
-    const { columns, rows } = listOptions({ 'table.exec.state.ttl': '1 h' })
-    expect(columns).toEqual(['key', 'value'])
-    expect(rows).toContainEqual(['table.exec.state.ttl', '1 h'])
-    expect(rows).toContainEqual(['table.exec.mini-batch.enabled', 'true'])
-    expect(rows.map(r => r[0])).toEqual([...rows.map(r => r[0])].sort())
   })
 })

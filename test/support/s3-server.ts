@@ -28,7 +28,7 @@ const READY_RE = /Running on (http:\/\/127\.0\.0\.1:\d+)/
  *
  * @example
  * const server = await startS3Server()
- * try { … openCheckpointStorage('s3://bucket/job', { 's3.endpoint': server.endpoint, ...S3_TEST_CREDENTIALS }) … }
+ * try { … openCheckpointStorage('s3://bucket/job', jobConfigOf({ 's3.endpoint': server.endpoint, ...S3_TEST_CREDENTIALS }).s3) … }
  * finally { await server.stop() }
  */
 export async function startS3Server(): Promise<S3Server> {

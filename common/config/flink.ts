@@ -1,10 +1,11 @@
 // Flink's option keys that a Flink SQL file sets, and what Weir does with each: a Flink spelling of
 // one of Weir's options is stored under Weir's key; an option for something Weir does not have is
 // accepted with a warning that says it is ignored and why. Keys that are neither stay unknown.
+import { BATCH_SIZE, CHECKPOINTS_DIR, CHECKPOINTS_RETAINED, PARALLELISM, SAVEPOINTS_DIR, STATE_BACKEND, type ConfigOption } from './options.js'
 
 /** A Flink key for one of Weir's options; `convert` maps Flink's value (undefined: Flink's "not set", nothing to store). */
 export interface FlinkAlias {
-  readonly to: string
+  readonly to: ConfigOption<unknown>
   readonly convert?: (value: string) => string | undefined
   /** Flink's values, for the error on another one. */
   readonly values?: readonly string[]
@@ -14,15 +15,15 @@ const notSet = (v: string): string | undefined => (Number(v.trim()) <= 0 ? undef
 
 export const FLINK_ALIASES: Readonly<Record<string, FlinkAlias>> = {
   // Flink 1.17+ names the backends 'hashmap' and 'rocksdb'.
-  'state.backend.type': { to: 'state.backend', values: ['hashmap', 'rocksdb'], convert: v => ({ hashmap: 'heap', rocksdb: 'rocksdb' })[v.trim().toLowerCase()] ?? v },
+  'state.backend.type': { to: STATE_BACKEND, values: ['hashmap', 'rocksdb'], convert: v => ({ hashmap: 'heap', rocksdb: 'rocksdb' })[v.trim().toLowerCase()] ?? v },
   // Flink 2.x's names of the checkpoint options.
-  'execution.checkpointing.dir': { to: 'state.checkpoints.dir' },
-  'execution.checkpointing.savepoint-dir': { to: 'state.savepoints.dir' },
-  'execution.checkpointing.num-retained': { to: 'state.checkpoints.num-retained' },
+  'execution.checkpointing.dir': { to: CHECKPOINTS_DIR },
+  'execution.checkpointing.savepoint-dir': { to: SAVEPOINTS_DIR },
+  'execution.checkpointing.num-retained': { to: CHECKPOINTS_RETAINED },
   // -1 (Flink's default) means "use parallelism.default".
-  'table.exec.resource.default-parallelism': { to: 'parallelism.default', convert: notSet },
+  'table.exec.resource.default-parallelism': { to: PARALLELISM, convert: notSet },
   // A mini-batch in Weir is a batch of rows read together, which group aggregates fold per key.
-  'table.exec.mini-batch.size': { to: 'execution.batch-size', convert: notSet },
+  'table.exec.mini-batch.size': { to: BATCH_SIZE, convert: notSet },
 }
 
 /** Flink options (exact keys, or families ending in '.') Weir accepts and ignores, with why. */
