@@ -33,7 +33,7 @@ export interface SessionOptions {
   readonly onJobFailed?: (job: string, error: unknown) => void
   /** Plan only: INSERT and SELECT print their plan instead of running (weir explain). */
   readonly explainOnly?: boolean
-  /** Initial options, as if SET. */
+  /** Initial options, as if SET (checked as SET checks them when the session is made). */
   readonly options?: Readonly<Record<string, string>>
   /**
    * INSERT jobs without 'pipeline.name' are named `<prefix>-<n>`, n counting INSERTs only (default
@@ -87,7 +87,7 @@ export class Session {
   }
 
   constructor(private readonly opts: SessionOptions = {}) {
-    this.initial = opts.options ?? {}
+    this.initial = initialSettings(opts.options ?? {}, this.warn)
     this.options = { ...this.initial }
     this.jobs = new JobSet({ signal: opts.signal, stopWithSavepoint: opts.stopWithSavepoint, onFailure: opts.onJobFailed, log: opts.log })
   }
@@ -311,6 +311,17 @@ export class Session {
     if (this.opts.println) this.opts.println(line)
     else process.stdout.write(line + '\n')
   }
+}
+
+/** `options` as SET would store them: Flink's spellings under Weir's keys, every value checked. */
+function initialSettings(options: Readonly<Record<string, string>>, warn: WarningSink): Record<string, string> {
+  const settings: Record<string, string> = {}
+  for (const [key, value] of Object.entries(options)) {
+    const setting = setOption(key, value)
+    if (setting.warning !== undefined) warn(setting.warning)
+    if (setting.key !== undefined) settings[setting.key] = setting.value ?? ''
+  }
+  return settings
 }
 
 export { WeirError }

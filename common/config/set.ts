@@ -82,8 +82,12 @@ function unknownOption(key: string, span: Span | undefined): WeirError {
   return WeirError.plan(`unknown option '${key}'`, { span, help: guess ? `did you mean '${guess}'?` : `known options: ${keys.join(', ')}` })
 }
 
-/** What `SET;` shows: every option and its value in `settings` (else its default). */
+/** What `SET;` shows: every option, its value in `settings` (else its default), its default and what it means. */
 export function listOptions(settings: Readonly<Record<string, string>>): { columns: string[]; rows: string[][] } {
-  const rows = [...ALL_OPTIONS].sort((a, b) => a.key.localeCompare(b.key)).map(o => [o.key, settings[o.key] ?? (o.default == null ? '' : o.type.format(o.default))])
-  return { columns: ['key', 'value'], rows }
+  const rows = [...ALL_OPTIONS].sort((a, b) => a.key.localeCompare(b.key)).map(o => {
+    const byDefault = o.default == null ? '' : o.type.format(o.default)
+    const ofRun = o.runDefault === undefined ? '' : `${byDefault === '' ? '' : `${byDefault} `}(weir run: ${o.type.format(o.runDefault)})`
+    return [o.key, settings[o.key] ?? byDefault, ofRun || byDefault, o.description]
+  })
+  return { columns: ['key', 'value', 'default', 'description'], rows }
 }

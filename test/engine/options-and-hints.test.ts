@@ -3,7 +3,8 @@
 // accepted with a warning that names them, where they are and why; anything else is an error.
 import { describe, expect, it } from 'vitest'
 import { WeirError } from '../../common/errors.js'
-import { Session } from '../../engine/session.js'
+import { Session, type StatementResult } from '../../engine/session.js'
+import { runDefaults } from '../../common/config/index.js'
 
 function session(): { s: Session; warnings: string[] } {
   const warnings: string[] = []
@@ -125,5 +126,33 @@ describe('SET', () => {
     expect(e.message).toBe("unknown option 'table.exec.source.idle-timeot'")
     expect(e.help).toBe("did you mean 'table.exec.source.idle-timeout'?")
     expect((await fails(`SET 'no.such.option' = '1'`)).message).toBe("unknown option 'no.such.option'")
+  })
+
+  it("'SET;' lists every option: its value now, its default (and weir run's) and what it means", async () => {
+    const s = new Session({ options: runDefaults(), explainOnly: true })
+    await s.executeSql(`SET 'execution.batch-size' = '7'; SET 'state.backend.type' = 'hashmap'`)
+    const [r] = await s.executeSql('SET') as [Extract<StatementResult, { kind: 'table' }>]
+    expect(r.columns).toEqual(['key', 'value', 'default', 'description'])
+    const keys = r.rows.map(row => row[0])
+    expect(keys).toEqual([...keys].sort())
+    expect(keys).toHaveLength(25)
+    const row = (key: string): readonly string[] | undefined => r.rows.find(x => x[0] === key)
+    expect(row('execution.batch-size')).toEqual(['execution.batch-size', '7', '1024', 'rows per batch read from sources'])
+    expect(row('state.backend')?.slice(0, 3)).toEqual(['state.backend', 'heap', 'heap (weir run: rocksdb)'])
+    expect(row('state.checkpoints.dir')?.slice(0, 3)).toEqual(['state.checkpoints.dir', '.weir/checkpoints', '(weir run: .weir/checkpoints)'])
+    expect(row('state.cache.size')?.slice(1, 3)).toEqual(['64 mb', '64 mb'])
+    expect(row('table.exec.state.ttl')?.slice(1, 3)).toEqual(['0', '0'])
+    expect(row('s3.endpoint')?.slice(1, 3)).toEqual(['', ''])
+  })
+
+  it('checks the options a session starts with as SET checks them, and stores them as SET would', async () => {
+    expect(() => new Session({ options: { 'execution.batch-size': 'many' } })).toThrow("invalid value 'many' for option 'execution.batch-size': expected a positive integer")
+    expect(() => new Session({ options: { 'no.such.option': '1' } })).toThrow("unknown option 'no.such.option'")
+    const warnings: string[] = []
+    const s = new Session({ options: { 'state.backend.type': 'hashmap', 'table.exec.mini-batch.enabled': 'FALSE', 'table.optimizer.x': 'y' }, warn: w => warnings.push(w), explainOnly: true })
+    expect(s.currentOptions).toEqual({ 'state.backend': 'heap', 'table.exec.mini-batch.enabled': 'false' })
+    expect(warnings.map(w => w.split('\n')[0])).toEqual(["warning: option 'table.optimizer.x' is ignored: Weir's planner has no such switch"])
+    await s.executeSql(`SET 'table.exec.mini-batch.enabled' = 'true'; RESET 'table.exec.mini-batch.enabled'`)
+    expect(s.currentOptions['table.exec.mini-batch.enabled']).toBe('false')
   })
 })
