@@ -36,7 +36,7 @@ export interface SubtaskManifest {
   readonly backend: 'heap' | 'rocksdb'
   /** Heap state and timers (v8-serialized, gzip). */
   readonly data: StoredObject
-  /** The RocksDB files (rocksdb backend only): the handle checkpoint/rocksdb-snapshot.ts returns. */
+  /** The RocksDB files (rocksdb backend only): the handle state/rocksdb/snapshot.ts returns. */
   readonly rocksdb?: unknown
   /** The subtask's watermark when the barrier passed. */
   readonly watermark: number | null

@@ -33,7 +33,7 @@ import { createOperator } from '../operators/registry.js'
 import { EventLoopYielder } from '../core/yield.js'
 import type { CheckpointStorage } from '../checkpoint/storage/api.js'
 import { enforceNotNull } from '../connectors/not-null-enforcer.js'
-import { makeSnapshotRoot, takeLocalSnapshot, uploadSnapshot, restoreRocksDbSubtask, type RocksDbStateHandle, type StoredSst } from '../checkpoint/rocksdb-snapshot.js'
+import { makeSnapshotRoot, takeLocalSnapshot, uploadSnapshot, restoreRocksDbSubtask, type RocksDbStateHandle, type StoredSst } from '../state/rocksdb/snapshot.js'
 import {
   MANIFEST_FORMAT, applyRetention, checkpointFolder, getObject, highestId, joinUri, PrefixedStorage, putObject, savepointFolder, writeManifest,
   type CheckpointConfig, type CheckpointRef, type Manifest, type OperatorManifest, type SourceManifest, type StoredObject, type SubtaskManifest,

@@ -13,7 +13,7 @@ import { createGzip } from 'node:zlib'
 import {
   DEFAULT_GZIP_LEVEL, discardLocalSnapshot, restoreRocksDbSubtask, takeLocalSnapshot, uploadSnapshot,
   type LocalSnapshot, type RocksDbStateHandle, type StoredSst,
-} from '../../checkpoint/rocksdb-snapshot.js'
+} from '../../state/rocksdb/snapshot.js'
 import { FileCheckpointStorage } from '../../checkpoint/storage/file.js'
 import { valueState, type PrefetchRequest } from '../../core/keyed-state.js'
 import { makeKey } from '../../state/key-encoding.js'

@@ -1,20 +1,20 @@
 // Incremental checkpoints of the RocksDB state backend: a fast local snapshot (hard links to the
 // live files, taken while processing is paused), then an upload in the background that stores only
-// the SST files no earlier retained checkpoint of the same database stored. Restore: rocksdb-restore.ts.
+// the SST files no earlier retained checkpoint of the same database stored. Restore: restore.ts.
 import { randomUUID } from 'node:crypto'
 import { copyFile, link, mkdir, mkdtemp, readdir, readFile, rm, stat, unlink, writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
-import { WeirError } from '../common/errors.js'
-import { errnoCode, fsError, operationOf } from '../common/fs-errors.js'
-import { makeDirs } from '../state/rocksdb/folder.js'
-import type { RocksDbKeyedStateBackend } from '../state/rocksdb/rocksdb-backend.js'
-import { ManifestFormatError, readManifest, tableFileName, tableFileNumber } from './rocksdb-manifest.js'
-import { ROCKSDB_HANDLE_FORMAT, type KeyGroupRange, type RocksDbStateHandle, type StoredDbFile, type StoredSst } from './rocksdb-handle.js'
-import { forEachLimit, joinPath, storeFile } from './rocksdb-transfer.js'
-import type { CheckpointStorage } from './storage/api.js'
+import { WeirError } from '../../common/errors.js'
+import { errnoCode, fsError, operationOf } from '../../common/fs-errors.js'
+import { makeDirs } from './folder.js'
+import type { RocksDbKeyedStateBackend } from './rocksdb-backend.js'
+import { ManifestFormatError, readManifest, tableFileName, tableFileNumber } from './manifest-reader.js'
+import { ROCKSDB_HANDLE_FORMAT, type KeyGroupRange, type RocksDbStateHandle, type StoredDbFile, type StoredSst } from './handle.js'
+import { forEachLimit, joinPath, storeFile } from './transfer.js'
+import type { CheckpointStorage } from '../../checkpoint/storage/api.js'
 
-export { checkHandle, referencedObjects, type KeyGroupRange, type RocksDbStateHandle, type StoredDbFile, type StoredSst } from './rocksdb-handle.js'
-export { restoreRocksDbSubtask, type RestoredRocksDb, type RestoreRocksDbOptions, type RestoreStats } from './rocksdb-restore.js'
+export { checkHandle, referencedObjects, type KeyGroupRange, type RocksDbStateHandle, type StoredDbFile, type StoredSst } from './handle.js'
+export { restoreRocksDbSubtask, type RestoredRocksDb, type RestoreRocksDbOptions, type RestoreStats } from './restore.js'
 
 /**
  * gzip level of uploads. On the SSTs of ~1 GB of state (bench/checkpoint/incremental.ts, three runs

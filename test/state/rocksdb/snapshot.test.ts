@@ -5,16 +5,16 @@ import { copyFile, mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { WeirError } from '../../common/errors.js'
+import { WeirError } from '../../../common/errors.js'
 import {
   referencedObjects, restoreRocksDbSubtask, takeLocalSnapshot, uploadSnapshot,
   type KeyGroupRange, type LocalSnapshot, type RocksDbStateHandle, type StoredSst,
-} from '../../checkpoint/rocksdb-snapshot.js'
-import { ManifestFormatError, readManifest, tableFileName } from '../../checkpoint/rocksdb-manifest.js'
-import { FileCheckpointStorage } from '../../checkpoint/storage/file.js'
-import { listState, mapState, valueState, type KeyRef, type StateTtlConfig } from '../../core/keyed-state.js'
-import { keyGroupRange, makeKey } from '../../state/key-encoding.js'
-import { RocksDbKeyedStateBackend } from '../../state/rocksdb/index.js'
+} from '../../../state/rocksdb/snapshot.js'
+import { ManifestFormatError, readManifest, tableFileName } from '../../../state/rocksdb/manifest-reader.js'
+import { FileCheckpointStorage } from '../../../checkpoint/storage/file.js'
+import { listState, mapState, valueState, type KeyRef, type StateTtlConfig } from '../../../core/keyed-state.js'
+import { keyGroupRange, makeKey } from '../../../state/key-encoding.js'
+import { RocksDbKeyedStateBackend } from '../../../state/rocksdb/index.js'
 
 const T0 = 1_700_000_000_000
 const HOUR = 3_600_000

@@ -1,6 +1,6 @@
 // What a checkpoint manifest records about one subtask's RocksDB database: its files in checkpoint
 // storage (plain JSON), which stored objects they are, and the checks a handle read back must pass.
-import { WeirError } from '../common/errors.js'
+import { WeirError } from '../../common/errors.js'
 
 export const ROCKSDB_HANDLE_FORMAT = 'weir-rocksdb/1'
 

@@ -6,10 +6,10 @@ import { rm, stat } from 'node:fs/promises'
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { createGunzip, createGzip } from 'node:zlib'
-import { WeirError } from '../common/errors.js'
-import { errnoCode, fsError } from '../common/fs-errors.js'
-import type { StoredDbFile } from './rocksdb-handle.js'
-import type { CheckpointStorage } from './storage/api.js'
+import { WeirError } from '../../common/errors.js'
+import { errnoCode, fsError } from '../../common/fs-errors.js'
+import type { StoredDbFile } from './handle.js'
+import type { CheckpointStorage } from '../../checkpoint/storage/api.js'
 
 /**
  * Compresses `path` into a temporary file beside it (memory stays flat whatever the file's size),

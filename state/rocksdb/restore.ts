@@ -5,13 +5,13 @@
 import { randomUUID } from 'node:crypto'
 import { rm } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
-import { WeirError } from '../common/errors.js'
-import { DEFAULT_MAX_PARALLELISM } from '../state/key-encoding.js'
-import { RocksDbKeyedStateBackend, type RocksDbBackendOptions } from '../state/rocksdb/rocksdb-backend.js'
-import { checkHandle, type KeyGroupRange, type RocksDbStateHandle, type StoredDbFile, type StoredSst } from './rocksdb-handle.js'
-import { tableFileNumber } from './rocksdb-manifest.js'
-import { fetchFile } from './rocksdb-transfer.js'
-import type { CheckpointStorage } from './storage/api.js'
+import { WeirError } from '../../common/errors.js'
+import { DEFAULT_MAX_PARALLELISM } from '../key-encoding.js'
+import { RocksDbKeyedStateBackend, type RocksDbBackendOptions } from './rocksdb-backend.js'
+import { checkHandle, type KeyGroupRange, type RocksDbStateHandle, type StoredDbFile, type StoredSst } from './handle.js'
+import { tableFileNumber } from './manifest-reader.js'
+import { fetchFile } from './transfer.js'
+import type { CheckpointStorage } from '../../checkpoint/storage/api.js'
 
 export interface RestoreRocksDbOptions {
   /** How to open the subtask's backend (its keyGroupRange is set to `range`). */
