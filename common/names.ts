@@ -44,3 +44,8 @@ export function closest(word: string, candidates: Iterable<string>): string | un
   }
   return best
 }
+
+/** `name` as a file or folder name: anything but letters, digits, '.', '_' and '-' becomes '_'. */
+export function safeFileName(name: string): string {
+  return name.replace(/[^A-Za-z0-9._-]/g, '_')
+}

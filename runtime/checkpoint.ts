@@ -4,40 +4,31 @@
 //
 //   <state.checkpoints.dir>/<job>/
 //     chk-<n>/_metadata            the manifest: checkpoint n is complete once it exists
-//     chk-<n>/<operator>-<subtask>/…  files of one subtask (heap state + timers, RocksDB MANIFEST…)
-//     shared/…                     RocksDB SST files, stored once, referenced by manifests
+//     chk-<n>/<operator>-<subtask>/…  files of one subtask (timers; its state backend's files)
+//     shared/…                     files of state backends stored once, referenced by several manifests
 //     savepoint-<n>/_metadata      savepoints: self-contained (every file inside the folder)
-import { createHash } from 'node:crypto'
-import { promisify } from 'node:util'
-import { gunzip, gzip } from 'node:zlib'
-import { deserialize, serialize } from 'node:v8'
 import { WeirError } from '../common/errors.js'
+import { safeFileName } from '../common/names.js'
+import { joinUri, type StoredObject } from '../checkpoint/objects.js'
 import type { CheckpointStorage } from '../checkpoint/storage/api.js'
+import { handleOfFormat1, type Format1Subtask, type StateHandle } from '../state/handles.js'
 import type { LockAttempt, LockClaim } from '../checkpoint/storage/lock.js'
 import { openCheckpointStorage } from '../checkpoint/storage/index.js'
 import type { S3Config } from '../common/config/index.js'
 
-const gzipAsync = promisify(gzip)
-const gunzipAsync = promisify(gunzip)
-
-export const MANIFEST_FORMAT = 'weir-checkpoint/1'
+/** Format 2 records each subtask's state as a handle of its backend (state/handles.ts), which format 1 did not for every backend. */
+export const MANIFEST_FORMAT = 'weir-checkpoint/2'
+/** Read, and brought to the current format as it is read. */
+const MANIFEST_FORMAT_1 = 'weir-checkpoint/1'
 export const MANIFEST_NAME = '_metadata'
-
-/** A stored object and how to check it. `path` is relative to the manifest's base (see CheckpointRef). */
-export interface StoredObject {
-  readonly path: string
-  readonly bytes: number
-  readonly sha1: string
-}
 
 export interface SubtaskManifest {
   readonly index: number
   readonly keyGroups: { readonly start: number; readonly end: number }
-  readonly backend: 'heap' | 'rocksdb'
-  /** Heap state and timers (v8-serialized, gzip). */
+  /** The timers: `{ timers }`, v8-serialized, gzip. */
   readonly data: StoredObject
-  /** The RocksDB files (rocksdb backend only): the handle state/rocksdb/snapshot.ts returns. */
-  readonly rocksdb?: unknown
+  /** The keyed state, as the subtask's backend stored it. */
+  readonly state: StateHandle
   /** The subtask's watermark when the barrier passed. */
   readonly watermark: number | null
 }
@@ -87,45 +78,7 @@ export const savepointFolder = (id: number): string => `savepoint-${id}`
 
 /** The folder name a job's checkpoints go in. */
 export function jobFolderName(job: string): string {
-  return job.replace(/[^A-Za-z0-9._-]/g, '_')
-}
-
-/** Joins a storage URI (file:///…, s3://…, or a path) and a relative path. */
-export function joinUri(uri: string, path: string): string {
-  return uri.replace(/\/+$/, '') + '/' + path.replace(/^\/+/, '')
-}
-
-// ------------------------------------------------------------------ objects
-
-/** Serializes any state value (bigint, Map, typed arrays, undefined …) and compresses it. */
-export async function encodeObject(value: unknown): Promise<Buffer> {
-  return gzipAsync(serialize(value), { level: 1 })
-}
-
-export async function putObject(storage: CheckpointStorage, path: string, data: Buffer): Promise<StoredObject> {
-  await storage.put(path, data)
-  return { path, bytes: data.length, sha1: sha1(data) }
-}
-
-/** Reads and checks an object; a missing or damaged one is a checkpoint error naming it. */
-export async function getObject<T>(storage: CheckpointStorage, object: StoredObject): Promise<T> {
-  const data = await storage.get(object.path)
-  if (data.length !== object.bytes || sha1(data) !== object.sha1) {
-    throw WeirError.checkpoint(`checkpoint file '${joinUri(storage.uri, object.path)}' is damaged: its size or checksum does not match the manifest`, {
-      help: 'the file was changed or truncated after the checkpoint was written; restore from another checkpoint',
-    })
-  }
-  try {
-    return deserialize(await gunzipAsync(data)) as T
-  } catch (e) {
-    throw WeirError.checkpoint(`checkpoint file '${joinUri(storage.uri, object.path)}' cannot be decoded: ${(e as Error).message}`, {
-      help: 'restore from another checkpoint', cause: e,
-    })
-  }
-}
-
-export function sha1(data: Uint8Array): string {
-  return createHash('sha1').update(data).digest('hex')
+  return safeFileName(job)
 }
 
 // ------------------------------------------------------------------ manifests
@@ -144,12 +97,25 @@ export async function readManifest(storage: CheckpointStorage, folder: string): 
   } catch (e) {
     throw WeirError.checkpoint(`checkpoint manifest '${where}' is damaged: ${(e as Error).message}`, { help: 'restore from another checkpoint' })
   }
+  if (manifest !== null && typeof manifest === 'object' && manifest.format === MANIFEST_FORMAT_1) return fromFormat1(manifest)
   if (manifest === null || typeof manifest !== 'object' || manifest.format !== MANIFEST_FORMAT) {
     throw WeirError.checkpoint(`'${where}' is not a Weir checkpoint manifest (format '${String((manifest as { format?: unknown } | null)?.format)}')`, {
-      help: `expected format '${MANIFEST_FORMAT}'`,
+      help: `expected format '${MANIFEST_FORMAT}' (or '${MANIFEST_FORMAT_1}')`,
     })
   }
   return manifest
+}
+
+/** A format-1 manifest as format 2 says it: each subtask's state handle out of its backend's name and files. */
+function fromFormat1(manifest: Manifest): Manifest {
+  const operators: Record<string, OperatorManifest> = {}
+  for (const [id, op] of Object.entries(manifest.operators)) {
+    const subtasks = (op.subtasks as readonly (SubtaskManifest & Format1Subtask)[]).map(s => ({
+      index: s.index, keyGroups: s.keyGroups, data: s.data, state: handleOfFormat1(s), watermark: s.watermark,
+    }))
+    operators[id] = { ...op, subtasks }
+  }
+  return { ...manifest, format: MANIFEST_FORMAT, operators }
 }
 
 const manifestPath = (folder: string): string => (folder === '' ? MANIFEST_NAME : `${folder}/${MANIFEST_NAME}`)
@@ -269,7 +235,7 @@ export async function openCheckpointAt(uri: string, s3: S3Config): Promise<Check
   const folder = trimmed.slice(trimmed.lastIndexOf('/') + 1)
   const self = openCheckpointStorage(trimmed, s3)
   const manifest = await readManifest(self, '')
-  // A checkpoint's paths are relative to its job folder (they share SST files); a savepoint's to itself.
+  // A checkpoint's paths are relative to its job folder (they share files); a savepoint's to itself.
   const base = manifest.kind === 'checkpoint' && /^chk-\d+$/.test(folder) ? openCheckpointStorage(trimmed.slice(0, trimmed.lastIndexOf('/')), s3) : self
   return { manifest, base, location: trimmed }
 }

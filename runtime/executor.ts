@@ -9,21 +9,21 @@
 // delivered the barrier until all have), then snapshot their state and forward the barrier. The
 // slow part — compressing and uploading — runs in the background while processing goes on;
 // checkpoint n is complete when its manifest is written, and only then do sinks commit its output.
-import { serialize } from 'node:v8'
-import { promisify } from 'node:util'
-import { gzip } from 'node:zlib'
 import { rm, rmdir } from 'node:fs/promises'
-import { dirname, join, resolve } from 'node:path'
+import { join, resolve } from 'node:path'
 import { assertNever, invariant } from '../common/assert.js'
 import { WeirError } from '../common/errors.js'
 import type { Field } from '../common/types.js'
+import { safeFileName } from '../common/names.js'
 import type { Batch, Row } from '../core/batch.js'
 import type { JobGraph, PhysicalNode, SourceSpec, Exchange } from '../core/job-graph.js'
 import type { Operator, OperatorContext, OperatorMetrics, TimerDomain } from '../core/operator.js'
-import type { KeyedStateBackend, KeyRef, Namespace, PrefetchRequest } from '../core/keyed-state.js'
-import { RocksDbKeyedStateBackend } from '../state/rocksdb/index.js'
+import type { KeyRef, Namespace, PrefetchRequest } from '../core/keyed-state.js'
+import { makeStagingDir, type SubtaskStateBackend } from '../state/backend.js'
+import { stateBackendFor, stateObjects } from '../state/backends.js'
+import type { StateConfig } from '../common/config/index.js'
+import type { StateHandle } from '../state/handles.js'
 import { makeKey, keyGroupRange, subtaskOf } from '../state/key-encoding.js'
-import { HeapKeyedStateBackend, type HeapSnapshot } from '../state/heap/heap-backend.js'
 import { TimerServiceImpl, type TimersSnapshot } from './timers.js'
 import { BatchKeys } from './batch-keys.js'
 import { compileCalc, compileScalar, evalConstant } from '../expr/index.js'
@@ -33,15 +33,13 @@ import { createOperator } from '../operators/registry.js'
 import { EventLoopYielder } from '../core/yield.js'
 import type { CheckpointStorage } from '../checkpoint/storage/api.js'
 import { enforceNotNull } from '../connectors/not-null-enforcer.js'
-import { makeSnapshotRoot, takeLocalSnapshot, uploadSnapshot, restoreRocksDbSubtask, type RocksDbStateHandle, type StoredSst } from '../state/rocksdb/snapshot.js'
+import { encodeObject, getObject, joinUri, putObject, type StoredObject } from '../checkpoint/objects.js'
 import {
-  MANIFEST_FORMAT, applyRetention, checkpointFolder, getObject, highestId, joinUri, PrefixedStorage, putObject, savepointFolder, writeManifest,
-  type CheckpointConfig, type CheckpointRef, type Manifest, type OperatorManifest, type SourceManifest, type StoredObject, type SubtaskManifest,
+  MANIFEST_FORMAT, applyRetention, checkpointFolder, highestId, PrefixedStorage, savepointFolder, writeManifest,
+  type CheckpointConfig, type CheckpointRef, type Manifest, type OperatorManifest, type SourceManifest, type SubtaskManifest,
 } from './checkpoint.js'
 import { operatorSignature, describeSignatureChange } from '../core/signature.js'
 import { operatorFailure } from './operator-failure.js'
-
-const gzipAsync = promisify(gzip)
 
 /** A change collected for a SELECT. */
 export interface CollectedRow {
@@ -67,7 +65,7 @@ export interface ExecutionEnv {
   /** Called when checkpoint or savepoint `id` is complete and its sinks have committed. */
   readonly onCheckpoint?: (id: number, location: string) => void
   /**
-   * Count the entries RocksDB stores at the end (JobMetrics.stateStoredEntries): a scan of all
+   * Count the entries disk backends store at the end (JobMetrics.stateStoredEntries): a scan of all
    * working state, seconds for millions of keys, so only tests and diagnostics ask for it.
    */
   readonly countStoredState?: boolean
@@ -85,9 +83,9 @@ export interface JobMetrics {
   readonly skippedRecords: number
   /** Live state entries per stateful operator at the end (summed over its subtasks). */
   readonly stateEntries: Record<string, number>
-  /** Bytes of RocksDB working state on disk at the end (undefined on the heap backend). */
+  /** Bytes of working state on disk at the end (undefined when the state backend keeps none there). */
   readonly stateDiskBytes?: number
-  /** Entries stored in RocksDB at the end, expired ones not yet swept included (only with ExecutionEnv.countStoredState; undefined on the heap backend). */
+  /** Entries stored on disk at the end, expired ones not yet swept included (only with ExecutionEnv.countStoredState; undefined when the state backend keeps none there). */
   readonly stateStoredEntries?: number
   /** Checkpoints completed by this run (the final one of a bounded job included). */
   readonly checkpointsCompleted: number
@@ -142,15 +140,13 @@ interface Task {
   operator?: Operator
   ctx?: OperatorContext
   timers?: TimerServiceImpl
-  state?: KeyedStateBackend
+  state?: SubtaskStateBackend<StateHandle>
   sink?: SinkWriter
   /** The operator keeps keyed state that checkpoints must capture. */
   readonly stateful: boolean
   hasTtl: boolean
   rowAtATime: boolean
   readonly metrics: OperatorMetrics
-  /** RocksDB SST files already stored by an earlier checkpoint of this subtask's database. */
-  known: Map<string, StoredSst>
   /**
    * The batch whose state is being read ahead: the next state access of this subtask is processing
    * it (anything else waits for the read and drops it). See `readAhead`.
@@ -226,13 +222,16 @@ class JobExecution {
   private readonly yielder = new EventLoopYielder(10)
   private readonly batchSize: number
   private readonly maxParallelism: number
-  private readonly diskBackends: RocksDbKeyedStateBackend[] = []
+  private readonly stateSettings: StateConfig
+  /** The job's folder in 'state.dir', where disk backends keep working state. */
+  private readonly stateDir: string
   private readonly exactlyOnce: boolean
   private nextCheckpointId = 1
   private inflight: Inflight | null = null
   private checkpointsCompleted = 0
   private savepointLocation: string | undefined
-  private localSnapshotDir: string | undefined
+  /** Where backends stage files (SubtaskStateOptions.tmpDir), once one asked. */
+  private stagingDir: Promise<string> | undefined
   /** A pump held a batch back for reading ahead (see pump). */
   private holding = false
 
@@ -241,6 +240,8 @@ class JobExecution {
     this.batchSize = graph.config.batchSize
     this.maxParallelism = graph.config.maxParallelism
     this.exactlyOnce = (env.checkpoint?.intervalMs ?? 0) > 0
+    this.stateSettings = graph.config.state
+    this.stateDir = join(resolve(this.stateSettings.dir), safeFileName(graph.name))
     const defaultParallelism = graph.config.parallelism
     if (defaultParallelism > this.maxParallelism) {
       throw WeirError.plan(`'parallelism.default' = ${defaultParallelism} exceeds 'pipeline.max-parallelism' = ${this.maxParallelism}`, {
@@ -259,7 +260,7 @@ class JobExecution {
           hasTtl: node.spec.kind === 'GroupAggregate' && node.spec.ttlMs > 0,
           rowAtATime: node.spec.kind === 'GroupAggregate' && !graph.config.miniBatch,
           metrics: { lateRecordsDropped: 0, rowsIn: 0, rowsOut: 0 },
-          known: new Map(), ahead: null, batchKeys: null, requests: [],
+          ahead: null, batchKeys: null, requests: [],
         }
         tasks.push(task)
         this.order.push(task)
@@ -340,10 +341,16 @@ class JobExecution {
       await this.inflight?.done?.catch(() => undefined)
       await this.close()
       // Working state is not durable: checkpoints are. Its folders go.
-      for (const b of this.diskBackends) await b.destroy().catch(() => undefined)
-      if (this.localSnapshotDir) await rm(this.localSnapshotDir, { recursive: true, force: true }).catch(() => undefined)
+      let destroyed = false
+      for (const task of this.order) {
+        if (task.state?.destroy === undefined) continue
+        destroyed = true
+        await task.state.destroy().catch(() => undefined)
+      }
+      const staging = await this.stagingDir?.catch(() => undefined)
+      if (staging !== undefined) await rm(staging, { recursive: true, force: true }).catch(() => undefined)
       // The job's folder goes too once empty (rmdir refuses a folder another run still uses).
-      if (this.diskBackends.length > 0) await rmdir(dirname(this.diskBackends[0]!.dir)).catch(() => undefined)
+      if (destroyed) await rmdir(this.stateDir).catch(() => undefined)
     }
   }
 
@@ -446,6 +453,8 @@ class JobExecution {
     task.batchKeys = batchKeys
     const old = this.env.restore?.manifest.operators[node.id]
     const state = await this.createStateBackend(task, old)
+    // Closed and deleted with the job, whatever fails from here on.
+    task.state = state
     const timers = new TimerServiceImpl(() => state.getCurrentKey() ?? NO_KEY, { maxParallelism: this.maxParallelism })
     const operator = createOperator(node.spec)
     const ctx: OperatorContext = {
@@ -460,45 +469,21 @@ class JobExecution {
     task.operator = operator
     task.ctx = ctx
     task.timers = timers
-    task.state = state
     await operator.open(ctx)
     if (old !== undefined) await this.restoreTimers(task, old)
   }
 
   /** The keyed-state backend for one subtask, per 'state.backend', filled from the checkpoint being restored. */
-  private async createStateBackend(task: Task, old: OperatorManifest | undefined): Promise<KeyedStateBackend> {
-    const node = task.node
-    const { backend: kind, dir: stateDir, cacheBytes, writeBufferBytes } = this.graph.config.state
-    const maxParallelism = this.maxParallelism
+  private async createStateBackend(task: Task, old: OperatorManifest | undefined): Promise<SubtaskStateBackend<StateHandle>> {
+    const settings = this.stateSettings
+    const factory = stateBackendFor(settings.backend, task.stateful)
     const overlapping = old?.subtasks.filter(s => s.keyGroups.start <= task.range.end && s.keyGroups.end >= task.range.start) ?? []
-    // Stateless operators never touch state: a heap backend costs nothing there.
-    if (kind === 'heap' || !task.stateful) {
-      const heap = new HeapKeyedStateBackend({ maxParallelism, keyGroupRange: task.range })
-      for (const s of overlapping) {
-        const data = await getObject<SubtaskData>(this.env.restore!.base, s.data)
-        if (data.heap) heap.restore(data.heap)
-        else if (s.backend === 'rocksdb') throw this.backendChanged(s.backend, kind)
-      }
-      return heap
-    }
-    const dir = join(resolve(stateDir), safeName(this.graph.name), safeName(task.parallelism === 1 ? node.id : `${node.id}-${task.index}`))
-    // A bundle spans batches until the cache's budget of held changes is reached (deferred
-    // write-back): a hot key is written once per bundle, not once per batch. sync() ends it early.
-    const open = { dir, operatorId: node.id, jobName: this.graph.name, maxParallelism, keyGroupRange: task.range, cacheBytes, writeBufferBytes, writeBack: 'deferred' as const }
-    let backend: RocksDbKeyedStateBackend
-    if (overlapping.length > 0) {
-      for (const s of overlapping) if (s.backend !== 'rocksdb') throw this.backendChanged(s.backend, kind)
-      const restored = await restoreRocksDbSubtask({
-        open, range: task.range, storage: this.env.restore!.base, tmpDir: await this.snapshotTmp(),
-        handles: overlapping.map(s => s.rocksdb as RocksDbStateHandle),
-      })
-      backend = restored.backend
-      task.known = restored.known
-    } else {
-      backend = await RocksDbKeyedStateBackend.open(open)
-    }
-    this.diskBackends.push(backend)
-    return backend
+    for (const s of overlapping) if (s.state.backend !== factory.name) throw this.backendChanged(s.state.backend, settings.backend)
+    const restore = overlapping.length > 0 ? { handles: overlapping.map(s => s.state), storage: this.env.restore!.base } : undefined
+    return factory.create({
+      jobName: this.graph.name, operatorId: task.node.id, subtask: task.index, parallelism: task.parallelism, maxParallelism: this.maxParallelism,
+      keyGroupRange: task.range, jobDir: this.stateDir, cacheBytes: settings.cacheBytes, writeBufferBytes: settings.writeBufferBytes, tmpDir: this.tmpDir,
+    }, restore)
   }
 
   private backendChanged(was: string, now: string): WeirError {
@@ -525,14 +510,8 @@ class JobExecution {
     task.timers!.advanceWatermark(watermark, () => invariant(false, 'a restored timer was already due'))
   }
 
-  /** Where local snapshots and restores stage files: beside the working state, so SSTs hard-link instead of copying. */
-  private async snapshotTmp(): Promise<string> {
-    if (this.localSnapshotDir === undefined) {
-      const jobDir = join(resolve(this.graph.config.state.dir), safeName(this.graph.name))
-      this.localSnapshotDir = await makeSnapshotRoot(jobDir)
-    }
-    return this.localSnapshotDir
-  }
+  /** Where backends stage local snapshots and restores: beside the working state, so files hard-link instead of copying. */
+  private readonly tmpDir = (): Promise<string> => (this.stagingDir ??= makeStagingDir(this.stateDir))
 
   /**
    * The job finished at the restored checkpoint: commit what it promised (a crash may have come
@@ -709,7 +688,7 @@ class JobExecution {
 
   /**
    * Starts reading the state `item` (a batch queued next) will touch, while the subtask goes on
-   * with what comes before it: RocksDB reads on its threads while this one processes the batch
+   * with what comes before it: a disk backend reads on its threads while this one processes the batch
    * before and builds its write batch. One batch ahead at most, because a backend keeps what a
    * prefetch loaded resident only until the flush after the next (core/keyed-state.ts). Only for the plain
    * path: one flush per batch (no TTL sweep, which flushes too) and requests known up front (no
@@ -1056,27 +1035,24 @@ class JobExecution {
     }
     if (!task.stateful) return
     const id = task.node.id
-    const own = `${cp.prefix}${safeName(id)}-${task.index}/`
-    const data: SubtaskData = { timers: task.timers!.snapshot(), heap: task.state instanceof HeapKeyedStateBackend ? task.state.snapshot(false) : undefined }
+    const own = `${cp.prefix}${safeFileName(id)}-${task.index}/`
     // Serialized now: later batches mutate the live objects.
-    const bytes = serialize(data)
+    const data: SubtaskData = { timers: task.timers!.snapshot() }
+    const encoded = encodeObject(data)
     const subtask: { -readonly [K in keyof SubtaskManifest]: SubtaskManifest[K] } = {
-      index: task.index, keyGroups: task.range, backend: task.state instanceof RocksDbKeyedStateBackend ? 'rocksdb' : 'heap',
-      data: undefined as unknown as StoredObject, watermark: task.watermark,
+      index: task.index, keyGroups: task.range, data: undefined as unknown as StoredObject, state: undefined as unknown as StateHandle, watermark: task.watermark,
     }
     let list = cp.operators.get(id)
     if (list === undefined) cp.operators.set(id, (list = []))
     list.push(subtask)
-    cp.uploads.push(gzipAsync(bytes, { level: 1 }).then(async gz => {
+    cp.uploads.push(encoded.then(async gz => {
       subtask.data = await putObject(cp.base, own + 'data.bin.gz', gz)
       crashPoint('upload')
     }))
-    if (task.state instanceof RocksDbKeyedStateBackend) {
-      const local = await takeLocalSnapshot(task.state, join(await this.snapshotTmp(), `${barrier.id}-${safeName(id)}-${task.index}`))
-      cp.uploads.push(uploadSnapshot(local, cp.base, {
-        sharedPrefix: 'shared/', ownPrefix: own + 'rocksdb/', selfContained: barrier.savepoint, keyGroups: task.range, maxParallelism: this.maxParallelism,
-      }, barrier.savepoint ? new Map() : task.known).then(handle => { subtask.rocksdb = handle }))
-    }
+    const snapshot = await task.state!.checkpoint({
+      storage: cp.base, ownPrefix: own, sharedPrefix: 'shared/', selfContained: barrier.savepoint, checkpointId: barrier.id, tmpDir: this.tmpDir,
+    })
+    cp.uploads.push(snapshot.upload.then(handle => { subtask.state = handle }))
   }
 
   private async writeInflightManifest(cp: Inflight, finished: boolean): Promise<void> {
@@ -1183,10 +1159,11 @@ class JobExecution {
     }
     let stateDiskBytes: number | undefined
     let stateStoredEntries: number | undefined
-    for (const b of this.diskBackends) {
-      await b.sync()
-      stateDiskBytes = (stateDiskBytes ?? 0) + await b.diskBytes()
-      if (this.env.countStoredState) stateStoredEntries = (stateStoredEntries ?? 0) + await b.countEntries({ stored: true })
+    for (const task of this.order) {
+      if (task.state?.storageStats === undefined) continue
+      const stats = await task.state.storageStats(this.env.countStoredState === true)
+      stateDiskBytes = (stateDiskBytes ?? 0) + stats.diskBytes
+      if (stats.storedEntries !== undefined) stateStoredEntries = (stateStoredEntries ?? 0) + stats.storedEntries
     }
     return {
       sourceRows, sourceRecordsRead: read, sinkRows, sinkCommittedRows, lateRecordsDropped: late, skippedRecords: skipped, stateEntries, stateDiskBytes, stateStoredEntries,
@@ -1214,29 +1191,21 @@ function crashPoint(point: string): void {
 }
 const crashCounts = new Map<string, number>()
 
-/** What a stateful subtask stores besides RocksDB files: its timers, and its state on the heap backend. */
+/** What a stateful subtask stores besides its state backend's files: its timers. */
 interface SubtaskData {
   readonly timers: TimersSnapshot
-  readonly heap?: HeapSnapshot
 }
 
 /** Stored objects a manifest needs (for retention of shared files). */
 function referencedObjects(manifest: Manifest): string[] {
   const paths: string[] = []
   for (const op of Object.values(manifest.operators)) {
-    for (const s of op.subtasks) {
-      paths.push(s.data.path)
-      if (s.rocksdb) for (const f of (s.rocksdb as RocksDbStateHandle).files) paths.push(f.object)
-    }
+    for (const s of op.subtasks) paths.push(s.data.path, ...stateObjects(s.state))
   }
   return paths
 }
 
 const NO_KEY: KeyRef = makeKey([])
-
-function safeName(name: string): string {
-  return name.replace(/[^A-Za-z0-9._-]/g, '_')
-}
 
 /** The key function for an input edge: hash keys → their values; single → one constant key. */
 function keySelector(exchange: Exchange, maxParallelism: number): (row: Row) => KeyRef {

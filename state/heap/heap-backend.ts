@@ -2,11 +2,14 @@
 // that key's namespaces, with a per-state cache of the current key's slot. TTL stores a clock time
 // with each value; expired values are never returned and are swept by `cleanupExpired`.
 import { WeirError } from '../../common/errors.js'
+import { encodeObject, putObject } from '../../checkpoint/objects.js'
 import type {
-  KeyedStateBackend, KeyRef, ListState, ListStateDescriptor, MapState, MapStateDescriptor, Namespace, PrefetchRequest,
+  KeyRef, ListState, ListStateDescriptor, MapState, MapStateDescriptor, Namespace, PrefetchRequest,
   StateStats, ValueState, ValueStateDescriptor,
 } from '../../core/keyed-state.js'
 import { DEFAULT_MAX_PARALLELISM, encodeKey, makeKey } from '../key-encoding.js'
+import type { PendingStateSnapshot, StateSnapshotOptions, SubtaskStateBackend } from '../backend.js'
+import type { HeapStateHandle } from './factory.js'
 
 export interface HeapBackendOptions {
   /** Number of key groups keys hash to (default 128); snapshots only restore into the same number. */
@@ -148,7 +151,7 @@ class StateTable {
  * backend.setCurrentKey(makeKey(['alice']))
  * count.update((count.value() ?? 0) + 1)
  */
-export class HeapKeyedStateBackend implements KeyedStateBackend {
+export class HeapKeyedStateBackend implements SubtaskStateBackend<HeapStateHandle> {
   readonly needsPrefetch = false
   readonly maxParallelism: number
   readonly keyGroupRange: { readonly start: number; readonly end: number }
@@ -297,6 +300,13 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
       for (const entry of entries) this.restoreEntry(entry)
     }
     for (const table of this.tables.values()) table.invalidate()
+  }
+
+  /** The live entries, serialized now (later changes are not in them) and stored in the background as one object. */
+  checkpoint(options: StateSnapshotOptions): Promise<PendingStateSnapshot<HeapStateHandle>> {
+    const encoded = encodeObject(this.snapshot(false))
+    const upload = encoded.then(async (gz): Promise<HeapStateHandle> => ({ backend: 'heap', entries: await putObject(options.storage, `${options.ownPrefix}heap.bin.gz`, gz) }))
+    return Promise.resolve({ upload })
   }
 
   close(): Promise<void> {

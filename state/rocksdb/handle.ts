@@ -1,14 +1,11 @@
 // What a checkpoint manifest records about one subtask's RocksDB database: its files in checkpoint
 // storage (plain JSON), which stored objects they are, and the checks a handle read back must pass.
 import { WeirError } from '../../common/errors.js'
+import type { KeyGroupRange } from '../backend.js'
+
+export type { KeyGroupRange }
 
 export const ROCKSDB_HANDLE_FORMAT = 'weir-rocksdb/1'
-
-/** A range of key groups, inclusive. */
-export interface KeyGroupRange {
-  readonly start: number
-  readonly end: number
-}
 
 /** One database file in checkpoint storage, gzip-compressed. */
 export interface StoredDbFile {
@@ -34,7 +31,7 @@ export type StoredSst = StoredDbFile
  *
  * @example
  * {
- *   "format": "weir-rocksdb/1", "maxParallelism": 128, "keyGroups": { "start": 0, "end": 63 },
+ *   "backend": "rocksdb", "format": "weir-rocksdb/1", "maxParallelism": 128, "keyGroups": { "start": 0, "end": 63 },
  *   "entries": 81234, "selfContained": false, "compression": "gzip",
  *   "files": [
  *     { "name": "000012.sst", "object": "shared/3f0c…-000012.sst.gz", "shared": true, "size": 8123456, "storedSize": 2974311, "sha1": "…" },
@@ -44,6 +41,7 @@ export type StoredSst = StoredDbFile
  * }
  */
 export interface RocksDbStateHandle {
+  readonly backend: 'rocksdb'
   readonly format: typeof ROCKSDB_HANDLE_FORMAT
   readonly maxParallelism: number
   /** The key groups the database holds (its subtask's range when the snapshot was taken). */
@@ -75,6 +73,7 @@ export function checkHandle(handle: unknown, where: string): RocksDbStateHandle 
     help: 'the checkpoint manifest is damaged or was written by another version of Weir: restore from another checkpoint or savepoint',
   })
   if (h === null || typeof h !== 'object') throw bad('not an object')
+  if (h.backend !== 'rocksdb') throw bad(`backend '${String(h.backend)}'`)
   if (h.format !== ROCKSDB_HANDLE_FORMAT) throw bad(`format '${String(h.format)}'`)
   if (!Number.isInteger(h.maxParallelism)) throw bad('no max-parallelism')
   const kg = h.keyGroups

@@ -42,7 +42,7 @@ export interface RestoreStats {
 
 export interface RestoredRocksDb {
   readonly backend: RocksDbKeyedStateBackend
-  /** The shared SSTs the restored database still has: the next checkpoint uploads only new ones. */
+  /** The shared SSTs the restored database still has (also its `storedSsts`): the next checkpoint uploads only new ones. */
   readonly known: Map<string, StoredSst>
   readonly stats: RestoreStats
 }
@@ -80,7 +80,7 @@ export async function restoreRocksDbSubtask(options: RestoreRocksDbOptions): Pro
   if (overlapping.length === 0) {
     if (handles.length > 0) throw uncovered(range, range)
     const backend = await RocksDbKeyedStateBackend.open(open)
-    return { backend, known: new Map(), stats: { mode: 'empty', millis: performance.now() - t0, handles: 0, files: 0, storedBytes: 0, copiedEntries: 0 } }
+    return { backend, known: backend.storedSsts, stats: { mode: 'empty', millis: performance.now() - t0, handles: 0, files: 0, storedBytes: 0, copiedEntries: 0 } }
   }
   checkCoverage(overlapping, range)
 
@@ -133,9 +133,11 @@ export async function restoreRocksDbSubtask(options: RestoreRocksDbOptions): Pro
     } finally {
       for (const temp of temps) await temp.destroy().catch(() => undefined)
     }
+    const known = sharedSsts(base)
+    backend.storedSsts = known
     return {
       backend,
-      known: sharedSsts(base),
+      known,
       stats: {
         mode: exact ? 'files' : 'rescaled', millis: performance.now() - t0, handles: overlapping.length,
         files: transfer.files, storedBytes: transfer.storedBytes, copiedEntries,

@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path'
 import RocksDB from 'rocksdb-native'
 import { WeirError } from '../../common/errors.js'
 import type {
-  KeyedStateBackend, KeyRef, ListState, ListStateDescriptor, MapState, MapStateDescriptor, Namespace, PrefetchRequest,
+  KeyRef, ListState, ListStateDescriptor, MapState, MapStateDescriptor, Namespace, PrefetchRequest,
   StateStats, StateTtlConfig, ValueState, ValueStateDescriptor,
 } from '../../core/keyed-state.js'
 import { DEFAULT_MAX_PARALLELISM } from '../key-encoding.js'
@@ -23,6 +23,9 @@ import { checkInternals, NativeReadBatch, NativeWriteBatch, REUSED_OPS } from '.
 import { fillDbFolder, folderBytes, ioFailed, makeDirs, openFailed, prepareFolder, releaseFolder, removeFolder } from './folder.js'
 import { KeyGroupFileWriter, keyGroupFileHeader, openKeyGroupFile, type SnapshotState } from './key-group-file.js'
 import { RocksListState, RocksMapState, RocksValueState } from './states.js'
+import type { PendingStateSnapshot, StateSnapshotOptions, StateStorageStats, SubtaskStateBackend } from '../backend.js'
+import type { RocksDbStateHandle, StoredSst } from './handle.js'
+import { checkpointDatabase } from './snapshot.js'
 
 export interface RocksDbBackendOptions {
   /** This subtask's working folder; the runtime passes `<state.dir>/<job>/<operator-id>`. */
@@ -124,8 +127,13 @@ interface Scan {
  * count.update((count.value() ?? 0) + 1)
  * await backend.flush()
  */
-export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
+export class RocksDbKeyedStateBackend implements SubtaskStateBackend<RocksDbStateHandle>, CacheHost {
   readonly needsPrefetch = true
+  /**
+   * The SSTs of this database that an earlier retained checkpoint stored (SST files never change and
+   * their numbers are never reused): the next checkpoint references them instead of uploading them.
+   */
+  storedSsts = new Map<string, StoredSst>()
   readonly dir: string
   readonly maxParallelism: number
   readonly keyGroupRange: { readonly start: number; readonly end: number }
@@ -1264,6 +1272,18 @@ export class RocksDbKeyedStateBackend implements KeyedStateBackend, CacheHost {
   }
 
   // ------------------------------------------------------------------ checkpoint files
+
+  /** A local snapshot of the database files now; their upload in the background (snapshot.ts). */
+  checkpoint(options: StateSnapshotOptions): Promise<PendingStateSnapshot<RocksDbStateHandle>> {
+    return checkpointDatabase(this, options)
+  }
+
+  /** Writes what the cache holds, then the size of the state folder and (`countStored`) the entries stored. */
+  async storageStats(countStored: boolean): Promise<StateStorageStats> {
+    await this.sync()
+    const diskBytes = await this.diskBytes()
+    return countStored ? { diskBytes, storedEntries: await this.countEntries({ stored: true }) } : { diskBytes }
+  }
 
   /** The RocksDB database folder inside `dir`. */
   get dbDir(): string {

@@ -2,8 +2,8 @@
 // live files, taken while processing is paused), then an upload in the background that stores only
 // the SST files no earlier retained checkpoint of the same database stored. Restore: restore.ts.
 import { randomUUID } from 'node:crypto'
-import { copyFile, link, mkdir, mkdtemp, readdir, readFile, rm, stat, unlink, writeFile } from 'node:fs/promises'
-import { join, resolve } from 'node:path'
+import { copyFile, link, readdir, readFile, rm, stat, unlink, writeFile } from 'node:fs/promises'
+import { basename, join, resolve } from 'node:path'
 import { WeirError } from '../../common/errors.js'
 import { errnoCode, fsError, operationOf } from '../../common/fs-errors.js'
 import { makeDirs } from './folder.js'
@@ -12,6 +12,7 @@ import { ManifestFormatError, readManifest, tableFileName, tableFileNumber } fro
 import { ROCKSDB_HANDLE_FORMAT, type KeyGroupRange, type RocksDbStateHandle, type StoredDbFile, type StoredSst } from './handle.js'
 import { forEachLimit, joinPath, storeFile } from './transfer.js'
 import type { CheckpointStorage } from '../../checkpoint/storage/api.js'
+import type { PendingStateSnapshot, StateSnapshotOptions } from '../backend.js'
 
 export { checkHandle, referencedObjects, type KeyGroupRange, type RocksDbStateHandle, type StoredDbFile, type StoredSst } from './handle.js'
 export { restoreRocksDbSubtask, type RestoredRocksDb, type RestoreRocksDbOptions, type RestoreStats } from './restore.js'
@@ -140,7 +141,7 @@ export async function uploadSnapshot(
       for (const f of stored) if (f.shared) known.set(f.name, f)
     }
     return {
-      format: ROCKSDB_HANDLE_FORMAT, maxParallelism: local.maxParallelism, keyGroups: local.keyGroups, entries: local.entries,
+      backend: 'rocksdb', format: ROCKSDB_HANDLE_FORMAT, maxParallelism: local.maxParallelism, keyGroups: local.keyGroups, entries: local.entries,
       selfContained: options.selfContained, compression: 'gzip', files: stored,
       uploaded: { files: uploaded, size, storedSize, millis: Math.round(performance.now() - t0) },
     }
@@ -149,14 +150,15 @@ export async function uploadSnapshot(
   }
 }
 
-/** A fresh folder under `jobDir` (a job's folder in 'state.dir') for the local snapshots of one run. */
-export async function makeSnapshotRoot(jobDir: string): Promise<string> {
-  try {
-    await mkdir(jobDir, { recursive: true })
-    return await mkdtemp(join(jobDir, '_snapshots-'))
-  } catch (e) {
-    throw snapshotFailed(jobDir, e)
-  }
+/**
+ * The backend's checkpoint (SubtaskStateBackend.checkpoint): the local snapshot now, in a folder of
+ * `options.tmpDir()`; the upload in the background — SSTs that an earlier retained checkpoint of
+ * this database stored (`backend.storedSsts`) are referenced, not stored again, unless it is a savepoint.
+ */
+export async function checkpointDatabase(backend: RocksDbKeyedStateBackend, options: StateSnapshotOptions): Promise<PendingStateSnapshot<RocksDbStateHandle>> {
+  const local = await takeLocalSnapshot(backend, join(await options.tmpDir(), `${options.checkpointId}-${basename(backend.dir)}`))
+  const upload = { sharedPrefix: options.sharedPrefix, ownPrefix: `${options.ownPrefix}rocksdb/`, selfContained: options.selfContained }
+  return { upload: uploadSnapshot(local, options.storage, upload, options.selfContained ? new Map() : backend.storedSsts) }
 }
 
 /** Removes a local snapshot that will not be uploaded (its checkpoint was aborted). */
