@@ -16,18 +16,25 @@ const FACTORIES: { readonly [B in StateHandle['backend']]: StateBackendFactory<E
  * that keeps no keyed state (it never touches it, and a heap backend costs nothing).
  */
 export function stateBackendFor(backend: string, keepsState: boolean): StateBackendFactory<StateHandle> {
-  return keepsState ? factory(backend) : FACTORIES.heap
+  if (!keepsState) return FACTORIES.heap as StateBackendFactory<StateHandle>
+  const factory = factoryNamed(backend)
+  if (factory === undefined) {
+    throw WeirError.plan(`unknown state backend '${backend}'`, { help: `set 'state.backend' to one of ${Object.keys(FACTORIES).map(n => `'${n}'`).join(', ')}` })
+  }
+  return factory
 }
 
 /** The stored objects a state handle needs (retention keeps them). */
 export function stateObjects(handle: StateHandle): readonly string[] {
-  return factory(handle.backend).referencedObjects(handle)
+  const factory = factoryNamed(handle.backend)
+  if (factory === undefined) {
+    throw WeirError.checkpoint(`a checkpoint manifest holds state of an unknown backend '${String(handle.backend)}'`, {
+      help: 'the manifest was written by another version of Weir, or is damaged',
+    })
+  }
+  return factory.referencedObjects(handle)
 }
 
-function factory(name: string): StateBackendFactory<StateHandle> {
-  const found = Object.hasOwn(FACTORIES, name) ? FACTORIES[name as StateHandle['backend']] : undefined
-  if (found === undefined) {
-    throw WeirError.plan(`unknown state backend '${name}'`, { help: `set 'state.backend' to one of ${Object.keys(FACTORIES).map(n => `'${n}'`).join(', ')}` })
-  }
-  return found as StateBackendFactory<StateHandle>
+function factoryNamed(name: string): StateBackendFactory<StateHandle> | undefined {
+  return Object.hasOwn(FACTORIES, name) ? FACTORIES[name as StateHandle['backend']] as StateBackendFactory<StateHandle> : undefined
 }

@@ -5,9 +5,11 @@ import { WeirError } from '../../common/errors.js'
 import { encodeObject, putObject } from '../../checkpoint/objects.js'
 import type {
   KeyRef, ListState, ListStateDescriptor, MapState, MapStateDescriptor, Namespace, PrefetchRequest,
-  StateStats, ValueState, ValueStateDescriptor,
+  StateStats, StateTtlConfig, ValueState, ValueStateDescriptor,
 } from '../../core/keyed-state.js'
-import { DEFAULT_MAX_PARALLELISM, encodeKey, makeKey } from '../key-encoding.js'
+import { DEFAULT_MAX_PARALLELISM, makeKey } from '../key-encoding.js'
+import { mapKeyOf, TtlMapState } from '../map-state.js'
+import { StateTableBase, type StateKind } from '../state-table.js'
 import type { PendingStateSnapshot, StateSnapshotOptions, SubtaskStateBackend } from '../backend.js'
 import type { HeapStateHandle } from './factory.js'
 
@@ -57,7 +59,7 @@ export interface HeapSnapshot {
   readonly keyGroups: readonly { readonly group: number; readonly entries: readonly HeapEntry[] }[]
 }
 
-type Kind = 'value' | 'list' | 'map'
+type Kind = StateKind
 
 /** A stored value and the TTL clock at its last write (or read, under OnReadAndWrite). */
 class Cell {
@@ -67,14 +69,6 @@ class Cell {
 /** A map-state entry; `k` keeps the caller's key when the Map is keyed by its encoding (object keys). */
 class MapCell {
   constructor(readonly k: unknown, public v: unknown, public t: number) {}
-}
-
-/** Object user keys (e.g. rows) are stored under their encoding; the prefix is a lone surrogate, so it cannot collide with text. */
-const OBJECT_KEY_PREFIX = '\udfff'
-
-function mapKeyOf(k: unknown): unknown {
-  if (typeof k !== 'object' || k === null) return k
-  return OBJECT_KEY_PREFIX + encodeKey(Array.isArray(k) ? k : [k])
 }
 
 function cloneValue<T>(v: T): T {
@@ -116,30 +110,10 @@ class KeySlot {
 }
 
 /** The data of one named state, shared by its handle; the handle's current-key slot is cached here. */
-class StateTable {
+class StateTable extends StateTableBase<KeySlot, MapCell> {
   readonly slots = new Map<string, KeySlot>()
-  ttlMs = 0
-  refreshOnRead = false
-  cachedKey: KeyRef | undefined = undefined
-  cachedSlot: KeySlot | undefined = undefined
-  handle: unknown = undefined
+  /** Where cleanupExpired stopped in this table. */
   sweep: Iterator<KeySlot> | null = null
-  /** Map state: the entry the last get() found, so the usual get-then-put costs one lookup. */
-  lastMap: Map<unknown, MapCell> | null = null
-  lastMk: unknown = undefined
-  lastEntry: MapCell | undefined = undefined
-  constructor(readonly name: string, readonly kind: Kind) {}
-
-  invalidate(): void {
-    this.cachedKey = undefined
-    this.cachedSlot = undefined
-    this.lastMap = null
-    this.lastEntry = undefined
-  }
-
-  expired(t: number, now: number): boolean {
-    return this.ttlMs > 0 && t + this.ttlMs <= now
-  }
 }
 
 /**
@@ -358,17 +332,15 @@ export class HeapKeyedStateBackend implements SubtaskStateBackend<HeapStateHandl
     return table
   }
 
-  private register(name: string, kind: Kind, ttl: { ttlMs: number; updateType: string } | undefined): StateTable {
+  private register(name: string, kind: Kind, ttl: StateTtlConfig | undefined): StateTable {
     const table = this.table(name, kind)
-    const ttlMs = ttl !== undefined && ttl.ttlMs > 0 ? ttl.ttlMs : 0
-    if (kind === 'list' && table.ttlMs === 0 && ttlMs > 0) {
+    if (kind === 'list' && table.ttlMs === 0 && ttl !== undefined && ttl.ttlMs > 0) {
       // Restored before registration without TTL: list elements become TTL cells.
       for (const slot of table.slots.values()) {
         for (const [, cell] of slot.cells()) cell.v = (cell.v as unknown[]).map(v => new Cell(v, cell.t))
       }
     }
-    table.ttlMs = ttlMs
-    table.refreshOnRead = ttl?.updateType === 'OnReadAndWrite'
+    table.configure(ttl)
     return table
   }
 }
@@ -449,7 +421,38 @@ function removeExpired(table: StateTable, slot: KeySlot, now: number): number {
   return removed
 }
 
-/** What the three handles share: the current key's slot (cached per key object) and the namespace. */
+/** The current key's slot of `table` (cached per key object), or undefined if the key has none. */
+function currentSlot(backend: HeapKeyedStateBackend, table: StateTable): KeySlot | undefined {
+  const key = backend.currentKey
+  if (key !== table.cachedKey) {
+    if (key === undefined) throw WeirError.internal(`state '${table.name}' accessed with no current key`)
+    table.cachedKey = key
+    table.cachedSlot = table.slots.get(key.encoded)
+  }
+  return table.cachedSlot
+}
+
+function writableSlot(backend: HeapKeyedStateBackend, table: StateTable): KeySlot {
+  let slot = currentSlot(backend, table)
+  if (slot === undefined) {
+    const key = backend.currentKey!
+    slot = new KeySlot(key)
+    table.slots.set(key.encoded, slot)
+    table.cachedSlot = slot
+  }
+  return slot
+}
+
+/** Removes namespace `ns` of `slot`, and the slot once it has none. */
+function removeCell(table: StateTable, slot: KeySlot, ns: Namespace): void {
+  slot.delete(ns)
+  if (slot.isEmpty()) {
+    table.slots.delete(slot.key.encoded)
+    table.cachedSlot = undefined
+  }
+}
+
+/** What the value and list handles share: the current key's slot and the namespace. */
 abstract class HeapState {
   protected ns: Namespace = ''
 
@@ -465,25 +468,11 @@ abstract class HeapState {
   }
 
   protected slot(): KeySlot | undefined {
-    const key = this.backend.currentKey
-    const table = this.table
-    if (key !== table.cachedKey) {
-      if (key === undefined) throw WeirError.internal(`state '${table.name}' accessed with no current key`)
-      table.cachedKey = key
-      table.cachedSlot = table.slots.get(key.encoded)
-    }
-    return table.cachedSlot
+    return currentSlot(this.backend, this.table)
   }
 
   protected writableSlot(): KeySlot {
-    let slot = this.slot()
-    if (slot === undefined) {
-      const key = this.backend.currentKey!
-      slot = new KeySlot(key)
-      this.table.slots.set(key.encoded, slot)
-      this.table.cachedSlot = slot
-    }
-    return slot
+    return writableSlot(this.backend, this.table)
   }
 
   protected cell(): Cell | undefined {
@@ -492,11 +481,7 @@ abstract class HeapState {
   }
 
   protected removeCell(slot: KeySlot): void {
-    slot.delete(this.ns)
-    if (slot.isEmpty()) {
-      this.table.slots.delete(slot.key.encoded)
-      this.table.cachedSlot = undefined
-    }
+    removeCell(this.table, slot, this.ns)
   }
 }
 
@@ -576,98 +561,42 @@ class HeapListState<T> extends HeapState implements ListState<T> {
   }
 }
 
-class HeapMapState<K, V> extends HeapState implements MapState<K, V> {
-  get(key: K): V | undefined {
-    const e = this.entry(key)
-    return e === undefined ? undefined : (e.v as V)
+/** MapState on the heap: the TTL rules are TtlMapState's; a (key, namespace) without entries has no cell. */
+class HeapMapState<K, V> extends TtlMapState<K, V, MapCell, Cell> {
+  constructor(private readonly backend: HeapKeyedStateBackend, protected override readonly table: StateTable) {
+    super(table)
   }
 
-  put(key: K, value: V): void {
-    const now = this.backend.ttlNow
-    const cell = this.cell()
-    const mk = mapKeyOf(key)
-    if (cell === undefined) {
-      const m = new Map<unknown, MapCell>([[mk, new MapCell(key, value, now)]])
-      this.writableSlot().set(this.ns, new Cell(m, now))
-      return
-    }
-    const m = cell.v as Map<unknown, MapCell>
-    const table = this.table
-    // Every path that takes an entry out of its Map resets lastMap, so the cached entry is live.
-    const e = table.lastMap === m && table.lastMk === mk && table.lastEntry !== undefined ? table.lastEntry : m.get(mk)
-    if (e !== undefined) {
-      e.v = value
-      e.t = now
-    } else {
-      const created = new MapCell(key, value, now)
-      m.set(mk, created)
-      table.lastMap = m
-      table.lastMk = mk
-      table.lastEntry = created
-    }
+  clear(): void {
+    const slot = currentSlot(this.backend, this.table)
+    if (slot !== undefined) removeCell(this.table, slot, this.ns)
   }
 
-  remove(key: K): void {
-    const cell = this.cell()
-    if (cell === undefined) return
-    const m = cell.v as Map<unknown, MapCell>
-    if (this.table.lastMap === m) this.table.lastMap = null
-    if (m.delete(mapKeyOf(key)) && m.size === 0) this.removeCell(this.slot()!)
+  protected current(): Cell | undefined {
+    const slot = currentSlot(this.backend, this.table)
+    return slot === undefined ? undefined : slot.get(this.ns)
   }
 
-  contains(key: K): boolean {
-    return this.entry(key) !== undefined
+  protected entriesOf(cell: Cell): Map<unknown, MapCell> {
+    return cell.v as Map<unknown, MapCell>
   }
 
-  *entries(): IterableIterator<[K, V]> {
-    const cell = this.cell()
-    if (cell === undefined) return
-    const now = this.backend.ttlNow
-    for (const e of (cell.v as Map<unknown, MapCell>).values()) {
-      if (this.table.expired(e.t, now)) continue
-      if (this.table.refreshOnRead) e.t = now
-      yield [e.k as K, e.v as V]
-    }
+  protected now(): number {
+    return this.backend.ttlNow
   }
 
-  *keys(): IterableIterator<K> {
-    for (const [k] of this.entries()) yield k
+  protected insert(_cell: Cell | undefined, m: Map<unknown, MapCell> | undefined, key: K, value: V, mk: unknown, now: number): MapCell {
+    const created = new MapCell(key, value, now)
+    if (m !== undefined) m.set(mk, created)
+    else writableSlot(this.backend, this.table).set(this.ns, new Cell(new Map([[mk, created]]), now))
+    return created
   }
 
-  isEmpty(): boolean {
-    return this.size() === 0
-  }
+  protected written(): void {}
 
-  size(): number {
-    const cell = this.cell()
-    if (cell === undefined) return 0
-    const m = cell.v as Map<unknown, MapCell>
-    if (this.table.ttlMs === 0) return m.size
-    const now = this.backend.ttlNow
-    let n = 0
-    for (const e of m.values()) if (!this.table.expired(e.t, now)) n++
-    return n
-  }
+  protected refreshed(): void {}
 
-  private entry(key: K): MapCell | undefined {
-    const cell = this.cell()
-    if (cell === undefined) return undefined
-    const m = cell.v as Map<unknown, MapCell>
-    const mk = mapKeyOf(key)
-    const e = m.get(mk)
-    const table = this.table
-    table.lastMap = m
-    table.lastMk = mk
-    table.lastEntry = e
-    if (e === undefined || table.ttlMs === 0) return e
-    const now = this.backend.ttlNow
-    if (e.t + table.ttlMs <= now) {
-      table.lastMap = null
-      m.delete(mk)
-      if (m.size === 0) this.removeCell(this.slot()!)
-      return undefined
-    }
-    if (this.table.refreshOnRead) e.t = now
-    return e
+  protected drop(_cell: Cell, m: Map<unknown, MapCell>, mk: unknown): void {
+    if (m.delete(mk) && m.size === 0) removeCell(this.table, currentSlot(this.backend, this.table)!, this.ns)
   }
 }

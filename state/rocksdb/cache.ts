@@ -4,40 +4,21 @@
 // unless its slot has every namespace resident (`allNs`).
 import { WeirError } from '../../common/errors.js'
 import type { KeyRef, Namespace } from '../../core/keyed-state.js'
-import { encodeKey } from '../key-encoding.js'
-import { cellKey, decodeKey, namespaceBytes, slotPrefix } from './codec.js'
+import { StateTableBase, type StateKind } from '../state-table.js'
+import { cellKey, decodeKey, namespaceBytes, slotPrefix, writeCellKey } from './codec.js'
 
 /** The three state shapes. */
-export type Kind = 'value' | 'list' | 'map'
+export type Kind = StateKind
 
 /** A value cell with nothing stored (never set, cleared, or expired). */
 export const ABSENT: unique symbol = Symbol('absent')
 
 /** One named state: its stored id, TTL, and resident slots by encoded key. */
-export class Table {
+export class Table extends StateTableBase<Slot, MapEntry> {
   readonly slots = new SlotMap()
-  ttlMs = 0
-  refreshOnRead = false
-  handle: unknown = undefined
-  /** The current key's slot, cached per key object (setCurrentKey runs per row group). */
-  cachedKey: KeyRef | undefined = undefined
-  cachedSlot: Slot | undefined = undefined
-  /** Map state: the entry the last get() found, so the usual get-then-put costs one lookup. */
-  lastMap: Map<unknown, MapEntry> | null = null
-  lastMk: unknown = undefined
-  lastEntry: MapEntry | undefined = undefined
 
-  constructor(readonly name: string, readonly kind: Kind, readonly id: number) {}
-
-  invalidate(): void {
-    this.cachedKey = undefined
-    this.cachedSlot = undefined
-    this.lastMap = null
-    this.lastEntry = undefined
-  }
-
-  expired(t: number, now: number): boolean {
-    return this.ttlMs > 0 && t + this.ttlMs <= now
+  constructor(name: string, kind: Kind, readonly id: number) {
+    super(name, kind)
   }
 }
 
@@ -255,6 +236,21 @@ export class ValueCell extends CellBase {
   }
 }
 
+/** Where reads and writes of ValueState entries build a stored key (then copied into a batch). */
+let keyBuffer = Buffer.allocUnsafe(256)
+
+/** Writes a value cell's stored key (ValueCell.key) at the start of keyScratch(); returns its length. */
+export function scratchKey(cell: ValueCell): number {
+  if (keyBuffer.length < cell.keyLength) keyBuffer = Buffer.allocUnsafe(cell.keyLength * 2)
+  const slot = cell.slot
+  return writeCellKey(keyBuffer, slot.group, slot.table.id, slot.encoded, namespaceBytes(cell.ns))
+}
+
+/** The buffer scratchKey writes to (valid until the next call). */
+export function keyScratch(): Buffer {
+  return keyBuffer
+}
+
 /**
  * A whole list. `items[i]` is stored under sequence number `seqs[i]`; items before `flushed` are
  * on disk. `replaced` means the list was rewritten (delete range, then put every item); `dropped`
@@ -314,15 +310,6 @@ export class MapEntry {
   queued = false
   size = 0
   constructor(readonly k: unknown, public v: unknown, public t: number, readonly mk: unknown) {}
-}
-
-/** Object user keys (e.g. rows) are kept under their encoding; the prefix is a lone surrogate, so it cannot collide with text. */
-const OBJECT_KEY_PREFIX = '\udfff'
-
-/** The JS Map key of a user key: primitives as they are, objects by encoding (as the heap backend does). */
-export function mapKeyOf(k: unknown): unknown {
-  if (typeof k !== 'object' || k === null) return k
-  return OBJECT_KEY_PREFIX + encodeKey(Array.isArray(k) ? k : [k])
 }
 
 /** What the state handles need from the backend. */

@@ -407,3 +407,9 @@ function asciiOrUtf8(b: Buffer, start: number, end: number): string {
   }
   return out
 }
+
+/** Whether `buf` holds `part` at byte `at`. */
+export function startsWithAt(buf: Buffer, part: Buffer, at: number): boolean {
+  if (buf.length < at + part.length) return false
+  return buf.compare(part, 0, part.length, at, at + part.length) === 0
+}

@@ -1,12 +1,32 @@
 // The ValueState / ListState / MapState handles of the RocksDB backend: synchronous calls against
 // resident cells, with the heap backend's semantics (TTL included); every change marks its cell
 // dirty for the next flush.
-import type { ListState, MapState, Namespace, ValueState } from '../../core/keyed-state.js'
-import {
-  ABSENT, type CacheHost, type Cell, type ListCell, type MapCell, MapEntry, mapKeyOf, notResident, type Table, type ValueCell,
-} from './cache.js'
+import type { ListState, Namespace, ValueState } from '../../core/keyed-state.js'
+import { TtlMapState } from '../map-state.js'
+import { ABSENT, type CacheHost, type Cell, type ListCell, type MapCell, MapEntry, notResident, type Table, type ValueCell } from './cache.js'
 
-/** What the three handles share: finding the current key's cell, which must be resident. */
+/** The current key's cell of `table` in namespace `ns`, which a prefetch must have made resident. */
+function residentCell(host: CacheHost, table: Table, ns: Namespace): Cell {
+  const key = host.currentKey
+  let slot = table.cachedSlot
+  if (key !== table.cachedKey || key === undefined) {
+    if (key === undefined) return notResident(table, key, ns)
+    slot = table.slots.get(key.encoded)
+    table.cachedKey = key
+    table.cachedSlot = slot
+  }
+  if (slot === undefined) return notResident(table, key, ns)
+  let cell = ns === '' ? slot.d : slot.ns === null ? undefined : slot.ns.get(ns)
+  if (cell === undefined) {
+    if (!slot.allNs) return notResident(table, key, ns)
+    cell = host.absentCell(slot, ns)
+  } else if (cell.loading) {
+    return notResident(table, key, ns)
+  }
+  return cell
+}
+
+/** What the value and list handles share: finding the current key's cell, which must be resident. */
 abstract class RocksState<C extends Cell> {
   protected ns: Namespace = ''
 
@@ -17,25 +37,7 @@ abstract class RocksState<C extends Cell> {
   }
 
   protected cell(): C {
-    const key = this.host.currentKey
-    const table = this.table
-    let slot = table.cachedSlot
-    if (key !== table.cachedKey || key === undefined) {
-      if (key === undefined) return notResident(table, key, this.ns)
-      slot = table.slots.get(key.encoded)
-      table.cachedKey = key
-      table.cachedSlot = slot
-    }
-    if (slot === undefined) return notResident(table, key, this.ns)
-    const ns = this.ns
-    let cell = ns === '' ? slot.d : slot.ns === null ? undefined : slot.ns.get(ns)
-    if (cell === undefined) {
-      if (!slot.allNs) return notResident(table, key, ns)
-      cell = this.host.absentCell(slot, ns)
-    } else if (cell.loading) {
-      return notResident(table, key, ns)
-    }
-    return cell as C
+    return residentCell(this.host, this.table, this.ns) as C
   }
 }
 
@@ -160,81 +162,14 @@ export class RocksListState<T> extends RocksState<ListCell> implements ListState
   }
 }
 
-/** MapState on a resident map cell: one stored entry per map entry. */
-export class RocksMapState<K, V> extends RocksState<MapCell> implements MapState<K, V> {
-  get(key: K): V | undefined {
-    const e = this.entry(key)
-    return e === undefined ? undefined : (e.v as V)
-  }
-
-  /** Writes one entry: the next flush puts only it. */
-  put(key: K, value: V): void {
-    const now = this.host.ttlNow
-    const c = this.cell()
-    const m = c.m
-    const mk = mapKeyOf(key)
-    const table = this.table
-    this.host.changes++
-    // Every path that takes an entry out of its Map resets lastMap, so the cached entry is live.
-    const e = table.lastMap === m && table.lastMk === mk && table.lastEntry !== undefined ? table.lastEntry : m.get(mk)
-    if (e !== undefined) {
-      e.v = value
-      e.t = now
-      this.changed(c, e)
-    } else {
-      const created = new MapEntry(key, value, now, mk)
-      m.set(mk, created)
-      this.host.liveEntries++
-      this.changed(c, created)
-      table.lastMap = m
-      table.lastMk = mk
-      table.lastEntry = created
-    }
-  }
-
-  remove(key: K): void {
-    const c = this.cell()
-    if (this.table.lastMap === c.m) this.table.lastMap = null
-    const mk = mapKeyOf(key)
-    const e = c.m.get(mk)
-    if (e === undefined) return
-    this.drop(c, e)
-  }
-
-  contains(key: K): boolean {
-    return this.entry(key) !== undefined
-  }
-
-  *entries(): IterableIterator<[K, V]> {
-    const c = this.cell()
-    const table = this.table
-    const now = this.host.ttlNow
-    for (const e of c.m.values()) {
-      if (table.expired(e.t, now)) continue
-      if (table.refreshOnRead && e.t !== now) { e.t = now; this.changed(c, e) }
-      yield [e.k as K, e.v as V]
-    }
-  }
-
-  *keys(): IterableIterator<K> {
-    for (const [k] of this.entries()) yield k
-  }
-
-  isEmpty(): boolean {
-    return this.size() === 0
-  }
-
-  size(): number {
-    const c = this.cell()
-    if (this.table.ttlMs === 0) return c.m.size
-    const now = this.host.ttlNow
-    let n = 0
-    for (const e of c.m.values()) if (!this.table.expired(e.t, now)) n++
-    return n
+/** MapState on a resident map cell: one stored entry per map entry; the TTL rules are TtlMapState's. */
+export class RocksMapState<K, V> extends TtlMapState<K, V, MapEntry, MapCell> {
+  constructor(private readonly host: CacheHost, protected override readonly table: Table) {
+    super(table)
   }
 
   clear(): void {
-    const c = this.cell()
+    const c = this.current()
     if (this.table.lastMap === c.m) this.table.lastMap = null
     if (c.m.size === 0 && c.removed.length === 0 && !c.stored) return
     this.host.liveEntries -= c.m.size
@@ -245,28 +180,39 @@ export class RocksMapState<K, V> extends RocksState<MapCell> implements MapState
     this.host.markDirty(c)
   }
 
-  private entry(key: K): MapEntry | undefined {
-    const c = this.cell()
-    const m = c.m
-    const mk = mapKeyOf(key)
-    const e = m.get(mk)
-    const table = this.table
-    table.lastMap = m
-    table.lastMk = mk
-    table.lastEntry = e
-    if (e === undefined || table.ttlMs === 0) return e
-    const now = this.host.ttlNow
-    if (e.t + table.ttlMs <= now) {
-      table.lastMap = null
-      this.drop(c, e)
-      return undefined
-    }
-    if (table.refreshOnRead && e.t !== now) { e.t = now; this.changed(c, e) }
-    return e
+  protected current(): MapCell {
+    return residentCell(this.host, this.table, this.ns) as MapCell
   }
 
-  private drop(c: MapCell, e: MapEntry): void {
-    c.m.delete(e.mk)
+  protected entriesOf(c: MapCell): Map<unknown, MapEntry> {
+    return c.m
+  }
+
+  protected now(): number {
+    return this.host.ttlNow
+  }
+
+  /** Writes one entry: the next flush puts only it. */
+  protected insert(c: MapCell, m: Map<unknown, MapEntry>, key: K, value: V, mk: unknown, now: number): MapEntry {
+    this.host.changes++
+    const created = new MapEntry(key, value, now, mk)
+    m.set(mk, created)
+    this.host.liveEntries++
+    this.changed(c, created)
+    return created
+  }
+
+  protected written(c: MapCell, e: MapEntry): void {
+    this.host.changes++
+    this.changed(c, e)
+  }
+
+  protected refreshed(c: MapCell, e: MapEntry): void {
+    this.changed(c, e)
+  }
+
+  protected drop(c: MapCell, m: Map<unknown, MapEntry>, mk: unknown, e: MapEntry): void {
+    m.delete(mk)
     this.host.liveEntries--
     if (e.onDisk) {
       c.removed.push(e)

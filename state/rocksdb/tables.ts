@@ -1,0 +1,75 @@
+// The states of one RocksDB backend: a table per state name, with the id that prefixes its stored
+// keys. Ids are kept in the database itself (a metadata entry per state), so a restored or kept
+// database maps its keys back to the same names.
+import type RocksDB from 'rocksdb-native'
+import { WeirError } from '../../common/errors.js'
+import type { StateTtlConfig } from '../../core/keyed-state.js'
+import { type Kind, Table } from './cache.js'
+import { META_GROUP, prefixEnd } from './codec.js'
+
+const META_STATE = Buffer.from([0xff, 0xff, 0x00, 0x01])
+/** Entries a prefix scan reads per native call. */
+export const SCAN_CAPACITY = 1024
+
+export class StateTables {
+  readonly byName = new Map<string, Table>()
+  readonly list: Table[] = []
+  readonly byId: (Table | undefined)[] = []
+  /** Metadata entries of tables created since the last write batch (it writes them). */
+  pendingMeta: [Buffer, Buffer][] = []
+  private nextId = 0
+  private namedFor: readonly string[] | null = null
+  private namedTables: readonly Table[] = []
+
+  /** The table of a state as an operator declares it: created if new, its TTL as the descriptor says. */
+  register(name: string, kind: Kind, ttl: StateTtlConfig | undefined): Table {
+    const table = this.table(name, kind)
+    table.configure(ttl)
+    return table
+  }
+
+  /** The table of a state name, created with the next free id (persisted at the next write). */
+  table(name: string, kind: Kind): Table {
+    let table = this.byName.get(name)
+    if (table !== undefined) {
+      if (table.kind !== kind) throw WeirError.internal(`state '${name}' is declared as ${kind} state but already exists as ${table.kind} state`)
+      return table
+    }
+    if (this.nextId >= META_GROUP) throw WeirError.internal('too many states in one operator')
+    table = this.add(name, kind, this.nextId++)
+    this.pendingMeta.push([Buffer.concat([META_STATE, Buffer.from(name, 'utf8')]), Buffer.from(JSON.stringify({ id: table.id, kind }), 'utf8')])
+    return table
+  }
+
+  /** The tables of these state names (the last list asked for is remembered: requests of one call share theirs). */
+  named(names: readonly string[]): readonly Table[] {
+    if (names !== this.namedFor) {
+      const out: Table[] = []
+      for (const name of names) {
+        const table = this.byName.get(name)
+        if (table !== undefined) out.push(table)
+      }
+      this.namedFor = names
+      this.namedTables = out
+    }
+    return this.namedTables
+  }
+
+  /** State ids of a kept or restored database, from its metadata entries. */
+  async load(db: RocksDB): Promise<void> {
+    for await (const { key, value } of db.iterator({ gte: META_STATE, lt: prefixEnd(META_STATE) }, { capacity: SCAN_CAPACITY })) {
+      const { id, kind } = JSON.parse(value.toString('utf8')) as { id: number; kind: Kind }
+      this.add(key.subarray(META_STATE.length).toString('utf8'), kind, id)
+    }
+  }
+
+  private add(name: string, kind: Kind, id: number): Table {
+    const table = new Table(name, kind, id)
+    this.byName.set(name, table)
+    this.list.push(table)
+    this.namedFor = null
+    this.byId[id] = table
+    this.nextId = Math.max(this.nextId, id + 1)
+    return table
+  }
+}
