@@ -71,7 +71,8 @@ describe('the package entry', () => {
     const r = runScript(`console.log(JSON.stringify(Object.keys(await import('${pkg.name}')).sort()))`)
     expect(r.status).toBe(0)
     expect(JSON.parse(r.stdout)).toEqual([
-      'ROW_KIND_SHORT', 'RowKind', 'Session', 'WeirError', 'formatValue', 'parseSql', 'readCheckpointInfo', 'renderError',
+      'ROW_KIND_SHORT', 'RowKind', 'Session', 'WeirError', 'formatValue', 'jobConfigOf', 'listOptions', 'parseSql', 'readCheckpointInfo', 'renderError',
+      'resetOption', 'runDefaults', 'setOption',
     ])
   })
 })

@@ -2,10 +2,9 @@
 // and waits for the jobs its INSERTs start, reporting a job's failure as soon as it happens.
 import { readFileSync } from 'node:fs'
 import { fsError } from '../../common/fs-errors.js'
-import { renderError, Session, WeirError, type JobMetrics, type StatementResult } from '../../index.js'
+import { renderError, runDefaults, Session, WeirError, type JobMetrics, type StatementResult } from '../../index.js'
 import { renderTable, changeCells, StreamingTable } from '../format.js'
 import type { CliArgs } from '../main.js'
-import { runDefaults } from '../../common/config/index.js'
 import { takeRunLock, type RunLock, type StartedJob } from './run-lock.js'
 
 export async function run(args: CliArgs): Promise<number> {

@@ -4,14 +4,13 @@
 // that process (same start time): a pid left behind by a kill -9 may belong to any process now.
 import { readFileSync } from 'node:fs'
 import { rm } from 'node:fs/promises'
-import { parseSql, readCheckpointInfo, renderError, WeirError } from '../../index.js'
+import { jobConfigOf, parseSql, readCheckpointInfo, renderError, resetOption, setOption, WeirError, type S3Config } from '../../index.js'
 import { processState } from '../../common/process-identity.js'
 import { describeHolder } from '../../checkpoint/job-lock.js'
 import { readFileClaims, type StoredClaim } from '../../checkpoint/storage/file-lock.js'
 import type { LockClaim } from '../../checkpoint/storage/lock.js'
 import type { CliArgs } from '../main.js'
 import { readOutcome, RUN_LOCK_HELP, runLockDir, type JobOutcome } from './run-lock.js'
-import { jobConfigOf, resetOption, setOption, type S3Config } from '../../common/config/index.js'
 
 /** Sends SIGTERM to the `weir run` of these jobs, waits until it has stopped, and reports its savepoints. */
 export async function savepoint(args: CliArgs): Promise<number> {
