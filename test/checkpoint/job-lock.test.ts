@@ -139,8 +139,13 @@ describe('a job in one process', () => {
     const dir = fresh()
     const options = { 'pipeline.name': 'twice', 'state.checkpoints.dir': join(dir, 'checkpoints'), 'execution.checkpointing.interval': '50 ms' }
     const stop = new AbortController()
-    const first = new Session({ println: () => undefined, signal: stop.signal, options, onCheckpoint: () => undefined })
+    // A job takes its lock as it starts, after executeSql returns: the second session starts only once
+    // the first holds it (a completed checkpoint says so), or it could be the one that wins the lock.
+    let holding!: () => void
+    const held = new Promise<void>(resolve => { holding = resolve })
+    const first = new Session({ println: () => undefined, signal: stop.signal, options, onCheckpoint: () => holding() })
     await first.executeSql(sql(dir))
+    await held
     const second = new Session({ println: () => undefined, options })
     await second.executeSql(sql(dir))
     const e = await second.awaitJobs().then(() => undefined, (x: unknown) => x)
