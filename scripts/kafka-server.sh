@@ -132,14 +132,15 @@ listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
 inter.broker.listener.name=PLAINTEXT
 log.dirs=$dir/data
 # One broker: every internal topic has one replica, and one in-sync replica is enough to write
-# (consumer offsets, transactions, share groups). A few partitions each keep the first start quick.
+# (consumer offsets, transactions, share groups). One partition each: quick to create, and one
+# group or transaction warms up the coordinator for all of them.
 default.replication.factor=1
 min.insync.replicas=1
 offsets.topic.replication.factor=1
-offsets.topic.num.partitions=4
+offsets.topic.num.partitions=1
 transaction.state.log.replication.factor=1
 transaction.state.log.min.isr=1
-transaction.state.log.num.partitions=4
+transaction.state.log.num.partitions=1
 share.coordinator.state.topic.replication.factor=1
 share.coordinator.state.topic.min.isr=1
 # A consumer group's first member gets its partitions at once, not after 3 s.

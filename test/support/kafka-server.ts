@@ -54,15 +54,26 @@ export async function startKafkaBroker(): Promise<KafkaBroker> {
     rmSync(dir, { recursive: true, force: true })
     throw e
   }
-  if (!/^127\.0\.0\.1:\d+$/.test(bootstrap)) throw new Error(`${SCRIPT} start printed '${bootstrap}', not a bootstrap address`)
+  const client = (clientId = 'weir-test'): Kafka => new Kafka({ clientId, brokers: [bootstrap], logLevel: logLevel.NOTHING })
+  try {
+    if (!/^127\.0\.0\.1:\d+$/.test(bootstrap)) throw new Error(`${SCRIPT} start printed '${bootstrap}', not a bootstrap address`)
+    await warmUp(client('weir-test-warm-up'))
+  } catch (e) {
+    await run('stop', dir, STOP_TIMEOUT_MS).catch(() => {})
+    killBroker(dir)
+    process.removeListener('exit', killOnExit)
+    rmSync(dir, { recursive: true, force: true })
+    throw e
+  }
   return {
     bootstrap,
     dir,
-    client: (clientId = 'weir-test') => new Kafka({ clientId, brokers: [bootstrap], logLevel: logLevel.NOTHING }),
+    client,
     stop: async () => { await run('stop', dir, STOP_TIMEOUT_MS) },
     start: async () => {
       const again = await run('start', dir, START_TIMEOUT_MS)
       if (again !== bootstrap) throw new Error(`the broker came back at ${again}, not at ${bootstrap}`)
+      await warmUp(client('weir-test-warm-up'))
     },
     close: async () => {
       try {
@@ -73,6 +84,41 @@ export async function startKafkaBroker(): Promise<KafkaBroker> {
         rmSync(dir, { recursive: true, force: true })
       }
     },
+  }
+}
+
+/**
+ * Waits until the broker's group and transaction coordinators serve requests. A fresh broker creates
+ * its internal topics on first use, and a restarted one loads them after it has started; until then
+ * kafkajs gets retriable errors that some of its calls do not retry (a transaction's sendOffsets
+ * fails with NOT_COORDINATOR on a fresh broker, admin.fetchOffsets with COORDINATOR_LOAD_IN_PROGRESS
+ * after a restart). The script sets one partition per internal topic, so one group and one
+ * transactional id cover every group and transactional id.
+ */
+async function warmUp(kafka: Kafka): Promise<void> {
+  const admin = kafka.admin()
+  await admin.connect()
+  try {
+    await retrying(() => admin.describeGroups(['weir-test-warm-up'])) // throws while the coordinator is not ready
+  } finally {
+    await admin.disconnect()
+  }
+  const producer = kafka.producer({ transactionalId: 'weir-test-warm-up', idempotent: true, maxInFlightRequests: 1 })
+  await retrying(() => producer.connect()) // initialises a producer id: the transaction coordinator answers
+  await producer.disconnect()
+}
+
+/** Retries what fails with an error Kafka calls retriable (a coordinator that is loading or has not
+ *  been created yet, a leader moving) for up to 90 s, where kafkajs does not retry it itself. */
+async function retrying<T>(what: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + 90_000
+  for (;;) {
+    try {
+      return await what()
+    } catch (e) {
+      if ((e as { retriable?: boolean }).retriable !== true || Date.now() > deadline) throw e
+      await new Promise(r => setTimeout(r, 200))
+    }
   }
 }
 
