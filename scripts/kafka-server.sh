@@ -181,29 +181,51 @@ answers() {
 }
 
 start() {
-  local dir="$1" pid address
+  local dir="$1" pid fresh=false
   install
   if pid="$(running_pid "$dir")"; then
     say "already running (pid $pid)"
     bootstrap_of "$dir"
     return 0
   fi
-  [[ -f "$dir/server.properties" ]] || write_settings "$dir"
-  address="$(bootstrap_of "$dir")"
-  local java classpath="$KAFKA/lib/*"
+  [[ -f "$dir/server.properties" ]] || { write_settings "$dir"; fresh=true; }
+  local java
   java="$(java_bin)"
+  command -v "$java" >/dev/null || die "no Java found ('$java'); Kafka $KAFKA_VERSION needs Java 17 or later: install one or set JAVA_HOME"
   if [[ ! -f "$dir/data/meta.properties" ]]; then
-    "$java" -cp "$classpath" -Dlog4j2.configurationFile="$dir/log4j2.properties" \
+    "$java" -cp "$KAFKA/lib/*" -Dlog4j2.configurationFile="$dir/log4j2.properties" \
       kafka.tools.StorageTool format --config "$dir/server.properties" --cluster-id "$CLUSTER_ID" >"$dir/format.log" 2>&1 \
       || { cat "$dir/format.log" >&2; die "could not format $dir/data"; }
   fi
+  if ! launch "$dir"; then
+    port_taken "$dir" || exit 1
+    # The ports were free when picked, but something took one before the broker bound it. Ports
+    # are only settings (the storage does not name them), so a first start may pick others.
+    $fresh || die "a port in $dir/server.properties is taken by another process: stop that one, or delete the file so that the next start picks free ports (a new address)"
+    say "a port picked for the broker was taken meanwhile; picking others"
+    write_settings "$dir"
+    launch "$dir" || exit 1
+  fi
+  bootstrap_of "$dir"
+}
+
+port_taken() {
+  grep -q 'Address already in use' "$1/server.log" 2>/dev/null
+}
+
+# Starts the broker of DIR in the background and waits until it is ready. Fails when it exits first
+# (its log's end is on stderr); gives up after START_TIMEOUT_S.
+launch() {
+  local dir="$1" address pid java
+  address="$(bootstrap_of "$dir")"
+  java="$(java_bin)"
   [[ -f "$dir/server.log" ]] && mv -f "$dir/server.log" "$dir/server.log.1"
   local started=$SECONDS
   # setsid: the broker outlives this script and the terminal or test run that called it; 8>&- so
   # that it does not hold DIR's lock.
   # shellcheck disable=SC2086
   setsid "$java" ${KAFKA_HEAP_OPTS:--Xmx256m -Xms64m} -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -Djava.awt.headless=true \
-    -Dlog4j2.configurationFile="$dir/log4j2.properties" -cp "$classpath" \
+    -Dlog4j2.configurationFile="$dir/log4j2.properties" -cp "$KAFKA/lib/*" \
     kafka.Kafka "$dir/server.properties" </dev/null >"$dir/server.log" 2>&1 8>&- &
   pid=$!
   echo "$pid" >"$dir/broker.pid"
@@ -212,8 +234,9 @@ start() {
   until grep -q 'Kafka Server started' "$dir/server.log" 2>/dev/null && answers "$address"; do
     if ! kill -0 "$pid" 2>/dev/null; then
       rm -f "$dir/broker.pid"
-      tail -n 40 "$dir/server.log" >&2
-      die "the broker exited before it was ready (its log is above and in $dir/server.log)"
+      grep -E '^\[.*\] (ERROR|FATAL) |^Caused by: ' "$dir/server.log" | tail -n 8 >&2
+      say "the broker exited before it was ready (its log is in $dir/server.log)"
+      return 1
     fi
     if (( SECONDS - started > START_TIMEOUT_S )); then
       tail -n 40 "$dir/server.log" >&2
@@ -223,7 +246,6 @@ start() {
     sleep 0.2
   done
   say "started (pid $pid) in $((SECONDS - started))s; data and log in $dir"
-  echo "$address"
 }
 
 stop() {
@@ -275,7 +297,9 @@ locked() {
 case "${1:-}" in
   install) install ;;
   start) locked start "$(dir_arg "${2:-}")" ;;
-  stop) locked stop "$(dir_arg "${2:-}")" ;;
+  stop)
+    if [[ -d "${2:-$DEFAULT_DIR}" ]]; then locked stop "$(dir_arg "${2:-}")"; else say "not running"; fi
+    ;;
   status)
     if [[ -d "${2:-$DEFAULT_DIR}" ]]; then status "$(dir_arg "${2:-}")"; else echo "not running (${2:-$DEFAULT_DIR})"; exit 1; fi
     ;;
