@@ -9,6 +9,7 @@ export {
   jobConfigOf, listOptions, resetOption, runDefaults, setOption, type JobConfig, type OptionSetting, type S3Config,
 } from './common/config/index.js'
 export type { JobMetrics } from './runtime/executor.js'
+export type { FaultInjector, FaultPoint, FaultPoints } from './runtime/faults.js'
 export { WeirError, renderError, type ErrorKind, type RecordPosition } from './common/errors.js'
 export { parseSql } from './grammar/index.js'
 export type { Statement } from './grammar/ast.js'

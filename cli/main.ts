@@ -1,9 +1,9 @@
-#!/usr/bin/env node
 // The `weir` command: reads its arguments and loads only the command it runs, so `weir --version`
-// and `weir --help` start without loading the engine.
+// and `weir --help` start without loading the engine. bin/weir.js runs it with the process's arguments.
 import { readFileSync } from 'node:fs'
 import { basename } from 'node:path'
 import { USAGE } from './usage.js'
+import type { FaultInjector } from '../index.js'
 
 /** What the command line asked for, once its arguments are checked. */
 export interface CliArgs {
@@ -16,7 +16,30 @@ export interface CliArgs {
   readonly from?: string
 }
 
-async function main(argv: string[]): Promise<number> {
+/** What a program starting the command may add to what the command line says. */
+export interface CommandHooks {
+  /** Installed in the jobs' execution environment (the crash tests kill the process at a checkpoint's worst points). */
+  readonly faults?: FaultInjector
+}
+
+/**
+ * Runs `weir ARGS…` in this process and sets its exit code; an error nothing else reported is
+ * rendered to stderr.
+ *
+ * @example
+ * await weir(process.argv.slice(2))
+ */
+export async function weir(argv: string[], hooks: CommandHooks = {}): Promise<void> {
+  try {
+    process.exitCode = await main(argv, hooks)
+  } catch (e) {
+    const { renderError } = await import('../index.js')
+    process.stderr.write(renderError(e) + '\n')
+    process.exitCode = 1
+  }
+}
+
+async function main(argv: string[], hooks: CommandHooks): Promise<number> {
   const [command, ...rest] = argv
   if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
     process.stdout.write(USAGE + '\n')
@@ -55,14 +78,5 @@ async function main(argv: string[]): Promise<number> {
   // on purpose, so the CLI (its own process) keeps that out of the job's output.
   process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] ??= 'true'
   if (command === 'savepoint') return (await import('./commands/savepoint.js')).savepoint(args)
-  return (await import('./commands/run.js')).run(args)
+  return (await import('./commands/run.js')).run(args, hooks)
 }
-
-main(process.argv.slice(2)).then(
-  code => { process.exitCode = code },
-  async e => {
-    const { renderError } = await import('../index.js')
-    process.stderr.write(renderError(e) + '\n')
-    process.exitCode = 1
-  },
-)

@@ -7,6 +7,7 @@ import { WeirError } from '../common/errors.js'
 import { assertNever } from '../common/assert.js'
 import type { JobGraph } from '../core/job-graph.js'
 import { executeJob, RestoreFailed, type ExecutionEnv, type JobMetrics } from '../runtime/executor.js'
+import type { FaultInjector } from '../runtime/faults.js'
 import { findLatest, jobStorage, openCheckpointAt, type CheckpointConfig, type CheckpointRef, type SkippedCheckpoint } from '../runtime/checkpoint.js'
 import { withJobLock } from '../checkpoint/job-lock.js'
 import { checkRecoveryTarget, warnCommittedAfter } from './committed-output.js'
@@ -58,6 +59,8 @@ export interface SessionOptions {
   readonly onCheckpoint?: (job: string, id: number, location: string) => void
   /** Jobs count the entries RocksDB stores when they end (JobMetrics.stateStoredEntries; a scan of all state). */
   readonly countStoredState?: boolean
+  /** A hook the jobs' checkpoints call at the points where a crash is worst (tests of fault tolerance); none by default. */
+  readonly faults?: FaultInjector
 }
 
 /**
@@ -222,6 +225,7 @@ export class Session {
     const env = (restore: CheckpointRef | undefined): ExecutionEnv => ({
       println: this.println, signal: control.signal, stopWithSavepoint: control.stopWithSavepoint, checkpoint, restore, log,
       onCheckpoint: (id, location) => this.opts.onCheckpoint?.(graph.name, id, location), countStoredState: this.opts.countStoredState,
+      faults: this.opts.faults,
     })
     if (recovery.from !== undefined) {
       const restore = await openCheckpointAt(recovery.from, graph.config.s3)

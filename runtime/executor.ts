@@ -40,6 +40,7 @@ import {
 } from './checkpoint.js'
 import { operatorSignature, describeSignatureChange } from '../core/signature.js'
 import { operatorFailure } from './operator-failure.js'
+import type { FaultInjector } from './faults.js'
 
 /** A change collected for a SELECT. */
 export interface CollectedRow {
@@ -69,6 +70,8 @@ export interface ExecutionEnv {
    * working state, seconds for millions of keys, so only tests and diagnostics ask for it.
    */
   readonly countStoredState?: boolean
+  /** Called at the points of a checkpoint where a crash is worst (runtime/faults.ts); the crash tests kill the process there. */
+  readonly faults?: FaultInjector
 }
 
 export interface JobMetrics {
@@ -1016,8 +1019,9 @@ class JobExecution {
     await this.pump()
     invariant(inflight.acked === inflight.expected, `checkpoint ${id}: ${inflight.acked} of ${inflight.expected} subtasks snapshotted`)
     // The slow part runs in the background: compress, upload, then the manifest completes it.
-    inflight.done = Promise.all(inflight.uploads).then(() => {
-      crashPoint('before-manifest')
+    inflight.done = Promise.all(inflight.uploads).then(async () => {
+      const hold = this.env.faults?.at('before-manifest', { checkpointId: id, savepoint })
+      if (hold) await hold
       return this.writeInflightManifest(inflight, false)
     })
     inflight.done.then(() => { if (!savepoint) this.post({ t: 'completed' }) }, () => { if (!savepoint) this.post({ t: 'completed' }) })
@@ -1047,7 +1051,8 @@ class JobExecution {
     list.push(subtask)
     cp.uploads.push(encoded.then(async gz => {
       subtask.data = await putObject(cp.base, own + 'data.bin.gz', gz)
-      crashPoint('upload')
+      const hold = this.env.faults?.at('upload', { checkpointId: barrier.id, operatorId: id, subtask: task.index })
+      if (hold) await hold
     }))
     const snapshot = await task.state!.checkpoint({
       storage: cp.base, ownPrefix: own, sharedPrefix: 'shared/', selfContained: barrier.savepoint, checkpointId: barrier.id, tmpDir: this.tmpDir,
@@ -1082,7 +1087,8 @@ class JobExecution {
     } finally {
       this.inflight = null
     }
-    crashPoint('before-commit')
+    const hold = this.env.faults?.at('before-commit', { checkpointId: cp.barrier.id, final: false })
+    if (hold) await hold
     await this.commitSinks(cp.barrier.id)
     this.checkpointsCompleted++
     this.env.onCheckpoint?.(cp.barrier.id, cp.location)
@@ -1115,7 +1121,8 @@ class JobExecution {
     for (const src of this.sources) cp.sources[src.task.node.id] = { table: src.spec.table, positions: [...src.positions], splitMax: [...src.splitMax], watermark: src.emittedWatermark }
     for (const task of this.order) if (task.sink?.prepareCommit) cp.sinks[task.node.id] = await task.sink.prepareCommit(id)
     await this.writeInflightManifest(cp, true)
-    crashPoint('before-commit')
+    const hold = this.env.faults?.at('before-commit', { checkpointId: id, final: true })
+    if (hold) await hold
     await this.commitSinks(id)
     this.checkpointsCompleted++
     await applyRetention(this.env.checkpoint!.storage, this.env.checkpoint!.retained, referencedObjects)
@@ -1176,20 +1183,6 @@ class JobExecution {
     return r === undefined ? undefined : { kind: r.manifest.kind, id: r.manifest.id, location: r.location }
   }
 }
-
-/**
- * Fault injection for the crash tests: with WEIR_CRASH_AT='<point>:<n>', the process kills itself
- * (SIGKILL, no cleanup) the n-th time it reaches that point. Points: 'upload' (a subtask's state
-file stored, other uploads may be running), 'before-manifest' (uploads
- * done, manifest not written), 'before-commit' (checkpoint complete, sinks not committed).
- */
-function crashPoint(point: string): void {
-  const spec = process.env['WEIR_CRASH_AT']
-  if (spec === undefined || !spec.startsWith(point + ':')) return
-  crashCounts.set(point, (crashCounts.get(point) ?? 0) + 1)
-  if (crashCounts.get(point) === Number(spec.slice(point.length + 1))) process.kill(process.pid, 'SIGKILL')
-}
-const crashCounts = new Map<string, number>()
 
 /** What a stateful subtask stores besides its state backend's files: its timers. */
 interface SubtaskData {

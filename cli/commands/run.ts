@@ -4,10 +4,10 @@ import { readFileSync } from 'node:fs'
 import { fsError } from '../../common/fs-errors.js'
 import { renderError, runDefaults, Session, WeirError, type JobMetrics, type StatementResult } from '../../index.js'
 import { renderTable, changeCells, StreamingTable } from '../format.js'
-import type { CliArgs } from '../main.js'
+import type { CliArgs, CommandHooks } from '../main.js'
 import { takeRunLock, type RunLock, type StartedJob } from './run-lock.js'
 
-export async function run(args: CliArgs): Promise<number> {
+export async function run(args: CliArgs, hooks: CommandHooks = {}): Promise<number> {
   const { command, file, jobNamePrefix, quiet, fresh, from } = args
   let sql: string
   try {
@@ -46,6 +46,7 @@ export async function run(args: CliArgs): Promise<number> {
     warn: s => { process.stderr.write(s + '\n') }, source: { sql, file },
     options: runDefaults(),
     recovery: { fresh, from },
+    faults: hooks.faults,
     onJobFailed: (job, error) => {
       failures++
       process.stderr.write(renderJobFailure(job, error, sql, file) + '\n')

@@ -12,6 +12,8 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 
 const WEIR = resolve('bin/weir.js')
+/** `weir` with a fault hook that kills it at a checkpoint's worst points (test/support/weir-with-faults.ts, built to dist/). */
+const WEIR_WITH_FAULTS = resolve('dist/test/support/weir-with-faults.js')
 const ROWS = 300_000
 const KILLS = 20
 
@@ -51,9 +53,11 @@ ${storage(dir)}
 
 interface Exit { readonly code: number | null; readonly signal: NodeJS.Signals | null; readonly stderr: string }
 
-function runWeir(cwd: string, file: string, env: Record<string, string>, killAfterMs?: number): Promise<Exit> {
+/** Runs `weir run FILE`; with `crashAt` ('<point>:<n>') it kills itself the n-th time a checkpoint reaches that point. */
+function runWeir(cwd: string, file: string, crashAt: string | undefined, killAfterMs?: number): Promise<Exit> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [WEIR, 'run', file], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] })
+    const argv = crashAt === undefined ? [WEIR, 'run', file] : [WEIR_WITH_FAULTS, '--crash-at', crashAt, 'run', file]
+    const child = spawn(process.execPath, argv, { cwd, stdio: ['ignore', 'ignore', 'pipe'] })
     let stderr = ''
     child.stderr.on('data', (d: Buffer) => { stderr += d.toString() })
     const timer = killAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), killAfterMs)
@@ -119,7 +123,7 @@ function chaosTest(storage: Storage): void {
       const refDir = join(root, 'ref')
       mkdirSync(refDir)
       writeFileSync(join(refDir, 'job.sql'), jobSql(refDir, input, join(refDir, 'out'), storage))
-      const ref = await runWeir(refDir, 'job.sql', {})
+      const ref = await runWeir(refDir, 'job.sql', undefined)
       expect(ref.code, ref.stderr).toBe(0)
       const expected = visibleRows(join(refDir, 'out'))
       expect(expected.length).toBeGreaterThan(1000)
@@ -138,11 +142,11 @@ function chaosTest(storage: Storage): void {
         runs++
         expect(runs, `runs so far: ${seen.join(', ')}`).toBeLessThan(80)
         const mode = kills >= KILLS ? 'none' : runs % 2 === 1 ? 'random' : points[Math.floor(rnd() * points.length)]!
-        const env: Record<string, string> = mode === 'random' || mode === 'none' ? {} : { WEIR_CRASH_AT: `${mode}:${1 + Math.floor(rnd() * 3)}` }
-        const exit = await runWeir(dir, 'job.sql', env, mode === 'random' ? 300 + Math.floor(rnd() * 900) : undefined)
+        const crashAt = mode === 'random' || mode === 'none' ? undefined : `${mode}:${1 + Math.floor(rnd() * 3)}`
+        const exit = await runWeir(dir, 'job.sql', crashAt, mode === 'random' ? 300 + Math.floor(rnd() * 900) : undefined)
         if (exit.signal === 'SIGKILL') {
           kills++
-          seen.push(env['WEIR_CRASH_AT'] ?? 'random')
+          seen.push(crashAt ?? 'random')
           // Nothing visible may ever be more than the uninterrupted run has.
           const now = visibleRows(join(dir, 'out'))
           expect(now.length).toBeLessThanOrEqual(expected.length)

@@ -1,0 +1,29 @@
+// Fault injection: the points of a checkpoint where a crash is worst, and the hook an execution
+// environment may install to act there (the crash tests kill the process). The runtime reads no
+// variable of its own for this: without a hook, reaching a point does nothing.
+
+/** The points a checkpoint passes, and what the hook is told at each. */
+export interface FaultPoints {
+  /** One subtask's own file (its timers) is stored; its backend's files and other subtasks' may still be uploading. */
+  readonly upload: { readonly checkpointId: number; readonly operatorId: string; readonly subtask: number }
+  /** Every file of the checkpoint is stored; its manifest is not written yet (the checkpoint is not complete). */
+  readonly 'before-manifest': { readonly checkpointId: number; readonly savepoint: boolean }
+  /** The manifest is written (the checkpoint is complete); the sinks have not committed its output. `final`: the last checkpoint of a bounded job. */
+  readonly 'before-commit': { readonly checkpointId: number; readonly final: boolean }
+}
+
+export type FaultPoint = keyof FaultPoints
+
+/**
+ * Called by the runtime at each fault point, in the order the job reaches them. A hook may throw
+ * (the checkpoint or job fails as if the step had), kill the process, or return a promise to hold
+ * the job at that point until it settles.
+ *
+ * @example
+ * // Kill the process the second time a checkpoint is complete but not committed:
+ * let n = 0
+ * const faults: FaultInjector = { at: point => { if (point === 'before-commit' && ++n === 2) process.kill(process.pid, 'SIGKILL') } }
+ */
+export interface FaultInjector {
+  at<P extends FaultPoint>(point: P, detail: FaultPoints[P]): void | Promise<void>
+}
