@@ -138,3 +138,14 @@ export type OperatorSpec =
   | UnionSpec
   | SinkSpec
   | CollectSpec
+
+/** The nodes the runtime runs itself: sources and sinks through their connectors, VALUES, and a SELECT's collector. */
+export type EndpointSpec = SourceSpec | ValuesSpec | SinkSpec | CollectSpec
+
+/** The nodes an operator runs (operators/registry.ts has each kind's descriptor). */
+export type TransformSpec = Exclude<OperatorSpec, EndpointSpec>
+
+/** Whether the runtime runs the node itself (no operator of operators/). */
+export function isEndpoint(spec: OperatorSpec): spec is EndpointSpec {
+  return spec.kind === 'Source' || spec.kind === 'Values' || spec.kind === 'Sink' || spec.kind === 'Collect'
+}

@@ -1,4 +1,5 @@
-// The interface every operator implements, and what the runtime gives it.
+// The interface every operator implements, what the runtime gives it, and what each operator kind
+// declares to the runtime (its traits) beside the factory that creates it.
 import type { Batch, Row } from './batch.js'
 import type { KeyedStateBackend, KeyRef, Namespace, PrefetchRequest } from './keyed-state.js'
 import type { JobConfig } from '../common/config/index.js'
@@ -82,3 +83,47 @@ export interface Operator {
   endInput?(): void
   close?(): void | Promise<void>
 }
+
+/**
+ * What the runtime needs to know of an operator before it creates one, declared by the operator
+ * kind for a spec: the runtime reads these and never the operator's kind.
+ */
+export interface OperatorTraits {
+  /**
+   * It keeps keyed state: its subtasks get the job's state backend ('state.backend'), checkpoints
+   * snapshot that state with the subtask's timers, and a restore must find it. Without, a heap
+   * backend it never touches, and nothing in checkpoints.
+   */
+  readonly keyedState: boolean
+  /**
+   * How `processBatch` takes rows: 'batch', a whole batch per call; 'row', one row per call, so each
+   * row's changes are emitted on their own (a group aggregate with mini-batch off).
+   */
+  readonly input: 'batch' | 'row'
+  /** Its state expires (a TTL): after each batch the runtime sweeps expired entries, in proportion to the rows. */
+  readonly ttlSweep: boolean
+  /**
+   * The domains it registers timers in (needs `keyedState`: timers are scoped to a key and
+   * checkpointed with the state). The runtime fires and schedules only these; registering in
+   * another is an internal error.
+   */
+  readonly timers: readonly TimerDomain[]
+}
+
+/**
+ * An operator kind as the runtime sees it: its traits for a spec, and how to create it.
+ * operators/registry.ts lists one per kind of spec.
+ *
+ * @example
+ * export const union: OperatorDescriptor<UnionSpec> = {
+ *   traits: () => STATELESS,
+ *   create: () => new UnionOperator(),
+ * }
+ */
+export interface OperatorDescriptor<S> {
+  traits(spec: S, config: JobConfig): OperatorTraits
+  create(spec: S): Operator
+}
+
+/** The traits of an operator that keeps no state and registers no timers. */
+export const STATELESS: OperatorTraits = Object.freeze({ keyedState: false, input: 'batch', ttlSweep: false, timers: Object.freeze([]) })

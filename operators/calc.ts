@@ -1,6 +1,6 @@
 // Calc: projection and filter in one compiled function per query. Stateless.
 import type { Batch } from '../core/batch.js'
-import type { Operator, OperatorContext } from '../core/operator.js'
+import { STATELESS, type Operator, type OperatorContext, type OperatorDescriptor } from '../core/operator.js'
 import type { CalcSpec } from '../core/job-graph.js'
 import { compileCalc } from '../expr/index.js'
 
@@ -20,4 +20,9 @@ export class CalcOperator implements Operator {
     const out = this.run(batch)
     if (out !== null) this.ctx.output.emit(out)
   }
+}
+
+export const calc: OperatorDescriptor<CalcSpec> = {
+  traits: () => STATELESS,
+  create: spec => new CalcOperator(spec),
 }

@@ -3,7 +3,7 @@
 // together and the key emits once, in order of its first appearance in the batch.
 import { RowKind, BatchBuilder, type Batch, type Row } from '../core/batch.js'
 import type { GroupAggregateSpec } from '../core/job-graph.js'
-import type { Operator, OperatorContext } from '../core/operator.js'
+import type { Operator, OperatorContext, OperatorDescriptor } from '../core/operator.js'
 import type { StateTtlConfig } from '../core/keyed-state.js'
 import { AggregateHandler, KeyGrouper, type Accumulator } from './aggregates.js'
 
@@ -112,4 +112,13 @@ function sameAggs(a: Row, b: Row, from: number): boolean {
     if (x !== y && !(x !== x && y !== y)) return false
   }
   return true
+}
+
+/**
+ * An accumulator per group key. With 'table.exec.mini-batch.enabled' off each row is its own batch,
+ * so each emits its own changes (as Flink without mini-batch); with a TTL, expired groups are swept.
+ */
+export const groupAggregate: OperatorDescriptor<GroupAggregateSpec> = {
+  traits: (spec, config) => ({ keyedState: true, input: config.miniBatch ? 'batch' : 'row', ttlSweep: spec.ttlMs > 0, timers: [] }),
+  create: spec => new GroupAggregateOperator(spec),
 }

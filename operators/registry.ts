@@ -1,23 +1,42 @@
-// The one place that maps an operator spec from the plan to its implementation.
+// The one place that maps an operator spec from the plan to its implementation and to what it
+// declares to the runtime (its traits). A new kind of TransformSpec fails the build here until it
+// has its descriptor; the runtime needs no change for it.
+import type { JobConfig } from '../common/config/index.js'
+import { isEndpoint, type OperatorSpec, type TransformSpec } from '../core/job-graph.js'
+import { STATELESS, type Operator, type OperatorDescriptor, type OperatorTraits } from '../core/operator.js'
 import { WeirError } from '../common/errors.js'
-import { assertNever } from '../common/assert.js'
-import type { OperatorSpec } from '../core/job-graph.js'
-import type { Operator } from '../core/operator.js'
-import { CalcOperator } from './calc.js'
-import { UnionOperator } from './union.js'
-import { WindowAssignOperator } from './window-assign.js'
-import { WindowAggregateOperator } from './window-aggregate.js'
-import { GroupAggregateOperator } from './group-aggregate.js'
+import { calc } from './calc.js'
+import { union } from './union.js'
+import { windowAssign } from './window-assign.js'
+import { windowAggregate } from './window-aggregate.js'
+import { groupAggregate } from './group-aggregate.js'
+
+const OPERATORS: { readonly [K in TransformSpec['kind']]: OperatorDescriptor<Extract<TransformSpec, { kind: K }>> } = {
+  Calc: calc,
+  Union: union,
+  WindowAssign: windowAssign,
+  WindowAggregate: windowAggregate,
+  GroupAggregate: groupAggregate,
+}
+
+function descriptorOf<S extends TransformSpec>(spec: S): OperatorDescriptor<S> {
+  return OPERATORS[spec.kind] as unknown as OperatorDescriptor<S>
+}
+
+/**
+ * What the runtime needs to know of a node: its operator's declaration, or for the nodes the runtime
+ * runs itself (sources, sinks, VALUES, a SELECT's collector) none of it: no keyed state, no timers.
+ */
+export function operatorTraits(spec: OperatorSpec, config: JobConfig): OperatorTraits {
+  if (isEndpoint(spec)) return STATELESS
+  const traits = descriptorOf(spec).traits(spec, config)
+  if (traits.timers.length > 0 && !traits.keyedState) {
+    throw WeirError.internal(`operator ${spec.kind} declares timers but no keyed state: timers are keyed and checkpointed with the state`)
+  }
+  return traits
+}
 
 export function createOperator(spec: OperatorSpec): Operator {
-  switch (spec.kind) {
-    case 'Calc': return new CalcOperator(spec)
-    case 'Union': return new UnionOperator()
-    case 'WindowAssign': return new WindowAssignOperator(spec)
-    case 'WindowAggregate': return new WindowAggregateOperator(spec)
-    case 'GroupAggregate': return new GroupAggregateOperator(spec)
-    case 'Source': case 'Values': case 'Sink': case 'Collect':
-      throw WeirError.internal(`${spec.kind} is driven by the runtime, not created as an operator`)
-    default: return assertNever(spec)
-  }
+  if (isEndpoint(spec)) throw WeirError.internal(`${spec.kind} is driven by the runtime, not created as an operator`)
+  return descriptorOf(spec).create(spec)
 }

@@ -4,7 +4,7 @@
 import { WeirError } from '../common/errors.js'
 import { BatchBuilder, RowKind, type Batch, type Row } from '../core/batch.js'
 import type { WindowAggregateSpec } from '../core/job-graph.js'
-import type { Operator, OperatorContext, TimerDomain } from '../core/operator.js'
+import type { Operator, OperatorContext, OperatorDescriptor, TimerDomain } from '../core/operator.js'
 import { valueState, type KeyRef, type Namespace, type PrefetchRequest, type ValueState } from '../core/keyed-state.js'
 import { AggregateHandler, KeyGrouper, type Accumulator } from './aggregates.js'
 import { assignWindowEnds, maxWindowsPerRow, validateWindow, windowStartOf, type AlignedWindowSpec } from './windows.js'
@@ -399,4 +399,10 @@ export class WindowAggregateOperator implements Operator {
     if (batch === null) return
     this.ctx.output.emit(batch)
   }
+}
+
+/** Accumulators per (key, window); a timer in the window's time domain emits each window. */
+export const windowAggregate: OperatorDescriptor<WindowAggregateSpec> = {
+  traits: spec => ({ keyedState: true, input: 'batch', ttlSweep: false, timers: [spec.timeDomain] }),
+  create: spec => new WindowAggregateOperator(spec),
 }

@@ -3,7 +3,7 @@
 import { WeirError } from '../common/errors.js'
 import type { Batch, Row } from '../core/batch.js'
 import type { WindowAssignSpec } from '../core/job-graph.js'
-import type { Operator, OperatorContext } from '../core/operator.js'
+import { STATELESS, type Operator, type OperatorContext, type OperatorDescriptor } from '../core/operator.js'
 import { assignWindowEnds, maxWindowsPerRow, validateWindow, windowStartOf, type AlignedWindowSpec } from './windows.js'
 
 /**
@@ -69,4 +69,10 @@ export class WindowAssignOperator implements Operator {
     if (out.length === 0) return
     ctx.output.emit({ rows: out, kinds: outKinds === null ? null : Uint8Array.from(outKinds) })
   }
+}
+
+/** Reads the processing-time clock (PROCTIME windows) but registers no timers. */
+export const windowAssign: OperatorDescriptor<WindowAssignSpec> = {
+  traits: () => STATELESS,
+  create: spec => new WindowAssignOperator(spec),
 }

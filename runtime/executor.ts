@@ -29,7 +29,7 @@ import { BatchKeys } from './batch-keys.js'
 import { compileCalc, compileScalar, evalConstant } from '../expr/index.js'
 import { getConnector } from '../connectors/registry.js'
 import type { SinkWriter, SourceReader, SourceChunk, SplitPosition } from '../connectors/api.js'
-import { createOperator } from '../operators/registry.js'
+import { createOperator, operatorTraits } from '../operators/registry.js'
 import { EventLoopYielder } from '../core/yield.js'
 import type { CheckpointStorage } from '../checkpoint/storage/api.js'
 import { enforceNotNull } from '../connectors/not-null-enforcer.js'
@@ -145,10 +145,16 @@ interface Task {
   timers?: TimerServiceImpl
   state?: SubtaskStateBackend<StateHandle>
   sink?: SinkWriter
-  /** The operator keeps keyed state that checkpoints must capture. */
+  /** What the operator declared (OperatorTraits), unpacked for the per-batch path. */
+  /** It keeps keyed state that checkpoints must capture. */
   readonly stateful: boolean
-  hasTtl: boolean
-  rowAtATime: boolean
+  /** Expired state is swept after each batch. */
+  readonly hasTtl: boolean
+  /** Every row is processed as its own batch. */
+  readonly rowAtATime: boolean
+  /** The timer domains it registers in: only these are fired. */
+  readonly eventTimers: boolean
+  readonly processingTimers: boolean
   readonly metrics: OperatorMetrics
   /**
    * The batch whose state is being read ahead: the next state access of this subtask is processing
@@ -210,8 +216,6 @@ export async function executeJob(graph: JobGraph, env: ExecutionEnv): Promise<Jo
   return job.run()
 }
 
-const STATEFUL_KINDS = new Set(['GroupAggregate', 'WindowAggregate'])
-
 class JobExecution {
   private readonly tasksByNode = new Map<string, Task[]>()
   private readonly order: Task[] = []
@@ -253,15 +257,15 @@ class JobExecution {
     }
     for (const node of graph.nodes) {
       const parallelism = this.parallelismOf(node, defaultParallelism)
+      const traits = operatorTraits(node.spec, graph.config)
       const tasks: Task[] = []
       for (let i = 0; i < parallelism; i++) {
         const task: Task = {
           node, index: i, parallelism, range: keyGroupRange(i, parallelism, this.maxParallelism),
           outputs: [], queue: [], chInput: [], chWatermark: [], chEnded: [], chBarrier: [], endedChannels: 0,
           pendingBarrier: null, held: [], watermark: -Infinity, finished: false,
-          stateful: STATEFUL_KINDS.has(node.spec.kind),
-          hasTtl: node.spec.kind === 'GroupAggregate' && node.spec.ttlMs > 0,
-          rowAtATime: node.spec.kind === 'GroupAggregate' && !graph.config.miniBatch,
+          stateful: traits.keyedState, hasTtl: traits.ttlSweep, rowAtATime: traits.input === 'row',
+          eventTimers: traits.timers.includes('event'), processingTimers: traits.timers.includes('processing'),
           metrics: { lateRecordsDropped: 0, rowsIn: 0, rowsOut: 0 },
           ahead: null, batchKeys: null, requests: [],
         }
@@ -367,7 +371,7 @@ class JobExecution {
         help: 'the number of key groups cannot change; set it back, or start over with --fresh',
       })
     }
-    const stateful = this.graph.nodes.filter(n => STATEFUL_KINDS.has(n.spec.kind))
+    const stateful = this.graph.nodes.filter(n => this.tasksByNode.get(n.id)![0]!.stateful)
     for (const node of stateful) {
       const old = manifest.operators[node.id]
       if (old === undefined) {
@@ -441,10 +445,8 @@ class JobExecution {
           break
         }
         case 'Values': case 'Collect': break
-        case 'Calc': case 'WindowAssign': case 'WindowAggregate': case 'GroupAggregate': case 'Union':
-          await this.openOperator(task)
-          break
-        default: assertNever(spec)
+        // Every other kind is an operator's (operators/registry.ts).
+        default: await this.openOperator(task)
       }
     }
   }
@@ -458,7 +460,8 @@ class JobExecution {
     const state = await this.createStateBackend(task, old)
     // Closed and deleted with the job, whatever fails from here on.
     task.state = state
-    const timers = new TimerServiceImpl(() => state.getCurrentKey() ?? NO_KEY, { maxParallelism: this.maxParallelism })
+    const domains = [...(task.eventTimers ? ['event' as const] : []), ...(task.processingTimers ? ['processing' as const] : [])]
+    const timers = new TimerServiceImpl(() => state.getCurrentKey() ?? NO_KEY, { maxParallelism: this.maxParallelism, domains, operatorId: node.id })
     const operator = createOperator(node.spec)
     const ctx: OperatorContext = {
       operatorId: node.id,
@@ -723,11 +726,16 @@ class JobExecution {
     if (task.operator) {
       const op = task.operator
       const state = task.state!
-      if (state.needsPrefetch) await state.prefetch(this.timerRequests(task, task.timers!.dueEventTimers(wm)))
-      task.timers!.advanceWatermark(wm, (ts: number, key: KeyRef, ns: Namespace) => {
-        state.setCurrentKey(key)
-        op.onTimer?.(ts, ns, 'event')
-      })
+      if (task.eventTimers) {
+        if (state.needsPrefetch) await state.prefetch(this.timerRequests(task, task.timers!.dueEventTimers(wm)))
+        task.timers!.advanceWatermark(wm, (ts: number, key: KeyRef, ns: Namespace) => {
+          state.setCurrentKey(key)
+          op.onTimer?.(ts, ns, 'event')
+        })
+      } else {
+        // No event timers: only the operator's clock (currentWatermark) moves.
+        task.timers!.advanceWatermark(wm, NO_TIMER_DUE)
+      }
       op.onWatermark?.(wm)
       if (state.needsPrefetch) await state.flush()
     }
@@ -756,6 +764,7 @@ class JobExecution {
   private scheduleProcessingTimers(): void {
     let next = Infinity
     for (const task of this.order) {
+      if (!task.processingTimers) continue
       const t = task.timers?.nextProcessingTimer()
       if (t !== undefined && t !== null && t < next) next = t
     }
@@ -770,7 +779,7 @@ class JobExecution {
   }
 
   private async fireProcessingTimersOf(task: Task, now: number): Promise<void> {
-    if (!task.timers || !task.operator) return
+    if (!task.processingTimers || !task.timers || !task.operator) return
     await this.dropAhead(task)
     const op = task.operator
     const state = task.state!
@@ -1199,6 +1208,7 @@ function referencedObjects(manifest: Manifest): string[] {
 }
 
 const NO_KEY: KeyRef = makeKey([])
+const NO_TIMER_DUE = (): void => invariant(false, 'a timer fired in a domain its operator did not declare')
 
 /** The key function for an input edge: hash keys → their values; single → one constant key. */
 function keySelector(exchange: Exchange, maxParallelism: number): (row: Row) => KeyRef {

@@ -3,7 +3,7 @@
 import { WeirError } from '../common/errors.js'
 import type { KeyRef, Namespace } from '../core/keyed-state.js'
 import { DEFAULT_MAX_PARALLELISM, makeKey } from '../state/key-encoding.js'
-import type { TimerService } from '../core/operator.js'
+import type { TimerDomain, TimerService } from '../core/operator.js'
 
 /** Called for each due timer, in timestamp order; the caller sets `key` as the current key first. */
 export type FireTimer = (timestamp: number, key: KeyRef, namespace: Namespace) => void
@@ -13,6 +13,13 @@ export interface TimerServiceOptions {
   readonly clock?: () => number
   /** For restore: keys are rebuilt with this many key groups. */
   readonly maxParallelism?: number
+  /**
+   * The domains the operator declared (OperatorTraits.timers), default both: registering in another
+   * is an internal error, since the runtime fires only the declared ones.
+   */
+  readonly domains?: readonly TimerDomain[]
+  /** Who the timers are for, in that error. */
+  readonly operatorId?: string
 }
 
 /** A timer as a checkpoint stores it: plain data. */
@@ -176,13 +183,21 @@ export class TimerServiceImpl implements TimerService {
   private watermark = Number.NEGATIVE_INFINITY
   private readonly clock: () => number
   private readonly maxParallelism: number
+  private readonly eventDeclared: boolean
+  private readonly processingDeclared: boolean
+  private readonly operatorId: string
 
   constructor(private readonly currentKey: () => KeyRef, options: TimerServiceOptions = {}) {
     this.clock = options.clock ?? Date.now
     this.maxParallelism = options.maxParallelism ?? DEFAULT_MAX_PARALLELISM
+    const domains = options.domains ?? ['event', 'processing']
+    this.eventDeclared = domains.includes('event')
+    this.processingDeclared = domains.includes('processing')
+    this.operatorId = options.operatorId ?? 'an operator'
   }
 
   registerEventTimeTimer(timestamp: number, namespace: Namespace = ''): void {
+    if (!this.eventDeclared) throw this.undeclared('event')
     this.event.add(timestamp, this.currentKey(), namespace)
   }
 
@@ -191,11 +206,16 @@ export class TimerServiceImpl implements TimerService {
   }
 
   registerProcessingTimeTimer(timestamp: number, namespace: Namespace = ''): void {
+    if (!this.processingDeclared) throw this.undeclared('processing')
     this.processing.add(timestamp, this.currentKey(), namespace)
   }
 
   deleteProcessingTimeTimer(timestamp: number, namespace: Namespace = ''): void {
     this.processing.delete(timestamp, this.currentKey(), namespace)
+  }
+
+  private undeclared(domain: TimerDomain): WeirError {
+    return WeirError.internal(`operator ${this.operatorId} registered a${domain === 'event' ? 'n event' : ' processing'}-time timer but declared no timers of that domain (OperatorTraits.timers)`)
   }
 
   currentWatermark(): number {

@@ -117,4 +117,12 @@ describe('TimerServiceImpl', () => {
     expect(fired).toEqual(expected)
     expect(restored.processingTimerCount).toBe(expected.length)
   })
+
+  it('refuses a timer in a domain the operator did not declare (the runtime would never fire it)', () => {
+    const timers = new TimerServiceImpl(() => makeKey(['a']), { domains: ['event'], operatorId: '3-window-aggregate' })
+    timers.registerEventTimeTimer(10)
+    expect(() => timers.registerProcessingTimeTimer(10)).toThrow(/operator 3-window-aggregate registered a processing-time timer but declared no timers of that domain/)
+    const none = new TimerServiceImpl(() => makeKey(['a']), { domains: [] })
+    expect(() => none.registerEventTimeTimer(10)).toThrow(/an event-time timer/)
+  })
 })
