@@ -12,6 +12,8 @@ import { safeFileName } from '../common/names.js'
 import { joinUri, type StoredObject } from '../checkpoint/objects.js'
 import type { CheckpointStorage } from '../checkpoint/storage/api.js'
 import { handleOfFormat1, type Format1Subtask, type StateHandle } from '../state/handles.js'
+import { stateObjects } from '../state/backends.js'
+import type { TimersSnapshot } from './timers.js'
 import type { LockAttempt, LockClaim } from '../checkpoint/storage/lock.js'
 import { openCheckpointStorage } from '../checkpoint/storage/index.js'
 import type { S3Config } from '../common/config/index.js'
@@ -31,6 +33,11 @@ export interface SubtaskManifest {
   readonly state: StateHandle
   /** The subtask's watermark when the barrier passed. */
   readonly watermark: number | null
+}
+
+/** What a stateful subtask stores besides its state backend's files (SubtaskManifest.data): its timers. */
+export interface SubtaskData {
+  readonly timers: TimersSnapshot
 }
 
 export interface OperatorManifest {
@@ -142,6 +149,15 @@ export async function applyRetention(job: CheckpointStorage, retained: number, r
   for (const c of keep) for (const path of referenced(await readManifest(job, c.folder))) needed.add(path)
   const unused = all.filter(path => path.startsWith('shared/') && !needed.has(path))
   if (unused.length > 0) await job.delete(unused)
+}
+
+/** Stored objects a manifest needs (for retention of shared files). */
+export function referencedObjects(manifest: Manifest): string[] {
+  const paths: string[] = []
+  for (const op of Object.values(manifest.operators)) {
+    for (const s of op.subtasks) paths.push(s.data.path, ...stateObjects(s.state))
+  }
+  return paths
 }
 
 // Watermarks are ±Infinity at times; JSON has no Infinity.

@@ -1,0 +1,280 @@
+// Checkpoints as Chandy–Lamport barriers: barrier n is injected at every source (which records its
+// read positions); subtasks with several input channels align (hold back channels that delivered the
+// barrier until all have), then snapshot — timers here, keyed state through the subtask's backend
+// (state/backend.ts) — and forward it. The slow part, compressing and uploading, runs in the
+// background while processing goes on; checkpoint n is complete when its manifest is written, and
+// only then do sinks commit its output. Retention then drops what no retained checkpoint needs.
+import { invariant } from '../common/assert.js'
+import { WeirError } from '../common/errors.js'
+import { safeFileName } from '../common/names.js'
+import type { JobGraph } from '../core/job-graph.js'
+import { operatorSignature } from '../core/signature.js'
+import { encodeObject, joinUri, putObject, type StoredObject } from '../checkpoint/objects.js'
+import type { CheckpointStorage } from '../checkpoint/storage/api.js'
+import type { StateHandle } from '../state/handles.js'
+import {
+  MANIFEST_FORMAT, applyRetention, checkpointFolder, highestId, PrefixedStorage, referencedObjects, savepointFolder, writeManifest,
+  type Manifest, type OperatorManifest, type SourceManifest, type SubtaskData, type SubtaskManifest,
+} from './checkpoint.js'
+import type { ExecutionEnv } from './job-env.js'
+import { dropAhead } from './read-ahead.js'
+import type { SourceRunner } from './source-runner.js'
+import { broadcast, type Barrier, type Task } from './subtasks.js'
+
+/** What the coordinator needs of the loop that runs the subtasks (the scheduler). */
+export interface BarrierDriver {
+  /** Runs every queued item through the graph: a barrier injected at the sources reaches every subtask. */
+  pump(): Promise<void>
+  /** Wakes the loop to trigger the next checkpoint, or to complete the one in flight. */
+  wake(reason: 'trigger' | 'completed'): void
+}
+
+/** A checkpoint whose barrier is travelling or whose files are uploading. */
+interface Inflight {
+  readonly barrier: Barrier
+  /** Where its objects go: the job folder (checkpoints) or the savepoint's own folder. */
+  readonly base: CheckpointStorage
+  /** Prefix of its own objects within base ('chk-7/' or ''). */
+  readonly prefix: string
+  readonly location: string
+  readonly expected: number
+  acked: number
+  readonly operators: Map<string, SubtaskManifest[]>
+  readonly sources: Record<string, SourceManifest>
+  readonly sinks: Record<string, unknown>
+  readonly uploads: Promise<void>[]
+  done?: Promise<void>
+}
+
+export class CheckpointCoordinator {
+  /** Sinks write transactionally, committing what each checkpoint seals (periodic checkpoints are on). */
+  readonly exactlyOnce: boolean
+  checkpointsCompleted = 0
+  /** Where the savepoint went, once one was taken. */
+  savepointLocation: string | undefined
+  private nextCheckpointId = 1
+  private inflight: Inflight | null = null
+  private triggerTimer: NodeJS.Timeout | undefined
+
+  constructor(
+    private readonly graph: JobGraph,
+    private readonly env: ExecutionEnv,
+    private readonly order: readonly Task[],
+    private readonly sources: SourceRunner,
+    /** Where backends stage local snapshots (SubtaskStateOptions.tmpDir). */
+    private readonly tmpDir: () => Promise<string>,
+  ) {
+    this.exactlyOnce = (env.checkpoint?.intervalMs ?? 0) > 0
+  }
+
+  /** Ids continue after every id the job's folders have seen, so 'latest' is always this run's. */
+  async start(): Promise<void> {
+    const config = this.env.checkpoint
+    if (config === undefined) return
+    const seen = Math.max(await highestId(config.storage), await highestId(config.savepointStorage), this.env.restore?.manifest.id ?? 0)
+    this.nextCheckpointId = seen + 1
+  }
+
+  /** A checkpoint is uploading (the loop then gives I/O a turn after every chunk). */
+  get busy(): boolean {
+    return this.inflight !== null
+  }
+
+  schedule(driver: BarrierDriver): void {
+    const interval = this.env.checkpoint?.intervalMs ?? 0
+    clearTimeout(this.triggerTimer)
+    if (interval > 0) this.triggerTimer = setTimeout(() => driver.wake('trigger'), interval)
+  }
+
+  /** The periodic trigger fired: a checkpoint, unless one is in flight or the input has ended. */
+  async triggered(driver: BarrierDriver): Promise<void> {
+    if (this.inflight === null && !this.sources.allEnded()) await this.trigger(false, driver)
+  }
+
+  /** The in-flight checkpoint's uploads are done: complete it, and schedule the next. */
+  async completed(driver: BarrierDriver): Promise<void> {
+    await this.completeInflight()
+    this.schedule(driver)
+  }
+
+  /** Takes a savepoint now (after the checkpoint in flight, if any) and waits until it is complete. */
+  async savepoint(driver: BarrierDriver): Promise<void> {
+    if (this.inflight !== null) await this.completeInflight()
+    await this.trigger(true, driver)
+    await this.completeInflight()
+  }
+
+  /**
+   * Injects barrier n at every source (between chunks, so every queue is empty), recording their
+   * positions, and pumps it through the graph: every subtask snapshots as the barrier passes.
+   * Subtasks that already finished snapshot at once (they will see no more input).
+   */
+  private async trigger(savepoint: boolean, driver: BarrierDriver): Promise<void> {
+    const config = this.env.checkpoint
+    invariant(config, 'no checkpoint storage')
+    invariant(this.inflight === null, 'a checkpoint is in flight')
+    const id = this.nextCheckpointId++
+    const barrier: Barrier = { id, savepoint }
+    const base = savepoint ? new PrefixedStorage(config.savepointStorage, savepointFolder(id)) : config.storage
+    const prefix = savepoint ? '' : checkpointFolder(id) + '/'
+    const location = savepoint ? base.uri : joinUri(config.storage.uri, checkpointFolder(id))
+    const inflight: Inflight = {
+      barrier, base, prefix, location, expected: this.order.filter(t => t.node.spec.kind !== 'Source').length, acked: 0,
+      operators: new Map(), sources: this.sources.positions(), sinks: {}, uploads: [],
+    }
+    this.inflight = inflight
+    for (const task of this.order) if (task.finished && task.node.spec.kind !== 'Source' && task.node.spec.kind !== 'Values') await this.snapshotTask(task, barrier)
+    for (const task of this.order) if (task.node.spec.kind === 'Values') inflight.acked++
+    for (const src of this.sources.sources) if (!src.task.finished) broadcast(src.task, ch => ({ t: 'barrier', ch, barrier }))
+    await driver.pump()
+    invariant(inflight.acked === inflight.expected, `checkpoint ${id}: ${inflight.acked} of ${inflight.expected} subtasks snapshotted`)
+    // The slow part runs in the background: compress, upload, then the manifest completes it.
+    inflight.done = Promise.all(inflight.uploads).then(async () => {
+      const hold = this.env.faults?.at('before-manifest', { checkpointId: id, savepoint })
+      if (hold) await hold
+      return this.writeInflightManifest(inflight, false)
+    })
+    inflight.done.then(() => { if (!savepoint) driver.wake('completed') }, () => { if (!savepoint) driver.wake('completed') })
+  }
+
+  // ------------------------------------------------------------------ alignment
+
+  /** A barrier arrived on channel `ch`: that channel is held back until every channel has delivered it. */
+  async barrierArrived(task: Task, ch: number, barrier: Barrier): Promise<void> {
+    task.chBarrier[ch] = true
+    task.pendingBarrier = barrier
+    await this.maybeAligned(task)
+  }
+
+  /** A channel ended: it will never deliver the barrier being aligned. */
+  async channelEnded(task: Task): Promise<void> {
+    if (task.pendingBarrier !== null) await this.maybeAligned(task)
+  }
+
+  /** Once every channel delivered the barrier (or ended): snapshot, forward it, release held items. */
+  private async maybeAligned(task: Task): Promise<void> {
+    const barrier = task.pendingBarrier!
+    for (let ch = 0; ch < task.chInput.length; ch++) if (!task.chBarrier[ch] && !task.chEnded[ch]) return
+    task.pendingBarrier = null
+    task.chBarrier.fill(false)
+    await this.snapshotTask(task, barrier)
+    broadcast(task, ch => ({ t: 'barrier', ch, barrier }))
+    if (task.held.length > 0) {
+      // Not unshift(...held): spread arguments overflow the stack past ~100,000 items.
+      const queued = task.held.concat(task.queue)
+      task.queue.length = 0
+      for (const item of queued) task.queue.push(item)
+      task.held = []
+    }
+  }
+
+  // ------------------------------------------------------------------ snapshots
+
+  /** The synchronous part of a subtask's snapshot; uploads are queued on the in-flight checkpoint. */
+  private async snapshotTask(task: Task, barrier: Barrier): Promise<void> {
+    await dropAhead(task)
+    const cp = this.inflight
+    invariant(cp !== null && cp.barrier.id === barrier.id, `barrier ${barrier.id} without its checkpoint`)
+    cp.acked++
+    if (task.sink) {
+      if (this.exactlyOnce && task.sink.prepareCommit) cp.sinks[task.node.id] = await task.sink.prepareCommit(barrier.id)
+      return
+    }
+    if (!task.stateful) return
+    const id = task.node.id
+    const own = `${cp.prefix}${safeFileName(id)}-${task.index}/`
+    // Serialized now: later batches mutate the live objects.
+    const data: SubtaskData = { timers: task.timers!.snapshot() }
+    const encoded = encodeObject(data)
+    const subtask: { -readonly [K in keyof SubtaskManifest]: SubtaskManifest[K] } = {
+      index: task.index, keyGroups: task.range, data: undefined as unknown as StoredObject, state: undefined as unknown as StateHandle, watermark: task.watermark,
+    }
+    let list = cp.operators.get(id)
+    if (list === undefined) cp.operators.set(id, (list = []))
+    list.push(subtask)
+    cp.uploads.push(encoded.then(async gz => {
+      subtask.data = await putObject(cp.base, own + 'data.bin.gz', gz)
+      const hold = this.env.faults?.at('upload', { checkpointId: barrier.id, operatorId: id, subtask: task.index })
+      if (hold) await hold
+    }))
+    const snapshot = await task.state!.checkpoint({
+      storage: cp.base, ownPrefix: own, sharedPrefix: 'shared/', selfContained: barrier.savepoint, checkpointId: barrier.id, tmpDir: this.tmpDir,
+    })
+    cp.uploads.push(snapshot.upload.then(handle => { subtask.state = handle }))
+  }
+
+  private async writeInflightManifest(cp: Inflight, finished: boolean): Promise<void> {
+    const operators: Record<string, OperatorManifest> = {}
+    for (const [id, subtasks] of cp.operators) {
+      const node = this.graph.nodes.find(n => n.id === id)!
+      operators[id] = { kind: node.spec.kind, signature: operatorSignature(node), parallelism: subtasks.length, subtasks: [...subtasks].sort((a, b) => a.index - b.index) }
+    }
+    const manifest: Manifest = {
+      format: MANIFEST_FORMAT, job: this.graph.name, id: cp.barrier.id, kind: cp.barrier.savepoint ? 'savepoint' : 'checkpoint', finished,
+      timestamp: Date.now(), maxParallelism: this.graph.config.maxParallelism, operators, sources: cp.sources, sinks: cp.sinks,
+    }
+    if (cp.barrier.savepoint) await writeManifest(cp.base, '', manifest)
+    else await writeManifest(cp.base, checkpointFolder(cp.barrier.id), manifest)
+  }
+
+  // ------------------------------------------------------------------ completion
+
+  /** Waits for the in-flight checkpoint's manifest, then lets sinks commit and applies retention. */
+  private async completeInflight(): Promise<void> {
+    const cp = this.inflight
+    if (cp === null) return
+    try {
+      await cp.done
+    } catch (e) {
+      throw WeirError.checkpoint(`checkpoint ${cp.barrier.id} to '${cp.location}' failed: ${(e as Error).message}`, {
+        help: (e instanceof WeirError ? e.help : undefined) ?? 'check that the checkpoint storage is reachable and writable', cause: e,
+      })
+    } finally {
+      this.inflight = null
+    }
+    const hold = this.env.faults?.at('before-commit', { checkpointId: cp.barrier.id, final: false })
+    if (hold) await hold
+    await this.commitSinks(cp.barrier.id)
+    this.checkpointsCompleted++
+    this.env.onCheckpoint?.(cp.barrier.id, cp.location)
+    if (cp.barrier.savepoint) {
+      this.savepointLocation = cp.location
+      this.env.log?.(`savepoint ${cp.barrier.id} written to ${cp.location}`)
+    } else {
+      await applyRetention(this.env.checkpoint!.storage, this.env.checkpoint!.retained, referencedObjects)
+    }
+  }
+
+  private async commitSinks(id: number): Promise<void> {
+    if (!this.exactlyOnce) return
+    for (const task of this.order) if (task.sink?.commit) await task.sink.commit(id)
+  }
+
+  /**
+   * Bounded input ended: a last checkpoint seals what the sinks still hold and marks the job
+   * finished, then the sinks commit. A crash after the manifest is written still commits on restart.
+   */
+  async finalCheckpoint(): Promise<void> {
+    await this.completeInflight()
+    if (!this.exactlyOnce) return
+    const id = this.nextCheckpointId++
+    const cp: Inflight = {
+      barrier: { id, savepoint: false }, base: this.env.checkpoint!.storage, prefix: checkpointFolder(id) + '/',
+      location: joinUri(this.env.checkpoint!.storage.uri, checkpointFolder(id)), expected: 0, acked: 0,
+      operators: new Map(), sources: this.sources.positions(), sinks: {}, uploads: [],
+    }
+    for (const task of this.order) if (task.sink?.prepareCommit) cp.sinks[task.node.id] = await task.sink.prepareCommit(id)
+    await this.writeInflightManifest(cp, true)
+    const hold = this.env.faults?.at('before-commit', { checkpointId: id, final: true })
+    if (hold) await hold
+    await this.commitSinks(id)
+    this.checkpointsCompleted++
+    await applyRetention(this.env.checkpoint!.storage, this.env.checkpoint!.retained, referencedObjects)
+  }
+
+  /** The job is ending: no more triggers, and uploads still running (a failure) end before the job's folders go. */
+  async stop(): Promise<void> {
+    clearTimeout(this.triggerTimer)
+    await this.inflight?.done?.catch(() => undefined)
+  }
+}

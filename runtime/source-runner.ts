@@ -1,0 +1,179 @@
+// The job's sources: their readers and splits, the position of each split (what a checkpoint
+// records), per-split watermarks (a source's watermark is the minimum over the splits being read),
+// and the chunks they read handed on as batches — one read ahead per source, so the next chunk is
+// produced while this one waits on state I/O.
+import { invariant } from '../common/assert.js'
+import type { Batch, Row } from '../core/batch.js'
+import type { JobGraph, SourceSpec } from '../core/job-graph.js'
+import type { SourceChunk, SourceReader, SplitPosition } from '../connectors/api.js'
+import { getConnector } from '../connectors/registry.js'
+import { compileCalc, compileScalar } from '../expr/index.js'
+import type { SourceManifest } from './checkpoint.js'
+import { operatorFailure } from './operator-failure.js'
+import { broadcast, emit, type Task } from './subtasks.js'
+
+export interface SourceRuntime {
+  readonly task: Task
+  readonly spec: SourceSpec
+  reader: SourceReader
+  readonly calc: ((b: Batch) => Batch | null) | null
+  readonly wmExpr: ((row: Row) => unknown) | null
+  splitMax: number[]
+  splitEnded: boolean[]
+  /** Per split, the position after the last chunk handed on (what a checkpoint records). */
+  positions: (SplitPosition | null)[]
+  emittedWatermark: number
+  rowsOut: number
+  recordsRead: number
+  readonly bounded: boolean
+}
+
+/** A read that completed: the next chunk of a source, or null when it has no more. */
+export interface SourceRead {
+  readonly src: SourceRuntime
+  readonly result: SourceChunk | null
+}
+
+export class SourceRunner {
+  readonly sources: SourceRuntime[] = []
+  /** The read in progress of each source still being read. */
+  private readonly pending = new Map<SourceRuntime, Promise<SourceRead>>()
+
+  constructor(private readonly graph: JobGraph, private readonly signal: AbortSignal) {}
+
+  /** Opens the reader of a source subtask, at the positions of the checkpoint being restored (`old`). */
+  async open(task: Task, spec: SourceSpec, old: SourceManifest | undefined): Promise<void> {
+    const factory = getConnector(spec.connector)
+    invariant(factory.source, `connector ${spec.connector} has no source`)
+    const reader = await factory.source.create({
+      table: spec.table, options: spec.options, schema: spec.physicalSchema, signal: this.signal, batchSize: this.graph.config.batchSize,
+      restoredPositions: old?.positions,
+    })
+    const identity = !spec.filter && spec.projection.length === spec.physicalSchema.length && spec.projection.every((r, i) => r.kind === 'Input' && r.index === i)
+    const splits = reader.splitCount
+    const sameSplits = old !== undefined && old.splitMax.length === splits
+    this.sources.push({
+      task, spec, reader,
+      calc: identity ? null : compileCalc(spec.projection, spec.filter),
+      wmExpr: spec.watermark ? compileScalar(spec.watermark.expr) : null,
+      splitMax: Array.from({ length: splits }, (_, i) => (sameSplits ? old.splitMax[i] ?? -Infinity : -Infinity)),
+      splitEnded: Array.from({ length: splits }, () => false),
+      positions: Array.from({ length: splits }, (_, i) => (old?.positions[i] ?? null)),
+      emittedWatermark: old?.watermark ?? -Infinity, rowsOut: 0, recordsRead: 0,
+      bounded: factory.source.bounded(spec.options),
+    })
+  }
+
+  /** A restored source resumes its watermark, so rows late before the checkpoint stay late. */
+  resumeWatermarks(): void {
+    for (const src of this.sources) {
+      if (src.emittedWatermark > -Infinity) broadcast(src.task, ch => ({ t: 'wm', ch, wm: src.emittedWatermark }))
+    }
+  }
+
+  /** Starts reading the next chunk of `src`. */
+  request(src: SourceRuntime): void {
+    this.pending.set(src, src.reader.next().then(result => ({ src, result }), e => { throw operatorFailure(e, src.task, this.graph) }))
+  }
+
+  requestAll(): void {
+    for (const src of this.sources) this.request(src)
+  }
+
+  /** Some source is still being read. */
+  get reading(): boolean {
+    return this.pending.size > 0
+  }
+
+  /** The reads in progress, to race against each other and the loop's wake-ups. */
+  reads(): IterableIterator<Promise<SourceRead>> {
+    return this.pending.values()
+  }
+
+  /**
+   * `src` has no more: a bounded source that ran out ends with a final watermark so every window
+   * fires. A cancelled or unbounded one does not: its windows are not complete.
+   */
+  ended(src: SourceRuntime): void {
+    this.pending.delete(src)
+    if (!this.signal.aborted && src.bounded) this.sourceWatermark(src, Infinity)
+    src.task.finished = true
+    broadcast(src.task, ch => ({ t: 'end', ch }))
+  }
+
+  /** Hands a chunk on: its rows (through the source's projection and filter), its position, and the watermark it moves. */
+  onChunk(src: SourceRuntime, chunk: SourceChunk): void {
+    const rows = chunk.rows
+    src.recordsRead += rows.length
+    src.positions[chunk.split] = chunk.position
+    if (src.wmExpr && rows.length > 0) {
+      let max = src.splitMax[chunk.split]!
+      const f = src.wmExpr
+      for (let i = 0; i < rows.length; i++) {
+        const v = f(rows[i]!)
+        if (typeof v === 'number' && v > max) max = v
+      }
+      src.splitMax[chunk.split] = max
+    }
+    if (rows.length > 0) {
+      const batch = src.calc ? src.calc({ rows, kinds: null }) : { rows, kinds: null }
+      if (batch) {
+        src.rowsOut += batch.rows.length
+        emit(src.task, batch)
+      }
+    }
+    if (chunk.splitEnded) src.splitEnded[chunk.split] = true
+    if (src.wmExpr) {
+      // The watermark is the minimum over splits that are being read: started and not ended.
+      // A split not yet started does not hold it back (as with lazily assigned file splits), so
+      // rows of a later split that are older than the watermark are late.
+      let wm = Infinity
+      for (let s = 0; s < src.splitMax.length; s++) {
+        if (src.splitEnded[s] || src.splitMax[s] === -Infinity) continue
+        if (src.splitMax[s]! < wm) wm = src.splitMax[s]!
+      }
+      if (wm === Infinity) wm = src.splitMax.reduce((a, b) => (b > a ? b : a), -Infinity)
+      if (wm > src.emittedWatermark && wm !== Infinity) this.sourceWatermark(src, wm)
+    }
+  }
+
+  private sourceWatermark(src: SourceRuntime, wm: number): void {
+    if (wm <= src.emittedWatermark) return
+    src.emittedWatermark = wm
+    broadcast(src.task, ch => ({ t: 'wm', ch, wm }))
+  }
+
+  /** What a checkpoint records of each source: its split positions and watermarks, as of the last chunk handed on. */
+  positions(): Record<string, SourceManifest> {
+    const sources: Record<string, SourceManifest> = {}
+    for (const src of this.sources) {
+      sources[src.task.node.id] = { table: src.spec.table, positions: [...src.positions], splitMax: [...src.splitMax], watermark: src.emittedWatermark }
+    }
+    return sources
+  }
+
+  allEnded(): boolean {
+    return this.sources.every(s => s.task.finished)
+  }
+
+  /** Stops reading: each reader's next() returns null from now on. */
+  async stopReading(): Promise<void> {
+    for (const src of this.sources) await src.reader.close()
+  }
+
+  /** Closes every reader, collecting errors. */
+  async close(errors: unknown[]): Promise<void> {
+    for (const src of this.sources) await src.reader.close().catch(e => errors.push(e))
+  }
+
+  metrics(): { readonly sourceRows: Record<string, number>; readonly recordsRead: number; readonly skipped: number } {
+    const sourceRows: Record<string, number> = {}
+    let recordsRead = 0, skipped = 0
+    for (const s of this.sources) {
+      sourceRows[s.spec.table] = (sourceRows[s.spec.table] ?? 0) + s.rowsOut
+      recordsRead += s.recordsRead
+      skipped += s.reader.metrics()['skippedRecords'] ?? 0
+    }
+    return { sourceRows, recordsRead, skipped }
+  }
+}

@@ -1,0 +1,214 @@
+// A job graph as the runtime runs it: every node as one or more subtasks ('parallelism.default' for
+// keyed operators, each owning a contiguous key-group range), and the channels between them — a hash
+// exchange routes each row to the subtask owning its key group. What flows on a channel is an Item.
+import { assertNever, invariant } from '../common/assert.js'
+import { WeirError } from '../common/errors.js'
+import type { Batch, Row } from '../core/batch.js'
+import type { Exchange, JobGraph, PhysicalNode } from '../core/job-graph.js'
+import type { Operator, OperatorContext, OperatorMetrics } from '../core/operator.js'
+import type { KeyRef, Namespace } from '../core/keyed-state.js'
+import type { SubtaskStateBackend } from '../state/backend.js'
+import type { StateHandle } from '../state/handles.js'
+import { keyGroupRange, makeKey, subtaskOf } from '../state/key-encoding.js'
+import type { SinkWriter } from '../connectors/api.js'
+import { operatorTraits } from '../operators/registry.js'
+import type { TimerServiceImpl } from './timers.js'
+import type { BatchKeys } from './batch-keys.js'
+
+export interface Barrier {
+  readonly id: number
+  readonly savepoint: boolean
+}
+
+export type Item =
+  | { readonly t: 'batch'; readonly ch: number; readonly batch: Batch }
+  | { readonly t: 'wm'; readonly ch: number; readonly wm: number }
+  | { readonly t: 'end'; readonly ch: number }
+  | { readonly t: 'barrier'; readonly ch: number; readonly barrier: Barrier }
+
+/** Where a subtask's output goes for one consumer input: one target, or routed by key group. */
+export interface OutEdge {
+  readonly targets: readonly Task[]
+  /** The channel this producer has at each target. */
+  readonly channels: readonly number[]
+  /** Target index of a row (hash exchange into several subtasks), or null: every row to targets[0]. */
+  readonly route: ((row: Row) => number) | null
+}
+
+/** One subtask of a node. */
+export interface Task {
+  readonly node: PhysicalNode
+  readonly index: number
+  readonly parallelism: number
+  readonly range: { readonly start: number; readonly end: number }
+  readonly outputs: OutEdge[]
+  readonly queue: Item[]
+  /** Per input channel: its logical input, watermark, whether it ended, whether it delivered the pending barrier. */
+  readonly chInput: number[]
+  readonly chWatermark: number[]
+  readonly chEnded: boolean[]
+  readonly chBarrier: boolean[]
+  endedChannels: number
+  /** Barrier being aligned, and the items of channels that already delivered it. */
+  pendingBarrier: Barrier | null
+  held: Item[]
+  watermark: number
+  finished: boolean
+  operator?: Operator
+  ctx?: OperatorContext
+  timers?: TimerServiceImpl
+  state?: SubtaskStateBackend<StateHandle>
+  sink?: SinkWriter
+  // What the operator declared (OperatorTraits), unpacked for the per-batch path.
+  /** It keeps keyed state that checkpoints must capture. */
+  readonly stateful: boolean
+  /** Expired state is swept after each batch. */
+  readonly hasTtl: boolean
+  /** Every row is processed as its own batch. */
+  readonly rowAtATime: boolean
+  /** The timer domains it registers in: only these are fired. */
+  readonly eventTimers: boolean
+  readonly processingTimers: boolean
+  readonly metrics: OperatorMetrics
+  /**
+   * The batch whose state is being read ahead: the next state access of this subtask is processing
+   * it (anything else waits for the read and drops it). See read-ahead.ts.
+   */
+  ahead: { readonly item: Item; readonly loaded: Promise<void> } | null
+  /** Keys of the batches being prefetched and processed (ctx.keysOf). */
+  batchKeys: BatchKeys | null
+  /** Request objects for a batch's rows, reused from batch to batch (a prefetch reads its requests before it returns). */
+  readonly requests: { key: KeyRef; namespace: Namespace | undefined }[]
+}
+
+/** The subtasks of a job graph, connected. */
+export interface Subtasks {
+  readonly byNode: ReadonlyMap<string, readonly Task[]>
+  /** Every subtask, in topological order (producers before consumers). */
+  readonly order: readonly Task[]
+}
+
+/** Makes the subtasks of every node of `graph` and the channels between them. */
+export function buildSubtasks(graph: JobGraph): Subtasks {
+  const maxParallelism = graph.config.maxParallelism
+  const defaultParallelism = graph.config.parallelism
+  if (defaultParallelism > maxParallelism) {
+    throw WeirError.plan(`'parallelism.default' = ${defaultParallelism} exceeds 'pipeline.max-parallelism' = ${maxParallelism}`, {
+      help: 'each subtask owns at least one key group; lower the parallelism or raise the max-parallelism',
+    })
+  }
+  const byNode = new Map<string, Task[]>()
+  const order: Task[] = []
+  for (const node of graph.nodes) {
+    const parallelism = parallelismOf(node, defaultParallelism, byNode)
+    const traits = operatorTraits(node.spec, graph.config)
+    const tasks: Task[] = []
+    for (let i = 0; i < parallelism; i++) {
+      const task: Task = {
+        node, index: i, parallelism, range: keyGroupRange(i, parallelism, maxParallelism),
+        outputs: [], queue: [], chInput: [], chWatermark: [], chEnded: [], chBarrier: [], endedChannels: 0,
+        pendingBarrier: null, held: [], watermark: -Infinity, finished: false,
+        stateful: traits.keyedState, hasTtl: traits.ttlSweep, rowAtATime: traits.input === 'row',
+        eventTimers: traits.timers.includes('event'), processingTimers: traits.timers.includes('processing'),
+        metrics: { lateRecordsDropped: 0, rowsIn: 0, rowsOut: 0 },
+        ahead: null, batchKeys: null, requests: [],
+      }
+      tasks.push(task)
+      order.push(task)
+    }
+    byNode.set(node.id, tasks)
+  }
+  for (const node of graph.nodes) connect(node, byNode, maxParallelism)
+  return { byNode, order }
+}
+
+/** Sources, VALUES and sinks run as one subtask; keyed operators as many as 'parallelism.default'; forward chains follow their input. */
+function parallelismOf(node: PhysicalNode, p: number, byNode: ReadonlyMap<string, readonly Task[]>): number {
+  switch (node.spec.kind) {
+    case 'Source': case 'Values': case 'Sink': case 'Collect': return 1
+    default: break
+  }
+  if (node.inputs.some(e => e.exchange.kind === 'single')) return 1
+  if (node.inputs.some(e => e.exchange.kind === 'hash')) return p
+  const ps = node.inputs.map(e => byNode.get(e.node)?.length ?? 1)
+  return ps.every(x => x === ps[0]) ? ps[0] ?? 1 : 1
+}
+
+/** Creates the channels from every producer subtask into the subtasks of `node`. */
+function connect(node: PhysicalNode, byNode: ReadonlyMap<string, readonly Task[]>, maxParallelism: number): void {
+  const consumers = byNode.get(node.id)!
+  node.inputs.forEach((edge, input) => {
+    const producers = byNode.get(edge.node)
+    invariant(producers, `unknown input ${edge.node}`)
+    const addChannel = (t: Task): number => {
+      t.chInput.push(input)
+      t.chWatermark.push(-Infinity)
+      t.chEnded.push(false)
+      t.chBarrier.push(false)
+      return t.chInput.length - 1
+    }
+    for (const producer of producers) {
+      if (edge.exchange.kind === 'hash' && consumers.length > 1) {
+        const key = keySelector(edge.exchange, maxParallelism)
+        const n = consumers.length, maxP = maxParallelism
+        producer.outputs.push({ targets: consumers, channels: consumers.map(addChannel), route: row => subtaskOf(key(row).group, n, maxP) })
+      } else if (producers.length === consumers.length) {
+        const target = consumers[producer.index]!
+        producer.outputs.push({ targets: [target], channels: [addChannel(target)], route: null })
+      } else {
+        invariant(consumers.length === 1, `cannot connect ${producers.length} subtasks of ${edge.node} to ${consumers.length} of ${node.id} with a ${edge.exchange.kind} exchange`)
+        producer.outputs.push({ targets: consumers, channels: [addChannel(consumers[0]!)], route: null })
+      }
+    }
+  })
+}
+
+/** Sends a batch a subtask produced down its channels, each row to the subtask its key group goes to. */
+export function emit(task: Task, batch: Batch): void {
+  task.metrics.rowsOut += batch.rows.length
+  for (const out of task.outputs) {
+    if (out.route === null) {
+      out.targets[0]!.queue.push({ t: 'batch', ch: out.channels[0]!, batch })
+      continue
+    }
+    const n = out.targets.length
+    const rows: Row[][] = Array.from({ length: n }, () => [])
+    const kinds: number[][] | null = batch.kinds ? Array.from({ length: n }, () => []) : null
+    const route = out.route
+    for (let i = 0; i < batch.rows.length; i++) {
+      const t = route(batch.rows[i]!)
+      rows[t]!.push(batch.rows[i]!)
+      if (kinds) kinds[t]!.push(batch.kinds![i]!)
+    }
+    for (let t = 0; t < n; t++) {
+      if (rows[t]!.length === 0) continue
+      out.targets[t]!.queue.push({ t: 'batch', ch: out.channels[t]!, batch: { rows: rows[t]!, kinds: kinds ? Uint8Array.from(kinds[t]!) : null } })
+    }
+  }
+}
+
+/** Sends a watermark, end or barrier to every channel this subtask feeds. */
+export function broadcast(task: Task, make: (ch: number) => Item): void {
+  for (const out of task.outputs) {
+    for (let t = 0; t < out.targets.length; t++) out.targets[t]!.queue.push(make(out.channels[t]!))
+  }
+}
+
+/** The key function for an input edge: hash keys → their values; single → one constant key. */
+export function keySelector(exchange: Exchange, maxParallelism: number): (row: Row) => KeyRef {
+  switch (exchange.kind) {
+    case 'hash': {
+      const keys = exchange.keys
+      if (keys.length === 1) {
+        const k = keys[0]!
+        return row => makeKey([row[k]], maxParallelism)
+      }
+      return row => makeKey(keys.map(k => row[k]), maxParallelism)
+    }
+    case 'single': case 'forward': {
+      const key = makeKey([], maxParallelism)
+      return () => key
+    }
+    default: return assertNever(exchange)
+  }
+}
