@@ -1,0 +1,94 @@
+// The fault-injection hook (ExecutionEnv.faults, through SessionOptions): called at a checkpoint's
+// worst points in the order a checkpoint passes them, with what each point knows; and the shipped
+// `weir` command reads no fault-injection variable of its own.
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { Session } from '../../engine/session.js'
+import type { FaultInjector, FaultPoint } from '../../runtime/faults.js'
+
+function fresh(): string {
+  return mkdtempSync(join(tmpdir(), 'weir-faults-'))
+}
+
+describe('the fault-injection hook', () => {
+  it('is told each point of a checkpoint in order: subtask uploads, then before the manifest, then before the commit', async () => {
+    const dir = fresh()
+    try {
+      const seen: { point: FaultPoint; detail: Record<string, unknown> }[] = []
+      const stop = new AbortController()
+      const faults: FaultInjector = {
+        at(point, detail) {
+          // The first checkpoint's points only (one more may start before the job has stopped).
+          if (stop.signal.aborted) return
+          seen.push({ point, detail: { ...detail } })
+          if (point === 'before-commit') stop.abort()
+        },
+      }
+      const session = new Session({
+        println: () => undefined, signal: stop.signal, faults,
+        options: { 'pipeline.name': 'faults', 'state.checkpoints.dir': join(dir, 'checkpoints'), 'execution.checkpointing.interval': '50 ms', 'parallelism.default': '2' },
+      })
+      await session.executeSql(`
+        CREATE TABLE gen (id BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '2000', 'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '1000000');
+        CREATE TABLE out (k BIGINT, c BIGINT) WITH ('connector' = 'blackhole');
+        INSERT INTO out SELECT id % 10, COUNT(*) FROM gen GROUP BY id % 10`)
+      const [metrics] = await session.awaitJobs()
+      expect(metrics!.cancelled).toBe(true)
+      const id = seen[0]!.detail['checkpointId']
+      // Both subtasks of the aggregate stored their files, then the manifest, then the commit.
+      expect(seen.map(s => s.point)).toEqual(['upload', 'upload', 'before-manifest', 'before-commit'])
+      expect(seen.filter(s => s.point === 'upload').map(s => s.detail['subtask']).sort()).toEqual([0, 1])
+      expect(seen.every(s => s.detail['checkpointId'] === id)).toBe(true)
+      expect(seen[0]!.detail['operatorId']).toMatch(/group-aggregate/)
+      expect(seen[2]!.detail).toEqual({ checkpointId: id, savepoint: false })
+      expect(seen[3]!.detail).toEqual({ checkpointId: id, final: false })
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }, 60_000)
+
+  it('a bounded job ends with a final checkpoint: before its commit the hook is told so', async () => {
+    const dir = fresh()
+    try {
+      const seen: { point: FaultPoint; detail: unknown }[] = []
+      const session = new Session({
+        println: () => undefined, faults: { at: (point, detail) => { seen.push({ point, detail }) } },
+        options: { 'pipeline.name': 'final', 'state.checkpoints.dir': join(dir, 'checkpoints'), 'execution.checkpointing.interval': '1 h' },
+      })
+      await session.executeSql(`
+        CREATE TABLE gen (id BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '10', 'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '10');
+        CREATE TABLE out (id BIGINT) WITH ('connector' = 'filesystem', 'path' = '${join(dir, 'out')}', 'format' = 'json');
+        INSERT INTO out SELECT id FROM gen`)
+      await session.awaitJobs()
+      expect(seen).toEqual([{ point: 'before-commit', detail: { checkpointId: 1, final: true } }])
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
+
+describe('the weir command', () => {
+  it('reads no fault-injection variable: WEIR_CRASH_AT in its environment crashes nothing', () => {
+    const dir = fresh()
+    try {
+      writeFileSync(join(dir, 'job.sql'), `
+        SET 'state.checkpoints.dir' = '${join(dir, 'checkpoints')}';
+        SET 'execution.checkpointing.interval' = '1 h';
+        CREATE TABLE gen (id BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '10', 'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '10');
+        CREATE TABLE out (id BIGINT) WITH ('connector' = 'filesystem', 'path' = '${join(dir, 'out')}', 'format' = 'json');
+        INSERT INTO out SELECT id FROM gen;`)
+      // The final checkpoint reaches 'before-commit' once: a runtime that read the variable would kill itself there.
+      const r = spawnSync(process.execPath, [join(process.cwd(), 'bin/weir.js'), 'run', 'job.sql'], {
+        cwd: dir, encoding: 'utf8', timeout: 60_000, env: { ...process.env, WEIR_CRASH_AT: 'before-commit:1' },
+      })
+      expect(r.signal).toBeNull()
+      expect(r.status, r.stderr).toBe(0)
+      expect(readdirSync(join(dir, 'out')).filter(f => !f.startsWith('.')).length).toBeGreaterThan(0)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
