@@ -1,13 +1,12 @@
 // Weir's public entry (package.json "main"): what a program embedding the engine uses — a Session that
 // runs SQL and what it returns, the error type and how it renders, job metrics, the SQL parser, and
-// reading a checkpoint or savepoint, and the job options (what SET takes and the typed configuration). The `weir` command (cli/) uses the engine only through this file.
+// reading a checkpoint or savepoint, and the job options (what SET takes and the typed configuration).
+// The `weir` command (cli/) uses the engine only through this file.
 export { Session, type SessionOptions, type StatementResult } from './engine/session.js'
 export type { Script, SelectConsumer, SelectInfo } from './engine/script.js'
 export type { JobOutcome } from './engine/jobs.js'
 export { readCheckpointInfo, type CheckpointInfo } from './engine/checkpoint-info.js'
-export {
-  jobConfigOf, listOptions, resetOption, runDefaults, setOption, type JobConfig, type OptionSetting, type S3Config,
-} from './common/config/index.js'
+export { jobConfigOf, listOptions, resetOption, runDefaults, setOption, type JobConfig, type OptionSetting, type S3Config } from './common/config/index.js'
 export type { JobMetrics } from './runtime/executor.js'
 export type { FaultInjector, FaultPoint, FaultPoints } from './runtime/faults.js'
 export { WeirError, renderError, type ErrorKind, type RecordPosition } from './common/errors.js'

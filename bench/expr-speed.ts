@@ -34,14 +34,20 @@ function makeBatches(): Batch[] {
     const rows: unknown[][] = []
     for (let j = i; j < Math.min(ROWS, i + BATCH); j++) {
       t += 7
-      rows.push([1000 + (j % 10007), 2000 + (j % 7919), 100 + ((j * 7919) % 100_000), CHANNELS[j % 5], `https://www.nexmark.com/item.htm?query=${j % 100}`, t, ''])
+      rows.push([1000 + (j % 10007), 2000 + (j % 7919), 100 + ((j * 7919) % 100_000), CHANNELS[j % 5], `https://www.nexmark.com/item.htm?query=${j % 100}`, t,
+        ''])
     }
     batches.push({ rows, kinds: null })
   }
   return batches
 }
 
-interface Case { readonly name: string; readonly projection: Rex[]; readonly condition?: Rex; readonly target?: number }
+interface Case {
+  readonly name: string
+  readonly projection: Rex[]
+  readonly condition?: Rex
+  readonly target?: number
+}
 
 const cases: Case[] = [
   {
@@ -58,8 +64,11 @@ const cases: Case[] = [
   {
     name: "filter + 5  price > 5000 AND channel <> 'Apple'; 5 exprs",
     projection: [
-      c('auction'), call('+', c('bidder'), n('1')), call('*', n('0.908'), c('price')),
-      call('CASE', call('>', c('price'), n('50000')), s('high'), s('low')), call('IS_NULL', c('extra')),
+      c('auction'),
+      call('+', c('bidder'), n('1')),
+      call('*', n('0.908'), c('price')),
+      call('CASE', call('>', c('price'), n('50000')), s('high'), s('low')),
+      call('IS_NULL', c('extra')),
     ],
     condition: call('AND', call('>', c('price'), n('5000')), call('<>', c('channel'), s('Apple'))),
   },

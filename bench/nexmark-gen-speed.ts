@@ -4,19 +4,32 @@ import { T, type Field } from '../common/types.js'
 import { nexmarkConnector } from '../connectors/nexmark/index.js'
 
 const BID: Field[] = [
-  { name: 'auction', type: T.bigint() }, { name: 'bidder', type: T.bigint() }, { name: 'price', type: T.bigint() },
-  { name: 'channel', type: T.string() }, { name: 'url', type: T.string() }, { name: 'dateTime', type: T.timestamp(3) },
+  { name: 'auction', type: T.bigint() },
+  { name: 'bidder', type: T.bigint() },
+  { name: 'price', type: T.bigint() },
+  { name: 'channel', type: T.string() },
+  { name: 'url', type: T.string() },
+  { name: 'dateTime', type: T.timestamp(3) },
   { name: 'extra', type: T.string() },
 ]
 const AUCTION: Field[] = ['id', 'itemName', 'description', 'initialBid', 'reserve', 'dateTime', 'expires', 'seller', 'category', 'extra']
-  .map(name => ({ name, type: name === 'dateTime' || name === 'expires' ? T.timestamp(3) : ['id', 'initialBid', 'reserve', 'seller', 'category'].includes(name) ? T.bigint() : T.string() }))
+  .map(name => ({ name, type: name === 'dateTime' || name === 'expires'
+    ? T.timestamp(3)
+    : ['id', 'initialBid', 'reserve', 'seller', 'category'].includes(name)
+    ? T.bigint()
+    : T.string() })
+  )
 const PERSON: Field[] = ['id', 'name', 'emailAddress', 'creditCard', 'city', 'state', 'dateTime', 'extra']
   .map(name => ({ name, type: name === 'dateTime' ? T.timestamp(3) : name === 'id' ? T.bigint() : T.string() }))
 
 async function run(label: string, table: string, schema: Field[], events: number): Promise<void> {
   const options = { connector: 'nexmark', 'nexmark.table': table, 'nexmark.events.num': String(events) }
   const reader = await nexmarkConnector.source!.create({
-    table, options, schema, signal: new AbortController().signal, batchSize: 1024,
+    table,
+    options,
+    schema,
+    signal: new AbortController().signal,
+    batchSize: 1024,
   })
   let rows = 0
   let check = 0
@@ -29,7 +42,11 @@ async function run(label: string, table: string, schema: Field[], events: number
     if (chunk.rows.length > 0) check += (chunk.rows[chunk.rows.length - 1]![0] as number | bigint) ? 1 : 0
   }
   const seconds = Number(process.hrtime.bigint() - start) / 1e9
-  console.log(`${label.padEnd(28)} ${(rows / seconds / 1e6).toFixed(2).padStart(6)} M rows/s  ${(events / seconds / 1e6).toFixed(2).padStart(6)} M events/s  (${rows} rows in ${seconds.toFixed(2)} s${check < 0 ? '' : ''})`)
+  console.log(
+    `${label.padEnd(28)} ${(rows / seconds / 1e6).toFixed(2).padStart(6)} M rows/s  ${
+      (events / seconds / 1e6).toFixed(2).padStart(6)
+    } M events/s  (${rows} rows in ${seconds.toFixed(2)} s${check < 0 ? '' : ''})`,
+  )
   await reader.close()
 }
 

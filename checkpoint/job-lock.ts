@@ -15,8 +15,12 @@ export const JOB_LOCK_PATH = '_lock'
 export function newClaim(what: string): LockClaim {
   const script = process.argv[1] === undefined ? 'node' : basename(process.argv[1]).replace(/\.js$/, '')
   return {
-    ...thisProcess(), ownerId: randomUUID(), for: what, since: new Date().toISOString(),
-    command: [script, ...process.argv.slice(2)].join(' '), cwd: process.cwd(),
+    ...thisProcess(),
+    ownerId: randomUUID(),
+    for: what,
+    since: new Date().toISOString(),
+    command: [script, ...process.argv.slice(2)].join(' '),
+    cwd: process.cwd(),
   }
 }
 
@@ -31,7 +35,10 @@ export function newClaim(what: string): LockClaim {
  * await withJobLock([storage], 'clicks-1', log, userSignal, signal => executeJob(graph, { …, signal }))
  */
 export async function withJobLock<T>(
-  storages: readonly CheckpointStorage[], job: string, log: (line: string) => void, signal: AbortSignal | undefined,
+  storages: readonly CheckpointStorage[],
+  job: string,
+  log: (line: string) => void,
+  signal: AbortSignal | undefined,
   run: (signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
   const held: HeldLock[] = []

@@ -43,7 +43,8 @@ export async function getObject<T>(storage: CheckpointStorage, object: StoredObj
     return deserialize(await gunzipAsync(data)) as T
   } catch (e) {
     throw WeirError.checkpoint(`checkpoint file '${joinUri(storage.uri, object.path)}' cannot be decoded: ${(e as Error).message}`, {
-      help: 'restore from another checkpoint', cause: e,
+      help: 'restore from another checkpoint',
+      cause: e,
     })
   }
 }

@@ -75,16 +75,27 @@ export class StreamingTable {
 /** Characters a value of this type takes at most (a sign included); unknown sizes get the column maximum. */
 function typeWidth(type: DataType): number {
   switch (type.kind) {
-    case 'BOOLEAN': return 5
-    case 'TINYINT': return 4
-    case 'SMALLINT': return 6
-    case 'INT': return 11
-    case 'BIGINT': return 20
-    case 'DECIMAL': return type.precision + 2
-    case 'DATE': return 10
-    case 'TIMESTAMP': case 'TIMESTAMP_LTZ': return 19 + (type.precision > 0 ? type.precision + 1 : 0)
-    case 'NULL': return NULL_TEXT.length
-    default: return MAX_STREAMED_WIDTH
+    case 'BOOLEAN':
+      return 5
+    case 'TINYINT':
+      return 4
+    case 'SMALLINT':
+      return 6
+    case 'INT':
+      return 11
+    case 'BIGINT':
+      return 20
+    case 'DECIMAL':
+      return type.precision + 2
+    case 'DATE':
+      return 10
+    case 'TIMESTAMP':
+    case 'TIMESTAMP_LTZ':
+      return 19 + (type.precision > 0 ? type.precision + 1 : 0)
+    case 'NULL':
+      return NULL_TEXT.length
+    default:
+      return MAX_STREAMED_WIDTH
   }
 }
 

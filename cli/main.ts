@@ -63,14 +63,28 @@ async function main(argv: string[], hooks: CommandHooks): Promise<number> {
     else if (a === '--fresh' && command === 'run') fresh = true
     else if ((a === '--from-checkpoint' || a === '--from-savepoint') && command === 'run') {
       const path = rest[++i]
-      if (path === undefined || path.startsWith('-')) { process.stderr.write(`error: ${a} needs a PATH\n\n${USAGE}\n`); return 2 }
-      if (from !== undefined) { process.stderr.write(`error: give one of --from-checkpoint and --from-savepoint\n`); return 2 }
+      if (path === undefined || path.startsWith('-')) {
+        process.stderr.write(`error: ${a} needs a PATH\n\n${USAGE}\n`)
+        return 2
+      }
+      if (from !== undefined) {
+        process.stderr.write(`error: give one of --from-checkpoint and --from-savepoint\n`)
+        return 2
+      }
       from = path
-    } else if (a.startsWith('-')) { process.stderr.write(`error: unknown option '${a}'\n\n${USAGE}\n`); return 2 }
-    else files.push(a)
+    } else if (a.startsWith('-')) {
+      process.stderr.write(`error: unknown option '${a}'\n\n${USAGE}\n`)
+      return 2
+    } else files.push(a)
   }
-  if (fresh && from !== undefined) { process.stderr.write(`error: --fresh and ${rest.find(a => a.startsWith('--from'))} exclude each other\n`); return 2 }
-  if (files.length !== 1) { process.stderr.write(`error: ${command} takes one SQL file\n\n${USAGE}\n`); return 2 }
+  if (fresh && from !== undefined) {
+    process.stderr.write(`error: --fresh and ${rest.find(a => a.startsWith('--from'))} exclude each other\n`)
+    return 2
+  }
+  if (files.length !== 1) {
+    process.stderr.write(`error: ${command} takes one SQL file\n\n${USAGE}\n`)
+    return 2
+  }
   const file = files[0]!
   const args: CliArgs = { command, file, jobNamePrefix: basename(file).replace(/\.sql$/i, '') || 'weir-job', quiet, fresh, from }
 

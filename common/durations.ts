@@ -1,11 +1,27 @@
 // Durations ('10 s', '1 h', '500ms', '1d') and sizes ('64 mb') as options and hints spell them.
 
 const DURATION_UNITS: Record<string, number> = {
-  ms: 1, milli: 1, millis: 1, millisecond: 1, milliseconds: 1,
-  s: 1000, sec: 1000, secs: 1000, second: 1000, seconds: 1000,
-  min: 60_000, mins: 60_000, minute: 60_000, minutes: 60_000, m: 60_000,
-  h: 3_600_000, hour: 3_600_000, hours: 3_600_000,
-  d: 86_400_000, day: 86_400_000, days: 86_400_000,
+  ms: 1,
+  milli: 1,
+  millis: 1,
+  millisecond: 1,
+  milliseconds: 1,
+  s: 1000,
+  sec: 1000,
+  secs: 1000,
+  second: 1000,
+  seconds: 1000,
+  min: 60_000,
+  mins: 60_000,
+  minute: 60_000,
+  minutes: 60_000,
+  m: 60_000,
+  h: 3_600_000,
+  hour: 3_600_000,
+  hours: 3_600_000,
+  d: 86_400_000,
+  day: 86_400_000,
+  days: 86_400_000,
 }
 
 /** '10 s' → 10000; a bare number is milliseconds; null when not a duration. */
@@ -19,8 +35,17 @@ export function parseDuration(text: string): number | null {
 }
 
 const SIZE_UNITS: Record<string, number> = {
-  b: 1, bytes: 1, k: 1024, kb: 1024, kib: 1024, m: 1024 ** 2, mb: 1024 ** 2, mib: 1024 ** 2,
-  g: 1024 ** 3, gb: 1024 ** 3, gib: 1024 ** 3,
+  b: 1,
+  bytes: 1,
+  k: 1024,
+  kb: 1024,
+  kib: 1024,
+  m: 1024 ** 2,
+  mb: 1024 ** 2,
+  mib: 1024 ** 2,
+  g: 1024 ** 3,
+  gb: 1024 ** 3,
+  gib: 1024 ** 3,
 }
 
 /** '64 mb' → 67108864; null when not a size. */

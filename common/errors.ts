@@ -41,15 +41,28 @@ export class WeirError extends Error {
     this.notes = init.notes ?? []
   }
 
-  static syntax(message: string, init?: WeirErrorInit): WeirError { return new WeirError('syntax', message, init) }
-  static plan(message: string, init?: WeirErrorInit): WeirError { return new WeirError('plan', message, init) }
-  static unsupported(message: string, init?: WeirErrorInit): WeirError { return new WeirError('unsupported', message, init) }
-  static connector(message: string, init?: WeirErrorInit): WeirError { return new WeirError('connector', message, init) }
-  static execution(message: string, init?: WeirErrorInit): WeirError { return new WeirError('execution', message, init) }
+  static syntax(message: string, init?: WeirErrorInit): WeirError {
+    return new WeirError('syntax', message, init)
+  }
+  static plan(message: string, init?: WeirErrorInit): WeirError {
+    return new WeirError('plan', message, init)
+  }
+  static unsupported(message: string, init?: WeirErrorInit): WeirError {
+    return new WeirError('unsupported', message, init)
+  }
+  static connector(message: string, init?: WeirErrorInit): WeirError {
+    return new WeirError('connector', message, init)
+  }
+  static execution(message: string, init?: WeirErrorInit): WeirError {
+    return new WeirError('execution', message, init)
+  }
   /** Checkpoint storage, a missing or corrupt checkpoint, or one that does not fit the job. */
-  static checkpoint(message: string, init?: WeirErrorInit): WeirError { return new WeirError('checkpoint', message, init) }
+  static checkpoint(message: string, init?: WeirErrorInit): WeirError {
+    return new WeirError('checkpoint', message, init)
+  }
   static internal(message: string, init?: WeirErrorInit): WeirError {
-    return new WeirError('internal', `internal error: ${message}`, { ...init, help: init?.help ?? 'this is a bug in Weir; please report it with the SQL that caused it' })
+    return new WeirError('internal', `internal error: ${message}`, { ...init,
+      help: init?.help ?? 'this is a bug in Weir; please report it with the SQL that caused it' })
   }
 
   /** A copy of this error that points at `span` if it has no position yet. */

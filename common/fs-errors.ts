@@ -85,9 +85,23 @@ export function errnoInText(message: string): string | undefined {
 }
 
 const SYSCALLS: Readonly<Record<string, FsOperation>> = {
-  open: 'open', read: 'read', stat: 'read', lstat: 'read', access: 'read', copyfile: 'write', scandir: 'list',
-  mkdir: 'create', mkdtemp: 'create', link: 'create', write: 'write', fsync: 'write', close: 'write',
-  rename: 'rename', unlink: 'delete', rmdir: 'delete', rm: 'delete',
+  open: 'open',
+  read: 'read',
+  stat: 'read',
+  lstat: 'read',
+  access: 'read',
+  copyfile: 'write',
+  scandir: 'list',
+  mkdir: 'create',
+  mkdtemp: 'create',
+  link: 'create',
+  write: 'write',
+  fsync: 'write',
+  close: 'write',
+  rename: 'rename',
+  unlink: 'delete',
+  rmdir: 'delete',
+  rm: 'delete',
 }
 
 /** What a failed Node call was doing, from its `syscall`; `fallback` when it does not say. */
@@ -133,7 +147,8 @@ function helpFor(code: string | undefined, f: FsFailure): string {
   const checkPath = f.setting ?? 'the path'
   const writes = f.op !== 'read' && f.op !== 'list' && f.op !== 'open'
   switch (code) {
-    case 'EACCES': case 'EPERM':
+    case 'EACCES':
+    case 'EPERM':
       return `check the permissions of ${p} and the folders above it: Weir needs to ${writes ? 'write' : 'read'} ${writes ? 'there' : 'it'}${orChange}`
     case 'ENOENT':
       if (f.op === 'rename') return `${p} was removed while Weir ran: nothing else may delete files there${orChange}`
@@ -148,10 +163,14 @@ function helpFor(code: string | undefined, f: FsFailure): string {
       return `something else has the name ${p}: remove or rename it${orChange}`
     case 'ENOTEMPTY':
       return `${p} still holds files: remove them${orChange}`
-    case 'ENOSPC': case 'EDQUOT': case 'EFBIG':
+    case 'ENOSPC':
+    case 'EDQUOT':
+    case 'EFBIG':
       return `free disk space on the file system of ${p}${f.setting === undefined ? '' : `, or change ${f.setting} to a disk with more room`}`
     case 'EROFS':
-      return `${p} is on a read-only file system: ${f.setting === undefined ? 'make it writable' : `change ${f.setting} to a writable location, or make it writable`}`
+      return `${p} is on a read-only file system: ${
+        f.setting === undefined ? 'make it writable' : `change ${f.setting} to a writable location, or make it writable`
+      }`
     case 'EMFILE':
       return `raise the limit of open files per process ('ulimit -n'), or run fewer jobs in one process`
     case 'ENFILE':

@@ -9,7 +9,9 @@
  */
 export class Mulberry32 {
   state: number
-  constructor(seed: number) { this.state = seed >>> 0 }
+  constructor(seed: number) {
+    this.state = seed >>> 0
+  }
 
   /** The next uniform 32-bit unsigned integer. */
   next(): number {

@@ -77,11 +77,16 @@ export function isIntegral(t: DataType): boolean {
 /** Bits of an integral type (TINYINT 8, SMALLINT 16, INT 32, BIGINT 64), else 0. */
 export function integralBits(t: DataType): 0 | 8 | 16 | 32 | 64 {
   switch (t.kind) {
-    case 'TINYINT': return 8
-    case 'SMALLINT': return 16
-    case 'INT': return 32
-    case 'BIGINT': return 64
-    default: return 0
+    case 'TINYINT':
+      return 8
+    case 'SMALLINT':
+      return 16
+    case 'INT':
+      return 32
+    case 'BIGINT':
+      return 64
+    default:
+      return 0
   }
 }
 
@@ -101,12 +106,18 @@ export function timeAttrOf(t: DataType): TimeAttribute | undefined {
 export function formatType(t: DataType): string {
   const nn = t.nullable ? '' : ' NOT NULL'
   switch (t.kind) {
-    case 'DECIMAL': return `DECIMAL(${t.precision}, ${t.scale})${nn}`
-    case 'TIMESTAMP': return `TIMESTAMP(${t.precision})${nn}${t.timeAttr === 'rowtime' ? ' *ROWTIME*' : t.timeAttr === 'proctime' ? ' *PROCTIME*' : ''}`
-    case 'TIMESTAMP_LTZ': return `TIMESTAMP_LTZ(${t.precision})${nn}${t.timeAttr === 'rowtime' ? ' *ROWTIME*' : t.timeAttr === 'proctime' ? ' *PROCTIME*' : ''}`
-    case 'INTERVAL': return `INTERVAL${nn}`
-    case 'NULL': return 'NULL'
-    default: return `${t.kind}${nn}`
+    case 'DECIMAL':
+      return `DECIMAL(${t.precision}, ${t.scale})${nn}`
+    case 'TIMESTAMP':
+      return `TIMESTAMP(${t.precision})${nn}${t.timeAttr === 'rowtime' ? ' *ROWTIME*' : t.timeAttr === 'proctime' ? ' *PROCTIME*' : ''}`
+    case 'TIMESTAMP_LTZ':
+      return `TIMESTAMP_LTZ(${t.precision})${nn}${t.timeAttr === 'rowtime' ? ' *ROWTIME*' : t.timeAttr === 'proctime' ? ' *PROCTIME*' : ''}`
+    case 'INTERVAL':
+      return `INTERVAL${nn}`
+    case 'NULL':
+      return 'NULL'
+    default:
+      return `${t.kind}${nn}`
   }
 }
 
@@ -122,4 +133,3 @@ export interface Field {
   readonly name: string
   readonly type: DataType
 }
-

@@ -99,13 +99,21 @@ export function formatDouble(v: number): string {
 export function formatValue(v: unknown, type: DataType, nullText = 'NULL'): string {
   if (v === null || v === undefined) return nullText
   switch (type.kind) {
-    case 'TIMESTAMP': case 'TIMESTAMP_LTZ': return formatTimestamp(v as number)
-    case 'DATE': return formatDate(v as number)
-    case 'DECIMAL': return formatDecimal(v as bigint, type.scale)
-    case 'DOUBLE': return formatDouble(v as number)
-    case 'BOOLEAN': return v ? 'TRUE' : 'FALSE'
-    case 'INTERVAL': return formatInterval(v as number)
-    default: return String(v)
+    case 'TIMESTAMP':
+    case 'TIMESTAMP_LTZ':
+      return formatTimestamp(v as number)
+    case 'DATE':
+      return formatDate(v as number)
+    case 'DECIMAL':
+      return formatDecimal(v as bigint, type.scale)
+    case 'DOUBLE':
+      return formatDouble(v as number)
+    case 'BOOLEAN':
+      return v ? 'TRUE' : 'FALSE'
+    case 'INTERVAL':
+      return formatInterval(v as number)
+    default:
+      return String(v)
   }
 }
 
@@ -113,9 +121,13 @@ export function formatValue(v: unknown, type: DataType, nullText = 'NULL'): stri
 export function formatInterval(ms: number): string {
   const sign = ms < 0 ? '-' : '+'
   let rest = Math.abs(ms)
-  const days = Math.floor(rest / MS_PER_DAY); rest -= days * MS_PER_DAY
-  const h = Math.floor(rest / 3_600_000); rest -= h * 3_600_000
-  const m = Math.floor(rest / 60_000); rest -= m * 60_000
-  const s = Math.floor(rest / 1000); const f = rest - s * 1000
+  const days = Math.floor(rest / MS_PER_DAY)
+  rest -= days * MS_PER_DAY
+  const h = Math.floor(rest / 3_600_000)
+  rest -= h * 3_600_000
+  const m = Math.floor(rest / 60_000)
+  rest -= m * 60_000
+  const s = Math.floor(rest / 1000)
+  const f = rest - s * 1000
   return `${sign}${days} ${pad(h, 2)}:${pad(m, 2)}:${pad(s, 2)}.${pad(f, 3)}`
 }

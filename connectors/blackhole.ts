@@ -21,8 +21,12 @@ export class BlackholeWriter implements SinkWriter {
 export const blackholeConnector: ConnectorFactory = {
   name: 'blackhole',
   sink: {
-    validate(options) { checkKnownOptions('blackhole', options, []) },
+    validate(options) {
+      checkKnownOptions('blackhole', options, [])
+    },
     acceptsUpdates: () => true,
-    async create() { return new BlackholeWriter() },
+    async create() {
+      return new BlackholeWriter()
+    },
   },
 }

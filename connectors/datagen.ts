@@ -10,7 +10,8 @@ import type { Row } from '../core/batch.js'
 import type { ConnectorFactory, ConnectorOptions, SourceChunk, SourceContext, SourceReader, SplitPosition } from './api.js'
 import { singleSplitPosition } from './positions.js'
 import { EventLoopYielder } from '../core/yield.js'
-import { about, aboutKey, aboutValue, bigintOption, boolOption, checkKnownOptions, closest, durationOption, enumOption, intOption, numberOption } from './options.js'
+import { about, aboutKey, aboutValue, bigintOption, boolOption, checkKnownOptions, closest, durationOption, enumOption, intOption,
+  numberOption } from './options.js'
 
 const TOP_OPTIONS = ['rows-per-second', 'number-of-rows', 'seed']
 const FIELD_OPTIONS = ['kind', 'min', 'max', 'max-past', 'length', 'var-len', 'start', 'end', 'null-rate'] as const
@@ -39,7 +40,9 @@ interface DatagenPlan {
   readonly total: number
 }
 
-function fieldKey(col: string, opt: string): string { return `fields.${col}.${opt}` }
+function fieldKey(col: string, opt: string): string {
+  return `fields.${col}.${opt}`
+}
 
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'))
 
@@ -67,21 +70,33 @@ function planColumn(options: ConnectorOptions, field: Field): ColumnGen {
   const wrongKind = (kind === 'random' ? SEQUENCE_ONLY : RANDOM_ONLY).find(o => get(o) !== undefined)
   if (wrongKind !== undefined) {
     throw aboutKey(WeirError.connector(`option '${fieldKey(col, wrongKind)}' does not apply to a ${kind} field`, {
-      help: kind === 'random' ? `set '${fieldKey(col, 'kind')}' = 'sequence' to use 'start' and 'end'` : `'start' and 'end' are the only value options of a sequence`,
+      help: kind === 'random'
+        ? `set '${fieldKey(col, 'kind')}' = 'sequence' to use 'start' and 'end'`
+        : `'start' and 'end' are the only value options of a sequence`,
     }), fieldKey(col, wrongKind))
   }
   const notFor = (opt: string, what: string): WeirError =>
-    aboutKey(WeirError.connector(`option '${fieldKey(col, opt)}' does not apply to column '${col}' of type ${formatType(type)}`, { help: `'${opt}' applies to ${what}` }), fieldKey(col, opt))
+    aboutKey(
+      WeirError.connector(`option '${fieldKey(col, opt)}' does not apply to column '${col}' of type ${formatType(type)}`, {
+        help: `'${opt}' applies to ${what}`,
+      }),
+      fieldKey(col, opt),
+    )
   const numeric = isNumeric(type) || type.kind === 'INTERVAL'
   if (!numeric && (get('min') !== undefined || get('max') !== undefined)) throw notFor(get('min') !== undefined ? 'min' : 'max', 'numeric columns')
-  if (type.kind !== 'STRING' && (get('length') !== undefined || get('var-len') !== undefined)) throw notFor(get('length') !== undefined ? 'length' : 'var-len', 'STRING columns')
+  if (type.kind !== 'STRING' && (get('length') !== undefined || get('var-len') !== undefined)) {
+    throw notFor(get('length') !== undefined ? 'length' : 'var-len', 'STRING columns')
+  }
   const temporal = type.kind === 'TIMESTAMP' || type.kind === 'TIMESTAMP_LTZ' || type.kind === 'DATE'
   if (!temporal && get('max-past') !== undefined) throw notFor('max-past', 'TIMESTAMP and DATE columns')
 
   if (kind === 'sequence') {
     const missing = ['start', 'end'].filter(o => get(o) === undefined)
     if (missing.length > 0) {
-      throw about(WeirError.connector(`sequence field '${col}' needs ${missing.map(m => `'${fieldKey(col, m)}'`).join(' and ')}`), { option: fieldKey(col, 'kind'), part: 'value' })
+      throw about(WeirError.connector(`sequence field '${col}' needs ${missing.map(m => `'${fieldKey(col, m)}'`).join(' and ')}`), {
+        option: fieldKey(col, 'kind'),
+        part: 'value',
+      })
     }
     // Exact at any size: a BIGINT sequence may run beyond 2^53.
     const bigStart = bigintOption(options, fieldKey(col, 'start'), 0n, INT64_MIN, INT64_MAX)
@@ -92,21 +107,30 @@ function planColumn(options: ConnectorOptions, field: Field): ColumnGen {
     if (bits !== 0) {
       const { min, max } = intRange(bits)
       if (bigStart < min || bigEnd > max) {
-        throw aboutValue(WeirError.connector(`sequence field '${col}' is ${type.kind}, but ${bigStart}..${bigEnd} does not fit ${type.kind}`), fieldKey(col, bigStart < min ? 'start' : 'end'))
+        throw aboutValue(WeirError.connector(`sequence field '${col}' is ${type.kind}, but ${bigStart}..${bigEnd} does not fit ${type.kind}`),
+          fieldKey(col, bigStart < min ? 'start' : 'end'))
       }
       const first = int64(bigStart)
       return { gen: bits === 64 ? i => add64(first, i) : i => (first as number) + i, nullRate, count }
     }
     const start = intOption(options, fieldKey(col, 'start'), 0)
     switch (type.kind) {
-      case 'DOUBLE': case 'INTERVAL': return { gen: i => start + i, nullRate, count }
+      case 'DOUBLE':
+      case 'INTERVAL':
+        return { gen: i => start + i, nullRate, count }
       case 'DECIMAL': {
         const factor = 10n ** BigInt(type.scale)
         return { gen: i => BigInt(start + i) * factor, nullRate, count }
       }
-      case 'STRING': return { gen: i => String(start + i), nullRate, count }
+      case 'STRING':
+        return { gen: i => String(start + i), nullRate, count }
       default:
-        throw aboutValue(WeirError.connector(`column '${col}' of type ${formatType(type)} cannot be a sequence`, { help: `sequences are for numeric and STRING columns; use 'random' (the default)` }), fieldKey(col, 'kind'))
+        throw aboutValue(
+          WeirError.connector(`column '${col}' of type ${formatType(type)} cannot be a sequence`, {
+            help: `sequences are for numeric and STRING columns; use 'random' (the default)`,
+          }),
+          fieldKey(col, 'kind'),
+        )
     }
   }
   return { gen: randomGen(options, col, type), nullRate }
@@ -131,14 +155,21 @@ function randomGen(options: ConnectorOptions, col: string, type: DataType): Valu
     return [min, max]
   }
   switch (type.kind) {
-    case 'BOOLEAN': return (_i, rand) => rand() < 0.5
-    case 'TINYINT': case 'SMALLINT': case 'INT': case 'BIGINT': case 'INTERVAL': {
+    case 'BOOLEAN':
+      return (_i, rand) => rand() < 0.5
+    case 'TINYINT':
+    case 'SMALLINT':
+    case 'INT':
+    case 'BIGINT':
+    case 'INTERVAL': {
       const bits = integralBits(type) || 32
       const { min: lo, max: hi } = intRange(bits as 8 | 16 | 32 | 64)
       // BIGINT's range by default stays within ±(2^53 − 1), as before; 'min' and 'max' reach its ends.
-      const [min, max] = type.kind === 'INTERVAL' ? wholeRange(0n, 86_400_000n, lo, hi)
-        : bits === 64 ? wholeRange(-BigInt(Number.MAX_SAFE_INTEGER), BigInt(Number.MAX_SAFE_INTEGER), lo, hi)
-          : wholeRange(lo, hi, lo, hi)
+      const [min, max] = type.kind === 'INTERVAL' ?
+        wholeRange(0n, 86_400_000n, lo, hi)
+        : bits === 64 ?
+        wholeRange(-BigInt(Number.MAX_SAFE_INTEGER), BigInt(Number.MAX_SAFE_INTEGER), lo, hi)
+        : wholeRange(lo, hi, lo, hi)
       return randomInteger(min, max)
     }
     case 'DOUBLE': {
@@ -157,7 +188,8 @@ function randomGen(options: ConnectorOptions, col: string, type: DataType): Valu
       const length = intOption(options, fieldKey(col, 'length'), 100, 0, 1 << 24)
       return randomString(length, boolOption(options, fieldKey(col, 'var-len'), false))
     }
-    case 'TIMESTAMP': case 'TIMESTAMP_LTZ': {
+    case 'TIMESTAMP':
+    case 'TIMESTAMP_LTZ': {
       const maxPast = durationOption(options, fieldKey(col, 'max-past'), 0)
       return (_i, rand, now) => now - Math.floor(rand() * (maxPast + 1))
     }
@@ -165,7 +197,8 @@ function randomGen(options: ConnectorOptions, col: string, type: DataType): Valu
       const maxPastDays = Math.floor(durationOption(options, fieldKey(col, 'max-past'), 0) / 86_400_000)
       return (_i, rand, now) => Math.floor(now / 86_400_000) - Math.floor(rand() * (maxPastDays + 1))
     }
-    case 'NULL': return () => null
+    case 'NULL':
+      return () => null
   }
 }
 
@@ -218,8 +251,14 @@ function plan(options: ConnectorOptions, schema: readonly Field[]): DatagenPlan 
 function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
   if (signal.aborted) return Promise.resolve(false)
   return new Promise(resolve => {
-    const onAbort = (): void => { clearTimeout(timer); resolve(false) }
-    const timer = setTimeout(() => { signal.removeEventListener('abort', onAbort); resolve(true) }, ms)
+    const onAbort = (): void => {
+      clearTimeout(timer)
+      resolve(false)
+    }
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort)
+      resolve(true)
+    }, ms)
     signal.addEventListener('abort', onAbort, { once: true })
   })
 }
@@ -339,11 +378,15 @@ class DatagenReader implements SourceReader {
 export const datagenConnector: ConnectorFactory = {
   name: 'datagen',
   source: {
-    validate(options, schema) { plan(options, schema) },
+    validate(options, schema) {
+      plan(options, schema)
+    },
     bounded(options) {
       if (options['number-of-rows'] !== undefined) return true
       return Object.entries(options).some(([k, v]) => /^fields\..+\.kind$/.test(k) && v.trim().toLowerCase() === 'sequence')
     },
-    async create(ctx) { return new DatagenReader(plan(ctx.options, ctx.schema), ctx) },
+    async create(ctx) {
+      return new DatagenReader(plan(ctx.options, ctx.schema), ctx)
+    },
   },
 }

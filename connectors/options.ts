@@ -63,8 +63,8 @@ export function checkKnownOptions(
       help: guess !== undefined
         ? `did you mean '${guess}'?`
         : known.length === 0
-          ? `connector '${connector}' takes no options besides 'connector'`
-          : `the supported options are ${quoteList([...known].sort())}`,
+        ? `connector '${connector}' takes no options besides 'connector'`
+        : `the supported options are ${quoteList([...known].sort())}`,
     }), key)
   }
 }

@@ -8,7 +8,11 @@ import type { SplitPosition } from './api.js'
  * (described by `shape` in the error), else null.
  */
 export function singleSplitPosition<P>(
-  restored: readonly (SplitPosition | null)[] | undefined, table: string, connector: string, shape: string, parse: (p: object) => P | null,
+  restored: readonly (SplitPosition | null)[] | undefined,
+  table: string,
+  connector: string,
+  shape: string,
+  parse: (p: object) => P | null,
 ): P | null {
   if (restored === undefined) return null
   if (restored.length !== 1) {

@@ -55,7 +55,11 @@ export const printConnector: ConnectorFactory = {
       validate(ctx.options)
       const id = ctx.options['print-identifier']
       const toStderr = boolOption(ctx.options, 'standard-error', false)
-      const out = toStderr ? (line: string) => { process.stderr.write(line + '\n') } : ctx.println
+      const out = toStderr
+        ? (line: string) => {
+          process.stderr.write(line + '\n')
+        }
+        : ctx.println
       return new PrintWriter(ctx.schema, id !== undefined && id !== '' ? `${id}> ` : '', out)
     },
   },

@@ -24,7 +24,9 @@ export class BatchBuilder {
   private kinds: number[] = []
   private allInsert = true
 
-  get size(): number { return this.rows.length }
+  get size(): number {
+    return this.rows.length
+  }
 
   push(row: Row, kind: RowKind = RowKind.INSERT): void {
     this.rows.push(row)

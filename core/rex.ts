@@ -26,25 +26,31 @@ export function literal(value: unknown, type: DataType): Rex {
 /** Column indexes an expression reads. */
 export function inputsUsed(rex: Rex, into: Set<number> = new Set()): Set<number> {
   if (rex.kind === 'Input') into.add(rex.index)
-  else if (rex.kind === 'Call') for (const a of rex.args) inputsUsed(a, into)
+  else if (rex.kind === 'Call') { for (const a of rex.args) inputsUsed(a, into) }
   return into
 }
 
 /** Rewrites every Input index through `map` (used by projection push-down). */
 export function remapInputs(rex: Rex, map: (index: number) => number): Rex {
   switch (rex.kind) {
-    case 'Input': return { ...rex, index: map(rex.index) }
-    case 'Literal': return rex
-    case 'Call': return { ...rex, args: rex.args.map(a => remapInputs(a, map)) }
+    case 'Input':
+      return { ...rex, index: map(rex.index) }
+    case 'Literal':
+      return rex
+    case 'Call':
+      return { ...rex, args: rex.args.map(a => remapInputs(a, map)) }
   }
 }
 
 /** Replaces Input i by exprs[i] (used to merge projections and push filters through them). */
 export function substituteInputs(rex: Rex, exprs: readonly Rex[]): Rex {
   switch (rex.kind) {
-    case 'Input': return exprs[rex.index]!
-    case 'Literal': return rex
-    case 'Call': return { ...rex, args: rex.args.map(a => substituteInputs(a, exprs)) }
+    case 'Input':
+      return exprs[rex.index]!
+    case 'Literal':
+      return rex
+    case 'Call':
+      return { ...rex, args: rex.args.map(a => substituteInputs(a, exprs)) }
   }
 }
 

@@ -11,7 +11,8 @@ export function operatorSignature(node: PhysicalNode): Record<string, unknown> {
     case 'GroupAggregate':
       return { kind: spec.kind, keys: keyNames(node, spec.keys.length), aggregates: spec.aggs.map(describeAgg), inputUpdating: spec.inputUpdating }
     case 'WindowAggregate':
-      return { kind: spec.kind, keys: keyNames(node, spec.keys.length), aggregates: spec.aggs.map(describeAgg), window: { ...spec.window }, time: spec.timeDomain }
+      return { kind: spec.kind, keys: keyNames(node, spec.keys.length), aggregates: spec.aggs.map(describeAgg), window: { ...spec.window },
+        time: spec.timeDomain }
     default:
       return { kind: spec.kind }
   }

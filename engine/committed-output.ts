@@ -25,7 +25,11 @@ async function committedAfter(graph: JobGraph, restore: CheckpointRef | undefine
     const sink = getConnector(spec.connector).sink
     if (sink?.committedAfter === undefined) continue
     const output = await sink.committedAfter({
-      table: spec.table, options: spec.options, jobName: graph.name, operatorId: node.id, restoredCommit: restore?.manifest.sinks[node.id],
+      table: spec.table,
+      options: spec.options,
+      jobName: graph.name,
+      operatorId: node.id,
+      restoredCommit: restore?.manifest.sinks[node.id],
     }, restore?.manifest.id ?? 0)
     if (output !== undefined) found.push({ table: spec.table, output })
   }
@@ -38,11 +42,19 @@ async function committedAfter(graph: JobGraph, restore: CheckpointRef | undefine
  * deleted or never found. A start from scratch with nothing skipped (no checkpoint was ever found)
  * only warns: the job's checkpoints were removed, or it runs in another checkpoint folder.
  */
-export async function checkRecoveryTarget(graph: JobGraph, restore: CheckpointRef | undefined, skipped: readonly SkippedCheckpoint[], log: (line: string) => void): Promise<void> {
+export async function checkRecoveryTarget(graph: JobGraph, restore: CheckpointRef | undefined, skipped: readonly SkippedCheckpoint[],
+  log: (line: string) => void): Promise<void>
+{
   const found = await committedAfter(graph, restore)
   if (found.length === 0) return
   if (restore === undefined && skipped.length === 0) {
-    for (const f of found) log(`warning: starting from scratch, but table '${f.table}' holds ${describe(f.output)} that an earlier run of this job committed; they will be written again`)
+    for (const f of found) {
+      log(
+        `warning: starting from scratch, but table '${f.table}' holds ${
+          describe(f.output)
+        } that an earlier run of this job committed; they will be written again`,
+      )
+    }
     return
   }
   const target = restore === undefined ? 'start from scratch' : `resume from ${restore.manifest.kind} ${restore.manifest.id}`
@@ -53,12 +65,19 @@ export async function checkRecoveryTarget(graph: JobGraph, restore: CheckpointRe
     ? skipped.map(s => `${s.kind} ${s.id} cannot be restored: ${s.reason}`)
     : [`no checkpoint${after} was found; it was deleted, or is in another 'state.checkpoints.dir'`]
   throw WeirError.checkpoint(
-    `job '${graph.name}' cannot ${target}: table '${first.table}' already holds ${describe(first.output)} committed by ${checkpoints(first.output)}${after}${others}, ` +
-    `and a run from there would write them a second time`, {
+    `job '${graph.name}' cannot ${target}: table '${first.table}' already holds ${describe(first.output)} committed by ${
+      checkpoints(first.output)
+    }${after}${others}, ` +
+      `and a run from there would write them a second time`,
+    {
       notes,
-      help: `restore the damaged or missing checkpoint files and run again; or delete the files that '${first.output.record}' lists for ${checkpoints(first.output)} and run again; ` +
+      help:
+        `restore the damaged or missing checkpoint files and run again; or delete the files that '${first.output.record}' lists for ${
+          checkpoints(first.output)
+        } and run again; ` +
         `or, accepting duplicated rows, run with ${restore === undefined ? '--fresh' : `--from-${restore.manifest.kind} '${restore.location}'`}`,
-    })
+    },
+  )
 }
 
 /** A start the user chose (--from-checkpoint, --from-savepoint, --fresh): says what it writes twice. */

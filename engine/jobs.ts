@@ -65,8 +65,14 @@ export class JobSet {
     const job: Job = { name, kind, graph, cancel, savepoint, outcome: undefined as unknown as Promise<JobOutcome>, ended: false }
     this.jobs.push(job)
     const done = run({ signal: any(this.opts.signal, cancel.signal), stopWithSavepoint: any(this.opts.stopWithSavepoint, savepoint.signal) }).then(
-      metrics => { job.ended = true; return metrics },
-      e => { job.ended = true; throw this.failed(job, e) },
+      metrics => {
+        job.ended = true
+        return metrics
+      },
+      e => {
+        job.ended = true
+        throw this.failed(job, e)
+      },
     )
     job.outcome = done.then(metrics => ({ name, kind, metrics }), error => ({ name, kind, error }))
     // A failure is reported by onFailure and whoever awaits the job; never an unhandled rejection.

@@ -17,7 +17,8 @@ export type StatementResult =
    * A SELECT ran to completion (or was stopped); its changes in order, or none when they went to
    * SessionOptions.onSelect as they came (`streamed`; metrics.sinkRows['(select)'] counts them).
    */
-  | { readonly kind: 'rows'; readonly name: string; readonly schema: readonly Field[]; readonly changes: readonly { kind: number; row: Row }[]; readonly metrics: JobMetrics; readonly streamed: boolean }
+  | { readonly kind: 'rows'; readonly name: string; readonly schema: readonly Field[]; readonly changes: readonly { kind: number; row: Row }[];
+    readonly metrics: JobMetrics; readonly streamed: boolean }
   /** A SELECT's job failed (SessionOptions.onJobFailed was told at once). */
   | { readonly kind: 'failed'; readonly name: string; readonly error: unknown }
 
@@ -94,14 +95,15 @@ async function runSelect(graph: JobGraph, schema: readonly Field[], runner: Scri
   const changes: { kind: number; row: Row }[] = []
   const consume = runner.onSelect?.({ name: graph.name, schema, bounded: isBounded(graph) })
   try {
-    const metrics = await runner.jobs.start(graph.name, 'select', graph, control => executeJob(graph, {
-      println: runner.println,
-      // A SELECT keeps no checkpoints: a stop with a savepoint (SIGTERM) just stops it.
-      signal: AbortSignal.any([control.signal, control.stopWithSavepoint]),
-      onCollect: consume ?? ((_, batch) => {
-        for (let i = 0; i < batch.rows.length; i++) changes.push({ kind: batch.kinds ? batch.kinds[i]! : 0, row: batch.rows[i]! })
-      }),
-    }))
+    const metrics = await runner.jobs.start(graph.name, 'select', graph, control =>
+      executeJob(graph, {
+        println: runner.println,
+        // A SELECT keeps no checkpoints: a stop with a savepoint (SIGTERM) just stops it.
+        signal: AbortSignal.any([control.signal, control.stopWithSavepoint]),
+        onCollect: consume ?? ((_, batch) => {
+          for (let i = 0; i < batch.rows.length; i++) changes.push({ kind: batch.kinds ? batch.kinds[i]! : 0, row: batch.rows[i]! })
+        }),
+      }))
     return { kind: 'rows', name: graph.name, schema, changes, metrics, streamed: consume !== undefined }
   } catch (error) {
     return { kind: 'failed', name: graph.name, error }

@@ -138,8 +138,12 @@ export class Session {
    */
   run(script: Script, onResult?: (result: StatementResult) => void): Promise<StatementResult[]> {
     return runScript(script, {
-      jobs: this.jobs, startJob: (graph, control) => this.startJob(graph, control), println: this.println,
-      onSelect: this.opts.onSelect, log: this.opts.log, stopped: () => this.opts.signal?.aborted === true || this.opts.stopWithSavepoint?.aborted === true,
+      jobs: this.jobs,
+      startJob: (graph, control) => this.startJob(graph, control),
+      println: this.println,
+      onSelect: this.opts.onSelect,
+      log: this.opts.log,
+      stopped: () => this.opts.signal?.aborted === true || this.opts.stopWithSavepoint?.aborted === true,
     }, onResult)
   }
 
@@ -172,7 +176,10 @@ export class Session {
       case 'ResetOption': {
         // RESET goes back to what the session started with (weir run starts with RocksDB state).
         const initial = this.initial
-        if (stmt.key === undefined) { this.options = { ...initial }; return { kind: 'ok', message: 'all options reset' } }
+        if (stmt.key === undefined) {
+          this.options = { ...initial }
+          return { kind: 'ok', message: 'all options reset' }
+        }
         const key = resetOption(stmt.key, stmt.span)
         if (key === undefined) return { kind: 'ok', message: `ignored '${stmt.key}'` }
         if (initial[key] !== undefined) this.options[key] = initial[key]!
@@ -183,7 +190,8 @@ export class Session {
         const objs = this.catalog.list(stmt.what === 'TABLES' ? undefined : 'view')
         return { kind: 'table', columns: [stmt.what === 'TABLES' ? 'table name' : 'view name'], rows: objs.map(o => [o.name]) }
       }
-      case 'Describe': return { kind: 'table', ...describe(stmt, this.planContext) }
+      case 'Describe':
+        return { kind: 'table', ...describe(stmt, this.planContext) }
       case 'Explain':
         // Plans only: no job is started, so none is named after it.
         return { kind: 'explain', text: explain(stmt, this.planContext) }
@@ -201,7 +209,8 @@ export class Session {
         if (this.opts.explainOnly) return { kind: 'explain', text: explainJobGraph(graph) }
         return { kind: 'select', graph, schema: planned.fields, line: stmt.span.start.line }
       }
-      default: return assertNever(stmt)
+      default:
+        return assertNever(stmt)
     }
   }
 
@@ -223,15 +232,23 @@ export class Session {
   private async runFromStorage(graph: JobGraph, checkpoint: CheckpointConfig | undefined, control: JobControl, log: (m: string) => void): Promise<JobMetrics> {
     const recovery = this.opts.recovery ?? {}
     const env = (restore: CheckpointRef | undefined): ExecutionEnv => ({
-      println: this.println, signal: control.signal, stopWithSavepoint: control.stopWithSavepoint, checkpoint, restore, log,
-      onCheckpoint: (id, location) => this.opts.onCheckpoint?.(graph.name, id, location), countStoredState: this.opts.countStoredState,
+      println: this.println,
+      signal: control.signal,
+      stopWithSavepoint: control.stopWithSavepoint,
+      checkpoint,
+      restore,
+      log,
+      onCheckpoint: (id, location) => this.opts.onCheckpoint?.(graph.name, id, location),
+      countStoredState: this.opts.countStoredState,
       faults: this.opts.faults,
     })
     if (recovery.from !== undefined) {
       const restore = await openCheckpointAt(recovery.from, graph.config.s3)
       log(`starting from ${restore.manifest.kind} ${restore.manifest.id} (${restore.location})`)
       await warnCommittedAfter(graph, restore, log)
-      return executeJob(graph, env(restore)).catch(e => { throw e instanceof RestoreFailed ? e.error : e })
+      return executeJob(graph, env(restore)).catch(e => {
+        throw e instanceof RestoreFailed ? e.error : e
+      })
     }
     if (checkpoint === undefined) return executeJob(graph, env(undefined))
     if (recovery.fresh) {
@@ -239,8 +256,13 @@ export class Session {
       return executeJob(graph, env(undefined))
     }
     const skipped: SkippedCheckpoint[] = []
-    for (let below = Infinity; ;) {
-      const restore = await findLatest(checkpoint.storage, (m, s) => { if (!skipped.some(x => x.id === s.id)) { log(m); skipped.push(s) } }, below, checkpoint.savepointStorage)
+    for (let below = Infinity;;) {
+      const restore = await findLatest(checkpoint.storage, (m, s) => {
+        if (!skipped.some(x => x.id === s.id)) {
+          log(m)
+          skipped.push(s)
+        }
+      }, below, checkpoint.savepointStorage)
       await checkRecoveryTarget(graph, restore, skipped, log)
       if (restore === undefined) return executeJob(graph, env(undefined))
       log(`resuming from ${restore.manifest.kind} ${restore.manifest.id} (${restore.location})`)

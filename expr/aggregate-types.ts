@@ -26,11 +26,21 @@ export function aggregateResultType(fn: AggFunctionName, argType: DataType | nul
     case 'AVG':
       switch (arg.kind) {
         // Flink: SUM and AVG of an integer type keep that type (and wrap as it does).
-        case 'TINYINT': case 'SMALLINT': case 'INT': case 'BIGINT': case 'DOUBLE':
+        case 'TINYINT':
+        case 'SMALLINT':
+        case 'INT':
+        case 'BIGINT':
+        case 'DOUBLE':
           return withNullable(arg, true)
         case 'DECIMAL':
           return T.decimal(MAX_DECIMAL_PRECISION, fn === 'SUM' ? arg.scale : Math.max(6, arg.scale))
-        case 'BOOLEAN': case 'STRING': case 'TIMESTAMP': case 'TIMESTAMP_LTZ': case 'DATE': case 'INTERVAL': case 'NULL':
+        case 'BOOLEAN':
+        case 'STRING':
+        case 'TIMESTAMP':
+        case 'TIMESTAMP_LTZ':
+        case 'DATE':
+        case 'INTERVAL':
+        case 'NULL':
           throw rejected(fn, arg, 'CAST the argument to a numeric type', span)
       }
       break

@@ -26,4 +26,3 @@ export function functionDef(op: string): FunctionDef | undefined {
 export function functionNames(): string[] {
   return [...BY_NAME.keys()].sort()
 }
-

@@ -41,9 +41,15 @@ export function civilOf(days: number): number {
 }
 
 /** Year, month (1–12) and day of month (1–31) of epoch days. */
-export function yearOf(days: number): number { return Math.floor(civilOf(days) / 10000) }
-export function monthOf(days: number): number { return Math.floor(civilOf(days) / 100) % 100 }
-export function dayOfMonth(days: number): number { return civilOf(days) % 100 }
+export function yearOf(days: number): number {
+  return Math.floor(civilOf(days) / 10000)
+}
+export function monthOf(days: number): number {
+  return Math.floor(civilOf(days) / 100) % 100
+}
+export function dayOfMonth(days: number): number {
+  return civilOf(days) % 100
+}
 
 /** Gregorian leap years: 2024 and 2000, not 1900. */
 export function isLeapYear(y: number): boolean {

@@ -3,9 +3,8 @@
 import { WeirError } from '../common/errors.js'
 import type { Span } from '../common/span.js'
 import { integralBits, isNumeric, sameType, withNullable, type DataType } from '../common/types.js'
-import {
-  formatDate, formatDecimal, formatDouble, formatInterval, formatTimestamp, formatValue, parseDate, parseDecimal, parseTimestamp,
-} from '../common/values.js'
+import { formatDate, formatDecimal, formatDouble, formatInterval, formatTimestamp, formatValue, parseDate, parseDecimal,
+  parseTimestamp } from '../common/values.js'
 import { literal, type Rex } from '../core/rex.js'
 import { decimalView, typeName } from './coercion.js'
 import { decimalToDouble, doubleToDecimal, fitsPrecision, pow10, rescale } from './decimal.js'
@@ -19,14 +18,25 @@ export function canCast(from: DataType, to: DataType): boolean {
   if (from.kind === to.kind) return true
   if (to.kind === 'STRING') return true
   switch (from.kind) {
-    case 'STRING': return to.kind !== 'INTERVAL'
-    case 'BOOLEAN': return isNumeric(to)
-    case 'TINYINT': case 'SMALLINT': case 'INT': case 'BIGINT': case 'DOUBLE': case 'DECIMAL':
+    case 'STRING':
+      return to.kind !== 'INTERVAL'
+    case 'BOOLEAN':
+      return isNumeric(to)
+    case 'TINYINT':
+    case 'SMALLINT':
+    case 'INT':
+    case 'BIGINT':
+    case 'DOUBLE':
+    case 'DECIMAL':
       return isNumeric(to) || to.kind === 'BOOLEAN' || to.kind === 'TIMESTAMP_LTZ'
-    case 'TIMESTAMP': return to.kind === 'TIMESTAMP_LTZ' || to.kind === 'DATE'
-    case 'TIMESTAMP_LTZ': return to.kind === 'TIMESTAMP' || to.kind === 'DATE' || isNumeric(to)
-    case 'DATE': return to.kind === 'TIMESTAMP' || to.kind === 'TIMESTAMP_LTZ'
-    case 'INTERVAL': return false
+    case 'TIMESTAMP':
+      return to.kind === 'TIMESTAMP_LTZ' || to.kind === 'DATE'
+    case 'TIMESTAMP_LTZ':
+      return to.kind === 'TIMESTAMP' || to.kind === 'DATE' || isNumeric(to)
+    case 'DATE':
+      return to.kind === 'TIMESTAMP' || to.kind === 'TIMESTAMP_LTZ'
+    case 'INTERVAL':
+      return false
   }
 }
 
@@ -129,114 +139,204 @@ type CastFn = (v: any) => unknown
  * gives NULL in both cases, as in Flink.
  */
 export function makeCastFn(from: DataType, to: DataType, tryCast: boolean, span?: Span): (v: unknown) => unknown {
-  const fail = tryCast ? (): null => null : (v: unknown): null => { throw castError(v, from, to, span) }
+  const fail = tryCast ? (): null => null : (v: unknown): null => {
+    throw castError(v, from, to, span)
+  }
   return castFn(from, to, fail)
 }
 
 function castFn(from: DataType, to: DataType, fail: (v: unknown) => null): CastFn {
   const id: CastFn = v => v
   switch (to.kind) {
-    case 'NULL': return () => null
+    case 'NULL':
+      return () => null
     case 'STRING':
       switch (from.kind) {
-        case 'STRING': return id
-        case 'BOOLEAN': return v => (v ? 'TRUE' : 'FALSE')
-        case 'TINYINT': case 'SMALLINT': case 'INT': case 'BIGINT': return v => String(v)
-        case 'DOUBLE': return v => formatDouble(v)
-        case 'DECIMAL': { const s = from.scale; return v => formatDecimal(v, s) }
-        case 'TIMESTAMP': case 'TIMESTAMP_LTZ': { const p = from.precision; return v => formatTimestampWithPrecision(v, p) }
-        case 'DATE': return v => formatDate(v)
-        case 'INTERVAL': return v => formatInterval(v)
-        case 'NULL': return () => null
+        case 'STRING':
+          return id
+        case 'BOOLEAN':
+          return v => (v ? 'TRUE' : 'FALSE')
+        case 'TINYINT':
+        case 'SMALLINT':
+        case 'INT':
+        case 'BIGINT':
+          return v => String(v)
+        case 'DOUBLE':
+          return v => formatDouble(v)
+        case 'DECIMAL': {
+          const s = from.scale
+          return v => formatDecimal(v, s)
+        }
+        case 'TIMESTAMP':
+        case 'TIMESTAMP_LTZ': {
+          const p = from.precision
+          return v => formatTimestampWithPrecision(v, p)
+        }
+        case 'DATE':
+          return v => formatDate(v)
+        case 'INTERVAL':
+          return v => formatInterval(v)
+        case 'NULL':
+          return () => null
       }
       break
     case 'BOOLEAN':
       switch (from.kind) {
-        case 'BOOLEAN': return id
-        case 'STRING': return (v: string) => {
-          const w = v.trim().toLowerCase()
-          return TRUE_WORDS.has(w) ? true : FALSE_WORDS.has(w) ? false : fail(v)
-        }
-        case 'DECIMAL': return v => v !== 0n
+        case 'BOOLEAN':
+          return id
+        case 'STRING':
+          return (v: string) => {
+            const w = v.trim().toLowerCase()
+            return TRUE_WORDS.has(w) ? true : FALSE_WORDS.has(w) ? false : fail(v)
+          }
+        case 'DECIMAL':
+          return v => v !== 0n
         // A BIGINT zero is always the number 0 (see common/int64.ts).
-        case 'TINYINT': case 'SMALLINT': case 'INT': case 'BIGINT': case 'DOUBLE': return v => v !== 0
-        default: break
+        case 'TINYINT':
+        case 'SMALLINT':
+        case 'INT':
+        case 'BIGINT':
+        case 'DOUBLE':
+          return v => v !== 0
+        default:
+          break
       }
       break
-    case 'TINYINT': case 'SMALLINT': case 'INT': case 'BIGINT': {
+    case 'TINYINT':
+    case 'SMALLINT':
+    case 'INT':
+    case 'BIGINT': {
       // As Java's primitive casts (Flink): integers narrow by wrapping, doubles saturate at the
       // ends of (long) or (int) first; only a string out of range is an error.
       const bits = integralBits(to) as 8 | 16 | 32 | 64
       switch (from.kind) {
-        case 'TINYINT': case 'SMALLINT': case 'INT': case 'BIGINT':
+        case 'TINYINT':
+        case 'SMALLINT':
+        case 'INT':
+        case 'BIGINT':
           return integralBits(from) <= bits ? id : v => wrapInt(v, bits)
-        case 'DOUBLE': return v => doubleToInt(v, bits)
-        case 'DECIMAL': { const d = pow10(from.scale); return v => wrapInt(v / d, bits) }
-        case 'BOOLEAN': return v => (v ? 1 : 0)
-        case 'TIMESTAMP_LTZ': return v => wrapInt(Math.floor(v / 1000), bits)
-        case 'STRING': return (v: string) => parseInt64(v, bits) ?? fail(v)
-        default: break
+        case 'DOUBLE':
+          return v => doubleToInt(v, bits)
+        case 'DECIMAL': {
+          const d = pow10(from.scale)
+          return v => wrapInt(v / d, bits)
+        }
+        case 'BOOLEAN':
+          return v => (v ? 1 : 0)
+        case 'TIMESTAMP_LTZ':
+          return v => wrapInt(Math.floor(v / 1000), bits)
+        case 'STRING':
+          return (v: string) => parseInt64(v, bits) ?? fail(v)
+        default:
+          break
       }
       break
     }
     case 'DOUBLE':
       switch (from.kind) {
-        case 'TINYINT': case 'SMALLINT': case 'INT': case 'DOUBLE': return id
-        case 'BIGINT': return int64ToDouble
-        case 'DECIMAL': { const s = from.scale; return v => decimalToDouble(v, s) }
-        case 'BOOLEAN': return v => (v ? 1 : 0)
-        case 'TIMESTAMP_LTZ': return v => v / 1000
-        case 'STRING': return (v: string) => {
-          const t = v.trim()
-          return DOUBLE_RE.test(t) ? Number(t) : fail(v)
+        case 'TINYINT':
+        case 'SMALLINT':
+        case 'INT':
+        case 'DOUBLE':
+          return id
+        case 'BIGINT':
+          return int64ToDouble
+        case 'DECIMAL': {
+          const s = from.scale
+          return v => decimalToDouble(v, s)
         }
-        default: break
+        case 'BOOLEAN':
+          return v => (v ? 1 : 0)
+        case 'TIMESTAMP_LTZ':
+          return v => v / 1000
+        case 'STRING':
+          return (v: string) => {
+            const t = v.trim()
+            return DOUBLE_RE.test(t) ? Number(t) : fail(v)
+          }
+        default:
+          break
       }
       break
     case 'DECIMAL': {
       const p = to.precision, s = to.scale
       const check = (u: bigint | null): bigint | null => (u !== null && fitsPrecision(u, p) ? u : null)
       switch (from.kind) {
-        case 'TINYINT': case 'SMALLINT': case 'INT': case 'BIGINT': { const f = pow10(s); return v => check(BigInt(v) * f) }
-        case 'DOUBLE': return v => check(doubleToDecimal(v, s))
-        case 'DECIMAL': { const fs = from.scale; return v => check(rescale(v, fs, s)) }
-        case 'BOOLEAN': { const f = pow10(s); return v => check(v ? f : 0n) }
-        case 'TIMESTAMP_LTZ': return v => check(rescale(BigInt(v), 3, s))
-        case 'STRING': return (v: string) => {
-          const u = parseDecimal(v, s)
-          return u === null ? fail(v) : check(u)
+        case 'TINYINT':
+        case 'SMALLINT':
+        case 'INT':
+        case 'BIGINT': {
+          const f = pow10(s)
+          return v => check(BigInt(v) * f)
         }
-        default: break
+        case 'DOUBLE':
+          return v => check(doubleToDecimal(v, s))
+        case 'DECIMAL': {
+          const fs = from.scale
+          return v => check(rescale(v, fs, s))
+        }
+        case 'BOOLEAN': {
+          const f = pow10(s)
+          return v => check(v ? f : 0n)
+        }
+        case 'TIMESTAMP_LTZ':
+          return v => check(rescale(BigInt(v), 3, s))
+        case 'STRING':
+          return (v: string) => {
+            const u = parseDecimal(v, s)
+            return u === null ? fail(v) : check(u)
+          }
+        default:
+          break
       }
       break
     }
     case 'DATE':
       switch (from.kind) {
-        case 'DATE': return id
-        case 'TIMESTAMP': case 'TIMESTAMP_LTZ': return v => floorDiv(v, MS_PER_DAY)
-        case 'STRING': return (v: string) => {
-          const d = parseDate(v)
-          if (d !== null) return d
-          const ts = parseTimestamp(v)
-          return ts !== null ? floorDiv(ts, MS_PER_DAY) : fail(v)
-        }
-        default: break
+        case 'DATE':
+          return id
+        case 'TIMESTAMP':
+        case 'TIMESTAMP_LTZ':
+          return v => floorDiv(v, MS_PER_DAY)
+        case 'STRING':
+          return (v: string) => {
+            const d = parseDate(v)
+            if (d !== null) return d
+            const ts = parseTimestamp(v)
+            return ts !== null ? floorDiv(ts, MS_PER_DAY) : fail(v)
+          }
+        default:
+          break
       }
       break
-    case 'TIMESTAMP': case 'TIMESTAMP_LTZ': {
+    case 'TIMESTAMP':
+    case 'TIMESTAMP_LTZ': {
       const p = to.precision
       switch (from.kind) {
-        case 'TIMESTAMP': case 'TIMESTAMP_LTZ': return p >= 3 || from.precision <= p ? id : v => truncateToPrecision(v, p)
-        case 'DATE': return v => v * MS_PER_DAY
-        case 'STRING': return (v: string) => {
-          const ts = parseTimestamp(v)
-          return ts === null ? fail(v) : truncateToPrecision(ts, p)
-        }
+        case 'TIMESTAMP':
+        case 'TIMESTAMP_LTZ':
+          return p >= 3 || from.precision <= p ? id : v => truncateToPrecision(v, p)
+        case 'DATE':
+          return v => v * MS_PER_DAY
+        case 'STRING':
+          return (v: string) => {
+            const ts = parseTimestamp(v)
+            return ts === null ? fail(v) : truncateToPrecision(ts, p)
+          }
         // Numbers become TIMESTAMP_LTZ as epoch seconds (canCast allows no other numeric target).
-        case 'TINYINT': case 'SMALLINT': case 'INT': case 'BIGINT': return v => truncateToPrecision(Number(v) * 1000, p)
-        case 'DOUBLE': return v => (Number.isFinite(v) ? truncateToPrecision(Math.floor(v * 1000), p) : fail(v))
-        case 'DECIMAL': { const fs = from.scale; return v => truncateToPrecision(Number(rescale(v, fs, 3)), p) }
-        default: break
+        case 'TINYINT':
+        case 'SMALLINT':
+        case 'INT':
+        case 'BIGINT':
+          return v => truncateToPrecision(Number(v) * 1000, p)
+        case 'DOUBLE':
+          return v => (Number.isFinite(v) ? truncateToPrecision(Math.floor(v * 1000), p) : fail(v))
+        case 'DECIMAL': {
+          const fs = from.scale
+          return v => truncateToPrecision(Number(rescale(v, fs, 3)), p)
+        }
+        default:
+          break
       }
       break
     }

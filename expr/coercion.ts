@@ -12,12 +12,18 @@ export function typeName(t: DataType): string {
 /** The DECIMAL(p, s) an exact numeric widens to: INT → (10, 0), BIGINT → (19, 0); null for others. */
 export function decimalView(t: DataType): { precision: number; scale: number } | null {
   switch (t.kind) {
-    case 'TINYINT': return { precision: 3, scale: 0 }
-    case 'SMALLINT': return { precision: 5, scale: 0 }
-    case 'INT': return { precision: 10, scale: 0 }
-    case 'BIGINT': return { precision: 19, scale: 0 }
-    case 'DECIMAL': return { precision: t.precision, scale: t.scale }
-    default: return null
+    case 'TINYINT':
+      return { precision: 3, scale: 0 }
+    case 'SMALLINT':
+      return { precision: 5, scale: 0 }
+    case 'INT':
+      return { precision: 10, scale: 0 }
+    case 'BIGINT':
+      return { precision: 19, scale: 0 }
+    case 'DECIMAL':
+      return { precision: t.precision, scale: t.scale }
+    default:
+      return null
   }
 }
 
@@ -35,11 +41,13 @@ export function adjustDecimal(precision: number, scale: number, nullable: boolea
 /** Result type of a DECIMAL `+ - * / %` before adjustment, as Flink derives it: [precision, scale]. */
 export function decimalArithmetic(op: string, p1: number, s1: number, p2: number, s2: number): [number, number] {
   switch (op) {
-    case '+': case '-': {
+    case '+':
+    case '-': {
       const s = Math.max(s1, s2)
       return [Math.max(p1 - s1, p2 - s2) + s + 1, s]
     }
-    case '*': return [p1 + p2, s1 + s2]
+    case '*':
+      return [p1 + p2, s1 + s2]
     case '/': {
       const s = Math.max(6, s1 + p2 + 1)
       return [p1 - s1 + s2 + s, s]
@@ -48,7 +56,8 @@ export function decimalArithmetic(op: string, p1: number, s1: number, p2: number
       const s = Math.max(s1, s2)
       return [Math.min(p1 - s1, p2 - s2) + s, s]
     }
-    default: throw new Error(`not a decimal operator: ${op}`)
+    default:
+      throw new Error(`not a decimal operator: ${op}`)
   }
 }
 

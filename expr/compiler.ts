@@ -69,18 +69,25 @@ class CodeGen {
         if (Number.isNaN(value)) return 'NaN'
         if (!Number.isFinite(value)) return value > 0 ? 'Infinity' : '(-Infinity)'
         return value < 0 ? `(${value})` : String(value)
-      case 'bigint': return value < 0n ? `(${value}n)` : `${value}n`
-      case 'string': return JSON.stringify(value)
-      case 'boolean': return String(value)
-      default: return this.constant(value)
+      case 'bigint':
+        return value < 0n ? `(${value}n)` : `${value}n`
+      case 'string':
+        return JSON.stringify(value)
+      case 'boolean':
+        return String(value)
+      default:
+        return this.constant(value)
     }
   }
 
   value(rex: Rex, out: string[]): string {
     switch (rex.kind) {
-      case 'Input': return `r[${rex.index}]`
-      case 'Literal': return this.literal(rex.value)
-      case 'Call': return this.call(rex, out)
+      case 'Input':
+        return `r[${rex.index}]`
+      case 'Literal':
+        return this.literal(rex.value)
+      case 'Call':
+        return this.call(rex, out)
     }
   }
 
@@ -88,10 +95,18 @@ class CodeGen {
     if (rex.kind === 'Literal') return rex.value === true ? 'true' : 'false'
     if (rex.kind === 'Input') return `(r[${rex.index}] === true)`
     switch (rex.op) {
-      case 'AND': return this.predAnd(rex.args, out)
-      case 'OR': return this.predOr(rex.args, out)
-      case 'NOT': return `(${this.value(rex.args[0]!, out)} === false)`
-      case '=': case '<>': case '<': case '<=': case '>': case '>=': {
+      case 'AND':
+        return this.predAnd(rex.args, out)
+      case 'OR':
+        return this.predOr(rex.args, out)
+      case 'NOT':
+        return `(${this.value(rex.args[0]!, out)} === false)`
+      case '=':
+      case '<>':
+      case '<':
+      case '<=':
+      case '>':
+      case '>=': {
         const [x, y] = rex.args as [Rex, Rex]
         const a = this.value(x, out), b = this.value(y, out)
         const cmp = `${a} ${COMPARE[rex.op]} ${b}`
@@ -104,13 +119,17 @@ class CodeGen {
         const { test, xGuard } = this.inTest(rex, out)
         return xGuard ? `(${xGuard} && (${test}))` : `(${test})`
       }
-      default: return `(${this.value(rex, out)} === true)`
+      default:
+        return `(${this.value(rex, out)} === true)`
     }
   }
 
   private predAnd(args: readonly Rex[], out: string[]): string {
     const first = this.pred(args[0]!, out)
-    const rest = args.slice(1).map(a => { const s: string[] = []; return { s, e: this.pred(a, s) } })
+    const rest = args.slice(1).map(a => {
+      const s: string[] = []
+      return { s, e: this.pred(a, s) }
+    })
     if (rest.every(r => r.s.length === 0)) return `(${[first, ...rest.map(r => r.e)].join(' && ')})`
     const p = this.fresh()
     out.push(`let ${p} = ${first};`)
@@ -121,7 +140,10 @@ class CodeGen {
 
   private predOr(args: readonly Rex[], out: string[]): string {
     const first = this.pred(args[0]!, out)
-    const rest = args.slice(1).map(a => { const s: string[] = []; return { s, e: this.pred(a, s) } })
+    const rest = args.slice(1).map(a => {
+      const s: string[] = []
+      return { s, e: this.pred(a, s) }
+    })
     if (rest.every(r => r.s.length === 0)) return `(${[first, ...rest.map(r => r.e)].join(' || ')})`
     const p = this.fresh()
     out.push(`let ${p} = ${first};`)
@@ -141,7 +163,9 @@ class CodeGen {
 
   private divisionByZero(call: CallRex): string {
     const span = call.span
-    return this.constant(() => { throw WeirError.execution('division by zero', { span, help: 'guard the divisor, e.g. NULLIF(x, 0)' }) })
+    return this.constant(() => {
+      throw WeirError.execution('division by zero', { span, help: 'guard the divisor, e.g. NULLIF(x, 0)' })
+    })
   }
 
   /** `(b === zero ? fail() : e)`, or just `e` when the divisor is a non-zero literal. */
@@ -152,35 +176,62 @@ class CodeGen {
 
   private call(c: CallRex, out: string[]): string {
     switch (c.op) {
-      case '+': case '-': case '*': case '/': case '%': return this.arithmetic(c, out)
-      case 'NEG': return this.negate(c, out)
-      case '=': case '<>': case '<': case '<=': case '>': case '>=':
+      case '+':
+      case '-':
+      case '*':
+      case '/':
+      case '%':
+        return this.arithmetic(c, out)
+      case 'NEG':
+        return this.negate(c, out)
+      case '=':
+      case '<>':
+      case '<':
+      case '<=':
+      case '>':
+      case '>=':
         return this.strict(c.args, out, ([a, b]) => `(${a} ${COMPARE[c.op]} ${b})`)
-      case 'AND': case 'OR': return this.andOr(c.args, c.op === 'AND', out)
-      case 'NOT': return this.strict(c.args, out, ([a]) => `!${a}`)
-      case 'IS_NULL': return this.unary(c, out, a => (mayBeNull(c.args[0]!) ? `${a} == null` : 'false'))
-      case 'IS_NOT_NULL': return this.unary(c, out, a => (mayBeNull(c.args[0]!) ? `${a} != null` : 'true'))
-      case 'IS_TRUE': return this.unary(c, out, a => `${a} === true`)
-      case 'IS_NOT_TRUE': return this.unary(c, out, a => `${a} !== true`)
-      case 'IS_FALSE': return this.unary(c, out, a => `${a} === false`)
-      case 'IS_NOT_FALSE': return this.unary(c, out, a => `${a} !== false`)
-      case 'IS_DISTINCT_FROM': case 'IS_NOT_DISTINCT_FROM': {
+      case 'AND':
+      case 'OR':
+        return this.andOr(c.args, c.op === 'AND', out)
+      case 'NOT':
+        return this.strict(c.args, out, ([a]) => `!${a}`)
+      case 'IS_NULL':
+        return this.unary(c, out, a => (mayBeNull(c.args[0]!) ? `${a} == null` : 'false'))
+      case 'IS_NOT_NULL':
+        return this.unary(c, out, a => (mayBeNull(c.args[0]!) ? `${a} != null` : 'true'))
+      case 'IS_TRUE':
+        return this.unary(c, out, a => `${a} === true`)
+      case 'IS_NOT_TRUE':
+        return this.unary(c, out, a => `${a} !== true`)
+      case 'IS_FALSE':
+        return this.unary(c, out, a => `${a} === false`)
+      case 'IS_NOT_FALSE':
+        return this.unary(c, out, a => `${a} !== false`)
+      case 'IS_DISTINCT_FROM':
+      case 'IS_NOT_DISTINCT_FROM': {
         const a = this.value(c.args[0]!, out), b = this.value(c.args[1]!, out)
         const v = this.fresh()
         const distinct = `(${a} == null ? ${b} != null : (${b} == null || ${a} !== ${b}))`
         out.push(`const ${v} = ${c.op === 'IS_DISTINCT_FROM' ? distinct : `!${distinct}`};`)
         return v
       }
-      case 'CASE': return this.caseWhen(c, out)
-      case 'COALESCE': return this.coalesce(c, out)
-      case 'CAST': case 'TRY_CAST': return this.cast(c, out)
-      case 'IN': return this.inList(c, out)
+      case 'CASE':
+        return this.caseWhen(c, out)
+      case 'COALESCE':
+        return this.coalesce(c, out)
+      case 'CAST':
+      case 'TRY_CAST':
+        return this.cast(c, out)
+      case 'IN':
+        return this.inList(c, out)
       case 'LIKE': {
         const inline = this.likeInline(c)
         if (inline !== undefined) return this.strict(c.args.slice(0, 1), out, ([a]) => inline(a!))
         return this.generic(c, out)
       }
-      default: return this.generic(c, out)
+      default:
+        return this.generic(c, out)
     }
   }
 
@@ -213,22 +264,31 @@ class CodeGen {
     const op = c.op
     const t = c.type
     switch (t.kind) {
-      case 'TINYINT': case 'SMALLINT': case 'INT': case 'BIGINT': return this.integral(c, out)
+      case 'TINYINT':
+      case 'SMALLINT':
+      case 'INT':
+      case 'BIGINT':
+        return this.integral(c, out)
       case 'DOUBLE':
         return this.strict(c.args, out, ([a, b]) => `(${a} ${op} ${b})`)
-      case 'DECIMAL': return this.decimalArithmetic(c, out)
+      case 'DECIMAL':
+        return this.decimalArithmetic(c, out)
       case 'INTERVAL':
         return this.strict(c.args, out, ([a, b]) => {
           // A BIGINT factor may be a bigint: multiply by its nearest number.
           if (x.type.kind === 'BIGINT') a = `Number(${a})`
           if (y.type.kind === 'BIGINT') b = `Number(${b})`
           switch (op) {
-            case '*': return `Math.round(${a} * ${b})`
-            case '/': return this.zeroCheck(c, y, b!, '0', `Math.round(${a} / ${b})`)
-            default: return `(${a} ${op} ${b})`
+            case '*':
+              return `Math.round(${a} * ${b})`
+            case '/':
+              return this.zeroCheck(c, y, b!, '0', `Math.round(${a} / ${b})`)
+            default:
+              return `(${a} ${op} ${b})`
           }
         })
-      case 'TIMESTAMP': case 'TIMESTAMP_LTZ':
+      case 'TIMESTAMP':
+      case 'TIMESTAMP_LTZ':
         return this.strict(c.args, out, ([a, b]) => `(${a} ${op} ${b})`)
       case 'DATE': {
         const dateFirst = x.type.kind === 'DATE'
@@ -237,7 +297,8 @@ class CodeGen {
           return `(${d} ${op} Math.trunc(${i} / 86400000))`
         })
       }
-      default: throw WeirError.internal(`cannot compile '${op}' returning ${t.kind}`)
+      default:
+        throw WeirError.internal(`cannot compile '${op}' returning ${t.kind}`)
     }
   }
 
@@ -256,11 +317,16 @@ class CodeGen {
     if (!exact) {
       return this.strict(c.args, out, ([a, b]) => {
         switch (op) {
-          case '+': return narrow(`((${a} + ${b}) | 0)`)
-          case '-': return narrow(`((${a} - ${b}) | 0)`)
-          case '*': return narrow(`Math.imul(${a}, ${b})`)
-          case '/': return this.zeroCheck(c, y, b!, '0', narrow(`((${a} / ${b}) | 0)`))
-          default: return this.zeroCheck(c, y, b!, '0', `((${a} % ${b}) | 0)`)
+          case '+':
+            return narrow(`((${a} + ${b}) | 0)`)
+          case '-':
+            return narrow(`((${a} - ${b}) | 0)`)
+          case '*':
+            return narrow(`Math.imul(${a}, ${b})`)
+          case '/':
+            return this.zeroCheck(c, y, b!, '0', narrow(`((${a} / ${b}) | 0)`))
+          default:
+            return this.zeroCheck(c, y, b!, '0', `((${a} % ${b}) | 0)`)
         }
       })
     }
@@ -268,20 +334,23 @@ class CodeGen {
       [x, y].map((e, i) => (isNumberValued(e) ? '' : `typeof ${i === 0 ? a : b} === 'number'`)).filter(Boolean).join(' && ') || 'true'
     const slow = this.constant(INT64_OPS[op]!)
     switch (op) {
-      case '+': case '-': case '*': {
+      case '+':
+      case '-':
+      case '*': {
         const r = this.fresh()
         out.push(`let ${r};`)
-        return this.strict(c.args, out, ([a, b]) =>
-          `(${numbers(a!, b!)} && (${r} = ${a} ${op} ${b}) <= ${Number.MAX_SAFE_INTEGER} && ${r} >= -${Number.MAX_SAFE_INTEGER} ? ${op === '*' ? `${r} + 0` : r} : ${slow}(${a}, ${b}))`)
+        return this.strict(c.args, out,
+          ([a, b]) =>
+            `(${numbers(a!, b!)} && (${r} = ${a} ${op} ${b}) <= ${Number.MAX_SAFE_INTEGER} && ${r} >= -${Number.MAX_SAFE_INTEGER} ? ${
+              op === '*' ? `${r} + 0` : r
+            } : ${slow}(${a}, ${b}))`)
       }
       case '/':
-        return this.strict(c.args, out, ([a, b]) =>
-          this.zeroCheck(c, y, b!, '0', `(${numbers(a!, b!)} ? Math.trunc(${a} / ${b}) + 0 : ${slow}(${a}, ${b}))`))
+        return this.strict(c.args, out, ([a, b]) => this.zeroCheck(c, y, b!, '0', `(${numbers(a!, b!)} ? Math.trunc(${a} / ${b}) + 0 : ${slow}(${a}, ${b}))`))
       default: {
         // |a % b| < |b|: the remainder fits the result type whatever the dividend's (an int32 for INT).
         const fast = bits === 64 ? '+ 0' : '| 0'
-        return this.strict(c.args, out, ([a, b]) =>
-          this.zeroCheck(c, y, b!, '0', `(${numbers(a!, b!)} ? (${a} % ${b}) ${fast} : ${slow}(${a}, ${b}))`))
+        return this.strict(c.args, out, ([a, b]) => this.zeroCheck(c, y, b!, '0', `(${numbers(a!, b!)} ? (${a} % ${b}) ${fast} : ${slow}(${a}, ${b}))`))
       }
     }
   }
@@ -296,9 +365,13 @@ class CodeGen {
     let scale = naturalScale
     let v = this.strict(c.args, out, ([a, b]) => {
       switch (c.op) {
-        case '+': case '-': return `(${align(a!, da.scale, naturalScale)} ${c.op} ${align(b!, db.scale, naturalScale)})`
-        case '*': return `(${a} * ${b})`
-        case '%': return this.zeroCheck(c, y, b!, '0n', `(${align(a!, da.scale, naturalScale)} % ${align(b!, db.scale, naturalScale)})`)
+        case '+':
+        case '-':
+          return `(${align(a!, da.scale, naturalScale)} ${c.op} ${align(b!, db.scale, naturalScale)})`
+        case '*':
+          return `(${a} * ${b})`
+        case '%':
+          return this.zeroCheck(c, y, b!, '0n', `(${align(a!, da.scale, naturalScale)} % ${align(b!, db.scale, naturalScale)})`)
         default: {
           scale = t.scale
           const sa = da.scale, sb = db.scale, s = t.scale
@@ -328,15 +401,21 @@ class CodeGen {
 
   private negate(c: CallRex, out: string[]): string {
     switch (c.type.kind) {
-      case 'TINYINT': return this.strict(c.args, out, ([a]) => `(((0 - ${a}) << 24) >> 24)`)
-      case 'SMALLINT': return this.strict(c.args, out, ([a]) => `(((0 - ${a}) << 16) >> 16)`)
-      case 'INT': return this.strict(c.args, out, ([a]) => `((0 - ${a}) | 0)`)
+      case 'TINYINT':
+        return this.strict(c.args, out, ([a]) => `(((0 - ${a}) << 24) >> 24)`)
+      case 'SMALLINT':
+        return this.strict(c.args, out, ([a]) => `(((0 - ${a}) << 16) >> 16)`)
+      case 'INT':
+        return this.strict(c.args, out, ([a]) => `((0 - ${a}) | 0)`)
       case 'BIGINT': {
         const neg = this.constant(neg64)
         return this.strict(c.args, out, ([a]) => `(typeof ${a} === 'number' ? 0 - ${a} : ${neg}(${a}))`)
       }
-      case 'DOUBLE': case 'DECIMAL': return this.strict(c.args, out, ([a]) => `(-${a})`)
-      default: return this.strict(c.args, out, ([a]) => `(0 - ${a})`)
+      case 'DOUBLE':
+      case 'DECIMAL':
+        return this.strict(c.args, out, ([a]) => `(-${a})`)
+      default:
+        return this.strict(c.args, out, ([a]) => `(0 - ${a})`)
     }
   }
 
@@ -398,8 +477,10 @@ class CodeGen {
       const values = list.map(l => (l as { value: unknown }).value).filter(v => v !== null && v !== undefined)
       const hasNull = values.length < list.length
       const primitive = values.every(v => typeof v !== 'object')
-      const test = values.length === 0 ? 'false'
-        : values.length <= 6 || !primitive ? values.map(v => `${a} === ${this.literal(v)}`).join(' || ')
+      const test = values.length === 0 ?
+        'false'
+        : values.length <= 6 || !primitive ?
+        values.map(v => `${a} === ${this.literal(v)}`).join(' || ')
         : `${this.constant(new Set(values))}.has(${a})`
       return { test, xGuard, listNull: hasNull ? 'true' : 'false' }
     }
@@ -423,11 +504,18 @@ class CodeGen {
     if (escape !== undefined && (escape.kind !== 'Literal' || typeof escape.value !== 'string')) return undefined
     const m = likeMatcher(pattern.value, escape?.kind === 'Literal' ? (escape.value as string) : undefined)
     switch (m.kind) {
-      case 'exact': return a => `(${a} === ${JSON.stringify(m.text)})`
-      case 'prefix': return a => `${a}.startsWith(${JSON.stringify(m.text)})`
-      case 'suffix': return a => `${a}.endsWith(${JSON.stringify(m.text)})`
-      case 'contains': return a => `${a}.includes(${JSON.stringify(m.text)})`
-      case 'regex': { const re = this.constant(m.regex); return a => `${re}.test(${a})` }
+      case 'exact':
+        return a => `(${a} === ${JSON.stringify(m.text)})`
+      case 'prefix':
+        return a => `${a}.startsWith(${JSON.stringify(m.text)})`
+      case 'suffix':
+        return a => `${a}.endsWith(${JSON.stringify(m.text)})`
+      case 'contains':
+        return a => `${a}.includes(${JSON.stringify(m.text)})`
+      case 'regex': {
+        const re = this.constant(m.regex)
+        return a => `${re}.test(${a})`
+      }
     }
   }
 
@@ -456,7 +544,10 @@ function inlineCast(from: DataType, to: DataType): ((a: string) => string) | und
   const id = (a: string): string => a
   const fromBits = integralBits(from)
   switch (to.kind) {
-    case 'TINYINT': case 'SMALLINT': case 'INT': case 'BIGINT': {
+    case 'TINYINT':
+    case 'SMALLINT':
+    case 'INT':
+    case 'BIGINT': {
       const bits = integralBits(to)
       if (fromBits === 0) return undefined
       if (fromBits <= bits) return id
@@ -478,17 +569,21 @@ function inlineCast(from: DataType, to: DataType): ((a: string) => string) | und
       if (from.kind === 'STRING') return id
       if (fromBits !== 0) return a => `String(${a})`
       return undefined
-    case 'BOOLEAN': return from.kind === 'BOOLEAN' ? id : undefined
+    case 'BOOLEAN':
+      return from.kind === 'BOOLEAN' ? id : undefined
     case 'DATE':
       if (from.kind === 'DATE') return id
       if (from.kind === 'TIMESTAMP' || from.kind === 'TIMESTAMP_LTZ') return a => `Math.floor(${a} / 86400000)`
       return undefined
-    case 'TIMESTAMP': case 'TIMESTAMP_LTZ':
+    case 'TIMESTAMP':
+    case 'TIMESTAMP_LTZ':
       if ((from.kind === 'TIMESTAMP' || from.kind === 'TIMESTAMP_LTZ') && (to.precision >= 3 || from.precision <= to.precision)) return id
       if (from.kind === 'DATE') return a => `(${a} * 86400000)`
       return undefined
-    case 'INTERVAL': return from.kind === 'INTERVAL' ? id : undefined
-    default: return undefined
+    case 'INTERVAL':
+      return from.kind === 'INTERVAL' ? id : undefined
+    default:
+      return undefined
   }
 }
 

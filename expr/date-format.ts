@@ -1,8 +1,6 @@
 // Java DateTimeFormatter-style patterns ('yyyy-MM-dd HH:mm:ss.SSS') for DATE_FORMAT, FROM_UNIXTIME,
 // TO_TIMESTAMP and friends: compiled once per pattern into a formatter and a parser (UTC wall clock).
-import {
-  MS_PER_DAY, civilOf, dayOfWeek, dayOfYear, daysFromCivil, daysInMonth, isoDayOfWeek, isoWeek, isoYear,
-} from './calendar.js'
+import { MS_PER_DAY, civilOf, dayOfWeek, dayOfYear, daysFromCivil, daysInMonth, isoDayOfWeek, isoWeek, isoYear } from './calendar.js'
 
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December']
 const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday']
@@ -17,12 +15,20 @@ function tokenize(pattern: string): Token[] {
   for (let i = 0; i < pattern.length;) {
     const c = pattern[i]!
     if (c === "'") {
-      if (pattern[i + 1] === "'") { out.push({ lit: "'" }); i += 2; continue }
+      if (pattern[i + 1] === "'") {
+        out.push({ lit: "'" })
+        i += 2
+        continue
+      }
       let text = ''
       i++
       while (i < pattern.length) {
         if (pattern[i] === "'") {
-          if (pattern[i + 1] === "'") { text += "'"; i += 2; continue }
+          if (pattern[i + 1] === "'") {
+            text += "'"
+            i += 2
+            continue
+          }
           i++
           break
         }
@@ -70,29 +76,55 @@ export function compileFormatter(pattern: string): (ms: number) => string {
     if ('lit' in t) return JSON.stringify(t.lit)
     const n = t.count
     switch (t.letter) {
-      case 'G': return `'AD'`
-      case 'y': case 'u': return n === 2 ? `pad(((y % 100) + 100) % 100, 2)` : `pad(y, ${n})`
-      case 'Y': return n === 2 ? `pad(((H.isoYear(days) % 100) + 100) % 100, 2)` : `pad(H.isoYear(days), ${n})`
-      case 'M': case 'L': return n >= 4 ? 'MONTHS[mo - 1]' : n === 3 ? 'MONTHS[mo - 1].slice(0, 3)' : padded('mo', n)
-      case 'd': return padded('d', n)
-      case 'D': return `pad(H.dayOfYear(days), ${n})`
-      case 'E': return n >= 4 ? 'DAYS[H.dayOfWeek(days) - 1]' : 'DAYS[H.dayOfWeek(days) - 1].slice(0, 3)'
-      case 'e': return `pad(H.isoDayOfWeek(days), ${n})`
-      case 'a': return `(hh < 12 ? 'AM' : 'PM')`
-      case 'H': return padded('hh', n)
-      case 'k': return padded('(hh || 24)', n)
-      case 'K': return padded('(hh % 12)', n)
-      case 'h': return padded('(hh % 12 || 12)', n)
-      case 'm': return padded('mi', n)
-      case 's': return padded('ss', n)
-      case 'S': return n <= 3 ? `pad(milli, 3).slice(0, ${n})` : `(pad(milli, 3) + ${JSON.stringify('0'.repeat(n - 3))})`
-      case 'Q': return n >= 3 ? `('Q' + (Math.floor((mo - 1) / 3) + 1))` : `pad(Math.floor((mo - 1) / 3) + 1, ${n})`
-      case 'w': return `pad(H.isoWeek(days), ${n})`
-      case 'z': case 'V': return `'UTC'`
-      case 'Z': return `'+0000'`
-      case 'X': return `'Z'`
-      case 'x': return n === 1 ? `'+00'` : n === 3 || n === 5 ? `'+00:00'` : `'+0000'`
-      default: throw new Error(`unsupported pattern letter '${t.letter}'`)
+      case 'G':
+        return `'AD'`
+      case 'y':
+      case 'u':
+        return n === 2 ? `pad(((y % 100) + 100) % 100, 2)` : `pad(y, ${n})`
+      case 'Y':
+        return n === 2 ? `pad(((H.isoYear(days) % 100) + 100) % 100, 2)` : `pad(H.isoYear(days), ${n})`
+      case 'M':
+      case 'L':
+        return n >= 4 ? 'MONTHS[mo - 1]' : n === 3 ? 'MONTHS[mo - 1].slice(0, 3)' : padded('mo', n)
+      case 'd':
+        return padded('d', n)
+      case 'D':
+        return `pad(H.dayOfYear(days), ${n})`
+      case 'E':
+        return n >= 4 ? 'DAYS[H.dayOfWeek(days) - 1]' : 'DAYS[H.dayOfWeek(days) - 1].slice(0, 3)'
+      case 'e':
+        return `pad(H.isoDayOfWeek(days), ${n})`
+      case 'a':
+        return `(hh < 12 ? 'AM' : 'PM')`
+      case 'H':
+        return padded('hh', n)
+      case 'k':
+        return padded('(hh || 24)', n)
+      case 'K':
+        return padded('(hh % 12)', n)
+      case 'h':
+        return padded('(hh % 12 || 12)', n)
+      case 'm':
+        return padded('mi', n)
+      case 's':
+        return padded('ss', n)
+      case 'S':
+        return n <= 3 ? `pad(milli, 3).slice(0, ${n})` : `(pad(milli, 3) + ${JSON.stringify('0'.repeat(n - 3))})`
+      case 'Q':
+        return n >= 3 ? `('Q' + (Math.floor((mo - 1) / 3) + 1))` : `pad(Math.floor((mo - 1) / 3) + 1, ${n})`
+      case 'w':
+        return `pad(H.isoWeek(days), ${n})`
+      case 'z':
+      case 'V':
+        return `'UTC'`
+      case 'Z':
+        return `'+0000'`
+      case 'X':
+        return `'Z'`
+      case 'x':
+        return n === 1 ? `'+00'` : n === 3 || n === 5 ? `'+00:00'` : `'+0000'`
+      default:
+        throw new Error(`unsupported pattern letter '${t.letter}'`)
     }
   })
   const body = `return function format(ms) {
@@ -105,7 +137,18 @@ return ${parts.length === 0 ? "''" : parts.join(' + ')};
   return new Function('H', 'pad', 'MONTHS', 'DAYS', body)(helpers, pad, MONTHS, DAYS) as (ms: number) => string
 }
 
-interface Fields { year: number; month: number; day: number; hour: number; minute: number; second: number; milli: number; pm: number; offset: number; hour12: boolean }
+interface Fields {
+  year: number
+  month: number
+  day: number
+  hour: number
+  minute: number
+  second: number
+  milli: number
+  pm: number
+  offset: number
+  hour12: boolean
+}
 
 /**
  * Compiles a pattern into a parser to epoch milliseconds (UTC); the parser returns null when the
@@ -115,36 +158,111 @@ interface Fields { year: number; month: number; day: number; hour: number; minut
 export function compileParser(pattern: string): (text: string) => number | null {
   let re = '^'
   const setters: ((f: Fields, s: string) => boolean)[] = []
-  const field = (regex: string, set: (f: Fields, s: string) => boolean): void => { re += `(${regex})`; setters.push(set) }
+  const field = (regex: string, set: (f: Fields, s: string) => boolean): void => {
+    re += `(${regex})`
+    setters.push(set)
+  }
   const num = (n: number): string => (n === 1 ? '\\d{1,2}' : `\\d{${n}}`)
   for (const t of tokenize(pattern)) {
-    if ('lit' in t) { re += t.lit.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&'); continue }
+    if ('lit' in t) {
+      re += t.lit.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&')
+      continue
+    }
     const n = t.count
     switch (t.letter) {
-      case 'y': case 'u': case 'Y':
-        if (n === 2) field('\\d{2}', (f, s) => { f.year = 2000 + Number(s); return true })
-        else field(n === 1 ? '[+-]?\\d{1,9}' : `\\d{${Math.max(4, n)}}`, (f, s) => { f.year = Number(s); return true })
+      case 'y':
+      case 'u':
+      case 'Y':
+        if (n === 2) {
+          field('\\d{2}', (f, s) => {
+            f.year = 2000 + Number(s)
+            return true
+          })
+        } else {field(n === 1 ? '[+-]?\\d{1,9}' : `\\d{${Math.max(4, n)}}`, (f, s) => {
+            f.year = Number(s)
+            return true
+          })}
         break
-      case 'M': case 'L':
+      case 'M':
+      case 'L':
         if (n >= 3) {
           field(MONTHS.map(m => (n === 3 ? m.slice(0, 3) : m)).join('|'), (f, s) => {
             f.month = MONTHS.findIndex(m => m.toLowerCase().startsWith(s.toLowerCase())) + 1
             return f.month > 0
           })
-        } else field(num(n), (f, s) => { f.month = Number(s); return true })
+        } else {field(num(n), (f, s) => {
+            f.month = Number(s)
+            return true
+          })}
         break
-      case 'd': field(num(n), (f, s) => { f.day = Number(s); return true }); break
-      case 'D': field(n === 1 ? '\\d{1,3}' : `\\d{${n}}`, (f, s) => { f.month = 1; f.day = Number(s); return true }); break
-      case 'H': case 'k': field(num(n), (f, s) => { f.hour = Number(s) % 24; return true }); break
-      case 'h': case 'K': field(num(n), (f, s) => { f.hour = Number(s) % 12; f.hour12 = true; return true }); break
-      case 'm': field(num(n), (f, s) => { f.minute = Number(s); return true }); break
-      case 's': field(num(n), (f, s) => { f.second = Number(s); return true }); break
-      case 'S': field(`\\d{${n}}`, (f, s) => { f.milli = Number(s.padEnd(3, '0').slice(0, 3)); return true }); break
-      case 'a': field('AM|PM|am|pm', (f, s) => { f.pm = s.toUpperCase() === 'PM' ? 1 : 0; return true }); break
-      case 'E': field(DAYS.map(d => (n >= 4 ? d : d.slice(0, 3))).join('|'), () => true); break
-      case 'e': case 'w': case 'Q': case 'G': field(t.letter === 'G' ? 'AD|BC' : '\\d{1,2}', () => true); break
-      case 'z': case 'V': field('UTC|GMT|Z', () => true); break
-      case 'Z': case 'X': case 'x':
+      case 'd':
+        field(num(n), (f, s) => {
+          f.day = Number(s)
+          return true
+        })
+        break
+      case 'D':
+        field(n === 1 ? '\\d{1,3}' : `\\d{${n}}`, (f, s) => {
+          f.month = 1
+          f.day = Number(s)
+          return true
+        })
+        break
+      case 'H':
+      case 'k':
+        field(num(n), (f, s) => {
+          f.hour = Number(s) % 24
+          return true
+        })
+        break
+      case 'h':
+      case 'K':
+        field(num(n), (f, s) => {
+          f.hour = Number(s) % 12
+          f.hour12 = true
+          return true
+        })
+        break
+      case 'm':
+        field(num(n), (f, s) => {
+          f.minute = Number(s)
+          return true
+        })
+        break
+      case 's':
+        field(num(n), (f, s) => {
+          f.second = Number(s)
+          return true
+        })
+        break
+      case 'S':
+        field(`\\d{${n}}`, (f, s) => {
+          f.milli = Number(s.padEnd(3, '0').slice(0, 3))
+          return true
+        })
+        break
+      case 'a':
+        field('AM|PM|am|pm', (f, s) => {
+          f.pm = s.toUpperCase() === 'PM' ? 1 : 0
+          return true
+        })
+        break
+      case 'E':
+        field(DAYS.map(d => (n >= 4 ? d : d.slice(0, 3))).join('|'), () => true)
+        break
+      case 'e':
+      case 'w':
+      case 'Q':
+      case 'G':
+        field(t.letter === 'G' ? 'AD|BC' : '\\d{1,2}', () => true)
+        break
+      case 'z':
+      case 'V':
+        field('UTC|GMT|Z', () => true)
+        break
+      case 'Z':
+      case 'X':
+      case 'x':
         field('Z|[+-]\\d{2}(?::?\\d{2})?', (f, s) => {
           if (s === 'Z') return true
           const sign = s[0] === '-' ? -1 : 1
@@ -153,7 +271,8 @@ export function compileParser(pattern: string): (text: string) => number | null 
           return true
         })
         break
-      default: throw new Error(`unsupported pattern letter '${t.letter}'`)
+      default:
+        throw new Error(`unsupported pattern letter '${t.letter}'`)
     }
   }
   const regex = new RegExp(re + '$', 'i')

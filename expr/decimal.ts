@@ -76,7 +76,10 @@ export function doubleToExactDecimal(x: number): { unscaled: bigint; scale: numb
   const exp = Number(m[4] ?? 0) - (m[3] ?? '').length
   let unscaled = BigInt(digits)
   let scale = -exp
-  if (scale < 0) { unscaled *= pow10(-scale); scale = 0 }
+  if (scale < 0) {
+    unscaled *= pow10(-scale)
+    scale = 0
+  }
   return { unscaled: m[1] === '-' ? -unscaled : unscaled, scale }
 }
 

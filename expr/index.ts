@@ -3,8 +3,6 @@
 export { resolveCall, functionDef, functionNames, suggestFunction } from './functions.js'
 export { castTo, canCast, implicitCast } from './cast.js'
 export { commonType, comparisonType, typeName } from './coercion.js'
-export {
-  numberLiteral, stringLiteral, booleanLiteral, nullLiteral, intervalLiteral, timestampLiteral, timestampLtzLiteral, dateLiteral,
-} from './literals.js'
+export { numberLiteral, stringLiteral, booleanLiteral, nullLiteral, intervalLiteral, timestampLiteral, timestampLtzLiteral, dateLiteral } from './literals.js'
 export { compileScalar, compilePredicate, compileCalc, calcSource, evalConstant } from './compiler.js'
 export type { FunctionDef, BindContext, Impl, CallRex } from './registry.js'

@@ -23,7 +23,11 @@ export function likeMatcher(pattern: string, escape?: string | null): LikeMatche
   // Split into literal runs and wildcards.
   const parts: (string | '%' | '_')[] = []
   let lit = ''
-  const wild = (w: '%' | '_'): void => { if (lit !== '') parts.push(lit); lit = ''; parts.push(w) }
+  const wild = (w: '%' | '_'): void => {
+    if (lit !== '') parts.push(lit)
+    lit = ''
+    parts.push(w)
+  }
   for (let i = 0; i < pattern.length; i++) {
     const c = pattern[i]!
     if (esc !== undefined && c === esc) {
@@ -54,11 +58,16 @@ export function likeMatcher(pattern: string, escape?: string | null): LikeMatche
 /** Tests a value against a compiled LIKE pattern. */
 export function likeTest(m: LikeMatcher, s: string): boolean {
   switch (m.kind) {
-    case 'exact': return s === m.text
-    case 'prefix': return s.startsWith(m.text)
-    case 'suffix': return s.endsWith(m.text)
-    case 'contains': return s.includes(m.text)
-    case 'regex': return m.regex.test(s)
+    case 'exact':
+      return s === m.text
+    case 'prefix':
+      return s.startsWith(m.text)
+    case 'suffix':
+      return s.endsWith(m.text)
+    case 'contains':
+      return s.includes(m.text)
+    case 'regex':
+      return m.regex.test(s)
   }
 }
 

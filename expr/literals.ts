@@ -28,9 +28,11 @@ export function numberLiteral(text: string, span?: Span): Rex {
   const m = /^(\d*)(?:\.(\d*))?$/.exec(t)
   if (!m || (m[1] === '' && !m[2])) throw WeirError.plan(`invalid numeric literal '${text}'`, { span })
   const intPart = m[1]!
-  const tooLong = (): WeirError => WeirError.plan(`numeric literal '${text}' has more than ${MAX_PRECISION} digits`, {
-    span, help: 'write it with an exponent (such as 1.5E40) to make it a DOUBLE',
-  })
+  const tooLong = (): WeirError =>
+    WeirError.plan(`numeric literal '${text}' has more than ${MAX_PRECISION} digits`, {
+      span,
+      help: 'write it with an exponent (such as 1.5E40) to make it a DOUBLE',
+    })
   if (m[2] !== undefined) {
     const frac = m[2]
     const precision = Math.max(1, intPart.length + frac.length)
@@ -63,7 +65,12 @@ export function nullLiteral(): Rex {
 }
 
 const UNIT_MS: Record<string, number> = {
-  MILLISECOND: 1, SECOND: 1000, MINUTE: 60_000, HOUR: 3_600_000, DAY: 86_400_000, WEEK: 7 * 86_400_000,
+  MILLISECOND: 1,
+  SECOND: 1000,
+  MINUTE: 60_000,
+  HOUR: 3_600_000,
+  DAY: 86_400_000,
+  WEEK: 7 * 86_400_000,
 }
 const RANGE_UNITS = ['DAY', 'HOUR', 'MINUTE', 'SECOND'] as const
 
@@ -132,7 +139,9 @@ function parseRange(text: string, from: string, to: string): number | null | und
   const m = new RegExp(re + '$').exec(text)
   if (!m) return null
   let ms = 0
-  units.forEach((u, k) => { ms += Number(m[k + 2]) * UNIT_MS[u]! })
+  units.forEach((u, k) => {
+    ms += Number(m[k + 2]) * UNIT_MS[u]!
+  })
   return Math.round(ms) * (m[1] === '-' ? -1 : 1)
 }
 

@@ -71,17 +71,30 @@ export type Param = 'STRING' | 'INTEGER' | 'NUMERIC' | 'DOUBLE' | 'BOOLEAN' | 'T
 function accepts(p: Param, t: DataType): boolean {
   if (t.kind === 'NULL') return true
   switch (p) {
-    case 'STRING': return t.kind === 'STRING'
-    case 'INTEGER': return isIntegral(t)
-    case 'NUMERIC': case 'DOUBLE': return isNumeric(t)
-    case 'BOOLEAN': return t.kind === 'BOOLEAN'
-    case 'TEMPORAL': return t.kind === 'TIMESTAMP' || t.kind === 'TIMESTAMP_LTZ' || t.kind === 'DATE'
-    case 'ANY': return true
+    case 'STRING':
+      return t.kind === 'STRING'
+    case 'INTEGER':
+      return isIntegral(t)
+    case 'NUMERIC':
+    case 'DOUBLE':
+      return isNumeric(t)
+    case 'BOOLEAN':
+      return t.kind === 'BOOLEAN'
+    case 'TEMPORAL':
+      return t.kind === 'TIMESTAMP' || t.kind === 'TIMESTAMP_LTZ' || t.kind === 'DATE'
+    case 'ANY':
+      return true
   }
 }
 
 const NULL_AS: Record<Param, DataType> = {
-  STRING: T.string(), INTEGER: T.int(), NUMERIC: T.int(), DOUBLE: T.double(), BOOLEAN: T.boolean(), TEMPORAL: T.timestamp(3), ANY: T.string(),
+  STRING: T.string(),
+  INTEGER: T.int(),
+  NUMERIC: T.int(),
+  DOUBLE: T.double(),
+  BOOLEAN: T.boolean(),
+  TEMPORAL: T.timestamp(3),
+  ANY: T.string(),
 }
 
 /** Checks the arity and the argument types; returns the arguments converted as the params say. */
@@ -121,20 +134,29 @@ export function unitArg(rex: Rex | undefined, accepted: readonly string[], ctx: 
  * is nullable when any argument is, or always when `alwaysNullable` (it can give NULL by itself).
  */
 export function simple(
-  names: readonly string[], signature: string, params: readonly Param[], minArgs: number,
-  result: (args: readonly Rex[]) => DataType, impl: (call: CallRex) => Impl, alwaysNullable = false,
+  names: readonly string[],
+  signature: string,
+  params: readonly Param[],
+  minArgs: number,
+  result: (args: readonly Rex[]) => DataType,
+  impl: (call: CallRex) => Impl,
+  alwaysNullable = false,
   inline?: FunctionDef['inline'],
 ): FunctionDef {
   // An INTEGER parameter here is a count or a position, used as a JS number: a BIGINT argument
   // (a bigint beyond 2^53) is read as its nearest number, which is past any string's length anyway.
   const counts = (call: CallRex): number[] => call.args.flatMap((a, i) => (params[i] === 'INTEGER' && a.type.kind === 'BIGINT' ? [i] : []))
   return {
-    names, signature,
+    names,
+    signature,
     impl: call => {
       const base = impl(call)
       const at = counts(call)
       if (at.length === 0) return base
-      return { nulls: base.nulls, fn: (...xs: unknown[]) => { for (const i of at) if (xs[i] != null) xs[i] = Number(xs[i]); return base.fn(...xs) } }
+      return { nulls: base.nulls, fn: (...xs: unknown[]) => {
+        for (const i of at) if (xs[i] != null) xs[i] = Number(xs[i])
+        return base.fn(...xs)
+      } }
     },
     inline: inline === undefined ? undefined : (a, call) => {
       const at = counts(call)

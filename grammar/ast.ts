@@ -19,7 +19,10 @@ export interface QualifiedName {
 
 export interface TypeName {
   readonly kind: 'TypeName'
-  /** BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, DOUBLE, DECIMAL, STRING, TIMESTAMP, TIMESTAMP_LTZ, DATE (synonyms normalized: INTEGER → INT, VARCHAR/CHAR → STRING, FLOAT/REAL → DOUBLE, NUMERIC/DEC → DECIMAL, TIMESTAMP WITH LOCAL TIME ZONE → TIMESTAMP_LTZ). */
+  /**
+   * BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, DOUBLE, DECIMAL, STRING, TIMESTAMP, TIMESTAMP_LTZ, DATE (synonyms normalized: INTEGER → INT,
+   * VARCHAR/CHAR → STRING, FLOAT/REAL → DOUBLE, NUMERIC/DEC → DECIMAL, TIMESTAMP WITH LOCAL TIME ZONE → TIMESTAMP_LTZ).
+   */
   readonly name: string
   /** Parameters as written, e.g. DECIMAL(10, 2) → [10, 2], VARCHAR(20) → [20]. */
   readonly params: readonly number[]
@@ -345,10 +348,7 @@ export interface ColumnRef {
   readonly span: Span
 }
 
-export type BinaryOperator =
-  | '+' | '-' | '*' | '/' | '%'
-  | '=' | '<>' | '<' | '<=' | '>' | '>='
-  | 'AND' | 'OR' | '||'
+export type BinaryOperator = '+' | '-' | '*' | '/' | '%' | '=' | '<>' | '<' | '<=' | '>' | '>=' | 'AND' | 'OR' | '||'
 
 export interface BinaryOp {
   readonly kind: 'BinaryOp'

@@ -99,12 +99,12 @@ export function identFromToken(t: IToken, spans: Spans): Ident {
 
 /** A rule node whose Name tokens are the dotted parts (qualifiedName, nameExpr). */
 export function qualifiedName(n: CstNode, spans: Spans): QualifiedName {
-  return { parts: tokens(n, 'Name').map((t) => identFromToken(t, spans)), span: spans.of(n) }
+  return { parts: tokens(n, 'Name').map(t => identFromToken(t, spans)), span: spans.of(n) }
 }
 
 /** All Name tokens of a node (nameList, DESCRIPTOR, EXPLAIN details). */
 export function nameList(n: CstNode, spans: Spans): Ident[] {
-  return tokens(n, 'Name').map((t) => identFromToken(t, spans))
+  return tokens(n, 'Name').map(t => identFromToken(t, spans))
 }
 
 export function stringValue(t: IToken): string {

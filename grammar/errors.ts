@@ -17,22 +17,50 @@ const MAX_ASSIST_TOKENS = 20_000
 
 /** Tokens that only continue an expression already written (operators, `.`, a call's `(`, an alias). */
 const AFTER_EXPRESSION = new Set<TokenType>([
-  T.AddOp, T.MulOp, T.CompareOp, T.Concat, T.IS, T.NOT, T.BETWEEN, T.IN, T.LIKE, T.ESCAPE,
-  T.Dot, T.LParen, T.FILTER, T.AS, T.Name,
+  T.AddOp,
+  T.MulOp,
+  T.CompareOp,
+  T.Concat,
+  T.IS,
+  T.NOT,
+  T.BETWEEN,
+  T.IN,
+  T.LIKE,
+  T.ESCAPE,
+  T.Dot,
+  T.LParen,
+  T.FILTER,
+  T.AS,
+  T.Name,
 ])
 /** Tokens that only continue a FROM item (qualified name, hints, alias, join kinds). */
 const AFTER_FROM_ITEM = new Set<TokenType>([T.Dot, T.HintStart, T.AS, T.Name, T.INNER, T.CROSS, T.LEFT, T.RIGHT, T.FULL])
 /** Optional query endings: listed only when nothing else could come next. */
 const QUERY_TAIL = new Set<TokenType>([T.UNION, T.EXCEPT, T.INTERSECT, T.ORDER, T.LIMIT, T.FETCH])
 const STATEMENT_START = new Set<TokenType>([
-  T.CREATE, T.DROP, T.INSERT, T.SELECT, T.WITH, T.VALUES, T.LParen, T.SET, T.RESET, T.EXPLAIN, T.SHOW, T.DESCRIBE, T.DESC,
+  T.CREATE,
+  T.DROP,
+  T.INSERT,
+  T.SELECT,
+  T.WITH,
+  T.VALUES,
+  T.LParen,
+  T.SET,
+  T.RESET,
+  T.EXPLAIN,
+  T.SHOW,
+  T.DESCRIBE,
+  T.DESC,
 ])
 const QUERY_START = new Set<TokenType>([T.SELECT, T.WITH, T.VALUES])
 const TYPE_TAIL = new Set<TokenType>([T.PRECISION, T.WITH, T.WITHOUT, T.NOT, T.NULL, T.LParen])
 /** Flink's composite types: `ARRAY<INT>` fails at '<', which deserves a clearer word. */
 const COMPOSITE_TYPES = new Set(['ARRAY', 'MAP', 'MULTISET', 'ROW'])
 const TWO_WORD: ReadonlyMap<TokenType, string> = new Map([
-  [T.PRIMARY, 'PRIMARY KEY'], [T.GROUP, 'GROUP BY'], [T.ORDER, 'ORDER BY'], [T.PARTITION, 'PARTITION BY'],
+  [T.PRIMARY, 'PRIMARY KEY'],
+  [T.GROUP, 'GROUP BY'],
+  [T.ORDER, 'ORDER BY'],
+  [T.PARTITION, 'PARTITION BY'],
 ])
 /** For a Name expected inside these rules (innermost first), what the user should write. */
 const NAME_CONTEXT: readonly (readonly [string, string])[] = [
@@ -70,7 +98,10 @@ export function syntaxError(parser: SqlParser, error: IRecognitionException, tok
   let stmtStart = 0
   if (mode === 'script') {
     for (let i = Math.min(index, tokens.length) - 1; i >= 0; i--) {
-      if (tokens[i]!.tokenType === T.Semicolon) { stmtStart = i + 1; break }
+      if (tokens[i]!.tokenType === T.Semicolon) {
+        stmtStart = i + 1
+        break
+      }
     }
   }
   const expectedAt = (i: number): Expected => {
@@ -85,7 +116,7 @@ export function syntaxError(parser: SqlParser, error: IRecognitionException, tok
       return { types: [], paths: [] }
     }
   }
-  const matches = (t: IToken | undefined, e: Expected): boolean => t !== undefined && e.types.some((type) => tokenMatcher(t, type))
+  const matches = (t: IToken | undefined, e: Expected): boolean => t !== undefined && e.types.some(type => tokenMatcher(t, type))
 
   // A Flink construct the grammar lacks (MATCH_RECOGNIZE, FOR SYSTEM_TIME AS OF…) is read as an
   // alias or the like and fails a token or two later: name it instead.
@@ -176,7 +207,7 @@ interface Summary {
 function summarize(parser: SqlParser, e: Expected, mode: ParseMode, suggestion: string | undefined): Summary {
   let types = new Set(e.types)
   const drop = (pred: (t: TokenType) => boolean): void => {
-    types = new Set([...types].filter((t) => !pred(t)))
+    types = new Set([...types].filter(t => !pred(t)))
   }
   const first: string[] = []
   const keywords: string[] = []
@@ -187,27 +218,27 @@ function summarize(parser: SqlParser, e: Expected, mode: ParseMode, suggestion: 
   const statementStart = types.has(T.CREATE) && types.has(T.SELECT)
   if (statementStart) {
     first.push('a statement')
-    drop((t) => STATEMENT_START.has(t) || t === T.Semicolon)
+    drop(t => STATEMENT_START.has(t) || t === T.Semicolon)
   }
   const queryStart = types.has(T.SELECT) && types.has(T.VALUES)
   if (queryStart) {
     first.push('a query')
-    drop((t) => QUERY_START.has(t) || t === T.LParen)
+    drop(t => QUERY_START.has(t) || t === T.LParen)
   }
   if (types.has(T.CASE)) {
     // An expression may start here: one label for the whole FIRST set.
     first.push('an expression')
-    drop((t) => expressionStart(parser).has(t))
+    drop(t => expressionStart(parser).has(t))
   }
   if (types.has(T.MulOp)) {
     const andOr = types.has(T.AND) && types.has(T.OR)
-    drop((t) => AFTER_EXPRESSION.has(t) || (andOr && (t === T.AND || t === T.OR)))
+    drop(t => AFTER_EXPRESSION.has(t) || (andOr && (t === T.AND || t === T.OR)))
   }
-  if (types.has(T.JOIN)) drop((t) => AFTER_FROM_ITEM.has(t))
+  if (types.has(T.JOIN)) drop(t => AFTER_FROM_ITEM.has(t))
   // After a column's type, the type's own optional parts are rarely what is missing.
-  if (types.has(T.METADATA)) drop((t) => TYPE_TAIL.has(t))
-  if ([...types].some((t) => !QUERY_TAIL.has(t))) drop((t) => QUERY_TAIL.has(t))
-  if (types.size > 1) drop((t) => t === T.Dot)
+  if (types.has(T.METADATA)) drop(t => TYPE_TAIL.has(t))
+  if ([...types].some(t => !QUERY_TAIL.has(t))) drop(t => QUERY_TAIL.has(t))
+  if (types.size > 1) drop(t => t === T.Dot)
 
   for (const t of types) {
     if (t === T.Semicolon) end = true
@@ -222,7 +253,7 @@ function summarize(parser: SqlParser, e: Expected, mode: ParseMode, suggestion: 
   const collapsed = statementStart || (queryStart && QUERY_START.has(T.KEYWORDS.get(suggestion ?? '')!))
   if (suggestion !== undefined && !collapsed) {
     const s = TWO_WORD.get(T.KEYWORDS.get(suggestion)!) ?? suggestion
-    return { labels: [s, ...labels.filter((l) => l !== s)], shown: types }
+    return { labels: [s, ...labels.filter(l => l !== s)], shown: types }
   }
   return { labels: [...new Set(labels)], shown: types }
 }
@@ -253,7 +284,7 @@ const exprFirstCache = new WeakMap<SqlParser, Set<TokenType>>()
 function expressionStart(parser: SqlParser): Set<TokenType> {
   let first = exprFirstCache.get(parser)
   if (first === undefined) {
-    first = new Set(parser.computeContentAssist('expression', []).map((p) => p.nextTokenType))
+    first = new Set(parser.computeContentAssist('expression', []).map(p => p.nextTokenType))
     exprFirstCache.set(parser, first)
   }
   return first
@@ -288,7 +319,7 @@ function helpFor(
   if (found && (found.tokenType === T.SELECT || found.tokenType === T.WITH) && e.types.includes(T.CASE)) {
     return 'subqueries inside expressions are not supported'
   }
-  if (e.types.includes(T.StringLit) && e.paths.some((p) => p.ruleStack.includes('optionList'))) {
+  if (e.types.includes(T.StringLit) && e.paths.some(p => p.ruleStack.includes('optionList'))) {
     return "option keys and values are quoted strings, e.g. 'connector' = 'datagen'"
   }
   return undefined

@@ -24,7 +24,8 @@ export function legacyGroupWindow(sel: A.Select, sql: string): WeirError | undef
     span: window.span,
     help: rewritten !== undefined
       ? `use the window table function ${fn}: ${rewritten}`
-      : `use the window table function ${fn}: FROM TABLE(${fn}(TABLE t, DESCRIPTOR(time_column), …)) … GROUP BY window_start, window_end, …; ${fn}_START(…) and ${fn}_END(…) become window_start and window_end`,
+      : `use the window table function ${fn}: FROM TABLE(${fn}(TABLE t, DESCRIPTOR(time_column), …)) … GROUP BY window_start, window_end, …; `
+        + `${fn}_START(…) and ${fn}_END(…) become window_start and window_end`,
   })
 }
 
@@ -39,7 +40,9 @@ function rewrite(sel: A.Select, window: A.FunctionCall, fn: string, sql: string)
   const partition = fn === 'SESSION' && otherKeys.length > 0 && otherKeys.every(k => k.kind === 'ColumnRef')
     ? ` PARTITION BY ${otherKeys.map(text).join(', ')}`
     : ''
-  const tvf = `TABLE(${fn}(TABLE ${text(from.name)}${partition}, DESCRIPTOR(${text(time)}), ${params.map(text).join(', ')}))${from.alias !== undefined ? ` ${from.alias.value}` : ''}`
+  const tvf = `TABLE(${fn}(TABLE ${text(from.name)}${partition}, DESCRIPTOR(${text(time)}), ${params.map(text).join(', ')}))${
+    from.alias !== undefined ? ` ${from.alias.value}` : ''
+  }`
   const edits: Edit[] = [
     { start: from.span.start.offset, end: from.span.end.offset, text: tvf },
     { start: window.span.start.offset, end: window.span.end.offset, text: 'window_start, window_end' },

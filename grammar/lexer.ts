@@ -6,14 +6,45 @@ import type { SourceText } from './source.js'
 import * as T from './tokens.js'
 
 const enum Ch {
-  Tab = 9, LF = 10, VT = 11, FF = 12, CR = 13, Space = 32,
-  Bang = 33, DQuote = 34, Dollar = 36, Percent = 37, Quote = 39, LParen = 40, RParen = 41,
-  Star = 42, Plus = 43, Comma = 44, Minus = 45, Dot = 46, Slash = 47, D0 = 48, D9 = 57,
-  Semi = 59, Lt = 60, Eq = 61, Gt = 62, A = 65, E = 69, Z = 90, Underscore = 95, Backquote = 96,
-  a = 97, e = 101, z = 122, Pipe = 124,
+  Tab = 9,
+  LF = 10,
+  VT = 11,
+  FF = 12,
+  CR = 13,
+  Space = 32,
+  Bang = 33,
+  DQuote = 34,
+  Dollar = 36,
+  Percent = 37,
+  Quote = 39,
+  LParen = 40,
+  RParen = 41,
+  Star = 42,
+  Plus = 43,
+  Comma = 44,
+  Minus = 45,
+  Dot = 46,
+  Slash = 47,
+  D0 = 48,
+  D9 = 57,
+  Semi = 59,
+  Lt = 60,
+  Eq = 61,
+  Gt = 62,
+  A = 65,
+  E = 69,
+  Z = 90,
+  Underscore = 95,
+  Backquote = 96,
+  a = 97,
+  e = 101,
+  z = 122,
+  Pipe = 124,
 }
 
-function isDigit(c: number): boolean { return c >= Ch.D0 && c <= Ch.D9 }
+function isDigit(c: number): boolean {
+  return c >= Ch.D0 && c <= Ch.D9
+}
 
 function isAsciiWordStart(c: number): boolean {
   return (c >= Ch.a && c <= Ch.z) || (c >= Ch.A && c <= Ch.Z) || c === Ch.Underscore || c === Ch.Dollar
@@ -130,7 +161,9 @@ export function lex(src: SourceText): IToken[] {
       case Ch.Slash:
         if (text.charCodeAt(i + 1) === Ch.Star) {
           if (text.charCodeAt(i + 2) === Ch.Plus) {
-            if (hintStart >= 0) throw WeirError.syntax('a hint cannot contain another hint', { span: src.span(start, start + 3), help: 'close the first hint with */' })
+            if (hintStart >= 0) {
+              throw WeirError.syntax('a hint cannot contain another hint', { span: src.span(start, start + 3), help: 'close the first hint with */' })
+            }
             hintStart = start
             i += 3
             push(T.HintStart, start, i)
@@ -152,15 +185,33 @@ export function lex(src: SourceText): IToken[] {
         }
         push(T.Star, start, ++i)
         continue
-      case Ch.LParen: push(T.LParen, start, ++i); continue
-      case Ch.RParen: push(T.RParen, start, ++i); continue
-      case Ch.Comma: push(T.Comma, start, ++i); continue
-      case Ch.Semi: push(T.Semicolon, start, ++i); continue
-      case Ch.Dot: push(T.Dot, start, ++i); continue
-      case Ch.Plus: push(T.Plus, start, ++i); continue
-      case Ch.Percent: push(T.Percent, start, ++i); continue
+      case Ch.LParen:
+        push(T.LParen, start, ++i)
+        continue
+      case Ch.RParen:
+        push(T.RParen, start, ++i)
+        continue
+      case Ch.Comma:
+        push(T.Comma, start, ++i)
+        continue
+      case Ch.Semi:
+        push(T.Semicolon, start, ++i)
+        continue
+      case Ch.Dot:
+        push(T.Dot, start, ++i)
+        continue
+      case Ch.Plus:
+        push(T.Plus, start, ++i)
+        continue
+      case Ch.Percent:
+        push(T.Percent, start, ++i)
+        continue
       case Ch.Eq:
-        if (text.charCodeAt(i + 1) === Ch.Gt) { i += 2; push(T.Arrow, start, i); continue }
+        if (text.charCodeAt(i + 1) === Ch.Gt) {
+          i += 2
+          push(T.Arrow, start, i)
+          continue
+        }
         if (text.charCodeAt(i + 1) === Ch.Eq) {
           throw WeirError.syntax("unexpected '=='", { span: src.span(start, start + 2), help: "SQL compares with a single '='" })
         }
@@ -168,20 +219,40 @@ export function lex(src: SourceText): IToken[] {
         continue
       case Ch.Lt: {
         const d = text.charCodeAt(i + 1)
-        if (d === Ch.Eq) { i += 2; push(T.LtEq, start, i); continue }
-        if (d === Ch.Gt) { i += 2; push(T.NotEq, start, i); continue }
+        if (d === Ch.Eq) {
+          i += 2
+          push(T.LtEq, start, i)
+          continue
+        }
+        if (d === Ch.Gt) {
+          i += 2
+          push(T.NotEq, start, i)
+          continue
+        }
         push(T.Lt, start, ++i)
         continue
       }
       case Ch.Gt:
-        if (text.charCodeAt(i + 1) === Ch.Eq) { i += 2; push(T.GtEq, start, i); continue }
+        if (text.charCodeAt(i + 1) === Ch.Eq) {
+          i += 2
+          push(T.GtEq, start, i)
+          continue
+        }
         push(T.Gt, start, ++i)
         continue
       case Ch.Bang:
-        if (text.charCodeAt(i + 1) === Ch.Eq) { i += 2; push(T.NotEq, start, i); continue }
+        if (text.charCodeAt(i + 1) === Ch.Eq) {
+          i += 2
+          push(T.NotEq, start, i)
+          continue
+        }
         throw WeirError.syntax("unexpected character '!'", { span: src.span(start, start + 1), help: 'negate with NOT, compare with <> or !=' })
       case Ch.Pipe:
-        if (text.charCodeAt(i + 1) === Ch.Pipe) { i += 2; push(T.Concat, start, i); continue }
+        if (text.charCodeAt(i + 1) === Ch.Pipe) {
+          i += 2
+          push(T.Concat, start, i)
+          continue
+        }
         throw WeirError.syntax("unexpected character '|'", { span: src.span(start, start + 1), help: "concatenate strings with '||'" })
       case Ch.DQuote:
         throw WeirError.syntax(`unexpected character '"'`, {

@@ -47,7 +47,7 @@ export class SqlParser extends CstParser {
   })
 
   statement = this.RULE('statement', () => {
-    this.OR((this.alts.statement1 ??= [
+    this.OR(this.alts.statement1 ??= [
       { ALT: () => this.SUBRULE(this.createStatement, ALT_LABEL) },
       { ALT: () => this.SUBRULE(this.dropStatement, ALT_LABEL) },
       { ALT: () => this.SUBRULE(this.insertStatement, ALT_LABEL) },
@@ -57,16 +57,16 @@ export class SqlParser extends CstParser {
       { ALT: () => this.SUBRULE(this.explainStatement, ALT_LABEL) },
       { ALT: () => this.SUBRULE(this.showStatement, ALT_LABEL) },
       { ALT: () => this.SUBRULE(this.describeStatement, ALT_LABEL) },
-    ]))
+    ])
   })
 
   createStatement = this.RULE('createStatement', () => {
     this.CONSUME(T.CREATE)
     this.OPTION(() => this.CONSUME(T.TEMPORARY))
-    this.OR((this.alts.createStatement1 ??= [
+    this.OR(this.alts.createStatement1 ??= [
       { ALT: () => this.SUBRULE(this.createTableBody) },
       { ALT: () => this.SUBRULE(this.createViewBody) },
-    ]))
+    ])
   })
 
   createTableBody = this.RULE('createTableBody', () => {
@@ -90,11 +90,11 @@ export class SqlParser extends CstParser {
   })
 
   tableElement = this.RULE('tableElement', () => {
-    this.OR((this.alts.tableElement1 ??= [
+    this.OR(this.alts.tableElement1 ??= [
       { ALT: () => this.SUBRULE(this.watermarkDef, ALT_LABEL) },
       { ALT: () => this.SUBRULE(this.primaryKeyDef, ALT_LABEL) },
       { ALT: () => this.SUBRULE(this.columnDef, ALT_LABEL) },
-    ]))
+    ])
   })
 
   watermarkDef = this.RULE('watermarkDef', () => {
@@ -127,7 +127,7 @@ export class SqlParser extends CstParser {
   /** `name TYPE attrs…` or the computed `name AS expr`. */
   columnDef = this.RULE('columnDef', () => {
     this.CONSUME(T.Name)
-    this.OR((this.alts.columnDef1 ??= [
+    this.OR(this.alts.columnDef1 ??= [
       {
         ALT: () => {
           this.CONSUME(T.AS)
@@ -141,15 +141,15 @@ export class SqlParser extends CstParser {
           this.MANY(() => this.SUBRULE(this.columnAttribute))
         },
       },
-    ]))
+    ])
   })
 
   columnAttribute = this.RULE('columnAttribute', () => {
-    this.OR((this.alts.columnAttribute1 ??= [
+    this.OR(this.alts.columnAttribute1 ??= [
       { ALT: () => this.SUBRULE(this.metadataAttribute, ALT_LABEL) },
       { ALT: () => this.SUBRULE(this.columnPrimaryKey, ALT_LABEL) },
       { ALT: () => this.SUBRULE(this.commentClause, ALT_LABEL) },
-    ]))
+    ])
   })
 
   metadataAttribute = this.RULE('metadataAttribute', () => {
@@ -199,10 +199,10 @@ export class SqlParser extends CstParser {
   dropStatement = this.RULE('dropStatement', () => {
     this.CONSUME(T.DROP)
     this.OPTION(() => this.CONSUME(T.TEMPORARY))
-    this.OR((this.alts.dropStatement1 ??= [
+    this.OR(this.alts.dropStatement1 ??= [
       { ALT: () => this.CONSUME(T.TABLE) },
       { ALT: () => this.CONSUME(T.VIEW) },
-    ]))
+    ])
     this.OPTION2(() => {
       this.CONSUME(T.IF)
       this.CONSUME(T.EXISTS)
@@ -212,10 +212,10 @@ export class SqlParser extends CstParser {
 
   insertStatement = this.RULE('insertStatement', () => {
     this.CONSUME(T.INSERT)
-    this.OR((this.alts.insertStatement1 ??= [
+    this.OR(this.alts.insertStatement1 ??= [
       { ALT: () => this.CONSUME(T.INTO) },
       { ALT: () => this.CONSUME(T.OVERWRITE) },
-    ]))
+    ])
     this.OPTION(() => this.CONSUME(T.TABLE))
     this.SUBRULE(this.qualifiedName)
     this.OPTION2(() => this.SUBRULE(this.nameList))
@@ -238,27 +238,27 @@ export class SqlParser extends CstParser {
 
   /** `'k'` or an unquoted key such as `table.exec.state.ttl` or `pipeline.max-parallelism`. */
   optionKey = this.RULE('optionKey', () => {
-    this.OR((this.alts.optionKey1 ??= [
+    this.OR(this.alts.optionKey1 ??= [
       { ALT: () => this.CONSUME(T.StringLit, ALT_LABEL) },
       { ALT: () => this.SUBRULE(this.dottedWords, ALT_LABEL) },
-    ]))
+    ])
   })
 
   optionValue = this.RULE('optionValue', () => {
-    this.OR((this.alts.optionValue1 ??= [
+    this.OR(this.alts.optionValue1 ??= [
       { ALT: () => this.CONSUME(T.StringLit, ALT_LABEL) },
       { ALT: () => this.CONSUME(T.NumberLit, ALT_LABEL) },
       { ALT: () => this.SUBRULE(this.dottedWords, ALT_LABEL) },
-    ]))
+    ])
   })
 
   dottedWords = this.RULE('dottedWords', () => {
     this.CONSUME(T.Word)
     this.MANY(() => {
-      this.OR((this.alts.dottedWords1 ??= [
+      this.OR(this.alts.dottedWords1 ??= [
         { ALT: () => this.CONSUME(T.Dot) },
         { ALT: () => this.CONSUME(T.Minus) },
-      ]))
+      ])
       this.CONSUME2(T.Word)
     })
   })
@@ -267,7 +267,7 @@ export class SqlParser extends CstParser {
   explainStatement = this.RULE('explainStatement', () => {
     this.CONSUME(T.EXPLAIN)
     this.OPTION(() => {
-      this.OR((this.alts.explainStatement1 ??= [
+      this.OR(this.alts.explainStatement1 ??= [
         {
           ALT: () => {
             this.CONSUME(T.PLAN)
@@ -275,27 +275,27 @@ export class SqlParser extends CstParser {
           },
         },
         { ALT: () => this.AT_LEAST_ONE_SEP({ SEP: T.Comma, DEF: () => this.CONSUME(T.Name) }) },
-      ]))
+      ])
     })
-    this.OR2((this.alts.explainStatement2 ??= [
+    this.OR2(this.alts.explainStatement2 ??= [
       { ALT: () => this.SUBRULE(this.insertStatement) },
       { ALT: () => this.SUBRULE(this.query) },
-    ]))
+    ])
   })
 
   showStatement = this.RULE('showStatement', () => {
     this.CONSUME(T.SHOW)
-    this.OR((this.alts.showStatement1 ??= [
+    this.OR(this.alts.showStatement1 ??= [
       { ALT: () => this.CONSUME(T.TABLES) },
       { ALT: () => this.CONSUME(T.VIEWS) },
-    ]))
+    ])
   })
 
   describeStatement = this.RULE('describeStatement', () => {
-    this.OR((this.alts.describeStatement1 ??= [
+    this.OR(this.alts.describeStatement1 ??= [
       { ALT: () => this.CONSUME(T.DESCRIBE) },
       { ALT: () => this.CONSUME(T.DESC) },
-    ]))
+    ])
     this.SUBRULE(this.qualifiedName)
   })
 
@@ -353,10 +353,10 @@ export class SqlParser extends CstParser {
   })
 
   unionTail = this.RULE('unionTail', () => {
-    this.OR((this.alts.unionTail1 ??= [
+    this.OR(this.alts.unionTail1 ??= [
       { ALT: () => this.CONSUME(T.UNION) },
       { ALT: () => this.CONSUME(T.EXCEPT) },
-    ]))
+    ])
     this.OPTION(() => this.SUBRULE(this.setQuantifier))
     this.SUBRULE(this.intersectTerm)
   })
@@ -373,14 +373,14 @@ export class SqlParser extends CstParser {
   })
 
   setQuantifier = this.RULE('setQuantifier', () => {
-    this.OR((this.alts.setQuantifier1 ??= [
+    this.OR(this.alts.setQuantifier1 ??= [
       { ALT: () => this.CONSUME(T.ALL) },
       { ALT: () => this.CONSUME(T.DISTINCT) },
-    ]))
+    ])
   })
 
   queryPrimary = this.RULE('queryPrimary', () => {
-    this.OR((this.alts.queryPrimary1 ??= [
+    this.OR(this.alts.queryPrimary1 ??= [
       { ALT: () => this.SUBRULE(this.select) },
       { ALT: () => this.SUBRULE(this.values) },
       {
@@ -390,7 +390,7 @@ export class SqlParser extends CstParser {
           this.CONSUME(T.RParen)
         },
       },
-    ]))
+    ])
   })
 
   values = this.RULE('values', () => {
@@ -421,7 +421,7 @@ export class SqlParser extends CstParser {
 
   /** `*`, `t.*`, or an expression with an optional alias. */
   selectItem = this.RULE('selectItem', () => {
-    this.OR((this.alts.selectItem1 ??= [
+    this.OR(this.alts.selectItem1 ??= [
       { ALT: () => this.CONSUME(T.Star) },
       {
         ALT: () => {
@@ -436,7 +436,7 @@ export class SqlParser extends CstParser {
           this.OPTION(() => this.SUBRULE(this.alias))
         },
       },
-    ]))
+    ])
   })
 
   whereClause = this.RULE('whereClause', () => {
@@ -464,22 +464,22 @@ export class SqlParser extends CstParser {
   orderItem = this.RULE('orderItem', () => {
     this.SUBRULE(this.expression)
     this.OPTION(() => {
-      this.OR((this.alts.orderItem1 ??= [
+      this.OR(this.alts.orderItem1 ??= [
         { ALT: () => this.CONSUME(T.ASC) },
         { ALT: () => this.CONSUME(T.DESC) },
-      ]))
+      ])
     })
     this.OPTION2(() => {
       this.CONSUME(T.NULLS)
-      this.OR2((this.alts.orderItem2 ??= [
+      this.OR2(this.alts.orderItem2 ??= [
         { ALT: () => this.CONSUME(T.FIRST) },
         { ALT: () => this.CONSUME(T.LAST) },
-      ]))
+      ])
     })
   })
 
   limitClause = this.RULE('limitClause', () => {
-    this.OR((this.alts.limitClause1 ??= [
+    this.OR(this.alts.limitClause1 ??= [
       {
         ALT: () => {
           this.CONSUME(T.LIMIT)
@@ -489,19 +489,19 @@ export class SqlParser extends CstParser {
       {
         ALT: () => {
           this.CONSUME(T.FETCH)
-          this.OR2((this.alts.limitClauseInner1 ??= [
+          this.OR2(this.alts.limitClauseInner1 ??= [
             { ALT: () => this.CONSUME(T.FIRST) },
             { ALT: () => this.CONSUME(T.NEXT) },
-          ]))
+          ])
           this.SUBRULE2(this.expression)
-          this.OR3((this.alts.limitClauseInner2 ??= [
+          this.OR3(this.alts.limitClauseInner2 ??= [
             { ALT: () => this.CONSUME(T.ROW) },
             { ALT: () => this.CONSUME(T.ROWS) },
-          ]))
+          ])
           this.CONSUME(T.ONLY)
         },
       },
-    ]))
+    ])
   })
 
   // ---------------------------------------------------------------- FROM
@@ -513,7 +513,7 @@ export class SqlParser extends CstParser {
   })
 
   joinTail = this.RULE('joinTail', () => {
-    this.OR((this.alts.joinTail1 ??= [
+    this.OR(this.alts.joinTail1 ??= [
       {
         ALT: () => {
           this.CONSUME(T.Comma)
@@ -531,32 +531,32 @@ export class SqlParser extends CstParser {
           })
         },
       },
-    ]))
+    ])
   })
 
   joinType = this.RULE('joinType', () => {
-    this.OR((this.alts.joinType1 ??= [
+    this.OR(this.alts.joinType1 ??= [
       { ALT: () => this.CONSUME(T.INNER) },
       { ALT: () => this.CONSUME(T.CROSS) },
       {
         ALT: () => {
-          this.OR2((this.alts.joinTypeInner1 ??= [
+          this.OR2(this.alts.joinTypeInner1 ??= [
             { ALT: () => this.CONSUME(T.LEFT) },
             { ALT: () => this.CONSUME(T.RIGHT) },
             { ALT: () => this.CONSUME(T.FULL) },
-          ]))
+          ])
           this.OPTION(() => this.CONSUME(T.OUTER))
         },
       },
-    ]))
+    ])
   })
 
   fromItem = this.RULE('fromItem', () => {
-    this.OR((this.alts.fromItem1 ??= [
+    this.OR(this.alts.fromItem1 ??= [
       { ALT: () => this.SUBRULE(this.windowTvfRef, ALT_LABEL) },
       { ALT: () => this.SUBRULE(this.subqueryRef, ALT_LABEL) },
       { ALT: () => this.SUBRULE(this.tableRef, ALT_LABEL) },
-    ]))
+    ])
   })
 
   /** `name [hints] [[AS] alias] [hints]` — Flink writes hints before the alias; both places are accepted. */
@@ -596,7 +596,7 @@ export class SqlParser extends CstParser {
       this.CONSUME(T.Name)
       this.CONSUME(T.Arrow)
     })
-    this.OR((this.alts.tvfArg1 ??= [
+    this.OR(this.alts.tvfArg1 ??= [
       {
         // '(' '(' … could open a subquery or an expression; tvfTableArg only takes '(' before a query keyword.
         GATE: () => this.LA(1).tokenType === T.TABLE || startsQuery(this.LA(2)),
@@ -605,24 +605,24 @@ export class SqlParser extends CstParser {
       },
       { ALT: () => this.SUBRULE(this.descriptorArg) },
       { ALT: () => this.SUBRULE(this.expression) },
-    ]))
+    ])
   })
 
   /** `TABLE t`, `TABLE (query)` or `(query)`, with SESSION's optional PARTITION BY. */
   tvfTableArg = this.RULE('tvfTableArg', () => {
-    this.OR((this.alts.tvfTableArg1 ??= [
+    this.OR(this.alts.tvfTableArg1 ??= [
       {
         ALT: () => {
           this.CONSUME(T.TABLE)
-          this.OR2((this.alts.tvfTableArgInner1 ??= [
+          this.OR2(this.alts.tvfTableArgInner1 ??= [
             { ALT: () => this.SUBRULE(this.qualifiedName) },
             { ALT: () => this.SUBRULE(this.parenQuery) },
-          ]))
+          ])
         },
       },
       // A '(' is a subquery only when a query keyword follows; otherwise it is a parenthesized expression.
       { GATE: () => startsQuery(this.LA(2)), ALT: () => this.SUBRULE2(this.parenQuery) },
-    ]))
+    ])
     this.OPTION(() => this.SUBRULE(this.partitionClause))
   })
 
@@ -636,7 +636,7 @@ export class SqlParser extends CstParser {
   partitionClause = this.RULE('partitionClause', () => {
     this.CONSUME(T.PARTITION)
     this.CONSUME(T.BY)
-    this.OR((this.alts.partitionClause1 ??= [
+    this.OR(this.alts.partitionClause1 ??= [
       {
         ALT: () => {
           this.CONSUME(T.LParen)
@@ -661,7 +661,7 @@ export class SqlParser extends CstParser {
           })
         },
       },
-    ]))
+    ])
   })
 
   descriptorArg = this.RULE('descriptorArg', () => {
@@ -700,12 +700,12 @@ export class SqlParser extends CstParser {
   })
 
   hintValue = this.RULE('hintValue', () => {
-    this.OR((this.alts.hintValue1 ??= [
+    this.OR(this.alts.hintValue1 ??= [
       { ALT: () => this.CONSUME(T.StringLit, ALT_LABEL) },
       { ALT: () => this.CONSUME(T.NumberLit, ALT_LABEL) },
       { ALT: () => this.SUBRULE(this.dottedWords, ALT_LABEL) },
       { ALT: () => this.CONSUME(T.QuotedIdentifier, ALT_LABEL) },
-    ]))
+    ])
   })
 
   // ---------------------------------------------------------------- types
@@ -720,7 +720,7 @@ export class SqlParser extends CstParser {
     })
     this.OPTION2(() => this.CONSUME(T.PRECISION))
     this.OPTION3(() => {
-      this.OR((this.alts.typeName1 ??= [
+      this.OR(this.alts.typeName1 ??= [
         {
           ALT: () => {
             this.CONSUME(T.WITH)
@@ -728,12 +728,12 @@ export class SqlParser extends CstParser {
           },
         },
         { ALT: () => this.CONSUME(T.WITHOUT) },
-      ]))
+      ])
       this.CONSUME(T.TIME)
       this.CONSUME(T.ZONE)
     })
     this.OPTION4(() => {
-      this.OR2((this.alts.typeName2 ??= [
+      this.OR2(this.alts.typeName2 ??= [
         {
           ALT: () => {
             this.CONSUME(T.NOT)
@@ -741,7 +741,7 @@ export class SqlParser extends CstParser {
           },
         },
         { ALT: () => this.CONSUME2(T.NULL) },
-      ]))
+      ])
     })
   })
 
@@ -758,17 +758,17 @@ export class SqlParser extends CstParser {
   })
 
   exprTail = this.RULE('exprTail', () => {
-    this.OR((this.alts.exprTail1 ??= [
+    this.OR(this.alts.exprTail1 ??= [
       {
         ALT: () => {
-          this.OR2((this.alts.exprTailInner1 ??= [
+          this.OR2(this.alts.exprTailInner1 ??= [
             { ALT: () => this.CONSUME(T.OR, { LABEL: 'op' }) },
             { ALT: () => this.CONSUME(T.AND, { LABEL: 'op' }) },
             { ALT: () => this.CONSUME(T.CompareOp, { LABEL: 'op' }) },
             { ALT: () => this.CONSUME(T.Concat, { LABEL: 'op' }) },
             { ALT: () => this.CONSUME(T.AddOp, { LABEL: 'op' }) },
             { ALT: () => this.CONSUME(T.MulOp, { LABEL: 'op' }) },
-          ]))
+          ])
           this.MANY(() => this.CONSUME(T.NOT))
           this.SUBRULE(this.primary)
         },
@@ -777,7 +777,7 @@ export class SqlParser extends CstParser {
         ALT: () => {
           this.CONSUME(T.IS)
           this.OPTION(() => this.CONSUME2(T.NOT, { LABEL: 'negated' }))
-          this.OR3((this.alts.exprTailInner2 ??= [
+          this.OR3(this.alts.exprTailInner2 ??= [
             { ALT: () => this.CONSUME(T.NULL) },
             { ALT: () => this.CONSUME(T.TRUE) },
             { ALT: () => this.CONSUME(T.FALSE) },
@@ -790,20 +790,20 @@ export class SqlParser extends CstParser {
                 this.SUBRULE(this.arithmetic, { LABEL: 'distinctFrom' })
               },
             },
-          ]))
+          ])
         },
       },
       {
         ALT: () => {
           this.OPTION2(() => this.CONSUME3(T.NOT, { LABEL: 'negated' }))
-          this.OR4((this.alts.exprTailInner3 ??= [
+          this.OR4(this.alts.exprTailInner3 ??= [
             { ALT: () => this.SUBRULE(this.betweenTail) },
             { ALT: () => this.SUBRULE(this.inTail) },
             { ALT: () => this.SUBRULE(this.likeTail) },
-          ]))
+          ])
         },
       },
-    ]))
+    ])
   })
 
   /** The bounds are arithmetic, so `x BETWEEN 1 AND 2 AND y` is `(x BETWEEN 1 AND 2) AND y`. */
@@ -834,11 +834,11 @@ export class SqlParser extends CstParser {
   arithmetic = this.RULE('arithmetic', () => {
     this.SUBRULE(this.primary)
     this.MANY(() => {
-      this.OR((this.alts.arithmetic1 ??= [
+      this.OR(this.alts.arithmetic1 ??= [
         { ALT: () => this.CONSUME(T.Concat, { LABEL: 'op' }) },
         { ALT: () => this.CONSUME(T.AddOp, { LABEL: 'op' }) },
         { ALT: () => this.CONSUME(T.MulOp, { LABEL: 'op' }) },
-      ]))
+      ])
       this.SUBRULE2(this.primary)
     })
   })
@@ -850,7 +850,7 @@ export class SqlParser extends CstParser {
   primary = this.RULE('primary', () => {
     const alt = ALT_LABEL
     this.MANY(() => this.CONSUME(T.AddOp))
-    this.OR((this.alts.primary1 ??= [
+    this.OR(this.alts.primary1 ??= [
       { ALT: () => this.CONSUME(T.NumberLit, alt) },
       { ALT: () => this.CONSUME(T.StringLit, alt) },
       { ALT: () => this.CONSUME(T.TRUE, alt) },
@@ -869,7 +869,7 @@ export class SqlParser extends CstParser {
       { ALT: () => this.SUBRULE(this.parenExpr, alt) },
       { ALT: () => this.SUBRULE(this.typedLiteral, alt) },
       { ALT: () => this.SUBRULE(this.nameExpr, alt) },
-    ]))
+    ])
   })
 
   /** `INTERVAL ['-'] '10' MINUTES`, `INTERVAL '1:30' HOUR TO MINUTE`; units are checked in to-ast. */
@@ -909,10 +909,10 @@ export class SqlParser extends CstParser {
   })
 
   castExpr = this.RULE('castExpr', () => {
-    this.OR((this.alts.castExpr1 ??= [
+    this.OR(this.alts.castExpr1 ??= [
       { ALT: () => this.CONSUME(T.CAST) },
       { ALT: () => this.CONSUME(T.TRY_CAST) },
-    ]))
+    ])
     this.CONSUME(T.LParen)
     this.SUBRULE(this.expression)
     this.CONSUME(T.AS)
@@ -931,11 +931,11 @@ export class SqlParser extends CstParser {
 
   /** `FLOOR(x)`, `FLOOR(ts TO HOUR)`, and the same for CEIL / CEILING. */
   floorCeilExpr = this.RULE('floorCeilExpr', () => {
-    this.OR((this.alts.floorCeilExpr1 ??= [
+    this.OR(this.alts.floorCeilExpr1 ??= [
       { ALT: () => this.CONSUME(T.FLOOR) },
       { ALT: () => this.CONSUME(T.CEIL) },
       { ALT: () => this.CONSUME(T.CEILING) },
-    ]))
+    ])
     this.CONSUME(T.LParen)
     this.SUBRULE(this.expression)
     this.OPTION(() => {
@@ -950,7 +950,7 @@ export class SqlParser extends CstParser {
     this.CONSUME(T.SUBSTRING)
     this.CONSUME(T.LParen)
     this.SUBRULE(this.expression, { LABEL: 'source' })
-    this.OR((this.alts.substringExpr1 ??= [
+    this.OR(this.alts.substringExpr1 ??= [
       {
         ALT: () => {
           this.CONSUME(T.FROM)
@@ -971,7 +971,7 @@ export class SqlParser extends CstParser {
           })
         },
       },
-    ]))
+    ])
     this.CONSUME(T.RParen)
   })
 
@@ -979,14 +979,14 @@ export class SqlParser extends CstParser {
   trimExpr = this.RULE('trimExpr', () => {
     this.CONSUME(T.TRIM)
     this.CONSUME(T.LParen)
-    this.OR((this.alts.trimExpr1 ??= [
+    this.OR(this.alts.trimExpr1 ??= [
       {
         ALT: () => {
-          this.OR2((this.alts.trimExprInner1 ??= [
+          this.OR2(this.alts.trimExprInner1 ??= [
             { ALT: () => this.CONSUME(T.BOTH) },
             { ALT: () => this.CONSUME(T.LEADING) },
             { ALT: () => this.CONSUME(T.TRAILING) },
-          ]))
+          ])
           this.OPTION(() => this.SUBRULE(this.expression, { LABEL: 'chars' }))
           this.CONSUME(T.FROM)
           this.SUBRULE2(this.expression, { LABEL: 'source' })
@@ -1001,7 +1001,7 @@ export class SqlParser extends CstParser {
           })
         },
       },
-    ]))
+    ])
     this.CONSUME(T.RParen)
   })
 
@@ -1017,13 +1017,13 @@ export class SqlParser extends CstParser {
 
   /** CURRENT_TIMESTAMP and friends, written without parentheses (an empty pair is tolerated). */
   niladicCall = this.RULE('niladicCall', () => {
-    this.OR((this.alts.niladicCall1 ??= [
+    this.OR(this.alts.niladicCall1 ??= [
       { ALT: () => this.CONSUME(T.CURRENT_TIMESTAMP, ALT_LABEL) },
       { ALT: () => this.CONSUME(T.CURRENT_DATE, ALT_LABEL) },
       { ALT: () => this.CONSUME(T.CURRENT_TIME, ALT_LABEL) },
       { ALT: () => this.CONSUME(T.LOCALTIMESTAMP, ALT_LABEL) },
       { ALT: () => this.CONSUME(T.LOCALTIME, ALT_LABEL) },
-    ]))
+    ])
     this.OPTION(() => {
       this.CONSUME(T.LParen)
       this.CONSUME(T.RParen)
@@ -1032,10 +1032,10 @@ export class SqlParser extends CstParser {
 
   /** Functions named by reserved words: LEFT(s, n), RIGHT(s, n). */
   keywordCall = this.RULE('keywordCall', () => {
-    this.OR((this.alts.keywordCall1 ??= [
+    this.OR(this.alts.keywordCall1 ??= [
       { ALT: () => this.CONSUME(T.LEFT) },
       { ALT: () => this.CONSUME(T.RIGHT) },
-    ]))
+    ])
     this.SUBRULE(this.callArgs)
   })
 
@@ -1060,10 +1060,10 @@ export class SqlParser extends CstParser {
     this.CONSUME(T.LParen)
     this.OPTION(() => this.SUBRULE(this.setQuantifier))
     this.OPTION2(() => {
-      this.OR((this.alts.callArgs1 ??= [
+      this.OR(this.alts.callArgs1 ??= [
         { ALT: () => this.CONSUME(T.Star) },
         { ALT: () => this.AT_LEAST_ONE_SEP({ SEP: T.Comma, DEF: () => this.SUBRULE(this.expression) }) },
-      ]))
+      ])
     })
     this.CONSUME(T.RParen)
     this.OPTION3(() => {

@@ -3,7 +3,8 @@
 import { WeirError } from '../common/errors.js'
 import type { Span } from '../common/span.js'
 import type * as A from './ast.js'
-import { alt, child, endOf, has, identFromToken, isToken, node, nodes, qualifiedName, startOf, stringValue, token, tokens, type CstElement, type CstNode, type IToken, type Spans } from './cst.js'
+import { alt, child, endOf, has, identFromToken, isToken, node, nodes, qualifiedName, startOf, stringValue, token, tokens, type CstElement, type CstNode,
+  type IToken, type Spans } from './cst.js'
 import { closest } from '../common/names.js'
 import * as T from './tokens.js'
 
@@ -12,7 +13,15 @@ type BinaryOperator = A.BinaryOperator
 // ---------------------------------------------------------------- operator precedence
 
 /** Binding power of each binary operator and of the postfix predicates (IS, BETWEEN, IN, LIKE). */
-const enum Prec { Or = 1, And = 2, Not = 3, Compare = 4, Concat = 5, Add = 6, Mul = 7 }
+const enum Prec {
+  Or = 1,
+  And = 2,
+  Not = 3,
+  Compare = 4,
+  Concat = 5,
+  Add = 6,
+  Mul = 7,
+}
 
 /** One element of a flattened operator chain, in source order. */
 type Item =
@@ -67,21 +76,36 @@ function arithmetic(n: CstNode, s: Spans): A.Expr {
 
 function binaryOp(t: IToken): { op: BinaryOperator; prec: Prec } {
   switch (t.tokenType) {
-    case T.OR: return { op: 'OR', prec: Prec.Or }
-    case T.AND: return { op: 'AND', prec: Prec.And }
-    case T.Eq: return { op: '=', prec: Prec.Compare }
-    case T.NotEq: return { op: '<>', prec: Prec.Compare }
-    case T.Lt: return { op: '<', prec: Prec.Compare }
-    case T.LtEq: return { op: '<=', prec: Prec.Compare }
-    case T.Gt: return { op: '>', prec: Prec.Compare }
-    case T.GtEq: return { op: '>=', prec: Prec.Compare }
-    case T.Concat: return { op: '||', prec: Prec.Concat }
-    case T.Plus: return { op: '+', prec: Prec.Add }
-    case T.Minus: return { op: '-', prec: Prec.Add }
-    case T.Star: return { op: '*', prec: Prec.Mul }
-    case T.Slash: return { op: '/', prec: Prec.Mul }
-    case T.Percent: return { op: '%', prec: Prec.Mul }
-    default: throw WeirError.internal(`unknown operator ${t.image}`)
+    case T.OR:
+      return { op: 'OR', prec: Prec.Or }
+    case T.AND:
+      return { op: 'AND', prec: Prec.And }
+    case T.Eq:
+      return { op: '=', prec: Prec.Compare }
+    case T.NotEq:
+      return { op: '<>', prec: Prec.Compare }
+    case T.Lt:
+      return { op: '<', prec: Prec.Compare }
+    case T.LtEq:
+      return { op: '<=', prec: Prec.Compare }
+    case T.Gt:
+      return { op: '>', prec: Prec.Compare }
+    case T.GtEq:
+      return { op: '>=', prec: Prec.Compare }
+    case T.Concat:
+      return { op: '||', prec: Prec.Concat }
+    case T.Plus:
+      return { op: '+', prec: Prec.Add }
+    case T.Minus:
+      return { op: '-', prec: Prec.Add }
+    case T.Star:
+      return { op: '*', prec: Prec.Mul }
+    case T.Slash:
+      return { op: '/', prec: Prec.Mul }
+    case T.Percent:
+      return { op: '%', prec: Prec.Mul }
+    default:
+      throw WeirError.internal(`unknown operator ${t.image}`)
   }
 }
 
@@ -99,7 +123,8 @@ class Climber {
         if (prec < minPrec) return left
         this.i++
         const right = this.parse(prec + 1)
-        left = { expr: { kind: 'BinaryOp', op, left: left.expr, right: right.expr, span: this.s.src.span(left.start, right.end) }, start: left.start, end: right.end }
+        left = { expr: { kind: 'BinaryOp', op, left: left.expr, right: right.expr, span: this.s.src.span(left.start, right.end) }, start: left.start,
+          end: right.end }
       } else if (item.kind === 'tail') {
         if (Prec.Compare < minPrec) return left
         this.i++
@@ -143,7 +168,7 @@ class Climber {
       if (between) {
         expr = { kind: 'Between', operand, low: arithmetic(child(between, 'low'), s), high: arithmetic(child(between, 'high'), s), negated, span }
       } else if (inList) {
-        expr = { kind: 'InList', operand, list: nodes(inList, 'expression').map((e) => expression(e, s)), negated, span }
+        expr = { kind: 'InList', operand, list: nodes(inList, 'expression').map(e => expression(e, s)), negated, span }
       } else if (like) {
         const escape = node(like, 'escape')
         expr = { kind: 'Like', operand, pattern: arithmetic(child(like, 'pattern'), s), ...(escape ? { escape: arithmetic(escape, s) } : {}), negated, span }
@@ -170,30 +195,52 @@ function primary(c: CstElement, s: Spans): A.Expr {
   if (isToken(c)) {
     const span = s.ofToken(c)
     switch (c.tokenType) {
-      case T.NumberLit: return { kind: 'Literal', type: 'number', text: c.image, span }
-      case T.StringLit: return { kind: 'Literal', type: 'string', text: stringValue(c), span }
-      case T.TRUE: return { kind: 'Literal', type: 'boolean', text: 'TRUE', span }
-      case T.FALSE: return { kind: 'Literal', type: 'boolean', text: 'FALSE', span }
-      case T.NULL: return { kind: 'Literal', type: 'null', text: 'NULL', span }
-      default: throw WeirError.internal(`unexpected token ${c.image} in expression`)
+      case T.NumberLit:
+        return { kind: 'Literal', type: 'number', text: c.image, span }
+      case T.StringLit:
+        return { kind: 'Literal', type: 'string', text: stringValue(c), span }
+      case T.TRUE:
+        return { kind: 'Literal', type: 'boolean', text: 'TRUE', span }
+      case T.FALSE:
+        return { kind: 'Literal', type: 'boolean', text: 'FALSE', span }
+      case T.NULL:
+        return { kind: 'Literal', type: 'null', text: 'NULL', span }
+      default:
+        throw WeirError.internal(`unexpected token ${c.image} in expression`)
     }
   }
   switch (c.name) {
-    case 'intervalLiteral': return intervalLiteral(c, s)
-    case 'typedLiteral': return typedLiteral(c, s)
-    case 'nameExpr': return nameExpr(c, s)
-    case 'caseExpr': return caseExpr(c, s)
-    case 'castExpr': return {
-      kind: 'Cast', operand: expression(child(c, 'expression'), s), type: typeName(child(c, 'typeName'), s),
-      try: has(c, 'TRY_CAST'), span: s.of(c),
-    }
-    case 'extractExpr': return {
-      kind: 'Extract', unit: timeUnit(token(c, 'Name')!, s, 'EXTRACT'), operand: expression(child(c, 'expression'), s), span: s.of(c),
-    }
-    case 'floorCeilExpr': return floorCeil(c, s)
-    case 'substringExpr': return substring(c, s)
-    case 'trimExpr': return trim(c, s)
-    case 'positionExpr': return call(keywordIdent(token(c, 'POSITION')!, s), [arithmetic(child(c, 'needle'), s), arithmetic(child(c, 'haystack'), s)], s.of(c))
+    case 'intervalLiteral':
+      return intervalLiteral(c, s)
+    case 'typedLiteral':
+      return typedLiteral(c, s)
+    case 'nameExpr':
+      return nameExpr(c, s)
+    case 'caseExpr':
+      return caseExpr(c, s)
+    case 'castExpr':
+      return {
+        kind: 'Cast',
+        operand: expression(child(c, 'expression'), s),
+        type: typeName(child(c, 'typeName'), s),
+        try: has(c, 'TRY_CAST'),
+        span: s.of(c),
+      }
+    case 'extractExpr':
+      return {
+        kind: 'Extract',
+        unit: timeUnit(token(c, 'Name')!, s, 'EXTRACT'),
+        operand: expression(child(c, 'expression'), s),
+        span: s.of(c),
+      }
+    case 'floorCeilExpr':
+      return floorCeil(c, s)
+    case 'substringExpr':
+      return substring(c, s)
+    case 'trimExpr':
+      return trim(c, s)
+    case 'positionExpr':
+      return call(keywordIdent(token(c, 'POSITION')!, s), [arithmetic(child(c, 'needle'), s), arithmetic(child(c, 'haystack'), s)], s.of(c))
     case 'niladicCall': {
       const t = alt(c) as IToken
       return call(keywordIdent(t, s), [], s.of(c))
@@ -202,8 +249,10 @@ function primary(c: CstElement, s: Spans): A.Expr {
       const t = (token(c, 'LEFT') ?? token(c, 'RIGHT'))!
       return functionCall(identFromToken(t, s), child(c, 'callArgs'), s.of(c), s)
     }
-    case 'parenExpr': return expression(child(c, 'expression'), s)
-    default: throw WeirError.internal(`unhandled expression rule ${c.name}`)
+    case 'parenExpr':
+      return expression(child(c, 'expression'), s)
+    default:
+      throw WeirError.internal(`unhandled expression rule ${c.name}`)
   }
 }
 
@@ -218,10 +267,27 @@ function call(name: A.Ident, args: A.Expr[], span: Span): A.FunctionCall {
 
 /** Interval units as Flink accepts them; the planner decides which it can evaluate. */
 const INTERVAL_UNITS = [
-  'MILLISECOND', 'SECOND', 'MINUTE', 'HOUR', 'DAY', 'WEEK', 'MONTH', 'QUARTER', 'YEAR',
-  'MILLISECONDS', 'SECONDS', 'MINUTES', 'HOURS', 'DAYS', 'WEEKS', 'MONTHS', 'QUARTERS', 'YEARS',
+  'MILLISECOND',
+  'SECOND',
+  'MINUTE',
+  'HOUR',
+  'DAY',
+  'WEEK',
+  'MONTH',
+  'QUARTER',
+  'YEAR',
+  'MILLISECONDS',
+  'SECONDS',
+  'MINUTES',
+  'HOURS',
+  'DAYS',
+  'WEEKS',
+  'MONTHS',
+  'QUARTERS',
+  'YEARS',
 ]
-const TIME_UNITS = ['MILLISECOND', 'SECOND', 'MINUTE', 'HOUR', 'DAY', 'WEEK', 'MONTH', 'QUARTER', 'YEAR', 'DOW', 'DOY', 'EPOCH', 'MICROSECOND', 'NANOSECOND', 'CENTURY', 'DECADE', 'MILLENNIUM', 'ISODOW', 'ISOYEAR']
+const TIME_UNITS = ['MILLISECOND', 'SECOND', 'MINUTE', 'HOUR', 'DAY', 'WEEK', 'MONTH', 'QUARTER', 'YEAR', 'DOW', 'DOY', 'EPOCH', 'MICROSECOND', 'NANOSECOND',
+  'CENTURY', 'DECADE', 'MILLENNIUM', 'ISODOW', 'ISOYEAR']
 
 function unitOf(t: IToken, s: Spans, allowed: readonly string[], what: string): string {
   const id = identFromToken(t, s)
@@ -230,7 +296,7 @@ function unitOf(t: IToken, s: Spans, allowed: readonly string[], what: string): 
   const guess = closest(unit, allowed)
   throw WeirError.syntax(`unknown ${what} unit '${id.value}'`, {
     span: id.span,
-    help: guess ? `did you mean ${guess}?` : `use one of ${allowed.filter((u) => !u.endsWith('S')).join(', ')}`,
+    help: guess ? `did you mean ${guess}?` : `use one of ${allowed.filter(u => !u.endsWith('S')).join(', ')}`,
   })
 }
 
@@ -250,7 +316,10 @@ function intervalLiteral(n: CstNode, s: Spans): A.IntervalLiteral {
   const unit = unitOf(token(n, 'unit')!, s, INTERVAL_UNITS, 'interval')
   const to = token(n, 'toUnit')
   return {
-    kind: 'IntervalLiteral', text, negative, unit,
+    kind: 'IntervalLiteral',
+    text,
+    negative,
+    unit,
     ...(to ? { toUnit: unitOf(to, s, INTERVAL_UNITS, 'interval') } : {}),
     span: s.of(n),
   }
@@ -269,7 +338,7 @@ function caseExpr(n: CstNode, s: Spans): A.CaseExpr {
   return {
     kind: 'CaseExpr',
     ...(operand ? { operand: expression(operand, s) } : {}),
-    whens: nodes(n, 'whenClause').map((w) => ({ when: expression(child(w, 'when'), s), then: expression(child(w, 'then'), s) })),
+    whens: nodes(n, 'whenClause').map(w => ({ when: expression(child(w, 'when'), s), then: expression(child(w, 'then'), s) })),
     ...(otherwise ? { else: expression(otherwise, s) } : {}),
     span: s.of(n),
   }
@@ -334,9 +403,9 @@ function functionCall(name: A.Ident, argsNode: CstNode, span: Span, s: Spans): A
   const upper = name.value.toUpperCase()
   let args: A.Expr[]
   if (UNIT_FIRST_FUNCTIONS.has(upper) && !name.quoted && argNodes.length > 0) {
-    args = [unitArgument(argNodes[0]!, s, upper), ...argNodes.slice(1).map((a) => expression(a, s))]
+    args = [unitArgument(argNodes[0]!, s, upper), ...argNodes.slice(1).map(a => expression(a, s))]
   } else {
-    args = argNodes.map((a) => expression(a, s))
+    args = argNodes.map(a => expression(a, s))
   }
   const filter = node(argsNode, 'filter')
   return { kind: 'FunctionCall', name, args, distinct, star, ...(filter ? { filter: expression(filter, s) } : {}), span }
@@ -357,21 +426,42 @@ function unitArgument(n: CstNode, s: Spans, fn: string): A.Literal {
 /** Type names as written → canonical names (see ast.ts TypeName). */
 const TYPE_NAMES: Record<string, string> = {
   BOOLEAN: 'BOOLEAN',
-  TINYINT: 'TINYINT', SMALLINT: 'SMALLINT', INT: 'INT', INTEGER: 'INT',
+  TINYINT: 'TINYINT',
+  SMALLINT: 'SMALLINT',
+  INT: 'INT',
+  INTEGER: 'INT',
   BIGINT: 'BIGINT',
-  FLOAT: 'DOUBLE', REAL: 'DOUBLE', DOUBLE: 'DOUBLE',
-  DECIMAL: 'DECIMAL', DEC: 'DECIMAL', NUMERIC: 'DECIMAL',
-  STRING: 'STRING', VARCHAR: 'STRING', CHAR: 'STRING',
-  TIMESTAMP: 'TIMESTAMP', TIMESTAMP_LTZ: 'TIMESTAMP_LTZ',
+  FLOAT: 'DOUBLE',
+  REAL: 'DOUBLE',
+  DOUBLE: 'DOUBLE',
+  DECIMAL: 'DECIMAL',
+  DEC: 'DECIMAL',
+  NUMERIC: 'DECIMAL',
+  STRING: 'STRING',
+  VARCHAR: 'STRING',
+  CHAR: 'STRING',
+  TIMESTAMP: 'TIMESTAMP',
+  TIMESTAMP_LTZ: 'TIMESTAMP_LTZ',
   DATE: 'DATE',
 }
 /** How many parameters each canonical type takes. */
 const MAX_PARAMS: Record<string, number> = {
-  BOOLEAN: 0, TINYINT: 0, SMALLINT: 0, INT: 0, BIGINT: 0, DOUBLE: 0, DECIMAL: 2, STRING: 1, TIMESTAMP: 1, TIMESTAMP_LTZ: 1, DATE: 0,
+  BOOLEAN: 0,
+  TINYINT: 0,
+  SMALLINT: 0,
+  INT: 0,
+  BIGINT: 0,
+  DOUBLE: 0,
+  DECIMAL: 2,
+  STRING: 1,
+  TIMESTAMP: 1,
+  TIMESTAMP_LTZ: 1,
+  DATE: 0,
 }
 /** Flink types Weir does not have (yet): reported as unsupported rather than unknown. */
 const UNSUPPORTED_TYPES = new Set(['TIME', 'BYTES', 'BINARY', 'VARBINARY', 'ARRAY', 'MAP', 'MULTISET', 'ROW', 'RAW', 'INTERVAL', 'CHARACTER', 'BOOL'])
-const SUPPORTED_TYPES_HELP = 'supported types: BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, DOUBLE, DECIMAL(p, s), STRING, VARCHAR(n), TIMESTAMP(p), TIMESTAMP_LTZ(p), DATE'
+const SUPPORTED_TYPES_HELP =
+  'supported types: BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, DOUBLE, DECIMAL(p, s), STRING, VARCHAR(n), TIMESTAMP(p), TIMESTAMP_LTZ(p), DATE'
 
 export function typeName(n: CstNode, s: Spans): A.TypeName {
   const id = identFromToken(token(n, 'Name')!, s)
@@ -396,7 +486,7 @@ export function typeName(n: CstNode, s: Spans): A.TypeName {
     }
     if (has(n, 'LOCAL')) name = 'TIMESTAMP_LTZ'
   }
-  const params = tokens(n, 'NumberLit').map((t) => {
+  const params = tokens(n, 'NumberLit').map(t => {
     if (!/^\d+$/.test(t.image)) throw WeirError.syntax(`type parameters are whole numbers, got ${t.image}`, { span: s.ofToken(t) })
     return Number(t.image)
   })

@@ -2,7 +2,8 @@
 // (tables with hints, subqueries, window TVFs, joins).
 import { WeirError } from '../common/errors.js'
 import type * as A from './ast.js'
-import { alt, child, has, ident, identFromToken, isToken, nameList, node, nodes, qualifiedName, stringValue, token, tokens, type CstNode, type Spans } from './cst.js'
+import { alt, child, has, ident, identFromToken, isToken, nameList, node, nodes, qualifiedName, stringValue, token, tokens, type CstNode,
+  type Spans } from './cst.js'
 import { expression } from './to-ast-expr.js'
 import { legacyGroupWindow } from './legacy-window.js'
 import { closest } from '../common/names.js'
@@ -18,7 +19,7 @@ export function query(n: CstNode, s: Spans): A.Query {
     body = {
       kind: 'OrderedQuery',
       query: body,
-      orderBy: orderBy ? nodes(orderBy, 'orderItem').map((i) => orderItem(i, s)) : [],
+      orderBy: orderBy ? nodes(orderBy, 'orderItem').map(i => orderItem(i, s)) : [],
       ...(limit ? { limit: expression(child(limit, 'expression'), s), limitSpan: s.of(limit) } : {}),
       span: s.between(exprNode, last),
     }
@@ -27,7 +28,7 @@ export function query(n: CstNode, s: Spans): A.Query {
   if (!withClause) return body
   return {
     kind: 'WithQuery',
-    ctes: nodes(withClause, 'cte').map((c) => {
+    ctes: nodes(withClause, 'cte').map(c => {
       const cols = node(c, 'nameList')
       return { name: ident(c, s), ...(cols ? { columns: nameList(cols, s) } : {}), query: query(child(c, 'query'), s), span: s.of(c) }
     }),
@@ -56,7 +57,8 @@ function intersectTerm(n: CstNode, s: Spans): A.Query {
   const first = child(n, 'queryPrimary')
   let acc = queryPrimary(first, s)
   for (const tail of nodes(n, 'intersectTail')) {
-    acc = { kind: 'SetOperation', op: 'INTERSECT', all: isAll(tail), left: acc, right: queryPrimary(child(tail, 'queryPrimary'), s), span: s.between(first, tail) }
+    acc = { kind: 'SetOperation', op: 'INTERSECT', all: isAll(tail), left: acc, right: queryPrimary(child(tail, 'queryPrimary'), s),
+      span: s.between(first, tail) }
   }
   return acc
 }
@@ -73,7 +75,7 @@ function queryPrimary(n: CstNode, s: Spans): A.Query {
   if (values) {
     return {
       kind: 'ValuesQuery',
-      rows: nodes(values, 'valuesRow').map((r) => nodes(r, 'expression').map((e) => expression(e, s))),
+      rows: nodes(values, 'valuesRow').map(r => nodes(r, 'expression').map(e => expression(e, s))),
       span: s.of(values),
     }
   }
@@ -88,12 +90,12 @@ function select(n: CstNode, s: Spans): A.Select {
   const from = node(n, 'fromClause')
   const sel: A.Select = {
     kind: 'Select',
-    hints: nodes(n, 'hintBlock').flatMap((h) => hintBlock(h, s)),
+    hints: nodes(n, 'hintBlock').flatMap(h => hintBlock(h, s)),
     distinct: quantifier !== undefined && has(quantifier, 'DISTINCT'),
-    items: nodes(n, 'selectItem').map((i) => selectItem(i, s)),
+    items: nodes(n, 'selectItem').map(i => selectItem(i, s)),
     ...(from ? { from: fromClause(from, s) } : {}),
     ...(where ? { where: expression(child(where, 'expression'), s) } : {}),
-    ...(groupBy ? { groupBy: nodes(groupBy, 'expression').map((e) => expression(e, s)) } : {}),
+    ...(groupBy ? { groupBy: nodes(groupBy, 'expression').map(e => expression(e, s)) } : {}),
     ...(having ? { having: expression(child(having, 'expression'), s) } : {}),
     span: s.of(n),
   }
@@ -157,7 +159,8 @@ function joinType(n: CstNode | undefined): A.Join['joinType'] {
 function fromItem(n: CstNode, s: Spans): A.FromItem {
   const c = alt(n) as CstNode
   switch (c.name) {
-    case 'tableRef': return tableRef(c, s)
+    case 'tableRef':
+      return tableRef(c, s)
     case 'subqueryRef': {
       const alias = node(c, 'alias')
       const columns = node(c, 'nameList')
@@ -169,8 +172,10 @@ function fromItem(n: CstNode, s: Spans): A.FromItem {
         span: s.of(c),
       }
     }
-    case 'windowTvfRef': return windowTvf(c, s)
-    default: throw WeirError.internal(`unhandled FROM item ${c.name}`)
+    case 'windowTvfRef':
+      return windowTvf(c, s)
+    default:
+      throw WeirError.internal(`unhandled FROM item ${c.name}`)
   }
 }
 
@@ -180,7 +185,7 @@ function tableRef(n: CstNode, s: Spans): A.TableRef {
     kind: 'TableRef',
     name: qualifiedName(child(n, 'qualifiedName'), s),
     ...(alias ? { alias: ident(alias, s) } : {}),
-    hints: nodes(n, 'hintBlock').flatMap((h) => hintBlock(h, s)),
+    hints: nodes(n, 'hintBlock').flatMap(h => hintBlock(h, s)),
     span: s.of(n),
   }
 }
@@ -194,7 +199,7 @@ const WINDOW_FUNCTIONS = ['TUMBLE', 'HOP', 'CUMULATE', 'SESSION'] as const
  */
 function windowTvf(n: CstNode, s: Spans): A.WindowTvf {
   const fnId = ident(n, s)
-  const fn = WINDOW_FUNCTIONS.find((f) => f === fnId.value.toUpperCase())
+  const fn = WINDOW_FUNCTIONS.find(f => f === fnId.value.toUpperCase())
   if (fn === undefined) {
     const guess = closest(fnId.value, WINDOW_FUNCTIONS)
     throw WeirError.syntax(`unknown window function '${fnId.value}'`, {
@@ -218,7 +223,7 @@ function windowTvf(n: CstNode, s: Spans): A.WindowTvf {
       inputName = nameId
       const partition = node(table, 'partitionClause')
       if (partition) {
-        partitionBy = nodes(partition, 'qualifiedName').map((q) => {
+        partitionBy = nodes(partition, 'qualifiedName').map(q => {
           const name = qualifiedName(q, s)
           return { kind: 'ColumnRef', name, span: name.span }
         })
@@ -265,7 +270,7 @@ function tvfInput(n: CstNode, s: Spans): A.TableRef | A.SubqueryRef {
 // ---------------------------------------------------------------- hints
 
 export function hintBlock(n: CstNode, s: Spans): A.Hint[] {
-  return nodes(n, 'hintItem').map((item) => {
+  return nodes(n, 'hintItem').map(item => {
     const options: (readonly [string, string])[] = []
     const values: string[] = []
     const args = nodes(item, 'hintArg')
@@ -295,7 +300,7 @@ export function dottedText(n: CstNode, s: Spans): string {
   const parts = [...tokens(n, 'Word'), ...tokens(n, 'Dot'), ...tokens(n, 'Minus')].sort((a, b) => a.startOffset - b.startOffset)
   for (let i = 1; i < parts.length; i++) {
     if (parts[i]!.startOffset !== parts[i - 1]!.endOffset! + 1) {
-      throw WeirError.syntax(`unexpected space in '${s.text(n)}'`, { span: s.of(n), help: `quote the key: '${parts.map((p) => p.image).join('')}'` })
+      throw WeirError.syntax(`unexpected space in '${s.text(n)}'`, { span: s.of(n), help: `quote the key: '${parts.map(p => p.image).join('')}'` })
     }
   }
   return s.text(n)

@@ -10,16 +10,20 @@ import * as T from './tokens.js'
 export { expression }
 
 export function script(n: CstNode, s: Spans): A.Statement[] {
-  return nodes(n, 'statement').map((st) => statement(st, s))
+  return nodes(n, 'statement').map(st => statement(st, s))
 }
 
 function statement(n: CstNode, s: Spans): A.Statement {
   const c = alt(n) as CstNode
   switch (c.name) {
-    case 'createStatement': return createStatement(c, s)
-    case 'dropStatement': return dropStatement(c, s)
-    case 'insertStatement': return insert(c, s)
-    case 'query': return { kind: 'QueryStatement', query: query(c, s), span: s.of(c) }
+    case 'createStatement':
+      return createStatement(c, s)
+    case 'dropStatement':
+      return dropStatement(c, s)
+    case 'insertStatement':
+      return insert(c, s)
+    case 'query':
+      return { kind: 'QueryStatement', query: query(c, s), span: s.of(c) }
     case 'setStatement': {
       const key = node(c, 'optionKey')
       const value = node(c, 'optionValue')
@@ -29,10 +33,14 @@ function statement(n: CstNode, s: Spans): A.Statement {
       const key = node(c, 'optionKey')
       return { kind: 'ResetOption', ...(key ? { key: optionText(key, s) } : {}), span: s.of(c) }
     }
-    case 'explainStatement': return explain(c, s)
-    case 'showStatement': return { kind: 'ShowTables', what: has(c, 'VIEWS') ? 'VIEWS' : 'TABLES', span: s.of(c) }
-    case 'describeStatement': return { kind: 'Describe', name: qualifiedName(child(c, 'qualifiedName'), s), span: s.of(c) }
-    default: throw WeirError.internal(`unhandled statement ${c.name}`)
+    case 'explainStatement':
+      return explain(c, s)
+    case 'showStatement':
+      return { kind: 'ShowTables', what: has(c, 'VIEWS') ? 'VIEWS' : 'TABLES', span: s.of(c) }
+    case 'describeStatement':
+      return { kind: 'Describe', name: qualifiedName(child(c, 'qualifiedName'), s), span: s.of(c) }
+    default:
+      throw WeirError.internal(`unhandled statement ${c.name}`)
   }
 }
 
@@ -86,7 +94,8 @@ function createTable(n: CstNode, temporary: boolean, span: A.CreateTable['span']
         if (col.primaryKey) setPrimaryKey(col.primaryKey)
         break
       }
-      default: throw WeirError.internal(`unhandled table element ${c.name}`)
+      default:
+        throw WeirError.internal(`unhandled table element ${c.name}`)
     }
   }
   const optionList = node(n, 'optionList')
@@ -129,7 +138,12 @@ function columnDef(n: CstNode, s: Spans): { column: A.ColumnDef; primaryKey?: A.
   if (metadata) {
     const from = token(metadata, 'StringLit')
     const column: A.MetadataColumn = {
-      kind: 'MetadataColumn', name, type, ...(from ? { from: stringValue(from) } : {}), virtual: has(metadata, 'VIRTUAL'), span,
+      kind: 'MetadataColumn',
+      name,
+      type,
+      ...(from ? { from: stringValue(from) } : {}),
+      virtual: has(metadata, 'VIRTUAL'),
+      span,
     }
     return { column, ...(primaryKey ? { primaryKey } : {}) }
   }
@@ -138,7 +152,7 @@ function columnDef(n: CstNode, s: Spans): { column: A.ColumnDef; primaryKey?: A.
 
 function options(n: CstNode, s: Spans): A.OptionPair[] {
   const seen = new Map<string, A.OptionPair>()
-  return nodes(n, 'optionPair').map((p) => {
+  return nodes(n, 'optionPair').map(p => {
     const k = token(p, 'key')!
     const v = token(p, 'value')!
     const pair: A.OptionPair = { key: stringValue(k), value: stringValue(v), keySpan: s.ofToken(k), valueSpan: s.ofToken(v) }

@@ -144,7 +144,11 @@ export class AggregateHandler {
         m.depShifts.push(shift)
         this.outMap[i] = this.maps.indexOf(m)
       } else {
-        pOps.push(op); pArgs.push(call.arg ?? -1); pFilters.push(filter); pSlots.push(s); pShifts.push(shift)
+        pOps.push(op)
+        pArgs.push(call.arg ?? -1)
+        pFilters.push(filter)
+        pSlots.push(s)
+        pShifts.push(shift)
       }
     })
     this.width = slot
@@ -198,7 +202,13 @@ export class AggregateHandler {
         case COUNT:
           if (row[args[i]!] != null) acc[s] = (acc[s] as number) + 1
           break
-        case SUM_DBL: case AVG_DBL: case SUM_INT: case SUM_LONG: case AVG_INT: case SUM_DEC: case AVG_DEC: {
+        case SUM_DBL:
+        case AVG_DBL:
+        case SUM_INT:
+        case SUM_LONG:
+        case AVG_INT:
+        case SUM_DEC:
+        case AVG_DEC: {
           // One small helper for every sum keeps this loop small enough for V8 to inline into the operator's.
           const v = row[args[i]!]
           if (v != null) addValue(acc, s, ops[i]!, this.pShifts[i]!, v)
@@ -234,12 +244,19 @@ export class AggregateHandler {
         case COUNT:
           if (row[args[i]!] != null) acc[s] = (acc[s] as number) - 1
           break
-        case SUM_DBL: case AVG_DBL: case SUM_INT: case SUM_LONG: case AVG_INT: case SUM_DEC: case AVG_DEC: {
+        case SUM_DBL:
+        case AVG_DBL:
+        case SUM_INT:
+        case SUM_LONG:
+        case AVG_INT:
+        case SUM_DEC:
+        case AVG_DEC: {
           const v = row[args[i]!]
           if (v != null) retractValue(acc, s, ops[i]!, this.pShifts[i]!, v)
           break
         }
-        case MIN: case MAX:
+        case MIN:
+        case MAX:
           throw WeirError.internal(`${this.describe(ops[i]!)} over an insert-only input received a retraction`)
       }
     }
@@ -253,10 +270,14 @@ export class AggregateHandler {
       const s = slots[i]!
       let v: unknown
       switch (ops[i]) {
-        case COUNT_STAR: case COUNT:
+        case COUNT_STAR:
+        case COUNT:
           v = acc[s]
           break
-        case SUM_DBL: case SUM_DEC: case SUM_INT: case SUM_LONG:
+        case SUM_DBL:
+        case SUM_DEC:
+        case SUM_INT:
+        case SUM_LONG:
           v = (acc[s + 1] as number) > 0 ? acc[s] : null
           break
         case AVG_INT: {
@@ -275,10 +296,12 @@ export class AggregateHandler {
           v = n > 0 ? divideHalfUp((acc[s] as bigint) * this.outScale[i]!, BigInt(n)) : null
           break
         }
-        case MIN: case MAX:
+        case MIN:
+        case MAX:
           v = acc[s]
           break
-        case MIN_MAP: case MAX_MAP:
+        case MIN_MAP:
+        case MAX_MAP:
           if (acc[s + 1] === true) this.recomputeExtreme(acc, s, ops[i] === MIN_MAP, this.maps[this.outMap[i]!]!)
           v = acc[s]
           break
@@ -332,10 +355,12 @@ export class AggregateHandler {
     for (let i = 0; i < ops.length; i++) {
       const s = slots[i]!
       switch (ops[i]) {
-        case COUNT_STAR: case COUNT:
+        case COUNT_STAR:
+        case COUNT:
           target[s] = (target[s] as number) + (source[s] as number)
           break
-        case SUM_DBL: case AVG_DBL:
+        case SUM_DBL:
+        case AVG_DBL:
           target[s] = (target[s] as number) + (source[s] as number)
           target[s + 1] = (target[s + 1] as number) + (source[s + 1] as number)
           break
@@ -345,11 +370,13 @@ export class AggregateHandler {
           target[s + 1] = (target[s + 1] as number) + (source[s + 1] as number)
           break
         }
-        case SUM_LONG: case AVG_INT:
+        case SUM_LONG:
+        case AVG_INT:
           target[s] = add64(target[s] as Int64, source[s] as Int64)
           target[s + 1] = (target[s + 1] as number) + (source[s + 1] as number)
           break
-        case SUM_DEC: case AVG_DEC:
+        case SUM_DEC:
+        case AVG_DEC:
           target[s] = (target[s] as bigint) + (source[s] as bigint)
           target[s + 1] = (target[s + 1] as number) + (source[s + 1] as number)
           break
@@ -387,7 +414,13 @@ export class AggregateHandler {
         case COUNT:
           acc[s] = (acc[s] as number) + sign
           break
-        case SUM_DBL: case AVG_DBL: case SUM_INT: case SUM_LONG: case AVG_INT: case SUM_DEC: case AVG_DEC:
+        case SUM_DBL:
+        case AVG_DBL:
+        case SUM_INT:
+        case SUM_LONG:
+        case AVG_INT:
+        case SUM_DEC:
+        case AVG_DEC:
           if (sign > 0) addValue(acc, s, ops[i]!, m.depShifts[i]!, v)
           else retractValue(acc, s, ops[i]!, m.depShifts[i]!, v)
           break
@@ -437,16 +470,25 @@ function opOf(call: AggCall, retracting: boolean): number {
       return call.arg === null ? COUNT_STAR : COUNT
     case 'SUM':
       switch (call.argType?.kind) {
-        case 'DECIMAL': return SUM_DEC
-        case 'BIGINT': return SUM_LONG
-        case 'INT': case 'SMALLINT': case 'TINYINT': return SUM_INT
-        default: return SUM_DBL
+        case 'DECIMAL':
+          return SUM_DEC
+        case 'BIGINT':
+          return SUM_LONG
+        case 'INT':
+        case 'SMALLINT':
+        case 'TINYINT':
+          return SUM_INT
+        default:
+          return SUM_DBL
       }
     case 'AVG':
       switch (call.argType?.kind) {
-        case 'DECIMAL': return AVG_DEC
-        case 'DOUBLE': return AVG_DBL
-        default: return AVG_INT
+        case 'DECIMAL':
+          return AVG_DEC
+        case 'DOUBLE':
+          return AVG_DBL
+        default:
+          return AVG_INT
       }
     case 'MIN':
       return retracting ? MIN_MAP : MIN
@@ -457,11 +499,23 @@ function opOf(call: AggCall, retracting: boolean): number {
 
 function initialSlots(op: number): unknown[] {
   switch (op) {
-    case COUNT_STAR: case COUNT: return [0]
-    case SUM_DBL: case SUM_INT: case SUM_LONG: case AVG_INT: case AVG_DBL: return [0, 0]
-    case SUM_DEC: case AVG_DEC: return [0n, 0]
-    case MIN: case MAX: return [null]
-    default: return [null, false]
+    case COUNT_STAR:
+    case COUNT:
+      return [0]
+    case SUM_DBL:
+    case SUM_INT:
+    case SUM_LONG:
+    case AVG_INT:
+    case AVG_DBL:
+      return [0, 0]
+    case SUM_DEC:
+    case AVG_DEC:
+      return [0n, 0]
+    case MIN:
+    case MAX:
+      return [null]
+    default:
+      return [null, false]
   }
 }
 
@@ -469,10 +523,19 @@ function initialSlots(op: number): unknown[] {
 function addValue(acc: Accumulator, s: number, op: number, shift: number, v: unknown): void {
   acc[s + 1] = (acc[s + 1] as number) + 1
   switch (op) {
-    case SUM_INT: acc[s] = (((acc[s] as number) + (v as number)) << shift) >> shift; break
-    case SUM_DBL: case AVG_DBL: acc[s] = (acc[s] as number) + (v as number); break
-    case SUM_DEC: case AVG_DEC: acc[s] = (acc[s] as bigint) + (v as bigint); break
-    default: acc[s] = add64(acc[s] as Int64, v as Int64)
+    case SUM_INT:
+      acc[s] = (((acc[s] as number) + (v as number)) << shift) >> shift
+      break
+    case SUM_DBL:
+    case AVG_DBL:
+      acc[s] = (acc[s] as number) + (v as number)
+      break
+    case SUM_DEC:
+    case AVG_DEC:
+      acc[s] = (acc[s] as bigint) + (v as bigint)
+      break
+    default:
+      acc[s] = add64(acc[s] as Int64, v as Int64)
   }
 }
 
@@ -481,10 +544,19 @@ function retractValue(acc: Accumulator, s: number, op: number, shift: number, v:
   acc[s + 1] = n
   switch (op) {
     // Back to no values: restart the sum at 0 rather than carry floating-point residue.
-    case SUM_DEC: case AVG_DEC: acc[s] = n === 0 ? 0n : (acc[s] as bigint) - (v as bigint); break
-    case SUM_INT: acc[s] = n === 0 ? 0 : (((acc[s] as number) - (v as number)) << shift) >> shift; break
-    case SUM_DBL: case AVG_DBL: acc[s] = n === 0 ? 0 : (acc[s] as number) - (v as number); break
-    default: acc[s] = n === 0 ? 0 : sub64(acc[s] as Int64, v as Int64)
+    case SUM_DEC:
+    case AVG_DEC:
+      acc[s] = n === 0 ? 0n : (acc[s] as bigint) - (v as bigint)
+      break
+    case SUM_INT:
+      acc[s] = n === 0 ? 0 : (((acc[s] as number) - (v as number)) << shift) >> shift
+      break
+    case SUM_DBL:
+    case AVG_DBL:
+      acc[s] = n === 0 ? 0 : (acc[s] as number) - (v as number)
+      break
+    default:
+      acc[s] = n === 0 ? 0 : sub64(acc[s] as Int64, v as Int64)
   }
 }
 

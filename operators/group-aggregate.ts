@@ -57,7 +57,7 @@ export class GroupAggregateOperator implements Operator {
       let prev: Row | null = null
       if (acc === undefined) {
         // A group that does not exist (new, or expired) is not created by retractions.
-        if (kinds !== null) while (i !== -1 && isRetraction(kinds[i]!)) i = next[i]!
+        if (kinds !== null) { while (i !== -1 && isRetraction(kinds[i]!)) i = next[i]! }
         if (i === -1) continue
         acc = handler.createAccumulator()
         // Value counts may outlive an expired accumulator; a new group starts from nothing.

@@ -83,7 +83,9 @@ export class WindowAggregateOperator implements Operator {
   async prefetchState(batch: Batch, input: number, load: (requests: readonly PrefetchRequest[]) => Promise<void>): Promise<void> {
     if (this.aligned !== null || !this.eventTime) {
       const requests: PrefetchRequest[] = []
-      this.stateRequests(batch, input, (key, namespace) => { requests.push({ key, namespace }) })
+      this.stateRequests(batch, input, (key, namespace) => {
+        requests.push({ key, namespace })
+      })
       return load(requests)
     }
     const ctx = this.ctx
@@ -95,7 +97,7 @@ export class WindowAggregateOperator implements Operator {
       const row = rows[i]!
       const key = keys[i]!
       let entry = byKey.get(key.encoded)
-      if (entry === undefined) byKey.set(key.encoded, (entry = { key, times: [] }))
+      if (entry === undefined) byKey.set(key.encoded, entry = { key, times: [] })
       const ts = row[timeIndex] as number | null
       if (ts != null) entry.times.push(ts)
     }
@@ -106,13 +108,18 @@ export class WindowAggregateOperator implements Operator {
     for (const { key, times } of byKey.values()) {
       state.setCurrentKey(key)
       const list = this.sessions.value()
-      if (list !== undefined) for (let j = 0; j < list.length; j += SESSION_FIELDS) second.push({ key, namespace: list[j + 2]!, states: this.accStates })
+      if (list !== undefined) { for (let j = 0; j < list.length; j += SESSION_FIELDS) second.push({ key, namespace: list[j + 2]!, states: this.accStates }) }
       // A row that falls into no stored session may open one named by its time (it may also
       // join a session opened earlier in this batch; loading its namespace then is harmless).
       for (const ts of times) {
         let joins = false
         if (list !== undefined) {
-          for (let j = 0; j < list.length; j += SESSION_FIELDS) if (list[j]! <= ts + gap && list[j + 1]! >= ts) { joins = true; break }
+          for (let j = 0; j < list.length; j += SESSION_FIELDS) {
+            if (list[j]! <= ts + gap && list[j + 1]! >= ts) {
+              joins = true
+              break
+            }
+          }
         }
         if (!joins) second.push({ key, namespace: ts, states: this.accStates })
       }
@@ -204,7 +211,10 @@ export class WindowAggregateOperator implements Operator {
       for (let i = grouper.first[g]!; i !== -1; i = next[i]!) {
         const row = rows[i]!
         const ts = eventTime ? row[timeIndex] as number | null : procTime
-        if (ts == null) { dropped++; continue }
+        if (ts == null) {
+          dropped++
+          continue
+        }
         const count = assignWindowEnds(window, ts, ends)
         let accepted = false
         for (let w = 0; w < count; w++) {
@@ -212,14 +222,22 @@ export class WindowAggregateOperator implements Operator {
           if (end - 1 <= wm) continue // this window has fired already
           accepted = true
           let acc: Accumulator | null = null
-          for (let c = 0; c < this.cacheSize; c++) if (cacheEnds[c] === end) { acc = cacheAccs[c]!; break }
+          for (let c = 0; c < this.cacheSize; c++) {
+            if (cacheEnds[c] === end) {
+              acc = cacheAccs[c]!
+              break
+            }
+          }
           if (acc === null) {
             if (this.cacheSize === WINDOW_CACHE) this.writeBack()
             acc = this.loadWindow(end)
             cacheEnds[this.cacheSize] = end
             cacheAccs[this.cacheSize++] = acc
           }
-          if (handler.hasMaps && mapNs !== end) { handler.setNamespace(end); mapNs = end }
+          if (handler.hasMaps && mapNs !== end) {
+            handler.setNamespace(end)
+            mapNs = end
+          }
           handler.accumulate(acc, row)
         }
         if (!accepted) dropped++
@@ -282,7 +300,10 @@ export class WindowAggregateOperator implements Operator {
       for (let i = grouper.first[g]!; i !== -1; i = next[i]!) {
         const row = rows[i]!
         const ts = this.eventTime ? row[timeIndex] as number | null : procTime
-        if (ts == null) { dropped++; continue }
+        if (ts == null) {
+          dropped++
+          continue
+        }
         let start = ts, end = ts + gap
         // Sessions [s, e) and [ts, ts + gap) merge when they intersect or touch (Flink: s <= end && e >= start).
         let target = -1
@@ -296,7 +317,10 @@ export class WindowAggregateOperator implements Operator {
           }
         }
         // Open sessions have not fired, so a row that joins one is never late.
-        if (target < 0 && end - 1 <= wm) { dropped++; continue }
+        if (target < 0 && end - 1 <= wm) {
+          dropped++
+          continue
+        }
         changed = true
         if (target < 0) {
           if (curAcc !== null) this.storeAcc(curNs, curAcc)

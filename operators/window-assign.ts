@@ -51,7 +51,10 @@ export class WindowAssignOperator implements Operator {
     for (let i = 0; i < n; i++) {
       const row = rows[i]!
       const ts = eventTime ? row[timeIndex] as number | null : procTime
-      if (ts == null) { dropped++; continue }
+      if (ts == null) {
+        dropped++
+        continue
+      }
       const count = assignWindowEnds(window, ts, ends)
       const width = row.length
       for (let w = 0; w < count; w++) {

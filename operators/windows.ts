@@ -23,26 +23,37 @@ export function validateWindow(spec: WindowSpec): void {
     if (!(v > 0) || !Number.isFinite(v)) throw WeirError.plan(`${spec.kind} window ${what} must be a positive interval, got ${v} ms`)
   }
   switch (spec.kind) {
-    case 'TUMBLE': positive('size', spec.size); break
-    case 'HOP': positive('slide', spec.slide); positive('size', spec.size); break
+    case 'TUMBLE':
+      positive('size', spec.size)
+      break
+    case 'HOP':
+      positive('slide', spec.slide)
+      positive('size', spec.size)
+      break
     case 'CUMULATE':
-      positive('step', spec.step); positive('max size', spec.maxSize)
+      positive('step', spec.step)
+      positive('max size', spec.maxSize)
       if (spec.maxSize % spec.step !== 0) {
         throw WeirError.plan(`CUMULATE window max size (${spec.maxSize} ms) must be an integral multiple of its step (${spec.step} ms)`, {
           help: 'choose a step that divides the max size',
         })
       }
       break
-    case 'SESSION': positive('gap', spec.gap); break
+    case 'SESSION':
+      positive('gap', spec.gap)
+      break
   }
 }
 
 /** The most windows one timestamp can fall into. */
 export function maxWindowsPerRow(spec: AlignedWindowSpec): number {
   switch (spec.kind) {
-    case 'TUMBLE': return 1
-    case 'HOP': return Math.ceil(spec.size / spec.slide)
-    case 'CUMULATE': return spec.maxSize / spec.step
+    case 'TUMBLE':
+      return 1
+    case 'HOP':
+      return Math.ceil(spec.size / spec.slide)
+    case 'CUMULATE':
+      return spec.maxSize / spec.step
   }
 }
 
@@ -75,8 +86,11 @@ export function assignWindowEnds(spec: AlignedWindowSpec, ts: number, ends: Floa
 /** The start of the window ending at `end`. */
 export function windowStartOf(spec: AlignedWindowSpec, end: number): number {
   switch (spec.kind) {
-    case 'TUMBLE': return end - spec.size
-    case 'HOP': return end - spec.size
-    case 'CUMULATE': return end - 1 - floorMod(end - 1 - spec.offset, spec.maxSize)
+    case 'TUMBLE':
+      return end - spec.size
+    case 'HOP':
+      return end - spec.size
+    case 'CUMULATE':
+      return end - 1 - floorMod(end - 1 - spec.offset, spec.maxSize)
   }
 }

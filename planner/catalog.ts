@@ -53,7 +53,7 @@ export class Catalog {
     const guess = closest(name, [...this.objects.values()].map(o => o.name))
     throw WeirError.plan(`table or view '${name}' not found`, {
       span,
-      help: guess ? `did you mean '${guess}'?` : 'create it first with CREATE TABLE … WITH (\'connector\' = …)',
+      help: guess ? `did you mean '${guess}'?` : "create it first with CREATE TABLE … WITH ('connector' = …)",
     })
   }
 
@@ -62,7 +62,8 @@ export class Catalog {
     if (this.objects.has(key)) {
       if (ifNotExists) return false
       const existing = this.objects.get(key)!
-      throw WeirError.plan(`${existing.kind} '${obj.name}' already exists`, { span, help: `use CREATE ${obj.kind.toUpperCase()} IF NOT EXISTS, or DROP ${existing.kind.toUpperCase()} ${existing.name} first` })
+      throw WeirError.plan(`${existing.kind} '${obj.name}' already exists`, { span,
+        help: `use CREATE ${obj.kind.toUpperCase()} IF NOT EXISTS, or DROP ${existing.kind.toUpperCase()} ${existing.name} first` })
     }
     this.objects.set(key, obj)
     return true

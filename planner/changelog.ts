@@ -18,15 +18,26 @@ export function changelogOf(plan: LogicalPlan): { mode: ChangelogMode; origin?: 
 
 function infer(plan: LogicalPlan): { mode: ChangelogMode; origin?: LogicalPlan } {
   switch (plan.kind) {
-    case 'Scan': case 'Values': return { mode: 'insert-only' }
-    case 'Project': case 'Filter': case 'Sink': return changelogOf(plan.input)
-    case 'Aggregate': return { mode: 'updating', origin: plan }
-    case 'WindowAggregate': case 'WindowTvf': {
+    case 'Scan':
+    case 'Values':
+      return { mode: 'insert-only' }
+    case 'Project':
+    case 'Filter':
+    case 'Sink':
+      return changelogOf(plan.input)
+    case 'Aggregate':
+      return { mode: 'updating', origin: plan }
+    case 'WindowAggregate':
+    case 'WindowTvf': {
       const input = changelogOf(plan.input)
       if (input.mode === 'updating') {
-        throw WeirError.unsupported(`a window ${plan.kind === 'WindowTvf' ? 'table function' : 'aggregate'} cannot consume the updates produced by ${describe(input.origin!)}`, {
-          span: plan.span, help: 'window an insert-only stream: move the window before the GROUP BY, or aggregate the window output instead',
-        })
+        throw WeirError.unsupported(
+          `a window ${plan.kind === 'WindowTvf' ? 'table function' : 'aggregate'} cannot consume the updates produced by ${describe(input.origin!)}`,
+          {
+            span: plan.span,
+            help: 'window an insert-only stream: move the window before the GROUP BY, or aggregate the window output instead',
+          },
+        )
       }
       return { mode: 'insert-only' }
     }
@@ -34,7 +45,8 @@ function infer(plan: LogicalPlan): { mode: ChangelogMode; origin?: LogicalPlan }
       const updating = plan.inputs.map(changelogOf).find(c => c.mode === 'updating')
       return updating ?? { mode: 'insert-only' }
     }
-    default: return assertNever(plan)
+    default:
+      return assertNever(plan)
   }
 }
 
@@ -42,8 +54,10 @@ function infer(plan: LogicalPlan): { mode: ChangelogMode; origin?: LogicalPlan }
 export function describe(plan: LogicalPlan): string {
   const where = plan.span.start.line > 0 ? ` at line ${plan.span.start.line}, column ${plan.span.start.column}` : ''
   switch (plan.kind) {
-    case 'Aggregate': return `${plan.distinct ? 'the DISTINCT' : 'the GROUP BY aggregate'}${where}`
-    default: return `the ${plan.kind}${where}`
+    case 'Aggregate':
+      return `${plan.distinct ? 'the DISTINCT' : 'the GROUP BY aggregate'}${where}`
+    default:
+      return `the ${plan.kind}${where}`
   }
 }
 
@@ -56,11 +70,16 @@ export function checkChangelog(plan: LogicalPlan): void {
   const options = Object.fromEntries(Object.entries(plan.table.options).filter(([k]) => k !== 'connector'))
   if (!factory.sink!.acceptsUpdates(options)) {
     const origin = input.origin!
-    throw WeirError.plan(`table '${plan.table.name}' (connector '${factory.name}'${options['format'] ? `, format '${options['format']}'` : ''}) can only take inserts, but the query produces updates from ${describe(origin)}`, {
-      span: origin.span,
-      help: factory.name === 'filesystem'
-        ? `set 'format' = 'debezium-json' on '${plan.table.name}' to write a changelog, or make the query insert-only (e.g. a window aggregate)`
-        : 'write to a sink that accepts updates (print, blackhole, or filesystem with debezium-json), or make the query insert-only',
-    })
+    throw WeirError.plan(
+      `table '${plan.table.name}' (connector '${factory.name}'${
+        options['format'] ? `, format '${options['format']}'` : ''
+      }) can only take inserts, but the query produces updates from ${describe(origin)}`,
+      {
+        span: origin.span,
+        help: factory.name === 'filesystem'
+          ? `set 'format' = 'debezium-json' on '${plan.table.name}' to write a changelog, or make the query insert-only (e.g. a window aggregate)`
+          : 'write to a sink that accepts updates (print, blackhole, or filesystem with debezium-json), or make the query insert-only',
+      },
+    )
   }
 }

@@ -22,10 +22,13 @@ export function tableFromAst(stmt: ast.CreateTable): CatalogTable {
     if (seen.has(key)) throw WeirError.plan(`column '${c.name.value}' is defined twice`, { span: c.name.span })
     seen.set(key, c.name.span)
     switch (c.kind) {
-      case 'PhysicalColumn': return { name: c.name.value, type: typeFromAst(c.type), kind: 'physical', span: c.span }
-      case 'ComputedColumn': return { name: c.name.value, type: { kind: 'NULL', nullable: true }, kind: 'computed', expr: c.expr, span: c.span }
+      case 'PhysicalColumn':
+        return { name: c.name.value, type: typeFromAst(c.type), kind: 'physical', span: c.span }
+      case 'ComputedColumn':
+        return { name: c.name.value, type: { kind: 'NULL', nullable: true }, kind: 'computed', expr: c.expr, span: c.span }
       case 'MetadataColumn':
-        throw WeirError.unsupported('METADATA columns are not supported by the available connectors', { span: c.span, help: 'remove the column, or compute it with AS' })
+        throw WeirError.unsupported('METADATA columns are not supported by the available connectors', { span: c.span,
+          help: 'remove the column, or compute it with AS' })
     }
   })
   const options: Record<string, string> = {}
@@ -38,13 +41,15 @@ export function tableFromAst(stmt: ast.CreateTable): CatalogTable {
     optionValueSpans[o.key] = o.valueSpan
   }
   if (stmt.primaryKey && stmt.primaryKey.enforced) {
-    throw WeirError.unsupported('PRIMARY KEY constraints cannot be enforced', { span: stmt.primaryKey.span, help: 'declare it as PRIMARY KEY (…) NOT ENFORCED' })
+    throw WeirError.unsupported('PRIMARY KEY constraints cannot be enforced', { span: stmt.primaryKey.span,
+      help: 'declare it as PRIMARY KEY (…) NOT ENFORCED' })
   }
   const primaryKey = (stmt.primaryKey?.columns ?? []).map(c => {
     const col = columns.find(x => x.name.toLowerCase() === c.value.toLowerCase())
     if (!col) throw WeirError.plan(`primary key column '${c.value}' is not a column of '${name}'`, { span: c.span })
     if (col.kind !== 'physical') {
-      throw WeirError.plan(`primary key column '${col.name}' is a computed column`, { span: c.span, help: 'a primary key is made of physical columns (as in Flink)' })
+      throw WeirError.plan(`primary key column '${col.name}' is a computed column`, { span: c.span,
+        help: 'a primary key is made of physical columns (as in Flink)' })
     }
     return col.name
   })
@@ -52,7 +57,14 @@ export function tableFromAst(stmt: ast.CreateTable): CatalogTable {
   // queries, a source rejects a record without a value for one, and a sink enforces it.
   const keyed = new Set(primaryKey)
   let table: CatalogTable = {
-    kind: 'table', name, columns: columns.map(c => (keyed.has(c.name) ? { ...c, type: withNullable(c.type, false) } : c)), primaryKey, options, optionSpans, optionValueSpans, span: stmt.span,
+    kind: 'table',
+    name,
+    columns: columns.map(c => (keyed.has(c.name) ? { ...c, type: withNullable(c.type, false) } : c)),
+    primaryKey,
+    options,
+    optionSpans,
+    optionValueSpans,
+    span: stmt.span,
     watermark: stmt.watermark ? { column: stmt.watermark.column.value, expr: stmt.watermark.expr, span: stmt.watermark.span } : undefined,
   }
   // Computed column types come from binding their expressions.
@@ -70,20 +82,23 @@ function checkWatermark(table: CatalogTable, wm: ast.WatermarkDef): void {
   }
   if (!isTimestamp(col.type)) {
     throw WeirError.plan(`WATERMARK FOR '${col.name}' needs a TIMESTAMP(3) or TIMESTAMP_LTZ(3) column, but it is ${formatType(col.type)}`, {
-      span: wm.column.span, help: `add a computed column, e.g. ts AS TO_TIMESTAMP_LTZ(${col.name}, 3), and declare the watermark on it`,
+      span: wm.column.span,
+      help: `add a computed column, e.g. ts AS TO_TIMESTAMP_LTZ(${col.name}, 3), and declare the watermark on it`,
     })
   }
   const { fields } = tableFields(table)
   const rex = bindExpr(wm.expr, { scope: Scope.of(fields), clause: 'WATERMARK' })
   if (!isTimestamp(rex.type)) {
-    throw WeirError.plan(`the WATERMARK expression must be a timestamp, but it is ${formatType(rex.type)}`, { span: wm.expr.span, help: `e.g. ${col.name} - INTERVAL '5' SECOND` })
+    throw WeirError.plan(`the WATERMARK expression must be a timestamp, but it is ${formatType(rex.type)}`, { span: wm.expr.span,
+      help: `e.g. ${col.name} - INTERVAL '5' SECOND` })
   }
 }
 
 function checkConnector(table: CatalogTable): void {
   const connector = table.options['connector']
   if (connector === undefined) {
-    throw WeirError.plan(`table '${table.name}' has no 'connector' option`, { span: table.span, help: `add WITH ('connector' = 'filesystem', 'path' = '…', 'format' = 'json'), or datagen, nexmark, print, blackhole` })
+    throw WeirError.plan(`table '${table.name}' has no 'connector' option`, { span: table.span,
+      help: `add WITH ('connector' = 'filesystem', 'path' = '…', 'format' = 'json'), or datagen, nexmark, print, blackhole` })
   }
   const physical = table.columns.filter(c => c.kind === 'physical').map(c => ({ name: c.name, type: c.type }))
   const rest = Object.fromEntries(Object.entries(table.options).filter(([k]) => k !== 'connector'))

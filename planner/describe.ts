@@ -23,7 +23,8 @@ export function describeObject(obj: CatalogObject, catalog: Catalog, config: Job
     return {
       columns: ['name', 'type', 'null', 'key', 'extras', 'watermark'],
       rows: obj.columns.map((c, i) => [
-        c.name, formatType({ ...fields[i]!.type, nullable: true } as typeof c.type).replace(/ \*\w+\*$/, ''),
+        c.name,
+        formatType({ ...fields[i]!.type, nullable: true } as typeof c.type).replace(/ \*\w+\*$/, ''),
         fields[i]!.type.nullable ? 'TRUE' : 'FALSE',
         obj.primaryKey.includes(c.name) ? `PRI(${obj.primaryKey.join(', ')})` : '',
         c.kind === 'computed' ? 'AS …' : '',

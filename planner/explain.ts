@@ -28,7 +28,9 @@ export function explainJobGraph(graph: JobGraph, opts: ExplainOptions = {}): str
       let p = `${childPrefix}+- `
       let cp = `${childPrefix}${last ? '   ' : '|  '}`
       if (edge.exchange.kind !== 'forward') {
-        const ex = edge.exchange.kind === 'hash' ? `Exchange(distribution=[hash[${edge.exchange.keys.map(k => child.schema[k]?.name ?? `$${k}`).join(', ')}]])` : 'Exchange(distribution=[single])'
+        const ex = edge.exchange.kind === 'hash'
+          ? `Exchange(distribution=[hash[${edge.exchange.keys.map(k => child.schema[k]?.name ?? `$${k}`).join(', ')}]])`
+          : 'Exchange(distribution=[single])'
         lines.push(`${p}${ex}`)
         p = `${cp}+- `
         cp = `${cp}   `
@@ -67,11 +69,16 @@ function names(fields: readonly Field[]): string {
 export function formatWindow(w: WindowSpec): string {
   const off = (o: number): string => (o ? `, offset=${formatDuration(o)}` : '')
   switch (w.kind) {
-    case 'TUMBLE': return `TUMBLE(size=${formatDuration(w.size)}${off(w.offset)})`
-    case 'HOP': return `HOP(slide=${formatDuration(w.slide)}, size=${formatDuration(w.size)}${off(w.offset)})`
-    case 'CUMULATE': return `CUMULATE(step=${formatDuration(w.step)}, max=${formatDuration(w.maxSize)}${off(w.offset)})`
-    case 'SESSION': return `SESSION(gap=${formatDuration(w.gap)})`
-    default: return assertNever(w)
+    case 'TUMBLE':
+      return `TUMBLE(size=${formatDuration(w.size)}${off(w.offset)})`
+    case 'HOP':
+      return `HOP(slide=${formatDuration(w.slide)}, size=${formatDuration(w.size)}${off(w.offset)})`
+    case 'CUMULATE':
+      return `CUMULATE(step=${formatDuration(w.step)}, max=${formatDuration(w.maxSize)}${off(w.offset)})`
+    case 'SESSION':
+      return `SESSION(gap=${formatDuration(w.gap)})`
+    default:
+      return assertNever(w)
   }
 }
 
@@ -96,7 +103,8 @@ function describeNode(node: PhysicalNode, input: readonly Field[], opts: Explain
       if (s.watermark) parts.push(`watermark=[${s.watermark.text}]`)
       return `Source(${parts.join(', ')}, ${m})`
     }
-    case 'Values': return `Values(rows=[${s.rows.length}], ${m})`
+    case 'Values':
+      return `Values(rows=[${s.rows.length}], ${m})`
     case 'Calc': {
       const select = s.projection.map((r, i) => {
         const text = formatRex(r, input)
@@ -105,22 +113,34 @@ function describeNode(node: PhysicalNode, input: readonly Field[], opts: Explain
       return `Calc(select=[${select.join(', ')}]${s.condition ? `, where=[${formatRex(s.condition, input)}]` : ''}, ${m})`
     }
     case 'WindowAssign':
-      return `WindowTableFunction(window=[${formatWindow(s.window)}], time=[${input[s.timeIndex]?.name}${s.timeDomain === 'processing' ? ' (proctime)' : ''}], ${m})`
+      return `WindowTableFunction(window=[${formatWindow(s.window)}], time=[${input[s.timeIndex]?.name}${
+        s.timeDomain === 'processing' ? ' (proctime)' : ''
+      }], ${m})`
     case 'WindowAggregate': {
       const k = s.keys.length
       const aggs = s.aggs.map((a, i) => formatAgg(a, input, node.schema[k + i]!.name))
-      return `WindowAggregate(window=[${formatWindow(s.window)}], time=[${input[s.timeIndex]?.name}${s.timeDomain === 'processing' ? ' (proctime)' : ''}], groupBy=[${s.keys.map(i => input[i]!.name).join(', ')}], select=[${[...s.keys.map(i => input[i]!.name), ...aggs, 'window_start', 'window_end', 'window_time'].join(', ')}], ${m})`
+      return `WindowAggregate(window=[${formatWindow(s.window)}], time=[${input[s.timeIndex]?.name}${
+        s.timeDomain === 'processing' ? ' (proctime)' : ''
+      }], groupBy=[${s.keys.map(i => input[i]!.name).join(', ')}], select=[${
+        [...s.keys.map(i => input[i]!.name), ...aggs, 'window_start', 'window_end', 'window_time'].join(', ')
+      }], ${m})`
     }
     case 'GroupAggregate': {
       const k = s.keys.length
       if (s.aggs.length === 0) return `Distinct(keys=[${s.keys.map(i => input[i]!.name).join(', ')}], ${m})`
       const aggs = s.aggs.map((a, i) => formatAgg(a, input, node.schema[k + i]!.name))
-      return `GroupAggregate(groupBy=[${s.keys.map(i => input[i]!.name).join(', ')}], select=[${[...s.keys.map(i => input[i]!.name), ...aggs].join(', ')}]${s.inputUpdating ? ', consumesRetractions=[true]' : ''}, ${m})`
+      return `GroupAggregate(groupBy=[${s.keys.map(i => input[i]!.name).join(', ')}], select=[${[...s.keys.map(i => input[i]!.name), ...aggs].join(', ')}]${
+        s.inputUpdating ? ', consumesRetractions=[true]' : ''
+      }, ${m})`
     }
-    case 'Union': return `Union(all=[true], ${m})`
-    case 'Sink': return `Sink(table=[${s.table}], connector=[${s.connector}], fields=[${names(s.schema)}], ${m})`
-    case 'Collect': return `Collect(fields=[${names(s.schema)}], ${m})`
-    default: return assertNever(s)
+    case 'Union':
+      return `Union(all=[true], ${m})`
+    case 'Sink':
+      return `Sink(table=[${s.table}], connector=[${s.connector}], fields=[${names(s.schema)}], ${m})`
+    case 'Collect':
+      return `Collect(fields=[${names(s.schema)}], ${m})`
+    default:
+      return assertNever(s)
   }
 }
 
@@ -129,7 +149,9 @@ function stateLines(node: PhysicalNode, input: readonly Field[], warnings: strin
   const keyNames = (keys: readonly number[]): string => (keys.length ? keys.map(i => input[i]!.name).join(', ') : '(none: one global group)')
   switch (s.kind) {
     case 'WindowAggregate': {
-      const mapStates = s.aggs.filter(a => a.distinct).map(a => `MapState<${a.arg === null ? '*' : input[a.arg]!.name}, count> per window for ${a.fn}(DISTINCT)`)
+      const mapStates = s.aggs.filter(a => a.distinct).map(a =>
+        `MapState<${a.arg === null ? '*' : input[a.arg]!.name}, count> per window for ${a.fn}(DISTINCT)`
+      )
       const shape = s.window.kind === 'SESSION' ? 'ValueState<sessions + accumulators> per key' : 'ValueState<accumulators> per (key, window)'
       const cleanup = s.timeDomain === 'event' ? 'cleared when the watermark passes the window end' : 'cleared when processing time passes the window end'
       return [`state: ${[shape, ...mapStates].join('; ')}; key=[${keyNames(s.keys)}]; ttl=[not needed]; bounded=[yes: ${cleanup}]`]
@@ -141,14 +163,30 @@ function stateLines(node: PhysicalNode, input: readonly Field[], warnings: strin
         .map(a => `MapState<${a.arg === null ? '*' : input[a.arg]!.name}, count> for ${a.fn}(${a.distinct ? 'DISTINCT ' : ''}…)`)
       const shape = s.aggs.length === 0 ? 'ValueState<row count> per key' : 'ValueState<accumulators> per key'
       const ttl = s.ttlMs > 0 ? formatDuration(s.ttlMs) : 'none'
-      const bounded = s.ttlMs > 0 ? `yes: keys idle for ${formatDuration(s.ttlMs)} expire` : s.keys.length === 0 ? 'yes: a single group' : 'NO: one entry per distinct key, kept forever'
+      const bounded = s.ttlMs > 0
+        ? `yes: keys idle for ${formatDuration(s.ttlMs)} expire`
+        : s.keys.length === 0
+        ? 'yes: a single group'
+        : 'NO: one entry per distinct key, kept forever'
       if (s.ttlMs === 0 && s.keys.length > 0) {
-        warnings.push(`${node.id} (${s.aggs.length === 0 ? 'Distinct' : 'GroupAggregate'} on [${keyNames(s.keys)}]) keeps state for every key forever, so its state grows without bound; set 'table.exec.state.ttl' (e.g. SET 'table.exec.state.ttl' = '1 h') or add a /*+ STATE_TTL('<alias>' = '1 h') */ hint`)
+        warnings.push(
+          `${node.id} (${s.aggs.length === 0 ? 'Distinct' : 'GroupAggregate'} on [${
+            keyNames(s.keys)
+          }]) keeps state for every key forever, so its state grows without bound; `
+            + `set 'table.exec.state.ttl' (e.g. SET 'table.exec.state.ttl' = '1 h') or add a /*+ STATE_TTL('<alias>' = '1 h') */ hint`,
+        )
       }
       return [`state: ${[shape, ...maps].join('; ')}; key=[${keyNames(s.keys)}]; ttl=[${ttl}]; bounded=[${bounded}]`]
     }
-    case 'Source': case 'Values': case 'Calc': case 'WindowAssign': case 'Union': case 'Sink': case 'Collect':
+    case 'Source':
+    case 'Values':
+    case 'Calc':
+    case 'WindowAssign':
+    case 'Union':
+    case 'Sink':
+    case 'Collect':
       return []
-    default: return assertNever(s)
+    default:
+      return assertNever(s)
   }
 }

@@ -24,7 +24,8 @@ export function planInsert(stmt: ast.Insert, catalog: Catalog, config: JobConfig
   if (stmt.overwrite) throw WeirError.unsupported('INSERT OVERWRITE is not supported on streams', { span: stmt.span, help: 'use INSERT INTO' })
   const factory = getConnector(target.options['connector']!)
   if (!factory.sink) {
-    throw WeirError.plan(`table '${target.name}' uses connector '${factory.name}', which cannot be written to`, { span: stmt.table.span, help: 'insert into a filesystem, print or blackhole table' })
+    throw WeirError.plan(`table '${target.name}' uses connector '${factory.name}', which cannot be written to`, { span: stmt.table.span,
+      help: 'insert into a filesystem, print or blackhole table' })
   }
   const query = new QueryBinder(catalog, config, warn).bindQuery(stmt.query)
   const input = conformToSink(query.plan, target, stmt)
@@ -63,7 +64,8 @@ function conformToSink(plan: LogicalPlan, table: CatalogTable, stmt: ast.Insert)
   } else {
     if (qf.length !== sinkCols.length) {
       throw WeirError.plan(`the query produces ${qf.length} columns but '${table.name}' has ${sinkCols.length} (${sinkCols.map(c => c.name).join(', ')})`, {
-        span: stmt.query.span, help: 'select one value per sink column, in order, or list the target columns after the table name',
+        span: stmt.query.span,
+        help: 'select one value per sink column, in order, or list the target columns after the table name',
       })
     }
     sources = sinkCols.map((_, i) => i)
@@ -75,7 +77,8 @@ function conformToSink(plan: LogicalPlan, table: CatalogTable, stmt: ast.Insert)
       if (!col.type.nullable) {
         // As in Flink: a column left out of the list gets NULL, which a NOT NULL column cannot hold.
         throw WeirError.plan(`column '${col.name}' of '${table.name}' is NOT NULL, but the INSERT's column list leaves it out`, {
-          span: spanOf(stmt.columns![0]!.span, stmt.columns!.at(-1)!.span), help: `list '${col.name}' and select a value for it`,
+          span: spanOf(stmt.columns![0]!.span, stmt.columns!.at(-1)!.span),
+          help: `list '${col.name}' and select a value for it`,
         })
       }
       identity = false
@@ -85,9 +88,13 @@ function conformToSink(plan: LogicalPlan, table: CatalogTable, stmt: ast.Insert)
     if (from !== i) identity = false
     if (sameType(t, col.type)) return inputRef(from, t)
     if (!assignable(t, col.type)) {
-      throw WeirError.plan(`column ${from + 1} of the query ('${qf[from]!.name}') is ${formatType(withoutTimeAttr(t))}, but sink column '${col.name}' is ${formatType(col.type)}`, {
-        span: stmt.query.span, help: `CAST it: CAST(${qf[from]!.name} AS ${formatType(withNullable(col.type, true))})`,
-      })
+      throw WeirError.plan(
+        `column ${from + 1} of the query ('${qf[from]!.name}') is ${formatType(withoutTimeAttr(t))}, but sink column '${col.name}' is ${formatType(col.type)}`,
+        {
+          span: stmt.query.span,
+          help: `CAST it: CAST(${qf[from]!.name} AS ${formatType(withNullable(col.type, true))})`,
+        },
+      )
     }
     identity = false
     return castTo(inputRef(from, t), withNullable(col.type, true), stmt.span)

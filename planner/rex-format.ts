@@ -8,7 +8,8 @@ const INFIX = new Set(['+', '-', '*', '/', '%', '=', '<>', '<', '<=', '>', '>=',
 
 export function formatRex(rex: Rex, fields: readonly Field[]): string {
   switch (rex.kind) {
-    case 'Input': return fields[rex.index]?.name ?? `$${rex.index}`
+    case 'Input':
+      return fields[rex.index]?.name ?? `$${rex.index}`
     case 'Literal':
       if (rex.value === null) return 'NULL'
       if (rex.type.kind === 'STRING') return `'${String(rex.value).replace(/'/g, "''")}'`
@@ -19,18 +20,25 @@ export function formatRex(rex: Rex, fields: readonly Field[]): string {
       const a = rex.args.map(x => formatRex(x, fields))
       if (INFIX.has(rex.op) && a.length === 2) return `(${a[0]} ${rex.op} ${a[1]})`
       switch (rex.op) {
-        case 'NOT': return `NOT ${a[0]}`
-        case 'NEG': return `-${a[0]}`
-        case 'IS_NULL': return `${a[0]} IS NULL`
-        case 'IS_NOT_NULL': return `${a[0]} IS NOT NULL`
-        case 'CAST': case 'TRY_CAST': return `${rex.op}(${a[0]} AS ${formatType(rex.type)})`
+        case 'NOT':
+          return `NOT ${a[0]}`
+        case 'NEG':
+          return `-${a[0]}`
+        case 'IS_NULL':
+          return `${a[0]} IS NULL`
+        case 'IS_NOT_NULL':
+          return `${a[0]} IS NOT NULL`
+        case 'CAST':
+        case 'TRY_CAST':
+          return `${rex.op}(${a[0]} AS ${formatType(rex.type)})`
         case 'CASE': {
           let s = 'CASE'
           for (let i = 0; i + 1 < a.length; i += 2) s += ` WHEN ${a[i]} THEN ${a[i + 1]}`
           if (a.length % 2 === 1) s += ` ELSE ${a[a.length - 1]}`
           return `${s} END`
         }
-        default: return `${rex.op}(${a.join(', ')})`
+        default:
+          return `${rex.op}(${a.join(', ')})`
       }
     }
   }

@@ -42,7 +42,15 @@ export class BatchKeys {
 
   /** Forgets a processed batch, so its rows and keys are not kept alive by this cache. */
   release(rows: readonly Row[]): void {
-    if (rows === this.rowsA) { this.rowsA = null; this.inputA = -1; this.keysA = NONE }
-    if (rows === this.rowsB) { this.rowsB = null; this.inputB = -1; this.keysB = NONE }
+    if (rows === this.rowsA) {
+      this.rowsA = null
+      this.inputA = -1
+      this.keysA = NONE
+    }
+    if (rows === this.rowsB) {
+      this.rowsB = null
+      this.inputB = -1
+      this.keysB = NONE
+    }
   }
 }

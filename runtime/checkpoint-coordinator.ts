@@ -12,10 +12,8 @@ import { operatorSignature } from '../core/signature.js'
 import { encodeObject, joinUri, putObject, type StoredObject } from '../checkpoint/objects.js'
 import type { CheckpointStorage } from '../checkpoint/storage/api.js'
 import type { StateHandle } from '../state/handles.js'
-import {
-  MANIFEST_FORMAT, applyRetention, checkpointFolder, highestId, PrefixedStorage, referencedObjects, savepointFolder, writeManifest,
-  type Manifest, type OperatorManifest, type SourceManifest, type SubtaskData, type SubtaskManifest,
-} from './checkpoint.js'
+import { MANIFEST_FORMAT, applyRetention, checkpointFolder, highestId, PrefixedStorage, referencedObjects, savepointFolder, writeManifest, type Manifest,
+  type OperatorManifest, type SourceManifest, type SubtaskData, type SubtaskManifest } from './checkpoint.js'
 import type { ExecutionEnv } from './job-env.js'
 import { dropAhead } from './read-ahead.js'
 import type { SourceRunner } from './source-runner.js'
@@ -119,11 +117,21 @@ export class CheckpointCoordinator {
     const prefix = savepoint ? '' : checkpointFolder(id) + '/'
     const location = savepoint ? base.uri : joinUri(config.storage.uri, checkpointFolder(id))
     const inflight: Inflight = {
-      barrier, base, prefix, location, expected: this.order.filter(t => t.node.spec.kind !== 'Source').length, acked: 0,
-      operators: new Map(), sources: this.sources.positions(), sinks: {}, uploads: [],
+      barrier,
+      base,
+      prefix,
+      location,
+      expected: this.order.filter(t => t.node.spec.kind !== 'Source').length,
+      acked: 0,
+      operators: new Map(),
+      sources: this.sources.positions(),
+      sinks: {},
+      uploads: [],
     }
     this.inflight = inflight
-    for (const task of this.order) if (task.finished && task.node.spec.kind !== 'Source' && task.node.spec.kind !== 'Values') await this.snapshotTask(task, barrier)
+    for (const task of this.order) {
+      if (task.finished && task.node.spec.kind !== 'Source' && task.node.spec.kind !== 'Values') await this.snapshotTask(task, barrier)
+    }
     for (const task of this.order) if (task.node.spec.kind === 'Values') inflight.acked++
     for (const src of this.sources.sources) if (!src.task.finished) broadcast(src.task, ch => ({ t: 'barrier', ch, barrier }))
     await driver.pump()
@@ -134,7 +142,11 @@ export class CheckpointCoordinator {
       if (hold) await hold
       return this.writeInflightManifest(inflight, false)
     })
-    inflight.done.then(() => { if (!savepoint) driver.wake('completed') }, () => { if (!savepoint) driver.wake('completed') })
+    inflight.done.then(() => {
+      if (!savepoint) driver.wake('completed')
+    }, () => {
+      if (!savepoint) driver.wake('completed')
+    })
   }
 
   // ------------------------------------------------------------------ alignment
@@ -187,10 +199,14 @@ export class CheckpointCoordinator {
     const data: SubtaskData = { timers: task.timers!.snapshot() }
     const encoded = encodeObject(data)
     const subtask: { -readonly [K in keyof SubtaskManifest]: SubtaskManifest[K] } = {
-      index: task.index, keyGroups: task.range, data: undefined as unknown as StoredObject, state: undefined as unknown as StateHandle, watermark: task.watermark,
+      index: task.index,
+      keyGroups: task.range,
+      data: undefined as unknown as StoredObject,
+      state: undefined as unknown as StateHandle,
+      watermark: task.watermark,
     }
     let list = cp.operators.get(id)
-    if (list === undefined) cp.operators.set(id, (list = []))
+    if (list === undefined) cp.operators.set(id, list = [])
     list.push(subtask)
     cp.uploads.push(encoded.then(async gz => {
       subtask.data = await putObject(cp.base, own + 'data.bin.gz', gz)
@@ -198,20 +214,37 @@ export class CheckpointCoordinator {
       if (hold) await hold
     }))
     const snapshot = await task.state!.checkpoint({
-      storage: cp.base, ownPrefix: own, sharedPrefix: 'shared/', selfContained: barrier.savepoint, checkpointId: barrier.id, tmpDir: this.tmpDir,
+      storage: cp.base,
+      ownPrefix: own,
+      sharedPrefix: 'shared/',
+      selfContained: barrier.savepoint,
+      checkpointId: barrier.id,
+      tmpDir: this.tmpDir,
     })
-    cp.uploads.push(snapshot.upload.then(handle => { subtask.state = handle }))
+    cp.uploads.push(snapshot.upload.then(handle => {
+      subtask.state = handle
+    }))
   }
 
   private async writeInflightManifest(cp: Inflight, finished: boolean): Promise<void> {
     const operators: Record<string, OperatorManifest> = {}
     for (const [id, subtasks] of cp.operators) {
       const node = this.graph.nodes.find(n => n.id === id)!
-      operators[id] = { kind: node.spec.kind, signature: operatorSignature(node), parallelism: subtasks.length, subtasks: [...subtasks].sort((a, b) => a.index - b.index) }
+      operators[id] = { kind: node.spec.kind, signature: operatorSignature(node), parallelism: subtasks.length, subtasks: [...subtasks].sort((a, b) =>
+        a.index - b.index
+      ) }
     }
     const manifest: Manifest = {
-      format: MANIFEST_FORMAT, job: this.graph.name, id: cp.barrier.id, kind: cp.barrier.savepoint ? 'savepoint' : 'checkpoint', finished,
-      timestamp: Date.now(), maxParallelism: this.graph.config.maxParallelism, operators, sources: cp.sources, sinks: cp.sinks,
+      format: MANIFEST_FORMAT,
+      job: this.graph.name,
+      id: cp.barrier.id,
+      kind: cp.barrier.savepoint ? 'savepoint' : 'checkpoint',
+      finished,
+      timestamp: Date.now(),
+      maxParallelism: this.graph.config.maxParallelism,
+      operators,
+      sources: cp.sources,
+      sinks: cp.sinks,
     }
     if (cp.barrier.savepoint) await writeManifest(cp.base, '', manifest)
     else await writeManifest(cp.base, checkpointFolder(cp.barrier.id), manifest)
@@ -227,7 +260,8 @@ export class CheckpointCoordinator {
       await cp.done
     } catch (e) {
       throw WeirError.checkpoint(`checkpoint ${cp.barrier.id} to '${cp.location}' failed: ${(e as Error).message}`, {
-        help: (e instanceof WeirError ? e.help : undefined) ?? 'check that the checkpoint storage is reachable and writable', cause: e,
+        help: (e instanceof WeirError ? e.help : undefined) ?? 'check that the checkpoint storage is reachable and writable',
+        cause: e,
       })
     } finally {
       this.inflight = null
@@ -259,9 +293,16 @@ export class CheckpointCoordinator {
     if (!this.exactlyOnce) return
     const id = this.nextCheckpointId++
     const cp: Inflight = {
-      barrier: { id, savepoint: false }, base: this.env.checkpoint!.storage, prefix: checkpointFolder(id) + '/',
-      location: joinUri(this.env.checkpoint!.storage.uri, checkpointFolder(id)), expected: 0, acked: 0,
-      operators: new Map(), sources: this.sources.positions(), sinks: {}, uploads: [],
+      barrier: { id, savepoint: false },
+      base: this.env.checkpoint!.storage,
+      prefix: checkpointFolder(id) + '/',
+      location: joinUri(this.env.checkpoint!.storage.uri, checkpointFolder(id)),
+      expected: 0,
+      acked: 0,
+      operators: new Map(),
+      sources: this.sources.positions(),
+      sinks: {},
+      uploads: [],
     }
     for (const task of this.order) if (task.sink?.prepareCommit) cp.sinks[task.node.id] = await task.sink.prepareCommit(id)
     await this.writeInflightManifest(cp, true)

@@ -118,7 +118,11 @@ function fromFormat1(manifest: Manifest): Manifest {
   const operators: Record<string, OperatorManifest> = {}
   for (const [id, op] of Object.entries(manifest.operators)) {
     const subtasks = (op.subtasks as readonly (SubtaskManifest & Format1Subtask)[]).map(s => ({
-      index: s.index, keyGroups: s.keyGroups, data: s.data, state: handleOfFormat1(s), watermark: s.watermark,
+      index: s.index,
+      keyGroups: s.keyGroups,
+      data: s.data,
+      state: handleOfFormat1(s),
+      watermark: s.watermark,
     }))
     operators[id] = { ...op, subtasks }
   }
@@ -225,7 +229,10 @@ export interface SkippedCheckpoint {
  * ones when the newest cannot be read (`warn` names what was skipped). Undefined when there is none.
  */
 export async function findLatest(
-  job: CheckpointStorage, warn: (message: string, skipped: SkippedCheckpoint) => void, below = Infinity, savepoints: CheckpointStorage = job,
+  job: CheckpointStorage,
+  warn: (message: string, skipped: SkippedCheckpoint) => void,
+  below = Infinity,
+  savepoints: CheckpointStorage = job,
 ): Promise<CheckpointRef | undefined> {
   const found = (await listCompleted(job)).map(c => ({ ...c, storage: job }))
   if (savepoints.uri !== job.uri) {
@@ -266,17 +273,35 @@ export class PrefixedStorage implements CheckpointStorage {
   constructor(private readonly inner: CheckpointStorage, private readonly prefix: string) {
     this.uri = joinUri(inner.uri, prefix)
   }
-  private p(path: string): string { return path === '' ? this.prefix : `${this.prefix}/${path}` }
-  put(path: string, data: Uint8Array): Promise<void> { return this.inner.put(this.p(path), data) }
-  putFile(path: string, localFile: string): Promise<void> { return this.inner.putFile(this.p(path), localFile) }
-  get(path: string): Promise<Buffer> { return this.inner.get(this.p(path)) }
-  getFile(path: string, localFile: string): Promise<void> { return this.inner.getFile(this.p(path), localFile) }
-  exists(path: string): Promise<boolean> { return this.inner.exists(this.p(path)) }
+  private p(path: string): string {
+    return path === '' ? this.prefix : `${this.prefix}/${path}`
+  }
+  put(path: string, data: Uint8Array): Promise<void> {
+    return this.inner.put(this.p(path), data)
+  }
+  putFile(path: string, localFile: string): Promise<void> {
+    return this.inner.putFile(this.p(path), localFile)
+  }
+  get(path: string): Promise<Buffer> {
+    return this.inner.get(this.p(path))
+  }
+  getFile(path: string, localFile: string): Promise<void> {
+    return this.inner.getFile(this.p(path), localFile)
+  }
+  exists(path: string): Promise<boolean> {
+    return this.inner.exists(this.p(path))
+  }
   async list(prefix: string): Promise<string[]> {
     const all = await this.inner.list(this.p(prefix))
     return all.map(path => path.slice(this.prefix.length + 1))
   }
-  delete(paths: readonly string[]): Promise<void> { return this.inner.delete(paths.map(path => this.p(path))) }
-  deletePrefix(prefix: string): Promise<void> { return this.inner.deletePrefix(this.p(prefix)) }
-  lock(path: string, claim: LockClaim): Promise<LockAttempt> { return this.inner.lock(this.p(path), claim) }
+  delete(paths: readonly string[]): Promise<void> {
+    return this.inner.delete(paths.map(path => this.p(path)))
+  }
+  deletePrefix(prefix: string): Promise<void> {
+    return this.inner.deletePrefix(this.p(prefix))
+  }
+  lock(path: string, claim: LockClaim): Promise<LockAttempt> {
+    return this.inner.lock(this.p(path), claim)
+  }
 }

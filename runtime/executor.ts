@@ -115,9 +115,12 @@ class JobExecution {
   private checkCompatible(manifest: Manifest): void {
     const where = this.env.restore!.location
     if (manifest.maxParallelism !== this.maxParallelism) {
-      throw WeirError.checkpoint(`checkpoint '${where}' was taken with 'pipeline.max-parallelism' = ${manifest.maxParallelism}, but this job has ${this.maxParallelism}`, {
-        help: 'the number of key groups cannot change; set it back, or start over with --fresh',
-      })
+      throw WeirError.checkpoint(
+        `checkpoint '${where}' was taken with 'pipeline.max-parallelism' = ${manifest.maxParallelism}, but this job has ${this.maxParallelism}`,
+        {
+          help: 'the number of key groups cannot change; set it back, or start over with --fresh',
+        },
+      )
     }
     const stateful = this.graph.nodes.filter(n => this.subtasks.byNode.get(n.id)![0]!.stateful)
     for (const node of stateful) {
@@ -166,15 +169,25 @@ class JobExecution {
           const factory = getConnector(spec.connector)
           invariant(factory.sink, `connector ${spec.connector} has no sink`)
           task.sink = enforceNotNull(await factory.sink.create({
-            table: spec.table, options: spec.options, schema: spec.schema, changelog: spec.inputChangelog, primaryKey: spec.primaryKey, println: this.env.println,
-            jobName: this.graph.name, operatorId: task.node.id, exactlyOnce: this.checkpoints.exactlyOnce,
+            table: spec.table,
+            options: spec.options,
+            schema: spec.schema,
+            changelog: spec.inputChangelog,
+            primaryKey: spec.primaryKey,
+            println: this.env.println,
+            jobName: this.graph.name,
+            operatorId: task.node.id,
+            exactlyOnce: this.checkpoints.exactlyOnce,
             restoredCommit: restore?.manifest.sinks[task.node.id],
           }), spec, this.graph.config.sinkNotNull)
           break
         }
-        case 'Values': case 'Collect': break
+        case 'Values':
+        case 'Collect':
+          break
         // Every other kind is an operator's (operators/registry.ts).
-        default: await this.openOperator(task)
+        default:
+          await this.openOperator(task)
       }
     }
   }
@@ -215,8 +228,16 @@ class JobExecution {
     for (const s of overlapping) if (s.state.backend !== factory.name) throw this.backendChanged(s.state.backend, settings.backend)
     const restore = overlapping.length > 0 ? { handles: overlapping.map(s => s.state), storage: this.env.restore!.base } : undefined
     return factory.create({
-      jobName: this.graph.name, operatorId: task.node.id, subtask: task.index, parallelism: task.parallelism, maxParallelism: this.maxParallelism,
-      keyGroupRange: task.range, jobDir: this.stateDir, cacheBytes: settings.cacheBytes, writeBufferBytes: settings.writeBufferBytes, tmpDir: this.tmpDir,
+      jobName: this.graph.name,
+      operatorId: task.node.id,
+      subtask: task.index,
+      parallelism: task.parallelism,
+      maxParallelism: this.maxParallelism,
+      keyGroupRange: task.range,
+      jobDir: this.stateDir,
+      cacheBytes: settings.cacheBytes,
+      writeBufferBytes: settings.writeBufferBytes,
+      tmpDir: this.tmpDir,
     }, restore)
   }
 
@@ -257,14 +278,31 @@ class JobExecution {
       const spec = task.node.spec
       if (spec.kind !== 'Sink') continue
       const sink = await getConnector(spec.connector).sink!.create({
-        table: spec.table, options: spec.options, schema: spec.schema, changelog: spec.inputChangelog, primaryKey: spec.primaryKey, println: this.env.println,
-        jobName: this.graph.name, operatorId: task.node.id, exactlyOnce: true, restoredCommit: manifest.sinks[task.node.id],
+        table: spec.table,
+        options: spec.options,
+        schema: spec.schema,
+        changelog: spec.inputChangelog,
+        primaryKey: spec.primaryKey,
+        println: this.env.println,
+        jobName: this.graph.name,
+        operatorId: task.node.id,
+        exactlyOnce: true,
+        restoredCommit: manifest.sinks[task.node.id],
       })
       await sink.close()
     }
     return {
-      sourceRows: {}, sourceRecordsRead: 0, sinkRows: {}, sinkCommittedRows: {}, lateRecordsDropped: 0, skippedRecords: 0, stateEntries: {},
-      checkpointsCompleted: 0, alreadyFinished: true, restoredFrom: this.restoredFrom(), cancelled: false,
+      sourceRows: {},
+      sourceRecordsRead: 0,
+      sinkRows: {},
+      sinkCommittedRows: {},
+      lateRecordsDropped: 0,
+      skippedRecords: 0,
+      stateEntries: {},
+      checkpointsCompleted: 0,
+      alreadyFinished: true,
+      restoredFrom: this.restoredFrom(),
+      cancelled: false,
     }
   }
 
@@ -307,8 +345,19 @@ class JobExecution {
       if (stats.storedEntries !== undefined) stateStoredEntries = (stateStoredEntries ?? 0) + stats.storedEntries
     }
     return {
-      sourceRows, sourceRecordsRead: recordsRead, sinkRows, sinkCommittedRows, lateRecordsDropped: late, skippedRecords: skipped, stateEntries, stateDiskBytes, stateStoredEntries,
-      checkpointsCompleted: this.checkpoints.checkpointsCompleted, savepoint: this.checkpoints.savepointLocation, restoredFrom: this.restoredFrom(), cancelled,
+      sourceRows,
+      sourceRecordsRead: recordsRead,
+      sinkRows,
+      sinkCommittedRows,
+      lateRecordsDropped: late,
+      skippedRecords: skipped,
+      stateEntries,
+      stateDiskBytes,
+      stateStoredEntries,
+      checkpointsCompleted: this.checkpoints.checkpointsCompleted,
+      savepoint: this.checkpoints.savepointLocation,
+      restoredFrom: this.restoredFrom(),
+      cancelled,
     }
   }
 

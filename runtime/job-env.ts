@@ -45,7 +45,10 @@ export interface JobMetrics {
   readonly stateEntries: Record<string, number>
   /** Bytes of working state on disk at the end (undefined when the state backend keeps none there). */
   readonly stateDiskBytes?: number
-  /** Entries stored on disk at the end, expired ones not yet swept included (only with ExecutionEnv.countStoredState; undefined when the state backend keeps none there). */
+  /**
+   * Entries stored on disk at the end, expired ones not yet swept included (only with ExecutionEnv.countStoredState;
+   * undefined when the state backend keeps none there).
+   */
   readonly stateStoredEntries?: number
   /** Checkpoints completed by this run (the final one of a bounded job included). */
   readonly checkpointsCompleted: number

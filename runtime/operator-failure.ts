@@ -30,7 +30,10 @@ export class OperatorFailure extends WeirError {
     readonly originalNotes: readonly string[],
   ) {
     super(error.kind, error.message, {
-      span: error.span, record: error.record, help: error.help, cause: error.cause ?? error,
+      span: error.span,
+      record: error.record,
+      help: error.help,
+      cause: error.cause ?? error,
       notes: [`in operator ${operator.id} (${operator.kind}${operator.parallelism > 1 ? `, subtask ${operator.subtask + 1} of ${operator.parallelism}` : ''})`,
         ...(row === undefined ? [] : [`input row: ${row}`]), ...originalNotes],
     })
@@ -55,7 +58,8 @@ export function operatorFailure(e: unknown, task: Subtask, graph: JobGraph, inpu
   const error = e instanceof WeirError
     ? e
     : WeirError.execution(e instanceof Error ? e.message : String(e), {
-      cause: e, help: 'if this does not point at your data or setup, it is a bug in Weir: please report it with the SQL',
+      cause: e,
+      help: 'if this does not point at your data or setup, it is a bug in Weir: please report it with the SQL',
     })
   const row = error.kind === 'execution' && input !== undefined ? failingRow(task.node, input.batch.rows) : undefined
   const operator = { id: task.node.id, kind: task.node.spec.kind, subtask: task.index, parallelism: task.parallelism }
@@ -79,7 +83,10 @@ function failingRow(node: PhysicalNode, rows: readonly Row[]): Row | undefined {
   } else if (spec.kind === 'Source') {
     const calc = compileCalc(spec.projection, spec.filter)
     const watermark = spec.watermark ? compileScalar(spec.watermark.expr) : undefined
-    evaluate = row => { watermark?.(row); return calc({ rows: [row], kinds: null }) }
+    evaluate = row => {
+      watermark?.(row)
+      return calc({ rows: [row], kinds: null })
+    }
   }
   if (evaluate === undefined) return undefined
   for (const row of rows) {

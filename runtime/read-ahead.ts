@@ -45,7 +45,9 @@ function stateRequests(task: Task, batch: Batch, input: number): PrefetchRequest
   const requests: PrefetchRequest[] = []
   const op = task.operator!
   if (op.stateRequests) {
-    op.stateRequests(batch, input, (key, namespace) => { requests.push({ key, namespace }) })
+    op.stateRequests(batch, input, (key, namespace) => {
+      requests.push({ key, namespace })
+    })
     return requests
   }
   const ns = op.prefetchAllNamespaces ? undefined : ''
@@ -54,7 +56,10 @@ function stateRequests(task: Task, batch: Batch, input: number): PrefetchRequest
   for (let i = 0; i < keys.length; i++) {
     const r = reused[i]
     if (r === undefined) reused.push({ key: keys[i]!, namespace: ns })
-    else { r.key = keys[i]!; r.namespace = ns }
+    else {
+      r.key = keys[i]!
+      r.namespace = ns
+    }
   }
   reused.length = keys.length
   return reused

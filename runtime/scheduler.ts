@@ -68,7 +68,9 @@ export class Scheduler implements BarrierDriver {
         }
         // Held batches wait for the next chunk only if it is ready at once: never for slow input.
         const immediate = this.holding ? new Promise<null>(resolve => setImmediate(() => resolve(null))) : null
-        const got: SourceRead | null = await Promise.race([...sources.reads(), new Promise<null>(resolve => { this.wakeLoop = () => resolve(null) }), ...(immediate ? [immediate] : [])])
+        const got: SourceRead | null = await Promise.race([...sources.reads(), new Promise<null>(resolve => {
+          this.wakeLoop = () => resolve(null)
+        }), ...(immediate ? [immediate] : [])])
         this.wakeLoop = undefined
         if (got === null) {
           if (this.holding) await this.pump()
@@ -146,10 +148,11 @@ export class Scheduler implements BarrierDriver {
         await this.checkpoints.savepoint(this)
         // Stop where the savepoint was taken: no final watermark, no end of input, nothing more written.
         await this.sources.stopReading()
-        if (!this.checkpoints.exactlyOnce) for (const task of this.order) if (task.sink) await task.sink.finish()
+        if (!this.checkpoints.exactlyOnce) { for (const task of this.order) if (task.sink) await task.sink.finish() }
         return true
       }
-      default: return assertNever(w)
+      default:
+        return assertNever(w)
     }
   }
 
@@ -196,8 +199,14 @@ export class Scheduler implements BarrierDriver {
       case 'batch': {
         const input = task.chInput[item.ch]!
         task.metrics.rowsIn += item.batch.rows.length
-        if (task.sink) { await task.sink.write(item.batch); return }
-        if (spec.kind === 'Collect') { this.env.onCollect?.(spec.schema, item.batch); return }
+        if (task.sink) {
+          await task.sink.write(item.batch)
+          return
+        }
+        if (spec.kind === 'Collect') {
+          this.env.onCollect?.(spec.schema, item.batch)
+          return
+        }
         const op = task.operator!
         const state = task.state!
         if (state.needsPrefetch) {
@@ -259,7 +268,8 @@ export class Scheduler implements BarrierDriver {
         await this.checkpoints.barrierArrived(task, item.ch, item.barrier)
         return
       }
-      default: assertNever(item)
+      default:
+        assertNever(item)
     }
   }
 
@@ -303,7 +313,11 @@ export class Scheduler implements BarrierDriver {
 
   private async fireProcessingTimers(): Promise<void> {
     const now = Date.now()
-    for (const task of this.order) await this.fireProcessingTimersOf(task, now).catch(e => { throw operatorFailure(e, task, this.graph) })
+    for (const task of this.order) {
+      await this.fireProcessingTimersOf(task, now).catch(e => {
+        throw operatorFailure(e, task, this.graph)
+      })
+    }
   }
 
   private async fireProcessingTimersOf(task: Task, now: number): Promise<void> {

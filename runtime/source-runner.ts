@@ -46,20 +46,29 @@ export class SourceRunner {
     const factory = getConnector(spec.connector)
     invariant(factory.source, `connector ${spec.connector} has no source`)
     const reader = await factory.source.create({
-      table: spec.table, options: spec.options, schema: spec.physicalSchema, signal: this.signal, batchSize: this.graph.config.batchSize,
+      table: spec.table,
+      options: spec.options,
+      schema: spec.physicalSchema,
+      signal: this.signal,
+      batchSize: this.graph.config.batchSize,
       restoredPositions: old?.positions,
     })
-    const identity = !spec.filter && spec.projection.length === spec.physicalSchema.length && spec.projection.every((r, i) => r.kind === 'Input' && r.index === i)
+    const identity = !spec.filter && spec.projection.length === spec.physicalSchema.length &&
+      spec.projection.every((r, i) => r.kind === 'Input' && r.index === i)
     const splits = reader.splitCount
     const sameSplits = old !== undefined && old.splitMax.length === splits
     this.sources.push({
-      task, spec, reader,
+      task,
+      spec,
+      reader,
       calc: identity ? null : compileCalc(spec.projection, spec.filter),
       wmExpr: spec.watermark ? compileScalar(spec.watermark.expr) : null,
       splitMax: Array.from({ length: splits }, (_, i) => (sameSplits ? old.splitMax[i] ?? -Infinity : -Infinity)),
       splitEnded: Array.from({ length: splits }, () => false),
       positions: Array.from({ length: splits }, (_, i) => (old?.positions[i] ?? null)),
-      emittedWatermark: old?.watermark ?? -Infinity, rowsOut: 0, recordsRead: 0,
+      emittedWatermark: old?.watermark ?? -Infinity,
+      rowsOut: 0,
+      recordsRead: 0,
       bounded: factory.source.bounded(spec.options),
     })
   }
@@ -73,7 +82,9 @@ export class SourceRunner {
 
   /** Starts reading the next chunk of `src`. */
   request(src: SourceRuntime): void {
-    this.pending.set(src, src.reader.next().then(result => ({ src, result }), e => { throw operatorFailure(e, src.task, this.graph) }))
+    this.pending.set(src, src.reader.next().then(result => ({ src, result }), e => {
+      throw operatorFailure(e, src.task, this.graph)
+    }))
   }
 
   requestAll(): void {

@@ -105,13 +105,30 @@ export function buildSubtasks(graph: JobGraph): Subtasks {
     const tasks: Task[] = []
     for (let i = 0; i < parallelism; i++) {
       const task: Task = {
-        node, index: i, parallelism, range: keyGroupRange(i, parallelism, maxParallelism),
-        outputs: [], queue: [], chInput: [], chWatermark: [], chEnded: [], chBarrier: [], endedChannels: 0,
-        pendingBarrier: null, held: [], watermark: -Infinity, finished: false,
-        stateful: traits.keyedState, hasTtl: traits.ttlSweep, rowAtATime: traits.input === 'row',
-        eventTimers: traits.timers.includes('event'), processingTimers: traits.timers.includes('processing'),
+        node,
+        index: i,
+        parallelism,
+        range: keyGroupRange(i, parallelism, maxParallelism),
+        outputs: [],
+        queue: [],
+        chInput: [],
+        chWatermark: [],
+        chEnded: [],
+        chBarrier: [],
+        endedChannels: 0,
+        pendingBarrier: null,
+        held: [],
+        watermark: -Infinity,
+        finished: false,
+        stateful: traits.keyedState,
+        hasTtl: traits.ttlSweep,
+        rowAtATime: traits.input === 'row',
+        eventTimers: traits.timers.includes('event'),
+        processingTimers: traits.timers.includes('processing'),
         metrics: { lateRecordsDropped: 0, rowsIn: 0, rowsOut: 0 },
-        ahead: null, batchKeys: null, requests: [],
+        ahead: null,
+        batchKeys: null,
+        requests: [],
       }
       tasks.push(task)
       order.push(task)
@@ -125,8 +142,13 @@ export function buildSubtasks(graph: JobGraph): Subtasks {
 /** Sources, VALUES and sinks run as one subtask; keyed operators as many as 'parallelism.default'; forward chains follow their input. */
 function parallelismOf(node: PhysicalNode, p: number, byNode: ReadonlyMap<string, readonly Task[]>): number {
   switch (node.spec.kind) {
-    case 'Source': case 'Values': case 'Sink': case 'Collect': return 1
-    default: break
+    case 'Source':
+    case 'Values':
+    case 'Sink':
+    case 'Collect':
+      return 1
+    default:
+      break
   }
   if (node.inputs.some(e => e.exchange.kind === 'single')) return 1
   if (node.inputs.some(e => e.exchange.kind === 'hash')) return p
@@ -156,7 +178,8 @@ function connect(node: PhysicalNode, byNode: ReadonlyMap<string, readonly Task[]
         const target = consumers[producer.index]!
         producer.outputs.push({ targets: [target], channels: [addChannel(target)], route: null })
       } else {
-        invariant(consumers.length === 1, `cannot connect ${producers.length} subtasks of ${edge.node} to ${consumers.length} of ${node.id} with a ${edge.exchange.kind} exchange`)
+        invariant(consumers.length === 1,
+          `cannot connect ${producers.length} subtasks of ${edge.node} to ${consumers.length} of ${node.id} with a ${edge.exchange.kind} exchange`)
         producer.outputs.push({ targets: consumers, channels: [addChannel(consumers[0]!)], route: null })
       }
     }
@@ -205,10 +228,12 @@ export function keySelector(exchange: Exchange, maxParallelism: number): (row: R
       }
       return row => makeKey(keys.map(k => row[k]), maxParallelism)
     }
-    case 'single': case 'forward': {
+    case 'single':
+    case 'forward': {
       const key = makeKey([], maxParallelism)
       return () => key
     }
-    default: return assertNever(exchange)
+    default:
+      return assertNever(exchange)
   }
 }

@@ -52,7 +52,9 @@ class TimerQueue {
   private readonly buckets = new Map<number, Bucket>()
   private count = 0
 
-  get size(): number { return this.count }
+  get size(): number {
+    return this.count
+  }
 
   add(ts: number, key: KeyRef, ns: Namespace): void {
     let bucket = this.buckets.get(ts)
@@ -62,7 +64,7 @@ class TimerQueue {
       this.push(ts)
     }
     let keys = bucket.get(ns)
-    if (keys === undefined) bucket.set(ns, (keys = new Map()))
+    if (keys === undefined) bucket.set(ns, keys = new Map())
     const size = keys.size
     keys.set(key.encoded, key)
     if (keys.size !== size) this.count++
@@ -215,7 +217,11 @@ export class TimerServiceImpl implements TimerService {
   }
 
   private undeclared(domain: TimerDomain): WeirError {
-    return WeirError.internal(`operator ${this.operatorId} registered a${domain === 'event' ? 'n event' : ' processing'}-time timer but declared no timers of that domain (OperatorTraits.timers)`)
+    return WeirError.internal(
+      `operator ${this.operatorId} registered a${
+        domain === 'event' ? 'n event' : ' processing'
+      }-time timer but declared no timers of that domain (OperatorTraits.timers)`,
+    )
   }
 
   currentWatermark(): number {
@@ -261,8 +267,12 @@ export class TimerServiceImpl implements TimerService {
   }
 
   /** Registered (not deleted, not fired) timers of each domain. */
-  get eventTimerCount(): number { return this.event.size }
-  get processingTimerCount(): number { return this.processing.size }
+  get eventTimerCount(): number {
+    return this.event.size
+  }
+  get processingTimerCount(): number {
+    return this.processing.size
+  }
 
   snapshot(): TimersSnapshot {
     return { event: this.event.entries(), processing: this.processing.entries(), watermark: this.watermark }

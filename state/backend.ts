@@ -109,6 +109,7 @@ export async function makeStagingDir(jobDir: string): Promise<string> {
     await mkdir(jobDir, { recursive: true })
     return await mkdtemp(join(jobDir, '_snapshots-'))
   } catch (e) {
-    throw fsError(e, { kind: 'checkpoint', op: operationOf(e, 'create'), path: jobDir, what: 'a staging folder for snapshots of state, beside it', setting: "'state.dir'" })
+    throw fsError(e, { kind: 'checkpoint', op: operationOf(e, 'create'), path: jobDir, what: 'a staging folder for snapshots of state, beside it',
+      setting: "'state.dir'" })
   }
 }

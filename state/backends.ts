@@ -19,7 +19,9 @@ export function stateBackendFor(backend: string, keepsState: boolean): StateBack
   if (!keepsState) return FACTORIES.heap as StateBackendFactory<StateHandle>
   const factory = factoryNamed(backend)
   if (factory === undefined) {
-    throw WeirError.plan(`unknown state backend '${backend}'`, { help: `set 'state.backend' to one of ${Object.keys(FACTORIES).map(n => `'${n}'`).join(', ')}` })
+    throw WeirError.plan(`unknown state backend '${backend}'`, {
+      help: `set 'state.backend' to one of ${Object.keys(FACTORIES).map(n => `'${n}'`).join(', ')}`,
+    })
   }
   return factory
 }

@@ -21,11 +21,16 @@ export function encodeKey(values: readonly unknown[]): string {
 function encodeValue(v: unknown): string {
   if (v === null || v === undefined) return '\x00'
   switch (typeof v) {
-    case 'boolean': return v ? '\x02' : '\x01'
-    case 'number': return encodeNumber(v)
-    case 'bigint': return '\x05' + v.toString() + '\x00'
-    case 'string': return '\x04' + v.replace(/\x00/g, '\x00\xff') + '\x00\x00'
-    default: return '\x04' + JSON.stringify(v) + '\x00\x00'
+    case 'boolean':
+      return v ? '\x02' : '\x01'
+    case 'number':
+      return encodeNumber(v)
+    case 'bigint':
+      return '\x05' + v.toString() + '\x00'
+    case 'string':
+      return '\x04' + v.replace(/\x00/g, '\x00\xff') + '\x00\x00'
+    default:
+      return '\x04' + JSON.stringify(v) + '\x00\x00'
   }
 }
 
@@ -36,7 +41,10 @@ const u32 = new Uint32Array(f64.buffer)
 function encodeNumber(n: number): string {
   f64[0] = n === 0 ? 0 : n // normalize -0
   let hi = u32[1]!, lo = u32[0]!
-  if (hi & 0x80000000) { hi = ~hi >>> 0; lo = ~lo >>> 0 } else { hi = (hi | 0x80000000) >>> 0 }
+  if (hi & 0x80000000) {
+    hi = ~hi >>> 0
+    lo = ~lo >>> 0
+  } else hi = (hi | 0x80000000) >>> 0
   return String.fromCharCode(3, hi >>> 16, hi & 0xffff, lo >>> 16, lo & 0xffff)
 }
 
@@ -47,16 +55,26 @@ export function hashString(s: string, seed = 0x9747b28c): number {
   let i = 0
   for (; i + 1 < len; i += 2) {
     let k = (s.charCodeAt(i) | (s.charCodeAt(i + 1) << 16)) >>> 0
-    k = Math.imul(k, 0xcc9e2d51); k = (k << 15) | (k >>> 17); k = Math.imul(k, 0x1b873593)
-    h ^= k; h = (h << 13) | (h >>> 19); h = (Math.imul(h, 5) + 0xe6546b64) >>> 0
+    k = Math.imul(k, 0xcc9e2d51)
+    k = (k << 15) | (k >>> 17)
+    k = Math.imul(k, 0x1b873593)
+    h ^= k
+    h = (h << 13) | (h >>> 19)
+    h = (Math.imul(h, 5) + 0xe6546b64) >>> 0
   }
   if (i < len) {
     let k = s.charCodeAt(i)
-    k = Math.imul(k, 0xcc9e2d51); k = (k << 15) | (k >>> 17); k = Math.imul(k, 0x1b873593)
+    k = Math.imul(k, 0xcc9e2d51)
+    k = (k << 15) | (k >>> 17)
+    k = Math.imul(k, 0x1b873593)
     h ^= k
   }
   h ^= len * 2
-  h ^= h >>> 16; h = Math.imul(h, 0x85ebca6b); h ^= h >>> 13; h = Math.imul(h, 0xc2b2ae35); h ^= h >>> 16
+  h ^= h >>> 16
+  h = Math.imul(h, 0x85ebca6b)
+  h ^= h >>> 13
+  h = Math.imul(h, 0xc2b2ae35)
+  h ^= h >>> 16
   return h >>> 0
 }
 

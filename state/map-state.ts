@@ -98,7 +98,10 @@ export abstract class TtlMapState<K, V, E extends TimedEntry, C> implements MapS
     const now = this.now()
     for (const e of this.entriesOf(holder).values()) {
       if (table.expired(e.t, now)) continue
-      if (table.refreshOnRead && e.t !== now) { e.t = now; this.refreshed(holder, e) }
+      if (table.refreshOnRead && e.t !== now) {
+        e.t = now
+        this.refreshed(holder, e)
+      }
       yield [e.k as K, e.v as V]
     }
   }
@@ -141,7 +144,10 @@ export abstract class TtlMapState<K, V, E extends TimedEntry, C> implements MapS
       this.drop(holder, m, mk, e)
       return undefined
     }
-    if (table.refreshOnRead && e.t !== now) { e.t = now; this.refreshed(holder, e) }
+    if (table.refreshOnRead && e.t !== now) {
+      e.t = now
+      this.refreshed(holder, e)
+    }
     return e
   }
 }

@@ -9,7 +9,10 @@ import { describe, expect, it } from 'vitest'
 
 const root = process.cwd()
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
-  name: string; main: string; types: string; exports: { '.': { types: string; default: string } }
+  name: string
+  main: string
+  types: string
+  exports: { '.': { types: string; default: string } }
 }
 
 /** Runs an ES module script in a child Node process in the package's folder, so `import 'weir'` is the package itself. */
@@ -71,8 +74,19 @@ describe('the package entry', () => {
     const r = runScript(`console.log(JSON.stringify(Object.keys(await import('${pkg.name}')).sort()))`)
     expect(r.status).toBe(0)
     expect(JSON.parse(r.stdout)).toEqual([
-      'ROW_KIND_SHORT', 'RowKind', 'Session', 'WeirError', 'formatValue', 'jobConfigOf', 'listOptions', 'parseSql', 'readCheckpointInfo', 'renderError',
-      'resetOption', 'runDefaults', 'setOption',
+      'ROW_KIND_SHORT',
+      'RowKind',
+      'Session',
+      'WeirError',
+      'formatValue',
+      'jobConfigOf',
+      'listOptions',
+      'parseSql',
+      'readCheckpointInfo',
+      'renderError',
+      'resetOption',
+      'runDefaults',
+      'setOption',
     ])
   })
 })

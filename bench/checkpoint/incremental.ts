@@ -10,10 +10,8 @@ import { join } from 'node:path'
 import { Writable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { createGzip } from 'node:zlib'
-import {
-  DEFAULT_GZIP_LEVEL, discardLocalSnapshot, restoreRocksDbSubtask, takeLocalSnapshot, uploadSnapshot,
-  type LocalSnapshot, type RocksDbStateHandle, type StoredSst,
-} from '../../state/rocksdb/snapshot.js'
+import { DEFAULT_GZIP_LEVEL, discardLocalSnapshot, restoreRocksDbSubtask, takeLocalSnapshot, uploadSnapshot, type LocalSnapshot, type RocksDbStateHandle,
+  type StoredSst } from '../../state/rocksdb/snapshot.js'
 import { FileCheckpointStorage } from '../../checkpoint/storage/file.js'
 import { valueState, type PrefetchRequest } from '../../core/keyed-state.js'
 import { makeKey } from '../../state/key-encoding.js'
@@ -27,7 +25,6 @@ const ROOT = process.env.WEIR_BENCH_DIR ?? '/tmp/weir-bench-checkpoint'
 const VALUE_BYTES = Number(process.env.WEIR_VALUE_BYTES ?? 250)
 const CHANGED = Number(process.env.WEIR_CHANGED ?? 0.01)
 let keys = Number(process.env.WEIR_KEYS ?? 4_000_000)
-
 
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789'
 const FILLER = '{"status":"active","region":"eu-west-1","tags":["a","b","c"],"source":"nexmark"}'.repeat(8)
@@ -81,7 +78,11 @@ async function compressionLevels(local: LocalSnapshot, budget: number): Promise<
   const sample = [...local.files].filter(f => f.name.endsWith('.sst')).sort((a, b) => b.size - a.size)
   const files: typeof sample = []
   let total = 0
-  for (const f of sample) { if (total >= budget) break; files.push(f); total += f.size }
+  for (const f of sample) {
+    if (total >= budget) break
+    files.push(f)
+    total += f.size
+  }
   const best = new Map<number, { ms: number; out: number }>()
   for (let round = 0; round < 2; round++) {
     for (const level of [1, 3, 6]) {
@@ -89,7 +90,10 @@ async function compressionLevels(local: LocalSnapshot, budget: number): Promise<
       const t = performance.now()
       for (const f of files) {
         await pipeline(createReadStream(join(local.dir, f.name), { highWaterMark: MB }), createGzip({ level, chunkSize: 1 << 16 }), new Writable({
-          write(chunk: Buffer, _enc, cb) { out += chunk.length; cb() },
+          write(chunk: Buffer, _enc, cb) {
+            out += chunk.length
+            cb()
+          },
         }))
       }
       const ms = performance.now() - t
@@ -101,7 +105,9 @@ async function compressionLevels(local: LocalSnapshot, budget: number): Promise<
   }
 }
 
-async function checkpoint(label: string, b: RocksDbKeyedStateBackend, storage: FileCheckpointStorage, n: number, known: Map<string, StoredSst>): Promise<RocksDbStateHandle> {
+async function checkpoint(label: string, b: RocksDbKeyedStateBackend, storage: FileCheckpointStorage, n: number,
+  known: Map<string, StoredSst>): Promise<RocksDbStateHandle>
+{
   const local = await takeLocalSnapshot(b, join(ROOT, 'local', `chk-${n}`))
   // The same synchronous phase right after, pausing RocksDB: suspend() first waits for a running compaction.
   const paused = await takeLocalSnapshot(b, join(ROOT, 'local', `chk-${n}-paused`), { pause: true })
@@ -113,11 +119,16 @@ async function checkpoint(label: string, b: RocksDbKeyedStateBackend, storage: F
   const ssts = h.files.filter(f => f.name.endsWith('.sst')).length
   const reused = h.files.length - h.uploaded.files
   console.log(`${label}:`)
-  line('  sync phase (processing paused)', `${local.millis.toFixed(0)} ms  (write-back, memtable flush, ${local.files.length} links/copies; live files from the ${local.liveFilesFrom})`)
+  line('  sync phase (processing paused)',
+    `${local.millis.toFixed(0)} ms  (write-back, memtable flush, ${local.files.length} links/copies; live files from the ${local.liveFilesFrom})`)
   line('  … the same, pausing RocksDB', `${paused.millis.toFixed(0)} ms`)
-  line('  upload phase (in the background)', `${sec(upload)}  (${rate(h.uploaded.size, upload)} of raw bytes, gzip level ${DEFAULT_GZIP_LEVEL}, 4 files at a time)`)
+  line('  upload phase (in the background)',
+    `${sec(upload)}  (${rate(h.uploaded.size, upload)} of raw bytes, gzip level ${DEFAULT_GZIP_LEVEL}, 4 files at a time)`)
   line('  bytes on disk (live files)', `${mb(onDisk)} in ${ssts} SSTs + ${h.files.length - ssts} others`)
-  line('  bytes uploaded', `${mb(h.uploaded.size)} raw → ${mb(h.uploaded.storedSize)} stored (${((100 * h.uploaded.storedSize) / Math.max(1, h.uploaded.size)).toFixed(1)}%), ${h.uploaded.files} files`)
+  line('  bytes uploaded',
+    `${mb(h.uploaded.size)} raw → ${mb(h.uploaded.storedSize)} stored (${
+      ((100 * h.uploaded.storedSize) / Math.max(1, h.uploaded.size)).toFixed(1)
+    }%), ${h.uploaded.files} files`)
   if (n > 1) line('', `${reused} SSTs referenced from earlier; new ones = the flushed changes + what compactions rewrote since`)
   return h
 }
@@ -144,7 +155,8 @@ async function main(): Promise<void> {
   let t = performance.now()
   const loaded = await write(b, range(keys), 1, 7)
   const loadMs = performance.now() - t
-  line('load (prefetch/update/flush path)', `${sec(loadMs)}  (${((keys / loadMs) * 1000 / 1000).toFixed(0)}k keys/s, ${mb(loaded)} of values); disk ${mb(await b.diskBytes())}`)
+  line('load (prefetch/update/flush path)',
+    `${sec(loadMs)}  (${((keys / loadMs) * 1000 / 1000).toFixed(0)}k keys/s, ${mb(loaded)} of values); disk ${mb(await b.diskBytes())}`)
 
   const known = new Map<string, StoredSst>()
   await checkpoint('full checkpoint', b, storage, 1, known)
@@ -163,14 +175,21 @@ async function main(): Promise<void> {
   const latest = await checkpoint('incremental checkpoint', b, storage, 2, known)
   await b.close()
 
-  for (const [label, range] of [['restore latest (same key groups)', { start: 0, end: 127 }], ['restore latest into key groups 0–63', { start: 0, end: 63 }]] as const) {
+  for (const [label, range] of [['restore latest (same key groups)', { start: 0, end: 127 }], ['restore latest into key groups 0–63', { start: 0,
+    end: 63 }]] as const)
+  {
     t = performance.now()
     const restored = await restoreRocksDbSubtask({
-      open: { ...open, dir: join(ROOT, 'state', `restored-${range.end}`) }, range, handles: [latest], storage, tmpDir: join(ROOT, 'tmp'),
+      open: { ...open, dir: join(ROOT, 'state', `restored-${range.end}`) },
+      range,
+      handles: [latest],
+      storage,
+      tmpDir: join(ROOT, 'tmp'),
     })
     const ms = performance.now() - t
     const s = restored.stats
-    line(label, `${sec(ms)}  (${s.mode}: ${s.files} files, ${mb(s.storedBytes)} downloaded, ${rate(latest.files.reduce((a, f) => a + f.size, 0), ms)} of database)`)
+    line(label,
+      `${sec(ms)}  (${s.mode}: ${s.files} files, ${mb(s.storedBytes)} downloaded, ${rate(latest.files.reduce((a, f) => a + f.size, 0), ms)} of database)`)
     // Spot check: the changed keys read back with their new value.
     const v = restored.backend.getValueState(valueState<string>('v'))
     const sample = [...changed].slice(0, 1000).map(i => makeKey(['user', i])).filter(k => k.group >= range.start && k.group <= range.end)

@@ -35,22 +35,34 @@ export function benchQueries(scale = 1): BenchQuery[] {
   const bigEvents = Math.round(20_000_000 * scale)
   const heap: Omit<BenchQuery, 'backend'>[] = [
     {
-      name: 'q0', what: 'pass-through', events: stateless, stateful: false,
+      name: 'q0',
+      what: 'pass-through',
+      events: stateless,
+      stateful: false,
       sql: bidTable(stateless) + sink('auction BIGINT, bidder BIGINT, price BIGINT, dateTime TIMESTAMP(3), extra STRING') +
         'INSERT INTO sink SELECT auction, bidder, price, dateTime, extra FROM bid;',
     },
     {
-      name: 'q1', what: 'map: price in euros', events: stateless, stateful: false,
+      name: 'q1',
+      what: 'map: price in euros',
+      events: stateless,
+      stateful: false,
       sql: bidTable(stateless) + sink('auction BIGINT, bidder BIGINT, price DECIMAL(23, 3), dateTime TIMESTAMP(3), extra STRING') +
         'INSERT INTO sink SELECT auction, bidder, 0.908 * price AS price, dateTime, extra FROM bid;',
     },
     {
-      name: 'q2', what: 'filter: auction mod 123 = 0', events: stateless, stateful: false,
+      name: 'q2',
+      what: 'filter: auction mod 123 = 0',
+      events: stateless,
+      stateful: false,
       sql: bidTable(stateless) + sink('auction BIGINT, price BIGINT') +
         'INSERT INTO sink SELECT auction, price FROM bid WHERE MOD(auction, 123) = 0;',
     },
     {
-      name: 'q5', what: 'HOP(2 s, 10 s) bid count per auction', events: stateful, stateful: true,
+      name: 'q5',
+      what: 'HOP(2 s, 10 s) bid count per auction',
+      events: stateful,
+      stateful: true,
       sql: bidTable(stateful) + sink('auction BIGINT, num BIGINT, window_start TIMESTAMP(3), window_end TIMESTAMP(3)') +
         `INSERT INTO sink
          SELECT auction, COUNT(*) AS num, window_start, window_end
@@ -58,7 +70,10 @@ export function benchQueries(scale = 1): BenchQuery[] {
          GROUP BY auction, window_start, window_end;`,
     },
     {
-      name: 'q11', what: 'SESSION(10 s) bid count per bidder', events: stateful, stateful: true,
+      name: 'q11',
+      what: 'SESSION(10 s) bid count per bidder',
+      events: stateful,
+      stateful: true,
       sql: bidTable(stateful) + sink('bidder BIGINT, bid_count BIGINT, starttime TIMESTAMP(3), endtime TIMESTAMP(3)') +
         `INSERT INTO sink
          SELECT bidder, COUNT(*) AS bid_count, window_start AS starttime, window_end AS endtime
@@ -66,9 +81,14 @@ export function benchQueries(scale = 1): BenchQuery[] {
          GROUP BY bidder, window_start, window_end;`,
     },
     {
-      name: 'q17', what: 'GROUP BY auction, day: count, min, max, avg, sum', events: stateful, stateful: true,
+      name: 'q17',
+      what: 'GROUP BY auction, day: count, min, max, avg, sum',
+      events: stateful,
+      stateful: true,
       sql: bidTable(stateful) +
-        sink('auction BIGINT, `day` STRING, total_bids BIGINT, rank1_bids BIGINT, rank2_bids BIGINT, rank3_bids BIGINT, min_price BIGINT, max_price BIGINT, avg_price BIGINT, sum_price BIGINT') +
+        sink(
+          'auction BIGINT, `day` STRING, total_bids BIGINT, rank1_bids BIGINT, rank2_bids BIGINT, rank3_bids BIGINT, min_price BIGINT, max_price BIGINT, avg_price BIGINT, sum_price BIGINT',
+        ) +
         `INSERT INTO sink
          SELECT auction, DATE_FORMAT(dateTime, 'yyyy-MM-dd') AS \`day\`,
            COUNT(*) AS total_bids,
@@ -84,9 +104,14 @@ export function benchQueries(scale = 1): BenchQuery[] {
   const onHeap = heap.map(withBackend)
   const onRocks = onHeap
     .filter(q => q.name === 'q11' || q.name === 'q17')
-    .map(q => ({ ...q, name: `${q.name}-rocksdb`, backend: 'rocksdb' as const, what: `${q.what}, RocksDB, hot set in a 64 MB cache`, sql: rocksdb('64 mb') + q.sql }))
+    .map(q => ({ ...q, name: `${q.name}-rocksdb`, backend: 'rocksdb' as const, what: `${q.what}, RocksDB, hot set in a 64 MB cache`,
+      sql: rocksdb('64 mb') + q.sql })
+    )
   const big: BenchQuery = {
-    name: 'count-10M', backend: 'rocksdb', events: bigEvents, stateful: true,
+    name: 'count-10M',
+    backend: 'rocksdb',
+    events: bigEvents,
+    stateful: true,
     what: `GROUP BY key over ${bigKeys.toLocaleString('en-US')} random keys, RocksDB, 64 MB cache`,
     sql: rocksdb('64 mb') + `
       CREATE TABLE ev (k BIGINT, v BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '1000000000', 'number-of-rows' = '${bigEvents}',

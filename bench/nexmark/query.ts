@@ -27,8 +27,16 @@ peak.stop()
 rmSync(BENCH_CHECKPOINTS, { recursive: true, force: true })
 const stateEntries = Object.values(metrics!.stateEntries).reduce((a, b) => a + b, 0)
 process.stdout.write(JSON.stringify({
-  name: query.name, what: query.what, events: query.events, seconds,
-  eventsPerSecond: query.events / seconds, rowsOut: Object.values(metrics!.sinkRows).reduce((a, b) => a + b, 0),
-  peakRssMb: peak.rss / 2 ** 20, peakHeapMb: peak.heap / 2 ** 20, stateEntries,
-  cpuSeconds: (cpu.user + cpu.system) / 1e6, mainThreadCpuSeconds: main0 === undefined || main1 === undefined ? undefined : main1 - main0, checkpoints: metrics!.checkpointsCompleted,
+  name: query.name,
+  what: query.what,
+  events: query.events,
+  seconds,
+  eventsPerSecond: query.events / seconds,
+  rowsOut: Object.values(metrics!.sinkRows).reduce((a, b) => a + b, 0),
+  peakRssMb: peak.rss / 2 ** 20,
+  peakHeapMb: peak.heap / 2 ** 20,
+  stateEntries,
+  cpuSeconds: (cpu.user + cpu.system) / 1e6,
+  mainThreadCpuSeconds: main0 === undefined || main1 === undefined ? undefined : main1 - main0,
+  checkpoints: metrics!.checkpointsCompleted,
 }) + '\n')

@@ -11,7 +11,18 @@ const scale = Number(process.env['WEIR_BENCH_SCALE'] ?? '1')
 const only = process.argv.slice(2)
 const script = fileURLToPath(new URL('./query.js', import.meta.url))
 
-interface Result { name: string; what: string; events: number; seconds: number; eventsPerSecond: number; rowsOut: number; peakRssMb: number; peakHeapMb: number; stateEntries: number; checkpoints: number }
+interface Result {
+  name: string
+  what: string
+  events: number
+  seconds: number
+  eventsPerSecond: number
+  rowsOut: number
+  peakRssMb: number
+  peakHeapMb: number
+  stateEntries: number
+  checkpoints: number
+}
 
 const results: Result[] = []
 for (const q of benchQueries(scale)) {
@@ -26,7 +37,11 @@ for (const q of benchQueries(scale)) {
 }
 process.stdout.write('\n| query | what | events | events/s | peak RSS | state entries at end |\n|---|---|---:|---:|---:|---:|\n')
 for (const r of results) {
-  process.stdout.write(`| ${r.name} | ${r.what} | ${r.events.toLocaleString('en-US')} | ${Math.round(r.eventsPerSecond).toLocaleString('en-US')} | ${r.peakRssMb.toFixed(0)} MB | ${r.stateEntries.toLocaleString('en-US')} |\n`)
+  process.stdout.write(
+    `| ${r.name} | ${r.what} | ${r.events.toLocaleString('en-US')} | ${Math.round(r.eventsPerSecond).toLocaleString('en-US')} | ${
+      r.peakRssMb.toFixed(0)
+    } MB | ${r.stateEntries.toLocaleString('en-US')} |\n`,
+  )
 }
 
 // Incremental RocksDB checkpoints of ~1 GB of state (× scale) with 1% of keys changed, and restore
@@ -35,7 +50,8 @@ if (only.length === 0 || only.includes('checkpoint')) {
   const checkpointScript = fileURLToPath(new URL('../checkpoint/incremental.js', import.meta.url))
   process.stdout.write('\n')
   execFileSync(process.execPath, [checkpointScript], {
-    stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, WEIR_KEYS: String(Math.round(4_000_000 * scale)) },
+    stdio: ['ignore', 'inherit', 'inherit'],
+    env: { ...process.env, WEIR_KEYS: String(Math.round(4_000_000 * scale)) },
   })
 }
 

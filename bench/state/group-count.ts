@@ -26,8 +26,10 @@ const peak = new PeakMemory()
 /** Milliseconds of GC pauses by kind (major, minor, incremental, weakcb). */
 const gcMs: Record<string, number> = {}
 const GC_KINDS: Record<number, string> = {
-  [perfConstants.NODE_PERFORMANCE_GC_MAJOR]: 'major', [perfConstants.NODE_PERFORMANCE_GC_MINOR]: 'minor',
-  [perfConstants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental', [perfConstants.NODE_PERFORMANCE_GC_WEAKCB]: 'weakcb',
+  [perfConstants.NODE_PERFORMANCE_GC_MAJOR]: 'major',
+  [perfConstants.NODE_PERFORMANCE_GC_MINOR]: 'minor',
+  [perfConstants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental',
+  [perfConstants.NODE_PERFORMANCE_GC_WEAKCB]: 'weakcb',
 }
 new PerformanceObserver(list => {
   for (const e of list.getEntries()) {
@@ -39,7 +41,11 @@ new PerformanceObserver(list => {
 const root = await mkdtemp(join(tmpdir(), 'weir-group-count-'))
 try {
   const b = await RocksDbKeyedStateBackend.open({
-    dir: join(root, 'op'), jobName: 'bench', operatorId: 'op', cacheBytes: cacheMb * MB, writeBack: 'deferred',
+    dir: join(root, 'op'),
+    jobName: 'bench',
+    operatorId: 'op',
+    cacheBytes: cacheMb * MB,
+    writeBack: 'deferred',
     writeBufferBytes: process.env.WEIR_WRITE_BUFFER_MB ? Number(process.env.WEIR_WRITE_BUFFER_MB) * MB : undefined,
   })
   const acc = b.getValueState(valueState<number[]>('acc'))
@@ -67,7 +73,15 @@ try {
     for (const key of batch) {
       b.setCurrentKey(key)
       const a = acc.value()
-      if (a === undefined) { distinct++; acc.update([1, 1, Math.floor(valueRng() * 1000)]) } else { a[0]++; a[1]++; a[2] += Math.floor(valueRng() * 1000); acc.update(a) }
+      if (a === undefined) {
+        distinct++
+        acc.update([1, 1, Math.floor(valueRng() * 1000)])
+      } else {
+        a[0]++
+        a[1]++
+        a[2] += Math.floor(valueRng() * 1000)
+        acc.update(a)
+      }
     }
     const t3 = performance.now()
     await b.flush()
@@ -76,7 +90,9 @@ try {
       loading = b.prefetch(requestsOf(next))
     }
     const t4 = performance.now()
-    waiting += t2 - t1; processing += t3 - t2; flushing += t4 - t3
+    waiting += t2 - t1
+    processing += t3 - t2
+    flushing += t4 - t3
   }
   await b.sync()
   const ms = performance.now() - t0
@@ -86,10 +102,23 @@ try {
   const c = b.cacheStats()
   const pct = (x: number): string => `${Math.round((100 * x) / ms)}%`
   console.log(JSON.stringify({
-    events, keys, cacheMb, pipeline, distinct, eventsPerSecond: Math.round(events / (ms / 1000)), seconds: +(ms / 1000).toFixed(1),
-    cpuSeconds: +((cpu.user + cpu.system) / 1e6).toFixed(1), mainThreadCpuSeconds: +mainCpu.toFixed(1),
-    prefetchWait: pct(waiting), process: pct(processing), flushAndNextPrefetch: pct(flushing), gets: c.gets, residentSlots: c.slots,
-    peakRssMb: Math.round(peak.rss / MB), peakHeapMb: Math.round(peak.heap / MB), diskMb: +((await b.diskBytes()) / MB).toFixed(1),
+    events,
+    keys,
+    cacheMb,
+    pipeline,
+    distinct,
+    eventsPerSecond: Math.round(events / (ms / 1000)),
+    seconds: +(ms / 1000).toFixed(1),
+    cpuSeconds: +((cpu.user + cpu.system) / 1e6).toFixed(1),
+    mainThreadCpuSeconds: +mainCpu.toFixed(1),
+    prefetchWait: pct(waiting),
+    process: pct(processing),
+    flushAndNextPrefetch: pct(flushing),
+    gets: c.gets,
+    residentSlots: c.slots,
+    peakRssMb: Math.round(peak.rss / MB),
+    peakHeapMb: Math.round(peak.heap / MB),
+    diskMb: +((await b.diskBytes()) / MB).toFixed(1),
   }))
   console.log(JSON.stringify({ threadCpuSeconds: cpuSecondsByThreadName(), gcMs }))
   await b.destroy()

@@ -15,7 +15,6 @@ const BATCH = 1024
 const MB = 2 ** 20
 const only = process.argv[2]
 
-
 let root = ''
 let opened = 0
 
@@ -26,7 +25,11 @@ async function rocks(cacheBytes: number, writeBack: 'bundle' | 'deferred' = 'bun
   return RocksDbKeyedStateBackend.open({ dir: join(root, 'bench', id), jobName: 'bench', operatorId: id, cacheBytes, writeBufferBytes, writeBack })
 }
 
-interface Phases { prefetch: number; process: number; flush: number }
+interface Phases {
+  prefetch: number
+  process: number
+  flush: number
+}
 
 interface Result {
   readonly name: string
@@ -47,8 +50,8 @@ function report(r: Result): void {
   const p = r.phases
   console.log(
     `${r.name.padEnd(50)} ${fmt(r.events / s).padStart(9)} events/s ${fmt(r.ops / s).padStart(9)} ops/s ` +
-    `${fmtBytes(r.bytesWritten).padStart(9)} written (${fmtBytes(r.bytesWritten / r.events)}/event)  ` +
-    `prefetch ${pct(p.prefetch, r.ms)} process ${pct(p.process, r.ms)} flush ${pct(p.flush, r.ms)}${r.note ? '  ' + r.note : ''}`,
+      `${fmtBytes(r.bytesWritten).padStart(9)} written (${fmtBytes(r.bytesWritten / r.events)}/event)  ` +
+      `prefetch ${pct(p.prefetch, r.ms)} process ${pct(p.process, r.ms)} flush ${pct(p.flush, r.ms)}${r.note ? '  ' + r.note : ''}`,
   )
 }
 
@@ -69,7 +72,10 @@ async function groupCount(name: string, b: KeyedStateBackend, batches: number, k
   const requests: PrefetchRequest[] = new Array(BATCH)
   const t0 = performance.now()
   for (let i = 0; i < batches; i++) {
-    for (let j = 0; j < BATCH; j++) { keys[j] = keyOf(r); requests[j] = { key: keys[j]!, namespace: '' } }
+    for (let j = 0; j < BATCH; j++) {
+      keys[j] = keyOf(r)
+      requests[j] = { key: keys[j]!, namespace: '' }
+    }
     const t1 = performance.now()
     if (b.needsPrefetch) await b.prefetch(requests)
     const t2 = performance.now()
@@ -80,7 +86,9 @@ async function groupCount(name: string, b: KeyedStateBackend, batches: number, k
     const t3 = performance.now()
     if (b.needsPrefetch) await b.flush()
     const t4 = performance.now()
-    phases.prefetch += t2 - t1; phases.process += t3 - t2; phases.flush += t4 - t3
+    phases.prefetch += t2 - t1
+    phases.process += t3 - t2
+    phases.flush += t4 - t3
   }
   const ms = performance.now() - t0
   return { name, events: batches * BATCH, ms, ops: 2 * batches * BATCH, bytesWritten: (b.stats().bytesWritten ?? 0) - before, phases }
@@ -97,7 +105,8 @@ async function hotSet(): Promise<void> {
     await groupCount('warm-up', b, 50, pick, 7)
     await b.sync()
     const before = b.stats().bytesWritten!
-    const r = await groupCount(`hot set: 10k keys, RocksDB, 64 MB cache, ${writeBack === 'bundle' ? 'writes every bundle' : 'deferred write-back'}`, b, 1000, pick)
+    const r = await groupCount(`hot set: 10k keys, RocksDB, 64 MB cache, ${writeBack === 'bundle' ? 'writes every bundle' : 'deferred write-back'}`, b, 1000,
+      pick)
     // Until everything is on disk: the last write in flight, or all that deferred write-back held.
     const t = performance.now()
     await b.sync()
@@ -132,10 +141,17 @@ async function mapVsValue(): Promise<void> {
     const v = b.getValueState(valueState<Map<number, number>>('counts-map'))
     const increment = shape === 'MapState<product, count>'
       ? (p: number): void => m.put(p, (m.get(p) ?? 0) + 1)
-      : (p: number): void => { const map = v.value() ?? new Map<number, number>(); map.set(p, (map.get(p) ?? 0) + 1); v.update(map) }
+      : (p: number): void => {
+        const map = v.value() ?? new Map<number, number>()
+        map.set(p, (map.get(p) ?? 0) + 1)
+        v.update(map)
+      }
     // Every user starts with every product counted once.
     await b.prefetch(users.map(key => ({ key, namespace: '' })))
-    for (const key of users) { b.setCurrentKey(key); for (let p = 0; p < PRODUCTS; p++) increment(p) }
+    for (const key of users) {
+      b.setCurrentKey(key)
+      for (let p = 0; p < PRODUCTS; p++) increment(p)
+    }
     await b.compact() // so the run does not pay for compacting what the set-up loaded
     const r = seededRandom(99)
     const phases: Phases = { prefetch: 0, process: 0, flush: 0 }
@@ -146,18 +162,28 @@ async function mapVsValue(): Promise<void> {
       const t1 = performance.now()
       await b.prefetch(batch.map(([key]) => ({ key, namespace: '' })))
       const t2 = performance.now()
-      for (const [key, p] of batch) { b.setCurrentKey(key); increment(p) }
+      for (const [key, p] of batch) {
+        b.setCurrentKey(key)
+        increment(p)
+      }
       const t3 = performance.now()
       await b.flush()
       const t4 = performance.now()
-      phases.prefetch += t2 - t1; phases.process += t3 - t2; phases.flush += t4 - t3
+      phases.prefetch += t2 - t1
+      phases.process += t3 - t2
+      phases.flush += t4 - t3
     }
     const ms = performance.now() - t0
-    report({ name: `${USERS} users × ${PRODUCTS} products: ${shape}`, events: EVENTS, ms, ops: 2 * EVENTS, bytesWritten: b.stats().bytesWritten! - before, phases })
+    report({ name: `${USERS} users × ${PRODUCTS} products: ${shape}`, events: EVENTS, ms, ops: 2 * EVENTS, bytesWritten: b.stats().bytesWritten! - before,
+      phases })
     await b.destroy()
   }
   const [ms, vs] = results.slice(-2) as [Result, Result]
-  console.log(`   MapState vs ValueState<Map>: ${((ms.events / ms.ms) / (vs.events / vs.ms)).toFixed(0)}× events/s, ${(vs.bytesWritten / ms.bytesWritten).toFixed(0)}× fewer bytes written`)
+  console.log(
+    `   MapState vs ValueState<Map>: ${((ms.events / ms.ms) / (vs.events / vs.ms)).toFixed(0)}× events/s, ${
+      (vs.bytesWritten / ms.bytesWritten).toFixed(0)
+    }× fewer bytes written`,
+  )
 }
 
 async function main(): Promise<void> {

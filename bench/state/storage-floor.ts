@@ -95,9 +95,18 @@ try {
   peak.stop()
   const cpuSeconds = (cpu.user + cpu.system) / 1e6
   console.log(JSON.stringify({
-    events, keys, reads, readKeys, found, eventsPerSecond: Math.round(events / (ms / 1000)), seconds: +(ms / 1000).toFixed(1),
-    cpuSeconds: +cpuSeconds.toFixed(1), cpuMicrosPerEvent: +((cpuSeconds * 1e6) / events).toFixed(2), mainThreadCpuSeconds: +mainCpu.toFixed(1),
-    peakRssMb: Math.round(peak.rss / MB), diskMb: +(folderBytes(dbDir) / MB).toFixed(1),
+    events,
+    keys,
+    reads,
+    readKeys,
+    found,
+    eventsPerSecond: Math.round(events / (ms / 1000)),
+    seconds: +(ms / 1000).toFixed(1),
+    cpuSeconds: +cpuSeconds.toFixed(1),
+    cpuMicrosPerEvent: +((cpuSeconds * 1e6) / events).toFixed(2),
+    mainThreadCpuSeconds: +mainCpu.toFixed(1),
+    peakRssMb: Math.round(peak.rss / MB),
+    diskMb: +(folderBytes(dbDir) / MB).toFixed(1),
   }))
   console.log(JSON.stringify({ threadCpuSeconds: cpuSecondsByThreadName() }))
   await db.close()

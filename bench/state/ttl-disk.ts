@@ -14,6 +14,10 @@ await session.executeSql(`SET 'state.backend' = 'rocksdb'; ${ttl !== 'none' ? `S
   INSERT INTO sink SELECT k, COUNT(*) FROM ev GROUP BY k;`)
 const [m] = await session.awaitJobs()
 const seconds = (Date.now() - start) / 1000
-process.stdout.write(`${events.toLocaleString('en-US')} new keys, TTL ${ttl}: ${Object.values(m!.stateEntries).reduce((a, b) => a + b, 0).toLocaleString('en-US')} live entries, ` +
-  `${(m!.stateStoredEntries ?? 0).toLocaleString('en-US')} stored, state folder ${((m!.stateDiskBytes ?? 0) / 2 ** 20).toFixed(1)} MB, ` +
-  `${Math.round(events / seconds).toLocaleString('en-US')} events/s\n`)
+process.stdout.write(
+  `${events.toLocaleString('en-US')} new keys, TTL ${ttl}: ${
+    Object.values(m!.stateEntries).reduce((a, b) => a + b, 0).toLocaleString('en-US')
+  } live entries, ` +
+    `${(m!.stateStoredEntries ?? 0).toLocaleString('en-US')} stored, state folder ${((m!.stateDiskBytes ?? 0) / 2 ** 20).toFixed(1)} MB, ` +
+    `${Math.round(events / seconds).toLocaleString('en-US')} events/s\n`,
+)

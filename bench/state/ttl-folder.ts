@@ -26,7 +26,10 @@ async function folder(dir: string): Promise<{ sst: number; wal: number; log: num
     const path = join(dir, e.name)
     if (e.isDirectory()) {
       const sub = await folder(path)
-      out.sst += sub.sst; out.wal += sub.wal; out.log += sub.log; out.other += sub.other
+      out.sst += sub.sst
+      out.wal += sub.wal
+      out.log += sub.log
+      out.other += sub.other
       continue
     }
     const size = (await stat(path).catch(() => ({ size: 0 }))).size
@@ -52,7 +55,10 @@ try {
       const keys = Array.from({ length: BATCH }, (_, i) => makeKey([next + i]))
       await b.prefetch(keys.map(key => ({ key, namespace: '' })))
       b.setTtlTime(start + Math.floor((next * 1000) / RATE))
-      for (const key of keys) { b.setCurrentKey(key); count.update((count.value() ?? 0) + 1) }
+      for (const key of keys) {
+        b.setCurrentKey(key)
+        count.update((count.value() ?? 0) + 1)
+      }
       if (ttlMs > 0) await b.cleanupExpired(3 * BATCH + 64)
       await b.flush()
     }
@@ -60,9 +66,15 @@ try {
     const stored = await b.countEntries({ stored: true })
     const f = await folder(dir)
     process.stdout.write(JSON.stringify({
-      keys: point, ttl: ttlMs > 0 ? `${ttlMs} ms` : 'none', live, stored,
-      folderMb: +((f.sst + f.wal + f.log + f.other) / MB).toFixed(1), sstMb: +(f.sst / MB).toFixed(1), walMb: +(f.wal / MB).toFixed(1),
-      infoLogMb: +(f.log / MB).toFixed(2), otherMb: +(f.other / MB).toFixed(2),
+      keys: point,
+      ttl: ttlMs > 0 ? `${ttlMs} ms` : 'none',
+      live,
+      stored,
+      folderMb: +((f.sst + f.wal + f.log + f.other) / MB).toFixed(1),
+      sstMb: +(f.sst / MB).toFixed(1),
+      walMb: +(f.wal / MB).toFixed(1),
+      infoLogMb: +(f.log / MB).toFixed(2),
+      otherMb: +(f.other / MB).toFixed(2),
       seconds: +((performance.now() - t0) / 1000).toFixed(1),
     }) + '\n')
   }

@@ -51,7 +51,7 @@ export async function takeFileLock(dir: string, claim: LockClaim, options: FileL
   const timing = options.timing ?? DEFAULT_LEASE
   const mine = claimFile(dir, claim.ownerId)
   await fsCall('create the lock folder', dir, options.help, () => mkdir(dir, { recursive: true }))
-  for (let attempt = 1; ; attempt++) {
+  for (let attempt = 1;; attempt++) {
     const before = await judged(dir, options.help, timing)
     const holder = before.find(c => c.live)
     if (holder !== undefined) return refusal(holder)
@@ -129,7 +129,9 @@ let exitHookInstalled = false
 
 function removeHeldOnExit(): void {
   for (const file of heldFiles) {
-    try { unlinkSync(file) } catch { /* gone already */ }
+    try {
+      unlinkSync(file)
+    } catch { /* gone already */ }
   }
 }
 
@@ -146,13 +148,19 @@ class FileLock implements HeldLock {
       process.on('exit', removeHeldOnExit)
     }
     // Touching the claim is what keeps it live for processes on other hosts sharing the folder.
-    this.timer = setInterval(() => { void this.touch() }, timing.renewMs)
+    this.timer = setInterval(() => {
+      void this.touch()
+    }, timing.renewMs)
     this.timer.unref()
   }
 
-  get lost(): AbortSignal { return this.loss.signal }
+  get lost(): AbortSignal {
+    return this.loss.signal
+  }
 
-  lostReason(): WeirError | undefined { return this.loss.error }
+  lostReason(): WeirError | undefined {
+    return this.loss.error
+  }
 
   private async touch(): Promise<void> {
     if (this.released || this.loss.error !== undefined) return

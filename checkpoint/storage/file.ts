@@ -55,7 +55,11 @@ export class FileCheckpointStorage implements CheckpointStorage {
         throw e
       }
       const handle = await open(tmp, 'r+')
-      try { await handle.sync() } finally { await handle.close() }
+      try {
+        await handle.sync()
+      } finally {
+        await handle.close()
+      }
     })
   }
 
@@ -155,11 +159,16 @@ export class FileCheckpointStorage implements CheckpointStorage {
  * none empty, '.' or '..'. The engine makes every path, so a bad one is a bug.
  */
 export function checkPath(path: string, uri: string): void {
-  const why = path === '' ? 'it is empty'
-    : path.includes('\0') ? 'it contains a NUL character'
-    : path.startsWith('/') ? 'it is absolute'
-    : path.split('/').some(name => name === '' || name === '.' || name === '..') ? `it has an empty, '.' or '..' name`
-    : path.endsWith(TEMP_SUFFIX) ? `'${TEMP_SUFFIX}' marks temporary files`
+  const why = path === '' ?
+    'it is empty'
+    : path.includes('\0') ?
+    'it contains a NUL character'
+    : path.startsWith('/') ?
+    'it is absolute'
+    : path.split('/').some(name => name === '' || name === '.' || name === '..') ?
+    `it has an empty, '.' or '..' name`
+    : path.endsWith(TEMP_SUFFIX) ?
+    `'${TEMP_SUFFIX}' marks temporary files`
     : undefined
   if (why !== undefined) throw WeirError.internal(`invalid checkpoint storage path '${path}' under ${uri}: ${why}`)
 }
@@ -215,7 +224,7 @@ async function writeAtomically(target: string, write: (tmp: string) => Promise<v
   // may already have let sinks commit.
   await syncFolder(folder)
   if (created !== undefined) {
-    for (let made = folder; ; made = dirname(made)) {
+    for (let made = folder;; made = dirname(made)) {
       await syncFolder(dirname(made))
       if (made === created || made === dirname(made)) break
     }
@@ -230,7 +239,11 @@ function tempNameFor(target: string): string {
 async function syncFolder(folder: string): Promise<void> {
   try {
     const handle = await open(folder, 'r')
-    try { await handle.sync() } finally { await handle.close() }
+    try {
+      await handle.sync()
+    } finally {
+      await handle.close()
+    }
   } catch {
     // The rename has happened; only its durability across a power cut is in doubt.
   }
@@ -249,7 +262,13 @@ async function walk(dir: string, relative: string, found: string[]): Promise<voi
     if (entry.name.endsWith(TEMP_SUFFIX)) continue
     const path = relative === '' ? entry.name : `${relative}/${entry.name}`
     const full = join(dir, entry.name)
-    const kind = entry.isSymbolicLink() ? await stat(full).then(s => s.isDirectory() ? 'dir' : s.isFile() ? 'file' : 'other', () => 'other') : entry.isDirectory() ? 'dir' : entry.isFile() ? 'file' : 'other'
+    const kind = entry.isSymbolicLink()
+      ? await stat(full).then(s => s.isDirectory() ? 'dir' : s.isFile() ? 'file' : 'other', () => 'other')
+      : entry.isDirectory()
+      ? 'dir'
+      : entry.isFile()
+      ? 'file'
+      : 'other'
     if (kind === 'dir') await walk(full, path, found)
     else if (kind === 'file') found.push(path)
   }
@@ -292,14 +311,18 @@ function isMissing(e: unknown): boolean {
 
 function missingObject(full: string): WeirError {
   return WeirError.checkpoint(`checkpoint file '${full}' not found`, {
-    help: 'the checkpoint may be incomplete or deleted, or the checkpoint directory may be wrong; restore from another checkpoint, or start the job without one',
+    help:
+      'the checkpoint may be incomplete or deleted, or the checkpoint directory may be wrong; restore from another checkpoint, or start the job without one',
   })
 }
 
 /** A failed call on a file or folder of this storage: a checkpoint's or savepoint's. */
 function fsError(e: unknown, op: 'read' | 'write' | 'list' | 'delete', full: string): WeirError {
   return sharedFsError(e, {
-    kind: 'checkpoint', op, path: full, what: 'checkpoint storage',
+    kind: 'checkpoint',
+    op,
+    path: full,
+    what: 'checkpoint storage',
     setting: "'state.checkpoints.dir' (or 'state.savepoints.dir')",
     help: { EEXIST: `a file stands where checkpoint storage needs a folder: remove or rename '${full}' or the file above it` },
   })
@@ -307,5 +330,6 @@ function fsError(e: unknown, op: 'read' | 'write' | 'list' | 'delete', full: str
 
 /** A failed read or write of a local file that goes to or comes from the storage (RocksDB state under 'state.dir'). */
 function localFileError(e: unknown, op: 'read' | 'write', localFile: string, object: string): WeirError {
-  return sharedFsError(e, { kind: 'checkpoint', op, path: localFile, what: `local state, ${op === 'read' ? 'to be stored as' : 'restored from'} checkpoint file '${object}'`, setting: "'state.dir'" })
+  return sharedFsError(e, { kind: 'checkpoint', op, path: localFile,
+    what: `local state, ${op === 'read' ? 'to be stored as' : 'restored from'} checkpoint file '${object}'`, setting: "'state.dir'" })
 }

@@ -32,7 +32,8 @@ const SCHEMES_HELP = 'checkpoints go to a directory (file:///abs/dir, or a plain
 export function openCheckpointStorage(uri: string, s3: S3Config): CheckpointStorage {
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]+):\/\//.exec(uri)?.[1]?.toLowerCase() ?? (/^file:/i.test(uri) ? 'file' : undefined)
   switch (scheme) {
-    case undefined: case 'file':
+    case undefined:
+    case 'file':
       return new FileCheckpointStorage(uri)
     case 's3':
       return new S3CheckpointStorage(uri, s3StorageConfig(s3))
@@ -61,7 +62,11 @@ function s3StorageConfig({ endpoint, region, accessKey: accessKeyId, secretKey: 
 
 function checkEndpoint(endpoint: string): void {
   let url: URL | undefined
-  try { url = new URL(endpoint) } catch { url = undefined }
+  try {
+    url = new URL(endpoint)
+  } catch {
+    url = undefined
+  }
   if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.host === '') {
     throw WeirError.checkpoint(`'s3.endpoint' = '${endpoint}' is not an http:// or https:// URL`, {
       help: `give the server's URL, e.g. 'http://127.0.0.1:9000'`,

@@ -7,7 +7,9 @@ import { processState, type ProcessIdentity } from '../../common/process-identit
 /**
  * Who holds a lock, as stored in it.
  *
- * @example { ownerId: '1b9d…', pid: 4242, startTime: '102761', host: 'vm', pidSpace: '…', for: "job 'clicks-1'", since: '2026-12-01T10:00:00.000Z', command: 'weir run clicks.sql', cwd: '/home/me' }
+ * @example
+ * { ownerId: '1b9d…', pid: 4242, startTime: '102761', host: 'vm', pidSpace: '…', for: "job 'clicks-1'",
+ *   since: '2026-12-01T10:00:00.000Z', command: 'weir run clicks.sql', cwd: '/home/me' }
  */
 export interface LockClaim extends ProcessIdentity {
   /** Unique per taking: tells two holders in one process apart (two sessions running one job). */
@@ -54,8 +56,12 @@ export class LockLoss {
   private readonly controller = new AbortController()
   private reason: WeirError | undefined
 
-  get signal(): AbortSignal { return this.controller.signal }
-  get error(): WeirError | undefined { return this.reason }
+  get signal(): AbortSignal {
+    return this.controller.signal
+  }
+  get error(): WeirError | undefined {
+    return this.reason
+  }
 
   /** Marks the lock lost (once): the job holding it stops, then fails with `message`. */
   lose(message: string, help = 'another run may take the job over now; this run stops, so that two runs never write the same checkpoints and output'): void {
@@ -79,13 +85,18 @@ export const DEFAULT_LEASE: LeaseTiming = { ttlMs: 30_000, renewMs: 10_000 }
  */
 export function claimIsLive(claim: LockClaim, renewedAt: number, timing: LeaseTiming, now = Date.now()): { live: boolean; why: string } {
   switch (processState(claim)) {
-    case 'running': return { live: true, why: 'its process is running' }
-    case 'gone': return { live: false, why: 'its process is no longer running' }
+    case 'running':
+      return { live: true, why: 'its process is running' }
+    case 'gone':
+      return { live: false, why: 'its process is no longer running' }
     case 'elsewhere': {
       const age = now - renewedAt
       return age > timing.ttlMs
         ? { live: false, why: `it is from another host or container and was last renewed ${seconds(age)} ago (a lease lasts ${seconds(timing.ttlMs)})` }
-        : { live: true, why: `it is from another host or container (its process cannot be checked from here) and was renewed ${seconds(Math.max(0, age))} ago; it expires ${seconds(timing.ttlMs - Math.max(0, age))} after its last renewal` }
+        : { live: true,
+          why: `it is from another host or container (its process cannot be checked from here) and was renewed ${seconds(Math.max(0, age))} ago; it expires ${
+            seconds(timing.ttlMs - Math.max(0, age))
+          } after its last renewal` }
     }
   }
 }
@@ -93,7 +104,11 @@ export function claimIsLive(claim: LockClaim, renewedAt: number, timing: LeaseTi
 /** Parses a stored claim; undefined when it is not one. */
 export function parseClaim(text: string): LockClaim | undefined {
   let value: unknown
-  try { value = JSON.parse(text) } catch { return undefined }
+  try {
+    value = JSON.parse(text)
+  } catch {
+    return undefined
+  }
   if (value === null || typeof value !== 'object') return undefined
   const c = value as Record<string, unknown>
   const strings = ['ownerId', 'host', 'for', 'since', 'command', 'cwd'] as const

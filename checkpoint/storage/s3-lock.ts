@@ -51,7 +51,9 @@ export async function takeS3Lease(access: S3LeaseAccess, claim: LockClaim, timin
     const judged = current.lease === undefined
       ? { live: false, why: 'it cannot be read as a lease' }
       : claimIsLive(current.lease, current.lease.renewedAt, { ...timing, ttlMs: current.lease.ttlMs })
-    if (judged.live) return { kind: 'refused', holder: current.lease!, where: access.uri, detail: judged.why.startsWith('its process is running') ? undefined : judged.why }
+    if (judged.live) {
+      return { kind: 'refused', holder: current.lease!, where: access.uri, detail: judged.why.startsWith('its process is running') ? undefined : judged.why }
+    }
     const replaced = await conditionalPut(access, body(claim, timing), { IfMatch: current.etag })
     if (replaced !== undefined) {
       return { kind: 'held', lock: new S3Lease(access, claim, timing, replaced, [{ holder: current.lease, where: access.uri, why: judged.why }], []) }
@@ -71,7 +73,11 @@ function body(claim: LockClaim, timing: LeaseTiming): string {
 async function conditionalPut(access: S3LeaseAccess, text: string, condition: { IfNoneMatch?: string; IfMatch?: string }): Promise<string | undefined> {
   try {
     const response = await access.client.send(new PutObjectCommand({
-      Bucket: access.bucket, Key: access.key, Body: text, ContentType: 'application/json', ...condition,
+      Bucket: access.bucket,
+      Key: access.key,
+      Body: text,
+      ContentType: 'application/json',
+      ...condition,
     }))
     return response.ETag ?? ''
   } catch (e) {
@@ -127,13 +133,23 @@ class S3Lease implements HeldLock {
     readonly tookOver: readonly TakenOver[],
     readonly notes: readonly string[],
   ) {
-    this.timer = setInterval(() => { this.renewing ??= this.renew().finally(() => { this.renewing = undefined }) }, timing.renewMs)
+    this.timer = setInterval(() => {
+      this.renewing ??= this.renew().finally(() => {
+        this.renewing = undefined
+      })
+    }, timing.renewMs)
     this.timer.unref()
   }
 
-  get where(): string { return this.access.uri }
-  get lost(): AbortSignal { return this.loss.signal }
-  lostReason(): WeirError | undefined { return this.loss.error }
+  get where(): string {
+    return this.access.uri
+  }
+  get lost(): AbortSignal {
+    return this.loss.signal
+  }
+  lostReason(): WeirError | undefined {
+    return this.loss.error
+  }
 
   private async renew(): Promise<void> {
     if (this.released || this.loss.error !== undefined) return
@@ -150,7 +166,9 @@ class S3Lease implements HeldLock {
     } catch (e) {
       // A failed renewal is retried at the next tick, until the lease would have run out.
       if (!this.released && Date.now() - this.lastRenewed >= this.timing.ttlMs - this.timing.renewMs) {
-        this.loss.lose(`the lease '${this.access.uri}' could not be renewed for ${Math.round((Date.now() - this.lastRenewed) / 1000)} s: ${(e as Error).message}`)
+        this.loss.lose(
+          `the lease '${this.access.uri}' could not be renewed for ${Math.round((Date.now() - this.lastRenewed) / 1000)} s: ${(e as Error).message}`,
+        )
       }
     }
   }
@@ -170,7 +188,9 @@ class S3Lease implements HeldLock {
       const current = await readLease(this.access)
       if (current?.lease?.ownerId !== this.claim.ownerId) return
       await this.access.client.send(new DeleteObjectCommand({ Bucket: this.access.bucket, Key: this.access.key }))
-        .catch(e2 => { throw this.access.error(e2, 'delete') })
+        .catch(e2 => {
+          throw this.access.error(e2, 'delete')
+        })
     }
   }
 }

@@ -7,9 +7,8 @@ import { mkdir, rename, rm, stat } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
-import {
-  DeleteObjectsCommand, GetObjectCommand, HeadBucketCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client,
-} from '@aws-sdk/client-s3'
+import { DeleteObjectsCommand, GetObjectCommand, HeadBucketCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand,
+  S3Client } from '@aws-sdk/client-s3'
 import { Upload } from '@aws-sdk/lib-storage'
 import { WeirError } from '../../common/errors.js'
 import type { CheckpointStorage } from './api.js'
@@ -134,7 +133,9 @@ export class S3CheckpointStorage implements CheckpointStorage {
           throw (e as NodeJS.ErrnoException).path === tmp ? localFileError(e, 'write', target, this.uriOf(path)) : e
         })
       })
-      await rename(tmp, target).catch(e => { throw localFileError(e, 'write', target, this.uriOf(path)) })
+      await rename(tmp, target).catch(e => {
+        throw localFileError(e, 'write', target, this.uriOf(path))
+      })
     } catch (e) {
       await rm(tmp, { force: true })
       throw e
@@ -176,7 +177,10 @@ export class S3CheckpointStorage implements CheckpointStorage {
   /** A lease object at `path` (s3-lock.ts). */
   lock(path: string, claim: LockClaim): Promise<LockAttempt> {
     return takeS3Lease({
-      client: this.client, bucket: this.bucket, key: this.keyOf(path), uri: this.uriOf(path),
+      client: this.client,
+      bucket: this.bucket,
+      key: this.keyOf(path),
+      uri: this.uriOf(path),
       error: (e, verb) => this.toWeirError(e, verb, path),
     }, claim)
   }
@@ -187,9 +191,13 @@ export class S3CheckpointStorage implements CheckpointStorage {
     const keys: string[] = []
     let token: string | undefined
     do {
-      const page = await this.send('list', folder, () => this.client.send(new ListObjectsV2Command({
-        Bucket: this.bucket, Prefix: prefix, ContinuationToken: token, MaxKeys: this.config.listPageSize,
-      })))
+      const page = await this.send('list', folder, () =>
+        this.client.send(new ListObjectsV2Command({
+          Bucket: this.bucket,
+          Prefix: prefix,
+          ContinuationToken: token,
+          MaxKeys: this.config.listPageSize,
+        })))
       for (const object of page.Contents ?? []) {
         // Keys ending in '/' are folder markers that consoles create, not objects.
         if (object.Key !== undefined && !object.Key.endsWith('/')) keys.push(object.Key)
@@ -209,16 +217,21 @@ export class S3CheckpointStorage implements CheckpointStorage {
     for (let i = 0; i < keys.length; i += size) {
       const batch = keys.slice(i, i + size)
       const where = batch[0]!.slice(this.keyPrefix.length)
-      const response = await this.send('delete', where, () => this.client.send(new DeleteObjectsCommand({
-        Bucket: this.bucket, Delete: { Objects: batch.map(Key => ({ Key })), Quiet: true },
-      })))
+      const response = await this.send('delete', where, () =>
+        this.client.send(new DeleteObjectsCommand({
+          Bucket: this.bucket,
+          Delete: { Objects: batch.map(Key => ({ Key })), Quiet: true },
+        })))
       const failed = response.Errors ?? []
       if (failed.length > 0) {
         const first = failed[0]!
         const path = (first.Key ?? '').slice(this.keyPrefix.length)
-        throw WeirError.checkpoint(`cannot delete '${this.uriOf(path)}'${failed.length > 1 ? ` and ${failed.length - 1} more` : ''}: ${first.Code ?? 'error'}: ${first.Message ?? ''}`, {
-          help: first.Code === 'AccessDenied' ? ACCESS_HELP : `check the bucket's permissions and retention (object lock) settings`,
-        })
+        throw WeirError.checkpoint(
+          `cannot delete '${this.uriOf(path)}'${failed.length > 1 ? ` and ${failed.length - 1} more` : ''}: ${first.Code ?? 'error'}: ${first.Message ?? ''}`,
+          {
+            help: first.Code === 'AccessDenied' ? ACCESS_HELP : `check the bucket's permissions and retention (object lock) settings`,
+          },
+        )
       }
     }
   }
@@ -242,38 +255,57 @@ export class S3CheckpointStorage implements CheckpointStorage {
     switch (name) {
       case 'NoSuchKey':
         return WeirError.checkpoint(`checkpoint file '${where}' not found`, {
-          help: 'the checkpoint may be incomplete or deleted, or the checkpoint URI may be wrong; restore from another checkpoint, or start the job without one', ...cause,
+          help:
+            'the checkpoint may be incomplete or deleted, or the checkpoint URI may be wrong; restore from another checkpoint, or start the job without one',
+          ...cause,
         })
       case 'NoSuchBucket':
         return WeirError.checkpoint(`cannot ${verb} '${where}': the bucket '${this.bucket}' does not exist${this.endpointNote()}`, {
-          help: `create the bucket, or fix the bucket name in the checkpoint URI; check that 's3.endpoint' points at the server that holds it`, ...cause,
+          help: `create the bucket, or fix the bucket name in the checkpoint URI; check that 's3.endpoint' points at the server that holds it`,
+          ...cause,
         })
       case 'NotFound':
         // A bare 404 to HEAD bucket.
         return WeirError.checkpoint(`cannot ${verb} '${where}': the bucket '${this.bucket}' does not exist${this.endpointNote()}`, {
-          help: `create the bucket, or fix the bucket name in the checkpoint URI; check that 's3.endpoint' points at the server that holds it`, ...cause,
+          help: `create the bucket, or fix the bucket name in the checkpoint URI; check that 's3.endpoint' points at the server that holds it`,
+          ...cause,
         })
-      case 'AccessDenied': case 'Forbidden': case 'InvalidAccessKeyId': case 'SignatureDoesNotMatch':
-      case 'InvalidToken': case 'ExpiredToken': case 'AllAccessDisabled': case 'AccountProblem':
+      case 'AccessDenied':
+      case 'Forbidden':
+      case 'InvalidAccessKeyId':
+      case 'SignatureDoesNotMatch':
+      case 'InvalidToken':
+      case 'ExpiredToken':
+      case 'AllAccessDisabled':
+      case 'AccountProblem':
         return WeirError.checkpoint(`cannot ${verb} '${where}': access denied (${name})${this.endpointNote()}`, { help: ACCESS_HELP, ...cause })
       case 'CredentialsProviderError':
         return WeirError.checkpoint(`cannot ${verb} '${where}': no S3 credentials found`, {
-          help: `set 's3.access-key' and 's3.secret-key', or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in the environment`, ...cause,
+          help: `set 's3.access-key' and 's3.secret-key', or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in the environment`,
+          ...cause,
         })
-      case 'PermanentRedirect': case 'AuthorizationHeaderMalformed': case 'IllegalLocationConstraintException':
+      case 'PermanentRedirect':
+      case 'AuthorizationHeaderMalformed':
+      case 'IllegalLocationConstraintException':
         return WeirError.checkpoint(`cannot ${verb} '${where}': the bucket is in another region than '${this.config.region}' (${name})`, {
-          help: `set 's3.region' to the bucket's region`, ...cause,
+          help: `set 's3.region' to the bucket's region`,
+          ...cause,
         })
     }
     const network = networkProblem(e)
     if (network !== undefined) {
-      return WeirError.checkpoint(`cannot ${verb} '${where}': cannot reach the S3 endpoint ${this.config.endpoint ?? `of AWS region '${this.config.region}'`} (${network})`, {
-        help: `check 's3.endpoint' and that the S3 server is running and reachable from here`, ...cause,
-      })
+      return WeirError.checkpoint(
+        `cannot ${verb} '${where}': cannot reach the S3 endpoint ${this.config.endpoint ?? `of AWS region '${this.config.region}'`} (${network})`,
+        {
+          help: `check 's3.endpoint' and that the S3 server is running and reachable from here`,
+          ...cause,
+        },
+      )
     }
     const status = (e as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode
     return WeirError.checkpoint(`cannot ${verb} '${where}': ${name ?? 'error'}${status === undefined ? '' : ` (HTTP ${status})`}: ${(e as Error).message}`, {
-      help: `check the checkpoint URI and the 's3.endpoint', 's3.region' and credential options`, ...cause,
+      help: `check the checkpoint URI and the 's3.endpoint', 's3.region' and credential options`,
+      ...cause,
     })
   }
 
@@ -293,7 +325,8 @@ export class S3CheckpointStorage implements CheckpointStorage {
 
 type Verb = 'read' | 'write' | 'list' | 'delete'
 
-const ACCESS_HELP = `check 's3.access-key' and 's3.secret-key' (or the AWS credentials in the environment) and that they may read, write, list and delete in the bucket`
+const ACCESS_HELP =
+  `check 's3.access-key' and 's3.secret-key' (or the AWS credentials in the environment) and that they may read, write, list and delete in the bucket`
 
 /**
  * Splits s3://bucket/prefix; the prefix loses its outer slashes.
@@ -329,11 +362,19 @@ function networkProblem(e: unknown): string | undefined {
   const codes = [(e as NodeJS.ErrnoException).code, ...((e as { errors?: unknown[] }).errors ?? []).map(x => (x as NodeJS.ErrnoException).code)]
   for (const code of codes) {
     switch (code) {
-      case 'ECONNREFUSED': return 'connection refused'
-      case 'ENOTFOUND': case 'EAI_AGAIN': return 'host not found'
-      case 'ECONNRESET': case 'EPIPE': return 'connection reset'
-      case 'ETIMEDOUT': return 'timed out'
-      case 'EHOSTUNREACH': case 'ENETUNREACH': return 'host unreachable'
+      case 'ECONNREFUSED':
+        return 'connection refused'
+      case 'ENOTFOUND':
+      case 'EAI_AGAIN':
+        return 'host not found'
+      case 'ECONNRESET':
+      case 'EPIPE':
+        return 'connection reset'
+      case 'ETIMEDOUT':
+        return 'timed out'
+      case 'EHOSTUNREACH':
+      case 'ENETUNREACH':
+        return 'host unreachable'
     }
   }
   if (errorName(e) === 'TimeoutError') return 'timed out'

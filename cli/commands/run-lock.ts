@@ -85,7 +85,8 @@ export class RunLock {
   private async writeOutcome(jobs: readonly StartedJob[]): Promise<void> {
     const settled = await Promise.allSettled(jobs.map(j => j.done))
     const outcome: RunOutcome = {
-      ownerId: this.claim.ownerId, pid: this.claim.pid,
+      ownerId: this.claim.ownerId,
+      pid: this.claim.pid,
       jobs: settled.map((r, i) => outcomeOf(jobs[i]!.name, r)),
     }
     const file = outcomeFile(this.dir, this.claim.ownerId)

@@ -13,7 +13,11 @@ export async function run(args: CliArgs, hooks: CommandHooks = {}): Promise<numb
   try {
     sql = readFileSync(file, 'utf8')
   } catch (e) {
-    process.stderr.write(renderError(fsError(e, { kind: 'plan', op: 'read', path: file, what: 'the SQL file', help: { EISDIR: `'${file}' is a folder; give the SQL file to ${command}` } })) + '\n')
+    process.stderr.write(
+      renderError(
+        fsError(e, { kind: 'plan', op: 'read', path: file, what: 'the SQL file', help: { EISDIR: `'${file}' is a folder; give the SQL file to ${command}` } }),
+      ) + '\n',
+    )
     return 1
   }
 
@@ -34,16 +38,25 @@ export async function run(args: CliArgs, hooks: CommandHooks = {}): Promise<numb
   process.on('SIGINT', onSignal)
   process.on('SIGTERM', onTerm)
 
-  const log = (s: string): void => { if (!quiet) process.stderr.write(s + '\n') }
+  const log = (s: string): void => {
+    if (!quiet) process.stderr.write(s + '\n')
+  }
   let failures = 0
   // An unbounded SELECT prints its rows as they come; a bounded one as one table at its end.
   let streamed: StreamingTable | undefined
   // Jobs run from the command line keep their state in RocksDB and their checkpoints under
   // .weir/checkpoints unless the file says otherwise.
   const session = new Session({
-    signal: abort.signal, stopWithSavepoint: stop.signal, explainOnly: command === 'explain', jobNamePrefix, log,
+    signal: abort.signal,
+    stopWithSavepoint: stop.signal,
+    explainOnly: command === 'explain',
+    jobNamePrefix,
+    log,
     // Warnings are not progress: --quiet keeps them.
-    warn: s => { process.stderr.write(s + '\n') }, source: { sql, file },
+    warn: s => {
+      process.stderr.write(s + '\n')
+    },
+    source: { sql, file },
     options: runDefaults(),
     recovery: { fresh, from },
     faults: hooks.faults,
@@ -62,7 +75,12 @@ export async function run(args: CliArgs, hooks: CommandHooks = {}): Promise<numb
   let runLock: RunLock | undefined
   const started: StartedJob[] = []
   if (command === 'run') {
-    try { runLock = await takeRunLock(jobNamePrefix, file) } catch (e) { process.stderr.write(renderError(e) + '\n'); return 1 }
+    try {
+      runLock = await takeRunLock(jobNamePrefix, file)
+    } catch (e) {
+      process.stderr.write(renderError(e) + '\n')
+      return 1
+    }
   }
   try {
     // Every statement is planned before any job starts: a file with an error runs nothing.
@@ -89,7 +107,7 @@ export async function run(args: CliArgs, hooks: CommandHooks = {}): Promise<numb
     })
     for (const outcome of await session.settleJobs()) {
       // A failure was reported when it happened.
-      if (outcome.metrics !== undefined) for (const line of summary(outcome.name, outcome.metrics, from)) log(line)
+      if (outcome.metrics !== undefined) { for (const line of summary(outcome.name, outcome.metrics, from)) log(line) }
     }
     return failures > 0 ? 1 : interrupted ? 130 : 0
   } catch (e) {
@@ -100,23 +118,34 @@ export async function run(args: CliArgs, hooks: CommandHooks = {}): Promise<numb
     return 1
   } finally {
     // Asked for a savepoint (SIGTERM): say for `weir savepoint` where each job's went.
-    await runLock?.release(stop.signal.aborted ? started : undefined).catch(e => { process.stderr.write(renderError(e) + '\n') })
+    await runLock?.release(stop.signal.aborted ? started : undefined).catch(e => {
+      process.stderr.write(renderError(e) + '\n')
+    })
   }
 }
 
 function report(result: StatementResult, log: (s: string) => void): void {
   switch (result.kind) {
-    case 'ok': log(result.message); break
-    case 'table': process.stdout.write(renderTable(result.columns, result.rows) + '\n'); break
-    case 'explain': process.stdout.write(result.text + '\n\n'); break
-    case 'job': log(`job '${result.name}' started`); break
+    case 'ok':
+      log(result.message)
+      break
+    case 'table':
+      process.stdout.write(renderTable(result.columns, result.rows) + '\n')
+      break
+    case 'explain':
+      process.stdout.write(result.text + '\n\n')
+      break
+    case 'job':
+      log(`job '${result.name}' started`)
+      break
     case 'rows': {
       if (result.streamed) break
       const columns = ['op', ...result.schema.map(f => f.name)]
       process.stdout.write(renderTable(columns, result.changes.map(c => changeCells(result.schema, c.kind, c.row))) + '\n')
       break
     }
-    case 'failed': break // reported by onJobFailed when it happened
+    case 'failed':
+      break // reported by onJobFailed when it happened
   }
 }
 
@@ -134,7 +163,9 @@ function summary(name: string, m: JobMetrics, from: string | undefined): string[
   const committed = sum(m.sinkCommittedRows)
   const rows = committed === written
     ? `${written} rows written`
-    : `${written} rows written, ${committed} committed (the ${written - committed} after the last checkpoint were discarded; they are written again when the job resumes)`
+    : `${written} rows written, ${committed} committed (the ${
+      written - committed
+    } after the last checkpoint were discarded; they are written again when the job resumes)`
   const late = m.lateRecordsDropped ? `, ${m.lateRecordsDropped} late rows dropped` : ''
   const skipped = m.skippedRecords ? `, ${m.skippedRecords} bad records skipped` : ''
   lines.push(`job '${name}' ${m.cancelled ? 'stopped' : 'finished'}: ${m.sourceRecordsRead} rows read, ${rows}${late}${skipped}`)
@@ -145,7 +176,11 @@ function summary(name: string, m: JobMetrics, from: string | undefined): string[
 function renderJobFailure(job: string, error: unknown, sql: string, file: string): string {
   if (!(error instanceof WeirError)) return `error: job '${job}' failed\n${renderError(error, sql, file)}`
   const named = new WeirError(error.kind, `job '${job}' failed: ${error.message}`, {
-    span: error.span, record: error.record, help: error.help, notes: error.notes, cause: error,
+    span: error.span,
+    record: error.record,
+    help: error.help,
+    notes: error.notes,
+    cause: error,
   })
   return renderError(named, sql, file)
 }

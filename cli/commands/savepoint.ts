@@ -69,9 +69,12 @@ async function notRunning(file: string, prefix: string, claims: readonly StoredC
   }
   const claim: LockClaim = stale.claim!
   const pidNow = pidExists(claim.pid) ? `pid ${claim.pid} belongs to another process now, which was left alone` : `no process has pid ${claim.pid} now`
-  return WeirError.execution(`the run of '${file}' that '${stale.file}' names is not running any more: ${describeHolder(claim)} ended without removing it (kill -9?); ${pidNow}`, {
-    help: `there is no running job to take a savepoint of; 'weir run ${file}' resumes from the jobs' latest checkpoints`,
-  })
+  return WeirError.execution(
+    `the run of '${file}' that '${stale.file}' names is not running any more: ${describeHolder(claim)} ended without removing it (kill -9?); ${pidNow}`,
+    {
+      help: `there is no running job to take a savepoint of; 'weir run ${file}' resumes from the jobs' latest checkpoints`,
+    },
+  )
 }
 
 /** Prints one job's outcome; false when it has no savepoint to resume from. */
@@ -82,9 +85,11 @@ async function report(job: JobOutcome, s3: S3Config): Promise<boolean> {
         const info = await readCheckpointInfo(job.savepoint!, s3)
         if (info.kind !== 'savepoint') throw WeirError.checkpoint(`'${job.savepoint}' holds a ${info.kind}, not a savepoint`)
       } catch (e) {
-        process.stderr.write(renderError(WeirError.checkpoint(`job '${job.job}' reported savepoint '${job.savepoint}', but its metadata cannot be read: ${(e as Error).message}`, {
-          help: 'the savepoint was not completed or was removed; the job resumes from its latest checkpoint',
-        })) + '\n')
+        process.stderr.write(
+          renderError(WeirError.checkpoint(`job '${job.job}' reported savepoint '${job.savepoint}', but its metadata cannot be read: ${(e as Error).message}`, {
+            help: 'the savepoint was not completed or was removed; the job resumes from its latest checkpoint',
+          })) + '\n',
+        )
         return false
       }
       process.stderr.write(`savepoint of job '${job.job}': ${job.savepoint}\n`)
@@ -128,7 +133,7 @@ async function s3OptionsOf(file: string): Promise<S3Config> {
           if (setting.key !== undefined) settings[setting.key] = setting.value ?? ''
         } else if (stmt.kind === 'ResetOption') {
           const key = stmt.key === undefined ? undefined : resetOption(stmt.key)
-          if (stmt.key === undefined) for (const k of Object.keys(settings)) delete settings[k]
+          if (stmt.key === undefined) { for (const k of Object.keys(settings)) delete settings[k] }
           else if (key !== undefined) delete settings[key]
         }
       } catch {

@@ -15,7 +15,8 @@ const notSet = (v: string): string | undefined => (Number(v.trim()) <= 0 ? undef
 
 export const FLINK_ALIASES: Readonly<Record<string, FlinkAlias>> = {
   // Flink 1.17+ names the backends 'hashmap' and 'rocksdb'.
-  'state.backend.type': { to: STATE_BACKEND, values: ['hashmap', 'rocksdb'], convert: v => ({ hashmap: 'heap', rocksdb: 'rocksdb' })[v.trim().toLowerCase()] ?? v },
+  'state.backend.type': { to: STATE_BACKEND, values: ['hashmap', 'rocksdb'],
+    convert: v => ({ hashmap: 'heap', rocksdb: 'rocksdb' })[v.trim().toLowerCase()] ?? v },
   // Flink 2.x's names of the checkpoint options.
   'execution.checkpointing.dir': { to: CHECKPOINTS_DIR },
   'execution.checkpointing.savepoint-dir': { to: SAVEPOINTS_DIR },

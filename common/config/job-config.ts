@@ -1,10 +1,8 @@
 // A job's configuration, typed: what the options in force say, read once when the job is planned.
 // The job graph carries it to the runtime; nothing downstream reads an option's text again.
-import {
-  BATCH_SIZE, CHECKPOINT_INTERVAL, CHECKPOINTS_DIR, CHECKPOINTS_RETAINED, MAX_PARALLELISM, MINI_BATCH, ON_JOB_FAILURE, PARALLELISM, PIPELINE_NAME,
-  S3_ACCESS_KEY, S3_ENDPOINT, S3_PATH_STYLE, S3_REGION, S3_SECRET_KEY, SAVEPOINTS_DIR, SINK_NOT_NULL, STATE_BACKEND, STATE_CACHE_SIZE, STATE_DIR,
-  STATE_TTL, WRITE_BUFFER_SIZE, type ConfigOption, type OnJobFailure, type StateBackendKind,
-} from './options.js'
+import { BATCH_SIZE, CHECKPOINT_INTERVAL, CHECKPOINTS_DIR, CHECKPOINTS_RETAINED, MAX_PARALLELISM, MINI_BATCH, ON_JOB_FAILURE, PARALLELISM, PIPELINE_NAME,
+  S3_ACCESS_KEY, S3_ENDPOINT, S3_PATH_STYLE, S3_REGION, S3_SECRET_KEY, SAVEPOINTS_DIR, SINK_NOT_NULL, STATE_BACKEND, STATE_CACHE_SIZE, STATE_DIR, STATE_TTL,
+  WRITE_BUFFER_SIZE, type ConfigOption, type OnJobFailure, type StateBackendKind } from './options.js'
 import { invalidValue, readOption } from './set.js'
 
 /** The options as SET stored them: Weir's keys, the values as written (enumerations in lower case). */
@@ -92,10 +90,17 @@ export function jobConfigOf(settings: OptionSettings): JobConfig {
     sinkNotNull: get(SINK_NOT_NULL),
     state: withoutUnset({ backend: get(STATE_BACKEND), dir: get(STATE_DIR), cacheBytes: get(STATE_CACHE_SIZE), writeBufferBytes: get(WRITE_BUFFER_SIZE) }),
     checkpointing: withoutUnset({
-      intervalMs: get(CHECKPOINT_INTERVAL), dir: get(CHECKPOINTS_DIR), savepointDir: get(SAVEPOINTS_DIR), retained: get(CHECKPOINTS_RETAINED),
+      intervalMs: get(CHECKPOINT_INTERVAL),
+      dir: get(CHECKPOINTS_DIR),
+      savepointDir: get(SAVEPOINTS_DIR),
+      retained: get(CHECKPOINTS_RETAINED),
     }),
     s3: withoutUnset({
-      endpoint: get(S3_ENDPOINT), region: get(S3_REGION), accessKey: get(S3_ACCESS_KEY), secretKey: get(S3_SECRET_KEY), pathStyleAccess: get(S3_PATH_STYLE),
+      endpoint: get(S3_ENDPOINT),
+      region: get(S3_REGION),
+      accessKey: get(S3_ACCESS_KEY),
+      secretKey: get(S3_SECRET_KEY),
+      pathStyleAccess: get(S3_PATH_STYLE),
     }),
   }))
 }
@@ -103,7 +108,9 @@ export function jobConfigOf(settings: OptionSettings): JobConfig {
 /** Every option at its default (what an operator or backend outside a job, in a test, runs with). */
 export const DEFAULT_JOB_CONFIG: JobConfig = jobConfigOf({})
 
-type Unset<T> = { [K in keyof T as undefined extends T[K] ? K : never]?: Exclude<T[K], undefined> } & { [K in keyof T as undefined extends T[K] ? never : K]: T[K] }
+type Unset<T> = { [K in keyof T as undefined extends T[K] ? K : never]?: Exclude<T[K], undefined> } & {
+  [K in keyof T as undefined extends T[K] ? never : K]: T[K]
+}
 
 /** `o` without its undefined fields, so the object is the same after a JSON round trip. */
 function withoutUnset<T extends object>(o: T): Unset<T> {

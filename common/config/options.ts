@@ -34,36 +34,53 @@ const KB = 1024
 const MB = 1024 * KB
 
 export const STATE_TTL = option<number>({
-  key: 'table.exec.state.ttl', type: duration, default: 0,
+  key: 'table.exec.state.ttl',
+  type: duration,
+  default: 0,
   description: 'state TTL of group aggregates (0 = keep forever)',
 })
 export const MINI_BATCH = option<boolean>({
-  key: 'table.exec.mini-batch.enabled', type: boolean, default: true,
+  key: 'table.exec.mini-batch.enabled',
+  type: boolean,
+  default: true,
   description: 'group aggregates fold the rows of one batch per key before emitting; false emits a change per row',
 })
 export const PIPELINE_NAME = option<string | undefined>({ key: 'pipeline.name', type: text, default: undefined, description: 'the job name' })
 export const ON_JOB_FAILURE = option<OnJobFailure>({
-  key: 'weir.on-job-failure', type: oneOf('stop-with-savepoint', 'stop', 'continue'), default: 'stop-with-savepoint',
+  key: 'weir.on-job-failure',
+  type: oneOf('stop-with-savepoint', 'stop', 'continue'),
+  default: 'stop-with-savepoint',
   description: "what the other jobs of a file do when one fails: 'stop-with-savepoint', 'stop' or 'continue'",
 })
 export const MAX_PARALLELISM = option<number>({
-  key: 'pipeline.max-parallelism', type: positiveInt, default: 128,
+  key: 'pipeline.max-parallelism',
+  type: positiveInt,
+  default: 128,
   description: 'number of key groups',
 })
 export const BATCH_SIZE = option<number>({
-  key: 'execution.batch-size', type: positiveInt, default: 1024,
+  key: 'execution.batch-size',
+  type: positiveInt,
+  default: 1024,
   description: 'rows per batch read from sources',
 })
 export const STATE_BACKEND = option<StateBackendKind>({
-  key: 'state.backend', type: oneOf('heap', 'rocksdb'), default: 'heap', runDefault: 'rocksdb',
+  key: 'state.backend',
+  type: oneOf('heap', 'rocksdb'),
+  default: 'heap',
+  runDefault: 'rocksdb',
   description: "'rocksdb' (on local disk; the default of weir run) or 'heap' (on the JS heap)",
 })
 export const STATE_DIR = option<string>({
-  key: 'state.dir', type: text, default: '.weir/state',
+  key: 'state.dir',
+  type: text,
+  default: '.weir/state',
   description: 'where RocksDB working state lives (a folder per job and operator)',
 })
 export const STATE_CACHE_SIZE = option<number>({
-  key: 'state.cache.size', type: size('64 mb'), default: 64 * MB,
+  key: 'state.cache.size',
+  type: size('64 mb'),
+  default: 64 * MB,
   description: 'write-back cache budget of each RocksDB-backed operator',
 })
 /**
@@ -74,42 +91,67 @@ export const STATE_CACHE_SIZE = option<number>({
  * (a larger skip list costs more per insert and lookup). Peak RSS the same (672–697 MB).
  */
 export const WRITE_BUFFER_SIZE = option<number>({
-  key: 'state.backend.rocksdb.writebuffer.size', type: size('32 mb'), default: 32 * MB,
+  key: 'state.backend.rocksdb.writebuffer.size',
+  type: size('32 mb'),
+  default: 32 * MB,
   description: 'RocksDB memtable size of each RocksDB-backed operator (RocksDB keeps up to two): larger ones flush and compact less often',
   check: bytes => (bytes < 64 * KB ? 'a memtable takes at least 64 kb' : undefined),
 })
 export const PARALLELISM = option<number>({
-  key: 'parallelism.default', type: positiveInt, default: 1,
+  key: 'parallelism.default',
+  type: positiveInt,
+  default: 1,
   description: 'subtasks of each keyed operator, each owning a range of key groups',
 })
 export const CHECKPOINT_INTERVAL = option<number>({
-  key: 'execution.checkpointing.interval', type: duration, default: 0, description: 'time between checkpoints (0 = none); makes sinks exactly-once',
+  key: 'execution.checkpointing.interval',
+  type: duration,
+  default: 0,
+  description: 'time between checkpoints (0 = none); makes sinks exactly-once',
 })
 export const CHECKPOINTS_DIR = option<string | undefined>({
-  key: 'state.checkpoints.dir', type: location, default: undefined, runDefault: '.weir/checkpoints',
+  key: 'state.checkpoints.dir',
+  type: location,
+  default: undefined,
+  runDefault: '.weir/checkpoints',
   description: "where checkpoints go: 'file:///path' or 's3://bucket/prefix' (weir run: .weir/checkpoints)",
 })
 export const CHECKPOINTS_RETAINED = option<number>({
-  key: 'state.checkpoints.num-retained', type: positiveInt, default: 1,
+  key: 'state.checkpoints.num-retained',
+  type: positiveInt,
+  default: 1,
   description: 'completed checkpoints kept',
 })
 export const SAVEPOINTS_DIR = option<string | undefined>({
-  key: 'state.savepoints.dir', type: location, default: undefined, description: 'where savepoints go (default: the checkpoints dir)',
+  key: 'state.savepoints.dir',
+  type: location,
+  default: undefined,
+  description: 'where savepoints go (default: the checkpoints dir)',
 })
 export const S3_ENDPOINT = option<string | undefined>({
-  key: 's3.endpoint', type: trimmedText, default: undefined, description: 'S3 endpoint URL for s3:// checkpoints, e.g. http://127.0.0.1:9000 (default: AWS)',
+  key: 's3.endpoint',
+  type: trimmedText,
+  default: undefined,
+  description: 'S3 endpoint URL for s3:// checkpoints, e.g. http://127.0.0.1:9000 (default: AWS)',
 })
 export const S3_REGION = option<string>({ key: 's3.region', type: trimmedText, default: 'us-east-1', description: 'S3 region' })
 export const S3_ACCESS_KEY = option<string | undefined>({
-  key: 's3.access-key', type: trimmedText, default: undefined,
+  key: 's3.access-key',
+  type: trimmedText,
+  default: undefined,
   description: 'S3 access key (default: the AWS credential chain)',
 })
 export const S3_SECRET_KEY = option<string | undefined>({ key: 's3.secret-key', type: trimmedText, default: undefined, description: 'S3 secret key' })
 export const S3_PATH_STYLE = option<boolean | undefined>({
-  key: 's3.path.style.access', type: boolean, default: undefined, description: "'true' for path-style S3 URLs (default true when 's3.endpoint' is set)",
+  key: 's3.path.style.access',
+  type: boolean,
+  default: undefined,
+  description: "'true' for path-style S3 URLs (default true when 's3.endpoint' is set)",
 })
 export const SINK_NOT_NULL = option<'error' | 'drop'>({
-  key: 'table.exec.sink.not-null-enforcer', type: oneOf('error', 'drop'), default: 'error',
+  key: 'table.exec.sink.not-null-enforcer',
+  type: oneOf('error', 'drop'),
+  default: 'error',
   description: "a NULL for a NOT NULL sink column (a primary key's): 'ERROR' fails the job, 'DROP' drops the row",
 })
 
@@ -117,33 +159,64 @@ export const SINK_NOT_NULL = option<'error' | 'drop'>({
 // of JobConfig (nothing reads them).
 const UTC = new Set(['utc', 'z', 'gmt', 'etc/utc', 'utc+0', 'utc+00:00', '+00:00', 'gmt+0', 'gmt+00:00'])
 const RUNTIME_MODE = option<string>({
-  key: 'execution.runtime-mode', type: text, default: 'streaming', description: "'streaming' (Weir runs every job as a stream)",
+  key: 'execution.runtime-mode',
+  type: text,
+  default: 'streaming',
+  description: "'streaming' (Weir runs every job as a stream)",
   check: v => (v.trim().toLowerCase() === 'streaming' ? undefined : 'Weir runs every job in streaming mode'),
   help: "remove the SET (or write 'streaming'): a bounded source still ends, with a final watermark that fires every window, " +
     "but a GROUP BY without a window emits its updates (+I, -U, +U), not only final rows as Flink's batch mode does",
 })
 const CHECKPOINTING_MODE = option<'exactly_once' | 'at_least_once'>({
-  key: 'execution.checkpointing.mode', type: oneOf('exactly_once', 'at_least_once'), default: 'exactly_once',
+  key: 'execution.checkpointing.mode',
+  type: oneOf('exactly_once', 'at_least_once'),
+  default: 'exactly_once',
   description: "'EXACTLY_ONCE' (Weir's checkpoints are always aligned, so always exactly-once)",
   warn: v => (v === 'at_least_once' ? "Weir's checkpoints are always exactly-once (aligned barriers)" : undefined),
 })
 const INCREMENTAL = option<boolean>({
-  key: 'state.backend.incremental', type: boolean, default: true,
+  key: 'state.backend.incremental',
+  type: boolean,
+  default: true,
   description: "'true' (RocksDB checkpoints are always incremental; savepoints are self-contained)",
   warn: v => (v ? undefined : 'RocksDB checkpoints are always incremental (savepoints are self-contained)'),
 })
 const LOCAL_TIME_ZONE = option<string>({
-  key: 'table.local-time-zone', type: text, default: 'UTC', description: "'UTC' (Weir computes times in UTC)",
+  key: 'table.local-time-zone',
+  type: text,
+  default: 'UTC',
+  description: "'UTC' (Weir computes times in UTC)",
   check: v => (UTC.has(v.trim().toLowerCase()) ? undefined : 'Weir computes times in UTC only'),
   help: "remove the SET (or write 'UTC'); convert times to UTC before Weir reads them",
 })
 
 /** Every option Weir understands. Unknown keys are rejected so typos do not pass silently. */
 export const ALL_OPTIONS: readonly ConfigOption<unknown>[] = [
-  STATE_TTL, MINI_BATCH, PIPELINE_NAME, ON_JOB_FAILURE, MAX_PARALLELISM, BATCH_SIZE, STATE_BACKEND, STATE_DIR, STATE_CACHE_SIZE,
-  WRITE_BUFFER_SIZE, PARALLELISM, CHECKPOINT_INTERVAL, CHECKPOINTS_DIR, CHECKPOINTS_RETAINED, SAVEPOINTS_DIR,
-  S3_ENDPOINT, S3_REGION, S3_ACCESS_KEY, S3_SECRET_KEY, S3_PATH_STYLE, SINK_NOT_NULL,
-  RUNTIME_MODE, CHECKPOINTING_MODE, INCREMENTAL, LOCAL_TIME_ZONE,
+  STATE_TTL,
+  MINI_BATCH,
+  PIPELINE_NAME,
+  ON_JOB_FAILURE,
+  MAX_PARALLELISM,
+  BATCH_SIZE,
+  STATE_BACKEND,
+  STATE_DIR,
+  STATE_CACHE_SIZE,
+  WRITE_BUFFER_SIZE,
+  PARALLELISM,
+  CHECKPOINT_INTERVAL,
+  CHECKPOINTS_DIR,
+  CHECKPOINTS_RETAINED,
+  SAVEPOINTS_DIR,
+  S3_ENDPOINT,
+  S3_REGION,
+  S3_ACCESS_KEY,
+  S3_SECRET_KEY,
+  S3_PATH_STYLE,
+  SINK_NOT_NULL,
+  RUNTIME_MODE,
+  CHECKPOINTING_MODE,
+  INCREMENTAL,
+  LOCAL_TIME_ZONE,
 ]
 
 const BY_KEY: ReadonlyMap<string, ConfigOption<unknown>> = new Map(ALL_OPTIONS.map(o => [o.key, o]))

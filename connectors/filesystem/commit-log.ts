@@ -73,13 +73,14 @@ export class CommitLog {
   }
 
   private async load(): Promise<Loaded & { torn: boolean }> {
-    const text = await this.fs('read', () => readFile(this.path, 'utf8').catch(e => {
-      // ENOTDIR: a file stands where the sink's folder should be, so there is no record; creating
-      // the folder reports that file.
-      const code = (e as NodeJS.ErrnoException).code
-      if (code === 'ENOENT' || code === 'ENOTDIR') return undefined
-      throw e
-    }))
+    const text = await this.fs('read', () =>
+      readFile(this.path, 'utf8').catch(e => {
+        // ENOTDIR: a file stands where the sink's folder should be, so there is no record; creating
+        // the folder reports that file.
+        const code = (e as NodeJS.ErrnoException).code
+        if (code === 'ENOENT' || code === 'ENOTDIR') return undefined
+        throw e
+      }))
     if (text === undefined) return { entries: [], compactedThrough: 0, torn: false }
     const whole = text.endsWith('\n') ? text : text.slice(0, text.lastIndexOf('\n') + 1)
     const entries: CommitEntry[] = []
@@ -87,7 +88,11 @@ export class CommitLog {
     for (const line of whole.split('\n')) {
       if (line === '') continue
       let value: unknown
-      try { value = JSON.parse(line) } catch { continue }
+      try {
+        value = JSON.parse(line)
+      } catch {
+        continue
+      }
       const v = value as { checkpoint?: unknown; files?: unknown; compactedThrough?: unknown }
       if (typeof v.compactedThrough === 'number') compactedThrough = Math.max(compactedThrough, v.compactedThrough)
       else if (typeof v.checkpoint === 'number' && Array.isArray(v.files) && v.files.every(f => typeof f === 'string' && !/[/\\]/.test(f))) {

@@ -43,7 +43,13 @@ function show(v: unknown): string {
 function integer(v: unknown, type: DataType, bits: 8 | 16 | 32 | 64): Int64 {
   let exact: Int64 | null = null
   if (typeof v === 'number') {
-    if (Number.isFinite(v) && (bits >= 32 || Number.isInteger(v))) exact = Number.isSafeInteger(v) ? v + 0 : Math.abs(v) < 2 ** 53 ? Math.trunc(v) + 0 : BigInt(Math.trunc(v))
+    if (Number.isFinite(v) && (bits >= 32 || Number.isInteger(v))) {
+      exact = Number.isSafeInteger(v)
+        ? v + 0
+        : Math.abs(v) < 2 ** 53
+        ? Math.trunc(v) + 0
+        : BigInt(Math.trunc(v))
+    }
   } else if (typeof v === 'bigint') {
     exact = v
   } else if (typeof v === 'string') {
@@ -80,7 +86,10 @@ export function fastDecimal(text: string, scale: number): bigint | null {
   const n = text.length
   let i = 0
   let negative = false
-  if (n > 0 && text.charCodeAt(0) === 45 /* - */) { negative = true; i = 1 }
+  if (n > 0 && text.charCodeAt(0) === 45 /* - */) {
+    negative = true
+    i = 1
+  }
   let value = 0
   let digits = 0
   let fraction = -1
@@ -178,7 +187,8 @@ function timestamp(v: unknown, type: DataType, options: ConvertOptions): number 
   if (numeric) {
     const n = Number(v)
     if (options.epoch !== null) return epochToMillis(n, options.epoch)
-    throw new ConvertError(`${typeof v === 'number' ? 'the number' : 'the numeric string'} ${show(v)}`, `${formatType(type)} as 'yyyy-MM-dd HH:mm:ss[.SSS]' or ISO-8601`,
+    throw new ConvertError(`${typeof v === 'number' ? 'the number' : 'the numeric string'} ${show(v)}`,
+      `${formatType(type)} as 'yyyy-MM-dd HH:mm:ss[.SSS]' or ISO-8601`,
       `a number could be epoch seconds or milliseconds: set '${options.epochOption}' = 'seconds' or 'millis' to read it as one of them`)
   }
   throw new ConvertError(show(v), `${formatType(type)} as 'yyyy-MM-dd HH:mm:ss[.SSS]' or ISO-8601`)
@@ -226,28 +236,40 @@ function string(v: unknown): string {
  */
 export function converterFor(type: DataType, options: ConvertOptions = NO_OPTIONS): Converter {
   switch (type.kind) {
-    case 'BOOLEAN': return v => boolean(v, type)
-    case 'TINYINT': return v => integer(v, type, 8)
-    case 'SMALLINT': return v => integer(v, type, 16)
-    case 'INT': return v => typeof v === 'number' && (v | 0) === v ? v + 0 : integer(v, type, 32)
-    case 'BIGINT': return v => typeof v === 'number' && Number.isSafeInteger(v) ? v + 0 : integer(v, type, 64)
-    case 'DOUBLE': return v => typeof v === 'number' ? v : double(v, type)
+    case 'BOOLEAN':
+      return v => boolean(v, type)
+    case 'TINYINT':
+      return v => integer(v, type, 8)
+    case 'SMALLINT':
+      return v => integer(v, type, 16)
+    case 'INT':
+      return v => typeof v === 'number' && (v | 0) === v ? v + 0 : integer(v, type, 32)
+    case 'BIGINT':
+      return v => typeof v === 'number' && Number.isSafeInteger(v) ? v + 0 : integer(v, type, 64)
+    case 'DOUBLE':
+      return v => typeof v === 'number' ? v : double(v, type)
     case 'DECIMAL': {
       const limit = 10n ** BigInt(type.precision)
       return v => decimal(v, type, limit)
     }
-    case 'STRING': return string
-    case 'TIMESTAMP': case 'TIMESTAMP_LTZ': {
+    case 'STRING':
+      return string
+    case 'TIMESTAMP':
+    case 'TIMESTAMP_LTZ': {
       const trunc = truncateTo(type.precision)
       return type.precision >= 3 ? v => timestamp(v, type, options) : v => trunc(timestamp(v, type, options))
     }
-    case 'DATE': return v => date(v, type)
-    case 'INTERVAL': return v => {
-      if (typeof v === 'number' && Number.isFinite(v)) return v
-      if (typeof v === 'string' && INTEGER_RE.test(v)) return Number(v)
-      throw new ConvertError(show(v), 'INTERVAL (milliseconds)')
-    }
-    case 'NULL': return () => null
-    default: return assertNever(type)
+    case 'DATE':
+      return v => date(v, type)
+    case 'INTERVAL':
+      return v => {
+        if (typeof v === 'number' && Number.isFinite(v)) return v
+        if (typeof v === 'string' && INTEGER_RE.test(v)) return Number(v)
+        throw new ConvertError(show(v), 'INTERVAL (milliseconds)')
+      }
+    case 'NULL':
+      return () => null
+    default:
+      return assertNever(type)
   }
 }

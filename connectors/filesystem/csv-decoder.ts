@@ -41,19 +41,27 @@ export function splitCsvRecord(text: string, config: CsvConfig): CsvFields | nul
     }
     if (inQuotes) {
       if (c === quote) {
-        if (text[i + 1] === quote) { field += quote; i++ } else inQuotes = false
+        if (text[i + 1] === quote) {
+          field += quote
+          i++
+        } else inQuotes = false
       } else {
         field += c
       }
       continue
     }
     if (c === delimiter) {
-      values.push(field); quotedFlags.push(quoted)
-      field = ''; quoted = false; atFieldStart = true
+      values.push(field)
+      quotedFlags.push(quoted)
+      field = ''
+      quoted = false
+      atFieldStart = true
       continue
     }
     if (c === quote && atFieldStart) {
-      inQuotes = true; quoted = true; atFieldStart = false
+      inQuotes = true
+      quoted = true
+      atFieldStart = false
       continue
     }
     // Text after a closing quote, or a quote inside an unquoted field, is kept literally.
@@ -61,7 +69,8 @@ export function splitCsvRecord(text: string, config: CsvConfig): CsvFields | nul
     atFieldStart = false
   }
   if (inQuotes) return null
-  values.push(field); quotedFlags.push(quoted)
+  values.push(field)
+  quotedFlags.push(quoted)
   return { values, quoted: quotedFlags }
 }
 
@@ -99,7 +108,10 @@ export class CsvDecoder implements RecordDecoder {
       const v = fields.values[i]!
       if (fields.quoted === null || !fields.quoted[i]) {
         // An unquoted empty field is NULL for every non-string type, whatever the null literal.
-        if (v === nullLiteral || (v.length === 0 && !this.isString[i])) { row[i] = null; continue }
+        if (v === nullLiteral || (v.length === 0 && !this.isString[i])) {
+          row[i] = null
+          continue
+        }
       }
       try {
         row[i] = this.converters[i]!(v)

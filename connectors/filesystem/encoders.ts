@@ -12,18 +12,30 @@ type ValueEncoder = (v: unknown) => string
 
 function jsonValueEncoder(type: DataType, config: JsonConfig): ValueEncoder {
   switch (type.kind) {
-    case 'STRING': return v => JSON.stringify(v)
+    case 'STRING':
+      return v => JSON.stringify(v)
     // A BIGINT beyond 2^53 is a bigint: String() writes its exact digits as a JSON number.
-    case 'TINYINT': case 'SMALLINT': case 'INT': case 'BIGINT': case 'INTERVAL': return v => String(v)
-    case 'DOUBLE': return v => JSON.stringify(v)
-    case 'BOOLEAN': return v => (v ? 'true' : 'false')
-    case 'DECIMAL': return v => formatDecimal(v as bigint, type.scale)
-    case 'TIMESTAMP': case 'TIMESTAMP_LTZ':
+    case 'TINYINT':
+    case 'SMALLINT':
+    case 'INT':
+    case 'BIGINT':
+    case 'INTERVAL':
+      return v => String(v)
+    case 'DOUBLE':
+      return v => JSON.stringify(v)
+    case 'BOOLEAN':
+      return v => (v ? 'true' : 'false')
+    case 'DECIMAL':
+      return v => formatDecimal(v as bigint, type.scale)
+    case 'TIMESTAMP':
+    case 'TIMESTAMP_LTZ':
       return config.timestampStandard === 'ISO-8601'
         ? v => `"${formatTimestamp(v as number).replace(' ', 'T')}"`
         : v => `"${formatTimestamp(v as number)}"`
-    case 'DATE': return v => `"${formatDate(v as number)}"`
-    case 'NULL': return () => 'null'
+    case 'DATE':
+      return v => `"${formatDate(v as number)}"`
+    case 'NULL':
+      return () => 'null'
   }
 }
 
@@ -49,22 +61,36 @@ export function jsonRowEncoder(schema: readonly Field[], config: JsonConfig): (r
  */
 export function debeziumEncoder(schema: readonly Field[], config: JsonConfig): (row: Row, kind: number) => string {
   const encodeRow = jsonRowEncoder(schema, config)
-  return (row, kind) => kind === RowKind.INSERT || kind === RowKind.UPDATE_AFTER
-    ? `{"before":null,"after":${encodeRow(row)},"op":"c"}`
-    : `{"before":${encodeRow(row)},"after":null,"op":"d"}`
+  return (row, kind) =>
+    kind === RowKind.INSERT || kind === RowKind.UPDATE_AFTER
+      ? `{"before":null,"after":${encodeRow(row)},"op":"c"}`
+      : `{"before":${encodeRow(row)},"after":null,"op":"d"}`
 }
 
 function csvValueText(type: DataType): ValueEncoder {
   switch (type.kind) {
-    case 'STRING': return v => v as string
-    case 'TINYINT': case 'SMALLINT': case 'INT': case 'BIGINT': return v => String(v)
-    case 'DOUBLE': return v => formatDouble(v as number)
-    case 'BOOLEAN': return v => (v ? 'true' : 'false')
-    case 'DECIMAL': return v => formatDecimal(v as bigint, type.scale)
-    case 'TIMESTAMP': case 'TIMESTAMP_LTZ': return v => formatTimestamp(v as number)
-    case 'DATE': return v => formatDate(v as number)
-    case 'INTERVAL': return v => formatInterval(v as number)
-    case 'NULL': return () => ''
+    case 'STRING':
+      return v => v as string
+    case 'TINYINT':
+    case 'SMALLINT':
+    case 'INT':
+    case 'BIGINT':
+      return v => String(v)
+    case 'DOUBLE':
+      return v => formatDouble(v as number)
+    case 'BOOLEAN':
+      return v => (v ? 'true' : 'false')
+    case 'DECIMAL':
+      return v => formatDecimal(v as bigint, type.scale)
+    case 'TIMESTAMP':
+    case 'TIMESTAMP_LTZ':
+      return v => formatTimestamp(v as number)
+    case 'DATE':
+      return v => formatDate(v as number)
+    case 'INTERVAL':
+      return v => formatInterval(v as number)
+    case 'NULL':
+      return () => ''
   }
 }
 
@@ -95,7 +121,10 @@ export function csvRowEncoder(schema: readonly Field[], config: CsvConfig): (row
     for (let i = 0; i < n; i++) {
       if (i > 0) s += delimiter
       const v = row[i]
-      if (v === null || v === undefined) { s += nullLiteral; continue }
+      if (v === null || v === undefined) {
+        s += nullLiteral
+        continue
+      }
       const text = texts[i]!(v)
       s += isString[i] && needsQuote(text) ? quoteField(text) : text
     }

@@ -78,15 +78,20 @@ async function publish(dir: string, pending: string, table: string): Promise<boo
   }
   const published = await stat(join(dir, finalNameOf(pending))).then(s => s.isFile(), () => false)
   if (published) return false
-  throw WeirError.connector(`output of table '${table}' promised by a completed checkpoint is missing: neither '${pending}' nor '${finalNameOf(pending)}' is in '${dir}'`, {
-    help: `files in a sink directory must stay while a job that writes it can still be recovered; the job cannot resume exactly-once from this checkpoint (start it without the checkpoint, or from a later one)`,
-  })
+  throw WeirError.connector(
+    `output of table '${table}' promised by a completed checkpoint is missing: neither '${pending}' nor '${finalNameOf(pending)}' is in '${dir}'`,
+    {
+      help: 'files in a sink directory must stay while a job that writes it can still be recovered; '
+        + 'the job cannot resume exactly-once from this checkpoint (start it without the checkpoint, or from a later one)',
+    },
+  )
 }
 
 function promisedBy(restored: unknown, table: string): { file: string; checkpoint: number }[] {
-  const bad = (): WeirError => WeirError.checkpoint(`the checkpoint holds an invalid commit for the filesystem sink of table '${table}': ${JSON.stringify(restored)}`, {
-    help: `a filesystem sink commits { pending: [{ file, checkpoint }] }; was the checkpoint taken with another connector for '${table}'?`,
-  })
+  const bad = (): WeirError =>
+    WeirError.checkpoint(`the checkpoint holds an invalid commit for the filesystem sink of table '${table}': ${JSON.stringify(restored)}`, {
+      help: `a filesystem sink commits { pending: [{ file, checkpoint }] }; was the checkpoint taken with another connector for '${table}'?`,
+    })
   if (typeof restored !== 'object' || restored === null) throw bad()
   const pending = (restored as Partial<FileSinkCommit>).pending
   if (!Array.isArray(pending)) throw bad()
@@ -117,9 +122,15 @@ async function recover(dir: string, prefix: string, restoredCommit: unknown, tab
     await log.reset()
   }
   const ours = new RegExp(`^\\.${escapeRegExp(prefix)}${UUID}-\\d+\\.(?:json|csv)(?:${escapeRegExp(IN_PROGRESS)}|${escapeRegExp(PENDING)})$`)
-  const names = await readdir(dir).catch((e: unknown) => { throw sinkFsError(e, table, 'list', dir) })
+  const names = await readdir(dir).catch((e: unknown) => {
+    throw sinkFsError(e, table, 'list', dir)
+  })
   const leftovers = names.filter(name => ours.test(name))
-  for (const name of leftovers) await rm(join(dir, name), { force: true }).catch((e: unknown) => { throw sinkFsError(e, table, 'delete', join(dir, name)) })
+  for (const name of leftovers) {
+    await rm(join(dir, name), { force: true }).catch((e: unknown) => {
+      throw sinkFsError(e, table, 'delete', join(dir, name))
+    })
+  }
   if (leftovers.length > 0) await syncDir(dir, table)
 }
 
@@ -191,7 +202,9 @@ class ExactlyOnceFileWriter implements SinkWriter {
     // No rows since the last checkpoint: no file.
     if (await this.part.seal(true)) {
       const pending = `.${this.name}${PENDING}`
-      await rename(this.part.path, join(this.dir, pending)).catch((e: unknown) => { throw sinkFsError(e, this.table, 'rename', this.part.path, join(this.dir, pending)) })
+      await rename(this.part.path, join(this.dir, pending)).catch((e: unknown) => {
+        throw sinkFsError(e, this.table, 'rename', this.part.path, join(this.dir, pending))
+      })
       // The checkpoint will promise this file: its name must survive a crash.
       await syncDir(this.dir, this.table)
       this.sealed.push({ file: pending, checkpoint: checkpointId, rows: this.partRows })

@@ -13,13 +13,21 @@ import { createFileSource } from './source.js'
 export const filesystemConnector: ConnectorFactory = {
   name: 'filesystem',
   source: {
-    validate(options) { resolveFsOptions(options) },
-    bounded() { return true },
+    validate(options) {
+      resolveFsOptions(options)
+    },
+    bounded() {
+      return true
+    },
     create: createFileSource,
   },
   sink: {
-    validate(options) { resolveFsOptions(options) },
-    acceptsUpdates(options) { return (options['format'] ?? '').trim().toLowerCase() === 'debezium-json' },
+    validate(options) {
+      resolveFsOptions(options)
+    },
+    acceptsUpdates(options) {
+      return (options['format'] ?? '').trim().toLowerCase() === 'debezium-json'
+    },
     create: createFileSink,
     committedAfter: fileSinkCommittedAfter,
   },

@@ -49,10 +49,15 @@ export class JsonDecoder implements RecordDecoder {
       let v = this.inherited[i] && !Object.hasOwn(record, key) ? undefined : record[key]
       if (v === undefined) {
         const found = this.findInsensitive(record, i)
-        if (found !== undefined) { key = found; v = record[key] }
-        else if (this.config.failOnMissingField) throw new RecordError(`field '${key}' is missing`, key)
+        if (found !== undefined) {
+          key = found
+          v = record[key]
+        } else if (this.config.failOnMissingField) throw new RecordError(`field '${key}' is missing`, key)
       }
-      if (v === undefined || v === null) { row[i] = null; continue }
+      if (v === undefined || v === null) {
+        row[i] = null
+        continue
+      }
       if (typeof v === 'number') {
         if (this.hasDecimal && this.isDecimal[i]) v = numberTextOf(line, key) ?? v
         // At 2^53 and beyond JSON.parse may have rounded it: the exact integer comes from the text
@@ -72,7 +77,9 @@ export class JsonDecoder implements RecordDecoder {
     return row
   }
 
-  reset(): boolean { return false }
+  reset(): boolean {
+    return false
+  }
 
   private findInsensitive(record: Record<string, unknown>, column: number): string | undefined {
     const want = this.lowerNames[column]!
@@ -148,9 +155,15 @@ function skipValue(s: string, i: number): number {
     for (;;) {
       const d = s.charCodeAt(i)
       if (Number.isNaN(d)) return i
-      if (d === 34) { i = skipString(s, i); continue }
+      if (d === 34) {
+        i = skipString(s, i)
+        continue
+      }
       if (d === 123 || d === 91) depth++
-      else if (d === 125 || d === 93) { depth--; if (depth === 0) return i + 1 }
+      else if (d === 125 || d === 93) {
+        depth--
+        if (depth === 0) return i + 1
+      }
       i++
     }
   }

@@ -59,7 +59,10 @@ export class LineReader {
     if (pos >= text.length) return null
     let end = text.indexOf('\n', pos)
     let next: number
-    if (end === -1) { end = text.length; next = end } else next = end + 1
+    if (end === -1) {
+      end = text.length
+      next = end
+    } else next = end + 1
     this.pos = next
     this.lineNo++
     // Strip a '\r' of a '\r\n' ending.

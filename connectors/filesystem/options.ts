@@ -43,8 +43,14 @@ const COMMON = ['path', 'format']
 const FORMAT_OPTIONS: Record<FileFormat, readonly string[]> = {
   'json': ['json.ignore-parse-errors', 'json.fail-on-missing-field', 'json.timestamp-format.standard', 'json.timestamp-format.epoch'],
   'csv': [
-    'csv.field-delimiter', 'csv.ignore-parse-errors', 'csv.null-literal', 'csv.allow-comments',
-    'csv.quote-character', 'csv.disable-quote-character', 'csv.escape-character', 'csv.timestamp-format.epoch',
+    'csv.field-delimiter',
+    'csv.ignore-parse-errors',
+    'csv.null-literal',
+    'csv.allow-comments',
+    'csv.quote-character',
+    'csv.disable-quote-character',
+    'csv.escape-character',
+    'csv.timestamp-format.epoch',
   ],
   'debezium-json': ['debezium-json.timestamp-format.standard', 'debezium-json.schema-include'],
 }
@@ -63,7 +69,9 @@ export function resolveFsOptions(options: ConnectorOptions): FsConfig {
   checkKnownOptions('filesystem', options, ALL_OPTIONS)
   checkRequiredOptions('filesystem', options, ['path'])
   const path = options['path']!
-  if (path.trim() === '') throw aboutValue(WeirError.connector(`option 'path' of connector 'filesystem' is empty`, { help: `set 'path' to a file or a directory` }), 'path')
+  if (path.trim() === '') {
+    throw aboutValue(WeirError.connector(`option 'path' of connector 'filesystem' is empty`, { help: `set 'path' to a file or a directory` }), 'path')
+  }
   const format = enumOption(options, 'format', FORMATS, 'json')
   // Options of another format are a mistake (Flink rejects them too).
   for (const key of Object.keys(options)) {
@@ -83,14 +91,23 @@ export function resolveFsOptions(options: ConnectorOptions): FsConfig {
     timestampEpoch: epochOption(options, 'json.timestamp-format.epoch'),
   }
   if (boolOption(options, 'debezium-json.schema-include', false)) {
-    throw aboutValue(WeirError.unsupported(`'debezium-json.schema-include' = 'true' is not supported`, { help: `remove the option; Weir writes the payload without a schema` }), 'debezium-json.schema-include')
+    throw aboutValue(
+      WeirError.unsupported(`'debezium-json.schema-include' = 'true' is not supported`, {
+        help: `remove the option; Weir writes the payload without a schema`,
+      }),
+      'debezium-json.schema-include',
+    )
   }
   if (json.ignoreParseErrors && json.failOnMissingField) {
-    throw aboutKey(WeirError.connector(`options 'json.ignore-parse-errors' and 'json.fail-on-missing-field' cannot both be 'true'`, { help: 'keep one of them' }), 'json.fail-on-missing-field')
+    throw aboutKey(
+      WeirError.connector(`options 'json.ignore-parse-errors' and 'json.fail-on-missing-field' cannot both be 'true'`, { help: 'keep one of them' }),
+      'json.fail-on-missing-field',
+    )
   }
   const disableQuote = boolOption(options, 'csv.disable-quote-character', false)
   if (disableQuote && options['csv.quote-character'] !== undefined) {
-    throw aboutKey(WeirError.connector(`options 'csv.quote-character' and 'csv.disable-quote-character' cannot be used together`, { help: 'keep one of them' }), 'csv.disable-quote-character')
+    throw aboutKey(WeirError.connector(`options 'csv.quote-character' and 'csv.disable-quote-character' cannot be used together`, { help: 'keep one of them' }),
+      'csv.disable-quote-character')
   }
   const delimiter = charOption(options, 'csv.field-delimiter', ',')
   const quote = disableQuote ? null : charOption(options, 'csv.quote-character', '"')

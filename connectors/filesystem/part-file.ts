@@ -11,7 +11,12 @@ const FLUSH_CHARS = 1 << 20
 export function sinkFsError(e: unknown, table: string, op: FsOperation, path: string, to?: string): WeirError {
   const setting = `the 'path' option of table '${table}'`
   return fsError(e, {
-    kind: 'connector', op, path, to, what: `the sink of table '${table}'`, setting,
+    kind: 'connector',
+    op,
+    path,
+    to,
+    what: `the sink of table '${table}'`,
+    setting,
     // mkdir of the sink folder: a file stands where it or a folder above it should be.
     help: { EEXIST: `'${path}' is a file, but the filesystem sink writes part files into a folder: change ${setting}` },
   })
@@ -27,7 +32,9 @@ export class PartFile {
   constructor(readonly path: string, private readonly table: string) {}
 
   /** Whether the file exists on disk (some text was flushed to it). */
-  get created(): boolean { return this.handle !== null }
+  get created(): boolean {
+    return this.handle !== null
+  }
 
   /** Buffers `text`; writes the buffer out once it is large (the promise, if any, must be awaited). */
   append(text: string): void | Promise<void> {

@@ -14,7 +14,8 @@ import { PartFile, sinkFsError } from './part-file.js'
 
 function batchEncoder(ctx: SinkContext, config: FsConfig): BatchEncoder {
   switch (config.format) {
-    case 'json': case 'csv': {
+    case 'json':
+    case 'csv': {
       const encodeRow = config.format === 'json' ? jsonRowEncoder(ctx.schema, config.json) : csvRowEncoder(ctx.schema, config.csv)
       return batch => {
         if (batch.kinds !== null && batch.kinds.some(k => k !== 0)) {

@@ -63,7 +63,9 @@ export async function listSourceFiles(path: string, table: string): Promise<stri
     if (e.name.startsWith('.') || e.name.startsWith('_')) continue
     // A symbolic link is read as what it points to (a folder of links to files must not read as empty).
     const isFile = e.isSymbolicLink()
-      ? await stat(join(full, e.name)).then(s => s.isFile(), (x: unknown) => { throw sourceFsError(x, 'read', join(full, e.name), table) })
+      ? await stat(join(full, e.name)).then(s => s.isFile(), (x: unknown) => {
+        throw sourceFsError(x, 'read', join(full, e.name), table)
+      })
       : e.isFile()
     if (isFile) files.push(e.name)
   }
@@ -72,9 +74,12 @@ export async function listSourceFiles(path: string, table: string): Promise<stri
 
 function decoderFor(config: FsConfig, ctx: SourceContext): RecordDecoder {
   switch (config.format) {
-    case 'json': return new JsonDecoder(ctx.schema, config.json)
-    case 'csv': return new CsvDecoder(ctx.schema, config.csv)
-    case 'debezium-json': throw WeirError.internal('debezium-json source was not rejected')
+    case 'json':
+      return new JsonDecoder(ctx.schema, config.json)
+    case 'csv':
+      return new CsvDecoder(ctx.schema, config.csv)
+    case 'debezium-json':
+      throw WeirError.internal('debezium-json source was not rejected')
   }
 }
 
@@ -87,7 +92,9 @@ export async function createFileSource(ctx: SourceContext): Promise<SourceReader
     })
   }
   const files = await listSourceFiles(config.path, ctx.table)
-  const restore = ctx.restoredPositions === undefined ? { starts: files.map(() => null), moved: false } : await restoreStarts(files, ctx.restoredPositions, config.path, ctx.table)
+  const restore = ctx.restoredPositions === undefined
+    ? { starts: files.map(() => null), moved: false }
+    : await restoreStarts(files, ctx.restoredPositions, config.path, ctx.table)
   const ignoreErrors = config.format === 'csv' ? config.csv.ignoreParseErrors : config.json.ignoreParseErrors
   return new FileSourceReader(files, restore, decoderFor(config, ctx), ignoreErrors, ctx)
 }
@@ -143,10 +150,13 @@ async function restoreStarts(files: readonly string[], restored: readonly (Split
         ? `cannot resume table '${table}': file '${p.file}' is no longer among the files of path '${path}'; ${where}`
         : `cannot resume table '${table}': file '${p.file}' is missing; ${where}`, {
         record,
-        help: `a resumed job reads on from where its checkpoint stopped, so the files it was reading must stay; put the file back, or start the job without the checkpoint`,
+        help:
+          `a resumed job reads on from where its checkpoint stopped, so the files it was reading must stay; put the file back, or start the job without the checkpoint`,
       })
     }
-    const size = await stat(p.file).then(s => s.size, e => { throw sourceFsError(e, 'read', p.file, table) })
+    const size = await stat(p.file).then(s => s.size, e => {
+      throw sourceFsError(e, 'read', p.file, table)
+    })
     if (size < p.offset) {
       throw WeirError.connector(`cannot resume table '${table}': file '${p.file}' has ${size} bytes, but ${where}`, {
         record,
@@ -154,10 +164,13 @@ async function restoreStarts(files: readonly string[], restored: readonly (Split
       })
     }
     if (!p.ended && p.offset > 0 && p.offset < size && !(await followsNewline(p.file, p.offset, table))) {
-      throw WeirError.connector(`cannot resume table '${table}': file '${p.file}' changed since the checkpoint (byte ${p.offset} no longer follows a line break); ${where}`, {
-        record,
-        help: `files must not be rewritten while a job reads them; put the original back, or start the job without the checkpoint`,
-      })
+      throw WeirError.connector(
+        `cannot resume table '${table}': file '${p.file}' changed since the checkpoint (byte ${p.offset} no longer follows a line break); ${where}`,
+        {
+          record,
+          help: `files must not be rewritten while a job reads them; put the original back, or start the job without the checkpoint`,
+        },
+      )
     }
     starts[index] = { offset: p.offset, line: p.line, ended: p.ended }
   }
@@ -270,7 +283,10 @@ class FileSourceReader implements SourceReader {
       }
       if (result === SKIP) continue
       if (result === MORE) {
-        if (this.recordText === '') { this.recordStart = lines.lineNo; this.recordText = line } else this.recordText += '\n' + line
+        if (this.recordText === '') {
+          this.recordStart = lines.lineNo
+          this.recordText = line
+        } else this.recordText += '\n' + line
         continue
       }
       const nullIn = this.notNull.length === 0 ? -1 : this.notNull.find(c => result[c] === null) ?? -1
@@ -278,7 +294,8 @@ class FileSourceReader implements SourceReader {
         // Compiled queries trust a NOT NULL type (a primary key column's too): a NULL must not get in.
         const name = this.ctx.schema[nullIn]!.name
         const multiLine = this.recordText !== ''
-        this.fail(new RecordError(`column '${name}' is NOT NULL, but the record has no value for it`, name), file, multiLine ? this.recordStart : lines.lineNo, multiLine ? this.recordText + '\n' + line : line)
+        this.fail(new RecordError(`column '${name}' is NOT NULL, but the record has no value for it`, name), file, multiLine ? this.recordStart : lines.lineNo,
+          multiLine ? this.recordText + '\n' + line : line)
         this.recordText = ''
         continue
       }

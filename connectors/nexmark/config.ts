@@ -14,8 +14,10 @@ type FieldKind = 'long' | 'string' | 'time'
 
 /** Each table's fields in the reference order, with their kind. */
 export const TABLE_FIELDS: Record<NexmarkTable, readonly (readonly [string, FieldKind])[]> = {
-  person: [['id', 'long'], ['name', 'string'], ['emailAddress', 'string'], ['creditCard', 'string'], ['city', 'string'], ['state', 'string'], ['dateTime', 'time'], ['extra', 'string']],
-  auction: [['id', 'long'], ['itemName', 'string'], ['description', 'string'], ['initialBid', 'long'], ['reserve', 'long'], ['dateTime', 'time'], ['expires', 'time'], ['seller', 'long'], ['category', 'long'], ['extra', 'string']],
+  person: [['id', 'long'], ['name', 'string'], ['emailAddress', 'string'], ['creditCard', 'string'], ['city', 'string'], ['state', 'string'], ['dateTime',
+    'time'], ['extra', 'string']],
+  auction: [['id', 'long'], ['itemName', 'string'], ['description', 'string'], ['initialBid', 'long'], ['reserve', 'long'], ['dateTime', 'time'], ['expires',
+    'time'], ['seller', 'long'], ['category', 'long'], ['extra', 'string']],
   bid: [['auction', 'long'], ['bidder', 'long'], ['price', 'long'], ['channel', 'string'], ['url', 'string'], ['dateTime', 'time'], ['extra', 'string']],
 }
 
@@ -54,15 +56,30 @@ export const DEFAULT_BASE_TIME = Date.UTC(2015, 6, 15)
 
 // Tuning options of the reference generator, accepted with or without the 'nexmark.' prefix.
 const TUNING = [
-  'person.proportion', 'auction.proportion', 'bid.proportion',
-  'bid.hot-ratio.auctions', 'bid.hot-ratio.bidders', 'auction.hot-ratio.sellers',
-  'person.avg-size', 'auction.avg-size', 'bid.avg-size',
+  'person.proportion',
+  'auction.proportion',
+  'bid.proportion',
+  'bid.hot-ratio.auctions',
+  'bid.hot-ratio.bidders',
+  'auction.hot-ratio.sellers',
+  'person.avg-size',
+  'auction.avg-size',
+  'bid.avg-size',
 ] as const
 
 const OPTIONS = [
-  'nexmark.table', 'nexmark.events.num', 'events.num', 'nexmark.event.rate', 'first-event.rate',
-  'nexmark.first-event.rate', 'next-event.rate', 'nexmark.next-event.rate', 'nexmark.seed', 'nexmark.base-time',
-  ...TUNING, ...TUNING.map(t => `nexmark.${t}`),
+  'nexmark.table',
+  'nexmark.events.num',
+  'events.num',
+  'nexmark.event.rate',
+  'first-event.rate',
+  'nexmark.first-event.rate',
+  'next-event.rate',
+  'nexmark.next-event.rate',
+  'nexmark.seed',
+  'nexmark.base-time',
+  ...TUNING,
+  ...TUNING.map(t => `nexmark.${t}`),
 ]
 
 function normalize(name: string): string {
@@ -73,7 +90,10 @@ function normalize(name: string): string {
 function pick(options: ConnectorOptions, keys: readonly string[]): string | undefined {
   const present = keys.filter(k => options[k] !== undefined)
   if (present.length > 1 && new Set(present.map(k => options[k]!.trim())).size > 1) {
-    throw aboutKey(WeirError.connector(`options ${present.map(k => `'${k}'`).join(' and ')} are synonyms but have different values`, { help: 'keep one of them' }), present[1]!)
+    throw aboutKey(
+      WeirError.connector(`options ${present.map(k => `'${k}'`).join(' and ')} are synonyms but have different values`, { help: 'keep one of them' }),
+      present[1]!,
+    )
   }
   return present[0]
 }
@@ -137,9 +157,17 @@ export function resolveNexmarkConfig(options: ConnectorOptions, schema: readonly
     }
     const [name, kind] = fields[index]!
     if (!ACCEPTS[kind].includes(col.type.kind)) {
-      throw about(WeirError.connector(`column '${col.name}' is declared ${formatType(col.type)}, but nexmark's ${table}.${name} is ${kind === 'long' ? 'BIGINT' : kind === 'string' ? 'STRING' : 'TIMESTAMP(3)'}`, {
-        help: `declare it as one of ${ACCEPTS[kind].join(', ')}`,
-      }), { column: col.name })
+      throw about(
+        WeirError.connector(
+          `column '${col.name}' is declared ${formatType(col.type)}, but nexmark's ${table}.${name} is ${
+            kind === 'long' ? 'BIGINT' : kind === 'string' ? 'STRING' : 'TIMESTAMP(3)'
+          }`,
+          {
+            help: `declare it as one of ${ACCEPTS[kind].join(', ')}`,
+          },
+        ),
+        { column: col.name },
+      )
     }
     return index
   })

@@ -4,10 +4,8 @@
 import type { Row } from '../../core/batch.js'
 import type { NexmarkConfig } from './config.js'
 import { below, draw, EventRandom, mix32, stream, TWO_32 } from './random.js'
-import {
-  channelTablesOf, ExtraPadding, FIRST_NAMES, HOT_CHANNELS, LAST_NAMES, nextString, nextStringLength,
-  US_CITIES, US_STATES, type ChannelTables,
-} from './strings.js'
+import { channelTablesOf, ExtraPadding, FIRST_NAMES, HOT_CHANNELS, LAST_NAMES, nextString, nextStringLength, US_CITIES, US_STATES,
+  type ChannelTables } from './strings.js'
 
 export const FIRST_PERSON_ID = 1000
 export const FIRST_AUCTION_ID = 1000
@@ -65,14 +63,18 @@ export class NexmarkModel {
     this.hotAuctionAbove = TWO_32 / config.hotAuctionRatio
     this.hotBidderAbove = TWO_32 / config.hotBiddersRatio
     this.hotSellerAbove = TWO_32 / config.hotSellersRatio
-    this.eventsForInFlightAuctions = config.auctionProportion === 0 ? 0
+    this.eventsForInFlightAuctions = config.auctionProportion === 0 ?
+      0
       : Math.floor((NUM_IN_FLIGHT_AUCTIONS * this.total) / config.auctionProportion)
   }
 
   kindOf(n: number): EventKind {
     const rem = n % this.total
-    return rem < this.config.personProportion ? EventKind.PERSON
-      : rem < this.config.personProportion + this.config.auctionProportion ? EventKind.AUCTION : EventKind.BID
+    return rem < this.config.personProportion ?
+      EventKind.PERSON
+      : rem < this.config.personProportion + this.config.auctionProportion
+      ? EventKind.AUCTION
+      : EventKind.BID
   }
 
   /** Event time of event n: base + n × (1000 / rate) ms, rounded down. */
@@ -94,7 +96,10 @@ export class NexmarkModel {
     const { personProportion: p, auctionProportion: a } = this.config
     let epoch = Math.floor(n / this.total)
     let offset = n - epoch * this.total
-    if (offset < p) { epoch--; offset = a - 1 } else if (offset >= p + a) offset = a - 1
+    if (offset < p) {
+      epoch--
+      offset = a - 1
+    } else if (offset >= p + a) offset = a - 1
     else offset -= p
     return epoch * a + offset
   }
@@ -113,9 +118,15 @@ export class NexmarkModel {
     return min + below(u, last - min + 1 + AUCTION_ID_LEAD)
   }
 
-  isHotAuction(u: number): boolean { return u >= this.hotAuctionAbove }
-  isHotBidder(u: number): boolean { return u >= this.hotBidderAbove }
-  isHotSeller(u: number): boolean { return u >= this.hotSellerAbove }
+  isHotAuction(u: number): boolean {
+    return u >= this.hotAuctionAbove
+  }
+  isHotBidder(u: number): boolean {
+    return u >= this.hotBidderAbove
+  }
+  isHotSeller(u: number): boolean {
+    return u >= this.hotSellerAbove
+  }
 
   /** How long an auction created at event n runs: on average as long as creating 100 more auctions takes. */
   auctionLength(n: number, u: number): number {
@@ -180,13 +191,26 @@ export function bidRowBuilder(m: NexmarkModel, columns: readonly number[]): RowB
     const row = new Array<unknown>(ncols)
     for (let c = 0; c < ncols; c++) {
       switch (columns[c]) {
-        case 0: row[c] = auction(n, flags, key); break
-        case 1: row[c] = bidder(n, flags, key); break
-        case 2: row[c] = price(draw(key, BID.price)); break
-        case 3: row[c] = channels[channelIndex(flags, key)]; break
-        case 4: row[c] = urls[channelIndex(flags, key)]; break
-        case 5: row[c] = m.timestamp(n); break
-        default: row[c] = extra(key)
+        case 0:
+          row[c] = auction(n, flags, key)
+          break
+        case 1:
+          row[c] = bidder(n, flags, key)
+          break
+        case 2:
+          row[c] = price(draw(key, BID.price))
+          break
+        case 3:
+          row[c] = channels[channelIndex(flags, key)]
+          break
+        case 4:
+          row[c] = urls[channelIndex(flags, key)]
+          break
+        case 5:
+          row[c] = m.timestamp(n)
+          break
+        default:
+          row[c] = extra(key)
       }
     }
     return row
@@ -203,13 +227,27 @@ export function auctionRowBuilder(m: NexmarkModel, columns: readonly number[]): 
     const row = new Array<unknown>(ncols)
     for (let c = 0; c < ncols; c++) {
       switch (columns[c]) {
-        case 0: row[c] = m.lastAuction(n) + FIRST_AUCTION_ID; break
-        case 1: row[c] = nextString(stream(draw(key, AUCTION.itemName)), 20); break
-        case 2: row[c] = nextString(stream(draw(key, AUCTION.description)), 100); break
-        case 3: row[c] = price(draw(key, AUCTION.initialBid)); break
-        case 4: row[c] = price(draw(key, AUCTION.initialBid)) + price(draw(key, AUCTION.reserve)); break
-        case 5: row[c] = ts; break
-        case 6: row[c] = ts + m.auctionLength(n, draw(key, AUCTION.expires)); break
+        case 0:
+          row[c] = m.lastAuction(n) + FIRST_AUCTION_ID
+          break
+        case 1:
+          row[c] = nextString(stream(draw(key, AUCTION.itemName)), 20)
+          break
+        case 2:
+          row[c] = nextString(stream(draw(key, AUCTION.description)), 100)
+          break
+        case 3:
+          row[c] = price(draw(key, AUCTION.initialBid))
+          break
+        case 4:
+          row[c] = price(draw(key, AUCTION.initialBid)) + price(draw(key, AUCTION.reserve))
+          break
+        case 5:
+          row[c] = ts
+          break
+        case 6:
+          row[c] = ts + m.auctionLength(n, draw(key, AUCTION.expires))
+          break
         case 7: {
           const id = m.isHotSeller(draw(key, AUCTION.hotSeller))
             ? Math.floor(m.lastPerson(n) / HOT_SELLER_GROUP) * HOT_SELLER_GROUP
@@ -217,7 +255,9 @@ export function auctionRowBuilder(m: NexmarkModel, columns: readonly number[]): 
           row[c] = id + FIRST_PERSON_ID
           break
         }
-        case 8: row[c] = FIRST_CATEGORY_ID + below(draw(key, AUCTION.category), NUM_CATEGORIES); break
+        case 8:
+          row[c] = FIRST_CATEGORY_ID + below(draw(key, AUCTION.category), NUM_CATEGORIES)
+          break
         default: {
           // Sizes use the strings' lengths before trimming, so 'extra' does not need them made.
           const nameLength = nextStringLength(firstOf(draw(key, AUCTION.itemName)), 20)
@@ -235,7 +275,8 @@ export function personRowBuilder(m: NexmarkModel, columns: readonly number[]): R
   const padding = new ExtraPadding(m.config.avgPersonByteSize)
   const rand = m.rand
   const ncols = columns.length
-  const name = (key: number): string => FULL_NAMES[below(draw(key, PERSON.first), FIRST_NAMES.length) * LAST_NAMES.length + below(draw(key, PERSON.last), LAST_NAMES.length)]!
+  const name = (key: number): string =>
+    FULL_NAMES[below(draw(key, PERSON.first), FIRST_NAMES.length) * LAST_NAMES.length + below(draw(key, PERSON.last), LAST_NAMES.length)]!
   const city = (key: number): string => US_CITIES[below(draw(key, PERSON.city), US_CITIES.length)]!
   const state = (key: number): string => US_STATES[below(draw(key, PERSON.state), US_STATES.length)]!
   return n => {
@@ -243,17 +284,31 @@ export function personRowBuilder(m: NexmarkModel, columns: readonly number[]): R
     const row = new Array<unknown>(ncols)
     for (let c = 0; c < ncols; c++) {
       switch (columns[c]) {
-        case 0: row[c] = m.lastPerson(n) + FIRST_PERSON_ID; break
-        case 1: row[c] = name(key); break
-        case 2: row[c] = `${nextString(stream(draw(key, PERSON.email)), 7)}@${nextString(stream(draw(key, PERSON.emailDomain)), 5)}.com`; break
+        case 0:
+          row[c] = m.lastPerson(n) + FIRST_PERSON_ID
+          break
+        case 1:
+          row[c] = name(key)
+          break
+        case 2:
+          row[c] = `${nextString(stream(draw(key, PERSON.email)), 7)}@${nextString(stream(draw(key, PERSON.emailDomain)), 5)}.com`
+          break
         case 3: {
           const next = stream(draw(key, PERSON.card))
-          row[c] = `${CARD_GROUPS[below(next(), 10_000)]} ${CARD_GROUPS[below(next(), 10_000)]} ${CARD_GROUPS[below(next(), 10_000)]} ${CARD_GROUPS[below(next(), 10_000)]}`
+          row[c] = `${CARD_GROUPS[below(next(), 10_000)]} ${CARD_GROUPS[below(next(), 10_000)]} ${CARD_GROUPS[below(next(), 10_000)]} ${
+            CARD_GROUPS[below(next(), 10_000)]
+          }`
           break
         }
-        case 4: row[c] = city(key); break
-        case 5: row[c] = state(key); break
-        case 6: row[c] = m.timestamp(n); break
+        case 4:
+          row[c] = city(key)
+          break
+        case 5:
+          row[c] = state(key)
+          break
+        case 6:
+          row[c] = m.timestamp(n)
+          break
         default: {
           const emailLength = nextStringLength(firstOf(draw(key, PERSON.email)), 7) + 1 + nextStringLength(firstOf(draw(key, PERSON.emailDomain)), 5) + 4
           const size = 8 + name(key).length + emailLength + 19 + city(key).length + state(key).length

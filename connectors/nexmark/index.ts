@@ -28,9 +28,21 @@ export class NexmarkTableGenerator {
     this.model = m
     const p = config.personProportion, a = config.auctionProportion
     switch (config.table) {
-      case 'person': this.build = personRowBuilder(m, config.columns); this.kindStart = 0; this.kindEnd = p; break
-      case 'auction': this.build = auctionRowBuilder(m, config.columns); this.kindStart = p; this.kindEnd = p + a; break
-      case 'bid': this.build = bidRowBuilder(m, config.columns); this.kindStart = p + a; this.kindEnd = m.total; break
+      case 'person':
+        this.build = personRowBuilder(m, config.columns)
+        this.kindStart = 0
+        this.kindEnd = p
+        break
+      case 'auction':
+        this.build = auctionRowBuilder(m, config.columns)
+        this.kindStart = p
+        this.kindEnd = p + a
+        break
+      case 'bid':
+        this.build = bidRowBuilder(m, config.columns)
+        this.kindStart = p + a
+        this.kindEnd = m.total
+        break
     }
     const decimals = config.types.flatMap((t, i) => (t.kind === 'DECIMAL' ? [[i, 10n ** BigInt(t.scale)] as const] : []))
     if (decimals.length > 0) {
@@ -61,8 +73,17 @@ export class NexmarkTableGenerator {
     let made = 0
     while (made < max) {
       // Jump to the next event of this table's kind.
-      if (rem < kindStart) { n += kindStart - rem; rem = kindStart } else if (rem >= kindEnd) { n += total - rem + kindStart; rem = kindStart }
-      if (n >= end) { n = end; break }
+      if (rem < kindStart) {
+        n += kindStart - rem
+        rem = kindStart
+      } else if (rem >= kindEnd) {
+        n += total - rem + kindStart
+        rem = kindStart
+      }
+      if (n >= end) {
+        n = end
+        break
+      }
       out.push(build(n))
       made++
       n++
@@ -138,8 +159,12 @@ class NexmarkReader implements SourceReader {
 export const nexmarkConnector: ConnectorFactory = {
   name: 'nexmark',
   source: {
-    validate(options, schema) { resolveNexmarkConfig(options, schema) },
+    validate(options, schema) {
+      resolveNexmarkConfig(options, schema)
+    },
     bounded: nexmarkBounded,
-    async create(ctx) { return new NexmarkReader(resolveNexmarkConfig(ctx.options, ctx.schema), ctx) },
+    async create(ctx) {
+      return new NexmarkReader(resolveNexmarkConfig(ctx.options, ctx.schema), ctx)
+    },
   },
 }

@@ -33,7 +33,10 @@ export class EventRandom {
   /** The key of event number n (n may exceed 2^32). */
   key(n: number): number {
     const hi = n < TWO_32 ? 0 : Math.floor(n / TWO_32)
-    if (hi !== this.hi) { this.hi = hi; this.hiMix = mix32((hi + this.s2) >>> 0) }
+    if (hi !== this.hi) {
+      this.hi = hi
+      this.hiMix = mix32((hi + this.s2) >>> 0)
+    }
     return (mix32(((n >>> 0) ^ this.s1) >>> 0) ^ this.hiMix) >>> 0
   }
 }

@@ -90,9 +90,13 @@ export const ARITHMETIC: readonly FunctionDef[] = [
   { names: ['*'], signature: 'x * y', bind: bindArithmetic('*') },
   { names: ['/'], signature: 'x / y', bind: bindArithmetic('/') },
   { names: ['%'], signature: 'x % y', bind: bindArithmetic('%') },
-  { names: ['MOD'], signature: 'MOD(INTEGER, INTEGER)', bind: (args, ctx) => { checkArity(args, 2, 2, ctx, 'MOD(NUMERIC, NUMERIC)'); return ctx.call('%', args) } },
+  { names: ['MOD'], signature: 'MOD(INTEGER, INTEGER)', bind: (args, ctx) => {
+    checkArity(args, 2, 2, ctx, 'MOD(NUMERIC, NUMERIC)')
+    return ctx.call('%', args)
+  } },
   {
-    names: ['NEG'], signature: '-x',
+    names: ['NEG'],
+    signature: '-x',
     bind: (args, ctx) => {
       checkArity(args, 1, 1, ctx, '-x')
       let a = args[0]!

@@ -67,19 +67,28 @@ export const CONDITIONAL: readonly FunctionDef[] = [
   { names: ['CASE'], signature: 'CASE WHEN cond THEN value … [ELSE other] END', bind: bindCase },
   { names: ['COALESCE'], signature: 'COALESCE(x, y, …)', bind: bindCoalesce },
   {
-    names: ['IFNULL'], signature: 'IFNULL(x, default)',
-    bind: (args, ctx) => { checkArity(args, 2, 2, ctx, 'IFNULL(x, default)'); return ctx.call('COALESCE', args) },
+    names: ['IFNULL'],
+    signature: 'IFNULL(x, default)',
+    bind: (args, ctx) => {
+      checkArity(args, 2, 2, ctx, 'IFNULL(x, default)')
+      return ctx.call('COALESCE', args)
+    },
   },
   {
-    names: ['NULLIF'], signature: 'NULLIF(x, y)',
+    names: ['NULLIF'],
+    signature: 'NULLIF(x, y)',
     bind: (args, ctx) => {
       checkArity(args, 2, 2, ctx, 'NULLIF(x, y)')
       return ctx.call('CASE', [ctx.call('=', args), literal(null, T.null()), args[0]!])
     },
   },
   {
-    names: ['IF'], signature: 'IF(cond, then, else)',
-    bind: (args, ctx) => { checkArity(args, 3, 3, ctx, 'IF(cond, then, else)'); return ctx.call('CASE', args) },
+    names: ['IF'],
+    signature: 'IF(cond, then, else)',
+    bind: (args, ctx) => {
+      checkArity(args, 3, 3, ctx, 'IF(cond, then, else)')
+      return ctx.call('CASE', args)
+    },
   },
   { names: ['GREATEST'], signature: 'GREATEST(x, y, …)', bind: bindExtremum('GREATEST'), impl: () => ({ fn: extremum(true), nulls: 'strict' }) },
   { names: ['LEAST'], signature: 'LEAST(x, y, …)', bind: bindExtremum('LEAST'), impl: () => ({ fn: extremum(false), nulls: 'strict' }) },

@@ -72,7 +72,9 @@ function bindIn(args: readonly Rex[], ctx: BindContext): Rex {
   let t: DataType | null = args[0]!.type
   for (const v of args.slice(1)) {
     const next: DataType | null = comparisonType(t, v.type)
-    if (next === null) throw ctx.error(`cannot apply 'IN' to ${typeName(args[0]!.type)} and ${typeName(v.type)}`, 'make the IN list the same type as the value, or CAST it')
+    if (next === null) {
+      throw ctx.error(`cannot apply 'IN' to ${typeName(args[0]!.type)} and ${typeName(v.type)}`, 'make the IN list the same type as the value, or CAST it')
+    }
     t = next
   }
   if (t.kind === 'NULL') return literal(null, T.boolean())
@@ -87,7 +89,8 @@ export const LOGIC: readonly FunctionDef[] = [
   { names: ['AND'], signature: 'x AND y', bind: bindLogical('AND') },
   { names: ['OR'], signature: 'x OR y', bind: bindLogical('OR') },
   {
-    names: ['NOT'], signature: 'NOT x',
+    names: ['NOT'],
+    signature: 'NOT x',
     bind: (args, ctx) => {
       checkArity(args, 1, 1, ctx, 'NOT x')
       const typed = booleanArgs(args, ctx, 'NOT')
@@ -96,10 +99,13 @@ export const LOGIC: readonly FunctionDef[] = [
   },
   { names: ['IS_NULL'], signature: 'x IS NULL', bind: bindIsNull('IS_NULL') },
   { names: ['IS_NOT_NULL'], signature: 'x IS NOT NULL', bind: bindIsNull('IS_NOT_NULL') },
-  ...(['IS_TRUE', 'IS_NOT_TRUE', 'IS_FALSE', 'IS_NOT_FALSE'] as const).map((op): FunctionDef => ({ names: [op], signature: `x ${op.replace(/_/g, ' ')}`, bind: bindIsBool(op) })),
+  ...(['IS_TRUE', 'IS_NOT_TRUE', 'IS_FALSE', 'IS_NOT_FALSE'] as const).map((op): FunctionDef => ({ names: [op], signature: `x ${op.replace(/_/g, ' ')}`,
+    bind: bindIsBool(op) })
+  ),
   {
     // x BETWEEN lo AND hi ≡ x >= lo AND x <= hi (x is evaluated twice; it is deterministic or the caller accepts that).
-    names: ['BETWEEN'], signature: 'x BETWEEN lo AND hi',
+    names: ['BETWEEN'],
+    signature: 'x BETWEEN lo AND hi',
     bind: (args, ctx) => {
       checkArity(args, 3, 3, ctx, 'x BETWEEN lo AND hi')
       const [x, lo, hi] = args as [Rex, Rex, Rex]
@@ -107,7 +113,8 @@ export const LOGIC: readonly FunctionDef[] = [
     },
   },
   {
-    names: ['NOT_BETWEEN'], signature: 'x NOT BETWEEN lo AND hi',
+    names: ['NOT_BETWEEN'],
+    signature: 'x NOT BETWEEN lo AND hi',
     bind: (args, ctx) => {
       checkArity(args, 3, 3, ctx, 'x NOT BETWEEN lo AND hi')
       const [x, lo, hi] = args as [Rex, Rex, Rex]

@@ -5,10 +5,8 @@ import { abs64, wrapInt, type Int64 } from '../../common/int64.js'
 import { seededRandom } from '../../common/random.js'
 import type { Rex } from '../../core/rex.js'
 import { MAX_PRECISION, decimalToDouble, doubleToExactDecimal, pow10, rescale, rescaleDown } from '../decimal.js'
-import {
-  anyNullable, checkArgs, checkArity, literalValue, mkCall, simple, strict,
-  type BindContext, type CallRex, type FunctionDef, type Impl,
-} from '../registry.js'
+import { anyNullable, checkArgs, checkArity, literalValue, mkCall, simple, strict, type BindContext, type CallRex, type FunctionDef,
+  type Impl } from '../registry.js'
 
 const dbl = () => T.double()
 const sameAsFirst = (args: readonly Rex[]): DataType => withoutTimeAttr(args[0]!.type)
@@ -80,7 +78,8 @@ function floorCeilDecimal(v: bigint, scale: number, ceil: boolean): bigint {
 function floorCeil(names: string[], ceil: boolean): FunctionDef {
   const signature = `${names[0]}(NUMERIC)`
   return {
-    names, signature,
+    names,
+    signature,
     bind: (args, ctx) => {
       const typed = checkArgs(args, ['NUMERIC'], 1, ctx, signature)
       const t = typed[0]!.type
@@ -109,15 +108,22 @@ function unaryDouble(names: string[], js: string): FunctionDef {
 export const MATH: readonly FunctionDef[] = [
   {
     // As Java's Math.abs: ABS of an integer type's minimum is that minimum (it wraps).
-    ...simple(['ABS'], 'ABS(NUMERIC)', ['NUMERIC'], 1, sameAsFirst, call => ({ fn: call.type.kind === 'BIGINT' ? abs64 : (v: bigint) => (v < 0n ? -v : v), nulls: 'strict' })),
+    ...simple(['ABS'], 'ABS(NUMERIC)', ['NUMERIC'], 1, sameAsFirst,
+      call => ({ fn: call.type.kind === 'BIGINT' ? abs64 : (v: bigint) => (v < 0n ? -v : v), nulls: 'strict' })),
     inline: (a, call) => {
       switch (call.type.kind) {
-        case 'TINYINT': return `((Math.abs(${a[0]}) << 24) >> 24)`
-        case 'SMALLINT': return `((Math.abs(${a[0]}) << 16) >> 16)`
-        case 'INT': return `(Math.abs(${a[0]}) | 0)`
-        case 'BIGINT': return '' // abs64: it may be a bigint
-        case 'DECIMAL': return `(${a[0]} < 0n ? -${a[0]} : ${a[0]})`
-        default: return `Math.abs(${a[0]})`
+        case 'TINYINT':
+          return `((Math.abs(${a[0]}) << 24) >> 24)`
+        case 'SMALLINT':
+          return `((Math.abs(${a[0]}) << 16) >> 16)`
+        case 'INT':
+          return `(Math.abs(${a[0]}) | 0)`
+        case 'BIGINT':
+          return '' // abs64: it may be a bigint
+        case 'DECIMAL':
+          return `(${a[0]} < 0n ? -${a[0]} : ${a[0]})`
+        default:
+          return `Math.abs(${a[0]})`
       }
     },
   },
@@ -126,7 +132,8 @@ export const MATH: readonly FunctionDef[] = [
   floorCeil(['FLOOR'], false),
   floorCeil(['CEIL', 'CEILING'], true),
   {
-    names: ['SIGN'], signature: 'SIGN(NUMERIC)',
+    names: ['SIGN'],
+    signature: 'SIGN(NUMERIC)',
     bind: (args, ctx) => {
       const typed = checkArgs(args, ['NUMERIC'], 1, ctx, 'SIGN(NUMERIC)')
       const t = typed[0]!.type
@@ -157,12 +164,17 @@ export const MATH: readonly FunctionDef[] = [
   simple(['DEGREES'], 'DEGREES(NUMERIC)', ['DOUBLE'], 1, dbl, strict((x: number) => (x * 180) / Math.PI)),
   simple(['RADIANS'], 'RADIANS(NUMERIC)', ['DOUBLE'], 1, dbl, strict((x: number) => (x * Math.PI) / 180)),
   {
-    names: ['PI'], signature: 'PI()',
-    bind: (args, ctx) => { checkArity(args, 0, 0, ctx, 'PI()'); return mkCall('PI', [], T.double(false), ctx.span) },
+    names: ['PI'],
+    signature: 'PI()',
+    bind: (args, ctx) => {
+      checkArity(args, 0, 0, ctx, 'PI()')
+      return mkCall('PI', [], T.double(false), ctx.span)
+    },
     impl: strict(() => Math.PI),
   },
   {
-    names: ['RAND'], signature: 'RAND([seed])',
+    names: ['RAND'],
+    signature: 'RAND([seed])',
     bind: (args, ctx) => mkCall('RAND', checkArgs(args, ['INTEGER'], 0, ctx, 'RAND([seed])'), T.double(false), ctx.span),
     impl: call => {
       const seed = literalValue(call.args[0])
@@ -171,7 +183,8 @@ export const MATH: readonly FunctionDef[] = [
     },
   },
   {
-    names: ['RAND_INTEGER'], signature: 'RAND_INTEGER([seed, ] bound)',
+    names: ['RAND_INTEGER'],
+    signature: 'RAND_INTEGER([seed, ] bound)',
     bind: (args, ctx: BindContext) => {
       const typed = checkArgs(args, ['INTEGER', 'INTEGER'], 1, ctx, 'RAND_INTEGER([seed, ] bound)')
       return mkCall('RAND_INTEGER', typed, T.int(typed[typed.length - 1]!.type.nullable), ctx.span)
@@ -180,7 +193,10 @@ export const MATH: readonly FunctionDef[] = [
       const seed = call.args.length > 1 ? literalValue(call.args[0]) : undefined
       const next = typeof seed === 'number' || typeof seed === 'bigint' ? seededRandom(Number(seed)) : Math.random
       const last = call.args.length - 1
-      return { fn: (...xs: (Int64 | null)[]) => { const bound = xs[last]; return bound == null ? null : Math.floor(next() * Number(bound)) }, nulls: 'lenient' }
+      return { fn: (...xs: (Int64 | null)[]) => {
+        const bound = xs[last]
+        return bound == null ? null : Math.floor(next() * Number(bound))
+      }, nulls: 'lenient' }
     },
   },
 ]

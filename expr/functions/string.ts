@@ -5,10 +5,8 @@ import { WeirError } from '../../common/errors.js'
 import { T } from '../../common/types.js'
 import type { Rex } from '../../core/rex.js'
 import { cached, javaRegex, likeMatcher, likeTest, regexError, type LikeMatcher } from '../like.js'
-import {
-  anyNullable, badArgs, checkArgs, checkArity, literalValue, mkCall, simple, strict,
-  type BindContext, type CallRex, type FunctionDef, type Impl,
-} from '../registry.js'
+import { anyNullable, badArgs, checkArgs, checkArity, literalValue, mkCall, simple, strict, type BindContext, type CallRex, type FunctionDef,
+  type Impl } from '../registry.js'
 
 const str = () => T.string()
 
@@ -19,8 +17,8 @@ function toStrings(args: readonly Rex[], ctx: BindContext): Rex[] {
 /** SQL TRIM: removes spaces (or the given characters) from the ends. */
 function trimChars(s: string, chars: string, leading: boolean, trailing: boolean): string {
   let start = 0, end = s.length
-  if (leading) while (start < end && chars.includes(s[start]!)) start++
-  if (trailing) while (end > start && chars.includes(s[end - 1]!)) end--
+  if (leading) { while (start < end && chars.includes(s[start]!)) start++ }
+  if (trailing) { while (end > start && chars.includes(s[end - 1]!)) end-- }
   return s.slice(start, end)
 }
 
@@ -56,7 +54,10 @@ export function initcap(s: string): string {
     const digit = c > 47 && c < 58, upper = c > 64 && c < 91, lower = c > 96 && c < 123
     if (start) {
       if (digit || upper) start = false
-      else if (lower) { start = false; c -= 32 }
+      else if (lower) {
+        start = false
+        c -= 32
+      }
     } else if (upper) c += 32
     else if (!digit && !lower) start = true
     out += String.fromCharCode(c)
@@ -80,10 +81,19 @@ function javaReplacement(rep: string): (match: string, groups: unknown[]) => str
   let lit = ''
   for (let i = 0; i < rep.length; i++) {
     const c = rep[i]!
-    if (c === '\\' && i + 1 < rep.length) { lit += rep[++i]; continue }
+    if (c === '\\' && i + 1 < rep.length) {
+      lit += rep[++i]
+      continue
+    }
     if (c === '$') {
       const m = /^\d+/.exec(rep.slice(i + 1))
-      if (m) { if (lit) parts.push(lit); lit = ''; parts.push(Number(m[0])); i += m[0].length; continue }
+      if (m) {
+        if (lit) parts.push(lit)
+        lit = ''
+        parts.push(Number(m[0]))
+        i += m[0].length
+        continue
+      }
     }
     lit += c
   }
@@ -93,9 +103,18 @@ function javaReplacement(rep: string): (match: string, groups: unknown[]) => str
 
 /** A regex argument: precompiled when it is a literal, else compiled once per distinct value. Invalid → null. */
 function regexOf(call: CallRex, index: number, global: boolean): (pattern: string) => RegExp | null {
-  const safe = (p: string): RegExp | null => { try { return javaRegex(p, global) } catch { return null } }
+  const safe = (p: string): RegExp | null => {
+    try {
+      return javaRegex(p, global)
+    } catch {
+      return null
+    }
+  }
   const lit = literalValue(call.args[index])
-  if (typeof lit === 'string') { const r = safe(lit); return () => r }
+  if (typeof lit === 'string') {
+    const r = safe(lit)
+    return () => r
+  }
   return cached(safe)
 }
 
@@ -107,11 +126,19 @@ function checkRegexLiteral(rex: Rex | undefined, ctx: BindContext): void {
 }
 
 function regexFunction(
-  names: string[], signature: string, params: Parameters<typeof checkArgs>[1], min: number, result: () => ReturnType<typeof T.string>,
+  names: string[],
+  signature: string,
+  params: Parameters<typeof checkArgs>[1],
+  min: number,
+  result: () => ReturnType<typeof T.string>,
   build: (call: CallRex) => Impl,
 ): FunctionDef {
   const base = simple(names, signature, params, min, result, build, true)
-  return { ...base, bind: (args, ctx) => { const r = base.bind(args, ctx); checkRegexLiteral(args[1], ctx); return r } }
+  return { ...base, bind: (args, ctx) => {
+    const r = base.bind(args, ctx)
+    checkRegexLiteral(args[1], ctx)
+    return r
+  } }
 }
 
 function likeImpl(call: CallRex): Impl {
@@ -151,17 +178,21 @@ function bindConcat(op: string, min: number, max: number, signature: string): Fu
 }
 
 export const STRING: readonly FunctionDef[] = [
-  { names: ['||'], signature: 'x || y', bind: bindConcat('||', 2, 2, 'x || y'), impl: strict((a: string, b: string) => a + b), inline: a => `(${a[0]} + ${a[1]})` },
-  { names: ['CONCAT'], signature: 'CONCAT(x, y, …)', bind: bindConcat('CONCAT', 1, Infinity, 'CONCAT(x, y, …)'), impl: strict((...xs: string[]) => xs.join('')), inline: a => `(${a.join(' + ')})` },
+  { names: ['||'], signature: 'x || y', bind: bindConcat('||', 2, 2, 'x || y'), impl: strict((a: string, b: string) => a + b),
+    inline: a => `(${a[0]} + ${a[1]})` },
+  { names: ['CONCAT'], signature: 'CONCAT(x, y, …)', bind: bindConcat('CONCAT', 1, Infinity, 'CONCAT(x, y, …)'), impl: strict((...xs: string[]) => xs.join('')),
+    inline: a => `(${a.join(' + ')})` },
   {
-    names: ['CONCAT_WS'], signature: 'CONCAT_WS(separator, x, y, …)',
+    names: ['CONCAT_WS'],
+    signature: 'CONCAT_WS(separator, x, y, …)',
     bind: (args, ctx) => {
       checkArity(args, 2, Infinity, ctx, 'CONCAT_WS(separator, x, y, …)')
       const typed = toStrings(args, ctx)
       return mkCall('CONCAT_WS', typed, T.string(typed[0]!.type.nullable), ctx.span)
     },
     // NULL arguments are skipped; only a NULL separator gives NULL.
-    impl: () => ({ fn: (sep: string | null, ...xs: (string | null)[]) => (sep === null ? null : xs.filter(x => x !== null && x !== undefined).join(sep)), nulls: 'lenient' }),
+    impl: () => ({ fn: (sep: string | null, ...xs: (string | null)[]) => (sep === null ? null : xs.filter(x => x !== null && x !== undefined).join(sep)),
+      nulls: 'lenient' }),
   },
   simple(['UPPER', 'UCASE'], 'UPPER(STRING)', ['STRING'], 1, str, strict((s: string) => s.toUpperCase()), false, a => `${a[0]}.toUpperCase()`),
   simple(['LOWER', 'LCASE'], 'LOWER(STRING)', ['STRING'], 1, str, strict((s: string) => s.toLowerCase()), false, a => `${a[0]}.toLowerCase()`),
@@ -170,12 +201,16 @@ export const STRING: readonly FunctionDef[] = [
   simple(['LTRIM'], 'LTRIM(STRING)', ['STRING'], 1, str, strict((s: string) => trimChars(s, ' ', true, false))),
   simple(['RTRIM'], 'RTRIM(STRING)', ['STRING'], 1, str, strict((s: string) => trimChars(s, ' ', false, true))),
   { ...SUBSTRING, bind: bindSubstring(SUBSTRING) },
-  simple(['CHAR_LENGTH', 'CHARACTER_LENGTH', 'LENGTH'], 'CHAR_LENGTH(STRING)', ['STRING'], 1, () => T.int(), strict((s: string) => s.length), false, a => `${a[0]}.length`),
+  simple(['CHAR_LENGTH', 'CHARACTER_LENGTH', 'LENGTH'], 'CHAR_LENGTH(STRING)', ['STRING'], 1, () => T.int(), strict((s: string) => s.length), false,
+    a => `${a[0]}.length`),
   simple(['REPLACE'], 'REPLACE(STRING, search, replacement)', ['STRING', 'STRING', 'STRING'], 3, str,
     strict((s: string, search: string, rep: string) => (search === '' ? s : s.split(search).join(rep)))),
-  simple(['POSITION'], 'POSITION(needle IN haystack)', ['STRING', 'STRING'], 2, () => T.int(), strict((needle: string, hay: string) => hay.indexOf(needle) + 1)),
+  simple(['POSITION'], 'POSITION(needle IN haystack)', ['STRING', 'STRING'], 2, () => T.int(),
+    strict((needle: string, hay: string) => hay.indexOf(needle) + 1)),
   simple(['LOCATE'], 'LOCATE(needle, haystack[, start])', ['STRING', 'STRING', 'INTEGER'], 2, () => T.int(),
-    strict((needle: string, hay: string, start?: number) => (start === undefined ? hay.indexOf(needle) + 1 : start < 1 ? 0 : hay.indexOf(needle, start - 1) + 1))),
+    strict((needle: string, hay: string,
+      start?: number) => (start === undefined ? hay.indexOf(needle) + 1 : start < 1 ? 0 : hay.indexOf(needle, start - 1) + 1)
+    )),
   simple(['INITCAP'], 'INITCAP(STRING)', ['STRING'], 1, str, strict(initcap)),
   simple(['LEFT'], 'LEFT(STRING, INT)', ['STRING', 'INTEGER'], 2, str, strict((s: string, n: number) => (n <= 0 ? '' : s.slice(0, n)))),
   simple(['RIGHT'], 'RIGHT(STRING, INT)', ['STRING', 'INTEGER'], 2, str, strict((s: string, n: number) => (n <= 0 ? '' : s.slice(Math.max(0, s.length - n))))),
@@ -214,13 +249,20 @@ export const STRING: readonly FunctionDef[] = [
   }),
   regexFunction(['REGEXP'], 'REGEXP(STRING, regex)', ['STRING', 'STRING'], 2, () => T.boolean(), call => {
     const re = regexOf(call, 1, false)
-    return { nulls: 'strict', fn: (s: string, p: string) => { const r = re(p); return r === null ? null : r.test(s) } }
+    return { nulls: 'strict', fn: (s: string, p: string) => {
+      const r = re(p)
+      return r === null ? null : r.test(s)
+    } }
   }),
   { names: ['LIKE'], signature: 'x LIKE pattern [ESCAPE c]', bind: bindLike, impl: likeImpl },
   { names: ['NOT_LIKE'], signature: 'x NOT LIKE pattern [ESCAPE c]', bind: (args, ctx) => ctx.call('NOT', [ctx.call('LIKE', args)]) },
   {
-    names: ['UUID'], signature: 'UUID()',
-    bind: (args, ctx) => { checkArity(args, 0, 0, ctx, 'UUID()'); return mkCall('UUID', [], T.string(false), ctx.span) },
+    names: ['UUID'],
+    signature: 'UUID()',
+    bind: (args, ctx) => {
+      checkArity(args, 0, 0, ctx, 'UUID()')
+      return mkCall('UUID', [], T.string(false), ctx.span)
+    },
     impl: strict(() => randomUUID()),
   },
 ]

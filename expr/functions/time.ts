@@ -9,26 +9,44 @@ import { typeName } from '../coercion.js'
 import { rescaleDown } from '../decimal.js'
 import { cached } from '../like.js'
 import { compileFormatter, compileParser, dateFormatError } from '../date-format.js'
-import {
-  MS_PER_DAY, MS_PER_HOUR, MS_PER_MINUTE, MS_PER_SECOND, addMonthsToDays, addMonthsToMillis, civilOf, dayOfMonth, dayOfWeek,
-  dayOfYear, daysFromCivil, floorDiv, isoDayOfWeek, isoWeek, isoYear, monthOf, monthsBetween, yearOf,
-} from '../calendar.js'
-import {
-  anyNullable, badArgs, checkArgs, checkArity, literalValue, mkCall, unitArg,
-  type BindContext, type CallRex, type FunctionDef, type Impl,
-} from '../registry.js'
+import { MS_PER_DAY, MS_PER_HOUR, MS_PER_MINUTE, MS_PER_SECOND, addMonthsToDays, addMonthsToMillis, civilOf, dayOfMonth, dayOfWeek, dayOfYear, daysFromCivil,
+  floorDiv, isoDayOfWeek, isoWeek, isoYear, monthOf, monthsBetween, yearOf } from '../calendar.js'
+import { anyNullable, badArgs, checkArgs, checkArity, literalValue, mkCall, unitArg, type BindContext, type CallRex, type FunctionDef,
+  type Impl } from '../registry.js'
 
 const DEFAULT_FORMAT = 'yyyy-MM-dd HH:mm:ss'
 
 const EXTRACT_UNITS = [
-  'MILLENNIUM', 'CENTURY', 'DECADE', 'YEAR', 'ISOYEAR', 'QUARTER', 'MONTH', 'WEEK', 'DAY', 'DOY', 'DOW', 'ISODOW',
-  'HOUR', 'MINUTE', 'SECOND', 'MILLISECOND', 'MICROSECOND', 'NANOSECOND', 'EPOCH',
+  'MILLENNIUM',
+  'CENTURY',
+  'DECADE',
+  'YEAR',
+  'ISOYEAR',
+  'QUARTER',
+  'MONTH',
+  'WEEK',
+  'DAY',
+  'DOY',
+  'DOW',
+  'ISODOW',
+  'HOUR',
+  'MINUTE',
+  'SECOND',
+  'MILLISECOND',
+  'MICROSECOND',
+  'NANOSECOND',
+  'EPOCH',
 ] as const
 const EXTRACT_ALIASES: Record<string, string> = { DAYOFWEEK: 'DOW', DAYOFYEAR: 'DOY', DAYOFMONTH: 'DAY' }
 const INTERVAL_UNITS = ['DAY', 'HOUR', 'MINUTE', 'SECOND', 'MILLISECOND', 'EPOCH']
 const TIME_UNITS = ['MILLISECOND', 'SECOND', 'MINUTE', 'HOUR', 'DAY', 'WEEK', 'MONTH', 'QUARTER', 'YEAR'] as const
 const FIXED_MS: Record<string, number> = {
-  MILLISECOND: 1, SECOND: MS_PER_SECOND, MINUTE: MS_PER_MINUTE, HOUR: MS_PER_HOUR, DAY: MS_PER_DAY, WEEK: 7 * MS_PER_DAY,
+  MILLISECOND: 1,
+  SECOND: MS_PER_SECOND,
+  MINUTE: MS_PER_MINUTE,
+  HOUR: MS_PER_HOUR,
+  DAY: MS_PER_DAY,
+  WEEK: 7 * MS_PER_DAY,
 }
 const MONTHS_OF: Record<string, number> = { MONTH: 1, QUARTER: 3, YEAR: 12 }
 
@@ -42,39 +60,69 @@ export function extractField(unit: string, ms: number): number {
   const days = floorDiv(ms, MS_PER_DAY)
   const tod = ms - days * MS_PER_DAY
   switch (unit) {
-    case 'YEAR': return yearOf(days)
-    case 'ISOYEAR': return isoYear(days)
-    case 'QUARTER': return Math.floor((monthOf(days) - 1) / 3) + 1
-    case 'MONTH': return monthOf(days)
-    case 'WEEK': return isoWeek(days)
-    case 'DAY': return dayOfMonth(days)
-    case 'DOY': return dayOfYear(days)
-    case 'DOW': return dayOfWeek(days)
-    case 'ISODOW': return isoDayOfWeek(days)
-    case 'HOUR': return Math.floor(tod / MS_PER_HOUR)
-    case 'MINUTE': return Math.floor(tod / MS_PER_MINUTE) % 60
-    case 'SECOND': return Math.floor(tod / MS_PER_SECOND) % 60
+    case 'YEAR':
+      return yearOf(days)
+    case 'ISOYEAR':
+      return isoYear(days)
+    case 'QUARTER':
+      return Math.floor((monthOf(days) - 1) / 3) + 1
+    case 'MONTH':
+      return monthOf(days)
+    case 'WEEK':
+      return isoWeek(days)
+    case 'DAY':
+      return dayOfMonth(days)
+    case 'DOY':
+      return dayOfYear(days)
+    case 'DOW':
+      return dayOfWeek(days)
+    case 'ISODOW':
+      return isoDayOfWeek(days)
+    case 'HOUR':
+      return Math.floor(tod / MS_PER_HOUR)
+    case 'MINUTE':
+      return Math.floor(tod / MS_PER_MINUTE) % 60
+    case 'SECOND':
+      return Math.floor(tod / MS_PER_SECOND) % 60
     // As Flink: the fraction of the second only (12.345 s → 345 ms, 345000 µs).
-    case 'MILLISECOND': return tod % MS_PER_SECOND
-    case 'MICROSECOND': return (tod % MS_PER_SECOND) * 1000
-    case 'NANOSECOND': return (tod % MS_PER_SECOND) * 1_000_000
-    case 'EPOCH': return Math.trunc(ms / 1000) + 0
-    case 'DECADE': return Math.floor(yearOf(days) / 10)
-    case 'CENTURY': { const y = yearOf(days); return y > 0 ? Math.floor((y + 99) / 100) : -Math.floor((99 - y) / 100) }
-    case 'MILLENNIUM': { const y = yearOf(days); return y > 0 ? Math.floor((y + 999) / 1000) : -Math.floor((999 - y) / 1000) }
-    default: throw new Error(`unknown EXTRACT unit ${unit}`)
+    case 'MILLISECOND':
+      return tod % MS_PER_SECOND
+    case 'MICROSECOND':
+      return (tod % MS_PER_SECOND) * 1000
+    case 'NANOSECOND':
+      return (tod % MS_PER_SECOND) * 1_000_000
+    case 'EPOCH':
+      return Math.trunc(ms / 1000) + 0
+    case 'DECADE':
+      return Math.floor(yearOf(days) / 10)
+    case 'CENTURY': {
+      const y = yearOf(days)
+      return y > 0 ? Math.floor((y + 99) / 100) : -Math.floor((99 - y) / 100)
+    }
+    case 'MILLENNIUM': {
+      const y = yearOf(days)
+      return y > 0 ? Math.floor((y + 999) / 1000) : -Math.floor((999 - y) / 1000)
+    }
+    default:
+      throw new Error(`unknown EXTRACT unit ${unit}`)
   }
 }
 
 function extractInterval(unit: string, ms: number): number {
   const t = (x: number): number => Math.trunc(x) + 0
   switch (unit) {
-    case 'DAY': return t(ms / MS_PER_DAY)
-    case 'HOUR': return t(ms / MS_PER_HOUR) % 24
-    case 'MINUTE': return t(ms / MS_PER_MINUTE) % 60
-    case 'SECOND': return t(ms / MS_PER_SECOND) % 60
-    case 'MILLISECOND': return ms % MS_PER_SECOND
-    default: return t(ms / 1000)
+    case 'DAY':
+      return t(ms / MS_PER_DAY)
+    case 'HOUR':
+      return t(ms / MS_PER_HOUR) % 24
+    case 'MINUTE':
+      return t(ms / MS_PER_MINUTE) % 60
+    case 'SECOND':
+      return t(ms / MS_PER_SECOND) % 60
+    case 'MILLISECOND':
+      return ms % MS_PER_SECOND
+    default:
+      return t(ms / 1000)
   }
 }
 
@@ -104,21 +152,29 @@ function extractImpl(call: CallRex): Impl {
 /** YEAR(x) and friends are EXTRACT(unit FROM x). */
 function extractShorthand(name: string, unit: string): FunctionDef {
   return {
-    names: [name], signature: `${name}(TIMESTAMP or DATE)`,
-    bind: (args, ctx) => { checkArity(args, 1, 1, ctx, `${name}(TIMESTAMP or DATE)`); return ctx.call('EXTRACT', [literal(unit, T.string(false)), args[0]!]) },
+    names: [name],
+    signature: `${name}(TIMESTAMP or DATE)`,
+    bind: (args, ctx) => {
+      checkArity(args, 1, 1, ctx, `${name}(TIMESTAMP or DATE)`)
+      return ctx.call('EXTRACT', [literal(unit, T.string(false)), args[0]!])
+    },
   }
 }
 
 /** Epoch days rounded down to the start of a WEEK (Sunday, as Calcite), MONTH, QUARTER or YEAR. */
 function floorDays(days: number, unit: string): number {
   switch (unit) {
-    case 'WEEK': return days - (dayOfWeek(days) - 1)
-    case 'MONTH': case 'QUARTER': case 'YEAR': {
+    case 'WEEK':
+      return days - (dayOfWeek(days) - 1)
+    case 'MONTH':
+    case 'QUARTER':
+    case 'YEAR': {
       const c = civilOf(days)
       const y = Math.floor(c / 10000), m = Math.floor(c / 100) % 100
       return daysFromCivil(y, unit === 'YEAR' ? 1 : unit === 'QUARTER' ? Math.floor((m - 1) / 3) * 3 + 1 : m, 1)
     }
-    default: return days
+    default:
+      return days
   }
 }
 
@@ -141,7 +197,8 @@ function floorCeilTo(name: 'FLOOR_TO' | 'CEIL_TO'): FunctionDef {
   const signature = `${name === 'FLOOR_TO' ? 'FLOOR' : 'CEIL'}(x TO unit)`
   const ceil = name === 'CEIL_TO'
   return {
-    names: [name], signature,
+    names: [name],
+    signature,
     bind: (args, ctx) => {
       checkArity(args, 2, 2, ctx, signature)
       let x = args[0]!
@@ -171,10 +228,19 @@ function checkFormatLiteral(rex: Rex | undefined, ctx: BindContext): void {
 
 /** A formatter or parser for an optional format argument: compiled once for a literal, cached otherwise. */
 function patternArg<F>(call: CallRex, index: number, compile: (p: string) => F): (p: string | undefined) => F | null {
-  const safe = (p: string): F | null => { try { return compile(p) } catch { return null } }
+  const safe = (p: string): F | null => {
+    try {
+      return compile(p)
+    } catch {
+      return null
+    }
+  }
   const arg = call.args[index]
   const lit = arg === undefined ? DEFAULT_FORMAT : literalValue(arg)
-  if (typeof lit === 'string') { const f = safe(lit); return () => f }
+  if (typeof lit === 'string') {
+    const f = safe(lit)
+    return () => f
+  }
   const c = cached(safe)
   return p => c(p ?? DEFAULT_FORMAT)
 }
@@ -194,7 +260,11 @@ function bindDateFormat(args: readonly Rex[], ctx: BindContext): Rex {
 function dateFormatImpl(call: CallRex): Impl {
   const formatter = patternArg(call, 1, compileFormatter)
   const t = call.args[0]!.type
-  const ms: (v: unknown) => number | null = t.kind === 'STRING' ? v => parseTimestamp(v as string) : t.kind === 'DATE' ? v => (v as number) * MS_PER_DAY : v => v as number
+  const ms: (v: unknown) => number | null = t.kind === 'STRING'
+    ? v => parseTimestamp(v as string)
+    : t.kind === 'DATE'
+    ? v => (v as number) * MS_PER_DAY
+    : v => v as number
   return {
     nulls: 'strict',
     fn: (v: unknown, p?: string) => {
@@ -209,7 +279,8 @@ function dateFormatImpl(call: CallRex): Impl {
 function parsing(name: string, result: DataType, convert: (ms: number) => number, noFormat: (s: string) => number | null): FunctionDef {
   const signature = `${name}(STRING[, format])`
   return {
-    names: [name], signature,
+    names: [name],
+    signature,
     bind: (args, ctx) => {
       const typed = checkArgs(args, ['STRING', 'STRING'], 1, ctx, signature)
       checkFormatLiteral(typed[1], ctx)
@@ -250,7 +321,11 @@ function toTimestampLtzImpl(call: CallRex): Impl {
   const t = call.args[0]!.type
   if (t.kind === 'STRING') {
     const parser = call.args.length > 1 ? patternArg(call, 1, compileParser) : null
-    return { nulls: 'strict', fn: (s: string, p?: string) => { if (parser === null) return parseTimestamp(s); const f = parser(p); return f === null ? null : f(s) } }
+    return { nulls: 'strict', fn: (s: string, p?: string) => {
+      if (parser === null) return parseTimestamp(s)
+      const f = parser(p)
+      return f === null ? null : f(s)
+    } }
   }
   // As Flink: a DECIMAL is truncated to whole seconds (precision 0) or milliseconds (3); a DOUBLE to milliseconds.
   const seconds = literalValue(call.args[1]) === 0
@@ -284,7 +359,8 @@ function timestampAddImpl(call: CallRex): Impl {
     if (call.type.kind === 'DATE') {
       const months = MONTHS_OF[unit]
       const days = unit === 'WEEK' ? 7 : 1
-      return { nulls: 'strict', fn: (_u: string, n: number, d: number) => (months !== undefined ? addMonthsToDays(d, Number(n) * months) : d + Number(n) * days) }
+      return { nulls: 'strict',
+        fn: (_u: string, n: number, d: number) => (months !== undefined ? addMonthsToDays(d, Number(n) * months) : d + Number(n) * days) }
     }
     return { nulls: 'strict', fn: (_u: string, n: number, d: number) => addUnits(unit, Number(n), d * MS_PER_DAY) }
   }
@@ -310,8 +386,12 @@ function timestampDiffImpl(call: CallRex): Impl {
 
 function clock(names: string[], type: DataType, js: string, fn: () => number): FunctionDef {
   return {
-    names, signature: `${names[0]}()`,
-    bind: (args, ctx) => { checkArity(args, 0, 0, ctx, `${names[0]}()`); return mkCall(names[0]!, [], type, ctx.span) },
+    names,
+    signature: `${names[0]}()`,
+    bind: (args, ctx) => {
+      checkArity(args, 0, 0, ctx, `${names[0]}()`)
+      return mkCall(names[0]!, [], type, ctx.span)
+    },
     inline: () => js,
     impl: () => ({ fn, nulls: 'lenient' }),
   }
@@ -347,7 +427,8 @@ export const TIME: readonly FunctionDef[] = [
     bind: (args, ctx) => (args.length === 0 ? castTo(ctx.call('CURRENT_TIMESTAMP', []), T.bigint(false), ctx.span) : unixTimestampParse.bind(args, ctx)),
   },
   {
-    names: ['FROM_UNIXTIME'], signature: 'FROM_UNIXTIME(seconds[, format])',
+    names: ['FROM_UNIXTIME'],
+    signature: 'FROM_UNIXTIME(seconds[, format])',
     bind: (args, ctx) => {
       const typed = checkArgs(args, ['INTEGER', 'STRING'], 1, ctx, 'FROM_UNIXTIME(seconds[, format])')
       checkFormatLiteral(typed[1], ctx)
@@ -355,7 +436,10 @@ export const TIME: readonly FunctionDef[] = [
     },
     impl: call => {
       const formatter = patternArg(call, 1, compileFormatter)
-      return { nulls: 'strict', fn: (n: number, p?: string) => { const f = formatter(p); return f === null ? null : f(Number(n) * 1000) } }
+      return { nulls: 'strict', fn: (n: number, p?: string) => {
+        const f = formatter(p)
+        return f === null ? null : f(Number(n) * 1000)
+      } }
     },
   },
   { names: ['TIMESTAMPADD'], signature: 'TIMESTAMPADD(unit, INT, TIMESTAMP)', bind: bindTimestampAdd, impl: timestampAddImpl },

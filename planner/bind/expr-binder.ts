@@ -6,9 +6,7 @@ import { inputRef, literal } from '../../core/rex.js'
 import { T } from '../../common/types.js'
 import { WeirError } from '../../common/errors.js'
 import { assertNever } from '../../common/assert.js'
-import {
-  resolveCall, castTo, numberLiteral, stringLiteral, intervalLiteral, timestampLiteral, dateLiteral,
-} from '../../expr/index.js'
+import { resolveCall, castTo, numberLiteral, stringLiteral, intervalLiteral, timestampLiteral, dateLiteral } from '../../expr/index.js'
 import { typeFromAst } from './types.js'
 import type { Scope } from './scope.js'
 
@@ -46,7 +44,9 @@ export function rexKey(rex: Rex): string {
 
 function containsAggregate(e: ast.Expr): boolean {
   let found = false
-  visitExpr(e, n => { if (isAggregateCall(n)) found = true })
+  visitExpr(e, n => {
+    if (isAggregateCall(n)) found = true
+  })
   return found
 }
 
@@ -59,15 +59,31 @@ export function visitExpr(e: ast.Expr, f: (e: ast.Expr) => void, intoAggregates 
 
 export function childrenOf(e: ast.Expr): ast.Expr[] {
   switch (e.kind) {
-    case 'Literal': case 'ColumnRef': case 'IntervalLiteral': return []
-    case 'BinaryOp': return [e.left, e.right]
-    case 'UnaryOp': case 'IsNull': case 'IsBool': case 'Cast': case 'Extract': case 'TimeFloorCeil': return [e.operand]
-    case 'Between': return [e.operand, e.low, e.high]
-    case 'InList': return [e.operand, ...e.list]
-    case 'Like': return e.escape ? [e.operand, e.pattern, e.escape] : [e.operand, e.pattern]
-    case 'CaseExpr': return [...(e.operand ? [e.operand] : []), ...e.whens.flatMap(w => [w.when, w.then]), ...(e.else ? [e.else] : [])]
-    case 'FunctionCall': return [...e.args, ...(e.filter ? [e.filter] : [])]
-    default: return assertNever(e)
+    case 'Literal':
+    case 'ColumnRef':
+    case 'IntervalLiteral':
+      return []
+    case 'BinaryOp':
+      return [e.left, e.right]
+    case 'UnaryOp':
+    case 'IsNull':
+    case 'IsBool':
+    case 'Cast':
+    case 'Extract':
+    case 'TimeFloorCeil':
+      return [e.operand]
+    case 'Between':
+      return [e.operand, e.low, e.high]
+    case 'InList':
+      return [e.operand, ...e.list]
+    case 'Like':
+      return e.escape ? [e.operand, e.pattern, e.escape] : [e.operand, e.pattern]
+    case 'CaseExpr':
+      return [...(e.operand ? [e.operand] : []), ...e.whens.flatMap(w => [w.when, w.then]), ...(e.else ? [e.else] : [])]
+    case 'FunctionCall':
+      return [...e.args, ...(e.filter ? [e.filter] : [])]
+    default:
+      return assertNever(e)
   }
 }
 
@@ -121,38 +137,51 @@ function bindNode(e: ast.Expr, ctx: BindContext): Rex {
     case 'Literal': {
       const lt = e.type
       switch (lt) {
-        case 'number': return numberLiteral(e.text)
-        case 'string': return stringLiteral(e.text)
-        case 'boolean': return literal(e.text.toUpperCase() === 'TRUE', T.boolean(false))
-        case 'null': return literal(null, T.null())
-        case 'timestamp': return timestampLiteral(e.text, e.span)
+        case 'number':
+          return numberLiteral(e.text)
+        case 'string':
+          return stringLiteral(e.text)
+        case 'boolean':
+          return literal(e.text.toUpperCase() === 'TRUE', T.boolean(false))
+        case 'null':
+          return literal(null, T.null())
+        case 'timestamp':
+          return timestampLiteral(e.text, e.span)
         case 'timestamp_ltz': {
           const ts = timestampLiteral(e.text, e.span)
           return literal(ts.kind === 'Literal' ? ts.value : null, T.timestampLtz(3, false))
         }
-        case 'date': return dateLiteral(e.text, e.span)
-        default: return assertNever(lt)
+        case 'date':
+          return dateLiteral(e.text, e.span)
+        default:
+          return assertNever(lt)
       }
     }
-    case 'IntervalLiteral': return intervalLiteral(e.text, e.unit, e.toUnit, e.negative, e.span)
+    case 'IntervalLiteral':
+      return intervalLiteral(e.text, e.unit, e.toUnit, e.negative, e.span)
     case 'ColumnRef': {
       const index = ctx.scope.resolve(e.name)
       return inputRef(index, ctx.scope.fields[index]!.type)
     }
-    case 'BinaryOp': return resolveCall(e.op, [b(e.left), b(e.right)], e.span)
+    case 'BinaryOp':
+      return resolveCall(e.op, [b(e.left), b(e.right)], e.span)
     case 'UnaryOp':
       if (e.op === '+') return b(e.operand)
       // -9223372036854775808 is one BIGINT literal, not the negation of a DECIMAL.
       if (e.op === '-' && e.operand.kind === 'Literal' && e.operand.type === 'number') return numberLiteral(`-${e.operand.text}`)
       return resolveCall(e.op === 'NOT' ? 'NOT' : 'NEG', [b(e.operand)], e.span)
-    case 'IsNull': return resolveCall(e.negated ? 'IS_NOT_NULL' : 'IS_NULL', [b(e.operand)], e.span)
+    case 'IsNull':
+      return resolveCall(e.negated ? 'IS_NOT_NULL' : 'IS_NULL', [b(e.operand)], e.span)
     case 'IsBool': {
       const op = `IS_${e.negated ? 'NOT_' : ''}${e.value ? 'TRUE' : 'FALSE'}`
       return resolveCall(op, [b(e.operand)], e.span)
     }
-    case 'Between': return resolveCall(e.negated ? 'NOT_BETWEEN' : 'BETWEEN', [b(e.operand), b(e.low), b(e.high)], e.span)
-    case 'InList': return resolveCall(e.negated ? 'NOT_IN' : 'IN', [b(e.operand), ...e.list.map(b)], e.span)
-    case 'Like': return resolveCall(e.negated ? 'NOT_LIKE' : 'LIKE', [b(e.operand), b(e.pattern), ...(e.escape ? [b(e.escape)] : [])], e.span)
+    case 'Between':
+      return resolveCall(e.negated ? 'NOT_BETWEEN' : 'BETWEEN', [b(e.operand), b(e.low), b(e.high)], e.span)
+    case 'InList':
+      return resolveCall(e.negated ? 'NOT_IN' : 'IN', [b(e.operand), ...e.list.map(b)], e.span)
+    case 'Like':
+      return resolveCall(e.negated ? 'NOT_LIKE' : 'LIKE', [b(e.operand), b(e.pattern), ...(e.escape ? [b(e.escape)] : [])], e.span)
     case 'CaseExpr': {
       const operand = e.operand ? b(e.operand) : undefined
       const args: Rex[] = []
@@ -163,9 +192,12 @@ function bindNode(e: ast.Expr, ctx: BindContext): Rex {
       if (e.else) args.push(b(e.else))
       return resolveCall('CASE', args, e.span)
     }
-    case 'Cast': return castTo(b(e.operand), typeFromAst(e.type), e.span, e.try)
-    case 'Extract': return resolveCall('EXTRACT', [literal(e.unit.toUpperCase(), T.string(false)), b(e.operand)], e.span)
-    case 'TimeFloorCeil': return resolveCall(e.fn === 'FLOOR' ? 'FLOOR_TO' : 'CEIL_TO', [b(e.operand), literal(e.unit.toUpperCase(), T.string(false))], e.span)
+    case 'Cast':
+      return castTo(b(e.operand), typeFromAst(e.type), e.span, e.try)
+    case 'Extract':
+      return resolveCall('EXTRACT', [literal(e.unit.toUpperCase(), T.string(false)), b(e.operand)], e.span)
+    case 'TimeFloorCeil':
+      return resolveCall(e.fn === 'FLOOR' ? 'FLOOR_TO' : 'CEIL_TO', [b(e.operand), literal(e.unit.toUpperCase(), T.string(false))], e.span)
     case 'FunctionCall': {
       const name = e.name.value.toUpperCase()
       if (e.star) throw WeirError.plan(`${name}(*) is not a function`, { span: e.span, help: 'only COUNT(*) takes *' })
@@ -173,6 +205,7 @@ function bindNode(e: ast.Expr, ctx: BindContext): Rex {
       if (e.distinct) throw WeirError.plan(`DISTINCT applies only to aggregate functions, not ${name}`, { span: e.span })
       return resolveCall(name, e.args.map(b), e.span)
     }
-    default: return assertNever(e)
+    default:
+      return assertNever(e)
   }
 }

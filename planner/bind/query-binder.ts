@@ -91,8 +91,10 @@ export class QueryBinder {
 
   bindQuery(q: ast.Query): BoundRelation {
     switch (q.kind) {
-      case 'Select': return this.bindSelect(q)
-      case 'SetOperation': return this.bindSetOperation(q)
+      case 'Select':
+        return this.bindSelect(q)
+      case 'SetOperation':
+        return this.bindSetOperation(q)
       case 'WithQuery': {
         const frame = new Map<string, Cte>()
         const outer = [...this.ctes]
@@ -113,16 +115,20 @@ export class QueryBinder {
         if (q.orderBy.length > 0) {
           throw WeirError.unsupported('ORDER BY is not supported: Weir does not sort streams (nor Top-N) yet', {
             span: q.orderBy[0]!.span,
-            help: 'remove ORDER BY; a window aggregate (FROM TABLE(TUMBLE(…)) … GROUP BY window_start, window_end, …) already emits its rows window by window, ' +
-              'as the watermark passes each window\'s end; a bounded result can be sorted once written (e.g. the sink\'s files)',
+            help:
+              'remove ORDER BY; a window aggregate (FROM TABLE(TUMBLE(…)) … GROUP BY window_start, window_end, …) already emits its rows window by window, ' +
+              "as the watermark passes each window's end; a bounded result can be sorted once written (e.g. the sink's files)",
           })
         }
         throw WeirError.unsupported('LIMIT is not supported yet', {
           span: q.limitSpan ?? q.limit?.span ?? q.span,
-          help: "remove it; to look at a few rows, bound the source instead: 'number-of-rows' (datagen), 'nexmark.events.num' (nexmark), or a smaller file (filesystem)",
+          help:
+            "remove it; to look at a few rows, bound the source instead: 'number-of-rows' (datagen), 'nexmark.events.num' (nexmark), or a smaller file (filesystem)",
         })
-      case 'ValuesQuery': return this.bindValues(q)
-      default: return assertNever(q)
+      case 'ValuesQuery':
+        return this.bindValues(q)
+      default:
+        return assertNever(q)
     }
   }
 
@@ -130,18 +136,21 @@ export class QueryBinder {
 
   private bindFrom(from: ast.FromItem): BoundRelation {
     switch (from.kind) {
-      case 'TableRef': return this.bindTableRef(from)
+      case 'TableRef':
+        return this.bindTableRef(from)
       case 'SubqueryRef': {
         const inner = this.bindQuery(from.query)
         return { plan: inner.plan, scope: Scope.of(renameFields(inner.plan.fields, from.columns, from.span), from.alias?.value) }
       }
-      case 'WindowTvf': return this.bindWindowTvf(from)
+      case 'WindowTvf':
+        return this.bindWindowTvf(from)
       case 'Join':
         throw WeirError.unsupported(`${from.joinType === 'CROSS' ? 'cross' : from.joinType.toLowerCase()} joins are not supported yet`, {
           span: from.span,
           help: 'Weir runs single-input queries for now: aggregate, window and filter each stream separately',
         })
-      default: return assertNever(from)
+      default:
+        return assertNever(from)
     }
   }
 
@@ -193,7 +202,12 @@ export class QueryBinder {
     if (optionsHint) table = { ...obj, options: { ...obj.options, ...Object.fromEntries(optionsHint.options) } }
     const { fields } = tableFields(obj)
     const scan: Scan = {
-      kind: 'Scan', table, alias, columns: fields.map((_, i) => i), fields, span: ref.span,
+      kind: 'Scan',
+      table,
+      alias,
+      columns: fields.map((_, i) => i),
+      fields,
+      span: ref.span,
     }
     return { plan: scan, scope: Scope.of(fields, alias) }
   }
@@ -229,9 +243,18 @@ export class QueryBinder {
       { name: 'window_time', type: wtType },
     ]
     const node: WindowTvf = {
-      kind: 'WindowTvf', input: input.plan, window, timeIndex, timeDomain, timeColumn: timeField.name, partitionKeys, fields, span: tvf.span,
+      kind: 'WindowTvf',
+      input: input.plan,
+      window,
+      timeIndex,
+      timeDomain,
+      timeColumn: timeField.name,
+      partitionKeys,
+      fields,
+      span: tvf.span,
     }
-    const qualifier = tvf.alias?.value ?? (tvf.input.kind === 'TableRef' ? tvf.input.alias?.value ?? tvf.input.name.parts.at(-1)!.value : tvf.input.alias?.value)
+    const qualifier = tvf.alias?.value ??
+      (tvf.input.kind === 'TableRef' ? tvf.input.alias?.value ?? tvf.input.name.parts.at(-1)!.value : tvf.input.alias?.value)
     return { plan: node, scope: Scope.of(fields, qualifier) }
   }
 
@@ -255,7 +278,8 @@ export class QueryBinder {
       if (values.has(key)) throw WeirError.plan(`${key} is given twice`, { span: arg.span })
       const rex = bindExpr(arg.value, { scope: new Scope([]), clause: `${tvf.fn} arguments` })
       if (rex.type.kind !== 'INTERVAL') {
-        throw WeirError.plan(`${tvf.fn} ${key} must be an interval, got ${formatType(rex.type)}`, { span: arg.value.span, help: `write e.g. INTERVAL '10' SECOND` })
+        throw WeirError.plan(`${tvf.fn} ${key} must be an interval, got ${formatType(rex.type)}`, { span: arg.value.span,
+          help: `write e.g. INTERVAL '10' SECOND` })
       }
       const ms = evalConstant(rex)
       if (typeof ms !== 'number') throw WeirError.plan(`${tvf.fn} ${key} must be a constant interval`, { span: arg.value.span })
@@ -263,7 +287,9 @@ export class QueryBinder {
     })
     for (const key of expected) {
       if (key !== 'OFFSET' && !values.has(key)) {
-        throw WeirError.plan(`${tvf.fn} needs ${key}`, { span: tvf.span, help: `${tvf.fn}(TABLE t, DESCRIPTOR(time_col), ${expected.filter(k => k !== 'OFFSET').join(', ')})` })
+        throw WeirError.plan(`${tvf.fn} needs ${key}`, { span: tvf.span, help: `${tvf.fn}(TABLE t, DESCRIPTOR(time_col), ${
+          expected.filter(k => k !== 'OFFSET').join(', ')
+        })` })
       }
     }
     const positive = (key: string): number => {
@@ -273,23 +299,30 @@ export class QueryBinder {
     }
     const offset = values.get('OFFSET')?.ms ?? 0
     switch (tvf.fn) {
-      case 'TUMBLE': return { kind: 'TUMBLE', size: positive('SIZE'), offset }
+      case 'TUMBLE':
+        return { kind: 'TUMBLE', size: positive('SIZE'), offset }
       case 'HOP': {
         const slide = positive('SLIDE'), size = positive('SIZE')
         if (size % slide !== 0) {
-          throw WeirError.plan(`HOP size (${formatDuration(size)}) must be a whole multiple of the slide (${formatDuration(slide)})`, { span: values.get('SIZE')!.span })
+          throw WeirError.plan(`HOP size (${formatDuration(size)}) must be a whole multiple of the slide (${formatDuration(slide)})`, {
+            span: values.get('SIZE')!.span,
+          })
         }
         return { kind: 'HOP', slide, size, offset }
       }
       case 'CUMULATE': {
         const step = positive('STEP'), maxSize = positive('SIZE')
         if (maxSize % step !== 0) {
-          throw WeirError.plan(`CUMULATE max size (${formatDuration(maxSize)}) must be a whole multiple of the step (${formatDuration(step)})`, { span: values.get('SIZE')!.span })
+          throw WeirError.plan(`CUMULATE max size (${formatDuration(maxSize)}) must be a whole multiple of the step (${formatDuration(step)})`, {
+            span: values.get('SIZE')!.span,
+          })
         }
         return { kind: 'CUMULATE', step, maxSize, offset }
       }
-      case 'SESSION': return { kind: 'SESSION', gap: positive('GAP') }
-      default: return assertNever(tvf.fn)
+      case 'SESSION':
+        return { kind: 'SESSION', gap: positive('GAP') }
+      default:
+        return assertNever(tvf.fn)
     }
   }
 
@@ -307,7 +340,10 @@ export class QueryBinder {
     }
 
     const aggCalls: ast.FunctionCall[] = []
-    const collect = (e: ast.Expr): void => visitExpr(e, n => { if (isAggregateCall(n)) aggCalls.push(n) }, false)
+    const collect = (e: ast.Expr): void =>
+      visitExpr(e, n => {
+        if (isAggregateCall(n)) aggCalls.push(n)
+      }, false)
     for (const item of sel.items) if (item.kind === 'ExprItem') collect(item.expr)
     if (sel.having) collect(sel.having)
     const isAggregate = sel.groupBy !== undefined || aggCalls.length > 0 || sel.having !== undefined
@@ -323,8 +359,15 @@ export class QueryBinder {
       const ttl = this.ttlFor(sel, rel)
       out = {
         plan: {
-          kind: 'Aggregate', input: out.plan, keys: fields.map((_, i) => i), aggs: [], distinct: true,
-          ttlMs: ttl.ms, ttlSource: ttl.source, fields, span: sel.span,
+          kind: 'Aggregate',
+          input: out.plan,
+          keys: fields.map((_, i) => i),
+          aggs: [],
+          distinct: true,
+          ttlMs: ttl.ms,
+          ttlSource: ttl.source,
+          fields,
+          span: sel.span,
         },
         scope: Scope.of(fields),
       }
@@ -377,8 +420,11 @@ export class QueryBinder {
     // A window aggregate: GROUP BY window_start, window_end over a window TVF (possibly under WHERE filters).
     let tvf: WindowTvf | undefined
     const filtersAbove: Rex[] = []
-    for (let p: LogicalPlan = rel.plan; ; p = p.input) {
-      if (p.kind === 'WindowTvf') { tvf = p; break }
+    for (let p: LogicalPlan = rel.plan;; p = p.input) {
+      if (p.kind === 'WindowTvf') {
+        tvf = p
+        break
+      }
       if (p.kind !== 'Filter') break
       filtersAbove.push(p.condition)
     }
@@ -389,7 +435,8 @@ export class QueryBinder {
       const hasStart = groupRex.some(r => isCol(r, n)), hasEnd = groupRex.some(r => isCol(r, n + 1))
       if (hasStart !== hasEnd) {
         throw WeirError.plan('a window aggregate must GROUP BY both window_start and window_end', {
-          span: sel.groupBy![0]!.span, help: `add ${hasStart ? 'window_end' : 'window_start'} to GROUP BY`,
+          span: sel.groupBy![0]!.span,
+          help: `add ${hasStart ? 'window_end' : 'window_start'} to GROUP BY`,
         })
       }
       if (hasStart) windowKeys = { start: n, end: n + 1 }
@@ -409,8 +456,15 @@ export class QueryBinder {
     ]
     const ttl = this.ttlFor(sel, rel)
     const aggregate: LogicalPlan = {
-      kind: 'Aggregate', input: project, keys, aggs,
-      distinct: false, ttlMs: ttl.ms, ttlSource: ttl.source, fields: outFields, span: sel.span,
+      kind: 'Aggregate',
+      input: project,
+      keys,
+      aggs,
+      distinct: false,
+      ttlMs: ttl.ms,
+      ttlSource: ttl.source,
+      fields: outFields,
+      span: sel.span,
     }
     const mapping: AggregateMapping = {
       inputScope: scope,
@@ -421,32 +475,47 @@ export class QueryBinder {
     return this.finishAggregate(sel, aggregate, mapping)
   }
 
-  private bindWindowAggregate(sel: ast.Select, rel: BoundRelation, tvf: WindowTvf, filtersAbove: Rex[], groupRex: Rex[], aggCalls: ast.FunctionCall[]): BoundRelation {
+  private bindWindowAggregate(sel: ast.Select, rel: BoundRelation, tvf: WindowTvf, filtersAbove: Rex[], groupRex: Rex[],
+    aggCalls: ast.FunctionCall[]): BoundRelation
+  {
     const n = tvf.input.fields.length
     const refsWindow = (r: Rex): boolean => [...inputsUsed(r)].some(i => i >= n)
     for (const f of filtersAbove) {
-      if (refsWindow(f)) throw WeirError.unsupported('a WHERE condition on window_start, window_end or window_time before a window aggregate is not supported', { span: sel.where?.span ?? sel.span, help: 'filter on the window columns in HAVING or in an outer query' })
+      if (refsWindow(f)) {
+        throw WeirError.unsupported('a WHERE condition on window_start, window_end or window_time before a window aggregate is not supported', {
+          span: sel.where?.span ?? sel.span,
+          help: 'filter on the window columns in HAVING or in an outer query',
+        })
+      }
     }
     const scope = rel.scope
     const pre = new PreProjection()
     const timeCol = pre.add(inputRef(tvf.timeIndex, tvf.input.fields[tvf.timeIndex]!.type))
     const keyRex = groupRex.filter(r => !(r.kind === 'Input' && (r.index === n || r.index === n + 1)))
     for (const k of keyRex) {
-      if (refsWindow(k)) throw WeirError.unsupported('GROUP BY expressions over window_time are not supported in a window aggregate', { span: sel.groupBy![0]!.span })
+      if (refsWindow(k)) {
+        throw WeirError.unsupported('GROUP BY expressions over window_time are not supported in a window aggregate', { span: sel.groupBy![0]!.span })
+      }
     }
     // Session windows are per PARTITION BY key: those columns must be grouping keys.
     for (const p of tvf.partitionKeys) {
       if (!keyRex.some(r => r.kind === 'Input' && r.index === p)) {
-        throw WeirError.plan(`SESSION is partitioned by '${tvf.input.fields[p]!.name}', so the window aggregate must GROUP BY it`, { span: sel.groupBy?.[0]?.span ?? sel.span, help: `add ${tvf.input.fields[p]!.name} to GROUP BY` })
+        throw WeirError.plan(`SESSION is partitioned by '${tvf.input.fields[p]!.name}', so the window aggregate must GROUP BY it`, {
+          span: sel.groupBy?.[0]?.span ?? sel.span,
+          help: `add ${tvf.input.fields[p]!.name} to GROUP BY`,
+        })
       }
     }
     const keys = keyRex.map(r => pre.add(r))
     const aggs = aggCalls.map((call, i) => this.bindAggCall(call, scope, pre, keys.length + i, sel))
-    for (const e of pre.exprs) if (refsWindow(e)) throw WeirError.unsupported('aggregates over window_start, window_end or window_time are not supported', { span: sel.span })
+    for (const e of pre.exprs) {
+      if (refsWindow(e)) throw WeirError.unsupported('aggregates over window_start, window_end or window_time are not supported', { span: sel.span })
+    }
     let input: LogicalPlan = tvf.input
     for (const f of filtersAbove.reverse()) input = { kind: 'Filter', input, condition: f, fields: input.fields, span: sel.span }
     const preFields = pre.fields(tvf.input.fields)
-    const project: LogicalPlan = { kind: 'Project', input, exprs: pre.exprs, fields: preFields.map((f, i) => i === timeCol ? { name: f.name, type: tvf.input.fields[tvf.timeIndex]!.type } : f), span: sel.span }
+    const project: LogicalPlan = { kind: 'Project', input, exprs: pre.exprs,
+      fields: preFields.map((f, i) => i === timeCol ? { name: f.name, type: tvf.input.fields[tvf.timeIndex]!.type } : f), span: sel.span }
     const wt = tvf.fields[n + 2]!
     const outFields: Field[] = [
       ...keys.map((k, i) => ({ name: preFields[k]!.name, type: withoutTimeAttr(keyRex[i]!.type) })),
@@ -457,8 +526,15 @@ export class QueryBinder {
     ]
     const k = keys.length, a = aggs.length
     const aggregate: LogicalPlan = {
-      kind: 'WindowAggregate', input: project, window: tvf.window, timeIndex: timeCol, timeDomain: tvf.timeDomain,
-      keys, aggs, fields: outFields, span: sel.span,
+      kind: 'WindowAggregate',
+      input: project,
+      window: tvf.window,
+      timeIndex: timeCol,
+      timeDomain: tvf.timeDomain,
+      keys,
+      aggs,
+      fields: outFields,
+      span: sel.span,
     }
     const groupOutput = new Map<string, number>(keyRex.map((r, i) => [rexKey(r), i]))
     groupOutput.set(rexKey(inputRef(n, tvf.fields[n]!.type)), k + a)
@@ -494,7 +570,10 @@ export class QueryBinder {
     } else {
       if (call.args.length !== 1) {
         throw WeirError.plan(`${fn} takes one argument, got ${call.args.length}`, {
-          span: call.span, help: fn === 'COUNT' && call.distinct ? 'COUNT(DISTINCT a, b) is not supported; use COUNT(DISTINCT CONCAT_WS(…)) or nest a DISTINCT subquery' : undefined,
+          span: call.span,
+          help: fn === 'COUNT' && call.distinct
+            ? 'COUNT(DISTINCT a, b) is not supported; use COUNT(DISTINCT CONCAT_WS(…)) or nest a DISTINCT subquery'
+            : undefined,
         })
       }
       const rex = bindExpr(call.args[0]!, { scope, clause: `the argument of ${fn}` })
@@ -525,11 +604,14 @@ export class QueryBinder {
       for (const [key, value] of hint.options) {
         if (!aliases.has(key.toLowerCase())) {
           throw WeirError.plan(`STATE_TTL names '${key}', which is not a table or alias in this query's FROM`, {
-            span: hint.span, help: aliases.size ? `use one of: ${[...aliases].join(', ')}` : undefined,
+            span: hint.span,
+            help: aliases.size ? `use one of: ${[...aliases].join(', ')}` : undefined,
           })
         }
         const ms = parseDuration(value)
-        if (ms === null) throw WeirError.plan(`invalid STATE_TTL value '${value}'`, { span: hint.span, help: `write a duration such as '1 d', '12 h' or '30 min'` })
+        if (ms === null) {
+          throw WeirError.plan(`invalid STATE_TTL value '${value}'`, { span: hint.span, help: `write a duration such as '1 d', '12 h' or '30 min'` })
+        }
         return { ms, source: `STATE_TTL hint ('${key}' = '${value}')` }
       }
     }
@@ -552,7 +634,8 @@ export class QueryBinder {
     const types = lf.map((f, i) => {
       const t = commonType([withoutTimeAttr(f.type), withoutTimeAttr(rf[i]!.type)])
       if (!t) {
-        throw WeirError.plan(`UNION column ${i + 1} ('${f.name}') has incompatible types ${formatType(f.type)} and ${formatType(rf[i]!.type)}`, { span: q.span, help: 'CAST one side' })
+        throw WeirError.plan(`UNION column ${i + 1} ('${f.name}') has incompatible types ${formatType(f.type)} and ${formatType(rf[i]!.type)}`, { span: q.span,
+          help: 'CAST one side' })
       }
       return t
     })
@@ -565,7 +648,8 @@ export class QueryBinder {
     let plan: LogicalPlan = { kind: 'Union', inputs: [conform(left.plan), conform(right.plan)], fields, span: q.span }
     if (!q.all) {
       const ttl = this.config.stateTtlMs
-      plan = { kind: 'Aggregate', input: plan, keys: fields.map((_, i) => i), aggs: [], distinct: true, ttlMs: ttl, ttlSource: ttl > 0 ? 'table.exec.state.ttl' : 'none', fields, span: q.span }
+      plan = { kind: 'Aggregate', input: plan, keys: fields.map((_, i) => i), aggs: [], distinct: true, ttlMs: ttl,
+        ttlSource: ttl > 0 ? 'table.exec.state.ttl' : 'none', fields, span: q.span }
     }
     return { plan, scope: Scope.of(fields) }
   }
@@ -575,14 +659,23 @@ export class QueryBinder {
     const rows = q.rows.map(r => r.map(e => bindExpr(e, { scope: empty, clause: 'VALUES' })))
     const width = rows[0]?.length ?? 0
     rows.forEach((r, i) => {
-      if (r.length !== width) throw WeirError.plan(`VALUES row ${i + 1} has ${r.length} values, the first has ${width}`, { span: q.rows[i]![0]?.span ?? q.span })
+      if (r.length !== width) {
+        throw WeirError.plan(`VALUES row ${i + 1} has ${r.length} values, the first has ${width}`, { span: q.rows[i]![0]?.span ?? q.span })
+      }
     })
     const types = Array.from({ length: width }, (_, c) => {
       const t = commonType(rows.map(r => r[c]!.type))
       if (!t) throw WeirError.plan(`VALUES column ${c + 1} mixes incompatible types`, { span: q.span, help: 'CAST the values to one type' })
       return t
     })
-    const conformed = rows.map(r => r.map((x, c) => (sameType(x.type, types[c]!) ? x : x.kind === 'Literal' && x.value === null ? literal(null, withNullable(types[c]!, true)) : castTo(x, types[c]!, q.span))))
+    const conformed = rows.map(r =>
+      r.map((x, c) => (sameType(x.type, types[c]!)
+        ? x
+        : x.kind === 'Literal' && x.value === null
+        ? literal(null, withNullable(types[c]!, true))
+        : castTo(x, types[c]!, q.span))
+      )
+    )
     const fields = types.map((t, c) => ({ name: `EXPR$${c}`, type: t }))
     return { plan: { kind: 'Values', rows: conformed, fields, span: q.span }, scope: Scope.of(fields) }
   }
@@ -590,7 +683,9 @@ export class QueryBinder {
 
 function containsAgg(e: ast.Expr): boolean {
   let found = false
-  visitExpr(e, n => { if (isAggregateCall(n)) found = true })
+  visitExpr(e, n => {
+    if (isAggregateCall(n)) found = true
+  })
   return found
 }
 
@@ -623,4 +718,3 @@ class PreProjection {
     }))
   }
 }
-

@@ -8,23 +8,42 @@ export function typeFromAst(t: ast.TypeName): DataType {
   const nullable = !t.notNull
   const p = t.params
   switch (t.name.toUpperCase()) {
-    case 'BOOLEAN': return T.boolean(nullable)
-    case 'TINYINT': return T.tinyint(nullable)
-    case 'SMALLINT': return T.smallint(nullable)
-    case 'INT': case 'INTEGER': return T.int(nullable)
-    case 'BIGINT': return T.bigint(nullable)
-    case 'DOUBLE': case 'FLOAT': case 'REAL': return T.double(nullable)
-    case 'DECIMAL': case 'NUMERIC': case 'DEC': {
+    case 'BOOLEAN':
+      return T.boolean(nullable)
+    case 'TINYINT':
+      return T.tinyint(nullable)
+    case 'SMALLINT':
+      return T.smallint(nullable)
+    case 'INT':
+    case 'INTEGER':
+      return T.int(nullable)
+    case 'BIGINT':
+      return T.bigint(nullable)
+    case 'DOUBLE':
+    case 'FLOAT':
+    case 'REAL':
+      return T.double(nullable)
+    case 'DECIMAL':
+    case 'NUMERIC':
+    case 'DEC': {
       const precision = p[0] ?? 10
       const scale = p[1] ?? 0
       if (precision < 1 || precision > 38) throw WeirError.plan(`DECIMAL precision must be between 1 and 38, got ${precision}`, { span: t.span })
-      if (scale < 0 || scale > precision) throw WeirError.plan(`DECIMAL scale must be between 0 and the precision (${precision}), got ${scale}`, { span: t.span })
+      if (scale < 0 || scale > precision) {
+        throw WeirError.plan(`DECIMAL scale must be between 0 and the precision (${precision}), got ${scale}`, { span: t.span })
+      }
       return T.decimal(precision, scale, nullable)
     }
-    case 'STRING': case 'VARCHAR': case 'CHAR': return T.string(nullable)
-    case 'TIMESTAMP': return T.timestamp(checkPrecision(t), nullable)
-    case 'TIMESTAMP_LTZ': return T.timestampLtz(checkPrecision(t), nullable)
-    case 'DATE': return T.date(nullable)
+    case 'STRING':
+    case 'VARCHAR':
+    case 'CHAR':
+      return T.string(nullable)
+    case 'TIMESTAMP':
+      return T.timestamp(checkPrecision(t), nullable)
+    case 'TIMESTAMP_LTZ':
+      return T.timestampLtz(checkPrecision(t), nullable)
+    case 'DATE':
+      return T.date(nullable)
     default:
       throw WeirError.unsupported(`type ${t.name} is not supported`, {
         span: t.span,

@@ -107,20 +107,39 @@ export type LogicalPlan = Scan | Values | Project | Filter | Aggregate | WindowA
 
 export function inputsOf(plan: LogicalPlan): readonly LogicalPlan[] {
   switch (plan.kind) {
-    case 'Scan': case 'Values': return []
-    case 'Union': return plan.inputs
-    case 'Project': case 'Filter': case 'Aggregate': case 'WindowAggregate': case 'WindowTvf': case 'Sink': return [plan.input]
-    default: return assertNever(plan)
+    case 'Scan':
+    case 'Values':
+      return []
+    case 'Union':
+      return plan.inputs
+    case 'Project':
+    case 'Filter':
+    case 'Aggregate':
+    case 'WindowAggregate':
+    case 'WindowTvf':
+    case 'Sink':
+      return [plan.input]
+    default:
+      return assertNever(plan)
   }
 }
 
 /** The same node with new inputs (same count and order as inputsOf). */
 export function withInputs(plan: LogicalPlan, inputs: readonly LogicalPlan[]): LogicalPlan {
   switch (plan.kind) {
-    case 'Scan': case 'Values': return plan
-    case 'Union': return { ...plan, inputs }
-    case 'Project': case 'Filter': case 'Aggregate': case 'WindowAggregate': case 'WindowTvf': case 'Sink':
+    case 'Scan':
+    case 'Values':
+      return plan
+    case 'Union':
+      return { ...plan, inputs }
+    case 'Project':
+    case 'Filter':
+    case 'Aggregate':
+    case 'WindowAggregate':
+    case 'WindowTvf':
+    case 'Sink':
       return { ...plan, input: inputs[0]! }
-    default: return assertNever(plan)
+    default:
+      return assertNever(plan)
   }
 }

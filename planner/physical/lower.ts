@@ -63,19 +63,20 @@ export function lowerToJobGraph(plans: readonly LogicalPlan[], name: string, con
       }
       case 'WindowAggregate': {
         const input = lower(plan.input)
-        id = add('window-aggregate', { kind: 'WindowAggregate', window: plan.window, timeIndex: plan.timeIndex, timeDomain: plan.timeDomain, keys: plan.keys, aggs: plan.aggs },
-          [{ node: input, exchange: keyed(plan.keys) }], plan, mode)
+        id = add('window-aggregate', { kind: 'WindowAggregate', window: plan.window, timeIndex: plan.timeIndex, timeDomain: plan.timeDomain, keys: plan.keys,
+          aggs: plan.aggs }, [{ node: input, exchange: keyed(plan.keys) }], plan, mode)
         break
       }
       case 'WindowTvf': {
         if (plan.window.kind === 'SESSION') {
           throw WeirError.unsupported('a SESSION window table function must be followed by GROUP BY window_start, window_end', {
-            span: plan.span, help: 'aggregate the session windows: SELECT …, window_start, window_end, COUNT(*) FROM TABLE(SESSION(…)) GROUP BY …, window_start, window_end',
+            span: plan.span,
+            help: 'aggregate the session windows: SELECT …, window_start, window_end, COUNT(*) FROM TABLE(SESSION(…)) GROUP BY …, window_start, window_end',
           })
         }
         const input = lower(plan.input)
-        id = add('window-assign', { kind: 'WindowAssign', window: plan.window, timeIndex: plan.timeIndex, timeDomain: plan.timeDomain },
-          [{ node: input, exchange: forward }], plan, mode)
+        id = add('window-assign', { kind: 'WindowAssign', window: plan.window, timeIndex: plan.timeIndex, timeDomain: plan.timeDomain }, [{ node: input,
+          exchange: forward }], plan, mode)
         break
       }
       case 'Union': {
@@ -92,14 +93,15 @@ export function lowerToJobGraph(plans: readonly LogicalPlan[], name: string, con
           const primaryKey = t.primaryKey.map(k => physical.findIndex(c => c.name === k)).filter(i => i >= 0)
           const options = Object.fromEntries(Object.entries(t.options).filter(([k]) => k !== 'connector'))
           const notNull = physical.flatMap((c, i) => (!c.type.nullable && plan.fields[i]!.type.nullable ? [i] : []))
-          id = add('sink', { kind: 'Sink', table: t.name, connector: t.options['connector']!, options, schema: plan.fields, inputChangelog, primaryKey, ...(notNull.length > 0 ? { notNull } : {}) },
-            [{ node: input, exchange: forward }], plan, mode)
+          id = add('sink', { kind: 'Sink', table: t.name, connector: t.options['connector']!, options, schema: plan.fields, inputChangelog, primaryKey,
+            ...(notNull.length > 0 ? { notNull } : {}) }, [{ node: input, exchange: forward }], plan, mode)
         } else {
           id = add('collect', { kind: 'Collect', schema: plan.fields, inputChangelog }, [{ node: input, exchange: forward }], plan, mode)
         }
         break
       }
-      default: return assertNever(plan)
+      default:
+        return assertNever(plan)
     }
     memo.set(plan, id)
     return id
@@ -127,20 +129,32 @@ function sourceSpec(scan: Scan, over?: readonly Rex[]): OperatorSpec {
   }
   const options = Object.fromEntries(Object.entries(table.options).filter(([k]) => k !== 'connector'))
   return {
-    kind: 'Source', table: table.name, connector: table.options['connector']!, options, physicalSchema, projection,
-    filter, watermark,
+    kind: 'Source',
+    table: table.name,
+    connector: table.options['connector']!,
+    options,
+    physicalSchema,
+    projection,
+    filter,
+    watermark,
   }
 }
 
 /** A compact rendering of a watermark expression for EXPLAIN (from its AST). */
 function sqlText(e: import('../../grammar/ast.js').Expr): string {
   switch (e.kind) {
-    case 'ColumnRef': return e.name.parts.map(p => p.value).join('.')
-    case 'IntervalLiteral': return `INTERVAL '${e.negative ? '-' : ''}${e.text}' ${e.unit}`
-    case 'BinaryOp': return `${sqlText(e.left)} ${e.op} ${sqlText(e.right)}`
-    case 'Literal': return e.type === 'string' ? `'${e.text}'` : e.text
-    case 'FunctionCall': return `${e.name.value}(${e.args.map(sqlText).join(', ')})`
-    default: return e.kind
+    case 'ColumnRef':
+      return e.name.parts.map(p => p.value).join('.')
+    case 'IntervalLiteral':
+      return `INTERVAL '${e.negative ? '-' : ''}${e.text}' ${e.unit}`
+    case 'BinaryOp':
+      return `${sqlText(e.left)} ${e.op} ${sqlText(e.right)}`
+    case 'Literal':
+      return e.type === 'string' ? `'${e.text}'` : e.text
+    case 'FunctionCall':
+      return `${e.name.value}(${e.args.map(sqlText).join(', ')})`
+    default:
+      return e.kind
   }
 }
 

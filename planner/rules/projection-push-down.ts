@@ -8,8 +8,10 @@ export function pruneScanColumns(plan: LogicalPlan): LogicalPlan | undefined {
   let filter: Extract<LogicalPlan, { kind: 'Filter' }> | undefined
   let scan: Scan
   if (plan.input.kind === 'Scan') scan = plan.input
-  else if (plan.input.kind === 'Filter' && plan.input.input.kind === 'Scan') { filter = plan.input; scan = plan.input.input }
-  else return undefined
+  else if (plan.input.kind === 'Filter' && plan.input.input.kind === 'Scan') {
+    filter = plan.input
+    scan = plan.input.input
+  } else return undefined
 
   const used = new Set<number>()
   for (const e of plan.exprs) inputsUsed(e, used)

@@ -3,10 +3,8 @@
 // with each value; expired values are never returned and are swept by `cleanupExpired`.
 import { WeirError } from '../../common/errors.js'
 import { encodeObject, putObject } from '../../checkpoint/objects.js'
-import type {
-  KeyRef, ListState, ListStateDescriptor, MapState, MapStateDescriptor, Namespace, PrefetchRequest,
-  StateStats, StateTtlConfig, ValueState, ValueStateDescriptor,
-} from '../../core/keyed-state.js'
+import type { KeyRef, ListState, ListStateDescriptor, MapState, MapStateDescriptor, Namespace, PrefetchRequest, StateStats, StateTtlConfig, ValueState,
+  ValueStateDescriptor } from '../../core/keyed-state.js'
 import { DEFAULT_MAX_PARALLELISM, makeKey } from '../key-encoding.js'
 import { mapKeyOf, TtlMapState } from '../map-state.js'
 import { StateTableBase, type StateKind } from '../state-table.js'
@@ -242,7 +240,7 @@ export class HeapKeyedStateBackend implements SubtaskStateBackend<HeapStateHandl
     for (const table of this.tables.values()) {
       for (const slot of table.slots.values()) {
         let list = byGroup.get(slot.key.group)
-        if (list === undefined) byGroup.set(slot.key.group, (list = []))
+        if (list === undefined) byGroup.set(slot.key.group, list = [])
         const key = copy ? slot.key.values.map(cloneValue) : slot.key.values as unknown[]
         for (const [ns, cell] of slot.cells()) {
           const entry = snapshotCell(table, key, ns, cell, now, clone)
@@ -279,7 +277,9 @@ export class HeapKeyedStateBackend implements SubtaskStateBackend<HeapStateHandl
   /** The live entries, serialized now (later changes are not in them) and stored in the background as one object. */
   checkpoint(options: StateSnapshotOptions): Promise<PendingStateSnapshot<HeapStateHandle>> {
     const encoded = encodeObject(this.snapshot(false))
-    const upload = encoded.then(async (gz): Promise<HeapStateHandle> => ({ backend: 'heap', entries: await putObject(options.storage, `${options.ownPrefix}heap.bin.gz`, gz) }))
+    const upload = encoded.then(async (gz): Promise<HeapStateHandle> => ({ backend: 'heap',
+      entries: await putObject(options.storage, `${options.ownPrefix}heap.bin.gz`, gz) })
+    )
     return Promise.resolve({ upload })
   }
 
@@ -295,7 +295,7 @@ export class HeapKeyedStateBackend implements SubtaskStateBackend<HeapStateHandl
     const table = this.table(entry.state, entry.kind)
     const key = makeKey(entry.key.map(cloneValue), this.maxParallelism)
     let slot = table.slots.get(key.encoded)
-    if (slot === undefined) table.slots.set(key.encoded, (slot = new KeySlot(key)))
+    if (slot === undefined) table.slots.set(key.encoded, slot = new KeySlot(key))
     switch (entry.kind) {
       case 'value':
         slot.set(entry.ns, new Cell(cloneValue(entry.value), entry.time))
@@ -355,10 +355,16 @@ function snapshotCell(table: StateTable, key: unknown[], ns: Namespace, cell: Ce
       const times: number[] = []
       if (table.ttlMs > 0) {
         for (const c of cell.v as Cell[]) {
-          if (!table.expired(c.t, now)) { values.push(cloneValue(c.v)); times.push(c.t) }
+          if (!table.expired(c.t, now)) {
+            values.push(cloneValue(c.v))
+            times.push(c.t)
+          }
         }
       } else {
-        for (const v of cell.v as unknown[]) { values.push(cloneValue(v)); times.push(cell.t) }
+        for (const v of cell.v as unknown[]) {
+          values.push(cloneValue(v))
+          times.push(cell.t)
+        }
       }
       return values.length === 0 ? null : { state: table.name, kind: 'list', key, ns, values, times }
     }
@@ -398,7 +404,10 @@ function removeExpired(table: StateTable, slot: KeySlot, now: number): number {
   for (const [ns, cell] of [...slot.cells()]) {
     switch (table.kind) {
       case 'value':
-        if (table.expired(cell.t, now)) { slot.delete(ns); removed++ }
+        if (table.expired(cell.t, now)) {
+          slot.delete(ns)
+          removed++
+        }
         break
       case 'list': {
         const list = cell.v as Cell[]
@@ -412,7 +421,12 @@ function removeExpired(table: StateTable, slot: KeySlot, now: number): number {
       }
       case 'map': {
         const m = cell.v as Map<unknown, MapCell>
-        for (const [k, e] of m) if (table.expired(e.t, now)) { m.delete(k); removed++ }
+        for (const [k, e] of m) {
+          if (table.expired(e.t, now)) {
+            m.delete(k)
+            removed++
+          }
+        }
         if (m.size === 0) slot.delete(ns)
         break
       }
@@ -502,7 +516,10 @@ class HeapValueState<T> extends HeapState implements ValueState<T> {
 
   /** `undefined` clears, as Flink's update(null) does. */
   update(value: T): void {
-    if (value === undefined) { this.clear(); return }
+    if (value === undefined) {
+      this.clear()
+      return
+    }
     const cell = this.cell()
     if (cell !== undefined) {
       cell.v = value
@@ -524,7 +541,10 @@ class HeapListState<T> extends HeapState implements ListState<T> {
     const out: T[] = []
     let expired = false
     for (const c of cells) {
-      if (this.table.expired(c.t, now)) { expired = true; continue }
+      if (this.table.expired(c.t, now)) {
+        expired = true
+        continue
+      }
       if (this.table.refreshOnRead) c.t = now
       out.push(c.v as T)
     }
@@ -540,7 +560,7 @@ class HeapListState<T> extends HeapState implements ListState<T> {
     const item = this.table.ttlMs > 0 ? new Cell(value, now) : value
     const cell = this.cell()
     if (cell !== undefined) {
-      (cell.v as unknown[]).push(item)
+      ;(cell.v as unknown[]).push(item)
       cell.t = now
     } else {
       this.writableSlot().set(this.ns, new Cell([item], now))
@@ -548,7 +568,10 @@ class HeapListState<T> extends HeapState implements ListState<T> {
   }
 
   update(values: readonly T[]): void {
-    if (values.length === 0) { this.clear(); return }
+    if (values.length === 0) {
+      this.clear()
+      return
+    }
     const now = this.backend.ttlNow
     const items = this.table.ttlMs > 0 ? values.map(v => new Cell(v, now)) : values.slice()
     const cell = this.cell()

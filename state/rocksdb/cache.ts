@@ -42,7 +42,7 @@ export class SlotMap {
   get(encoded: string, h = hashOf(encoded)): Slot | undefined {
     const hashes = this.hashes
     const mask = hashes.length - 1
-    for (let i = h & mask; ; i = (i + 1) & mask) {
+    for (let i = h & mask;; i = (i + 1) & mask) {
       const x = hashes[i]!
       if (x === EMPTY) return undefined
       if (x === h) {
@@ -330,6 +330,6 @@ export function notResident(table: Table, key: KeyRef | undefined, ns: Namespace
   if (key === undefined) throw WeirError.internal(`state '${table.name}' accessed with no current key`)
   throw WeirError.internal(
     `state '${table.name}' was accessed for key ${JSON.stringify(key.values, (_k, v: unknown) => typeof v === 'bigint' ? `${v}n` : v)} ` +
-    `namespace ${JSON.stringify(ns)} without a prefetch: the RocksDB backend reads only what the runtime prefetched`,
+      `namespace ${JSON.stringify(ns)} without a prefetch: the RocksDB backend reads only what the runtime prefetched`,
   )
 }

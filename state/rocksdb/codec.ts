@@ -28,7 +28,10 @@ export function readUtf16be(buf: Uint8Array, start: number, end: number): string
   const units: number[] = []
   for (let i = start; i + 1 < end; i += 2) {
     units.push((buf[i]! << 8) | buf[i + 1]!)
-    if (units.length === 4096) { out += String.fromCharCode(...units); units.length = 0 }
+    if (units.length === 4096) {
+      out += String.fromCharCode(...units)
+      units.length = 0
+    }
   }
   return out + String.fromCharCode(...units)
 }
@@ -73,7 +76,10 @@ const DEFAULT_NS = Buffer.from(utf16beOf(encodeKey([''])), 'latin1')
 
 function utf16beOf(s: string): string {
   let out = ''
-  for (let i = 0; i < s.length; i++) { const c = s.charCodeAt(i); out += String.fromCharCode(c >>> 8, c & 0xff) }
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    out += String.fromCharCode(c >>> 8, c & 0xff)
+  }
   return out
 }
 
@@ -116,7 +122,10 @@ export function mapEntryKey(prefix: Buffer, encodedUserKey: string): Buffer {
 export function prefixEnd(prefix: Uint8Array): Buffer {
   const end = Buffer.from(prefix)
   for (let i = end.length - 1; i >= 0; i--) {
-    if (end[i] !== 0xff) { end[i]!++; return end.subarray(0, i + 1) }
+    if (end[i] !== 0xff) {
+      end[i]!++
+      return end.subarray(0, i + 1)
+    }
   }
   throw WeirError.internal('no key follows an all-0xff prefix')
 }
@@ -129,8 +138,12 @@ export function prefixEnd(prefix: Uint8Array): Buffer {
  */
 export function skipEncoded(s: string, i: number): number {
   switch (s.charCodeAt(i)) {
-    case 0: case 1: case 2: return i + 1
-    case 3: return i + 5
+    case 0:
+    case 1:
+    case 2:
+      return i + 1
+    case 3:
+      return i + 5
     case 4: {
       let j = i + 1
       for (;;) {
@@ -140,8 +153,12 @@ export function skipEncoded(s: string, i: number): number {
         j = z + 2 // \x00\xff: an escaped NUL inside the text
       }
     }
-    case 5: { const z = s.indexOf('\x00', i + 1); return z < 0 ? s.length : z + 1 }
-    default: throw WeirError.internal(`unknown key encoding tag ${s.charCodeAt(i)}`)
+    case 5: {
+      const z = s.indexOf('\x00', i + 1)
+      return z < 0 ? s.length : z + 1
+    }
+    default:
+      throw WeirError.internal(`unknown key encoding tag ${s.charCodeAt(i)}`)
   }
 }
 
@@ -151,20 +168,30 @@ const u32 = new Uint32Array(f64.buffer)
 /** Decodes the one value that starts at `i` (a string encoded from an object comes back as its JSON text). */
 export function decodeEncoded(s: string, i: number): unknown {
   switch (s.charCodeAt(i)) {
-    case 0: return null
-    case 1: return false
-    case 2: return true
+    case 0:
+      return null
+    case 1:
+      return false
+    case 2:
+      return true
     case 3: {
       let hi = ((s.charCodeAt(i + 1) << 16) | s.charCodeAt(i + 2)) >>> 0
       let lo = ((s.charCodeAt(i + 3) << 16) | s.charCodeAt(i + 4)) >>> 0
       if (hi & 0x80000000) hi = (hi & 0x7fffffff) >>> 0
-      else { hi = ~hi >>> 0; lo = ~lo >>> 0 }
-      u32[1] = hi; u32[0] = lo
+      else {
+        hi = ~hi >>> 0
+        lo = ~lo >>> 0
+      }
+      u32[1] = hi
+      u32[0] = lo
       return f64[0]
     }
-    case 4: return s.slice(i + 1, skipEncoded(s, i) - 2).replace(/\x00\xff/g, '\x00')
-    case 5: return BigInt(s.slice(i + 1, skipEncoded(s, i) - 1))
-    default: throw WeirError.internal(`unknown key encoding tag ${s.charCodeAt(i)}`)
+    case 4:
+      return s.slice(i + 1, skipEncoded(s, i) - 2).replace(/\x00\xff/g, '\x00')
+    case 5:
+      return BigInt(s.slice(i + 1, skipEncoded(s, i) - 1))
+    default:
+      throw WeirError.internal(`unknown key encoding tag ${s.charCodeAt(i)}`)
   }
 }
 
@@ -206,10 +233,14 @@ export function userKeyNeedsCopy(k: unknown): boolean {
 /** The user key back from its encoding (an object key comes from the copy its value carries instead). */
 export function decodeUserKey(s: string): unknown {
   switch (s.charAt(0)) {
-    case UNDEFINED_TAG: return undefined
-    case ARRAY_TAG: return decodeKey(s.slice(1))
-    case OBJECT_TAG: throw WeirError.internal('an object map key was stored without its copy')
-    default: return decodeEncoded(s, 0)
+    case UNDEFINED_TAG:
+      return undefined
+    case ARRAY_TAG:
+      return decodeKey(s.slice(1))
+    case OBJECT_TAG:
+      throw WeirError.internal('an object map key was stored without its copy')
+    default:
+      return decodeEncoded(s, 0)
   }
 }
 
@@ -235,7 +266,10 @@ export function encodeEntryInPlace(time: number | null, value: unknown, userKey?
   pos = 0
   ensure(9)
   scratch[pos++] = FORMAT | (time === null ? 0 : HAS_TIME) | (userKey === undefined ? 0 : HAS_KEY)
-  if (time !== null) { scratch.writeDoubleLE(time, pos); pos += 8 }
+  if (time !== null) {
+    scratch.writeDoubleLE(time, pos)
+    pos += 8
+  }
   if (userKey !== undefined) write(userKey.k)
   write(value)
   return pos
@@ -297,27 +331,54 @@ function write(v: unknown): void {
   switch (typeof v) {
     case 'number':
       if ((v | 0) === v && (v !== 0 || 1 / v > 0)) {
-        ensure(5); scratch[pos++] = 4; scratch.writeInt32LE(v, pos); pos += 4
+        ensure(5)
+        scratch[pos++] = 4
+        scratch.writeInt32LE(v, pos)
+        pos += 4
       } else {
-        ensure(9); scratch[pos++] = 5; scratch.writeDoubleLE(v, pos); pos += 8
+        ensure(9)
+        scratch[pos++] = 5
+        scratch.writeDoubleLE(v, pos)
+        pos += 8
       }
       return
-    case 'string': writeString(v); return
-    case 'boolean': ensure(1); scratch[pos++] = v ? 3 : 2; return
-    case 'undefined': ensure(1); scratch[pos++] = 1; return
+    case 'string':
+      writeString(v)
+      return
+    case 'boolean':
+      ensure(1)
+      scratch[pos++] = v ? 3 : 2
+      return
+    case 'undefined':
+      ensure(1)
+      scratch[pos++] = 1
+      return
     case 'bigint':
       if (v >= I64_MIN && v <= I64_MAX) {
-        ensure(9); scratch[pos++] = 7; scratch.writeBigInt64LE(v, pos); pos += 8
+        ensure(9)
+        scratch[pos++] = 7
+        scratch.writeBigInt64LE(v, pos)
+        pos += 8
       } else {
         const text = v.toString()
-        ensure(5 + text.length); scratch[pos++] = 8; scratch.writeUInt32LE(text.length, pos); pos += 4
+        ensure(5 + text.length)
+        scratch[pos++] = 8
+        scratch.writeUInt32LE(text.length, pos)
+        pos += 4
         pos += scratch.write(text, pos, 'latin1')
       }
       return
     case 'object':
-      if (v === null) { ensure(1); scratch[pos++] = 0; return }
+      if (v === null) {
+        ensure(1)
+        scratch[pos++] = 0
+        return
+      }
       if (Array.isArray(v)) {
-        ensure(5); scratch[pos++] = 9; scratch.writeUInt32LE(v.length, pos); pos += 4
+        ensure(5)
+        scratch[pos++] = 9
+        scratch.writeUInt32LE(v.length, pos)
+        pos += 4
         for (let i = 0; i < v.length; i++) write(v[i])
         return
       }
@@ -341,7 +402,11 @@ function writeString(s: string): void {
       if (c >= 0x80) break
       scratch[start + i] = c
     }
-    if (i === n) { scratch.writeUInt32LE(n, pos + 1); pos = start + n; return }
+    if (i === n) {
+      scratch.writeUInt32LE(n, pos + 1)
+      pos = start + n
+      return
+    }
   }
   const len = scratch.write(s, start, 'utf8')
   scratch.writeUInt32LE(len, pos + 1)
@@ -352,8 +417,10 @@ function writeV8(v: object): void {
   const bytes = v8.serialize(v)
   ensure(5 + bytes.length)
   scratch[pos++] = 10
-  scratch.writeUInt32LE(bytes.length, pos); pos += 4
-  scratch.set(bytes, pos); pos += bytes.length
+  scratch.writeUInt32LE(bytes.length, pos)
+  pos += 4
+  scratch.set(bytes, pos)
+  pos += bytes.length
 }
 
 let rbuf: Buffer = scratch
@@ -362,19 +429,35 @@ let rpos = 0
 function read(): unknown {
   const b = rbuf
   switch (b[rpos++]) {
-    case 0: return null
-    case 1: return undefined
-    case 2: return false
-    case 3: return true
-    case 4: { const v = b.readInt32LE(rpos); rpos += 4; return v }
-    case 5: { const v = b.readDoubleLE(rpos); rpos += 8; return v }
+    case 0:
+      return null
+    case 1:
+      return undefined
+    case 2:
+      return false
+    case 3:
+      return true
+    case 4: {
+      const v = b.readInt32LE(rpos)
+      rpos += 4
+      return v
+    }
+    case 5: {
+      const v = b.readDoubleLE(rpos)
+      rpos += 8
+      return v
+    }
     case 6: {
       const n = b.readUInt32LE(rpos)
       const start = rpos + 4
       rpos = start + n
       return n < 48 ? asciiOrUtf8(b, start, start + n) : b.toString('utf8', start, start + n)
     }
-    case 7: { const v = b.readBigInt64LE(rpos); rpos += 8; return v }
+    case 7: {
+      const v = b.readBigInt64LE(rpos)
+      rpos += 8
+      return v
+    }
     case 8: {
       const n = b.readUInt32LE(rpos)
       const text = b.toString('latin1', rpos + 4, rpos + 4 + n)
@@ -394,7 +477,8 @@ function read(): unknown {
       rpos += 4 + n
       return v
     }
-    default: throw WeirError.internal(`unknown state value tag ${b[rpos - 1]}`)
+    default:
+      throw WeirError.internal(`unknown state value tag ${b[rpos - 1]}`)
   }
 }
 

@@ -21,7 +21,10 @@ export async function countEntries(store: RocksStore, writeBack: WriteBack, opti
   const stored = options.stored === true
   try {
     for await (const { key, value } of store.db.iterator({ gte: groupPrefix(start), lt: groupPrefix(end + 1) }, { capacity: SCAN_CAPACITY })) {
-      if (stored) { n++; continue }
+      if (stored) {
+        n++
+        continue
+      }
       const table = store.tables.byId[key.readUInt16BE(2)]
       if (table === undefined) continue
       const t = entryTime(value)
@@ -48,7 +51,10 @@ export function* residentKeys(store: RocksStore, stateName: string): IterableIte
   const live: Slot[] = []
   for (const slot of table.slots.values()) {
     for (const cell of slot.cells()) {
-      if (!cell.loading && hasLive(table, cell, now)) { live.push(slot); break }
+      if (!cell.loading && hasLive(table, cell, now)) {
+        live.push(slot)
+        break
+      }
     }
   }
   live.sort((a, b) => (a.encoded < b.encoded ? -1 : a.encoded > b.encoded ? 1 : 0))
@@ -57,8 +63,10 @@ export function* residentKeys(store: RocksStore, stateName: string): IterableIte
 
 function hasLive(table: Table, cell: Cell, now: number): boolean {
   switch (cell.kind) {
-    case 'value': return cell.v !== ABSENT && !table.expired(cell.t, now)
-    case 'list': return cell.times.some(t => !table.expired(t, now))
+    case 'value':
+      return cell.v !== ABSENT && !table.expired(cell.t, now)
+    case 'list':
+      return cell.times.some(t => !table.expired(t, now))
     case 'map':
       for (const e of cell.m.values()) if (!table.expired(e.t, now)) return true
       return false

@@ -13,8 +13,14 @@ export const rocksDbStateBackend: StateBackendFactory<RocksDbStateHandle> = {
     // A bundle spans batches until the cache's budget of held changes is reached (deferred
     // write-back): a hot key is written once per bundle, not once per batch. sync() ends it early.
     const open: RocksDbBackendOptions = {
-      dir: join(o.jobDir, safeFileName(o.parallelism === 1 ? o.operatorId : `${o.operatorId}-${o.subtask}`)), operatorId: o.operatorId, jobName: o.jobName,
-      maxParallelism: o.maxParallelism, keyGroupRange: o.keyGroupRange, cacheBytes: o.cacheBytes, writeBufferBytes: o.writeBufferBytes, writeBack: 'deferred',
+      dir: join(o.jobDir, safeFileName(o.parallelism === 1 ? o.operatorId : `${o.operatorId}-${o.subtask}`)),
+      operatorId: o.operatorId,
+      jobName: o.jobName,
+      maxParallelism: o.maxParallelism,
+      keyGroupRange: o.keyGroupRange,
+      cacheBytes: o.cacheBytes,
+      writeBufferBytes: o.writeBufferBytes,
+      writeBack: 'deferred',
     }
     if (restore === undefined) return RocksDbKeyedStateBackend.open(open)
     const restored = await restoreRocksDbSubtask({ open, range: o.keyGroupRange, storage: restore.storage, tmpDir: await o.tmpDir(), handles: restore.handles })

@@ -50,7 +50,13 @@ function messageOf(e: unknown): string {
 /** A failed file-system call on a state folder (or RocksDB's files in it), as the user sees it. */
 export function stateFsError(dir: string, e: unknown, op: FsOperation, notes?: readonly string[], code?: string): WeirError {
   return fsError(e, {
-    kind: 'execution', op, path: dir, what: 'a folder of RocksDB working state', setting: "'state.dir'", notes, code,
+    kind: 'execution',
+    op,
+    path: dir,
+    what: 'a folder of RocksDB working state',
+    setting: "'state.dir'",
+    notes,
+    code,
     // makeDirs creates every missing folder first: ENOENT after that means the file system refuses (e.g. /proc).
     help: { ENOENT: `folders cannot be created under '${dirname(dir)}': set 'state.dir' to a writable folder` },
   })
@@ -67,7 +73,8 @@ function unusable(dir: string, e: unknown): WeirError {
  */
 export async function prepareFolder(dir: string, owner: FolderOwner, keep: boolean): Promise<boolean> {
   if (openHere.has(dir)) {
-    throw WeirError.execution(`state folder '${dir}' is in use by another running job of this process (job '${owner.jobName}', operator '${owner.operatorId}')`, { help: IN_USE_HELP })
+    throw WeirError.execution(`state folder '${dir}' is in use by another running job of this process (job '${owner.jobName}', operator '${owner.operatorId}')`,
+      { help: IN_USE_HELP })
   }
   try {
     const existing = await inspect(dir)
@@ -84,12 +91,16 @@ export async function prepareFolder(dir: string, owner: FolderOwner, keep: boole
       if (marker.pid !== undefined && marker.pid !== process.pid && isRunning(marker.pid)) {
         throw WeirError.execution(`state folder '${dir}' is in use by job '${marker.jobName}' running in process ${marker.pid}`, { help: IN_USE_HELP })
       }
-      if (keep) { openHere.add(dir); return true }
+      if (keep) {
+        openHere.add(dir)
+        return true
+      }
       // Working state is not durable (checkpoints are): what an earlier run left is of no use.
       await rm(dir, { recursive: true, force: true })
       await mkdir(dir)
     }
-    await writeFile(join(dir, MARKER_FILE), JSON.stringify({ format: MARKER_FORMAT, jobName: owner.jobName, operatorId: owner.operatorId, pid: process.pid }) + '\n')
+    await writeFile(join(dir, MARKER_FILE),
+      JSON.stringify({ format: MARKER_FORMAT, jobName: owner.jobName, operatorId: owner.operatorId, pid: process.pid }) + '\n')
     openHere.add(dir)
     return false
   } catch (e) {
@@ -115,7 +126,7 @@ async function inspect(dir: string): Promise<'missing' | 'empty' | 'used'> {
  */
 export async function makeDirs(dir: string): Promise<void> {
   const missing: string[] = []
-  for (let p = dir; ; p = dirname(p)) {
+  for (let p = dir;; p = dirname(p)) {
     try {
       if (!(await stat(p)).isDirectory()) throw Object.assign(new Error(`'${p}' is a file`), { code: 'ENOTDIR' })
       break

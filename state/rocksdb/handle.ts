@@ -69,9 +69,10 @@ export function referencedObjects(handle: RocksDbStateHandle): string[] {
 /** `handle` as read back from a manifest, checked; `where` names it in errors. */
 export function checkHandle(handle: unknown, where: string): RocksDbStateHandle {
   const h = handle as Partial<RocksDbStateHandle> | null
-  const bad = (what: string): WeirError => WeirError.checkpoint(`${where} is not a Weir RocksDB state handle: ${what}`, {
-    help: 'the checkpoint manifest is damaged or was written by another version of Weir: restore from another checkpoint or savepoint',
-  })
+  const bad = (what: string): WeirError =>
+    WeirError.checkpoint(`${where} is not a Weir RocksDB state handle: ${what}`, {
+      help: 'the checkpoint manifest is damaged or was written by another version of Weir: restore from another checkpoint or savepoint',
+    })
   if (h === null || typeof h !== 'object') throw bad('not an object')
   if (h.backend !== 'rocksdb') throw bad(`backend '${String(h.backend)}'`)
   if (h.format !== ROCKSDB_HANDLE_FORMAT) throw bad(`format '${String(h.format)}'`)
@@ -80,7 +81,9 @@ export function checkHandle(handle: unknown, where: string): RocksDbStateHandle 
   if (kg === undefined || !Number.isInteger(kg.start) || !Number.isInteger(kg.end) || kg.start > kg.end) throw bad('no key-group range')
   if (!Array.isArray(h.files) || !h.files.some(f => f?.name === 'CURRENT')) throw bad('no CURRENT file')
   for (const f of h.files) {
-    if (typeof f?.name !== 'string' || typeof f.object !== 'string' || typeof f.sha1 !== 'string' || !Number.isInteger(f.size) || !Number.isInteger(f.storedSize)) {
+    if (typeof f?.name !== 'string' || typeof f.object !== 'string' || typeof f.sha1 !== 'string' || !Number.isInteger(f.size) ||
+      !Number.isInteger(f.storedSize))
+    {
       throw bad(`file entry ${JSON.stringify(f)}`)
     }
   }

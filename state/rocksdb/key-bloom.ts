@@ -72,7 +72,10 @@ export class KeyBloom {
       let may = 1
       for (let j = 0; j < HASHES; j++) {
         const bit = (a + j * step) & 511
-        if ((bits[b + (bit >>> 5)]! & (1 << (bit & 31))) === 0) { may = 0; break }
+        if ((bits[b + (bit >>> 5)]! & (1 << (bit & 31))) === 0) {
+          may = 0
+          break
+        }
       }
       out[i] = may
     }

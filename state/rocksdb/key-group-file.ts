@@ -75,7 +75,10 @@ export class KeyGroupFileWriter {
   private async put(bytes: Uint8Array): Promise<void> {
     if (this.pos + bytes.length > this.buf.length) await this.drain()
     // writeFile, not write: write() may write only part of the bytes and report success.
-    if (bytes.length > this.buf.length) { await this.fh.writeFile(bytes); return }
+    if (bytes.length > this.buf.length) {
+      await this.fh.writeFile(bytes)
+      return
+    }
     this.buf.set(bytes, this.pos)
     this.pos += bytes.length
   }

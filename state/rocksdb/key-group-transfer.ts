@@ -42,7 +42,9 @@ export class KeyGroupTransfer {
     await this.writeBack.sync()
     const start = Math.max(range.start, this.store.keyGroupRange.start)
     const end = Math.min(range.end, this.store.keyGroupRange.end)
-    await makeDirs(resolve(folder)).catch((e: unknown) => { throw ioFailed(folder, e, 'writing') })
+    await makeDirs(resolve(folder)).catch((e: unknown) => {
+      throw ioFailed(folder, e, 'writing')
+    })
     const path = join(resolve(folder), `key-groups-${range.start}-${range.end}.wkg`)
     const states: SnapshotState[] = this.store.tables.list.map(t => ({ name: t.name, id: t.id, kind: t.kind }))
     const writer = await KeyGroupFileWriter.create(path, keyGroupFileHeader(this.store.maxParallelism, { start, end }, states))

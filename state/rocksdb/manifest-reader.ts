@@ -32,9 +32,18 @@ const BLOCK = 32768
 const HEADER = 7
 const RECYCLABLE_HEADER = 11
 const enum RecordType {
-  Zero = 0, Full = 1, First = 2, Middle = 3, Last = 4,
-  RecyclableFull = 5, RecyclableFirst = 6, RecyclableMiddle = 7, RecyclableLast = 8,
-  SetCompression = 9, TimestampSize = 10, RecyclableTimestampSize = 11,
+  Zero = 0,
+  Full = 1,
+  First = 2,
+  Middle = 3,
+  Last = 4,
+  RecyclableFull = 5,
+  RecyclableFirst = 6,
+  RecyclableMiddle = 7,
+  RecyclableLast = 8,
+  SetCompression = 9,
+  TimestampSize = 10,
+  RecyclableTimestampSize = 11,
 }
 
 /** A MANIFEST that does not read as RocksDB writes it: callers fall back to listing the folder. */
@@ -56,11 +65,17 @@ export function readManifest(bytes: Uint8Array): ManifestFiles {
   while (pos < buf.length) {
     const blockLeft = BLOCK - (pos % BLOCK)
     // Fewer bytes than a header left in a block: a zero trailer.
-    if (blockLeft < HEADER) { pos += blockLeft; continue }
+    if (blockLeft < HEADER) {
+      pos += blockLeft
+      continue
+    }
     if (pos + HEADER > buf.length) break
     const length = buf[pos + 4]! | (buf[pos + 5]! << 8)
     const type = buf[pos + 6]! as RecordType
-    if (type === RecordType.Zero && length === 0) { pos += blockLeft; continue } // preallocated space
+    if (type === RecordType.Zero && length === 0) {
+      pos += blockLeft
+      continue
+    } // preallocated space
     const recyclable = (type >= RecordType.RecyclableFull && type <= RecordType.RecyclableLast) || type === RecordType.RecyclableTimestampSize
     const header = recyclable ? RECYCLABLE_HEADER : HEADER
     if (pos + header + length > buf.length) break
@@ -75,26 +90,32 @@ export function readManifest(bytes: Uint8Array): ManifestFiles {
     const data = buf.subarray(pos + header, pos + header + length)
     pos += header + length
     switch (type) {
-      case RecordType.Full: case RecordType.RecyclableFull:
+      case RecordType.Full:
+      case RecordType.RecyclableFull:
         parts = null
         version.apply(data)
         validLength = pos
         break
-      case RecordType.First: case RecordType.RecyclableFirst:
+      case RecordType.First:
+      case RecordType.RecyclableFirst:
         parts = [data]
         break
-      case RecordType.Middle: case RecordType.RecyclableMiddle:
+      case RecordType.Middle:
+      case RecordType.RecyclableMiddle:
         if (parts === null) throw new ManifestFormatError(`middle fragment without a first one at ${pos}`)
         parts.push(data)
         break
-      case RecordType.Last: case RecordType.RecyclableLast:
+      case RecordType.Last:
+      case RecordType.RecyclableLast:
         if (parts === null) throw new ManifestFormatError(`last fragment without a first one at ${pos}`)
         parts.push(data)
         version.apply(Buffer.concat(parts))
         parts = null
         validLength = pos
         break
-      case RecordType.SetCompression: case RecordType.TimestampSize: case RecordType.RecyclableTimestampSize:
+      case RecordType.SetCompression:
+      case RecordType.TimestampSize:
+      case RecordType.RecyclableTimestampSize:
         // Metadata records: nothing about files.
         if (parts === null) validLength = pos
         break
@@ -108,11 +129,25 @@ export function readManifest(bytes: Uint8Array): ManifestFiles {
 // ------------------------------------------------------------------ version edits (db/version_edit.h)
 
 const enum Tag {
-  Comparator = 1, LogNumber = 2, NextFileNumber = 3, LastSequence = 4, CompactCursor = 5,
-  DeletedFile = 6, NewFile = 7, PrevLogNumber = 9, MinLogNumberToKeep = 10,
-  NewFile2 = 100, NewFile3 = 102, NewFile4 = 103,
-  ColumnFamily = 200, ColumnFamilyAdd = 201, ColumnFamilyDrop = 202, MaxColumnFamily = 203,
-  InAtomicGroup = 300, BlobFileAddition = 400, BlobFileGarbage = 401,
+  Comparator = 1,
+  LogNumber = 2,
+  NextFileNumber = 3,
+  LastSequence = 4,
+  CompactCursor = 5,
+  DeletedFile = 6,
+  NewFile = 7,
+  PrevLogNumber = 9,
+  MinLogNumberToKeep = 10,
+  NewFile2 = 100,
+  NewFile3 = 102,
+  NewFile4 = 103,
+  ColumnFamily = 200,
+  ColumnFamilyAdd = 201,
+  ColumnFamilyDrop = 202,
+  MaxColumnFamily = 203,
+  InAtomicGroup = 300,
+  BlobFileAddition = 400,
+  BlobFileGarbage = 401,
   /** Tags with this bit set are forward compatible: a length-prefixed payload anyone may skip. */
   SafeIgnore = 1 << 13,
 }
@@ -132,30 +167,61 @@ class Version {
     while (!r.done()) {
       const tag = r.varint()
       switch (tag) {
-        case Tag.Comparator: case Tag.ColumnFamilyAdd: case Tag.BlobFileAddition: case Tag.BlobFileGarbage:
+        case Tag.Comparator:
+        case Tag.ColumnFamilyAdd:
+        case Tag.BlobFileAddition:
+        case Tag.BlobFileGarbage:
           r.slice()
           break
-        case Tag.LogNumber: case Tag.NextFileNumber: case Tag.LastSequence: case Tag.PrevLogNumber: case Tag.MinLogNumberToKeep:
+        case Tag.LogNumber:
+        case Tag.NextFileNumber:
+        case Tag.LastSequence:
+        case Tag.PrevLogNumber:
+        case Tag.MinLogNumberToKeep:
           r.varint()
           break
         case Tag.CompactCursor:
-          r.varint(); r.slice()
+          r.varint()
+          r.slice()
           break
         case Tag.DeletedFile:
           r.varint()
           deleted.push(r.varint())
           break
         case Tag.NewFile:
-          r.varint(); added.push(r.varint()); r.varint(); r.slice(); r.slice()
+          r.varint()
+          added.push(r.varint())
+          r.varint()
+          r.slice()
+          r.slice()
           break
         case Tag.NewFile2:
-          r.varint(); added.push(r.varint()); r.varint(); r.slice(); r.slice(); r.varint(); r.varint()
+          r.varint()
+          added.push(r.varint())
+          r.varint()
+          r.slice()
+          r.slice()
+          r.varint()
+          r.varint()
           break
         case Tag.NewFile3:
-          r.varint(); added.push(r.varint()); r.varint(); r.varint(); r.slice(); r.slice(); r.varint(); r.varint()
+          r.varint()
+          added.push(r.varint())
+          r.varint()
+          r.varint()
+          r.slice()
+          r.slice()
+          r.varint()
+          r.varint()
           break
         case Tag.NewFile4: {
-          r.varint(); added.push(r.varint()); r.varint(); r.slice(); r.slice(); r.varint(); r.varint()
+          r.varint()
+          added.push(r.varint())
+          r.varint()
+          r.slice()
+          r.slice()
+          r.varint()
+          r.varint()
           for (;;) {
             const custom = r.varint()
             if (custom === CUSTOM_TERMINATE) break
@@ -169,7 +235,8 @@ class Version {
         case Tag.ColumnFamilyDrop:
           drop = true
           break
-        case Tag.MaxColumnFamily: case Tag.InAtomicGroup:
+        case Tag.MaxColumnFamily:
+        case Tag.InAtomicGroup:
           r.varint()
           break
         default:
@@ -177,9 +244,12 @@ class Version {
           r.slice()
       }
     }
-    if (drop) { this.families.delete(cf); return }
+    if (drop) {
+      this.families.delete(cf)
+      return
+    }
     let files = this.families.get(cf)
-    if (files === undefined) this.families.set(cf, (files = new Set()))
+    if (files === undefined) this.families.set(cf, files = new Set())
     for (const n of deleted) files.delete(n)
     for (const n of added) files.add(n)
   }

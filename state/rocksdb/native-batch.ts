@@ -137,7 +137,10 @@ class Lane {
 
   reset(): void {
     this.n = 0
-    if (this.buf.length > KEEP_LANE_BYTES) { this.buf = NONE_BUFFER; this.views.length = 0 }
+    if (this.buf.length > KEEP_LANE_BYTES) {
+      this.buf = NONE_BUFFER
+      this.views.length = 0
+    }
   }
 }
 
@@ -167,14 +170,24 @@ class Reusable {
     if (op === undefined) {
       this.ops.push({ type, key, value, start, end, columnFamily: this.cf })
     } else {
-      op.type = type; op.key = key; op.value = value; op.start = start; op.end = end
+      op.type = type
+      op.key = key
+      op.value = value
+      op.start = start
+      op.end = end
     }
   }
 
   /** After a batch: forgets its buffers (so they can be collected) and keeps the objects. */
   reset(): void {
     const ops = this.ops
-    for (let i = 0; i < this.n; i++) { const op = ops[i]!; op.key = NONE; op.value = NONE; op.start = NONE; op.end = NONE }
+    for (let i = 0; i < this.n; i++) {
+      const op = ops[i]!
+      op.key = NONE
+      op.value = NONE
+      op.start = NONE
+      op.end = NONE
+    }
     if (ops.length > KEEP_OPS) ops.length = KEEP_OPS
     this.n = 0
     for (const lane of this.used) lane.reset()
@@ -191,7 +204,9 @@ abstract class NativeBatch {
     this.r = new Reusable((db as unknown as Internals)._columnFamily._handle)
   }
 
-  get length(): number { return this.r.n }
+  get length(): number {
+    return this.r.n
+  }
 
   protected check(): void {
     if (this.busy) throw WeirError.internal(`a batch was added to while RocksDB ${this.doing} it`)
@@ -246,7 +261,9 @@ export class NativeWriteBatch extends NativeBatch {
     super(db, 'applied')
   }
 
-  override get length(): number { return this.staged.n }
+  override get length(): number {
+    return this.staged.n
+  }
 
   /** Puts key[0, keyLength) → value[0, valueLength), both copied into the batch. */
   putBytes(key: Uint8Array, keyLength: number, value: Uint8Array, valueLength: number): void {
@@ -335,7 +352,11 @@ export class NativeReadBatch extends NativeBatch {
         let failed: Error | null = null
         for (let i = 0; i < n; i++) {
           const err = errs[i]
-          if (err) { failed ??= err; out[i] = null; continue }
+          if (err) {
+            failed ??= err
+            out[i] = null
+            continue
+          }
           // An ArrayBuffer over memory RocksDB allocated, freed when it is collected.
           const v = values[i]
           out[i] = v ? Buffer.from(v) : null

@@ -81,7 +81,10 @@ export class Prefetcher {
           slot.epoch = epoch
         }
         if (slot.allNs) continue
-        if (slot.loadingAll) { loadingElsewhere = true; continue }
+        if (slot.loadingAll) {
+          loadingElsewhere = true
+          continue
+        }
         if (ns === undefined) {
           slot.loadingAll = true
           scans.push({ slot, cell: null })
@@ -98,7 +101,7 @@ export class Prefetcher {
         else scans.push({ slot, cell })
       }
     }
-    if (created) for (const table of tables) table.invalidate()
+    if (created) { for (const table of tables) table.invalidate() }
     const earlier = loadingElsewhere ? [...this.loads] : []
     if (gets.length === 0 && scans.length === 0) {
       await this.awaitLoads(earlier)
@@ -140,22 +143,35 @@ export class Prefetcher {
     const r = this.readers.pop() ?? new NativeReadBatch(this.store.db)
     const toRead: ValueCell[] = []
     if (bloom === null) {
-      for (const c of cells) { const n = scratchKey(c); r.addBytes(keyScratch(), n); toRead.push(c) }
+      for (const c of cells) {
+        const n = scratchKey(c)
+        r.addBytes(keyScratch(), n)
+        toRead.push(c)
+      }
     } else {
       // Every key is hashed before the filter is probed, so the probes' memory misses overlap (at
       // 10M keys the filter's 16 MB are far outside the CPU's caches); a key to read is built again.
-      for (let i = 0; i < cells.length; i++) { const n = scratchKey(cells[i]!); bloom.locateBatch(i, keyScratch(), n) }
+      for (let i = 0; i < cells.length; i++) {
+        const n = scratchKey(cells[i]!)
+        bloom.locateBatch(i, keyScratch(), n)
+      }
       const may = this.mayRead.length >= cells.length ? this.mayRead : (this.mayRead = new Uint8Array(cells.length * 2))
       bloom.testBatch(cells.length, may)
       for (let i = 0; i < cells.length; i++) {
         const c = cells[i]!
-        if (may[i] === 0) { this.fillValue(c, null); continue }
+        if (may[i] === 0) {
+          this.fillValue(c, null)
+          continue
+        }
         const n = scratchKey(c)
         r.addBytes(keyScratch(), n)
         toRead.push(c)
       }
     }
-    if (toRead.length === 0) { this.readers.push(r); return }
+    if (toRead.length === 0) {
+      this.readers.push(r)
+      return
+    }
     this.gets += toRead.length
     // One read batch: one MultiGet on one thread of the pool (several batches at once measured no
     // faster). Data blocks it reads do not go into RocksDB's block cache: what is read again soon is
@@ -242,7 +258,10 @@ export class Prefetcher {
         const seq = key.readUInt32BE(key.length - 4)
         cell.nextSeq = seq + 1
         const t = entryTime(value)
-        if (t !== null && table.expired(t, now)) { cell.dropped.push(seq); continue }
+        if (t !== null && table.expired(t, now)) {
+          cell.dropped.push(seq)
+          continue
+        }
         cell.items.push(decodeEntry(value))
         cell.times.push(t ?? now)
         cell.seqs.push(seq)

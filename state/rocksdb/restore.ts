@@ -70,9 +70,12 @@ export async function restoreRocksDbSubtask(options: RestoreRocksDbOptions): Pro
   const handles = options.handles.map((h, i) => checkHandle('handle' in h ? h.handle : h, `RocksDB state handle ${i}`))
   for (const h of handles) {
     if (h.maxParallelism !== maxParallelism) {
-      throw WeirError.checkpoint(`the checkpoint's RocksDB state was written with 'pipeline.max-parallelism' = ${h.maxParallelism}, but this job has ${maxParallelism}`, {
-        help: `set 'pipeline.max-parallelism' = '${h.maxParallelism}' to restore it`,
-      })
+      throw WeirError.checkpoint(
+        `the checkpoint's RocksDB state was written with 'pipeline.max-parallelism' = ${h.maxParallelism}, but this job has ${maxParallelism}`,
+        {
+          help: `set 'pipeline.max-parallelism' = '${h.maxParallelism}' to restore it`,
+        },
+      )
     }
   }
   const open: RocksDbBackendOptions = { ...options.open, keyGroupRange: range }
@@ -80,24 +83,30 @@ export async function restoreRocksDbSubtask(options: RestoreRocksDbOptions): Pro
   if (overlapping.length === 0) {
     if (handles.length > 0) throw uncovered(range, range)
     const backend = await RocksDbKeyedStateBackend.open(open)
-    return { backend, known: backend.storedSsts, stats: { mode: 'empty', millis: performance.now() - t0, handles: 0, files: 0, storedBytes: 0, copiedEntries: 0 } }
+    return { backend, known: backend.storedSsts,
+      stats: { mode: 'empty', millis: performance.now() - t0, handles: 0, files: 0, storedBytes: 0, copiedEntries: 0 } }
   }
   checkCoverage(overlapping, range)
 
   // The base: the handle with the most of the subtask's key groups; its files become the database.
-  const size = (h: RocksDbStateHandle): number => { const o = overlap(h.keyGroups, range)!; return o.end - o.start + 1 }
+  const size = (h: RocksDbStateHandle): number => {
+    const o = overlap(h.keyGroups, range)!
+    return o.end - o.start + 1
+  }
   const base = overlapping.reduce((a, b) => (size(b) > size(a) ? b : a))
   const exact = base.keyGroups.start === range.start && base.keyGroups.end === range.end
   const others = overlapping.filter(h => h !== base)
   const limit = limiter(options.concurrency ?? DEFAULT_CONCURRENCY)
   const transfer = { files: 0, storedBytes: 0 }
   const download = (h: RocksDbStateHandle) => async (dbDir: string): Promise<void> => {
-    await settleAll(h.files.map(f => limit(async () => {
-      // Not `+= await`: that reads the total before the await and loses concurrent additions.
-      const bytes = await fetchFile(storage, f, join(dbDir, f.name))
-      transfer.storedBytes += bytes
-      transfer.files++
-    })))
+    await settleAll(h.files.map(f =>
+      limit(async () => {
+        // Not `+= await`: that reads the total before the await and loses concurrent additions.
+        const bytes = await fetchFile(storage, f, join(dbDir, f.name))
+        transfer.storedBytes += bytes
+        transfer.files++
+      })
+    ))
   }
   const tmpRoot = join(resolve(options.tmpDir), `restore-${randomUUID()}`)
   // Live entries of the trimmed base, estimated from its share of the base's key groups (counting is a full scan).
@@ -107,10 +116,18 @@ export async function restoreRocksDbSubtask(options: RestoreRocksDbOptions): Pro
     // Every download at once (within the limit): the base's into the working folder, the others' into tmpRoot.
     const opening = [
       RocksDbKeyedStateBackend.open({ ...open, restoreFiles: download(base), restoredEntries: baseEntries }),
-      ...others.map((h, i) => RocksDbKeyedStateBackend.open({
-        dir: join(tmpRoot, `handle-${i}`), jobName: open.jobName, operatorId: open.operatorId, maxParallelism,
-        keyGroupRange: h.keyGroups, cacheBytes: TEMP_CACHE_BYTES, restoreFiles: download(h), restoredEntries: h.entries,
-      })),
+      ...others.map((h, i) =>
+        RocksDbKeyedStateBackend.open({
+          dir: join(tmpRoot, `handle-${i}`),
+          jobName: open.jobName,
+          operatorId: open.operatorId,
+          maxParallelism,
+          keyGroupRange: h.keyGroups,
+          cacheBytes: TEMP_CACHE_BYTES,
+          restoreFiles: download(h),
+          restoredEntries: h.entries,
+        })
+      ),
     ]
     const settled = await Promise.allSettled(opening)
     const backends = settled.flatMap(r => (r.status === 'fulfilled' ? [r.value] : []))
@@ -139,8 +156,12 @@ export async function restoreRocksDbSubtask(options: RestoreRocksDbOptions): Pro
       backend,
       known,
       stats: {
-        mode: exact ? 'files' : 'rescaled', millis: performance.now() - t0, handles: overlapping.length,
-        files: transfer.files, storedBytes: transfer.storedBytes, copiedEntries,
+        mode: exact ? 'files' : 'rescaled',
+        millis: performance.now() - t0,
+        handles: overlapping.length,
+        files: transfer.files,
+        storedBytes: transfer.storedBytes,
+        copiedEntries,
       },
     }
   } finally {
@@ -151,7 +172,7 @@ export async function restoreRocksDbSubtask(options: RestoreRocksDbOptions): Pro
 /** The SSTs of `handle` later checkpoints may reference: shared ones only (a savepoint's files belong to the savepoint). */
 function sharedSsts(handle: RocksDbStateHandle): Map<string, StoredSst> {
   const known = new Map<string, StoredDbFile>()
-  if (!handle.selfContained) for (const f of handle.files) if (f.shared && tableFileNumber(f.name) !== null) known.set(f.name, f)
+  if (!handle.selfContained) { for (const f of handle.files) if (f.shared && tableFileNumber(f.name) !== null) known.set(f.name, f) }
   return known
 }
 
@@ -179,9 +200,12 @@ function checkCoverage(handles: readonly RocksDbStateHandle[], range: KeyGroupRa
 }
 
 function uncovered(range: KeyGroupRange, missing: KeyGroupRange): WeirError {
-  return WeirError.checkpoint(`the checkpoint has no RocksDB state for key groups ${missing.start}–${missing.end} (restoring key groups ${range.start}–${range.end})`, {
-    help: 'the checkpoint manifest is incomplete: restore from another checkpoint or savepoint',
-  })
+  return WeirError.checkpoint(
+    `the checkpoint has no RocksDB state for key groups ${missing.start}–${missing.end} (restoring key groups ${range.start}–${range.end})`,
+    {
+      help: 'the checkpoint manifest is incomplete: restore from another checkpoint or savepoint',
+    },
+  )
 }
 
 /** Waits for every promise; then rejects with the first failure, if any (nothing keeps running behind a rejection). */

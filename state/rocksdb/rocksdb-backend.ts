@@ -7,9 +7,8 @@
 import { join, resolve } from 'node:path'
 import RocksDB from 'rocksdb-native'
 import { WeirError } from '../../common/errors.js'
-import type {
-  KeyRef, ListState, ListStateDescriptor, MapState, MapStateDescriptor, PrefetchRequest, StateStats, ValueState, ValueStateDescriptor,
-} from '../../core/keyed-state.js'
+import type { KeyRef, ListState, ListStateDescriptor, MapState, MapStateDescriptor, PrefetchRequest, StateStats, ValueState,
+  ValueStateDescriptor } from '../../core/keyed-state.js'
 import type { PendingStateSnapshot, StateSnapshotOptions, StateStorageStats, SubtaskStateBackend } from '../backend.js'
 import { DEFAULT_MAX_PARALLELISM } from '../key-encoding.js'
 import { STATE_CACHE_SIZE, WRITE_BUFFER_SIZE } from '../../common/config/options.js'
@@ -118,8 +117,12 @@ export class RocksDbKeyedStateBackend implements SubtaskStateBackend<RocksDbStat
     this.keyGroupRange = options.keyGroupRange ?? { start: 0, end: maxParallelism - 1 }
     this.cacheBytes = options.cacheBytes ?? STATE_CACHE_SIZE.default
     this.store = new RocksStore(db, {
-      dir: this.dir, maxParallelism, keyGroupRange: this.keyGroupRange, cacheBytes: this.cacheBytes,
-      writeBufferBytes: options.writeBufferBytes ?? WRITE_BUFFER_SIZE.default, bloom: options.reuse === true ? null : new KeyBloom(this.cacheBytes),
+      dir: this.dir,
+      maxParallelism,
+      keyGroupRange: this.keyGroupRange,
+      cacheBytes: this.cacheBytes,
+      writeBufferBytes: options.writeBufferBytes ?? WRITE_BUFFER_SIZE.default,
+      bloom: options.reuse === true ? null : new KeyBloom(this.cacheBytes),
     })
     this.prefetcher = new Prefetcher(this.store)
     const maxHeldChanges = options.writeBack === 'deferred' ? Math.max(1024, Math.floor(this.cacheBytes / 512)) : 0

@@ -98,8 +98,14 @@ export async function takeLocalSnapshot(backend: RocksDbKeyedStateBackend, local
     throw snapshotFailed(dir, e)
   }
   return {
-    dir, files, keyGroups: backend.keyGroupRange, maxParallelism: backend.maxParallelism, entries: backend.stats().entries,
-    liveFilesFrom: linked.from, paused: linked.paused, millis: performance.now() - t0,
+    dir,
+    files,
+    keyGroups: backend.keyGroupRange,
+    maxParallelism: backend.maxParallelism,
+    entries: backend.stats().entries,
+    liveFilesFrom: linked.from,
+    paused: linked.paused,
+    millis: performance.now() - t0,
   }
 }
 
@@ -114,7 +120,10 @@ export async function takeLocalSnapshot(backend: RocksDbKeyedStateBackend, local
  * folder is removed afterwards, whether the upload succeeded or not.
  */
 export async function uploadSnapshot(
-  local: LocalSnapshot, storage: CheckpointStorage, options: UploadOptions, known: Map<string, StoredSst>,
+  local: LocalSnapshot,
+  storage: CheckpointStorage,
+  options: UploadOptions,
+  known: Map<string, StoredSst>,
 ): Promise<RocksDbStateHandle> {
   const t0 = performance.now()
   try {
@@ -128,7 +137,10 @@ export async function uploadSnapshot(
     await forEachLimit(local.files, options.concurrency ?? DEFAULT_CONCURRENCY, async (f, i) => {
       const isSst = tableFileNumber(f.name) !== null
       const earlier = shared && isSst ? known.get(f.name) : undefined
-      if (earlier !== undefined && earlier.size === f.size) { stored[i] = earlier; return }
+      if (earlier !== undefined && earlier.size === f.size) {
+        stored[i] = earlier
+        return
+      }
       const object = shared && isSst ? joinPath(options.sharedPrefix, `${randomUUID()}-${f.name}.gz`) : joinPath(options.ownPrefix, `${f.name}.gz`)
       const file = await storeFile(storage, join(local.dir, f.name), object, level)
       stored[i] = { name: f.name, object, shared: shared && isSst, ...file }
@@ -141,8 +153,14 @@ export async function uploadSnapshot(
       for (const f of stored) if (f.shared) known.set(f.name, f)
     }
     return {
-      backend: 'rocksdb', format: ROCKSDB_HANDLE_FORMAT, maxParallelism: local.maxParallelism, keyGroups: local.keyGroups, entries: local.entries,
-      selfContained: options.selfContained, compression: 'gzip', files: stored,
+      backend: 'rocksdb',
+      format: ROCKSDB_HANDLE_FORMAT,
+      maxParallelism: local.maxParallelism,
+      keyGroups: local.keyGroups,
+      entries: local.entries,
+      selfContained: options.selfContained,
+      compression: 'gzip',
+      files: stored,
       uploaded: { files: uploaded, size, storedSize, millis: Math.round(performance.now() - t0) },
     }
   } finally {
@@ -177,7 +195,9 @@ async function prepareSnapshotDir(dir: string): Promise<void> {
     names = await readdir(dir)
   } catch (e) {
     if (codeOf(e) !== 'ENOENT') throw snapshotFailed(dir, e)
-    await makeDirs(dir).catch((e2: unknown) => { throw snapshotFailed(dir, e2) })
+    await makeDirs(dir).catch((e2: unknown) => {
+      throw snapshotFailed(dir, e2)
+    })
     return
   }
   if (names.length === 0) return
@@ -313,7 +333,8 @@ async function linkOrCopy(from: string, to: string): Promise<void> {
 function snapshotFailed(dir: string, e: unknown): WeirError {
   if (e instanceof WeirError) return e
   if (errnoCode(e) !== undefined) {
-    return fsError(e, { kind: 'checkpoint', op: operationOf(e, 'create'), path: dir, what: 'a local snapshot of RocksDB state for a checkpoint, beside the state', setting: "'state.dir'" })
+    return fsError(e, { kind: 'checkpoint', op: operationOf(e, 'create'), path: dir,
+      what: 'a local snapshot of RocksDB state for a checkpoint, beside the state', setting: "'state.dir'" })
   }
   const msg = e instanceof Error ? e.message : String(e)
   return WeirError.checkpoint(`cannot take a local snapshot of RocksDB state into '${dir}': ${msg}`, {

@@ -160,7 +160,10 @@ class KeySort {
     for (let i = 0; i < n; i++) {
       let src: Uint8Array = bytes
       let from = at[i]!
-      if (from < 0) { src = refs[2 * i]!; from = 0 }
+      if (from < 0) {
+        src = refs[2 * i]!
+        from = 0
+      }
       const len = keyLength[i]!
       for (let c = 0; c < cols; c++) {
         let d: number
@@ -185,9 +188,18 @@ class KeySort {
       count.fill(0)
       for (let i = 0; i < n; i++) count[digits[base + i]!]!++
       let sum = 0
-      for (let d = 0; d < buckets; d++) { const k = count[d]!; count[d] = sum; sum += k }
-      for (let i = 0; i < n; i++) { const j = idx[i]!; tmp[count[digits[base + j]!]!++] = j }
-      const t = idx; idx = tmp; tmp = t
+      for (let d = 0; d < buckets; d++) {
+        const k = count[d]!
+        count[d] = sum
+        sum += k
+      }
+      for (let i = 0; i < n; i++) {
+        const j = idx[i]!
+        tmp[count[digits[base + j]!]!++] = j
+      }
+      const t = idx
+      idx = tmp
+      tmp = t
     }
     this.idx = idx
     this.tmp = tmp
@@ -196,7 +208,10 @@ class KeySort {
 
   /** After a large batch, its arrays go. */
   release(): void {
-    if (this.idx.length > KEEP_ENTRIES) { this.idx = new Uint32Array(64); this.tmp = new Uint32Array(64) }
+    if (this.idx.length > KEEP_ENTRIES) {
+      this.idx = new Uint32Array(64)
+      this.tmp = new Uint32Array(64)
+    }
     if (this.digits.length > KEEP_ENTRIES * (ORDER_BYTES / 2)) this.digits = new Uint16Array(0)
   }
 }

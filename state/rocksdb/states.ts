@@ -66,7 +66,10 @@ export class RocksValueState<T> extends RocksState<ValueCell> implements ValueSt
 
   /** `undefined` clears, as Flink's update(null) does. A value is stored by reference until the next flush. */
   update(value: T): void {
-    if (value === undefined) { this.clear(); return }
+    if (value === undefined) {
+      this.clear()
+      return
+    }
     const c = this.cell()
     if (c.v === ABSENT) this.host.liveEntries++
     this.host.changes++
@@ -103,9 +106,14 @@ export class RocksListState<T> extends RocksState<ListCell> implements ListState
           continue
         }
         if (i < c.flushed) flushed++
-        items.push(c.items[i]); times.push(c.times[i]!); seqs.push(c.seqs[i]!)
+        items.push(c.items[i])
+        times.push(c.times[i]!)
+        seqs.push(c.seqs[i]!)
       }
-      c.items = items; c.times = times; c.seqs = seqs; c.flushed = flushed
+      c.items = items
+      c.times = times
+      c.seqs = seqs
+      c.flushed = flushed
       if (items.length === 0) this.host.liveEntries--
       this.host.markDirty(c)
     }
@@ -130,7 +138,10 @@ export class RocksListState<T> extends RocksState<ListCell> implements ListState
 
   /** Replaces the list: the next flush deletes its range and writes every element. */
   update(values: readonly T[]): void {
-    if (values.length === 0) { this.clear(); return }
+    if (values.length === 0) {
+      this.clear()
+      return
+    }
     const c = this.cell()
     if (c.items.length === 0) this.host.liveEntries++
     this.host.changes += values.length
@@ -221,7 +232,10 @@ export class RocksMapState<K, V> extends TtlMapState<K, V, MapEntry, MapCell> {
   }
 
   private changed(c: MapCell, e: MapEntry): void {
-    if (!e.queued) { e.queued = true; c.changed.push(e) }
+    if (!e.queued) {
+      e.queued = true
+      c.changed.push(e)
+    }
     if (!c.dirty) this.host.markDirty(c)
   }
 }

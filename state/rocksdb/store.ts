@@ -101,8 +101,8 @@ export class RocksStore implements CacheHost {
     const cell = kind === 'value'
       ? new ValueCell(slot, ns, slot.prefixLength + nsBytes.length)
       : kind === 'list'
-        ? new ListCell(slot, ns, cellKey(slot.group, slot.table.id, slot.encoded, nsBytes))
-        : new MapCell(slot, ns, cellKey(slot.group, slot.table.id, slot.encoded, nsBytes))
+      ? new ListCell(slot, ns, cellKey(slot.group, slot.table.id, slot.encoded, nsBytes))
+      : new MapCell(slot, ns, cellKey(slot.group, slot.table.id, slot.encoded, nsBytes))
     cell.size += cell.keyLength
     slot.set(ns, cell)
     this.resize(slot, cell.size)
@@ -167,7 +167,7 @@ export class RocksStore implements CacheHost {
         evicted = true
       }
       this.lruHead = head
-      if (evicted) for (const table of this.tables.list) table.invalidate()
+      if (evicted) { for (const table of this.tables.list) table.invalidate() }
     }
     if (this.lruHead > 1024 && this.lruHead * 2 > this.lru.length) {
       this.lru = this.lru.slice(this.lruHead)

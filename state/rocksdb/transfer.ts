@@ -15,14 +15,16 @@ import type { CheckpointStorage } from '../../checkpoint/storage/api.js'
  * Compresses `path` into a temporary file beside it (memory stays flat whatever the file's size),
  * hashing the raw bytes on the way, and stores that as `object`.
  */
-export async function storeFile(storage: CheckpointStorage, path: string, object: string, level: number): Promise<{ size: number; storedSize: number; sha1: string }> {
+export async function storeFile(storage: CheckpointStorage, path: string, object: string,
+  level: number): Promise<{ size: number; storedSize: number; sha1: string }>
+{
   const gz = `${path}.gz.tmp`
   const hash = createHash('sha1')
   let size = 0
   try {
     await pipeline(
       createReadStream(path, { highWaterMark: 1 << 20 }),
-      async function* (source: AsyncIterable<Buffer>) {
+      async function*(source: AsyncIterable<Buffer>) {
         for await (const chunk of source) {
           hash.update(chunk)
           size += chunk.length
@@ -40,7 +42,8 @@ export async function storeFile(storage: CheckpointStorage, path: string, object
     if (errnoCode(e) !== undefined) {
       // Reading the database file, or writing its compressed copy beside it: both under 'state.dir'.
       const reading = (e as { path?: unknown }).path === path
-      throw fsError(e, { kind: 'checkpoint', op: reading ? 'read' : 'write', path: reading ? path : gz, what: `RocksDB state on its way to checkpoint object '${object}'`, setting: "'state.dir'" })
+      throw fsError(e, { kind: 'checkpoint', op: reading ? 'read' : 'write', path: reading ? path : gz,
+        what: `RocksDB state on its way to checkpoint object '${object}'`, setting: "'state.dir'" })
     }
     throw WeirError.checkpoint(`cannot store '${path}' as '${object}' in ${storage.uri}: ${messageOf(e)}`, {
       help: 'check the checkpoint storage (free space, permissions, credentials)',
@@ -82,7 +85,7 @@ export async function fetchFile(storage: CheckpointStorage, file: StoredDbFile, 
     await pipeline(
       Readable.from([data]),
       createGunzip({ chunkSize: 1 << 16 }),
-      async function* (source: AsyncIterable<Buffer>) {
+      async function*(source: AsyncIterable<Buffer>) {
         for await (const chunk of source) {
           hash.update(chunk)
           size += chunk.length
@@ -93,7 +96,10 @@ export async function fetchFile(storage: CheckpointStorage, file: StoredDbFile, 
     )
   } catch (e) {
     if (String((e as { code?: unknown }).code).startsWith('Z_')) throw corrupt(storage, file, `it does not decompress (${messageOf(e)})`, e)
-    if (errnoCode(e) !== undefined) throw fsError(e, { kind: 'checkpoint', op: 'write', path: target, what: `RocksDB state restored from checkpoint object '${file.object}'`, setting: "'state.dir'" })
+    if (errnoCode(e) !== undefined) {
+      throw fsError(e, { kind: 'checkpoint', op: 'write', path: target, what: `RocksDB state restored from checkpoint object '${file.object}'`,
+        setting: "'state.dir'" })
+    }
     throw WeirError.checkpoint(`cannot write restored file '${target}': ${messageOf(e)}`, {
       help: "check free space and permissions of 'state.dir'",
       cause: e,

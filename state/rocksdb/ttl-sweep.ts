@@ -126,8 +126,13 @@ export class TtlSweep {
     this.compactedAt = written
     const { start, end } = this.store.keyGroupRange
     const done: Promise<void> = this.store.db.compactRange(groupPrefix(start), groupPrefix(end + 1)).then(
-      () => { if (this.compacting === done) this.compacting = null },
-      (e: unknown) => { this.store.failure ??= ioFailed(this.store.dir, e, 'writing'); if (this.compacting === done) this.compacting = null },
+      () => {
+        if (this.compacting === done) this.compacting = null
+      },
+      (e: unknown) => {
+        this.store.failure ??= ioFailed(this.store.dir, e, 'writing')
+        if (this.compacting === done) this.compacting = null
+      },
     )
     this.compacting = done
   }
@@ -154,7 +159,9 @@ export class TtlSweep {
         if (i < 0) return true
         if (!table.expired(cell.times[i]!, now)) return false
         const per = (cell.size - CELL_OVERHEAD - cell.key.length) / cell.items.length
-        cell.items.splice(i, 1); cell.times.splice(i, 1); cell.seqs.splice(i, 1)
+        cell.items.splice(i, 1)
+        cell.times.splice(i, 1)
+        cell.seqs.splice(i, 1)
         if (i < cell.flushed) cell.flushed--
         if (cell.items.length === 0) this.store.liveEntries--
         this.store.setCellSize(cell, Math.max(CELL_OVERHEAD + cell.key.length, cell.size - per))

@@ -97,7 +97,10 @@ export class WriteBack {
       const w = this.writer
       let bytes = 0
       try {
-        for (const [k, v] of this.store.tables.pendingMeta) { w.put(k, v); bytes += k.length + v.length }
+        for (const [k, v] of this.store.tables.pendingMeta) {
+          w.put(k, v)
+          bytes += k.length + v.length
+        }
         this.store.tables.pendingMeta = []
         this.bloomAdds = 0
         for (const c of cells) bytes += this.writeCell(w, c)
@@ -112,8 +115,13 @@ export class WriteBack {
       this.store.bytesWritten += bytes
       this.store.inflightEpoch = this.store.epoch
       const applied: Promise<void> = w.apply().then(
-        () => { if (this.store.inflight === applied) this.store.inflight = null },
-        (e: unknown) => { this.store.failure ??= ioFailed(this.store.dir, e, 'writing'); if (this.store.inflight === applied) this.store.inflight = null },
+        () => {
+          if (this.store.inflight === applied) this.store.inflight = null
+        },
+        (e: unknown) => {
+          this.store.failure ??= ioFailed(this.store.dir, e, 'writing')
+          if (this.store.inflight === applied) this.store.inflight = null
+        },
       )
       this.store.inflight = applied
     }
@@ -139,7 +147,11 @@ export class WriteBack {
           this.store.liveEntries--
         }
         if (cell.v === ABSENT) {
-          if (cell.onDisk) { w.delete(cell.key); bytes += cell.keyLength; cell.onDisk = false }
+          if (cell.onDisk) {
+            w.delete(cell.key)
+            bytes += cell.keyLength
+            cell.onDisk = false
+          }
           this.store.setCellSize(cell, CELL_OVERHEAD + cell.keyLength)
         } else {
           // Key and value are built in scratch buffers and copied into the batch.
@@ -165,7 +177,12 @@ export class WriteBack {
         } else {
           if (cell.dropped.length > 0) {
             const per = (size - CELL_OVERHEAD - cell.key.length) / (cell.items.length + cell.dropped.length)
-            for (const seq of cell.dropped) { const k = listElementKey(cell.key, seq); w.delete(k); bytes += k.length; size -= per }
+            for (const seq of cell.dropped) {
+              const k = listElementKey(cell.key, seq)
+              w.delete(k)
+              bytes += k.length
+              size -= per
+            }
           }
           if (cell.rewrite) from = 0
         }
@@ -223,6 +240,6 @@ export class WriteBack {
   }
 
   private entryKey(cell: MapCell, e: MapEntry): Buffer {
-    return mapEntryKey(cell.key, (e.ek ??= encodeUserKey(e.k)))
+    return mapEntryKey(cell.key, e.ek ??= encodeUserKey(e.k))
   }
 }

@@ -43,8 +43,14 @@ async function releaseAll(attempts: readonly LockAttempt[]): Promise<void> {
 }
 
 describe.each([
-  { name: 'a folder of claim files', taker: () => { const dir = fresh(); return (claim: LockClaim) => takeFileLock(dir, claim, { help: HELP }) } },
-  { name: 'an S3 lease', taker: () => { const storage = s3Storage(); return (claim: LockClaim) => storage.lock('_lock', claim) } },
+  { name: 'a folder of claim files', taker: () => {
+    const dir = fresh()
+    return (claim: LockClaim) => takeFileLock(dir, claim, { help: HELP })
+  } },
+  { name: 'an S3 lease', taker: () => {
+    const storage = s3Storage()
+    return (claim: LockClaim) => storage.lock('_lock', claim)
+  } },
 ])('$name', ({ taker }) => {
   it('of eight takers at the same moment, exactly one holds it; after its release the next one gets it', async () => {
     const take = taker()
@@ -102,7 +108,9 @@ describe('stale claims', () => {
     expect(held.kind).toBe('held')
     const refused = await takeFileLock(dir, newClaim('here'), { help: HELP })
     expect(refused).toMatchObject({ kind: 'refused', holder: { host: 'other-host', pid: 77 }, where: file })
-    expect(refused.kind === 'refused' && refused.detail).toMatch(/^it is from another host or container \(its process cannot be checked from here\) and was renewed \d+ s ago/)
+    expect(refused.kind === 'refused' && refused.detail).toMatch(
+      /^it is from another host or container \(its process cannot be checked from here\) and was renewed \d+ s ago/,
+    )
     const minuteAgo = new Date(Date.now() - 60_000)
     utimesSync(file, minuteAgo, minuteAgo)
     const taken = await takeFileLock(dir, newClaim('here'), { help: HELP })
@@ -115,14 +123,20 @@ describe('an S3 lease lost by its holder', () => {
   it('aborts the holder when another run overwrote the lease, naming who holds it now', async () => {
     const key = `lost-${++counter}/_lock`
     const access = {
-      client: s3.client, bucket: BUCKET, key, uri: `s3://${BUCKET}/${key}`,
+      client: s3.client,
+      bucket: BUCKET,
+      key,
+      uri: `s3://${BUCKET}/${key}`,
       error: (e: unknown) => (e instanceof WeirError ? e : WeirError.checkpoint(String(e))),
     }
     const attempt = await takeS3Lease(access, newClaim('holder'), { ttlMs: 60_000, renewMs: 50 })
     expect(attempt.kind).toBe('held')
     if (attempt.kind !== 'held') return
     const lost = new Promise(r => attempt.lock.lost.addEventListener('abort', r))
-    await s3.client.send(new PutObjectCommand({ Bucket: BUCKET, Key: key, Body: JSON.stringify({ ...newClaim('thief'), pid: 99, host: 'thief-host', renewedAt: Date.now(), ttlMs: 60_000 }) }))
+    await s3.client.send(
+      new PutObjectCommand({ Bucket: BUCKET, Key: key,
+        Body: JSON.stringify({ ...newClaim('thief'), pid: 99, host: 'thief-host', renewedAt: Date.now(), ttlMs: 60_000 }) }),
+    )
     await lost
     expect(attempt.lock.lostReason()?.message).toBe(`the lease 's3://${BUCKET}/${key}' was taken over: pid 99 on host 'thief-host' holds it now`)
     await attempt.lock.release()
@@ -142,7 +156,9 @@ describe('a job in one process', () => {
     // A job takes its lock as it starts, after executeSql returns: the second session starts only once
     // the first holds it (a completed checkpoint says so), or it could be the one that wins the lock.
     let holding!: () => void
-    const held = new Promise<void>(resolve => { holding = resolve })
+    const held = new Promise<void>(resolve => {
+      holding = resolve
+    })
     const first = new Session({ println: () => undefined, signal: stop.signal, options, onCheckpoint: () => holding() })
     await first.executeSql(sql(dir))
     await held
@@ -150,7 +166,11 @@ describe('a job in one process', () => {
     await second.executeSql(sql(dir))
     const e = await second.awaitJobs().then(() => undefined, (x: unknown) => x)
     expect(e).toBeInstanceOf(WeirError)
-    expect((e as WeirError).message).toMatch(new RegExp(`^job 'twice' is already running: pid ${process.pid} on host '[^']*' \\(.*\\) holds its lock '${join(dir, 'checkpoints', 'twice', '_lock')}/claim-`))
+    expect((e as WeirError).message).toMatch(
+      new RegExp(
+        `^job 'twice' is already running: pid ${process.pid} on host '[^']*' \\(.*\\) holds its lock '${join(dir, 'checkpoints', 'twice', '_lock')}/claim-`,
+      ),
+    )
     stop.abort()
     const [stopped] = await first.awaitJobs()
     expect(stopped!.cancelled).toBe(true)
@@ -164,11 +184,14 @@ describe('a job in one process', () => {
   it('a lock folder that cannot be made is an error naming its path', async () => {
     const dir = fresh()
     writeFileSync(dir, 'a file where the checkpoint folder should be')
-    const session = new Session({ println: () => undefined, options: { 'pipeline.name': 'blocked', 'state.checkpoints.dir': dir, 'execution.checkpointing.interval': '1 s' } })
+    const session = new Session({ println: () => undefined,
+      options: { 'pipeline.name': 'blocked', 'state.checkpoints.dir': dir, 'execution.checkpointing.interval': '1 s' } })
     await session.executeSql(sql(fresh()))
     const e = await session.awaitJobs().then(() => undefined, (x: unknown) => x)
     expect(e).toBeInstanceOf(WeirError)
-    expect((e as WeirError).message).toBe(`cannot create the lock folder '${join(dir, 'blocked', '_lock')}': a part of the path is a file, not a folder (ENOTDIR)`)
+    expect((e as WeirError).message).toBe(
+      `cannot create the lock folder '${join(dir, 'blocked', '_lock')}': a part of the path is a file, not a folder (ENOTDIR)`,
+    )
     expect((e as WeirError).help).toContain(`the checkpoint directory '${join(dir, 'blocked')}' must be writable`)
   })
 })

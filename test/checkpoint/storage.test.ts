@@ -11,7 +11,8 @@ import { CreateBucketCommand, HeadObjectCommand, S3Client } from '@aws-sdk/clien
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { WeirError } from '../../common/errors.js'
 import type { CheckpointStorage } from '../../checkpoint/storage/api.js'
-import { CHECKPOINT_STORAGE_OPTIONS, FileCheckpointStorage, S3CheckpointStorage, openCheckpointStorage, type S3StorageConfig } from '../../checkpoint/storage/index.js'
+import { CHECKPOINT_STORAGE_OPTIONS, FileCheckpointStorage, S3CheckpointStorage, openCheckpointStorage,
+  type S3StorageConfig } from '../../checkpoint/storage/index.js'
 import { S3_TEST_CREDENTIALS, startS3Server, type S3Server } from '../support/s3-server.js'
 import { jobConfigOf, type S3Config } from '../../common/config/index.js'
 
@@ -33,7 +34,9 @@ interface Backend {
 // ------------------------------------------------------------------ helpers
 
 let local: string
-beforeAll(() => { local = mkdtempSync(join(tmpdir(), 'weir-storage-local-')) })
+beforeAll(() => {
+  local = mkdtempSync(join(tmpdir(), 'weir-storage-local-'))
+})
 afterAll(() => rmSync(local, { recursive: true, force: true }))
 
 let localCounter = 0
@@ -152,12 +155,20 @@ function contract(backend: Backend): void {
 
   it('list gives sorted full paths under a folder, recursively, and never a sibling with a longer name', async () => {
     const { storage } = backend.fresh()
-    const paths = ['top', 'chk-1/_metadata', 'chk-1/op-0/state', 'chk-1/op-0/rocksdb/MANIFEST-000005', 'chk-1-old', 'chk-10/_metadata', 'chk-2x', 'shared/a.sst']
+    const paths = ['top', 'chk-1/_metadata', 'chk-1/op-0/state', 'chk-1/op-0/rocksdb/MANIFEST-000005', 'chk-1-old', 'chk-10/_metadata', 'chk-2x',
+      'shared/a.sst']
     for (const path of paths) await storage.put(path, Buffer.from(path))
 
     // Sorted as whole strings: 'chk-1-old' before 'chk-1/…' ('-' < '/'), which a folder-by-folder walk gets wrong.
     expect(await storage.list('')).toEqual([
-      'chk-1-old', 'chk-1/_metadata', 'chk-1/op-0/rocksdb/MANIFEST-000005', 'chk-1/op-0/state', 'chk-10/_metadata', 'chk-2x', 'shared/a.sst', 'top',
+      'chk-1-old',
+      'chk-1/_metadata',
+      'chk-1/op-0/rocksdb/MANIFEST-000005',
+      'chk-1/op-0/state',
+      'chk-10/_metadata',
+      'chk-2x',
+      'shared/a.sst',
+      'top',
     ])
     expect(await storage.list('chk-1')).toEqual(['chk-1/_metadata', 'chk-1/op-0/rocksdb/MANIFEST-000005', 'chk-1/op-0/state'])
     expect(await storage.list('chk-1/')).toEqual(['chk-1/_metadata', 'chk-1/op-0/rocksdb/MANIFEST-000005', 'chk-1/op-0/state'])
@@ -190,7 +201,7 @@ function contract(backend: Backend): void {
 
     await storage.deletePrefix('chk-1')
     expect(await storage.list('')).toEqual(['b', 'chk-10/_metadata'])
-    await storage.deletePrefix('b')   // an object, not a folder: nothing is under it
+    await storage.deletePrefix('b') // an object, not a folder: nothing is under it
     expect(await storage.list('')).toEqual(['b', 'chk-10/_metadata'])
     await storage.deletePrefix('missing')
     await storage.deletePrefix('')
@@ -228,7 +239,9 @@ function contract(backend: Backend): void {
 describe('file:// checkpoint storage', () => {
   let root: string
   let n = 0
-  beforeAll(() => { root = mkdtempSync(join(tmpdir(), 'weir-storage-file-')) })
+  beforeAll(() => {
+    root = mkdtempSync(join(tmpdir(), 'weir-storage-file-'))
+  })
   afterAll(() => rmSync(root, { recursive: true, force: true }))
 
   contract({
@@ -269,7 +282,9 @@ describe('file:// checkpoint storage', () => {
     const storage = openCheckpointStorage(join(root, 'no-local'), s3())
     const missing = join(localDir(), 'missing.sst')
     const e = await rejection(storage.putFile('shared/x.sst', missing))
-    expect(e.message).toBe(`cannot read '${missing}' (local state, to be stored as checkpoint file '${join(root, 'no-local', 'shared', 'x.sst')}'): no such file or folder (ENOENT)`)
+    expect(e.message).toBe(
+      `cannot read '${missing}' (local state, to be stored as checkpoint file '${join(root, 'no-local', 'shared', 'x.sst')}'): no such file or folder (ENOENT)`,
+    )
     expect(e.help).toBe(`'${missing}' does not exist: check 'state.dir'`)
     expect(await storage.list('')).toEqual([])
   })
@@ -290,18 +305,24 @@ describe('s3:// checkpoint storage', () => {
     await client.send(new CreateBucketCommand({ Bucket: bucket }))
     client.destroy()
   }, 300_000)
-  afterAll(async () => { await server?.stop() })
+  afterAll(async () => {
+    await server?.stop()
+  })
 
   function adminClient(): S3Client {
     return new S3Client({
-      endpoint: server.endpoint, region: 'us-east-1', forcePathStyle: true,
+      endpoint: server.endpoint,
+      region: 'us-east-1',
+      forcePathStyle: true,
       credentials: { accessKeyId: S3_TEST_CREDENTIALS['s3.access-key'], secretAccessKey: S3_TEST_CREDENTIALS['s3.secret-key'] },
     })
   }
 
   function tuned(prefix: string, tuning: Partial<S3StorageConfig>): S3CheckpointStorage {
     return new S3CheckpointStorage(`s3://${bucket}/${prefix}`, {
-      endpoint: server.endpoint, region: 'us-east-1', forcePathStyle: true,
+      endpoint: server.endpoint,
+      region: 'us-east-1',
+      forcePathStyle: true,
       credentials: { accessKeyId: S3_TEST_CREDENTIALS['s3.access-key'], secretAccessKey: S3_TEST_CREDENTIALS['s3.secret-key'] },
       ...tuning,
     })
@@ -355,7 +376,7 @@ describe('s3:// checkpoint storage', () => {
     const head = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: 'multipart/shared/big.sst' }))
     client.destroy()
     expect(head.ContentLength).toBe(11 * MIB)
-    expect(head.ETag).toMatch(/-3"$/)   // a multipart ETag ends with the number of parts
+    expect(head.ETag).toMatch(/-3"$/) // a multipart ETag ends with the number of parts
     expect(sha256(await storage.get('shared/big.sst'))).toBe(sha256(data))
   })
 
@@ -401,8 +422,12 @@ describe('openCheckpointStorage', () => {
     // A path style other than 'true' or 'false' is refused as the options are read (at SET), before any storage opens.
     expect(thrown(() => openCheckpointStorage('s3://bucket/x', s3({ 's3.path.style.access': 'yes' }))).message)
       .toBe(`invalid value 'yes' for option 's3.path.style.access': expected one of 'true', 'false'`)
-    expect(thrown(() => openCheckpointStorage('s3://bucket/x', s3({ 's3.endpoint': 'localhost:9000' }))).message).toBe(`'s3.endpoint' = 'localhost:9000' is not an http:// or https:// URL`)
-    expect(openCheckpointStorage('s3://bucket/x', s3({ 's3.endpoint': 'http://127.0.0.1:9000/', 's3.region': 'eu-west-1', 's3.path.style.access': 'FALSE' })).uri).toBe('s3://bucket/x')
+    expect(thrown(() => openCheckpointStorage('s3://bucket/x', s3({ 's3.endpoint': 'localhost:9000' }))).message).toBe(
+      `'s3.endpoint' = 'localhost:9000' is not an http:// or https:// URL`,
+    )
+    expect(
+      openCheckpointStorage('s3://bucket/x', s3({ 's3.endpoint': 'http://127.0.0.1:9000/', 's3.region': 'eu-west-1', 's3.path.style.access': 'FALSE' })).uri,
+    ).toBe('s3://bucket/x')
   })
 
   it('lists the option keys it reads', () => {

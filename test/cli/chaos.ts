@@ -51,7 +51,11 @@ ${storage(dir)}
       GROUP BY k, window_start, window_end;`
 }
 
-interface Exit { readonly code: number | null; readonly signal: NodeJS.Signals | null; readonly stderr: string }
+interface Exit {
+  readonly code: number | null
+  readonly signal: NodeJS.Signals | null
+  readonly stderr: string
+}
 
 /** Runs `weir run FILE`; with `crashAt` ('<point>:<n>') it kills itself the n-th time a checkpoint reaches that point. */
 function runWeir(cwd: string, file: string, crashAt: string | undefined, killAfterMs?: number): Promise<Exit> {
@@ -59,7 +63,9 @@ function runWeir(cwd: string, file: string, crashAt: string | undefined, killAft
     const argv = crashAt === undefined ? [WEIR, 'run', file] : [WEIR_WITH_FAULTS, '--crash-at', crashAt, 'run', file]
     const child = spawn(process.execPath, argv, { cwd, stdio: ['ignore', 'ignore', 'pipe'] })
     let stderr = ''
-    child.stderr.on('data', (d: Buffer) => { stderr += d.toString() })
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString()
+    })
     const timer = killAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), killAfterMs)
     child.on('error', reject)
     child.on('exit', (code, signal) => {
@@ -83,13 +89,15 @@ const BUCKET = 'weir-chaos'
 const STORAGES: readonly { key: 'file' | 's3'; name: string; storage: Storage }[] = [
   { key: 'file', name: 'file://', storage: dir => `    SET 'state.checkpoints.dir' = 'file://${join(dir, 'checkpoints')}';` },
   {
-    key: 's3', name: 's3:// (a local S3 server)',
-    storage: dir => [
-      `    SET 'state.checkpoints.dir' = 's3://${BUCKET}/${dir.split('/').pop()}';`,
-      `    SET 's3.endpoint' = '${server!.endpoint}';`,
-      `    SET 's3.access-key' = '${S3_TEST_CREDENTIALS['s3.access-key']}';`,
-      `    SET 's3.secret-key' = '${S3_TEST_CREDENTIALS['s3.secret-key']}';`,
-    ].join('\n'),
+    key: 's3',
+    name: 's3:// (a local S3 server)',
+    storage: dir =>
+      [
+        `    SET 'state.checkpoints.dir' = 's3://${BUCKET}/${dir.split('/').pop()}';`,
+        `    SET 's3.endpoint' = '${server!.endpoint}';`,
+        `    SET 's3.access-key' = '${S3_TEST_CREDENTIALS['s3.access-key']}';`,
+        `    SET 's3.secret-key' = '${S3_TEST_CREDENTIALS['s3.secret-key']}';`,
+      ].join('\n'),
   },
 ]
 
@@ -98,15 +106,21 @@ export function chaosSuite(key: 'file' | 's3'): void {
   const { name, storage } = STORAGES.find(s => s.key === key)!
   if (key === 's3') {
     beforeAll(startBucket, 300_000)
-    afterAll(async () => { await server?.stop() })
+    afterAll(async () => {
+      await server?.stop()
+    })
   }
-  describe(`chaos: SIGKILL at random and at the worst moments, checkpoints to ${name}`, () => { chaosTest(storage) })
+  describe(`chaos: SIGKILL at random and at the worst moments, checkpoints to ${name}`, () => {
+    chaosTest(storage)
+  })
 }
 
 async function startBucket(): Promise<void> {
   server = await startS3Server()
   const client = new S3Client({
-    endpoint: server.endpoint, region: 'us-east-1', forcePathStyle: true,
+    endpoint: server.endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
     credentials: { accessKeyId: S3_TEST_CREDENTIALS['s3.access-key'], secretAccessKey: S3_TEST_CREDENTIALS['s3.secret-key'] },
   })
   await client.send(new CreateBucketCommand({ Bucket: BUCKET }))

@@ -40,7 +40,9 @@ describe('weir run', () => {
     const lines = r.stdout.trim().split('\n')
     // 400 clicks of 5 users over about 5 minutes: one row per user and minute.
     expect(lines.length).toBeGreaterThan(20)
-    expect(lines.every(l => /^\+I\[(alice|bob|carol|dave|erin), 2024-05-01 1\d:\d\d:00\.000, 2024-05-01 1\d:\d\d:00\.000, \d+, \d+, (NULL|\d+\.\d\d)\]$/.test(l))).toBe(true)
+    expect(
+      lines.every(l => /^\+I\[(alice|bob|carol|dave|erin), 2024-05-01 1\d:\d\d:00\.000, 2024-05-01 1\d:\d\d:00\.000, \d+, \d+, (NULL|\d+\.\d\d)\]$/.test(l)),
+    ).toBe(true)
     const total = lines.reduce((sum, l) => sum + Number(l.split(', ')[3]), 0)
     expect(total).toBe(400)
     expect(r.stderr).toMatch(/job 'clicks-1' finished: 400 rows read, \d+ rows written/)
@@ -48,7 +50,9 @@ describe('weir run', () => {
 
   it('prints a SELECT as a table of changes', () => {
     const file = sqlFile(`
-      CREATE TABLE t (a INT, b STRING) WITH ('connector' = 'filesystem', 'path' = '${join(process.cwd(), 'test/golden/data/bad.jsonl')}', 'format' = 'json', 'json.ignore-parse-errors' = 'true');
+      CREATE TABLE t (a INT, b STRING) WITH ('connector' = 'filesystem', 'path' = '${
+      join(process.cwd(), 'test/golden/data/bad.jsonl')
+    }', 'format' = 'json', 'json.ignore-parse-errors' = 'true');
       SELECT b, a, a + 1 AS c FROM t;`)
     const r = weir('run', file)
     expect(r.code).toBe(0)
@@ -79,7 +83,9 @@ describe('weir run', () => {
   it('says when the file does not exist', () => {
     const r = weir('run', '/nonexistent/job.sql')
     expect(r.code).toBe(1)
-    expect(r.stderr).toContain("error: cannot read '/nonexistent/job.sql' (the SQL file): no such file or folder (ENOENT)\nhelp: '/nonexistent/job.sql' does not exist: check the path")
+    expect(r.stderr).toContain(
+      "error: cannot read '/nonexistent/job.sql' (the SQL file): no such file or folder (ENOENT)\nhelp: '/nonexistent/job.sql' does not exist: check the path",
+    )
   })
 
   it('fails a job on a missing input path with the path in the message', () => {
@@ -99,10 +105,19 @@ describe('weir run', () => {
     const child = spawn(process.execPath, [bin, 'run', file], { stdio: ['ignore', 'pipe', 'pipe'] })
     let stdout = ''
     let stderr = ''
-    child.stdout.on('data', d => { stdout += d })
-    child.stderr.on('data', d => { stderr += d })
+    child.stdout.on('data', d => {
+      stdout += d
+    })
+    child.stderr.on('data', d => {
+      stderr += d
+    })
     await new Promise<void>(resolve => {
-      const check = setInterval(() => { if (stdout.split('\n').length > 20) { clearInterval(check); resolve() } }, 20)
+      const check = setInterval(() => {
+        if (stdout.split('\n').length > 20) {
+          clearInterval(check)
+          resolve()
+        }
+      }, 20)
     })
     child.kill('SIGINT')
     const code = await new Promise<number | null>(resolve => child.on('exit', c => resolve(c)))
@@ -126,16 +141,28 @@ describe('savepoints from the command line', () => {
   function start(cwd: string, ...args: string[]): { child: ReturnType<typeof spawn>; out: () => string; err: () => string } {
     const child = spawn(process.execPath, [bin, 'run', 'job.sql', ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] })
     let stdout = '', stderr = ''
-    child.stdout!.on('data', d => { stdout += d })
-    child.stderr!.on('data', d => { stderr += d })
+    child.stdout!.on('data', d => {
+      stdout += d
+    })
+    child.stderr!.on('data', d => {
+      stderr += d
+    })
     return { child, out: () => stdout, err: () => stderr }
   }
-  const exited = (child: ReturnType<typeof spawn>): Promise<number | null> => new Promise(resolve => {
-    if (child.exitCode !== null || child.signalCode !== null) resolve(child.exitCode)
-    else child.on('exit', c => resolve(c))
-  })
+  const exited = (child: ReturnType<typeof spawn>): Promise<number | null> =>
+    new Promise(resolve => {
+      if (child.exitCode !== null || child.signalCode !== null) resolve(child.exitCode)
+      else child.on('exit', c => resolve(c))
+    })
   const printed = async (out: () => string, lines: number): Promise<void> => {
-    await new Promise<void>(resolve => { const t = setInterval(() => { if (out().split('\n').length > lines) { clearInterval(t); resolve() } }, 20) })
+    await new Promise<void>(resolve => {
+      const t = setInterval(() => {
+        if (out().split('\n').length > lines) {
+          clearInterval(t)
+          resolve()
+        }
+      }, 20)
+    })
   }
   /** The (count, sum) of the last +I/+U line. */
   const last = (stdout: string): [number, number] => {
@@ -177,7 +204,9 @@ describe('savepoints from the command line', () => {
     // Asynchronously: the running job's output must keep draining meanwhile.
     const sp = spawn(process.execPath, [bin, 'savepoint', 'job.sql'], { cwd, stdio: ['ignore', 'ignore', 'pipe'] })
     let spErr = ''
-    sp.stderr.on('data', d => { spErr += d })
+    sp.stderr.on('data', d => {
+      spErr += d
+    })
     expect(await exited(sp)).toBe(0)
     expect(spErr).toContain('resumes from the savepoint')
     expect(await exited(a.child)).toBe(0)

@@ -50,7 +50,8 @@ describe('weir run: a file is planned before any job starts', () => {
 })
 
 describe('weir run: a job that fails while another runs', () => {
-  const sql = (divisor: string): string => `${GEN}
+  const sql = (divisor: string): string =>
+    `${GEN}
     CREATE TABLE counts (c BIGINT, s BIGINT) WITH ('connector' = 'print');
     CREATE TABLE quotients (id BIGINT, q BIGINT) WITH ('connector' = 'blackhole');
     INSERT INTO counts SELECT COUNT(*), SUM(id) FROM gen;
@@ -106,11 +107,26 @@ describe('weir run: Ctrl-C', () => {
       CREATE TABLE out (id BIGINT) WITH ('connector' = 'filesystem', 'path' = 'out', 'format' = 'json');
       INSERT INTO out SELECT id FROM gen;`)
     const a = startWeir(cwd, 'run', 'job.sql')
-    const visible = (): string[] => { try { return readdirSync(join(cwd, 'out')).filter(f => f.startsWith('part-')) } catch { return [] } }
-    await new Promise<void>(resolve => { const t = setInterval(() => { if (visible().length > 0) { clearInterval(t); resolve() } }, 20) })
+    const visible = (): string[] => {
+      try {
+        return readdirSync(join(cwd, 'out')).filter(f => f.startsWith('part-'))
+      } catch {
+        return []
+      }
+    }
+    await new Promise<void>(resolve => {
+      const t = setInterval(() => {
+        if (visible().length > 0) {
+          clearInterval(t)
+          resolve()
+        }
+      }, 20)
+    })
     a.child.kill('SIGINT')
     expect(await a.exited()).toBe(130)
-    const m = /job 'job-1' stopped: \d+ rows read, (\d+) rows written(?:, (\d+) committed \(the (\d+) after the last checkpoint were discarded; they are written again when the job resumes\))?/.exec(a.err())
+    const m =
+      /job 'job-1' stopped: \d+ rows read, (\d+) rows written(?:, (\d+) committed \(the (\d+) after the last checkpoint were discarded; they are written again when the job resumes\))?/
+        .exec(a.err())
     expect(m).not.toBeNull()
     const lines = visible().flatMap(f => readFileSync(join(cwd, 'out', f), 'utf8').split('\n').filter(Boolean)).length
     expect(Number(m![2] ?? m![1])).toBe(lines)

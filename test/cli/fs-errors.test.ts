@@ -26,12 +26,18 @@ function job(sql: string): { dir: string; file: string } {
   return { dir, file }
 }
 
-interface Run { readonly code: number | null; readonly stderr: string }
+interface Run {
+  readonly code: number | null
+  readonly stderr: string
+}
 
 /** `weir run job.sql` in `dir`; `asUser`: as a user that permission bits apply to (not root). */
 function run(dir: string, opts: { asUser?: boolean; args?: readonly string[] } = {}): Run {
   const r = spawnSync(process.execPath, [bin, 'run', 'job.sql', ...(opts.args ?? [])], {
-    cwd: dir, encoding: 'utf8', timeout: 60_000, ...(opts.asUser ? unprivileged() : {}),
+    cwd: dir,
+    encoding: 'utf8',
+    timeout: 60_000,
+    ...(opts.asUser ? unprivileged() : {}),
   })
   return { code: r.status, stderr: r.stderr }
 }
@@ -47,8 +53,7 @@ function expectFsError(r: Run, message: string | RegExp, help: string | RegExp):
   expect(r.code).toBe(1)
 }
 
-const SOURCE = (path: string): string =>
-  `CREATE TABLE t (id INT, s STRING) WITH ('connector' = 'filesystem', 'path' = '${path}', 'format' = 'json');`
+const SOURCE = (path: string): string => `CREATE TABLE t (id INT, s STRING) WITH ('connector' = 'filesystem', 'path' = '${path}', 'format' = 'json');`
 const COPY = (sinkPath: string): string =>
   `CREATE TABLE o (id INT, s STRING) WITH ('connector' = 'filesystem', 'path' = '${sinkPath}', 'format' = 'json');
    INSERT INTO o SELECT id, s FROM t;`
@@ -68,8 +73,7 @@ describe('the sources', () => {
     mkdirSync(join(dir, 'data'))
     writeFileSync(join(dir, 'data', 'a.json'), '{"id": 1}\n')
     chmodSync(join(dir, 'data'), 0o000)
-    expectFsError(run(dir, { asUser: true }),
-      `cannot list '${dir}/data' (the source of table 't'): permission denied (EACCES)`,
+    expectFsError(run(dir, { asUser: true }), `cannot list '${dir}/data' (the source of table 't'): permission denied (EACCES)`,
       `check the permissions of '${dir}/data' and the folders above it: Weir needs to read it; or change the 'path' option of table 't'`)
   })
 
@@ -78,15 +82,13 @@ describe('the sources', () => {
     mkdirSync(join(dir, 'data'))
     writeFileSync(join(dir, 'data', 'a.json'), '{"id": 1}\n')
     chmodSync(join(dir, 'data', 'a.json'), 0o000)
-    expectFsError(run(dir, { asUser: true }),
-      `cannot read '${dir}/data/a.json' (the source of table 't'): permission denied (EACCES)`,
+    expectFsError(run(dir, { asUser: true }), `cannot read '${dir}/data/a.json' (the source of table 't'): permission denied (EACCES)`,
       `check the permissions of '${dir}/data/a.json'`)
   })
 
   it('a source path through a regular file: ENOTDIR', () => {
     const { dir } = job(`${SOURCE('$DIR/job.sql/data')} ${COPY('$DIR/out')}`)
-    expectFsError(run(dir),
-      `cannot read '${dir}/job.sql/data' (the source of table 't'): a part of the path is a file, not a folder (ENOTDIR)`,
+    expectFsError(run(dir), `cannot read '${dir}/job.sql/data' (the source of table 't'): a part of the path is a file, not a folder (ENOTDIR)`,
       `a part of '${dir}/job.sql/data' is a file where a folder should be: check the 'path' option of table 't', or move that file away`)
   })
 })
@@ -95,8 +97,7 @@ describe('the sinks', () => {
   it('a sink path that is a regular file: EEXIST says the sink writes into a folder', () => {
     const { dir } = job(`${SOURCE('$DIR/in.json')} ${COPY('$DIR/job.sql')}`)
     rows(dir, 3)
-    expectFsError(run(dir),
-      `cannot create '${dir}/job.sql' (the sink of table 'o'): a file or folder of that name is in the way (EEXIST)`,
+    expectFsError(run(dir), `cannot create '${dir}/job.sql' (the sink of table 'o'): a file or folder of that name is in the way (EEXIST)`,
       `'${dir}/job.sql' is a file, but the filesystem sink writes part files into a folder: change the 'path' option of table 'o'`)
   })
 
@@ -115,33 +116,35 @@ describe('the sinks', () => {
     rows(dir, 3)
     mkdirSync(join(dir, 'out'))
     chmodSync(join(dir, 'out'), 0o333)
-    expectFsError(run(dir, { asUser: true }),
-      `cannot list '${dir}/out' (the sink of table 'o'): permission denied (EACCES)`,
+    expectFsError(run(dir, { asUser: true }), `cannot list '${dir}/out' (the sink of table 'o'): permission denied (EACCES)`,
       `check the permissions of '${dir}/out' and the folders above it: Weir needs to read it; or change the 'path' option of table 'o'`)
   })
 
-  it.for([['plain', ''], ['exactly-once', `SET 'execution.checkpointing.interval' = '1 h';`]] as const)('a full disk under the %s sink: ENOSPC names the part file and says to free space (not a silently cut file)', ([, set], ctx) => {
-    const { dir } = job(`${set} ${SOURCE('$DIR/in.json')} ${COPY('$DIR/out')}`)
-    rows(dir, 4000, 100)
-    mkdirSync(join(dir, 'out'))
-    if (!mountTmpfs(join(dir, 'out'), 64)) ctx.skip() // test/common/fs-errors.test.ts maps a real ENOSPC everywhere
-    try {
-      expectFsError(run(dir),
-        new RegExp(`cannot write '${dir}/out/\\.part-[^']+\\.inprogress' \\(the sink of table 'o'\\): no space left on the device \\(ENOSPC\\)`),
-        `free disk space on the file system of '${dir}/out/.part-`)
-    } finally {
-      unmount(join(dir, 'out'))
-    }
-  })
+  it.for([['plain', ''], ['exactly-once', `SET 'execution.checkpointing.interval' = '1 h';`]] as const)(
+    'a full disk under the %s sink: ENOSPC names the part file and says to free space (not a silently cut file)',
+    ([, set], ctx) => {
+      const { dir } = job(`${set} ${SOURCE('$DIR/in.json')} ${COPY('$DIR/out')}`)
+      rows(dir, 4000, 100)
+      mkdirSync(join(dir, 'out'))
+      if (!mountTmpfs(join(dir, 'out'), 64)) ctx.skip() // test/common/fs-errors.test.ts maps a real ENOSPC everywhere
+      try {
+        expectFsError(run(dir),
+          new RegExp(`cannot write '${dir}/out/\\.part-[^']+\\.inprogress' \\(the sink of table 'o'\\): no space left on the device \\(ENOSPC\\)`),
+          `free disk space on the file system of '${dir}/out/.part-`)
+      } finally {
+        unmount(join(dir, 'out'))
+      }
+    },
+  )
 })
 
 describe('RocksDB state', () => {
   it("a 'state.dir' through a regular file: ENOTDIR names the folder and 'state.dir'", () => {
     const { dir } = job(`SET 'state.dir' = '$DIR/job.sql/state'; ${SOURCE('$DIR/in.json')} ${COUNT}`)
     rows(dir, 3)
-    expectFsError(run(dir),
-      new RegExp(`cannot create '${dir}/job\\.sql/state/job-1/[^']+' \\(a folder of RocksDB working state\\): a part of the path is a file, not a folder \\(ENOTDIR\\)`),
-      /help: a part of '[^']+' is a file where a folder should be: check 'state.dir', or move that file away/)
+    expectFsError(run(dir), new RegExp(
+      `cannot create '${dir}/job\\.sql/state/job-1/[^']+' \\(a folder of RocksDB working state\\): a part of the path is a file, not a folder \\(ENOTDIR\\)`,
+    ), /help: a part of '[^']+' is a file where a folder should be: check 'state.dir', or move that file away/)
   })
 
   itAsUser("a 'state.dir' it may not write: EACCES", () => {
@@ -177,8 +180,7 @@ describe('checkpoints and savepoints', () => {
     rows(dir, 3)
     mkdirSync(join(dir, 'cp', 'job-1'), { recursive: true })
     writeFileSync(join(dir, 'cp', 'job-1', 'chk-1'), 'not a folder')
-    expectFsError(run(dir),
-      `cannot write '${dir}/cp/job-1/chk-1/_metadata' (checkpoint storage): a file or folder of that name is in the way (EEXIST)`,
+    expectFsError(run(dir), `cannot write '${dir}/cp/job-1/chk-1/_metadata' (checkpoint storage): a file or folder of that name is in the way (EEXIST)`,
       `a file stands where checkpoint storage needs a folder: remove or rename '${dir}/cp/job-1/chk-1/_metadata' or the file above it`)
   })
 
@@ -190,8 +192,7 @@ describe('checkpoints and savepoints', () => {
     chmodSync(join(dir, 'cp'), 0o777)
     chmodSync(join(dir, 'cp', 'job-1'), 0o777)
     chmodSync(join(dir, 'cp', 'job-1', 'chk-1'), 0o555)
-    expectFsError(run(dir, { asUser: true }),
-      `cannot write '${dir}/cp/job-1/chk-1/_metadata' (checkpoint storage): permission denied (EACCES)`,
+    expectFsError(run(dir, { asUser: true }), `cannot write '${dir}/cp/job-1/chk-1/_metadata' (checkpoint storage): permission denied (EACCES)`,
       `check the permissions of '${dir}/cp/job-1/chk-1/_metadata' and the folders above it: Weir needs to write there; or change 'state.checkpoints.dir' (or 'state.savepoints.dir')`)
   })
 
@@ -202,8 +203,7 @@ describe('checkpoints and savepoints', () => {
     writeFileSync(join(dir, 'savepoint-1', '_metadata'), '{}')
     chmodSync(join(dir, 'savepoint-1'), 0o000)
     expectFsError(run(dir, { asUser: true, args: ['--from-savepoint', join(dir, 'savepoint-1')] }),
-      `cannot read '${dir}/savepoint-1/_metadata' (checkpoint storage): permission denied (EACCES)`,
-      `check the permissions of '${dir}/savepoint-1/_metadata'`)
+      `cannot read '${dir}/savepoint-1/_metadata' (checkpoint storage): permission denied (EACCES)`, `check the permissions of '${dir}/savepoint-1/_metadata'`)
   })
 
   it("a file where the savepoint's folder should be, when SIGTERM asks for a savepoint: EEXIST", async () => {
@@ -231,16 +231,14 @@ describe("the CLI's own files", () => {
     const { dir } = job('')
     mkdirSync(join(dir, 'jobs.sql'))
     const r = spawnSync(process.execPath, [bin, 'run', 'jobs.sql'], { cwd: dir, encoding: 'utf8' })
-    expectFsError({ code: r.status, stderr: r.stderr },
-      `cannot read 'jobs.sql' (the SQL file): it is a folder, not a file (EISDIR)`,
+    expectFsError({ code: r.status, stderr: r.stderr }, `cannot read 'jobs.sql' (the SQL file): it is a folder, not a file (EISDIR)`,
       `'jobs.sql' is a folder; give the SQL file to run`)
   })
 
   itAsUser('a SQL file it may not read: EACCES', () => {
     const { dir, file } = job(`${SOURCE('$DIR/in.json')} ${COPY('$DIR/out')}`)
     chmodSync(file, 0o000)
-    expectFsError(run(dir, { asUser: true }),
-      `cannot read 'job.sql' (the SQL file): permission denied (EACCES)`,
+    expectFsError(run(dir, { asUser: true }), `cannot read 'job.sql' (the SQL file): permission denied (EACCES)`,
       `check the permissions of 'job.sql' and the folders above it: Weir needs to read it`)
   })
 })

@@ -43,18 +43,26 @@ function jobSql(dir: string, storage: Storage, bounded: boolean): string {
     `SET 'execution.checkpointing.interval' = '100 ms';`,
     ...checkpoints,
     `SET 'state.dir' = '${join(dir, 'state')}';`,
-    `CREATE TABLE gen (id BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '3000', 'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '${bounded ? ROWS : 1_000_000_000}');`,
+    `CREATE TABLE gen (id BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '3000', 'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '${
+      bounded ? ROWS : 1_000_000_000
+    }');`,
     `CREATE TABLE out (id BIGINT) WITH ('connector' = 'filesystem', 'path' = '${join(dir, 'out')}', 'format' = 'json');`,
     `INSERT INTO out SELECT id FROM gen;`,
   ].join('\n')
 }
 
-interface Run { readonly child: ChildProcess; readonly exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>; stderr(): string }
+interface Run {
+  readonly child: ChildProcess
+  readonly exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
+  stderr(): string
+}
 
 function start(cwd: string, file: string): Run {
   const child = spawn(process.execPath, [WEIR, 'run', file], { cwd, stdio: ['ignore', 'ignore', 'pipe'] })
   let stderr = ''
-  child.stderr!.on('data', (d: Buffer) => { stderr += d.toString() })
+  child.stderr!.on('data', (d: Buffer) => {
+    stderr += d.toString()
+  })
   const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>(r => child.on('exit', (code, signal) => r({ code, signal })))
   return { child, exit, stderr: () => stderr }
 }
@@ -78,7 +86,7 @@ function expectEachIdOnce(dir: string): void {
 }
 
 async function until(what: string, condition: () => boolean | Promise<boolean>, run?: Run): Promise<void> {
-  for (let i = 0; ; i++) {
+  for (let i = 0;; i++) {
     if (await condition()) return
     if (run?.child.exitCode !== null && run?.child.exitCode !== undefined) throw new Error(`the run ended before ${what}: ${run.stderr()}`)
     if (i > 1200) throw new Error(`timed out waiting until ${what}`)
@@ -123,7 +131,9 @@ describe.each(['file', 's3'] as const)('job locks with checkpoints in %s storage
     winner.child.kill('SIGINT')
     expect((await winner.exit).code, winner.stderr()).toBe(130)
     expect(loser.stderr()).toContain(`job 'ids' is already running: pid ${winner.child.pid} on host`)
-    expect(loser.stderr()).toContain(storage === 'file' ? `${join(dir, 'checkpoints', 'ids', '_lock')}/claim-` : `s3://${BUCKET}/${dir.split('/').pop()}/ids/_lock`)
+    expect(loser.stderr()).toContain(
+      storage === 'file' ? `${join(dir, 'checkpoints', 'ids', '_lock')}/claim-` : `s3://${BUCKET}/${dir.split('/').pop()}/ids/_lock`,
+    )
     expectEachIdOnce(dir)
   })
 
@@ -148,9 +158,19 @@ describe('an S3 lease of another host', () => {
   async function foreignLease(dir: string, ageMs: number): Promise<string> {
     const key = `${dir.split('/').pop()}/ids/_lock`
     await s3.client.send(new PutObjectCommand({
-      Bucket: BUCKET, Key: key, Body: JSON.stringify({
-        ownerId: 'f00d', pid: 4242, host: 'elsewhere', pidSpace: 'another-boot/pid:[1]', for: "job 'ids'", since: new Date(Date.now() - 3_600_000).toISOString(),
-        command: 'weir run job.sql', cwd: '/srv/jobs', renewedAt: Date.now() - ageMs, ttlMs: 30_000,
+      Bucket: BUCKET,
+      Key: key,
+      Body: JSON.stringify({
+        ownerId: 'f00d',
+        pid: 4242,
+        host: 'elsewhere',
+        pidSpace: 'another-boot/pid:[1]',
+        for: "job 'ids'",
+        since: new Date(Date.now() - 3_600_000).toISOString(),
+        command: 'weir run job.sql',
+        cwd: '/srv/jobs',
+        renewedAt: Date.now() - ageMs,
+        ttlMs: 30_000,
       }),
     }))
     return key

@@ -23,7 +23,9 @@ function job(checkpoints: boolean): string {
 function start(cwd: string): { child: ChildProcess; exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>; out: () => string } {
   const child = spawn(process.execPath, [WEIR, 'run', 'job.sql'], { cwd, stdio: ['ignore', 'pipe', 'pipe'] })
   let stdout = ''
-  child.stdout!.on('data', (d: Buffer) => { stdout += d.toString() })
+  child.stdout!.on('data', (d: Buffer) => {
+    stdout += d.toString()
+  })
   child.stderr!.resume()
   const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>(r => child.on('exit', (code, signal) => r({ code, signal })))
   return { child, exit, out: () => stdout }
@@ -77,7 +79,7 @@ describe('weir savepoint', () => {
     expect(savepoint(cwd).stderr).toContain("no running job of 'job.sql' in this directory")
   })
 
-  it('reports success with the savepoint\'s location once its metadata exists', async () => {
+  it("reports success with the savepoint's location once its metadata exists", async () => {
     const cwd = workDir()
     const run = start(cwd)
     await printed(run.out, 5)
@@ -109,7 +111,9 @@ describe('weir run and its pid file', () => {
     writeFileSync(join(cwd, '.weir'), 'a file where the folder should be')
     const r = spawnSync(process.execPath, [WEIR, 'run', 'job.sql'], { cwd, encoding: 'utf8', timeout: 60_000 })
     expect(r.status).toBe(1)
-    expect(r.stderr).toContain(`error: cannot create the lock folder '${join(cwd, '.weir', 'run', 'job')}': a part of the path is a file, not a folder (ENOTDIR)`)
+    expect(r.stderr).toContain(
+      `error: cannot create the lock folder '${join(cwd, '.weir', 'run', 'job')}': a part of the path is a file, not a folder (ENOTDIR)`,
+    )
     expect(r.stderr).toContain("help: 'weir run' keeps a file naming its process under .weir/run")
     expect(r.stderr).not.toMatch(/internal error|at \w+ \(/)
   })

@@ -19,7 +19,8 @@ INSERT INTO o SELECT /*+ BOGUS */ a FROM t;
     const r = spawnSync(process.execPath, [join(process.cwd(), 'bin/weir.js'), 'run', file, '--quiet'], { cwd: dir, encoding: 'utf8', timeout: 60_000 })
     expect(r.status).toBe(0)
     expect(r.stdout).toBe('+I[1]\n+I[2]\n')
-    expect(r.stderr).toBe(`warning: option 'table.exec.mini-batch.allow-latency' is ignored: Weir's mini-batches are the rows a source read together ('execution.batch-size'); they never wait for more
+    expect(r.stderr).toBe(
+      `warning: option 'table.exec.mini-batch.allow-latency' is ignored: Weir's mini-batches are the rows a source read together ('execution.batch-size'); they never wait for more
  --> ${file}:2:1
   |
 2 | SET 'table.exec.mini-batch.allow-latency' = '1 s';
@@ -30,6 +31,7 @@ warning: unknown hint 'BOGUS' is ignored
 5 | INSERT INTO o SELECT /*+ BOGUS */ a FROM t;
   |                          ^^^^^
 help: Weir acts on STATE_TTL after SELECT and OPTIONS after a table's name
-`)
+`,
+    )
   })
 })

@@ -20,7 +20,13 @@ function settingsOf(sets: readonly (readonly [string, string])[]): Record<string
 describe('JobConfig', () => {
   it('is every option at its default when nothing is set: plain, frozen data that survives JSON', () => {
     const expected: JobConfig = {
-      batchSize: 1024, parallelism: 1, maxParallelism: 128, stateTtlMs: 0, miniBatch: true, onJobFailure: 'stop-with-savepoint', sinkNotNull: 'error',
+      batchSize: 1024,
+      parallelism: 1,
+      maxParallelism: 128,
+      stateTtlMs: 0,
+      miniBatch: true,
+      onJobFailure: 'stop-with-savepoint',
+      sinkNotNull: 'error',
       state: { backend: 'heap', dir: '.weir/state', cacheBytes: 64 * MB, writeBufferBytes: 32 * MB },
       checkpointing: { intervalMs: 0, retained: 1 },
       s3: { region: 'us-east-1' },
@@ -28,20 +34,43 @@ describe('JobConfig', () => {
     expect(jobConfigOf({})).toEqual(expected)
     expect(DEFAULT_JOB_CONFIG).toEqual(expected)
     expect(JSON.parse(JSON.stringify(DEFAULT_JOB_CONFIG))).toEqual(DEFAULT_JOB_CONFIG)
-    for (const part of [DEFAULT_JOB_CONFIG, DEFAULT_JOB_CONFIG.state, DEFAULT_JOB_CONFIG.checkpointing, DEFAULT_JOB_CONFIG.s3]) expect(Object.isFrozen(part)).toBe(true)
+    for (const part of [DEFAULT_JOB_CONFIG, DEFAULT_JOB_CONFIG.state, DEFAULT_JOB_CONFIG.checkpointing, DEFAULT_JOB_CONFIG.s3]) {
+      expect(Object.isFrozen(part)).toBe(true)
+    }
   })
 
   it('reads what SET stored, Flink spellings included, as typed values', () => {
     const config = jobConfigOf(settingsOf([
-      ['table.exec.state.ttl', '1 h'], ['table.exec.mini-batch.enabled', 'FALSE'], ['pipeline.name', 'clicks'], ['weir.on-job-failure', 'Continue'],
-      ['table.exec.mini-batch.size', '100'], ['table.exec.resource.default-parallelism', '4'], ['pipeline.max-parallelism', '16'],
-      ['state.backend.type', 'rocksdb'], ['state.dir', '/tmp/state'], ['state.cache.size', '512 kb'], ['state.backend.rocksdb.writebuffer.size', '1 mb'],
-      ['execution.checkpointing.interval', '10 s'], ['execution.checkpointing.dir', 's3://b/chk'], ['state.savepoints.dir', 'file:///sp'],
-      ['state.checkpoints.num-retained', '3'], ['s3.endpoint', ' http://127.0.0.1:9000 '], ['s3.access-key', 'k'], ['s3.secret-key', 's'],
-      ['s3.path.style.access', 'false'], ['table.exec.sink.not-null-enforcer', 'DROP'],
+      ['table.exec.state.ttl', '1 h'],
+      ['table.exec.mini-batch.enabled', 'FALSE'],
+      ['pipeline.name', 'clicks'],
+      ['weir.on-job-failure', 'Continue'],
+      ['table.exec.mini-batch.size', '100'],
+      ['table.exec.resource.default-parallelism', '4'],
+      ['pipeline.max-parallelism', '16'],
+      ['state.backend.type', 'rocksdb'],
+      ['state.dir', '/tmp/state'],
+      ['state.cache.size', '512 kb'],
+      ['state.backend.rocksdb.writebuffer.size', '1 mb'],
+      ['execution.checkpointing.interval', '10 s'],
+      ['execution.checkpointing.dir', 's3://b/chk'],
+      ['state.savepoints.dir', 'file:///sp'],
+      ['state.checkpoints.num-retained', '3'],
+      ['s3.endpoint', ' http://127.0.0.1:9000 '],
+      ['s3.access-key', 'k'],
+      ['s3.secret-key', 's'],
+      ['s3.path.style.access', 'false'],
+      ['table.exec.sink.not-null-enforcer', 'DROP'],
     ]))
     expect(config).toEqual({
-      pipelineName: 'clicks', batchSize: 100, parallelism: 4, maxParallelism: 16, stateTtlMs: 3_600_000, miniBatch: false, onJobFailure: 'continue', sinkNotNull: 'drop',
+      pipelineName: 'clicks',
+      batchSize: 100,
+      parallelism: 4,
+      maxParallelism: 16,
+      stateTtlMs: 3_600_000,
+      miniBatch: false,
+      onJobFailure: 'continue',
+      sinkNotNull: 'drop',
       state: { backend: 'rocksdb', dir: '/tmp/state', cacheBytes: 512 * 1024, writeBufferBytes: MB },
       checkpointing: { intervalMs: 10_000, dir: 's3://b/chk', savepointDir: 'file:///sp', retained: 3 },
       s3: { endpoint: 'http://127.0.0.1:9000', region: 'us-east-1', accessKey: 'k', secretKey: 's', pathStyleAccess: false },
@@ -61,7 +90,12 @@ describe('JobConfig', () => {
     for (const option of ALL_OPTIONS) {
       for (const value of samples) {
         let stored: string | undefined
-        try { stored = setOption(option.key, value).value } catch (e) { expect(e).toBeInstanceOf(WeirError); continue }
+        try {
+          stored = setOption(option.key, value).value
+        } catch (e) {
+          expect(e).toBeInstanceOf(WeirError)
+          continue
+        }
         accepted++
         expect(() => jobConfigOf({ [option.key]: stored! }), `${option.key} = '${value}'`).not.toThrow()
       }
@@ -71,12 +105,18 @@ describe('JobConfig', () => {
 
   it('refuses a value that never went through SET (an embedding program’s) as SET refuses it', () => {
     const read = (settings: Record<string, string>): WeirError => {
-      try { jobConfigOf(settings) } catch (e) { return e as WeirError }
+      try {
+        jobConfigOf(settings)
+      } catch (e) {
+        return e as WeirError
+      }
       throw new Error('expected an error')
     }
     expect(read({ 'execution.batch-size': 'many' }).message).toBe("invalid value 'many' for option 'execution.batch-size': expected a positive integer")
     expect(read({ 'state.backend': 'disk' }).message).toBe("invalid value 'disk' for option 'state.backend': expected one of 'heap', 'rocksdb'")
-    expect(read({ 'state.backend.rocksdb.writebuffer.size': '4 kb' }).message).toBe("invalid value '4 kb' for option 'state.backend.rocksdb.writebuffer.size': a memtable takes at least 64 kb")
+    expect(read({ 'state.backend.rocksdb.writebuffer.size': '4 kb' }).message).toBe(
+      "invalid value '4 kb' for option 'state.backend.rocksdb.writebuffer.size': a memtable takes at least 64 kb",
+    )
   })
 })
 
@@ -90,7 +130,7 @@ describe('the option table', () => {
     }
   })
 
-  it("gives weir run RocksDB state and checkpoints under .weir/checkpoints", () => {
+  it('gives weir run RocksDB state and checkpoints under .weir/checkpoints', () => {
     expect(runDefaults()).toEqual({ 'state.backend': 'rocksdb', 'state.checkpoints.dir': '.weir/checkpoints' })
     expect(jobConfigOf(runDefaults()).state.backend).toBe('rocksdb')
   })

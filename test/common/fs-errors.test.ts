@@ -59,7 +59,8 @@ describe('fsError', () => {
   })
 
   it('ENOSPC (a write to /dev/full): free disk space, or move the setting to a disk with room', () => {
-    const e = fsError(failure(() => writeFileSync('/dev/full', 'x')), { kind: 'execution', op: 'write', path: '/dev/full', what: 'state', setting: "'state.dir'" })
+    const e = fsError(failure(() => writeFileSync('/dev/full', 'x')), { kind: 'execution', op: 'write', path: '/dev/full', what: 'state',
+      setting: "'state.dir'" })
     expect(e.message).toBe(`cannot write '/dev/full' (state): no space left on the device (ENOSPC)`)
     expect(e.help).toBe(`free disk space on the file system of '/dev/full', or change 'state.dir' to a disk with more room`)
   })

@@ -1,17 +1,38 @@
 // Exact 64-bit integers: every operation against a bigint reference wrapped as Java's long, on the
 // edges (±2^53, ±2^63) and on random values of every size; one canonical form per value.
 import { describe, expect, it } from 'vitest'
-import {
-  INT64_MAX, INT64_MIN, abs64, add64, div64, doubleToInt, int64, isInt64, mod64, mul64, neg64, parseInt64, sub64,
-  truncateNumberText, wrapInt, type Int64,
-} from '../../common/int64.js'
+import { INT64_MAX, INT64_MIN, abs64, add64, div64, doubleToInt, int64, isInt64, mod64, mul64, neg64, parseInt64, sub64, truncateNumberText, wrapInt,
+  type Int64 } from '../../common/int64.js'
 import { mulberry32 } from '../../common/random.js'
 
 const SAFE = BigInt(Number.MAX_SAFE_INTEGER)
 const EDGES: bigint[] = [
-  0n, 1n, -1n, 2n, -2n, 7n, -7n, SAFE - 1n, SAFE, SAFE + 1n, SAFE + 2n, -SAFE, -SAFE - 1n, -SAFE - 2n,
-  2n ** 31n, -(2n ** 31n), 2n ** 32n + 5n, 2n ** 62n, -(2n ** 62n), INT64_MAX, INT64_MAX - 1n, INT64_MIN, INT64_MIN + 1n,
-  3037000499n, 3037000500n, -3037000500n, // around √2^63
+  0n,
+  1n,
+  -1n,
+  2n,
+  -2n,
+  7n,
+  -7n,
+  SAFE - 1n,
+  SAFE,
+  SAFE + 1n,
+  SAFE + 2n,
+  -SAFE,
+  -SAFE - 1n,
+  -SAFE - 2n,
+  2n ** 31n,
+  -(2n ** 31n),
+  2n ** 32n + 5n,
+  2n ** 62n,
+  -(2n ** 62n),
+  INT64_MAX,
+  INT64_MAX - 1n,
+  INT64_MIN,
+  INT64_MIN + 1n,
+  3037000499n,
+  3037000500n,
+  -3037000500n, // around √2^63
 ]
 
 /** Random int64 values of every magnitude, as bigints. */
@@ -43,7 +64,7 @@ describe('int64 arithmetic', () => {
     }
   })
 
-  it('divides truncating toward zero, with remainders of the dividend\'s sign; MIN / -1 wraps to MIN', () => {
+  it("divides truncating toward zero, with remainders of the dividend's sign; MIN / -1 wraps to MIN", () => {
     for (const a of VALUES) {
       for (const b of [...EDGES, ...randomValues(20)]) {
         if (b === 0n) continue

@@ -18,7 +18,8 @@ describe('seeded random', () => {
     const next = mulberry32(1)
     expect([next(), next(), next(), next()]).toEqual([2693262067, 11749833, 2265367787, 4213581821])
     const g = new Mulberry32(0xffffffff)
-    g.next(); g.next()
+    g.next()
+    g.next()
     expect(g.state).toBe(3663131625)
     const resumed = new Mulberry32(g.state)
     expect(g.next()).toBe(3073704848)
@@ -29,8 +30,11 @@ describe('seeded random', () => {
 
   it("gives datagen's rows for a seed as before", async () => {
     const schema: Field[] = [
-      { name: 'v', type: T.int() }, { name: 'd', type: T.double() }, { name: 's', type: T.string() },
-      { name: 'amount', type: T.decimal(6, 2) }, { name: 'b', type: T.bigint() },
+      { name: 'v', type: T.int() },
+      { name: 'd', type: T.double() },
+      { name: 's', type: T.string() },
+      { name: 'amount', type: T.decimal(6, 2) },
+      { name: 'b', type: T.bigint() },
     ]
     const options = { connector: 'datagen', 'rows-per-second': '100000000', 'number-of-rows': '1000', seed: '42', 'fields.s.length': '6' }
     datagenConnector.source!.validate(options, schema)

@@ -19,7 +19,9 @@ describe('fast paths', () => {
       expect(fastTimestamp(text.slice(0, 21))).toBe(parseTimestamp(text.slice(0, 21)))
       expect(fastTimestamp(text.slice(0, 19))).toBe(parseTimestamp(text.slice(0, 19)))
     }
-    for (const bad of ['2023-02-29 00:00:00', '2024-13-01 00:00:00', '2024-01-01 24:00:00', '2024-01-01 00:00:00.', '2024-01-01x00:00:00', '2024-04-31 00:00:00']) {
+    for (const bad of ['2023-02-29 00:00:00', '2024-13-01 00:00:00', '2024-01-01 24:00:00', '2024-01-01 00:00:00.', '2024-01-01x00:00:00',
+      '2024-04-31 00:00:00'])
+    {
       expect(fastTimestamp(bad)).toBeNull()
       expect(parseTimestamp(bad)).toBeNull()
     }

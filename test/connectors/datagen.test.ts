@@ -35,8 +35,12 @@ describe('datagen source', () => {
 
   it('generates sequences and ends with the shortest one', async () => {
     const rows = await generate({
-      'fields.id.kind': 'sequence', 'fields.id.start': '10', 'fields.id.end': '1009',
-      'fields.s.kind': 'sequence', 'fields.s.start': '1', 'fields.s.end': '5000',
+      'fields.id.kind': 'sequence',
+      'fields.id.start': '10',
+      'fields.id.end': '1009',
+      'fields.s.kind': 'sequence',
+      'fields.s.start': '1',
+      'fields.s.end': '5000',
     }, SCHEMA, 100)
     expect(rows).toHaveLength(1000)
     expect(rows.map(r => r[0])).toEqual(Array.from({ length: 1000 }, (_, i) => 10 + i))
@@ -57,11 +61,15 @@ describe('datagen source', () => {
 
   it('keeps random values within min/max, string lengths and null rates', async () => {
     const rows = await generate({
-      'number-of-rows': '5000', seed: '1',
-      'fields.v.min': '-5', 'fields.v.max': '5',
-      'fields.d.min': '0.5', 'fields.d.max': '1.5',
+      'number-of-rows': '5000',
+      seed: '1',
+      'fields.v.min': '-5',
+      'fields.v.max': '5',
+      'fields.d.min': '0.5',
+      'fields.d.max': '1.5',
       'fields.s.length': '12',
-      'fields.amount.min': '1', 'fields.amount.max': '2',
+      'fields.amount.min': '1',
+      'fields.amount.max': '2',
       'fields.b.null-rate': '0.3',
     })
     const vs = rows.map(r => r[1] as number)

@@ -17,7 +17,9 @@ const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}'
 
 let dir: string
 let cleanup: () => void
-beforeEach(() => { ({ dir, cleanup } = tempDir()) })
+beforeEach(() => {
+  ;({ dir, cleanup } = tempDir())
+})
 afterEach(() => cleanup())
 
 function rows(from: number, to: number): Row[] {
@@ -30,7 +32,9 @@ function manyRows(from: number): Row[] {
 }
 
 function writer(job: SinkJob = {}, format = 'json'): Promise<SinkWriter> {
-  return sink.create(sinkCtx({ connector: 'filesystem', path: dir, format }, SCHEMA, undefined, { jobName: 'job-a', operatorId: '4-sink', exactlyOnce: true, ...job }))
+  return sink.create(
+    sinkCtx({ connector: 'filesystem', path: dir, format }, SCHEMA, undefined, { jobName: 'job-a', operatorId: '4-sink', exactlyOnce: true, ...job }),
+  )
 }
 
 /** What a filesystem source reading the directory sees, sorted by id. */
@@ -47,7 +51,7 @@ function files(): string[] {
 const LOG = '.part-job-a-4-sink-commits.jsonl'
 
 describe('filesystem sink, exactly-once', () => {
-  it('keeps a checkpoint\'s rows in a hidden pending file, invisible to a source until commit', async () => {
+  it("keeps a checkpoint's rows in a hidden pending file, invisible to a source until commit", async () => {
     const w = await writer()
     await w.write({ rows: rows(0, 3), kinds: null })
     expect(files()).toEqual([]) // buffered
@@ -117,7 +121,7 @@ describe('filesystem sink, exactly-once', () => {
     expect(await visibleRows()).toEqual(rows(0, 1))
   })
 
-  it('finish() only flushes: the final checkpoint\'s commit makes the rows visible', async () => {
+  it("finish() only flushes: the final checkpoint's commit makes the rows visible", async () => {
     const w = await writer()
     await w.write({ rows: rows(0, 4), kinds: null })
     await w.finish()
@@ -212,7 +216,7 @@ describe('filesystem sink, exactly-once', () => {
     await a.close()
   })
 
-  it('recovery keeps another job\'s pending files in the same directory', async () => {
+  it("recovery keeps another job's pending files in the same directory", async () => {
     const a = await writer()
     await a.write({ rows: rows(0, 2), kinds: null })
     const c1 = await a.prepareCommit!(1)
@@ -236,13 +240,15 @@ describe('filesystem sink, exactly-once', () => {
     rmSync(join(dir, pending))
     const e = await errorOf(() => writer({ restoredCommit: c1 }))
     expect(e.kind).toBe('connector')
-    expect(e.message).toBe(`output of table 'out' promised by a completed checkpoint is missing: neither '${pending}' nor '${pending.slice(1, -'.pending'.length)}' is in '${dir}'`)
+    expect(e.message).toBe(
+      `output of table 'out' promised by a completed checkpoint is missing: neither '${pending}' nor '${pending.slice(1, -'.pending'.length)}' is in '${dir}'`,
+    )
     expect(e.help).toContain('cannot resume exactly-once')
     // The live writer's commit says the same.
     await expect(a.commit!(1)).rejects.toThrow(/promised by a completed checkpoint is missing/)
   })
 
-  it('rejects a restored commit that is not a filesystem sink\'s', async () => {
+  it("rejects a restored commit that is not a filesystem sink's", async () => {
     for (const bad of [{ pending: [{ file: '../../etc/passwd.pending', checkpoint: 1 }] }, { files: [] }, 'x']) {
       const e = await errorOf(() => writer({ restoredCommit: bad }))
       expect(e.kind).toBe('checkpoint')
@@ -270,9 +276,14 @@ describe('filesystem sink, exactly-once', () => {
 })
 
 describe('filesystem sink, exactly-once: the record of commits', () => {
-  const committedAfter = (restoredCommit: unknown, checkpoint: number) => sink.committedAfter!({
-    table: 'out', options: { connector: 'filesystem', path: dir, format: 'json' }, jobName: 'job-a', operatorId: '4-sink', restoredCommit,
-  }, checkpoint)
+  const committedAfter = (restoredCommit: unknown, checkpoint: number) =>
+    sink.committedAfter!({
+      table: 'out',
+      options: { connector: 'filesystem', path: dir, format: 'json' },
+      jobName: 'job-a',
+      operatorId: '4-sink',
+      restoredCommit,
+    }, checkpoint)
   const published = (commit: unknown, n: number): string => (commit as { pending: { file: string }[] }).pending[n]!.file.slice(1, -'.pending'.length)
   /** Writes rows [from, to) and seals them for checkpoint `id`; commits them too unless told not to. */
   async function checkpointRows(w: SinkWriter, from: number, to: number, id: number, commit = true): Promise<unknown> {
@@ -281,7 +292,8 @@ describe('filesystem sink, exactly-once: the record of commits', () => {
     if (commit) await w.commit!(id)
     return sealed
   }
-  const logLines = (): { checkpoint: number; files: string[] }[] => readFileSync(join(dir, LOG), 'utf8').split('\n').filter(l => l !== '').map(l => JSON.parse(l))
+  const logLines = (): { checkpoint: number; files: string[] }[] =>
+    readFileSync(join(dir, LOG), 'utf8').split('\n').filter(l => l !== '').map(l => JSON.parse(l))
 
   it('names what commits after a checkpoint made visible, which a restore of that checkpoint would write again', async () => {
     const w = await writer()

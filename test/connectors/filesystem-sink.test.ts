@@ -31,7 +31,9 @@ const ROWS: Row[] = [
 
 let dir: string
 let cleanup: () => void
-beforeEach(() => { ({ dir, cleanup } = tempDir()) })
+beforeEach(() => {
+  ;({ dir, cleanup } = tempDir())
+})
 afterEach(() => cleanup())
 
 describe('filesystem sink', () => {

@@ -25,7 +25,9 @@ const ALL_TYPES: Field[] = [
 
 let dir: string
 let cleanup: () => void
-beforeEach(() => { ({ dir, cleanup } = tempDir()) })
+beforeEach(() => {
+  ;({ dir, cleanup } = tempDir())
+})
 afterEach(() => cleanup())
 
 async function read(options: Record<string, string>, schema: Field[], batchSize = 1024) {
@@ -55,7 +57,8 @@ describe('filesystem source, JSON lines', () => {
   it('does not mistake Object.prototype members for fields', async () => {
     const file = join(dir, 'proto.json')
     writeFileSync(file, '{"toString": "x"}\n{"constructor": "y"}\n')
-    const rows = await read({ path: file }, [{ name: 'constructor', type: T.string() }, { name: 'toString', type: T.string() }, { name: '__proto__', type: T.string() }])
+    const rows = await read({ path: file }, [{ name: 'constructor', type: T.string() }, { name: 'toString', type: T.string() }, { name: '__proto__',
+      type: T.string() }])
     expect(rows).toEqual([[null, 'x', null], ['y', null, null]])
   })
 
@@ -225,9 +228,10 @@ describe('filesystem source, CSV', () => {
 
   it('takes a delimiter, a null literal, comments, and a custom quote character', async () => {
     const file = join(dir, 'semi.csv')
-    writeFileSync(file, '# a comment\n1;NULL;\'a;b\'\n2;x;\n')
+    writeFileSync(file, "# a comment\n1;NULL;'a;b'\n2;x;\n")
     const schema = [{ name: 'n', type: T.int() }, { name: 's', type: T.string() }, { name: 't', type: T.string() }]
-    const options = { path: file, format: 'csv', 'csv.field-delimiter': ';', 'csv.null-literal': 'NULL', 'csv.allow-comments': 'true', 'csv.quote-character': "'" }
+    const options = { path: file, format: 'csv', 'csv.field-delimiter': ';', 'csv.null-literal': 'NULL', 'csv.allow-comments': 'true',
+      'csv.quote-character': "'" }
     expect(await read(options, schema)).toEqual([[1, null, 'a;b'], [2, 'x', '']])
   })
 

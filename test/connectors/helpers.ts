@@ -8,20 +8,35 @@ import type { Row } from '../../core/batch.js'
 
 /** The nexmark tables' columns, declared as a user would (the tests' own copy, not the connector's list). */
 export const BID: Field[] = [
-  { name: 'auction', type: T.bigint() }, { name: 'bidder', type: T.bigint() }, { name: 'price', type: T.bigint() },
-  { name: 'channel', type: T.string() }, { name: 'url', type: T.string() }, { name: 'dateTime', type: T.timestamp(3) },
+  { name: 'auction', type: T.bigint() },
+  { name: 'bidder', type: T.bigint() },
+  { name: 'price', type: T.bigint() },
+  { name: 'channel', type: T.string() },
+  { name: 'url', type: T.string() },
+  { name: 'dateTime', type: T.timestamp(3) },
   { name: 'extra', type: T.string() },
 ]
 export const AUCTION: Field[] = [
-  { name: 'id', type: T.bigint() }, { name: 'itemName', type: T.string() }, { name: 'description', type: T.string() },
-  { name: 'initialBid', type: T.bigint() }, { name: 'reserve', type: T.bigint() }, { name: 'dateTime', type: T.timestamp(3) },
-  { name: 'expires', type: T.timestamp(3) }, { name: 'seller', type: T.bigint() }, { name: 'category', type: T.bigint() },
+  { name: 'id', type: T.bigint() },
+  { name: 'itemName', type: T.string() },
+  { name: 'description', type: T.string() },
+  { name: 'initialBid', type: T.bigint() },
+  { name: 'reserve', type: T.bigint() },
+  { name: 'dateTime', type: T.timestamp(3) },
+  { name: 'expires', type: T.timestamp(3) },
+  { name: 'seller', type: T.bigint() },
+  { name: 'category', type: T.bigint() },
   { name: 'extra', type: T.string() },
 ]
 export const PERSON: Field[] = [
-  { name: 'id', type: T.bigint() }, { name: 'name', type: T.string() }, { name: 'emailAddress', type: T.string() },
-  { name: 'creditCard', type: T.string() }, { name: 'city', type: T.string() }, { name: 'state', type: T.string() },
-  { name: 'dateTime', type: T.timestamp(3) }, { name: 'extra', type: T.string() },
+  { name: 'id', type: T.bigint() },
+  { name: 'name', type: T.string() },
+  { name: 'emailAddress', type: T.string() },
+  { name: 'creditCard', type: T.string() },
+  { name: 'city', type: T.string() },
+  { name: 'state', type: T.string() },
+  { name: 'dateTime', type: T.timestamp(3) },
+  { name: 'extra', type: T.string() },
 ]
 
 export function sourceCtx(
@@ -38,7 +53,8 @@ export function sourceCtx(
 export type SinkJob = Partial<Pick<SinkContext, 'jobName' | 'operatorId' | 'exactlyOnce' | 'restoredCommit'>>
 
 export function sinkCtx(options: ConnectorOptions, schema: readonly Field[], println: (line: string) => void = () => {}, job: SinkJob = {}): SinkContext {
-  return { table: 'out', options, schema, changelog: 'insert-only', primaryKey: [], println, jobName: 'test-job', operatorId: '9-sink', exactlyOnce: false, ...job }
+  return { table: 'out', options, schema, changelog: 'insert-only', primaryKey: [], println, jobName: 'test-job', operatorId: '9-sink', exactlyOnce: false,
+    ...job }
 }
 
 /** Every chunk a reader gives until it returns null; then (or when it fails) closes it, as the runtime does. */
@@ -67,7 +83,9 @@ export function tempDir(): { dir: string; cleanup: () => void } {
 }
 
 /** Runs `fn` and returns the error it throws (failing if it does not throw). */
-export async function errorOf(fn: () => unknown): Promise<Error & { kind?: string; help?: string; record?: { source: string; line?: number; record?: string } }> {
+export async function errorOf(
+  fn: () => unknown,
+): Promise<Error & { kind?: string; help?: string; record?: { source: string; line?: number; record?: string } }> {
   try {
     await fn()
   } catch (e) {

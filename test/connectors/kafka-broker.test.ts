@@ -33,7 +33,12 @@ async function createTopic(topic: string, numPartitions: number): Promise<void> 
   await admin.disconnect()
 }
 
-interface Received { readonly partition: number; readonly offset: string; readonly key: string; readonly value: string }
+interface Received {
+  readonly partition: number
+  readonly offset: string
+  readonly key: string
+  readonly value: string
+}
 
 /** Runs `consumer` on `topic` from the beginning until `done` holds for what it received, then
  *  disconnects it (its group keeps the offsets it committed); a deadline turns a hang into a failure
@@ -49,9 +54,16 @@ async function consumeUntil(consumer: Consumer, topic: string, done: (got: Recei
       eachMessage: async ({ partition, message }: EachMessagePayload) => {
         if (finished) return // what arrives while it disconnects is not part of the answer
         got.push({ partition, offset: message.offset, key: message.key?.toString() ?? '', value: message.value?.toString() ?? '' })
-        if (done(got)) { finished = true; clearTimeout(timer); resolve() }
+        if (done(got)) {
+          finished = true
+          clearTimeout(timer)
+          resolve()
+        }
       },
-    }).catch(e => { clearTimeout(timer); reject(e) })
+    }).catch(e => {
+      clearTimeout(timer)
+      reject(e)
+    })
   })
   await consumer.disconnect()
   return got
@@ -85,7 +97,11 @@ describe('the test Kafka broker', () => {
     // Two members of one group; produce only once both hold their share, so that both receive.
     const members = [kafka.consumer({ groupId: 'readers' }), kafka.consumer({ groupId: 'readers' })]
     const assigned = members.map(() => [] as number[])
-    members.forEach((m, i) => m.on(m.events.GROUP_JOIN, e => { assigned[i] = e.payload.memberAssignment[topic] ?? [] }))
+    members.forEach((m, i) =>
+      m.on(m.events.GROUP_JOIN, e => {
+        assigned[i] = e.payload.memberAssignment[topic] ?? []
+      })
+    )
     const received = members.map(() => [] as Received[])
     for (const [i, m] of members.entries()) {
       await connected(m)

@@ -12,7 +12,6 @@ import { AUCTION, BID, drain, errorOf, PERSON, readAllRows, sourceCtx } from './
 
 const source = nexmarkConnector.source!
 
-
 async function table(name: string, schema: Field[], options: Record<string, string> = {}, batchSize = 1000): Promise<Row[]> {
   const all = { connector: 'nexmark', 'nexmark.table': name, 'nexmark.events.num': '5000', ...options }
   source.validate(all, schema)
@@ -23,7 +22,12 @@ function topShare(values: unknown[]): [unknown, number] {
   const counts = new Map<unknown, number>()
   for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1)
   let best: unknown, bestCount = 0
-  for (const [v, c] of counts) if (c > bestCount) { best = v; bestCount = c }
+  for (const [v, c] of counts) {
+    if (c > bestCount) {
+      best = v
+      bestCount = c
+    }
+  }
   return [best, bestCount / values.length]
 }
 
@@ -152,10 +156,12 @@ describe('nexmark event sequence', () => {
     const subset = await table('bid', [{ name: 'price', type: T.bigint() }, { name: 'auction', type: T.bigint() }, { name: 'date_time', type: T.timestamp(3) }])
     expect(subset).toEqual(full.map(r => [r[2], r[0], r[5]]))
     const people = await table('person', PERSON)
-    const aliases = await table('person', [{ name: 'email_address', type: T.string() }, { name: 'credit_card', type: T.string() }, { name: 'EXTRA', type: T.string() }])
+    const aliases = await table('person', [{ name: 'email_address', type: T.string() }, { name: 'credit_card', type: T.string() }, { name: 'EXTRA',
+      type: T.string() }])
     expect(aliases).toEqual(people.map(r => [r[2], r[3], r[7]]))
     const auctions = await table('auction', AUCTION)
-    const snake = await table('auction', [{ name: 'item_name', type: T.string() }, { name: 'initial_bid', type: T.bigint() }, { name: 'date_time', type: T.timestamp(3) }, { name: 'extra', type: T.string() }])
+    const snake = await table('auction', [{ name: 'item_name', type: T.string() }, { name: 'initial_bid', type: T.bigint() }, { name: 'date_time',
+      type: T.timestamp(3) }, { name: 'extra', type: T.string() }])
     expect(snake).toEqual(auctions.map(r => [r[1], r[3], r[5], r[9]]))
     const decimals = await table('bid', [{ name: 'price', type: T.decimal(12, 2) }])
     expect(decimals).toEqual(full.map(r => [BigInt(r[2] as number) * 100n]))

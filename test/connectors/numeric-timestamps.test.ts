@@ -16,7 +16,9 @@ const MAY_1 = parseTimestamp('2024-05-01 12:00:00')!
 
 let dir: string
 let cleanup: () => void
-beforeEach(() => { ({ dir, cleanup } = tempDir()) })
+beforeEach(() => {
+  ;({ dir, cleanup } = tempDir())
+})
 afterEach(() => cleanup())
 
 /** Writes `lines` to a file of `dir` and returns its path. */
@@ -36,9 +38,14 @@ describe('JSON', () => {
   it('rejects a number for a TIMESTAMP column, naming the file, line and column, with a help line', async () => {
     const path = write(['{"id": 1, "ts": "2024-05-01 12:00:00"}', '{"id": 2, "ts": 1714564800}'])
     const e = await errorOf(() => readAll({ path, format: 'json' }, TS))
-    expect(e.message).toBe(`bad record at ${path}:2 (table 't'): column 'ts': expected TIMESTAMP(3) as 'yyyy-MM-dd HH:mm:ss[.SSS]' or ISO-8601, found the number 1714564800`)
+    expect(e.message).toBe(
+      `bad record at ${path}:2 (table 't'): column 'ts': expected TIMESTAMP(3) as 'yyyy-MM-dd HH:mm:ss[.SSS]' or ISO-8601, found the number 1714564800`,
+    )
     expect(e.record?.line).toBe(2)
-    expect(e.help).toBe(`a number could be epoch seconds or milliseconds: set 'json.timestamp-format.epoch' = 'seconds' or 'millis' to read it as one of them; or set 'json.ignore-parse-errors' = 'true' to skip bad records`)
+    expect(e.help).toBe(
+      "a number could be epoch seconds or milliseconds: set 'json.timestamp-format.epoch' = 'seconds' or 'millis' to read it as one of them; "
+        + "or set 'json.ignore-parse-errors' = 'true' to skip bad records",
+    )
   })
 
   it('rejects a number in a string, and one for TIMESTAMP_LTZ, too', async () => {
@@ -52,10 +59,14 @@ describe('JSON', () => {
     const lines = ['{"id": 1, "ts": 1714564800, "ltz": "1714564800"}', '{"id": 2, "ts": 1714564800.123, "ltz": "2024-05-01 12:00:00"}', '{"id": 3, "ts": -1.5}']
     const path = write(lines)
     expect(await readAll({ path, format: 'json', 'json.timestamp-format.epoch': 'seconds' }, TS)).toEqual([
-      [1, MAY_1, MAY_1], [2, MAY_1 + 123, MAY_1], [3, -1500, null],
+      [1, MAY_1, MAY_1],
+      [2, MAY_1 + 123, MAY_1],
+      [3, -1500, null],
     ])
     expect(await readAll({ path, format: 'json', 'json.timestamp-format.epoch': 'millis' }, TS)).toEqual([
-      [1, 1714564800, 1714564800], [2, 1714564800, MAY_1], [3, -1, null],
+      [1, 1714564800, 1714564800],
+      [2, 1714564800, MAY_1],
+      [3, -1, null],
     ])
   })
 
@@ -86,7 +97,8 @@ describe('CSV', () => {
     expect(e.message).toContain(`found the numeric string "1714564800000"`)
     expect(e.help).toContain(`set 'csv.timestamp-format.epoch' = 'seconds' or 'millis'`)
     expect(await readAll({ path, format: 'csv', 'csv.timestamp-format.epoch': 'millis' }, TS)).toEqual([
-      [1, MAY_1, null], [2, MAY_1, null],
+      [1, MAY_1, null],
+      [2, MAY_1, null],
     ])
   })
 })

@@ -86,7 +86,9 @@ function ks(chunks: number, samples = Infinity): number[] {
 
 let dir: string
 let cleanup: () => void
-beforeEach(() => { ({ dir, cleanup } = tempDir()) })
+beforeEach(() => {
+  ;({ dir, cleanup } = tempDir())
+})
 afterEach(() => cleanup())
 
 const fs = filesystemConnector.source!
@@ -190,7 +192,10 @@ describe('filesystem source positions', () => {
     const resumed = await drain(await fs.create(sourceCtx({ path: dir }, schema, 2, undefined, [c1.position, null])))
     // Split numbers moved: an empty chunk first carries b.json's position to its new number.
     expect(resumed.map(c => [c.split, c.rows.map(r => r[0]), c.splitEnded ?? false])).toEqual([
-      [1, [], false], [0, [0], true], [1, [3], true], [2, [4], true],
+      [1, [], false],
+      [0, [0], true],
+      [1, [3], true],
+      [2, [4], true],
     ])
     expect(resumed[0]!.position).toEqual(c1.position)
   })
@@ -315,7 +320,10 @@ describe('LineReader offsets', () => {
       const out = []
       for (;;) {
         const line = r.nextLine()
-        if (line === null) { if (await r.fill()) continue; break }
+        if (line === null) {
+          if (await r.fill()) continue
+          break
+        }
         out.push({ line, offset: r.offset, lineNo: r.lineNo })
       }
       return out
@@ -333,16 +341,25 @@ describe('LineReader offsets', () => {
 describe('datagen positions', () => {
   const dg = datagenConnector.source!
   const SCHEMA: Field[] = [
-    { name: 'id', type: T.bigint() }, { name: 'v', type: T.int() }, { name: 's', type: T.string() },
-    { name: 'd', type: T.double() }, { name: 'amount', type: T.decimal(6, 2) }, { name: 'ts', type: T.timestamp(3) },
+    { name: 'id', type: T.bigint() },
+    { name: 'v', type: T.int() },
+    { name: 's', type: T.string() },
+    { name: 'd', type: T.double() },
+    { name: 'amount', type: T.decimal(6, 2) },
+    { name: 'ts', type: T.timestamp(3) },
   ]
   const OPTIONS = {
-    'rows-per-second': '100000000', 'number-of-rows': '300',
-    'fields.id.kind': 'sequence', 'fields.id.start': '1000', 'fields.id.end': '100000',
-    'fields.s.length': '9', 'fields.s.var-len': 'true', 'fields.v.null-rate': '0.3', 'fields.ts.max-past': '1 h',
+    'rows-per-second': '100000000',
+    'number-of-rows': '300',
+    'fields.id.kind': 'sequence',
+    'fields.id.start': '1000',
+    'fields.id.end': '100000',
+    'fields.s.length': '9',
+    'fields.s.var-len': 'true',
+    'fields.v.null-rate': '0.3',
+    'fields.ts.max-past': '1 h',
   }
-  const make = (options: Record<string, string>, batchSize: number): Make =>
-    restored => dg.create(sourceCtx(options, SCHEMA, batchSize, undefined, restored))
+  const make = (options: Record<string, string>, batchSize: number): Make => restored => dg.create(sourceCtx(options, SCHEMA, batchSize, undefined, restored))
 
   it('carry the row count, the generator state and the clock', async () => {
     const before = Date.now()
@@ -386,8 +403,8 @@ describe('datagen positions', () => {
 
 describe('nexmark positions', () => {
   const nx = nexmarkConnector.source!
-  const make = (table: string, schema: Field[], batchSize: number, options: Record<string, string> = {}): Make =>
-    restored => nx.create(sourceCtx({ 'nexmark.table': table, 'nexmark.events.num': '3000', 'nexmark.seed': '9', ...options }, schema, batchSize, undefined, restored))
+  const make = (table: string, schema: Field[], batchSize: number, options: Record<string, string> = {}): Make => restored =>
+    nx.create(sourceCtx({ 'nexmark.table': table, 'nexmark.events.num': '3000', 'nexmark.seed': '9', ...options }, schema, batchSize, undefined, restored))
 
   it('carry the number of the next event', async () => {
     const chunks = await drain(await make('auction', AUCTION, 50)())

@@ -7,7 +7,12 @@ import { connectorNames, getConnector } from '../../connectors/registry.js'
 import { editDistance } from '../../connectors/options.js'
 
 function errorOf(fn: () => unknown): WeirError {
-  try { fn() } catch (e) { if (e instanceof WeirError) return e; throw e }
+  try {
+    fn()
+  } catch (e) {
+    if (e instanceof WeirError) return e
+    throw e
+  }
   throw new Error('expected an error')
 }
 
@@ -77,6 +82,8 @@ describe('option validation', () => {
   it('validates print and blackhole options', () => {
     expect(() => getConnector('print').sink!.validate({ connector: 'print', 'print-identifier': 'q', 'standard-error': 'false' }, schema)).not.toThrow()
     expect(errorOf(() => getConnector('print').sink!.validate({ 'print-identifer': 'q' }, schema)).help).toBe(`did you mean 'print-identifier'?`)
-    expect(errorOf(() => getConnector('blackhole').sink!.validate({ foo: 'bar' }, schema)).help).toBe(`connector 'blackhole' takes no options besides 'connector'`)
+    expect(errorOf(() => getConnector('blackhole').sink!.validate({ foo: 'bar' }, schema)).help).toBe(
+      `connector 'blackhole' takes no options besides 'connector'`,
+    )
   })
 })

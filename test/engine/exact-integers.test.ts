@@ -85,10 +85,16 @@ describe('BIGINT from JSON, exactly', () => {
       '{"id":9007199254740993,"n":9223372036854775807}',
     ])
     expect(parts(join(dir, 'csv')).sort()).toEqual([
-      '-9007199254740993,9007199254740993', '1,-9223372036854775808', '2,-9007199254740995', '9007199254740993,9223372036854775807',
+      '-9007199254740993,9007199254740993',
+      '1,-9223372036854775808',
+      '2,-9007199254740995',
+      '9007199254740993,9223372036854775807',
     ])
     expect(printed.sort()).toEqual([
-      '+I[-9007199254740993, 9007199254740993]', '+I[1, -9223372036854775808]', '+I[2, -9007199254740995]', '+I[9007199254740993, 9223372036854775807]',
+      '+I[-9007199254740993, 9007199254740993]',
+      '+I[1, -9223372036854775808]',
+      '+I[2, -9007199254740995]',
+      '+I[9007199254740993, 9223372036854775807]',
     ])
     // What the JSON sink wrote reads back as the same values.
     const back = await select(`CREATE TABLE b (id BIGINT, n BIGINT) WITH ('connector' = 'filesystem', 'path' = '${join(dir, 'json')}', 'format' = 'json');
@@ -115,7 +121,9 @@ describe('aggregates over integers wrap as Flink does', () => {
     expect(finals.get('a')).toEqual([-1, 0, INT64_MIN, INT64_MAX, 9007199254740993n, 2])
     expect(finals.get('b')).toEqual([-2, -1, -9007199254740995n, 9007199254740993n, 2, 2])
     // Overflow past MAX wraps: MAX + MAX = -2.
-    const wrapped = await select(`${ddl} SELECT SUM(n) FROM (SELECT n FROM t WHERE n = 9223372036854775807 UNION ALL SELECT n FROM t WHERE n = 9223372036854775807)`)
+    const wrapped = await select(
+      `${ddl} SELECT SUM(n) FROM (SELECT n FROM t WHERE n = 9223372036854775807 UNION ALL SELECT n FROM t WHERE n = 9223372036854775807)`,
+    )
     expect(wrapped.changes.at(-1)!.row).toEqual([-2])
   })
 
@@ -132,7 +140,10 @@ describe('aggregates over integers wrap as Flink does', () => {
   it('retracting SUM and MIN/MAX stay exact on bigints (a two-level aggregation)', async () => {
     const dir = tmp()
     const path = file(dir, 'in.jsonl', [
-      '{"k": "x", "v": 9223372036854775807}', '{"k": "y", "v": 1}', '{"k": "x", "v": -9007199254740993}', '{"k": "y", "v": 9007199254740993}',
+      '{"k": "x", "v": 9223372036854775807}',
+      '{"k": "y", "v": 1}',
+      '{"k": "x", "v": -9007199254740993}',
+      '{"k": "y", "v": 9007199254740993}',
     ])
     const r = await select(`SET 'execution.batch-size' = '1'; SET 'table.exec.mini-batch.enabled' = 'false';
       CREATE TABLE t (k STRING, v BIGINT) WITH ('connector' = 'filesystem', 'path' = '${path}', 'format' = 'json');
@@ -145,16 +156,20 @@ describe('aggregates over integers wrap as Flink does', () => {
   it('window aggregates sum exactly too', async () => {
     const dir = tmp()
     const path = file(dir, 'in.jsonl', [
-      '{"v": 9223372036854775807, "ts": "2024-01-01 00:00:01"}', '{"v": -9223372036854775808, "ts": "2024-01-01 00:00:02"}',
-      '{"v": 9007199254740993, "ts": "2024-01-01 00:00:11"}', '{"v": 9007199254740993, "ts": "2024-01-01 00:00:12"}',
+      '{"v": 9223372036854775807, "ts": "2024-01-01 00:00:01"}',
+      '{"v": -9223372036854775808, "ts": "2024-01-01 00:00:02"}',
+      '{"v": 9007199254740993, "ts": "2024-01-01 00:00:11"}',
+      '{"v": 9007199254740993, "ts": "2024-01-01 00:00:12"}',
     ])
-    const r = await select(`CREATE TABLE t (v BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) WITH ('connector' = 'filesystem', 'path' = '${path}', 'format' = 'json');
-      SELECT window_start, SUM(v), AVG(v) FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY window_start, window_end`)
+    const r = await select(
+      `CREATE TABLE t (v BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) WITH ('connector' = 'filesystem', 'path' = '${path}', 'format' = 'json');
+      SELECT window_start, SUM(v), AVG(v) FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY window_start, window_end`,
+    )
     expect(r.changes.map(c => c.row.slice(1))).toEqual([[-1, 0], [18014398509481986n, 9007199254740993n]])
   })
 })
 
-describe('values out of a column\'s range are bad records', () => {
+describe("values out of a column's range are bad records", () => {
   it.each([
     ['INT', '{"v": 2147483648}', 'between -2147483648 and 2147483647'],
     ['SMALLINT', '{"v": -32769}', 'between -32768 and 32767'],
@@ -185,11 +200,17 @@ describe('values out of a column\'s range are bad records', () => {
     const e = await failure(`CREATE TABLE t (a TINYINT, b SMALLINT) WITH ('connector' = 'filesystem', 'path' = '${path}', 'format' = 'csv'); SELECT a FROM t`)
     expect(e.message).toContain(`${path}:2`)
     expect(e.message).toContain(`column 'a': expected TINYINT between -128 and 127, found "300" (out of range)`)
-    const r = await select(`CREATE TABLE t (a TINYINT, b SMALLINT) WITH ('connector' = 'filesystem', 'path' = '${path}', 'format' = 'csv', 'csv.ignore-parse-errors' = 'true');
-      SELECT a, b FROM t`)
+    const r = await select(
+      `CREATE TABLE t (a TINYINT, b SMALLINT) WITH ('connector' = 'filesystem', 'path' = '${path}', 'format' = 'csv', 'csv.ignore-parse-errors' = 'true');
+      SELECT a, b FROM t`,
+    )
     expect(r.changes.map(c => c.row)).toEqual([[1, 1], [-128, -32768]])
-    const j = await select(`CREATE TABLE t (v INT) WITH ('connector' = 'filesystem', 'path' = '${file(dir, 'in.jsonl', ['{"v": 2147483648}', '{"v": 5}'])}', 'format' = 'json', 'json.ignore-parse-errors' = 'true');
-      SELECT v FROM t`)
+    const j = await select(
+      `CREATE TABLE t (v INT) WITH ('connector' = 'filesystem', 'path' = '${
+        file(dir, 'in.jsonl', ['{"v": 2147483648}', '{"v": 5}'])
+      }', 'format' = 'json', 'json.ignore-parse-errors' = 'true');
+      SELECT v FROM t`,
+    )
     expect(j.changes.map(c => c.row)).toEqual([[5]])
   })
 })
@@ -198,7 +219,8 @@ describe('SQL', () => {
   it('TINYINT and SMALLINT columns, casts and literals at the ends of each range', async () => {
     const r = await select(`SELECT CAST(127 AS TINYINT) + CAST(1 AS TINYINT), CAST(32767 AS SMALLINT) + CAST(1 AS SMALLINT),
       -9223372036854775808, 9223372036854775807 + 1, ABS(-2147483648), 9223372036854775808, -2147483648`)
-    expect(r.schema.map(f => formatType(f.type))).toEqual(['TINYINT NOT NULL', 'SMALLINT NOT NULL', 'BIGINT NOT NULL', 'BIGINT NOT NULL', 'INT NOT NULL', 'DECIMAL(19, 0) NOT NULL', 'INT NOT NULL'])
+    expect(r.schema.map(f => formatType(f.type))).toEqual(['TINYINT NOT NULL', 'SMALLINT NOT NULL', 'BIGINT NOT NULL', 'BIGINT NOT NULL', 'INT NOT NULL',
+      'DECIMAL(19, 0) NOT NULL', 'INT NOT NULL'])
     expect(r.changes[0]!.row).toEqual([-128, -32768, INT64_MIN, INT64_MIN, -2147483648, 9223372036854775808n, -2147483648])
   })
 

@@ -28,8 +28,10 @@ describe('hints', () => {
     const { s, warnings } = session()
     await s.executeSql(`${T}SELECT /*+ BOGUS */ a FROM t;\nSELECT /*+ STAT_TTL('t' = '1 d') */ b, COUNT(*) FROM t GROUP BY b`)
     expect(warnings).toEqual([
-      "warning: unknown hint 'BOGUS' is ignored\n --> <sql>:2:12\n  |\n2 | SELECT /*+ BOGUS */ a FROM t;\n  |            ^^^^^\nhelp: Weir acts on STATE_TTL after SELECT and OPTIONS after a table's name",
-      "warning: unknown hint 'STAT_TTL' is ignored\n --> <sql>:3:12\n  |\n3 | SELECT /*+ STAT_TTL('t' = '1 d') */ b, COUNT(*) FROM t GROUP BY b\n  |            ^^^^^^^^^^^^^^^^^^^^^\nhelp: did you mean STATE_TTL? (Weir acts on STATE_TTL after SELECT and OPTIONS after a table's name)",
+      "warning: unknown hint 'BOGUS' is ignored\n --> <sql>:2:12\n  |\n2 | SELECT /*+ BOGUS */ a FROM t;\n  |            ^^^^^\n"
+      + "help: Weir acts on STATE_TTL after SELECT and OPTIONS after a table's name",
+      "warning: unknown hint 'STAT_TTL' is ignored\n --> <sql>:3:12\n  |\n3 | SELECT /*+ STAT_TTL('t' = '1 d') */ b, COUNT(*) FROM t GROUP BY b\n  |            ^^^^^^^^^^^^^^^^^^^^^\n"
+      + "help: did you mean STATE_TTL? (Weir acts on STATE_TTL after SELECT and OPTIONS after a table's name)",
     ])
   })
 
@@ -75,7 +77,11 @@ describe('SET', () => {
       SET 'execution.checkpointing.dir' = '/tmp/cp';
       SET 'execution.checkpointing.num-retained' = '3'`)
     expect(s.currentOptions).toMatchObject({
-      'state.backend': 'heap', 'parallelism.default': '4', 'execution.batch-size': '100', 'state.checkpoints.dir': '/tmp/cp', 'state.checkpoints.num-retained': '3',
+      'state.backend': 'heap',
+      'parallelism.default': '4',
+      'execution.batch-size': '100',
+      'state.checkpoints.dir': '/tmp/cp',
+      'state.checkpoints.num-retained': '3',
     })
     // Flink's -1 is "not set": Weir's own value stays.
     await s.executeSql(`SET 'table.exec.resource.default-parallelism' = '-1'`)
@@ -83,8 +89,12 @@ describe('SET', () => {
     await s.executeSql(`RESET 'table.exec.resource.default-parallelism'`)
     expect(s.currentOptions['parallelism.default']).toBeUndefined()
     expect(warnings).toEqual([])
-    expect((await fails(`SET 'state.backend.type' = 'memory'`)).message).toBe("invalid value 'memory' for option 'state.backend.type': expected one of 'hashmap', 'rocksdb'")
-    expect((await fails(`SET 'table.exec.resource.default-parallelism' = 'many'`)).message).toBe("invalid value 'many' for option 'table.exec.resource.default-parallelism': expected a positive integer")
+    expect((await fails(`SET 'state.backend.type' = 'memory'`)).message).toBe(
+      "invalid value 'memory' for option 'state.backend.type': expected one of 'hashmap', 'rocksdb'",
+    )
+    expect((await fails(`SET 'table.exec.resource.default-parallelism' = 'many'`)).message).toBe(
+      "invalid value 'many' for option 'table.exec.resource.default-parallelism': expected a positive integer",
+    )
   })
 
   it('stores enumerated values the way the engine compares them', async () => {
@@ -121,7 +131,9 @@ describe('SET', () => {
   })
 
   it('refuses a time zone other than UTC, and keys that are neither Weir’s nor Flink’s, with a did-you-mean', async () => {
-    expect((await fails(`SET 'table.local-time-zone' = 'Europe/Berlin'`)).message).toBe("invalid value 'Europe/Berlin' for option 'table.local-time-zone': Weir computes times in UTC only")
+    expect((await fails(`SET 'table.local-time-zone' = 'Europe/Berlin'`)).message).toBe(
+      "invalid value 'Europe/Berlin' for option 'table.local-time-zone': Weir computes times in UTC only",
+    )
     const e = await fails(`SET 'table.exec.source.idle-timeot' = '1 s'`)
     expect(e.message).toBe("unknown option 'table.exec.source.idle-timeot'")
     expect(e.help).toBe("did you mean 'table.exec.source.idle-timeout'?")
@@ -146,10 +158,13 @@ describe('SET', () => {
   })
 
   it('checks the options a session starts with as SET checks them, and stores them as SET would', async () => {
-    expect(() => new Session({ options: { 'execution.batch-size': 'many' } })).toThrow("invalid value 'many' for option 'execution.batch-size': expected a positive integer")
+    expect(() => new Session({ options: { 'execution.batch-size': 'many' } })).toThrow(
+      "invalid value 'many' for option 'execution.batch-size': expected a positive integer",
+    )
     expect(() => new Session({ options: { 'no.such.option': '1' } })).toThrow("unknown option 'no.such.option'")
     const warnings: string[] = []
-    const s = new Session({ options: { 'state.backend.type': 'hashmap', 'table.exec.mini-batch.enabled': 'FALSE', 'table.optimizer.x': 'y' }, warn: w => warnings.push(w), explainOnly: true })
+    const s = new Session({ options: { 'state.backend.type': 'hashmap', 'table.exec.mini-batch.enabled': 'FALSE', 'table.optimizer.x': 'y' },
+      warn: w => warnings.push(w), explainOnly: true })
     expect(s.currentOptions).toEqual({ 'state.backend': 'heap', 'table.exec.mini-batch.enabled': 'false' })
     expect(warnings.map(w => w.split('\n')[0])).toEqual(["warning: option 'table.optimizer.x' is ignored: Weir's planner has no such switch"])
     await s.executeSql(`SET 'table.exec.mini-batch.enabled' = 'true'; RESET 'table.exec.mini-batch.enabled'`)

@@ -25,7 +25,9 @@ describe('primary key columns', () => {
       CREATE VIEW w AS SELECT id, id + 1 AS next, region, v FROM t;`)
     const [desc] = await s.executeSql('DESCRIBE t') as [Table]
     expect(desc.rows.map(r => [r[0], r[1], r[2], r[3]])).toEqual([
-      ['id', 'BIGINT', 'FALSE', 'PRI(id, region)'], ['region', 'STRING', 'FALSE', 'PRI(id, region)'], ['v', 'INT', 'TRUE', ''],
+      ['id', 'BIGINT', 'FALSE', 'PRI(id, region)'],
+      ['region', 'STRING', 'FALSE', 'PRI(id, region)'],
+      ['v', 'INT', 'TRUE', ''],
     ])
     const [view] = await s.executeSql('DESCRIBE w') as [Table]
     expect(view.rows).toEqual([['id', 'BIGINT NOT NULL'], ['next', 'BIGINT NOT NULL'], ['region', 'STRING NOT NULL'], ['v', 'INT']])
@@ -39,7 +41,8 @@ describe('primary key columns', () => {
 
   it('refuse a NULL from a file source as a bad record, which ignore-parse-errors skips', async () => {
     const file = input('{"id": 1, "v": 10}\n{"id": null, "v": 20}\n{"v": 30}\n{"id": 4, "v": 40}\n')
-    const table = (extra: string): string => `CREATE TABLE t (id INT, v INT, PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = 'filesystem', 'path' = '${file}', 'format' = 'json'${extra});`
+    const table = (extra: string): string =>
+      `CREATE TABLE t (id INT, v INT, PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = 'filesystem', 'path' = '${file}', 'format' = 'json'${extra});`
     const e = await fails(`${table('')} SELECT id, v FROM t`)
     expect(e.message).toBe(`bad record at ${file}:2 (table 't'): column 'id' is NOT NULL, but the record has no value for it`)
     expect(e.record).toMatchObject({ source: file, line: 2, record: '{"id": null, "v": 20}' })
@@ -57,7 +60,9 @@ describe('primary key columns', () => {
 
 describe("a sink's NOT NULL columns", () => {
   const ddl = (out: string): string => `
-    CREATE TABLE src (id INT, v INT) WITH ('connector' = 'filesystem', 'path' = '${input('{"id": 1, "v": 10}\n{"id": null, "v": 20}\n{"id": 3, "v": 30}\n')}', 'format' = 'json');
+    CREATE TABLE src (id INT, v INT) WITH ('connector' = 'filesystem', 'path' = '${
+    input('{"id": 1, "v": 10}\n{"id": null, "v": 20}\n{"id": 3, "v": 30}\n')
+  }', 'format' = 'json');
     CREATE TABLE out (id INT, v INT, PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = 'filesystem', 'path' = '${out}', 'format' = 'json');`
 
   it('fail the job on a NULL by default, naming the column, the table and the row', async () => {
@@ -66,7 +71,9 @@ describe("a sink's NOT NULL columns", () => {
     expect(e.kind).toBe('execution')
     expect(e.message).toBe("column 'id' of table 'out' is NOT NULL, but the query gave a row with NULL there")
     expect(e.record).toEqual({ source: "the rows written to table 'out'", record: '+I[NULL, 20]' })
-    expect(e.help).toBe("filter such rows out (WHERE id IS NOT NULL) or give a default (COALESCE), or SET 'table.exec.sink.not-null-enforcer' = 'DROP' to drop them")
+    expect(e.help).toBe(
+      "filter such rows out (WHERE id IS NOT NULL) or give a default (COALESCE), or SET 'table.exec.sink.not-null-enforcer' = 'DROP' to drop them",
+    )
   })
 
   it("drop the row with 'table.exec.sink.not-null-enforcer' = 'DROP'", async () => {

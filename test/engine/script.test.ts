@@ -14,7 +14,8 @@ function tmp(): string {
 }
 
 /** An unbounded generator of 1, 2, 3, … at `rate` rows per second. */
-const GEN = (rate = 500): string => `CREATE TABLE gen (id BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '${rate}',
+const GEN = (rate = 500): string =>
+  `CREATE TABLE gen (id BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '${rate}',
   'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '1000000000');`
 
 const until = async (cond: () => boolean): Promise<void> => {
@@ -95,7 +96,8 @@ describe('job names', () => {
 })
 
 describe('a failing job', () => {
-  const twoJobs = (policy?: string): string => `${GEN()}
+  const twoJobs = (policy?: string): string =>
+    `${GEN()}
     CREATE TABLE counts (c BIGINT, s BIGINT) WITH ('connector' = 'print');
     CREATE TABLE quotients (id BIGINT, q BIGINT) WITH ('connector' = 'blackhole');
     ${policy ? `SET 'weir.on-job-failure' = '${policy}';` : ''}
@@ -109,12 +111,23 @@ describe('a failing job', () => {
     let failure: { job: string; error: unknown; firstEnded: boolean; printed: number } | undefined
     const stop = new AbortController()
     const s = new Session({
-      println: l => printed.push(l), options, signal: stop.signal, log: l => log.push(l),
-      onJobFailed: (job, error) => { failure = { job, error, firstEnded, printed: printed.length } },
+      println: l => printed.push(l),
+      options,
+      signal: stop.signal,
+      log: l => log.push(l),
+      onJobFailed: (job, error) => {
+        failure = { job, error, firstEnded, printed: printed.length }
+      },
     })
     const results = await s.executeSql(sql)
     const first = results.find((r): r is Extract<StatementResult, { kind: 'job' }> => r.kind === 'job')!
-    const ended = first.done.then(m => { firstEnded = true; return m }, e => { firstEnded = true; throw e })
+    const ended = first.done.then(m => {
+      firstEnded = true
+      return m
+    }, e => {
+      firstEnded = true
+      throw e
+    })
     await until(() => failure !== undefined)
     return { failure: failure!, printed, first: ended, stop, session: s }
   }
@@ -140,7 +153,9 @@ describe('a failing job', () => {
     // The next run of the first job alone resumes from that savepoint.
     const log: string[] = []
     const again = new Session({ println: () => undefined, options, log: l => log.push(l), signal: AbortSignal.timeout(300) })
-    await again.executeSql(`${GEN()} CREATE TABLE counts (c BIGINT, s BIGINT) WITH ('connector' = 'print'); INSERT INTO counts SELECT COUNT(*), SUM(id) FROM gen;`)
+    await again.executeSql(
+      `${GEN()} CREATE TABLE counts (c BIGINT, s BIGINT) WITH ('connector' = 'print'); INSERT INTO counts SELECT COUNT(*), SUM(id) FROM gen;`,
+    )
     await again.awaitJobs()
     expect(log.some(l => l.startsWith(`job 'weir-job-1': resuming from savepoint`) && l.includes(m.savepoint!))).toBe(true)
   })
@@ -168,8 +183,10 @@ describe('a failing job', () => {
 
   it('names the operator and the row of a failing calc after an aggregate, and of a bad CAST at run time', async () => {
     const s = new Session({ println: () => undefined })
-    const e = await s.executeSql(`CREATE TABLE t (id INT) WITH ('connector' = 'datagen', 'number-of-rows' = '12', 'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '12');
-      SELECT k, 100 / (n - 4) AS q FROM (SELECT id % 3 AS k, COUNT(*) AS n FROM t GROUP BY id % 3);`).catch((x: unknown) => x) as WeirError
+    const e = await s.executeSql(
+      `CREATE TABLE t (id INT) WITH ('connector' = 'datagen', 'number-of-rows' = '12', 'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '12');
+      SELECT k, 100 / (n - 4) AS q FROM (SELECT id % 3 AS k, COUNT(*) AS n FROM t GROUP BY id % 3);`,
+    ).catch((x: unknown) => x) as WeirError
     expect(e.message).toBe('division by zero')
     // The calc reads the aggregate's output, whose key column has no name of its own (as in EXPLAIN).
     expect(e.notes[0]).toMatch(/^in operator \d+-calc: Calc\(select=\[\$f0 AS k, \(100 \/ \(n - 4\)\) AS q\]/)
@@ -183,7 +200,8 @@ describe('a failing job', () => {
 })
 
 describe('stopping a job emits no window that is still open', () => {
-  const procWindow = (size: string): string => `${GEN(1000).replace('(id BIGINT)', '(id BIGINT, pt AS PROCTIME())')}
+  const procWindow = (size: string): string =>
+    `${GEN(1000).replace('(id BIGINT)', '(id BIGINT, pt AS PROCTIME())')}
     SELECT COUNT(*) AS n, MIN(id) AS lo, MAX(id) AS hi FROM TABLE(TUMBLE(TABLE gen, DESCRIPTOR(pt), INTERVAL ${size})) GROUP BY window_start, window_end;`
 
   it('a cancel (the session signal) does not fire an open processing-time window', async () => {
@@ -202,7 +220,9 @@ describe('stopping a job emits no window that is still open', () => {
     setTimeout(() => stop.abort(), 500)
     const [r] = (await s.executeSql(`CREATE TABLE ev (id BIGINT, ts AS TO_TIMESTAMP_LTZ(id * 1000, 3), WATERMARK FOR ts AS ts)
         WITH ('connector' = 'datagen', 'rows-per-second' = '1000', 'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '1000000000');
-      SELECT COUNT(*) FROM TABLE(TUMBLE(TABLE ev, DESCRIPTOR(ts), INTERVAL '1' DAY)) GROUP BY window_start, window_end;`)).slice(-1) as [Extract<StatementResult, { kind: 'rows' }>]
+      SELECT COUNT(*) FROM TABLE(TUMBLE(TABLE ev, DESCRIPTOR(ts), INTERVAL '1' DAY)) GROUP BY window_start, window_end;`)).slice(-1) as [
+      Extract<StatementResult, { kind: 'rows' }>,
+    ]
     expect(r.metrics.sourceRecordsRead).toBeGreaterThan(0)
     expect(r.changes).toEqual([])
   })
@@ -212,7 +232,9 @@ describe('stopping a job emits no window that is still open', () => {
     const insert = procWindow(`'2' SECOND`).replace('SELECT', `CREATE TABLE w (n BIGINT, lo BIGINT, hi BIGINT) WITH ('connector' = 'print');
       INSERT INTO w SELECT`)
     const windows: number[][] = []
-    const println = (l: string): void => { windows.push(/^\+I\[(\d+), (\d+), (\d+)\]$/.exec(l)!.slice(1).map(Number)) }
+    const println = (l: string): void => {
+      windows.push(/^\+I\[(\d+), (\d+), (\d+)\]$/.exec(l)!.slice(1).map(Number))
+    }
     const stopA = new AbortController()
     const a = new Session({ println, options, stopWithSavepoint: stopA.signal })
     await a.executeSql(insert)
@@ -243,7 +265,8 @@ describe('sink counts', () => {
   it('counts rows committed apart from rows written: a cancel between checkpoints commits only what a checkpoint sealed', async () => {
     const out = tmp()
     const stop = new AbortController()
-    const s = new Session({ println: () => undefined, signal: stop.signal, options: { 'state.checkpoints.dir': join(tmp(), 'cp'), 'execution.checkpointing.interval': '200 ms' } })
+    const s = new Session({ println: () => undefined, signal: stop.signal,
+      options: { 'state.checkpoints.dir': join(tmp(), 'cp'), 'execution.checkpointing.interval': '200 ms' } })
     await s.executeSql(`${GEN(2000)} CREATE TABLE o (id BIGINT) WITH ('connector' = 'filesystem', 'path' = '${out}', 'format' = 'json');
       INSERT INTO o SELECT id FROM gen;`)
     await until(() => readdirSync(out).some(f => f.startsWith('part-')))

@@ -27,7 +27,10 @@ describe('catalog statements', () => {
     expect(show).toEqual({ kind: 'table', columns: ['table name'], rows: [['t'], ['v']] })
     const [desc] = await s.executeSql('DESCRIBE t') as [Extract<StatementResult, { kind: 'table' }>]
     expect(desc.rows.map(r => [r[0], r[1], r[2]])).toEqual([
-      ['id', 'BIGINT', 'FALSE'], ['name', 'STRING', 'TRUE'], ['ts', 'TIMESTAMP(3)', 'TRUE'], ['d', 'BIGINT', 'FALSE'],
+      ['id', 'BIGINT', 'FALSE'],
+      ['name', 'STRING', 'TRUE'],
+      ['ts', 'TIMESTAMP(3)', 'TRUE'],
+      ['d', 'BIGINT', 'FALSE'],
     ])
     expect(desc.rows[0]![3]).toBe('PRI(id)')
     expect(desc.rows[2]![5]).toBe('yes')
@@ -136,7 +139,8 @@ describe('jobs', () => {
   it('fires processing-time windows over PROCTIME() when a bounded source ends', async () => {
     const s = new Session()
     const [r] = (await s.executeSql(`
-      CREATE TABLE gen (id BIGINT, pt AS PROCTIME()) WITH ('connector' = 'datagen', 'rows-per-second' = '100000', 'number-of-rows' = '5000', 'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '5000');
+      CREATE TABLE gen (id BIGINT, pt AS PROCTIME()) WITH ('connector' = 'datagen', 'rows-per-second' = '100000', 'number-of-rows' = '5000',
+        'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '5000');
       SELECT COUNT(*) AS n, SUM(id) AS s FROM TABLE(TUMBLE(TABLE gen, DESCRIPTOR(pt), INTERVAL '1' HOUR)) GROUP BY window_start, window_end;
     `)).slice(-1) as [Extract<StatementResult, { kind: 'rows' }>]
     const total = r.changes.reduce((a, c) => a + (c.row[0] as number), 0)
@@ -181,8 +185,10 @@ describe('jobs', () => {
     expect(e.record?.line).toBe(3)
     expect(e.help).toContain("'json.ignore-parse-errors' = 'true'")
     const s = new Session()
-    const results = await s.executeSql(`CREATE TABLE t (a INT) WITH ('connector' = 'filesystem', 'path' = '${file}', 'format' = 'json', 'json.ignore-parse-errors' = 'true');
-      SELECT a FROM t;`)
+    const results = await s.executeSql(
+      `CREATE TABLE t (a INT) WITH ('connector' = 'filesystem', 'path' = '${file}', 'format' = 'json', 'json.ignore-parse-errors' = 'true');
+      SELECT a FROM t;`,
+    )
     const r = results.at(-1) as Extract<StatementResult, { kind: 'rows' }>
     expect(r.changes.map(c => c.row[0])).toEqual([1, 2, 4])
     expect(r.metrics.skippedRecords).toBe(1)

@@ -145,4 +145,3 @@ describe('commonType', () => {
     expect(commonType([T.boolean(), T.date()])).toBe(null)
   })
 })
-

@@ -2,9 +2,7 @@
 import { describe, expect, it } from 'vitest'
 import { T } from '../../common/types.js'
 import { RowKind, type Batch } from '../../core/batch.js'
-import {
-  calcSource, compileCalc, compileScalar, evalConstant, functionNames, intervalLiteral, resolveCall,
-} from '../../expr/index.js'
+import { calcSource, compileCalc, compileScalar, evalConstant, functionNames, intervalLiteral, resolveCall } from '../../expr/index.js'
 import { call, col, errorOf, lit, num, span, str } from './helpers.js'
 
 const price = col(2, T.bigint())
@@ -45,7 +43,11 @@ describe('compileCalc', () => {
   it('embeds literals safely', () => {
     const tricky = `a"b'c\\d\n\u2028</script>`
     const out = compileCalc([
-      str(tricky), lit(-5n, T.decimal(3, 0, false)), lit(-0, T.double(false)), lit(-Infinity, T.double(false)), lit(NaN, T.double(false)),
+      str(tricky),
+      lit(-5n, T.decimal(3, 0, false)),
+      lit(-0, T.double(false)),
+      lit(-Infinity, T.double(false)),
+      lit(NaN, T.double(false)),
       call('-', auction, lit(-1, T.bigint(false))),
     ])({ rows: [[1]], kinds: null })!
     expect(out.rows[0]!.slice(0, 2)).toEqual([tricky, -5n])
@@ -62,7 +64,7 @@ describe('compileCalc', () => {
     expect(source).toMatch(/908n \* v\d/)
     // BIGINT: inline on numbers; the helper only for a bigint (beyond 2^53).
     expect(source).toContain("typeof r[0] === 'number' ? (r[0] % 123) | 0 : c0(r[0], 123)")
-    expect(source.replace("c0(r[0], 123)", '')).not.toMatch(/c\d+\(/) // no other helper calls
+    expect(source.replace('c0(r[0], 123)', '')).not.toMatch(/c\d+\(/) // no other helper calls
   })
 
   it('calls helpers for the less common functions', () => {
@@ -136,4 +138,3 @@ describe('resolveCall names', () => {
     expect(e.span).toEqual(span)
   })
 })
-

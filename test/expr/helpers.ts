@@ -5,9 +5,7 @@ import type { Span } from '../../common/span.js'
 import type { DataType } from '../../common/types.js'
 import { WeirError } from '../../common/errors.js'
 import { inputRef, literal, type Rex } from '../../core/rex.js'
-import {
-  compileCalc, compilePredicate, compileScalar, numberLiteral, resolveCall, stringLiteral,
-} from '../../expr/index.js'
+import { compileCalc, compilePredicate, compileScalar, numberLiteral, resolveCall, stringLiteral } from '../../expr/index.js'
 
 export const span: Span = { start: { offset: 7, line: 1, column: 8 }, end: { offset: 12, line: 1, column: 13 } }
 

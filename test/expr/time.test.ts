@@ -165,7 +165,9 @@ describe('TIMESTAMPADD and TIMESTAMPDIFF', () => {
     expect(run(call('TIMESTAMPADD', u('HOUR'), call('NEG', num('2')), jan31))).toBe(Date.UTC(2024, 0, 31, 8))
     expect(run(call('TIMESTAMPADD', u('WEEK'), num('1'), jan31))).toBe(Date.UTC(2024, 1, 7, 10))
     expect(run(call('TIMESTAMPADD', u('DAY'), col(0, T.int()), col(1, TS)), [null, 0])).toBe(null)
-    expect(errorOf(() => call('TIMESTAMPADD', col(0, T.string()), num('1'), jan31)).message).toBe(`'TIMESTAMPADD' needs a time unit such as DAY as its unit argument`)
+    expect(errorOf(() => call('TIMESTAMPADD', col(0, T.string()), num('1'), jan31)).message).toBe(
+      `'TIMESTAMPADD' needs a time unit such as DAY as its unit argument`,
+    )
   })
 
   it('keeps dates as dates for day units and more', () => {

@@ -40,31 +40,37 @@ describe('golden SQL files', () => {
   it('finds golden files', () => {
     expect(files.length).toBeGreaterThan(5)
   })
-  for (const [backend, options] of Object.entries(BACKENDS)) for (const file of files) {
-    it(`${file} (${backend})`, async () => {
-      const sql = readFileSync(join(dir, file), 'utf8')
-      const expectedError = /^-- error: (.*)$/m.exec(sql)?.[1]
-      const expectedAt = /^-- at: (\d+):(\d+)$/m.exec(sql)
-      if (expectedError !== undefined) {
-        let caught: unknown
-        try { await run(sql, options()) } catch (e) { caught = e }
-        expect(caught, 'the statement should fail').toBeInstanceOf(WeirError)
-        const err = caught as WeirError
-        expect(renderError(err, sql, file)).toContain(expectedError)
-        if (expectedAt) {
-          expect(err.span?.start.line).toBe(Number(expectedAt[1]))
-          expect(err.span?.start.column).toBe(Number(expectedAt[2]))
+  for (const [backend, options] of Object.entries(BACKENDS)) {
+    for (const file of files) {
+      it(`${file} (${backend})`, async () => {
+        const sql = readFileSync(join(dir, file), 'utf8')
+        const expectedError = /^-- error: (.*)$/m.exec(sql)?.[1]
+        const expectedAt = /^-- at: (\d+):(\d+)$/m.exec(sql)
+        if (expectedError !== undefined) {
+          let caught: unknown
+          try {
+            await run(sql, options())
+          } catch (e) {
+            caught = e
+          }
+          expect(caught, 'the statement should fail').toBeInstanceOf(WeirError)
+          const err = caught as WeirError
+          expect(renderError(err, sql, file)).toContain(expectedError)
+          if (expectedAt) {
+            expect(err.span?.start.line).toBe(Number(expectedAt[1]))
+            expect(err.span?.start.column).toBe(Number(expectedAt[2]))
+          }
+          return
         }
-        return
-      }
-      const out = join(dir, file.replace(/\.sql$/, '.out'))
-      // `-- unordered`: several sources race, so only the multiset of lines is defined.
-      const unordered = /^-- unordered$/m.test(sql)
-      const actual = unordered ? (await run(sql, options())).sort() : await run(sql, options())
-      if (process.env['UPDATE_GOLDEN'] === '1' && !existsSync(out)) writeFileSync(out, actual.join('\n') + '\n')
-      const lines = readFileSync(out, 'utf8').replace(/\n$/, '').split('\n')
-      const expected = unordered ? lines.sort() : lines
-      expect(actual).toEqual(expected)
-    })
+        const out = join(dir, file.replace(/\.sql$/, '.out'))
+        // `-- unordered`: several sources race, so only the multiset of lines is defined.
+        const unordered = /^-- unordered$/m.test(sql)
+        const actual = unordered ? (await run(sql, options())).sort() : await run(sql, options())
+        if (process.env['UPDATE_GOLDEN'] === '1' && !existsSync(out)) writeFileSync(out, actual.join('\n') + '\n')
+        const lines = readFileSync(out, 'utf8').replace(/\n$/, '').split('\n')
+        const expected = unordered ? lines.sort() : lines
+        expect(actual).toEqual(expected)
+      })
+    }
   }
 })

@@ -7,7 +7,10 @@ import { errorOf, syntaxErrorOf } from './helpers.js'
 describe('syntax errors', () => {
   it('reports a misspelled keyword read as an alias at the word itself', () => {
     expect(syntaxErrorOf('SELECT a FORM t')).toEqual({
-      at: '1:10', kind: 'syntax', message: "unexpected 'FORM', expected FROM, ',' or end of statement", help: 'did you mean FROM?',
+      at: '1:10',
+      kind: 'syntax',
+      message: "unexpected 'FORM', expected FROM, ',' or end of statement",
+      help: 'did you mean FROM?',
     })
   })
 
@@ -15,9 +18,13 @@ describe('syntax errors', () => {
     expect(syntaxErrorOf('SELECT a FROM t WHER x > 1')).toMatchObject({ at: '1:17', help: 'did you mean WHERE?' })
     expect(syntaxErrorOf('SELECT a FROM t ORDR BY a')).toMatchObject({ at: '1:17', help: 'did you mean ORDER?' })
     expect(syntaxErrorOf('CREATE TABLEE t (a INT)')).toEqual({
-      at: '1:8', kind: 'syntax', message: "unexpected 'TABLEE', expected TABLE, TEMPORARY or VIEW", help: 'did you mean TABLE?',
+      at: '1:8',
+      kind: 'syntax',
+      message: "unexpected 'TABLEE', expected TABLE, TEMPORARY or VIEW",
+      help: 'did you mean TABLE?',
     })
-    expect(syntaxErrorOf('SELEC a FROM t')).toEqual({ at: '1:1', kind: 'syntax', message: "unexpected 'SELEC', expected a statement", help: 'did you mean SELECT?' })
+    expect(syntaxErrorOf('SELEC a FROM t')).toEqual({ at: '1:1', kind: 'syntax', message: "unexpected 'SELEC', expected a statement",
+      help: 'did you mean SELECT?' })
   })
 
   it('reports the position in later statements and lines', () => {
@@ -26,7 +33,10 @@ describe('syntax errors', () => {
 
   it('reports an unterminated string at its opening quote', () => {
     expect(syntaxErrorOf("SELECT a FROM t\nWHERE s = 'abc")).toEqual({
-      at: '2:11', kind: 'syntax', message: 'unterminated string literal', help: "close the string with '",
+      at: '2:11',
+      kind: 'syntax',
+      message: 'unterminated string literal',
+      help: "close the string with '",
     })
   })
 
@@ -38,7 +48,10 @@ describe('syntax errors', () => {
 
   it('reports a missing closing parenthesis at end of input, just past the last token', () => {
     expect(syntaxErrorOf('SELECT (a + 1')).toEqual({
-      at: '1:14', kind: 'syntax', message: "unexpected end of input, expected ')'", help: "add ')' to close the '(' at line 1, column 8",
+      at: '1:14',
+      kind: 'syntax',
+      message: "unexpected end of input, expected ')'",
+      help: "add ')' to close the '(' at line 1, column 8",
     })
     const e = errorOf(() => parseSql('SELECT COUNT(a\n'))
     expect(e.span?.start).toMatchObject({ line: 1, column: 15, offset: 14 })
@@ -46,7 +59,8 @@ describe('syntax errors', () => {
 
   it('reports a trailing comma in a column list', () => {
     expect(syntaxErrorOf('CREATE TABLE t (a INT,)')).toEqual({
-      at: '1:23', kind: 'syntax',
+      at: '1:23',
+      kind: 'syntax',
       message: "unexpected ')', expected a column name, WATERMARK, CONSTRAINT or PRIMARY KEY",
       help: "remove the trailing ','",
     })
@@ -70,7 +84,9 @@ describe('syntax errors', () => {
 
   it('explains reserved words used as names', () => {
     expect(syntaxErrorOf('SELECT a FROM order')).toEqual({
-      at: '1:15', kind: 'syntax', message: "unexpected 'order', expected a table name, TABLE or '('",
+      at: '1:15',
+      kind: 'syntax',
+      message: "unexpected 'order', expected a table name, TABLE or '('",
       help: 'ORDER is a reserved word; write `order` to use it as a name',
     })
     expect(syntaxErrorOf('CREATE TABLE t (from INT)')).toMatchObject({ at: '1:17', help: 'FROM is a reserved word; write `from` to use it as a name' })
@@ -83,7 +99,8 @@ describe('syntax errors', () => {
     expect(syntaxErrorOf('SELECT CAST(a AS) FROM t')).toMatchObject({ at: '1:17', message: "unexpected ')', expected a type" })
     expect(syntaxErrorOf('INSERT t SELECT 1')).toMatchObject({ at: '1:8', message: "unexpected 't', expected INTO or OVERWRITE" })
     expect(syntaxErrorOf('SELECT 1 2')).toMatchObject({ at: '1:10', message: "unexpected '2', expected FROM, ',' or end of statement" })
-    expect(syntaxErrorOf('SELECT a FROM t x y')).toMatchObject({ at: '1:19', message: "unexpected 'y', expected JOIN, WHERE, GROUP BY, HAVING, ',' or end of statement" })
+    expect(syntaxErrorOf('SELECT a FROM t x y')).toMatchObject({ at: '1:19',
+      message: "unexpected 'y', expected JOIN, WHERE, GROUP BY, HAVING, ',' or end of statement" })
     expect(syntaxErrorOf('SELECT a FROM t;\nSELECT FROM u')).toMatchObject({ at: '2:8' })
   })
 
@@ -91,19 +108,23 @@ describe('syntax errors', () => {
     expect(syntaxErrorOf("SELECT /*+ OPTIONS('a' = ) */ 1")).toMatchObject({ at: '1:26', message: "unexpected ')', expected a value, a string or a number" })
     expect(syntaxErrorOf('SELECT a /*+ X */ FROM t')).toMatchObject({ at: '1:10', message: "unexpected hint '/*+', expected FROM, ',' or end of statement" })
     expect(syntaxErrorOf('EXPLAIN')).toMatchObject({ at: '1:8', message: 'unexpected end of input, expected a query, CHANGELOG_MODE, PLAN or INSERT' })
-    expect(syntaxErrorOf('SELECT a FROM t JOIN u USING (a)')).toMatchObject({ at: '1:24', message: expect.stringContaining("unexpected 'USING', expected ON, JOIN") })
+    expect(syntaxErrorOf('SELECT a FROM t JOIN u USING (a)')).toMatchObject({ at: '1:24',
+      message: expect.stringContaining("unexpected 'USING', expected ON, JOIN") })
   })
 
   it('helps with WITH options that are not quoted', () => {
     expect(syntaxErrorOf("CREATE TABLE t (a INT) WITH (connector = 'kafka')")).toMatchObject({
-      at: '1:30', help: "option keys and values are quoted strings, e.g. 'connector' = 'datagen'",
+      at: '1:30',
+      help: "option keys and values are quoted strings, e.g. 'connector' = 'datagen'",
     })
   })
 
   it('says what is unsupported', () => {
-    expect(syntaxErrorOf('SELECT SUM(x) OVER (PARTITION BY y) FROM t')).toMatchObject({ at: '1:15', help: expect.stringContaining('OVER windows are not supported') })
+    expect(syntaxErrorOf('SELECT SUM(x) OVER (PARTITION BY y) FROM t')).toMatchObject({ at: '1:15',
+      help: expect.stringContaining('OVER windows are not supported') })
     expect(syntaxErrorOf('SELECT a FROM t WHERE a IN (SELECT b FROM u)')).toMatchObject({ at: '1:29', help: 'subqueries inside expressions are not supported' })
-    expect(syntaxErrorOf('EXPLAIN ESTIMATED_COST SELECT 1')).toMatchObject({ at: '1:9', kind: 'unsupported', message: 'EXPLAIN ESTIMATED_COST is not supported' })
+    expect(syntaxErrorOf('EXPLAIN ESTIMATED_COST SELECT 1')).toMatchObject({ at: '1:9', kind: 'unsupported',
+      message: 'EXPLAIN ESTIMATED_COST is not supported' })
   })
 
   it('reports bad characters from the lexer with a position', () => {
@@ -117,13 +138,18 @@ describe('syntax errors', () => {
 
   it('checks window TVFs, units and table definitions', () => {
     expect(syntaxErrorOf("SELECT * FROM TABLE(TUMBEL(TABLE t, DESCRIPTOR(ts), INTERVAL '1' MINUTE))")).toMatchObject({
-      at: '1:21', message: "unknown window function 'TUMBEL'", help: 'did you mean TUMBLE?',
+      at: '1:21',
+      message: "unknown window function 'TUMBEL'",
+      help: 'did you mean TUMBLE?',
     })
-    expect(syntaxErrorOf("SELECT * FROM TABLE(TUMBLE(TABLE t, INTERVAL '1' MINUTE))")).toMatchObject({ message: 'TUMBLE needs a DESCRIPTOR(time column) argument' })
+    expect(syntaxErrorOf("SELECT * FROM TABLE(TUMBLE(TABLE t, INTERVAL '1' MINUTE))")).toMatchObject({
+      message: 'TUMBLE needs a DESCRIPTOR(time column) argument',
+    })
     expect(syntaxErrorOf("SELECT INTERVAL '1' FORTNIGHT")).toMatchObject({ at: '1:21', message: "unknown interval unit 'FORTNIGHT'" })
     expect(syntaxErrorOf("SELECT INTERVAL '1' SECCOND")).toMatchObject({ help: 'did you mean SECOND?' })
     expect(syntaxErrorOf('CREATE TABLE t (a INT, PRIMARY KEY (a) NOT ENFORCED, PRIMARY KEY (a) NOT ENFORCED)')).toMatchObject({
-      at: '1:54', message: 'a table has at most one PRIMARY KEY',
+      at: '1:54',
+      message: 'a table has at most one PRIMARY KEY',
     })
     expect(syntaxErrorOf("CREATE TABLE t (a INT) WITH ('k' = 'v', 'k' = 'w')")).toMatchObject({ at: '1:41', message: "option 'k' is given twice" })
   })
@@ -149,12 +175,45 @@ describe('syntax errors', () => {
 
   it('throws only WeirErrors, even for hostile input', () => {
     const inputs = [
-      '(', ')', ';(', 'SELECT', 'SELECT *', 'SELECT * FROM', 'CREATE', 'CREATE TABLE', 'CREATE TABLE t', 'CREATE TABLE t (',
-      'INSERT INTO', 'WITH', 'WITH a AS', 'VALUES', 'VALUES ()', 'EXPLAIN', 'SET =', "SET 'a' =", 'RESET =', 'SHOW', 'DESCRIBE',
-      "SELECT * FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(a, b), INTERVAL '1' SECOND))", 'SELECT CASE END', 'SELECT a.* AS x FROM t',
-      'SELECT t.* + 1 FROM t', 'SELECT db.f(x)', "SELECT /*+ A('k' = 'v', 'x') */ 1", 'SELECT 1 FROM t /*+', '*/', '/*+ */',
-      'SELECT ' + '('.repeat(5000) + '1' + ')'.repeat(5000), "SELECT TIMESTAMPADD('x', 1, ts)", 'SET a b = c',
-      '\u0000', 'SELECT a FROM t WHERE a = ', 'DROP', 'DROP TABLE IF', 'SELECT a FROM t LEFT', 'SELECT a FROM t JOIN',
+      '(',
+      ')',
+      ';(',
+      'SELECT',
+      'SELECT *',
+      'SELECT * FROM',
+      'CREATE',
+      'CREATE TABLE',
+      'CREATE TABLE t',
+      'CREATE TABLE t (',
+      'INSERT INTO',
+      'WITH',
+      'WITH a AS',
+      'VALUES',
+      'VALUES ()',
+      'EXPLAIN',
+      'SET =',
+      "SET 'a' =",
+      'RESET =',
+      'SHOW',
+      'DESCRIBE',
+      "SELECT * FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(a, b), INTERVAL '1' SECOND))",
+      'SELECT CASE END',
+      'SELECT a.* AS x FROM t',
+      'SELECT t.* + 1 FROM t',
+      'SELECT db.f(x)',
+      "SELECT /*+ A('k' = 'v', 'x') */ 1",
+      'SELECT 1 FROM t /*+',
+      '*/',
+      '/*+ */',
+      'SELECT ' + '('.repeat(5000) + '1' + ')'.repeat(5000),
+      "SELECT TIMESTAMPADD('x', 1, ts)",
+      'SET a b = c',
+      '\u0000',
+      'SELECT a FROM t WHERE a = ',
+      'DROP',
+      'DROP TABLE IF',
+      'SELECT a FROM t LEFT',
+      'SELECT a FROM t JOIN',
     ]
     for (const sql of inputs) {
       try {

@@ -24,7 +24,8 @@ describe('literals', () => {
 
   it('parses typed timestamp and date literals', () => {
     expect(strip(parseExpression("TIMESTAMP '2024-01-01 00:00:00'"))).toEqual({ kind: 'Literal', type: 'timestamp', text: '2024-01-01 00:00:00' })
-    expect(strip(parseExpression("TIMESTAMP_LTZ '2024-01-01 00:00:00.123'"))).toEqual({ kind: 'Literal', type: 'timestamp_ltz', text: '2024-01-01 00:00:00.123' })
+    expect(strip(parseExpression("TIMESTAMP_LTZ '2024-01-01 00:00:00.123'"))).toEqual({ kind: 'Literal', type: 'timestamp_ltz',
+      text: '2024-01-01 00:00:00.123' })
     expect(strip(parseExpression("date '2024-01-01'"))).toEqual({ kind: 'Literal', type: 'date', text: '2024-01-01' })
   })
 
@@ -41,7 +42,8 @@ describe('literals', () => {
     expect(showExpr("INTERVAL '3' MONTH")).toBe('INTERVAL(3 MONTH)')
     expect(showExpr("INTERVAL '1' YEAR")).toBe('INTERVAL(1 YEAR)')
     expect(showExpr("INTERVAL '100' MILLISECOND")).toBe('INTERVAL(100 MILLISECOND)')
-    expect(strip(parseExpression("INTERVAL '1:30' HOUR TO MINUTE"))).toEqual({ kind: 'IntervalLiteral', text: '1:30', negative: false, unit: 'HOUR', toUnit: 'MINUTE' })
+    expect(strip(parseExpression("INTERVAL '1:30' HOUR TO MINUTE"))).toEqual({ kind: 'IntervalLiteral', text: '1:30', negative: false, unit: 'HOUR',
+      toUnit: 'MINUTE' })
     expect(showExpr("INTERVAL '-5' SECOND")).toBe('INTERVAL(-5 SECOND)')
     expect(showExpr("INTERVAL -'5' SECOND")).toBe('INTERVAL(-5 SECOND)')
     expect(showExpr("INTERVAL - '-5' SECOND")).toBe('INTERVAL(5 SECOND)')
@@ -132,7 +134,8 @@ describe('predicates', () => {
 
   it('parses [NOT] LIKE with ESCAPE', () => {
     expect(strip(parseExpression("s LIKE 'a%'"))).toEqual({ kind: 'Like', operand: col('s'), pattern: str('a%'), negated: false })
-    expect(strip(parseExpression("s NOT LIKE 'a!%%' ESCAPE '!'"))).toEqual({ kind: 'Like', operand: col('s'), pattern: str('a!%%'), escape: str('!'), negated: true })
+    expect(strip(parseExpression("s NOT LIKE 'a!%%' ESCAPE '!'"))).toEqual({ kind: 'Like', operand: col('s'), pattern: str('a!%%'), escape: str('!'),
+      negated: true })
   })
 })
 
@@ -144,7 +147,10 @@ describe('CASE and CAST', () => {
 
   it('parses CAST and TRY_CAST with types', () => {
     expect(strip(parseExpression('CAST(a AS BIGINT NOT NULL)'))).toEqual({
-      kind: 'Cast', operand: col('a'), type: { kind: 'TypeName', name: 'BIGINT', params: [], notNull: true }, try: false,
+      kind: 'Cast',
+      operand: col('a'),
+      type: { kind: 'TypeName', name: 'BIGINT', params: [], notNull: true },
+      try: false,
     })
     expect(showExpr('TRY_CAST(b AS DECIMAL(10, 2))')).toBe('TRY_CAST(b AS DECIMAL(10, 2))')
     expect(showExpr('CAST(s AS TIMESTAMP(3) WITH LOCAL TIME ZONE)')).toBe('CAST(s AS TIMESTAMP_LTZ(3))')
@@ -179,7 +185,11 @@ describe('function calls', () => {
 
   it('turns the unit of TIMESTAMPADD / TIMESTAMPDIFF into a string literal', () => {
     expect(strip(parseExpression('TIMESTAMPADD(HOUR, 1, ts)'))).toEqual({
-      kind: 'FunctionCall', name: id('TIMESTAMPADD'), args: [str('HOUR'), num('1'), col('ts')], distinct: false, star: false,
+      kind: 'FunctionCall',
+      name: id('TIMESTAMPADD'),
+      args: [str('HOUR'), num('1'), col('ts')],
+      distinct: false,
+      star: false,
     })
     expect(showExpr('timestampdiff(day, a, b)')).toBe("timestampdiff('DAY', a, b)")
   })
@@ -199,7 +209,11 @@ describe('function calls', () => {
 
   it('parses plain FLOOR(x) / CEIL(x) as function calls', () => {
     expect(strip(parseExpression('FLOOR(x / 2)'))).toEqual({
-      kind: 'FunctionCall', name: id('FLOOR'), args: [{ kind: 'BinaryOp', op: '/', left: col('x'), right: num('2') }], distinct: false, star: false,
+      kind: 'FunctionCall',
+      name: id('FLOOR'),
+      args: [{ kind: 'BinaryOp', op: '/', left: col('x'), right: num('2') }],
+      distinct: false,
+      star: false,
     })
     expect(showExpr('CEILING(x)')).toBe('CEIL(x)')
   })

@@ -32,7 +32,7 @@ export function id(value: string, quoted = false): { value: string; quoted: bool
 
 /** A column reference shape: col('t', 'a') is t.a. */
 export function col(...parts: string[]): Expr {
-  return { kind: 'ColumnRef', name: { parts: parts.map((p) => id(p)) } } as unknown as Expr
+  return { kind: 'ColumnRef', name: { parts: parts.map(p => id(p)) } } as unknown as Expr
 }
 
 export function num(text: string): Expr {
@@ -49,21 +49,44 @@ export function str(text: string): Expr {
  */
 export function show(e: Expr): string {
   switch (e.kind) {
-    case 'Literal': return e.type === 'string' ? `'${e.text}'` : e.type === 'number' || e.type === 'boolean' || e.type === 'null' ? e.text : `${e.type.toUpperCase()} '${e.text}'`
-    case 'ColumnRef': return e.name.parts.map((p) => p.value).join('.')
-    case 'BinaryOp': return `(${show(e.left)} ${e.op} ${show(e.right)})`
-    case 'UnaryOp': return `(${e.op} ${show(e.operand)})`
-    case 'IsNull': return `(${show(e.operand)} IS ${e.negated ? 'NOT ' : ''}NULL)`
-    case 'IsBool': return `(${show(e.operand)} IS ${e.negated ? 'NOT ' : ''}${e.value ? 'TRUE' : 'FALSE'})`
-    case 'Between': return `(${show(e.operand)} ${e.negated ? 'NOT ' : ''}BETWEEN ${show(e.low)} AND ${show(e.high)})`
-    case 'InList': return `(${show(e.operand)} ${e.negated ? 'NOT ' : ''}IN [${e.list.map(show).join(', ')}])`
-    case 'Like': return `(${show(e.operand)} ${e.negated ? 'NOT ' : ''}LIKE ${show(e.pattern)}${e.escape ? ` ESCAPE ${show(e.escape)}` : ''})`
-    case 'CaseExpr': return `CASE(${e.operand ? `${show(e.operand)}; ` : ''}${e.whens.map((w) => `${show(w.when)} -> ${show(w.then)}`).join('; ')}${e.else ? `; ELSE ${show(e.else)}` : ''})`
-    case 'Cast': return `${e.try ? 'TRY_CAST' : 'CAST'}(${show(e.operand)} AS ${e.type.name}${e.type.params.length ? `(${e.type.params.join(', ')})` : ''}${e.type.notNull ? ' NOT NULL' : ''})`
-    case 'FunctionCall': return `${e.name.value}(${e.distinct ? 'DISTINCT ' : ''}${e.star ? '*' : ''}${e.args.map(show).join(', ')})${e.filter ? ` FILTER ${show(e.filter)}` : ''}`
-    case 'Extract': return `EXTRACT(${e.unit} FROM ${show(e.operand)})`
-    case 'TimeFloorCeil': return `${e.fn}(${show(e.operand)} TO ${e.unit})`
-    case 'IntervalLiteral': return `INTERVAL(${e.negative ? '-' : ''}${e.text} ${e.unit}${e.toUnit ? ` TO ${e.toUnit}` : ''})`
+    case 'Literal':
+      return e.type === 'string'
+        ? `'${e.text}'`
+        : e.type === 'number' || e.type === 'boolean' || e.type === 'null'
+        ? e.text
+        : `${e.type.toUpperCase()} '${e.text}'`
+    case 'ColumnRef':
+      return e.name.parts.map(p => p.value).join('.')
+    case 'BinaryOp':
+      return `(${show(e.left)} ${e.op} ${show(e.right)})`
+    case 'UnaryOp':
+      return `(${e.op} ${show(e.operand)})`
+    case 'IsNull':
+      return `(${show(e.operand)} IS ${e.negated ? 'NOT ' : ''}NULL)`
+    case 'IsBool':
+      return `(${show(e.operand)} IS ${e.negated ? 'NOT ' : ''}${e.value ? 'TRUE' : 'FALSE'})`
+    case 'Between':
+      return `(${show(e.operand)} ${e.negated ? 'NOT ' : ''}BETWEEN ${show(e.low)} AND ${show(e.high)})`
+    case 'InList':
+      return `(${show(e.operand)} ${e.negated ? 'NOT ' : ''}IN [${e.list.map(show).join(', ')}])`
+    case 'Like':
+      return `(${show(e.operand)} ${e.negated ? 'NOT ' : ''}LIKE ${show(e.pattern)}${e.escape ? ` ESCAPE ${show(e.escape)}` : ''})`
+    case 'CaseExpr':
+      return `CASE(${e.operand ? `${show(e.operand)}; ` : ''}${e.whens.map(w => `${show(w.when)} -> ${show(w.then)}`).join('; ')}${
+        e.else ? `; ELSE ${show(e.else)}` : ''
+      })`
+    case 'Cast':
+      return `${e.try ? 'TRY_CAST' : 'CAST'}(${show(e.operand)} AS ${e.type.name}${e.type.params.length ? `(${e.type.params.join(', ')})` : ''}${
+        e.type.notNull ? ' NOT NULL' : ''
+      })`
+    case 'FunctionCall':
+      return `${e.name.value}(${e.distinct ? 'DISTINCT ' : ''}${e.star ? '*' : ''}${e.args.map(show).join(', ')})${e.filter ? ` FILTER ${show(e.filter)}` : ''}`
+    case 'Extract':
+      return `EXTRACT(${e.unit} FROM ${show(e.operand)})`
+    case 'TimeFloorCeil':
+      return `${e.fn}(${show(e.operand)} TO ${e.unit})`
+    case 'IntervalLiteral':
+      return `INTERVAL(${e.negative ? '-' : ''}${e.text} ${e.unit}${e.toUnit ? ` TO ${e.toUnit}` : ''})`
   }
 }
 

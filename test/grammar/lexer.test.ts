@@ -22,7 +22,7 @@ describe('lexer', () => {
 
   it('keeps hints and drops plain comments next to them', () => {
     const q = (parseSql("SELECT /* c */ /*+ A(x) */ /*+ B('k' = 'v') */ 1")[0] as { query: Select }).query
-    expect(q.hints.map((h) => h.name.value)).toEqual(['A', 'B'])
+    expect(q.hints.map(h => h.name.value)).toEqual(['A', 'B'])
   })
 
   it('reads identifiers with digits, _ and $ and Unicode letters', () => {

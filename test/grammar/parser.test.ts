@@ -13,7 +13,7 @@ function selectOf(sql: string): Select {
 describe('scripts', () => {
   it('splits statements on ; and ignores empty ones', () => {
     const statements = parseSql(';; SELECT 1 ;\n;  SHOW TABLES; -- done\n')
-    expect(statements.map((s) => s.kind)).toEqual(['QueryStatement', 'ShowTables'])
+    expect(statements.map(s => s.kind)).toEqual(['QueryStatement', 'ShowTables'])
   })
 
   it('accepts an empty script and a script of comments only', () => {
@@ -62,8 +62,11 @@ describe('CREATE TABLE', () => {
         { kind: 'PhysicalColumn', name: id('ltz'), type: { kind: 'TypeName', name: 'TIMESTAMP_LTZ', params: [3], notNull: true } },
         { kind: 'ComputedColumn', name: id('pt'), expr: { kind: 'FunctionCall', name: id('PROCTIME'), args: [], distinct: false, star: false } },
         {
-          kind: 'MetadataColumn', name: id('ingest'), type: { kind: 'TypeName', name: 'TIMESTAMP_LTZ', params: [3], notNull: false },
-          from: 'timestamp', virtual: true,
+          kind: 'MetadataColumn',
+          name: id('ingest'),
+          type: { kind: 'TypeName', name: 'TIMESTAMP_LTZ', params: [3], notNull: false },
+          from: 'timestamp',
+          virtual: true,
         },
         { kind: 'MetadataColumn', name: id('part'), type: { kind: 'TypeName', name: 'INT', params: [], notNull: false }, virtual: false },
       ],
@@ -101,26 +104,46 @@ describe('CREATE TABLE', () => {
       i DEC(5), j NUMERIC(7, 3), k STRING, l VARCHAR, m CHAR(3), n BOOLEAN, o DATE,
       p TIMESTAMP, q TIMESTAMP_LTZ(6), r TIMESTAMP WITHOUT TIME ZONE, s BIGINT NULL
     )`) as CreateTable
-    const types = t.columns.map((c) => (c.kind === 'ComputedColumn' ? '' : `${c.type.name}${c.type.params.length ? `(${c.type.params.join(',')})` : ''}`))
+    const types = t.columns.map(c => (c.kind === 'ComputedColumn' ? '' : `${c.type.name}${c.type.params.length ? `(${c.type.params.join(',')})` : ''}`))
     expect(types).toEqual([
-      'TINYINT', 'SMALLINT', 'INT', 'INT', 'BIGINT', 'DOUBLE', 'DOUBLE', 'DOUBLE',
-      'DECIMAL(5)', 'DECIMAL(7,3)', 'STRING', 'STRING', 'STRING(3)', 'BOOLEAN', 'DATE',
-      'TIMESTAMP', 'TIMESTAMP_LTZ(6)', 'TIMESTAMP', 'BIGINT',
+      'TINYINT',
+      'SMALLINT',
+      'INT',
+      'INT',
+      'BIGINT',
+      'DOUBLE',
+      'DOUBLE',
+      'DOUBLE',
+      'DECIMAL(5)',
+      'DECIMAL(7,3)',
+      'STRING',
+      'STRING',
+      'STRING(3)',
+      'BOOLEAN',
+      'DATE',
+      'TIMESTAMP',
+      'TIMESTAMP_LTZ(6)',
+      'TIMESTAMP',
+      'BIGINT',
     ])
   })
 
   it('accepts keywords as column names (Nexmark and common schemas)', () => {
-    const names = ['date', 'value', 'name', 'type', 'url', 'channel', 'extra', 'window_start', 'window_end', 'window_time',
-      'timestamp', 'comment', 'key', 'time', 'year', 'dateTime', 'date_time', 'price', 'auction', 'first', 'last', 'zone', 'local']
-    const t = one(`CREATE TABLE t (${names.map((n) => `${n} STRING`).join(', ')})`) as CreateTable
-    expect(t.columns.map((c) => c.name.value)).toEqual(names)
+    const names = ['date', 'value', 'name', 'type', 'url', 'channel', 'extra', 'window_start', 'window_end', 'window_time', 'timestamp', 'comment', 'key',
+      'time', 'year', 'dateTime', 'date_time', 'price', 'auction', 'first', 'last', 'zone', 'local']
+    const t = one(`CREATE TABLE t (${names.map(n => `${n} STRING`).join(', ')})`) as CreateTable
+    expect(t.columns.map(c => c.name.value)).toEqual(names)
   })
 })
 
 describe('CREATE VIEW, DROP, INSERT', () => {
   it('parses CREATE TEMPORARY VIEW IF NOT EXISTS with columns', () => {
     expect(strip(one('CREATE TEMPORARY VIEW IF NOT EXISTS v (x, y) AS SELECT a, b FROM t'))).toMatchObject({
-      kind: 'CreateView', name: { parts: [id('v')] }, temporary: true, ifNotExists: true, columns: [id('x'), id('y')],
+      kind: 'CreateView',
+      name: { parts: [id('v')] },
+      temporary: true,
+      ifNotExists: true,
+      columns: [id('x'), id('y')],
       query: { kind: 'Select', items: [{ kind: 'ExprItem', expr: col('a') }, { kind: 'ExprItem', expr: col('b') }] },
     })
   })
@@ -140,7 +163,11 @@ describe('CREATE VIEW, DROP, INSERT', () => {
 
   it('parses INSERT INTO with a column list and INSERT OVERWRITE', () => {
     expect(strip(one('INSERT INTO sink (a, b) SELECT x, y FROM src'))).toMatchObject({
-      kind: 'Insert', table: { parts: [id('sink')] }, overwrite: false, columns: [id('a'), id('b')], query: { kind: 'Select' },
+      kind: 'Insert',
+      table: { parts: [id('sink')] },
+      overwrite: false,
+      columns: [id('a'), id('b')],
+      query: { kind: 'Select' },
     })
     const ow = strip(one('INSERT OVERWRITE sink (SELECT 1)'))
     expect(ow).toMatchObject({ kind: 'Insert', overwrite: true, query: { kind: 'Select' } })
@@ -172,7 +199,9 @@ describe('SET, RESET, EXPLAIN, SHOW, DESCRIBE', () => {
   })
 
   it('parses EXPLAIN forms', () => {
-    const [a, b, c, d] = parseSql('EXPLAIN SELECT 1; EXPLAIN CHANGELOG_MODE SELECT 1; EXPLAIN PLAN FOR INSERT INTO t SELECT 1; explain changelog_mode insert into t select 1')
+    const [a, b, c, d] = parseSql(
+      'EXPLAIN SELECT 1; EXPLAIN CHANGELOG_MODE SELECT 1; EXPLAIN PLAN FOR INSERT INTO t SELECT 1; explain changelog_mode insert into t select 1',
+    )
     expect(strip(a)).toMatchObject({ kind: 'Explain', changelogMode: false, statement: { kind: 'QueryStatement', query: { kind: 'Select' } } })
     expect(strip(b)).toMatchObject({ kind: 'Explain', changelogMode: true, statement: { kind: 'QueryStatement' } })
     expect(strip(c)).toMatchObject({ kind: 'Explain', changelogMode: false, statement: { kind: 'Insert', table: { parts: [id('t')] } } })
@@ -214,7 +243,7 @@ describe('SELECT', () => {
   it('allows SELECT without FROM', () => {
     const s = selectOf("SELECT 1, 'a'")
     expect(s.from).toBeUndefined()
-    expect(strip(s.items.map((i) => (i.kind === 'ExprItem' ? i.expr : undefined)))).toEqual([num('1'), str('a')])
+    expect(strip(s.items.map(i => (i.kind === 'ExprItem' ? i.expr : undefined)))).toEqual([num('1'), str('a')])
   })
 
   it('attaches hints after SELECT', () => {
@@ -238,8 +267,11 @@ describe('set operations, WITH, ORDER BY, VALUES', () => {
   it('makes UNION / EXCEPT left-associative with INTERSECT binding tighter', () => {
     const q = queryOf('SELECT 1 UNION ALL SELECT 2 INTERSECT SELECT 3 EXCEPT SELECT 4')
     const shape = (x: typeof q): string =>
-      x.kind === 'SetOperation' ? `(${shape(x.left)} ${x.op}${x.all ? ' ALL' : ''} ${shape(x.right)})`
-        : x.kind === 'Select' && x.items[0]!.kind === 'ExprItem' ? show(x.items[0]!.expr) : x.kind
+      x.kind === 'SetOperation' ?
+        `(${shape(x.left)} ${x.op}${x.all ? ' ALL' : ''} ${shape(x.right)})`
+        : x.kind === 'Select' && x.items[0]!.kind === 'ExprItem'
+        ? show(x.items[0]!.expr)
+        : x.kind
     expect(shape(q)).toBe('((1 UNION ALL (2 INTERSECT 3)) EXCEPT 4)')
   })
 
@@ -303,7 +335,9 @@ describe('FROM items', () => {
   it('parses a table with alias and OPTIONS hints before or after the alias', () => {
     const a = selectOf("SELECT * FROM db.t /*+ OPTIONS('scan.startup.mode' = 'earliest-offset') */ AS x")
     expect(strip(a.from)).toEqual({
-      kind: 'TableRef', name: { parts: [id('db'), id('t')] }, alias: id('x'),
+      kind: 'TableRef',
+      name: { parts: [id('db'), id('t')] },
+      alias: id('x'),
       hints: [{ name: id('OPTIONS'), options: [['scan.startup.mode', 'earliest-offset']], values: [] }],
     })
     const b = selectOf("SELECT * FROM t x /*+ OPTIONS('k'='v') */")
@@ -318,7 +352,10 @@ describe('FROM items', () => {
 
   it('parses column aliases after a subquery alias', () => {
     expect(strip(selectOf("SELECT x FROM (VALUES (1, 'a'), (2, 'b')) AS t(x, s)").from)).toMatchObject({
-      kind: 'SubqueryRef', query: { kind: 'ValuesQuery' }, alias: id('t'), columns: [id('x'), id('s')],
+      kind: 'SubqueryRef',
+      query: { kind: 'ValuesQuery' },
+      alias: id('t'),
+      columns: [id('x'), id('s')],
     })
     expect(strip(selectOf('SELECT x FROM (SELECT 1) t (x)').from)).toMatchObject({ alias: id('t'), columns: [id('x')] })
   })
@@ -348,7 +385,10 @@ describe('FROM items', () => {
   it('parses join ON conditions', () => {
     const s = selectOf('SELECT * FROM a AS l LEFT JOIN b r ON l.id = r.id AND r.v > 0')
     expect(strip(s.from)).toMatchObject({
-      kind: 'Join', joinType: 'LEFT', left: { kind: 'TableRef', alias: id('l') }, right: { kind: 'TableRef', alias: id('r') },
+      kind: 'Join',
+      joinType: 'LEFT',
+      left: { kind: 'TableRef', alias: id('l') },
+      right: { kind: 'TableRef', alias: id('r') },
     })
     expect(show((s.from as Join).on!)).toBe('((l.id = r.id) AND (r.v > 0))')
   })
@@ -363,9 +403,11 @@ describe('window table functions', () => {
 
   it('parses TUMBLE with positional arguments and an alias', () => {
     expect(strip(tvf("SELECT * FROM TABLE(TUMBLE(TABLE bid, DESCRIPTOR(dateTime), INTERVAL '10' SECOND)) AS w"))).toEqual({
-      kind: 'WindowTvf', fn: 'TUMBLE',
+      kind: 'WindowTvf',
+      fn: 'TUMBLE',
       input: { kind: 'TableRef', name: { parts: [id('bid')] }, hints: [] },
-      partitionBy: [], timeCol: id('dateTime'),
+      partitionBy: [],
+      timeCol: id('dateTime'),
       args: [{ value: { kind: 'IntervalLiteral', text: '10', negative: false, unit: 'SECOND' } }],
       alias: id('w'),
     })
@@ -385,7 +427,7 @@ describe('window table functions', () => {
   it('parses HOP and CUMULATE with an optional offset', () => {
     const hop = tvf("SELECT * FROM TABLE(HOP(TABLE t, DESCRIPTOR(ts), INTERVAL '5' MINUTE, INTERVAL '10' MINUTE))")
     expect(hop.fn).toBe('HOP')
-    expect(hop.args.map((a) => show(a.value))).toEqual(['INTERVAL(5 MINUTE)', 'INTERVAL(10 MINUTE)'])
+    expect(hop.args.map(a => show(a.value))).toEqual(['INTERVAL(5 MINUTE)', 'INTERVAL(10 MINUTE)'])
     const cum = tvf("SELECT * FROM TABLE(CUMULATE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' MINUTE, INTERVAL '1' HOUR, INTERVAL '5' SECOND))")
     expect(cum.fn).toBe('CUMULATE')
     expect(cum.args).toHaveLength(3)
@@ -400,7 +442,7 @@ describe('window table functions', () => {
       expect(s.fn).toBe('SESSION')
       expect(s.partitionBy.map(show)).toEqual(['k', 'k2'])
       expect(strip(s.timeCol)).toEqual(id('ts'))
-      expect(s.args.map((a) => show(a.value))).toEqual(['INTERVAL(5 MINUTE)'])
+      expect(s.args.map(a => show(a.value))).toEqual(['INTERVAL(5 MINUTE)'])
     }
     expect(tvf("SELECT * FROM TABLE(SESSION(TABLE t PARTITION BY k, DESCRIPTOR(ts), INTERVAL '5' MINUTE))").partitionBy.map(show)).toEqual(['k'])
   })

@@ -28,7 +28,7 @@ describe('spans', () => {
   const sql = [
     'CREATE TABLE bid (',
     '  auction BIGINT,',
-    "  dateTime TIMESTAMP(3),",
+    '  dateTime TIMESTAMP(3),',
     "  WATERMARK FOR dateTime AS dateTime - INTERVAL '4' SECOND",
     ") WITH ('connector' = 'datagen');",
     'INSERT INTO out',

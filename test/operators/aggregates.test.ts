@@ -30,7 +30,13 @@ describe('aggregateResultType', () => {
   })
 
   it('rejects arguments it cannot aggregate', () => {
-    const err = (() => { try { aggregateResultType('SUM', T.string()) } catch (e) { return e } })() as WeirError
+    const err = (() => {
+      try {
+        aggregateResultType('SUM', T.string())
+      } catch (e) {
+        return e
+      }
+    })() as WeirError
     expect(err).toBeInstanceOf(WeirError)
     expect(err.kind).toBe('plan')
     expect(err.message).toBe('SUM does not accept STRING')
@@ -50,10 +56,19 @@ function group(calls: AggCall[], retracting: boolean) {
   state.setCurrentKey(makeKey(['g']))
   const acc = handler.createAccumulator()
   return {
-    handler, state,
-    add(...rows: Row[]) { for (const r of rows) handler.accumulate(acc, r) },
-    retract(...rows: Row[]) { for (const r of rows) handler.retract(acc, r) },
-    value(): unknown[] { const out: unknown[] = []; handler.getValue(acc, out, 0); return out },
+    handler,
+    state,
+    add(...rows: Row[]) {
+      for (const r of rows) handler.accumulate(acc, r)
+    },
+    retract(...rows: Row[]) {
+      for (const r of rows) handler.retract(acc, r)
+    },
+    value(): unknown[] {
+      const out: unknown[] = []
+      handler.getValue(acc, out, 0)
+      return out
+    },
     rows: () => handler.rowCount(acc),
   }
 }
@@ -61,8 +76,12 @@ function group(calls: AggCall[], retracting: boolean) {
 describe('accumulators', () => {
   it('count rows, non-null values, and give NULL for no values', () => {
     const g = group([
-      aggCall('COUNT', null), aggCall('COUNT', 0, T.int()), aggCall('SUM', 0, T.int()),
-      aggCall('MIN', 0, T.int()), aggCall('MAX', 0, T.int()), aggCall('AVG', 0, T.int()),
+      aggCall('COUNT', null),
+      aggCall('COUNT', 0, T.int()),
+      aggCall('SUM', 0, T.int()),
+      aggCall('MIN', 0, T.int()),
+      aggCall('MAX', 0, T.int()),
+      aggCall('AVG', 0, T.int()),
     ], false)
     expect(g.value()).toEqual([0, 0, null, null, null, null])
     g.add([null], [null])
@@ -113,8 +132,10 @@ describe('accumulators', () => {
 
   it('count a row only where its FILTER column is TRUE', () => {
     const g = group([
-      aggCall('COUNT', null, null, { filter: 1 }), aggCall('SUM', 0, T.int(), { filter: 1 }),
-      aggCall('SUM', 0, T.int(), { filter: 2 }), aggCall('COUNT', 0, T.int(), { distinct: true, filter: 2 }),
+      aggCall('COUNT', null, null, { filter: 1 }),
+      aggCall('SUM', 0, T.int(), { filter: 1 }),
+      aggCall('SUM', 0, T.int(), { filter: 2 }),
+      aggCall('COUNT', 0, T.int(), { distinct: true, filter: 2 }),
     ], true)
     g.add([1, true, false], [2, null, true], [4, false, true], [8, true, null], [2, true, true])
     expect(g.value()).toEqual([3, 11, 8, 2])
@@ -126,8 +147,10 @@ describe('accumulators', () => {
 
   it('DISTINCT counts each value once for COUNT, SUM and AVG', () => {
     const g = group([
-      aggCall('COUNT', 0, T.int(), { distinct: true }), aggCall('SUM', 0, T.int(), { distinct: true }),
-      aggCall('AVG', 0, T.int(), { distinct: true }), aggCall('SUM', 0, T.int()),
+      aggCall('COUNT', 0, T.int(), { distinct: true }),
+      aggCall('SUM', 0, T.int(), { distinct: true }),
+      aggCall('AVG', 0, T.int(), { distinct: true }),
+      aggCall('SUM', 0, T.int()),
       aggCall('MAX', 0, T.int(), { distinct: true }),
     ], false)
     g.add([1], [1], [2], [null], [2], [6])

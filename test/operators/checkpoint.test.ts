@@ -38,7 +38,8 @@ describe('checkpoint and restore', () => {
   it('group aggregate with DISTINCT and retractable MAX', async () => {
     const aggs = [aggCall('COUNT', null), aggCall('COUNT', 1, T.int(), { distinct: true }), aggCall('MAX', 1, T.int()), aggCall('SUM', 2, T.decimal(10, 2))]
     await threeWays(
-      () => new GroupAggregateOperator({ kind: 'GroupAggregate', keys: [0], aggs, inputUpdating: true, ttlMs: 0 }), [0],
+      () => new GroupAggregateOperator({ kind: 'GroupAggregate', keys: [0], aggs, inputUpdating: true, ttlMs: 0 }),
+      [0],
       [{ rows: [['a', 1, 100n], ['a', 5, 250n], ['b', 5, 1n], ['a', 5, 1n]] }],
       [
         { rows: [['a', 5, 250n], ['b', 5, 1n]], kinds: ['-D', '-D'] },
@@ -51,7 +52,10 @@ describe('checkpoint and restore', () => {
   it('HOP window aggregate with open windows and timers across the checkpoint', async () => {
     const aggs = [aggCall('COUNT', null), aggCall('AVG', 1, T.double())]
     await threeWays(
-      () => new WindowAggregateOperator({ kind: 'WindowAggregate', window: { kind: 'HOP', slide: 5, size: 10, offset: 0 }, timeIndex: 2, timeDomain: 'event', keys: [0], aggs }), [0],
+      () =>
+        new WindowAggregateOperator({ kind: 'WindowAggregate', window: { kind: 'HOP', slide: 5, size: 10, offset: 0 }, timeIndex: 2, timeDomain: 'event',
+          keys: [0], aggs }),
+      [0],
       [{ rows: [['a', 1, 1], ['b', 2, 6], ['a', 3, 12]] }, { watermark: 5 }],
       [{ watermark: 5 }, { rows: [['a', 4, 7], ['b', 1, 3]] }, { watermark: 14 }, { end: true }],
     )
@@ -60,7 +64,8 @@ describe('checkpoint and restore', () => {
   it('SESSION window aggregate merging after the checkpoint', async () => {
     const aggs = [aggCall('COUNT', 1, T.string(), { distinct: true }), aggCall('MIN', 1, T.string())]
     await threeWays(
-      () => new WindowAggregateOperator({ kind: 'WindowAggregate', window: { kind: 'SESSION', gap: 10 }, timeIndex: 2, timeDomain: 'event', keys: [0], aggs }), [0],
+      () => new WindowAggregateOperator({ kind: 'WindowAggregate', window: { kind: 'SESSION', gap: 10 }, timeIndex: 2, timeDomain: 'event', keys: [0], aggs }),
+      [0],
       [{ rows: [['a', 'x', 0], ['a', 'y', 15], ['b', 'z', 40]] }, { watermark: 3 }],
       [{ watermark: 3 }, { rows: [['a', 'x', 8]] }, { watermark: 30 }, { end: true }],
     )

@@ -64,7 +64,9 @@ describe('GroupAggregateOperator', () => {
   })
 
   it('keeps COUNT DISTINCT and MIN right through retractions', async () => {
-    const op = new GroupAggregateOperator(spec([0], [aggCall('COUNT', 1, T.string(), { distinct: true }), aggCall('MIN', 1, T.string())], { inputUpdating: true }))
+    const op = new GroupAggregateOperator(
+      spec([0], [aggCall('COUNT', 1, T.string(), { distinct: true }), aggCall('MIN', 1, T.string())], { inputUpdating: true }),
+    )
     const h = await harness(op, { keys: [0] })
     h.process([['k', 'b'], ['k', 'a'], ['k', 'a']])
     h.process([['k', 'a']], ['-D'])
@@ -92,7 +94,9 @@ describe('GroupAggregateOperator', () => {
   })
 
   it('expires idle groups after the state TTL and starts them over', async () => {
-    const op = new GroupAggregateOperator(spec([0], [aggCall('COUNT', null), aggCall('COUNT', 1, T.int(), { distinct: true })], { ttlMs: 1000, inputUpdating: true }))
+    const op = new GroupAggregateOperator(
+      spec([0], [aggCall('COUNT', null), aggCall('COUNT', 1, T.int(), { distinct: true })], { ttlMs: 1000, inputUpdating: true }),
+    )
     const h = await harness(op, { keys: [0] })
     h.processingTime(0)
     h.process([['a', 1], ['b', 1]])
@@ -101,9 +105,12 @@ describe('GroupAggregateOperator', () => {
     h.processingTime(1500) // b last written at 0: expired; a at 900: live
     h.process([['a', 2], ['b', 1]])
     expect(h.take()).toEqual([
-      ['+I', 'a', 1, 1], ['+I', 'b', 1, 1],
-      ['-U', 'a', 1, 1], ['+U', 'a', 2, 2],
-      ['-U', 'a', 2, 2], ['+U', 'a', 3, 2],
+      ['+I', 'a', 1, 1],
+      ['+I', 'b', 1, 1],
+      ['-U', 'a', 1, 1],
+      ['+U', 'a', 2, 2],
+      ['-U', 'a', 2, 2],
+      ['+U', 'a', 3, 2],
       ['+I', 'b', 1, 1],
     ])
     h.processingTime(1600)

@@ -85,7 +85,11 @@ export async function harness(op: Operator, options: HarnessOptions): Promise<Ha
     op.onTimer?.(ts, ns, domain)
   }
   return {
-    ctx, state, timers, metrics, out,
+    ctx,
+    state,
+    timers,
+    metrics,
+    out,
     take() {
       const rows = out.slice(taken)
       taken = out.length
@@ -126,11 +130,15 @@ export { RowKind }
 
 /** An AggCall as the planner would emit it: `aggCall('SUM', 1, T.int())`, `aggCall('COUNT', null)`. */
 export function aggCall(
-  fn: AggCall['fn'], arg: number | null, argType: DataType | null = null,
+  fn: AggCall['fn'],
+  arg: number | null,
+  argType: DataType | null = null,
   extra: { distinct?: boolean; filter?: number } = {},
 ): AggCall {
   return {
-    fn, arg, argType,
+    fn,
+    arg,
+    argType,
     distinct: extra.distinct ?? false,
     filter: extra.filter ?? null,
     type: aggregateResultType(fn, argType),

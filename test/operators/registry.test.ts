@@ -8,8 +8,8 @@ import type { OperatorSpec } from '../../core/job-graph.js'
 const config = jobConfigOf({})
 const miniBatchOff = jobConfigOf({ 'table.exec.mini-batch.enabled': 'false' })
 const group = (ttlMs: number): OperatorSpec => ({ kind: 'GroupAggregate', keys: [0], aggs: [], inputUpdating: false, ttlMs })
-const window = (timeDomain: 'event' | 'processing'): OperatorSpec =>
-  ({ kind: 'WindowAggregate', window: { kind: 'TUMBLE', size: 1000, offset: 0 }, timeIndex: 1, timeDomain, keys: [0], aggs: [] })
+const window = (timeDomain: 'event' | 'processing'): OperatorSpec => ({ kind: 'WindowAggregate', window: { kind: 'TUMBLE', size: 1000, offset: 0 },
+  timeIndex: 1, timeDomain, keys: [0], aggs: [] })
 
 describe('operator traits', () => {
   it('a group aggregate keeps keyed state, takes rows one at a time with mini-batch off, and sweeps only with a TTL', () => {
@@ -25,9 +25,11 @@ describe('operator traits', () => {
 
   it('stateless operators and the nodes the runtime runs itself keep nothing', () => {
     const stateless: OperatorSpec[] = [
-      { kind: 'Calc', projection: [] }, { kind: 'Union' },
+      { kind: 'Calc', projection: [] },
+      { kind: 'Union' },
       { kind: 'WindowAssign', window: { kind: 'TUMBLE', size: 1000, offset: 0 }, timeIndex: 0, timeDomain: 'processing' },
-      { kind: 'Values', rows: [] }, { kind: 'Collect', schema: [], inputChangelog: 'insert-only' },
+      { kind: 'Values', rows: [] },
+      { kind: 'Collect', schema: [], inputChangelog: 'insert-only' },
     ]
     for (const spec of stateless) expect(operatorTraits(spec, config), spec.kind).toEqual({ keyedState: false, input: 'batch', ttlSweep: false, timers: [] })
   })

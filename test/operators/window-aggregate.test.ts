@@ -39,7 +39,8 @@ describe('WindowAggregateOperator', () => {
     h.end()
     expect(h.take()).toEqual([
       ['+I', 'b', 1, 1, -17, -7, -8],
-      ['+I', 'a', 1, 1, -7, 3, 2], ['+I', 'b', 1, 1, -7, 3, 2],
+      ['+I', 'a', 1, 1, -7, 3, 2],
+      ['+I', 'b', 1, 1, -7, 3, 2],
       ['+I', 'a', 1, 1, 3, 13, 12],
     ])
   })
@@ -130,7 +131,8 @@ describe('WindowAggregateOperator', () => {
   })
 
   it('processing time: windows fire from processing-time timers, the open ones at end of input', async () => {
-    const h = await harness(new WindowAggregateOperator(spec({ kind: 'TUMBLE', size: 1000, offset: 0 }, countSum, { timeDomain: 'processing' })), { keys: [0], now: 1500 })
+    const h = await harness(new WindowAggregateOperator(spec({ kind: 'TUMBLE', size: 1000, offset: 0 }, countSum, { timeDomain: 'processing' })), { keys: [0],
+      now: 1500 })
     h.process([['a', 1, null], ['b', 2, null]])
     h.processingTime(1998)
     h.process([['a', 3, null]])

@@ -64,8 +64,10 @@ describe('WindowAssignOperator', () => {
     const h = await harness(op, { keys: [] })
     h.process([['a', 7], ['b', null], ['c', -3]])
     expect(h.take()).toEqual([
-      ['+I', 'a', 7, 0, 10, 9], ['+I', 'a', 7, 5, 15, 14],
-      ['+I', 'c', -3, -10, 0, -1], ['+I', 'c', -3, -5, 5, 4],
+      ['+I', 'a', 7, 0, 10, 9],
+      ['+I', 'a', 7, 5, 15, 14],
+      ['+I', 'c', -3, -10, 0, -1],
+      ['+I', 'c', -3, -5, 5, 4],
     ])
     expect(h.metrics.lateRecordsDropped).toBe(1) // the NULL time
     expect(h.metrics.rowsOut).toBe(4)
@@ -85,7 +87,9 @@ describe('WindowAssignOperator', () => {
   })
 
   it('rejects a CUMULATE max size that is not a multiple of the step', () => {
-    expect(() => new WindowAssignOperator({ kind: 'WindowAssign', window: { kind: 'CUMULATE', step: 4, maxSize: 10, offset: 0 }, timeIndex: 0, timeDomain: 'event' }))
+    expect(() =>
+      new WindowAssignOperator({ kind: 'WindowAssign', window: { kind: 'CUMULATE', step: 4, maxSize: 10, offset: 0 }, timeIndex: 0, timeDomain: 'event' })
+    )
       .toThrow(/integral multiple/)
   })
 })

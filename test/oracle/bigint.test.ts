@@ -8,7 +8,9 @@ import { OracleData, kindCounts, materialize, rocksDir } from './oracle.js'
 const ROWS = 3000
 const DATA_SETS: readonly { seed: number; options: Readonly<Record<string, string>> }[] = [
   { seed: 404, options: { 'execution.batch-size': '7' } },
-  { seed: 505, options: { 'state.backend': 'rocksdb', 'state.cache.size': '64 kb', 'state.dir': rocksDir(), 'execution.batch-size': '7', 'table.exec.mini-batch.enabled': 'false' } },
+  { seed: 505,
+    options: { 'state.backend': 'rocksdb', 'state.cache.size': '64 kb', 'state.dir': rocksDir(), 'execution.batch-size': '7',
+      'table.exec.mini-batch.enabled': 'false' } },
 ]
 
 /** Flink's AVG(BIGINT): the sum divided by the count, truncated toward zero (DuckDB's AVG is a DOUBLE). */
@@ -16,8 +18,12 @@ const DUCK_AVG_B = 'CASE WHEN COUNT(b) = 0 THEN NULL ELSE CAST(sign(SUM(b)) * (a
 
 describe.each(DATA_SETS)('BIGINT vs DuckDB, seed $seed, options $options', ({ seed, options }) => {
   let data: OracleData
-  beforeAll(async () => { data = await OracleData.create({ seed, rows: ROWS }) })
-  afterAll(async () => { await data?.close() })
+  beforeAll(async () => {
+    data = await OracleData.create({ seed, rows: ROWS })
+  })
+  afterAll(async () => {
+    await data?.close()
+  })
 
   it('the data holds neighbours beyond 2^53 that a double cannot tell apart', () => {
     const beyond = new Set(data.events.map(e => e.b).filter((b): b is bigint => b !== null && (b >= 2n ** 53n || b <= -(2n ** 53n))))
@@ -27,22 +33,36 @@ describe.each(DATA_SETS)('BIGINT vs DuckDB, seed $seed, options $options', ({ se
 
   it('arithmetic, comparisons and casts per row', async () => {
     const cols = [
-      ['b', 'b'], ['b + 1', 'b + 1'], ['b - 3', 'b - 3'], ['b * 3', 'b * 3'], ['b / 7', 'b // 7'], ['MOD(b, 1000)', 'b % 1000'],
-      ['-b', '-b'], ['ABS(b)', 'abs(b)'], ['b + v', 'b + v'], ['b = 9007199254740993', 'b = 9007199254740993'],
-      ['b > 9007199254740992', 'b > 9007199254740992'], ['b < -9007199254740993', 'b < -9007199254740993'],
-      ['CAST(b AS DECIMAL(20, 0)) * 2', 'CAST(b AS DECIMAL(20, 0)) * 2'], ['CAST(b AS STRING)', 'CAST(b AS VARCHAR)'],
+      ['b', 'b'],
+      ['b + 1', 'b + 1'],
+      ['b - 3', 'b - 3'],
+      ['b * 3', 'b * 3'],
+      ['b / 7', 'b // 7'],
+      ['MOD(b, 1000)', 'b % 1000'],
+      ['-b', '-b'],
+      ['ABS(b)', 'abs(b)'],
+      ['b + v', 'b + v'],
+      ['b = 9007199254740993', 'b = 9007199254740993'],
+      ['b > 9007199254740992', 'b > 9007199254740992'],
+      ['b < -9007199254740993', 'b < -9007199254740993'],
+      ['CAST(b AS DECIMAL(20, 0)) * 2', 'CAST(b AS DECIMAL(20, 0)) * 2'],
+      ['CAST(b AS STRING)', 'CAST(b AS VARCHAR)'],
       ['CASE WHEN b > 0 THEN b ELSE 9223372036854775807 END', 'CASE WHEN b > 0 THEN b ELSE 9223372036854775807 END'],
       ['COALESCE(b, -9223372036854775808)', 'COALESCE(b, -9223372036854775808)'],
     ]
     await data.expectSame(
       `SELECT ${cols.map(c => c[0]).join(', ')} FROM t WHERE b IN (9007199254740993, 9007199254740994) OR b > 1000 OR b < 5`,
-      `SELECT ${cols.map(c => c[1]).join(', ')} FROM t WHERE b IN (9007199254740993, 9007199254740994) OR b > 1000 OR b < 5`, options)
+      `SELECT ${cols.map(c => c[1]).join(', ')} FROM t WHERE b IN (9007199254740993, 9007199254740994) OR b > 1000 OR b < 5`,
+      options,
+    )
   })
 
   it('GROUP BY k: SUM, AVG, MIN, MAX, COUNT and COUNT DISTINCT of BIGINT', async () => {
     const r = await data.expectSame(
       'SELECT k, SUM(b), AVG(b), MIN(b), MAX(b), COUNT(b), COUNT(DISTINCT b), SUM(b) FILTER (WHERE b > 9007199254740992) FROM t GROUP BY k',
-      `SELECT k, SUM(b), ${DUCK_AVG_B}, MIN(b), MAX(b), COUNT(b), COUNT(DISTINCT b), SUM(b) FILTER (WHERE b > 9007199254740992) FROM t GROUP BY k`, options)
+      `SELECT k, SUM(b), ${DUCK_AVG_B}, MIN(b), MAX(b), COUNT(b), COUNT(DISTINCT b), SUM(b) FILTER (WHERE b > 9007199254740992) FROM t GROUP BY k`,
+      options,
+    )
     expect(kindCounts(r.changes)[1], 'updates were retracted').toBeGreaterThan(0)
   })
 
@@ -53,13 +73,17 @@ describe.each(DATA_SETS)('BIGINT vs DuckDB, seed $seed, options $options', ({ se
   it('MIN/MAX and SUM over a retracting input (an aggregate of an aggregate)', async () => {
     await data.expectSame(
       'SELECT SUM(m), MIN(m), MAX(m), COUNT(*) FROM (SELECT k, MAX(b) AS m FROM t GROUP BY k)',
-      'SELECT SUM(m), MIN(m), MAX(m), COUNT(*) FROM (SELECT k, MAX(b) AS m FROM t GROUP BY k)', options)
+      'SELECT SUM(m), MIN(m), MAX(m), COUNT(*) FROM (SELECT k, MAX(b) AS m FROM t GROUP BY k)',
+      options,
+    )
   })
 
   it('TUMBLE per key', async () => {
     await data.expectSame(
       `SELECT k, window_start, SUM(b), MIN(b), MAX(b), COUNT(DISTINCT b) FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY k, window_start, window_end`,
-      `SELECT k, epoch_ms(ws), SUM(b), MIN(b), MAX(b), COUNT(DISTINCT b) FROM (SELECT *, epoch_ms(ts) - epoch_ms(ts) % 10000 AS ws FROM t) GROUP BY k, ws`, options)
+      `SELECT k, epoch_ms(ws), SUM(b), MIN(b), MAX(b), COUNT(DISTINCT b) FROM (SELECT *, epoch_ms(ts) - epoch_ms(ts) % 10000 AS ws FROM t) GROUP BY k, ws`,
+      options,
+    )
   })
 
   it('sums past 2^63 wrap as Java long does (DuckDB would widen, so the reference is computed here)', async () => {

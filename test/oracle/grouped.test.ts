@@ -12,27 +12,42 @@ const ROWS = 3000
 const DATA_SETS: readonly { seed: number; files?: number; options: Readonly<Record<string, string>> }[] = [
   { seed: 101, options: { 'execution.batch-size': '7' } },
   { seed: 202, options: { 'execution.batch-size': '7', 'table.exec.mini-batch.enabled': 'false' } },
-  { seed: 1202, options: { 'state.backend': 'rocksdb', 'state.cache.size': '64 kb', 'state.dir': rocksDir(), 'execution.batch-size': '7', 'table.exec.mini-batch.enabled': 'false' } },
+  { seed: 1202,
+    options: { 'state.backend': 'rocksdb', 'state.cache.size': '64 kb', 'state.dir': rocksDir(), 'execution.batch-size': '7',
+      'table.exec.mini-batch.enabled': 'false' } },
   // Read as a directory of three files (three splits).
   { seed: 303, files: 3, options: {} },
 ]
 
 describe.each(DATA_SETS)('grouped aggregates vs DuckDB, seed $seed, options $options', ({ seed, files, options }) => {
   let data: OracleData
-  beforeAll(async () => { data = await OracleData.create({ seed, files, rows: ROWS }) })
-  afterAll(async () => { await data?.close() })
+  beforeAll(async () => {
+    data = await OracleData.create({ seed, files, rows: ROWS })
+  })
+  afterAll(async () => {
+    await data?.close()
+  })
 
   it('every aggregate per key, NULL key as its own group', async () => {
     const r = await data.expectSame(
       `SELECT k, ${selectAggs('weir')} FROM t GROUP BY k`,
-      `SELECT k, ${selectAggs('duck')} FROM t GROUP BY k`, options)
+      `SELECT k, ${selectAggs('duck')} FROM t GROUP BY k`,
+      options,
+    )
     if (options['execution.batch-size'] === '7') expect(kindCounts(r.changes)[1], 'updates were retracted').toBeGreaterThan(0)
   })
 
   it('result types follow Flink: COUNT BIGINT NOT NULL, SUM/AVG(INT) INT, SUM(DECIMAL(10,2)) DECIMAL(38,2), AVG DECIMAL(38,6)', async () => {
     const r = await data.weir('SELECT COUNT(*), COUNT(v), SUM(v), AVG(v), SUM(d), AVG(d), AVG(x), MIN(s) FROM t GROUP BY k', options)
     expect(r.schema.map(f => formatType(f.type))).toEqual([
-      'BIGINT NOT NULL', 'BIGINT NOT NULL', 'INT', 'INT', 'DECIMAL(38, 2)', 'DECIMAL(38, 6)', 'DOUBLE', 'STRING',
+      'BIGINT NOT NULL',
+      'BIGINT NOT NULL',
+      'INT',
+      'INT',
+      'DECIMAL(38, 2)',
+      'DECIMAL(38, 6)',
+      'DOUBLE',
+      'STRING',
     ])
   })
 
@@ -44,25 +59,33 @@ describe.each(DATA_SETS)('grouped aggregates vs DuckDB, seed $seed, options $opt
   it('two grouping keys, both with NULLs (k and MOD(v, 3))', async () => {
     await data.expectSame(
       `SELECT k, MOD(v, 3) AS m, COUNT(*), SUM(d), COUNT(DISTINCT s), MAX(x) FROM t GROUP BY k, MOD(v, 3)`,
-      `SELECT k, v % 3 AS m, COUNT(*), SUM(d), COUNT(DISTINCT s), MAX(x) FROM t GROUP BY k, v % 3`, options)
+      `SELECT k, v % 3 AS m, COUNT(*), SUM(d), COUNT(DISTINCT s), MAX(x) FROM t GROUP BY k, v % 3`,
+      options,
+    )
   })
 
   it('grouping by a nullable boolean and by a truncated timestamp', async () => {
     await data.expectSame(
       `SELECT v > 20 AS big, COUNT(*), SUM(v), AVG(d) FROM t GROUP BY v > 20`,
-      `SELECT v > 20 AS big, COUNT(*), SUM(v), ${AVG_DEC_D.duck} FROM t GROUP BY v > 20`, options)
+      `SELECT v > 20 AS big, COUNT(*), SUM(v), ${AVG_DEC_D.duck} FROM t GROUP BY v > 20`,
+      options,
+    )
     await data.expectSame(
       `SELECT FLOOR(ts TO MINUTE) AS m, COUNT(*), COUNT(DISTINCT k), MIN(d) FROM t GROUP BY FLOOR(ts TO MINUTE)`,
-      `SELECT date_trunc('minute', ts) AS m, COUNT(*), COUNT(DISTINCT k), MIN(d) FROM t GROUP BY date_trunc('minute', ts)`, options)
+      `SELECT date_trunc('minute', ts) AS m, COUNT(*), COUNT(DISTINCT k), MIN(d) FROM t GROUP BY date_trunc('minute', ts)`,
+      options,
+    )
   })
 
   it('HAVING on aggregates in and not in the select list', async () => {
     const having = 'HAVING COUNT(*) > 20 AND (SUM(v) > 600 OR MAX(d) > 950) AND COUNT(DISTINCT k) <> 3'
     const r = await data.expectSame(
       `SELECT s, COUNT(*) AS n, SUM(v) AS sv FROM t GROUP BY s ${having}`,
-      `SELECT s, COUNT(*) AS n, SUM(v) AS sv FROM t GROUP BY s ${having}`, options)
+      `SELECT s, COUNT(*) AS n, SUM(v) AS sv FROM t GROUP BY s ${having}`,
+      options,
+    )
     // HAVING must have removed some groups, or it was not tested.
-    const groups = (await data.duck('SELECT COUNT(DISTINCT COALESCE(s, \'<null>\')) FROM t'))[0]
+    const groups = (await data.duck("SELECT COUNT(DISTINCT COALESCE(s, '<null>')) FROM t"))[0]
     expect(materializedCount(r)).toBeLessThan(Number(groups))
   })
 
@@ -71,7 +94,9 @@ describe.each(DATA_SETS)('grouped aggregates vs DuckDB, seed $seed, options $opt
       `SELECT k, COUNT(*) FILTER (WHERE s IS NULL) AS nulls, COUNT(DISTINCT v) FILTER (WHERE v < 0) AS negs
        FROM t GROUP BY k HAVING COUNT(*) FILTER (WHERE s IS NULL) >= 1`,
       `SELECT k, COUNT(*) FILTER (WHERE s IS NULL) AS nulls, COUNT(DISTINCT v) FILTER (WHERE v < 0) AS negs
-       FROM t GROUP BY k HAVING COUNT(*) FILTER (WHERE s IS NULL) >= 1`, options)
+       FROM t GROUP BY k HAVING COUNT(*) FILTER (WHERE s IS NULL) >= 1`,
+      options,
+    )
   })
 
   it('SELECT DISTINCT over nullable columns and expressions', async () => {

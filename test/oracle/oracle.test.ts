@@ -4,9 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DuckDBDecimalValue, DuckDBTimestampValue } from '@duckdb/node-api'
 import { T } from '../../common/types.js'
-import {
-  MAX_DISORDER_MS, OracleData, WATERMARK_DELAY_MS, canonDuck, canonWeir, expectSameMultiset, generateEvents, materialize,
-} from './oracle.js'
+import { MAX_DISORDER_MS, OracleData, WATERMARK_DELAY_MS, canonDuck, canonWeir, expectSameMultiset, generateEvents, materialize } from './oracle.js'
 
 describe('generateEvents', () => {
   const events = generateEvents({ seed: 1, rows: 3000 })
@@ -42,8 +40,12 @@ describe('generateEvents', () => {
 describe('materialize', () => {
   it('applies +I, -U, +U and -D as multiset changes', () => {
     const rows = materialize([
-      { kind: 0, row: ['a', 1] }, { kind: 0, row: ['a', 1] }, { kind: 0, row: ['b', 1n] },
-      { kind: 1, row: ['a', 1] }, { kind: 2, row: ['a', 2] }, { kind: 3, row: ['b', 1n] },
+      { kind: 0, row: ['a', 1] },
+      { kind: 0, row: ['a', 1] },
+      { kind: 0, row: ['b', 1n] },
+      { kind: 1, row: ['a', 1] },
+      { kind: 2, row: ['a', 2] },
+      { kind: 3, row: ['b', 1n] },
     ])
     expect(rows).toEqual([['a', 1], ['a', 2]])
   })
@@ -77,13 +79,18 @@ describe('canonical forms', () => {
 
 describe('OracleData', () => {
   let data: OracleData
-  beforeAll(async () => { data = await OracleData.create({ seed: 9, rows: 2000 }) })
-  afterAll(async () => { await data?.close() })
+  beforeAll(async () => {
+    data = await OracleData.create({ seed: 9, rows: 2000 })
+  })
+  afterAll(async () => {
+    await data?.close()
+  })
 
   it('loads the same rows into both engines', async () => {
     await data.expectSame(
       'SELECT k, v, d, x, s, ts FROM t',
-      'SELECT k, v, d, x, s, ts FROM t')
+      'SELECT k, v, d, x, s, ts FROM t',
+    )
   })
 
   it('rejects a result that differs in one cell of one group', async () => {

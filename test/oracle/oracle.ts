@@ -5,10 +5,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { expect } from 'vitest'
-import {
-  DuckDBDateValue, DuckDBDecimalValue, DuckDBInstance, DuckDBTimestampValue, DuckDBTypeId,
-  type DuckDBConnection,
-} from '@duckdb/node-api'
+import { DuckDBDateValue, DuckDBDecimalValue, DuckDBInstance, DuckDBTimestampValue, DuckDBTypeId, type DuckDBConnection } from '@duckdb/node-api'
 import { Session } from '../../engine/session.js'
 import type { Field } from '../../common/types.js'
 import { Mulberry32 } from '../../common/random.js'
@@ -20,7 +17,9 @@ import { formatDate, formatDecimal, formatTimestamp } from '../../common/values.
 /** Weir's seeded generator (common/random.ts, mulberry32) with the draws the oracle needs; the same seed always gives the same sequence. */
 export class Rng {
   private readonly g: Mulberry32
-  constructor(seed: number) { this.g = new Mulberry32(seed) }
+  constructor(seed: number) {
+    this.g = new Mulberry32(seed)
+  }
 
   /** Uniform in [0, 1). */
   next(): number {
@@ -28,9 +27,15 @@ export class Rng {
   }
 
   /** Uniform integer in [lo, hi]. */
-  int(lo: number, hi: number): number { return lo + Math.floor(this.next() * (hi - lo + 1)) }
-  chance(p: number): boolean { return this.next() < p }
-  pick<T>(items: readonly T[]): T { return items[Math.floor(this.next() * items.length)]! }
+  int(lo: number, hi: number): number {
+    return lo + Math.floor(this.next() * (hi - lo + 1))
+  }
+  chance(p: number): boolean {
+    return this.next() < p
+  }
+  pick<T>(items: readonly T[]): T {
+    return items[Math.floor(this.next() * items.length)]!
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -288,14 +293,27 @@ export function canonWeir(v: unknown, field: Field): string {
   if (v === null || v === undefined) return 'NULL'
   const t = field.type
   switch (t.kind) {
-    case 'BOOLEAN': return v ? 'TRUE' : 'FALSE'
-    case 'TINYINT': case 'SMALLINT': case 'INT': case 'BIGINT': return canonExact(String(v))
-    case 'DECIMAL': return canonExact(formatDecimal(v as bigint, t.scale))
-    case 'DOUBLE': return canonDouble(v as number)
-    case 'STRING': return JSON.stringify(v)
-    case 'TIMESTAMP': case 'TIMESTAMP_LTZ': return formatTimestamp(v as number)
-    case 'DATE': return formatDate(v as number)
-    case 'INTERVAL': case 'NULL': return `?${String(v)}`
+    case 'BOOLEAN':
+      return v ? 'TRUE' : 'FALSE'
+    case 'TINYINT':
+    case 'SMALLINT':
+    case 'INT':
+    case 'BIGINT':
+      return canonExact(String(v))
+    case 'DECIMAL':
+      return canonExact(formatDecimal(v as bigint, t.scale))
+    case 'DOUBLE':
+      return canonDouble(v as number)
+    case 'STRING':
+      return JSON.stringify(v)
+    case 'TIMESTAMP':
+    case 'TIMESTAMP_LTZ':
+      return formatTimestamp(v as number)
+    case 'DATE':
+      return formatDate(v as number)
+    case 'INTERVAL':
+    case 'NULL':
+      return `?${String(v)}`
   }
 }
 
@@ -343,7 +361,10 @@ export function expectSameMultiset(weir: readonly string[], duck: readonly strin
  * Flink's AVG(INT) is an INT truncated toward zero; Flink's AVG(DECIMAL(10,2)) is DECIMAL(38,6)
  * rounded half up, which DuckDB (AVG giving DOUBLE) computes here with integer arithmetic.
  */
-export interface Agg { readonly weir: string; readonly duck: string }
+export interface Agg {
+  readonly weir: string
+  readonly duck: string
+}
 
 export const AVG_INT_V: Agg = { weir: 'AVG(v)', duck: 'CAST(trunc(AVG(v)) AS INT)' }
 /**

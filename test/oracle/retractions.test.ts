@@ -9,7 +9,9 @@ const ROWS = 3000
 const DATA_SETS: readonly { seed: number; options: Readonly<Record<string, string>> }[] = [
   { seed: 7, options: { 'execution.batch-size': '7' } },
   { seed: 8, options: { 'execution.batch-size': '7', 'table.exec.mini-batch.enabled': 'false' } },
-  { seed: 1008, options: { 'state.backend': 'rocksdb', 'state.cache.size': '64 kb', 'state.dir': rocksDir(), 'execution.batch-size': '7', 'table.exec.mini-batch.enabled': 'false' } },
+  { seed: 1008,
+    options: { 'state.backend': 'rocksdb', 'state.cache.size': '64 kb', 'state.dir': rocksDir(), 'execution.batch-size': '7',
+      'table.exec.mini-batch.enabled': 'false' } },
   { seed: 9, options: { 'execution.batch-size': '1' } },
 ]
 
@@ -20,8 +22,12 @@ function both(sql: string): [string, string] {
 
 describe.each(DATA_SETS)('two-level aggregates vs DuckDB, seed $seed, options $options', ({ seed, options }) => {
   let data: OracleData
-  beforeAll(async () => { data = await OracleData.create({ seed, rows: ROWS }) })
-  afterAll(async () => { await data?.close() })
+  beforeAll(async () => {
+    data = await OracleData.create({ seed, rows: ROWS })
+  })
+  afterAll(async () => {
+    await data?.close()
+  })
 
   it('the inner aggregate alone retracts updates (the path the outer level must handle)', async () => {
     const r = await data.expectSame(...both('SELECT s, COUNT(*) AS cnt FROM t GROUP BY s'), options)
@@ -32,7 +38,8 @@ describe.each(DATA_SETS)('two-level aggregates vs DuckDB, seed $seed, options $o
 
   it('histogram of group sizes: SELECT cnt, COUNT(*) FROM (… GROUP BY s) GROUP BY cnt', async () => {
     const r = await data.expectSame(...both(
-      'SELECT cnt, COUNT(*) AS groups FROM (SELECT s, COUNT(*) AS cnt FROM t GROUP BY s) GROUP BY cnt'), options)
+      'SELECT cnt, COUNT(*) AS groups FROM (SELECT s, COUNT(*) AS cnt FROM t GROUP BY s) GROUP BY cnt',
+    ), options)
     // Buckets empty out as groups grow past them: the outer level must delete rows too.
     expect(kindCounts(r.changes)[3]).toBeGreaterThan(0)
   })
@@ -40,13 +47,15 @@ describe.each(DATA_SETS)('two-level aggregates vs DuckDB, seed $seed, options $o
   it('MAX, MIN, SUM, COUNT(DISTINCT) over retracted per-group totals', async () => {
     await data.expectSame(...both(
       `SELECT MAX(total), MIN(total), SUM(total), COUNT(DISTINCT total), COUNT(*), COUNT(total)
-       FROM (SELECT s, SUM(v) AS total FROM t GROUP BY s)`), options)
+       FROM (SELECT s, SUM(v) AS total FROM t GROUP BY s)`,
+    ), options)
     // AVG over the DECIMAL(38, 2) totals is DECIMAL(38, 6) in Flink; DuckDB's AVG is a DOUBLE.
     const inner = 'SELECT k, MOD(v, 10) AS m, SUM(d) AS total FROM t GROUP BY k, MOD(v, 10)'
     await data.expectSame(
       `SELECT MAX(total), MIN(total), SUM(total), COUNT(DISTINCT total), AVG(total) FROM (${inner})`,
       `SELECT MAX(total), MIN(total), SUM(total), COUNT(DISTINCT total), ${duckAvgDecimal('total', 2)} FROM (${both(inner)[1]})`,
-      options)
+      options,
+    )
   })
 
   it('groups that HAVING drops and restores (-D/+I) feeding an outer GROUP BY', async () => {
@@ -57,9 +66,11 @@ describe.each(DATA_SETS)('two-level aggregates vs DuckDB, seed $seed, options $o
     expect(left, 'groups HAVING removed').toBeGreaterThan(10)
     expect(rejoined, 'groups HAVING restored').toBeGreaterThan(10)
     await data.expectSame(...both(
-      `SELECT MOD(n, 5) AS b, COUNT(*), SUM(total), MAX(total), COUNT(DISTINCT s) FROM (${inner}) GROUP BY MOD(n, 5)`), options)
+      `SELECT MOD(n, 5) AS b, COUNT(*), SUM(total), MAX(total), COUNT(DISTINCT s) FROM (${inner}) GROUP BY MOD(n, 5)`,
+    ), options)
     await data.expectSame(...both(
-      `SELECT COUNT(*), MIN(n), MAX(n), SUM(n) FROM (SELECT s, COUNT(*) AS n FROM t GROUP BY s HAVING SUM(v) > 300)`), options)
+      `SELECT COUNT(*), MIN(n), MAX(n), SUM(n) FROM (SELECT s, COUNT(*) AS n FROM t GROUP BY s HAVING SUM(v) > 300)`,
+    ), options)
   })
 
   it('groups moving between outer buckets: MIN/MAX on strings and timestamps, AVG(BIGINT), DISTINCT with FILTER', async () => {
@@ -77,13 +88,15 @@ describe.each(DATA_SETS)('two-level aggregates vs DuckDB, seed $seed, options $o
   it('three levels: a count of the histogram of group sizes', async () => {
     await data.expectSame(...both(
       `SELECT COUNT(*), SUM(groups), MAX(groups)
-       FROM (SELECT cnt, COUNT(*) AS groups FROM (SELECT s, COUNT(*) AS cnt FROM t GROUP BY s) GROUP BY cnt)`), options)
+       FROM (SELECT cnt, COUNT(*) AS groups FROM (SELECT s, COUNT(*) AS cnt FROM t GROUP BY s) GROUP BY cnt)`,
+    ), options)
   })
 
   it('SELECT DISTINCT and a filter over a retracting aggregate', async () => {
     await data.expectSame(...both('SELECT DISTINCT mx FROM (SELECT s, MAX(v) AS mx FROM t GROUP BY s)'), options)
     await data.expectSame(...both(
-      'SELECT mx, COUNT(*) FROM (SELECT s, MAX(d) AS mx FROM t GROUP BY s) WHERE mx > 500 GROUP BY mx'), options)
+      'SELECT mx, COUNT(*) FROM (SELECT s, MAX(d) AS mx FROM t GROUP BY s) WHERE mx > 500 GROUP BY mx',
+    ), options)
   })
 
   it('window aggregate (insert-only) feeding a GROUP BY', async () => {
@@ -94,7 +107,9 @@ describe.each(DATA_SETS)('two-level aggregates vs DuckDB, seed $seed, options $o
        GROUP BY k`,
       `SELECT k, COUNT(*) AS windows, SUM(n), MAX(n), MIN(ws)
        FROM (SELECT k, epoch_ms(epoch_ms(ts) - epoch_ms(ts) % 30000) AS ws, COUNT(*) AS n FROM t GROUP BY k, ws)
-       GROUP BY k`, options)
+       GROUP BY k`,
+      options,
+    )
   })
 })
 
@@ -111,7 +126,10 @@ function groupPresence(changes: readonly { kind: number; row: readonly unknown[]
     if (kind === 1 || kind === 3) {
       const next = changes[i + 1]
       const replaced = next !== undefined && (next.kind === 0 || next.kind === 2) && next.row[0] === key
-      if (!replaced) { left++; gone.add(key) }
+      if (!replaced) {
+        left++
+        gone.add(key)
+      }
     } else if (gone.delete(key)) {
       rejoined++
     }

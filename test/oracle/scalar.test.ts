@@ -7,19 +7,22 @@ const ROWS = 3000
 const SEEDS = [5, 6]
 
 /** A column of the projection, spelled for each engine. */
-interface Expr { readonly weir: string; readonly duck?: string }
+interface Expr {
+  readonly weir: string
+  readonly duck?: string
+}
 const same = (sql: string): Expr => ({ weir: sql })
 
 const FAMILIES: Record<string, readonly Expr[]> = {
   'CASE, COALESCE, NULLIF, IF and three-valued logic': [
     same("CASE WHEN v IS NULL THEN 'none' WHEN v > 50 THEN 'hi' WHEN v > 0 THEN 'mid' ELSE 'lo' END"),
     same("CASE k WHEN 'a' THEN 1 WHEN 'b' THEN 2 ELSE 0 END"),
-    same("CASE WHEN d > 500 THEN d END"),
+    same('CASE WHEN d > 500 THEN d END'),
     same("COALESCE(k, s, 'none')"),
     same('COALESCE(v, 0) + 1'),
     same('NULLIF(v, 0)'),
-    same("IF(v > 0, d, -d)"),
-    same("(v > 0 AND d < 0) OR s IS NULL"),
+    same('IF(v > 0, d, -d)'),
+    same('(v > 0 AND d < 0) OR s IS NULL'),
     same('CASE WHEN v > 0 THEN d ELSE v END'),
     same('COALESCE(d, v)'),
     same('(v > 10) IS TRUE'),
@@ -83,7 +86,7 @@ const FAMILIES: Record<string, readonly Expr[]> = {
     { weir: 'CHAR_LENGTH(s)', duck: 'length(s)' },
     // Flink's CONCAT is NULL when an argument is; DuckDB's concat() skips NULLs, its || does not.
     { weir: "CONCAT(s, '-', k)", duck: "s || '-' || k" },
-    same("s || k"),
+    same('s || k'),
     same("REPLACE(s, 'a', 'XY')"),
     same('TRIM(s)'),
     same('LTRIM(s)'),
@@ -157,8 +160,12 @@ const FILTERS: readonly Expr[] = [
 
 describe.each(SEEDS)('scalar expressions vs DuckDB, seed %i', seed => {
   let data: OracleData
-  beforeAll(async () => { data = await OracleData.create({ seed, rows: ROWS }) })
-  afterAll(async () => { await data?.close() })
+  beforeAll(async () => {
+    data = await OracleData.create({ seed, rows: ROWS })
+  })
+  afterAll(async () => {
+    await data?.close()
+  })
 
   for (const [family, exprs] of Object.entries(FAMILIES)) {
     it(family, async () => {
@@ -171,7 +178,8 @@ describe.each(SEEDS)('scalar expressions vs DuckDB, seed %i', seed => {
   it('IS [NOT] DISTINCT FROM', async () => {
     await data.expectSame(
       "SELECT ts, s, v IS DISTINCT FROM 5, k IS NOT DISTINCT FROM 'b' FROM t",
-      "SELECT ts, s, v IS DISTINCT FROM 5, k IS NOT DISTINCT FROM 'b' FROM t")
+      "SELECT ts, s, v IS DISTINCT FROM 5, k IS NOT DISTINCT FROM 'b' FROM t",
+    )
   })
 
   it('WHERE with mixed predicates (NULL is not true)', async () => {

@@ -13,8 +13,12 @@ const DATA_SETS: readonly { seed: number; options: Readonly<Record<string, strin
 
 describe.each(DATA_SETS)('UNION ALL and WITH vs DuckDB, seed $seed, options $options', ({ seed, options }) => {
   let data: OracleData
-  beforeAll(async () => { data = await OracleData.create({ seed, rows: ROWS }) })
-  afterAll(async () => { await data?.close() })
+  beforeAll(async () => {
+    data = await OracleData.create({ seed, rows: ROWS })
+  })
+  afterAll(async () => {
+    await data?.close()
+  })
 
   it('UNION ALL of two overlapping filters keeps rows that match both twice', async () => {
     const sql = `SELECT k, v, d, ts FROM t WHERE v > 50
@@ -80,7 +84,8 @@ describe.each(DATA_SETS)('UNION ALL and WITH vs DuckDB, seed $seed, options $opt
          FROM (SELECT *, epoch_ms(ts) AS tms FROM t) r,
               LATERAL (SELECT unnest(generate_series(r.tms - r.tms % 10000 - 20000, r.tms - r.tms % 10000, 10000)) AS ws) g
          GROUP BY ws`,
-      options)
+      options,
+    )
   })
 
   it('a view combined with a CTE', async () => {
@@ -90,6 +95,7 @@ describe.each(DATA_SETS)('UNION ALL and WITH vs DuckDB, seed $seed, options $opt
        SELECT k, COUNT(*), SUM(v) FROM (SELECT k, v FROM pos UNION ALL SELECT k, v FROM neg) GROUP BY k`,
       `WITH pos AS (SELECT k, v, s FROM t WHERE v > 0), neg AS (SELECT k, v, s FROM t WHERE v < 0)
        SELECT k, COUNT(*), SUM(v) FROM (SELECT k, v FROM pos UNION ALL SELECT k, v FROM neg) GROUP BY k`,
-      options)
+      options,
+    )
   })
 })

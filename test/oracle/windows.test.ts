@@ -10,7 +10,8 @@ import { rocksDir } from './oracle.js'
 const DATA_SETS: readonly { seed: number; tickMs: number; files: number; options: Readonly<Record<string, string>> }[] = [
   { seed: 11, tickMs: 1, files: 1, options: {} },
   { seed: 22, tickMs: 1, files: 3, options: { 'execution.batch-size': '7' } },
-  { seed: 1022, tickMs: 1, files: 3, options: { 'state.backend': 'rocksdb', 'state.cache.size': '64 kb', 'state.dir': rocksDir(), 'execution.batch-size': '7' } },
+  { seed: 1022, tickMs: 1, files: 3,
+    options: { 'state.backend': 'rocksdb', 'state.cache.size': '64 kb', 'state.dir': rocksDir(), 'execution.batch-size': '7' } },
   { seed: 33, tickMs: 500, files: 1, options: { 'execution.batch-size': '50' } },
 ]
 const ROWS = 4000
@@ -20,8 +21,7 @@ const withMs = (src: string) => `SELECT *, epoch_ms(ts) AS tms FROM ${src}`
 
 /** DuckDB: each row with the [ws, we) (epoch ms) of every window that contains it. */
 const duckWindows = {
-  tumble: (size: number, src = 't') =>
-    `SELECT *, tms - tms % ${size} AS ws, tms - tms % ${size} + ${size} AS we FROM (${withMs(src)})`,
+  tumble: (size: number, src = 't') => `SELECT *, tms - tms % ${size} AS ws, tms - tms % ${size} + ${size} AS we FROM (${withMs(src)})`,
   // Flink's HOP: windows [start, start + size) for every start that is a multiple of slide.
   hop: (slide: number, size: number) =>
     `SELECT r.*, g.ws, g.ws + ${size} AS we FROM (${withMs('t')}) r,
@@ -55,13 +55,19 @@ function weirQuery(tvf: string, keyed: boolean): string {
 
 describe.each(DATA_SETS)('window aggregates vs DuckDB, seed $seed, tick $tickMs ms, $files file(s), options $options', ({ seed, tickMs, files, options }) => {
   let data: OracleData
-  beforeAll(async () => { data = await OracleData.create({ seed, tickMs, files, rows: ROWS }) })
-  afterAll(async () => { await data?.close() })
+  beforeAll(async () => {
+    data = await OracleData.create({ seed, tickMs, files, rows: ROWS })
+  })
+  afterAll(async () => {
+    await data?.close()
+  })
 
   it('TUMBLE(10 s) per key, NULL key as its own group', async () => {
     const r = await data.expectSame(
       weirQuery(`TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '10' SECOND)`, true),
-      duckQuery(duckWindows.tumble(10_000), true), options)
+      duckQuery(duckWindows.tumble(10_000), true),
+      options,
+    )
     // A window aggregate emits final rows only.
     expect(kindCounts(r.changes).slice(1)).toEqual([0, 0, 0])
     expect(r.changes.some(c => c.row[0] === null), 'the NULL key has windows').toBe(true)
@@ -70,38 +76,50 @@ describe.each(DATA_SETS)('window aggregates vs DuckDB, seed $seed, tick $tickMs 
   it('TUMBLE(1 min) over all keys', async () => {
     await data.expectSame(
       weirQuery(`TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' MINUTE)`, false),
-      duckQuery(duckWindows.tumble(60_000), false), options)
+      duckQuery(duckWindows.tumble(60_000), false),
+      options,
+    )
   })
 
   it('HOP(slide 5 s, size 15 s) per key', async () => {
     await data.expectSame(
       weirQuery(`HOP(TABLE t, DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '15' SECOND)`, true),
-      duckQuery(duckWindows.hop(5_000, 15_000), true), options)
+      duckQuery(duckWindows.hop(5_000, 15_000), true),
+      options,
+    )
   })
 
   it('HOP(slide 20 s, size 1 min) over all keys', async () => {
     await data.expectSame(
       weirQuery(`HOP(TABLE t, DESCRIPTOR(ts), INTERVAL '20' SECOND, INTERVAL '1' MINUTE)`, false),
-      duckQuery(duckWindows.hop(20_000, 60_000), false), options)
+      duckQuery(duckWindows.hop(20_000, 60_000), false),
+      options,
+    )
   })
 
   it('HOP per key with HAVING', async () => {
     const having = 'HAVING COUNT(*) > 3 AND SUM(d) > 1000'
     await data.expectSame(
       `${weirQuery(`HOP(TABLE t, DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '15' SECOND)`, true)} ${having}`,
-      `${duckQuery(duckWindows.hop(5_000, 15_000), true)} ${having}`, options)
+      `${duckQuery(duckWindows.hop(5_000, 15_000), true)} ${having}`,
+      options,
+    )
   })
 
   it('CUMULATE(step 10 s, max 1 min) per key', async () => {
     await data.expectSame(
       weirQuery(`CUMULATE(TABLE t, DESCRIPTOR(ts), INTERVAL '10' SECOND, INTERVAL '1' MINUTE)`, true),
-      duckQuery(duckWindows.cumulate(10_000, 60_000), true), options)
+      duckQuery(duckWindows.cumulate(10_000, 60_000), true),
+      options,
+    )
   })
 
   it('SESSION(gap 3 s) partitioned by key', async () => {
     const r = await data.expectSame(
       weirQuery(`SESSION(TABLE t PARTITION BY k, DESCRIPTOR(ts), INTERVAL '3' SECOND)`, true),
-      duckQuery(duckWindows.session(3_000, 'k'), true), options)
+      duckQuery(duckWindows.session(3_000, 'k'), true),
+      options,
+    )
     // The data must give sessions of several rows as well as single-row ones, or this tests little.
     const counts = r.changes.map(c => c.row[3] as number)
     expect(counts.some(n => n === 1) && counts.some(n => n >= 5)).toBe(true)
@@ -117,12 +135,16 @@ describe.each(DATA_SETS)('window aggregates vs DuckDB, seed $seed, tick $tickMs 
       `SELECT epoch_ms(we), v % 3 AS m, k, COUNT(*), SUM(d), MAX(s)
        FROM (${duckWindows.tumble(20_000, '(SELECT * FROM t WHERE d IS NOT NULL)')})
        WHERE v <> 0
-       GROUP BY ws, we, k, v % 3`, options)
+       GROUP BY ws, we, k, v % 3`,
+      options,
+    )
   })
 
   it('SESSION(gap 2 s) over all rows', async () => {
     await data.expectSame(
       weirQuery(`SESSION(TABLE t, DESCRIPTOR(ts), INTERVAL '2' SECOND)`, false),
-      duckQuery(duckWindows.session(2_000, ''), false), options)
+      duckQuery(duckWindows.session(2_000, ''), false),
+      options,
+    )
   })
 })

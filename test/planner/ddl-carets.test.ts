@@ -60,7 +60,10 @@ describe('CREATE TABLE errors point at', () => {
   })
 
   it('a column nexmark does not have, or of another type: the column', async () => {
-    expect(await pointed(table('auction BIGINT, bidr BIGINT', `'connector' = 'nexmark'`))).toEqual({ message: "column 'bidr' is not a field of nexmark table 'bid'", at: 'bidr BIGINT' })
+    expect(await pointed(table('auction BIGINT, bidr BIGINT', `'connector' = 'nexmark'`))).toEqual({
+      message: "column 'bidr' is not a field of nexmark table 'bid'",
+      at: 'bidr BIGINT',
+    })
     expect((await pointed(table('auction BIGINT, url DATE', `'connector' = 'nexmark'`))).at).toBe('url DATE')
   })
 })

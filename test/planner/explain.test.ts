@@ -26,7 +26,7 @@ describe('EXPLAIN', () => {
     expect(text).toBe([
       '== Physical Plan ==',
       'Collect(fields=[auction, price], changelog=[insert-only])',
-      '+- Source(table=[bid], connector=[nexmark], fields=[auction, price], filter=[((auction % 123) = 0)], watermark=[dateTime - INTERVAL \'4\' SECOND], changelog=[insert-only])',
+      "+- Source(table=[bid], connector=[nexmark], fields=[auction, price], filter=[((auction % 123) = 0)], watermark=[dateTime - INTERVAL '4' SECOND], changelog=[insert-only])",
     ].join('\n'))
   })
 
@@ -50,7 +50,9 @@ describe('EXPLAIN', () => {
   })
 
   it('the hint wins over the SET option', async () => {
-    const text = await explain(`SET 'table.exec.state.ttl' = '1 h'; EXPLAIN SELECT /*+ STATE_TTL('bid' = '30 min') */ auction, COUNT(*) FROM bid GROUP BY auction`)
+    const text = await explain(
+      `SET 'table.exec.state.ttl' = '1 h'; EXPLAIN SELECT /*+ STATE_TTL('bid' = '30 min') */ auction, COUNT(*) FROM bid GROUP BY auction`,
+    )
     expect(text).toContain('ttl=[30 min]')
   })
 
@@ -58,7 +60,9 @@ describe('EXPLAIN', () => {
     const text = await explain(`EXPLAIN SELECT auction, COUNT(*) AS n, window_start, window_end
       FROM TABLE(HOP(TABLE bid, DESCRIPTOR(dateTime), INTERVAL '2' SECOND, INTERVAL '10' SECOND))
       GROUP BY auction, window_start, window_end`)
-    expect(text).toContain('WindowAggregate(window=[HOP(slide=2 s, size=10 s)], time=[dateTime], groupBy=[auction], select=[auction, COUNT(*) AS n, window_start, window_end, window_time], changelog=[insert-only])')
+    expect(text).toContain(
+      'WindowAggregate(window=[HOP(slide=2 s, size=10 s)], time=[dateTime], groupBy=[auction], select=[auction, COUNT(*) AS n, window_start, window_end, window_time], changelog=[insert-only])',
+    )
     expect(text).toContain('bounded=[yes: cleared when the watermark passes the window end]')
     expect(text).toContain('Exchange(distribution=[hash[auction]])')
     expect(text).toContain('fields=[dateTime, auction]')

@@ -27,7 +27,9 @@ describe('SQL Weir does not run', () => {
   it('ORDER BY: says what works today, not a feature that is not there', async () => {
     const e = await refused('SELECT a FROM t ORDER BY a')
     expect(e).toMatchObject({ kind: 'unsupported', message: 'ORDER BY is not supported: Weir does not sort streams (nor Top-N) yet', at: 'a' })
-    expect(e.help).toMatch(/^remove ORDER BY; a window aggregate \(FROM TABLE\(TUMBLE\(…\)\) … GROUP BY window_start, window_end, …\) already emits its rows window by window/)
+    expect(e.help).toMatch(
+      /^remove ORDER BY; a window aggregate \(FROM TABLE\(TUMBLE\(…\)\) … GROUP BY window_start, window_end, …\) already emits its rows window by window/,
+    )
     expect(e.help).not.toMatch(/wait for|ROW_NUMBER/)
   })
 
@@ -35,7 +37,9 @@ describe('SQL Weir does not run', () => {
     for (const [clause, at] of [['LIMIT 10', 'LIMIT 10'], ['FETCH FIRST 5 ROWS ONLY', 'FETCH FIRST 5 ROWS ONLY']]) {
       const e = await refused(`SELECT a FROM t ${clause}`)
       expect(e).toMatchObject({ kind: 'unsupported', message: 'LIMIT is not supported yet', at })
-      expect(e.help).toBe("remove it; to look at a few rows, bound the source instead: 'number-of-rows' (datagen), 'nexmark.events.num' (nexmark), or a smaller file (filesystem)")
+      expect(e.help).toBe(
+        "remove it; to look at a few rows, bound the source instead: 'number-of-rows' (datagen), 'nexmark.events.num' (nexmark), or a smaller file (filesystem)",
+      )
     }
   })
 
@@ -61,10 +65,12 @@ describe('SQL Weir does not run', () => {
     ['TUMBLE', "SELECT b, TUMBLE_START(ts, INTERVAL '1' MINUTE) AS ws, COUNT(*) AS n FROM t GROUP BY TUMBLE(ts, INTERVAL '1' MINUTE), b",
       "TUMBLE(ts, INTERVAL '1' MINUTE)",
       "SELECT b, window_start AS ws, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end, b"],
-    ['HOP', "SELECT b, HOP_END(ts, INTERVAL '1' MINUTE, INTERVAL '5' MINUTE), COUNT(*)\nFROM t AS x\nGROUP BY HOP(ts, INTERVAL '1' MINUTE, INTERVAL '5' MINUTE), b",
+    ['HOP',
+      "SELECT b, HOP_END(ts, INTERVAL '1' MINUTE, INTERVAL '5' MINUTE), COUNT(*)\nFROM t AS x\nGROUP BY HOP(ts, INTERVAL '1' MINUTE, INTERVAL '5' MINUTE), b",
       "HOP(ts, INTERVAL '1' MINUTE, INTERVAL '5' MINUTE)",
       "SELECT b, window_end, COUNT(*) FROM TABLE(HOP(TABLE t, DESCRIPTOR(ts), INTERVAL '1' MINUTE, INTERVAL '5' MINUTE)) x GROUP BY window_start, window_end, b"],
-    ['SESSION', "SELECT b, SESSION_START(ts, INTERVAL '10' SECOND), SESSION_END(ts, INTERVAL '10' SECOND), COUNT(*) FROM t GROUP BY b, SESSION(ts, INTERVAL '10' SECOND)",
+    ['SESSION',
+      "SELECT b, SESSION_START(ts, INTERVAL '10' SECOND), SESSION_END(ts, INTERVAL '10' SECOND), COUNT(*) FROM t GROUP BY b, SESSION(ts, INTERVAL '10' SECOND)",
       "SESSION(ts, INTERVAL '10' SECOND)",
       "SELECT b, window_start, window_end, COUNT(*) FROM TABLE(SESSION(TABLE t PARTITION BY b, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY b, window_start, window_end"],
   ])('legacy GROUP BY %s(…): the query rewritten to the window table function, which runs', async (fn, query, at, rewritten) => {

@@ -7,7 +7,10 @@ import type { KeyRef } from '../../core/keyed-state.js'
 /** Key functions that count their calls: input 0 keys by column 0, input 1 by column 1. */
 function counted(): { keys: BatchKeys; calls: number[] } {
   const calls = [0, 0]
-  const fn = (col: number) => (row: Row): KeyRef => { calls[col]!++; return makeKey([row[col]]) }
+  const fn = (col: number) => (row: Row): KeyRef => {
+    calls[col]!++
+    return makeKey([row[col]])
+  }
   return { keys: new BatchKeys([fn(0), fn(1)]), calls }
 }
 

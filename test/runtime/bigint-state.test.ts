@@ -32,7 +32,9 @@ beforeAll(() => {
   input = join(root, 'input.jsonl')
   writeInput(input)
 })
-afterAll(() => { rmSync(root, { recursive: true, force: true }) })
+afterAll(() => {
+  rmSync(root, { recursive: true, force: true })
+})
 
 const QUERY = 'SELECT k, COUNT(*), SUM(v), MAX(v), MIN(k + 1) FROM t GROUP BY k'
 
@@ -50,9 +52,13 @@ function visible(dir: string): string[] {
     .flatMap(f => readFileSync(join(dir, f), 'utf8').split('\n').filter(l => l !== '')).sort()
 }
 
-async function run(out: string, options: Record<string, string>, extra: { signal?: AbortSignal; onCheckpoint?: (id: number) => void } = {}): Promise<JobMetrics> {
+async function run(out: string, options: Record<string, string>,
+  extra: { signal?: AbortSignal; onCheckpoint?: (id: number) => void } = {}): Promise<JobMetrics>
+{
   const session = new Session({
-    println: () => undefined, signal: extra.signal, onCheckpoint: (_job, id) => extra.onCheckpoint?.(id),
+    println: () => undefined,
+    signal: extra.signal,
+    onCheckpoint: (_job, id) => extra.onCheckpoint?.(id),
     options: { 'pipeline.name': 'bigint-job', 'table.exec.mini-batch.enabled': 'false', ...options },
   })
   await session.executeSql(sql(out))
@@ -93,20 +99,25 @@ describe('GROUP BY a BIGINT beyond 2^53', () => {
     expectExact(expected)
   })
 
-  it.each(BACKENDS.flatMap(b => [[1, 1], [2, 3]].map(([a, z]) => ({ b, a: a!, z: z! }))))('$b.name: checkpointed at p=$a, cancelled, restored at p=$z: the same output', async ({ b, a, z }) => {
-    const out = mkdtempSync(join(root, 'out-'))
-    const checkpoints = mkdtempSync(join(root, 'chk-'))
-    const options = { ...b.options(), 'execution.checkpointing.interval': '5 ms', 'state.checkpoints.dir': checkpoints, 'execution.batch-size': '20' }
-    const cancel = new AbortController()
-    const first = await run(out, { ...options, 'parallelism.default': String(a) }, { signal: cancel.signal, onCheckpoint: id => { if (id >= 1) cancel.abort() } })
-    expect(first.cancelled).toBe(true)
-    expect(first.checkpointsCompleted).toBeGreaterThanOrEqual(1)
-    const second = await run(out, { ...options, 'parallelism.default': String(z) })
-    expect(second.cancelled).toBe(false)
-    expect(second.sourceRecordsRead).toBeLessThan(ROWS)
-    expect(visible(out)).toEqual(expected)
-    expectExact(visible(out))
-  })
+  it.each(BACKENDS.flatMap(b => [[1, 1], [2, 3]].map(([a, z]) => ({ b, a: a!, z: z! }))))(
+    '$b.name: checkpointed at p=$a, cancelled, restored at p=$z: the same output',
+    async ({ b, a, z }) => {
+      const out = mkdtempSync(join(root, 'out-'))
+      const checkpoints = mkdtempSync(join(root, 'chk-'))
+      const options = { ...b.options(), 'execution.checkpointing.interval': '5 ms', 'state.checkpoints.dir': checkpoints, 'execution.batch-size': '20' }
+      const cancel = new AbortController()
+      const first = await run(out, { ...options, 'parallelism.default': String(a) }, { signal: cancel.signal, onCheckpoint: id => {
+        if (id >= 1) cancel.abort()
+      } })
+      expect(first.cancelled).toBe(true)
+      expect(first.checkpointsCompleted).toBeGreaterThanOrEqual(1)
+      const second = await run(out, { ...options, 'parallelism.default': String(z) })
+      expect(second.cancelled).toBe(false)
+      expect(second.sourceRecordsRead).toBeLessThan(ROWS)
+      expect(visible(out)).toEqual(expected)
+      expectExact(visible(out))
+    },
+  )
 })
 
 /** The output's final rows hold every key apart, with its exact sum (a bigint reference, wrapped to 64 bits). */

@@ -19,10 +19,13 @@ beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), 'weir-fallback-'))
   input = join(root, 'input.jsonl')
   const start = Date.UTC(2024, 0, 1)
-  const lines = Array.from({ length: ROWS }, (_, i) => JSON.stringify({ k: `k${i % 7}`, v: i, ts: new Date(start + i * 100).toISOString().replace('T', ' ').replace('Z', '') }))
+  const lines = Array.from({ length: ROWS },
+    (_, i) => JSON.stringify({ k: `k${i % 7}`, v: i, ts: new Date(start + i * 100).toISOString().replace('T', ' ').replace('Z', '') }))
   writeFileSync(input, lines.join('\n') + '\n')
 })
-afterAll(() => { rmSync(root, { recursive: true, force: true }) })
+afterAll(() => {
+  rmSync(root, { recursive: true, force: true })
+})
 
 /** Windows of `window`; one of a day fires only at the end of the input. */
 function sql(out: string, window: string): string {
@@ -45,10 +48,19 @@ interface RunOptions {
 
 async function run(out: string, checkpoints: string, o: RunOptions = {}): Promise<JobMetrics> {
   const session = new Session({
-    println: () => undefined, signal: o.signal, stopWithSavepoint: o.stopWithSavepoint, log: m => o.log?.push(m), recovery: { from: o.from },
+    println: () => undefined,
+    signal: o.signal,
+    stopWithSavepoint: o.stopWithSavepoint,
+    log: m => o.log?.push(m),
+    recovery: { from: o.from },
     options: {
-      'pipeline.name': 'fb', 'state.backend': 'heap', 'state.checkpoints.dir': checkpoints, 'execution.checkpointing.interval': '5 ms',
-      'execution.batch-size': '5', 'state.checkpoints.num-retained': '3', ...o.options,
+      'pipeline.name': 'fb',
+      'state.backend': 'heap',
+      'state.checkpoints.dir': checkpoints,
+      'execution.checkpointing.interval': '5 ms',
+      'execution.batch-size': '5',
+      'state.checkpoints.num-retained': '3',
+      ...o.options,
     },
     onCheckpoint: (_job, id) => o.onCheckpoint?.(id),
   })
@@ -89,13 +101,17 @@ describe('falling back from a damaged checkpoint', () => {
     const out = mkdtempSync(join(root, 'out-'))
     const checkpoints = mkdtempSync(join(root, 'chk-'))
     const cancel = new AbortController()
-    await run(out, checkpoints, { window: `'1' DAY`, signal: cancel.signal, onCheckpoint: id => { if (id >= 2) cancel.abort() } })
+    await run(out, checkpoints, { window: `'1' DAY`, signal: cancel.signal, onCheckpoint: id => {
+      if (id >= 2) cancel.abort()
+    } })
     expect(visibleRows(out)).toEqual([])
     const latest = completed(checkpoints).at(-1)!
     damage(checkpoints, latest)
     const log: string[] = []
     await run(out, checkpoints, { window: `'1' DAY`, log })
-    expect(log.join('\n')).toMatch(new RegExp(`cannot restore checkpoint ${latest}: checkpoint file '.*/chk-${latest}/\\d+-window-aggregate-0/data.bin.gz' is damaged`))
+    expect(log.join('\n')).toMatch(
+      new RegExp(`cannot restore checkpoint ${latest}: checkpoint file '.*/chk-${latest}/\\d+-window-aggregate-0/data.bin.gz' is damaged`),
+    )
     expect(log.join('\n')).toMatch(new RegExp(`resuming from checkpoint ${latest - 1}\\b`))
     expect(visibleRows(out)).toEqual(expected)
   })
@@ -112,7 +128,10 @@ describe('falling back from a damaged checkpoint', () => {
       signal: cancel.signal,
       onCheckpoint: id => {
         const now = visibleRows(out).length
-        if (id >= 2 && now > seen && committing === 0) { committing = id; cancel.abort() }
+        if (id >= 2 && now > seen && committing === 0) {
+          committing = id
+          cancel.abort()
+        }
         seen = now
       },
     })
@@ -126,8 +145,10 @@ describe('falling back from a damaged checkpoint', () => {
     expect(e).toBeInstanceOf(WeirError)
     const error = e as WeirError
     const target = completed(checkpoints).filter(id => id < committing).at(-1)!
-    expect(error.message).toMatch(new RegExp(`^job 'fb' cannot resume from checkpoint ${target}: table 'out' already holds rows in \\d+ files? in '${out}' \\('part-fb-.*` +
-      `committed by checkpoints? [\\d, and]+ after checkpoint ${target}, and a run from there would write them a second time$`))
+    expect(error.message).toMatch(
+      new RegExp(`^job 'fb' cannot resume from checkpoint ${target}: table 'out' already holds rows in \\d+ files? in '${out}' \\('part-fb-.*` +
+        `committed by checkpoints? [\\d, and]+ after checkpoint ${target}, and a run from there would write them a second time$`),
+    )
     expect(error.notes.join('\n')).toContain(`checkpoint ${committing} cannot be restored: checkpoint file`)
     expect(error.help).toContain('restore the damaged or missing checkpoint files and run again')
     expect(error.help).toContain(`--from-checkpoint 'file://${checkpoints}/fb/chk-${target}'`)
@@ -143,12 +164,16 @@ describe('falling back from a damaged checkpoint', () => {
     const out = mkdtempSync(join(root, 'out-'))
     const checkpoints = mkdtempSync(join(root, 'chk-'))
     const cancel = new AbortController()
-    await run(out, checkpoints, { options: { 'state.checkpoints.num-retained': '1' }, signal: cancel.signal, onCheckpoint: () => { if (visibleRows(out).length > 0) cancel.abort() } })
+    await run(out, checkpoints, { options: { 'state.checkpoints.num-retained': '1' }, signal: cancel.signal, onCheckpoint: () => {
+      if (visibleRows(out).length > 0) cancel.abort()
+    } })
     const before = visibleRows(out)
     expect(before.length).toBeGreaterThan(0)
     for (const id of completed(checkpoints)) damage(checkpoints, id)
     const e = await run(out, checkpoints, { options: { 'state.checkpoints.num-retained': '1' } }).then(() => undefined, (x: unknown) => x)
-    expect((e as Error).message).toMatch(/^job 'fb' cannot start from scratch: table 'out' already holds rows in \d+ files? .* committed by checkpoints? [\d, and]+, and a run from there would write them a second time$/)
+    expect((e as Error).message).toMatch(
+      /^job 'fb' cannot start from scratch: table 'out' already holds rows in \d+ files? .* committed by checkpoints? [\d, and]+, and a run from there would write them a second time$/,
+    )
     expect((e as WeirError).help).toMatch(/run with --fresh$/)
     expect(visibleRows(out)).toEqual(before)
   })
@@ -160,12 +185,19 @@ describe('falling back from a damaged checkpoint', () => {
     let first = 0
     await run(out, checkpoints, {
       signal: cancel.signal,
-      onCheckpoint: id => { if (first === 0) first = id; else if (id > first && visibleRows(out).length > 0) cancel.abort() },
+      onCheckpoint: id => {
+        if (first === 0) first = id
+        else if (id > first && visibleRows(out).length > 0) cancel.abort()
+      },
     })
     const log: string[] = []
     const older = completed(checkpoints)[0]!
     await run(out, mkdtempSync(join(root, 'chk-')), { from: join(checkpoints, 'fb', `chk-${older}`), log })
-    expect(log.join('\n')).toMatch(new RegExp(`warning: starting from checkpoint ${older}, but table 'out' already holds rows in \\d+ files? .* committed after it \\(by checkpoints? [\\d, and]+\\); they will be written a second time`))
+    expect(log.join('\n')).toMatch(
+      new RegExp(
+        `warning: starting from checkpoint ${older}, but table 'out' already holds rows in \\d+ files? .* committed after it \\(by checkpoints? [\\d, and]+\\); they will be written a second time`,
+      ),
+    )
   })
 })
 
@@ -177,7 +209,9 @@ describe('savepoints in their own folder', () => {
     const savepoints = mkdtempSync(join(root, 'sp-'))
     const stop = new AbortController()
     const options = { 'state.savepoints.dir': savepoints }
-    const first = await run(out, checkpoints, { options, stopWithSavepoint: stop.signal, onCheckpoint: id => { if (id >= 2) stop.abort() } })
+    const first = await run(out, checkpoints, { options, stopWithSavepoint: stop.signal, onCheckpoint: id => {
+      if (id >= 2) stop.abort()
+    } })
     expect(first.savepoint, JSON.stringify(first)).toMatch(new RegExp(`^file://${savepoints}/fb/savepoint-\\d+$`))
     const log: string[] = []
     await run(out, checkpoints, { options, log })

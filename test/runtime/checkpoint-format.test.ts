@@ -17,8 +17,12 @@ CREATE TABLE out (k INT, c BIGINT, s BIGINT) WITH ('connector' = 'print');
 INSERT INTO out SELECT k, COUNT(*), SUM(v) FROM src GROUP BY k;`
 
 let root: string
-beforeAll(() => { root = mkdtempSync(join(tmpdir(), 'weir-format-')) })
-afterAll(() => { rmSync(root, { recursive: true, force: true }) })
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), 'weir-format-'))
+})
+afterAll(() => {
+  rmSync(root, { recursive: true, force: true })
+})
 
 type Backend = 'heap' | 'rocksdb'
 
@@ -27,11 +31,20 @@ async function run(backend: Backend, parallelism: number, checkpoints: string, f
   const last = new Map<string, string>()
   const log: string[] = []
   const session = new Session({
-    println: line => { const m = /^([+-][IUD])\[(\d+), (.*)\]$/.exec(line); if (m) last.set(m[2]!, `${m[1]} ${m[3]}`) },
+    println: line => {
+      const m = /^([+-][IUD])\[(\d+), (.*)\]$/.exec(line)
+      if (m) last.set(m[2]!, `${m[1]} ${m[3]}`)
+    },
     log: l => log.push(l),
     options: {
-      'pipeline.name': 'v1', 'state.backend': backend, 'state.dir': mkdtempSync(join(root, 'state-')), 'state.checkpoints.dir': checkpoints,
-      'execution.checkpointing.interval': '5 ms', 'execution.batch-size': '50', 'parallelism.default': String(parallelism), 'table.exec.mini-batch.enabled': 'false',
+      'pipeline.name': 'v1',
+      'state.backend': backend,
+      'state.dir': mkdtempSync(join(root, 'state-')),
+      'state.checkpoints.dir': checkpoints,
+      'execution.checkpointing.interval': '5 ms',
+      'execution.batch-size': '50',
+      'parallelism.default': String(parallelism),
+      'table.exec.mini-batch.enabled': 'false',
     },
     recovery: { from },
   })
@@ -56,7 +69,9 @@ describe('checkpoints of manifest format 1', () => {
     expect(expected.size).toBe(40)
   })
 
-  const cases = (['heap', 'rocksdb'] as const).flatMap(backend => (['checkpoint', 'savepoint'] as const).flatMap(kind => [2, 3].map(p => ({ backend, kind, p }))))
+  const cases = (['heap', 'rocksdb'] as const).flatMap(backend =>
+    (['checkpoint', 'savepoint'] as const).flatMap(kind => [2, 3].map(p => ({ backend, kind, p })))
+  )
   it.each(cases)('a $backend $kind restores at parallelism $p with its state', async ({ backend, kind, p }) => {
     const { checkpoints, savepoint } = copyOf(`${backend}-${kind}`)
     const { last, log } = await run(backend, p, checkpoints, kind === 'savepoint' ? savepoint : undefined)
@@ -71,6 +86,8 @@ describe('checkpoints of manifest format 1', () => {
     const e = await run(now, 2, checkpoints, join(checkpoints, 'v1', 'chk-2')).catch((x: unknown) => x)
     expect(isWeirError(e)).toBe(true)
     expect((e as Error).message).toMatch(new RegExp(`checkpoint '.*/v1/chk-2' holds ${was} state, but 'state.backend' is now '${now}'`))
-    expect((e as { help?: string }).help).toBe(`set 'state.backend' = '${was}' to restore it (a savepoint taken on either backend restores onto the same backend)`)
+    expect((e as { help?: string }).help).toBe(
+      `set 'state.backend' = '${was}' to restore it (a savepoint taken on either backend restores onto the same backend)`,
+    )
   })
 })

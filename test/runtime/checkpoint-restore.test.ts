@@ -21,7 +21,9 @@ function writeInput(path: string): void {
   const start = Date.UTC(2024, 0, 1)
   for (let i = 0; i < ROWS; i++) {
     const ts = start + i * 100 - Math.floor(rnd() * 1500)
-    lines.push(JSON.stringify({ k: `k${Math.floor(rnd() * 40)}`, v: Math.floor(rnd() * 100), ts: new Date(ts).toISOString().replace('T', ' ').replace('Z', '') }))
+    lines.push(
+      JSON.stringify({ k: `k${Math.floor(rnd() * 40)}`, v: Math.floor(rnd() * 100), ts: new Date(ts).toISOString().replace('T', ' ').replace('Z', '') }),
+    )
   }
   writeFileSync(path, lines.join('\n') + '\n')
 }
@@ -31,7 +33,9 @@ beforeAll(() => {
   input = join(root, 'input.jsonl')
   writeInput(input)
 })
-afterAll(() => { rmSync(root, { recursive: true, force: true }) })
+afterAll(() => {
+  rmSync(root, { recursive: true, force: true })
+})
 
 interface Case {
   readonly name: string
@@ -45,19 +49,23 @@ interface Case {
 const WINDOW_SINK = 'k STRING, ws TIMESTAMP(3), we TIMESTAMP(3), c BIGINT, s BIGINT'
 const CASES: readonly Case[] = [
   { name: 'TUMBLE', sink: WINDOW_SINK, format: 'json',
-    query: `SELECT k, window_start, window_end, COUNT(*), SUM(v) FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY k, window_start, window_end` },
+    query:
+      `SELECT k, window_start, window_end, COUNT(*), SUM(v) FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY k, window_start, window_end` },
   { name: 'HOP', sink: WINDOW_SINK, format: 'json',
-    query: `SELECT k, window_start, window_end, COUNT(*), SUM(v) FROM TABLE(HOP(TABLE t, DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '15' SECOND)) GROUP BY k, window_start, window_end` },
+    query:
+      `SELECT k, window_start, window_end, COUNT(*), SUM(v) FROM TABLE(HOP(TABLE t, DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '15' SECOND)) GROUP BY k, window_start, window_end` },
   { name: 'CUMULATE', sink: WINDOW_SINK, format: 'json',
-    query: `SELECT k, window_start, window_end, COUNT(*), SUM(v) FROM TABLE(CUMULATE(TABLE t, DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '20' SECOND)) GROUP BY k, window_start, window_end` },
+    query:
+      `SELECT k, window_start, window_end, COUNT(*), SUM(v) FROM TABLE(CUMULATE(TABLE t, DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '20' SECOND)) GROUP BY k, window_start, window_end` },
   { name: 'SESSION', sink: WINDOW_SINK, format: 'json',
-    query: `SELECT k, window_start, window_end, COUNT(*), SUM(v) FROM TABLE(SESSION(TABLE t PARTITION BY k, DESCRIPTOR(ts), INTERVAL '4' SECOND)) GROUP BY k, window_start, window_end` },
+    query:
+      `SELECT k, window_start, window_end, COUNT(*), SUM(v) FROM TABLE(SESSION(TABLE t PARTITION BY k, DESCRIPTOR(ts), INTERVAL '4' SECOND)) GROUP BY k, window_start, window_end` },
   { name: 'GROUP BY (updating)', sink: 'k STRING, c BIGINT, s BIGINT, m INT', format: 'debezium-json',
     query: `SELECT k, COUNT(*), SUM(v), MAX(v) FROM t GROUP BY k`, options: { 'table.exec.mini-batch.enabled': 'false' } },
-  { name: 'SELECT DISTINCT', sink: 'k STRING, b INT', format: 'debezium-json',
-    query: `SELECT DISTINCT k, v / 10 FROM t`, options: { 'table.exec.mini-batch.enabled': 'false' } },
-  { name: 'COUNT DISTINCT', sink: 'k STRING, d BIGINT', format: 'debezium-json',
-    query: `SELECT k, COUNT(DISTINCT v) FROM t GROUP BY k`, options: { 'table.exec.mini-batch.enabled': 'false' } },
+  { name: 'SELECT DISTINCT', sink: 'k STRING, b INT', format: 'debezium-json', query: `SELECT DISTINCT k, v / 10 FROM t`,
+    options: { 'table.exec.mini-batch.enabled': 'false' } },
+  { name: 'COUNT DISTINCT', sink: 'k STRING, d BIGINT', format: 'debezium-json', query: `SELECT k, COUNT(DISTINCT v) FROM t GROUP BY k`,
+    options: { 'table.exec.mini-batch.enabled': 'false' } },
 ]
 
 function sql(c: Case, out: string): string {
@@ -95,17 +103,26 @@ function latestCheckpoint(checkpoints: string): { id: number; consumed: number }
   const job = join(checkpoints, 'ckpt-job')
   const ids = readdirSync(job).filter(f => /^chk-\d+$/.test(f) && existsSync(join(job, f, '_metadata'))).map(f => Number(f.slice(4)))
   const id = Math.max(...ids)
-  const manifest = JSON.parse(readFileSync(join(job, `chk-${id}`, '_metadata'), 'utf8')) as { sources: Record<string, { positions: ({ line: number } | null)[] }> }
+  const manifest = JSON.parse(readFileSync(join(job, `chk-${id}`, '_metadata'), 'utf8')) as {
+    sources: Record<string, { positions: ({ line: number } | null)[] }>
+  }
   const [source] = Object.values(manifest.sources)
   return { id, consumed: source!.positions[0]?.line ?? 0 }
 }
 
 async function run(c: Case, out: string, options: Record<string, string>, extra: {
-  signal?: AbortSignal; onCheckpoint?: (id: number) => void; log?: string[]; fresh?: boolean; from?: string
+  signal?: AbortSignal
+  onCheckpoint?: (id: number) => void
+  log?: string[]
+  fresh?: boolean
+  from?: string
 } = {}): Promise<JobMetrics> {
   const session = new Session({
-    println: () => undefined, signal: extra.signal, options: { 'pipeline.name': 'ckpt-job', ...c.options, ...options },
-    onCheckpoint: (_job, id) => extra.onCheckpoint?.(id), log: m => extra.log?.push(m),
+    println: () => undefined,
+    signal: extra.signal,
+    options: { 'pipeline.name': 'ckpt-job', ...c.options, ...options },
+    onCheckpoint: (_job, id) => extra.onCheckpoint?.(id),
+    log: m => extra.log?.push(m),
     recovery: { fresh: extra.fresh, from: extra.from },
   })
   await session.executeSql(sql(c, out))
@@ -129,30 +146,34 @@ describe.each(CASES)('$name', c => {
     expect(expected.length).toBeGreaterThan(30)
   })
 
-  it.each(BACKENDS.flatMap(b => PARALLELISM.map(([a, z]) => ({ b, a, z }))))('$b.name: checkpointed at p=$a, cancelled, restored at p=$z', async ({ b, a, z }) => {
-    const out = mkdtempSync(join(root, 'out-'))
-    const checkpoints = mkdtempSync(join(root, 'chk-'))
-    const options = { ...b.options(), 'execution.checkpointing.interval': '5 ms', 'state.checkpoints.dir': checkpoints, 'execution.batch-size': '20' }
-    const cancel = new AbortController()
-    const first = await run(c, out, { ...options, 'parallelism.default': String(a) }, { signal: cancel.signal, onCheckpoint: id => { if (id >= 1) cancel.abort() } })
-    expect(first.cancelled).toBe(true)
-    expect(first.checkpointsCompleted).toBeGreaterThanOrEqual(1)
-    // Only what completed checkpoints committed is visible: a part of the output, never more.
-    expectSubMultiset(visibleRows(out), expected)
-    // A checkpoint in flight at the cancel still completes: the newest complete one is resumed.
-    const { id, consumed } = latestCheckpoint(checkpoints)
-    const log: string[] = []
-    const second = await run(c, out, { ...options, 'parallelism.default': String(z) }, { log })
-    expect(log.join('\n')).toContain(`resuming from checkpoint ${id}`)
-    expect(second.cancelled).toBe(false)
-    // The restored run reads exactly the lines after the checkpoint's position.
-    expect(second.sourceRecordsRead).toBe(ROWS - consumed)
-    expect(visibleRows(out)).toEqual(expected)
-  })
+  it.each(BACKENDS.flatMap(b => PARALLELISM.map(([a, z]) => ({ b, a, z }))))('$b.name: checkpointed at p=$a, cancelled, restored at p=$z',
+    async ({ b, a, z }) => {
+      const out = mkdtempSync(join(root, 'out-'))
+      const checkpoints = mkdtempSync(join(root, 'chk-'))
+      const options = { ...b.options(), 'execution.checkpointing.interval': '5 ms', 'state.checkpoints.dir': checkpoints, 'execution.batch-size': '20' }
+      const cancel = new AbortController()
+      const first = await run(c, out, { ...options, 'parallelism.default': String(a) }, { signal: cancel.signal, onCheckpoint: id => {
+        if (id >= 1) cancel.abort()
+      } })
+      expect(first.cancelled).toBe(true)
+      expect(first.checkpointsCompleted).toBeGreaterThanOrEqual(1)
+      // Only what completed checkpoints committed is visible: a part of the output, never more.
+      expectSubMultiset(visibleRows(out), expected)
+      // A checkpoint in flight at the cancel still completes: the newest complete one is resumed.
+      const { id, consumed } = latestCheckpoint(checkpoints)
+      const log: string[] = []
+      const second = await run(c, out, { ...options, 'parallelism.default': String(z) }, { log })
+      expect(log.join('\n')).toContain(`resuming from checkpoint ${id}`)
+      expect(second.cancelled).toBe(false)
+      // The restored run reads exactly the lines after the checkpoint's position.
+      expect(second.sourceRecordsRead).toBe(ROWS - consumed)
+      expect(visibleRows(out)).toEqual(expected)
+    })
 
   it('checkpoints taken all the way through change nothing in the output', async () => {
     const out = mkdtempSync(join(root, 'out-'))
-    const m = await run(c, out, { 'state.backend': 'heap', 'execution.checkpointing.interval': '5 ms', 'state.checkpoints.dir': mkdtempSync(join(root, 'chk-')), 'execution.batch-size': '20' })
+    const m = await run(c, out, { 'state.backend': 'heap', 'execution.checkpointing.interval': '5 ms', 'state.checkpoints.dir': mkdtempSync(join(root, 'chk-')),
+      'execution.batch-size': '20' })
     expect(m.checkpointsCompleted).toBeGreaterThan(1)
     expect(visibleRows(out)).toEqual(expected)
   })
@@ -161,13 +182,18 @@ describe.each(CASES)('$name', c => {
 describe('recovery', () => {
   const c = CASES[0]!
   const options = (checkpoints: string): Record<string, string> => ({
-    'state.backend': 'heap', 'execution.checkpointing.interval': '5 ms', 'state.checkpoints.dir': checkpoints, 'state.checkpoints.num-retained': '3',
+    'state.backend': 'heap',
+    'execution.checkpointing.interval': '5 ms',
+    'state.checkpoints.dir': checkpoints,
+    'state.checkpoints.num-retained': '3',
   })
 
   /** Runs until `checkpoints` checkpoints completed, then cancels (small batches keep the job running long enough). */
   async function cancelledRun(out: string, dir: string, checkpoints = 1): Promise<void> {
     const cancel = new AbortController()
-    const m = await run(c, out, { ...options(dir), 'execution.batch-size': '5' }, { signal: cancel.signal, onCheckpoint: id => { if (id >= checkpoints) cancel.abort() } })
+    const m = await run(c, out, { ...options(dir), 'execution.batch-size': '5' }, { signal: cancel.signal, onCheckpoint: id => {
+      if (id >= checkpoints) cancel.abort()
+    } })
     expect(m.cancelled, 'the job must still run when its second checkpoint completes').toBe(true)
   }
 
@@ -186,7 +212,9 @@ describe('recovery', () => {
     const changed: Case = { ...c, query: c.query.replace('SUM(v)', 'MAX(v)') }
     const e = await run(changed, out, options(checkpoints)).catch((x: unknown) => x)
     expect(isWeirError(e)).toBe(true)
-    expect((e as Error).message).toMatch(/operator \d+-window-aggregate \(WindowAggregate\) changed: aggregates \[COUNT\(\*\), SUM\(\$\d\)\] → \[COUNT\(\*\), MAX\(\$\d\)\]/)
+    expect((e as Error).message).toMatch(
+      /operator \d+-window-aggregate \(WindowAggregate\) changed: aggregates \[COUNT\(\*\), SUM\(\$\d\)\] → \[COUNT\(\*\), MAX\(\$\d\)\]/,
+    )
   })
 
   it('a finished job is not run again from its final checkpoint; --fresh runs it again', async () => {
@@ -208,9 +236,13 @@ describe('recovery', () => {
     const checkpoints = mkdtempSync(join(root, 'chk-'))
     const stop = new AbortController()
     const session = new Session({
-      println: () => undefined, stopWithSavepoint: stop.signal,
-      options: { 'pipeline.name': 'sp-job', ...b.options(), 'state.checkpoints.dir': checkpoints, 'execution.checkpointing.interval': '5 ms', 'execution.batch-size': '5', 'parallelism.default': '3' },
-      onCheckpoint: (_j, id) => { if (id >= 1) stop.abort() },
+      println: () => undefined,
+      stopWithSavepoint: stop.signal,
+      options: { 'pipeline.name': 'sp-job', ...b.options(), 'state.checkpoints.dir': checkpoints, 'execution.checkpointing.interval': '5 ms',
+        'execution.batch-size': '5', 'parallelism.default': '3' },
+      onCheckpoint: (_j, id) => {
+        if (id >= 1) stop.abort()
+      },
     })
     await session.executeSql(sql(c, out))
     const [m] = await session.awaitJobs()
@@ -218,7 +250,8 @@ describe('recovery', () => {
     const straight = mkdtempSync(join(root, 'straight-'))
     await run(c, straight, { 'state.backend': 'heap' })
     const log: string[] = []
-    const resumed = await run(c, out, { ...b.options(), 'execution.checkpointing.interval': '5 ms', 'state.checkpoints.dir': mkdtempSync(join(root, 'chk-')), 'parallelism.default': '2' }, { from: m!.savepoint!, log })
+    const resumed = await run(c, out, { ...b.options(), 'execution.checkpointing.interval': '5 ms', 'state.checkpoints.dir': mkdtempSync(join(root, 'chk-')),
+      'parallelism.default': '2' }, { from: m!.savepoint!, log })
     expect(resumed.cancelled).toBe(false)
     expect(log.join('\n')).toMatch(/starting from savepoint/)
     expect(visibleRows(out)).toEqual(visibleRows(straight))

@@ -28,8 +28,11 @@ describe('the fault-injection hook', () => {
         },
       }
       const session = new Session({
-        println: () => undefined, signal: stop.signal, faults,
-        options: { 'pipeline.name': 'faults', 'state.checkpoints.dir': join(dir, 'checkpoints'), 'execution.checkpointing.interval': '50 ms', 'parallelism.default': '2' },
+        println: () => undefined,
+        signal: stop.signal,
+        faults,
+        options: { 'pipeline.name': 'faults', 'state.checkpoints.dir': join(dir, 'checkpoints'), 'execution.checkpointing.interval': '50 ms',
+          'parallelism.default': '2' },
       })
       await session.executeSql(`
         CREATE TABLE gen (id BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '2000', 'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '1000000');
@@ -55,7 +58,10 @@ describe('the fault-injection hook', () => {
     try {
       const seen: { point: FaultPoint; detail: unknown }[] = []
       const session = new Session({
-        println: () => undefined, faults: { at: (point, detail) => { seen.push({ point, detail }) } },
+        println: () => undefined,
+        faults: { at: (point, detail) => {
+          seen.push({ point, detail })
+        } },
         options: { 'pipeline.name': 'final', 'state.checkpoints.dir': join(dir, 'checkpoints'), 'execution.checkpointing.interval': '1 h' },
       })
       await session.executeSql(`
@@ -82,7 +88,10 @@ describe('the weir command', () => {
         INSERT INTO out SELECT id FROM gen;`)
       // The final checkpoint reaches 'before-commit' once: a runtime that read the variable would kill itself there.
       const r = spawnSync(process.execPath, [join(process.cwd(), 'bin/weir.js'), 'run', 'job.sql'], {
-        cwd: dir, encoding: 'utf8', timeout: 60_000, env: { ...process.env, WEIR_CRASH_AT: 'before-commit:1' },
+        cwd: dir,
+        encoding: 'utf8',
+        timeout: 60_000,
+        env: { ...process.env, WEIR_CRASH_AT: 'before-commit:1' },
       })
       expect(r.signal).toBeNull()
       expect(r.status, r.stderr).toBe(0)

@@ -11,8 +11,12 @@ import { Session } from '../../engine/session.js'
 import type { JobMetrics } from '../../runtime/executor.js'
 
 let root: string
-beforeAll(() => { root = mkdtempSync(join(tmpdir(), 'weir-read-ahead-')) })
-afterAll(() => { rmSync(root, { recursive: true, force: true }) })
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), 'weir-read-ahead-'))
+})
+afterAll(() => {
+  rmSync(root, { recursive: true, force: true })
+})
 
 const ROWS = 40_000
 
@@ -44,7 +48,7 @@ describe('reading ahead on RocksDB', () => {
     reference = (await changelog({ 'state.backend': 'heap', 'execution.batch-size': '256' })).lines
   })
 
-  it('gives the heap backend\'s changelog: one change per row, 5,000 keys', () => {
+  it("gives the heap backend's changelog: one change per row, 5,000 keys", () => {
     expect(reference.length).toBeGreaterThan(ROWS) // +I per new key, -U/+U per later row
     expect(reference.filter(l => l.includes('"op":"c"')).length).toBeGreaterThan(4900)
   })

@@ -8,8 +8,12 @@ import { Session } from '../../engine/session.js'
 import { WeirError } from '../../common/errors.js'
 
 let root: string
-beforeAll(() => { root = mkdtempSync(join(tmpdir(), 'weir-rocksdb-options-')) })
-afterAll(() => { rmSync(root, { recursive: true, force: true }) })
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), 'weir-rocksdb-options-'))
+})
+afterAll(() => {
+  rmSync(root, { recursive: true, force: true })
+})
 
 /** Every `write_buffer_size` in the OPTIONS files under `dir`. */
 function writeBufferSizes(dir: string): number[] {

@@ -20,11 +20,16 @@ describe('HeapKeyedStateBackend', () => {
     b.setTtlTime(500)
     const acc = [1, 12345n, 'x', null]
     b.setCurrentKey(alice)
-    v.update(acc); v.setNamespace(60_000); v.update([2])
-    l.add(1n); l.add(2n)
-    m.put('k', 'v'); m.put(['a', 1n], 'row')
+    v.update(acc)
+    v.setNamespace(60_000)
+    v.update([2])
+    l.add(1n)
+    l.add(2n)
+    m.put('k', 'v')
+    m.put(['a', 1n], 'row')
     b.setCurrentKey(bob)
-    m.setNamespace('w'); m.put(7, 'seven')
+    m.setNamespace('w')
+    m.put(7, 'seven')
     const snap = b.snapshot()
     acc[0] = 999 // the snapshot holds a copy
     const json: HeapSnapshot = structuredClone(snap)
@@ -57,7 +62,10 @@ describe('HeapKeyedStateBackend', () => {
     const b = new HeapKeyedStateBackend()
     const v = b.getValueState(valueState<number>('v'))
     const keys = Array.from({ length: 200 }, (_, i) => makeKey([`k${i}`]))
-    for (const [i, k] of keys.entries()) { b.setCurrentKey(k); v.update(i) }
+    for (const [i, k] of keys.entries()) {
+      b.setCurrentKey(k)
+      v.update(i)
+    }
     const snap = b.snapshot()
     const groups = snap.keyGroups.map(g => g.group)
     expect(groups).toEqual([...groups].sort((a, c) => a - c))
@@ -66,14 +74,18 @@ describe('HeapKeyedStateBackend', () => {
     const lowRange = keyGroupRange(0, 2), highRange = keyGroupRange(1, 2)
     const low = new HeapKeyedStateBackend({ keyGroupRange: lowRange })
     const high = new HeapKeyedStateBackend({ keyGroupRange: highRange })
-    low.restore(snap); high.restore(snap)
+    low.restore(snap)
+    high.restore(snap)
     const lowKeys = [...low.keys('v')], highKeys = [...high.keys('v')]
     expect(lowKeys.length + highKeys.length).toBe(200)
     expect(lowKeys.length).toBeGreaterThan(50)
     expect(lowKeys.every(k => k.group <= lowRange.end)).toBe(true)
     expect(highKeys.every(k => k.group >= highRange.start)).toBe(true)
     const hv = high.getValueState(valueState<number>('v'))
-    for (const k of highKeys) { high.setCurrentKey(k); expect(hv.value()).toBe(keys.findIndex(x => x.encoded === k.encoded)) }
+    for (const k of highKeys) {
+      high.setCurrentKey(k)
+      expect(hv.value()).toBe(keys.findIndex(x => x.encoded === k.encoded))
+    }
     const outside = keys.find(k => k.group < highRange.start)!
     expect(() => high.setCurrentKey(outside)).toThrow(/outside this subtask's range/)
   })

@@ -79,7 +79,12 @@ function stateBytes(dir: string): number {
 async function diskGrowth(ttlMs: number, keys: number, every: number): Promise<{ bytes: number[]; stored: number[] }> {
   const dir = mkdtempSync(join(tmpdir(), 'weir-ttl-disk-'))
   const b = await RocksDbKeyedStateBackend.open({
-    dir: join(dir, 'op'), jobName: 'job', operatorId: 'op', cacheBytes: 1 << 20, writeBack: 'deferred', writeBufferBytes: 256 * 1024,
+    dir: join(dir, 'op'),
+    jobName: 'job',
+    operatorId: 'op',
+    cacheBytes: 1 << 20,
+    writeBack: 'deferred',
+    writeBufferBytes: 256 * 1024,
   })
   try {
     const count = b.getValueState(valueState<number>('count', ttlMs > 0 ? { ttlMs, updateType: 'OnCreateAndWrite' } : undefined))
@@ -89,7 +94,10 @@ async function diskGrowth(ttlMs: number, keys: number, every: number): Promise<{
       const batch = Array.from({ length: 1000 }, (_, i) => makeKey([next + i]))
       await b.prefetch(batch.map(key => ({ key, namespace: '' })))
       b.setTtlTime(next / 100)
-      for (const key of batch) { b.setCurrentKey(key); count.update((count.value() ?? 0) + 1) }
+      for (const key of batch) {
+        b.setCurrentKey(key)
+        count.update((count.value() ?? 0) + 1)
+      }
       if (ttlMs > 0) await b.cleanupExpired(3 * batch.length + 64)
       await b.flush()
       if ((next + 1000) % every === 0) {

@@ -43,7 +43,10 @@ export async function startKafkaBroker(): Promise<KafkaBroker> {
   const dir = mkdtempSync(join(tmpdir(), 'weir-kafka-'))
   // A test process that ends without calling close() must not leave a broker behind (the script
   // starts it in its own session, so nothing else would stop it).
-  const killOnExit = (): void => { killBroker(dir); rmSync(dir, { recursive: true, force: true }) }
+  const killOnExit = (): void => {
+    killBroker(dir)
+    rmSync(dir, { recursive: true, force: true })
+  }
   process.once('exit', killOnExit)
   let bootstrap: string
   try {
@@ -69,7 +72,9 @@ export async function startKafkaBroker(): Promise<KafkaBroker> {
     bootstrap,
     dir,
     client,
-    stop: async () => { await run('stop', dir, STOP_TIMEOUT_MS) },
+    stop: async () => {
+      await run('stop', dir, STOP_TIMEOUT_MS)
+    },
     start: async () => {
       const again = await run('start', dir, START_TIMEOUT_MS)
       if (again !== bootstrap) throw new Error(`the broker came back at ${again}, not at ${bootstrap}`)

@@ -34,7 +34,9 @@ const READY_RE = /Running on (http:\/\/127\.0\.0\.1:\d+)/
 export async function startS3Server(): Promise<S3Server> {
   const child = spawn('bash', [SCRIPT, 'run', '0'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
   // A test process that dies without calling stop() must not leave a server behind.
-  const killOnExit = (): void => { child.kill('SIGKILL') }
+  const killOnExit = (): void => {
+    child.kill('SIGKILL')
+  }
   process.once('exit', killOnExit)
   const stop = async (): Promise<void> => {
     process.removeListener('exit', killOnExit)
@@ -64,7 +66,9 @@ export interface S3Bucket {
 export async function startS3Bucket(bucket: string): Promise<S3Bucket> {
   const server = await startS3Server()
   const client = new S3Client({
-    endpoint: server.endpoint, region: 'us-east-1', forcePathStyle: true,
+    endpoint: server.endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
     credentials: { accessKeyId: S3_TEST_CREDENTIALS['s3.access-key'], secretAccessKey: S3_TEST_CREDENTIALS['s3.secret-key'] },
   })
   try {
@@ -75,8 +79,14 @@ export async function startS3Bucket(bucket: string): Promise<S3Bucket> {
     throw e
   }
   return {
-    server, client, bucket, options: { 's3.endpoint': server.endpoint, ...S3_TEST_CREDENTIALS },
-    async stop() { client.destroy(); await server.stop() },
+    server,
+    client,
+    bucket,
+    options: { 's3.endpoint': server.endpoint, ...S3_TEST_CREDENTIALS },
+    async stop() {
+      client.destroy()
+      await server.stop()
+    },
   }
 }
 
@@ -117,9 +127,15 @@ function waitForReadyLine(child: ChildProcess): Promise<string> {
 async function waitUntilAnswering(endpoint: string, deadline: number): Promise<void> {
   for (;;) {
     const status = await new Promise<number | null>(resolve => {
-      const req = request(endpoint, { method: 'GET', timeout: 2_000 }, res => { res.resume(); resolve(res.statusCode ?? null) })
+      const req = request(endpoint, { method: 'GET', timeout: 2_000 }, res => {
+        res.resume()
+        resolve(res.statusCode ?? null)
+      })
       req.on('error', () => resolve(null))
-      req.on('timeout', () => { req.destroy(); resolve(null) })
+      req.on('timeout', () => {
+        req.destroy()
+        resolve(null)
+      })
       req.end()
     })
     if (status === 200) return

@@ -38,24 +38,44 @@ export function startWeir(cwd: string, ...args: string[]): WeirProcess {
   started.add(child)
   let stdout = '', stderr = ''
   const waiting = new Set<() => void>()
-  const wake = (): void => { for (const w of [...waiting]) w() }
-  child.stdout!.on('data', d => { stdout += d; wake() })
-  child.stderr!.on('data', d => { stderr += d; wake() })
+  const wake = (): void => {
+    for (const w of [...waiting]) w()
+  }
+  child.stdout!.on('data', d => {
+    stdout += d
+    wake()
+  })
+  child.stderr!.on('data', d => {
+    stderr += d
+    wake()
+  })
   let closed = false
   // 'close', not 'exit': by then everything the process printed has been read.
-  const exit = new Promise<number | null>(resolve => child.on('close', code => { closed = true; wake(); resolve(code) }))
+  const exit = new Promise<number | null>(resolve =>
+    child.on('close', code => {
+      closed = true
+      wake()
+      resolve(code)
+    })
+  )
   return {
     child,
     out: () => stdout,
     err: () => stderr,
-    until: test => new Promise((resolve, reject) => {
-      const check = (): void => {
-        if (test(stdout, stderr)) { waiting.delete(check); resolve() }
-        else if (closed) { waiting.delete(check); reject(new Error(`weir exited before it printed what the test waits for:\n${stdout}\n${stderr}`)) }
-      }
-      waiting.add(check)
-      check()
-    }),
+    until: test =>
+      new Promise((resolve, reject) => {
+        const check = (): void => {
+          if (test(stdout, stderr)) {
+            waiting.delete(check)
+            resolve()
+          } else if (closed) {
+            waiting.delete(check)
+            reject(new Error(`weir exited before it printed what the test waits for:\n${stdout}\n${stderr}`))
+          }
+        }
+        waiting.add(check)
+        check()
+      }),
     exited: () => exit,
   }
 }

@@ -51,7 +51,8 @@ describe.each(harnesses)('keyed state: $name', h => {
     const l = b.getListState(listState<string>('l'))
     await at(b, alice)
     expect(l.get()).toEqual([])
-    l.add('a'); l.add('b')
+    l.add('a')
+    l.add('b')
     l.setNamespace(1)
     l.add('z')
     l.setNamespace('')
@@ -82,7 +83,10 @@ describe.each(harnesses)('keyed state: $name', h => {
     const b = await h.open()
     const m = b.getMapState(mapState<unknown, number>('m'))
     await at(b, alice)
-    m.put('a', 1); m.put(2, 2); m.put(3n, 3); m.put(['row', 1], 4)
+    m.put('a', 1)
+    m.put(2, 2)
+    m.put(3n, 3)
+    m.put(['row', 1], 4)
     expect(m.get('a')).toBe(1)
     expect(m.get(3n)).toBe(3)
     expect(m.get(['row', 1])).toBe(4) // equal content, another array
@@ -157,8 +161,11 @@ describe.each(harnesses)('keyed state: $name', h => {
     const b = await h.open()
     const v = b.getValueState(valueState<number>('v'))
     const m = b.getMapState(mapState<string, number>('m'))
-    await at(b, alice); v.update(1)
-    await at(b, bob); v.update(2); m.put('x', 1)
+    await at(b, alice)
+    v.update(1)
+    await at(b, bob)
+    v.update(2)
+    m.put('x', 1)
     await resident(b, [alice, bob])
     expect([...b.keys('v')].map(k => k.values)).toEqual([['alice'], ['bob']])
     expect([...b.keys('m')].map(k => k.values)).toEqual([['bob']])
@@ -194,10 +201,18 @@ describe.each(harnesses)('keyed state: $name', h => {
   it('extends TTL on reads with OnReadAndWrite', async () => {
     const b = await h.open()
     const v = b.getValueState(valueState<string>('v', ttl(100, 'OnReadAndWrite')))
-    b.setTtlTime(0); await at(b, alice); v.update('x')
-    b.setTtlTime(90); await at(b, alice); expect(v.value()).toBe('x')
-    b.setTtlTime(180); await at(b, alice); expect(v.value()).toBe('x')
-    b.setTtlTime(280); await at(b, alice); expect(v.value()).toBeUndefined()
+    b.setTtlTime(0)
+    await at(b, alice)
+    v.update('x')
+    b.setTtlTime(90)
+    await at(b, alice)
+    expect(v.value()).toBe('x')
+    b.setTtlTime(180)
+    await at(b, alice)
+    expect(v.value()).toBe('x')
+    b.setTtlTime(280)
+    await at(b, alice)
+    expect(v.value()).toBeUndefined()
   })
 
   it('hides expired map entries and list elements one by one', async () => {
@@ -205,8 +220,12 @@ describe.each(harnesses)('keyed state: $name', h => {
     const m = b.getMapState(mapState<string, number>('m', ttl(100)))
     const l = b.getListState(listState<string>('l', ttl(100)))
     await at(b, alice)
-    b.setTtlTime(0); m.put('old', 1); l.add('old')
-    b.setTtlTime(50); m.put('new', 2); l.add('new')
+    b.setTtlTime(0)
+    m.put('old', 1)
+    l.add('old')
+    b.setTtlTime(50)
+    m.put('new', 2)
+    l.add('new')
     await at(b, alice)
     b.setTtlTime(120)
     expect(m.get('old')).toBeUndefined()
@@ -235,10 +254,14 @@ describe.each(harnesses)('keyed state: $name', h => {
     b.setTtlTime(0)
     for (let i = 0; i < 10; i++) {
       await at(b, makeKey([i]))
-      v.update(i); m.put('a', i); m.put('b', i); forever.update(i)
+      v.update(i)
+      m.put('a', i)
+      m.put('b', i)
+      forever.update(i)
     }
     b.setTtlTime(50)
-    await at(b, makeKey([0])); m.put('b', 99) // key 0's 'b' is fresh
+    await at(b, makeKey([0]))
+    m.put('b', 99) // key 0's 'b' is fresh
     expect(await liveEntries(b)).toBe(40)
     b.setTtlTime(120)
     expect(await liveEntries(b)).toBe(11) // forever ×10 + key 0's 'b'
@@ -265,11 +288,16 @@ describe.each(harnesses)('keyed state: $name', h => {
     b.setTtlTime(500)
     const acc = [1, 12345n, 'x', null]
     await at(b, alice)
-    v.update(acc); v.setNamespace(60_000); v.update([2])
-    l.add(1n); l.add(2n)
-    m.put('k', 'v'); m.put(['a', 1n], 'row')
+    v.update(acc)
+    v.setNamespace(60_000)
+    v.update([2])
+    l.add(1n)
+    l.add(2n)
+    m.put('k', 'v')
+    m.put(['a', 1n], 'row')
     await at(b, bob)
-    m.setNamespace('w'); m.put(7, 'seven')
+    m.setNamespace('w')
+    m.put(7, 'seven')
     const snap = await snapshot(b, all)
     acc[0] = 999 // the snapshot holds a copy
 
@@ -300,7 +328,10 @@ describe.each(harnesses)('keyed state: $name', h => {
     const b = await h.open()
     const v = b.getValueState(valueState<number>('v'))
     const keys = Array.from({ length: 200 }, (_, i) => makeKey([`k${i}`]))
-    for (const [i, k] of keys.entries()) { await at(b, k); v.update(i) }
+    for (const [i, k] of keys.entries()) {
+      await at(b, k)
+      v.update(i)
+    }
     const snap = await snapshot(b, all)
 
     const lowRange = keyGroupRange(0, 2), highRange = keyGroupRange(1, 2)
@@ -308,7 +339,8 @@ describe.each(harnesses)('keyed state: $name', h => {
     const high = await h.open({ keyGroupRange: highRange })
     const lv = low.getValueState(valueState<number>('v'))
     const hv = high.getValueState(valueState<number>('v'))
-    await restore(low, snap); await restore(high, snap)
+    await restore(low, snap)
+    await restore(high, snap)
     expect(await liveEntries(low) + await liveEntries(high)).toBe(200)
     expect(await liveEntries(low)).toBeGreaterThan(50)
     for (const [i, k] of keys.entries()) {
@@ -323,7 +355,8 @@ describe.each(harnesses)('keyed state: $name', h => {
   it('refuses a snapshot taken with another max-parallelism', async () => {
     const b = await h.open({ maxParallelism: 128 })
     const v = b.getValueState(valueState<number>('v'))
-    await at(b, alice); v.update(1)
+    await at(b, alice)
+    v.update(1)
     const snap = await snapshot(b, all)
     const other = await h.open({ maxParallelism: 64 })
     await expect(restore(other, snap)).rejects.toThrow(/max-parallelism 128/)

@@ -20,7 +20,11 @@ describe('RocksDB backend cache', () => {
     for (let s = 0; s < keys.length; s += 1024) {
       const batch = keys.slice(s, s + 1024)
       await b.prefetch(batch.map(key => ({ key, namespace: '' })))
-      batch.forEach((key, j) => { b.setCurrentKey(key); expect(v.value()).toBeUndefined(); v.update(expected(s + j)) })
+      batch.forEach((key, j) => {
+        b.setCurrentKey(key)
+        expect(v.value()).toBeUndefined()
+        v.update(expected(s + j))
+      })
       await b.flush() // as the runtime does: the write completes while the next batch is prefetched
       expect(b.cacheStats().slots).toBeLessThanOrEqual(batch.length) // only what the write in flight holds
     }
@@ -30,7 +34,10 @@ describe('RocksDB backend cache', () => {
     for (let s = 0; s < keys.length; s += 1024) {
       const batch = keys.slice(s, s + 1024)
       await b.prefetch(batch.map(key => ({ key, namespace: '' })))
-      batch.forEach((key, j) => { b.setCurrentKey(key); expect(v.value()).toEqual(expected(s + j)) })
+      batch.forEach((key, j) => {
+        b.setCurrentKey(key)
+        expect(v.value()).toEqual(expected(s + j))
+      })
       await b.flush()
     }
     expect(await b.countEntries()).toBe(50_000)
@@ -87,11 +94,38 @@ describe('RocksDB backend cache', () => {
       await b.sync() // cacheBytes 0: evicts everything once written
       expect(b.cacheStats().slots).toBe(0)
     }
-    await step(() => { v.update(1); m.put('x', 1); m.put('y', 1); l.add(1) })
-    await step(() => { expect(v.value()).toBe(1); v.update(2); m.put('x', 2); m.remove('y'); l.add(2) })
-    await step(() => { expect(v.value()).toBe(2); expect([...m.entries()]).toEqual([['x', 2]]); expect(l.get()).toEqual([1, 2]); v.clear(); m.clear(); l.update([3]) })
-    await step(() => { expect(v.value()).toBeUndefined(); expect(m.isEmpty()).toBe(true); expect(l.get()).toEqual([3]); m.put('z', 3); l.clear() })
-    await step(() => { expect([...m.entries()]).toEqual([['z', 3]]); expect(l.get()).toEqual([]) })
+    await step(() => {
+      v.update(1)
+      m.put('x', 1)
+      m.put('y', 1)
+      l.add(1)
+    })
+    await step(() => {
+      expect(v.value()).toBe(1)
+      v.update(2)
+      m.put('x', 2)
+      m.remove('y')
+      l.add(2)
+    })
+    await step(() => {
+      expect(v.value()).toBe(2)
+      expect([...m.entries()]).toEqual([['x', 2]])
+      expect(l.get()).toEqual([1, 2])
+      v.clear()
+      m.clear()
+      l.update([3])
+    })
+    await step(() => {
+      expect(v.value()).toBeUndefined()
+      expect(m.isEmpty()).toBe(true)
+      expect(l.get()).toEqual([3])
+      m.put('z', 3)
+      l.clear()
+    })
+    await step(() => {
+      expect([...m.entries()]).toEqual([['z', 3]])
+      expect(l.get()).toEqual([])
+    })
   })
 
   it('keeps recently used keys and evicts the least recently used first', async () => {
@@ -101,7 +135,10 @@ describe('RocksDB backend cache', () => {
     for (let s = 0; s < 20; s++) {
       const batch = [hot, ...Array.from({ length: 100 }, (_, i) => makeKey([s, i]))]
       await b.prefetch(batch.map(key => ({ key, namespace: '' })))
-      for (const key of batch) { b.setCurrentKey(key); v.update('x'.repeat(100)) }
+      for (const key of batch) {
+        b.setCurrentKey(key)
+        v.update('x'.repeat(100))
+      }
       await b.flush()
       expect(b.cacheStats().bytes).toBeLessThanOrEqual(64 * 1024)
     }
@@ -134,11 +171,17 @@ describe('RocksDB backend cache', () => {
     const keys = Array.from({ length: 100 }, (_, i) => makeKey([i]))
     await b.prefetch(keys.map(key => ({ key, namespace: '' })))
     expect(b.cacheStats().gets).toBe(0)
-    for (const [i, key] of keys.entries()) { b.setCurrentKey(key); v.update(i * 10) }
+    for (const [i, key] of keys.entries()) {
+      b.setCurrentKey(key)
+      v.update(i * 10)
+    }
     await b.sync() // written, then evicted (zero cache)
     await b.prefetch(keys.map(key => ({ key, namespace: '' })))
     expect(b.cacheStats().gets).toBe(100)
-    for (const [i, key] of keys.entries()) { b.setCurrentKey(key); expect(v.value()).toBe(i * 10) }
+    for (const [i, key] of keys.entries()) {
+      b.setCurrentKey(key)
+      expect(v.value()).toBe(i * 10)
+    }
   })
 
   it('loads every namespace of a key, or exactly the requested ones', async () => {
@@ -150,24 +193,34 @@ describe('RocksDB backend cache', () => {
     await b.prefetch([{ key: alice }])
     b.setCurrentKey(alice)
     for (const [i, ns] of namespaces.entries()) {
-      v.setNamespace(ns); m.setNamespace(ns); l.setNamespace(ns)
-      v.update(`v${i}`); m.put(i, `m${i}`); m.put(100 + i, `n${i}`); l.add(`l${i}`)
+      v.setNamespace(ns)
+      m.setNamespace(ns)
+      l.setNamespace(ns)
+      v.update(`v${i}`)
+      m.put(i, `m${i}`)
+      m.put(100 + i, `n${i}`)
+      l.add(`l${i}`)
     }
     await b.sync()
     await b.prefetch([{ key: alice }])
     b.setCurrentKey(alice)
     for (const [i, ns] of namespaces.entries()) {
-      v.setNamespace(ns); m.setNamespace(ns); l.setNamespace(ns)
+      v.setNamespace(ns)
+      m.setNamespace(ns)
+      l.setNamespace(ns)
       expect(v.value()).toBe(`v${i}`)
       expect([...m.entries()]).toEqual([[i, `m${i}`], [100 + i, `n${i}`]])
       expect(l.get()).toEqual([`l${i}`])
     }
-    v.setNamespace('new'); v.update('fresh') // every namespace resident: a new one is known absent
+    v.setNamespace('new')
+    v.update('fresh') // every namespace resident: a new one is known absent
     await b.sync()
     await b.prefetch([{ key: alice, namespace: 60_000 }, { key: alice, namespace: 'new' }])
     b.setCurrentKey(alice)
-    v.setNamespace(60_000); expect(v.value()).toBe('v4')
-    v.setNamespace('new'); expect(v.value()).toBe('fresh')
+    v.setNamespace(60_000)
+    expect(v.value()).toBe('v4')
+    v.setNamespace('new')
+    expect(v.value()).toBe('fresh')
     v.setNamespace(1)
     expect(() => v.value()).toThrow(/state 'v' was accessed for key \["alice"\] namespace 1 without a prefetch/)
   })
@@ -179,10 +232,16 @@ describe('RocksDB backend cache', () => {
     expect(() => v.value()).toThrow(/internal error: state 'count' accessed with no current key/)
     b.setCurrentKey(makeKey(['carol', 7]))
     let err: unknown
-    try { v.update(1) } catch (e) { err = e }
+    try {
+      v.update(1)
+    } catch (e) {
+      err = e
+    }
     expect(isWeirError(err)).toBe(true)
     expect((err as WeirError).kind).toBe('internal')
-    expect((err as WeirError).message).toBe(`internal error: state 'count' was accessed for key ["carol",7] namespace "" without a prefetch: the RocksDB backend reads only what the runtime prefetched`)
+    expect((err as WeirError).message).toBe(
+      `internal error: state 'count' was accessed for key ["carol",7] namespace "" without a prefetch: the RocksDB backend reads only what the runtime prefetched`,
+    )
     await b.prefetch([{ key: alice, namespace: 'w1' }])
     b.setCurrentKey(alice)
     m.setNamespace('w1')
@@ -197,7 +256,10 @@ describe('RocksDB backend cache', () => {
     const keys = Array.from({ length: 1000 }, (_, i) => makeKey([i]))
     const bundle = async (): Promise<void> => {
       await b.prefetch(keys.map(key => ({ key, namespace: '' })))
-      for (const key of keys) { b.setCurrentKey(key); v.update((v.value() ?? 0) + 1) }
+      for (const key of keys) {
+        b.setCurrentKey(key)
+        v.update((v.value() ?? 0) + 1)
+      }
       await b.flush()
     }
     for (let i = 0; i < 8; i++) await bundle()
@@ -216,14 +278,21 @@ describe('RocksDB backend cache', () => {
     await fresh.restoreKeyGroups((await b.snapshotKeyGroups({ start: 0, end: 127 }, join(await tempDir(), 'chk'))).files[0]!.replace(/\/[^/]+$/, ''))
     const fv = fresh.getValueState(valueState<number>('count'))
     await fresh.prefetch(keys.map(key => ({ key, namespace: '' })))
-    for (const key of keys) { fresh.setCurrentKey(key); expect(fv.value()).toBe(10) }
+    for (const key of keys) {
+      fresh.setCurrentKey(key)
+      expect(fv.value()).toBe(10)
+    }
   })
 
   it('reads its requests before prefetch returns: the caller may reuse the request objects at once', async () => {
     const b = await openRocks()
     const v = b.getValueState(valueState<number>('count'))
     const keys = Array.from({ length: 300 }, (_, i) => makeKey([i]))
-    for (const key of keys) { await b.prefetch([{ key, namespace: '' }]); b.setCurrentKey(key); v.update(key.values[0] as number) }
+    for (const key of keys) {
+      await b.prefetch([{ key, namespace: '' }])
+      b.setCurrentKey(key)
+      v.update(key.values[0] as number)
+    }
     await b.sync()
     const fresh = await openRocks({ cacheBytes: 1024 })
     await fresh.restoreKeyGroups((await b.snapshotKeyGroups({ start: 0, end: 127 }, join(await tempDir(), 'chk'))).files[0]!.replace(/\/[^/]+$/, ''))
@@ -233,7 +302,10 @@ describe('RocksDB backend cache', () => {
     // Overwritten before the read resolves, as the runtime does with the next batch's keys.
     for (let i = 0; i < requests.length; i++) requests[i]!.key = keys[200 + i]!
     await loading
-    for (let i = 0; i < 100; i++) { fresh.setCurrentKey(keys[i]!); expect(fv.value()).toBe(i) }
+    for (let i = 0; i < 100; i++) {
+      fresh.setCurrentKey(keys[i]!)
+      expect(fv.value()).toBe(i)
+    }
     fresh.setCurrentKey(keys[200]!)
     expect(() => fv.value()).toThrow(/without a prefetch/)
   })
@@ -248,9 +320,12 @@ describe('RocksDB backend cache', () => {
     for (let n = 0; n < bundles; n++) {
       // 100 keys never seen before, and 10 of the bundle before (read back from the cache or the disk).
       const keys = Array.from({ length: 100 }, (_, i) => makeKey([n * 100 + i]))
-      if (n > 0) for (let i = 0; i < 10; i++) keys.push(makeKey([(n - 1) * 100 + i * 10]))
+      if (n > 0) { for (let i = 0; i < 10; i++) keys.push(makeKey([(n - 1) * 100 + i * 10])) }
       await b.prefetch(keys.map(key => ({ key, namespace: '' })))
-      for (const key of keys) { b.setCurrentKey(key); v.update((v.value() ?? 0) + 1) }
+      for (const key of keys) {
+        b.setCurrentKey(key)
+        v.update((v.value() ?? 0) + 1)
+      }
       await b.flush()
       const now = b.stats().bytesWritten!
       if (now > written) writes++
@@ -275,40 +350,43 @@ describe('RocksDB backend cache', () => {
     }
   })
 
-  it.each(['bundle', 'deferred'] as const)('reads ahead: batch N+1 prefetched before batch N runs and flushes stays resident through a 1 KB cache (%s write-back)', async writeBack => {
-    // As the runtime reads ahead: prefetch(N+1) starts, N runs and flushes, then N+1 runs without a
-    // prefetch of its own. Consecutive batches share keys (resident, or still loading for the other).
-    const b = await openRocks({ cacheBytes: 1024, writeBack })
-    const v = b.getValueState(valueState<number>('count'))
-    const m = b.getMapState(mapState<string, number>('m'))
-    const model = new Map<number, number>()
-    let seed = 7
-    const random = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31
-    const batches = Array.from({ length: 60 }, () => Array.from({ length: 300 }, () => Math.floor(random() * 2000)))
-    const requests = (batch: number[]): { key: ReturnType<typeof makeKey>; namespace: string }[] => batch.map(k => ({ key: makeKey([k]), namespace: '' }))
-    let loaded = b.prefetch(requests(batches[0]!))
-    for (let i = 0; i < batches.length; i++) {
-      await loaded
-      if (i + 1 < batches.length) loaded = b.prefetch(requests(batches[i + 1]!))
-      for (const k of batches[i]!) {
-        b.setCurrentKey(makeKey([k]))
-        const n = (v.value() ?? 0) + 1
-        expect(n).toBe((model.get(k) ?? 0) + 1)
-        v.update(n)
-        m.put(`p${n % 3}`, n)
-        model.set(k, n)
+  it.each(['bundle', 'deferred'] as const)(
+    'reads ahead: batch N+1 prefetched before batch N runs and flushes stays resident through a 1 KB cache (%s write-back)',
+    async writeBack => {
+      // As the runtime reads ahead: prefetch(N+1) starts, N runs and flushes, then N+1 runs without a
+      // prefetch of its own. Consecutive batches share keys (resident, or still loading for the other).
+      const b = await openRocks({ cacheBytes: 1024, writeBack })
+      const v = b.getValueState(valueState<number>('count'))
+      const m = b.getMapState(mapState<string, number>('m'))
+      const model = new Map<number, number>()
+      let seed = 7
+      const random = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31
+      const batches = Array.from({ length: 60 }, () => Array.from({ length: 300 }, () => Math.floor(random() * 2000)))
+      const requests = (batch: number[]): { key: ReturnType<typeof makeKey>; namespace: string }[] => batch.map(k => ({ key: makeKey([k]), namespace: '' }))
+      let loaded = b.prefetch(requests(batches[0]!))
+      for (let i = 0; i < batches.length; i++) {
+        await loaded
+        if (i + 1 < batches.length) loaded = b.prefetch(requests(batches[i + 1]!))
+        for (const k of batches[i]!) {
+          b.setCurrentKey(makeKey([k]))
+          const n = (v.value() ?? 0) + 1
+          expect(n).toBe((model.get(k) ?? 0) + 1)
+          v.update(n)
+          m.put(`p${n % 3}`, n)
+          model.set(k, n)
+        }
+        await b.flush()
       }
-      await b.flush()
-    }
-    await b.sync()
-    const keys = [...model.keys()]
-    await b.prefetch(requests(keys))
-    for (const k of keys) {
-      b.setCurrentKey(makeKey([k]))
-      expect(v.value()).toBe(model.get(k))
-      expect(m.get(`p${model.get(k)! % 3}`)).toBe(model.get(k))
-    }
-  })
+      await b.sync()
+      const keys = [...model.keys()]
+      await b.prefetch(requests(keys))
+      for (const k of keys) {
+        b.setCurrentKey(makeKey([k]))
+        expect(v.value()).toBe(model.get(k))
+        expect(m.get(`p${model.get(k)! % 3}`)).toBe(model.get(k))
+      }
+    },
+  )
 
   it('loads only the states a request names', async () => {
     const b = await openRocks({ cacheBytes: 0 })
@@ -336,7 +414,10 @@ describe('RocksDB backend cache', () => {
     const v = b.getValueState(valueState<string>('v'))
     const keys = Array.from({ length: 2000 }, (_, i) => makeKey([i]))
     await b.prefetch(keys.map(key => ({ key, namespace: '' })))
-    keys.forEach((key, i) => { b.setCurrentKey(key); v.update(`value ${i}`) })
+    keys.forEach((key, i) => {
+      b.setCurrentKey(key)
+      v.update(`value ${i}`)
+    })
     await b.sync() // a zero budget: nothing stays resident, the next prefetch reads all from disk
     expect(b.cacheStats().slots).toBe(0)
     const first = b.prefetch(keys.map(key => ({ key, namespace: '' })))
@@ -354,7 +435,11 @@ describe('RocksDB backend cache', () => {
     const l = b.getListState(listState<number>('l'))
     await b.prefetch([{ key: alice, namespace: '' }])
     b.setCurrentKey(alice)
-    v.update(1); m.put('a', 1); m.put('b', 2); l.add(1); l.add(2)
+    v.update(1)
+    m.put('a', 1)
+    m.put('b', 2)
+    l.add(1)
+    l.add(2)
     expect(b.stats().entries).toBe(4)
     await b.flush()
     expect(await b.countEntries()).toBe(4)

@@ -89,7 +89,9 @@ describe('RocksDB backend errors', () => {
     const key = makeKey(['k'])
     const first = await RocksDbKeyedStateBackend.open({ dir, jobName: 'job', operatorId: 'op' })
     const v = first.getValueState(valueState<number>('v'))
-    await first.prefetch([{ key, namespace: '' }]); first.setCurrentKey(key); v.update(1)
+    await first.prefetch([{ key, namespace: '' }])
+    first.setCurrentKey(key)
+    v.update(1)
     await first.flush()
     await first.close()
     await writeFile(join(dir, 'leftover'), 'x')
@@ -105,12 +107,16 @@ describe('RocksDB backend errors', () => {
     const key = makeKey(['k'])
     const first = await RocksDbKeyedStateBackend.open({ dir, jobName: 'job', operatorId: 'op' })
     const a = first.getValueState(valueState<string>('a')), b = first.getValueState(valueState<string>('b'))
-    await first.prefetch([{ key, namespace: '' }]); first.setCurrentKey(key); a.update('A'); b.update('B')
+    await first.prefetch([{ key, namespace: '' }])
+    first.setCurrentKey(key)
+    a.update('A')
+    b.update('B')
     await first.flush()
     await first.close()
     const second = await RocksDbKeyedStateBackend.open({ dir, jobName: 'job', operatorId: 'op', reuse: true })
     const b2 = second.getValueState(valueState<string>('b')), a2 = second.getValueState(valueState<string>('a')) // other order
-    await second.prefetch([{ key, namespace: '' }]); second.setCurrentKey(key)
+    await second.prefetch([{ key, namespace: '' }])
+    second.setCurrentKey(key)
     expect([a2.value(), b2.value()]).toEqual(['A', 'B'])
     expect(second.stats().entries).toBe(2)
     await second.destroy()
@@ -124,7 +130,9 @@ describe('RocksDB backend errors', () => {
     const b = await RocksDbKeyedStateBackend.open({ dir, jobName: 'job', operatorId: 'op' })
     const v = b.getValueState(valueState<number>('v'))
     const key = makeKey(['k'])
-    await b.prefetch([{ key, namespace: '' }]); b.setCurrentKey(key); v.update(1)
+    await b.prefetch([{ key, namespace: '' }])
+    b.setCurrentKey(key)
+    v.update(1)
     await b.flush()
     await b.close()
     const db = join(dir, 'db')
@@ -173,7 +181,11 @@ describe('RocksDB backend errors', () => {
         await b.prefetch([{ key, namespace: '' }])
         b.setCurrentKey(key)
         v.update('x'.repeat(100_000))
-        try { await b.flush() } catch (e) { err = e }
+        try {
+          await b.flush()
+        } catch (e) {
+          err = e
+        }
       }
       expect(isWeirError(err)).toBe(true)
       expect((err as WeirError).kind).toBe('execution')

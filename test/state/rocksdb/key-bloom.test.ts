@@ -19,7 +19,10 @@ describe('KeyBloom', () => {
   it('reports every added key as possibly present, one at a time and in batches larger than its first arrays', () => {
     const keys = Array.from({ length: 5_000 }, (_, i) => 2 * i)
     const out = new Uint8Array(keys.length)
-    keys.forEach((k, i) => { const key = keyOf(k); bloom.locateBatch(i, key, key.length) })
+    keys.forEach((k, i) => {
+      const key = keyOf(k)
+      bloom.locateBatch(i, key, key.length)
+    })
     bloom.testBatch(keys.length, out)
     for (let i = 0; i < keys.length; i++) {
       expect(out[i], `key ${keys[i]}`).toBe(1)
@@ -32,7 +35,10 @@ describe('KeyBloom', () => {
     const out = new Uint8Array(keys.length)
     // Garbage past `count` from an earlier batch must not matter, nor keys located beyond it.
     out.fill(7)
-    keys.forEach((k, i) => { const key = keyOf(k); bloom.locateBatch(i, key, key.length) })
+    keys.forEach((k, i) => {
+      const key = keyOf(k)
+      bloom.locateBatch(i, key, key.length)
+    })
     bloom.testBatch(keys.length, out)
     let absent = 0
     for (let i = 0; i < keys.length; i++) {
@@ -46,7 +52,10 @@ describe('KeyBloom', () => {
   it('adds a located batch: every key of it is then reported possibly present', () => {
     const fresh = new KeyBloom(1 << 20)
     const keys = Array.from({ length: 4_000 }, (_, i) => 1_000_000 + 3 * i)
-    keys.forEach((k, i) => { const key = keyOf(k); fresh.locateBatch(i, key, key.length) })
+    keys.forEach((k, i) => {
+      const key = keyOf(k)
+      fresh.locateBatch(i, key, key.length)
+    })
     // Only the first half is added: the rest stays absent (nearly all of it).
     fresh.addBatch(2_000)
     for (const k of keys.slice(0, 2_000)) expect(fresh.mayContain(keyOf(k)), `key ${k}`).toBe(true)

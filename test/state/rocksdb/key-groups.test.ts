@@ -27,8 +27,13 @@ async function fill(b: RocksDbKeyedStateBackend): Promise<void> {
   for (const [i, key] of keys.entries()) {
     b.setCurrentKey(key)
     for (const ns of ['', 7]) {
-      s.v.setNamespace(ns); s.l.setNamespace(ns); s.m.setNamespace(ns)
-      s.v.update([i, ns, `${i}`]); s.l.add(i); s.l.add(i + 1); s.m.put(`p${i % 10}`, BigInt(i))
+      s.v.setNamespace(ns)
+      s.l.setNamespace(ns)
+      s.m.setNamespace(ns)
+      s.v.update([i, ns, `${i}`])
+      s.l.add(i)
+      s.l.add(i + 1)
+      s.m.put(`p${i % 10}`, BigInt(i))
     }
   }
 }
@@ -39,7 +44,9 @@ async function read(b: RocksDbKeyedStateBackend, key: KeyRef): Promise<unknown> 
   b.setCurrentKey(key)
   const out: unknown[] = []
   for (const ns of ['', 7]) {
-    s.v.setNamespace(ns); s.l.setNamespace(ns); s.m.setNamespace(ns)
+    s.v.setNamespace(ns)
+    s.l.setNamespace(ns)
+    s.m.setNamespace(ns)
     out.push(s.v.value(), s.l.get(), [...s.m.entries()])
   }
   return out

@@ -6,10 +6,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { WeirError } from '../../../common/errors.js'
-import {
-  referencedObjects, restoreRocksDbSubtask, takeLocalSnapshot, uploadSnapshot,
-  type KeyGroupRange, type LocalSnapshot, type RocksDbStateHandle, type StoredSst,
-} from '../../../state/rocksdb/snapshot.js'
+import { referencedObjects, restoreRocksDbSubtask, takeLocalSnapshot, uploadSnapshot, type KeyGroupRange, type LocalSnapshot, type RocksDbStateHandle,
+  type StoredSst } from '../../../state/rocksdb/snapshot.js'
 import { ManifestFormatError, readManifest, tableFileName } from '../../../state/rocksdb/manifest-reader.js'
 import { FileCheckpointStorage } from '../../../checkpoint/storage/file.js'
 import { listState, mapState, valueState, type KeyRef, type StateTtlConfig } from '../../../core/keyed-state.js'
@@ -42,7 +40,11 @@ afterEach(async () => {
 /** A backend in a fresh folder; small memtables, so a few thousand keys make several SST files. */
 async function openBackend(range: KeyGroupRange = ALL): Promise<RocksDbKeyedStateBackend> {
   const b = await RocksDbKeyedStateBackend.open({
-    dir: join(root, 'state', `op-${++counter}`), jobName: 'job', operatorId: 'op', keyGroupRange: range, writeBufferBytes: 64 << 10,
+    dir: join(root, 'state', `op-${++counter}`),
+    jobName: 'job',
+    operatorId: 'op',
+    keyGroupRange: range,
+    writeBufferBytes: 64 << 10,
   })
   opened.push(b)
   return b
@@ -57,7 +59,11 @@ function statesOf(b: RocksDbKeyedStateBackend) {
   }
 }
 
-interface KeyState { v?: string; l: number[]; m: Record<string, number> }
+interface KeyState {
+  v?: string
+  l: number[]
+  m: Record<string, number>
+}
 type Model = Map<string, KeyState>
 
 /** Round `r` over keys [from, to): value ← `v<i>-r<r>`, list += r, map[r<r>] = i, and map[r<r-1>] removed for even keys. */
@@ -72,11 +78,16 @@ async function writeRound(b: RocksDbKeyedStateBackend, model: Model, r: number, 
       const i = key.values[1] as number
       b.setCurrentKey(key)
       let m = model.get(key.encoded)
-      if (m === undefined) model.set(key.encoded, (m = { l: [], m: {} }))
+      if (m === undefined) model.set(key.encoded, m = { l: [], m: {} })
       s.v.update(m.v = `v${i}-r${r}`)
-      s.l.add(r); m.l.push(r)
-      s.m.put(`r${r}`, i); m.m[`r${r}`] = i
-      if (i % 2 === 0 && r > 1) { s.m.remove(`r${r - 1}`); delete m.m[`r${r - 1}`] }
+      s.l.add(r)
+      m.l.push(r)
+      s.m.put(`r${r}`, i)
+      m.m[`r${r}`] = i
+      if (i % 2 === 0 && r > 1) {
+        s.m.remove(`r${r - 1}`)
+        delete m.m[`r${r - 1}`]
+      }
     }
     await b.flush()
   }
@@ -105,7 +116,10 @@ async function readAll(b: RocksDbKeyedStateBackend, keys: readonly KeyRef[], now
 
 function only(model: Model, keys: readonly KeyRef[]): Model {
   const out: Model = new Map()
-  for (const k of keys) { const s = model.get(k.encoded); if (s !== undefined) out.set(k.encoded, s) }
+  for (const k of keys) {
+    const s = model.get(k.encoded)
+    if (s !== undefined) out.set(k.encoded, s)
+  }
   return out
 }
 
@@ -125,7 +139,10 @@ async function restore(handles: readonly RocksDbStateHandle[], range: KeyGroupRa
   const r = await restoreRocksDbSubtask({
     open: { dir: join(root, 'state', `restored-${++counter}`), jobName: 'job', operatorId: 'op', maxParallelism: 128 },
     // Both shapes a caller may pass: handles, or entries that hold one.
-    range, handles: handles.map((handle, i) => (i % 2 === 0 ? { handle } : handle)), storage, tmpDir: join(root, 'tmp'),
+    range,
+    handles: handles.map((handle, i) => (i % 2 === 0 ? { handle } : handle)),
+    storage,
+    tmpDir: join(root, 'tmp'),
   })
   opened.push(r.backend)
   return r
@@ -230,15 +247,21 @@ describe('RocksDB incremental checkpoints', () => {
     expect(snap.paused).toBe(pause)
     const ssts = snap.files.map(f => f.name).filter(n => n.endsWith('.sst'))
     expect(ssts).not.toContain('099999.sst')
-    expect((await readdir(b.dbDir))).toContain('099999.sst')
+    expect(await readdir(b.dbDir)).toContain('099999.sst')
     // What the snapshot's flush wrote is in it too.
     const inFolder = (await readdir(b.dbDir)).filter(n => n.endsWith('.sst') && n !== '099999.sst')
     expect(ssts.sort()).toEqual(inFolder.sort())
-    expect(snap.files.map(f => f.name)).toEqual(expect.arrayContaining(['CURRENT', expect.stringMatching(/^MANIFEST-\d+$/), expect.stringMatching(/^OPTIONS-\d+$/)]))
+    expect(snap.files.map(f => f.name)).toEqual(
+      expect.arrayContaining(['CURRENT', expect.stringMatching(/^MANIFEST-\d+$/), expect.stringMatching(/^OPTIONS-\d+$/)]),
+    )
 
     const copy = await RocksDbKeyedStateBackend.open({
-      dir: join(root, 'state', `from-local-${pause}`), jobName: 'job', operatorId: 'op',
-      restoreFiles: async dbDir => { for (const f of snap.files) await copyFile(join(snap.dir, f.name), join(dbDir, f.name)) },
+      dir: join(root, 'state', `from-local-${pause}`),
+      jobName: 'job',
+      operatorId: 'op',
+      restoreFiles: async dbDir => {
+        for (const f of snap.files) await copyFile(join(snap.dir, f.name), join(dbDir, f.name))
+      },
     })
     opened.push(copy)
     expect(await readAll(copy, KEYS)).toEqual(model)

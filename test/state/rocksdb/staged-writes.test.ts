@@ -32,7 +32,9 @@ function expectSortedAndStable(out: { key: Buffer; i: number }[]): void {
   for (let k = 1; k < out.length; k++) {
     const a = out[k - 1]!, b = out[k]!
     const c = Buffer.compare(head(a.key), head(b.key))
-    if (c > 0 || (c === 0 && a.i > b.i)) throw new Error(`entries ${k - 1} and ${k} out of order: ${a.key.toString('hex')}#${a.i} before ${b.key.toString('hex')}#${b.i}`)
+    if (c > 0 || (c === 0 && a.i > b.i)) {
+      throw new Error(`entries ${k - 1} and ${k} out of order: ${a.key.toString('hex')}#${a.i} before ${b.key.toString('hex')}#${b.i}`)
+    }
   }
 }
 
@@ -63,7 +65,11 @@ describe('StagedWrites.order', () => {
   it('takes a batch added in key order as it is, and sorts one that descends only at its last entry', () => {
     const s = new StagedWrites()
     const keys: Buffer[] = []
-    for (let i = 0; i < 2000; i++) { const k = Buffer.alloc(20); k.writeUInt32BE(1000 + (i >> 1), 2); keys.push(k) } // each key twice
+    for (let i = 0; i < 2000; i++) {
+      const k = Buffer.alloc(20)
+      k.writeUInt32BE(1000 + (i >> 1), 2)
+      keys.push(k)
+    } // each key twice
     for (const k of keys) s.ref(PUT, k, k)
     expect(ordered(s, keys).map(e => e.i)).toEqual(keys.map((_, i) => i))
     s.reset()
@@ -77,7 +83,11 @@ describe('StagedWrites.order', () => {
   it('keeps the order added when the batch has a range delete, or is small', () => {
     const s = new StagedWrites()
     const keys: Buffer[] = []
-    for (let i = 0; i < 1000; i++) { const k = Buffer.from([255 - (i & 0xff), i >> 8]); keys.push(k); s.copy(PUT, k, 2, k, 2) }
+    for (let i = 0; i < 1000; i++) {
+      const k = Buffer.from([255 - (i & 0xff), i >> 8])
+      keys.push(k)
+      s.copy(PUT, k, 2, k, 2)
+    }
     s.ref(3, Buffer.from([0]), Buffer.from([1]), true)
     keys.push(Buffer.from([0]))
     expect(ordered(s, keys).map(e => e.i)).toEqual(keys.map((_, i) => i))

@@ -21,13 +21,21 @@ describe('RocksDB backend TTL', () => {
     await b.prefetch(keys.map(key => ({ key, namespace: '' })))
     for (const [i, key] of keys.entries()) {
       b.setCurrentKey(key)
-      v.update(i); m.put('a', i); m.put('b', i); m.put('c', i); l.add(i); l.add(i); forever.update(i)
+      v.update(i)
+      m.put('a', i)
+      m.put('b', i)
+      m.put('c', i)
+      l.add(i)
+      l.add(i)
+      forever.update(i)
     }
     await b.flush()
     b.setTtlTime(50)
     await b.prefetch([{ key: keys[0]!, namespace: '' }])
     b.setCurrentKey(keys[0]!)
-    v.update(-1); m.put('b', -1); l.add(-1) // rewritten or added: these outlive the rest
+    v.update(-1)
+    m.put('b', -1)
+    l.add(-1) // rewritten or added: these outlive the rest
     await b.flush()
     b.setTtlTime(120)
     expect(await b.countEntries({ stored: true })).toBe(100 * 7 + 1)
@@ -68,10 +76,13 @@ describe('RocksDB backend TTL', () => {
     b.setTtlTime(0)
     await b.prefetch([{ key: keys[0]!, namespace: '' }])
     b.setCurrentKey(keys[0]!)
-    v.update(1); m.put('old', 1); l.add(1)
+    v.update(1)
+    m.put('old', 1)
+    l.add(1)
     await b.flush() // on disk before they expire (a value that expires before its flush is never written)
     b.setTtlTime(60)
-    m.put('new', 2); l.add(2)
+    m.put('new', 2)
+    l.add(2)
     b.setTtlTime(120)
     expect(await b.cleanupExpired(Number.POSITIVE_INFINITY)).toBe(3)
     expect(b.cacheStats().slots).toBeGreaterThan(0) // still resident, minus the expired parts
@@ -89,7 +100,10 @@ describe('RocksDB backend TTL', () => {
     const v = b.getValueState(valueState<number>('v', ttl))
     b.setTtlTime(0)
     await b.prefetch(keys.map(key => ({ key, namespace: '' })))
-    for (const key of keys) { b.setCurrentKey(key); v.update(1) }
+    for (const key of keys) {
+      b.setCurrentKey(key)
+      v.update(1)
+    }
     await b.sync() // written and evicted
     b.setTtlTime(100)
     await b.prefetch(keys.map(key => ({ key, namespace: '' })))
@@ -103,11 +117,14 @@ describe('RocksDB backend TTL', () => {
     const v = b.getValueState(valueState<number>('v', ttl))
     b.setTtlTime(0)
     await b.prefetch(keys.slice(0, 2).map(key => ({ key, namespace: '' })))
-    b.setCurrentKey(keys[0]!); v.update(1)
-    b.setCurrentKey(keys[1]!); v.update(2)
+    b.setCurrentKey(keys[0]!)
+    v.update(1)
+    b.setCurrentKey(keys[1]!)
+    v.update(2)
     await b.sync()
     b.setTtlTime(50)
-    b.setCurrentKey(keys[1]!); v.update(3) // held, and expires with key 0's stored value
+    b.setCurrentKey(keys[1]!)
+    v.update(3) // held, and expires with key 0's stored value
     await b.flush()
     b.setTtlTime(200)
     const before = b.stats().bytesWritten!
@@ -144,7 +161,10 @@ describe('RocksDB backend TTL', () => {
       b.setTtlTime(round * 50)
       const batch = Array.from({ length: 500 }, (_, i) => makeKey([round, i]))
       await b.prefetch(batch.map(key => ({ key, namespace: '' })))
-      for (const key of batch) { b.setCurrentKey(key); v.update('payload') }
+      for (const key of batch) {
+        b.setCurrentKey(key)
+        v.update('payload')
+      }
       // Each entry lives two rounds; a sweep of twice the rows keeps the backlog to about as much again.
       await b.cleanupExpired(2 * batch.length)
       await b.flush()
