@@ -9,8 +9,13 @@ export type ConnectorOptions = Readonly<Record<string, string>>
 export interface SourceContext {
   readonly table: string
   readonly options: ConnectorOptions
-  /** The table's physical columns, in the order rows must have. */
+  /** The table's physical and metadata columns, in the order rows must have. */
   readonly schema: readonly Field[]
+  /**
+   * Per schema column: the metadata key of a METADATA column (one of SourceFactory.metadataKeys),
+   * or null for a column of the record. Absent: every column is of the record.
+   */
+  readonly metadata?: readonly (string | null)[]
   /** Aborted on Ctrl-C / job cancel: a waiting `next()` must return null promptly. */
   readonly signal: AbortSignal
   /** Target rows per chunk (a hint; the runtime's batch size, default 1024). */
@@ -48,6 +53,12 @@ export interface SourceChunk {
 export interface SourceReader {
   /** Number of splits; the runtime tracks a watermark per split and emits the minimum. */
   readonly splitCount: number
+  /**
+   * True when every split is read from the start at once (Kafka partitions): the watermark then
+   * waits for each split's first rows. Otherwise (files read one after another) a split counts only
+   * once it has given rows, and a split not started yet does not hold the watermark back.
+   */
+  readonly concurrentSplits?: boolean
   /** The next chunk (possibly empty rows with splitEnded), or null when every split has ended or the signal aborted. */
   next(): Promise<SourceChunk | null>
   /** Counters the reader keeps, e.g. { skippedRecords } with 'json.ignore-parse-errors'. */
@@ -109,8 +120,13 @@ export interface SinkWriter {
 }
 
 export interface SourceFactory {
-  /** Throws a WeirError (kind 'connector') naming the bad or missing option. `schema` is the physical schema. */
-  validate(options: ConnectorOptions, schema: readonly Field[]): void
+  /**
+   * Throws a WeirError (kind 'connector') naming the bad or missing option. `schema` is the physical
+   * and metadata columns; `metadata` as SourceContext.metadata (only connectors with metadataKeys get keys).
+   */
+  validate(options: ConnectorOptions, schema: readonly Field[], metadata?: readonly (string | null)[]): void
+  /** The keys a table's `col TYPE METADATA [FROM 'key']` columns may name; none: the planner refuses METADATA columns. */
+  readonly metadataKeys?: readonly string[]
   /** True when the source ends by itself (files; generators with a row count). */
   bounded(options: ConnectorOptions): boolean
   create(ctx: SourceContext): Promise<SourceReader>

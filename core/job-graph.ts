@@ -38,8 +38,10 @@ export interface SourceSpec {
   readonly table: string
   readonly connector: string
   readonly options: Readonly<Record<string, string>>
-  /** Columns the connector reads (physical columns of the table). */
+  /** Columns the connector reads (physical and metadata columns of the table). */
   readonly physicalSchema: readonly Field[]
+  /** Per physicalSchema column: its metadata key, or null for a column of the record. Absent: none is metadata. */
+  readonly metadata?: readonly (string | null)[]
   /**
    * Output row = these expressions over the physical row (physical columns pass through as Input
    * refs; computed columns such as `ts AS TO_TIMESTAMP(s)` or `pt AS PROCTIME()` are evaluated).

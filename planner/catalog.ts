@@ -8,9 +8,16 @@ import { closest } from '../common/names.js'
 export interface TableColumn {
   readonly name: string
   readonly type: DataType
-  /** 'physical' columns are read by the connector; 'computed' ones are evaluated from `expr`. */
+  /**
+   * 'physical' columns are read by the connector from the record, 'metadata' ones from what it knows
+   * about the record (`metadataKey`: a Kafka message's offset…); 'computed' ones are evaluated from `expr`.
+   */
   readonly kind: 'physical' | 'computed' | 'metadata'
   readonly expr?: ast.Expr
+  /** The connector's metadata key of a 'metadata' column (FROM 'key', else the column's name). */
+  readonly metadataKey?: string
+  /** A VIRTUAL metadata column is read only, never written by a sink. */
+  readonly virtual?: boolean
   readonly span: Span
 }
 

@@ -27,8 +27,8 @@ export function tableFromAst(stmt: ast.CreateTable): CatalogTable {
       case 'ComputedColumn':
         return { name: c.name.value, type: { kind: 'NULL', nullable: true }, kind: 'computed', expr: c.expr, span: c.span }
       case 'MetadataColumn':
-        throw WeirError.unsupported('METADATA columns are not supported by the available connectors', { span: c.span,
-          help: 'remove the column, or compute it with AS' })
+        // Whether the connector offers this key is checked with its options (checkConnector).
+        return { name: c.name.value, type: typeFromAst(c.type), kind: 'metadata', metadataKey: c.from ?? c.name.value, virtual: c.virtual, span: c.span }
     }
   })
   const options: Record<string, string> = {}
@@ -100,7 +100,6 @@ function checkConnector(table: CatalogTable): void {
     throw WeirError.plan(`table '${table.name}' has no 'connector' option`, { span: table.span,
       help: `add WITH ('connector' = 'filesystem', 'path' = '…', 'format' = 'json'), or datagen, nexmark, print, blackhole` })
   }
-  const physical = table.columns.filter(c => c.kind === 'physical').map(c => ({ name: c.name, type: c.type }))
   const rest = Object.fromEntries(Object.entries(table.options).filter(([k]) => k !== 'connector'))
   let factory
   try {
@@ -109,9 +108,18 @@ function checkConnector(table: CatalogTable): void {
     // The name is what is wrong: point at the value, not at 'connector'.
     throw e instanceof WeirError ? e.withSpan(table.optionValueSpans['connector']) : e
   }
+  const metadataColumn = table.columns.find(c => c.kind === 'metadata')
+  if (metadataColumn !== undefined && (factory.source?.metadataKeys ?? []).length === 0) {
+    throw WeirError.unsupported(`METADATA columns are not supported by connector '${factory.name}'`, { span: metadataColumn.span,
+      help: `remove the column, or compute it with AS (the 'kafka' connector offers metadata columns)` })
+  }
+  // The connector reads the physical and metadata columns, in the table's order.
+  const read = table.columns.filter(c => c.kind !== 'computed')
+  const physical = read.map(c => ({ name: c.name, type: c.type }))
+  const metadata = read.map(c => c.metadataKey ?? null)
   try {
     // Sources and sinks share the WITH clause; a table is checked as whatever its connector can be.
-    if (factory.source) factory.source.validate(rest, physical)
+    if (factory.source) factory.source.validate(rest, physical, metadata)
     else factory.sink!.validate(rest, physical)
   } catch (e) {
     if (!(e instanceof WeirError)) throw e

@@ -49,6 +49,7 @@ export class SourceRunner {
       table: spec.table,
       options: spec.options,
       schema: spec.physicalSchema,
+      ...(spec.metadata !== undefined ? { metadata: spec.metadata } : {}),
       signal: this.signal,
       batchSize: this.graph.config.batchSize,
       restoredPositions: old?.positions,
@@ -82,9 +83,12 @@ export class SourceRunner {
 
   /** Starts reading the next chunk of `src`. */
   request(src: SourceRuntime): void {
-    this.pending.set(src, src.reader.next().then(result => ({ src, result }), e => {
+    const read = src.reader.next().then(result => ({ src, result }), e => {
       throw operatorFailure(e, src.task, this.graph)
-    }))
+    })
+    // Awaited when the loop races the reads; a read that fails before that is not an unhandled rejection.
+    read.catch(() => undefined)
+    this.pending.set(src, read)
   }
 
   requestAll(): void {
@@ -139,12 +143,14 @@ export class SourceRunner {
       // A split not yet started does not hold it back (as with lazily assigned file splits), so
       // rows of a later split that are older than the watermark are late.
       let wm = Infinity
+      // A reader whose splits are all read at once (Kafka) counts each split from the start.
+      const waitForAll = src.reader.concurrentSplits === true
       for (let s = 0; s < src.splitMax.length; s++) {
-        if (src.splitEnded[s] || src.splitMax[s] === -Infinity) continue
+        if (src.splitEnded[s] || (src.splitMax[s] === -Infinity && !waitForAll)) continue
         if (src.splitMax[s]! < wm) wm = src.splitMax[s]!
       }
       if (wm === Infinity) wm = src.splitMax.reduce((a, b) => (b > a ? b : a), -Infinity)
-      if (wm > src.emittedWatermark && wm !== Infinity) this.sourceWatermark(src, wm)
+      if (wm > src.emittedWatermark && wm !== Infinity && wm !== -Infinity) this.sourceWatermark(src, wm)
     }
   }
 

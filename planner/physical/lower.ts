@@ -117,7 +117,9 @@ function sourceSpec(scan: Scan, over?: readonly Rex[]): OperatorSpec {
   const physicalIndex: number[] = []
   let p = 0
   for (const c of table.columns) physicalIndex.push(c.kind === 'computed' ? -1 : p++)
-  const physicalSchema = table.columns.filter(c => c.kind !== 'computed').map(c => ({ name: c.name, type: c.type }))
+  const read = table.columns.filter(c => c.kind !== 'computed')
+  const physicalSchema = read.map(c => ({ name: c.name, type: c.type }))
+  const metadata = read.some(c => c.kind === 'metadata') ? { metadata: read.map(c => c.metadataKey ?? null) } : {}
   const fullRow: Rex[] = table.columns.map((c, i) => (c.kind === 'computed' ? computed[i]! : inputRef(physicalIndex[i]!, fields[i]!.type)))
   const scanned = scan.columns.map(i => fullRow[i]!)
   const projection = over ? over.map(e => substituteInputs(e, scanned)) : scanned
@@ -137,6 +139,7 @@ function sourceSpec(scan: Scan, over?: readonly Rex[]): OperatorSpec {
     projection,
     filter,
     watermark,
+    ...metadata,
   }
 }
 
