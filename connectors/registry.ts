@@ -4,12 +4,13 @@ import type { ConnectorFactory } from './api.js'
 import { blackholeConnector } from './blackhole.js'
 import { datagenConnector } from './datagen.js'
 import { filesystemConnector } from './filesystem/index.js'
+import { kafkaConnector } from './kafka/index.js'
 import { nexmarkConnector } from './nexmark/index.js'
 import { closest } from './options.js'
 import { printConnector } from './print.js'
 
 const CONNECTORS: ReadonlyMap<string, ConnectorFactory> = new Map(
-  [blackholeConnector, datagenConnector, filesystemConnector, nexmarkConnector, printConnector].map(c => [c.name, c]),
+  [blackholeConnector, datagenConnector, filesystemConnector, kafkaConnector, nexmarkConnector, printConnector].map(c => [c.name, c]),
 )
 
 /**

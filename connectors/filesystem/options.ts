@@ -40,7 +40,8 @@ export interface FsConfig {
 }
 
 const COMMON = ['path', 'format']
-const FORMAT_OPTIONS: Record<FileFormat, readonly string[]> = {
+/** Each format's options (the Kafka source takes the json and csv ones too). */
+export const FORMAT_OPTIONS: Record<FileFormat, readonly string[]> = {
   'json': ['json.ignore-parse-errors', 'json.fail-on-missing-field', 'json.timestamp-format.standard', 'json.timestamp-format.epoch'],
   'csv': [
     'csv.field-delimiter',

@@ -1,5 +1,5 @@
 // Test helpers for connectors: source/sink contexts, draining a reader, temp directories.
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { T, type Field } from '../../common/types.js'
@@ -92,4 +92,15 @@ export async function errorOf(
     return e as Error
   }
   throw new Error('expected an error')
+}
+
+/** The visible lines of a filesystem sink's directory (hidden pending and in-progress files are not output), sorted. */
+export function visibleRows(dir: string): string[] {
+  if (!existsSync(dir)) return []
+  const rows: string[] = []
+  for (const f of readdirSync(dir)) {
+    if (f.startsWith('.') || f.startsWith('_')) continue
+    rows.push(...readFileSync(join(dir, f), 'utf8').split('\n').filter(l => l !== ''))
+  }
+  return rows.sort()
 }

@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import { Session } from '../../engine/session.js'
 import type { JobMetrics } from '../../runtime/executor.js'
 import { isWeirError } from '../../common/errors.js'
+import { visibleRows } from '../connectors/helpers.js'
 
 const ROWS = 30000
 let root: string
@@ -74,17 +75,6 @@ function sql(c: Case, out: string): string {
       WITH ('connector' = 'filesystem', 'path' = '${input}', 'format' = 'json');
     CREATE TABLE out (${c.sink}) WITH ('connector' = 'filesystem', 'path' = '${out}', 'format' = '${c.format}');
     INSERT INTO out ${c.query};`
-}
-
-/** Visible output rows (hidden pending/in-progress files are not output), sorted. */
-function visibleRows(dir: string): string[] {
-  if (!existsSync(dir)) return []
-  const rows: string[] = []
-  for (const f of readdirSync(dir)) {
-    if (f.startsWith('.') || f.startsWith('_')) continue
-    rows.push(...readFileSync(join(dir, f), 'utf8').split('\n').filter(l => l !== ''))
-  }
-  return rows.sort()
 }
 
 /** Every row of `part` is in `all`, as often at most. */

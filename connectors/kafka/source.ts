@@ -1,0 +1,335 @@
+// The Kafka source: each partition of its topics is a split, and a split's position is the next
+// offset to read (stored in checkpoints; a restore resumes there).
+//
+// kafkajs has no manual assign(), only group subscription, so each reader runs a consumer in a
+// consumer group of its own (a fresh id, deleted on close): as the group's only member it is
+// assigned every partition, and it seeks each to the offset the reader resolved (startup mode or
+// checkpoint) — again after any rebalance. Messages are also filtered by offset (those before a
+// partition's next offset are dropped), so a fetch that raced a seek, or a rebalance that rewound
+// a partition, repeats nothing. Offsets are never committed to that group: positions live in
+// checkpoints. Flow control: the reader buffers what kafkajs delivers and pauses the partitions
+// while the buffer is full.
+import { randomUUID } from 'node:crypto'
+import type { Admin, Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs'
+import { WeirError } from '../../common/errors.js'
+import type { Row } from '../../core/batch.js'
+import type { SourceChunk, SourceContext, SourceReader } from '../api.js'
+import { CsvDecoder } from '../filesystem/csv-decoder.js'
+import { MORE, RecordError, SKIP, type RecordDecoder } from '../filesystem/decoder.js'
+import { JsonDecoder } from '../filesystem/json-decoder.js'
+import { clientConfig, kafkaClient, kafkaError, type KafkaAction } from './client.js'
+import { key, listPartitions, resolvePositions, type PartitionPosition, type TopicPartition } from './source-offsets.js'
+import { resolveKafkaSourceOptions, type KafkaSourceConfig } from './source-options.js'
+import { metadataReaders, type MetadataReader } from './source-metadata.js'
+
+/** What kafkajs delivered for one partition and the reader has not handed on yet. */
+interface Fetched {
+  readonly split: number
+  readonly messages: KafkaMessage[]
+  /** Index of the next message to hand on. */
+  at: number
+  /** The offset after the fetched range, control records and aborted messages included. */
+  readonly through: number
+}
+
+/** Messages buffered before the reader pauses fetching. */
+const BUFFER_LIMIT = 20_000
+
+export async function createKafkaSource(ctx: SourceContext): Promise<SourceReader> {
+  const config = resolveKafkaSourceOptions(ctx.options, physicalSchema(ctx))
+  const brokers = clientConfig(ctx.options, ctx.table).brokers as string[]
+  const action: KafkaAction = { table: ctx.table, doing: `read topic${config.topics.length > 1 ? 's' : ''} '${config.topics.join(';')}'`, brokers }
+  const kafka = kafkaClient(ctx.options, ctx.table)
+  const admin = kafka.admin()
+  try {
+    await admin.connect()
+    const splits = await listPartitions(admin, config.topics, ctx.table)
+    const positions = await resolvePositions(admin, splits, config, ctx.restoredPositions, ctx.table)
+    const groupId = `weir-source-${ctx.table}-${randomUUID()}`
+    const consumer = kafka.consumer({
+      groupId,
+      allowAutoTopicCreation: false,
+      readUncommitted: !config.readCommitted,
+      ...consumerSettings(ctx),
+    })
+    const reader = new KafkaSourceReader(ctx, config, positions, consumer, admin, groupId, action)
+    await reader.start()
+    return reader
+  } catch (e) {
+    await admin.disconnect().catch(() => {})
+    throw kafkaError(e, action)
+  }
+}
+
+/** The schema's columns that come from the message value (the others are metadata). */
+function physicalSchema(ctx: SourceContext): SourceContext['schema'] {
+  return ctx.schema.filter((_, i) => (ctx.metadata?.[i] ?? null) === null)
+}
+
+function consumerSettings(ctx: SourceContext): Record<string, number> {
+  const o = ctx.options
+  const map: Record<string, string> = {
+    'properties.session.timeout.ms': 'sessionTimeout',
+    'properties.heartbeat.interval.ms': 'heartbeatInterval',
+    'properties.fetch.min.bytes': 'minBytes',
+    'properties.fetch.max.bytes': 'maxBytes',
+    'properties.fetch.max.wait.ms': 'maxWaitTimeInMs',
+    'properties.max.partition.fetch.bytes': 'maxBytesPerPartition',
+  }
+  // Kafka's own default wait (kafkajs waits 5 s): a bounded job closes sooner after its last fetch.
+  const settings: Record<string, number> = { maxWaitTimeInMs: 500 }
+  for (const [k, name] of Object.entries(map)) if (o[k] !== undefined) settings[name] = Number(o[k])
+  return settings
+}
+
+function decoderFor(config: KafkaSourceConfig, ctx: SourceContext): RecordDecoder | null {
+  switch (config.format) {
+    case 'json':
+      return new JsonDecoder(physicalSchema(ctx), config.json)
+    case 'csv':
+      return new CsvDecoder(physicalSchema(ctx), config.csv)
+    case 'raw':
+      return null
+  }
+}
+
+class KafkaSourceReader implements SourceReader {
+  readonly splitCount: number
+  readonly concurrentSplits = true
+  private readonly splits: TopicPartition[]
+  private readonly splitOf = new Map<string, number>()
+  /** Per split: the next offset to hand on. */
+  private readonly nextOffset: number[]
+  private readonly stop: (number | null)[]
+  private readonly ended: boolean[]
+  /** Empty chunks giving each split's start position (and the end of those that have nothing to read), before any rows. */
+  private readonly announce: SourceChunk[] = []
+  private readonly buffer: Fetched[] = []
+  private buffered = 0
+  private paused = false
+  private wake: (() => void) | null = null
+  private failure: unknown = null
+  private closed = false
+  private skipped = 0
+  private rowsRead = 0
+  private readonly decoder: RecordDecoder | null
+  private readonly notNull: readonly number[]
+  /** Per schema column: null for a column from the value, else how to read its metadata. */
+  private readonly meta: readonly (MetadataReader | null)[]
+  /** Schema index of each value column, in the decoder's order. */
+  private readonly valueColumns: readonly number[]
+
+  constructor(
+    private readonly ctx: SourceContext,
+    private readonly config: KafkaSourceConfig,
+    positions: readonly PartitionPosition[],
+    private readonly consumer: Consumer,
+    private readonly admin: Admin,
+    private readonly groupId: string,
+    private readonly action: KafkaAction,
+  ) {
+    this.splitCount = positions.length
+    this.splits = positions.map(p => ({ topic: p.topic, partition: p.partition }))
+    this.splits.forEach((s, i) => this.splitOf.set(key(s), i))
+    this.nextOffset = positions.map(p => p.offset)
+    this.stop = positions.map(p => p.stop)
+    this.ended = positions.map(p => p.stop !== null && p.offset >= p.stop)
+    for (const [split, p] of positions.entries()) {
+      // Given at once, so a checkpoint taken before a split's first rows resumes it where this run
+      // started (a fresh 'latest-offset' start would otherwise resolve to a later offset).
+      this.announce.push({ rows: [], split, position: p, ...(this.ended[split] ? { splitEnded: true } : {}) })
+    }
+    this.decoder = decoderFor(config, ctx)
+    this.notNull = ctx.schema.flatMap((f, i) => (f.type.nullable || (ctx.metadata?.[i] ?? null) !== null ? [] : [i]))
+    this.meta = metadataReaders(ctx)
+    this.valueColumns = ctx.schema.flatMap((_, i) => (this.meta[i] === null ? [i] : []))
+    ctx.signal.addEventListener('abort', () => this.wakeUp(), { once: true })
+  }
+
+  async start(): Promise<void> {
+    if (this.ended.every(e => e)) return
+    const consumer = this.consumer
+    await consumer.connect()
+    // The group is new: where kafkajs starts before its seek applies does not matter (messages
+    // before a split's next offset are dropped), as long as it is not after it.
+    await consumer.subscribe({ topics: [...this.config.topics], fromBeginning: true })
+    consumer.on(consumer.events.GROUP_JOIN, () => this.seekAll())
+    consumer.on(consumer.events.CRASH, e => this.fail(e.payload.error))
+    // A batch of only control records or aborted messages is not given to eachBatch; its end still
+    // moves the partition on (a bounded read of a transactional topic must reach its stop offset).
+    consumer.on(consumer.events.START_BATCH_PROCESS, e => {
+      const p = e.payload as { topic: string; partition: number; batchSize: number; lastOffset: string }
+      if (p.batchSize === 0) this.deliver(p.topic, p.partition, [], Number(p.lastOffset) + 1)
+    })
+    await consumer.run({
+      autoCommit: false,
+      eachBatch: async ({ batch }: EachBatchPayload) => {
+        const last = batch.messages.at(-1)
+        if (last !== undefined) this.deliver(batch.topic, batch.partition, batch.messages, Number(last.offset) + 1)
+      },
+    })
+    this.seekAll()
+    const done = this.splits.filter((_, i) => this.ended[i])
+    if (done.length > 0) this.pausePartitions(done)
+  }
+
+  private seekAll(): void {
+    for (const [i, s] of this.splits.entries()) {
+      if (!this.ended[i]) this.consumer.seek({ topic: s.topic, partition: s.partition, offset: String(this.nextOffset[i]) })
+    }
+  }
+
+  private deliver(topic: string, partition: number, messages: KafkaMessage[], through: number): void {
+    const split = this.splitOf.get(`${topic}:${partition}`)
+    if (split === undefined || this.ended[split] || this.closed) return // a partition added after the start is not read
+    this.buffer.push({ split, messages, at: 0, through })
+    this.buffered += messages.length
+    if (this.buffered >= BUFFER_LIMIT && !this.paused) {
+      this.paused = true
+      this.consumer.pause(this.config.topics.map(topic => ({ topic })))
+    }
+    this.wakeUp()
+  }
+
+  private fail(e: unknown): void {
+    this.failure ??= e
+    this.wakeUp()
+  }
+
+  private wakeUp(): void {
+    const w = this.wake
+    this.wake = null
+    w?.()
+  }
+
+  async next(): Promise<SourceChunk | null> {
+    for (;;) {
+      if (this.ctx.signal.aborted || this.closed) return null
+      const announced = this.announce.shift()
+      if (announced !== undefined) return announced
+      if (this.ended.every(e => e)) return null
+      if (this.failure !== null) throw kafkaError(this.failure, this.action)
+      const head = this.buffer[0]
+      if (head === undefined) {
+        await new Promise<void>(resolve => (this.wake = resolve))
+        continue
+      }
+      const chunk = this.take(head)
+      if (chunk !== null) return chunk
+    }
+  }
+
+  /** Up to batchSize rows of `f`, or null when it held nothing new for its split. */
+  private take(f: Fetched): SourceChunk | null {
+    const split = f.split
+    const stop = this.stop[split] ?? Number.MAX_SAFE_INTEGER
+    const rows: Row[] = []
+    const want = Math.max(1, this.ctx.batchSize)
+    const messages = f.messages
+    let next = this.nextOffset[split]!
+    while (f.at < messages.length && rows.length < want) {
+      const m = messages[f.at++]!
+      const offset = Number(m.offset)
+      if (offset < next) continue // already handed on (a fetch that raced a seek, a rebalance)
+      if (offset >= stop) break
+      next = offset + 1
+      const row = this.decode(m, split, offset)
+      if (row !== null) rows.push(row)
+    }
+    const drained = f.at >= messages.length || next >= stop
+    if (drained) {
+      this.buffer.shift()
+      this.buffered -= messages.length
+      if (f.through > next && f.through <= stop && f.at >= messages.length) next = f.through
+      if (this.paused && this.buffered < BUFFER_LIMIT / 2) {
+        this.paused = false
+        this.consumer.resume(this.config.topics.map(topic => ({ topic })))
+      }
+    }
+    if (next === this.nextOffset[split] && rows.length === 0) return null
+    this.nextOffset[split] = next
+    this.rowsRead += rows.length
+    const ended = next >= stop
+    if (ended) {
+      this.ended[split] = true
+      this.pausePartitions([this.splits[split]!])
+    }
+    const position: PartitionPosition = { ...this.splits[split]!, offset: next, stop: this.stop[split]! }
+    return ended ? { rows, split, position, splitEnded: true } : { rows, split, position }
+  }
+
+  private pausePartitions(parts: readonly TopicPartition[]): void {
+    for (const p of parts) this.consumer.pause([{ topic: p.topic, partitions: [p.partition] }])
+  }
+
+  private decode(m: KafkaMessage, split: number, offset: number): Row | null {
+    const value = m.value
+    // A message without a value (a tombstone) holds no row, as in Flink's formats.
+    if (value === null) return null
+    const text = value.toString('utf8')
+    let values: Row | typeof SKIP | typeof MORE
+    if (this.decoder === null) values = [text]
+    else {
+      try {
+        values = this.decoder.decode(text)
+        if (values === MORE) {
+          this.decoder.reset()
+          throw new RecordError('unterminated quoted field')
+        }
+      } catch (e) {
+        if (!(e instanceof RecordError)) throw e
+        this.badRecord(e, split, offset, text)
+        return null
+      }
+    }
+    if (values === SKIP) return null
+    const row = this.valueColumns.length === this.ctx.schema.length ? values : this.withMetadata(values, m, split)
+    for (const c of this.notNull) {
+      if (row[c] === null) {
+        this.badRecord(new RecordError(`column '${this.ctx.schema[c]!.name}' is NOT NULL, but the record has no value for it`), split, offset, text)
+        return null
+      }
+    }
+    return row
+  }
+
+  private withMetadata(values: Row, m: KafkaMessage, split: number): Row {
+    const row = new Array<unknown>(this.ctx.schema.length)
+    for (let i = 0; i < this.valueColumns.length; i++) row[this.valueColumns[i]!] = values[i]
+    for (let i = 0; i < this.meta.length; i++) {
+      const read = this.meta[i]
+      if (read !== null && read !== undefined) row[i] = read(m, this.splits[split]!)
+    }
+    return row
+  }
+
+  /** Fails the job naming the message, or counts it when bad records are skipped. */
+  private badRecord(e: RecordError, split: number, offset: number, text: string): void {
+    const ignore = this.config.format === 'csv' ? this.config.csv.ignoreParseErrors : this.config.json.ignoreParseErrors
+    if (ignore) {
+      this.skipped++
+      return
+    }
+    const { topic, partition } = this.splits[split]!
+    const where = `topic '${topic}', partition ${partition}, offset ${offset}`
+    throw WeirError.execution(`bad record at ${where} (table '${this.ctx.table}'): ${e.detail}`, {
+      record: { source: `kafka topic '${topic}' partition ${partition}`, offset, record: text.length > 1000 ? text.slice(0, 1000) + '…' : text },
+      help: `${e.help === undefined ? '' : `${e.help}; or `}set '${this.decoder!.ignoreOption}' = 'true' to skip bad records`,
+    })
+  }
+
+  metrics(): Readonly<Record<string, number>> {
+    return { skippedRecords: this.skipped, rowsRead: this.rowsRead }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return
+    this.closed = true
+    this.wakeUp()
+    this.buffer.length = 0
+    await this.consumer.disconnect().catch(() => {})
+    // The group only served this reader: remove it rather than leave it for the broker to expire.
+    await this.admin.deleteGroups([this.groupId]).catch(() => {})
+    await this.admin.disconnect().catch(() => {})
+  }
+}

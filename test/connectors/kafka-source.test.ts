@@ -1,0 +1,388 @@
+// The Kafka source against a real broker: a bounded job over a topic of several partitions whose
+// result equals DuckDB's over the same rows, each startup and bounded mode, metadata columns and a
+// watermark on the message timestamp, a checkpointed job cancelled and restored (no row lost or
+// repeated), bad records under both policies, and the errors for a missing topic and a down broker.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Kafka } from 'kafkajs'
+import { Session, type StatementResult } from '../../engine/session.js'
+import { isWeirError, WeirError } from '../../common/errors.js'
+import { formatTimestamp } from '../../common/values.js'
+import { startKafkaBroker, type KafkaBroker } from '../support/kafka-server.js'
+import { expectSameMultiset, OracleData } from '../oracle/oracle.js'
+import { visibleRows } from './helpers.js'
+
+let broker: KafkaBroker
+let kafka: Kafka
+let root: string
+
+beforeAll(async () => {
+  broker = await startKafkaBroker()
+  kafka = broker.client()
+  root = mkdtempSync(join(tmpdir(), 'weir-kafka-source-'))
+}, 450_000)
+
+afterAll(async () => {
+  await broker?.close()
+  if (root !== undefined) rmSync(root, { recursive: true, force: true })
+}, 150_000)
+
+interface Message {
+  readonly partition: number
+  readonly value: string | null
+  readonly timestamp?: number
+}
+
+/** Creates `topic` with `partitions` partitions and appends `messages` in order. */
+async function produce(topic: string, partitions: number, messages: readonly Message[]): Promise<void> {
+  const admin = kafka.admin()
+  await admin.connect()
+  await admin.createTopics({ topics: [{ topic, numPartitions: partitions }], waitForLeaders: true })
+  await admin.disconnect()
+  await append(topic, messages)
+}
+
+async function append(topic: string, messages: readonly Message[]): Promise<void> {
+  const producer = kafka.producer()
+  await producer.connect()
+  for (let i = 0; i < messages.length; i += 500) {
+    await producer.send({
+      topic,
+      messages: messages.slice(i, i + 500).map(m => ({
+        partition: m.partition,
+        value: m.value,
+        ...(m.timestamp !== undefined ? { timestamp: String(m.timestamp) } : {}),
+      })),
+    })
+  }
+  await producer.disconnect()
+}
+
+function kafkaTable(name: string, columns: string, topic: string, options: Record<string, string> = {}): string {
+  const all = { 'connector': 'kafka', 'topic': topic, 'properties.bootstrap.servers': broker.bootstrap, 'format': 'json', ...options }
+  return `CREATE TABLE ${name} (${columns}) WITH (${Object.entries(all).map(([k, v]) => `'${k}' = '${v}'`).join(', ')});`
+}
+
+/** Runs the statements; returns the rows of the last (a SELECT over a bounded source) as JSON text, sorted. */
+async function select(sql: string, options: Record<string, string> = {}): Promise<{ rows: string[]; result: StatementResult }> {
+  const session = new Session({ println: () => undefined, options })
+  const results = await session.executeSql(sql)
+  const last = results.at(-1)!
+  if (last.kind !== 'rows') throw new Error(`expected rows, got ${last.kind}`)
+  for (const c of last.changes) expect(c.kind).toBe(0)
+  return { rows: last.changes.map(c => JSON.stringify(c.row)).sort(), result: last }
+}
+
+async function failure(sql: string): Promise<WeirError> {
+  const session = new Session({ println: () => undefined })
+  try {
+    await session.executeSql(sql)
+    await session.awaitJobs()
+  } catch (e) {
+    if (isWeirError(e)) return e
+    throw e
+  }
+  throw new Error('expected the statements to fail')
+}
+
+const numbered = (n: number, partitions: number, base = 0): Message[] =>
+  Array.from({ length: n },
+    (_, i) => ({ partition: i % partitions, value: JSON.stringify({ id: base + i }), timestamp: 1_700_000_000_000 + (base + i) * 1000 }))
+
+describe('a bounded Kafka job vs DuckDB', () => {
+  it('reads a topic of 3 partitions into a filesystem sink: windowed sums equal DuckDB', async () => {
+    const data = await OracleData.create({ seed: 7, rows: 4000 })
+    try {
+      // The generated arrival order, dealt round robin: each partition keeps it, so its disorder
+      // stays below the watermark delay and no row is late (the watermark is the partitions' minimum).
+      const lines = readFileSync(data.path, 'utf8').split('\n').filter(l => l !== '')
+      await produce('oracle', 3, lines.map((value, i) => ({ partition: i % 3, value })))
+      const out = join(root, 'oracle-out')
+      const session = new Session({ println: () => undefined })
+      await session.executeSql(`
+        ${
+        kafkaTable('t', `k STRING, v INT, d DECIMAL(10, 2), x DOUBLE, s STRING, ts TIMESTAMP(3), b BIGINT, WATERMARK FOR ts AS ts - INTERVAL '2' SECOND`,
+          'oracle', {
+          'scan.startup.mode': 'earliest-offset',
+          'scan.bounded.mode': 'latest-offset',
+        })
+      }
+        CREATE TABLE out (k STRING, ws TIMESTAMP(3), c BIGINT, sv INT, sd DECIMAL(38, 2)) WITH ('connector' = 'filesystem', 'path' = '${out}', 'format' = 'json');
+        INSERT INTO out SELECT k, window_start, COUNT(*), SUM(v), SUM(d) FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY k, window_start, window_end;`)
+      const [metrics] = await session.awaitJobs()
+      expect(metrics!.lateRecordsDropped).toBe(0)
+      expect(metrics!.sourceRecordsRead).toBe(4000)
+      const weir = visibleRows(out).map(line => {
+        const r = JSON.parse(line) as { k: string | null; ws: string; c: number; sv: number | null; sd: number | null }
+        const canon = (n: number | null): string => (n === null ? 'NULL' : String(n))
+        return [r.k === null ? 'NULL' : JSON.stringify(r.k), formatTimestamp(Date.parse(r.ws.replace(' ', 'T') + 'Z')), canon(r.c), canon(r.sv), canon(r.sd)]
+          .join(' | ')
+      })
+      const duck = await data.duck(
+        `SELECT k, make_timestamp((epoch_ms(ts) - epoch_ms(ts) % 10000) * 1000) AS ws, COUNT(*), SUM(v), SUM(d) FROM t GROUP BY k, ws`,
+      )
+      expect(duck.length).toBeGreaterThan(100)
+      expectSameMultiset(weir, duck)
+    } finally {
+      await data.close()
+    }
+  }, 240_000)
+})
+
+describe('startup and bounded modes', () => {
+  const topic = 'modes'
+  // 20 messages, ids 0..19, dealt to 2 partitions: partition p holds ids p, p+2, … at offsets 0..9.
+  beforeAll(async () => {
+    await produce(topic, 2, numbered(20, 2))
+  }, 120_000)
+  const ids = (rows: string[]): number[] => rows.map(r => (JSON.parse(r) as number[])[0]!).sort((a, b) => a - b)
+  const range = (from: number, to: number, step = 1): number[] => Array.from({ length: Math.ceil((to - from) / step) }, (_, i) => from + i * step)
+  const run = async (options: Record<string, string>): Promise<number[]> =>
+    ids((await select(`${kafkaTable('t', 'id INT', topic, options)} SELECT * FROM t;`)).rows)
+
+  it('earliest-offset to latest-offset reads everything, once', async () => {
+    expect(await run({ 'scan.startup.mode': 'earliest-offset', 'scan.bounded.mode': 'latest-offset' })).toEqual(range(0, 20))
+  }, 120_000)
+
+  it('specific-offsets start and stop per partition', async () => {
+    const got = await run({
+      'scan.startup.mode': 'specific-offsets',
+      'scan.startup.specific-offsets': 'partition:0,offset:3;partition:1,offset:7',
+      'scan.bounded.mode': 'specific-offsets',
+      'scan.bounded.specific-offsets': 'partition:0,offset:5;partition:1,offset:10',
+    })
+    // Partition 0 offsets 3, 4 hold ids 6, 8; partition 1 offsets 7..9 hold ids 15, 17, 19.
+    expect(got).toEqual([6, 8, 15, 17, 19])
+  }, 120_000)
+
+  it('timestamp start and stop: the messages whose timestamps are in between', async () => {
+    const got = await run({
+      'scan.startup.mode': 'timestamp',
+      'scan.startup.timestamp-millis': String(1_700_000_000_000 + 5_000),
+      'scan.bounded.mode': 'timestamp',
+      'scan.bounded.timestamp-millis': String(1_700_000_000_000 + 12_000),
+    })
+    expect(got).toEqual(range(5, 12))
+  }, 120_000)
+
+  it('group-offsets start and stop at a consumer group’s committed offsets, and need one (or auto.offset.reset)', async () => {
+    const admin = kafka.admin()
+    await admin.connect()
+    await admin.setOffsets({ groupId: 'starts', topic, partitions: [{ partition: 0, offset: '8' }, { partition: 1, offset: '9' }] })
+    await admin.setOffsets({ groupId: 'stops', topic, partitions: [{ partition: 0, offset: '2' }, { partition: 1, offset: '1' }] })
+    await admin.disconnect()
+    expect(await run({ 'properties.group.id': 'starts', 'scan.bounded.mode': 'latest-offset' })).toEqual([16, 18, 19])
+    expect(await run({ 'properties.group.id': 'stops', 'scan.startup.mode': 'earliest-offset', 'scan.bounded.mode': 'group-offsets' })).toEqual([0, 1, 2])
+    const e = await failure(`${kafkaTable('t', 'id INT', topic, { 'properties.group.id': 'nobody', 'scan.bounded.mode': 'latest-offset' })} SELECT * FROM t;`)
+    expect(e.message).toContain(`consumer group 'nobody' has no committed offset for partition 0 of topic 'modes'`)
+    expect(e.help).toContain(`'properties.auto.offset.reset'`)
+    expect(await run({ 'properties.group.id': 'nobody', 'properties.auto.offset.reset': 'earliest', 'scan.bounded.mode': 'latest-offset' })).toEqual(
+      range(0, 20),
+    )
+  }, 120_000)
+
+  it('latest-offset start reads only what is appended after the job started', async () => {
+    const later = 'modes-latest'
+    await produce(later, 2, numbered(6, 2))
+    const session = new Session({ println: () => undefined })
+    // Stops once each partition has 2 more messages than when the test starts.
+    const job = session.executeSql(
+      `${
+        kafkaTable('t', 'id INT', later, {
+          'scan.startup.mode': 'latest-offset',
+          'scan.bounded.mode': 'specific-offsets',
+          'scan.bounded.specific-offsets': 'partition:0,offset:5;partition:1,offset:5',
+        })
+      } SELECT * FROM t;`,
+    )
+    // The reader resolved its start once its consumer group exists: append only then.
+    const admin = kafka.admin()
+    await admin.connect()
+    for (let i = 0; i < 600 && !(await admin.listGroups()).groups.some(g => g.groupId.startsWith('weir-source-t-')); i++) {
+      await new Promise(r => setTimeout(r, 100))
+    }
+    await admin.disconnect()
+    await append(later, numbered(4, 2, 100))
+    const results = await job
+    const last = results.at(-1)!
+    if (last.kind !== 'rows') throw new Error(last.kind)
+    expect(ids(last.changes.map(c => JSON.stringify(c.row)))).toEqual([100, 101, 102, 103])
+  }, 120_000)
+
+  it('an unbounded source keeps reading: a job over it runs until cancelled', async () => {
+    const cancel = new AbortController()
+    const seen: string[] = []
+    const session = new Session({ println: line => seen.push(line), signal: cancel.signal })
+    await session.executeSql(`${kafkaTable('t', 'id INT', topic, { 'scan.startup.mode': 'earliest-offset' })}
+      CREATE TABLE p (id INT) WITH ('connector' = 'print');
+      INSERT INTO p SELECT * FROM t;`)
+    const done = session.awaitJobs()
+    for (let i = 0; i < 600 && seen.length < 20; i++) await new Promise(r => setTimeout(r, 100))
+    expect(seen).toHaveLength(20)
+    cancel.abort()
+    const [m] = await done
+    expect(m!.cancelled).toBe(true)
+  }, 120_000)
+})
+
+describe('metadata columns', () => {
+  it('partition, offset and timestamp of each message, with a watermark on the timestamp', async () => {
+    await produce('meta', 2, numbered(10, 2))
+    const { rows } = await select(`${
+      kafkaTable(
+        't',
+        `id INT, p INT METADATA FROM 'partition' VIRTUAL, o BIGINT METADATA FROM 'offset' VIRTUAL, \`timestamp\` TIMESTAMP_LTZ(3) METADATA, tp STRING METADATA FROM 'topic',
+         WATERMARK FOR \`timestamp\` AS \`timestamp\``,
+        'meta',
+        { 'scan.startup.mode': 'earliest-offset', 'scan.bounded.mode': 'latest-offset' },
+      )
+    }
+      SELECT id, p, o, \`timestamp\`, tp FROM t;`)
+    expect(rows).toEqual(
+      Array.from({ length: 10 }, (_, i) => JSON.stringify([i, i % 2, Math.floor(i / 2), 1_700_000_000_000 + i * 1000, 'meta'])).sort(),
+    )
+    // A window over the Kafka timestamp: 10 messages one second apart in 5 s windows.
+    const windows = await select(`${
+      kafkaTable('t', `id INT, ts TIMESTAMP_LTZ(3) METADATA FROM 'timestamp', WATERMARK FOR ts AS ts`, 'meta', {
+        'scan.startup.mode': 'earliest-offset',
+        'scan.bounded.mode': 'latest-offset',
+      })
+    }
+      SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '5' SECOND)) GROUP BY window_start, window_end;`)
+    expect(windows.rows.map(r => (JSON.parse(r) as number[])[1])).toEqual([5, 5])
+  }, 120_000)
+
+  it('an unknown metadata key or a wrong type is an error pointing at the column', async () => {
+    const e = await failure(kafkaTable('t', `id INT,\n  h STRING METADATA FROM 'headerz'`, 'meta'))
+    expect(e.message).toContain(`connector 'kafka' has no metadata 'headerz' (column 'h')`)
+    expect(e.span?.start.line).toBe(2)
+    const t = await failure(kafkaTable('t', `id INT, o INT METADATA FROM 'offset'`, 'meta'))
+    expect(t.message).toContain(`metadata 'offset' of connector 'kafka' is BIGINT, but column 'o' is declared INT`)
+  })
+
+  it('a connector without metadata refuses METADATA columns, pointing at the column', async () => {
+    const e = await failure(
+      `CREATE TABLE f (id INT,\n  o BIGINT METADATA FROM 'offset') WITH ('connector' = 'filesystem', 'path' = '/tmp/x', 'format' = 'json');`,
+    )
+    expect(e.message).toBe(`METADATA columns are not supported by connector 'filesystem'`)
+    expect(e.span?.start.line).toBe(2)
+  })
+})
+
+describe('checkpoints', () => {
+  it('a job cancelled after a checkpoint and restored from it neither loses nor repeats a row', async () => {
+    const n = 6000
+    await produce('restored', 3, numbered(n, 3))
+    const out = join(root, 'restored-out')
+    const checkpoints = join(root, 'restored-chk')
+    const sql = `${kafkaTable('t', 'id INT', 'restored', { 'scan.startup.mode': 'earliest-offset', 'scan.bounded.mode': 'latest-offset' })}
+      CREATE TABLE out (id INT) WITH ('connector' = 'filesystem', 'path' = '${out}', 'format' = 'json');
+      INSERT INTO out SELECT * FROM t;`
+    const options = { 'pipeline.name': 'kafka-restore', 'execution.checkpointing.interval': '5 ms', 'state.checkpoints.dir': checkpoints,
+      'execution.batch-size': '10' }
+    const cancel = new AbortController()
+    const first = new Session({ println: () => undefined, signal: cancel.signal, options, onCheckpoint: (_job, id) => id >= 2 && cancel.abort() })
+    await first.executeSql(sql)
+    const [m1] = await first.awaitJobs()
+    expect(m1!.cancelled).toBe(true)
+    const partial = visibleRows(out)
+    expect(partial.length).toBeLessThan(n)
+    const log: string[] = []
+    const second = new Session({ println: () => undefined, options, log: m => log.push(m) })
+    await second.executeSql(sql)
+    const [m2] = await second.awaitJobs()
+    expect(log.join('\n')).toContain('resuming from checkpoint')
+    expect(m2!.cancelled).toBe(false)
+    expect(m2!.sourceRecordsRead).toBeLessThan(n) // it resumed, not started over
+    const ids = visibleRows(out).map(l => (JSON.parse(l) as { id: number }).id).sort((a, b) => a - b)
+    expect(ids).toEqual(Array.from({ length: n }, (_, i) => i))
+  }, 240_000)
+})
+
+describe('bad records', () => {
+  const messages: Message[] = [
+    { partition: 0, value: '{"id": 1}' },
+    { partition: 1, value: '{"id": 2}' },
+    { partition: 1, value: '{"id": oops}' },
+    { partition: 0, value: null },
+    { partition: 0, value: '{"id": 3}' },
+  ]
+  beforeAll(async () => {
+    await produce('bad', 2, messages)
+  }, 120_000)
+  const table = (options: Record<string, string> = {}): string =>
+    kafkaTable('t', 'id INT', 'bad', { 'scan.startup.mode': 'earliest-offset', 'scan.bounded.mode': 'latest-offset', ...options })
+
+  it('fail the job naming the topic, partition and offset by default', async () => {
+    const e = await failure(`${table()} SELECT * FROM t;`)
+    expect(e.message).toContain(`bad record at topic 'bad', partition 1, offset 1 (table 't'): invalid JSON`)
+    expect(e.record?.record).toBe('{"id": oops}')
+    expect(e.help).toContain(`'json.ignore-parse-errors' = 'true'`)
+  }, 120_000)
+
+  it(`are skipped and counted with 'json.ignore-parse-errors'; a message without a value holds no row`, async () => {
+    const { rows, result } = await select(`${table({ 'json.ignore-parse-errors': 'true' })} SELECT * FROM t;`)
+    expect(rows).toEqual(['[1]', '[2]', '[3]'])
+    if (result.kind !== 'rows') throw new Error(result.kind)
+    expect(result.metrics.skippedRecords).toBe(1)
+  }, 120_000)
+
+  it(`format 'raw' reads each value whole, and 'csv' decodes it`, async () => {
+    await produce('texts', 1, [{ partition: 0, value: 'a,1' }, { partition: 0, value: '"b,c",2' }])
+    const raw = await select(
+      `${kafkaTable('t', 'line STRING', 'texts', { 'format': 'raw', 'scan.startup.mode': 'earliest-offset', 'scan.bounded.mode': 'latest-offset' })}
+      SELECT * FROM t;`,
+    )
+    expect(raw.rows).toEqual(['["\\"b,c\\",2"]', '["a,1"]'])
+    const csv = await select(
+      `${kafkaTable('t', 's STRING, n INT', 'texts', { 'format': 'csv', 'scan.startup.mode': 'earliest-offset', 'scan.bounded.mode': 'latest-offset' })}
+      SELECT * FROM t;`,
+    )
+    expect(csv.rows).toEqual(['["a",1]', '["b,c",2]'])
+  }, 120_000)
+})
+
+describe('errors', () => {
+  it('a topic that does not exist is named (and not created)', async () => {
+    const e = await failure(
+      `${kafkaTable('t', 'id INT', 'nowhere', { 'scan.bounded.mode': 'latest-offset', 'scan.startup.mode': 'earliest-offset' })} SELECT * FROM t;`,
+    )
+    expect(e.message).toContain(`table 't' reads topic 'nowhere', which the broker does not have`)
+    const admin = kafka.admin()
+    await admin.connect()
+    expect(await admin.listTopics()).not.toContain('nowhere')
+    await admin.disconnect()
+  }, 120_000)
+
+  it('a broker that is down is a connector error naming its address', async () => {
+    const down = '127.0.0.1:1'
+    const e = await failure(
+      `CREATE TABLE t (id INT) WITH ('connector' = 'kafka', 'topic' = 'x', 'properties.bootstrap.servers' = '${down}', 'format' = 'json', 'scan.startup.mode' = 'earliest-offset');
+       SELECT * FROM t;`,
+    )
+    expect(e.kind).toBe('connector')
+    expect(e.message).toContain(`the Kafka broker at ${down} cannot be reached`)
+    expect(e.help).toContain(`'properties.bootstrap.servers'`)
+  }, 180_000)
+
+  it('unknown and not yet supported options are errors pointing at the option', async () => {
+    const options = (extra: string): string =>
+      `CREATE TABLE t (id INT) WITH ('connector' = 'kafka', 'topic' = 'x', 'properties.bootstrap.servers' = 'h:1', 'format' = 'json',\n ${extra});`
+    const unknown = await failure(options(`'scan.startup.mod' = 'earliest-offset'`))
+    expect(unknown.message).toBe(`unsupported option 'scan.startup.mod' for connector 'kafka'`)
+    expect(unknown.help).toBe(`did you mean 'scan.startup.mode'?`)
+    expect(unknown.span?.start.line).toBe(2)
+    const pattern = await failure(options(`'topic-pattern' = 'x.*'`))
+    expect(pattern.message).toBe(`option 'topic-pattern' of connector 'kafka' is not supported yet`)
+    const property = await failure(options(`'properties.compression.type' = 'gzip'`))
+    expect(property.message).toContain(`Kafka client property 'compression.type' is not supported`)
+    const group = await failure(
+      `CREATE TABLE t (id INT) WITH ('connector' = 'kafka', 'topic' = 'x', 'properties.bootstrap.servers' = 'h:1', 'format' = 'json');`,
+    )
+    expect(group.message).toBe(`'scan.startup.mode' = 'group-offsets' needs 'properties.group.id'`)
+    const ts = await failure(options(`'scan.startup.mode' = 'timestamp'`))
+    expect(ts.message).toBe(`'scan.startup.mode' = 'timestamp' needs option 'scan.startup.timestamp-millis'`)
+  })
+})
