@@ -18,7 +18,7 @@ function errorOf(fn: () => unknown): WeirError {
 
 describe('connector registry', () => {
   it('lists the connectors and finds each by name', () => {
-    expect(connectorNames()).toEqual(['blackhole', 'datagen', 'filesystem', 'nexmark', 'print'])
+    expect(connectorNames()).toEqual(['blackhole', 'datagen', 'filesystem', 'kafka', 'nexmark', 'print'])
     for (const name of connectorNames()) expect(getConnector(name).name).toBe(name)
     expect(getConnector('FileSystem').name).toBe('filesystem')
     expect(getConnector('nexmark').source).toBeDefined()
@@ -32,7 +32,7 @@ describe('connector registry', () => {
     expect(typo.message).toBe(`unknown connector 'filesytem'`)
     expect(typo.help).toContain(`did you mean 'filesystem'?`)
     const unknown = errorOf(() => getConnector('kafka-avro-x'))
-    expect(unknown.help).toBe('known connectors: blackhole, datagen, filesystem, nexmark, print')
+    expect(unknown.help).toBe('known connectors: blackhole, datagen, filesystem, kafka, nexmark, print')
   })
 
   it('computes edit distances', () => {
