@@ -1,7 +1,8 @@
 // DESCRIBE of a table or view, as the rows a session shows.
 import { formatType } from '../common/types.js'
 import type { Catalog, CatalogObject } from './catalog.js'
-import { QueryBinder, tableFields } from './bind/query-binder.js'
+import { QueryBinder } from './bind/query-binder.js'
+import { tableFields } from './bind/table-fields.js'
 import type { JobConfig } from '../common/config/index.js'
 
 /** Rows with named columns, as a session shows them. */

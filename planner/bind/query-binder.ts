@@ -20,6 +20,7 @@ import { Scope } from './scope.js'
 import { bindExpr, isAggregateCall, visitExpr, rexKey, type AggregateMapping } from './expr-binder.js'
 import type { WarningSink } from '../../common/warnings.js'
 import { checkHints } from './hints.js'
+import { tableFields } from './table-fields.js'
 import type { JobConfig } from '../../common/config/index.js'
 
 /** A bound relation: its plan and the names its columns are visible by. */
@@ -33,39 +34,6 @@ interface Cte {
   readonly columns?: readonly ast.Ident[]
   /** The CTE frames visible inside this CTE's body: outer ones and the earlier CTEs of its WITH. */
   readonly visible: Map<string, Cte>[]
-}
-
-const tableFieldCache = new WeakMap<CatalogTable, { fields: Field[]; computed: (Rex | undefined)[] }>()
-
-/**
- * The columns of a table as a query sees them: physical and computed, with the rowtime column
- * marked as a time attribute, and computed expressions bound over the physical columns.
- */
-export function tableFields(table: CatalogTable): { fields: Field[]; computed: (Rex | undefined)[] } {
-  const cached = tableFieldCache.get(table)
-  if (cached) return cached
-  const physical = table.columns.filter(c => c.kind !== 'computed')
-  const physicalScope = Scope.of(physical.map(c => ({ name: c.name, type: c.type })))
-  const fields: Field[] = []
-  const computed: (Rex | undefined)[] = []
-  for (const c of table.columns) {
-    if (c.kind === 'computed') {
-      const rex = bindExpr(c.expr!, { scope: physicalScope, clause: 'a computed column' })
-      computed.push(rex)
-      fields.push({ name: c.name, type: rex.type })
-    } else {
-      computed.push(undefined)
-      fields.push({ name: c.name, type: c.type })
-    }
-  }
-  if (table.watermark) {
-    const i = fields.findIndex(f => f.name.toLowerCase() === table.watermark!.column.toLowerCase())
-    const t = fields[i]!.type
-    if (t.kind === 'TIMESTAMP' || t.kind === 'TIMESTAMP_LTZ') fields[i] = { name: fields[i]!.name, type: { ...t, timeAttr: 'rowtime' } }
-  }
-  const result = { fields, computed }
-  tableFieldCache.set(table, result)
-  return result
 }
 
 export class QueryBinder {

@@ -8,7 +8,7 @@ import type { ChangelogMode, Exchange, JobGraph, OperatorSpec, PhysicalNode } fr
 import type { LogicalPlan, Scan } from '../logical/nodes.js'
 import { changelogOf } from '../changelog.js'
 import type { JobConfig } from '../../common/config/index.js'
-import { tableFields } from '../bind/query-binder.js'
+import { tableFields } from '../bind/table-fields.js'
 import { bindExpr } from '../bind/expr-binder.js'
 import { Scope } from '../bind/scope.js'
 
