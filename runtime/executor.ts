@@ -7,7 +7,8 @@ import { join, resolve } from 'node:path'
 import { invariant } from '../common/assert.js'
 import { WeirError } from '../common/errors.js'
 import { safeFileName } from '../common/names.js'
-import type { JobGraph } from '../core/job-graph.js'
+import type { JobGraph, SinkSpec } from '../core/job-graph.js'
+import type { SinkContext } from '../connectors/api.js'
 import type { OperatorContext } from '../core/operator.js'
 import type { Batch, Row } from '../core/batch.js'
 import type { KeyRef } from '../core/keyed-state.js'
@@ -168,18 +169,11 @@ class JobExecution {
         case 'Sink': {
           const factory = getConnector(spec.connector)
           invariant(factory.sink, `connector ${spec.connector} has no sink`)
-          task.sink = enforceNotNull(await factory.sink.create({
-            table: spec.table,
-            options: spec.options,
-            schema: spec.schema,
-            changelog: spec.inputChangelog,
-            primaryKey: spec.primaryKey,
-            println: this.env.println,
-            jobName: this.graph.name,
-            operatorId: task.node.id,
-            exactlyOnce: this.checkpoints.exactlyOnce,
-            restoredCommit: restore?.manifest.sinks[task.node.id],
-          }), spec, this.graph.config.sinkNotNull)
+          task.sink = enforceNotNull(
+            await factory.sink.create(this.sinkContext(task, spec, this.checkpoints.exactlyOnce, restore?.manifest.sinks[task.node.id])),
+            spec,
+            this.graph.config.sinkNotNull,
+          )
           break
         }
         case 'Values':
@@ -268,6 +262,22 @@ class JobExecution {
   /** Where backends stage local snapshots and restores: beside the working state, so files hard-link instead of copying. */
   private readonly tmpDir = (): Promise<string> => (this.stagingDir ??= makeStagingDir(this.stateDir))
 
+  /** What a sink is created with: the same on a run and when a finished job only completes its commits. */
+  private sinkContext(task: Task, spec: SinkSpec, exactlyOnce: boolean, restoredCommit: unknown): SinkContext {
+    return {
+      table: spec.table,
+      options: spec.options,
+      schema: spec.schema,
+      changelog: spec.inputChangelog,
+      primaryKey: spec.primaryKey,
+      println: this.env.println,
+      jobName: this.graph.name,
+      operatorId: task.node.id,
+      exactlyOnce,
+      restoredCommit,
+    }
+  }
+
   /**
    * The job finished at the restored checkpoint: commit what it promised (a crash may have come
    * between its manifest and the commit), and run nothing.
@@ -277,18 +287,7 @@ class JobExecution {
     for (const task of this.order) {
       const spec = task.node.spec
       if (spec.kind !== 'Sink') continue
-      const sink = await getConnector(spec.connector).sink!.create({
-        table: spec.table,
-        options: spec.options,
-        schema: spec.schema,
-        changelog: spec.inputChangelog,
-        primaryKey: spec.primaryKey,
-        println: this.env.println,
-        jobName: this.graph.name,
-        operatorId: task.node.id,
-        exactlyOnce: true,
-        restoredCommit: manifest.sinks[task.node.id],
-      })
+      const sink = await getConnector(spec.connector).sink!.create(this.sinkContext(task, spec, true, manifest.sinks[task.node.id]))
       await sink.close()
     }
     return {
