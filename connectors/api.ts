@@ -90,6 +90,8 @@ export interface SinkContext {
    * leftovers of earlier runs of this job are discarded too).
    */
   readonly restoredCommit?: unknown
+  /** Where a sink reports what the user should know (a guarantee it cannot give); the job's log. */
+  readonly log?: (line: string) => void
 }
 
 export interface SinkWriter {
@@ -124,7 +126,7 @@ export interface SourceFactory {
    * Throws a WeirError (kind 'connector') naming the bad or missing option. `schema` is the physical
    * and metadata columns; `metadata` as SourceContext.metadata (only connectors with metadataKeys get keys).
    */
-  validate(options: ConnectorOptions, schema: readonly Field[], metadata?: readonly (string | null)[]): void
+  validate(options: ConnectorOptions, schema: readonly Field[], metadata?: readonly (string | null)[], primaryKey?: readonly string[]): void
   /** The keys a table's `col TYPE METADATA [FROM 'key']` columns may name; none: the planner refuses METADATA columns. */
   readonly metadataKeys?: readonly string[]
   /** True when the source ends by itself (files; generators with a row count). */
@@ -153,7 +155,8 @@ export interface CommittedOutput {
 }
 
 export interface SinkFactory {
-  validate(options: ConnectorOptions, schema: readonly Field[]): void
+  /** As SourceFactory.validate; `primaryKey` names the table's PRIMARY KEY columns (upsert sinks need one). */
+  validate(options: ConnectorOptions, schema: readonly Field[], primaryKey?: readonly string[]): void
   /** Whether the sink, with these options, can take -U/+U/-D rows. */
   acceptsUpdates(options: ConnectorOptions): boolean
   create(ctx: SinkContext): Promise<SinkWriter>

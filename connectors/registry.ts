@@ -5,12 +5,13 @@ import { blackholeConnector } from './blackhole.js'
 import { datagenConnector } from './datagen.js'
 import { filesystemConnector } from './filesystem/index.js'
 import { kafkaConnector } from './kafka/index.js'
+import { upsertKafkaConnector } from './kafka/sink/upsert.js'
 import { nexmarkConnector } from './nexmark/index.js'
 import { closest } from './options.js'
 import { printConnector } from './print.js'
 
 const CONNECTORS: ReadonlyMap<string, ConnectorFactory> = new Map(
-  [blackholeConnector, datagenConnector, filesystemConnector, kafkaConnector, nexmarkConnector, printConnector].map(c => [c.name, c]),
+  [blackholeConnector, datagenConnector, filesystemConnector, kafkaConnector, nexmarkConnector, printConnector, upsertKafkaConnector].map(c => [c.name, c]),
 )
 
 /**

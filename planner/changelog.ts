@@ -78,6 +78,8 @@ export function checkChangelog(plan: LogicalPlan): void {
         span: origin.span,
         help: factory.name === 'filesystem'
           ? `set 'format' = 'debezium-json' on '${plan.table.name}' to write a changelog, or make the query insert-only (e.g. a window aggregate)`
+          : factory.name === 'kafka'
+          ? `write to an 'upsert-kafka' table with a PRIMARY KEY (its messages are keyed upserts and tombstones), or make the query insert-only (e.g. a window aggregate)`
           : 'write to a sink that accepts updates (print, blackhole, or filesystem with debezium-json), or make the query insert-only',
       },
     )

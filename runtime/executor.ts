@@ -275,6 +275,7 @@ class JobExecution {
       operatorId: task.node.id,
       exactlyOnce,
       restoredCommit,
+      ...(this.env.log ? { log: this.env.log } : {}),
     }
   }
 

@@ -1,6 +1,9 @@
 // The 'kafka' connector: a source reading the messages of one or more topics (each partition a
-// split, offsets kept in checkpoints), with Flink's options, formats and metadata columns.
-import type { ConnectorFactory } from '../api.js'
+// split, offsets kept in checkpoints), with Flink's options, formats and metadata columns; and a
+// sink writing insert-only results (sink/). One table may be read and written: each side is given
+// the options that are not the other side's own, as Flink's source ignores 'sink.*' and its sink 'scan.*'.
+import type { ConnectorFactory, ConnectorOptions } from '../api.js'
+import { kafkaSink } from './sink/index.js'
 import { checkMetadataColumns, KAFKA_METADATA_KEYS } from './source-metadata.js'
 import { createKafkaSource } from './source.js'
 import { resolveKafkaSourceOptions } from './source-options.js'
@@ -12,15 +15,42 @@ import { resolveKafkaSourceOptions } from './source-options.js'
 export const kafkaConnector: ConnectorFactory = {
   name: 'kafka',
   source: {
-    validate(options, schema, metadata) {
+    validate(options, schema, metadata, primaryKey) {
       const keys = metadata ?? schema.map(() => null)
       checkMetadataColumns(schema, keys)
-      resolveKafkaSourceOptions(options, schema.filter((_, i) => keys[i] === null))
+      const physical = schema.filter((_, i) => keys[i] === null)
+      resolveKafkaSourceOptions(without(options, sinkOnly), physical)
+      // A table with options of the sink is (also) written: check them as the sink would.
+      if (Object.keys(options).some(sinkOnly)) kafkaSink.validate(without(options, sourceOnly), physical, primaryKey)
     },
     metadataKeys: KAFKA_METADATA_KEYS,
     bounded(options) {
       return (options['scan.bounded.mode'] ?? 'unbounded').trim().toLowerCase() !== 'unbounded'
     },
-    create: createKafkaSource,
+    // The source reads the message key nowhere yet: a table whose key options say where columns come
+    // from is refused when it is read (resolveKafkaSourceOptions), never read with those columns NULL.
+    create: ctx => createKafkaSource({ ...ctx, options: without(ctx.options, k => k.startsWith('sink.') || k === 'properties.transaction.timeout.ms') }),
   },
+  sink: {
+    ...kafkaSink,
+    validate: (options, schema, primaryKey) => kafkaSink.validate(without(options, sourceOnly), schema, primaryKey),
+    create: ctx => kafkaSink.create({ ...ctx, options: without(ctx.options, sourceOnly) }),
+    committedAfter: (query, checkpointId) => kafkaSink.committedAfter!({ ...query, options: without(query.options, sourceOnly) }, checkpointId),
+  },
+}
+
+/** Options only the sink reads (the source refuses the key options it cannot honour yet when it reads). */
+function sinkOnly(key: string): boolean {
+  return key.startsWith('sink.') || key === 'key.fields' || key === 'key.format' || key === 'value.fields-include'
+    || key === 'properties.transaction.timeout.ms'
+}
+
+/** Options only the source reads. */
+function sourceOnly(key: string): boolean {
+  return key.startsWith('scan.') || key === 'properties.group.id' || key === 'properties.auto.offset.reset' || key === 'properties.isolation.level'
+    || key === 'json.ignore-parse-errors' || key === 'csv.ignore-parse-errors'
+}
+
+function without(options: ConnectorOptions, drop: (key: string) => boolean): ConnectorOptions {
+  return Object.fromEntries(Object.entries(options).filter(([k]) => !drop(k)))
 }

@@ -1,0 +1,57 @@
+// The 'kafka' sink (insert-only results) and what it shares with 'upsert-kafka' (upsert.ts): option
+// checking, creating the writer for the delivery guarantee, and what exactly-once output is
+// committed already (the marker, see transactions.ts).
+import type { CommitQuery, CommittedOutput, ConnectorFactory, SinkContext, SinkFactory, SinkWriter } from '../../api.js'
+import { MessageEncoder } from './messages.js'
+import { resolveConnection, resolveGuarantee, resolveKafkaSink, type KafkaConnection, type KafkaSinkConfig } from './options.js'
+import { kafkaClient, kafkaSinkError, partitionCount, TransactionalProducer } from './transactions.js'
+import { ExactlyOnceKafkaWriter, StreamingKafkaWriter, type KafkaSinkCommit } from './writer.js'
+
+export async function createKafkaWriter(ctx: SinkContext, config: KafkaSinkConfig): Promise<SinkWriter> {
+  const { guarantee, warning } = resolveGuarantee(config, ctx.exactlyOnce)
+  if (warning !== undefined) (ctx.log ?? (line => process.stderr.write(line + '\n')))(warning.replace('table writes', `table '${ctx.table}' writes`))
+  const kafka = kafkaClient(config)
+  const encoder = new MessageEncoder(config, ctx.schema, await partitionCount(kafka, config, ctx.table))
+  return guarantee === 'exactly-once'
+    ? ExactlyOnceKafkaWriter.create(ctx, config, kafka, encoder)
+    : StreamingKafkaWriter.create(ctx, config, kafka, encoder, guarantee)
+}
+
+/**
+ * SinkFactory.committedAfter of both Kafka sinks: the marker says which checkpoint's transaction was
+ * the last to commit; output of checkpoints after `checkpointId` (and after the restored one, which a
+ * restore produces anyway) is visible already.
+ */
+export async function kafkaCommittedAfter(config: KafkaConnection, query: CommitQuery, checkpointId: number): Promise<CommittedOutput | undefined> {
+  if (config.guarantee !== undefined && config.guarantee !== 'exactly-once') return undefined
+  const producer = new TransactionalProducer(kafkaClient(config), config, query.jobName, query.operatorId)
+  let marker: number
+  try {
+    await producer.connect()
+    marker = await producer.marker()
+  } catch (e) {
+    throw kafkaSinkError(e, query.table, config, 'reading which checkpoints it committed')
+  } finally {
+    await producer.close()
+  }
+  const restored = (query.restoredCommit as KafkaSinkCommit | undefined)?.checkpoint ?? 0
+  if (marker <= Math.max(checkpointId, restored)) return undefined
+  return {
+    checkpoints: [marker],
+    items: [`messages of the transactions of checkpoints up to ${marker}`],
+    location: `Kafka topic '${config.topic}'`,
+    record: `the offset of consumer group '${producer.id}' on '${config.topic}' partition 0`,
+  }
+}
+
+/**
+ * @example CREATE TABLE out (w TIMESTAMP(3), n BIGINT) WITH ('connector' = 'kafka', 'topic' = 'counts', 'properties.bootstrap.servers' = 'localhost:9092', 'format' = 'json')
+ */
+export const kafkaSink: SinkFactory = {
+  validate(options, schema, primaryKey = []) {
+    resolveKafkaSink('kafka', options, schema, primaryKey)
+  },
+  acceptsUpdates: () => false,
+  create: ctx => createKafkaWriter(ctx, resolveKafkaSink('kafka', ctx.options, ctx.schema, ctx.primaryKey.map(i => ctx.schema[i]!.name))),
+  committedAfter: (query, checkpointId) => kafkaCommittedAfter(resolveConnection(query.options), query, checkpointId),
+}

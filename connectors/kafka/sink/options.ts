@@ -1,0 +1,187 @@
+// The options of the 'kafka' and 'upsert-kafka' sinks (Flink's names), checked at plan time and
+// resolved into a plain config: where to write, how keys and values are encoded, how messages are
+// partitioned, and the delivery guarantee.
+import { WeirError } from '../../../common/errors.js'
+import type { Field } from '../../../common/types.js'
+import type { ConnectorOptions } from '../../api.js'
+import { aboutKey, aboutValue, badValue, checkKnownOptions, checkRequiredOptions, enumOption, intOption } from '../../options.js'
+
+export type MessageFormat = 'json' | 'csv' | 'raw'
+const FORMATS: readonly MessageFormat[] = ['json', 'csv', 'raw']
+export type DeliveryGuarantee = 'exactly-once' | 'at-least-once' | 'none'
+const GUARANTEES: readonly DeliveryGuarantee[] = ['exactly-once', 'at-least-once', 'none']
+export type Partitioner = 'default' | 'fixed' | 'round-robin'
+const PARTITIONERS: readonly Partitioner[] = ['default', 'fixed', 'round-robin']
+
+/** The 'properties.*' that Weir's Kafka client (kafkajs) honours; others would be silently ignored, so they are refused. */
+const PROPERTIES = ['properties.bootstrap.servers', 'properties.client.id', 'properties.transaction.timeout.ms', 'properties.request.timeout.ms']
+
+/** Where and how the sink connects, and its transactions (what recovery needs without the schema). */
+export interface KafkaConnection {
+  readonly topic: string
+  readonly brokers: readonly string[]
+  readonly clientId: string
+  /** 'properties.transaction.timeout.ms': how long the broker keeps a transaction open before aborting it. */
+  readonly transactionTimeoutMs: number
+  readonly requestTimeoutMs: number
+  /** As asked ('exactly-once' when not set and the job checkpoints; see resolveGuarantee). */
+  readonly guarantee: DeliveryGuarantee | undefined
+  readonly transactionalIdPrefix: string
+}
+
+export interface KafkaSinkConfig extends KafkaConnection {
+  readonly connector: 'kafka' | 'upsert-kafka'
+  /** Indexes into the schema of the key's columns (empty: messages have no key). */
+  readonly keyColumns: readonly number[]
+  readonly keyFormat: MessageFormat | undefined
+  /** Indexes of the value's columns (all, or all but the key's with EXCEPT_KEY). */
+  readonly valueColumns: readonly number[]
+  readonly valueFormat: MessageFormat
+  readonly partitioner: Partitioner
+}
+
+const COMMON = [
+  'topic',
+  'format',
+  'value.format',
+  'key.format',
+  'value.fields-include',
+  'sink.delivery-guarantee',
+  'sink.transactional-id-prefix',
+  ...PROPERTIES,
+]
+const KAFKA_ONLY = ['key.fields', 'sink.partitioner']
+
+/**
+ * Checks a sink table's options against its physical schema and primary key (names as declared).
+ *
+ * @example resolveKafkaSink('kafka', { topic: 'out', 'properties.bootstrap.servers': '127.0.0.1:9092' }, schema, [])
+ */
+export function resolveKafkaSink(connector: 'kafka' | 'upsert-kafka', options: ConnectorOptions, schema: readonly Field[],
+  primaryKey: readonly string[]): KafkaSinkConfig
+{
+  const upsert = connector === 'upsert-kafka'
+  checkKnownOptions(connector, options, upsert ? COMMON : [...COMMON, ...KAFKA_ONLY], key => {
+    if (key.startsWith('properties.') && !PROPERTIES.includes(key)) {
+      throw aboutKey(WeirError.unsupported(`Kafka client property '${key}' is not supported by connector '${connector}'`, {
+        help: `Weir's Kafka client takes ${PROPERTIES.map(p => `'${p}'`).join(', ')}; remove '${key}'`,
+      }), key)
+    }
+    return false
+  })
+  if (upsert && options['format'] !== undefined) {
+    throw aboutKey(WeirError.connector(`connector 'upsert-kafka' takes 'key.format' and 'value.format', not 'format'`, {
+      help: `replace 'format' with 'value.format' (and set 'key.format')`,
+    }), 'format')
+  }
+  checkRequiredOptions(connector, options,
+    upsert ? ['topic', 'properties.bootstrap.servers', 'key.format', 'value.format'] : ['topic', 'properties.bootstrap.servers'])
+  const connection = resolveConnection(options)
+  if (!upsert && options['format'] !== undefined && options['value.format'] !== undefined) {
+    throw aboutKey(WeirError.connector(`options 'format' and 'value.format' cannot both be set`, { help: 'keep one of them' }), 'value.format')
+  }
+  const valueKey = options['value.format'] !== undefined ? 'value.format' : 'format'
+  if (!upsert && options[valueKey] === undefined) checkRequiredOptions(connector, options, ['format'])
+  const valueFormat = enumOption(options, valueKey, FORMATS, 'json')
+  const keyColumns = upsert ? primaryKeyColumns(primaryKey, schema) : keyFieldColumns(options, schema)
+  if (keyColumns.length > 0 && options['key.format'] === undefined) checkRequiredOptions(connector, options, ['key.format'])
+  if (!upsert && keyColumns.length === 0 && options['key.format'] !== undefined) {
+    throw aboutKey(WeirError.connector(`option 'key.format' needs 'key.fields'`, { help: `set 'key.fields' = 'col1;col2' or remove 'key.format'` }),
+      'key.format')
+  }
+  const keyFormat = options['key.format'] === undefined ? undefined : enumOption(options, 'key.format', FORMATS, 'json')
+  const include = enumOption(options, 'value.fields-include', ['ALL', 'EXCEPT_KEY'] as const, 'ALL')
+  if (include === 'EXCEPT_KEY' && keyColumns.length === 0) {
+    throw aboutValue(WeirError.connector(`'value.fields-include' = 'EXCEPT_KEY' needs a key`, { help: `set 'key.fields', or use 'ALL'` }),
+      'value.fields-include')
+  }
+  const valueColumns = schema.map((_, i) => i).filter(i => include === 'ALL' || !keyColumns.includes(i))
+  if (valueColumns.length === 0) {
+    throw aboutValue(WeirError.connector(`the value of each message would have no columns`, { help: `use 'value.fields-include' = 'ALL'` }),
+      'value.fields-include')
+  }
+  checkRaw(keyFormat, keyColumns, schema, 'key.format', options)
+  checkRaw(valueFormat, valueColumns, schema, valueKey, options)
+  return {
+    ...connection,
+    connector,
+    keyColumns,
+    keyFormat,
+    valueColumns,
+    valueFormat,
+    partitioner: upsert ? 'default' : enumOption(options, 'sink.partitioner', PARTITIONERS, 'default'),
+  }
+}
+
+/** The connection options of a sink whose options were checked at plan time (recovery needs no more). */
+export function resolveConnection(options: ConnectorOptions): KafkaConnection {
+  const topic = options['topic']!.trim()
+  if (topic === '' || !/^[A-Za-z0-9._-]+$/.test(topic)) {
+    throw badValue('topic', options['topic']!, `one topic name (letters, digits, '.', '_', '-')`,
+      options['topic']!.includes(';') ? `a sink writes to one topic; Weir does not support a list here` : undefined)
+  }
+  const brokers = options['properties.bootstrap.servers']!.split(',').map(s => s.trim()).filter(s => s !== '')
+  if (brokers.length === 0 || brokers.some(b => !/^[^:\s]+:\d+$/.test(b))) {
+    throw badValue('properties.bootstrap.servers', options['properties.bootstrap.servers']!, `host:port[,host:port…]`)
+  }
+  const prefix = options['sink.transactional-id-prefix'] ?? 'weir'
+  if (prefix.trim() === '') throw badValue('sink.transactional-id-prefix', prefix, 'a non-empty prefix')
+  return {
+    topic,
+    brokers,
+    clientId: options['properties.client.id'] ?? 'weir',
+    transactionTimeoutMs: intOption(options, 'properties.transaction.timeout.ms', 60_000, 1000, 3_600_000),
+    requestTimeoutMs: intOption(options, 'properties.request.timeout.ms', 30_000, 1000, 3_600_000),
+    guarantee: options['sink.delivery-guarantee'] === undefined ? undefined : enumOption(options, 'sink.delivery-guarantee', GUARANTEES, 'exactly-once'),
+    transactionalIdPrefix: prefix,
+  }
+}
+
+/**
+ * What the sink delivers: the guarantee asked for, or exactly-once when the job checkpoints and
+ * at-least-once when not. Exactly-once needs checkpoints; without them it is at-least-once (a
+ * `warning` says so when the user asked for exactly-once), as in Flink.
+ */
+export function resolveGuarantee(config: KafkaSinkConfig, checkpoints: boolean): { guarantee: DeliveryGuarantee; warning?: string } {
+  if (config.guarantee === undefined) return { guarantee: checkpoints ? 'exactly-once' : 'at-least-once' }
+  if (config.guarantee === 'exactly-once' && !checkpoints) {
+    return {
+      guarantee: 'at-least-once',
+      warning: `warning: table writes to Kafka topic '${config.topic}' with 'sink.delivery-guarantee' = 'exactly-once', but the job takes no `
+        + `checkpoints, so it delivers at least once; set 'execution.checkpointing.interval' for exactly-once`,
+    }
+  }
+  return { guarantee: config.guarantee }
+}
+
+function primaryKeyColumns(primaryKey: readonly string[], schema: readonly Field[]): number[] {
+  if (primaryKey.length === 0) {
+    throw aboutValue(WeirError.connector(`connector 'upsert-kafka' needs a PRIMARY KEY: it becomes each message's key`, {
+      help: `declare PRIMARY KEY (col, …) NOT ENFORCED on the table`,
+    }), 'connector')
+  }
+  return primaryKey.map(name => schema.findIndex(f => f.name === name))
+}
+
+function keyFieldColumns(options: ConnectorOptions, schema: readonly Field[]): number[] {
+  const text = options['key.fields']
+  if (text === undefined) return []
+  const names = text.split(';').map(s => s.trim())
+  return names.map(name => {
+    const i = schema.findIndex(f => f.name === name)
+    if (i < 0 || name === '') {
+      throw badValue('key.fields', text, `columns of the table separated by ';'`, `'${name}' is not a physical column (${schema.map(f => f.name).join(', ')})`)
+    }
+    return i
+  })
+}
+
+/** The raw format writes one STRING column as the message's bytes. */
+function checkRaw(format: MessageFormat | undefined, columns: readonly number[], schema: readonly Field[], key: string, options: ConnectorOptions): void {
+  if (format !== 'raw') return
+  if (columns.length !== 1 || schema[columns[0]!]!.type.kind !== 'STRING') {
+    throw badValue(key, options[key]!,
+      `a format other than 'raw' for ${columns.length === 1 ? `column of type ${schema[columns[0]!]!.type.kind}` : `${columns.length} columns`}`,
+      `the raw format writes exactly one STRING column`)
+  }
+}

@@ -1,0 +1,154 @@
+// The Kafka side of the exactly-once sink: one transactional producer per sink (transactional id
+// `<prefix>-<job>-<operator>`), and a marker that says which checkpoint's output was produced last:
+// the offset of a consumer group of the same name on the sink's topic, partition 0, committed by
+// sendOffsets inside the transaction that produces the checkpoint's messages. The marker commits or
+// aborts with the transaction, so it is exactly "the last checkpoint whose output is visible".
+// It is read only after a producer with the transactional id has been initialised (which completes
+// or aborts whatever transaction its predecessor left open), so it is never stale.
+import { Kafka, logLevel, type Admin, type Message as KafkaMessage, type Producer } from 'kafkajs'
+import { WeirError } from '../../../common/errors.js'
+import type { Message } from './messages.js'
+import type { KafkaConnection } from './options.js'
+
+/** Messages per produce request inside a transaction. */
+const SEND_CHUNK = 5000
+/** How long retriable errors (a coordinator loading or moving, a broker restarting) are retried. */
+const RETRY_FOR_MS = 120_000
+
+export function kafkaClient(config: KafkaConnection): Kafka {
+  // Errors reach the job as exceptions with the table's name; kafkajs' own log would only repeat them.
+  return new Kafka({ clientId: config.clientId, brokers: [...config.brokers], logLevel: logLevel.NOTHING, requestTimeout: config.requestTimeoutMs })
+}
+
+export function isRetriable(e: unknown): boolean {
+  return (e as { retriable?: boolean } | null)?.retriable === true || (e as { name?: string } | null)?.name === 'KafkaJSNumberOfRetriesExceeded'
+    || (e as { name?: string } | null)?.name === 'KafkaJSConnectionError'
+}
+
+/** Runs `what` again while it fails with an error Kafka calls retriable (kafkajs does not retry some, e.g. NOT_COORDINATOR on sendOffsets). */
+export async function retrying<T>(what: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + RETRY_FOR_MS
+  let wait = 100
+  for (;;) {
+    try {
+      return await what()
+    } catch (e) {
+      if (!isRetriable(e) || Date.now() > deadline) throw e
+      await new Promise(r => setTimeout(r, wait))
+      wait = Math.min(wait * 2, 2000)
+    }
+  }
+}
+
+/** A Kafka failure of table `table`'s sink, saying what it was doing. */
+export function kafkaSinkError(e: unknown, table: string, config: KafkaConnection, doing: string): WeirError {
+  if (e instanceof WeirError) return e
+  return WeirError.connector(`Kafka sink of table '${table}' failed ${doing} (topic '${config.topic}' at ${config.brokers.join(',')}): ${(e as Error).message}`,
+    {
+      help: `check that the broker is reachable and the topic exists; the job can be restarted from its last checkpoint`,
+      cause: e,
+    })
+}
+
+/** `<prefix>-<job>-<operator>`: the sink's transactional id and the name of its marker group. */
+export function transactionalId(config: KafkaConnection, jobName: string, operatorId: string): string {
+  return `${config.transactionalIdPrefix}-${jobName}-${operatorId}`
+}
+
+function toKafka(m: Message): KafkaMessage {
+  return m[0] === null ? { key: m[1], value: m[2] } : { partition: m[0], key: m[1], value: m[2] }
+}
+
+/** Sends messages in produce requests of SEND_CHUNK messages, with the given send function. */
+export async function sendAll(messages: readonly Message[], send: (batch: KafkaMessage[]) => Promise<unknown>): Promise<void> {
+  for (let i = 0; i < messages.length; i += SEND_CHUNK) await send(messages.slice(i, i + SEND_CHUNK).map(toKafka))
+}
+
+export class TransactionalProducer {
+  private producer: Producer | undefined
+  private readonly admin: Admin
+  readonly id: string
+
+  constructor(private readonly kafka: Kafka, private readonly config: KafkaConnection, jobName: string, operatorId: string) {
+    this.id = transactionalId(config, jobName, operatorId)
+    this.admin = kafka.admin()
+  }
+
+  /** Initialises the producer (aborting or completing what an earlier one left open) and connects the admin client. */
+  async connect(): Promise<void> {
+    await retrying(() => this.admin.connect())
+    await this.initProducer()
+  }
+
+  private async initProducer(): Promise<void> {
+    await this.producer?.disconnect().catch(() => undefined)
+    const producer = this.kafka.producer({ transactionalId: this.id, idempotent: true, maxInFlightRequests: 1,
+      transactionTimeout: this.config.transactionTimeoutMs })
+    this.producer = producer
+    await retrying(() => producer.connect())
+  }
+
+  /** The last checkpoint whose output a transaction made visible (0: none). Read after connect(). */
+  async marker(): Promise<number> {
+    const [topic] = await retrying(() => this.admin.fetchOffsets({ groupId: this.id, topics: [this.config.topic] }))
+    const offset = Number(topic?.partitions.find(p => p.partition === 0)?.offset ?? '-1')
+    return offset > 0 ? offset : 0
+  }
+
+  /**
+   * Produces `messages` and sets the marker to `checkpoint`, in one transaction. On a retriable
+   * failure, starts over with a new producer of the same id (the open transaction is aborted) unless
+   * the marker shows that the transaction committed after all.
+   */
+  async produce(messages: readonly Message[], checkpoint: number): Promise<void> {
+    const deadline = Date.now() + RETRY_FOR_MS
+    for (;;) {
+      try {
+        await this.transaction(messages, checkpoint)
+        return
+      } catch (e) {
+        if (!isRetriable(e) || Date.now() > deadline) throw e
+        await new Promise(r => setTimeout(r, 500))
+        await this.initProducer()
+        if (await this.marker() === checkpoint) return
+      }
+    }
+  }
+
+  private async transaction(messages: readonly Message[], checkpoint: number): Promise<void> {
+    const tx = await this.producer!.transaction()
+    try {
+      await sendAll(messages, batch => tx.send({ topic: this.config.topic, messages: batch }))
+      await tx.sendOffsets({ consumerGroupId: this.id, topics: [{ topic: this.config.topic, partitions: [{ partition: 0, offset: String(checkpoint) }] }] })
+    } catch (e) {
+      await tx.abort().catch(() => undefined)
+      throw e
+    }
+    await tx.commit()
+  }
+
+  async close(): Promise<void> {
+    await this.producer?.disconnect().catch(() => undefined)
+    await this.admin.disconnect().catch(() => undefined)
+  }
+}
+
+/** The number of partitions of the sink's topic; a connector error when it does not exist. */
+export async function partitionCount(kafka: Kafka, config: KafkaConnection, table: string): Promise<number> {
+  const admin = kafka.admin()
+  try {
+    await retrying(() => admin.connect())
+    const topics = await retrying(() => admin.listTopics())
+    if (!topics.includes(config.topic)) {
+      throw WeirError.connector(`Kafka topic '${config.topic}' of table '${table}' does not exist at ${config.brokers.join(',')}`, {
+        help: `create the topic first (e.g. kafka-topics.sh --create --topic ${config.topic}); Weir does not create topics`,
+      })
+    }
+    const { topics: meta } = await retrying(() => admin.fetchTopicMetadata({ topics: [config.topic] }))
+    return meta[0]!.partitions.length
+  } catch (e) {
+    throw kafkaSinkError(e, table, config, 'reading the topic')
+  } finally {
+    await admin.disconnect().catch(() => undefined)
+  }
+}

@@ -1,0 +1,188 @@
+// The Kafka sink's writers, one per delivery guarantee.
+//
+// exactly-once: rows written between two checkpoints are kept (as encoded messages) until barrier n
+// reaches the sink; prepareCommit(n) seals them into checkpoint n's own JSON, and commit(n), once n
+// is complete, produces them in ONE Kafka transaction that also moves the sink's marker to n (see
+// transactions.ts). Nothing is produced before its checkpoint completes, so no transaction stays open
+// across a crash (kafkajs cannot resume one); on restore, the sealed output of the restored checkpoint
+// is produced again only when the marker is below it. A read_committed consumer sees every row once.
+//
+// at-least-once: messages are produced as they come, and a checkpoint waits until the broker
+// acknowledged all of them (acks=all). none: produced as they come (acks=1), nobody waits.
+import type { Kafka } from 'kafkajs'
+import { WeirError } from '../../../common/errors.js'
+import type { Batch } from '../../../core/batch.js'
+import type { SinkContext, SinkWriter } from '../../api.js'
+import { MessageEncoder, type Message } from './messages.js'
+import type { DeliveryGuarantee, KafkaSinkConfig } from './options.js'
+import { kafkaSinkError, retrying, sendAll, TransactionalProducer } from './transactions.js'
+
+/**
+ * What prepareCommit(n) returns, stored in checkpoint n: n, and the messages sealed for n and for
+ * earlier checkpoints whose commit has not happened yet.
+ *
+ * @example { checkpoint: 4, pending: [{ checkpoint: 4, messages: [[null, '{"user":"a"}', '{"user":"a","n":3}']] }] }
+ */
+export interface KafkaSinkCommit {
+  readonly checkpoint: number
+  readonly pending: readonly { readonly checkpoint: number; readonly messages: readonly Message[] }[]
+}
+
+function restoredOf(restored: unknown, table: string): KafkaSinkCommit {
+  const r = restored as Partial<KafkaSinkCommit> | null
+  const ok = typeof r === 'object' && r !== null && typeof r.checkpoint === 'number' && Array.isArray(r.pending)
+    && r.pending.every(p => typeof p?.checkpoint === 'number' && Array.isArray(p.messages))
+  if (!ok) {
+    throw WeirError.checkpoint(`the checkpoint holds an invalid commit for the Kafka sink of table '${table}'`, {
+      help: `a Kafka sink commits { checkpoint, pending: [{ checkpoint, messages }] }; was the checkpoint taken with another connector for '${table}'?`,
+    })
+  }
+  return r as KafkaSinkCommit
+}
+
+/** Upsert output of one checkpoint keeps only each key's last message: consumers fold by key, so the others change nothing. */
+function compactByKey(messages: Message[]): Message[] {
+  const last = new Map<string, Message>()
+  for (const m of messages) {
+    last.delete(m[1]!)
+    last.set(m[1]!, m)
+  }
+  return [...last.values()]
+}
+
+export class ExactlyOnceKafkaWriter implements SinkWriter {
+  private buffer: Message[] = []
+  private sealed: { checkpoint: number; messages: Message[] }[] = []
+  private committed = 0
+
+  private constructor(private readonly ctx: SinkContext, private readonly config: KafkaSinkConfig, private readonly encoder: MessageEncoder,
+    private readonly producer: TransactionalProducer)
+  {}
+
+  /**
+   * Connects, then recovers: produces what the restored checkpoint sealed unless the marker says it
+   * is visible already, and sets the marker to the restored checkpoint (0 on a fresh start), so that
+   * this run's checkpoints, whatever their ids, are compared with what this run produced.
+   */
+  static async create(ctx: SinkContext, config: KafkaSinkConfig, kafka: Kafka, encoder: MessageEncoder): Promise<ExactlyOnceKafkaWriter> {
+    const producer = new TransactionalProducer(kafka, config, ctx.jobName, ctx.operatorId)
+    try {
+      await producer.connect()
+      const marker = await producer.marker()
+      const restored = ctx.restoredCommit === undefined || ctx.restoredCommit === null ? undefined : restoredOf(ctx.restoredCommit, ctx.table)
+      const target = restored?.checkpoint ?? 0
+      const due = (restored?.pending ?? []).filter(p => p.checkpoint > marker).flatMap(p => p.messages)
+      if (due.length > 0 || marker !== target) await producer.produce(due, target)
+    } catch (e) {
+      await producer.close()
+      throw kafkaSinkError(e, ctx.table, config, 'recovering its transactions')
+    }
+    return new ExactlyOnceKafkaWriter(ctx, config, encoder, producer)
+  }
+
+  write(batch: Batch): void {
+    this.encoder.encode(batch, this.buffer)
+  }
+
+  committedRows(): number {
+    return this.committed
+  }
+
+  async finish(): Promise<void> {}
+
+  async prepareCommit(checkpointId: number): Promise<KafkaSinkCommit> {
+    if (this.buffer.length > 0) {
+      const messages = this.config.connector === 'upsert-kafka' ? compactByKey(this.buffer) : this.buffer
+      this.sealed.push({ checkpoint: checkpointId, messages })
+      this.buffer = []
+    }
+    return { checkpoint: checkpointId, pending: this.sealed.map(s => ({ checkpoint: s.checkpoint, messages: s.messages })) }
+  }
+
+  async commit(checkpointId: number): Promise<void> {
+    const due = this.sealed.filter(s => s.checkpoint <= checkpointId)
+    if (due.length === 0) return
+    try {
+      await this.producer.produce(due.flatMap(s => s.messages), checkpointId)
+    } catch (e) {
+      throw kafkaSinkError(e, this.ctx.table, this.config, `committing checkpoint ${checkpointId}'s transaction`)
+    }
+    for (const s of due) this.committed += s.messages.length
+    this.sealed = this.sealed.filter(s => s.checkpoint > checkpointId)
+  }
+
+  async close(): Promise<void> {
+    await this.producer.close()
+  }
+}
+
+/** At most this many produce requests in flight before write() waits (at-least-once and none). */
+const MAX_IN_FLIGHT = 8
+
+export class StreamingKafkaWriter implements SinkWriter {
+  private readonly inFlight = new Set<Promise<void>>()
+  private failure: unknown
+  private sent = 0
+
+  private constructor(private readonly ctx: SinkContext, private readonly config: KafkaSinkConfig, private readonly encoder: MessageEncoder,
+    private readonly producer: import('kafkajs').Producer, private readonly guarantee: DeliveryGuarantee)
+  {}
+
+  static async create(ctx: SinkContext, config: KafkaSinkConfig, kafka: Kafka, encoder: MessageEncoder,
+    guarantee: DeliveryGuarantee): Promise<StreamingKafkaWriter>
+  {
+    const producer = kafka.producer({ idempotent: guarantee === 'at-least-once', maxInFlightRequests: guarantee === 'at-least-once' ? 1 : undefined })
+    try {
+      await retrying(() => producer.connect())
+    } catch (e) {
+      throw kafkaSinkError(e, ctx.table, config, 'connecting')
+    }
+    return new StreamingKafkaWriter(ctx, config, encoder, producer, guarantee)
+  }
+
+  async write(batch: Batch): Promise<void> {
+    this.check()
+    const messages: Message[] = []
+    this.encoder.encode(batch, messages)
+    if (messages.length === 0) return
+    const acks = this.guarantee === 'at-least-once' ? -1 : 1
+    const p = sendAll(messages, m => this.producer.send({ topic: this.config.topic, messages: m, acks })).then(
+      () => {
+        this.sent += messages.length
+      },
+      (e: unknown) => {
+        this.failure ??= e
+      },
+    ).finally(() => this.inFlight.delete(p))
+    this.inFlight.add(p)
+    while (this.inFlight.size >= MAX_IN_FLIGHT) await Promise.race(this.inFlight)
+  }
+
+  private check(): void {
+    if (this.failure !== undefined) throw kafkaSinkError(this.failure, this.ctx.table, this.config, 'producing')
+  }
+
+  private async flush(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.all([...this.inFlight])
+    this.check()
+  }
+
+  committedRows(): number {
+    return this.sent
+  }
+
+  async finish(): Promise<void> {
+    await this.flush()
+  }
+
+  /** at-least-once: checkpoint n completes only once everything before its barrier is acknowledged. none: nothing waits. */
+  async prepareCommit(): Promise<undefined> {
+    if (this.guarantee === 'at-least-once') await this.flush()
+    return undefined
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.inFlight])
+    await this.producer.disconnect().catch(() => undefined)
+  }
+}

@@ -1,0 +1,382 @@
+// The 'kafka' and 'upsert-kafka' sinks against a real broker: what a read_committed consumer of the
+// output topic sees equals the DuckDB oracle, with exactly-once delivery across crashes at a
+// checkpoint's worst points (the fault hook) and at random moments; at-least-once and none
+// deliver without transactions; and the option and plan errors.
+import { spawn } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Kafka } from 'kafkajs'
+import { T, type Field } from '../../common/types.js'
+import { kafkaSink } from '../../connectors/kafka/sink/index.js'
+import { Session } from '../../engine/session.js'
+import { startKafkaBroker, type KafkaBroker } from '../support/kafka-server.js'
+import { canonWeirRow, OracleData } from '../oracle/oracle.js'
+import { errorOf, sinkCtx } from './helpers.js'
+
+const WEIR = resolve('bin/weir.js')
+const WEIR_WITH_FAULTS = resolve('dist/test/support/weir-with-faults.js')
+
+let broker: KafkaBroker
+let kafka: Kafka
+let data: OracleData
+const dirs: string[] = []
+
+beforeAll(async () => {
+  broker = await startKafkaBroker()
+  kafka = broker.client()
+  data = await OracleData.create({ seed: 16, rows: 6000 })
+}, 450_000)
+
+afterAll(async () => {
+  await data?.close()
+  await broker?.close()
+  for (const d of dirs) rmSync(d, { recursive: true, force: true })
+}, 150_000)
+
+async function createTopic(topic: string, numPartitions: number): Promise<void> {
+  const admin = kafka.admin()
+  await admin.connect()
+  await admin.createTopics({ topics: [{ topic, numPartitions }], waitForLeaders: true })
+  await admin.disconnect()
+}
+
+interface Received {
+  readonly partition: number
+  readonly key: string | null
+  readonly value: string | null
+}
+
+/**
+ * Everything a consumer (read_committed unless told) gets from `topic`: first appends 'end' to each
+ * partition outside any transaction, then reads until it has seen every end (a partition is
+ * delivered in order, and a read_committed consumer stops at an open transaction, so a hang fails).
+ */
+let reads = 0
+async function readTopic(topic: string, partitions: number, readUncommitted = false): Promise<Received[]> {
+  // Each read has its own end (earlier reads' ends are skipped like any other).
+  const end = `\u0000end-${++reads}`
+  const producer = kafka.producer()
+  await producer.connect()
+  await producer.send({ topic, messages: Array.from({ length: partitions }, (_, p) => ({ partition: p, key: end, value: end })) })
+  await producer.disconnect()
+  const consumer = kafka.consumer({ groupId: `reader-${topic}-${Math.random()}`, readUncommitted })
+  await consumer.connect()
+  await consumer.subscribe({ topics: [topic], fromBeginning: true })
+  const got: Received[] = []
+  let ends = 0
+  await new Promise<void>((done, fail) => {
+    const timer = setTimeout(() => fail(new Error(`gave up reading '${topic}': ${got.length} messages, ${ends} ends`)), 120_000)
+    void consumer.run({
+      eachMessage: async ({ partition, message }) => {
+        if (ends === partitions) return
+        const key = message.key?.toString() ?? null
+        if (key?.startsWith('\u0000end-')) {
+          if (key !== end) return
+          if (++ends === partitions) {
+            clearTimeout(timer)
+            done()
+          }
+          return
+        }
+        got.push({ partition, key, value: message.value?.toString() ?? null })
+      },
+    }).catch(fail)
+  })
+  await consumer.disconnect()
+  return got
+}
+
+/** Runs `weir run job.sql` in `dir`; `crashAt` ('<point>:<n>') kills it at a checkpoint's point, `killAfterMs` at a moment. */
+function runWeir(dir: string, crashAt?: string, killAfterMs?: number): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((done, fail) => {
+    const argv = crashAt === undefined ? [WEIR, 'run', 'job.sql'] : [WEIR_WITH_FAULTS, '--crash-at', crashAt, 'run', 'job.sql']
+    const child = spawn(process.execPath, argv, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] })
+    let stderr = ''
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString()
+    })
+    const timer = killAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), killAfterMs)
+    child.on('error', fail)
+    child.on('exit', code => {
+      clearTimeout(timer)
+      done({ code, stderr })
+    })
+  })
+}
+
+function jobDir(sql: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'weir-kafka-sink-'))
+  dirs.push(dir)
+  writeFileSync(join(dir, 'job.sql'), sql)
+  return dir
+}
+
+function kafkaOptions(topic: string, extra = ''): string {
+  return `'topic' = '${topic}', 'properties.bootstrap.servers' = '${broker.bootstrap}'${extra}`
+}
+
+const WINDOW_SQL = (topic: string, sets: string, extra = '') => `
+  SET 'pipeline.name' = 'win-${topic}';
+  ${sets}
+  ${data.ddl}
+  CREATE TABLE out (k STRING, ws TIMESTAMP(3), c BIGINT, s INT)
+    WITH ('connector' = 'kafka', ${kafkaOptions(topic, extra)}, 'format' = 'json');
+  INSERT INTO out SELECT k, window_start, COUNT(*), SUM(v) FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '2' SECOND))
+    GROUP BY k, window_start, window_end;`
+
+const WINDOW_SCHEMA: Field[] = [{ name: 'k', type: T.string() }, { name: 'ws', type: T.timestamp(3) }, { name: 'c', type: T.bigint() }, {
+  name: 's',
+  type: T.int(),
+}]
+
+/** The window query's rows as DuckDB computes them, canonical (test/oracle). */
+async function windowOracle(): Promise<string[]> {
+  const rows = await data.duck(
+    `SELECT k, epoch_ms(tms - tms % 2000) AS ws, COUNT(*), SUM(v) FROM (SELECT *, epoch_ms(ts) AS tms FROM t) GROUP BY k, tms - tms % 2000`,
+  )
+  expect(rows.length).toBeGreaterThan(10)
+  return rows.sort()
+}
+
+/** A message's JSON value as a canonical row of WINDOW_SCHEMA. */
+function windowRow(value: string): string {
+  const o = JSON.parse(value) as { k: string | null; ws: string; c: number; s: number | null }
+  return canonWeirRow(WINDOW_SCHEMA, [o.k, Date.parse(o.ws.replace(' ', 'T') + 'Z'), o.c, o.s])
+}
+
+const CHECKPOINTS = (ms: number) => `SET 'execution.checkpointing.interval' = '${ms} ms'; SET 'execution.batch-size' = '64';`
+
+describe("'kafka' sink", () => {
+  it("writes a window aggregate exactly once: a read_committed consumer gets the oracle's rows", async () => {
+    await createTopic('windows', 3)
+    const dir = jobDir(WINDOW_SQL('windows', CHECKPOINTS(100)))
+    const run = await runWeir(dir)
+    expect(run.stderr).not.toMatch(/error|warning/i)
+    expect(run.code).toBe(0)
+    const got = await readTopic('windows', 3)
+    expect(got.every(m => m.key === null)).toBe(true)
+    // Without a key, the default partitioner spreads messages over every partition.
+    expect(new Set(got.map(m => m.partition))).toEqual(new Set([0, 1, 2]))
+    expect(got.map(m => windowRow(m.value!)).sort()).toEqual(await windowOracle())
+  }, 300_000)
+
+  it("keeps exactly-once across crashes at a checkpoint's worst points and at random moments", async () => {
+    await createTopic('windows-crash', 2)
+    const dir = jobDir(WINDOW_SQL('windows-crash', CHECKPOINTS(50)))
+    const crashes = ['before-commit:1', 'before-commit:2', 'before-manifest:2', 'upload:3', 'before-commit:4', 'before-commit:2']
+    let crashed = 0
+    for (const at of crashes) {
+      const r = await runWeir(dir, at)
+      if (r.code === 0) break // the job ended before that point: the rest would not crash either
+      expect(r.stderr).not.toMatch(/error/i)
+      crashed++
+    }
+    // Random moments (seeded), including inside a transaction: what it had produced is aborted.
+    let seed = 5
+    for (let i = 0; i < 4; i++) {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31
+      const r = await runWeir(dir, undefined, 1500 + (seed % 2500))
+      if (r.code === 0) break
+      crashed++
+    }
+    expect(crashed, 'the job must have been killed at least once').toBeGreaterThan(2)
+    for (let i = 0; i < 5; i++) {
+      const r = await runWeir(dir)
+      if (r.code === 0) break
+      expect(r.stderr).not.toMatch(/error/i)
+    }
+    const got = await readTopic('windows-crash', 2)
+    expect(got.map(m => windowRow(m.value!)).sort()).toEqual(await windowOracle())
+  }, 900_000)
+
+  it('keys messages by key.fields, partitions by key, and leaves key columns out with EXCEPT_KEY', async () => {
+    await createTopic('keyed', 4)
+    const dir = jobDir(WINDOW_SQL('keyed', CHECKPOINTS(200), `, 'key.fields' = 'k', 'key.format' = 'json', 'value.fields-include' = 'EXCEPT_KEY'`))
+    expect((await runWeir(dir)).code).toBe(0)
+    const got = await readTopic('keyed', 4)
+    const partitionOf = new Map<string | null, Set<number>>()
+    for (const m of got) {
+      if (!partitionOf.has(m.key)) partitionOf.set(m.key, new Set())
+      partitionOf.get(m.key)!.add(m.partition)
+    }
+    for (const parts of partitionOf.values()) expect(parts.size).toBe(1)
+    expect(got.every(m => !('k' in JSON.parse(m.value!)))).toBe(true)
+    const rows = got.map(m => windowRow(JSON.stringify({ ...JSON.parse(m.value!), k: JSON.parse(m.key!).k })))
+    expect(rows.sort()).toEqual(await windowOracle())
+  }, 300_000)
+
+  it("shows nothing of a checkpoint's rows before its commit, and a restore produces them once", async () => {
+    await createTopic('staged', 1)
+    const schema: Field[] = [{ name: 'id', type: T.int() }, { name: 's', type: T.string() }]
+    const options = { topic: 'staged', 'properties.bootstrap.servers': broker.bootstrap, format: 'csv' }
+    const job = { jobName: 'staged-job', operatorId: '3-sink', exactlyOnce: true }
+    const w = await kafkaSink.create(sinkCtx(options, schema, undefined, job))
+    await w.write({ rows: [[1, 'a'], [2, 'b,c']], kinds: null })
+    const sealed = await w.prepareCommit!(7)
+    await w.write({ rows: [[3, 'never']], kinds: null })
+    expect(await readTopic('staged', 1)).toEqual([]) // sealed, not committed
+    await w.close() // a crash between checkpoint 7's completion and its commit
+
+    // Meanwhile a producer of the sink's transactional id left a transaction open (a crash mid-commit).
+    const ghost = kafka.producer({ transactionalId: 'weir-staged-job-3-sink', idempotent: true, maxInFlightRequests: 1 })
+    await ghost.connect()
+    const tx = await ghost.transaction()
+    await tx.send({ topic: 'staged', messages: [{ value: 'ghost' }] })
+
+    // Restored from checkpoint 7: its rows become visible, once, and the open transaction is aborted.
+    const restored = await kafkaSink.create(sinkCtx(options, schema, undefined, { ...job, restoredCommit: sealed }))
+    await restored.close()
+    const again = await kafkaSink.create(sinkCtx(options, schema, undefined, { ...job, restoredCommit: sealed }))
+    await again.close()
+    expect((await readTopic('staged', 1)).map(m => m.value)).toEqual(['1,a', '2,"b,c"'])
+    expect((await readTopic('staged', 1, true)).map(m => m.value)).toContain('ghost')
+    await ghost.disconnect().catch(() => undefined)
+    // The engine may not fall back to an earlier checkpoint: its replay would produce them again.
+    const after = await kafkaSink.committedAfter!({ table: 'out', options, jobName: 'staged-job', operatorId: '3-sink', restoredCommit: undefined }, 5)
+    expect(after?.checkpoints).toEqual([7])
+    expect(await kafkaSink.committedAfter!({ table: 'out', options, jobName: 'staged-job', operatorId: '3-sink', restoredCommit: sealed }, 7)).toBeUndefined()
+  }, 300_000)
+
+  it.each(['at-least-once', 'none'])("with '%s' produces rows as they come, without waiting for a commit", async guarantee => {
+    const topic = `plain-${guarantee}`
+    await createTopic(topic, 1)
+    const schema: Field[] = [{ name: 's', type: T.string() }]
+    const options = { topic, 'properties.bootstrap.servers': broker.bootstrap, format: 'raw', 'sink.delivery-guarantee': guarantee }
+    const w = await kafkaSink.create(sinkCtx(options, schema, undefined, { exactlyOnce: true }))
+    await w.write({ rows: [['x'], [null], ['y']], kinds: null })
+    if (guarantee === 'at-least-once') await w.prepareCommit!(1) // a checkpoint waits for the acknowledgements
+    else await w.finish()
+    expect((await readTopic(topic, 1)).map(m => m.value)).toEqual(['x', null, 'y'])
+    await w.close()
+  }, 300_000)
+
+  it('without checkpoints delivers at least once, and says so when exactly-once was asked for', async () => {
+    await createTopic('no-checkpoints', 2)
+    const dir = jobDir(WINDOW_SQL('no-checkpoints', '', `, 'sink.delivery-guarantee' = 'exactly-once'`))
+    const run = await runWeir(dir)
+    expect(run.code).toBe(0)
+    expect(run.stderr).toContain(`'sink.delivery-guarantee' = 'exactly-once', but the job takes no checkpoints`)
+    expect((await readTopic('no-checkpoints', 2)).map(m => windowRow(m.value!)).sort()).toEqual(await windowOracle())
+  }, 300_000)
+
+  it('fails clearly on a topic that does not exist', async () => {
+    const schema: Field[] = [{ name: 's', type: T.string() }]
+    const e = await errorOf(() => kafkaSink.create(sinkCtx({ topic: 'nope', 'properties.bootstrap.servers': broker.bootstrap, format: 'raw' }, schema)))
+    expect(e.message).toContain(`Kafka topic 'nope' of table 'out' does not exist`)
+  }, 300_000)
+})
+
+describe("'upsert-kafka' sink", () => {
+  const UPSERT_SQL = (topic: string, sets: string) => `
+    SET 'pipeline.name' = 'upsert-${topic}';
+    ${sets}
+    ${data.ddl}
+    CREATE TABLE totals (k STRING, v INT, c BIGINT, s BIGINT, PRIMARY KEY (k, v) NOT ENFORCED)
+      WITH ('connector' = 'upsert-kafka', ${kafkaOptions(topic)}, 'key.format' = 'json', 'value.format' = 'json');
+    INSERT INTO totals SELECT k, v, COUNT(*), COUNT(s) FROM t WHERE k IS NOT NULL AND v IS NOT NULL GROUP BY k, v;`
+
+  /** Folds an upsert topic: the last value per key, a tombstone removing it. */
+  function fold(got: readonly Received[]): string[] {
+    const live = new Map<string, string>()
+    for (const m of got) {
+      if (m.value === null) live.delete(m.key!)
+      else live.set(m.key!, m.value)
+    }
+    return [...live.entries()].map(([key, value]) => {
+      const o = { ...JSON.parse(value), ...JSON.parse(key) } as { k: string; v: number; c: number; s: number | null }
+      return canonWeirRow(UPSERT_SCHEMA, [o.k, o.v, o.c, o.s])
+    }).sort()
+  }
+  const UPSERT_SCHEMA: Field[] = [{ name: 'k', type: T.string() }, { name: 'v', type: T.int() }, { name: 'c', type: T.bigint() }, {
+    name: 's',
+    type: T.bigint(),
+  }]
+
+  async function upsertOracle(): Promise<string[]> {
+    const rows = await data.duck(`SELECT k, v, COUNT(*), COUNT(s) FROM t WHERE k IS NOT NULL AND v IS NOT NULL GROUP BY k, v`)
+    expect(rows.length).toBeGreaterThan(50)
+    return rows.sort()
+  }
+
+  it('folded by key, the topic equals the GROUP BY result, across crashes', async () => {
+    await createTopic('totals', 3)
+    const dir = jobDir(UPSERT_SQL('totals', CHECKPOINTS(50)))
+    let crashed = 0
+    for (const at of ['before-commit:1', 'before-commit:3', 'before-manifest:2']) {
+      const r = await runWeir(dir, at)
+      if (r.code === 0) break
+      crashed++
+    }
+    expect(crashed).toBeGreaterThan(0)
+    for (let i = 0; i < 5; i++) if ((await runWeir(dir)).code === 0) break
+    const got = await readTopic('totals', 3)
+    expect(fold(got)).toEqual(await upsertOracle())
+    // Messages of a key go to one partition, in order.
+    const parts = new Map<string, Set<number>>()
+    for (const m of got) parts.set(m.key!, (parts.get(m.key!) ?? new Set()).add(m.partition))
+    for (const p of parts.values()) expect(p.size).toBe(1)
+  }, 900_000)
+
+  it('writes a delete as a tombstone and drops update-before', async () => {
+    await createTopic('tombstones', 1)
+    const schema: Field[] = [{ name: 'k', type: T.string() }, { name: 'n', type: T.int() }]
+    const options = { topic: 'tombstones', 'properties.bootstrap.servers': broker.bootstrap, 'key.format': 'raw', 'value.format': 'csv',
+      'sink.delivery-guarantee': 'at-least-once' }
+    const { upsertKafkaConnector } = await import('../../connectors/kafka/sink/upsert.js')
+    const w = await upsertKafkaConnector.sink!.create({ ...sinkCtx(options, schema), changelog: 'updating', primaryKey: [0] })
+    await w.write({ rows: [['a', 1], ['a', 1], ['a', 2], ['b', 5], ['b', 5]], kinds: Uint8Array.from([0, 1, 2, 0, 3]) })
+    await w.finish()
+    await w.close()
+    expect((await readTopic('tombstones', 1)).map(m => [m.key, m.value])).toEqual([['a', 'a,1'], ['a', 'a,2'], ['b', 'b,5'], ['b', null]])
+  }, 300_000)
+})
+
+describe('Kafka sink options', () => {
+  async function planError(ddl: string, insert = 'INSERT INTO out SELECT k, v FROM src'): Promise<Error & { help?: string }> {
+    const session = new Session({ println: () => undefined })
+    return errorOf(() =>
+      session.executeSql(`CREATE TABLE src (k STRING, v INT) WITH ('connector' = 'datagen', 'number-of-rows' = '5');
+      ${ddl};
+      ${insert};`)
+    )
+  }
+  const servers = `'properties.bootstrap.servers' = '127.0.0.1:1'`
+
+  it('sends updating results to upsert-kafka', async () => {
+    const e = await planError(`CREATE TABLE out (k STRING, v BIGINT) WITH ('connector' = 'kafka', 'topic' = 't', ${servers}, 'format' = 'json')`,
+      'INSERT INTO out SELECT k, COUNT(*) FROM src GROUP BY k')
+    expect(e.message).toContain(`can only take inserts`)
+    expect(e.help).toContain(`'upsert-kafka'`)
+  })
+
+  it('refuses unknown options, unsupported client properties, a missing key and a bad raw column', async () => {
+    expect(
+      (await planError(
+        `CREATE TABLE out (k STRING, v INT) WITH ('connector' = 'kafka', 'topic' = 't', ${servers}, 'format' = 'json', 'sink.partitoner' = 'fixed')`,
+      ))
+        .message,
+    ).toContain(`unsupported option 'sink.partitoner'`.replace('partitioner', 'partitoner'))
+    expect(
+      (await planError(
+        `CREATE TABLE out (k STRING, v INT) WITH ('connector' = 'kafka', 'topic' = 't', ${servers}, 'format' = 'json', 'properties.acks' = '0')`,
+      ))
+        .message,
+    ).toContain(`Kafka client property 'properties.acks' is not supported`)
+    expect(
+      (await planError(
+        `CREATE TABLE out (k STRING, v INT) WITH ('connector' = 'upsert-kafka', 'topic' = 't', ${servers}, 'key.format' = 'json', 'value.format' = 'json')`,
+      ))
+        .message,
+    ).toContain(`needs a PRIMARY KEY`)
+    expect((await planError(`CREATE TABLE out (k STRING, v INT) WITH ('connector' = 'kafka', 'topic' = 't', ${servers}, 'format' = 'raw')`))
+      .message).toContain(`'raw'`)
+    expect(
+      (await planError(`CREATE TABLE out (k STRING, v INT) WITH ('connector' = 'kafka', 'topic' = 't', ${servers}, 'format' = 'json', 'key.fields' = 'k')`))
+        .message,
+    ).toContain(`'key.format'`)
+    expect((await planError(`CREATE TABLE out (k STRING, v INT) WITH ('connector' = 'kafka', 'topic' = 't', ${servers}, 'format' = 'avro')`))
+      .message).toContain(`'avro'`)
+  })
+})
