@@ -48,14 +48,9 @@ export class MessageEncoder {
   private readonly value: Encode
   private roundRobin = 0
 
-  constructor(private readonly config: KafkaSinkConfig, schema: readonly Field[], private partitions: number) {
+  constructor(private readonly config: KafkaSinkConfig, schema: readonly Field[], private readonly partitions: number) {
     this.key = config.keyColumns.length > 0 ? encoder(config.keyFormat!, config.keyColumns, schema) : undefined
     this.value = encoder(config.valueFormat, config.valueColumns, schema)
-  }
-
-  /** The topic's partition count changed (partitions added). */
-  setPartitions(n: number): void {
-    this.partitions = n
   }
 
   encode(batch: Batch, out: Message[]): void {
