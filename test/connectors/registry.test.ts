@@ -18,7 +18,7 @@ function errorOf(fn: () => unknown): WeirError {
 
 describe('connector registry', () => {
   it('lists the connectors and finds each by name', () => {
-    expect(connectorNames()).toEqual(['blackhole', 'datagen', 'filesystem', 'kafka', 'nexmark', 'print'])
+    expect(connectorNames()).toEqual(['blackhole', 'datagen', 'filesystem', 'kafka', 'nexmark', 'print', 'upsert-kafka'])
     for (const name of connectorNames()) expect(getConnector(name).name).toBe(name)
     expect(getConnector('FileSystem').name).toBe('filesystem')
     expect(getConnector('nexmark').source).toBeDefined()
@@ -31,8 +31,8 @@ describe('connector registry', () => {
     expect(typo.kind).toBe('connector')
     expect(typo.message).toBe(`unknown connector 'filesytem'`)
     expect(typo.help).toContain(`did you mean 'filesystem'?`)
-    const unknown = errorOf(() => getConnector('kafka-avro-x'))
-    expect(unknown.help).toBe('known connectors: blackhole, datagen, filesystem, kafka, nexmark, print')
+    const unknown = errorOf(() => getConnector('hbase-2.2'))
+    expect(unknown.help).toBe('known connectors: blackhole, datagen, filesystem, kafka, nexmark, print, upsert-kafka')
   })
 
   it('computes edit distances', () => {
