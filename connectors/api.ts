@@ -127,6 +127,11 @@ export interface SourceFactory {
    * and metadata columns; `metadata` as SourceContext.metadata (only connectors with metadataKeys get keys).
    */
   validate(options: ConnectorOptions, schema: readonly Field[], metadata?: readonly (string | null)[], primaryKey?: readonly string[]): void
+  /**
+   * What reading the table needs beyond what defines it (validate), checked where a query reads it:
+   * a Kafka table that is only written needs no consumer group. Throws as validate does.
+   */
+  checkRead?(options: ConnectorOptions, schema: readonly Field[], metadata?: readonly (string | null)[]): void
   /** The keys a table's `col TYPE METADATA [FROM 'key']` columns may name; none: the planner refuses METADATA columns. */
   readonly metadataKeys?: readonly string[]
   /** True when the source ends by itself (files; generators with a row count). */

@@ -10,7 +10,7 @@ import { getConnector } from '../connectors/registry.js'
 import type { CatalogTable, CatalogView, TableColumn } from './catalog.js'
 import { typeFromAst } from './bind/types.js'
 import { QueryBinder } from './bind/query-binder.js'
-import { tableFields } from './bind/table-fields.js'
+import { connectorColumns, tableFields } from './bind/table-fields.js'
 import { bindExpr } from './bind/expr-binder.js'
 import { Scope } from './bind/scope.js'
 import type { Catalog } from './catalog.js'
@@ -114,14 +114,11 @@ function checkConnector(table: CatalogTable): void {
     throw WeirError.unsupported(`METADATA columns are not supported by connector '${factory.name}'`, { span: metadataColumn.span,
       help: `remove the column, or compute it with AS (the 'kafka' connector offers metadata columns)` })
   }
-  // The connector reads the physical and metadata columns, in the table's order.
-  const read = table.columns.filter(c => c.kind !== 'computed')
-  const physical = read.map(c => ({ name: c.name, type: c.type }))
-  const metadata = read.map(c => c.metadataKey ?? null)
+  const { physical, metadata } = connectorColumns(table)
   try {
     // Sources and sinks share the WITH clause; a table is checked as whatever its connector can be.
-    if (factory.source) factory.source.validate(rest, physical, metadata)
-    else factory.sink!.validate(rest, physical)
+    if (factory.source) factory.source.validate(rest, physical, metadata, table.primaryKey)
+    else factory.sink!.validate(rest, physical, table.primaryKey)
   } catch (e) {
     if (!(e instanceof WeirError)) throw e
     throw e.withSpan(spanOfSubject(table, e))

@@ -19,9 +19,28 @@ export const kafkaConnector: ConnectorFactory = {
       const keys = metadata ?? schema.map(() => null)
       checkMetadataColumns(schema, keys)
       const physical = schema.filter((_, i) => keys[i] === null)
-      resolveKafkaSourceOptions(without(options, sinkOnly), physical)
+      // A table is checked as what it can be: read (the source's options), written (the sink's), or
+      // both. One the source refuses but the sink takes is a sink table: reading it fails as the job
+      // starts, with the source's message. An option neither side knows is refused by both.
+      try {
+        resolveKafkaSourceOptions(without(options, sinkOnly), physical, false)
+      } catch (sourceError) {
+        // Options only a reader has say the table is read: the source's refusal stands.
+        if (Object.keys(options).some(sourceOnly)) throw sourceError
+        try {
+          kafkaSink.validate(without(options, sourceOnly), physical, primaryKey)
+        } catch (sinkError) {
+          // Neither takes it: the side the table's own options point to says why.
+          throw Object.keys(options).some(sinkOnly) ? sinkError : sourceError
+        }
+        return
+      }
       // A table with options of the sink is (also) written: check them as the sink would.
       if (Object.keys(options).some(sinkOnly)) kafkaSink.validate(without(options, sourceOnly), physical, primaryKey)
+    },
+    checkRead(options, schema, metadata) {
+      const keys = metadata ?? schema.map(() => null)
+      resolveKafkaSourceOptions(without(options, sinkOnly), schema.filter((_, i) => keys[i] === null))
     },
     metadataKeys: KAFKA_METADATA_KEYS,
     bounded(options) {
@@ -47,9 +66,25 @@ function sinkOnly(key: string): boolean {
 
 /** Options only the source reads. */
 function sourceOnly(key: string): boolean {
-  return key.startsWith('scan.') || key === 'properties.group.id' || key === 'properties.auto.offset.reset' || key === 'properties.isolation.level'
-    || key === 'json.ignore-parse-errors' || key === 'csv.ignore-parse-errors'
+  return SOURCE_ONLY.has(key)
 }
+
+/** Listed one by one, so a misspelt 'scan.*' key is refused by both sides, not passed over by the sink. */
+const SOURCE_ONLY = new Set([
+  'scan.startup.mode',
+  'scan.startup.timestamp-millis',
+  'scan.startup.specific-offsets',
+  'scan.bounded.mode',
+  'scan.bounded.timestamp-millis',
+  'scan.bounded.specific-offsets',
+  'scan.topic-partition-discovery.interval',
+  'scan.watermark.idle-timeout',
+  'properties.group.id',
+  'properties.auto.offset.reset',
+  'properties.isolation.level',
+  'json.ignore-parse-errors',
+  'csv.ignore-parse-errors',
+])
 
 function without(options: ConnectorOptions, drop: (key: string) => boolean): ConnectorOptions {
   return Object.fromEntries(Object.entries(options).filter(([k]) => !drop(k)))

@@ -64,7 +64,11 @@ const NOT_YET: Readonly<Record<string, string>> = {
 }
 
 /** Checks the options (no broker access) and resolves defaults. */
-export function resolveKafkaSourceOptions(options: ConnectorOptions, schema: readonly Field[]): KafkaSourceConfig {
+/**
+ * The source's options resolved, or a WeirError naming the bad one. `reading` false checks what
+ * defines the table only: a table that is only written needs no consumer group for 'group-offsets'.
+ */
+export function resolveKafkaSourceOptions(options: ConnectorOptions, schema: readonly Field[], reading = true): KafkaSourceConfig {
   for (const [key, why] of Object.entries(NOT_YET)) {
     if (options[key] !== undefined) {
       throw aboutKey(WeirError.unsupported(`option '${key}' of connector 'kafka' is not supported yet`, { help: `remove it; ${why}` }), key)
@@ -102,7 +106,7 @@ export function resolveKafkaSourceOptions(options: ConnectorOptions, schema: rea
   const startup = offsetSpec(options, 'scan.startup', STARTUP_MODES, 'group-offsets' as StartupMode)
   const bounded = offsetSpec(options, 'scan.bounded', BOUNDED_MODES, 'unbounded' as BoundedMode)
   for (const [spec, key] of [[startup, 'scan.startup.mode'], [bounded, 'scan.bounded.mode']] as const) {
-    if (spec.mode === 'group-offsets' && groupId === undefined) {
+    if (reading && spec.mode === 'group-offsets' && groupId === undefined) {
       throw aboutValue(
         WeirError.connector(`'${key}' = 'group-offsets' needs 'properties.group.id'`, {
           help: options[key] === undefined

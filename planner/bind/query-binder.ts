@@ -20,7 +20,7 @@ import { Scope } from './scope.js'
 import { bindExpr, isAggregateCall, visitExpr, rexKey, type AggregateMapping } from './expr-binder.js'
 import type { WarningSink } from '../../common/warnings.js'
 import { checkHints } from './hints.js'
-import { tableFields } from './table-fields.js'
+import { checkReadable, tableFields } from './table-fields.js'
 import type { JobConfig } from '../../common/config/index.js'
 
 /** A bound relation: its plan and the names its columns are visible by. */
@@ -168,6 +168,7 @@ export class QueryBinder {
     let table = obj
     const optionsHint = ref.hints.find(h => h.name.value.toUpperCase() === 'OPTIONS')
     if (optionsHint) table = { ...obj, options: { ...obj.options, ...Object.fromEntries(optionsHint.options) } }
+    checkReadable(table, ref.span)
     const { fields } = tableFields(obj)
     const scan: Scan = {
       kind: 'Scan',

@@ -1,6 +1,9 @@
 // The columns of a table as a query sees them (physical, metadata and computed, the rowtime marked),
-// bound once per catalog table.
+// bound once per catalog table; and whether a query may read it.
+import { WeirError } from '../../common/errors.js'
+import type { Span } from '../../common/span.js'
 import type { Field } from '../../common/types.js'
+import { getConnector } from '../../connectors/registry.js'
 import type { Rex } from '../../core/rex.js'
 import type { CatalogTable } from '../catalog.js'
 import { Scope } from './scope.js'
@@ -37,4 +40,31 @@ export function tableFields(table: CatalogTable): { fields: Field[]; computed: (
   const result = { fields, computed }
   tableFieldCache.set(table, result)
   return result
+}
+
+/** The columns a connector reads: the physical and metadata ones, in the table's order. */
+export function connectorColumns(table: CatalogTable): { physical: Field[]; metadata: (string | null)[] } {
+  const read = table.columns.filter(c => c.kind !== 'computed')
+  return { physical: read.map(c => ({ name: c.name, type: c.type })), metadata: read.map(c => c.metadataKey ?? null) }
+}
+
+/**
+ * Refuses, where a query reads `table` (at `span`), a table its connector cannot read: a sink-only
+ * connector, or a source missing what reading needs (SourceFactory.checkRead).
+ */
+export function checkReadable(table: CatalogTable, span: Span): void {
+  const factory = getConnector(table.options['connector']!)
+  if (!factory.source) {
+    throw WeirError.plan(`table '${table.name}' uses connector '${factory.name}', which cannot be read`, { span,
+      help: `read from a table whose connector has a source (filesystem, kafka, datagen, nexmark); '${factory.name}' is written only` })
+  }
+  if (!factory.source.checkRead) return
+  const options = Object.fromEntries(Object.entries(table.options).filter(([k]) => k !== 'connector'))
+  const { physical, metadata } = connectorColumns(table)
+  try {
+    factory.source.checkRead(options, physical, metadata)
+  } catch (e) {
+    if (!(e instanceof WeirError)) throw e
+    throw new WeirError(e.kind, `table '${table.name}' cannot be read: ${e.message}`, { span, help: e.help })
+  }
 }

@@ -18,6 +18,12 @@ describe("the 'kafka' connector's options, as source and sink", () => {
     expect(await create(`, 'key.fields' = 'id', 'key.format' = 'json', 'properties.group.id' = 'g', 'json.ignore-parse-errors' = 'true'`)).toBeUndefined()
   })
 
+  it('takes a table only a sink can be (no group for the default startup mode), and one only a source can be', async () => {
+    const sinkOnly = `CREATE TABLE o (id BIGINT) WITH ('connector' = 'kafka', 'topic' = 'o', 'properties.bootstrap.servers' = '127.0.0.1:9', 'format' = 'json')`
+    expect(await new Session({ println: () => undefined }).executeSql(sinkOnly).then(() => undefined, (e: unknown) => e)).toBeUndefined()
+    expect(await create(`, 'scan.bounded.mode' = 'latest-offset', 'properties.group.id' = 'g'`)).toBeUndefined()
+  })
+
   it("checks the sink's options as the sink would, and refuses what neither side knows", async () => {
     const bad = await create(`, 'sink.partitioner' = 'sideways'`)
     expect(bad).toBeInstanceOf(WeirError)

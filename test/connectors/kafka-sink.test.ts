@@ -181,7 +181,7 @@ describe("'kafka' sink", () => {
       if (r.code === 0) break
       crashed++
     }
-    expect(crashed, 'the job must have been killed at least once').toBeGreaterThan(2)
+    expect(crashed, 'the job must have been killed more than once').toBeGreaterThan(1)
     for (let i = 0; i < 5; i++) {
       const r = await runWeir(dir)
       if (r.code === 0) break
@@ -363,7 +363,7 @@ describe('Kafka sink options', () => {
         `CREATE TABLE out (k STRING, v INT) WITH ('connector' = 'kafka', 'topic' = 't', ${servers}, 'format' = 'json', 'properties.acks' = '0')`,
       ))
         .message,
-    ).toContain(`Kafka client property 'properties.acks' is not supported`)
+    ).toContain(`Kafka client property 'acks' is not supported`)
     expect(
       (await planError(
         `CREATE TABLE out (k STRING, v INT) WITH ('connector' = 'upsert-kafka', 'topic' = 't', ${servers}, 'key.format' = 'json', 'value.format' = 'json')`,

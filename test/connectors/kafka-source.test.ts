@@ -378,10 +378,13 @@ describe('errors', () => {
     expect(pattern.message).toBe(`option 'topic-pattern' of connector 'kafka' is not supported yet`)
     const property = await failure(options(`'properties.compression.type' = 'gzip'`))
     expect(property.message).toContain(`Kafka client property 'compression.type' is not supported`)
+    // Without a startup mode or a group the table can still be written; reading it is refused.
     const group = await failure(
-      `CREATE TABLE t (id INT) WITH ('connector' = 'kafka', 'topic' = 'x', 'properties.bootstrap.servers' = 'h:1', 'format' = 'json');`,
+      `CREATE TABLE t (id INT) WITH ('connector' = 'kafka', 'topic' = 'x', 'properties.bootstrap.servers' = 'h:1', 'format' = 'json');
+       SELECT * FROM t;`,
     )
-    expect(group.message).toBe(`'scan.startup.mode' = 'group-offsets' needs 'properties.group.id'`)
+    expect(group.message).toBe(`table 't' cannot be read: 'scan.startup.mode' = 'group-offsets' needs 'properties.group.id'`)
+    expect(group.span?.start.line).toBe(2)
     const ts = await failure(options(`'scan.startup.mode' = 'timestamp'`))
     expect(ts.message).toBe(`'scan.startup.mode' = 'timestamp' needs option 'scan.startup.timestamp-millis'`)
   })

@@ -67,3 +67,19 @@ describe('CREATE TABLE errors point at', () => {
     expect((await pointed(table('auction BIGINT, url DATE', `'connector' = 'nexmark'`))).at).toBe('url DATE')
   })
 })
+
+describe('reading a table its connector cannot read is refused where the query reads it', () => {
+  it.each(['print', 'blackhole'])('%s: the table reference', async connector => {
+    const sql = `${table('a INT', `'connector' = '${connector}'`)}; SELECT a FROM t AS x`
+    expect(await pointed(sql)).toEqual({ message: `table 't' uses connector '${connector}', which cannot be read`, at: 't AS x' })
+  })
+
+  it('a Kafka table written without a consumer group, read with the default group-offsets start', async () => {
+    const kafka = `'connector' = 'kafka', 'topic' = 'x', 'properties.bootstrap.servers' = 'h:1', 'format' = 'json'`
+    // Written, the table needs no group; the error points at the read, not at the INSERT's target.
+    const sql = `${table('a INT', kafka)}; INSERT INTO t SELECT a FROM t AS r`
+    const e = await pointed(sql)
+    expect(e.message).toBe(`table 't' cannot be read: 'scan.startup.mode' = 'group-offsets' needs 'properties.group.id'`)
+    expect(e.at).toBe('t AS r')
+  })
+})
