@@ -170,8 +170,10 @@ class KafkaSourceReader implements SourceReader {
     await consumer.run({
       autoCommit: false,
       eachBatch: async ({ batch, heartbeat }: EachBatchPayload) => {
-        const last = batch.messages.at(-1)
-        if (last !== undefined) this.deliver(batch.topic, batch.partition, batch.messages, Number(last.offset) + 1)
+        // The fetch's end, not its last message's: a commit marker or aborted messages after the last
+        // message (a transactional topic's end) are read past too, or a bounded read would wait for
+        // them forever (kafkajs fetches on from there and delivers nothing more for them).
+        if (batch.messages.length > 0) this.deliver(batch.topic, batch.partition, batch.messages, Number(batch.lastOffset()) + 1)
         while (this.buffered >= BUFFER_LIMIT && !this.closed) {
           await new Promise<void>(resolve => {
             this.spaceWaiters.push(resolve)

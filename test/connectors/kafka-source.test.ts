@@ -131,6 +131,41 @@ describe('a bounded Kafka job vs DuckDB', () => {
   }, 240_000)
 })
 
+describe('a transactional topic', () => {
+  // Committed, aborted and committed transactions over 2 partitions, all produced before the job
+  // starts, so one fetch returns each partition's messages with the commit marker that ends them.
+  beforeAll(async () => {
+    const admin = kafka.admin()
+    await admin.connect()
+    await admin.createTopics({ topics: [{ topic: 'txn', numPartitions: 2 }], waitForLeaders: true })
+    await admin.disconnect()
+    const producer = kafka.producer({ transactionalId: 'weir-test-txn', maxInFlightRequests: 1, idempotent: true })
+    await producer.connect()
+    for (const [base, commit] of [[0, true], [100, false], [10, true]] as const) {
+      const txn = await producer.transaction()
+      await txn.send({ topic: 'txn', messages: numbered(10, 2, base).map(m => ({ partition: m.partition, value: m.value })) })
+      await (commit ? txn.commit() : txn.abort())
+    }
+    await producer.disconnect()
+  }, 120_000)
+  const ids = (rows: string[]): number[] => rows.map(r => (JSON.parse(r) as number[])[0]!).sort((a, b) => a - b)
+  const read = (isolation: string) =>
+    select(kafkaTable('t', 'id INT', 'txn', {
+      'scan.startup.mode': 'earliest-offset',
+      'scan.bounded.mode': 'latest-offset',
+      'properties.isolation.level': isolation,
+    }) + ' SELECT id FROM t;')
+
+  it('read_committed reads the committed transactions only, and a bounded read ends past the last commit marker', async () => {
+    expect(ids((await read('read_committed')).rows)).toEqual(Array.from({ length: 20 }, (_, i) => i))
+  }, 60_000)
+
+  it('read_uncommitted also reads the aborted transaction, as Kafka consumers do', async () => {
+    const got = ids((await read('read_uncommitted')).rows)
+    expect(got).toEqual([...Array.from({ length: 20 }, (_, i) => i), ...Array.from({ length: 10 }, (_, i) => 100 + i)])
+  }, 60_000)
+})
+
 describe('startup and bounded modes', () => {
   const topic = 'modes'
   // 20 messages, ids 0..19, dealt to 2 partitions: partition p holds ids p, p+2, … at offsets 0..9.
