@@ -8,10 +8,13 @@
 #                                         background, wait until it answers, print its bootstrap address
 #   scripts/kafka-server.sh stop [DIR]    stop the broker that 'start' started on DIR
 #   scripts/kafka-server.sh status [DIR]  say whether it runs (exit 0) or not (exit 1)
+#   scripts/kafka-server.sh topic NAME [PARTITIONS] [DIR]
+#                                         create topic NAME (1 partition by default) on DIR's broker;
+#                                         a no-op when it exists
 #
 # DIR (default .weir-tools/kafka-data) holds the broker's data, its settings (server.properties,
 # written on the first start with two free ports, kept afterwards so that a restart has the same
-# address), its log (server.log) and its pid file. Needs Java 17 or later (JAVA_HOME, else java on
+# address; the default DIR's broker takes 127.0.0.1:9092, Kafka's usual address, when it is free), its log (server.log) and its pid file. Needs Java 17 or later (JAVA_HOME, else java on
 # PATH) and Maven (mvn) for the install. KAFKA_HEAP_OPTS replaces the default heap (-Xmx256m).
 set -euo pipefail
 
@@ -115,9 +118,20 @@ free_port() {
   fi
 }
 
+port_free() {
+  ! answers "127.0.0.1:$1"
+}
+
 write_settings() {
   local dir="$1" broker_port controller_port
-  broker_port="$(free_port)"
+  # A user's broker (the default DIR) where SQL examples expect one; a test's on a free port.
+  if [[ "$dir" == "$DEFAULT_DIR" ]] && port_free 9092 && port_free 9093; then
+    broker_port=9092
+    controller_port=9093
+  else
+    broker_port="$(free_port)"
+    controller_port="$(free_port)"
+  fi
   controller_port="$(free_port)"
   [[ "$broker_port" != "$controller_port" ]] || controller_port="$(free_port)"
   cat >"$dir/server.properties" <<EOF
@@ -279,6 +293,17 @@ status() {
   fi
 }
 
+# Creates a topic on DIR's running broker with kafkajs from the checkout's node_modules (the broker
+# install has no Kafka command-line tools).
+topic() {
+  local name="$1" partitions="$2" dir="$3"
+  [[ "$name" =~ ^[A-Za-z0-9._-]{1,249}$ ]] || die "'$name' is not a topic name (letters, digits, '.', '_', '-')"
+  [[ "$partitions" =~ ^[1-9][0-9]*$ ]] || die "'$partitions' is not a partition count (a positive integer)"
+  running_pid "$dir" >/dev/null || die "no broker runs on $dir: start one with scripts/kafka-server.sh start"
+  [[ -d "$ROOT/node_modules/kafkajs" ]] || die "kafkajs is missing: run npm ci in $ROOT first"
+  (cd "$ROOT" && node scripts/kafka-topic.mjs "$(bootstrap_of "$dir")" "$name" "$partitions")
+}
+
 # DIR as an absolute path (the pid check and the settings name it), created when it is missing.
 dir_arg() {
   local dir="${1:-$DEFAULT_DIR}"
@@ -303,8 +328,12 @@ case "${1:-}" in
   status)
     if [[ -d "${2:-$DEFAULT_DIR}" ]]; then status "$(dir_arg "${2:-}")"; else echo "not running (${2:-$DEFAULT_DIR})"; exit 1; fi
     ;;
+  topic)
+    [[ -n "${2:-}" ]] || die "usage: scripts/kafka-server.sh topic NAME [PARTITIONS] [DIR]"
+    topic "$2" "${3:-1}" "$(dir_arg "${4:-}")"
+    ;;
   *)
-    echo "usage: scripts/kafka-server.sh install | start [DIR] | stop [DIR] | status [DIR]" >&2
+    echo "usage: scripts/kafka-server.sh install | start [DIR] | stop [DIR] | status [DIR] | topic NAME [PARTITIONS] [DIR]" >&2
     exit 2
     ;;
 esac
