@@ -151,12 +151,19 @@ export type CommitQuery = Pick<SinkContext, 'table' | 'options' | 'jobName' | 'o
 export interface CommittedOutput {
   /** Ids of the checkpoints (and savepoints) whose commits made it visible, ascending. */
   readonly checkpoints: readonly number[]
-  /** What is visible (file names inside `location`, …). */
-  readonly items: readonly string[]
-  /** Where the sink writes (a directory, a topic). */
-  readonly location: string
-  /** Where the sink keeps its record of what each commit made visible, kept apart from checkpoints. */
-  readonly record: string
+  /** What is visible, after "table 't' holds": "rows in 3 files in '/out' ('part-…', …)". */
+  readonly description: string
+  /**
+   * How a user takes it back so that a run from an earlier point writes it once, before "and run
+   * again": "delete the files that '/out/_commits' lists for checkpoint 7".
+   */
+  readonly remedy: string
+}
+
+/** "checkpoint 7", "checkpoints 5, 6 and 7", for CommittedOutput's texts. */
+export function checkpointList(ids: readonly number[]): string {
+  if (ids.length === 0) return 'earlier checkpoints'
+  return ids.length === 1 ? `checkpoint ${ids[0]}` : `checkpoints ${ids.slice(0, -1).join(', ')} and ${ids.at(-1)}`
 }
 
 export interface SinkFactory {

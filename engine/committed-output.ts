@@ -6,7 +6,7 @@
 // regenerated rows is impossible in general (a query may not give the same rows twice), so a
 // fall back past committed output is refused, and a start the user asked for is warned about.
 import { WeirError } from '../common/errors.js'
-import type { CommittedOutput } from '../connectors/api.js'
+import { checkpointList, type CommittedOutput } from '../connectors/api.js'
 import { getConnector } from '../connectors/registry.js'
 import type { CheckpointRef, SkippedCheckpoint } from '../runtime/checkpoint.js'
 import type { JobGraph } from '../core/job-graph.js'
@@ -50,9 +50,7 @@ export async function checkRecoveryTarget(graph: JobGraph, restore: CheckpointRe
   if (restore === undefined && skipped.length === 0) {
     for (const f of found) {
       log(
-        `warning: starting from scratch, but table '${f.table}' holds ${
-          describe(f.output)
-        } that an earlier run of this job committed; they will be written again`,
+        `warning: starting from scratch, but table '${f.table}' holds ${f.output.description} that an earlier run of this job committed; they will be written again`,
       )
     }
     return
@@ -65,16 +63,13 @@ export async function checkRecoveryTarget(graph: JobGraph, restore: CheckpointRe
     ? skipped.map(s => `${s.kind} ${s.id} cannot be restored: ${s.reason}`)
     : [`no checkpoint${after} was found; it was deleted, or is in another 'state.checkpoints.dir'`]
   throw WeirError.checkpoint(
-    `job '${graph.name}' cannot ${target}: table '${first.table}' already holds ${describe(first.output)} committed by ${
+    `job '${graph.name}' cannot ${target}: table '${first.table}' already holds ${first.output.description} committed by ${
       checkpoints(first.output)
     }${after}${others}, ` +
       `and a run from there would write them a second time`,
     {
       notes,
-      help:
-        `restore the damaged or missing checkpoint files and run again; or delete the files that '${first.output.record}' lists for ${
-          checkpoints(first.output)
-        } and run again; ` +
+      help: `restore the damaged or missing checkpoint files and run again; or ${first.output.remedy} and run again; ` +
         `or, accepting duplicated rows, run with ${restore === undefined ? '--fresh' : `--from-${restore.manifest.kind} '${restore.location}'`}`,
     },
   )
@@ -85,17 +80,10 @@ export async function warnCommittedAfter(graph: JobGraph, restore: CheckpointRef
   for (const f of await committedAfter(graph, restore)) {
     const from = restore === undefined ? 'scratch' : `${restore.manifest.kind} ${restore.manifest.id}`
     const when = restore === undefined ? `this job committed before (by ${checkpoints(f.output)})` : `committed after it (by ${checkpoints(f.output)})`
-    log(`warning: starting from ${from}, but table '${f.table}' already holds ${describe(f.output)} ${when}; they will be written a second time`)
+    log(`warning: starting from ${from}, but table '${f.table}' already holds ${f.output.description} ${when}; they will be written a second time`)
   }
 }
 
-function describe(output: CommittedOutput): string {
-  const n = output.items.length
-  return `rows in ${n} file${n === 1 ? '' : 's'} in '${output.location}' (${output.items.slice(0, 2).map(i => `'${i}'`).join(', ')}${n > 2 ? ', …' : ''})`
-}
-
 function checkpoints(output: CommittedOutput): string {
-  const ids = output.checkpoints
-  if (ids.length === 0) return 'earlier checkpoints'
-  return ids.length === 1 ? `checkpoint ${ids[0]}` : `checkpoints ${ids.slice(0, -1).join(', ')} and ${ids.at(-1)}`
+  return checkpointList(output.checkpoints)
 }

@@ -6,7 +6,7 @@ import { open, readdir, rename, rm, stat } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { WeirError } from '../../common/errors.js'
 import type { Batch } from '../../core/batch.js'
-import type { CommitQuery, CommittedOutput, SinkContext, SinkWriter } from '../api.js'
+import { checkpointList, type CommitQuery, type CommittedOutput, type SinkContext, type SinkWriter } from '../api.js'
 import { CommitLog } from './commit-log.js'
 import type { BatchEncoder } from './encoders.js'
 import { resolveFsOptions } from './options.js'
@@ -151,7 +151,12 @@ export async function fileSinkCommittedAfter(query: CommitQuery, checkpointId: n
   const { checkpoints, files, unlisted } = await log.visibleAfter(checkpointId, promised)
   if (files.length === 0 && !unlisted) return undefined
   const items = unlisted ? [...files, `files of commits before the record's oldest entry (it keeps the latest commits only)`] : files
-  return { checkpoints, items, location: dir, record: log.path }
+  const n = items.length
+  return {
+    checkpoints,
+    description: `rows in ${n} file${n === 1 ? '' : 's'} in '${dir}' (${items.slice(0, 2).map(i => `'${i}'`).join(', ')}${n > 2 ? ', …' : ''})`,
+    remedy: `delete the files that '${log.path}' lists for ${checkpointList(checkpoints)}`,
+  }
 }
 
 /** The parts of one writer: `<stem>-<seq>.<ext>`, seq counting the parts it sealed. */

@@ -302,11 +302,15 @@ describe('filesystem sink, exactly-once: the record of commits', () => {
     const c3 = await checkpointRows(w, 6, 8, 3, false)
     // The record is kept beside the output, one line per commit.
     expect(logLines()).toEqual([{ checkpoint: 1, files: [published(c1, 0)] }, { checkpoint: 2, files: [published(c2, 0)] }])
-    expect(await committedAfter(c1, 1)).toEqual({ checkpoints: [2], items: [published(c2, 0)], location: dir, record: join(dir, LOG) })
+    expect(await committedAfter(c1, 1)).toEqual({
+      checkpoints: [2],
+      description: `rows in 1 file in '${dir}' ('${published(c2, 0)}')`,
+      remedy: `delete the files that '${join(dir, LOG)}' lists for checkpoint 2`,
+    })
     expect(await committedAfter(c2, 2)).toBeUndefined()
     // Checkpoint 3 was never committed: restoring it writes nothing twice.
     expect(await committedAfter(c3, 3)).toBeUndefined()
-    expect((await committedAfter(undefined, 0))?.items).toEqual([published(c1, 0), published(c2, 0)])
+    expect((await committedAfter(undefined, 0))?.description).toBe(`rows in 2 files in '${dir}' ('${published(c1, 0)}', '${published(c2, 0)}')`)
     // Deleted committed files are not visible any more: nothing would be doubled.
     rmSync(join(dir, published(c2, 0)))
     expect(await committedAfter(c1, 1)).toBeUndefined()
@@ -332,7 +336,7 @@ describe('filesystem sink, exactly-once: the record of commits', () => {
     expect(await committedAfter(c1, 1)).toBeUndefined()
     await (await writer({ restoredCommit: c2 })).close()
     expect(await visibleRows()).toEqual(rows(0, 6))
-    expect(await committedAfter(c1, 1)).toMatchObject({ checkpoints: [2], items: [published(c2, 1)] })
+    expect(await committedAfter(c1, 1)).toMatchObject({ checkpoints: [2], description: `rows in 1 file in '${dir}' ('${published(c2, 1)}')` })
     await (await writer()).close()
     expect(existsSync(join(dir, LOG))).toBe(false)
     expect(await committedAfter(undefined, 0)).toBeUndefined()
@@ -344,7 +348,7 @@ describe('filesystem sink, exactly-once: the record of commits', () => {
     const b = await writer({ restoredCommit: c1 })
     const c2 = await checkpointRows(b, 3, 5, 2)
     expect(logLines().map(l => l.checkpoint)).toEqual([1, 1, 2])
-    expect(await committedAfter(c1, 1)).toMatchObject({ checkpoints: [2], items: [published(c2, 0)] })
+    expect(await committedAfter(c1, 1)).toMatchObject({ checkpoints: [2], description: `rows in 1 file in '${dir}' ('${published(c2, 0)}')` })
     await b.close()
   })
 

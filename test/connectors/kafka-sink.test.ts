@@ -236,6 +236,8 @@ describe("'kafka' sink", () => {
     // The engine may not fall back to an earlier checkpoint: its replay would produce them again.
     const after = await kafkaSink.committedAfter!({ table: 'out', options, jobName: 'staged-job', operatorId: '3-sink', restoredCommit: undefined }, 5)
     expect(after?.checkpoints).toEqual([7])
+    expect(after?.description).toContain(`the messages of every checkpoint up to 7 in Kafka topic 'staged'`)
+    expect(after?.remedy).toContain('write to a new topic')
     expect(await kafkaSink.committedAfter!({ table: 'out', options, jobName: 'staged-job', operatorId: '3-sink', restoredCommit: sealed }, 7)).toBeUndefined()
   }, 300_000)
 

@@ -38,9 +38,10 @@ export async function kafkaCommittedAfter(config: KafkaConnection, query: Commit
   if (marker <= Math.max(checkpointId, restored)) return undefined
   return {
     checkpoints: [marker],
-    items: [`messages of the transactions of checkpoints up to ${marker}`],
-    location: `Kafka topic '${config.topic}'`,
-    record: `the offset of consumer group '${producer.id}' on '${config.topic}' partition 0`,
+    description:
+      `the messages of every checkpoint up to ${marker} in Kafka topic '${config.topic}' (the offset of consumer group '${producer.id}' on its partition 0 says so)`,
+    // Committed messages cannot be taken back; a new topic (or prefix) starts a record of its own.
+    remedy: `write to a new topic, or set another 'sink.transactional-id-prefix' (consumers of '${config.topic}' would see those messages twice)`,
   }
 }
 
