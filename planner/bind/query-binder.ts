@@ -168,7 +168,7 @@ export class QueryBinder {
     let table = obj
     const optionsHint = ref.hints.find(h => h.name.value.toUpperCase() === 'OPTIONS')
     if (optionsHint) table = { ...obj, options: { ...obj.options, ...Object.fromEntries(optionsHint.options) } }
-    checkReadable(table, ref.span)
+    checkReadable(table, ref.span, optionsHint?.span)
     const { fields } = tableFields(obj)
     const scan: Scan = {
       kind: 'Scan',

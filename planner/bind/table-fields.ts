@@ -50,17 +50,26 @@ export function connectorColumns(table: CatalogTable): { physical: Field[]; meta
 
 /**
  * Refuses, where a query reads `table` (at `span`), a table its connector cannot read: a sink-only
- * connector, or a source missing what reading needs (SourceFactory.checkRead).
+ * connector, or a source missing what reading needs (SourceFactory.checkRead). `hint`: the span of an
+ * OPTIONS hint that changed the table's options for this read, which are checked as CREATE TABLE's are.
  */
-export function checkReadable(table: CatalogTable, span: Span): void {
+export function checkReadable(table: CatalogTable, span: Span, hint?: Span): void {
   const factory = getConnector(table.options['connector']!)
   if (!factory.source) {
     throw WeirError.plan(`table '${table.name}' uses connector '${factory.name}', which cannot be read`, { span,
       help: `read from a table whose connector has a source (filesystem, kafka, datagen, nexmark); '${factory.name}' is written only` })
   }
-  if (!factory.source.checkRead) return
   const options = Object.fromEntries(Object.entries(table.options).filter(([k]) => k !== 'connector'))
   const { physical, metadata } = connectorColumns(table)
+  if (hint !== undefined) {
+    try {
+      factory.source.validate(options, physical, metadata, table.primaryKey)
+    } catch (e) {
+      if (!(e instanceof WeirError)) throw e
+      throw new WeirError(e.kind, `in the OPTIONS hint on table '${table.name}': ${e.message}`, { span: hint, help: e.help })
+    }
+  }
+  if (!factory.source.checkRead) return
   try {
     factory.source.checkRead(options, physical, metadata)
   } catch (e) {

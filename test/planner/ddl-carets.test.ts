@@ -83,3 +83,17 @@ describe('reading a table its connector cannot read is refused where the query r
     expect(e.at).toBe('t AS r')
   })
 })
+
+describe('an OPTIONS hint is checked where it is written, before any job runs', () => {
+  const fs = `'connector' = 'filesystem', 'path' = '/x', 'format' = 'json'`
+  it.each([
+    [`'bogus' = '1'`, `unsupported option 'bogus' for connector 'filesystem'`],
+    [`'format' = 'xml'`, `'xml'`],
+  ])('%s', async (hint, message) => {
+    const sql = `${table('a INT', fs)}; SELECT a FROM t /*+ OPTIONS(${hint}) */`
+    const e = await pointed(sql)
+    expect(e.message).toContain(`in the OPTIONS hint on table 't': `)
+    expect(e.message).toContain(message)
+    expect(e.at).toBe(`OPTIONS(${hint})`)
+  })
+})
