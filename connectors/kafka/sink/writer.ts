@@ -52,7 +52,9 @@ function compactByKey(messages: Message[]): Message[] {
 
 export class ExactlyOnceKafkaWriter implements SinkWriter {
   private buffer: Message[] = []
-  private sealed: { checkpoint: number; messages: Message[] }[] = []
+  /** Rows given since the last seal: the job compares what was committed with rows, not messages (upsert drops -U, and compacts by key). */
+  private bufferedRows = 0
+  private sealed: { checkpoint: number; messages: Message[]; rows: number }[] = []
   private committed = 0
 
   private constructor(private readonly ctx: SinkContext, private readonly config: KafkaSinkConfig, private readonly encoder: MessageEncoder,
@@ -82,6 +84,7 @@ export class ExactlyOnceKafkaWriter implements SinkWriter {
 
   write(batch: Batch): void {
     this.encoder.encode(batch, this.buffer)
+    this.bufferedRows += batch.rows.length
   }
 
   committedRows(): number {
@@ -93,8 +96,9 @@ export class ExactlyOnceKafkaWriter implements SinkWriter {
   async prepareCommit(checkpointId: number): Promise<KafkaSinkCommit> {
     if (this.buffer.length > 0) {
       const messages = this.config.connector === 'upsert-kafka' ? compactByKey(this.buffer) : this.buffer
-      this.sealed.push({ checkpoint: checkpointId, messages })
+      this.sealed.push({ checkpoint: checkpointId, messages, rows: this.bufferedRows })
       this.buffer = []
+      this.bufferedRows = 0
     }
     return { checkpoint: checkpointId, pending: this.sealed.map(s => ({ checkpoint: s.checkpoint, messages: s.messages })) }
   }
@@ -107,7 +111,7 @@ export class ExactlyOnceKafkaWriter implements SinkWriter {
     } catch (e) {
       throw kafkaSinkError(e, this.ctx.table, this.config, `committing checkpoint ${checkpointId}'s transaction`)
     }
-    for (const s of due) this.committed += s.messages.length
+    for (const s of due) this.committed += s.rows
     this.sealed = this.sealed.filter(s => s.checkpoint > checkpointId)
   }
 
@@ -144,11 +148,16 @@ export class StreamingKafkaWriter implements SinkWriter {
     this.check()
     const messages: Message[] = []
     this.encoder.encode(batch, messages)
-    if (messages.length === 0) return
+    // Rows, not messages, are what the job compares with the rows it gave (upsert drops -U).
+    const rows = batch.rows.length
+    if (messages.length === 0) {
+      this.sent += rows
+      return
+    }
     const acks = this.guarantee === 'at-least-once' ? -1 : 1
     const p = sendAll(messages, m => this.producer.send({ topic: this.config.topic, messages: m, acks })).then(
       () => {
-        this.sent += messages.length
+        this.sent += rows
       },
       (e: unknown) => {
         this.failure ??= e
