@@ -24,7 +24,11 @@ export async function createKafkaWriter(ctx: SinkContext, config: KafkaSinkConfi
  */
 export async function kafkaCommittedAfter(config: KafkaConnection, query: CommitQuery, checkpointId: number): Promise<CommittedOutput | undefined> {
   if (config.guarantee !== undefined && config.guarantee !== 'exactly-once') return undefined
-  const producer = new TransactionalProducer(kafkaClient(config), config, query.jobName, query.operatorId)
+  const kafka = kafkaClient(config)
+  // The marker of a topic that does not exist cannot be read: Kafka calls that retriable, so the read
+  // would be retried for minutes and then fail with the broker's words. Say so now, as create() would.
+  await partitionCount(kafka, config, query.table)
+  const producer = new TransactionalProducer(kafka, config, query.jobName, query.operatorId)
   let marker: number
   try {
     await producer.connect()
