@@ -107,14 +107,8 @@ export function kafkaError(e: unknown, action: KafkaAction): WeirError {
   const chain = errorChain(e)
   const where = `table '${action.table}' could not ${action.doing}`
   const brokers = action.brokers.join(',')
-  if (chain.some(x => /ECONNREFUSED|ENOTFOUND|EHOSTUNREACH|ETIMEDOUT|Connection timeout|connect ECONN/i.test(x.message ?? '')) ||
-    chain.some(x => x.name === 'KafkaJSConnectionError'))
-  {
-    return WeirError.connector(`${where}: the Kafka broker at ${brokers} cannot be reached (${rootMessage(chain)})`, {
-      help: `check that the broker is running and that 'properties.bootstrap.servers' = '${brokers}' is its address`,
-      cause: e,
-    })
-  }
+  const unreachable = unreachableBroker(e, action.brokers)
+  if (unreachable !== undefined) return WeirError.connector(`${where}: ${unreachable.message}`, { help: unreachable.help, cause: e })
   const type = chain.map(x => x.type).find(t => typeof t === 'string')
   if (type === 'UNKNOWN_TOPIC_OR_PARTITION') {
     return WeirError.connector(`${where}: the topic does not exist on the broker at ${brokers}`, {
@@ -126,6 +120,22 @@ export function kafkaError(e: unknown, action: KafkaAction): WeirError {
     help: `check the broker at ${brokers} (its log says more); the job can be restarted from its last checkpoint`,
     cause: err,
   })
+}
+
+/** What to say when `e` is a failure to reach the brokers (connection refused, timed out, no such host); undefined for any other error. */
+export function unreachableBroker(e: unknown, brokers: readonly string[]): { message: string; help: string } | undefined {
+  const chain = errorChain(e)
+  if (
+    !chain.some(x => /ECONNREFUSED|ENOTFOUND|EHOSTUNREACH|ETIMEDOUT|Connection timeout|connect ECONN/i.test(x.message ?? '')) &&
+    !chain.some(x => x.name === 'KafkaJSConnectionError')
+  ) {
+    return undefined
+  }
+  const list = brokers.join(',')
+  return {
+    message: `the Kafka broker at ${list} cannot be reached (${rootMessage(chain)})`,
+    help: `check that the broker is running and that 'properties.bootstrap.servers' = '${list}' is its address`,
+  }
 }
 
 interface ErrorLike {

@@ -7,6 +7,7 @@
 // or aborts whatever transaction its predecessor left open), so it is never stale.
 import { Kafka, logLevel, type Admin, type Message as KafkaMessage, type Producer } from 'kafkajs'
 import { WeirError } from '../../../common/errors.js'
+import { unreachableBroker } from '../client.js'
 import type { Message } from './messages.js'
 import type { KafkaConnection } from './options.js'
 
@@ -43,6 +44,10 @@ export async function retrying<T>(what: () => Promise<T>): Promise<T> {
 /** A Kafka failure of table `table`'s sink, saying what it was doing. */
 export function kafkaSinkError(e: unknown, table: string, config: KafkaConnection, doing: string): WeirError {
   if (e instanceof WeirError) return e
+  const unreachable = unreachableBroker(e, config.brokers)
+  if (unreachable !== undefined) {
+    return WeirError.connector(`Kafka sink of table '${table}' failed ${doing}: ${unreachable.message}`, { help: unreachable.help, cause: e })
+  }
   return WeirError.connector(`Kafka sink of table '${table}' failed ${doing} (topic '${config.topic}' at ${config.brokers.join(',')}): ${(e as Error).message}`,
     {
       help: `check that the broker is reachable and the topic exists; the job can be restarted from its last checkpoint`,
@@ -137,7 +142,9 @@ export class TransactionalProducer {
 export async function partitionCount(kafka: Kafka, config: KafkaConnection, table: string): Promise<number> {
   const admin = kafka.admin()
   try {
-    await retrying(() => admin.connect())
+    // Not retried beyond the client's own retries: a broker that is down when the job starts fails
+    // it in seconds, as the Kafka source does, rather than after RETRY_FOR_MS.
+    await admin.connect()
     const topics = await retrying(() => admin.listTopics())
     if (!topics.includes(config.topic)) {
       throw WeirError.connector(`Kafka topic '${config.topic}' of table '${table}' does not exist at ${config.brokers.join(',')}`, {
