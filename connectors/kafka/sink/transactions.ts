@@ -22,8 +22,13 @@ export function kafkaClient(config: KafkaConnection): Kafka {
 }
 
 export function isRetriable(e: unknown): boolean {
-  return (e as { retriable?: boolean } | null)?.retriable === true || (e as { name?: string } | null)?.name === 'KafkaJSNumberOfRetriesExceeded'
-    || (e as { name?: string } | null)?.name === 'KafkaJSConnectionError'
+  // kafkajs wraps the failure of an inner retry loop (retries exceeded on a refused connection while
+  // the broker restarts) in a KafkaJSNonRetriableError of the outer one: look at the whole chain.
+  for (let x = e as { retriable?: boolean; name?: string; originalError?: unknown; cause?: unknown } | null, i = 0; x && i < 10; i++) {
+    if (x.retriable === true || x.name === 'KafkaJSNumberOfRetriesExceeded' || x.name === 'KafkaJSConnectionError') return true
+    x = (x.originalError ?? x.cause) as typeof x
+  }
+  return false
 }
 
 /** Runs `what` again while it fails with an error Kafka calls retriable (kafkajs does not retry some, e.g. NOT_COORDINATOR on sendOffsets). */
