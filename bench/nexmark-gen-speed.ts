@@ -2,16 +2,9 @@
 // every column, a two-column subset, and the auction and person tables, through the SourceReader API.
 import { T, type Field } from '../common/types.js'
 import { nexmarkConnector } from '../connectors/nexmark/index.js'
+import { BID_SCHEMA } from './kafka/bids.js'
 
-const BID: Field[] = [
-  { name: 'auction', type: T.bigint() },
-  { name: 'bidder', type: T.bigint() },
-  { name: 'price', type: T.bigint() },
-  { name: 'channel', type: T.string() },
-  { name: 'url', type: T.string() },
-  { name: 'dateTime', type: T.timestamp(3) },
-  { name: 'extra', type: T.string() },
-]
+const BID = BID_SCHEMA
 const AUCTION: Field[] = ['id', 'itemName', 'description', 'initialBid', 'reserve', 'dateTime', 'expires', 'seller', 'category', 'extra']
   .map(name => ({ name, type: name === 'dateTime' || name === 'expires'
     ? T.timestamp(3)

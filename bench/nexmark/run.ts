@@ -9,6 +9,11 @@ import { benchQueries } from './queries.js'
 
 const scale = Number(process.env['WEIR_BENCH_SCALE'] ?? '1')
 const only = process.argv.slice(2)
+// `npm run bench -- kafka [q5|q17] [throughput|latency]`: Kafka to Kafka, exactly once, with a broker of its own (bench/kafka/run.ts).
+if (only[0] === 'kafka') {
+  execFileSync(process.execPath, [fileURLToPath(new URL('../kafka/run.js', import.meta.url)), ...only.slice(1)], { stdio: 'inherit' })
+  process.exit(0)
+}
 const script = fileURLToPath(new URL('./query.js', import.meta.url))
 
 interface Result {
