@@ -4,9 +4,10 @@
 import type { Field } from '../../../common/types.js'
 import { RowKind, type Batch, type Row } from '../../../core/batch.js'
 import { csvRowEncoder, jsonRowEncoder } from '../../filesystem/encoders.js'
+import { keyPartition } from './murmur2.js'
 import type { KafkaSinkConfig, MessageFormat } from './options.js'
 
-/** [partition (null: the producer's partitioner picks it by key), key, value (null: a tombstone)]. */
+/** [partition (null, in checkpoints of earlier versions: the producer's partitioner picks it by key), key, value (null: a tombstone)]. */
 export type Message = [partition: number | null, key: string | null, value: string | null]
 
 type Encode = (row: Row) => string | null
@@ -67,7 +68,8 @@ export class MessageEncoder {
   private partition(key: string | null): number | null {
     switch (this.config.partitioner) {
       case 'default':
-        return key === null ? this.roundRobin++ % this.partitions : null
+        // By key as Kafka's default partitioner does, computed here (kafkajs' own murmur2 costs far more).
+        return key === null ? this.roundRobin++ % this.partitions : keyPartition(key, this.partitions)
       case 'round-robin':
         return this.roundRobin++ % this.partitions
       case 'fixed':
