@@ -1,5 +1,6 @@
 // The exactly-once Kafka sink's produce path against a real broker: keyed messages go to the
-// partition Kafka's default partitioner picks (Weir computes it itself).
+// partition Kafka's default partitioner picks (Weir computes it itself), and a checkpoint's output
+// larger than the broker's batch limit (message.max.bytes, 1 MB) is split into requests it accepts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Partitioners, type Kafka, type PartitionMetadata } from 'kafkajs'
 import { T, type Field } from '../../common/types.js'
@@ -94,5 +95,16 @@ describe('exactly-once Kafka sink (broker)', () => {
     const got = await readCommitted('by-key', ks.length)
     expect(got.map(m => m.key).sort()).toEqual([...ks].sort())
     for (const m of got) expect(m.partition).toBe(referencePartition(m.key!, 5))
+  }, 300_000)
+
+  it('splits a checkpoint of large messages for one partition into requests the broker accepts', async () => {
+    await createTopic('large', 2)
+    const schema: Field[] = [{ name: 's', type: T.string() }]
+    // 400 messages of 8 KB, all for partition 0: 3.2 MB, over the broker's 1 MB per partition batch.
+    const rows = Array.from({ length: 400 }, (_, i) => [`${String(i).padStart(4, '0')}${'x'.repeat(8 * 1024)}`])
+    await writeOneCheckpoint({ topic: 'large', 'properties.bootstrap.servers': broker.bootstrap, format: 'raw', 'sink.partitioner': 'fixed' }, schema, rows)
+    const got = await readCommitted('large', rows.length)
+    expect(got.every(m => m.partition === 0)).toBe(true)
+    expect(got.map(m => m.value)).toEqual(rows.map(r => r[0]))
   }, 300_000)
 })

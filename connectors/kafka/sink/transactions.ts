@@ -11,8 +11,17 @@ import { unreachableBroker } from '../client.js'
 import type { Message } from './messages.js'
 import type { KafkaConnection } from './options.js'
 
-/** Messages per produce request inside a transaction. */
-const SEND_CHUNK = 5000
+/**
+ * At most this many messages per produce request: kafkajs groups a request's messages per partition
+ * in time quadratic in their count (1,000 rather than 5,000 saved ~6% of the sink's CPU per message).
+ */
+const SEND_CHUNK = 1000
+/**
+ * And at most this many characters of keys and values (≤ 768 KB of UTF-8): the broker refuses a
+ * partition's batch over 1 MB (message.max.bytes), and with large messages, or all of them going
+ * to one partition, a count limit alone would exceed it.
+ */
+const SEND_CHARS = 256 * 1024
 /** How long retriable errors (a coordinator loading or moving, a broker restarting) are retried. */
 const RETRY_FOR_MS = 120_000
 
@@ -69,9 +78,21 @@ function toKafka(m: Message): KafkaMessage {
   return m[0] === null ? { key: m[1], value: m[2] } : { partition: m[0], key: m[1], value: m[2] }
 }
 
-/** Sends messages in produce requests of SEND_CHUNK messages, with the given send function. */
+/** Sends messages in produce requests of at most SEND_CHUNK messages and SEND_CHARS characters, with the given send function. */
 export async function sendAll(messages: readonly Message[], send: (batch: KafkaMessage[]) => Promise<unknown>): Promise<void> {
-  for (let i = 0; i < messages.length; i += SEND_CHUNK) await send(messages.slice(i, i + SEND_CHUNK).map(toKafka))
+  let batch: KafkaMessage[] = []
+  let chars = 0
+  for (const m of messages) {
+    const size = (m[1]?.length ?? 0) + (m[2]?.length ?? 0)
+    if (batch.length > 0 && (batch.length >= SEND_CHUNK || chars + size > SEND_CHARS)) {
+      await send(batch)
+      batch = []
+      chars = 0
+    }
+    batch.push(toKafka(m))
+    chars += size
+  }
+  if (batch.length > 0) await send(batch)
 }
 
 export class TransactionalProducer {
