@@ -40,14 +40,21 @@ function restoredOf(restored: unknown, table: string): KafkaSinkCommit {
   return r as KafkaSinkCommit
 }
 
-/** Upsert output of one checkpoint keeps only each key's last message: consumers fold by key, so the others change nothing. */
-function compactByKey(messages: Message[]): Message[] {
-  const last = new Map<string, Message>()
-  for (const m of messages) {
-    last.delete(m[1]!)
-    last.set(m[1]!, m)
+/**
+ * Upsert output of one checkpoint keeps only each key's last message, in the order of those last
+ * messages: consumers fold by key, so the others change nothing. (Walked backwards: one set lookup
+ * per message instead of a map delete and insert.)
+ */
+export function compactByKey(messages: readonly Message[]): Message[] {
+  const seen = new Set<string | null>()
+  const out: Message[] = []
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i]!
+    if (seen.has(m[1])) continue
+    seen.add(m[1])
+    out.push(m)
   }
-  return [...last.values()]
+  return out.reverse()
 }
 
 export class ExactlyOnceKafkaWriter implements SinkWriter {
