@@ -43,6 +43,12 @@ export interface SourceChunk {
   /** True when this was the split's last chunk. */
   readonly splitEnded?: boolean
   /**
+   * True (on an empty chunk) when the split has had no data for the source's idle timeout: it stops
+   * holding the watermark back until its next rows. While every split being read is idle the
+   * watermark stays where it is.
+   */
+  readonly idle?: boolean
+  /**
    * The split's position right after this chunk's rows, on every chunk (empty ones too); see
    * SourceContext.restoredPositions.
    * @example { file: '/data/a.json', offset: 18342, line: 250, ended: false } (filesystem), { event: 46000 } (nexmark)
@@ -51,7 +57,10 @@ export interface SourceChunk {
 }
 
 export interface SourceReader {
-  /** Number of splits; the runtime tracks a watermark per split and emits the minimum. */
+  /**
+   * Number of splits; the runtime tracks a watermark per split and emits the minimum. It may grow
+   * while the job runs (Kafka partitions added): a new split's first chunk comes with its index.
+   */
   readonly splitCount: number
   /**
    * True when every split is read from the start at once (Kafka partitions): the watermark then
@@ -61,6 +70,11 @@ export interface SourceReader {
   readonly concurrentSplits?: boolean
   /** The next chunk (possibly empty rows with splitEnded), or null when every split has ended or the signal aborted. */
   next(): Promise<SourceChunk | null>
+  /**
+   * Checkpoint n completed, with `positions` (per split) as it recorded them: a reader may report
+   * them elsewhere (Kafka: commit them to the consumer group for monitoring). Must not throw or block.
+   */
+  checkpointCompleted?(checkpointId: number, positions: readonly (SplitPosition | null)[]): void
   /** Counters the reader keeps, e.g. { skippedRecords } with 'json.ignore-parse-errors'. */
   metrics(): Readonly<Record<string, number>>
   close(): Promise<void>

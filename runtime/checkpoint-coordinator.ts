@@ -269,6 +269,7 @@ export class CheckpointCoordinator {
     const hold = this.env.faults?.at('before-commit', { checkpointId: cp.barrier.id, final: false })
     if (hold) await hold
     await this.commitSinks(cp.barrier.id)
+    this.sources.checkpointCompleted(cp.barrier.id, cp.sources)
     this.checkpointsCompleted++
     this.env.onCheckpoint?.(cp.barrier.id, cp.location)
     if (cp.barrier.savepoint) {
@@ -309,6 +310,7 @@ export class CheckpointCoordinator {
     const hold = this.env.faults?.at('before-commit', { checkpointId: id, final: true })
     if (hold) await hold
     await this.commitSinks(id)
+    this.sources.checkpointCompleted(id, cp.sources)
     this.checkpointsCompleted++
     await applyRetention(this.env.checkpoint!.storage, this.env.checkpoint!.retained, referencedObjects)
   }

@@ -20,6 +20,8 @@ export interface SourceRuntime {
   readonly wmExpr: ((row: Row) => unknown) | null
   splitMax: number[]
   splitEnded: boolean[]
+  /** Per split: reported idle (no data for the idle timeout) and no rows since. */
+  splitIdle: boolean[]
   /** Per split, the position after the last chunk handed on (what a checkpoint records). */
   positions: (SplitPosition | null)[]
   emittedWatermark: number
@@ -66,6 +68,7 @@ export class SourceRunner {
       wmExpr: spec.watermark ? compileScalar(spec.watermark.expr) : null,
       splitMax: Array.from({ length: splits }, (_, i) => (sameSplits ? old.splitMax[i] ?? -Infinity : -Infinity)),
       splitEnded: Array.from({ length: splits }, () => false),
+      splitIdle: Array.from({ length: splits }, () => false),
       positions: Array.from({ length: splits }, (_, i) => (old?.positions[i] ?? null)),
       emittedWatermark: old?.watermark ?? -Infinity,
       rowsOut: 0,
@@ -120,7 +123,16 @@ export class SourceRunner {
   onChunk(src: SourceRuntime, chunk: SourceChunk): void {
     const rows = chunk.rows
     src.recordsRead += rows.length
+    // A split added while running (a Kafka partition): it starts unread, holding nothing.
+    while (chunk.split >= src.splitMax.length) {
+      src.splitMax.push(-Infinity)
+      src.splitEnded.push(false)
+      src.splitIdle.push(false)
+      src.positions.push(null)
+    }
     src.positions[chunk.split] = chunk.position
+    if (rows.length > 0) src.splitIdle[chunk.split] = false
+    else if (chunk.idle === true) src.splitIdle[chunk.split] = true
     if (src.wmExpr && rows.length > 0) {
       let max = src.splitMax[chunk.split]!
       const f = src.wmExpr
@@ -145,10 +157,17 @@ export class SourceRunner {
       let wm = Infinity
       // A reader whose splits are all read at once (Kafka) counts each split from the start.
       const waitForAll = src.reader.concurrentSplits === true
+      // Idle splits do not count; when all left are idle the watermark stays (as Flink's).
+      let idle = false
       for (let s = 0; s < src.splitMax.length; s++) {
         if (src.splitEnded[s] || (src.splitMax[s] === -Infinity && !waitForAll)) continue
+        if (src.splitIdle[s]) {
+          idle = true
+          continue
+        }
         if (src.splitMax[s]! < wm) wm = src.splitMax[s]!
       }
+      if (wm === Infinity && idle) return
       if (wm === Infinity) wm = src.splitMax.reduce((a, b) => (b > a ? b : a), -Infinity)
       if (wm > src.emittedWatermark && wm !== Infinity && wm !== -Infinity) this.sourceWatermark(src, wm)
     }
@@ -158,6 +177,14 @@ export class SourceRunner {
     if (wm <= src.emittedWatermark) return
     src.emittedWatermark = wm
     broadcast(src.task, ch => ({ t: 'wm', ch, wm }))
+  }
+
+  /** Checkpoint `id` completed with `sources` (what positions() gave it): readers may report their positions. */
+  checkpointCompleted(id: number, sources: Readonly<Record<string, SourceManifest>>): void {
+    for (const src of this.sources) {
+      const manifest = sources[src.task.node.id]
+      if (manifest !== undefined) src.reader.checkpointCompleted?.(id, manifest.positions)
+    }
   }
 
   /** What a checkpoint records of each source: its split positions and watermarks, as of the last chunk handed on. */
