@@ -5,9 +5,10 @@ import { WeirError } from '../../../common/errors.js'
 import type { Field } from '../../../common/types.js'
 import type { ConnectorOptions } from '../../api.js'
 import { aboutKey, aboutValue, badValue, checkKnownOptions, checkRequiredOptions, enumOption, intOption } from '../../options.js'
+import { resolveKeyLayout, type MessageFormat } from '../key-options.js'
 
-export type MessageFormat = 'json' | 'csv' | 'raw'
-const FORMATS: readonly MessageFormat[] = ['json', 'csv', 'raw']
+export type { MessageFormat }
+
 export type DeliveryGuarantee = 'exactly-once' | 'at-least-once' | 'none'
 const GUARANTEES: readonly DeliveryGuarantee[] = ['exactly-once', 'at-least-once', 'none']
 export type Partitioner = 'default' | 'fixed' | 'round-robin'
@@ -82,26 +83,8 @@ export function resolveKafkaSink(connector: 'kafka' | 'upsert-kafka', options: C
   }
   const valueKey = options['value.format'] !== undefined ? 'value.format' : 'format'
   if (!upsert && options[valueKey] === undefined) checkRequiredOptions(connector, options, ['format'])
-  const valueFormat = enumOption(options, valueKey, FORMATS, 'json')
-  const keyColumns = upsert ? primaryKeyColumns(primaryKey, schema) : keyFieldColumns(options, schema)
-  if (keyColumns.length > 0 && options['key.format'] === undefined) checkRequiredOptions(connector, options, ['key.format'])
-  if (!upsert && keyColumns.length === 0 && options['key.format'] !== undefined) {
-    throw aboutKey(WeirError.connector(`option 'key.format' needs 'key.fields'`, { help: `set 'key.fields' = 'col1;col2' or remove 'key.format'` }),
-      'key.format')
-  }
-  const keyFormat = options['key.format'] === undefined ? undefined : enumOption(options, 'key.format', FORMATS, 'json')
-  const include = enumOption(options, 'value.fields-include', ['ALL', 'EXCEPT_KEY'] as const, 'ALL')
-  if (include === 'EXCEPT_KEY' && keyColumns.length === 0) {
-    throw aboutValue(WeirError.connector(`'value.fields-include' = 'EXCEPT_KEY' needs a key`, { help: `set 'key.fields', or use 'ALL'` }),
-      'value.fields-include')
-  }
-  const valueColumns = schema.map((_, i) => i).filter(i => include === 'ALL' || !keyColumns.includes(i))
-  if (valueColumns.length === 0) {
-    throw aboutValue(WeirError.connector(`the value of each message would have no columns`, { help: `use 'value.fields-include' = 'ALL'` }),
-      'value.fields-include')
-  }
-  checkRaw(keyFormat, keyColumns, schema, 'key.format', options)
-  checkRaw(valueFormat, valueColumns, schema, valueKey, options)
+  const { keyColumns, keyFormat, valueColumns, valueFormat } = resolveKeyLayout(connector, options, schema,
+    upsert ? primaryKeyColumns(primaryKey, schema) : undefined)
   return {
     ...connection,
     connector,
@@ -161,27 +144,4 @@ function primaryKeyColumns(primaryKey: readonly string[], schema: readonly Field
     }), 'connector')
   }
   return primaryKey.map(name => schema.findIndex(f => f.name === name))
-}
-
-function keyFieldColumns(options: ConnectorOptions, schema: readonly Field[]): number[] {
-  const text = options['key.fields']
-  if (text === undefined) return []
-  const names = text.split(';').map(s => s.trim())
-  return names.map(name => {
-    const i = schema.findIndex(f => f.name === name)
-    if (i < 0 || name === '') {
-      throw badValue('key.fields', text, `columns of the table separated by ';'`, `'${name}' is not a physical column (${schema.map(f => f.name).join(', ')})`)
-    }
-    return i
-  })
-}
-
-/** The raw format writes one STRING column as the message's bytes. */
-function checkRaw(format: MessageFormat | undefined, columns: readonly number[], schema: readonly Field[], key: string, options: ConnectorOptions): void {
-  if (format !== 'raw') return
-  if (columns.length !== 1 || schema[columns[0]!]!.type.kind !== 'STRING') {
-    throw badValue(key, options[key]!,
-      `a format other than 'raw' for ${columns.length === 1 ? `column of type ${schema[columns[0]!]!.type.kind}` : `${columns.length} columns`}`,
-      `the raw format writes exactly one STRING column`)
-  }
 }
