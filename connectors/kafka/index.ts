@@ -46,8 +46,6 @@ export const kafkaConnector: ConnectorFactory = {
     bounded(options) {
       return (options['scan.bounded.mode'] ?? 'unbounded').trim().toLowerCase() !== 'unbounded'
     },
-    // The source reads the message key nowhere yet: a table whose key options say where columns come
-    // from is refused when it is read (resolveKafkaSourceOptions), never read with those columns NULL.
     create: ctx => createKafkaSource({ ...ctx, options: without(ctx.options, k => k.startsWith('sink.') || k === 'properties.transaction.timeout.ms') }),
   },
   sink: {
@@ -58,10 +56,9 @@ export const kafkaConnector: ConnectorFactory = {
   },
 }
 
-/** Options only the sink reads (the source refuses the key options it cannot honour yet when it reads). */
+/** Options only the sink reads (the key options are both sides': key-options.ts). */
 function sinkOnly(key: string): boolean {
-  return key.startsWith('sink.') || key === 'key.fields' || key === 'key.format' || key === 'value.fields-include'
-    || key === 'properties.transaction.timeout.ms'
+  return key.startsWith('sink.') || key === 'properties.transaction.timeout.ms'
 }
 
 /** Options only the source reads. */
@@ -71,6 +68,7 @@ function sourceOnly(key: string): boolean {
 
 /** Listed one by one, so a misspelt 'scan.*' key is refused by both sides, not passed over by the sink. */
 const SOURCE_ONLY = new Set([
+  'topic-pattern',
   'scan.startup.mode',
   'scan.startup.timestamp-millis',
   'scan.startup.specific-offsets',
@@ -82,6 +80,7 @@ const SOURCE_ONLY = new Set([
   'properties.group.id',
   'properties.auto.offset.reset',
   'properties.isolation.level',
+  'properties.commit.offsets.on.checkpoint',
   'json.ignore-parse-errors',
   'csv.ignore-parse-errors',
 ])

@@ -21,6 +21,38 @@ const KEYS: Readonly<Record<string, MetadataKey>> = {
   'partition': { type: 'INT', typeText: 'INT', read: (_, tp) => tp.partition },
   'offset': { type: 'BIGINT', typeText: 'BIGINT', read: m => Number(m.offset) },
   'timestamp': { type: 'TIMESTAMP_LTZ', typeText: 'TIMESTAMP_LTZ(3)', read: m => Number(m.timestamp) },
+  // Flink's is MAP<STRING, BYTES>; Weir has neither type yet, so the headers come as one JSON object
+  // of name to value read as UTF-8 text (the last value of a repeated name, as Flink's map keeps).
+  'headers': { type: 'STRING', typeText: 'STRING', read: headersJson },
+}
+
+/** Names Flink users might reach for that are not metadata of the Kafka source, and where their data is. */
+const NOT_METADATA: Readonly<Record<string, string>> = {
+  key:
+    `the message key is read into physical columns: set 'key.format' and 'key.fields' (and 'value.fields-include' = 'EXCEPT_KEY' if the value does not hold them)`,
+  value: `the message value is read into the table's physical columns by 'format' (or 'value.format')`,
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true })
+
+function headersJson(m: KafkaMessage, tp: TopicPartition): string {
+  const out: Record<string, string | null> = {}
+  for (const [name, v] of Object.entries(m.headers ?? {})) {
+    const last = Array.isArray(v) ? v.at(-1) : v
+    if (last === undefined || last === null) out[name] = null
+    else if (typeof last === 'string') out[name] = last
+    else {
+      try {
+        out[name] = utf8.decode(last)
+      } catch {
+        throw WeirError.execution(
+          `header '${name}' of the message at topic '${tp.topic}', partition ${tp.partition}, offset ${m.offset} is not UTF-8 text`,
+          { help: `metadata 'headers' gives header values as text (Weir has no BYTES type yet); drop the 'headers' column to read such messages` },
+        )
+      }
+    }
+  }
+  return JSON.stringify(out)
 }
 
 /** The metadata keys the Kafka source offers. */
@@ -32,6 +64,9 @@ export function checkMetadataColumns(schema: readonly Field[], metadata: readonl
     if (k === null) continue
     const f = schema[i]!
     const spec = KEYS[k]
+    if (spec === undefined && NOT_METADATA[k] !== undefined) {
+      throw about(WeirError.connector(`connector 'kafka' has no metadata '${k}' (column '${f.name}')`, { help: NOT_METADATA[k] }), { column: f.name })
+    }
     if (spec === undefined) {
       throw about(
         WeirError.connector(`connector 'kafka' has no metadata '${k}' (column '${f.name}')`, {
@@ -44,7 +79,9 @@ export function checkMetadataColumns(schema: readonly Field[], metadata: readonl
     if (!ok) {
       throw about(
         WeirError.connector(`metadata '${k}' of connector 'kafka' is ${spec.typeText}, but column '${f.name}' is declared ${formatType(f.type)}`, {
-          help: `declare the column as ${spec.typeText}, and convert it in a computed column if you need another type`,
+          help: k === 'headers'
+            ? `declare the column as STRING: Weir has no MAP or BYTES type yet, so the headers are a JSON object of name to UTF-8 text`
+            : `declare the column as ${spec.typeText}, and convert it in a computed column if you need another type`,
         }),
         { column: f.name },
       )

@@ -64,20 +64,28 @@ export async function resolvePositions(
     for (const p of await admin.fetchTopicOffsets(topic)) bounds.set(key({ topic, partition: p.partition }), { low: Number(p.low), high: Number(p.high) })
   }
   const byPartition = new Map<string, PartitionPosition>()
+  /** The split index each partition had in the checkpoint. */
+  const restoredIndex = new Map<string, number>()
   for (const [i, p] of (restored ?? []).entries()) {
     if (p === null || p === undefined) continue
     const position = asPosition(p, i, table)
     byPartition.set(key(position), position)
+    restoredIndex.set(key(position), i)
   }
   const starts = restored === undefined ? await offsetsFor(admin, splits, config.startup, bounds, config, table, 'start') : null
   const stops = config.bounded.mode === 'unbounded' ? null : await offsetsFor(admin, splits, config.bounded, bounds, config, table, 'stop')
-  return splits.map((s, i) => {
+  const positions = splits.map((s, i) => {
     const was = byPartition.get(key(s))
-    if (was !== undefined) return { ...s, offset: was.offset, stop: was.stop }
+    // Messages the broker deleted since (retention) are gone: resume at the first it still has.
+    if (was !== undefined) return { ...s, offset: Math.max(was.offset, bounds.get(key(s))!.low), stop: was.stop }
     // Not in the checkpoint: the partition was added since; read it from its start, as Flink does.
     const offset = starts !== null ? starts[i]! : bounds.get(key(s))!.low
     return { ...s, offset, stop: stops === null ? null : stops[i]! }
   })
+  // The checkpoint's splits keep their indexes (partitions found while running came after the
+  // listed ones), so what the runtime restores per index (each split's watermark) stays theirs.
+  const rank = (p: TopicPartition): number => restoredIndex.get(key(p)) ?? Number.MAX_SAFE_INTEGER
+  return positions.map((p, i) => ({ p, i })).sort((a, b) => rank(a.p) - rank(b.p) || a.i - b.i).map(x => x.p)
 }
 
 export function key(tp: TopicPartition): string {
@@ -128,7 +136,8 @@ async function offsetsFor(
       }
       return splits.map(s => {
         const o = committed.get(key(s)) ?? -1
-        if (o >= 0) return o
+        // A committed offset the broker no longer has (deleted by retention) starts at its first message.
+        if (o >= 0) return Math.min(Math.max(o, b(s).low), what === 'start' ? b(s).high : Number.MAX_SAFE_INTEGER)
         if (config.offsetReset === 'earliest') return b(s).low
         if (config.offsetReset === 'latest') return b(s).high
         throw WeirError.connector(

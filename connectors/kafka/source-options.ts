@@ -5,15 +5,17 @@ import { WeirError } from '../../common/errors.js'
 import type { Field } from '../../common/types.js'
 import type { ConnectorOptions } from '../api.js'
 import { FORMAT_OPTIONS, resolveFsOptions, type CsvConfig, type JsonConfig } from '../filesystem/options.js'
-import { aboutKey, aboutValue, badValue, bigintOption, checkKnownOptions, enumOption } from '../options.js'
+import { aboutKey, aboutValue, badValue, bigintOption, boolOption, checkKnownOptions, durationOption, enumOption } from '../options.js'
+import { MESSAGE_FORMATS, resolveKeyLayout, type KeyLayout, type MessageFormat } from './key-options.js'
 import { bootstrapServers, checkProperties, clientConfig, CLIENT_PROPERTIES, CONSUMER_PROPERTIES } from './client.js'
 
 export type StartupMode = 'earliest-offset' | 'latest-offset' | 'group-offsets' | 'timestamp' | 'specific-offsets'
 const STARTUP_MODES: readonly StartupMode[] = ['earliest-offset', 'latest-offset', 'group-offsets', 'timestamp', 'specific-offsets']
 export type BoundedMode = 'unbounded' | 'latest-offset' | 'group-offsets' | 'timestamp' | 'specific-offsets'
 const BOUNDED_MODES: readonly BoundedMode[] = ['unbounded', 'latest-offset', 'group-offsets', 'timestamp', 'specific-offsets']
-export type ValueFormat = 'json' | 'csv' | 'raw'
-const FORMATS: readonly ValueFormat[] = ['json', 'csv', 'raw']
+export type ValueFormat = MessageFormat
+/** Flink's default 'scan.topic-partition-discovery.interval'. */
+const DISCOVERY_INTERVAL_MS = 5 * 60_000
 
 /** Offsets per partition of 'scan.*.specific-offsets': 'partition:0,offset:42;partition:1,offset:300'. */
 export type SpecificOffsets = ReadonlyMap<number, number>
@@ -26,7 +28,18 @@ export interface OffsetSpec<M> {
 }
 
 export interface KafkaSourceConfig {
+  /** The topics named in 'topic' (empty with 'topic-pattern'). */
   readonly topics: readonly string[]
+  /** 'topic-pattern' as a JavaScript RegExp matching whole topic names, or null. */
+  readonly topicPattern: RegExp | null
+  /** Which columns the message key and value hold, as indexes into the physical schema. */
+  readonly layout: KeyLayout
+  /** How often to look for new partitions (and topics matching the pattern); 0: never. */
+  readonly discoveryIntervalMs: number
+  /** 'scan.watermark.idle-timeout': a partition without messages for this long stops holding the watermark back; 0: never. */
+  readonly idleTimeoutMs: number
+  /** Commit the offsets of each completed checkpoint to 'properties.group.id' (for monitoring). */
+  readonly commitOffsets: boolean
   readonly groupId: string | undefined
   readonly startup: OffsetSpec<StartupMode>
   readonly bounded: OffsetSpec<BoundedMode>
@@ -40,6 +53,13 @@ export interface KafkaSourceConfig {
 
 const SOURCE_OPTIONS = [
   'topic',
+  'topic-pattern',
+  'key.format',
+  'key.fields',
+  'key.fields-prefix',
+  'value.fields-include',
+  'scan.topic-partition-discovery.interval',
+  'scan.watermark.idle-timeout',
   'properties.bootstrap.servers',
   'scan.startup.mode',
   'scan.startup.timestamp-millis',
@@ -52,28 +72,14 @@ const SOURCE_OPTIONS = [
 ]
 const JSON_OPTIONS = FORMAT_OPTIONS.json
 const CSV_OPTIONS = FORMAT_OPTIONS.csv
-/** Flink options Weir knows but does not support yet: refused with a reason rather than as unknown. */
-const NOT_YET: Readonly<Record<string, string>> = {
-  'topic-pattern': `list the topics in 'topic' instead ('a;b;c')`,
-  'key.format': 'message keys are not read yet: only the value is decoded',
-  'key.fields': 'message keys are not read yet: only the value is decoded',
-  'key.fields-prefix': 'message keys are not read yet: only the value is decoded',
-  'value.fields-include': 'message keys are not read yet: every physical column comes from the value',
-  'scan.topic-partition-discovery.interval': 'partitions are listed when the job starts; partitions added later are not read',
-  'scan.watermark.idle-timeout': 'an idle partition holds the watermark back; give every partition data, or use a topic with fewer partitions',
-}
+/** Flink's consumer property: commit each completed checkpoint's offsets to the group (default true). */
+const COMMIT_PROPERTY = 'properties.commit.offsets.on.checkpoint'
 
-/** Checks the options (no broker access) and resolves defaults. */
 /**
  * The source's options resolved, or a WeirError naming the bad one. `reading` false checks what
  * defines the table only: a table that is only written needs no consumer group for 'group-offsets'.
  */
 export function resolveKafkaSourceOptions(options: ConnectorOptions, schema: readonly Field[], reading = true): KafkaSourceConfig {
-  for (const [key, why] of Object.entries(NOT_YET)) {
-    if (options[key] !== undefined) {
-      throw aboutKey(WeirError.unsupported(`option '${key}' of connector 'kafka' is not supported yet`, { help: `remove it; ${why}` }), key)
-    }
-  }
   if (options['format'] !== undefined && options['value.format'] !== undefined) {
     throw aboutKey(WeirError.connector(`options 'format' and 'value.format' cannot both be set`, { help: `keep one of them` }), 'value.format')
   }
@@ -86,22 +92,23 @@ export function resolveKafkaSourceOptions(options: ConnectorOptions, schema: rea
       'connector',
     )
   }
-  const format = enumOption(options, formatKey, FORMATS, 'json')
-  checkKnownOptions('kafka', options, [...SOURCE_OPTIONS, ...JSON_OPTIONS, ...CSV_OPTIONS, 'properties.group.id'], k => k.startsWith('properties.'))
-  checkProperties(options, [...CLIENT_PROPERTIES, ...CONSUMER_PROPERTIES])
-  bootstrapServers(options)
-  clientConfig(options, 'check') // the client properties' values
-  const topicText = options['topic']
-  if (topicText === undefined) {
+  if (options[formatKey]!.trim().toLowerCase() === 'debezium-json') {
     throw aboutValue(
-      WeirError.connector(`required option 'topic' is missing for connector 'kafka'`, { help: `add 'topic' = 'name' (or 'a;b' for several topics)` }),
-      'connector',
+      WeirError.unsupported(`the Kafka source cannot read format 'debezium-json' yet (table sources give insert-only rows)`, {
+        help: `read the messages with 'format' = 'json' and columns 'before', 'after' and 'op', or write the changelog with the filesystem sink`,
+      }),
+      formatKey,
     )
   }
-  const topics = topicText.split(';').map(t => t.trim()).filter(t => t !== '')
-  if (topics.length === 0 || topics.some(t => !/^[A-Za-z0-9._-]{1,249}$/.test(t))) {
-    throw badValue('topic', topicText, `a topic name (letters, digits, '.', '_', '-') or a ';'-separated list of them`)
-  }
+  // The value's own check first: its message says what a raw table looks like.
+  if (enumOption(options, formatKey, MESSAGE_FORMATS, 'json') === 'raw' && options['key.fields'] === undefined) checkRawSchema(schema, options)
+  const layout = resolveKeyLayout('kafka', options, schema)
+  const format = layout.valueFormat
+  checkKnownOptions('kafka', options, [...SOURCE_OPTIONS, ...JSON_OPTIONS, ...CSV_OPTIONS, 'properties.group.id'], k => k.startsWith('properties.'))
+  checkProperties(options, [...CLIENT_PROPERTIES, ...CONSUMER_PROPERTIES, COMMIT_PROPERTY])
+  bootstrapServers(options)
+  clientConfig(options, 'check') // the client properties' values
+  const { topics, topicPattern } = topicsOf(options)
   const groupId = options['properties.group.id']
   const startup = offsetSpec(options, 'scan.startup', STARTUP_MODES, 'group-offsets' as StartupMode)
   const bounded = offsetSpec(options, 'scan.bounded', BOUNDED_MODES, 'unbounded' as BoundedMode)
@@ -120,7 +127,11 @@ export function resolveKafkaSourceOptions(options: ConnectorOptions, schema: rea
   const offsetReset = enumOption(options, 'properties.auto.offset.reset', ['earliest', 'latest', 'none'] as const, 'none')
   const readCommitted = enumOption(options, 'properties.isolation.level', ['read_uncommitted', 'read_committed'] as const, 'read_uncommitted') ===
     'read_committed'
-  if (format === 'raw') checkRawSchema(schema, options)
+  // As in Flink, a bounded read looks for no new partitions: where it ends was fixed at its start.
+  const discovery = durationOption(options, 'scan.topic-partition-discovery.interval', DISCOVERY_INTERVAL_MS)
+  const discoveryIntervalMs = bounded.mode !== 'unbounded' ? 0 : discovery
+  const idleTimeoutMs = durationOption(options, 'scan.watermark.idle-timeout', 0)
+  const commitOffsets = groupId !== undefined && boolOption(options, COMMIT_PROPERTY, true)
   // The format's options are the filesystem connector's: its resolver checks them (and that they
   // match the format); 'path' only satisfies it.
   const formatOptions: Record<string, string> = { path: 'kafka', format: format === 'raw' ? 'json' : format }
@@ -132,7 +143,57 @@ export function resolveKafkaSourceOptions(options: ConnectorOptions, schema: rea
     formatOptions[key] = options[key]
   }
   const { json, csv } = resolveFsOptions(formatOptions)
-  return { topics, groupId, startup, bounded, offsetReset, readCommitted, format, json, csv }
+  return {
+    topics,
+    topicPattern,
+    layout,
+    discoveryIntervalMs,
+    idleTimeoutMs,
+    commitOffsets,
+    groupId,
+    startup,
+    bounded,
+    offsetReset,
+    readCommitted,
+    format,
+    json,
+    csv,
+  }
+}
+
+/** 'topic' (a name or a ';' list) or 'topic-pattern' (a Java regex matching whole names): exactly one. */
+function topicsOf(options: ConnectorOptions): { topics: string[]; topicPattern: RegExp | null } {
+  const topicText = options['topic']
+  const patternText = options['topic-pattern']
+  if (topicText !== undefined && patternText !== undefined) {
+    throw aboutKey(
+      WeirError.connector(`options 'topic' and 'topic-pattern' cannot both be set`, { help: `keep one of them: a list of topics, or a pattern` }),
+      'topic-pattern',
+    )
+  }
+  if (patternText !== undefined) {
+    let topicPattern: RegExp
+    try {
+      // Java's Pattern.matches: the whole name must match.
+      topicPattern = new RegExp(`^(?:${patternText})$`, 'u')
+    } catch (e) {
+      throw badValue('topic-pattern', patternText, `a regular expression`, (e as Error).message)
+    }
+    return { topics: [], topicPattern }
+  }
+  if (topicText === undefined) {
+    throw aboutValue(
+      WeirError.connector(`required option 'topic' is missing for connector 'kafka'`, {
+        help: `add 'topic' = 'name' (or 'a;b' for several topics, or 'topic-pattern' = 'regex')`,
+      }),
+      'connector',
+    )
+  }
+  const topics = topicText.split(';').map(t => t.trim()).filter(t => t !== '')
+  if (topics.length === 0 || topics.some(t => !/^[A-Za-z0-9._-]{1,249}$/.test(t))) {
+    throw badValue('topic', topicText, `a topic name (letters, digits, '.', '_', '-') or a ';'-separated list of them`)
+  }
+  return { topics, topicPattern: null }
 }
 
 function offsetSpec<M extends string>(options: ConnectorOptions, prefix: string, modes: readonly M[], fallback: M): OffsetSpec<M> {

@@ -10,18 +10,22 @@
 // checkpoints. Flow control: the reader buffers what kafkajs delivers; while the buffer is full,
 // eachBatch waits (heartbeating, so the group keeps its member), which holds kafkajs' fetching back
 // (pausing and resuming partitions instead costs a fetch round trip each time: 2–3× slower here).
+// Partitions found while running (source-discovery.ts) become new splits, and the consumer restarts
+// to fetch them; idle partitions are reported (source-idleness.ts); completed checkpoints' offsets
+// go to the user's group (source-commit.ts).
 import { randomUUID } from 'node:crypto'
-import type { Admin, Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs'
+import type { Admin, Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs'
 import { WeirError } from '../../common/errors.js'
 import type { Row } from '../../core/batch.js'
-import type { SourceChunk, SourceContext, SourceReader } from '../api.js'
-import { CsvDecoder } from '../filesystem/csv-decoder.js'
-import { MORE, RecordError, SKIP, type RecordDecoder } from '../filesystem/decoder.js'
-import { JsonDecoder } from '../filesystem/json-decoder.js'
+import type { SourceChunk, SourceContext, SourceReader, SplitPosition } from '../api.js'
+import { RecordError, SKIP, type RecordDecoder } from '../filesystem/decoder.js'
 import { clientConfig, kafkaClient, kafkaError, type KafkaAction } from './client.js'
-import { key, listPartitions, resolvePositions, type PartitionPosition, type TopicPartition } from './source-offsets.js'
+import { OffsetCommitter } from './source-commit.js'
+import { listSplits, PartitionDiscovery } from './source-discovery.js'
+import { IdleSplits } from './source-idleness.js'
+import { key, resolvePositions, type PartitionPosition, type TopicPartition } from './source-offsets.js'
 import { resolveKafkaSourceOptions, type KafkaSourceConfig } from './source-options.js'
-import { metadataReaders, type MetadataReader } from './source-metadata.js'
+import { decodeText, decoderFor, KeyError, RowAssembler } from './source-rows.js'
 
 /** What kafkajs delivered for one partition and the reader has not handed on yet. */
 interface Fetched {
@@ -39,12 +43,15 @@ const BUFFER_LIMIT = 50_000
 export async function createKafkaSource(ctx: SourceContext): Promise<SourceReader> {
   const config = resolveKafkaSourceOptions(ctx.options, physicalSchema(ctx))
   const brokers = clientConfig(ctx.options, ctx.table).brokers as string[]
-  const action: KafkaAction = { table: ctx.table, doing: `read topic${config.topics.length > 1 ? 's' : ''} '${config.topics.join(';')}'`, brokers }
+  const what = config.topicPattern !== null
+    ? `topics matching '${ctx.options['topic-pattern']}'`
+    : `topic${config.topics.length > 1 ? 's' : ''} '${config.topics.join(';')}'`
+  const action: KafkaAction = { table: ctx.table, doing: `read ${what}`, brokers }
   const kafka = kafkaClient(ctx.options, ctx.table)
   const admin = kafka.admin()
   try {
     await admin.connect()
-    const splits = await listPartitions(admin, config.topics, ctx.table)
+    const splits = await listSplits(admin, config, ctx.table)
     const positions = await resolvePositions(admin, splits, config, ctx.restoredPositions, ctx.table)
     const groupId = `weir-source-${ctx.table}-${randomUUID()}`
     const consumer = kafka.consumer({
@@ -53,7 +60,7 @@ export async function createKafkaSource(ctx: SourceContext): Promise<SourceReade
       readUncommitted: !config.readCommitted,
       ...consumerSettings(ctx),
     })
-    const reader = new KafkaSourceReader(ctx, config, positions, consumer, admin, groupId, action)
+    const reader = new KafkaSourceReader(ctx, config, positions, consumer, admin, groupId, action, kafka)
     await reader.start()
     return reader
   } catch (e) {
@@ -83,19 +90,7 @@ function consumerSettings(ctx: SourceContext): Record<string, number> {
   return settings
 }
 
-function decoderFor(config: KafkaSourceConfig, ctx: SourceContext): RecordDecoder | null {
-  switch (config.format) {
-    case 'json':
-      return new JsonDecoder(physicalSchema(ctx), config.json)
-    case 'csv':
-      return new CsvDecoder(physicalSchema(ctx), config.csv)
-    case 'raw':
-      return null
-  }
-}
-
 class KafkaSourceReader implements SourceReader {
-  readonly splitCount: number
   readonly concurrentSplits = true
   private readonly splits: TopicPartition[]
   private readonly splitOf = new Map<string, number>()
@@ -116,10 +111,14 @@ class KafkaSourceReader implements SourceReader {
   private rowsRead = 0
   private readonly decoder: RecordDecoder | null
   private readonly notNull: readonly number[]
-  /** Per schema column: null for a column from the value, else how to read its metadata. */
-  private readonly meta: readonly (MetadataReader | null)[]
-  /** Schema index of each value column, in the decoder's order. */
-  private readonly valueColumns: readonly number[]
+  /** Builds rows with key or metadata columns; null when a row is the value's columns as they are. */
+  private readonly assembler: RowAssembler | null
+  private readonly idleness: IdleSplits | null
+  private readonly discovery: PartitionDiscovery
+  private readonly committer: OffsetCommitter | null
+  /** The topics the consumer is subscribed to. */
+  private readonly subscribed = new Set<string>()
+  private consumerRunning = false
 
   constructor(
     private readonly ctx: SourceContext,
@@ -129,32 +128,68 @@ class KafkaSourceReader implements SourceReader {
     private readonly admin: Admin,
     private readonly groupId: string,
     private readonly action: KafkaAction,
+    kafka: Kafka,
   ) {
-    this.splitCount = positions.length
-    this.splits = positions.map(p => ({ topic: p.topic, partition: p.partition }))
-    this.splits.forEach((s, i) => this.splitOf.set(key(s), i))
-    this.nextOffset = positions.map(p => p.offset)
-    this.stop = positions.map(p => p.stop)
-    this.ended = positions.map(p => p.stop !== null && p.offset >= p.stop)
-    for (const [split, p] of positions.entries()) {
+    this.splits = []
+    this.nextOffset = []
+    this.stop = []
+    this.ended = []
+    this.idleness = config.idleTimeoutMs > 0 ? new IdleSplits(config.idleTimeoutMs) : null
+    this.addSplits(positions)
+    const physical = physicalSchema(ctx)
+    this.decoder = decoderFor(config.format, config.layout.valueColumns.map(c => physical[c]!), config)
+    this.notNull = ctx.schema.flatMap((f, i) => (f.type.nullable || (ctx.metadata?.[i] ?? null) !== null ? [] : [i]))
+    this.assembler = RowAssembler.create(ctx, config)
+    this.discovery = new PartitionDiscovery(admin, config, ctx.table, tp => this.splitOf.has(key(tp)), added => this.discovered(added))
+    this.committer = config.commitOffsets ? new OffsetCommitter(kafka, config.groupId!, ctx.table) : null
+    ctx.signal.addEventListener('abort', () => this.wakeUp(), { once: true })
+  }
+
+  get splitCount(): number {
+    return this.splits.length
+  }
+
+  /** New splits at `positions`, each announced by an empty chunk before any rows. */
+  private addSplits(positions: readonly PartitionPosition[]): void {
+    const now = Date.now()
+    for (const p of positions) {
+      const split = this.splits.length
+      this.splits.push({ topic: p.topic, partition: p.partition })
+      this.splitOf.set(key(p), split)
+      this.nextOffset.push(p.offset)
+      this.stop.push(p.stop)
+      this.ended.push(p.stop !== null && p.offset >= p.stop)
+      this.idleness?.add(now)
       // Given at once, so a checkpoint taken before a split's first rows resumes it where this run
       // started (a fresh 'latest-offset' start would otherwise resolve to a later offset).
       this.announce.push({ rows: [], split, position: p, ...(this.ended[split] ? { splitEnded: true } : {}) })
     }
-    this.decoder = decoderFor(config, ctx)
-    this.notNull = ctx.schema.flatMap((f, i) => (f.type.nullable || (ctx.metadata?.[i] ?? null) !== null ? [] : [i]))
-    this.meta = metadataReaders(ctx)
-    this.valueColumns = ctx.schema.flatMap((_, i) => (this.meta[i] === null ? [i] : []))
-    ctx.signal.addEventListener('abort', () => this.wakeUp(), { once: true })
+  }
+
+  /** Partitions found while running: read from their earliest offset, by a consumer restarted to subscribe to them. */
+  private async discovered(added: PartitionPosition[]): Promise<void> {
+    if (this.closed) return
+    this.addSplits(added)
+    this.wakeUp()
+    try {
+      if (this.consumerRunning) await this.consumer.stop()
+      this.consumerRunning = false
+      if (!this.closed) await this.runConsumer()
+    } catch (e) {
+      // The consumer may be stopped: fail the job (it restarts from its checkpoint) rather than stall.
+      this.fail(e)
+    }
+  }
+
+  /** Every split ended: a source that may still find partitions (unbounded) has not. */
+  private allEnded(): boolean {
+    return this.ended.every(e => e) && (this.splits.length > 0 || this.config.bounded.mode !== 'unbounded')
   }
 
   async start(): Promise<void> {
-    if (this.ended.every(e => e)) return
+    if (this.allEnded()) return
     const consumer = this.consumer
     await consumer.connect()
-    // The group is new: where kafkajs starts before its seek applies does not matter (messages
-    // before a split's next offset are dropped), as long as it is not after it.
-    await consumer.subscribe({ topics: [...this.config.topics], fromBeginning: true })
     consumer.on(consumer.events.GROUP_JOIN, () => this.seekAll())
     // kafkajs restarts the consumer after a retriable error (a coordinator still loading, a broker
     // restarting) and seeks again on the new join; any other crash fails the job.
@@ -167,6 +202,20 @@ class KafkaSourceReader implements SourceReader {
       const p = e.payload as { topic: string; partition: number; batchSize: number; lastOffset: string }
       if (p.batchSize === 0) this.deliver(p.topic, p.partition, [], Number(p.lastOffset) + 1)
     })
+    await this.runConsumer()
+    this.discovery.start()
+  }
+
+  /** Subscribes to the topics of every split (none yet: waits for discovery) and runs the consumer. */
+  private async runConsumer(): Promise<void> {
+    const consumer = this.consumer
+    const topics = [...new Set(this.splits.map(s => s.topic))].filter(t => !this.subscribed.has(t))
+    // The group is new: where kafkajs starts before its seek applies does not matter (messages
+    // before a split's next offset are dropped), as long as it is not after it.
+    if (topics.length > 0) await consumer.subscribe({ topics, fromBeginning: true })
+    for (const t of topics) this.subscribed.add(t)
+    if (this.subscribed.size === 0) return
+    this.consumerRunning = true
     await consumer.run({
       autoCommit: false,
       eachBatch: async ({ batch, heartbeat }: EachBatchPayload) => {
@@ -203,6 +252,7 @@ class KafkaSourceReader implements SourceReader {
     if (split === undefined || this.ended[split] || this.closed) return // a partition added after the start is not read
     this.buffer.push({ split, messages, at: 0, through })
     this.buffered += messages.length
+    if (messages.length > 0) this.idleness?.active(split, Date.now())
     this.wakeUp()
   }
 
@@ -228,15 +278,34 @@ class KafkaSourceReader implements SourceReader {
       if (this.ctx.signal.aborted || this.closed) return null
       const announced = this.announce.shift()
       if (announced !== undefined) return announced
-      if (this.ended.every(e => e)) return null
+      if (this.allEnded()) return null
       if (this.failure !== null) throw kafkaError(this.failure, this.action)
+      if (this.idleness !== null) this.reportIdle()
+      if (this.announce.length > 0) continue
       const head = this.buffer[0]
       if (head === undefined) {
-        await new Promise<void>(resolve => (this.wake = resolve))
+        await new Promise<void>(resolve => {
+          this.wake = resolve
+          // An idle partition is reported although nothing arrives.
+          const wait = this.idleness?.waitMs(Date.now()) ?? Infinity
+          if (wait !== Infinity) setTimeout(() => this.wakeUp(), wait + 1)
+        })
         continue
       }
       const chunk = this.take(head)
       if (chunk !== null) return chunk
+    }
+  }
+
+  /** Queues an empty chunk with `idle` for each partition that has just become idle. */
+  private reportIdle(): void {
+    const found = this.idleness!.poll(Date.now(), s => {
+      if (this.ended[s]) return 'ended'
+      return this.buffer.some(f => f.split === s && f.at < f.messages.length) ? 'busy' : 'waiting'
+    })
+    for (const split of found) {
+      const position: PartitionPosition = { ...this.splits[split]!, offset: this.nextOffset[split]!, stop: this.stop[split]! }
+      this.announce.push({ rows: [], split, position, idle: true })
     }
   }
 
@@ -290,23 +359,25 @@ class KafkaSourceReader implements SourceReader {
     // A message without a value (a tombstone) holds no row, as in Flink's formats.
     if (value === null) return null
     const text = value.toString('utf8')
-    let values: Row | typeof SKIP | typeof MORE
-    if (this.decoder === null) values = [text]
-    else {
+    let values: Row | typeof SKIP
+    try {
+      values = decodeText(this.decoder, text)
+    } catch (e) {
+      if (!(e instanceof RecordError)) throw e
+      this.badRecord(e, split, offset, text)
+      return null
+    }
+    if (values === SKIP) return null
+    let row = values
+    if (this.assembler !== null) {
       try {
-        values = this.decoder.decode(text)
-        if (values === MORE) {
-          this.decoder.reset()
-          throw new RecordError('unterminated quoted field')
-        }
+        row = this.assembler.build(values, m, this.splits[split]!)
       } catch (e) {
-        if (!(e instanceof RecordError)) throw e
-        this.badRecord(e, split, offset, text)
+        if (!(e instanceof KeyError)) throw e
+        this.badRecord(e.error, split, offset, e.key, 'key')
         return null
       }
     }
-    if (values === SKIP) return null
-    const row = this.valueColumns.length === this.ctx.schema.length ? values : this.withMetadata(values, m, split)
     for (const c of this.notNull) {
       if (row[c] === null) {
         this.badRecord(new RecordError(`column '${this.ctx.schema[c]!.name}' is NOT NULL, but the record has no value for it`), split, offset, text)
@@ -316,18 +387,8 @@ class KafkaSourceReader implements SourceReader {
     return row
   }
 
-  private withMetadata(values: Row, m: KafkaMessage, split: number): Row {
-    const row = new Array<unknown>(this.ctx.schema.length)
-    for (let i = 0; i < this.valueColumns.length; i++) row[this.valueColumns[i]!] = values[i]
-    for (let i = 0; i < this.meta.length; i++) {
-      const read = this.meta[i]
-      if (read !== null && read !== undefined) row[i] = read(m, this.splits[split]!)
-    }
-    return row
-  }
-
-  /** Fails the job naming the message, or counts it when bad records are skipped. */
-  private badRecord(e: RecordError, split: number, offset: number, text: string): void {
+  /** Fails the job naming the message, or counts it when bad records are skipped (a bad key too: the value format's policy). */
+  private badRecord(e: RecordError, split: number, offset: number, text: string, part: 'key' | 'value' = 'value'): void {
     const ignore = this.config.format === 'csv' ? this.config.csv.ignoreParseErrors : this.config.json.ignoreParseErrors
     if (ignore) {
       this.skipped++
@@ -335,14 +396,23 @@ class KafkaSourceReader implements SourceReader {
     }
     const { topic, partition } = this.splits[split]!
     const where = `topic '${topic}', partition ${partition}, offset ${offset}`
-    throw WeirError.execution(`bad record at ${where} (table '${this.ctx.table}'): ${e.detail}`, {
+    throw WeirError.execution(`bad record at ${where} (table '${this.ctx.table}'): ${part === 'key' ? 'its key: ' : ''}${e.detail}`, {
       record: { source: `kafka topic '${topic}' partition ${partition}`, offset, record: text.length > 1000 ? text.slice(0, 1000) + '…' : text },
-      help: `${e.help === undefined ? '' : `${e.help}; or `}set '${this.decoder!.ignoreOption}' = 'true' to skip bad records`,
+      help: this.decoder === null
+        ? (e.help ?? `fix the message's ${part}`)
+        : `${e.help === undefined ? '' : `${e.help}; or `}set '${this.decoder.ignoreOption}' = 'true' to skip bad records`,
     })
   }
 
   metrics(): Readonly<Record<string, number>> {
-    return { skippedRecords: this.skipped, rowsRead: this.rowsRead }
+    const commits: Record<string, number> = this.committer === null
+      ? {}
+      : { offsetCommits: this.committer.committed, offsetCommitFailures: this.committer.failed }
+    return { skippedRecords: this.skipped, rowsRead: this.rowsRead, ...commits }
+  }
+
+  checkpointCompleted(_checkpointId: number, positions: readonly (SplitPosition | null)[]): void {
+    this.committer?.commit(positions)
   }
 
   async close(): Promise<void> {
@@ -351,6 +421,8 @@ class KafkaSourceReader implements SourceReader {
     this.wakeUp()
     this.releaseSpace()
     this.buffer.length = 0
+    await this.discovery.stop()
+    await this.committer?.close()
     await this.consumer.disconnect().catch(() => {})
     // The group only served this reader: remove it rather than leave it for the broker to expire.
     await this.admin.deleteGroups([this.groupId]).catch(() => {})
