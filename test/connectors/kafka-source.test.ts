@@ -68,11 +68,11 @@ describe('a transactional topic', () => {
   // Committed, aborted and committed transactions over 2 partitions, all produced before the job
   // starts, so one fetch returns each partition's messages with the commit marker that ends them.
   beforeAll(async () => {
-    const admin = kafka.admin()
+    const admin = suite.kafka.admin()
     await admin.connect()
     await admin.createTopics({ topics: [{ topic: 'txn', numPartitions: 2 }], waitForLeaders: true })
     await admin.disconnect()
-    const producer = kafka.producer({ transactionalId: 'weir-test-txn', maxInFlightRequests: 1, idempotent: true })
+    const producer = suite.kafka.producer({ transactionalId: 'weir-test-txn', maxInFlightRequests: 1, idempotent: true })
     await producer.connect()
     for (const [base, commit] of [[0, true], [100, false], [10, true]] as const) {
       const txn = await producer.transaction()
