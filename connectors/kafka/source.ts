@@ -54,13 +54,18 @@ export async function createKafkaSource(ctx: SourceContext): Promise<SourceReade
     const splits = await listSplits(admin, config, ctx.table)
     const positions = await resolvePositions(admin, splits, config, ctx.restoredPositions, ctx.table)
     const groupId = `weir-source-${ctx.table}-${randomUUID()}`
+    let reader: KafkaSourceReader | undefined
     const consumer = kafka.consumer({
       groupId,
       allowAutoTopicCreation: false,
       readUncommitted: !config.readCommitted,
+      // kafkajs restarts a consumer after a retriable crash (a broker restarting) on a timer of its
+      // own, which a disconnect racing the crash does not cancel: a closed reader's consumer would
+      // rejoin its group and keep the process alive. It restarts only while the reader is open.
+      retry: { retries: 5, restartOnFailure: async () => reader?.isClosed !== true },
       ...consumerSettings(ctx),
     })
-    const reader = new KafkaSourceReader(ctx, config, positions, consumer, admin, groupId, action, kafka)
+    reader = new KafkaSourceReader(ctx, config, positions, consumer, admin, groupId, action, kafka)
     await reader.start()
     return reader
   } catch (e) {
@@ -413,6 +418,10 @@ class KafkaSourceReader implements SourceReader {
 
   checkpointCompleted(_checkpointId: number, positions: readonly (SplitPosition | null)[]): void {
     this.committer?.commit(positions)
+  }
+
+  get isClosed(): boolean {
+    return this.closed
   }
 
   async close(): Promise<void> {
