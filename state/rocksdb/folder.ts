@@ -1,13 +1,23 @@
 // The working folder of one operator subtask's RocksDB state: ownership marker, wipe-or-refuse on
 // open, and the user-facing errors for folders that cannot be used, full disks and broken databases.
-import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
-import { dirname, join } from 'node:path'
+import { randomUUID } from 'node:crypto'
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
+import { basename, dirname, join } from 'node:path'
 import { WeirError } from '../../common/errors.js'
 import { errnoCode, errnoInText, fsError, type FsOperation } from '../../common/fs-errors.js'
 
 /** Written into every state folder; a folder without it is never wiped. */
 export const MARKER_FILE = 'WEIR-STATE.json'
 const MARKER_FORMAT = 'weir-rocksdb-state/1'
+/** The marker while it is written (renamed to MARKER_FILE when whole): alone in a folder, the folder is empty. */
+const MARKER_TEMP = `${MARKER_FILE}.tmp`
+
+// A process may be killed at any moment, also while it prepares or removes a state folder; the next
+// run must still recognise the folder as its own. So a folder is never deleted in place (a kill
+// during a recursive delete could leave files without their marker, which no run would touch): it
+// is renamed aside (atomic) to a sibling named after it, then deleted, and the next prepare of the
+// folder deletes any such sibling left by a kill. The marker is written to a temporary name and
+// renamed into place.
 
 /** Whose state a folder holds, as its marker file says. */
 export interface FolderOwner {
@@ -77,6 +87,7 @@ export async function prepareFolder(dir: string, owner: FolderOwner, keep: boole
       { help: IN_USE_HELP })
   }
   try {
+    await removeDiscarded(dir)
     const existing = await inspect(dir)
     if (existing === 'missing') await makeDirs(dir)
     else if (existing !== 'empty') {
@@ -96,11 +107,12 @@ export async function prepareFolder(dir: string, owner: FolderOwner, keep: boole
         return true
       }
       // Working state is not durable (checkpoints are): what an earlier run left is of no use.
-      await rm(dir, { recursive: true, force: true })
+      await discard(dir)
       await mkdir(dir)
     }
-    await writeFile(join(dir, MARKER_FILE),
+    await writeFile(join(dir, MARKER_TEMP),
       JSON.stringify({ format: MARKER_FORMAT, jobName: owner.jobName, operatorId: owner.operatorId, pid: process.pid }) + '\n')
+    await rename(join(dir, MARKER_TEMP), join(dir, MARKER_FILE))
     openHere.add(dir)
     return false
   } catch (e) {
@@ -117,7 +129,8 @@ async function inspect(dir: string): Promise<'missing' | 'empty' | 'used'> {
     throw e
   }
   if (!isDir) throw Object.assign(new Error(`'${dir}' is a file`), { code: 'ENOTDIR' })
-  return (await readdir(dir)).length === 0 ? 'empty' : 'used'
+  // A marker a kill interrupted before its rename: nothing was put in the folder after it.
+  return (await readdir(dir)).every(name => name === MARKER_TEMP) ? 'empty' : 'used'
 }
 
 /**
@@ -238,7 +251,37 @@ export async function folderBytes(dir: string): Promise<number> {
 
 /** Deletes the state folder and everything in it. */
 export async function removeFolder(dir: string): Promise<void> {
-  await rm(dir, { recursive: true, force: true })
+  await discard(dir)
+}
+
+/** The sibling names `dir` is renamed to before it is deleted. */
+function discardedPrefix(dir: string): string {
+  return `.${basename(dir)}.discarded-`
+}
+
+/** Deletes `dir` (if it exists) by renaming it aside first, so that a kill never leaves it half deleted. */
+async function discard(dir: string): Promise<void> {
+  const aside = join(dirname(dir), `${discardedPrefix(dir)}${randomUUID()}`)
+  try {
+    await rename(dir, aside)
+  } catch (e) {
+    if (codeOf(e) === 'ENOENT') return
+    throw e
+  }
+  await rm(aside, { recursive: true, force: true })
+}
+
+/** Deletes what a kill left of earlier discards of `dir` (its renamed-aside siblings). */
+async function removeDiscarded(dir: string): Promise<void> {
+  let names: string[]
+  try {
+    names = await readdir(dirname(dir))
+  } catch (e) {
+    if (codeOf(e) === 'ENOENT') return
+    throw e
+  }
+  const prefix = discardedPrefix(dir)
+  for (const name of names) if (name.startsWith(prefix)) await rm(join(dirname(dir), name), { recursive: true, force: true })
 }
 
 /**
