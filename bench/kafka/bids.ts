@@ -5,17 +5,14 @@ import type { Producer } from 'kafkajs'
 import { T, type Field } from '../../common/types.js'
 import type { Row } from '../../core/batch.js'
 import { jsonRowEncoder } from '../../connectors/filesystem/encoders.js'
+import { TABLE_FIELDS } from '../../connectors/nexmark/config.js'
 import { nexmarkConnector } from '../../connectors/nexmark/index.js'
 
-export const BID_SCHEMA: Field[] = [
-  { name: 'auction', type: T.bigint() },
-  { name: 'bidder', type: T.bigint() },
-  { name: 'price', type: T.bigint() },
-  { name: 'channel', type: T.string() },
-  { name: 'url', type: T.string() },
-  { name: 'dateTime', type: T.timestamp(3) },
-  { name: 'extra', type: T.string() },
-]
+/** The connector's bid fields (connectors/nexmark/config.ts), typed as the bench's Kafka table declares them. */
+export const BID_SCHEMA: Field[] = TABLE_FIELDS.bid.map(([name, kind]) => ({
+  name,
+  type: kind === 'long' ? T.bigint() : kind === 'time' ? T.timestamp(3) : T.string(),
+}))
 /** Index of dateTime in a bid row. */
 export const DATE_TIME = 5
 
