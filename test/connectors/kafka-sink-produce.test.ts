@@ -8,6 +8,7 @@ import { kafkaSink } from '../../connectors/kafka/sink/index.js'
 import type { Message } from '../../connectors/kafka/sink/messages.js'
 import { keyPartition } from '../../connectors/kafka/sink/murmur2.js'
 import { compactByKey } from '../../connectors/kafka/sink/writer.js'
+import { createTopics } from '../support/kafka-topics.js'
 import { startKafkaBroker, type KafkaBroker } from '../support/kafka-server.js'
 import { sinkCtx } from './helpers.js'
 
@@ -59,12 +60,7 @@ describe('exactly-once Kafka sink (broker)', () => {
     await broker?.close()
   }, 150_000)
 
-  async function createTopic(topic: string, numPartitions: number): Promise<void> {
-    const admin = kafka.admin()
-    await admin.connect()
-    await admin.createTopics({ topics: [{ topic, numPartitions }], waitForLeaders: true })
-    await admin.disconnect()
-  }
+  const createTopic = (topic: string, partitions: number): Promise<void> => createTopics(kafka, [{ topic, partitions }])
 
   /** The first `count` messages a read_committed consumer gets from `topic`: partition, key and value. */
   async function readCommitted(topic: string, count: number): Promise<{ partition: number; key: string | null; value: string | null }[]> {
