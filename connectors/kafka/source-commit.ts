@@ -11,7 +11,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Kafka, Producer } from 'kafkajs'
 import type { SplitPosition } from '../api.js'
-import { retrying } from './sink/transactions.js'
+import { retrying } from './retry.js'
 import type { PartitionPosition } from './source-offsets.js'
 
 export class OffsetCommitter {

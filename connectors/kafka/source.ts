@@ -20,6 +20,7 @@ import type { Row } from '../../core/batch.js'
 import type { SourceChunk, SourceContext, SourceReader, SplitPosition } from '../api.js'
 import { RecordError, SKIP, type RecordDecoder } from '../filesystem/decoder.js'
 import { clientConfig, kafkaClient, kafkaError, type KafkaAction } from './client.js'
+import { isRetriable, RETRY_FOR_MS } from './retry.js'
 import { OffsetCommitter } from './source-commit.js'
 import { listSplits, PartitionDiscovery } from './source-discovery.js'
 import { IdleSplits } from './source-idleness.js'
@@ -124,6 +125,8 @@ class KafkaSourceReader implements SourceReader {
   /** The topics the consumer is subscribed to. */
   private readonly subscribed = new Set<string>()
   private consumerRunning = false
+  /** When kafkajs last gave up on the consumer with an error of a broker restarting (null: it has joined since). */
+  private outageSince: number | null = null
 
   constructor(
     private readonly ctx: SourceContext,
@@ -195,11 +198,19 @@ class KafkaSourceReader implements SourceReader {
     if (this.allEnded()) return
     const consumer = this.consumer
     await consumer.connect()
-    consumer.on(consumer.events.GROUP_JOIN, () => this.seekAll())
-    // kafkajs restarts the consumer after a retriable error (a coordinator still loading, a broker
-    // restarting) and seeks again on the new join; any other crash fails the job.
+    consumer.on(consumer.events.GROUP_JOIN, () => {
+      this.outageSince = null
+      this.seekAll()
+    })
+    // kafkajs restarts the consumer after a retriable error and seeks again on the new join. Some
+    // errors of a broker restarting it calls final (no broker answered the group coordinator lookup):
+    // after those the reader restarts it, for as long as the sinks retry; any other crash fails the job.
     consumer.on(consumer.events.CRASH, e => {
-      if (!e.payload.restart) this.fail(e.payload.error)
+      if (e.payload.restart || this.closed) return
+      const now = Date.now()
+      this.outageSince ??= now
+      if (!isRetriable(e.payload.error) || now - this.outageSince > RETRY_FOR_MS) this.fail(e.payload.error)
+      else setTimeout(() => void this.restartConsumer(), 1_000)
     })
     // A batch of only control records or aborted messages is not given to eachBatch; its end still
     // moves the partition on (a bounded read of a transactional topic must reach its stop offset).
@@ -209,6 +220,19 @@ class KafkaSourceReader implements SourceReader {
     })
     await this.runConsumer()
     this.discovery.start()
+  }
+
+  /** Runs the consumer again after kafkajs gave up on it (it disconnected it; a failed start crashes it again). */
+  private async restartConsumer(): Promise<void> {
+    if (this.closed) return
+    try {
+      this.consumerRunning = false
+      await this.consumer.connect()
+      await this.runConsumer()
+    } catch (e) {
+      if (isRetriable(e) && Date.now() - (this.outageSince ?? Date.now()) <= RETRY_FOR_MS) setTimeout(() => void this.restartConsumer(), 1_000)
+      else this.fail(e)
+    }
   }
 
   /** Subscribes to the topics of every split (none yet: waits for discovery) and runs the consumer. */

@@ -8,6 +8,7 @@
 import { Kafka, logLevel, type Admin, type Message as KafkaMessage, type Producer } from 'kafkajs'
 import { WeirError } from '../../../common/errors.js'
 import { unreachableBroker } from '../client.js'
+import { RETRY_FOR_MS, isRetriable, retrying } from '../retry.js'
 import type { Message } from './messages.js'
 import type { KafkaConnection } from './options.js'
 
@@ -22,37 +23,10 @@ const SEND_CHUNK = 1000
  * to one partition, a count limit alone would exceed it.
  */
 const SEND_CHARS = 256 * 1024
-/** How long retriable errors (a coordinator loading or moving, a broker restarting) are retried. */
-const RETRY_FOR_MS = 120_000
 
 export function kafkaClient(config: KafkaConnection): Kafka {
   // Errors reach the job as exceptions with the table's name; kafkajs' own log would only repeat them.
   return new Kafka({ clientId: config.clientId, brokers: [...config.brokers], logLevel: logLevel.NOTHING, requestTimeout: config.requestTimeoutMs })
-}
-
-export function isRetriable(e: unknown): boolean {
-  // kafkajs wraps the failure of an inner retry loop (retries exceeded on a refused connection while
-  // the broker restarts) in a KafkaJSNonRetriableError of the outer one: look at the whole chain.
-  for (let x = e as { retriable?: boolean; name?: string; originalError?: unknown; cause?: unknown } | null, i = 0; x && i < 10; i++) {
-    if (x.retriable === true || x.name === 'KafkaJSNumberOfRetriesExceeded' || x.name === 'KafkaJSConnectionError') return true
-    x = (x.originalError ?? x.cause) as typeof x
-  }
-  return false
-}
-
-/** Runs `what` again while it fails with an error Kafka calls retriable (kafkajs does not retry some, e.g. NOT_COORDINATOR on sendOffsets). */
-export async function retrying<T>(what: () => Promise<T>): Promise<T> {
-  const deadline = Date.now() + RETRY_FOR_MS
-  let wait = 100
-  for (;;) {
-    try {
-      return await what()
-    } catch (e) {
-      if (!isRetriable(e) || Date.now() > deadline) throw e
-      await new Promise(r => setTimeout(r, wait))
-      wait = Math.min(wait * 2, 2000)
-    }
-  }
 }
 
 /** A Kafka failure of table `table`'s sink, saying what it was doing. */

@@ -15,7 +15,8 @@ import type { Batch } from '../../../core/batch.js'
 import type { SinkContext, SinkWriter } from '../../api.js'
 import { MessageEncoder, type Message } from './messages.js'
 import type { DeliveryGuarantee, KafkaSinkConfig } from './options.js'
-import { kafkaSinkError, retrying, sendAll, TransactionalProducer } from './transactions.js'
+import { retrying } from '../retry.js'
+import { kafkaSinkError, sendAll, TransactionalProducer } from './transactions.js'
 
 /**
  * What prepareCommit(n) returns, stored in checkpoint n: n, and the messages sealed for n and for
