@@ -12,6 +12,7 @@ import { T, type Field } from '../../common/types.js'
 import { kafkaSink } from '../../connectors/kafka/sink/index.js'
 import { Session } from '../../engine/session.js'
 import { startKafkaBroker, type KafkaBroker } from '../support/kafka-server.js'
+import { createTopics, readTopic as readAll, type Received } from '../support/kafka-topics.js'
 import { canonWeirRow, OracleData } from '../oracle/oracle.js'
 import { errorOf, sinkCtx } from './helpers.js'
 
@@ -35,57 +36,12 @@ afterAll(async () => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true })
 }, 150_000)
 
-async function createTopic(topic: string, numPartitions: number): Promise<void> {
-  const admin = kafka.admin()
-  await admin.connect()
-  await admin.createTopics({ topics: [{ topic, numPartitions }], waitForLeaders: true })
-  await admin.disconnect()
+function createTopic(topic: string, partitions: number): Promise<void> {
+  return createTopics(kafka, [{ topic, partitions }])
 }
 
-interface Received {
-  readonly partition: number
-  readonly key: string | null
-  readonly value: string | null
-}
-
-/**
- * Everything a consumer (read_committed unless told) gets from `topic`: first appends 'end' to each
- * partition outside any transaction, then reads until it has seen every end (a partition is
- * delivered in order, and a read_committed consumer stops at an open transaction, so a hang fails).
- */
-let reads = 0
-async function readTopic(topic: string, partitions: number, readUncommitted = false): Promise<Received[]> {
-  // Each read has its own end (earlier reads' ends are skipped like any other).
-  const end = `\u0000end-${++reads}`
-  const producer = kafka.producer()
-  await producer.connect()
-  await producer.send({ topic, messages: Array.from({ length: partitions }, (_, p) => ({ partition: p, key: end, value: end })) })
-  await producer.disconnect()
-  const consumer = kafka.consumer({ groupId: `reader-${topic}-${Math.random()}`, readUncommitted })
-  await consumer.connect()
-  await consumer.subscribe({ topics: [topic], fromBeginning: true })
-  const got: Received[] = []
-  let ends = 0
-  await new Promise<void>((done, fail) => {
-    const timer = setTimeout(() => fail(new Error(`gave up reading '${topic}': ${got.length} messages, ${ends} ends`)), 120_000)
-    void consumer.run({
-      eachMessage: async ({ partition, message }) => {
-        if (ends === partitions) return
-        const key = message.key?.toString() ?? null
-        if (key?.startsWith('\u0000end-')) {
-          if (key !== end) return
-          if (++ends === partitions) {
-            clearTimeout(timer)
-            done()
-          }
-          return
-        }
-        got.push({ partition, key, value: message.value?.toString() ?? null })
-      },
-    }).catch(fail)
-  })
-  await consumer.disconnect()
-  return got
+function readTopic(topic: string, partitions: number, readUncommitted = false): Promise<Received[]> {
+  return readAll(kafka, topic, partitions, { readUncommitted })
 }
 
 /** Runs `weir run job.sql` in `dir`; `crashAt` ('<point>:<n>') kills it at a checkpoint's point, `killAfterMs` at a moment. */
