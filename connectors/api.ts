@@ -38,6 +38,12 @@ export type SplitPosition = unknown
 /** Rows from one split of a source. */
 export interface SourceChunk {
   readonly rows: Row[]
+  /**
+   * The row kinds of `rows` (core/batch.ts RowKind), from a source whose format is a changelog
+   * (debezium-json); absent or null: every row is an insert, as from every insert-only source. A
+   * record's rows (an update's -U and +U) are always in one chunk, so a position never splits them.
+   */
+  readonly kinds?: Uint8Array | null
   /** Which split (file, partition, generator) the rows came from; 0 ≤ split < splitCount. */
   readonly split: number
   /** True when this was the split's last chunk. */
@@ -150,6 +156,12 @@ export interface SourceFactory {
   readonly metadataKeys?: readonly string[]
   /** True when the source ends by itself (files; generators with a row count). */
   bounded(options: ConnectorOptions): boolean
+  /**
+   * The changelog its rows form with these options: 'updating' when the format is a changelog
+   * (debezium-json gives -U/+U and -D rows), so the planner treats the table like an aggregate's
+   * output. Absent: 'insert-only'.
+   */
+  changelogMode?(options: ConnectorOptions): ChangelogMode
   create(ctx: SourceContext): Promise<SourceReader>
 }
 

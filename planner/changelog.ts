@@ -19,6 +19,8 @@ export function changelogOf(plan: LogicalPlan): { mode: ChangelogMode; origin?: 
 function infer(plan: LogicalPlan): { mode: ChangelogMode; origin?: LogicalPlan } {
   switch (plan.kind) {
     case 'Scan':
+      // A table whose format is a changelog (debezium-json) is updating from its scan on.
+      return sourceChangelog(plan.table.options) === 'updating' ? { mode: 'updating', origin: plan } : { mode: 'insert-only' }
     case 'Values':
       return { mode: 'insert-only' }
     case 'Project':
@@ -35,7 +37,11 @@ function infer(plan: LogicalPlan): { mode: ChangelogMode; origin?: LogicalPlan }
           `a window ${plan.kind === 'WindowTvf' ? 'table function' : 'aggregate'} cannot consume the updates produced by ${describe(input.origin!)}`,
           {
             span: plan.span,
-            help: 'window an insert-only stream: move the window before the GROUP BY, or aggregate the window output instead',
+            help: input.origin!.kind === 'Scan'
+              ? `window an insert-only stream: group the changelog of '${
+                input.origin!.table.name
+              }' with a GROUP BY instead, or read its events as rows ('format' = 'json')`
+              : 'window an insert-only stream: move the window before the GROUP BY, or aggregate the window output instead',
           },
         )
       }
@@ -50,10 +56,21 @@ function infer(plan: LogicalPlan): { mode: ChangelogMode; origin?: LogicalPlan }
   }
 }
 
+/** The changelog a table's rows form as its connector reads them (SourceFactory.changelogMode). */
+function sourceChangelog(tableOptions: Readonly<Record<string, string>>): ChangelogMode {
+  const source = getConnector(tableOptions['connector']!).source
+  if (source?.changelogMode === undefined) return 'insert-only'
+  return source.changelogMode(Object.fromEntries(Object.entries(tableOptions).filter(([k]) => k !== 'connector')))
+}
+
 /** Human description of a node for messages: "the GROUP BY at line 3". */
 export function describe(plan: LogicalPlan): string {
   const where = plan.span.start.line > 0 ? ` at line ${plan.span.start.line}, column ${plan.span.start.column}` : ''
   switch (plan.kind) {
+    case 'Scan': {
+      const format = plan.table.options['value.format'] ?? plan.table.options['format']
+      return `table '${plan.table.name}'${format === undefined ? '' : ` (format '${format}', a changelog)`}${where}`
+    }
     case 'Aggregate':
       return `${plan.distinct ? 'the DISTINCT' : 'the GROUP BY aggregate'}${where}`
     default:
@@ -70,6 +87,8 @@ export function checkChangelog(plan: LogicalPlan): void {
   const options = Object.fromEntries(Object.entries(plan.table.options).filter(([k]) => k !== 'connector'))
   if (!factory.sink!.acceptsUpdates(options)) {
     const origin = input.origin!
+    // A changelog read from a table cannot be made insert-only by the query (a window refuses it too).
+    const orInsertOnly = origin.kind === 'Scan' ? '' : ', or make the query insert-only (e.g. a window aggregate)'
     throw WeirError.plan(
       `table '${plan.table.name}' (connector '${factory.name}'${
         options['format'] ? `, format '${options['format']}'` : ''
@@ -77,10 +96,12 @@ export function checkChangelog(plan: LogicalPlan): void {
       {
         span: origin.span,
         help: factory.name === 'filesystem'
-          ? `set 'format' = 'debezium-json' on '${plan.table.name}' to write a changelog, or make the query insert-only (e.g. a window aggregate)`
+          ? `set 'format' = 'debezium-json' on '${plan.table.name}' to write a changelog${orInsertOnly}`
           : factory.name === 'kafka'
-          ? `write to an 'upsert-kafka' table with a PRIMARY KEY (its messages are keyed upserts and tombstones), or make the query insert-only (e.g. a window aggregate)`
-          : 'write to a sink that accepts updates (print, blackhole, or filesystem with debezium-json), or make the query insert-only',
+          ? `write to an 'upsert-kafka' table with a PRIMARY KEY (its messages are keyed upserts and tombstones)${orInsertOnly}`
+          : `write to a sink that accepts updates (print, blackhole, or filesystem with debezium-json)${
+            orInsertOnly === '' ? '' : ', or make the query insert-only'
+          }`,
       },
     )
   }

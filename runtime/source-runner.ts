@@ -143,7 +143,8 @@ export class SourceRunner {
       src.splitMax[chunk.split] = max
     }
     if (rows.length > 0) {
-      const batch = src.calc ? src.calc({ rows, kinds: null }) : { rows, kinds: null }
+      const read = { rows, kinds: chunk.kinds ?? null }
+      const batch = src.calc ? src.calc(read) : read
       if (batch) {
         src.rowsOut += batch.rows.length
         emit(src.task, batch)

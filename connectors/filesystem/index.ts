@@ -1,6 +1,6 @@
 // The 'filesystem' connector: a bounded source over a file or a directory of JSON-lines / CSV files
-// that resumes at byte offsets, and a sink writing part files (JSON lines, CSV, or a debezium-json
-// changelog), exactly-once when the job takes checkpoints.
+// or debezium-json changelogs that resumes at byte offsets, and a sink writing part files (JSON
+// lines, CSV, or a debezium-json changelog), exactly-once when the job takes checkpoints.
 import type { ConnectorFactory } from '../api.js'
 import { resolveFsOptions } from './options.js'
 import { fileSinkCommittedAfter } from './exactly-once-sink.js'
@@ -18,6 +18,9 @@ export const filesystemConnector: ConnectorFactory = {
     },
     bounded() {
       return true
+    },
+    changelogMode(options) {
+      return resolveFsOptions(options).format === 'debezium-json' ? 'updating' : 'insert-only'
     },
     create: createFileSource,
   },

@@ -10,7 +10,7 @@ import { truncateNumberText } from '../../common/int64.js'
 import { isIntegral } from '../../common/types.js'
 
 export class JsonDecoder implements RecordDecoder {
-  readonly ignoreOption = 'json.ignore-parse-errors'
+  readonly ignoreOption: string
   private readonly names: string[]
   private readonly lowerNames: string[]
   private readonly converters: Converter[]
@@ -20,10 +20,12 @@ export class JsonDecoder implements RecordDecoder {
   /** Columns named like an Object.prototype member ('constructor', '__proto__'…), looked up as own properties only. */
   private readonly inherited: boolean[]
 
-  constructor(schema: readonly Field[], private readonly config: JsonConfig) {
+  /** `prefix`: the format whose options configure it ('debezium-json' reads its rows with it), for messages. */
+  constructor(schema: readonly Field[], private readonly config: JsonConfig, prefix = 'json') {
+    this.ignoreOption = `${prefix}.ignore-parse-errors`
     this.names = schema.map(f => f.name)
     this.lowerNames = schema.map(f => f.name.toLowerCase())
-    this.converters = schema.map(f => converterFor(f.type, { epoch: config.timestampEpoch, epochOption: 'json.timestamp-format.epoch' }))
+    this.converters = schema.map(f => converterFor(f.type, { epoch: config.timestampEpoch, epochOption: `${prefix}.timestamp-format.epoch` }))
     this.isDecimal = schema.map(f => f.type.kind === 'DECIMAL')
     this.hasDecimal = this.isDecimal.includes(true)
     this.isInteger = schema.map(f => isIntegral(f.type))
@@ -41,7 +43,14 @@ export class JsonDecoder implements RecordDecoder {
     if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) {
       throw new RecordError(`expected a JSON object, found ${Array.isArray(obj) ? 'an array' : JSON.stringify(obj)}`)
     }
-    const record = obj as Record<string, unknown>
+    return this.decodeObject(obj as Record<string, unknown>, line, [])
+  }
+
+  /**
+   * The row of a parsed JSON object: `record` is at `path` (keys from the top, [] for the line
+   * itself) in `text`, the text it was parsed from, which exact numbers are read from.
+   */
+  decodeObject(record: Record<string, unknown>, text: string, path: readonly string[]): Row {
     const n = this.names.length
     const row = new Array<unknown>(n)
     for (let i = 0; i < n; i++) {
@@ -59,12 +68,12 @@ export class JsonDecoder implements RecordDecoder {
         continue
       }
       if (typeof v === 'number') {
-        if (this.hasDecimal && this.isDecimal[i]) v = numberTextOf(line, key) ?? v
+        if (this.hasDecimal && this.isDecimal[i]) v = numberTextOf(text, key, path) ?? v
         // At 2^53 and beyond JSON.parse may have rounded it: the exact integer comes from the text
         // (only then, so the common case costs nothing).
         else if (this.isInteger[i] && !(v < 9007199254740992 && v > -9007199254740992)) {
-          const text = numberTextOf(line, key)
-          v = (text === undefined ? null : truncateNumberText(text)) ?? v
+          const digits = numberTextOf(text, key, path)
+          v = (digits === undefined ? null : truncateNumberText(digits)) ?? v
         }
       }
       try {
@@ -88,7 +97,7 @@ export class JsonDecoder implements RecordDecoder {
   }
 }
 
-function isBlank(line: string): boolean {
+export function isBlank(line: string): boolean {
   for (let i = 0; i < line.length; i++) {
     const c = line.charCodeAt(i)
     if (c !== 32 && c !== 9 && c !== 13) return false
@@ -97,31 +106,44 @@ function isBlank(line: string): boolean {
 }
 
 /**
- * The source text of the number that is the value of `key` directly inside the top-level object of
- * a line JSON.parse has accepted (so the scan can assume valid JSON), or undefined. The last
- * occurrence wins, as in JSON.parse.
+ * The source text of the number that is the value of `key` directly inside the object at `path`
+ * (keys from the top-level object) of a line JSON.parse has accepted, or undefined.
  */
-export function numberTextOf(line: string, key: string): string | undefined {
+export function numberTextOf(line: string, key: string, path: readonly string[] = []): string | undefined {
+  let text: string | undefined = line
+  for (const k of path) {
+    text = valueTextOf(text, k)
+    if (text === undefined) return undefined
+  }
+  const found = valueTextOf(text, key)
+  if (found === undefined) return undefined
+  const c = found.charCodeAt(0)
+  return c === 45 /* - */ || (c >= 48 && c <= 57) ? found : undefined
+}
+
+/**
+ * The source text of the value of `key` directly inside the top-level object of `text`, which
+ * JSON.parse has accepted (so the scan can assume valid JSON), or undefined. The last occurrence
+ * wins, as in JSON.parse.
+ */
+export function valueTextOf(text: string, key: string): string | undefined {
   let found: string | undefined
-  let i = skipWs(line, 0)
-  if (line.charCodeAt(i) !== 123 /* { */) return undefined
+  let i = skipWs(text, 0)
+  if (text.charCodeAt(i) !== 123 /* { */) return undefined
   i++
   for (;;) {
-    i = skipWs(line, i)
-    if (line.charCodeAt(i) !== 34 /* " */) return found // '}' or end
-    const keyEnd = skipString(line, i)
-    const rawKey = line.slice(i + 1, keyEnd - 1)
+    i = skipWs(text, i)
+    if (text.charCodeAt(i) !== 34 /* " */) return found // '}' or end
+    const keyEnd = skipString(text, i)
+    const rawKey = text.slice(i + 1, keyEnd - 1)
     const matches = rawKey === key || (rawKey.indexOf('\\') !== -1 && JSON.parse(`"${rawKey}"`) === key)
-    i = skipWs(line, keyEnd) + 1 // past ':'
-    i = skipWs(line, i)
+    i = skipWs(text, keyEnd) + 1 // past ':'
+    i = skipWs(text, i)
     const start = i
-    i = skipValue(line, i)
-    if (matches) {
-      const c = line.charCodeAt(start)
-      found = c === 45 /* - */ || (c >= 48 && c <= 57) ? line.slice(start, i) : undefined
-    }
-    i = skipWs(line, i)
-    if (line.charCodeAt(i) !== 44 /* , */) return found
+    i = skipValue(text, i)
+    if (matches) found = text.slice(start, i)
+    i = skipWs(text, i)
+    if (text.charCodeAt(i) !== 44 /* , */) return found
     i++
   }
 }

@@ -37,6 +37,8 @@ export interface FsConfig {
   readonly format: FileFormat
   readonly json: JsonConfig
   readonly csv: CsvConfig
+  /** 'debezium-json.schema-include': each change is the payload of a {"schema":…,"payload":…} envelope (read only). */
+  readonly schemaInclude: boolean
 }
 
 const COMMON = ['path', 'format']
@@ -53,7 +55,12 @@ export const FORMAT_OPTIONS: Record<FileFormat, readonly string[]> = {
     'csv.escape-character',
     'csv.timestamp-format.epoch',
   ],
-  'debezium-json': ['debezium-json.timestamp-format.standard', 'debezium-json.schema-include'],
+  'debezium-json': [
+    'debezium-json.ignore-parse-errors',
+    'debezium-json.timestamp-format.standard',
+    'debezium-json.timestamp-format.epoch',
+    'debezium-json.schema-include',
+  ],
 }
 const ALL_OPTIONS = [...COMMON, ...Object.values(FORMAT_OPTIONS).flat()]
 
@@ -84,21 +91,15 @@ export function resolveFsOptions(options: ConnectorOptions): FsConfig {
       }
     }
   }
-  const tsKey = format === 'debezium-json' ? 'debezium-json.timestamp-format.standard' : 'json.timestamp-format.standard'
+  // debezium-json reads each row as json does, under options of its own name.
+  const prefix = format === 'debezium-json' ? 'debezium-json' : 'json'
   const json: JsonConfig = {
-    ignoreParseErrors: boolOption(options, 'json.ignore-parse-errors', false),
+    ignoreParseErrors: boolOption(options, `${prefix}.ignore-parse-errors`, false),
     failOnMissingField: boolOption(options, 'json.fail-on-missing-field', false),
-    timestampStandard: enumOption(options, tsKey, ['SQL', 'ISO-8601'] as const, 'SQL'),
-    timestampEpoch: epochOption(options, 'json.timestamp-format.epoch'),
+    timestampStandard: enumOption(options, `${prefix}.timestamp-format.standard`, ['SQL', 'ISO-8601'] as const, 'SQL'),
+    timestampEpoch: epochOption(options, `${prefix}.timestamp-format.epoch`),
   }
-  if (boolOption(options, 'debezium-json.schema-include', false)) {
-    throw aboutValue(
-      WeirError.unsupported(`'debezium-json.schema-include' = 'true' is not supported`, {
-        help: `remove the option; Weir writes the payload without a schema`,
-      }),
-      'debezium-json.schema-include',
-    )
-  }
+  const schemaInclude = boolOption(options, 'debezium-json.schema-include', false)
   if (json.ignoreParseErrors && json.failOnMissingField) {
     throw aboutKey(
       WeirError.connector(`options 'json.ignore-parse-errors' and 'json.fail-on-missing-field' cannot both be 'true'`, { help: 'keep one of them' }),
@@ -125,7 +126,7 @@ export function resolveFsOptions(options: ConnectorOptions): FsConfig {
   if (delimiter === '\n' || delimiter === '\r' || delimiter === csv.quote) {
     throw badValue('csv.field-delimiter', options['csv.field-delimiter'] ?? ',', 'a character other than the quote character and line breaks')
   }
-  return { path, format, json, csv }
+  return { path, format, json, csv, schemaInclude }
 }
 
 /** Flink has no option for numeric timestamps (it rejects them): this one says what they count. */

@@ -42,6 +42,12 @@ function batchEncoder(ctx: SinkContext, config: FsConfig): BatchEncoder {
 
 export async function createFileSink(ctx: SinkContext): Promise<SinkWriter> {
   const config = resolveFsOptions(ctx.options)
+  if (config.schemaInclude) {
+    // As in Flink: the envelope's schema is Kafka Connect's, which the sink does not write.
+    throw WeirError.unsupported(`the filesystem sink of table '${ctx.table}' cannot write 'debezium-json.schema-include' = 'true'`, {
+      help: `remove the option from '${ctx.table}' (or write to another table without it): the sink writes each change event without a schema`,
+    })
+  }
   const dir = resolve(config.path)
   try {
     await mkdir(dir, { recursive: true })

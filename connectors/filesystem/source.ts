@@ -1,15 +1,16 @@
 // The filesystem source: lists the files under 'path' (one split each, read in name order) and turns
-// their lines into rows, a chunk of ~batchSize rows per `next()`. Bad records fail the job with the
+// their lines into rows (debezium-json lines into changes, with row kinds), a chunk of ~batchSize rows
+// per `next()`. Bad records fail the job with the
 // file and line, or are skipped and counted with '<format>.ignore-parse-errors'. Each chunk carries
 // its file's byte offset, and a restored reader seeks there.
 import { open, readdir, stat } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { WeirError } from '../../common/errors.js'
 import { fsError, type FsOperation } from '../../common/fs-errors.js'
-import type { Row } from '../../core/batch.js'
 import type { SourceChunk, SourceContext, SourceReader, SplitPosition } from '../api.js'
 import { CsvDecoder } from './csv-decoder.js'
-import { MORE, RecordError, SKIP, type RecordDecoder } from './decoder.js'
+import { DebeziumDecoder } from './debezium-decoder.js'
+import { ChunkRows, MORE, RecordError, rowsOf, SKIP, type RecordDecoder } from './decoder.js'
 import { JsonDecoder } from './json-decoder.js'
 import { LineReader, type LineStart } from './line-reader.js'
 import { resolveFsOptions, type FsConfig } from './options.js'
@@ -79,18 +80,12 @@ function decoderFor(config: FsConfig, ctx: SourceContext): RecordDecoder {
     case 'csv':
       return new CsvDecoder(ctx.schema, config.csv)
     case 'debezium-json':
-      throw WeirError.internal('debezium-json source was not rejected')
+      return new DebeziumDecoder(ctx.schema, config.json, config.schemaInclude)
   }
 }
 
 export async function createFileSource(ctx: SourceContext): Promise<SourceReader> {
   const config = resolveFsOptions(ctx.options)
-  if (config.format === 'debezium-json') {
-    // A SourceChunk carries no row kinds, so a changelog cannot be read back (yet).
-    throw WeirError.unsupported(`the filesystem source cannot read format 'debezium-json' (table '${ctx.table}')`, {
-      help: `'debezium-json' is written by the filesystem sink only; to read such files, use 'format' = 'json' with columns 'before', 'after' and 'op'`,
-    })
-  }
   const files = await listSourceFiles(config.path, ctx.table)
   const restore = ctx.restoredPositions === undefined
     ? { starts: files.map(() => null), moved: false }
@@ -254,7 +249,8 @@ class FileSourceReader implements SourceReader {
       this.lines = new LineReader(file, start ?? undefined)
     }
     const lines = this.lines
-    const rows: Row[] = []
+    const out = new ChunkRows()
+    const rows = out.rows
     const want = Math.max(1, this.ctx.batchSize)
     const decoder = this.decoder
     while (rows.length < want) {
@@ -269,7 +265,8 @@ class FileSourceReader implements SourceReader {
         this.lines = null
         this.fileIndex++
         this.rowsRead += rows.length
-        return { rows, split, splitEnded: true, position: { file, offset: lines.offset, line: lines.lineNo, ended: true } satisfies FilePosition }
+        const position: FilePosition = { file, offset: lines.offset, line: lines.lineNo, ended: true }
+        return { rows, ...out.chunkKinds(), split, splitEnded: true, position }
       }
       let result
       try {
@@ -289,7 +286,7 @@ class FileSourceReader implements SourceReader {
         } else this.recordText += '\n' + line
         continue
       }
-      const nullIn = this.notNull.length === 0 ? -1 : this.notNull.find(c => result[c] === null) ?? -1
+      const nullIn = this.notNull.length === 0 ? -1 : this.notNull.find(c => rowsOf(result).some(r => r[c] === null)) ?? -1
       if (nullIn !== -1) {
         // Compiled queries trust a NOT NULL type (a primary key column's too): a NULL must not get in.
         const name = this.ctx.schema[nullIn]!.name
@@ -300,11 +297,11 @@ class FileSourceReader implements SourceReader {
         continue
       }
       this.recordText = ''
-      rows.push(result)
+      out.add(result)
     }
     this.rowsRead += rows.length
     // A chunk ends right after a whole record, so no CSV record spans two chunks' positions.
-    return { rows, split, position: { file, offset: lines.offset, line: lines.lineNo, ended: false } satisfies FilePosition }
+    return { rows, ...out.chunkKinds(), split, position: { file, offset: lines.offset, line: lines.lineNo, ended: false } satisfies FilePosition }
   }
 
   private async fill(lines: LineReader, file: string): Promise<boolean> {

@@ -46,6 +46,10 @@ export const kafkaConnector: ConnectorFactory = {
     bounded(options) {
       return (options['scan.bounded.mode'] ?? 'unbounded').trim().toLowerCase() !== 'unbounded'
     },
+    changelogMode(options) {
+      const format = options['value.format'] ?? options['format'] ?? ''
+      return format.trim().toLowerCase() === 'debezium-json' ? 'updating' : 'insert-only'
+    },
     create: ctx => createKafkaSource({ ...ctx, options: without(ctx.options, k => k.startsWith('sink.') || k === 'properties.transaction.timeout.ms') }),
   },
   sink: {
@@ -83,6 +87,7 @@ const SOURCE_ONLY = new Set([
   'properties.commit.offsets.on.checkpoint',
   'json.ignore-parse-errors',
   'csv.ignore-parse-errors',
+  'debezium-json.ignore-parse-errors',
 ])
 
 function without(options: ConnectorOptions, drop: (key: string) => boolean): ConnectorOptions {

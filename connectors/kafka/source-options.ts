@@ -13,7 +13,8 @@ export type StartupMode = 'earliest-offset' | 'latest-offset' | 'group-offsets' 
 const STARTUP_MODES: readonly StartupMode[] = ['earliest-offset', 'latest-offset', 'group-offsets', 'timestamp', 'specific-offsets']
 export type BoundedMode = 'unbounded' | 'latest-offset' | 'group-offsets' | 'timestamp' | 'specific-offsets'
 const BOUNDED_MODES: readonly BoundedMode[] = ['unbounded', 'latest-offset', 'group-offsets', 'timestamp', 'specific-offsets']
-export type ValueFormat = MessageFormat
+/** A message format, or 'debezium-json': change events, each giving +I, -U/+U or -D rows. */
+export type ValueFormat = MessageFormat | 'debezium-json'
 /** Flink's default 'scan.topic-partition-discovery.interval'. */
 const DISCOVERY_INTERVAL_MS = 5 * 60_000
 
@@ -49,6 +50,8 @@ export interface KafkaSourceConfig {
   readonly format: ValueFormat
   readonly json: JsonConfig
   readonly csv: CsvConfig
+  /** 'debezium-json.schema-include': each value is a {"schema", "payload"} envelope. */
+  readonly schemaInclude: boolean
 }
 
 const SOURCE_OPTIONS = [
@@ -72,6 +75,7 @@ const SOURCE_OPTIONS = [
 ]
 const JSON_OPTIONS = FORMAT_OPTIONS.json
 const CSV_OPTIONS = FORMAT_OPTIONS.csv
+const FORMATS_OPTIONS = [...JSON_OPTIONS, ...CSV_OPTIONS, ...FORMAT_OPTIONS['debezium-json']]
 /** Flink's consumer property: commit each completed checkpoint's offsets to the group (default true). */
 const COMMIT_PROPERTY = 'properties.commit.offsets.on.checkpoint'
 
@@ -92,19 +96,14 @@ export function resolveKafkaSourceOptions(options: ConnectorOptions, schema: rea
       'connector',
     )
   }
-  if (options[formatKey]!.trim().toLowerCase() === 'debezium-json') {
-    throw aboutValue(
-      WeirError.unsupported(`the Kafka source cannot read format 'debezium-json' yet (table sources give insert-only rows)`, {
-        help: `read the messages with 'format' = 'json' and columns 'before', 'after' and 'op', or write the changelog with the filesystem sink`,
-      }),
-      formatKey,
-    )
-  }
+  // A debezium-json value's rows are json objects: the key layout is resolved as for json.
+  const debezium = options[formatKey]!.trim().toLowerCase() === 'debezium-json'
+  const layoutOptions = debezium ? { ...options, [formatKey]: 'json' } : options
   // The value's own check first: its message says what a raw table looks like.
-  if (enumOption(options, formatKey, MESSAGE_FORMATS, 'json') === 'raw' && options['key.fields'] === undefined) checkRawSchema(schema, options)
-  const layout = resolveKeyLayout('kafka', options, schema)
-  const format = layout.valueFormat
-  checkKnownOptions('kafka', options, [...SOURCE_OPTIONS, ...JSON_OPTIONS, ...CSV_OPTIONS, 'properties.group.id'], k => k.startsWith('properties.'))
+  if (enumOption(layoutOptions, formatKey, MESSAGE_FORMATS, 'json') === 'raw' && options['key.fields'] === undefined) checkRawSchema(schema, options)
+  const layout = resolveKeyLayout('kafka', layoutOptions, schema)
+  const format: ValueFormat = debezium ? 'debezium-json' : layout.valueFormat
+  checkKnownOptions('kafka', options, [...SOURCE_OPTIONS, ...FORMATS_OPTIONS, 'properties.group.id'], k => k.startsWith('properties.'))
   checkProperties(options, [...CLIENT_PROPERTIES, ...CONSUMER_PROPERTIES, COMMIT_PROPERTY])
   bootstrapServers(options)
   clientConfig(options, 'check') // the client properties' values
@@ -135,14 +134,14 @@ export function resolveKafkaSourceOptions(options: ConnectorOptions, schema: rea
   // The format's options are the filesystem connector's: its resolver checks them (and that they
   // match the format); 'path' only satisfies it.
   const formatOptions: Record<string, string> = { path: 'kafka', format: format === 'raw' ? 'json' : format }
-  for (const key of [...JSON_OPTIONS, ...CSV_OPTIONS]) {
+  for (const key of FORMATS_OPTIONS) {
     if (options[key] === undefined) continue
     if (format === 'raw') {
       throw aboutKey(WeirError.connector(`option '${key}' does not apply to format 'raw'`, { help: `remove '${key}', or change the format` }), key)
     }
     formatOptions[key] = options[key]
   }
-  const { json, csv } = resolveFsOptions(formatOptions)
+  const { json, csv, schemaInclude } = resolveFsOptions(formatOptions)
   return {
     topics,
     topicPattern,
@@ -158,6 +157,7 @@ export function resolveKafkaSourceOptions(options: ConnectorOptions, schema: rea
     format,
     json,
     csv,
+    schemaInclude,
   }
 }
 

@@ -7,15 +7,16 @@ import type { Field } from '../../common/types.js'
 import type { Row } from '../../core/batch.js'
 import type { SourceContext } from '../api.js'
 import { CsvDecoder } from '../filesystem/csv-decoder.js'
-import { MORE, RecordError, SKIP, type RecordDecoder } from '../filesystem/decoder.js'
+import { DebeziumDecoder } from '../filesystem/debezium-decoder.js'
+import { Changes, MORE, RecordError, SKIP, type RecordDecoder } from '../filesystem/decoder.js'
 import { JsonDecoder } from '../filesystem/json-decoder.js'
 import type { MessageFormat } from './key-options.js'
 import { metadataReaders, type MetadataReader } from './source-metadata.js'
 import type { TopicPartition } from './source-offsets.js'
-import type { KafkaSourceConfig } from './source-options.js'
+import type { KafkaSourceConfig, ValueFormat } from './source-options.js'
 
 /** The decoder of a format over `fields` (null for 'raw': the bytes as one STRING). */
-export function decoderFor(format: MessageFormat, fields: readonly Field[], config: KafkaSourceConfig): RecordDecoder | null {
+export function decoderFor(format: ValueFormat, fields: readonly Field[], config: KafkaSourceConfig): RecordDecoder | null {
   switch (format) {
     case 'json':
       return new JsonDecoder(fields, config.json)
@@ -23,11 +24,13 @@ export function decoderFor(format: MessageFormat, fields: readonly Field[], conf
       return new CsvDecoder(fields, config.csv)
     case 'raw':
       return null
+    case 'debezium-json':
+      return new DebeziumDecoder(fields, config.json, config.schemaInclude)
   }
 }
 
-/** One record of `decoder` (null: raw), as the values of its columns; SKIP for a blank one. */
-export function decodeText(decoder: RecordDecoder | null, text: string): Row | typeof SKIP {
+/** One record of `decoder` (null: raw), as the values of its columns (a change event: its changes); SKIP for a blank one. */
+export function decodeText(decoder: RecordDecoder | null, text: string): Row | Changes | typeof SKIP {
   if (decoder === null) return [text]
   const values = decoder.decode(text)
   if (values === MORE) {
@@ -63,19 +66,31 @@ export class RowAssembler {
     this.meta = metadataReaders(ctx)
   }
 
-  /** The row of message `m`, whose value decoded to `values`; a KeyError when its key cannot be decoded. */
-  build(values: Row, m: KafkaMessage, tp: TopicPartition): Row {
-    const row = new Array<unknown>(this.width).fill(null)
-    if (this.keyAt.length > 0 && m.key !== null && m.key !== undefined) {
-      let key: Row | typeof SKIP
-      try {
-        key = decodeText(this.keyDecoder, m.key.toString('utf8'))
-      } catch (e) {
-        if (e instanceof RecordError) throw new KeyError(e, m.key.toString('utf8'))
-        throw e
-      }
-      if (key !== SKIP) { for (let i = 0; i < this.keyAt.length; i++) row[this.keyAt[i]!] = key[i] }
+  /** The row (the changes) of message `m`, whose value decoded to `values`; a KeyError when its key cannot be decoded. */
+  build(values: Row, m: KafkaMessage, tp: TopicPartition): Row
+  build(values: Row | Changes, m: KafkaMessage, tp: TopicPartition): Row | Changes
+  build(values: Row | Changes, m: KafkaMessage, tp: TopicPartition): Row | Changes {
+    const key = this.key(m)
+    return values instanceof Changes ? values.map(v => this.assemble(v, key, m, tp)) : this.assemble(values, key, m, tp)
+  }
+
+  /** The key columns' values of `m` (null: no key columns, or a message without a key). */
+  private key(m: KafkaMessage): Row | null {
+    if (this.keyAt.length === 0 || m.key === null || m.key === undefined) return null
+    let key: Row | Changes | typeof SKIP
+    try {
+      key = decodeText(this.keyDecoder, m.key.toString('utf8'))
+    } catch (e) {
+      if (e instanceof RecordError) throw new KeyError(e, m.key.toString('utf8'))
+      throw e
     }
+    // The key format is json, csv or raw: never a changelog.
+    return key === SKIP || key instanceof Changes ? null : key
+  }
+
+  private assemble(values: Row, key: Row | null, m: KafkaMessage, tp: TopicPartition): Row {
+    const row = new Array<unknown>(this.width).fill(null)
+    if (key !== null) { for (let i = 0; i < this.keyAt.length; i++) row[this.keyAt[i]!] = key[i] }
     for (let i = 0; i < this.valueAt.length; i++) row[this.valueAt[i]!] = values[i]
     for (let i = 0; i < this.meta.length; i++) {
       const read = this.meta[i]

@@ -18,7 +18,7 @@ import type { Admin, Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kaf
 import { WeirError } from '../../common/errors.js'
 import type { Row } from '../../core/batch.js'
 import type { SourceChunk, SourceContext, SourceReader, SplitPosition } from '../api.js'
-import { RecordError, SKIP, type RecordDecoder } from '../filesystem/decoder.js'
+import { Changes, ChunkRows, RecordError, rowsOf, SKIP, type RecordDecoder } from '../filesystem/decoder.js'
 import { clientConfig, kafkaClient, kafkaError, type KafkaAction } from './client.js'
 import { isRetriable, RETRY_FOR_MS } from './retry.js'
 import { OffsetCommitter } from './source-commit.js'
@@ -342,7 +342,8 @@ class KafkaSourceReader implements SourceReader {
   private take(f: Fetched): SourceChunk | null {
     const split = f.split
     const stop = this.stop[split] ?? Number.MAX_SAFE_INTEGER
-    const rows: Row[] = []
+    const out = new ChunkRows()
+    const rows = out.rows
     const want = Math.max(1, this.ctx.batchSize)
     const messages = f.messages
     let next = this.nextOffset[split]!
@@ -353,7 +354,7 @@ class KafkaSourceReader implements SourceReader {
       if (offset >= stop) break
       next = offset + 1
       const row = this.decode(m, split, offset)
-      if (row !== null) rows.push(row)
+      if (row !== null) out.add(row)
     }
     const drained = f.at >= messages.length || next >= stop
     if (drained) {
@@ -371,7 +372,8 @@ class KafkaSourceReader implements SourceReader {
       this.pausePartitions([this.splits[split]!])
     }
     const position: PartitionPosition = { ...this.splits[split]!, offset: next, stop: this.stop[split]! }
-    return ended ? { rows, split, position, splitEnded: true } : { rows, split, position }
+    const kinds = out.chunkKinds()
+    return ended ? { rows, ...kinds, split, position, splitEnded: true } : { rows, ...kinds, split, position }
   }
 
   /** Stops fetching ended partitions (only to save work: what they deliver is dropped anyway). */
@@ -383,12 +385,12 @@ class KafkaSourceReader implements SourceReader {
     }
   }
 
-  private decode(m: KafkaMessage, split: number, offset: number): Row | null {
+  private decode(m: KafkaMessage, split: number, offset: number): Row | Changes | null {
     const value = m.value
     // A message without a value (a tombstone) holds no row, as in Flink's formats.
     if (value === null) return null
     const text = value.toString('utf8')
-    let values: Row | typeof SKIP
+    let values: Row | Changes | typeof SKIP
     try {
       values = decodeText(this.decoder, text)
     } catch (e) {
@@ -408,7 +410,7 @@ class KafkaSourceReader implements SourceReader {
       }
     }
     for (const c of this.notNull) {
-      if (row[c] === null) {
+      if (rowsOf(row).some(r => r[c] === null)) {
         this.badRecord(new RecordError(`column '${this.ctx.schema[c]!.name}' is NOT NULL, but the record has no value for it`), split, offset, text)
         return null
       }

@@ -142,9 +142,4 @@ describe('filesystem sink', () => {
     expect(() => writer.write({ rows: [ROWS[0]!], kinds: Uint8Array.from([RowKind.DELETE]) })).toThrow(/can only append rows/)
     await writer.close()
   })
-
-  it('the source rejects debezium-json when created (validation passes: the planner checks a table before it knows its use)', async () => {
-    expect(() => source.validate({ path: dir, format: 'debezium-json' }, SCHEMA)).not.toThrow()
-    await expect(source.create(sourceCtx({ path: dir, format: 'debezium-json' }, SCHEMA))).rejects.toThrow(/cannot read format 'debezium-json'/)
-  })
 })

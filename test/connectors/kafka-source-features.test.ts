@@ -312,10 +312,3 @@ describe('offsets committed to the consumer group', () => {
     expect([committer.committed, committer.failed]).toEqual([2, 0])
   }, 120_000)
 })
-
-describe(`value format 'debezium-json'`, () => {
-  it('is refused with what to do instead (the source gives insert-only rows)', async () => {
-    const e = await failure(table('t', 'id INT', 'x', { 'format': 'debezium-json' }))
-    expect(e.message).toContain(`the Kafka source cannot read format 'debezium-json' yet`)
-  })
-})
