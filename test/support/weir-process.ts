@@ -32,9 +32,21 @@ export function jobDir(sql: string): string {
   return dir
 }
 
+/** `weir` with a fault hook that kills it at a checkpoint's worst points (weir-with-faults.ts, built to dist/). */
+export const WEIR_WITH_FAULTS_BIN = join(process.cwd(), 'dist/test/support/weir-with-faults.js')
+
 /** Starts `weir ARGS…` in `cwd`. */
 export function startWeir(cwd: string, ...args: string[]): WeirProcess {
-  const child = spawn(process.execPath, [WEIR_BIN, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] })
+  return startScript(WEIR_BIN, cwd, args)
+}
+
+/** Starts `weir ARGS…` in `cwd` killing itself (SIGKILL) the n-th time a checkpoint reaches a point: `crashAt` is '<point>:<n>'. */
+export function startWeirWithFaults(cwd: string, crashAt: string, ...args: string[]): WeirProcess {
+  return startScript(WEIR_WITH_FAULTS_BIN, cwd, ['--crash-at', crashAt, ...args])
+}
+
+function startScript(script: string, cwd: string, args: readonly string[]): WeirProcess {
+  const child = spawn(process.execPath, [script, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] })
   started.add(child)
   let stdout = '', stderr = ''
   const waiting = new Set<() => void>()
