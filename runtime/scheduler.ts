@@ -85,7 +85,7 @@ export class Scheduler implements BarrierDriver {
         try {
           sources.onChunk(src, result)
         } catch (e) {
-          throw operatorFailure(e, src.task, this.graph, { batch: { rows: result.rows, kinds: null }, input: 0 })
+          throw operatorFailure(e, src.task, this.graph, { batch: { rows: result.rows, kinds: result.kinds ?? null }, input: 0 })
         }
         // Read ahead: the next chunk is produced while this one waits on state I/O in the pump.
         // Its rows are handed on only after this chunk has been processed, so order is unchanged.
