@@ -4,7 +4,7 @@
 // "after", a delete ('d') -D of "before"; the rows are read as the json format reads its objects.
 import type { Field } from '../../common/types.js'
 import { RowKind, type Row } from '../../core/batch.js'
-import { Changes, RecordError, SKIP, type RecordDecoder } from './decoder.js'
+import { Changes, RecordError, SKIP, type ChangeEvent, type RecordDecoder } from './decoder.js'
 import { isBlank, JsonDecoder } from './json-decoder.js'
 import type { JsonConfig } from './options.js'
 
@@ -18,20 +18,21 @@ export class DebeziumDecoder implements RecordDecoder {
 
   decode(line: string): Changes | typeof SKIP {
     if (isBlank(line)) return SKIP
-    const event = this.event(line)
+    const change = this.change(line)
+    const event = change.payload
     const path = this.schemaInclude ? ['payload'] : []
     const op = event['op']
     switch (op) {
       case 'c':
       case 'r':
-        return new Changes([this.row(event, 'after', op, line, path)], [RowKind.INSERT])
+        return new Changes([this.row(event, 'after', op, line, path)], [RowKind.INSERT], change)
       case 'u':
         return new Changes([this.row(event, 'before', op, line, path), this.row(event, 'after', op, line, path)], [
           RowKind.UPDATE_BEFORE,
           RowKind.UPDATE_AFTER,
-        ])
+        ], change)
       case 'd':
-        return new Changes([this.row(event, 'before', op, line, path)], [RowKind.DELETE])
+        return new Changes([this.row(event, 'before', op, line, path)], [RowKind.DELETE], change)
       default:
         throw new RecordError(
           op === undefined ? `the change event has no "op"` : `unknown "op" ${JSON.stringify(op)} (expected "c", "r", "u" or "d")`,
@@ -48,7 +49,7 @@ export class DebeziumDecoder implements RecordDecoder {
   }
 
   /** The change event of a line: the object itself, or its "payload" with schema-include. */
-  private event(line: string): Record<string, unknown> {
+  private change(line: string): ChangeEvent & { readonly payload: Record<string, unknown> } {
     let parsed: unknown
     try {
       parsed = JSON.parse(line)
@@ -56,13 +57,13 @@ export class DebeziumDecoder implements RecordDecoder {
       throw new RecordError(`invalid JSON (${(e as Error).message})`)
     }
     if (!isObject(parsed)) throw new RecordError(`expected a Debezium change event (a JSON object), found ${describe(parsed)}`)
-    if (!this.schemaInclude) return parsed
+    if (!this.schemaInclude) return { payload: parsed }
     const payload = parsed['payload']
     if (!isObject(payload)) {
       throw new RecordError(`expected a {"schema", "payload"} envelope whose "payload" is a change event, found ${describe(payload)} in "payload"`, undefined,
         `'debezium-json.schema-include' = 'true' reads such envelopes; remove it if the events are not wrapped`)
     }
-    return payload
+    return { payload, schema: parsed['schema'] }
   }
 
   /** The row in `field` ('before' or 'after') of an event whose op needs it. */

@@ -15,12 +15,20 @@ export const MORE: unique symbol = Symbol('more')
  * @example new Changes([before, after], [RowKind.UPDATE_BEFORE, RowKind.UPDATE_AFTER])
  */
 export class Changes {
-  constructor(readonly rows: Row[], readonly kinds: RowKind[]) {}
+  /** `event`: the change event the rows stand for, which format metadata columns read. */
+  constructor(readonly rows: Row[], readonly kinds: RowKind[], readonly event?: ChangeEvent) {}
 
   /** The same changes with each row replaced by `f(row)` (a Kafka message's key and metadata columns added). */
   map(f: (row: Row) => Row): Changes {
-    return new Changes(this.rows.map(f), this.kinds)
+    return new Changes(this.rows.map(f), this.kinds, this.event)
   }
+}
+
+/** A decoded change event: its payload ({"before", "after", "op", "source", "ts_ms"}) and, in an envelope, its schema. */
+export interface ChangeEvent {
+  readonly payload: Readonly<Record<string, unknown>>
+  /** The envelope's "schema" ('debezium-json.schema-include'); undefined without one. */
+  readonly schema?: unknown
 }
 
 /** The rows of a decoded record: a row alone, or a changelog record's rows. */

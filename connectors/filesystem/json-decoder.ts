@@ -9,6 +9,9 @@ import type { JsonConfig } from './options.js'
 import { truncateNumberText } from '../../common/int64.js'
 import { isIntegral } from '../../common/types.js'
 
+/** The path of a line's own object (decodeObject). */
+const TOP_LEVEL: readonly string[] = []
+
 export class JsonDecoder implements RecordDecoder {
   readonly ignoreOption: string
   private readonly names: string[]
@@ -43,7 +46,7 @@ export class JsonDecoder implements RecordDecoder {
     if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) {
       throw new RecordError(`expected a JSON object, found ${Array.isArray(obj) ? 'an array' : JSON.stringify(obj)}`)
     }
-    return this.decodeObject(obj as Record<string, unknown>, line, [])
+    return this.decodeObject(obj as Record<string, unknown>, line, TOP_LEVEL)
   }
 
   /**

@@ -17,7 +17,7 @@ export const kafkaConnector: ConnectorFactory = {
   source: {
     validate(options, schema, metadata, primaryKey) {
       const keys = metadata ?? schema.map(() => null)
-      checkMetadataColumns(schema, keys)
+      checkMetadataColumns(schema, keys, valueFormat(options))
       const physical = schema.filter((_, i) => keys[i] === null)
       // A table is checked as what it can be: read (the source's options), written (the sink's), or
       // both. One the source refuses but the sink takes is a sink table: reading it fails as the job
@@ -47,8 +47,7 @@ export const kafkaConnector: ConnectorFactory = {
       return (options['scan.bounded.mode'] ?? 'unbounded').trim().toLowerCase() !== 'unbounded'
     },
     changelogMode(options) {
-      const format = options['value.format'] ?? options['format'] ?? ''
-      return format.trim().toLowerCase() === 'debezium-json' ? 'updating' : 'insert-only'
+      return valueFormat(options) === 'debezium-json' ? 'updating' : 'insert-only'
     },
     create: ctx => createKafkaSource({ ...ctx, options: without(ctx.options, k => k.startsWith('sink.') || k === 'properties.transaction.timeout.ms') }),
   },
@@ -58,6 +57,11 @@ export const kafkaConnector: ConnectorFactory = {
     create: ctx => kafkaSink.create({ ...ctx, options: without(ctx.options, sourceOnly) }),
     committedAfter: (query, checkpointId) => kafkaSink.committedAfter!({ ...query, options: without(query.options, sourceOnly) }, checkpointId),
   },
+}
+
+/** The value format as written ('format' or 'value.format'), lower-case. */
+function valueFormat(options: ConnectorOptions): string {
+  return (options['value.format'] ?? options['format'] ?? '').trim().toLowerCase()
 }
 
 /** Options only the sink reads (the key options are both sides': key-options.ts). */

@@ -1,19 +1,24 @@
 // The metadata a Kafka source offers for `col TYPE METADATA [FROM 'key']` columns (Flink's keys and
-// types), and how each is read off a message.
+// types), and how each is read off a message — or off its change event, for the metadata of the
+// 'debezium-json' value format ('value.source.timestamp' …).
 import type { KafkaMessage } from 'kafkajs'
 import { WeirError } from '../../common/errors.js'
 import { formatType, type DataType, type Field } from '../../common/types.js'
 import type { SourceContext } from '../api.js'
+import type { ChangeEvent } from '../filesystem/decoder.js'
 import { about } from '../options.js'
 import type { TopicPartition } from './source-offsets.js'
 
-export type MetadataReader = (m: KafkaMessage, tp: TopicPartition) => unknown
+/** Reads a column's metadata off a message; `event`: its change event, with a 'debezium-json' value. */
+export type MetadataReader = (m: KafkaMessage, tp: TopicPartition, event: ChangeEvent | undefined) => unknown
 
 interface MetadataKey {
   /** The type Flink declares; a column's type must be this (nullability aside). */
   readonly type: DataType['kind']
   readonly typeText: string
   readonly read: MetadataReader
+  /** The value format that offers it; undefined: the connector's own, for every format. */
+  readonly format?: 'debezium-json'
 }
 
 const KEYS: Readonly<Record<string, MetadataKey>> = {
@@ -24,6 +29,32 @@ const KEYS: Readonly<Record<string, MetadataKey>> = {
   // Flink's is MAP<STRING, BYTES>; Weir has neither type yet, so the headers come as one JSON object
   // of name to value read as UTF-8 text (the last value of a repeated name, as Flink's map keeps).
   'headers': { type: 'STRING', typeText: 'STRING', read: headersJson },
+  // The change event's metadata (Flink's debezium-json keys, prefixed 'value.' as the value format's).
+  // An event without the field gives NULL. Flink's 'value.source.properties' is a MAP: not offered.
+  'value.ingestion-timestamp': { type: 'TIMESTAMP_LTZ', typeText: 'TIMESTAMP_LTZ(3)', format: 'debezium-json',
+    read: (_m, _tp, e) => millis(e?.payload['ts_ms']) },
+  'value.source.timestamp': { type: 'TIMESTAMP_LTZ', typeText: 'TIMESTAMP_LTZ(3)', format: 'debezium-json',
+    read: (_m, _tp, e) => millis(sourceField(e, 'ts_ms')) },
+  'value.source.database': { type: 'STRING', typeText: 'STRING', format: 'debezium-json', read: (_m, _tp, e) => text(sourceField(e, 'db')) },
+  'value.source.schema': { type: 'STRING', typeText: 'STRING', format: 'debezium-json', read: (_m, _tp, e) => text(sourceField(e, 'schema')) },
+  // A MongoDB event names its collection instead.
+  'value.source.table': { type: 'STRING', typeText: 'STRING', format: 'debezium-json',
+    read: (_m, _tp, e) => text(sourceField(e, 'table') ?? sourceField(e, 'collection')) },
+  'value.schema': { type: 'STRING', typeText: 'STRING', format: 'debezium-json',
+    read: (_m, _tp, e) => (e?.schema === undefined || e.schema === null ? null : JSON.stringify(e.schema)) },
+}
+
+function sourceField(e: ChangeEvent | undefined, name: string): unknown {
+  const source = e?.payload['source']
+  return source !== null && typeof source === 'object' ? (source as Record<string, unknown>)[name] : undefined
+}
+
+function millis(v: unknown): number | null {
+  return typeof v === 'number' && Number.isSafeInteger(v) ? v : null
+}
+
+function text(v: unknown): string | null {
+  return typeof v === 'string' ? v : null
 }
 
 /** Names Flink users might reach for that are not metadata of the Kafka source, and where their data is. */
@@ -58,8 +89,8 @@ function headersJson(m: KafkaMessage, tp: TopicPartition): string {
 /** The metadata keys the Kafka source offers. */
 export const KAFKA_METADATA_KEYS: readonly string[] = Object.keys(KEYS)
 
-/** Checks the table's metadata columns: known keys, each with Flink's type. */
-export function checkMetadataColumns(schema: readonly Field[], metadata: readonly (string | null)[]): void {
+/** Checks the table's metadata columns: known keys, each with Flink's type, and a format's keys only with that value format. */
+export function checkMetadataColumns(schema: readonly Field[], metadata: readonly (string | null)[], valueFormat: string): void {
   for (const [i, k] of metadata.entries()) {
     if (k === null) continue
     const f = schema[i]!
@@ -71,6 +102,14 @@ export function checkMetadataColumns(schema: readonly Field[], metadata: readonl
       throw about(
         WeirError.connector(`connector 'kafka' has no metadata '${k}' (column '${f.name}')`, {
           help: `the Kafka source offers ${KAFKA_METADATA_KEYS.map(x => `'${x}'`).join(', ')}; name one with METADATA FROM '…'`,
+        }),
+        { column: f.name },
+      )
+    }
+    if (spec.format !== undefined && spec.format !== valueFormat) {
+      throw about(
+        WeirError.connector(`metadata '${k}' (column '${f.name}') is the '${spec.format}' format's, but the table's value format is '${valueFormat}'`, {
+          help: `set 'value.format' = '${spec.format}' to read change events, or drop the column`,
         }),
         { column: f.name },
       )

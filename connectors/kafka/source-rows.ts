@@ -8,7 +8,7 @@ import type { Row } from '../../core/batch.js'
 import type { SourceContext } from '../api.js'
 import { CsvDecoder } from '../filesystem/csv-decoder.js'
 import { DebeziumDecoder } from '../filesystem/debezium-decoder.js'
-import { Changes, MORE, RecordError, SKIP, type RecordDecoder } from '../filesystem/decoder.js'
+import { Changes, MORE, RecordError, SKIP, type ChangeEvent, type RecordDecoder } from '../filesystem/decoder.js'
 import { JsonDecoder } from '../filesystem/json-decoder.js'
 import type { MessageFormat } from './key-options.js'
 import { metadataReaders, type MetadataReader } from './source-metadata.js'
@@ -71,7 +71,7 @@ export class RowAssembler {
   build(values: Row | Changes, m: KafkaMessage, tp: TopicPartition): Row | Changes
   build(values: Row | Changes, m: KafkaMessage, tp: TopicPartition): Row | Changes {
     const key = this.key(m)
-    return values instanceof Changes ? values.map(v => this.assemble(v, key, m, tp)) : this.assemble(values, key, m, tp)
+    return values instanceof Changes ? values.map(v => this.assemble(v, key, m, tp, values.event)) : this.assemble(values, key, m, tp, undefined)
   }
 
   /** The key columns' values of `m` (null: no key columns, or a message without a key). */
@@ -88,13 +88,13 @@ export class RowAssembler {
     return key === SKIP || key instanceof Changes ? null : key
   }
 
-  private assemble(values: Row, key: Row | null, m: KafkaMessage, tp: TopicPartition): Row {
+  private assemble(values: Row, key: Row | null, m: KafkaMessage, tp: TopicPartition, event: ChangeEvent | undefined): Row {
     const row = new Array<unknown>(this.width).fill(null)
     if (key !== null) { for (let i = 0; i < this.keyAt.length; i++) row[this.keyAt[i]!] = key[i] }
     for (let i = 0; i < this.valueAt.length; i++) row[this.valueAt[i]!] = values[i]
     for (let i = 0; i < this.meta.length; i++) {
       const read = this.meta[i]
-      if (read !== null && read !== undefined) row[i] = read(m, tp)
+      if (read !== null && read !== undefined) row[i] = read(m, tp, event)
     }
     return row
   }

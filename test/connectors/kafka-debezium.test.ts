@@ -124,6 +124,26 @@ describe("a Kafka topic of 'debezium-json' change events", () => {
     expect(updates).toBe(events.filter(e => e.text.includes('"op":"u"')).length)
   }, 300_000)
 
+  it("offers the change events' metadata ('value.source.timestamp', 'value.ingestion-timestamp', 'value.source.*')", async () => {
+    const columns = `${PRODUCTS_COLUMNS}, src_ts TIMESTAMP_LTZ(3) METADATA FROM 'value.source.timestamp' VIRTUAL,
+      ingested TIMESTAMP_LTZ(3) METADATA FROM 'value.ingestion-timestamp' VIRTUAL, db STRING METADATA FROM 'value.source.database' VIRTUAL,
+      tbl STRING METADATA FROM 'value.source.table' VIRTUAL, sch STRING METADATA FROM 'value.source.schema', whole STRING METADATA FROM 'value.schema'`
+    const ddl = kafkaTable(suite.broker.bootstrap, 'products', columns, 'products', {
+      'format': 'debezium-json',
+      'scan.startup.mode': 'earliest-offset',
+      'scan.bounded.mode': 'latest-offset',
+    })
+    const results = await new Session({ println: () => undefined }).executeSql(`${ddl}\nSELECT id, src_ts, ingested, db, tbl, sch, whole FROM products`)
+    const last = results.at(-1)!
+    if (last.kind !== 'rows') throw new Error(last.kind)
+    for (const { row } of last.changes) {
+      expect([row[2] === (row[1] as number) + 5, row[3], row[4], row[5], row[6]]).toEqual([true, 'shop', 'products', null, null])
+    }
+    // Each event's rows carry its own source timestamp (an update's -U and +U the same one).
+    const stamps = (list: readonly unknown[]) => [...new Set(list)].sort()
+    expect(stamps(last.changes.map(c => c.row[1]))).toEqual(stamps(events.map(e => (JSON.parse(e.text) as { source: { ts_ms: number } }).source.ts_ms)))
+  }, 300_000)
+
   it('bad events fail the job naming topic, partition and offset, or are skipped and counted', async () => {
     const ok = (id: number) => `{"before":null,"after":{"id":${id},"k":"a","v":1,"d":1.5,"ts":"2024-01-01 00:00:00"},"op":"c"}`
     await produce(suite.kafka, 'bad-changes', 1, [

@@ -69,6 +69,14 @@ describe('a debezium-json table', () => {
     expect(json.help).toBe(`set 'format' = 'debezium-json' on 'to_json' to write a changelog`)
   })
 
+  it('refuses the debezium-json metadata keys on a table of another format, pointing at the column', async () => {
+    const e = await refused(`CREATE TABLE j (id INT, src TIMESTAMP_LTZ(3) METADATA FROM 'value.source.timestamp')
+      WITH ('connector' = 'kafka', 'topic' = 'j', 'properties.bootstrap.servers' = 'localhost:1', 'format' = 'json');`)
+    expect(e).toMatchObject({ kind: 'connector', at: expect.stringMatching(/^src/) })
+    expect(e.message).toBe(`metadata 'value.source.timestamp' (column 'src') is the 'debezium-json' format's, but the table's value format is 'json'`)
+    expect(e.help).toBe(`set 'value.format' = 'debezium-json' to read change events, or drop the column`)
+  })
+
   it('is refused by window table functions and window aggregates, naming the table', async () => {
     const tvf = await refused("SELECT * FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(ts), INTERVAL '1' MINUTE))")
     expect(tvf.kind).toBe('unsupported')
