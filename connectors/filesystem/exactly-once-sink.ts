@@ -1,7 +1,6 @@
 // The filesystem sink when the job takes checkpoints: the rows of each checkpoint go to their own part
 // file, hidden until the checkpoint completes (in-progress → prepareCommit(n) → pending → commit(n) →
 // visible). On recovery, the parts a completed checkpoint promised are published, all others deleted.
-import { randomUUID } from 'node:crypto'
 import { open, readdir, rename, rm, stat } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { WeirError } from '../../common/errors.js'
@@ -11,6 +10,7 @@ import { CommitLog } from './commit-log.js'
 import type { BatchEncoder } from './encoders.js'
 import { resolveFsOptions } from './options.js'
 import { PartFile, sinkFsError } from './part-file.js'
+import { partSeq, timeOrderedUuid } from './part-names.js'
 
 /**
  * What prepareCommit(n) returns, stored in checkpoint n: the pending files sealed for n and for
@@ -138,8 +138,8 @@ export async function createExactlyOnceWriter(ctx: SinkContext, dir: string, ext
   const prefix = partPrefix(ctx.jobName, ctx.operatorId)
   const log = new CommitLog(dir, prefix)
   await recover(dir, prefix, ctx.restoredCommit, ctx.table, log)
-  // A fresh uuid per writer: names never collide with an earlier run's, published or not.
-  return new ExactlyOnceFileWriter(dir, `${prefix}${randomUUID()}`, ext, encode, ctx.table, log)
+  // A fresh uuid per writer: names never collide with an earlier run's, published or not, and sort after them.
+  return new ExactlyOnceFileWriter(dir, `${prefix}${timeOrderedUuid()}`, ext, encode, ctx.table, log)
 }
 
 /** SinkFactory.committedAfter of the filesystem sink: what its commit log says later commits made visible. */
@@ -159,7 +159,7 @@ export async function fileSinkCommittedAfter(query: CommitQuery, checkpointId: n
   }
 }
 
-/** The parts of one writer: `<stem>-<seq>.<ext>`, seq counting the parts it sealed. */
+/** The parts of one writer: `<stem>-<seq>.<ext>`, seq counting the parts it sealed (fixed width: they sort in order). */
 class ExactlyOnceFileWriter implements SinkWriter {
   private seq = 0
   private part: PartFile
@@ -181,7 +181,7 @@ class ExactlyOnceFileWriter implements SinkWriter {
   }
 
   private get name(): string {
-    return `${this.stem}-${this.seq}.${this.ext}`
+    return `${this.stem}-${partSeq(this.seq)}.${this.ext}`
   }
 
   private newPart(): PartFile {

@@ -1,7 +1,6 @@
 // The filesystem sink: writes part files into the 'path' directory under hidden names, so readers
-// never see half a file. Without checkpoints, one part per writer, renamed to `part-<uuid>-0.<ext>`
+// never see half a file. Without checkpoints, one part per writer, renamed to `part-<uuid>-0000000000.<ext>`
 // by finish(); with checkpoints, exactly-once parts per checkpoint (exactly-once-sink.ts).
-import { randomUUID } from 'node:crypto'
 import { mkdir, rename } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { WeirError } from '../../common/errors.js'
@@ -11,6 +10,7 @@ import { csvRowEncoder, debeziumEncoder, jsonRowEncoder, type BatchEncoder } fro
 import { createExactlyOnceWriter } from './exactly-once-sink.js'
 import { resolveFsOptions, type FsConfig } from './options.js'
 import { PartFile, sinkFsError } from './part-file.js'
+import { partSeq, timeOrderedUuid } from './part-names.js'
 
 function batchEncoder(ctx: SinkContext, config: FsConfig): BatchEncoder {
   switch (config.format) {
@@ -57,7 +57,7 @@ export async function createFileSink(ctx: SinkContext): Promise<SinkWriter> {
   const ext = config.format === 'csv' ? 'csv' : 'json'
   const encode = batchEncoder(ctx, config)
   if (ctx.exactlyOnce) return createExactlyOnceWriter(ctx, dir, ext, encode)
-  const name = `part-${randomUUID()}-0.${ext}`
+  const name = `part-${timeOrderedUuid()}-${partSeq(0)}.${ext}`
   return new FileSinkWriter(new PartFile(join(dir, `.${name}.inprogress`), ctx.table), join(dir, name), encode, ctx.table)
 }
 

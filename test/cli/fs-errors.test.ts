@@ -107,7 +107,7 @@ describe('the sinks', () => {
     mkdirSync(join(dir, 'out'), { mode: 0o555 })
     chmodSync(join(dir, 'out'), 0o555)
     expectFsError(run(dir, { asUser: true }),
-      new RegExp(`cannot create '${dir}/out/\\.part-[0-9a-f-]+-0\\.json\\.inprogress' \\(the sink of table 'o'\\): permission denied \\(EACCES\\)`),
+      new RegExp(`cannot create '${dir}/out/\\.part-[0-9a-f-]+-0{10}\\.json\\.inprogress' \\(the sink of table 'o'\\): permission denied \\(EACCES\\)`),
       `check the permissions of '${dir}/out/.part-`)
   })
 

@@ -58,7 +58,7 @@ describe('filesystem sink, exactly-once', () => {
     const commit = await w.prepareCommit!(1) as { pending: { file: string; checkpoint: number }[] }
     expect(commit.pending).toHaveLength(1)
     const pending = commit.pending[0]!.file
-    expect(pending).toMatch(new RegExp(`^\\.part-job-a-4-sink-${UUID}-0\\.json\\.pending$`))
+    expect(pending).toMatch(new RegExp(`^\\.part-job-a-4-sink-${UUID}-0{10}\\.json\\.pending$`))
     expect(commit).toEqual({ pending: [{ file: pending, checkpoint: 1 }] })
     expect(JSON.parse(JSON.stringify(commit))).toEqual(commit)
     expect(files()).toEqual([pending])
@@ -68,15 +68,35 @@ describe('filesystem sink, exactly-once', () => {
     await w.commit!(1)
     const published = pending.slice(1, -'.pending'.length)
     expect(files()).toEqual([published])
-    expect(published).toMatch(new RegExp(`^part-job-a-4-sink-${UUID}-0\\.json$`))
+    expect(published).toMatch(new RegExp(`^part-job-a-4-sink-${UUID}-0{10}\\.json$`))
     expect(await visibleRows()).toEqual(rows(0, 3))
 
     // The rows after checkpoint 1 go to the next part.
     const commit2 = await w.prepareCommit!(2) as { pending: { file: string }[] }
-    expect(commit2.pending.map(p => p.file)).toEqual([pending.replace('-0.json.pending', '-1.json.pending')])
+    expect(commit2.pending.map(p => p.file)).toEqual([pending.replace('-0000000000.json.pending', '-0000000001.json.pending')])
     await w.commit!(2)
     expect(await visibleRows()).toEqual(rows(0, 5))
     await w.close()
+  })
+
+  it('names parts so that they sort in the order they were written, across runs too', async () => {
+    // A source reads a folder in name order; a changelog the sink wrote must replay in order.
+    // Part 10 sorted before part 2, and each run's parts sorted by a random uuid.
+    let next = 0
+    for (const run of [1, 2]) {
+      const w = await writer()
+      for (let checkpoint = 1; checkpoint <= 12; checkpoint++) {
+        await w.write({ rows: rows(next, next + 2), kinds: null })
+        next += 2
+        await w.prepareCommit!(checkpoint)
+        await w.commit!(checkpoint)
+      }
+      await w.close()
+      if (run === 1) await new Promise(r => setTimeout(r, 2)) // the next run starts in a later millisecond
+    }
+    expect(files().filter(f => !f.startsWith('.'))).toHaveLength(24)
+    const inNameOrder = await readAllRows(await source.create(sourceCtx({ path: dir, format: 'json' }, SCHEMA)))
+    expect(inNameOrder.map(r => r[0])).toEqual(rows(0, next).map(r => r[0]))
   })
 
   it('commit is idempotent, commits what earlier checkpoints sealed too, and only up to n', async () => {
@@ -89,7 +109,7 @@ describe('filesystem sink, exactly-once', () => {
     const c3 = await w.prepareCommit!(3) as { pending: { file: string; checkpoint: number }[] }
     // Checkpoint 1's commit never came (say it was declined): its file is listed again by 2 and 3.
     expect(c2.pending.map(p => p.checkpoint)).toEqual([1, 2])
-    expect(c3.pending.map(p => p.file)).toEqual([...c2.pending.map(p => p.file), expect.stringMatching(/-2\.csv\.pending$/)])
+    expect(c3.pending.map(p => p.file)).toEqual([...c2.pending.map(p => p.file), expect.stringMatching(/-0{9}2\.csv\.pending$/)])
     await w.commit!(2)
     expect(await visibleRows('csv')).toEqual(rows(0, 4))
     await w.commit!(2)
@@ -125,7 +145,7 @@ describe('filesystem sink, exactly-once', () => {
     const w = await writer()
     await w.write({ rows: rows(0, 4), kinds: null })
     await w.finish()
-    expect(files()).toEqual([expect.stringMatching(/^\.part-job-a-4-sink-.*-0\.json\.inprogress$/)])
+    expect(files()).toEqual([expect.stringMatching(/^\.part-job-a-4-sink-.*-0{10}\.json\.inprogress$/)])
     expect(await visibleRows()).toEqual([])
     await w.prepareCommit!(7)
     await w.commit!(7)
@@ -262,7 +282,7 @@ describe('filesystem sink, exactly-once', () => {
     await w.prepareCommit!(1)
     await w.commit!(1)
     await w.close()
-    expect(files()).toEqual([expect.stringMatching(new RegExp(`^part-my%20job%2F%C3%A4-4-sink-${UUID}-0\\.json$`))])
+    expect(files()).toEqual([expect.stringMatching(new RegExp(`^part-my%20job%2F%C3%A4-4-sink-${UUID}-0{10}\\.json$`))])
   })
 
   it('without exactly-once, finish() publishes as before and there is no prepareCommit', async () => {
@@ -271,7 +291,7 @@ describe('filesystem sink, exactly-once', () => {
     await w.write({ rows: rows(0, 2), kinds: null })
     await w.finish()
     await w.close()
-    expect(files()).toEqual([expect.stringMatching(new RegExp(`^part-${UUID}-0\\.json$`))])
+    expect(files()).toEqual([expect.stringMatching(new RegExp(`^part-${UUID}-0{10}\\.json$`))])
   })
 })
 

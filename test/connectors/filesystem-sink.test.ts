@@ -48,7 +48,7 @@ describe('filesystem sink', () => {
     await writer.finish()
     const files = readdirSync(dir)
     expect(files).toHaveLength(1)
-    expect(files[0]).toMatch(/^part-[0-9a-f-]{36}-0\.json$/)
+    expect(files[0]).toMatch(/^part-[0-9a-f-]{36}-0{10}\.json$/)
     const lines = readFileSync(join(dir, files[0]!), 'utf8').split('\n')
     expect(lines).toEqual([
       '{"id":1,"name":"plain","amount":123.45,"ts":"2024-01-01 12:00:00.500","ok":true,"day":"2024-01-01","d":1.5}',
@@ -95,7 +95,7 @@ describe('filesystem sink', () => {
     await writer.write({ rows: ROWS, kinds: null })
     await writer.finish()
     const [file] = readdirSync(dir)
-    expect(file).toMatch(/^part-.*-0\.csv$/)
+    expect(file).toMatch(/^part-.*-0{10}\.csv$/)
     const text = readFileSync(join(dir, file!), 'utf8')
     expect(text.split('\n')[0]).toBe('1,plain,123.45,2024-01-01 12:00:00.500,true,2024-01-01,1.5')
     expect(text).toContain('2,"with, comma and ""quotes""\nand a newline",-0.05,')
@@ -124,7 +124,7 @@ describe('filesystem sink', () => {
     })
     await writer.finish()
     const [file] = readdirSync(dir)
-    expect(file).toMatch(/^part-.*-0\.json$/)
+    expect(file).toMatch(/^part-.*-0{10}\.json$/)
     expect(readFileSync(join(dir, file!), 'utf8').trim().split('\n').map(l => JSON.parse(l))).toEqual([
       { before: null, after: { k: 'a', n: 1 }, op: 'c' },
       { before: { k: 'a', n: 1 }, after: null, op: 'd' },
