@@ -30,6 +30,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Kafka, logLevel, type Admin } from 'kafkajs'
+import { retrying } from '../../connectors/kafka/retry.js'
 import { produceBids } from './bids.js'
 import { KAFKA_QUERIES, type KafkaQueryName } from './queries.js'
 
@@ -58,7 +59,10 @@ interface JobFigures {
 
 async function createTopic(admin: Admin, topic: string, logAppendTime = false): Promise<void> {
   const configEntries = logAppendTime ? [{ name: 'message.timestamp.type', value: 'LogAppendTime' }] : []
-  await admin.createTopics({ topics: [{ topic, numPartitions: PARTITIONS, configEntries }], waitForLeaders: true })
+  // Retried: right after a topic is created the broker may not serve its metadata yet
+  // (UNKNOWN_TOPIC_OR_PARTITION, which kafkajs' wait for its leaders does not retry).
+  await retrying(() => admin.createTopics({ topics: [{ topic, numPartitions: PARTITIONS, configEntries }], waitForLeaders: true }))
+  await retrying(() => admin.fetchTopicMetadata({ topics: [topic] }))
 }
 
 function runJob(query: KafkaQueryName, bootstrap: string, input: string, output: string, mode: 'bounded' | 'latency') {
