@@ -1,9 +1,16 @@
 // Terminal rendering of statement results: tableau tables (whole, or row by row as a SELECT
-// produces them), changelog rows, plans.
-import { formatValue, ROW_KIND_SHORT, type DataType, type Field, type Row } from '../index.js'
+// produces them), changelog rows, plans, a job's failure.
+import { formatValue, renderError, ROW_KIND_SHORT, WeirError, type DataType, type Field, type Row } from '../index.js'
 
 /** A boxed table as Flink's SQL client prints in tableau mode; any number of rows. */
 export function renderTable(columns: readonly string[], rows: readonly (readonly string[])[]): string {
+  const out = tableLines(columns, rows)
+  out.push(rows.length === 1 ? '1 row in set' : `${rows.length} rows in set`)
+  return out.join('\n')
+}
+
+/** The lines of a boxed table, without the row count (the REPL's live view shows a window of a result). */
+export function tableLines(columns: readonly string[], rows: readonly (readonly string[])[]): string[] {
   // Widths by a loop, not Math.max(...): spreading 130,000 rows overflows the call stack.
   const widths = columns.map(c => c.length)
   for (const r of rows) {
@@ -15,8 +22,8 @@ export function renderTable(columns: readonly string[], rows: readonly (readonly
   const sep = separator(widths)
   const out = [sep, line(columns, widths), sep]
   for (const r of rows) out.push(line(r, widths))
-  out.push(sep, rows.length === 1 ? '1 row in set' : `${rows.length} rows in set`)
-  return out.join('\n')
+  out.push(sep)
+  return out
 }
 
 function separator(widths: readonly number[]): string {
@@ -99,7 +106,25 @@ function typeWidth(type: DataType): number {
   }
 }
 
+/** "1 row", "1,234 rows". */
+export function count(n: number, what: string): string {
+  return `${n.toLocaleString('en-US')} ${what}${n === 1 ? '' : 's'}`
+}
+
 /** One changelog row as a table line with its op column (+I, -U, +U, -D). */
 export function changeCells(schema: readonly Field[], kind: number, row: Row): string[] {
   return [ROW_KIND_SHORT[kind] ?? '?', ...schema.map((f, i) => formatValue(row[i], f.type, NULL_TEXT))]
+}
+
+/** A job's failure with the job's name first, then where it happened (SQL, operator, row). */
+export function renderJobFailure(job: string, error: unknown, sql: string, file: string): string {
+  if (!(error instanceof WeirError)) return `error: job '${job}' failed\n${renderError(error, sql, file)}`
+  const named = new WeirError(error.kind, `job '${job}' failed: ${error.message}`, {
+    span: error.span,
+    record: error.record,
+    help: error.help,
+    notes: error.notes,
+    cause: error,
+  })
+  return renderError(named, sql, file)
 }

@@ -41,10 +41,12 @@ export async function weir(argv: string[], hooks: CommandHooks = {}): Promise<vo
 
 async function main(argv: string[], hooks: CommandHooks): Promise<number> {
   const [command, ...rest] = argv
-  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+  if (command === '--help' || command === '-h' || command === 'help') {
     process.stdout.write(USAGE + '\n')
-    return command === undefined ? 2 : 0
+    return 0
   }
+  // `weir` alone opens the REPL, as `psql` and Flink's `sql-client.sh` do.
+  if (command === undefined || command === 'repl') return repl(rest)
   if (command === '--version' || command === '-v') {
     const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
     process.stdout.write(`weir ${pkg.version}\n`)
@@ -93,4 +95,23 @@ async function main(argv: string[], hooks: CommandHooks): Promise<number> {
   process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] ??= 'true'
   if (command === 'savepoint') return (await import('./commands/savepoint.js')).savepoint(args)
   return (await import('./commands/run.js')).run(args, hooks)
+}
+
+async function repl(rest: readonly string[]): Promise<number> {
+  let init: string | undefined
+  for (let i = 0; i < rest.length; i++) {
+    const a = rest[i]!
+    if (a === '--init' || a === '-i') {
+      init = rest[++i]
+      if (init === undefined || init.startsWith('-')) {
+        process.stderr.write(`error: ${a} needs a FILE.sql\n\n${USAGE}\n`)
+        return 2
+      }
+    } else {
+      process.stderr.write(`error: ${a.startsWith('-') ? `unknown option '${a}'` : `repl takes no file (run one with --init ${a})`}\n\n${USAGE}\n`)
+      return 2
+    }
+  }
+  process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] ??= 'true'
+  return (await import('./commands/repl.js')).repl({ init })
 }

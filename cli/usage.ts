@@ -2,6 +2,9 @@
 export const USAGE = `weir — streaming SQL
 
 usage:
+  weir                            the interactive SQL REPL (same as weir repl)
+  weir repl [--init FILE.sql]     the REPL; --init runs FILE's DDL and SET first. With stdin not a terminal
+                                  (weir repl < script.sql) it runs the statements and prints plain text
   weir run FILE.sql [options]     run the statements of FILE; INSERT INTO starts a job; waits for every job
       --fresh                     start from scratch, not from the job's latest checkpoint or savepoint
       --from-checkpoint PATH      start from this checkpoint folder (…/<job>/chk-<n>)

@@ -80,6 +80,15 @@ export class JobSet {
     return done
   }
 
+  /** Stops the running job `name`, with a savepoint when asked; false when no job of that name runs. */
+  stop(name: string, withSavepoint = false): boolean {
+    const job = this.jobs.find(j => j.name === name && !j.ended)
+    if (job === undefined) return false
+    if (withSavepoint) job.savepoint.abort()
+    else job.cancel.abort()
+    return true
+  }
+
   /** Waits until every job started so far (of `kind`, if given) has ended. */
   async settle(kind?: JobKind): Promise<JobOutcome[]> {
     return Promise.all(this.jobs.filter(j => kind === undefined || j.kind === kind).map(j => j.outcome))

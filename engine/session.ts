@@ -298,6 +298,14 @@ export class Session {
     }
   }
 
+  /**
+   * Stops the running job `name` (an INSERT's job, or a SELECT: the REPL stops one on Esc), with a
+   * savepoint when asked; what it produced until then is flushed. False when no job of that name runs.
+   */
+  stopJob(name: string, opts: { readonly savepoint?: boolean } = {}): boolean {
+    return this.jobs.stop(name, opts.savepoint)
+  }
+
   /** Waits for every job started by INSERT; rejects with the first failure. */
   async awaitJobs(): Promise<JobMetrics[]> {
     const outcomes = await this.jobs.settle('insert')

@@ -10,6 +10,7 @@ import { SourceText } from './source.js'
 import { expression, script } from './to-ast.js'
 
 export type * from './ast.js'
+export { padTo, splitStatements, type SplitText, type StatementText } from './statements.js'
 
 /** Built once: Chevrotain analyses the grammar in the constructor, which takes ~100 ms. */
 const parser = new SqlParser()

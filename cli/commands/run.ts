@@ -2,8 +2,8 @@
 // and waits for the jobs its INSERTs start, reporting a job's failure as soon as it happens.
 import { readFileSync } from 'node:fs'
 import { fsError } from '../../common/fs-errors.js'
-import { renderError, runDefaults, Session, WeirError, type JobMetrics, type StatementResult } from '../../index.js'
-import { renderTable, changeCells, StreamingTable } from '../format.js'
+import { renderError, runDefaults, Session, type JobMetrics, type StatementResult } from '../../index.js'
+import { renderTable, changeCells, renderJobFailure, StreamingTable } from '../format.js'
 import type { CliArgs, CommandHooks } from '../main.js'
 import { takeRunLock, type RunLock, type StartedJob } from './run-lock.js'
 
@@ -170,17 +170,4 @@ function summary(name: string, m: JobMetrics, from: string | undefined): string[
   const skipped = m.skippedRecords ? `, ${m.skippedRecords} bad records skipped` : ''
   lines.push(`job '${name}' ${m.cancelled ? 'stopped' : 'finished'}: ${m.sourceRecordsRead} rows read, ${rows}${late}${skipped}`)
   return lines
-}
-
-/** A job's failure with the job's name first, then where it happened (SQL, operator, row). */
-function renderJobFailure(job: string, error: unknown, sql: string, file: string): string {
-  if (!(error instanceof WeirError)) return `error: job '${job}' failed\n${renderError(error, sql, file)}`
-  const named = new WeirError(error.kind, `job '${job}' failed: ${error.message}`, {
-    span: error.span,
-    record: error.record,
-    help: error.help,
-    notes: error.notes,
-    cause: error,
-  })
-  return renderError(named, sql, file)
 }

@@ -40,6 +40,7 @@ const IGNORED: readonly (readonly [string, string])[] = [
   ['table.optimizer.', "Weir's planner has no such switch"],
   ['table.dml-sync', "'weir run' waits for bounded jobs to finish anyway"],
   ['table.dynamic-table-options.enabled', 'OPTIONS hints are always allowed'],
+  // 'sql-client.execution.result-mode' and 'sql-client.display.max-rows' are the REPL's (client.ts).
   ['sql-client.', "'weir run' prints a SELECT's changes as a table"],
   ['execution.checkpointing.timeout', 'a checkpoint is not timed out'],
   ['execution.checkpointing.min-pause', "checkpoints are taken one at a time, every 'execution.checkpointing.interval'"],

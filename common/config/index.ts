@@ -6,3 +6,4 @@ export { ALL_OPTIONS, BATCH_SIZE, MAX_PARALLELISM, STATE_CACHE_SIZE, WRITE_BUFFE
 export { listOptions, resetOption, setOption, type OptionSetting } from './set.js'
 export { DEFAULT_JOB_CONFIG, jobConfigOf, type CheckpointingConfig, type JobConfig, type OptionSettings, type S3Config,
   type StateConfig } from './job-config.js'
+export { clientSettings, MAX_ROWS, RESULT_MODE, type ClientSettings, type ResultMode } from './client.js'

@@ -1,6 +1,7 @@
 // Every job option Weir understands, each defined once: its key, the kind of value it takes, its
 // default, its checks and what it means. SET checks against this table, `SET;` lists it, and
 // planning reads it into a typed JobConfig (job-config.ts). Flink's spellings are in flink.ts.
+import { RESULT_MODE, MAX_ROWS } from './client.js'
 import { boolean, duration, location, oneOf, positiveInt, size, text, trimmedText, type ValueType } from './value-types.js'
 
 /**
@@ -217,6 +218,8 @@ export const ALL_OPTIONS: readonly ConfigOption<unknown>[] = [
   CHECKPOINTING_MODE,
   INCREMENTAL,
   LOCAL_TIME_ZONE,
+  RESULT_MODE,
+  MAX_ROWS,
 ]
 
 const BY_KEY: ReadonlyMap<string, ConfigOption<unknown>> = new Map(ALL_OPTIONS.map(o => [o.key, o]))

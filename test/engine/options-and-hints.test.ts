@@ -107,7 +107,7 @@ describe('SET', () => {
     ['table.exec.source.idle-timeout', '10 s', 'Weir does not mark sources idle'],
     ['table.exec.mini-batch.allow-latency', '2 s', "Weir's mini-batches are the rows a source read together"],
     ['table.optimizer.agg-phase-strategy', 'TWO_PHASE', "Weir's planner has no such switch"],
-    ['sql-client.execution.result-mode', 'tableau', "'weir run' prints a SELECT's changes as a table"],
+    ['sql-client.display.max-column-width', '40', "'weir run' prints a SELECT's changes as a table"],
     ['execution.checkpointing.timeout', '10 min', 'a checkpoint is not timed out'],
     ['restart-strategy.type', 'fixed-delay', 'Weir does not restart a failed job'],
     ['state.backend.rocksdb.block.cache-size', '64 mb', 'Weir tunes RocksDB itself'],

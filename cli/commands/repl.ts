@@ -1,0 +1,61 @@
+// `weir` and `weir repl [--init FILE.sql]`: the interactive SQL REPL in a terminal (Ink), or, when
+// standard input or output is not a terminal, statements read from stdin and results printed as
+// plain text. The init file's DDL and SET run first.
+import { readFileSync } from 'node:fs'
+import { fsError } from '../../common/fs-errors.js'
+import { parseSql, renderError, WeirError } from '../../index.js'
+import type { ReplSession } from '../repl/repl-session.js'
+
+export interface ReplArgs {
+  readonly init?: string
+}
+
+export async function repl(args: ReplArgs): Promise<number> {
+  let init: ((r: ReplSession) => Promise<boolean>) | undefined
+  if (args.init !== undefined) {
+    const file = args.init
+    let sql: string
+    try {
+      sql = readFileSync(file, 'utf8')
+      checkInit(sql)
+    } catch (e) {
+      const error = e instanceof WeirError ? e : fsError(e, { kind: 'plan', op: 'read', path: file, what: 'the --init file' })
+      process.stderr.write(renderError(error, sql!, file) + '\n')
+      return 1
+    }
+    init = r => r.submit(sql, file)
+  }
+  if (!process.stdin.isTTY || !process.stdout.isTTY) {
+    const { runPlain } = await import('../repl/plain.js')
+    return runPlain({ input: process.stdin, stdout: t => process.stdout.write(t), stderr: t => process.stderr.write(t) }, {}, init)
+  }
+  const [{ render }, { createElement }, { App }, { HistoryFile, historyPath }] = await Promise.all([
+    import('ink'),
+    import('react'),
+    import('../repl/app.js'),
+    import('../repl/history.js'),
+  ])
+  const history = new HistoryFile(historyPath(), text => process.stderr.write(text + '\n'))
+  // Ctrl-C stops a query or clears the line; it never quits (Ctrl-D does).
+  const app = render(createElement(App, { history, init }), { exitOnCtrlC: false })
+  await app.waitUntilExit()
+  return 0
+}
+
+/** An init file sets the session up: DDL and SET, no queries (Flink's SQL client -i says the same). */
+function checkInit(sql: string): void {
+  let statements
+  try {
+    statements = parseSql(sql)
+  } catch {
+    return // the syntax error is reported when the file runs, with its caret
+  }
+  for (const s of statements) {
+    if (s.kind === 'QueryStatement' || s.kind === 'Insert') {
+      throw WeirError.plan(`an --init file sets the session up; it cannot run ${s.kind === 'Insert' ? 'an INSERT' : 'a SELECT'}`, {
+        span: s.span,
+        help: 'keep DDL and SET in the init file, and run queries at the prompt (or pipe them: weir repl --init FILE.sql < queries.sql)',
+      })
+    }
+  }
+}

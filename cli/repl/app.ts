@@ -1,0 +1,173 @@
+// The interactive REPL (Ink): what was run and printed scrolls up as static text; below it either
+// the editor or the live view of the running SELECT. Keys go to the editor (editor.ts) at the
+// prompt, and to the query while one runs: Esc or Ctrl-C stops it, arrows and PgUp/PgDn scroll.
+import { createElement as h, useEffect, useRef, useState, type ReactElement } from 'react'
+import { Box, Static, Text, useApp, useInput, useStdout } from 'ink'
+import { edit, initialEditor, type EditorState } from './editor.js'
+import { CONTINUATION, EditorView, PROMPT } from './editor-view.js'
+import type { HistoryFile } from './history.js'
+import { keysOf, type ReplKey } from './keys.js'
+import type { LiveResult } from './live-result.js'
+import { ReplSession, type ReplOutput, type ReplSessionOptions, type RunningSelect, type Tone } from './repl-session.js'
+import { LiveView, visibleWindow } from './result-view.js'
+import { selectOutput, type SelectOutput } from './select-output.js'
+
+export interface AppProps {
+  readonly session?: ReplSessionOptions
+  /** Where history persists; none: this session's only. */
+  readonly history?: HistoryFile
+  /** Run before the prompt opens (--init FILE.sql). */
+  readonly init?: (repl: ReplSession) => Promise<boolean>
+  /** How often the live view redraws, in ms. */
+  readonly refreshMs?: number
+}
+
+interface Printed {
+  readonly id: number
+  readonly text: string
+  readonly tone: Tone | 'echo'
+}
+
+interface Running {
+  readonly select: RunningSelect
+  readonly output: SelectOutput
+}
+
+const COLORS: Record<Printed['tone'], string | undefined> = { result: undefined, info: 'green', warning: 'yellow', error: 'red', echo: 'gray' }
+const WELCOME = "Weir SQL — a statement runs when it ends with ';' and Enter. Esc or Ctrl-C stops a query, Ctrl-D on an empty line quits."
+
+export function App({ session, history, init, refreshMs = 200 }: AppProps): ReactElement {
+  const { exit } = useApp()
+  const { stdout } = useStdout()
+  const [printed, setPrinted] = useState<readonly Printed[]>([{ id: 0, text: WELCOME, tone: 'info' }])
+  const [editor, setEditorState] = useState<EditorState>(() => initialEditor(history?.load() ?? []))
+  const editorRef = useRef(editor)
+  const [busy, setBusyState] = useState(init !== undefined)
+  const busyRef = useRef(busy)
+  const setBusy = (b: boolean): void => {
+    busyRef.current = b
+    setBusyState(b)
+  }
+  const [running, setRunningState] = useState<Running | undefined>(undefined)
+  const runningRef = useRef<Running | undefined>(undefined)
+  const setRunning = (r: Running | undefined): void => {
+    runningRef.current = r
+    setRunningState(r)
+  }
+  const [scroll, setScroll] = useState<number | undefined>(undefined)
+  const [now, setNow] = useState(Date.now())
+  const rate = useRef({ at: Date.now(), changes: 0, perSecond: 0 })
+  const quitting = useRef(false)
+
+  const setEditor = (state: EditorState): void => {
+    editorRef.current = state
+    setEditorState(state)
+  }
+  const print = (text: string, tone: Printed['tone']): void => setPrinted(p => [...p, { id: p.length, text, tone }])
+
+  const repl = useRef<ReplSession | undefined>(undefined)
+  if (repl.current === undefined) {
+    const output: ReplOutput = {
+      print,
+      selectStarted: select => {
+        const out = selectOutput(select, print, true)
+        rate.current = { at: Date.now(), changes: 0, perSecond: 0 }
+        setScroll(undefined)
+        setRunning({ select, output: out })
+        return out.consume
+      },
+      selectEnded: (select, end) => {
+        const r = runningRef.current
+        if (r?.select !== select) return
+        r.output.finish(end)
+        setRunning(undefined)
+      },
+    }
+    repl.current = new ReplSession(output, session)
+  }
+
+  useEffect(() => {
+    if (init === undefined) return
+    void init(repl.current!).finally(() => setBusy(false))
+  }, [])
+
+  // The live view redraws on a timer, not per batch: a fast query costs one frame per tick.
+  useEffect(() => {
+    if (running?.output.live === undefined) return
+    const live = running.output.live
+    const timer = setInterval(() => {
+      const t = Date.now(), r = rate.current
+      if (t - r.at >= 1000) rate.current = { at: t, changes: live.changes, perSecond: ((live.changes - r.changes) * 1000) / (t - r.at) }
+      setNow(t)
+    }, refreshMs)
+    return () => clearInterval(timer)
+  }, [running])
+
+  const submit = async (text: string): Promise<void> => {
+    history?.append(text.trim())
+    print(text.split('\n').map((l, i) => (i === 0 ? PROMPT : CONTINUATION) + l).join('\n'), 'echo')
+    setBusy(true)
+    const ok = await repl.current!.submit(text).catch(() => false)
+    setBusy(false)
+    // A statement that failed comes back to be fixed.
+    if (!ok) setEditor({ ...editorRef.current, text, cursor: text.length })
+  }
+
+  const quit = async (): Promise<void> => {
+    quitting.current = true
+    // The prompt goes: what stays on the screen is what was run and printed.
+    setBusy(true)
+    await repl.current!.close({ wait: false })
+    exit()
+  }
+
+  const handleKey = (k: ReplKey): void => {
+    const run = runningRef.current
+    if (run !== undefined) {
+      if (k.kind === 'escape' || k.kind === 'cancel') repl.current!.stopSelect()
+      else if (run.output.live !== undefined) scrollBy(run.output.live, k.kind)
+      return
+    }
+    // Keys typed while a statement runs are dropped, as the prompt is not shown.
+    if (busyRef.current) return
+    const state = editorRef.current
+    if (k.kind === 'eof') {
+      if (state.text === '' && state.search === undefined) void quit()
+      else setEditor(edit(state, { kind: 'deleteForward' }).state)
+      return
+    }
+    if (k.kind === 'escape') {
+      if (state.search !== undefined) setEditor(edit(state, { kind: 'cancel' }).state)
+      return
+    }
+    if (k.kind === 'pageUp' || k.kind === 'pageDown') return
+    const edited = edit(state, k)
+    setEditor(edited.state)
+    if (edited.submit !== undefined) void submit(edited.submit)
+  }
+
+  useInput((input, key) => {
+    for (const k of keysOf(input, key)) if (!quitting.current) handleKey(k)
+  })
+
+  const height = stdout.rows || 24
+  const scrollBy = (live: LiveResult, kind: string): void => {
+    const { first, count } = visibleWindow(live, height, scroll)
+    const step = kind === 'up' ? -1 : kind === 'down' ? 1 : kind === 'pageUp' ? -count : kind === 'pageDown' ? count : 0
+    if (step !== 0) setScroll(Math.max(0, first + step))
+  }
+
+  return h(
+    Box,
+    { flexDirection: 'column' },
+    h(Static<Printed>, {
+      items: [...printed],
+      children: item => h(Text, { key: item.id, color: COLORS[item.tone] }, item.text),
+    }),
+    running?.output.live !== undefined
+      ? h(LiveView, { select: running.select, live: running.output.live, height, scroll, rate: rate.current.perSecond, now })
+      : running !== undefined || busy
+      ? h(Text, { dimColor: true }, running !== undefined ? `running '${running.select.name}' · Esc or Ctrl-C stops` : quitting.current ? '' : 'running…')
+      : h(EditorView, { state: editor }),
+  )
+}

@@ -1,0 +1,170 @@
+// The REPL's link to the engine: runs the statements of a submitted text one by one through a
+// Session with `weir run`'s options, and tells a ReplOutput what to show — results as text, errors
+// rendered as `weir run` renders them, and a SELECT's changes as they come. The terminal UI and the
+// plain-text mode for pipes are two ReplOutputs.
+import { clientSettings, padTo, renderError, runDefaults, Session, splitStatements, type ClientSettings, type Field, type JobMetrics, type SelectConsumer,
+  type StatementResult } from '../../index.js'
+import { count, renderJobFailure, renderTable } from '../format.js'
+
+/** How a text block is shown: results, progress and warnings, or errors. */
+export type Tone = 'result' | 'info' | 'warning' | 'error'
+
+/** A SELECT the REPL is running. */
+export interface RunningSelect {
+  readonly name: string
+  readonly schema: readonly Field[]
+  readonly bounded: boolean
+  /** The client options in force when it started (result mode, max rows). */
+  readonly settings: ClientSettings
+  readonly startedAt: number
+}
+
+/** How a SELECT ended: its job's metrics, or it failed (the failure was printed). */
+export type SelectEnd = { readonly metrics: JobMetrics } | { readonly failed: true }
+
+export interface ReplOutput {
+  print(text: string, tone: Tone): void
+  /** A SELECT starts; the consumer returned gets its changes. */
+  selectStarted(select: RunningSelect): SelectConsumer
+  selectEnded(select: RunningSelect, end: SelectEnd): void
+}
+
+export interface ReplSessionOptions {
+  /** Options set before any statement (as SET; tests use heap state). */
+  readonly options?: Readonly<Record<string, string>>
+  /** The name errors give the text typed (`--> <repl>:1:8`). */
+  readonly sourceName?: string
+}
+
+/**
+ * A Session driven a statement at a time.
+ *
+ * @example
+ * const repl = new ReplSession(output)
+ * const ok = await repl.submit("SELECT * FROM t;")   // false: an error was printed
+ */
+export class ReplSession {
+  readonly session: Session
+  private running: RunningSelect | undefined
+  /** The text being run, for the carets of job failures. */
+  private text = ''
+  private textName = ''
+  private readonly sourceName: string
+  private readonly quit = new AbortController()
+
+  constructor(private readonly out: ReplOutput, opts: ReplSessionOptions = {}) {
+    this.sourceName = opts.sourceName ?? '<repl>'
+    this.session = new Session({
+      // Jobs quit with the REPL take a savepoint, as `weir run` on SIGTERM: they resume from it.
+      stopWithSavepoint: this.quit.signal,
+      jobNamePrefix: 'repl',
+      log: line => out.print(line, 'info'),
+      warn: text => out.print(text, 'warning'),
+      // `weir run`'s defaults (RocksDB state, checkpoints under .weir/checkpoints); one failing query
+      // does not stop the session's other jobs, and the prompt stays usable.
+      options: { ...runDefaults(), 'weir.on-job-failure': 'continue', ...opts.options },
+      onJobFailed: (job, error) => out.print(renderJobFailure(job, error, this.text, this.textName), 'error'),
+      onSelect: info => {
+        const select: RunningSelect = { ...info, settings: this.settings, startedAt: Date.now() }
+        this.running = select
+        return out.selectStarted(select)
+      },
+      // A print sink's rows are results.
+      println: line => out.print(line, 'result'),
+    })
+  }
+
+  get settings(): ClientSettings {
+    return clientSettings(this.session.currentOptions)
+  }
+
+  /** The SELECT running now, if any. */
+  get select(): RunningSelect | undefined {
+    return this.running
+  }
+
+  /**
+   * Runs the complete statements of `text` in order (a last one without ';' too), stopping at the
+   * first that fails; true when every one ran. Errors point into `text` (named `sourceName`).
+   */
+  async submit(text: string, sourceName = this.sourceName): Promise<boolean> {
+    const split = splitStatements(text)
+    const statements = [...split.statements]
+    if (!split.restIsBlank) statements.push({ text: split.rest, offset: text.length - split.rest.length })
+    for (const statement of statements) {
+      if (!(await this.runOne(padTo(text, statement), text, sourceName))) return false
+    }
+    return true
+  }
+
+  /** Stops the running SELECT (Esc, Ctrl-C); false when none runs. */
+  stopSelect(): boolean {
+    return this.running !== undefined && this.session.stopJob(this.running.name)
+  }
+
+  /** Stops every INSERT job with a savepoint (their checkpoints go on from it), as quitting does. */
+  stopJobs(): void {
+    this.quit.abort()
+  }
+
+  /**
+   * Waits for the INSERT jobs (`wait`: until they end; else they are stopped with a savepoint) and
+   * says how each ended; how many failed (each failure was printed when it happened).
+   */
+  async close(opts: { readonly wait: boolean }): Promise<number> {
+    if (!opts.wait) this.stopJobs()
+    let failed = 0
+    for (const outcome of await this.session.settleJobs()) {
+      const m = outcome.metrics
+      if (m === undefined) {
+        failed++
+        continue
+      }
+      if (m.savepoint !== undefined) this.out.print(`job '${outcome.name}': savepoint ${m.savepoint}`, 'info')
+      this.out.print(`job '${outcome.name}' ${m.cancelled ? 'stopped' : 'finished'}: ${count(m.sourceRecordsRead, 'row')} read`, 'info')
+    }
+    return failed
+  }
+
+  private async runOne(sql: string, whole: string, sourceName: string): Promise<boolean> {
+    this.text = whole
+    this.textName = sourceName
+    let ok = true
+    try {
+      const script = await this.session.prepare(sql)
+      await this.session.run(script, result => {
+        if (!this.report(result)) ok = false
+      })
+    } catch (e) {
+      this.out.print(renderError(e, whole, sourceName), 'error')
+      return false
+    }
+    return ok
+  }
+
+  /** Shows one statement's result; false when it failed. */
+  private report(result: StatementResult): boolean {
+    switch (result.kind) {
+      case 'ok':
+        this.out.print(result.message, 'info')
+        return true
+      case 'table':
+        this.out.print(renderTable(result.columns, result.rows), 'result')
+        return true
+      case 'explain':
+        this.out.print(result.text, 'result')
+        return true
+      case 'job':
+        this.out.print(`job '${result.name}' started in the background`, 'info')
+        return true
+      case 'rows':
+      case 'failed': {
+        const select = this.running
+        this.running = undefined
+        const end: SelectEnd = result.kind === 'rows' ? { metrics: result.metrics } : { failed: true }
+        if (select !== undefined) this.out.selectEnded(select, end)
+        return result.kind === 'rows'
+      }
+    }
+  }
+}

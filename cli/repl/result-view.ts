@@ -1,0 +1,50 @@
+// A running SELECT's live view: the part of its result that fits the terminal (only those rows are
+// formatted into lines, whatever the result holds), its size, and a status line with the rate of
+// changes and the time it has run.
+import { createElement as h, type ReactElement } from 'react'
+import { Box, Text } from 'ink'
+import { count, tableLines } from '../format.js'
+import type { LiveResult } from './live-result.js'
+import type { RunningSelect } from './repl-session.js'
+import { capNote } from './select-output.js'
+
+/** Lines the view takes besides its rows: the table's three header lines and bottom line, the size and the status. */
+const CHROME = 7
+
+export interface LiveViewProps {
+  readonly select: RunningSelect
+  readonly live: LiveResult
+  /** Terminal height. */
+  readonly height: number
+  /** First row shown; undefined: table mode shows the first rows, changelog mode follows the latest. */
+  readonly scroll: number | undefined
+  /** Changes per second lately. */
+  readonly rate: number
+  readonly now: number
+}
+
+/** The rows that fit `height`, and the first of them, for a scroll position (clamped). */
+export function visibleWindow(live: LiveResult, height: number, scroll: number | undefined): { first: number; count: number } {
+  const fits = Math.max(1, height - CHROME)
+  const last = Math.max(0, live.size - fits)
+  const first = scroll === undefined ? (live.mode === 'changelog' ? last : 0) : Math.min(Math.max(0, scroll), last)
+  return { first, count: fits }
+}
+
+export function LiveView({ select, live, height, scroll, rate, now }: LiveViewProps): ReactElement {
+  const { first, count: fits } = visibleWindow(live, height, scroll)
+  const rows = live.rows(first, fits)
+  const shown = rows.length === 0 ? 'no rows yet' : `rows ${first + 1}–${first + rows.length} of ${live.size.toLocaleString('en-US')}`
+  const size = live.mode === 'table' ? `${shown}${live.size > fits ? ' (↑/↓, PgUp/PgDn scroll)' : ''}` : `changes: ${shown}`
+  const seconds = ((now - select.startedAt) / 1000).toFixed(1)
+  const status = `running '${select.name}' · ${count(live.changes, 'change')} (${Math.round(rate).toLocaleString('en-US')}/s) · ${seconds} s · `
+    + `${live.mode} mode · Esc or Ctrl-C stops`
+  return h(
+    Box,
+    { flexDirection: 'column' },
+    ...tableLines(live.columns, rows).map((line, i) => h(Text, { key: i, wrap: 'truncate-end' }, line)),
+    h(Text, { key: 'size' }, size),
+    live.capped ? h(Text, { key: 'cap', color: 'yellow' }, capNote(live)) : null,
+    h(Text, { key: 'status', dimColor: true }, status),
+  )
+}
