@@ -4,6 +4,7 @@ import { WeirError } from '../common/errors.js'
 import { formatType, T, withNullable, withoutTimeAttr, type DataType } from '../common/types.js'
 
 export type AggFunctionName = 'COUNT' | 'SUM' | 'MIN' | 'MAX' | 'AVG'
+export const AGGREGATE_FUNCTIONS: readonly AggFunctionName[] = ['COUNT', 'SUM', 'MIN', 'MAX', 'AVG']
 
 /** DECIMAL precision Flink widens SUM and AVG results to. */
 export const MAX_DECIMAL_PRECISION = 38

@@ -22,6 +22,11 @@ export function functionDef(op: string): FunctionDef | undefined {
   return BY_NAME.get(op)
 }
 
+/** The functions a user calls by name (not operators such as AND or IS NULL), aliases included, sorted. */
+export function callableFunctionNames(): string[] {
+  return DEFINITIONS.filter(d => /^[A-Z_0-9]+\(/.test(d.signature)).flatMap(d => d.names).sort()
+}
+
 /** Every name resolveCall accepts (operators, functions and aliases), sorted. */
 export function functionNames(): string[] {
   return [...BY_NAME.keys()].sort()

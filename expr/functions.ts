@@ -10,7 +10,7 @@ import { evalConstant } from './compiler.js'
 import { BY_NAME } from './builtins.js'
 import { closest } from '../common/names.js'
 
-export { functionDef, functionNames } from './builtins.js'
+export { callableFunctionNames, functionDef, functionNames } from './builtins.js'
 
 /** The closest function name within a small edit distance, for "did you mean". */
 export function suggestFunction(name: string): string | undefined {

@@ -174,8 +174,8 @@ export interface Explain {
 
 export interface ShowTables {
   readonly kind: 'ShowTables'
-  /** SHOW TABLES or SHOW VIEWS */
-  readonly what: 'TABLES' | 'VIEWS'
+  /** SHOW TABLES, SHOW VIEWS or SHOW FUNCTIONS */
+  readonly what: 'TABLES' | 'VIEWS' | 'FUNCTIONS'
   readonly span: Span
 }
 

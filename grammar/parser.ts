@@ -288,6 +288,7 @@ export class SqlParser extends CstParser {
     this.OR(this.alts.showStatement1 ??= [
       { ALT: () => this.CONSUME(T.TABLES) },
       { ALT: () => this.CONSUME(T.VIEWS) },
+      { ALT: () => this.CONSUME(T.FUNCTIONS) },
     ])
   })
 

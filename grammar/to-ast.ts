@@ -36,7 +36,7 @@ function statement(n: CstNode, s: Spans): A.Statement {
     case 'explainStatement':
       return explain(c, s)
     case 'showStatement':
-      return { kind: 'ShowTables', what: has(c, 'VIEWS') ? 'VIEWS' : 'TABLES', span: s.of(c) }
+      return { kind: 'ShowTables', what: has(c, 'VIEWS') ? 'VIEWS' : has(c, 'FUNCTIONS') ? 'FUNCTIONS' : 'TABLES', span: s.of(c) }
     case 'describeStatement':
       return { kind: 'Describe', name: qualifiedName(child(c, 'qualifiedName'), s), span: s.of(c) }
     default:

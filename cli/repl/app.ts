@@ -58,6 +58,8 @@ export function App({ session, history, init, refreshMs = 200 }: AppProps): Reac
   const [now, setNow] = useState(Date.now())
   const rate = useRef({ at: Date.now(), changes: 0, perSecond: 0 })
   const quitting = useRef(false)
+  const typedAhead = useRef<ReplKey[]>([])
+  const [closed, setClosed] = useState(false)
 
   const setEditor = (state: EditorState): void => {
     editorRef.current = state
@@ -109,8 +111,11 @@ export function App({ session, history, init, refreshMs = 200 }: AppProps): Reac
     setBusy(true)
     const ok = await repl.current!.submit(text).catch(() => false)
     setBusy(false)
-    // A statement that failed comes back to be fixed.
+    const ahead = typedAhead.current.splice(0)
+    // A statement that failed comes back to be fixed; what was typed after it is dropped, as it
+    // was typed before the error was seen.
     if (!ok) setEditor({ ...editorRef.current, text, cursor: text.length })
+    else for (const k of ahead) handleKey(k)
   }
 
   const quit = async (): Promise<void> => {
@@ -118,8 +123,12 @@ export function App({ session, history, init, refreshMs = 200 }: AppProps): Reac
     // The prompt goes: what stays on the screen is what was run and printed.
     setBusy(true)
     await repl.current!.close({ wait: false })
-    exit()
+    setClosed(true)
   }
+  // Exits once the frame without the prompt is on the screen.
+  useEffect(() => {
+    if (closed) exit()
+  }, [closed])
 
   const handleKey = (k: ReplKey): void => {
     const run = runningRef.current
@@ -128,8 +137,11 @@ export function App({ session, history, init, refreshMs = 200 }: AppProps): Reac
       else if (run.output.live !== undefined) scrollBy(run.output.live, k.kind)
       return
     }
-    // Keys typed while a statement runs are dropped, as the prompt is not shown.
-    if (busyRef.current) return
+    // Keys typed while a statement runs wait for the prompt (type-ahead), as in a shell.
+    if (busyRef.current) {
+      typedAhead.current.push(k)
+      return
+    }
     const state = editorRef.current
     if (k.kind === 'eof') {
       if (state.text === '' && state.search === undefined) void quit()

@@ -208,10 +208,11 @@ describe('SET, RESET, EXPLAIN, SHOW, DESCRIBE', () => {
     expect(strip(d)).toMatchObject({ kind: 'Explain', changelogMode: true, statement: { kind: 'Insert' } })
   })
 
-  it('parses SHOW TABLES / VIEWS and DESCRIBE / DESC', () => {
-    expect(strip(parseSql('SHOW TABLES; show views; DESCRIBE t; DESC db.t'))).toEqual([
+  it('parses SHOW TABLES / VIEWS / FUNCTIONS and DESCRIBE / DESC', () => {
+    expect(strip(parseSql('SHOW TABLES; show views; SHOW FUNCTIONS; DESCRIBE t; DESC db.t'))).toEqual([
       { kind: 'ShowTables', what: 'TABLES' },
       { kind: 'ShowTables', what: 'VIEWS' },
+      { kind: 'ShowTables', what: 'FUNCTIONS' },
       { kind: 'Describe', name: { parts: [id('t')] } },
       { kind: 'Describe', name: { parts: [id('db'), id('t')] } },
     ])
