@@ -12,9 +12,7 @@ import { findLatest, jobStorage, openCheckpointAt, type CheckpointConfig, type C
 import { withJobLock } from '../checkpoint/job-lock.js'
 import { checkRecoveryTarget, warnCommittedAfter } from './committed-output.js'
 import { parseDuration } from '../common/durations.js'
-import { Catalog, describe, explain, explainJobGraph, planQuery, tableFromAst, viewFromAst, type PlanContext } from '../planner/index.js'
-import { callableFunctionNames } from '../expr/index.js'
-import { AGGREGATE_FUNCTIONS } from '../expr/aggregate-types.js'
+import { Catalog, describe, explain, showFunctions, explainJobGraph, planQuery, tableFromAst, viewFromAst, type PlanContext } from '../planner/index.js'
 import { jobConfigOf, listOptions, resetOption, setOption, type JobConfig } from '../common/config/index.js'
 import { renderWarning, type WarningSink } from '../common/warnings.js'
 import { JobSet, type JobControl, type JobOutcome } from './jobs.js'
@@ -189,7 +187,7 @@ export class Session {
         return { kind: 'ok', message: `reset '${stmt.key}'` }
       }
       case 'ShowTables': {
-        if (stmt.what === 'FUNCTIONS') return { kind: 'table', columns: ['function name'], rows: showFunctions().map(f => [f]) }
+        if (stmt.what === 'FUNCTIONS') return { kind: 'table', ...showFunctions() }
         const objs = this.catalog.list(stmt.what === 'TABLES' ? undefined : 'view')
         return { kind: 'table', columns: [stmt.what === 'TABLES' ? 'table name' : 'view name'], rows: objs.map(o => [o.name]) }
       }
@@ -348,11 +346,6 @@ export class Session {
     if (this.opts.println) this.opts.println(line)
     else process.stdout.write(line + '\n')
   }
-}
-
-/** What SHOW FUNCTIONS lists: the scalar functions, the aggregates and the window table functions. */
-function showFunctions(): string[] {
-  return [...callableFunctionNames(), ...AGGREGATE_FUNCTIONS, 'TUMBLE', 'HOP', 'CUMULATE', 'SESSION'].sort()
 }
 
 /** `options` as SET would store them: Flink's spellings under Weir's keys, every value checked. */

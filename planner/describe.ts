@@ -1,9 +1,11 @@
-// DESCRIBE of a table or view, as the rows a session shows.
+// DESCRIBE of a table or view and SHOW FUNCTIONS, as the rows a session shows.
 import { formatType } from '../common/types.js'
 import type { Catalog, CatalogObject } from './catalog.js'
 import { QueryBinder } from './bind/query-binder.js'
 import { tableFields } from './bind/table-fields.js'
 import type { JobConfig } from '../common/config/index.js'
+import { callableFunctionNames } from '../expr/index.js'
+import { AGGREGATE_FUNCTIONS } from '../expr/aggregate-types.js'
 
 /** Rows with named columns, as a session shows them. */
 export interface Listing {
@@ -36,4 +38,10 @@ export function describeObject(obj: CatalogObject, catalog: Catalog, config: Job
   // Bound without a warning sink: the view's hints were warned about when it was created.
   const bound = new QueryBinder(catalog, config).bindQuery(obj.query)
   return { columns: ['name', 'type'], rows: bound.plan.fields.map((f, i) => [obj.columns?.[i] ?? f.name, formatType(f.type)]) }
+}
+
+/** SHOW FUNCTIONS: the scalar functions called by name, the aggregates and the window table functions. */
+export function showFunctions(): Listing {
+  const names = [...callableFunctionNames(), ...AGGREGATE_FUNCTIONS, 'TUMBLE', 'HOP', 'CUMULATE', 'SESSION'].sort()
+  return { columns: ['function name'], rows: names.map(n => [n]) }
 }

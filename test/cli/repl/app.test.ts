@@ -61,6 +61,16 @@ describe('the REPL', () => {
     expect(lastLine(f)).toBe('weir>')
   })
 
+  it('runs statements typed ahead, or pasted, while one runs, in order', async () => {
+    const app = start()
+    await until(app, f => lastLine(f).startsWith('weir>'))
+    app.stdin.write("SET 'pipeline.name' = 'a';\rSHOW VIEWS;\rSHOW FUN")
+    app.stdin.write('CTIONS;\r')
+    const f = await until(app, f => f.includes('function name'))
+    expect(f.indexOf("set 'pipeline.name' = 'a'")).toBeLessThan(f.indexOf('view name'))
+    expect(f.indexOf('view name')).toBeLessThan(f.indexOf('function name'))
+  })
+
   it('shows an error with its caret and help under the statement, which stays in the editor', async () => {
     const app = start()
     await until(app, f => lastLine(f).startsWith('weir>'))
