@@ -121,7 +121,6 @@ export class ReplSession {
         continue
       }
       if (m.savepoint !== undefined) this.out.print(`job '${outcome.name}': savepoint ${m.savepoint}`, 'info')
-      this.out.print(`job '${outcome.name}' ${m.cancelled ? 'stopped' : 'finished'}: ${count(m.sourceRecordsRead, 'row')} read`, 'info')
     }
     return failed
   }
@@ -156,6 +155,8 @@ export class ReplSession {
         return true
       case 'job':
         this.out.print(`job '${result.name}' started in the background`, 'info')
+        // Said when it ends, whatever the prompt is doing then (a failure was said by onJobFailed).
+        result.done.then(m => this.out.print(jobEnd(result.name, m), 'info'), () => undefined)
         return true
       case 'rows':
       case 'failed': {
@@ -167,4 +168,9 @@ export class ReplSession {
       }
     }
   }
+}
+
+function jobEnd(name: string, m: JobMetrics): string {
+  const written = Object.values(m.sinkRows).reduce((a, b) => a + b, 0)
+  return `job '${name}' ${m.cancelled ? 'stopped' : 'finished'}: ${count(m.sourceRecordsRead, 'row')} read, ${count(written, 'row')} written`
 }

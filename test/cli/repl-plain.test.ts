@@ -52,6 +52,15 @@ SELECT id % 2 AS k, COUNT(*) AS c FROM g
     expect(r.stdout).toContain('Source(table=[g], connector=[datagen], fields=[id], filter=[(id > 2)]')
   })
 
+  it("starts an INSERT's job in the background and waits for it at the end", () => {
+    const r = repl(`${DDL}CREATE TABLE out (id BIGINT) WITH ('connector' = 'print');
+INSERT INTO out SELECT id * 10 FROM g;`)
+    expect(r.code).toBe(0)
+    expect(r.stderr).toContain("job 'repl-1' started in the background")
+    expect(r.stderr).toContain("job 'repl-1' finished: 4 rows read, 4 rows written")
+    expect(r.stdout.trim().split('\n').sort()).toEqual(['+I[10]', '+I[20]', '+I[30]', '+I[40]'])
+  })
+
   it('stops at the first error, shown with its caret at its line in the input, and exits 1', () => {
     const r = repl(`${DDL}SELECT id
   FROM g WHERE idd > 1;

@@ -147,7 +147,7 @@ describe('SET', () => {
     expect(r.columns).toEqual(['key', 'value', 'default', 'description'])
     const keys = r.rows.map(row => row[0])
     expect(keys).toEqual([...keys].sort())
-    expect(keys).toHaveLength(25)
+    expect(keys).toHaveLength(27)
     const row = (key: string): readonly string[] | undefined => r.rows.find(x => x[0] === key)
     expect(row('execution.batch-size')).toEqual(['execution.batch-size', '7', '1024', 'rows per batch read from sources'])
     expect(row('state.backend')?.slice(0, 3)).toEqual(['state.backend', 'heap', 'heap (weir run: rocksdb)'])
@@ -155,6 +155,8 @@ describe('SET', () => {
     expect(row('state.cache.size')?.slice(1, 3)).toEqual(['64 mb', '64 mb'])
     expect(row('table.exec.state.ttl')?.slice(1, 3)).toEqual(['0', '0'])
     expect(row('s3.endpoint')?.slice(1, 3)).toEqual(['', ''])
+    expect(row('sql-client.execution.result-mode')?.slice(1, 3)).toEqual(['table', 'table'])
+    expect(row('sql-client.display.max-rows')?.slice(1, 3)).toEqual(['10000', '10000'])
   })
 
   it('checks the options a session starts with as SET checks them, and stores them as SET would', async () => {
