@@ -16,6 +16,12 @@ export interface SourceContext {
    * or null for a column of the record. Absent: every column is of the record.
    */
   readonly metadata?: readonly (string | null)[]
+  /**
+   * Which of the source's subtasks this reader is, and how many read the source: a splittable source
+   * (SourceFactory.splittable) reads only the splits this subtask owns, chosen by a rule that needs
+   * no coordination (a split found while running goes to exactly one subtask). Absent: 0 of 1.
+   */
+  readonly subtask?: SourceSubtask
   /** Aborted on Ctrl-C / job cancel: a waiting `next()` must return null promptly. */
   readonly signal: AbortSignal
   /** Target rows per chunk (a hint; the runtime's batch size, default 1024). */
@@ -23,6 +29,8 @@ export interface SourceContext {
   /**
    * Where to resume, per split, from a checkpoint: the `position` of the last chunk of that split
    * the checkpoint includes (null: the split had emitted nothing yet). Undefined on a fresh start.
+   * A splittable source gets the splits of all its subtasks of the checkpointed run (their number may
+   * have changed since): a reader resumes those it owns now and ignores the others.
    * A reader resumes right after each position, so a replay yields exactly the rows that follow;
    * a split whose position says it ended yields one empty chunk with splitEnded. A position that
    * no longer fits (its file is gone or shorter) is a WeirError naming it. Splits that have an
@@ -30,6 +38,12 @@ export interface SourceContext {
    * reader's splitCount may differ from this array's length (e.g. a file was added).
    */
   readonly restoredPositions?: readonly (SplitPosition | null)[]
+}
+
+/** A reader's place among the subtasks of its source: 0 ≤ index < parallelism. */
+export interface SourceSubtask {
+  readonly index: number
+  readonly parallelism: number
 }
 
 /** A split's read position after a chunk: plain JSON (numbers, strings, arrays, objects), stored in checkpoints. */
@@ -74,6 +88,13 @@ export interface SourceReader {
    * once it has given rows, and a split not started yet does not hold the watermark back.
    */
   readonly concurrentSplits?: boolean
+  /**
+   * Where each split starts (a restored position, or where the startup mode put it), known when the
+   * reader is created: a checkpoint taken before a split's first chunk records it. A splittable
+   * source gives it: the restored positions it got are those of all subtasks of the earlier run, so
+   * the runtime cannot tell which of them are this reader's splits.
+   */
+  readonly startPositions?: readonly (SplitPosition | null)[]
   /** The next chunk (possibly empty rows with splitEnded), or null when every split has ended or the signal aborted. */
   next(): Promise<SourceChunk | null>
   /**
@@ -154,6 +175,12 @@ export interface SourceFactory {
   checkRead?(options: ConnectorOptions, schema: readonly Field[], metadata?: readonly (string | null)[]): void
   /** The keys a table's `col TYPE METADATA [FROM 'key']` columns may name; none: the planner refuses METADATA columns. */
   readonly metadataKeys?: readonly string[]
+  /**
+   * True when several readers can share the source, each reading the splits its subtask owns
+   * (SourceContext.subtask), and each split's position identifies the split (restoredPositions):
+   * the source then runs as 'parallelism.default' subtasks. Otherwise as one.
+   */
+  readonly splittable?: boolean
   /** True when the source ends by itself (files; generators with a row count). */
   bounded(options: ConnectorOptions): boolean
   /**

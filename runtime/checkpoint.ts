@@ -48,10 +48,23 @@ export interface OperatorManifest {
   readonly subtasks: readonly SubtaskManifest[]
 }
 
+/** A source's read positions: per split of all its subtasks (subtask 0's splits first), so a restore at another parallelism deals them anew. */
 export interface SourceManifest {
   readonly table: string
   readonly positions: readonly unknown[]
+  /** Per split, as positions: the highest event time it gave (its watermark before the delay). */
   readonly splitMax: readonly (number | null)[]
+  /** The lowest watermark of its subtasks. */
+  readonly watermark: number | null
+  /**
+   * Per subtask, in order: how many of the splits are its (they follow those of the subtasks before
+   * it), and its watermark. Absent in checkpoints taken before sources ran as several subtasks (one).
+   */
+  readonly subtasks?: readonly SourceSubtaskManifest[]
+}
+
+export interface SourceSubtaskManifest {
+  readonly splits: number
   readonly watermark: number | null
 }
 

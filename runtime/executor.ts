@@ -321,7 +321,7 @@ class JobExecution {
   }
 
   private async metrics(cancelled: boolean): Promise<JobMetrics> {
-    const { sourceRows, recordsRead, skipped } = this.sources.metrics()
+    const { sourceRows, recordsRead, subtaskRecordsRead, skipped } = this.sources.metrics()
     const sinkRows: Record<string, number> = {}
     const sinkCommittedRows: Record<string, number> = {}
     const stateEntries: Record<string, number> = {}
@@ -347,6 +347,7 @@ class JobExecution {
     return {
       sourceRows,
       sourceRecordsRead: recordsRead,
+      sourceSubtaskRecordsRead: subtaskRecordsRead,
       sinkRows,
       sinkCommittedRows,
       lateRecordsDropped: late,

@@ -36,6 +36,8 @@ export interface JobMetrics {
   readonly sourceRows: Record<string, number>
   /** Rows read by sources before filters. */
   readonly sourceRecordsRead: number
+  /** Of sourceRecordsRead, per source node ('source-1'): what each of its subtasks read, by subtask index. */
+  readonly sourceSubtaskRecordsRead?: Record<string, number[]>
   readonly sinkRows: Record<string, number>
   /** Of sinkRows, those the sinks made visible: committed by a checkpoint, or written by a sink without transactions. */
   readonly sinkCommittedRows: Record<string, number>

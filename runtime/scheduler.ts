@@ -14,6 +14,7 @@ import { operatorFailure } from './operator-failure.js'
 import { dropAhead, prefetchBatch, readAhead, timerRequests } from './read-ahead.js'
 import type { SourceRead, SourceRunner } from './source-runner.js'
 import { broadcast, emit, type Item, type Task } from './subtasks.js'
+import { inputWatermark, updateIdle } from './watermark-status.js'
 
 type Wake = { readonly t: 'tick' } | { readonly t: 'trigger' } | { readonly t: 'completed' } | { readonly t: 'savepoint' }
 
@@ -249,6 +250,7 @@ export class Scheduler implements BarrierDriver {
         task.endedChannels++
         if (task.endedChannels < task.chInput.length) {
           task.chWatermark[item.ch] = Infinity
+          updateIdle(task)
           await this.advanceWatermark(task)
           await this.checkpoints.channelEnded(task)
           return
@@ -268,15 +270,22 @@ export class Scheduler implements BarrierDriver {
         await this.checkpoints.barrierArrived(task, item.ch, item.barrier)
         return
       }
+      case 'idle': {
+        if (task.chIdle[item.ch] === item.idle) return
+        task.chIdle[item.ch] = item.idle
+        updateIdle(task)
+        // An idle channel no longer holds the others back.
+        if (item.idle) await this.advanceWatermark(task)
+        return
+      }
       default:
         assertNever(item)
     }
   }
 
   private async advanceWatermark(task: Task): Promise<void> {
-    let wm = Infinity
-    for (const w of task.chWatermark) if (w < wm) wm = w
-    if (wm <= task.watermark) return
+    const wm = inputWatermark(task)
+    if (wm === null || wm <= task.watermark) return
     task.watermark = wm
     if (task.operator) {
       const op = task.operator

@@ -10,7 +10,9 @@ import { getConnector } from '../connectors/registry.js'
 import { compileCalc, compileScalar } from '../expr/index.js'
 import type { SourceManifest } from './checkpoint.js'
 import { operatorFailure } from './operator-failure.js'
+import { ownPositions, sourceManifest, subtaskStart } from './source-positions.js'
 import { broadcast, emit, type Task } from './subtasks.js'
+import { setIdle } from './watermark-status.js'
 
 export interface SourceRuntime {
   readonly task: Task
@@ -43,34 +45,40 @@ export class SourceRunner {
 
   constructor(private readonly graph: JobGraph, private readonly signal: AbortSignal) {}
 
-  /** Opens the reader of a source subtask, at the positions of the checkpoint being restored (`old`). */
+  /**
+   * Opens the reader of a source subtask, at the positions of the checkpoint being restored (`old`):
+   * a splittable source's reader picks the splits its subtask owns from all of them.
+   */
   async open(task: Task, spec: SourceSpec, old: SourceManifest | undefined): Promise<void> {
     const factory = getConnector(spec.connector)
     invariant(factory.source, `connector ${spec.connector} has no source`)
+    const start = old === undefined ? undefined : subtaskStart(old, task.index, task.parallelism)
     const reader = await factory.source.create({
       table: spec.table,
       options: spec.options,
       schema: spec.physicalSchema,
       ...(spec.metadata !== undefined ? { metadata: spec.metadata } : {}),
+      subtask: { index: task.index, parallelism: task.parallelism },
       signal: this.signal,
       batchSize: this.graph.config.batchSize,
-      restoredPositions: old?.positions,
+      restoredPositions: start?.restoredPositions,
     })
     const identity = !spec.filter && spec.projection.length === spec.physicalSchema.length &&
       spec.projection.every((r, i) => r.kind === 'Input' && r.index === i)
     const splits = reader.splitCount
-    const sameSplits = old !== undefined && old.splitMax.length === splits
+    // Split by split only as the checkpoint has them: the same subtasks, and as many splits.
+    const own = start?.own != null && start.own.splitMax.length === splits ? start.own : null
     this.sources.push({
       task,
       spec,
       reader,
       calc: identity ? null : compileCalc(spec.projection, spec.filter),
       wmExpr: spec.watermark ? compileScalar(spec.watermark.expr) : null,
-      splitMax: Array.from({ length: splits }, (_, i) => (sameSplits ? old.splitMax[i] ?? -Infinity : -Infinity)),
+      splitMax: Array.from({ length: splits }, (_, i) => own?.splitMax[i] ?? -Infinity),
       splitEnded: Array.from({ length: splits }, () => false),
       splitIdle: Array.from({ length: splits }, () => false),
-      positions: Array.from({ length: splits }, (_, i) => (old?.positions[i] ?? null)),
-      emittedWatermark: old?.watermark ?? -Infinity,
+      positions: Array.from({ length: splits }, (_, i) => reader.startPositions?.[i] ?? start?.own?.positions[i] ?? null),
+      emittedWatermark: start?.watermark ?? -Infinity,
       rowsOut: 0,
       recordsRead: 0,
       bounded: factory.source.bounded(spec.options),
@@ -81,6 +89,8 @@ export class SourceRunner {
   resumeWatermarks(): void {
     for (const src of this.sources) {
       if (src.emittedWatermark > -Infinity) broadcast(src.task, ch => ({ t: 'wm', ch, wm: src.emittedWatermark }))
+      // A subtask that owns no split (more subtasks than Kafka partitions) holds nobody back.
+      if (src.reader.splitCount === 0) setIdle(src.task, true)
     }
   }
 
@@ -143,6 +153,8 @@ export class SourceRunner {
       src.splitMax[chunk.split] = max
     }
     if (rows.length > 0) {
+      // Its consumers count it again before its rows.
+      setIdle(src.task, false)
       const read = { rows, kinds: chunk.kinds ?? null }
       const batch = src.calc ? src.calc(read) : read
       if (batch) {
@@ -151,27 +163,10 @@ export class SourceRunner {
       }
     }
     if (chunk.splitEnded) src.splitEnded[chunk.split] = true
-    if (src.wmExpr) {
-      // The watermark is the minimum over splits that are being read: started and not ended.
-      // A split not yet started does not hold it back (as with lazily assigned file splits), so
-      // rows of a later split that are older than the watermark are late.
-      let wm = Infinity
-      // A reader whose splits are all read at once (Kafka) counts each split from the start.
-      const waitForAll = src.reader.concurrentSplits === true
-      // Idle splits do not count; when all left are idle the watermark stays (as Flink's).
-      let idle = false
-      for (let s = 0; s < src.splitMax.length; s++) {
-        if (src.splitEnded[s] || (src.splitMax[s] === -Infinity && !waitForAll)) continue
-        if (src.splitIdle[s]) {
-          idle = true
-          continue
-        }
-        if (src.splitMax[s]! < wm) wm = src.splitMax[s]!
-      }
-      if (wm === Infinity && idle) return
-      if (wm === Infinity) wm = src.splitMax.reduce((a, b) => (b > a ? b : a), -Infinity)
-      if (wm > src.emittedWatermark && wm !== Infinity && wm !== -Infinity) this.sourceWatermark(src, wm)
-    }
+    const wm = splitsWatermark(src)
+    // Nothing that could move its watermark: the subtask is idle, and its consumers go on without it.
+    setIdle(src.task, wm === null)
+    if (wm !== null && wm > src.emittedWatermark && wm !== Infinity && wm !== -Infinity) this.sourceWatermark(src, wm)
   }
 
   private sourceWatermark(src: SourceRuntime, wm: number): void {
@@ -180,19 +175,30 @@ export class SourceRunner {
     broadcast(src.task, ch => ({ t: 'wm', ch, wm }))
   }
 
-  /** Checkpoint `id` completed with `sources` (what positions() gave it): readers may report their positions. */
+  /** Checkpoint `id` completed with `sources` (what positions() gave it): each reader may report its splits' positions. */
   checkpointCompleted(id: number, sources: Readonly<Record<string, SourceManifest>>): void {
     for (const src of this.sources) {
       const manifest = sources[src.task.node.id]
-      if (manifest !== undefined) src.reader.checkpointCompleted?.(id, manifest.positions)
+      if (manifest !== undefined) src.reader.checkpointCompleted?.(id, ownPositions(manifest, src.task.index))
     }
   }
 
-  /** What a checkpoint records of each source: its split positions and watermarks, as of the last chunk handed on. */
+  /**
+   * What a checkpoint records of each source: the positions and watermarks of the splits of all its
+   * subtasks, as of the last chunk each handed on.
+   */
   positions(): Record<string, SourceManifest> {
-    const sources: Record<string, SourceManifest> = {}
+    const byNode = new Map<string, SourceRuntime[]>()
     for (const src of this.sources) {
-      sources[src.task.node.id] = { table: src.spec.table, positions: [...src.positions], splitMax: [...src.splitMax], watermark: src.emittedWatermark }
+      const list = byNode.get(src.task.node.id)
+      if (list === undefined) byNode.set(src.task.node.id, [src])
+      else list.push(src)
+    }
+    const sources: Record<string, SourceManifest> = {}
+    for (const [id, subtasks] of byNode) {
+      subtasks.sort((a, b) => a.task.index - b.task.index)
+      sources[id] = sourceManifest(subtasks[0]!.spec.table,
+        subtasks.map(s => ({ positions: [...s.positions], splitMax: [...s.splitMax], watermark: s.emittedWatermark })))
     }
     return sources
   }
@@ -211,14 +217,44 @@ export class SourceRunner {
     for (const src of this.sources) await src.reader.close().catch(e => errors.push(e))
   }
 
-  metrics(): { readonly sourceRows: Record<string, number>; readonly recordsRead: number; readonly skipped: number } {
+  metrics(): { readonly sourceRows: Record<string, number>; readonly recordsRead: number; readonly subtaskRecordsRead: Record<string, number[]>;
+    readonly skipped: number }
+  {
     const sourceRows: Record<string, number> = {}
+    const subtaskRecordsRead: Record<string, number[]> = {}
     let recordsRead = 0, skipped = 0
     for (const s of this.sources) {
       sourceRows[s.spec.table] = (sourceRows[s.spec.table] ?? 0) + s.rowsOut
+      ;(subtaskRecordsRead[s.task.node.id] ??= [])[s.task.index] = s.recordsRead
       recordsRead += s.recordsRead
       skipped += s.reader.metrics()['skippedRecords'] ?? 0
     }
-    return { sourceRows, recordsRead, skipped }
+    return { sourceRows, recordsRead, subtaskRecordsRead, skipped }
   }
+}
+
+/**
+ * A source subtask's watermark from its splits: the minimum over the splits being read (started and
+ * not ended). A split not yet started does not hold it back (as with lazily assigned file splits), so
+ * rows of a later split that are older than the watermark are late. Null while it owns no split, or
+ * every split being read is idle (the watermark then stays, as Flink's).
+ */
+function splitsWatermark(src: SourceRuntime): number | null {
+  if (src.splitMax.length === 0) return null
+  if (!src.wmExpr) return -Infinity
+  let wm = Infinity
+  // A reader whose splits are all read at once (Kafka) counts each split from the start.
+  const waitForAll = src.reader.concurrentSplits === true
+  let idle = false
+  for (let s = 0; s < src.splitMax.length; s++) {
+    if (src.splitEnded[s] || (src.splitMax[s] === -Infinity && !waitForAll)) continue
+    if (src.splitIdle[s]) {
+      idle = true
+      continue
+    }
+    if (src.splitMax[s]! < wm) wm = src.splitMax[s]!
+  }
+  if (wm === Infinity && idle) return null
+  if (wm === Infinity) wm = src.splitMax.reduce((a, b) => (b > a ? b : a), -Infinity)
+  return wm
 }

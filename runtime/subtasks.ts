@@ -11,6 +11,7 @@ import type { SubtaskStateBackend } from '../state/backend.js'
 import type { StateHandle } from '../state/handles.js'
 import { keyGroupRange, makeKey, subtaskOf } from '../state/key-encoding.js'
 import type { SinkWriter } from '../connectors/api.js'
+import { getConnector } from '../connectors/registry.js'
 import { operatorTraits } from '../operators/registry.js'
 import type { TimerServiceImpl } from './timers.js'
 import type { BatchKeys } from './batch-keys.js'
@@ -25,6 +26,8 @@ export type Item =
   | { readonly t: 'wm'; readonly ch: number; readonly wm: number }
   | { readonly t: 'end'; readonly ch: number }
   | { readonly t: 'barrier'; readonly ch: number; readonly barrier: Barrier }
+  /** The producer is idle (it has no input that could move its watermark) or active again: see watermark-status.ts. */
+  | { readonly t: 'idle'; readonly ch: number; readonly idle: boolean }
 
 /** Where a subtask's output goes for one consumer input: one target, or routed by key group. */
 export interface OutEdge {
@@ -48,6 +51,10 @@ export interface Task {
   readonly chWatermark: number[]
   readonly chEnded: boolean[]
   readonly chBarrier: boolean[]
+  /** Per input channel: its producer said it is idle, so the channel does not hold the watermark back. */
+  readonly chIdle: boolean[]
+  /** This subtask told its consumers it is idle. */
+  idle: boolean
   endedChannels: number
   /** Barrier being aligned, and the items of channels that already delivered it. */
   pendingBarrier: Barrier | null
@@ -115,6 +122,8 @@ export function buildSubtasks(graph: JobGraph): Subtasks {
         chWatermark: [],
         chEnded: [],
         chBarrier: [],
+        chIdle: [],
+        idle: false,
         endedChannels: 0,
         pendingBarrier: null,
         held: [],
@@ -139,10 +148,14 @@ export function buildSubtasks(graph: JobGraph): Subtasks {
   return { byNode, order }
 }
 
-/** Sources, VALUES and sinks run as one subtask; keyed operators as many as 'parallelism.default'; forward chains follow their input. */
+/**
+ * Sources whose connector splits (Kafka: its partitions) and keyed operators run as many subtasks as
+ * 'parallelism.default'; other sources, VALUES and sinks as one; forward chains follow their input.
+ */
 function parallelismOf(node: PhysicalNode, p: number, byNode: ReadonlyMap<string, readonly Task[]>): number {
   switch (node.spec.kind) {
     case 'Source':
+      return getConnector(node.spec.connector).source?.splittable === true ? p : 1
     case 'Values':
     case 'Sink':
     case 'Collect':
@@ -167,6 +180,7 @@ function connect(node: PhysicalNode, byNode: ReadonlyMap<string, readonly Task[]
       t.chWatermark.push(-Infinity)
       t.chEnded.push(false)
       t.chBarrier.push(false)
+      t.chIdle.push(false)
       return t.chInput.length - 1
     }
     for (const producer of producers) {

@@ -43,6 +43,8 @@ export const kafkaConnector: ConnectorFactory = {
       resolveKafkaSourceOptions(without(options, sinkOnly), schema.filter((_, i) => keys[i] === null))
     },
     metadataKeys: KAFKA_METADATA_KEYS,
+    // Partitions are dealt among the subtasks (partition-owner.ts); a position names its partition.
+    splittable: true,
     bounded(options) {
       return (options['scan.bounded.mode'] ?? 'unbounded').trim().toLowerCase() !== 'unbounded'
     },

@@ -16,6 +16,7 @@ import { Changes, ChunkRows, RecordError, rowsOf, SKIP, type RecordDecoder } fro
 import { clientConfig, kafkaClient, kafkaError, type KafkaAction } from './client.js'
 import { PartitionFetcher, type FetchedRecords, type FetcherSettings } from './fetch/fetcher.js'
 import type { RecordCursor } from './fetch/record-batches.js'
+import { owns } from './partition-owner.js'
 import { OffsetCommitter } from './source-commit.js'
 import { listSplits, PartitionDiscovery } from './source-discovery.js'
 import { IdleSplits } from './source-idleness.js'
@@ -41,7 +42,7 @@ export async function createKafkaSource(ctx: SourceContext): Promise<SourceReade
   const admin = kafka.admin()
   try {
     await admin.connect()
-    const splits = await listSplits(admin, config, ctx.table)
+    const splits = (await listSplits(admin, config, ctx.table)).filter(tp => owns(ctx.subtask, tp))
     const positions = await resolvePositions(admin, splits, config, ctx.restoredPositions, ctx.table)
     const settings = fetchSettings(ctx, config.readCommitted, client.requestTimeout ?? 30_000)
     const reader = new KafkaSourceReader(ctx, config, positions, admin, action, kafka, settings)
@@ -79,6 +80,8 @@ function fetchSettings(ctx: SourceContext, readCommitted: boolean, requestTimeou
 
 class KafkaSourceReader implements SourceReader {
   readonly concurrentSplits = true
+  /** Where each split started (SourceReader.startPositions). */
+  readonly startPositions: PartitionPosition[] = []
   private readonly splits: TopicPartition[]
   private readonly splitOf = new Map<string, number>()
   /** Per split: the next offset to hand on. */
@@ -123,7 +126,9 @@ class KafkaSourceReader implements SourceReader {
     this.decoder = decoderFor(config.format, config.layout.valueColumns.map(c => physical[c]!), config)
     this.notNull = ctx.schema.flatMap((f, i) => (f.type.nullable || (ctx.metadata?.[i] ?? null) !== null ? [] : [i]))
     this.assembler = RowAssembler.create(ctx, config)
-    this.discovery = new PartitionDiscovery(admin, config, ctx.table, tp => this.splitOf.has(key(tp)), async added => this.discovered(added))
+    // Partitions other subtasks own count as known: each is found by the one subtask that owns it.
+    this.discovery = new PartitionDiscovery(admin, config, ctx.table, tp => !owns(ctx.subtask, tp) || this.splitOf.has(key(tp)),
+      async added => this.discovered(added))
     this.committer = config.commitOffsets ? new OffsetCommitter(kafka, config.groupId!, ctx.table) : null
     ctx.signal.addEventListener('abort', () => this.wakeUp(), { once: true })
   }
@@ -140,6 +145,7 @@ class KafkaSourceReader implements SourceReader {
       const tp = { topic: p.topic, partition: p.partition }
       this.splits.push(tp)
       this.splitOf.set(key(p), split)
+      this.startPositions.push(p)
       this.nextOffset.push(p.offset)
       this.stop.push(p.stop)
       this.ended.push(p.stop !== null && p.offset >= p.stop)

@@ -6,7 +6,7 @@
 // at another parallelism. A read_committed consumer of each output topic must see exactly what the
 // uninterrupted run wrote, which equals DuckDB's result over the same rows.
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -309,11 +309,13 @@ describe('source positions restored at another parallelism', () => {
   it.each([
     { from: 2, to: 1, how: 'killed after a checkpoint', kill: { transactions: 2, ms: 0 } as Kill },
     { from: 2, to: 3, how: 'stopped with a savepoint (SIGTERM)', kill: { transactions: 2, ms: 0, signal: 'SIGTERM' } as Kill },
+    { from: 1, to: 2, how: 'killed after a checkpoint', kill: { transactions: 2, ms: 0 } as Kill },
   ])('parallelism $from, $how, restored at parallelism $to: nothing lost or repeated', async ({ from, to, kill }) => {
     const name = `p${from}to${to}`
     const dir = await setUp(name, 'events-small', { parallelism: from })
     const first = await runWeir(dir, [], kill)
     expect(first.stderr).not.toContain(`job '${name}-windows' finished`)
+    const firstRun = Object.fromEntries(['windows', 'totals'].map(job => [job, sourceSubtasks(join(dir, '.weir', 'checkpoints', `${name}-${job}`))]))
     writeFileSync(join(dir, 'job.sql'), jobSql(name, 'events-small', { parallelism: to }))
     const second = await runWeir(dir)
     expect(second.code, second.stderr).toBe(0)
@@ -323,6 +325,9 @@ describe('source positions restored at another parallelism', () => {
       const read = Number(new RegExp(`job '${name}-${job}' finished: (\\d+) rows read`).exec(second.stderr)?.[1])
       expect(read).toBeGreaterThan(0)
       expect(read).toBeLessThan(SMALL_ROWS)
+      // The source ran as `from` subtasks, then as `to`: positions were dealt anew, not restored as they were.
+      expect(sourceSubtasks(join(dir, '.weir', 'checkpoints', `${name}-${job}`))).toEqual([to])
+      expect(firstRun[job]).toEqual([from])
     }
     const out = await output(name)
     const expected = await oracle(small)
@@ -331,6 +336,14 @@ describe('source positions restored at another parallelism', () => {
     expect(countsNotGrowing(out.totalsMessages)).toEqual([])
   }, 300_000)
 })
+
+/** How many subtasks each source had in the latest complete checkpoint or savepoint in a job's folder. */
+function sourceSubtasks(jobFolder: string): (number | undefined)[] {
+  const ids = readdirSync(jobFolder).map(f => /^(?:chk|savepoint)-(\d+)$/.exec(f)).filter(m => m !== null && existsSync(join(jobFolder, m[0], '_metadata')))
+  const latest = ids.sort((a, b) => Number(b![1]) - Number(a![1]))[0]!
+  const manifest = JSON.parse(readFileSync(join(jobFolder, latest[0], '_metadata'), 'utf8')) as { sources: Record<string, { subtasks?: unknown[] }> }
+  return Object.values(manifest.sources).map(s => s.subtasks?.length)
+}
 
 describe('errors at the start, and bad records', () => {
   /** A directory with a job file of `sql`. */
