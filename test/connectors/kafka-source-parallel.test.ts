@@ -2,12 +2,12 @@
 // and a window aggregate and a GROUP BY over a topic of 4 partitions give the same result at
 // parallelism 1, 2, 3 and 5 (one subtask more than partitions); a subtask that owns no partition is
 // idle and does not hold a running job's watermark back; partitions added while running go to one
-// subtask each.
+// subtask each; a subtask that fails fails the job.
 import { describe, expect, it } from 'vitest'
 import { RowKind } from '../../core/batch.js'
 import { Session, type StatementResult } from '../../engine/session.js'
 import { ownerOf } from '../../connectors/kafka/partition-owner.js'
-import { append, kafkaSuite, kafkaTable, type Message, produce, until } from './kafka-source-helpers.js'
+import { append, failure, kafkaSuite, kafkaTable, type Message, produce, until } from './kafka-source-helpers.js'
 
 const suite = kafkaSuite('kafka-source-parallel')
 
@@ -141,6 +141,20 @@ describe('an unbounded source with more subtasks than partitions', () => {
     expect(lines.map(l => /\[(\d+),/.exec(l)?.[1]).sort()).toEqual(['0', '1', '2', '3'])
     const reads = Object.values(m!.sourceSubtaskRecordsRead ?? {})[0]!
     expect(reads).toEqual(expectedSubtasks('grow-parallel', 4, 3).map(owned => owned.length))
+  }, 120_000)
+})
+
+describe('a failing subtask', () => {
+  it('fails the job, naming the bad record; the other subtasks stop with it', async () => {
+    await produce(suite.kafka, 'bad-parallel', 2, [
+      { partition: 0, value: JSON.stringify({ k: 'a', v: 1 }) },
+      { partition: 1, value: '{"k": "b", "v": oops}' },
+    ])
+    const e = await failure(`SET 'parallelism.default' = '2';
+      ${table('bad-parallel', { 'scan.bounded.mode': 'latest-offset' })}
+      CREATE TABLE out (k STRING, c BIGINT) WITH ('connector' = 'blackhole');
+      INSERT INTO out SELECT k, COUNT(*) FROM t GROUP BY k;`)
+    expect(e.message).toContain(`bad record at topic 'bad-parallel', partition 1, offset 0`)
   }, 120_000)
 })
 
