@@ -106,8 +106,10 @@ describe('GROUP BY a BIGINT beyond 2^53', () => {
       const checkpoints = mkdtempSync(join(root, 'chk-'))
       const options = { ...b.options(), 'execution.checkpointing.interval': '5 ms', 'state.checkpoints.dir': checkpoints, 'execution.batch-size': '20' }
       const cancel = new AbortController()
+      // Cancelled after the first checkpoint that committed rows: one taken before the source's first
+      // chunk holds no position, and a restore from it rightly reads everything again.
       const first = await run(out, { ...options, 'parallelism.default': String(a) }, { signal: cancel.signal, onCheckpoint: id => {
-        if (id >= 1) cancel.abort()
+        if (id >= 1 && visible(out).length > 0) cancel.abort()
       } })
       expect(first.cancelled).toBe(true)
       expect(first.checkpointsCompleted).toBeGreaterThanOrEqual(1)
