@@ -319,8 +319,10 @@ describe('source positions restored at another parallelism', () => {
     writeFileSync(join(dir, 'job.sql'), jobSql(name, 'events-small', { parallelism: to }))
     const second = await runWeir(dir)
     expect(second.code, second.stderr).toBe(0)
-    // Both jobs resumed where the first run left them, with another number of subtasks.
+    // Both jobs resumed where the first run left them, with another number of subtasks — but for one
+    // that finished before the kill (the totals job can, on a fast run), which has nothing to resume.
     for (const job of ['windows', 'totals']) {
+      if (job === 'totals' && first.stderr.includes(`job '${name}-totals' finished`)) continue
       expect(second.stderr).toMatch(new RegExp(`job '${name}-${job}': resuming from (checkpoint|savepoint)`))
       const read = Number(new RegExp(`job '${name}-${job}' finished: (\\d+) rows read`).exec(second.stderr)?.[1])
       expect(read).toBeGreaterThan(0)
