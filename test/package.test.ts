@@ -78,15 +78,18 @@ describe('the package entry', () => {
       'RowKind',
       'Session',
       'WeirError',
+      'clientSettings',
       'formatValue',
       'jobConfigOf',
       'listOptions',
+      'padTo',
       'parseSql',
       'readCheckpointInfo',
       'renderError',
       'resetOption',
       'runDefaults',
       'setOption',
+      'splitStatements',
     ])
   })
 })
