@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest'
 import { WeirError } from '../../common/errors.js'
 import { RecordCursor, recordSetEnd } from '../../connectors/kafka/fetch/record-batches.js'
 import { Session } from '../../engine/session.js'
+import { createTopics } from '../support/kafka-topics.js'
 import { kafkaSuite, kafkaTable, produce, select, until } from './kafka-source-helpers.js'
 
 const suite = kafkaSuite('kafka-fetch')
@@ -19,11 +20,8 @@ const BOUNDED = { 'scan.startup.mode': 'earliest-offset', 'scan.bounded.mode': '
 const ids = (rows: readonly string[]): number[] => rows.map(r => (JSON.parse(r) as number[])[0]!).sort((a, b) => a - b)
 const range = (from: number, n: number): number[] => Array.from({ length: n }, (_, i) => from + i)
 
-async function createTopic(topic: string, partitions: number): Promise<void> {
-  const admin = suite.kafka.admin()
-  await admin.connect()
-  await admin.createTopics({ topics: [{ topic, numPartitions: partitions }], waitForLeaders: true })
-  await admin.disconnect()
+function createTopic(topic: string, partitions: number): Promise<void> {
+  return createTopics(suite.kafka, [{ topic, partitions }])
 }
 
 describe('compressed batches', () => {

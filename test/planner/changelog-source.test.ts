@@ -2,7 +2,7 @@
 // over them retracts, sinks that take updates accept them, and insert-only sinks and window
 // functions refuse them naming the table, with a caret on it.
 import { describe, expect, it } from 'vitest'
-import { WeirError } from '../../common/errors.js'
+import { refusal, type Refusal } from './refused.js'
 import { Session } from '../../engine/session.js'
 
 const DDL = `CREATE TABLE orders (id INT, k STRING, v INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
@@ -26,16 +26,8 @@ async function explain(statement: string): Promise<string> {
 }
 
 /** The error of `statement` after the DDL, and the SQL text its caret covers. */
-async function refused(statement: string): Promise<{ kind: string; message: string; at: string; help: string }> {
-  const sql = `${DDL}\n${statement}`
-  try {
-    await new Session({ println: () => undefined, explainOnly: true }).executeSql(sql)
-  } catch (e) {
-    expect(e).toBeInstanceOf(WeirError)
-    const err = e as WeirError
-    return { kind: err.kind, message: err.message, at: sql.slice(err.span!.start.offset, err.span!.end.offset), help: err.help ?? '' }
-  }
-  throw new Error('expected an error')
+function refused(statement: string): Promise<Refusal> {
+  return refusal(`${DDL}\n${statement}`)
 }
 
 describe('a debezium-json table', () => {

@@ -2,7 +2,7 @@
 // that says what to write instead (for Flink's legacy group windows, the query rewritten to the
 // window table function — which Weir then runs).
 import { describe, expect, it } from 'vitest'
-import { WeirError } from '../../common/errors.js'
+import { refusal, type Refusal } from './refused.js'
 import { Session } from '../../engine/session.js'
 
 const DDL = `CREATE TABLE t (a INT, b STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
@@ -11,16 +11,8 @@ CREATE TABLE r (b STRING, c INT) WITH ('connector' = 'datagen', 'number-of-rows'
 `
 
 /** The error of `query` after the DDL, and the SQL text its caret covers. */
-async function refused(query: string): Promise<{ kind: string; message: string; at: string; help: string }> {
-  const sql = DDL + query
-  try {
-    await new Session({ explainOnly: true }).executeSql(sql)
-  } catch (e) {
-    expect(e).toBeInstanceOf(WeirError)
-    const err = e as WeirError
-    return { kind: err.kind, message: err.message, at: sql.slice(err.span!.start.offset, err.span!.end.offset), help: err.help ?? '' }
-  }
-  throw new Error('expected an error')
+function refused(query: string): Promise<Refusal> {
+  return refusal(DDL + query)
 }
 
 describe('SQL Weir does not run', () => {
