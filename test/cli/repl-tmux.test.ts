@@ -42,7 +42,8 @@ describe.skipIf(!existsSync(TMUX))('weir repl in a terminal (tmux)', () => {
   it('runs a windowed SELECT, stops an endless one with Ctrl-C, and quits with Ctrl-D', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'weir-repl-tty-'))
     const history = join(dir, 'history')
-    const command = `cd '${dir}' && WEIR_HISTORY='${history}' '${process.execPath}' '${bin}'; echo "EXITED $?"; sleep 60`
+    // CI=true as a CI runner's shell has it: the REPL must still draw its prompt and live view.
+    const command = `cd '${dir}' && CI=true WEIR_HISTORY='${history}' '${process.execPath}' '${bin}'; echo "EXITED $?"; sleep 60`
     tmux('new-session', '-d', '-s', 'repl', '-x', '120', '-y', '40', command)
     await until(s => /^weir>/m.test(s))
     typeLine(`CREATE TABLE bid (auction BIGINT, price BIGINT, dateTime TIMESTAMP(3),`)
