@@ -1,6 +1,6 @@
 // Single objects in checkpoint storage: a value v8-serialized and gzip-compressed, stored with its
 // size and SHA-1, and read back only if both still match. What the runtime's timers and the heap
-// backend's entries are stored as.
+// backend's entries are stored as; sinks' sealed output is stored with the same check, as its bytes.
 import { createHash } from 'node:crypto'
 import { promisify } from 'node:util'
 import { gunzip, gzip } from 'node:zlib'
@@ -26,19 +26,25 @@ export async function encodeObject(value: unknown): Promise<Buffer> {
   return gzipAsync(serialize(value), { level: 1 })
 }
 
-export async function putObject(storage: CheckpointStorage, path: string, data: Buffer): Promise<StoredObject> {
+export async function putObject(storage: CheckpointStorage, path: string, data: Uint8Array): Promise<StoredObject> {
   await storage.put(path, data)
   return { path, bytes: data.length, sha1: sha1(data) }
 }
 
-/** Reads and checks an object; a missing or damaged one is a checkpoint error naming it. */
-export async function getObject<T>(storage: CheckpointStorage, object: StoredObject): Promise<T> {
+/** Reads an object's bytes as stored, checked; a missing or damaged one is a checkpoint error naming it. */
+export async function getBytes(storage: CheckpointStorage, object: StoredObject): Promise<Buffer> {
   const data = await storage.get(object.path)
   if (data.length !== object.bytes || sha1(data) !== object.sha1) {
     throw WeirError.checkpoint(`checkpoint file '${joinUri(storage.uri, object.path)}' is damaged: its size or checksum does not match the manifest`, {
       help: 'the file was changed or truncated after the checkpoint was written; restore from another checkpoint',
     })
   }
+  return data
+}
+
+/** Reads, checks and decodes an object that encodeObject made; a missing or damaged one is a checkpoint error naming it. */
+export async function getObject<T>(storage: CheckpointStorage, object: StoredObject): Promise<T> {
+  const data = await getBytes(storage, object)
   try {
     return deserialize(await gunzipAsync(data)) as T
   } catch (e) {

@@ -131,6 +131,11 @@ export interface SinkContext {
    * leftovers of earlier runs of this job are discarded too).
    */
   readonly restoredCommit?: unknown
+  /**
+   * On recovery, with restoredCommit: the bytes prepareCommit sealed beside it (a CommitWithData's
+   * data), read back from the checkpoint's storage and checked. Undefined when it sealed none.
+   */
+  readonly restoredData?: Uint8Array
   /** Where a sink reports what the user should know (a guarantee it cannot give); the job's log. */
   readonly log?: (line: string) => void
 }
@@ -145,7 +150,8 @@ export interface SinkWriter {
   finish(): Promise<void>
   /**
    * Barrier n reached the sink: everything written so far belongs to checkpoint n. Seals it
-   * (pending, not yet visible) and returns plain JSON describing it, stored in checkpoint n.
+   * (pending, not yet visible) and returns plain JSON describing it, stored in checkpoint n, or a
+   * CommitWithData when what it seals is bulk output (messages), which does not belong in JSON.
    * Sinks without transactions (print, blackhole) do not implement it.
    */
   prepareCommit?(checkpointId: number): Promise<unknown>
@@ -190,6 +196,19 @@ export interface SourceFactory {
    */
   changelogMode?(options: ConnectorOptions): ChangelogMode
   create(ctx: SourceContext): Promise<SourceReader>
+}
+
+/**
+ * What prepareCommit returns to keep bulk output out of the checkpoint's manifest: `commit` is
+ * stored in the manifest as a plain return value would be (keep it small), and `data` as an object of
+ * checkpoint n's own in the checkpoint storage (directory or S3), removed with the checkpoint; a
+ * restore gives them back as SinkContext.restoredCommit and restoredData. `data` must not change
+ * after prepareCommit returns (it is uploaded in the background).
+ *
+ * @example return new CommitWithData({ checkpoint: 4, sealed: [{ checkpoint: 4, messages: 812 }] }, encodedMessages)
+ */
+export class CommitWithData {
+  constructor(readonly commit: unknown, readonly data: Uint8Array) {}
 }
 
 /** What a transactional sink is asked about before a job restores a checkpoint (see SinkFactory.committedAfter). */

@@ -16,6 +16,7 @@ import { MANIFEST_FORMAT, applyRetention, checkpointFolder, highestId, PrefixedS
   type OperatorManifest, type SourceManifest, type SubtaskData, type SubtaskManifest } from './checkpoint.js'
 import type { ExecutionEnv } from './job-env.js'
 import { dropAhead } from './read-ahead.js'
+import { recordSinkCommit } from './sink-commits.js'
 import type { SourceRunner } from './source-runner.js'
 import { broadcast, type Barrier, type Task } from './subtasks.js'
 
@@ -40,6 +41,7 @@ interface Inflight {
   readonly operators: Map<string, SubtaskManifest[]>
   readonly sources: Record<string, SourceManifest>
   readonly sinks: Record<string, unknown>
+  readonly sinkData: Record<string, StoredObject>
   readonly uploads: Promise<void>[]
   done?: Promise<void>
 }
@@ -126,6 +128,7 @@ export class CheckpointCoordinator {
       operators: new Map(),
       sources: this.sources.positions(),
       sinks: {},
+      sinkData: {},
       uploads: [],
     }
     this.inflight = inflight
@@ -189,7 +192,7 @@ export class CheckpointCoordinator {
     invariant(cp !== null && cp.barrier.id === barrier.id, `barrier ${barrier.id} without its checkpoint`)
     cp.acked++
     if (task.sink) {
-      if (this.exactlyOnce && task.sink.prepareCommit) cp.sinks[task.node.id] = await task.sink.prepareCommit(barrier.id)
+      if (this.exactlyOnce && task.sink.prepareCommit) await this.sealSink(cp, task)
       return
     }
     if (!task.stateful) return
@@ -226,6 +229,12 @@ export class CheckpointCoordinator {
     }))
   }
 
+  /** The sink's prepareCommit for the checkpoint; the upload of data it sealed joins the checkpoint's. */
+  private async sealSink(cp: Inflight, task: Task): Promise<void> {
+    const upload = recordSinkCommit(cp, cp.base, cp.prefix, task.node.id, await task.sink!.prepareCommit!(cp.barrier.id))
+    if (upload !== undefined) cp.uploads.push(upload)
+  }
+
   private async writeInflightManifest(cp: Inflight, finished: boolean): Promise<void> {
     const operators: Record<string, OperatorManifest> = {}
     for (const [id, subtasks] of cp.operators) {
@@ -245,6 +254,7 @@ export class CheckpointCoordinator {
       operators,
       sources: cp.sources,
       sinks: cp.sinks,
+      sinkData: cp.sinkData,
     }
     if (cp.barrier.savepoint) await writeManifest(cp.base, '', manifest)
     else await writeManifest(cp.base, checkpointFolder(cp.barrier.id), manifest)
@@ -303,9 +313,11 @@ export class CheckpointCoordinator {
       operators: new Map(),
       sources: this.sources.positions(),
       sinks: {},
+      sinkData: {},
       uploads: [],
     }
-    for (const task of this.order) if (task.sink?.prepareCommit) cp.sinks[task.node.id] = await task.sink.prepareCommit(id)
+    for (const task of this.order) if (task.sink?.prepareCommit) await this.sealSink(cp, task)
+    await Promise.all(cp.uploads)
     await this.writeInflightManifest(cp, true)
     const hold = this.env.faults?.at('before-commit', { checkpointId: id, final: true })
     if (hold) await hold

@@ -5,6 +5,7 @@
 //   <state.checkpoints.dir>/<job>/
 //     chk-<n>/_metadata            the manifest: checkpoint n is complete once it exists
 //     chk-<n>/<operator>-<subtask>/…  files of one subtask (timers; its state backend's files)
+//     chk-<n>/<sink>-sink.bin      output a sink sealed for checkpoint n (sink-commits.ts)
 //     shared/…                     files of state backends stored once, referenced by several manifests
 //     savepoint-<n>/_metadata      savepoints: self-contained (every file inside the folder)
 import { WeirError } from '../common/errors.js'
@@ -79,8 +80,13 @@ export interface Manifest {
   readonly maxParallelism: number
   readonly operators: Readonly<Record<string, OperatorManifest>>
   readonly sources: Readonly<Record<string, SourceManifest>>
-  /** What each sink's prepareCommit returned. */
+  /** What each sink's prepareCommit returned (of a CommitWithData: its commit). */
   readonly sinks: Readonly<Record<string, unknown>>
+  /**
+   * Per sink whose prepareCommit returned a CommitWithData: the object holding its data (sink-commits.ts).
+   * Absent in checkpoints of earlier versions, whose sinks kept everything in `sinks`.
+   */
+  readonly sinkData?: Readonly<Record<string, StoredObject>>
 }
 
 /** A manifest and the storage its paths are relative to. */
@@ -174,6 +180,7 @@ export function referencedObjects(manifest: Manifest): string[] {
   for (const op of Object.values(manifest.operators)) {
     for (const s of op.subtasks) paths.push(s.data.path, ...stateObjects(s.state))
   }
+  for (const object of Object.values(manifest.sinkData ?? {})) paths.push(object.path)
   return paths
 }
 

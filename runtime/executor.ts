@@ -30,6 +30,7 @@ import { buildSubtasks, emit, keySelector, type Subtasks, type Task } from './su
 import { TimerServiceImpl } from './timers.js'
 import { BatchKeys } from './batch-keys.js'
 import { dropAhead } from './read-ahead.js'
+import { restoredSinkCommit } from './sink-commits.js'
 
 export type { ExecutionEnv, JobMetrics } from './job-env.js'
 
@@ -170,7 +171,7 @@ class JobExecution {
           const factory = getConnector(spec.connector)
           invariant(factory.sink, `connector ${spec.connector} has no sink`)
           task.sink = enforceNotNull(
-            await factory.sink.create(this.sinkContext(task, spec, this.checkpoints.exactlyOnce, restore?.manifest.sinks[task.node.id])),
+            await factory.sink.create(this.sinkContext(task, spec, this.checkpoints.exactlyOnce, await restoredSinkCommit(restore, task.node.id))),
             spec,
             this.graph.config.sinkNotNull,
           )
@@ -263,7 +264,7 @@ class JobExecution {
   private readonly tmpDir = (): Promise<string> => (this.stagingDir ??= makeStagingDir(this.stateDir))
 
   /** What a sink is created with: the same on a run and when a finished job only completes its commits. */
-  private sinkContext(task: Task, spec: SinkSpec, exactlyOnce: boolean, restoredCommit: unknown): SinkContext {
+  private sinkContext(task: Task, spec: SinkSpec, exactlyOnce: boolean, restored: Pick<SinkContext, 'restoredCommit' | 'restoredData'>): SinkContext {
     return {
       table: spec.table,
       options: spec.options,
@@ -274,7 +275,7 @@ class JobExecution {
       jobName: this.graph.name,
       operatorId: task.node.id,
       exactlyOnce,
-      restoredCommit,
+      ...restored,
       ...(this.env.log ? { log: this.env.log } : {}),
     }
   }
@@ -284,11 +285,10 @@ class JobExecution {
    * between its manifest and the commit), and run nothing.
    */
   private async finishedAlready(): Promise<JobMetrics> {
-    const manifest = this.env.restore!.manifest
     for (const task of this.order) {
       const spec = task.node.spec
       if (spec.kind !== 'Sink') continue
-      const sink = await getConnector(spec.connector).sink!.create(this.sinkContext(task, spec, true, manifest.sinks[task.node.id]))
+      const sink = await getConnector(spec.connector).sink!.create(this.sinkContext(task, spec, true, await restoredSinkCommit(this.env.restore, task.node.id)))
       await sink.close()
     }
     return {

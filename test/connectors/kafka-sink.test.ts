@@ -9,6 +9,7 @@ import { join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Kafka } from 'kafkajs'
 import { T, type Field } from '../../common/types.js'
+import { CommitWithData } from '../../connectors/api.js'
 import { kafkaSink } from '../../connectors/kafka/sink/index.js'
 import { Session } from '../../engine/session.js'
 import { startKafkaBroker, type KafkaBroker } from '../support/kafka-server.js'
@@ -170,7 +171,10 @@ describe("'kafka' sink", () => {
     const job = { jobName: 'staged-job', operatorId: '3-sink', exactlyOnce: true }
     const w = await kafkaSink.create(sinkCtx(options, schema, undefined, job))
     await w.write({ rows: [[1, 'a'], [2, 'b,c']], kinds: null })
-    const sealed = await w.prepareCommit!(7)
+    const sealed = await w.prepareCommit!(7) as CommitWithData
+    // The messages are the commit's data (an object of the checkpoint's own), not JSON in its manifest.
+    expect(sealed).toBeInstanceOf(CommitWithData)
+    expect(sealed.commit).toEqual({ checkpoint: 7, sealed: [{ checkpoint: 7, messages: 2 }] })
     await w.write({ rows: [[3, 'never']], kinds: null })
     expect(await readTopic('staged', 1)).toEqual([]) // sealed, not committed
     await w.close() // a crash between checkpoint 7's completion and its commit
@@ -182,9 +186,10 @@ describe("'kafka' sink", () => {
     await tx.send({ topic: 'staged', messages: [{ value: 'ghost' }] })
 
     // Restored from checkpoint 7: its rows become visible, once, and the open transaction is aborted.
-    const restored = await kafkaSink.create(sinkCtx(options, schema, undefined, { ...job, restoredCommit: sealed }))
+    const restoredJob = { ...job, restoredCommit: sealed.commit, restoredData: sealed.data }
+    const restored = await kafkaSink.create(sinkCtx(options, schema, undefined, restoredJob))
     await restored.close()
-    const again = await kafkaSink.create(sinkCtx(options, schema, undefined, { ...job, restoredCommit: sealed }))
+    const again = await kafkaSink.create(sinkCtx(options, schema, undefined, restoredJob))
     await again.close()
     expect((await readTopic('staged', 1)).map(m => m.value)).toEqual(['1,a', '2,"b,c"'])
     expect((await readTopic('staged', 1, true)).map(m => m.value)).toContain('ghost')
@@ -194,7 +199,26 @@ describe("'kafka' sink", () => {
     expect(after?.checkpoints).toEqual([7])
     expect(after?.description).toContain(`the messages of every checkpoint up to 7 in Kafka topic 'staged'`)
     expect(after?.remedy).toContain('write to a new topic')
-    expect(await kafkaSink.committedAfter!({ table: 'out', options, jobName: 'staged-job', operatorId: '3-sink', restoredCommit: sealed }, 7)).toBeUndefined()
+    expect(await kafkaSink.committedAfter!({ table: 'out', options, jobName: 'staged-job', operatorId: '3-sink', restoredCommit: sealed.commit }, 7))
+      .toBeUndefined()
+  }, 300_000)
+
+  it('restores the form earlier versions stored (the messages as JSON in the manifest) and refuses a commit without its messages', async () => {
+    await createTopic('staged-json', 1)
+    const schema: Field[] = [{ name: 's', type: T.string() }]
+    const options = { topic: 'staged-json', 'properties.bootstrap.servers': broker.bootstrap, format: 'raw' }
+    const job = { jobName: 'staged-json-job', operatorId: '2-sink', exactlyOnce: true }
+    // Checkpoint 4 sealed output of checkpoints 3 and 4 (3's commit had not happened), with partitions or (older still) without.
+    const restoredCommit = { checkpoint: 4,
+      pending: [{ checkpoint: 3, messages: [[0, null, 'x'], [null, null, 'y']] }, { checkpoint: 4, messages: [[0, null, 'z']] }] }
+    const w = await kafkaSink.create(sinkCtx(options, schema, undefined, { ...job, restoredCommit }))
+    await w.close()
+    expect((await readTopic('staged-json', 1)).map(m => m.value)).toEqual(['x', 'y', 'z'])
+    // The current form counts the messages its data holds: without the data, nothing would be produced, so it is refused.
+    const e = await errorOf(() =>
+      kafkaSink.create(sinkCtx(options, schema, undefined, { ...job, restoredCommit: { checkpoint: 5, sealed: [{ checkpoint: 5, messages: 2 }] } }))
+    )
+    expect(e.message).toContain(`checkpoint 5 holds 0 sealed messages for the Kafka sink of table 'out', but its manifest counts 2`)
   }, 300_000)
 
   it.each(['at-least-once', 'none'])("with '%s' produces rows as they come, without waiting for a commit", async guarantee => {

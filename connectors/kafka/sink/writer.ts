@@ -1,7 +1,8 @@
 // The Kafka sink's writers, one per delivery guarantee.
 //
 // exactly-once: rows written between two checkpoints are kept (as encoded messages) until barrier n
-// reaches the sink; prepareCommit(n) seals them into checkpoint n's own JSON, and commit(n), once n
+// reaches the sink; prepareCommit(n) seals them into checkpoint n (as bytes beside its manifest, see
+// sealed-messages.ts; upsert-kafka's compacted by key first), and commit(n), once n
 // is complete, produces them in ONE Kafka transaction that also moves the sink's marker to n (see
 // transactions.ts). Nothing is produced before its checkpoint completes, so no transaction stays open
 // across a crash (kafkajs cannot resume one); on restore, the sealed output of the restored checkpoint
@@ -12,33 +13,57 @@
 import type { Kafka } from 'kafkajs'
 import { WeirError } from '../../../common/errors.js'
 import type { Batch } from '../../../core/batch.js'
-import type { SinkContext, SinkWriter } from '../../api.js'
+import { CommitWithData, type SinkContext, type SinkWriter } from '../../api.js'
 import { MessageEncoder, type Message } from './messages.js'
+import { decodeSealedMessages, encodeSealedMessages } from './sealed-messages.js'
 import type { DeliveryGuarantee, KafkaSinkConfig } from './options.js'
 import { retrying } from '../retry.js'
 import { kafkaSinkError, sendAll, TransactionalProducer } from './transactions.js'
 
 /**
- * What prepareCommit(n) returns, stored in checkpoint n: n, and the messages sealed for n and for
- * earlier checkpoints whose commit has not happened yet.
+ * What prepareCommit(n) stores in checkpoint n's manifest: n, and how many messages were sealed for
+ * n and for earlier checkpoints whose commit has not happened yet; the messages themselves, in that
+ * order, are the commit's data (sealed-messages.ts).
  *
- * @example { checkpoint: 4, pending: [{ checkpoint: 4, messages: [[null, '{"user":"a"}', '{"user":"a","n":3}']] }] }
+ * @example { checkpoint: 4, sealed: [{ checkpoint: 4, messages: 812 }] }
  */
 export interface KafkaSinkCommit {
+  readonly checkpoint: number
+  readonly sealed: readonly { readonly checkpoint: number; readonly messages: number }[]
+}
+
+/**
+ * The restored checkpoint and, per checkpoint, its sealed messages: what a restore produces unless
+ * the marker says it did. Also the form in which earlier versions kept the messages in the manifest,
+ * as JSON, which still restores.
+ */
+interface RestoredOutput {
   readonly checkpoint: number
   readonly pending: readonly { readonly checkpoint: number; readonly messages: readonly Message[] }[]
 }
 
-function restoredOf(restored: unknown, table: string): KafkaSinkCommit {
-  const r = restored as Partial<KafkaSinkCommit> | null
-  const ok = typeof r === 'object' && r !== null && typeof r.checkpoint === 'number' && Array.isArray(r.pending)
-    && r.pending.every(p => typeof p?.checkpoint === 'number' && Array.isArray(p.messages))
-  if (!ok) {
-    throw WeirError.checkpoint(`the checkpoint holds an invalid commit for the Kafka sink of table '${table}'`, {
-      help: `a Kafka sink commits { checkpoint, pending: [{ checkpoint, messages }] }; was the checkpoint taken with another connector for '${table}'?`,
+function restoredOf(ctx: SinkContext): RestoredOutput {
+  const r = ctx.restoredCommit as Partial<KafkaSinkCommit & RestoredOutput> | null
+  const invalid = (): WeirError =>
+    WeirError.checkpoint(`the checkpoint holds an invalid commit for the Kafka sink of table '${ctx.table}'`, {
+      help:
+        `a Kafka sink commits { checkpoint, sealed: [{ checkpoint, messages }] } with its messages beside it; was the checkpoint taken with another connector for '${ctx.table}'?`,
     })
+  if (typeof r !== 'object' || r === null || typeof r.checkpoint !== 'number') throw invalid()
+  if (Array.isArray(r.pending) && r.pending.every(p => typeof p?.checkpoint === 'number' && Array.isArray(p.messages))) return r as RestoredOutput
+  if (!Array.isArray(r.sealed) || !r.sealed.every(s => typeof s?.checkpoint === 'number' && Number.isInteger(s.messages) && s.messages >= 0)) throw invalid()
+  const total = r.sealed.reduce((n, s) => n + s.messages, 0)
+  const messages = ctx.restoredData === undefined ? [] : decodeSealedMessages(ctx.restoredData, `checkpoint ${r.checkpoint}`)
+  if (messages.length !== total) {
+    throw WeirError.checkpoint(
+      `checkpoint ${r.checkpoint} holds ${messages.length} sealed messages for the Kafka sink of table '${ctx.table}', but its manifest counts ${total}`,
+      {
+        help: 'restore from another checkpoint',
+      },
+    )
   }
-  return r as KafkaSinkCommit
+  let at = 0
+  return { checkpoint: r.checkpoint, pending: r.sealed.map(s => ({ checkpoint: s.checkpoint, messages: messages.slice(at, at += s.messages) })) }
 }
 
 /**
@@ -62,7 +87,8 @@ export class ExactlyOnceKafkaWriter implements SinkWriter {
   private buffer: Message[] = []
   /** Rows given since the last seal: the job compares what was committed with rows, not messages (upsert drops -U, and compacts by key). */
   private bufferedRows = 0
-  private sealed: { checkpoint: number; messages: Message[]; rows: number }[] = []
+  /** Sealed and not yet produced: the messages, and the same as bytes for the checkpoints (encoded once, though a late commit puts them in several). */
+  private sealed: { checkpoint: number; messages: Message[]; data: Buffer; rows: number }[] = []
   private committed = 0
 
   private constructor(private readonly ctx: SinkContext, private readonly config: KafkaSinkConfig, private readonly encoder: MessageEncoder,
@@ -79,7 +105,7 @@ export class ExactlyOnceKafkaWriter implements SinkWriter {
     try {
       await producer.connect()
       const marker = await producer.marker()
-      const restored = ctx.restoredCommit === undefined || ctx.restoredCommit === null ? undefined : restoredOf(ctx.restoredCommit, ctx.table)
+      const restored = ctx.restoredCommit === undefined || ctx.restoredCommit === null ? undefined : restoredOf(ctx)
       const target = restored?.checkpoint ?? 0
       const due = (restored?.pending ?? []).filter(p => p.checkpoint > marker).flatMap(p => p.messages)
       if (due.length > 0 || marker !== target) await producer.produce(due, target)
@@ -101,14 +127,16 @@ export class ExactlyOnceKafkaWriter implements SinkWriter {
 
   async finish(): Promise<void> {}
 
-  async prepareCommit(checkpointId: number): Promise<KafkaSinkCommit> {
+  async prepareCommit(checkpointId: number): Promise<KafkaSinkCommit | CommitWithData> {
     if (this.buffer.length > 0) {
       const messages = this.config.connector === 'upsert-kafka' ? compactByKey(this.buffer) : this.buffer
-      this.sealed.push({ checkpoint: checkpointId, messages, rows: this.bufferedRows })
+      this.sealed.push({ checkpoint: checkpointId, messages, data: encodeSealedMessages(messages), rows: this.bufferedRows })
       this.buffer = []
       this.bufferedRows = 0
     }
-    return { checkpoint: checkpointId, pending: this.sealed.map(s => ({ checkpoint: s.checkpoint, messages: s.messages })) }
+    const commit: KafkaSinkCommit = { checkpoint: checkpointId, sealed: this.sealed.map(s => ({ checkpoint: s.checkpoint, messages: s.messages.length })) }
+    if (this.sealed.length === 0) return commit
+    return new CommitWithData(commit, this.sealed.length === 1 ? this.sealed[0]!.data : Buffer.concat(this.sealed.map(s => s.data)))
   }
 
   async commit(checkpointId: number): Promise<void> {

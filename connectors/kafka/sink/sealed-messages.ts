@@ -1,0 +1,124 @@
+// The exactly-once Kafka sink's sealed messages as bytes: the data it stores in each checkpoint
+// beside its commit (connectors/api.ts CommitWithData), instead of JSON in the manifest.
+//
+// One or more chunks back to back (a chunk holds at most CHUNK_CHARS characters of text, so that
+// neither its text nor its decoding reaches V8's limit on a string's length); little-endian:
+//
+//   'WKM1' | count: u32 | text bytes: u32
+//   count × [ flags: u8 | partition: i32 if flags & 4 | key length: u32 if flags & 1 | value length: u32 if flags & 2 ]
+//   text: the keys and values of the messages in order, as one UTF-8 string
+//
+// Flags: 1 the message has a key, 2 a value (none: a tombstone), 4 a partition (none: chosen by the
+// producer, as in checkpoints of earlier versions). Other bits are reserved for fields a message may
+// gain (a timestamp, headers): a decoder refuses bits it does not know rather than drop them.
+// Lengths count UTF-16 code units: the text is encoded and decoded in one call each and cut into
+// keys and values by length, which costs far less per message than one UTF-8 call per string. (A
+// lone surrogate becomes U+FFFD, also one code unit, as it would when the message is produced.)
+import { WeirError } from '../../../common/errors.js'
+import type { Message } from './messages.js'
+
+const MAGIC = 0x314d4b57 // 'WKM1'
+const HEADER = 12
+const HAS_KEY = 1
+const HAS_VALUE = 2
+const HAS_PARTITION = 4
+const KNOWN_FLAGS = HAS_KEY | HAS_VALUE | HAS_PARTITION
+/** Characters of keys and values per chunk at most (a single larger message gets a chunk of its own). */
+const CHUNK_CHARS = 1 << 25
+
+const charsOf = (m: Message): number => (m[1]?.length ?? 0) + (m[2]?.length ?? 0)
+
+/**
+ * The messages, in order, as bytes that decodeSealedMessages reads back.
+ *
+ * @example decodeSealedMessages(encodeSealedMessages([[0, 'k', 'v'], [1, 'k2', null]]), 'chk-3')  // the same two messages
+ */
+export function encodeSealedMessages(messages: readonly Message[]): Buffer {
+  const chunks: Buffer[] = []
+  let start = 0
+  do {
+    let end = start
+    let chars = 0
+    while (end < messages.length && (end === start || chars + charsOf(messages[end]!) <= CHUNK_CHARS)) chars += charsOf(messages[end++]!)
+    chunks.push(encodeChunk(messages, start, end))
+    start = end
+  } while (start < messages.length)
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
+}
+
+function encodeChunk(messages: readonly Message[], start: number, end: number): Buffer {
+  const parts: string[] = []
+  let headerBytes = HEADER
+  for (let i = start; i < end; i++) {
+    const [partition, key, value] = messages[i]!
+    headerBytes += 1
+    if (partition !== null) headerBytes += 4
+    if (key !== null) {
+      headerBytes += 4
+      parts.push(key)
+    }
+    if (value !== null) {
+      headerBytes += 4
+      parts.push(value)
+    }
+  }
+  const text = parts.join('')
+  const textBytes = Buffer.byteLength(text, 'utf8')
+  const buf = Buffer.allocUnsafe(headerBytes + textBytes)
+  buf.writeUInt32LE(MAGIC, 0)
+  buf.writeUInt32LE(end - start, 4)
+  buf.writeUInt32LE(textBytes, 8)
+  let o = HEADER
+  for (let i = start; i < end; i++) {
+    const [partition, key, value] = messages[i]!
+    buf[o++] = (key !== null ? HAS_KEY : 0) | (value !== null ? HAS_VALUE : 0) | (partition !== null ? HAS_PARTITION : 0)
+    if (partition !== null) o = buf.writeInt32LE(partition, o)
+    if (key !== null) o = buf.writeUInt32LE(key.length, o)
+    if (value !== null) o = buf.writeUInt32LE(value.length, o)
+  }
+  buf.write(text, o, 'utf8')
+  return buf
+}
+
+/** The messages encodeSealedMessages wrote; bytes that do not decode are a checkpoint error naming `where`. */
+export function decodeSealedMessages(data: Uint8Array, where: string): Message[] {
+  const buf = Buffer.from(data.buffer, data.byteOffset, data.byteLength)
+  const out: Message[] = []
+  const damaged = (what: string): WeirError =>
+    WeirError.checkpoint(`the Kafka sink's sealed messages in '${where}' cannot be read: ${what}`, {
+      help: 'restore from another checkpoint (this one was written by another version of Weir, or damaged)',
+    })
+  let o = 0
+  while (o < buf.length) {
+    if (o + HEADER > buf.length || buf.readUInt32LE(o) !== MAGIC) throw damaged(`no chunk header at byte ${o}`)
+    const count = buf.readUInt32LE(o + 4)
+    const textBytes = buf.readUInt32LE(o + 8)
+    o += HEADER
+    const flags = new Uint8Array(count)
+    const partitions = new Int32Array(count)
+    const keyLengths = new Uint32Array(count)
+    const valueLengths = new Uint32Array(count)
+    for (let i = 0; i < count; i++) {
+      if (o >= buf.length) throw damaged(`it ends inside message ${out.length + i}'s header`)
+      const f = flags[i] = buf[o++]!
+      if ((f & ~KNOWN_FLAGS) !== 0) throw damaged(`message ${out.length + i} has fields this version does not know (flags ${f})`)
+      const need = ((f & HAS_PARTITION) !== 0 ? 4 : 0) + ((f & HAS_KEY) !== 0 ? 4 : 0) + ((f & HAS_VALUE) !== 0 ? 4 : 0)
+      if (o + need > buf.length) throw damaged(`it ends inside message ${out.length + i}'s header`)
+      if ((f & HAS_PARTITION) !== 0) o += (partitions[i] = buf.readInt32LE(o), 4)
+      if ((f & HAS_KEY) !== 0) o += (keyLengths[i] = buf.readUInt32LE(o), 4)
+      if ((f & HAS_VALUE) !== 0) o += (valueLengths[i] = buf.readUInt32LE(o), 4)
+    }
+    if (o + textBytes > buf.length) throw damaged(`its text is cut short`)
+    const text = buf.toString('utf8', o, o + textBytes)
+    o += textBytes
+    let at = 0
+    for (let i = 0; i < count; i++) {
+      const f = flags[i]!
+      const key = (f & HAS_KEY) !== 0 ? text.slice(at, at += keyLengths[i]!) : null
+      const value = (f & HAS_VALUE) !== 0 ? text.slice(at, at += valueLengths[i]!) : null
+      out.push([(f & HAS_PARTITION) !== 0 ? partitions[i]! : null, key, value])
+    }
+    if (at !== text.length) throw damaged(`its lengths do not add up to its text`)
+  }
+  return out
+}

@@ -1,0 +1,68 @@
+// The exactly-once Kafka sink's sealed messages as bytes (connectors/kafka/sink/sealed-messages.ts):
+// every message comes back as it was sealed (keys, values and partitions, nulls, multi-byte text, in
+// several chunks), and bytes that are not such an encoding are a checkpoint error, not wrong messages.
+import { describe, expect, it } from 'vitest'
+import type { Message } from '../../connectors/kafka/sink/messages.js'
+import { decodeSealedMessages, encodeSealedMessages } from '../../connectors/kafka/sink/sealed-messages.js'
+import { errorOf } from './helpers.js'
+
+const MESSAGES: Message[] = [
+  [0, '{"k":"a"}', '{"k":"a","n":1}'],
+  [3, null, 'no key'],
+  [1, 'gone', null],
+  [null, 'earlier version: no partition', 'v'],
+  [2, '', ''],
+  [2147483647, 'ünïcödé 😀 中文', '€'.repeat(1000)],
+  [0, null, null],
+]
+
+describe('sealed Kafka messages', () => {
+  it('decode to the messages that were encoded, in order', () => {
+    expect(decodeSealedMessages(encodeSealedMessages(MESSAGES), 'test')).toEqual(MESSAGES)
+    expect(decodeSealedMessages(encodeSealedMessages([]), 'test')).toEqual([])
+  })
+
+  it('decode when read from a slice of a larger buffer (as storage may return them)', () => {
+    const bytes = encodeSealedMessages(MESSAGES)
+    const larger = Buffer.alloc(bytes.length + 7)
+    bytes.copy(larger, 3)
+    expect(decodeSealedMessages(larger.subarray(3, 3 + bytes.length), 'test')).toEqual(MESSAGES)
+  })
+
+  it('split output too large for one string into chunks, and read them all back', () => {
+    // Each value is 20M characters: two cannot share a chunk (32M characters at most).
+    const big = 'x'.repeat(20_000_000)
+    const messages: Message[] = [[0, 'a', big], [1, 'b', big], [2, 'c', 'small']]
+    const bytes = encodeSealedMessages(messages)
+    expect(bytes.subarray(0, 4).toString('latin1')).toBe('WKM1')
+    expect(bytes.indexOf('WKM1', 4, 'latin1')).toBeGreaterThan(20_000_000)
+    const back = decodeSealedMessages(bytes, 'test')
+    expect(back.map(m => [m[0], m[1], m[2]?.length])).toEqual([[0, 'a', 20_000_000], [1, 'b', 20_000_000], [2, 'c', 5]])
+    expect(back[1]![2] === big).toBe(true)
+  })
+
+  it('concatenated encodings decode as one list (a commit that holds several checkpoints)', () => {
+    const both = Buffer.concat([encodeSealedMessages(MESSAGES.slice(0, 3)), encodeSealedMessages(MESSAGES.slice(3))])
+    expect(decodeSealedMessages(both, 'test')).toEqual(MESSAGES)
+  })
+
+  it('refuse bytes that are not sealed messages, saying where they come from', async () => {
+    const bytes = encodeSealedMessages(MESSAGES)
+    const cases: [Buffer, RegExp][] = [
+      [Buffer.from('{"checkpoint":3}'), /no chunk header at byte 0/],
+      [bytes.subarray(0, bytes.length - 3), /text is cut short/],
+      [bytes.subarray(0, 14), /ends inside message/],
+      [Buffer.concat([bytes, Buffer.from('junk')]), /no chunk header at byte/],
+    ]
+    // A flag this version does not know (a field a later version added) is refused, not dropped.
+    const unknownFlag = Buffer.from(bytes)
+    unknownFlag[12] = unknownFlag[12]! | 8
+    cases.push([unknownFlag, /fields this version does not know/])
+    for (const [data, why] of cases) {
+      const e = await errorOf(() => decodeSealedMessages(data, 'checkpoint 3'))
+      expect(e.kind).toBe('checkpoint')
+      expect(e.message).toContain(`the Kafka sink's sealed messages in 'checkpoint 3' cannot be read`)
+      expect(e.message).toMatch(why)
+    }
+  })
+})
