@@ -22,6 +22,13 @@ describe('sealed Kafka messages', () => {
     expect(decodeSealedMessages(encodeSealedMessages([]), 'test')).toEqual([])
   })
 
+  it('hold text of any width: three UTF-8 bytes per character throughout, and lone surrogates (as U+FFFD, as Kafka gets them)', () => {
+    const wide: Message[] = Array.from({ length: 200 }, (_, i) => [i % 3, `€${i}`, '中'.repeat(100 + i)])
+    expect(decodeSealedMessages(encodeSealedMessages(wide), 'test')).toEqual(wide)
+    const lone: Message[] = [[0, 'a\uD800', '\uDC00b'], [1, null, '\uD83D']]
+    expect(decodeSealedMessages(encodeSealedMessages(lone), 'test')).toEqual([[0, 'a\uFFFD', '\uFFFDb'], [1, null, '\uFFFD']])
+  })
+
   it('decode when read from a slice of a larger buffer (as storage may return them)', () => {
     const bytes = encodeSealedMessages(MESSAGES)
     const larger = Buffer.alloc(bytes.length + 7)

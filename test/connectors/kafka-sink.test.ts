@@ -251,12 +251,12 @@ describe("'kafka' sink", () => {
 })
 
 describe("'upsert-kafka' sink", () => {
-  const UPSERT_SQL = (topic: string, sets: string) => `
+  const UPSERT_SQL = (topic: string, sets: string, extra = '') => `
     SET 'pipeline.name' = 'upsert-${topic}';
     ${sets}
     ${data.ddl}
     CREATE TABLE totals (k STRING, v INT, c BIGINT, s BIGINT, PRIMARY KEY (k, v) NOT ENFORCED)
-      WITH ('connector' = 'upsert-kafka', ${kafkaOptions(topic)}, 'key.format' = 'json', 'value.format' = 'json');
+      WITH ('connector' = 'upsert-kafka', ${kafkaOptions(topic, extra)}, 'key.format' = 'json', 'value.format' = 'json');
     INSERT INTO totals SELECT k, v, COUNT(*), COUNT(s) FROM t WHERE k IS NOT NULL AND v IS NOT NULL GROUP BY k, v;`
 
   /** Folds an upsert topic: the last value per key, a tombstone removing it. */
@@ -301,6 +301,48 @@ describe("'upsert-kafka' sink", () => {
     for (const p of parts.values()) expect(p.size).toBe(1)
   }, 900_000)
 
+  it("compacts a checkpoint's messages by key, which folds to the same table as every message ('sink.compact-by-key' = 'false')", async () => {
+    await createTopics(kafka, [{ topic: 'compacted', partitions: 3 }, { topic: 'uncompacted', partitions: 3 }])
+    // A long checkpoint interval and small batches: each key changes several times per checkpoint.
+    const sets = `SET 'execution.checkpointing.interval' = '400 ms'; SET 'execution.batch-size' = '16'; SET 'table.exec.mini-batch.enabled' = 'false';`
+    expect((await runWeir(jobDir(UPSERT_SQL('compacted', sets)))).code).toBe(0)
+    expect((await runWeir(jobDir(UPSERT_SQL('uncompacted', sets, `, 'sink.compact-by-key' = 'false'`)))).code).toBe(0)
+    const compacted = await readTopic('compacted', 3)
+    const every = await readTopic('uncompacted', 3)
+    expect(fold(compacted)).toEqual(await upsertOracle())
+    expect(fold(every)).toEqual(fold(compacted))
+    expect(compacted.length).toBeLessThan(every.length)
+    // Without compaction a key's every change is there: as many messages for a key as the count it ends with.
+    const last = new Map(every.map(m => [m.key!, JSON.parse(m.value!) as { c: number }]))
+    for (const [key, { c }] of last) expect(every.filter(m => m.key === key).length, key).toBe(c)
+  }, 300_000)
+
+  it("keeps each key's last message of a checkpoint, a tombstone too, in the order of those last messages; 'false' keeps every one", async () => {
+    const schema: Field[] = [{ name: 'k', type: T.string() }, { name: 'n', type: T.int() }]
+    const { upsertKafkaConnector } = await import('../../connectors/kafka/sink/upsert.js')
+    const produced = async (topic: string, extra: Record<string, string>): Promise<(string | null)[][]> => {
+      await createTopic(topic, 1)
+      const options = { topic, 'properties.bootstrap.servers': broker.bootstrap, 'key.format': 'raw', 'value.format': 'csv', ...extra }
+      const w = await upsertKafkaConnector.sink!.create({ ...sinkCtx(options, schema, undefined, { exactlyOnce: true, jobName: topic }), changelog: 'updating',
+        primaryKey: [0] })
+      // +I a1, +I b5, -U a1, +U a2, +I c7, -D b5, -U a2, +U a3; then, in checkpoint 2, +I b6.
+      await w.write({ rows: [['a', 1], ['b', 5], ['a', 1], ['a', 2], ['c', 7], ['b', 5], ['a', 2], ['a', 3]],
+        kinds: Uint8Array.from([0, 0, 1, 2, 0, 3, 1, 2]) })
+      await w.prepareCommit!(1)
+      await w.write({ rows: [['b', 6]], kinds: null })
+      await w.prepareCommit!(2)
+      await w.commit!(2)
+      expect(w.committedRows!()).toBe(9)
+      await w.close()
+      return (await readTopic(topic, 1)).map(m => [m.key, m.value])
+    }
+    expect(await produced('compact-default', {})).toEqual([['c', 'c,7'], ['b', null], ['a', 'a,3'], ['b', 'b,6']])
+    expect(await produced('compact-off', { 'sink.compact-by-key': 'false' })).toEqual([['a', 'a,1'], ['b', 'b,5'], ['a', 'a,2'], ['c', 'c,7'], [
+      'b',
+      null,
+    ], ['a', 'a,3'], ['b', 'b,6']])
+  }, 300_000)
+
   it('writes a delete as a tombstone and drops update-before', async () => {
     await createTopic('tombstones', 1)
     const schema: Field[] = [{ name: 'k', type: T.string() }, { name: 'n', type: T.int() }]
@@ -333,6 +375,18 @@ describe('Kafka sink options', () => {
       'INSERT INTO out SELECT k, COUNT(*) FROM src GROUP BY k')
     expect(e.message).toContain(`can only take inserts`)
     expect(e.help).toContain(`'upsert-kafka'`)
+  })
+
+  it("takes 'sink.compact-by-key' on upsert-kafka only, as 'true' or 'false'", async () => {
+    const upsert = (value: string) =>
+      `CREATE TABLE out (k STRING, v BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH ('connector' = 'upsert-kafka', 'topic' = 't', ${servers}, 'key.format' = 'json', 'value.format' = 'json', 'sink.compact-by-key' = '${value}')`
+    expect((await planError(upsert('maybe'), 'INSERT INTO out SELECT k, COUNT(*) FROM src GROUP BY k')).message).toContain(`'true' or 'false'`)
+    expect(
+      (await planError(
+        `CREATE TABLE out (k STRING, v INT) WITH ('connector' = 'kafka', 'topic' = 't', ${servers}, 'format' = 'json', 'sink.compact-by-key' = 'true')`,
+      ))
+        .message,
+    ).toContain(`unsupported option 'sink.compact-by-key'`)
   })
 
   it('refuses unknown options, unsupported client properties, a missing key and a bad raw column', async () => {

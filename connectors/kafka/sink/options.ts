@@ -4,7 +4,7 @@
 import { WeirError } from '../../../common/errors.js'
 import type { Field } from '../../../common/types.js'
 import type { ConnectorOptions } from '../../api.js'
-import { aboutKey, aboutValue, badValue, checkKnownOptions, checkRequiredOptions, enumOption, intOption } from '../../options.js'
+import { aboutKey, aboutValue, badValue, boolOption, checkKnownOptions, checkRequiredOptions, enumOption, intOption } from '../../options.js'
 import { resolveKeyLayout, type MessageFormat } from '../key-options.js'
 
 export type { MessageFormat }
@@ -39,6 +39,8 @@ export interface KafkaSinkConfig extends KafkaConnection {
   readonly valueColumns: readonly number[]
   readonly valueFormat: MessageFormat
   readonly partitioner: Partitioner
+  /** upsert-kafka ('sink.compact-by-key', default true): exactly-once keeps only each key's last message of a checkpoint. */
+  readonly compactByKey: boolean
 }
 
 const COMMON = [
@@ -52,6 +54,7 @@ const COMMON = [
   ...PROPERTIES,
 ]
 const KAFKA_ONLY = ['key.fields', 'sink.partitioner']
+const UPSERT_ONLY = ['sink.compact-by-key']
 
 /**
  * Checks a sink table's options against its physical schema and primary key (names as declared).
@@ -62,7 +65,7 @@ export function resolveKafkaSink(connector: 'kafka' | 'upsert-kafka', options: C
   primaryKey: readonly string[]): KafkaSinkConfig
 {
   const upsert = connector === 'upsert-kafka'
-  checkKnownOptions(connector, options, upsert ? COMMON : [...COMMON, ...KAFKA_ONLY], key => {
+  checkKnownOptions(connector, options, upsert ? [...COMMON, ...UPSERT_ONLY] : [...COMMON, ...KAFKA_ONLY], key => {
     if (key.startsWith('properties.') && !PROPERTIES.includes(key)) {
       throw aboutKey(WeirError.unsupported(`Kafka client property '${key}' is not supported by connector '${connector}'`, {
         help: `Weir's Kafka client takes ${PROPERTIES.map(p => `'${p}'`).join(', ')}; remove '${key}'`,
@@ -93,6 +96,7 @@ export function resolveKafkaSink(connector: 'kafka' | 'upsert-kafka', options: C
     valueColumns,
     valueFormat,
     partitioner: upsert ? 'default' : enumOption(options, 'sink.partitioner', PARTITIONERS, 'default'),
+    compactByKey: upsert && boolOption(options, 'sink.compact-by-key', true),
   }
 }
 

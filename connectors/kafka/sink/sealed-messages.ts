@@ -11,9 +11,9 @@
 // Flags: 1 the message has a key, 2 a value (none: a tombstone), 4 a partition (none: chosen by the
 // producer, as in checkpoints of earlier versions). Other bits are reserved for fields a message may
 // gain (a timestamp, headers): a decoder refuses bits it does not know rather than drop them.
-// Lengths count UTF-16 code units: the text is encoded and decoded in one call each and cut into
-// keys and values by length, which costs far less per message than one UTF-8 call per string. (A
-// lone surrogate becomes U+FFFD, also one code unit, as it would when the message is produced.)
+// Lengths count UTF-16 code units: the text is decoded in one call and cut into keys and values by
+// length, which costs far less per message than one UTF-8 call per string. (A lone surrogate is
+// written as U+FFFD, also one code unit, as it would be when the message is produced.)
 import { WeirError } from '../../../common/errors.js'
 import type { Message } from './messages.js'
 
@@ -47,37 +47,48 @@ export function encodeSealedMessages(messages: readonly Message[]): Buffer {
 }
 
 function encodeChunk(messages: readonly Message[], start: number, end: number): Buffer {
-  const parts: string[] = []
   let headerBytes = HEADER
+  let chars = 0
+  let longest = 0
   for (let i = start; i < end; i++) {
-    const [partition, key, value] = messages[i]!
-    headerBytes += 1
-    if (partition !== null) headerBytes += 4
+    const m = messages[i]!
+    headerBytes += 1 + (m[0] !== null ? 4 : 0) + (m[1] !== null ? 4 : 0) + (m[2] !== null ? 4 : 0)
+    const n = charsOf(m)
+    chars += n
+    if (n > longest) longest = n
+  }
+  // UTF-8 takes up to 3 bytes per UTF-16 code unit, about 1 for the JSON and CSV of most results: room
+  // for that, and the buffer grows in the rare case that it is not enough.
+  let buf = Buffer.allocUnsafe(headerBytes + chars + (chars >> 3) + 3 * longest)
+  const text = (s: string, o: number): number => {
+    if (o + 3 * s.length > buf.length) {
+      const grown = Buffer.allocUnsafe(Math.max(2 * buf.length, o + 3 * s.length))
+      buf.copy(grown, 0, 0, o)
+      buf = grown
+    }
+    // One write per string: far cheaper than joining them all and encoding the whole.
+    return o + buf.write(s, o, 'utf8')
+  }
+  let h = HEADER
+  let o = headerBytes
+  for (let i = start; i < end; i++) {
+    const m = messages[i]!
+    const partition = m[0], key = m[1], value = m[2]
+    buf[h++] = (key !== null ? HAS_KEY : 0) | (value !== null ? HAS_VALUE : 0) | (partition !== null ? HAS_PARTITION : 0)
+    if (partition !== null) h = buf.writeInt32LE(partition, h)
     if (key !== null) {
-      headerBytes += 4
-      parts.push(key)
+      h = buf.writeUInt32LE(key.length, h)
+      o = text(key, o)
     }
     if (value !== null) {
-      headerBytes += 4
-      parts.push(value)
+      h = buf.writeUInt32LE(value.length, h)
+      o = text(value, o)
     }
   }
-  const text = parts.join('')
-  const textBytes = Buffer.byteLength(text, 'utf8')
-  const buf = Buffer.allocUnsafe(headerBytes + textBytes)
   buf.writeUInt32LE(MAGIC, 0)
   buf.writeUInt32LE(end - start, 4)
-  buf.writeUInt32LE(textBytes, 8)
-  let o = HEADER
-  for (let i = start; i < end; i++) {
-    const [partition, key, value] = messages[i]!
-    buf[o++] = (key !== null ? HAS_KEY : 0) | (value !== null ? HAS_VALUE : 0) | (partition !== null ? HAS_PARTITION : 0)
-    if (partition !== null) o = buf.writeInt32LE(partition, o)
-    if (key !== null) o = buf.writeUInt32LE(key.length, o)
-    if (value !== null) o = buf.writeUInt32LE(value.length, o)
-  }
-  buf.write(text, o, 'utf8')
-  return buf
+  buf.writeUInt32LE(o - headerBytes, 8)
+  return buf.subarray(0, o)
 }
 
 /** The messages encodeSealedMessages wrote; bytes that do not decode are a checkpoint error naming `where`. */

@@ -129,7 +129,7 @@ export class ExactlyOnceKafkaWriter implements SinkWriter {
 
   async prepareCommit(checkpointId: number): Promise<KafkaSinkCommit | CommitWithData> {
     if (this.buffer.length > 0) {
-      const messages = this.config.connector === 'upsert-kafka' ? compactByKey(this.buffer) : this.buffer
+      const messages = this.config.compactByKey ? compactByKey(this.buffer) : this.buffer
       this.sealed.push({ checkpoint: checkpointId, messages, data: encodeSealedMessages(messages), rows: this.bufferedRows })
       this.buffer = []
       this.bufferedRows = 0
