@@ -110,7 +110,13 @@ export interface SourceReader {
 export interface SinkContext {
   readonly table: string
   readonly options: ConnectorOptions
+  /** The columns an INSERT writes: the physical ones and the non-VIRTUAL metadata ones, in the table's order. */
   readonly schema: readonly Field[]
+  /**
+   * Per schema column: the metadata key of a METADATA column (one of SinkFactory.writableMetadataKeys),
+   * or null for a column of the record. Absent: every column is of the record.
+   */
+  readonly metadata?: readonly (string | null)[]
   readonly changelog: ChangelogMode
   readonly primaryKey: readonly number[]
   /** Where the print sink writes lines (stdout for `weir run`; captured in tests and the REPL). */
@@ -239,8 +245,22 @@ export function checkpointList(ids: readonly number[]): string {
 }
 
 export interface SinkFactory {
-  /** As SourceFactory.validate; `primaryKey` names the table's PRIMARY KEY columns (upsert sinks need one). */
-  validate(options: ConnectorOptions, schema: readonly Field[], primaryKey?: readonly string[]): void
+  /**
+   * As SourceFactory.validate (for a connector without a source); `primaryKey` names the table's
+   * PRIMARY KEY columns (upsert sinks need one); `metadata` as SourceContext.metadata.
+   */
+  validate(options: ConnectorOptions, schema: readonly Field[], primaryKey?: readonly string[], metadata?: readonly (string | null)[]): void
+  /**
+   * What writing the table needs beyond what defines it, checked where an INSERT writes it (a table
+   * its source can read may hold options its sink refuses). `schema` and `metadata` as in SinkContext.
+   * Throws as validate does; the planner points at the option or column the error is about.
+   */
+  checkWrite?(options: ConnectorOptions, schema: readonly Field[], primaryKey: readonly string[], metadata: readonly (string | null)[]): void
+  /**
+   * The metadata keys an INSERT may write (Kafka: 'timestamp', 'headers'); a non-VIRTUAL METADATA
+   * column with another key makes the table unwritable, as in Flink. None: no METADATA columns.
+   */
+  readonly writableMetadataKeys?: readonly string[]
   /** Whether the sink, with these options, can take -U/+U/-D rows. */
   acceptsUpdates(options: ConnectorOptions): boolean
   create(ctx: SinkContext): Promise<SinkWriter>

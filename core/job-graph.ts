@@ -109,6 +109,8 @@ export interface SinkSpec {
   readonly connector: string
   readonly options: Readonly<Record<string, string>>
   readonly schema: readonly Field[]
+  /** Per schema column, the metadata key it writes (SinkContext.metadata); absent when the sink writes no metadata. */
+  readonly metadata?: readonly (string | null)[]
   /** What the sink receives. */
   readonly inputChangelog: ChangelogMode
   /** Primary key columns of the sink table, if declared. */

@@ -98,7 +98,7 @@ export function checkChangelog(plan: LogicalPlan): void {
         help: factory.name === 'filesystem'
           ? `set 'format' = 'debezium-json' on '${plan.table.name}' to write a changelog${orInsertOnly}`
           : factory.name === 'kafka'
-          ? `write to an 'upsert-kafka' table with a PRIMARY KEY (its messages are keyed upserts and tombstones)${orInsertOnly}`
+          ? `write to an 'upsert-kafka' table with a PRIMARY KEY (its messages are keyed upserts and tombstones), or set 'value.format' = 'debezium-json' on '${plan.table.name}' to write change events${orInsertOnly}`
           : `write to a sink that accepts updates (print, blackhole, or filesystem with debezium-json)${
             orInsertOnly === '' ? '' : ', or make the query insert-only'
           }`,

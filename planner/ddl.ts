@@ -110,7 +110,7 @@ function checkConnector(table: CatalogTable): void {
     throw e instanceof WeirError ? e.withSpan(table.optionValueSpans['connector']) : e
   }
   const metadataColumn = table.columns.find(c => c.kind === 'metadata')
-  if (metadataColumn !== undefined && (factory.source?.metadataKeys ?? []).length === 0) {
+  if (metadataColumn !== undefined && (factory.source?.metadataKeys ?? factory.sink?.writableMetadataKeys ?? []).length === 0) {
     throw WeirError.unsupported(`METADATA columns are not supported by connector '${factory.name}'`, { span: metadataColumn.span,
       help: `remove the column, or compute it with AS (the 'kafka' connector offers metadata columns)` })
   }
@@ -118,7 +118,7 @@ function checkConnector(table: CatalogTable): void {
   try {
     // Sources and sinks share the WITH clause; a table is checked as whatever its connector can be.
     if (factory.source) factory.source.validate(rest, physical, metadata, table.primaryKey)
-    else factory.sink!.validate(rest, physical, table.primaryKey)
+    else factory.sink!.validate(rest, physical, table.primaryKey, metadata)
   } catch (e) {
     if (!(e instanceof WeirError)) throw e
     throw e.withSpan(spanOfSubject(table, e))
@@ -126,7 +126,7 @@ function checkConnector(table: CatalogTable): void {
 }
 
 /** Where in the CREATE TABLE a connector's validation error points: the option key or value, or the column it names. */
-function spanOfSubject(table: CatalogTable, e: WeirError): Span {
+export function spanOfSubject(table: CatalogTable, e: WeirError): Span {
   const subject = subjectOf(e)
   if (subject !== undefined && 'column' in subject) {
     return table.columns.find(c => c.name === subject.column)?.span ?? table.span

@@ -14,6 +14,8 @@ import type { LogicalPlan } from './logical/nodes.js'
 import { QueryBinder } from './bind/query-binder.js'
 import { optimize } from './rules/index.js'
 import { checkChangelog } from './changelog.js'
+import { writtenColumns } from './bind/table-fields.js'
+import { checkWritable } from './sink-columns.js'
 import type { JobConfig } from '../common/config/index.js'
 
 /** Plans `INSERT INTO t query`. */
@@ -27,10 +29,11 @@ export function planInsert(stmt: ast.Insert, catalog: Catalog, config: JobConfig
     throw WeirError.plan(`table '${target.name}' uses connector '${factory.name}', which cannot be written to`, { span: stmt.table.span,
       help: 'insert into a filesystem, print or blackhole table' })
   }
+  checkWritable(target)
   const query = new QueryBinder(catalog, config, warn).bindQuery(stmt.query)
   const input = conformToSink(query.plan, target, stmt)
-  const physical = target.columns.filter(c => c.kind === 'physical')
-  const fields = input.fields.map((f, i) => ({ name: physical[i]!.name, type: f.type }))
+  const written = writtenColumns(target)
+  const fields = input.fields.map((f, i) => ({ name: written[i]!.name, type: f.type }))
   const sink: LogicalPlan = { kind: 'Sink', input, table: target, fields, span: stmt.span }
   const optimized = optimize(sink)
   checkChangelog(optimized)
@@ -46,9 +49,12 @@ export function planSelect(stmt: ast.QueryStatement, catalog: Catalog, config: J
   return optimized
 }
 
-/** Maps query columns onto the sink's physical columns by position (or by the INSERT column list), with implicit casts. */
+/**
+ * Maps query columns onto the sink's written columns (physical and non-VIRTUAL metadata) by position
+ * (or by the INSERT column list), with implicit casts.
+ */
 function conformToSink(plan: LogicalPlan, table: CatalogTable, stmt: ast.Insert): LogicalPlan {
-  const sinkCols = table.columns.filter(c => c.kind === 'physical')
+  const sinkCols = writtenColumns(table)
   const qf = plan.fields
   let sources: (number | null)[]
   if (stmt.columns) {

@@ -269,6 +269,7 @@ class JobExecution {
       table: spec.table,
       options: spec.options,
       schema: spec.schema,
+      ...(spec.metadata ? { metadata: spec.metadata } : {}),
       changelog: spec.inputChangelog,
       primaryKey: spec.primaryKey,
       println: this.env.println,

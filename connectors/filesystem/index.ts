@@ -4,7 +4,7 @@
 import type { ConnectorFactory } from '../api.js'
 import { resolveFsOptions } from './options.js'
 import { fileSinkCommittedAfter } from './exactly-once-sink.js'
-import { createFileSink } from './sink.js'
+import { checkFileSinkOptions, createFileSink } from './sink.js'
 import { createFileSource } from './source.js'
 
 /**
@@ -30,6 +30,9 @@ export const filesystemConnector: ConnectorFactory = {
     },
     acceptsUpdates(options) {
       return (options['format'] ?? '').trim().toLowerCase() === 'debezium-json'
+    },
+    checkWrite(options) {
+      checkFileSinkOptions(options)
     },
     create: createFileSink,
     committedAfter: fileSinkCommittedAfter,

@@ -5,7 +5,8 @@ import { mkdir, rename } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { WeirError } from '../../common/errors.js'
 import type { Batch } from '../../core/batch.js'
-import type { SinkContext, SinkWriter } from '../api.js'
+import type { ConnectorOptions, SinkContext, SinkWriter } from '../api.js'
+import { aboutKey } from '../options.js'
 import { csvRowEncoder, debeziumEncoder, jsonRowEncoder, type BatchEncoder } from './encoders.js'
 import { createExactlyOnceWriter } from './exactly-once-sink.js'
 import { resolveFsOptions, type FsConfig } from './options.js'
@@ -40,14 +41,22 @@ function batchEncoder(ctx: SinkContext, config: FsConfig): BatchEncoder {
   }
 }
 
-export async function createFileSink(ctx: SinkContext): Promise<SinkWriter> {
-  const config = resolveFsOptions(ctx.options)
+/**
+ * SinkFactory.checkWrite: what the filesystem sink refuses beyond what defines the table. As in
+ * Flink, debezium-json writes no schema envelope (its schema is Kafka Connect's).
+ */
+export function checkFileSinkOptions(options: ConnectorOptions): FsConfig {
+  const config = resolveFsOptions(options)
   if (config.schemaInclude) {
-    // As in Flink: the envelope's schema is Kafka Connect's, which the sink does not write.
-    throw WeirError.unsupported(`the filesystem sink of table '${ctx.table}' cannot write 'debezium-json.schema-include' = 'true'`, {
-      help: `remove the option from '${ctx.table}' (or write to another table without it): the sink writes each change event without a schema`,
-    })
+    throw aboutKey(WeirError.unsupported(`the filesystem sink cannot write 'debezium-json.schema-include' = 'true'`, {
+      help: `write to a table without the option: the sink writes each change event without a schema`,
+    }), 'debezium-json.schema-include')
   }
+  return config
+}
+
+export async function createFileSink(ctx: SinkContext): Promise<SinkWriter> {
+  const config = checkFileSinkOptions(ctx.options)
   const dir = resolve(config.path)
   try {
     await mkdir(dir, { recursive: true })

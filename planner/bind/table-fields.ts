@@ -5,7 +5,7 @@ import type { Span } from '../../common/span.js'
 import type { Field } from '../../common/types.js'
 import { getConnector } from '../../connectors/registry.js'
 import type { Rex } from '../../core/rex.js'
-import type { CatalogTable } from '../catalog.js'
+import type { CatalogTable, TableColumn } from '../catalog.js'
 import { Scope } from './scope.js'
 import { bindExpr } from './expr-binder.js'
 
@@ -46,6 +46,17 @@ export function tableFields(table: CatalogTable): { fields: Field[]; computed: (
 export function connectorColumns(table: CatalogTable): { physical: Field[]; metadata: (string | null)[] } {
   const read = table.columns.filter(c => c.kind !== 'computed')
   return { physical: read.map(c => ({ name: c.name, type: c.type })), metadata: read.map(c => c.metadataKey ?? null) }
+}
+
+/** The columns an INSERT into `table` fills (Flink's persisted columns), in the table's order (computed and VIRTUAL columns are read only). */
+export function writtenColumns(table: CatalogTable): TableColumn[] {
+  return table.columns.filter(c => c.kind === 'physical' || (c.kind === 'metadata' && !c.virtual))
+}
+
+/** What the sink is given for the written columns: their fields, and per column its metadata key (null: a column of the record). */
+export function sinkColumns(table: CatalogTable): { schema: Field[]; metadata: (string | null)[] } {
+  const written = writtenColumns(table)
+  return { schema: written.map(c => ({ name: c.name, type: c.type })), metadata: written.map(c => c.metadataKey ?? null) }
 }
 
 /**

@@ -8,7 +8,7 @@ import type { ChangelogMode, Exchange, JobGraph, OperatorSpec, PhysicalNode } fr
 import type { LogicalPlan, Scan } from '../logical/nodes.js'
 import { changelogOf } from '../changelog.js'
 import type { JobConfig } from '../../common/config/index.js'
-import { tableFields } from '../bind/table-fields.js'
+import { tableFields, writtenColumns } from '../bind/table-fields.js'
 import { bindExpr } from '../bind/expr-binder.js'
 import { Scope } from '../bind/scope.js'
 
@@ -89,12 +89,13 @@ export function lowerToJobGraph(plans: readonly LogicalPlan[], name: string, con
         const inputChangelog = changelogOf(plan.input).mode
         if (plan.table) {
           const t = plan.table
-          const physical = t.columns.filter(c => c.kind === 'physical')
-          const primaryKey = t.primaryKey.map(k => physical.findIndex(c => c.name === k)).filter(i => i >= 0)
+          const written = writtenColumns(t)
+          const primaryKey = t.primaryKey.map(k => written.findIndex(c => c.name === k)).filter(i => i >= 0)
           const options = Object.fromEntries(Object.entries(t.options).filter(([k]) => k !== 'connector'))
-          const notNull = physical.flatMap((c, i) => (!c.type.nullable && plan.fields[i]!.type.nullable ? [i] : []))
-          id = add('sink', { kind: 'Sink', table: t.name, connector: t.options['connector']!, options, schema: plan.fields, inputChangelog, primaryKey,
-            ...(notNull.length > 0 ? { notNull } : {}) }, [{ node: input, exchange: forward }], plan, mode)
+          const notNull = written.flatMap((c, i) => (!c.type.nullable && plan.fields[i]!.type.nullable ? [i] : []))
+          const metadata = written.some(c => c.kind === 'metadata') ? { metadata: written.map(c => c.metadataKey ?? null) } : {}
+          id = add('sink', { kind: 'Sink', table: t.name, connector: t.options['connector']!, options, schema: plan.fields, ...metadata, inputChangelog,
+            primaryKey, ...(notNull.length > 0 ? { notNull } : {}) }, [{ node: input, exchange: forward }], plan, mode)
         } else {
           id = add('collect', { kind: 'Collect', schema: plan.fields, inputChangelog }, [{ node: input, exchange: forward }], plan, mode)
         }

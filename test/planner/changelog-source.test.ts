@@ -54,7 +54,9 @@ describe('a debezium-json table', () => {
     expect(kafka.message).toBe(
       `table 'to_kafka' (connector 'kafka', format 'json') can only take inserts, but the query produces updates from table 'orders' (format 'debezium-json', a changelog) at line 13, column 55`,
     )
-    expect(kafka.help).toBe(`write to an 'upsert-kafka' table with a PRIMARY KEY (its messages are keyed upserts and tombstones)`)
+    expect(kafka.help).toBe(
+      `write to an 'upsert-kafka' table with a PRIMARY KEY (its messages are keyed upserts and tombstones), or set 'value.format' = 'debezium-json' on 'to_kafka' to write change events`,
+    )
     const json = await refused('INSERT INTO to_json SELECT * FROM files')
     expect(json).toMatchObject({ kind: 'plan', at: 'files' })
     expect(json.message).toContain(`can only take inserts, but the query produces updates from table 'files' (format 'debezium-json', a changelog)`)
