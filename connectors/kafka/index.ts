@@ -1,9 +1,10 @@
 // The 'kafka' connector: a source reading the messages of one or more topics (each partition a
 // split, offsets kept in checkpoints), with Flink's options, formats and metadata columns; and a
-// sink writing insert-only results (sink/). One table may be read and written: each side is given
-// the options that are not the other side's own, as Flink's source ignores 'sink.*' and its sink 'scan.*'.
+// sink writing insert-only results, or changelogs as debezium-json (sink/). One table may be read
+// and written: each side is given the options that are not the other side's own, as Flink's source
+// ignores 'sink.*' and its sink 'scan.*'.
 import type { ConnectorFactory, ConnectorOptions } from '../api.js'
-import { kafkaSink } from './sink/index.js'
+import { kafkaSink, valueFormatOf as valueFormat } from './sink/index.js'
 import { checkMetadataColumns, KAFKA_METADATA_KEYS } from './source-metadata.js'
 import { createKafkaSource } from './source.js'
 import { resolveKafkaSourceOptions } from './source-options.js'
@@ -56,14 +57,11 @@ export const kafkaConnector: ConnectorFactory = {
   sink: {
     ...kafkaSink,
     validate: (options, schema, primaryKey) => kafkaSink.validate(without(options, sourceOnly), schema, primaryKey),
+    checkWrite: (options, schema, primaryKey, metadata) => kafkaSink.checkWrite!(without(options, sourceOnly), schema, primaryKey, metadata),
+    acceptsUpdates: options => kafkaSink.acceptsUpdates(without(options, sourceOnly)),
     create: ctx => kafkaSink.create({ ...ctx, options: without(ctx.options, sourceOnly) }),
     committedAfter: (query, checkpointId) => kafkaSink.committedAfter!({ ...query, options: without(query.options, sourceOnly) }, checkpointId),
   },
-}
-
-/** The value format as written ('format' or 'value.format'), lower-case. */
-function valueFormat(options: ConnectorOptions): string {
-  return (options['value.format'] ?? options['format'] ?? '').trim().toLowerCase()
 }
 
 /** Options only the sink reads (the key options are both sides': key-options.ts). */

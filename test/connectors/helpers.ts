@@ -50,7 +50,7 @@ export function sourceCtx(
 }
 
 /** What a sink's context adds for checkpointed jobs; by default job 'test-job', operator '9-sink', not exactly-once. */
-export type SinkJob = Partial<Pick<SinkContext, 'jobName' | 'operatorId' | 'exactlyOnce' | 'restoredCommit' | 'restoredData'>>
+export type SinkJob = Partial<Pick<SinkContext, 'jobName' | 'operatorId' | 'exactlyOnce' | 'restoredCommit' | 'restoredData' | 'metadata'>>
 
 export function sinkCtx(options: ConnectorOptions, schema: readonly Field[], println: (line: string) => void = () => {}, job: SinkJob = {}): SinkContext {
   return { table: 'out', options, schema, changelog: 'insert-only', primaryKey: [], println, jobName: 'test-job', operatorId: '9-sink', exactlyOnce: false,

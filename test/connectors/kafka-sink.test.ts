@@ -14,7 +14,7 @@ import { kafkaSink } from '../../connectors/kafka/sink/index.js'
 import { Session } from '../../engine/session.js'
 import { startKafkaBroker, type KafkaBroker } from '../support/kafka-server.js'
 import { createTopics, readTopic as readAll, type Received } from '../support/kafka-topics.js'
-import { canonWeirRow, OracleData } from '../oracle/oracle.js'
+import { canonWeirRow, expectSameMultiset, materialize, OracleData } from '../oracle/oracle.js'
 import { errorOf, sinkCtx } from './helpers.js'
 
 const WEIR = resolve('bin/weir.js')
@@ -417,4 +417,155 @@ describe('Kafka sink options', () => {
     expect((await planError(`CREATE TABLE out (k STRING, v INT) WITH ('connector' = 'kafka', 'topic' = 't', ${servers}, 'format' = 'avro')`))
       .message).toContain(`'avro'`)
   })
+})
+
+describe("'kafka' sink with 'value.format' = 'debezium-json'", () => {
+  const CHANGES_SCHEMA: Field[] = [{ name: 'k', type: T.string() }, { name: 'v', type: T.int() }, { name: 'c', type: T.bigint() }, { name: 'sb',
+    type: T.bigint() }, {
+    name: 'md',
+    type: T.decimal(10, 2),
+  }]
+  /** The changelog table: keyed by the group, so each group's events stay in order in one partition. */
+  const CHANGES_TABLE = (topic: string, extra = '') => `
+    CREATE TABLE changes (k STRING, v INT, c BIGINT, sb BIGINT, md DECIMAL(10, 2)) WITH ('connector' = 'kafka', ${kafkaOptions(topic)},
+      'value.format' = 'debezium-json', 'key.format' = 'json', 'key.fields' = 'k;v'${extra});`
+
+  it("writes a GROUP BY's changes as Flink does; read back by Weir's debezium-json source they equal DuckDB's GROUP BY, across crashes", async () => {
+    await createTopic('changes', 3)
+    const dir = jobDir(`
+      SET 'pipeline.name' = 'debezium-changes';
+      ${CHECKPOINTS(50)}
+      ${data.ddl}
+      ${CHANGES_TABLE('changes')}
+      INSERT INTO changes SELECT k, v, COUNT(*), SUM(b), MAX(d) FROM t GROUP BY k, v;`)
+    let crashed = 0
+    for (const at of ['before-commit:1', 'before-commit:3', 'before-manifest:2']) {
+      const r = await runWeir(dir, at)
+      if (r.code === 0) break
+      expect(r.stderr).not.toMatch(/error/i)
+      crashed++
+    }
+    let seed = 11
+    for (let i = 0; i < 3; i++) {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31
+      const r = await runWeir(dir, undefined, 1500 + (seed % 2500))
+      if (r.code === 0) break
+      crashed++
+    }
+    expect(crashed).toBeGreaterThan(0)
+    for (let i = 0; i < 5; i++) if ((await runWeir(dir)).code === 0) break
+
+    // Read back first: the consumer below appends end marks to the topic.
+    const read = await new Session({ println: () => undefined }).executeSql(
+      CHANGES_TABLE('changes',
+        `, 'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset', 'properties.isolation.level' = 'read_committed'`)
+        + 'SELECT * FROM changes;',
+    )
+    const last = read.at(-1)!
+    if (last.kind !== 'rows') throw new Error(last.kind)
+    const oracle = await data.duck('SELECT k, v, COUNT(*), SUM(b), MAX(d) FROM t GROUP BY k, v')
+    expect(oracle.length).toBeGreaterThan(10)
+    expectSameMultiset(materialize(last.changes).map(r => canonWeirRow(CHANGES_SCHEMA, r)), oracle)
+    const got = await readTopic('changes', 3)
+    // Flink's envelopes: +I/+U as {"before":null,"after":row,"op":"c"}, -U/-D as {"before":row,"after":null,"op":"d"}.
+    const events = got.map(m => JSON.parse(m.value!) as { before: unknown; after: unknown; op: string })
+    for (const e of events) {
+      expect(Object.keys(e)).toEqual(['before', 'after', 'op'])
+      if (e.op === 'c') expect(e.before === null && e.after !== null).toBe(true)
+      else expect(e.op === 'd' && e.before !== null && e.after === null).toBe(true)
+    }
+    // Groups grow: most changes are an update's -U ("d") and +U ("c").
+    expect(events.filter(e => e.op === 'd').length).toBeGreaterThan(100)
+    // Each message's key is its row's group.
+    got.forEach((m, i) => {
+      const e = events[i]!
+      const row = (e.op === 'c' ? e.after : e.before) as { k: string | null; v: number | null }
+      expect(JSON.parse(m.key!)).toEqual({ k: row.k, v: row.v })
+    })
+  }, 900_000)
+})
+
+describe('metadata the Kafka sinks write', () => {
+  it("sets each message's timestamp and headers from the table's 'timestamp' and 'headers' columns (none when NULL)", async () => {
+    await createTopic('stamped', 2)
+    const ddl = `CREATE TABLE stamped (id INT, ts TIMESTAMP_LTZ(3) METADATA FROM 'timestamp', h STRING METADATA FROM 'headers',
+      p INT METADATA FROM 'partition' VIRTUAL) WITH ('connector' = 'kafka', ${kafkaOptions(`stamped`)}, 'format' = 'json',
+      'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset');`
+    const before = Date.now()
+    const session = new Session({ println: () => undefined })
+    await session.executeSql(`${ddl} INSERT INTO stamped VALUES
+      (1, TO_TIMESTAMP_LTZ(1700000000123, 3), '{"trace":"abc","empty":null}'),
+      (2, TO_TIMESTAMP_LTZ(86400000, 3), CAST(NULL AS STRING)),
+      (3, CAST(NULL AS TIMESTAMP_LTZ(3)), '{}');`)
+    await session.awaitJobs()
+    // Weir's source reads them back through the same table (first: the consumer below appends end marks).
+    const read = await new Session({ println: () => undefined }).executeSql(`${ddl} SELECT id, ts, h FROM stamped;`)
+    const rows = read.at(-1)!
+    if (rows.kind !== 'rows') throw new Error(rows.kind)
+    const back = new Map(rows.changes.map(c => [c.row[0], c.row]))
+    expect(back.get(1)!.slice(1)).toEqual([1700000000123, '{"trace":"abc","empty":""}'])
+    expect(back.get(2)!.slice(1)).toEqual([86400000, '{}'])
+    const got = new Map((await readTopic('stamped', 2)).map(m => [(JSON.parse(m.value!) as { id: number }).id, m]))
+    // The value holds the physical columns only.
+    expect(JSON.parse(got.get(1)!.value!)).toEqual({ id: 1 })
+    // kafkajs cannot write a header without a value: it is written empty.
+    expect(got.get(1)).toMatchObject({ timestamp: 1700000000123, headers: { trace: 'abc', empty: '' } })
+    expect(got.get(2)).toMatchObject({ timestamp: 86400000, headers: {} })
+    expect(got.get(3)!.headers).toEqual({})
+    expect(got.get(3)!.timestamp).toBeGreaterThanOrEqual(before) // no timestamp given: the producer's clock
+  }, 300_000)
+
+  it('keeps them in the messages an exactly-once checkpoint holds, and refuses headers that are not a JSON object of text', async () => {
+    await createTopic('stamped-once', 1)
+    const schema: Field[] = [{ name: 'k', type: T.string() }, { name: 'ts', type: T.timestampLtz(3) }, { name: 'h', type: T.string() }]
+    const options = { topic: 'stamped-once', 'properties.bootstrap.servers': broker.bootstrap, 'value.format': 'csv' }
+    const job = { jobName: 'stamped-job', operatorId: '4-sink', exactlyOnce: true, metadata: [null, 'timestamp', 'headers'] }
+    const w = await kafkaSink.create(sinkCtx(options, schema, undefined, job))
+    await w.write({ rows: [['a', 5000, '{"x":"1"}'], ['b', null, null]], kinds: null })
+    // The checkpoint's JSON, as a restore reads it.
+    const sealed = JSON.parse(JSON.stringify(await w.prepareCommit!(1))) as unknown
+    await w.close()
+    const restored = await kafkaSink.create(sinkCtx(options, schema, undefined, { ...job, restoredCommit: sealed }))
+    await restored.close()
+    const got = await readTopic('stamped-once', 1)
+    expect(got.map(m => [m.value, m.headers])).toEqual([['a', { x: '1' }], ['b', {}]])
+    expect(got[0]!.timestamp).toBe(5000)
+    expect(got[1]!.timestamp).not.toBe(5000)
+    const bad = await kafkaSink.create(sinkCtx(options, schema, undefined, { ...job, jobName: 'stamped-bad' }))
+    const e = await errorOf(async () => bad.write({ rows: [['c', null, '{"n":1}']], kinds: null }))
+    await bad.close()
+    expect(e.message).toContain(`cannot write headers "{\\"n\\":1}" (column 'h', metadata 'headers')`)
+  }, 300_000)
+})
+
+describe("'key.fields-prefix' on the Kafka sinks", () => {
+  it('writes the key columns without the prefix in the key (and not in the value); the source reads them back', async () => {
+    await createTopic('prefixed', 2)
+    const ddl = `CREATE TABLE prefixed (key_id INT, name STRING) WITH ('connector' = 'kafka', ${kafkaOptions('prefixed')}, 'format' = 'json',
+      'key.format' = 'json', 'key.fields' = 'key_id', 'key.fields-prefix' = 'key_', 'value.fields-include' = 'EXCEPT_KEY',
+      'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset');`
+    const session = new Session({ println: () => undefined })
+    await session.executeSql(`${ddl} INSERT INTO prefixed VALUES (1, 'x'), (2, 'y');`)
+    await session.awaitJobs()
+    // The source reads them back through the same table (first: the consumer below appends end marks).
+    const read = await new Session({ println: () => undefined }).executeSql(`${ddl} SELECT * FROM prefixed;`)
+    const rows = read.at(-1)!
+    if (rows.kind !== 'rows') throw new Error(rows.kind)
+    expect(rows.changes.map(c => c.row).sort()).toEqual([[1, 'x'], [2, 'y']])
+    const got = await readTopic('prefixed', 2)
+    expect(got.map(m => [m.key, m.value]).sort()).toEqual([['{"id":1}', '{"name":"x"}'], ['{"id":2}', '{"name":"y"}']])
+  }, 300_000)
+
+  it("'upsert-kafka' writes its PRIMARY KEY without the prefix", async () => {
+    await createTopic('prefixed-upsert', 1)
+    const session = new Session({ println: () => undefined })
+    await session.executeSql(
+      `CREATE TABLE totals (pk_k STRING, n BIGINT, PRIMARY KEY (pk_k) NOT ENFORCED) WITH ('connector' = 'upsert-kafka', ${kafkaOptions('prefixed-upsert')},
+        'key.format' = 'json', 'value.format' = 'json', 'key.fields-prefix' = 'pk_', 'value.fields-include' = 'EXCEPT_KEY');
+      INSERT INTO totals SELECT k, COUNT(*) FROM (VALUES ('a'), ('a'), ('a')) AS v(k) GROUP BY k;`,
+    )
+    await session.awaitJobs()
+    const got = await readTopic('prefixed-upsert', 1)
+    expect(got.at(-1)).toMatchObject({ key: '{"k":"a"}', value: '{"n":3}' })
+  }, 300_000)
 })

@@ -33,6 +33,10 @@ export interface Received {
   readonly offset: number
   readonly key: string | null
   readonly value: string | null
+  /** The message's timestamp (epoch ms). */
+  readonly timestamp: number
+  /** Its headers, each value as UTF-8 text (null: a header without a value). */
+  readonly headers: Readonly<Record<string, string | null>>
 }
 
 let reads = 0
@@ -72,7 +76,8 @@ export async function readTopic(kafka: Kafka, topic: string, partitions: number,
             }
             return
           }
-          got.push({ partition, offset: Number(message.offset), key, value: message.value?.toString() ?? null })
+          const headers = Object.fromEntries(Object.entries(message.headers ?? {}).map(([h, v]) => [h, v === undefined || v === null ? null : String(v)]))
+          got.push({ partition, offset: Number(message.offset), key, value: message.value?.toString() ?? null, timestamp: Number(message.timestamp), headers })
         },
       }).catch(fail)
     })

@@ -1,9 +1,9 @@
-// The 'kafka' sink (insert-only results) and what it shares with 'upsert-kafka' (upsert.ts): option
+// The 'kafka' sink (insert-only results, or any changelog as debezium-json change events) and what it shares with 'upsert-kafka' (upsert.ts): option
 // checking, creating the writer for the delivery guarantee, and what exactly-once output is
 // committed already (the marker, see transactions.ts).
-import type { CommitQuery, CommittedOutput, ConnectorFactory, SinkContext, SinkFactory, SinkWriter } from '../../api.js'
+import type { CommitQuery, CommittedOutput, ConnectorOptions, SinkContext, SinkFactory, SinkWriter } from '../../api.js'
 import { MessageEncoder } from './messages.js'
-import { resolveConnection, resolveGuarantee, resolveKafkaSink, type KafkaConnection, type KafkaSinkConfig } from './options.js'
+import { resolveConnection, resolveGuarantee, resolveKafkaSink, WRITABLE_METADATA, type KafkaConnection, type KafkaSinkConfig } from './options.js'
 import { kafkaClient, kafkaSinkError, partitionCount, TransactionalProducer } from './transactions.js'
 import { ExactlyOnceKafkaWriter, StreamingKafkaWriter, type KafkaSinkCommit } from './writer.js'
 
@@ -49,6 +49,16 @@ export async function kafkaCommittedAfter(config: KafkaConnection, query: Commit
   }
 }
 
+/** The sink's config for a SinkContext: its options checked against the columns it writes. */
+export function sinkConfigOf(connector: 'kafka' | 'upsert-kafka', ctx: SinkContext): KafkaSinkConfig {
+  return resolveKafkaSink(connector, ctx.options, ctx.schema, ctx.primaryKey.map(i => ctx.schema[i]!.name), ctx.metadata)
+}
+
+/** The value format as written ('format' or 'value.format'), lower-case. */
+export function valueFormatOf(options: ConnectorOptions): string {
+  return (options['value.format'] ?? options['format'] ?? '').trim().toLowerCase()
+}
+
 /**
  * @example CREATE TABLE out (w TIMESTAMP(3), n BIGINT) WITH ('connector' = 'kafka', 'topic' = 'counts', 'properties.bootstrap.servers' = 'localhost:9092', 'format' = 'json')
  */
@@ -56,7 +66,12 @@ export const kafkaSink: SinkFactory = {
   validate(options, schema, primaryKey = []) {
     resolveKafkaSink('kafka', options, schema, primaryKey)
   },
-  acceptsUpdates: () => false,
-  create: ctx => createKafkaWriter(ctx, resolveKafkaSink('kafka', ctx.options, ctx.schema, ctx.primaryKey.map(i => ctx.schema[i]!.name))),
+  checkWrite(options, schema, primaryKey, metadata) {
+    resolveKafkaSink('kafka', options, schema, primaryKey, metadata)
+  },
+  writableMetadataKeys: WRITABLE_METADATA,
+  // As in Flink, a debezium-json value writes a changelog: every change is an event of its own.
+  acceptsUpdates: options => valueFormatOf(options) === 'debezium-json',
+  create: ctx => createKafkaWriter(ctx, sinkConfigOf('kafka', ctx)),
   committedAfter: (query, checkpointId) => kafkaCommittedAfter(resolveConnection(query.options), query, checkpointId),
 }

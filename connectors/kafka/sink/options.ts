@@ -5,9 +5,14 @@ import { WeirError } from '../../../common/errors.js'
 import type { Field } from '../../../common/types.js'
 import type { ConnectorOptions } from '../../api.js'
 import { aboutKey, aboutValue, badValue, boolOption, checkKnownOptions, checkRequiredOptions, enumOption, intOption } from '../../options.js'
+import type { CsvConfig, JsonConfig } from '../../filesystem/options.js'
 import { resolveKeyLayout, type MessageFormat } from '../key-options.js'
+import { resolveSinkValueFormat, SINK_FORMAT_OPTIONS, type SinkValueFormat } from './value-format.js'
 
-export type { MessageFormat }
+export type { MessageFormat, SinkValueFormat }
+
+/** The metadata a Kafka sink writes into each message (Flink's writable keys of 'kafka' and 'upsert-kafka'). */
+export const WRITABLE_METADATA: readonly string[] = ['timestamp', 'headers']
 
 export type DeliveryGuarantee = 'exactly-once' | 'at-least-once' | 'none'
 const GUARANTEES: readonly DeliveryGuarantee[] = ['exactly-once', 'at-least-once', 'none']
@@ -32,12 +37,21 @@ export interface KafkaConnection {
 
 export interface KafkaSinkConfig extends KafkaConnection {
   readonly connector: 'kafka' | 'upsert-kafka'
-  /** Indexes into the schema of the key's columns (empty: messages have no key). */
+  /** Indexes into the sink's rows of the key's columns (empty: messages have no key). */
   readonly keyColumns: readonly number[]
   readonly keyFormat: MessageFormat | undefined
-  /** Indexes of the value's columns (all, or all but the key's with EXCEPT_KEY). */
+  /** The key's field names: the key columns' names without 'key.fields-prefix' (absent: the columns' names). */
+  readonly keyNames?: readonly string[]
+  /** Indexes of the value's columns (all physical ones, or all but the key's with EXCEPT_KEY). */
   readonly valueColumns: readonly number[]
-  readonly valueFormat: MessageFormat
+  readonly valueFormat: SinkValueFormat
+  /** How json and debezium-json values, and csv values, are written (absent: the formats' defaults). */
+  readonly json?: JsonConfig
+  readonly csv?: CsvConfig
+  /** The row index of the column of metadata 'timestamp' (each message's timestamp), if written. */
+  readonly timestampColumn?: number | undefined
+  /** The row index of the column of metadata 'headers' (a JSON object of header names to text), if written. */
+  readonly headersColumn?: number | undefined
   readonly partitioner: Partitioner
   /** upsert-kafka ('sink.compact-by-key', default true): exactly-once keeps only each key's last message of a checkpoint. */
   readonly compactByKey: boolean
@@ -48,21 +62,25 @@ const COMMON = [
   'format',
   'value.format',
   'key.format',
+  'key.fields-prefix',
   'value.fields-include',
   'sink.delivery-guarantee',
   'sink.transactional-id-prefix',
   ...PROPERTIES,
+  ...SINK_FORMAT_OPTIONS,
 ]
 const KAFKA_ONLY = ['key.fields', 'sink.partitioner']
 const UPSERT_ONLY = ['sink.compact-by-key']
 
 /**
- * Checks a sink table's options against its physical schema and primary key (names as declared).
+ * Checks a sink table's options against the columns it writes and its primary key (names as
+ * declared). `metadata`, per schema column: its metadata key (one of WRITABLE_METADATA), or null for
+ * a column of the message's key or value; absent: all are.
  *
  * @example resolveKafkaSink('kafka', { topic: 'out', 'properties.bootstrap.servers': '127.0.0.1:9092' }, schema, [])
  */
-export function resolveKafkaSink(connector: 'kafka' | 'upsert-kafka', options: ConnectorOptions, schema: readonly Field[],
-  primaryKey: readonly string[]): KafkaSinkConfig
+export function resolveKafkaSink(connector: 'kafka' | 'upsert-kafka', options: ConnectorOptions, schema: readonly Field[], primaryKey: readonly string[],
+  metadata?: readonly (string | null)[]): KafkaSinkConfig
 {
   const upsert = connector === 'upsert-kafka'
   checkKnownOptions(connector, options, upsert ? [...COMMON, ...UPSERT_ONLY] : [...COMMON, ...KAFKA_ONLY], key => {
@@ -86,15 +104,31 @@ export function resolveKafkaSink(connector: 'kafka' | 'upsert-kafka', options: C
   }
   const valueKey = options['value.format'] !== undefined ? 'value.format' : 'format'
   if (!upsert && options[valueKey] === undefined) checkRequiredOptions(connector, options, ['format'])
-  const { keyColumns, keyFormat, valueColumns, valueFormat } = resolveKeyLayout(connector, options, schema,
-    upsert ? primaryKeyColumns(primaryKey, schema) : undefined)
+  // Metadata columns are written into the message's timestamp and headers; the key and the value
+  // hold the others, whose indexes the layout gives among them.
+  const physical = schema.flatMap((_, i) => ((metadata?.[i] ?? null) === null ? [i] : []))
+  const physicalSchema = physical.map(i => schema[i]!)
+  // A debezium-json value's rows are json objects: the key layout is resolved as for json.
+  const debezium = (options[valueKey] ?? '').trim().toLowerCase() === 'debezium-json'
+  const layout = resolveKeyLayout(connector, debezium ? { ...options, [valueKey]: 'json' } : options, physicalSchema,
+    upsert ? primaryKeyColumns(primaryKey, physicalSchema) : undefined)
+  const value = resolveSinkValueFormat(connector, options, valueKey)
+  const metadataColumn = (key: string): number | undefined => {
+    const i = metadata?.indexOf(key) ?? -1
+    return i < 0 ? undefined : i
+  }
   return {
     ...connection,
     connector,
-    keyColumns,
-    keyFormat,
-    valueColumns,
-    valueFormat,
+    keyColumns: layout.keyColumns.map(i => physical[i]!),
+    keyFormat: layout.keyFormat,
+    keyNames: layout.keyNames,
+    valueColumns: layout.valueColumns.map(i => physical[i]!),
+    valueFormat: value.format,
+    json: value.json,
+    csv: value.csv,
+    timestampColumn: metadataColumn('timestamp'),
+    headersColumn: metadataColumn('headers'),
     partitioner: upsert ? 'default' : enumOption(options, 'sink.partitioner', PARTITIONERS, 'default'),
     compactByKey: upsert && boolOption(options, 'sink.compact-by-key', true),
   }

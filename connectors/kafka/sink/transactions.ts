@@ -49,7 +49,11 @@ export function transactionalId(config: KafkaConnection, jobName: string, operat
 }
 
 function toKafka(m: Message): KafkaMessage {
-  return m[0] === null ? { key: m[1], value: m[2] } : { partition: m[0], key: m[1], value: m[2] }
+  const message: KafkaMessage = m[0] === null ? { key: m[1], value: m[2] } : { partition: m[0], key: m[1], value: m[2] }
+  // The table's 'timestamp' and 'headers' metadata; without them kafkajs stamps the producer's time.
+  if (m[3] !== undefined && m[3] !== null) message.timestamp = String(m[3])
+  if (m[4] !== undefined && m[4] !== null) message.headers = m[4] as NonNullable<KafkaMessage['headers']>
+  return message
 }
 
 /** Sends messages in produce requests of at most SEND_CHUNK messages and SEND_CHARS characters, with the given send function. */
