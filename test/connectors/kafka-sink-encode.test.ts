@@ -1,0 +1,40 @@
+// Rows → Kafka messages as the sinks encode them (no broker): debezium-json change events as Flink's
+// serializer writes them, the value format's writing options, and the key without 'key.fields-prefix'.
+import { describe, expect, it } from 'vitest'
+import { T, type Field } from '../../common/types.js'
+import { RowKind } from '../../core/batch.js'
+import { MessageEncoder, type Message } from '../../connectors/kafka/sink/messages.js'
+import { resolveKafkaSink } from '../../connectors/kafka/sink/options.js'
+
+const SERVERS = { topic: 't', 'properties.bootstrap.servers': '127.0.0.1:9092' }
+
+function encode(options: Record<string, string>, schema: Field[], rows: unknown[][], kinds: number[] | null = null): Message[] {
+  const out: Message[] = []
+  new MessageEncoder(resolveKafkaSink('kafka', { ...SERVERS, ...options }, schema, []), schema, 1)
+    .encode({ rows, kinds: kinds === null ? null : Uint8Array.from(kinds) }, out)
+  return out
+}
+
+describe('the Kafka sink encoder', () => {
+  it('writes each change of a debezium-json table as an event: +I/+U op "c" with after, -U/-D op "d" with before', () => {
+    const schema: Field[] = [{ name: 'k', type: T.string() }, { name: 'at', type: T.timestamp(3) }]
+    const at = Date.UTC(2024, 0, 2, 3, 4, 5, 6)
+    const got = encode({ 'value.format': 'debezium-json', 'debezium-json.timestamp-format.standard': 'ISO-8601', 'key.format': 'raw', 'key.fields': 'k' },
+      schema, [['a', at], ['a', at], ['a', null], ['a', null]], [RowKind.INSERT, RowKind.UPDATE_BEFORE, RowKind.UPDATE_AFTER, RowKind.DELETE])
+    expect(got.map(m => [m[1], m[2]])).toEqual([
+      ['a', '{"before":null,"after":{"k":"a","at":"2024-01-02T03:04:05.006"},"op":"c"}'],
+      ['a', '{"before":{"k":"a","at":"2024-01-02T03:04:05.006"},"after":null,"op":"d"}'],
+      ['a', '{"before":null,"after":{"k":"a","at":null},"op":"c"}'],
+      ['a', '{"before":{"k":"a","at":null},"after":null,"op":"d"}'],
+    ])
+  })
+
+  it("honours the value format's writing options and writes the key's fields without 'key.fields-prefix'", () => {
+    const schema: Field[] = [{ name: 'k_id', type: T.int() }, { name: 's', type: T.string() }, { name: 'n', type: T.int() }]
+    const got = encode({ 'format': 'csv', 'csv.field-delimiter': ';', 'csv.null-literal': 'N', 'key.format': 'json', 'key.fields': 'k_id',
+      'key.fields-prefix': 'k_', 'value.fields-include': 'EXCEPT_KEY' }, schema, [[7, 'a;b', null]])
+    expect(got.map(m => [m[1], m[2]])).toEqual([['{"id":7}', '"a;b";N']])
+    // Options of another format are refused, as the source refuses them.
+    expect(() => encode({ 'format': 'json', 'csv.field-delimiter': ';' }, schema, [])).toThrow(/applies to format 'csv'/)
+  })
+})
