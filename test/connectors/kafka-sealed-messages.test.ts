@@ -22,6 +22,15 @@ describe('sealed Kafka messages', () => {
     expect(decodeSealedMessages(encodeSealedMessages([]), 'test')).toEqual([])
   })
 
+  it("keep a message's timestamp and headers (the table's metadata columns)", () => {
+    const messages: Message[] = [[0, 'k', 'v', 1700000000123, { trace: 'é', empty: '' }], [1, null, 'w', null, { a: 'b' }], [2, 'k', null, -1, null], [
+      null,
+      'x',
+      'y',
+    ]]
+    expect(decodeSealedMessages(encodeSealedMessages(messages), 'test')).toEqual(messages)
+  })
+
   it('hold text of any width: three UTF-8 bytes per character throughout, and lone surrogates (as U+FFFD, as Kafka gets them)', () => {
     const wide: Message[] = Array.from({ length: 200 }, (_, i) => [i % 3, `€${i}`, '中'.repeat(100 + i)])
     expect(decodeSealedMessages(encodeSealedMessages(wide), 'test')).toEqual(wide)
@@ -63,7 +72,7 @@ describe('sealed Kafka messages', () => {
     ]
     // A flag this version does not know (a field a later version added) is refused, not dropped.
     const unknownFlag = Buffer.from(bytes)
-    unknownFlag[12] = unknownFlag[12]! | 8
+    unknownFlag[12] = unknownFlag[12]! | 32
     cases.push([unknownFlag, /fields this version does not know/])
     for (const [data, why] of cases) {
       const e = await errorOf(() => decodeSealedMessages(data, 'checkpoint 3'))

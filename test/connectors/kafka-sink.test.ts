@@ -522,10 +522,11 @@ describe('metadata the Kafka sinks write', () => {
     const job = { jobName: 'stamped-job', operatorId: '4-sink', exactlyOnce: true, metadata: [null, 'timestamp', 'headers'] }
     const w = await kafkaSink.create(sinkCtx(options, schema, undefined, job))
     await w.write({ rows: [['a', 5000, '{"x":"1"}'], ['b', null, null]], kinds: null })
-    // The checkpoint's JSON, as a restore reads it.
-    const sealed = JSON.parse(JSON.stringify(await w.prepareCommit!(1))) as unknown
+    // What the checkpoint stores, as a restore reads it back: the commit as JSON, the messages as bytes.
+    const sealed = await w.prepareCommit!(1) as CommitWithData
     await w.close()
-    const restored = await kafkaSink.create(sinkCtx(options, schema, undefined, { ...job, restoredCommit: sealed }))
+    const restoredCommit = JSON.parse(JSON.stringify(sealed.commit)) as unknown
+    const restored = await kafkaSink.create(sinkCtx(options, schema, undefined, { ...job, restoredCommit, restoredData: Uint8Array.from(sealed.data) }))
     await restored.close()
     const got = await readTopic('stamped-once', 1)
     expect(got.map(m => [m.value, m.headers])).toEqual([['a', { x: '1' }], ['b', {}]])

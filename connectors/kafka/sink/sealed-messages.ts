@@ -5,28 +5,34 @@
 // neither its text nor its decoding reaches V8's limit on a string's length); little-endian:
 //
 //   'WKM1' | count: u32 | text bytes: u32
-//   count × [ flags: u8 | partition: i32 if flags & 4 | key length: u32 if flags & 1 | value length: u32 if flags & 2 ]
-//   text: the keys and values of the messages in order, as one UTF-8 string
+//   count × [ flags: u8 | partition: i32 if flags & 4 | key length: u32 if flags & 1 | value length: u32 if flags & 2
+//             | timestamp: f64 if flags & 8 | headers length: u32 if flags & 16 ]
+//   text: the keys, values and headers (as a JSON object) of the messages in order, as one UTF-8 string
 //
 // Flags: 1 the message has a key, 2 a value (none: a tombstone), 4 a partition (none: chosen by the
-// producer, as in checkpoints of earlier versions). Other bits are reserved for fields a message may
-// gain (a timestamp, headers): a decoder refuses bits it does not know rather than drop them.
+// producer, as in checkpoints of earlier versions), 8 a timestamp, 16 headers (the table's 'timestamp'
+// and 'headers' metadata). Other bits are reserved for fields a message may gain: a decoder refuses
+// bits it does not know rather than drop them.
 // Lengths count UTF-16 code units: the text is decoded in one call and cut into keys and values by
 // length, which costs far less per message than one UTF-8 call per string. (A lone surrogate is
 // written as U+FFFD, also one code unit, as it would be when the message is produced.)
 import { WeirError } from '../../../common/errors.js'
-import type { Message } from './messages.js'
+import type { Message, MessageHeaders } from './messages.js'
 
 const MAGIC = 0x314d4b57 // 'WKM1'
 const HEADER = 12
 const HAS_KEY = 1
 const HAS_VALUE = 2
 const HAS_PARTITION = 4
-const KNOWN_FLAGS = HAS_KEY | HAS_VALUE | HAS_PARTITION
+const HAS_TIMESTAMP = 8
+const HAS_HEADERS = 16
+const KNOWN_FLAGS = HAS_KEY | HAS_VALUE | HAS_PARTITION | HAS_TIMESTAMP | HAS_HEADERS
 /** Characters of keys and values per chunk at most (a single larger message gets a chunk of its own). */
 const CHUNK_CHARS = 1 << 25
 
-const charsOf = (m: Message): number => (m[1]?.length ?? 0) + (m[2]?.length ?? 0)
+/** A message's headers as the text stored for them (null: none). */
+const headersText = (m: Message): string | null => (m[4] === undefined || m[4] === null ? null : JSON.stringify(m[4]))
+const charsOf = (m: Message): number => (m[1]?.length ?? 0) + (m[2]?.length ?? 0) + (m[4] === undefined || m[4] === null ? 0 : headersText(m)!.length)
 
 /**
  * The messages, in order, as bytes that decodeSealedMessages reads back.
@@ -52,7 +58,8 @@ function encodeChunk(messages: readonly Message[], start: number, end: number): 
   let longest = 0
   for (let i = start; i < end; i++) {
     const m = messages[i]!
-    headerBytes += 1 + (m[0] !== null ? 4 : 0) + (m[1] !== null ? 4 : 0) + (m[2] !== null ? 4 : 0)
+    headerBytes += 1 + (m[0] !== null ? 4 : 0) + (m[1] !== null ? 4 : 0) + (m[2] !== null ? 4 : 0) + (m[3] !== undefined && m[3] !== null ? 8 : 0)
+      + (m[4] !== undefined && m[4] !== null ? 4 : 0)
     const n = charsOf(m)
     chars += n
     if (n > longest) longest = n
@@ -73,8 +80,9 @@ function encodeChunk(messages: readonly Message[], start: number, end: number): 
   let o = headerBytes
   for (let i = start; i < end; i++) {
     const m = messages[i]!
-    const partition = m[0], key = m[1], value = m[2]
+    const partition = m[0], key = m[1], value = m[2], timestamp = m[3] ?? null, headers = headersText(m)
     buf[h++] = (key !== null ? HAS_KEY : 0) | (value !== null ? HAS_VALUE : 0) | (partition !== null ? HAS_PARTITION : 0)
+      | (timestamp !== null ? HAS_TIMESTAMP : 0) | (headers !== null ? HAS_HEADERS : 0)
     if (partition !== null) h = buf.writeInt32LE(partition, h)
     if (key !== null) {
       h = buf.writeUInt32LE(key.length, h)
@@ -83,6 +91,11 @@ function encodeChunk(messages: readonly Message[], start: number, end: number): 
     if (value !== null) {
       h = buf.writeUInt32LE(value.length, h)
       o = text(value, o)
+    }
+    if (timestamp !== null) h = buf.writeDoubleLE(timestamp, h)
+    if (headers !== null) {
+      h = buf.writeUInt32LE(headers.length, h)
+      o = text(headers, o)
     }
   }
   buf.writeUInt32LE(MAGIC, 0)
@@ -109,15 +122,20 @@ export function decodeSealedMessages(data: Uint8Array, where: string): Message[]
     const partitions = new Int32Array(count)
     const keyLengths = new Uint32Array(count)
     const valueLengths = new Uint32Array(count)
+    const timestamps = new Float64Array(count)
+    const headerLengths = new Uint32Array(count)
     for (let i = 0; i < count; i++) {
       if (o >= buf.length) throw damaged(`it ends inside message ${out.length + i}'s header`)
       const f = flags[i] = buf[o++]!
       if ((f & ~KNOWN_FLAGS) !== 0) throw damaged(`message ${out.length + i} has fields this version does not know (flags ${f})`)
       const need = ((f & HAS_PARTITION) !== 0 ? 4 : 0) + ((f & HAS_KEY) !== 0 ? 4 : 0) + ((f & HAS_VALUE) !== 0 ? 4 : 0)
+        + ((f & HAS_TIMESTAMP) !== 0 ? 8 : 0) + ((f & HAS_HEADERS) !== 0 ? 4 : 0)
       if (o + need > buf.length) throw damaged(`it ends inside message ${out.length + i}'s header`)
       if ((f & HAS_PARTITION) !== 0) o += (partitions[i] = buf.readInt32LE(o), 4)
       if ((f & HAS_KEY) !== 0) o += (keyLengths[i] = buf.readUInt32LE(o), 4)
       if ((f & HAS_VALUE) !== 0) o += (valueLengths[i] = buf.readUInt32LE(o), 4)
+      if ((f & HAS_TIMESTAMP) !== 0) o += (timestamps[i] = buf.readDoubleLE(o), 8)
+      if ((f & HAS_HEADERS) !== 0) o += (headerLengths[i] = buf.readUInt32LE(o), 4)
     }
     if (o + textBytes > buf.length) throw damaged(`its text is cut short`)
     const text = buf.toString('utf8', o, o + textBytes)
@@ -127,7 +145,18 @@ export function decodeSealedMessages(data: Uint8Array, where: string): Message[]
       const f = flags[i]!
       const key = (f & HAS_KEY) !== 0 ? text.slice(at, at += keyLengths[i]!) : null
       const value = (f & HAS_VALUE) !== 0 ? text.slice(at, at += valueLengths[i]!) : null
-      out.push([(f & HAS_PARTITION) !== 0 ? partitions[i]! : null, key, value])
+      const message: Message = [(f & HAS_PARTITION) !== 0 ? partitions[i]! : null, key, value]
+      if ((f & (HAS_TIMESTAMP | HAS_HEADERS)) !== 0) {
+        const headers = (f & HAS_HEADERS) !== 0 ? text.slice(at, at += headerLengths[i]!) : null
+        let parsed: MessageHeaders | null = null
+        try {
+          parsed = headers === null ? null : JSON.parse(headers) as MessageHeaders
+        } catch {
+          throw damaged(`message ${out.length}'s headers are not JSON`)
+        }
+        message.push((f & HAS_TIMESTAMP) !== 0 ? timestamps[i]! : null, parsed)
+      }
+      out.push(message)
     }
     if (at !== text.length) throw damaged(`its lengths do not add up to its text`)
   }
