@@ -1,8 +1,9 @@
 // The heap keyed-state backend: every state is a Map from the key's encoded string to a slot holding
 // that key's namespaces, with a per-state cache of the current key's slot. TTL stores a clock time
-// with each value; expired values are never returned and are swept by `cleanupExpired`.
+// with each value; expired values are never returned and are swept by `cleanupExpired`. Once
+// checkpoints start, every slot a write (or an expiry) touches is remembered until the next one, so
+// that a checkpoint stores only what changed (incremental.ts).
 import { WeirError } from '../../common/errors.js'
-import { encodeObject, putObject } from '../../checkpoint/objects.js'
 import type { KeyRef, ListState, ListStateDescriptor, MapState, MapStateDescriptor, Namespace, PrefetchRequest, StateStats, StateTtlConfig, ValueState,
   ValueStateDescriptor } from '../../core/keyed-state.js'
 import { DEFAULT_MAX_PARALLELISM, makeKey } from '../key-encoding.js'
@@ -10,51 +11,16 @@ import { mapKeyOf, TtlMapState } from '../map-state.js'
 import { StateTableBase, type StateKind } from '../state-table.js'
 import type { PendingStateSnapshot, StateSnapshotOptions, SubtaskStateBackend } from '../backend.js'
 import type { HeapStateHandle } from './factory.js'
+import { IncrementalSnapshots } from './incremental.js'
+import type { ChangedSlot, HeapEntry, HeapSnapshot } from './entries.js'
+
+export type { ChangedSlot, HeapEntry, HeapListEntry, HeapMapEntry, HeapSnapshot, HeapValueEntry } from './entries.js'
 
 export interface HeapBackendOptions {
   /** Number of key groups keys hash to (default 128); snapshots only restore into the same number. */
   readonly maxParallelism?: number
   /** The key groups this subtask owns, inclusive; keys outside are rejected and skipped on restore. */
   readonly keyGroupRange?: { readonly start: number; readonly end: number }
-}
-
-/** A value entry in a snapshot: `time` is the TTL clock at its last write. */
-export interface HeapValueEntry {
-  readonly state: string
-  readonly kind: 'value'
-  readonly key: readonly unknown[]
-  readonly ns: Namespace
-  readonly value: unknown
-  readonly time: number
-}
-
-export interface HeapListEntry {
-  readonly state: string
-  readonly kind: 'list'
-  readonly key: readonly unknown[]
-  readonly ns: Namespace
-  readonly values: readonly unknown[]
-  /** TTL clock per element, parallel to `values`. */
-  readonly times: readonly number[]
-}
-
-export interface HeapMapEntry {
-  readonly state: string
-  readonly kind: 'map'
-  readonly key: readonly unknown[]
-  readonly ns: Namespace
-  /** [user key, value, TTL clock at last write]. */
-  readonly entries: readonly (readonly [unknown, unknown, number])[]
-}
-
-export type HeapEntry = HeapValueEntry | HeapListEntry | HeapMapEntry
-
-/** Plain data (structured-clonable; values may hold bigints): the live entries of each key group. */
-export interface HeapSnapshot {
-  readonly format: 'weir-heap/1'
-  readonly maxParallelism: number
-  /** Ascending by group; groups without entries are left out. */
-  readonly keyGroups: readonly { readonly group: number; readonly entries: readonly HeapEntry[] }[]
 }
 
 type Kind = StateKind
@@ -81,6 +47,8 @@ function cloneValue<T>(v: T): T {
 class KeySlot {
   d: Cell | undefined = undefined
   ns: Map<Namespace, Cell> | null = null
+  /** The table's epoch when the slot was last recorded as changed (see touch). */
+  mark = 0
   constructor(readonly key: KeyRef) {}
 
   get(ns: Namespace): Cell | undefined {
@@ -112,6 +80,18 @@ class StateTable extends StateTableBase<KeySlot, MapCell> {
   readonly slots = new Map<string, KeySlot>()
   /** Where cleanupExpired stopped in this table. */
   sweep: Iterator<KeySlot> | null = null
+  /** 0 until checkpoints start; then one more per checkpoint. A slot whose mark differs is not in `changed` yet. */
+  epoch = 0
+  /** Slots touched since the previous checkpoint (a slot removed meanwhile too), each once per epoch. */
+  changed: KeySlot[] = []
+}
+
+/** Records that `slot` changed (a cheap compare once it is recorded; nothing until checkpoints start). */
+function touch(table: StateTable, slot: KeySlot): void {
+  if (slot.mark !== table.epoch) {
+    slot.mark = table.epoch
+    table.changed.push(slot)
+  }
 }
 
 /**
@@ -133,6 +113,10 @@ export class HeapKeyedStateBackend implements SubtaskStateBackend<HeapStateHandl
   private readonly tables = new Map<string, StateTable>()
   private sweepOrder: StateTable[] = []
   private sweepIndex = 0
+  /** The epoch of new tables (see StateTable.epoch). */
+  private epoch = 0
+  /** What earlier checkpoints stored, so the next stores only what changed. */
+  readonly incremental = new IncrementalSnapshots(this)
 
   constructor(options: HeapBackendOptions = {}) {
     this.maxParallelism = options.maxParallelism ?? DEFAULT_MAX_PARALLELISM
@@ -216,7 +200,11 @@ export class HeapKeyedStateBackend implements SubtaskStateBackend<HeapStateHandl
       let next = table.sweep.next()
       while (!next.done) {
         const slot = next.value
-        removed += removeExpired(table, slot, this.ttlNow)
+        const gone = removeExpired(table, slot, this.ttlNow)
+        if (gone > 0) {
+          touch(table, slot)
+          removed += gone
+        }
         if (slot.isEmpty()) table.slots.delete(slot.key.encoded)
         if (--budget <= 0) break
         next = table.sweep.next()
@@ -234,25 +222,65 @@ export class HeapKeyedStateBackend implements SubtaskStateBackend<HeapStateHandl
    * false — for a caller that serializes the snapshot before the state changes again (a checkpoint).
    */
   snapshot(copy = true): HeapSnapshot {
-    const clone = copy ? cloneValue : (v: unknown): unknown => v
-    const byGroup = new Map<number, HeapEntry[]>()
-    const now = this.ttlNow
-    for (const table of this.tables.values()) {
-      for (const slot of table.slots.values()) {
-        let list = byGroup.get(slot.key.group)
-        if (list === undefined) byGroup.set(slot.key.group, list = [])
-        const key = copy ? slot.key.values.map(cloneValue) : slot.key.values as unknown[]
-        for (const [ns, cell] of slot.cells()) {
-          const entry = snapshotCell(table, key, ns, cell, now, clone)
-          if (entry !== null) list.push(entry)
-        }
-      }
-    }
-    const keyGroups = [...byGroup.entries()]
+    const keyGroups = [...this.entriesByGroup(null, copy).entries()]
       .filter(([, entries]) => entries.length > 0)
       .sort((a, b) => a[0] - b[0])
       .map(([group, entries]) => ({ group, entries }))
     return { format: 'weir-heap/1', maxParallelism: this.maxParallelism, keyGroups }
+  }
+
+  /**
+   * The live entries of the key groups in `groups` (null: all), by group; groups without live
+   * entries may be missing. Values are shared with the live state unless `copy`.
+   */
+  entriesByGroup(groups: ReadonlySet<number> | null, copy = false): Map<number, HeapEntry[]> {
+    const byGroup = new Map<number, HeapEntry[]>()
+    const now = this.ttlNow
+    for (const table of this.tables.values()) {
+      for (const slot of table.slots.values()) {
+        if (groups !== null && !groups.has(slot.key.group)) continue
+        let list = byGroup.get(slot.key.group)
+        if (list === undefined) byGroup.set(slot.key.group, list = [])
+        slotEntries(table, slot, now, copy, list)
+      }
+    }
+    return byGroup
+  }
+
+  /**
+   * What changed since the previous call, by key group (values shared with the live state: serialize
+   * them before it changes again). The first call starts the tracking and returns nothing.
+   */
+  takeChanges(): Map<number, ChangedSlot[]> {
+    const byGroup = new Map<number, ChangedSlot[]>()
+    const now = this.ttlNow
+    this.epoch++
+    for (const table of this.tables.values()) {
+      const changed = table.changed
+      table.changed = []
+      table.epoch = this.epoch
+      // A key removed and written again has two slot objects in the list: its live one counts, once.
+      const seen = new Set<string>()
+      for (const slot of changed) {
+        const encoded = slot.key.encoded
+        if (seen.has(encoded)) continue
+        seen.add(encoded)
+        const live = table.slots.get(encoded)
+        const entries: HeapEntry[] = []
+        if (live !== undefined) slotEntries(table, live, now, false, entries)
+        let list = byGroup.get(slot.key.group)
+        if (list === undefined) byGroup.set(slot.key.group, list = [])
+        list.push({ state: table.name, key: slot.key.values, entries })
+      }
+    }
+    return byGroup
+  }
+
+  /** Applies a change a checkpoint recorded: the (state, key)s of `cleared` lose every entry, then `entries` are added. */
+  applyChanges(cleared: readonly (readonly [string, readonly unknown[]])[], entries: readonly HeapEntry[]): void {
+    for (const [state, key] of cleared) this.tables.get(state)?.slots.delete(makeKey(key as unknown[], this.maxParallelism).encoded)
+    for (const entry of entries) this.restoreEntry(entry)
+    for (const table of this.tables.values()) table.invalidate()
   }
 
   /**
@@ -274,13 +302,9 @@ export class HeapKeyedStateBackend implements SubtaskStateBackend<HeapStateHandl
     for (const table of this.tables.values()) table.invalidate()
   }
 
-  /** The live entries, serialized now (later changes are not in them) and stored in the background as one object. */
+  /** What changed since the previous checkpoint, serialized now (later changes are not in it) and stored in the background (incremental.ts). */
   checkpoint(options: StateSnapshotOptions): Promise<PendingStateSnapshot<HeapStateHandle>> {
-    const encoded = encodeObject(this.snapshot(false))
-    const upload = encoded.then(async (gz): Promise<HeapStateHandle> => ({ backend: 'heap',
-      entries: await putObject(options.storage, `${options.ownPrefix}heap.bin.gz`, gz) })
-    )
-    return Promise.resolve({ upload })
+    return Promise.resolve({ upload: this.incremental.checkpoint(options) })
   }
 
   close(): Promise<void> {
@@ -325,6 +349,7 @@ export class HeapKeyedStateBackend implements SubtaskStateBackend<HeapStateHandl
     let table = this.tables.get(name)
     if (table === undefined) {
       table = new StateTable(name, kind)
+      table.epoch = this.epoch
       this.tables.set(name, table)
     } else if (table.kind !== kind) {
       throw WeirError.internal(`state '${name}' is declared as ${kind} state but already exists as ${table.kind} state`)
@@ -342,6 +367,16 @@ export class HeapKeyedStateBackend implements SubtaskStateBackend<HeapStateHandl
     }
     table.configure(ttl)
     return table
+  }
+}
+
+/** Appends the live entries of `slot` to `out`. */
+function slotEntries(table: StateTable, slot: KeySlot, now: number, copy: boolean, out: HeapEntry[]): void {
+  const key = copy ? slot.key.values.map(cloneValue) : slot.key.values as unknown[]
+  const clone = copy ? cloneValue : (v: unknown): unknown => v
+  for (const [ns, cell] of slot.cells()) {
+    const entry = snapshotCell(table, key, ns, cell, now, clone)
+    if (entry !== null) out.push(entry)
   }
 }
 
@@ -459,6 +494,7 @@ function writableSlot(backend: HeapKeyedStateBackend, table: StateTable): KeySlo
 
 /** Removes namespace `ns` of `slot`, and the slot once it has none. */
 function removeCell(table: StateTable, slot: KeySlot, ns: Namespace): void {
+  touch(table, slot)
   slot.delete(ns)
   if (slot.isEmpty()) {
     table.slots.delete(slot.key.encoded)
@@ -509,7 +545,10 @@ class HeapValueState<T> extends HeapState implements ValueState<T> {
         this.removeCell(this.slot()!)
         return undefined
       }
-      if (this.table.refreshOnRead) cell.t = now
+      if (this.table.refreshOnRead && cell.t !== now) {
+        cell.t = now
+        touch(this.table, this.table.cachedSlot!)
+      }
     }
     return cell.v as T
   }
@@ -520,13 +559,15 @@ class HeapValueState<T> extends HeapState implements ValueState<T> {
       this.clear()
       return
     }
-    const cell = this.cell()
+    const slot = this.writableSlot()
+    const cell = slot.get(this.ns)
     if (cell !== undefined) {
       cell.v = value
       cell.t = this.backend.ttlNow
     } else {
-      this.writableSlot().set(this.ns, new Cell(value, this.backend.ttlNow))
+      slot.set(this.ns, new Cell(value, this.backend.ttlNow))
     }
+    touch(this.table, slot)
   }
 }
 
@@ -540,14 +581,19 @@ class HeapListState<T> extends HeapState implements ListState<T> {
     const cells = cell.v as Cell[]
     const out: T[] = []
     let expired = false
+    let refreshed = false
     for (const c of cells) {
       if (this.table.expired(c.t, now)) {
         expired = true
         continue
       }
-      if (this.table.refreshOnRead) c.t = now
+      if (this.table.refreshOnRead && c.t !== now) {
+        c.t = now
+        refreshed = true
+      }
       out.push(c.v as T)
     }
+    if (refreshed || expired) touch(this.table, this.table.cachedSlot!)
     if (expired) {
       if (out.length === 0) this.removeCell(this.slot()!)
       else cell.v = cells.filter(c => !this.table.expired(c.t, now))
@@ -558,13 +604,15 @@ class HeapListState<T> extends HeapState implements ListState<T> {
   add(value: T): void {
     const now = this.backend.ttlNow
     const item = this.table.ttlMs > 0 ? new Cell(value, now) : value
-    const cell = this.cell()
+    const slot = this.writableSlot()
+    const cell = slot.get(this.ns)
     if (cell !== undefined) {
       ;(cell.v as unknown[]).push(item)
       cell.t = now
     } else {
-      this.writableSlot().set(this.ns, new Cell([item], now))
+      slot.set(this.ns, new Cell([item], now))
     }
+    touch(this.table, slot)
   }
 
   update(values: readonly T[]): void {
@@ -574,13 +622,15 @@ class HeapListState<T> extends HeapState implements ListState<T> {
     }
     const now = this.backend.ttlNow
     const items = this.table.ttlMs > 0 ? values.map(v => new Cell(v, now)) : values.slice()
-    const cell = this.cell()
+    const slot = this.writableSlot()
+    const cell = slot.get(this.ns)
     if (cell !== undefined) {
       cell.v = items
       cell.t = now
     } else {
-      this.writableSlot().set(this.ns, new Cell(items, now))
+      slot.set(this.ns, new Cell(items, now))
     }
+    touch(this.table, slot)
   }
 }
 
@@ -610,16 +660,35 @@ class HeapMapState<K, V> extends TtlMapState<K, V, MapCell, Cell> {
 
   protected insert(_cell: Cell | undefined, m: Map<unknown, MapCell> | undefined, key: K, value: V, mk: unknown, now: number): MapCell {
     const created = new MapCell(key, value, now)
+    const slot = writableSlot(this.backend, this.table)
     if (m !== undefined) m.set(mk, created)
-    else writableSlot(this.backend, this.table).set(this.ns, new Cell(new Map([[mk, created]]), now))
+    else slot.set(this.ns, new Cell(new Map([[mk, created]]), now))
+    touch(this.table, slot)
     return created
   }
 
-  protected written(): void {}
+  protected written(holder: Cell): void {
+    const slot = this.slotOf(holder)
+    if (slot !== undefined) touch(this.table, slot)
+  }
 
-  protected refreshed(): void {}
+  protected refreshed(holder: Cell): void {
+    const slot = this.slotOf(holder)
+    if (slot !== undefined) touch(this.table, slot)
+  }
+
+  /** The slot holding `holder`: the current key's, unless an iteration of entries() outlived a change of key or namespace. */
+  private slotOf(holder: Cell): KeySlot | undefined {
+    const cached = this.table.cachedSlot
+    if (cached !== undefined && cached.get(this.ns) === holder) return cached
+    for (const slot of this.table.slots.values()) for (const [, cell] of slot.cells()) if (cell === holder) return slot
+    return undefined // taken out meanwhile: nothing of it to store
+  }
 
   protected drop(_cell: Cell, m: Map<unknown, MapCell>, mk: unknown): void {
-    if (m.delete(mk) && m.size === 0) removeCell(this.table, currentSlot(this.backend, this.table)!, this.ns)
+    if (!m.delete(mk)) return
+    const slot = currentSlot(this.backend, this.table)!
+    if (m.size === 0) removeCell(this.table, slot, this.ns)
+    else touch(this.table, slot)
   }
 }
