@@ -1,0 +1,140 @@
+// Jobs on the heap backend checkpointed many times while few keys change between checkpoints:
+// later checkpoints store a small part of the state and name the objects of earlier ones, retention
+// keeps exactly the objects retained checkpoints name, and a job cancelled after many checkpoints
+// resumes (at the same or another parallelism) to the straight run's output.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, relative } from 'node:path'
+import { Session } from '../../engine/session.js'
+import type { JobMetrics } from '../../runtime/executor.js'
+import type { HeapChainedHandle } from '../../state/heap/factory.js'
+import { visibleRows } from '../connectors/helpers.js'
+
+const ROWS = 40000
+const KEYS = 3000
+let root: string
+let input: string
+
+/** Seeded rows over many keys (few of them change between two checkpoints), event time rising 100 ms per row. */
+function writeInput(path: string): void {
+  let seed = 7
+  const rnd = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
+  const lines: string[] = []
+  const start = Date.UTC(2024, 0, 1)
+  for (let i = 0; i < ROWS; i++) {
+    const ts = new Date(start + i * 100 - Math.floor(rnd() * 1500)).toISOString().replace('T', ' ').replace('Z', '')
+    lines.push(JSON.stringify({ k: `k${Math.floor(rnd() * KEYS)}`, v: Math.floor(rnd() * 100), ts }))
+  }
+  writeFileSync(path, lines.join('\n') + '\n')
+}
+
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), 'weir-heap-incr-job-'))
+  input = join(root, 'input.jsonl')
+  writeInput(input)
+})
+afterAll(() => {
+  rmSync(root, { recursive: true, force: true })
+})
+
+const CASES = [
+  // Updates and deletes: MAX over a key's values retracts when v < 50 rows come and go through the HAVING.
+  { name: 'GROUP BY (updating, with deletes)', sink: 'k STRING, c BIGINT, s BIGINT, m INT', format: 'debezium-json',
+    query: `SELECT k, COUNT(*), SUM(v), MAX(v) FROM t GROUP BY k HAVING MOD(COUNT(*), 3) <> 0`, options: { 'table.exec.mini-batch.enabled': 'false' },
+    growing: true },
+  { name: 'TUMBLE (timers)', sink: 'k STRING, ws TIMESTAMP(3), we TIMESTAMP(3), c BIGINT, s BIGINT', format: 'json',
+    query:
+      `SELECT k, window_start, window_end, COUNT(*), SUM(v) FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '60' SECOND)) GROUP BY k, window_start, window_end`,
+    options: {}, growing: false },
+] as const
+
+type Case = (typeof CASES)[number]
+
+function sql(c: Case, out: string): string {
+  return `
+    CREATE TABLE t (k STRING, v INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '2' SECOND)
+      WITH ('connector' = 'filesystem', 'path' = '${input}', 'format' = 'json');
+    CREATE TABLE out (${c.sink}) WITH ('connector' = 'filesystem', 'path' = '${out}', 'format' = '${c.format}');
+    INSERT INTO out ${c.query};`
+}
+
+async function run(c: Case, out: string, options: Record<string, string>, extra: { signal?: AbortSignal; onCheckpoint?: (id: number) => void } = {}) {
+  const session = new Session({
+    println: () => undefined,
+    signal: extra.signal,
+    options: { 'pipeline.name': 'incr-job', 'state.backend': 'heap', ...c.options, ...options },
+    onCheckpoint: (_job, id) => extra.onCheckpoint?.(id),
+  })
+  await session.executeSql(sql(c, out))
+  const [metrics] = await session.awaitJobs()
+  return metrics! as JobMetrics
+}
+
+interface Manifest {
+  readonly operators: Record<string, { subtasks: { data: { path: string }; state: HeapChainedHandle }[] }>
+}
+
+function manifests(job: string): Map<number, Manifest> {
+  const found = new Map<number, Manifest>()
+  for (const f of readdirSync(job)) {
+    if (/^chk-\d+$/.test(f) && existsSync(join(job, f, '_metadata'))) found.set(Number(f.slice(4)), JSON.parse(readFileSync(join(job, f, '_metadata'), 'utf8')))
+  }
+  return found
+}
+
+function handlesOf(m: Manifest): HeapChainedHandle[] {
+  return Object.values(m.operators).flatMap(op => op.subtasks.map(s => s.state))
+}
+
+function filesUnder(dir: string): string[] {
+  return existsSync(dir)
+    ? readdirSync(dir, { recursive: true, withFileTypes: true }).filter(d => d.isFile()).map(d => relative(dir, join(d.parentPath, d.name)))
+    : []
+}
+
+describe.each(CASES)('$name', c => {
+  let expected: string[]
+  beforeAll(async () => {
+    const out = mkdtempSync(join(root, 'straight-'))
+    await run(c, out, {})
+    expected = visibleRows(out)
+    expect(expected.length).toBeGreaterThan(100)
+  })
+
+  it.each([[1, 1], [2, 3]])("checkpointed many times at p=%i, cancelled, restored at p=%i: the straight run's output; retention keeps exactly what is named",
+    async (a, z) => {
+      const out = mkdtempSync(join(root, 'out-'))
+      const checkpoints = mkdtempSync(join(root, 'chk-'))
+      const options = { 'execution.checkpointing.interval': '5 ms', 'state.checkpoints.dir': checkpoints, 'execution.batch-size': '5',
+        'state.checkpoints.num-retained': '2' }
+      const cancel = new AbortController()
+      const first = await run(c, out, { ...options, 'parallelism.default': String(a) }, { signal: cancel.signal, onCheckpoint: id => {
+        if (id >= 8) cancel.abort()
+      } })
+      expect(first.cancelled, 'the job must still run at its 8th checkpoint').toBe(true)
+      const job = join(checkpoints, 'incr-job')
+      const latest = Math.max(...manifests(job).keys())
+      const handles = handlesOf(manifests(job).get(latest)!)
+      // The latest checkpoint stored part of the state, and names objects of checkpoints retention removed.
+      const stateBytes = handles.reduce((n, h) => n + h.groups.reduce((m, g) => m + g.sections.reduce((k, [, b]) => k + b, 0), 0), 0)
+      const storedRaw = handles.reduce((n, h) => n + h.uploaded.raw, 0)
+      const older = handles.flatMap(h => h.objects).filter(o => !existsSync(join(job, `chk-${o.checkpointId}`)))
+      // (Window state turns over with every window: there, most groups are stored whole again anyway.)
+      if (c.growing) {
+        expect(storedRaw).toBeLessThan(stateBytes)
+        expect(older.length).toBeGreaterThan(0)
+      }
+      const present = new Set(filesUnder(job))
+      for (const o of handles.flatMap(h => h.objects)) expect(present.has(o.path), o.path).toBe(true)
+
+      const second = await run(c, out, { ...options, 'parallelism.default': String(z) })
+      expect(second.cancelled).toBe(false)
+      expect(visibleRows(out)).toEqual(expected)
+      // Retention after the job's last checkpoint: the shared objects are exactly those the retained checkpoints name.
+      const retained = manifests(job)
+      expect(retained.size).toBe(2)
+      const named = new Set([...retained.values()].flatMap(m => handlesOf(m).flatMap(h => h.objects.map(o => o.path))))
+      expect(filesUnder(join(job, 'shared')).map(p => `shared/${p}`).sort()).toEqual([...named].sort())
+    })
+})
