@@ -1,5 +1,7 @@
 // Runs one benchmark query in this process and prints one JSON line of figures (used by run.ts).
-import { rmSync } from 'node:fs'
+import { readFileSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { Session } from '../../engine/session.js'
 import { PeakMemory, threadCpuSeconds } from '../measure.js'
 import { benchQueries, BENCH_CHECKPOINTS } from './queries.js'
@@ -14,7 +16,17 @@ if (!query) {
 const peak = new PeakMemory()
 
 rmSync(BENCH_CHECKPOINTS, { recursive: true, force: true })
-const session = new Session({ println: () => undefined, recovery: { fresh: true } })
+// Bytes of keyed state each checkpoint stored itself (what it named of earlier ones not counted).
+let stateBytesStored = 0
+const onCheckpoint = (_job: string, _id: number, location: string): void => {
+  const manifest = JSON.parse(readFileSync(join(fileURLToPath(location), '_metadata'), 'utf8')) as {
+    operators: Record<string, { subtasks: { state?: { uploaded?: { bytes?: number; storedSize?: number }; entries?: { bytes: number } } }[] }>
+  }
+  for (const op of Object.values(manifest.operators)) {
+    for (const { state } of op.subtasks) stateBytesStored += state?.uploaded?.bytes ?? state?.uploaded?.storedSize ?? state?.entries?.bytes ?? 0
+  }
+}
+const session = new Session({ println: () => undefined, recovery: { fresh: true }, onCheckpoint })
 const cpu0 = process.cpuUsage()
 const main0 = threadCpuSeconds()
 const start = process.hrtime.bigint()
@@ -39,4 +51,5 @@ process.stdout.write(JSON.stringify({
   cpuSeconds: (cpu.user + cpu.system) / 1e6,
   mainThreadCpuSeconds: main0 === undefined || main1 === undefined ? undefined : main1 - main0,
   checkpoints: metrics!.checkpointsCompleted,
+  stateBytesStored,
 }) + '\n')

@@ -276,9 +276,12 @@ export class HeapKeyedStateBackend implements SubtaskStateBackend<HeapStateHandl
     return byGroup
   }
 
-  /** Applies a change a checkpoint recorded: the (state, key)s of `cleared` lose every entry, then `entries` are added. */
-  applyChanges(cleared: readonly (readonly [string, readonly unknown[]])[], entries: readonly HeapEntry[]): void {
-    for (const [state, key] of cleared) this.tables.get(state)?.slots.delete(makeKey(key as unknown[], this.maxParallelism).encoded)
+  /** Applies a change a checkpoint recorded: the keys `cleared` lists per state lose every entry, then `entries` are added. */
+  applyChanges(cleared: readonly { readonly state: string; readonly keys: readonly (readonly unknown[])[] }[], entries: readonly HeapEntry[]): void {
+    for (const { state, keys } of cleared) {
+      const slots = this.tables.get(state)?.slots
+      if (slots !== undefined) { for (const key of keys) slots.delete(makeKey(key as unknown[], this.maxParallelism).encoded) }
+    }
     for (const entry of entries) this.restoreEntry(entry)
     for (const table of this.tables.values()) table.invalidate()
   }

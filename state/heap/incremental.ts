@@ -11,18 +11,19 @@ import { serialize } from 'node:v8'
 import { encodeObject, putObject, type StoredObject } from '../../checkpoint/objects.js'
 import type { StateSnapshotOptions } from '../backend.js'
 import { HEAP_HANDLE_FORMAT, HEAP_SECTIONS_FORMAT, type HeapChainedHandle, type HeapSection, type HeapSectionsObject, type HeapStoredObject } from './handle.js'
+import { type StateColumns, toColumns } from './columns.js'
 import type { ChangedSlot, HeapEntry, HeapKeyedStateBackend } from './heap-backend.js'
 
 /** Deltas after a base at most; the next change of the group stores it whole. */
 export const MAX_DELTAS = 16
 
 /** The payload of a base section: the group's live entries. */
-export type BaseSection = readonly HeapEntry[]
+export type BaseSection = readonly StateColumns[]
 
-/** The payload of a delta section: each (state, key) listed in `cleared` loses every entry, then `entries` are added. */
+/** The payload of a delta section: each key of a state listed in `cleared` loses every entry, then `entries` are added. */
 export interface DeltaSection {
-  readonly cleared: readonly (readonly [string, readonly unknown[]])[]
-  readonly entries: readonly HeapEntry[]
+  readonly cleared: readonly { readonly state: string; readonly keys: readonly (readonly unknown[])[] }[]
+  readonly entries: readonly StateColumns[]
 }
 
 /** An object this backend stored (or restored a handle naming): how much of it chains still use. */
@@ -100,7 +101,7 @@ export class IncrementalSnapshots {
         this.release(group)
         continue
       }
-      sections.push({ group, base: true, data: serialize(entries satisfies BaseSection) })
+      sections.push({ group, base: true, data: serialize(toColumns(entries) satisfies BaseSection) })
     }
     for (const [group, data] of deltas) sections.push({ group, base: false, data })
     const path = `${options.sharedPrefix}heap-${randomUUID()}.bin.gz`
@@ -153,7 +154,7 @@ export class IncrementalSnapshots {
     const sections: HeapSection[] = [...this.backend.entriesByGroup(null)]
       .filter(([, entries]) => entries.length > 0)
       .sort((a, b) => a[0] - b[0])
-      .map(([group, entries]) => ({ group, base: true, data: serialize(entries satisfies BaseSection) }))
+      .map(([group, entries]) => ({ group, base: true, data: serialize(toColumns(entries) satisfies BaseSection) }))
     const record = this.store(options, `${options.ownPrefix}heap.bin.gz`, sections)
     const chains = new Map(sections.map(s => [s.group, [{ object: record, bytes: s.data.length }]]))
     return this.handleOf(true, statsOf(sections, record), chains)
@@ -209,13 +210,15 @@ export class IncrementalSnapshots {
 }
 
 function deltaOf(changed: readonly ChangedSlot[]): DeltaSection {
-  const cleared: (readonly [string, readonly unknown[]])[] = []
+  const cleared = new Map<string, (readonly unknown[])[]>()
   const entries: HeapEntry[] = []
   for (const c of changed) {
-    cleared.push([c.state, c.key])
+    let keys = cleared.get(c.state)
+    if (keys === undefined) cleared.set(c.state, keys = [])
+    keys.push(c.key)
     for (const e of c.entries) entries.push(e)
   }
-  return { cleared, entries }
+  return { cleared: [...cleared].map(([state, keys]) => ({ state, keys })), entries: toColumns(entries) }
 }
 
 async function statsOf(sections: readonly HeapSection[], record: ObjectRecord | null): Promise<UploadStats> {

@@ -6,7 +6,8 @@ import { deserialize } from 'node:v8'
 import { getObject, type StoredObject } from '../../checkpoint/objects.js'
 import type { CheckpointStorage } from '../../checkpoint/storage/api.js'
 import { WeirError } from '../../common/errors.js'
-import type { HeapEntry, HeapKeyedStateBackend, HeapSnapshot } from './heap-backend.js'
+import { fromColumns } from './columns.js'
+import type { HeapKeyedStateBackend, HeapSnapshot } from './heap-backend.js'
 import { checkHeapHandle, type HeapChainedHandle, type HeapSectionsObject, type HeapStateHandle, isChained } from './handle.js'
 import type { BaseSection, DeltaSection } from './incremental.js'
 
@@ -70,10 +71,10 @@ async function restoreChains(backend: HeapKeyedStateBackend, handle: HeapChained
     const groups = wanted.get(order[at]!)!
     for (const section of object.sections) {
       if (!groups.has(section.group)) continue
-      if (section.base) backend.applyChanges([], deserialize(section.data) as BaseSection)
+      if (section.base) backend.applyChanges([], fromColumns(deserialize(section.data) as BaseSection))
       else {
         const delta = deserialize(section.data) as DeltaSection
-        backend.applyChanges(delta.cleared, delta.entries as HeapEntry[])
+        backend.applyChanges(delta.cleared, fromColumns(delta.entries))
       }
     }
   }
