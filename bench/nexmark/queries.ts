@@ -119,7 +119,7 @@ export function benchQueries(scale = 1): BenchQuery[] {
       CREATE TABLE sink (k BIGINT, c BIGINT, s BIGINT) WITH ('connector' = 'blackhole');
       INSERT INTO sink SELECT k, COUNT(*), SUM(v) FROM ev GROUP BY k;`,
   }
-  // The cost of checkpoints: q17 again with one every second (heap: full snapshots; RocksDB: incremental).
+  // The cost of checkpoints: q17 again with one every second (both backends incremental).
   const checkpointed = [...onHeap, ...onRocks]
     .filter(q => q.name === 'q17' || q.name === 'q17-rocksdb')
     .map(q => ({ ...q, name: `${q.name}-ckpt`, what: `${q.what}, a checkpoint every 1 s`, sql: checkpointEvery('1 s') + q.sql }))
