@@ -62,6 +62,8 @@ export class IncrementalSnapshots {
   private readonly chains = new Map<number, Link[]>()
   /** False until a checkpoint (or a restored checkpoint's chains) gives a base every change can build on. */
   private started = false
+  /** The storage restored chains are in: a checkpoint into another one cannot name their objects. */
+  private chainsIn: string | undefined = undefined
 
   constructor(private readonly backend: HeapKeyedStateBackend) {}
 
@@ -71,6 +73,8 @@ export class IncrementalSnapshots {
    */
   checkpoint(options: StateSnapshotOptions): Promise<HeapChainedHandle> {
     if (options.selfContained) return this.savepoint(options)
+    if (this.chainsIn !== undefined && this.chainsIn !== options.storage.uri) this.restart()
+    this.chainsIn = options.storage.uri
     const changes = this.backend.takeChanges()
     const whole = new Set<number>()
     const deltas = new Map<number, Uint8Array>()
@@ -122,8 +126,9 @@ export class IncrementalSnapshots {
    * Takes the chains of restored handles for the groups this backend owns (handles of another
    * checkpoint storage's savepoint cannot be built on: then the next checkpoint stores every group).
    */
-  adopt(handle: HeapChainedHandle, owned: (group: number) => boolean): void {
+  adopt(handle: HeapChainedHandle, owned: (group: number) => boolean, storageUri: string): void {
     if (handle.selfContained) return
+    this.chainsIn = storageUri
     const records = handle.objects.map((o): ObjectRecord => ({
       stored: Promise.resolve({ path: o.path, bytes: o.bytes, sha1: o.sha1 }),
       checkpointId: o.checkpointId,
@@ -147,6 +152,7 @@ export class IncrementalSnapshots {
   restart(): void {
     this.started = false
     this.chains.clear()
+    this.chainsIn = undefined
   }
 
   /** A savepoint: every group whole in one object of its own; the chains stay as they are for the next checkpoint. */

@@ -31,7 +31,7 @@ export async function restoreHeapState(backend: HeapKeyedStateBackend, handles: 
     }
     await restoreChains(backend, handle, storage)
     if (handle.selfContained) buildOn = false
-    else backend.incremental.adopt(handle, owns(backend))
+    else backend.incremental.adopt(handle, owns(backend), storage.uri)
   }
   if (!buildOn) backend.incremental.restart()
 }

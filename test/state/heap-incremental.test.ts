@@ -214,6 +214,20 @@ describe('heap incremental checkpoints', () => {
     expect(after.objects).toHaveLength(1)
   })
 
+  it('restored from another storage (another job folder), the next checkpoint stores every group instead of naming objects there', async () => {
+    const from = dirStorage()
+    const b = new HeapKeyedStateBackend({ maxParallelism: 128 })
+    fill(b)
+    const there = await checkpoint(b, from, 1)
+    const into = dirStorage()
+    const restored = await restore([there], from)
+    restored.setTtlTime(10_001)
+    const next = await checkpoint(restored, into, 2)
+    expect(next.uploaded.bases).toBe(next.groups.length)
+    expect(await into.list('shared/')).toEqual(next.objects.map(o => o.path))
+    expect(contents(await restore([next], into))).toEqual(contents(b))
+  })
+
   it('a handle of one object of all entries (older Weir) still restores, and the next checkpoint stores every group', async () => {
     const storage = dirStorage()
     const b = new HeapKeyedStateBackend({ maxParallelism: 128 })
