@@ -5,6 +5,7 @@
 export { Session, type SessionOptions, type StatementResult } from './engine/session.js'
 export type { Script, SelectConsumer, SelectInfo } from './engine/script.js'
 export type { JobOutcome } from './engine/jobs.js'
+export { completionNames, type CompletionNames, type NamedObject } from './engine/completion-names.js'
 export { readCheckpointInfo, type CheckpointInfo } from './engine/checkpoint-info.js'
 export { clientSettings, type ClientSettings, type ResultMode } from './common/config/index.js'
 export { jobConfigOf, listOptions, resetOption, runDefaults, setOption, type JobConfig, type OptionSetting, type S3Config } from './common/config/index.js'

@@ -22,9 +22,13 @@ export function functionDef(op: string): FunctionDef | undefined {
   return BY_NAME.get(op)
 }
 
-/** The functions a user calls by name (not operators such as AND or IS NULL), aliases included, sorted. */
+/**
+ * The functions a user calls by name (not operators such as AND or IS NULL), aliases included,
+ * sorted. A definition that only special syntax reaches has a signature naming that syntax, not
+ * itself (FLOOR_TO is `FLOOR(x TO unit)`): it is not callable by its own name, so it is left out.
+ */
 export function callableFunctionNames(): string[] {
-  return DEFINITIONS.filter(d => /^[A-Z_0-9]+\(/.test(d.signature)).flatMap(d => d.names).sort()
+  return DEFINITIONS.filter(d => d.names.includes(/^([A-Z_0-9]+)\(/.exec(d.signature)?.[1] ?? '')).flatMap(d => d.names).sort()
 }
 
 /** Every name resolveCall accepts (operators, functions and aliases), sorted. */

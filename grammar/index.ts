@@ -5,9 +5,11 @@ import type { Expr, Statement } from './ast.js'
 import { Spans, type CstNode } from './cst.js'
 import { syntaxError, type ParseMode } from './errors.js'
 import { lex } from './lexer.js'
+import { KEYWORDS } from './tokens.js'
 import { SqlParser } from './parser.js'
 import { SourceText } from './source.js'
 import { expression, script } from './to-ast.js'
+import { INTERVAL_UNITS, TYPE_NAMES } from './to-ast-expr.js'
 
 export type * from './ast.js'
 export { padTo, splitStatements, type SplitText, type StatementText } from './statements.js'
@@ -32,6 +34,11 @@ export function parseSql(text: string): Statement[] {
  */
 export function parseExpression(text: string): Expr {
   return run(text, 'expression', (cst, spans) => expression(cst.children['expression']![0] as CstNode, spans))
+}
+
+/** The words the grammar reads, upper case and sorted: its keywords, the type names and the interval units (completion offers them). */
+export function sqlWords(): string[] {
+  return [...new Set([...KEYWORDS.keys(), ...Object.keys(TYPE_NAMES), ...INTERVAL_UNITS])].sort()
 }
 
 function run<R>(text: string, mode: ParseMode, build: (cst: CstNode, spans: Spans) => R): R {

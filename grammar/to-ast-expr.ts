@@ -266,7 +266,7 @@ function call(name: A.Ident, args: A.Expr[], span: Span): A.FunctionCall {
 }
 
 /** Interval units as Flink accepts them; the planner decides which it can evaluate. */
-const INTERVAL_UNITS = [
+export const INTERVAL_UNITS = [
   'MILLISECOND',
   'SECOND',
   'MINUTE',
@@ -424,7 +424,7 @@ function unitArgument(n: CstNode, s: Spans, fn: string): A.Literal {
 // ---------------------------------------------------------------- types
 
 /** Type names as written → canonical names (see ast.ts TypeName). */
-const TYPE_NAMES: Record<string, string> = {
+export const TYPE_NAMES: Record<string, string> = {
   BOOLEAN: 'BOOLEAN',
   TINYINT: 'TINYINT',
   SMALLINT: 'SMALLINT',

@@ -79,6 +79,7 @@ describe('the package entry', () => {
       'Session',
       'WeirError',
       'clientSettings',
+      'completionNames',
       'formatValue',
       'jobConfigOf',
       'listOptions',

@@ -3,7 +3,9 @@
 // prompt, and to the query while one runs: Esc or Ctrl-C stops it, arrows and PgUp/PgDn scroll.
 import { createElement as h, useEffect, useRef, useState, type ReactElement } from 'react'
 import { Box, Static, Text, useApp, useInput, useStdout } from 'ink'
-import { edit, initialEditor, type EditorState } from './editor.js'
+import { completionNames } from '../../index.js'
+import { complete } from './completion.js'
+import { completeIn, edit, initialEditor, type EditorState } from './editor.js'
 import { CONTINUATION, EditorView, PROMPT } from './editor-view.js'
 import type { HistoryFile } from './history.js'
 import { keysOf, type ReplKey } from './keys.js'
@@ -153,6 +155,10 @@ export function App({ session, history, init, refreshMs = 200 }: AppProps): Reac
       return
     }
     if (k.kind === 'pageUp' || k.kind === 'pageDown') return
+    if (k.kind === 'tab') {
+      setEditor(completeIn(state, complete(state.text, state.cursor, completionNames(repl.current!.session))))
+      return
+    }
     const edited = edit(state, k)
     setEditor(edited.state)
     if (edited.submit !== undefined) void submit(edited.submit)
@@ -180,6 +186,6 @@ export function App({ session, history, init, refreshMs = 200 }: AppProps): Reac
       ? h(LiveView, { select: running.select, live: running.output.live, height, scroll, rate: rate.current.perSecond, now })
       : running !== undefined || busy
       ? h(Text, { dimColor: true }, running !== undefined ? `running '${running.select.name}' · Esc or Ctrl-C stops` : quitting.current ? '' : 'running…')
-      : h(EditorView, { state: editor }),
+      : h(EditorView, { state: editor, width: stdout.columns || 80, listHeight: Math.max(3, Math.floor(height / 3)) }),
   )
 }

@@ -2,6 +2,7 @@
 // and Ctrl-R search. A statement is submitted by Enter once the text ends with a complete
 // statement (';' outside quotes and comments); before that Enter adds a line.
 import { splitStatements } from '../../index.js'
+import type { Completion } from './completion.js'
 
 /** Reverse incremental search (Ctrl-R): what is typed, and the history entry it found. */
 export interface Search {
@@ -25,6 +26,10 @@ export interface EditorState {
   /** What Ctrl-U/K/W cut last, for Ctrl-Y. */
   readonly killed: string
   readonly search?: Search
+  /** The last key was a Tab that left several candidates: another Tab lists them. */
+  readonly tabbed?: boolean
+  /** The candidates a second Tab listed, shown under the prompt until the next key. */
+  readonly listing?: readonly string[]
 }
 
 /** A key, as the editor understands it (keys.ts turns a terminal's keys into these). */
@@ -76,6 +81,7 @@ export function isComplete(text: string): boolean {
  * @example edit(withText('SELECT 1;'), { kind: 'enter' }).submit // 'SELECT 1;'
  */
 export function edit(state: EditorState, key: EditKey): Edited {
+  if (state.tabbed === true || state.listing !== undefined) state = { ...state, tabbed: false, listing: undefined }
   if (state.search !== undefined) return searching(state, state.search, key)
   const { text, cursor } = state
   const at = (t: string, c: number, extra: Partial<EditorState> = {}): Edited => ({ state: { ...state, text: t, cursor: c, ...extra } })
@@ -133,6 +139,19 @@ export function edit(state: EditorState, key: EditKey): Edited {
       // Ctrl-C at the prompt drops what was typed, as in psql and bash.
       return { state: { ...initialEditor(state.history), killed: state.killed } }
   }
+}
+
+/**
+ * Tab, given what completion found at the cursor (completion.ts): one candidate or a longer common
+ * prefix replaces the word; when several candidates are left, the next Tab lists them, as readline.
+ */
+export function completeIn(state: EditorState, completion: Completion): EditorState {
+  if (state.search !== undefined) return state
+  const { text, cursor } = state
+  const several = completion.candidates.length > 1
+  if (several && state.tabbed === true) return { ...state, tabbed: false, listing: completion.candidates }
+  const inserted = text.slice(0, completion.from) + completion.insert + text.slice(cursor)
+  return { ...state, text: inserted, cursor: completion.from + completion.insert.length, tabbed: several, listing: undefined }
 }
 
 /** Keys while Ctrl-R searches: typing refines, Ctrl-R finds an older match, Esc/Ctrl-C restore, others accept. */

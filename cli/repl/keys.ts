@@ -11,6 +11,8 @@ export type ReplKey =
   | { readonly kind: 'escape' }
   | { readonly kind: 'pageUp' }
   | { readonly kind: 'pageDown' }
+  /** Tab: completes the word before the cursor (completion.ts). */
+  | { readonly kind: 'tab' }
 
 /**
  * The keys of one input event. Ink hands over several characters at once when they arrive together
@@ -26,6 +28,7 @@ export function keysOf(input: string, key: Key): ReplKey[] {
   for (const part of input.match(/[\x00-\x1f\x7f]|[^\x00-\x1f\x7f]+/g) ?? []) {
     const code = part.charCodeAt(0)
     if (part === '\r' || part === '\n') keys.push({ kind: 'enter' })
+    else if (part === '\t') keys.push({ kind: 'tab' })
     else if (part === '\x7f' || part === '\b') keys.push({ kind: 'backspace' })
     else if (code < 0x20) {
       const k = keyOf(String.fromCharCode(code + 96), { ...NO_KEY, ctrl: true })
@@ -77,7 +80,8 @@ export function keyOf(input: string, key: Key): ReplKey | undefined {
   if (key.escape) return { kind: 'escape' }
   // Terminals send DEL (0x7f) for Backspace, which Ink names 'delete'; forward delete is Ctrl-D.
   if (key.backspace || key.delete) return { kind: 'backspace' }
-  if (key.tab) return undefined
+  // Shift-Tab (sent as ESC [ Z) completes nothing.
+  if (key.tab) return key.shift ? undefined : { kind: 'tab' }
   if (key.ctrl) {
     switch (input) {
       case 'a':

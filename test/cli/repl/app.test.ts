@@ -13,6 +13,8 @@ import { HistoryFile } from '../../../cli/repl/history.js'
 const ENTER = '\r'
 const ESC = '\x1b'
 const UP = '\x1b[A'
+const TAB = '\t'
+const CTRL_U = '\x15'
 
 /** Heap state: SELECTs in these tests keep nothing on disk. */
 const OPTIONS = { 'state.backend': 'heap' }
@@ -134,6 +136,38 @@ describe('the REPL', () => {
     await typeLine(app, "SET 'sql-client.execution.result-mode' = 'tables';")
     f = await until(app, f => f.includes("invalid value 'tables'"))
     expect(f).toMatch(/expected one of\s+'table', 'changelog', 'tableau'/)
+  })
+
+  it('completes keywords, columns and option keys on Tab, and lists the candidates on a second Tab', async () => {
+    const app = start()
+    await until(app, f => lastLine(f).startsWith('weir>'))
+    await typeLine(app, "CREATE TABLE bid (auction BIGINT, price BIGINT) WITH ('connector' = 'datagen');")
+    await until(app, f => f.includes("table 'bid' created"))
+    app.stdin.write('SEL')
+    app.stdin.write(TAB)
+    app.stdin.write('*')
+    await until(app, f => lastLine(f) === 'weir> SELECT *')
+    app.stdin.write(CTRL_U)
+    app.stdin.write('select au')
+    app.stdin.write(TAB)
+    app.stdin.write(', ')
+    await until(app, f => lastLine(f) === 'weir> select auction,')
+    app.stdin.write(CTRL_U)
+    app.stdin.write("SET 'state.b")
+    app.stdin.write(TAB)
+    await until(app, f => lastLine(f) === "weir> SET 'state.backend")
+    app.stdin.write(TAB)
+    let f = await until(app, f => f.includes('state.backend.incremental'))
+    const lines = f.trimEnd().split('\n')
+    const prompt = lines.findLastIndex(l => l.startsWith('weir>'))
+    expect(lines[prompt]).toBe("weir> SET 'state.backend")
+    expect(lines.slice(prompt + 1).join(' ').split(/ +/).sort()).toEqual(['state.backend', 'state.backend.incremental',
+      'state.backend.rocksdb.writebuffer.size', 'state.backend.type'])
+    // The next key takes the list away; one candidate left completes with its closing quote.
+    app.stdin.write('.t')
+    app.stdin.write(TAB)
+    f = await until(app, f => lastLine(f) === "weir> SET 'state.backend.type'")
+    expect(f).not.toContain('state.backend.incremental')
   })
 
   it('clears the line on Ctrl-C and quits on Ctrl-D on an empty line', async () => {

@@ -1,7 +1,7 @@
 // The REPL's editor reducer: Enter runs a complete statement or adds a line, readline's keys,
 // history browsing and Ctrl-R search; and how a terminal's input turns into keys.
 import { describe, expect, it } from 'vitest'
-import { edit, initialEditor, remember, HISTORY_LIMIT, type EditKey, type EditorState } from '../../../cli/repl/editor.js'
+import { completeIn, edit, initialEditor, remember, HISTORY_LIMIT, type EditKey, type EditorState } from '../../../cli/repl/editor.js'
 import { keysOf } from '../../../cli/repl/keys.js'
 import type { Key } from 'ink'
 
@@ -115,5 +115,37 @@ describe('terminal keys', () => {
     expect(keysOf('b', { meta: true } as Key)).toEqual([{ kind: 'wordLeft' }])
     expect(keysOf('', { delete: true } as Key)).toEqual([{ kind: 'backspace' }])
     expect(keysOf('d', { ctrl: true } as Key)).toEqual([{ kind: 'eof' }])
+  })
+
+  it('maps Tab, alone or among other input, and not Shift-Tab', () => {
+    expect(keysOf('', { tab: true } as Key)).toEqual([{ kind: 'tab' }])
+    expect(keysOf('', { tab: true, shift: true } as Key)).toEqual([])
+    expect(keysOf('SEL\tx', { ctrl: false, meta: false } as Key)).toEqual([{ kind: 'insert', text: 'SEL' }, { kind: 'tab' }, { kind: 'insert', text: 'x' }])
+  })
+})
+
+describe('Tab in the editor', () => {
+  const several = { from: 7, insert: 'CURRENT_TIME', candidates: ['CURRENT_TIME', 'CURRENT_TIMESTAMP'] }
+
+  it('replaces the word with the completion, and lists the candidates on the next Tab only', () => {
+    let state = type(initialEditor(), 'SELECT CURRENT_T').state
+    state = completeIn(state, several)
+    expect(at(state)).toBe('SELECT CURRENT_TIME|')
+    expect(state.listing).toBeUndefined()
+    state = completeIn(state, { ...several, insert: 'CURRENT_TIME' })
+    expect(state.listing).toEqual(['CURRENT_TIME', 'CURRENT_TIMESTAMP'])
+    // Any other key takes the list away, and the next Tab starts over.
+    state = edit(state, { kind: 'insert', text: 'S' }).state
+    expect(state.listing).toBeUndefined()
+    state = completeIn(state, { from: 7, insert: 'CURRENT_TIMES', candidates: ['CURRENT_TIMESTAMP', 'CURRENT_TIMESTAMPS'] })
+    expect(state.listing).toBeUndefined()
+    expect(at(state)).toBe('SELECT CURRENT_TIMES|')
+  })
+
+  it('does not list after a Tab that completed the only candidate', () => {
+    let state = completeIn(type(initialEditor(), 'SEL').state, { from: 0, insert: 'SELECT ', candidates: ['SELECT'] })
+    state = completeIn(state, { from: 7, insert: '', candidates: ['a', 'b'] })
+    expect(state.listing).toBeUndefined()
+    expect(at(state)).toBe('SELECT |')
   })
 })
