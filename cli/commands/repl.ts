@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs'
 import { fsError } from '../../common/fs-errors.js'
 import { parseSql, renderError, WeirError } from '../../index.js'
+import { withInkEnvironment } from '../repl/ink-environment.js'
 import type { ReplSession } from '../repl/repl-session.js'
 
 export interface ReplArgs {
@@ -29,7 +30,7 @@ export async function repl(args: ReplArgs): Promise<number> {
     const { runPlain } = await import('../repl/plain.js')
     return runPlain({ input: process.stdin, stdout: t => process.stdout.write(t), stderr: t => process.stderr.write(t) }, {}, init)
   }
-  const [{ render }, { createElement }, { App }, { HistoryFile, historyPath }] = await withoutCiFlags(() =>
+  const [{ render }, { createElement }, { App }, { HistoryFile, historyPath }] = await withInkEnvironment(() =>
     Promise.all([import('ink'), import('react'), import('../repl/app.js'), import('../repl/history.js')])
   )
   const history = new HistoryFile(historyPath(), text => process.stderr.write(text + '\n'))
@@ -37,23 +38,6 @@ export async function repl(args: ReplArgs): Promise<number> {
   const app = render(createElement(App, { history, init }), { exitOnCtrlC: false })
   await app.waitUntilExit()
   return 0
-}
-
-/**
- * Ink reads CI and CONTINUOUS_INTEGRATION once, when it loads, and with either set draws nothing
- * but its static output until the app exits: no prompt, no live result. At a terminal the user
- * asked for the interactive REPL (a CI runner's shell or a build container exports CI=true), so
- * Ink loads without them; they are back in the environment before any job starts.
- */
-async function withoutCiFlags<T>(load: () => Promise<T>): Promise<T> {
-  const saved = { CI: process.env['CI'], CONTINUOUS_INTEGRATION: process.env['CONTINUOUS_INTEGRATION'] }
-  delete process.env['CI']
-  delete process.env['CONTINUOUS_INTEGRATION']
-  try {
-    return await load()
-  } finally {
-    for (const [k, v] of Object.entries(saved)) if (v !== undefined) process.env[k] = v
-  }
 }
 
 /** An init file sets the session up: DDL and SET, no queries (Flink's SQL client -i says the same). */

@@ -183,7 +183,7 @@ export function App({ session, history, init, refreshMs = 200 }: AppProps): Reac
       children: item => h(Text, { key: item.id, color: COLORS[item.tone] }, item.text),
     }),
     running?.output.live !== undefined
-      ? h(LiveView, { select: running.select, live: running.output.live, height, scroll, rate: rate.current.perSecond, now })
+      ? h(LiveView, { select: running.select, live: running.output.live, height, width: stdout.columns || 80, scroll, rate: rate.current.perSecond, now })
       : running !== undefined || busy
       ? h(Text, { dimColor: true }, running !== undefined ? `running '${running.select.name}' · Esc or Ctrl-C stops` : quitting.current ? '' : 'running…')
       : h(EditorView, { state: editor, width: stdout.columns || 80, listHeight: Math.max(3, Math.floor(height / 3)) }),

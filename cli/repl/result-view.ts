@@ -16,6 +16,8 @@ export interface LiveViewProps {
   readonly live: LiveResult
   /** Terminal height. */
   readonly height: number
+  /** Terminal width: longer lines are cut, as the table's lines are not wrapped. */
+  readonly width: number
   /** First row shown; undefined: table mode shows the first rows, changelog mode follows the latest. */
   readonly scroll: number | undefined
   /** Changes per second lately. */
@@ -31,7 +33,7 @@ export function visibleWindow(live: LiveResult, height: number, scroll: number |
   return { first, count: fits }
 }
 
-export function LiveView({ select, live, height, scroll, rate, now }: LiveViewProps): ReactElement {
+export function LiveView({ select, live, height, width, scroll, rate, now }: LiveViewProps): ReactElement {
   const { first, count: fits } = visibleWindow(live, height, scroll)
   const rows = live.rows(first, fits)
   const shown = rows.length === 0 ? 'no rows yet' : `rows ${first + 1}–${first + rows.length} of ${live.size.toLocaleString('en-US')}`
@@ -42,7 +44,9 @@ export function LiveView({ select, live, height, scroll, rate, now }: LiveViewPr
   return h(
     Box,
     { flexDirection: 'column' },
-    ...tableLines(live.columns, rows).map((line, i) => h(Text, { key: i, wrap: 'truncate-end' }, line)),
+    // One Text for the whole table, its lines cut to the terminal's width here: Ink's cost per Text
+    // and per truncated line is most of a frame's (bench/repl/frame.ts).
+    h(Text, { key: 'table' }, tableLines(live.columns, rows).map(line => (line.length > width ? line.slice(0, width - 1) + '…' : line)).join('\n')),
     h(Text, { key: 'size' }, size),
     live.capped ? h(Text, { key: 'cap', color: 'yellow' }, capNote(live)) : null,
     h(Text, { key: 'status', dimColor: true }, status),
