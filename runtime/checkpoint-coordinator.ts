@@ -50,6 +50,8 @@ export class CheckpointCoordinator {
   /** Sinks write transactionally, committing what each checkpoint seals (periodic checkpoints are on). */
   readonly exactlyOnce: boolean
   checkpointsCompleted = 0
+  /** The checkpoint (or savepoint) this run completed last, and when (SHOW JOBS). */
+  lastCompleted: { readonly id: number; readonly at: number } | undefined
   /** Where the savepoint went, once one was taken. */
   savepointLocation: string | undefined
   private nextCheckpointId = 1
@@ -281,6 +283,7 @@ export class CheckpointCoordinator {
     await this.commitSinks(cp.barrier.id)
     this.sources.checkpointCompleted(cp.barrier.id, cp.sources)
     this.checkpointsCompleted++
+    this.lastCompleted = { id: cp.barrier.id, at: Date.now() }
     this.env.onCheckpoint?.(cp.barrier.id, cp.location)
     if (cp.barrier.savepoint) {
       this.savepointLocation = cp.location
@@ -324,6 +327,7 @@ export class CheckpointCoordinator {
     await this.commitSinks(id)
     this.sources.checkpointCompleted(id, cp.sources)
     this.checkpointsCompleted++
+    this.lastCompleted = { id, at: Date.now() }
     await applyRetention(this.env.checkpoint!.storage, this.env.checkpoint!.retained, referencedObjects)
   }
 

@@ -31,6 +31,7 @@ import { TimerServiceImpl } from './timers.js'
 import { BatchKeys } from './batch-keys.js'
 import { dropAhead } from './read-ahead.js'
 import { restoredSinkCommit } from './sink-commits.js'
+import { jobProbe } from './job-probe.js'
 
 export type { ExecutionEnv, JobMetrics } from './job-env.js'
 
@@ -85,6 +86,7 @@ class JobExecution {
         if (this.env.restore && e instanceof WeirError && e.kind === 'checkpoint') throw new RestoreFailed(e)
         throw e
       }
+      this.env.onStart?.(jobProbe(this.order, () => this.sources.recordsRead(), () => this.checkpoints.lastCompleted))
       await this.scheduler.run()
       const cancelled = this.signal.aborted || this.checkpoints.savepointLocation !== undefined
       if (!cancelled && this.env.checkpoint) await this.checkpoints.finalCheckpoint()

@@ -4,6 +4,7 @@ import type { Field } from '../common/types.js'
 import type { Batch } from '../core/batch.js'
 import type { CheckpointConfig, CheckpointRef } from './checkpoint.js'
 import type { FaultInjector } from './faults.js'
+import type { JobProbe } from './job-probe.js'
 
 export interface ExecutionEnv {
   /** Where print sinks write. */
@@ -29,6 +30,8 @@ export interface ExecutionEnv {
   readonly countStoredState?: boolean
   /** Called at the points of a checkpoint where a crash is worst (runtime/faults.ts); the crash tests kill the process there. */
   readonly faults?: FaultInjector
+  /** Called once the job has opened and starts running, with a probe of its live numbers (sample it on a timer). */
+  readonly onStart?: (probe: JobProbe) => void
 }
 
 export interface JobMetrics {

@@ -217,6 +217,13 @@ export class SourceRunner {
     for (const src of this.sources) await src.reader.close().catch(e => errors.push(e))
   }
 
+  /** Rows read so far by every source subtask (cheap: a viewer samples it). */
+  recordsRead(): number {
+    let n = 0
+    for (const s of this.sources) n += s.recordsRead
+    return n
+  }
+
   metrics(): { readonly sourceRows: Record<string, number>; readonly recordsRead: number; readonly subtaskRecordsRead: Record<string, number[]>;
     readonly skipped: number }
   {
