@@ -4,7 +4,8 @@
 // The `weir` command (cli/) uses the engine only through this file.
 export { Session, type SessionOptions, type StatementResult } from './engine/session.js'
 export type { Script, SelectConsumer, SelectInfo } from './engine/script.js'
-export type { JobOutcome } from './engine/jobs.js'
+export type { JobInfo, JobOutcome, JobStatus } from './engine/jobs.js'
+export type { JobSample } from './runtime/job-probe.js'
 export { completionNames, type CompletionNames, type NamedObject } from './engine/completion-names.js'
 export { readCheckpointInfo, type CheckpointInfo } from './engine/checkpoint-info.js'
 export { clientSettings, type ClientSettings, type ResultMode } from './common/config/index.js'

@@ -15,7 +15,7 @@ import { parseDuration } from '../common/durations.js'
 import { Catalog, describe, explain, showFunctions, explainJobGraph, planQuery, tableFromAst, viewFromAst, type PlanContext } from '../planner/index.js'
 import { jobConfigOf, listOptions, resetOption, setOption, type JobConfig } from '../common/config/index.js'
 import { renderWarning, type WarningSink } from '../common/warnings.js'
-import { JobSet, type JobControl, type JobOutcome } from './jobs.js'
+import { JobSet, type JobControl, type JobInfo, type JobKind, type JobOutcome } from './jobs.js'
 import { runScript, type PlannedStep, type Script, type SelectConsumer, type SelectInfo, type StatementResult } from './script.js'
 
 export type { StatementResult }
@@ -191,6 +191,10 @@ export class Session {
         const objs = this.catalog.list(stmt.what === 'TABLES' ? undefined : 'view')
         return { kind: 'table', columns: [stmt.what === 'TABLES' ? 'table name' : 'view name'], rows: objs.map(o => [o.name]) }
       }
+      case 'ShowJobs':
+        return { kind: 'showJobs' }
+      case 'StopJob':
+        return { kind: 'stopJob', statement: stmt }
       case 'Describe':
         return { kind: 'table', ...describe(stmt, this.planContext) }
       case 'Explain':
@@ -242,6 +246,7 @@ export class Session {
       onCheckpoint: (id, location) => this.opts.onCheckpoint?.(graph.name, id, location),
       countStoredState: this.opts.countStoredState,
       faults: this.opts.faults,
+      onStart: control.onStart,
     })
     if (recovery.from !== undefined) {
       const restore = await openCheckpointAt(recovery.from, graph.config.s3)
@@ -305,6 +310,11 @@ export class Session {
    */
   stopJob(name: string, opts: { readonly savepoint?: boolean } = {}): boolean {
     return this.jobs.stop(name, opts.savepoint)
+  }
+
+  /** The jobs of the session (of `kind`, if given), oldest first, with their numbers now. */
+  listJobs(kind?: JobKind): JobInfo[] {
+    return this.jobs.list(kind)
   }
 
   /** Waits for every job started by INSERT; rejects with the first failure. */

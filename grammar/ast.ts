@@ -53,6 +53,8 @@ export type Statement =
   | ResetOption
   | Explain
   | ShowTables
+  | ShowJobs
+  | StopJob
   | Describe
 
 export interface CreateTable {
@@ -176,6 +178,22 @@ export interface ShowTables {
   readonly kind: 'ShowTables'
   /** SHOW TABLES, SHOW VIEWS or SHOW FUNCTIONS */
   readonly what: 'TABLES' | 'VIEWS' | 'FUNCTIONS'
+  readonly span: Span
+}
+
+/** `SHOW JOBS`: the session's jobs. */
+export interface ShowJobs {
+  readonly kind: 'ShowJobs'
+  readonly span: Span
+}
+
+/** `STOP JOB 'id' [WITH SAVEPOINT]`. */
+export interface StopJob {
+  readonly kind: 'StopJob'
+  readonly id: string
+  /** The id's string literal, for errors. */
+  readonly idSpan: Span
+  readonly withSavepoint: boolean
   readonly span: Span
 }
 

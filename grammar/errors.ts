@@ -49,6 +49,7 @@ const STATEMENT_START = new Set<TokenType>([
   T.RESET,
   T.EXPLAIN,
   T.SHOW,
+  T.STOP,
   T.DESCRIBE,
   T.DESC,
 ])

@@ -56,6 +56,7 @@ export class SqlParser extends CstParser {
       { ALT: () => this.SUBRULE(this.resetStatement, ALT_LABEL) },
       { ALT: () => this.SUBRULE(this.explainStatement, ALT_LABEL) },
       { ALT: () => this.SUBRULE(this.showStatement, ALT_LABEL) },
+      { ALT: () => this.SUBRULE(this.stopJobStatement, ALT_LABEL) },
       { ALT: () => this.SUBRULE(this.describeStatement, ALT_LABEL) },
     ])
   })
@@ -289,7 +290,19 @@ export class SqlParser extends CstParser {
       { ALT: () => this.CONSUME(T.TABLES) },
       { ALT: () => this.CONSUME(T.VIEWS) },
       { ALT: () => this.CONSUME(T.FUNCTIONS) },
+      { ALT: () => this.CONSUME(T.JOBS) },
     ])
+  })
+
+  /** `STOP JOB 'id' [WITH SAVEPOINT]` (Flink's SQL client). */
+  stopJobStatement = this.RULE('stopJobStatement', () => {
+    this.CONSUME(T.STOP)
+    this.CONSUME(T.JOB)
+    this.CONSUME(T.StringLit)
+    this.OPTION(() => {
+      this.CONSUME(T.WITH)
+      this.CONSUME(T.SAVEPOINT)
+    })
   })
 
   describeStatement = this.RULE('describeStatement', () => {

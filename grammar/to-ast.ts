@@ -36,7 +36,12 @@ function statement(n: CstNode, s: Spans): A.Statement {
     case 'explainStatement':
       return explain(c, s)
     case 'showStatement':
+      if (has(c, 'JOBS')) return { kind: 'ShowJobs', span: s.of(c) }
       return { kind: 'ShowTables', what: has(c, 'VIEWS') ? 'VIEWS' : has(c, 'FUNCTIONS') ? 'FUNCTIONS' : 'TABLES', span: s.of(c) }
+    case 'stopJobStatement': {
+      const id = token(c, 'StringLit')!
+      return { kind: 'StopJob', id: stringValue(id), idSpan: s.ofToken(id), withSavepoint: has(c, 'SAVEPOINT'), span: s.of(c) }
+    }
     case 'describeStatement':
       return { kind: 'Describe', name: qualifiedName(child(c, 'qualifiedName'), s), span: s.of(c) }
     default:

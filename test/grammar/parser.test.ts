@@ -217,6 +217,16 @@ describe('SET, RESET, EXPLAIN, SHOW, DESCRIBE', () => {
       { kind: 'Describe', name: { parts: [id('db'), id('t')] } },
     ])
   })
+
+  it("parses SHOW JOBS and STOP JOB 'id' [WITH SAVEPOINT], the id's span on the literal", () => {
+    const [show, stop, savepoint] = parseSql("SHOW JOBS; STOP JOB 'a1b2c3d4'; stop job 'x' with savepoint")
+    expect(strip(show)).toEqual({ kind: 'ShowJobs' })
+    expect(strip(stop)).toMatchObject({ kind: 'StopJob', id: 'a1b2c3d4', withSavepoint: false })
+    expect(strip(savepoint)).toMatchObject({ kind: 'StopJob', id: 'x', withSavepoint: true })
+    expect(stop!.kind === 'StopJob' && stop.idSpan.start.column).toBe(21)
+    // The words stay names elsewhere.
+    expect(parseSql('SELECT jobs, job, stop, savepoint FROM t')[0]!.kind).toBe('QueryStatement')
+  })
 })
 
 describe('SELECT', () => {
