@@ -10,7 +10,10 @@ import { CONTINUATION, EditorView, PROMPT } from './editor-view.js'
 import type { HistoryFile } from './history.js'
 import { keysOf, type ReplKey } from './keys.js'
 import type { LiveResult } from './live-result.js'
-import { ReplSession, type ReplOutput, type ReplSessionOptions, type RunningSelect, type Tone } from './repl-session.js'
+import type { JobInfo } from '../../index.js'
+import { RateMeter, type JobRates } from './job-rates.js'
+import { QUIT_OPTIONS, QuitChoice, WaitingForJobs } from './quit-choice.js'
+import { ReplSession, type QuitJobs, type ReplOutput, type ReplSessionOptions, type RunningSelect, type Tone } from './repl-session.js'
 import { LiveView, visibleWindow } from './result-view.js'
 import { selectOutput, type SelectOutput } from './select-output.js'
 
@@ -58,8 +61,18 @@ export function App({ session, history, init, refreshMs = 200 }: AppProps): Reac
   }
   const [scroll, setScroll] = useState<number | undefined>(undefined)
   const [now, setNow] = useState(Date.now())
-  const rate = useRef({ at: Date.now(), changes: 0, perSecond: 0 })
+  const meter = useRef(new RateMeter(Date.now()))
+  const [rates, setRates] = useState<JobRates | undefined>(undefined)
   const quitting = useRef(false)
+  // Ctrl-D with INSERT jobs running: the question, and which answer is selected.
+  const [asking, setAskingState] = useState<{ readonly jobs: readonly JobInfo[]; readonly selected: number } | undefined>(undefined)
+  const askingRef = useRef(asking)
+  const setAsking = (a: typeof asking): void => {
+    askingRef.current = a
+    setAskingState(a)
+  }
+  // Quitting once the jobs have finished ('keep waiting').
+  const [waitingFor, setWaitingFor] = useState<readonly JobInfo[] | undefined>(undefined)
   const typedAhead = useRef<ReplKey[]>([])
   const [closed, setClosed] = useState(false)
 
@@ -75,7 +88,8 @@ export function App({ session, history, init, refreshMs = 200 }: AppProps): Reac
       print,
       selectStarted: select => {
         const out = selectOutput(select, print, true)
-        rate.current = { at: Date.now(), changes: 0, perSecond: 0 }
+        meter.current = new RateMeter(Date.now())
+        setRates(undefined)
         setScroll(undefined)
         setRunning({ select, output: out })
         return out.consume
@@ -99,9 +113,11 @@ export function App({ session, history, init, refreshMs = 200 }: AppProps): Reac
   useEffect(() => {
     if (running?.output.live === undefined) return
     const live = running.output.live
+    const select = running.select
     const timer = setInterval(() => {
-      const t = Date.now(), r = rate.current
-      if (t - r.at >= 1000) rate.current = { at: t, changes: live.changes, perSecond: ((live.changes - r.changes) * 1000) / (t - r.at) }
+      const t = Date.now()
+      // The job's counters are sampled here, once a tick: the runtime pays nothing per row.
+      setRates(meter.current.update(select.sample(), t))
       setNow(t)
     }, refreshMs)
     return () => clearInterval(timer)
@@ -120,12 +136,32 @@ export function App({ session, history, init, refreshMs = 200 }: AppProps): Reac
     else for (const k of ahead) handleKey(k)
   }
 
-  const quit = async (): Promise<void> => {
+  const quit = async (jobs: QuitJobs): Promise<void> => {
     quitting.current = true
+    setAsking(undefined)
+    if (jobs === 'wait') setWaitingFor(repl.current!.runningJobs())
     // The prompt goes: what stays on the screen is what was run and printed.
     setBusy(true)
-    await repl.current!.close({ wait: false })
+    await repl.current!.close({ jobs })
+    setWaitingFor(undefined)
     setClosed(true)
+  }
+
+  /** Ctrl-D on an empty line: quits, asking first what to do with the INSERT jobs still running. */
+  const askQuit = (): void => {
+    const jobs = repl.current!.runningJobs()
+    if (jobs.length === 0) void quit('savepoint')
+    else setAsking({ jobs, selected: 0 })
+  }
+
+  const answerQuit = (k: ReplKey): void => {
+    const a = askingRef.current!
+    const picked = k.kind === 'enter' ? QUIT_OPTIONS[a.selected] : k.kind === 'insert' ? QUIT_OPTIONS.find(o => o.key === k.text.toLowerCase()) : undefined
+    if (picked !== undefined) void quit(picked.jobs)
+    else if (k.kind === 'up' || k.kind === 'down') {
+      const n = QUIT_OPTIONS.length
+      setAsking({ ...a, selected: (a.selected + (k.kind === 'up' ? n - 1 : 1)) % n })
+    } else if (k.kind === 'escape' || k.kind === 'cancel') setAsking(undefined)
   }
   // Exits once the frame without the prompt is on the screen.
   useEffect(() => {
@@ -144,9 +180,10 @@ export function App({ session, history, init, refreshMs = 200 }: AppProps): Reac
       typedAhead.current.push(k)
       return
     }
+    if (askingRef.current !== undefined) return answerQuit(k)
     const state = editorRef.current
     if (k.kind === 'eof') {
-      if (state.text === '' && state.search === undefined) void quit()
+      if (state.text === '' && state.search === undefined) askQuit()
       else setEditor(edit(state, { kind: 'deleteForward' }).state)
       return
     }
@@ -165,7 +202,11 @@ export function App({ session, history, init, refreshMs = 200 }: AppProps): Reac
   }
 
   useInput((input, key) => {
-    for (const k of keysOf(input, key)) if (!quitting.current) handleKey(k)
+    for (const k of keysOf(input, key)) {
+      if (!quitting.current) handleKey(k)
+      // Waiting for the jobs to finish: Ctrl-C stops them with savepoints instead.
+      else if (k.kind === 'cancel') repl.current!.stopJobs()
+    }
   })
 
   const height = stdout.rows || 24
@@ -183,7 +224,11 @@ export function App({ session, history, init, refreshMs = 200 }: AppProps): Reac
       children: item => h(Text, { key: item.id, color: COLORS[item.tone] }, item.text),
     }),
     running?.output.live !== undefined
-      ? h(LiveView, { select: running.select, live: running.output.live, height, width: stdout.columns || 80, scroll, rate: rate.current.perSecond, now })
+      ? h(LiveView, { select: running.select, live: running.output.live, height, width: stdout.columns || 80, scroll, rates, now })
+      : asking !== undefined
+      ? h(QuitChoice, asking)
+      : waitingFor !== undefined && waitingFor.length > 0
+      ? h(WaitingForJobs, { jobs: waitingFor })
       : running !== undefined || busy
       ? h(Text, { dimColor: true }, running !== undefined ? `running '${running.select.name}' · Esc or Ctrl-C stops` : quitting.current ? '' : 'running…')
       : h(EditorView, { state: editor, width: stdout.columns || 80, listHeight: Math.max(3, Math.floor(height / 3)) }),

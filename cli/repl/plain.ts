@@ -59,7 +59,7 @@ export async function runPlain(streams: PlainStreams, opts: ReplSessionOptions, 
     // As Flink's SQL client with -f: a script stops at its first error.
     if (!ok) streams.stderr('stopped at the first error: the statements after it were not run\n')
     waiting = true
-    const jobsFailed = await repl.close({ wait: ok })
+    const jobsFailed = await repl.close({ jobs: ok ? 'wait' : 'savepoint' })
     return !ok || jobsFailed > 0 ? 1 : 0
   } finally {
     process.off('SIGINT', onSigint)

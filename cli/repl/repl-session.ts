@@ -2,8 +2,8 @@
 // Session with `weir run`'s options, and tells a ReplOutput what to show — results as text, errors
 // rendered as `weir run` renders them, and a SELECT's changes as they come. The terminal UI and the
 // plain-text mode for pipes are two ReplOutputs.
-import { clientSettings, padTo, renderError, runDefaults, Session, splitStatements, type ClientSettings, type Field, type JobMetrics, type SelectConsumer,
-  type StatementResult } from '../../index.js'
+import { clientSettings, padTo, renderError, runDefaults, Session, splitStatements, type ClientSettings, type Field, type JobInfo, type JobMetrics,
+  type JobSample, type SelectConsumer, type StatementResult } from '../../index.js'
 import { count, renderJobFailure, renderTable } from '../format.js'
 
 /** How a text block is shown: results, progress and warnings, or errors. */
@@ -17,7 +17,12 @@ export interface RunningSelect {
   /** The client options in force when it started (result mode, max rows). */
   readonly settings: ClientSettings
   readonly startedAt: number
+  /** Its job's numbers now (rows in and out, watermark); undefined until the job has opened. */
+  sample(): JobSample | undefined
 }
+
+/** How quitting treats the INSERT jobs still running. */
+export type QuitJobs = 'wait' | 'savepoint' | 'cancel'
 
 /** How a SELECT ended: its job's metrics, or it failed (the failure was printed). */
 export type SelectEnd = { readonly metrics: JobMetrics } | { readonly failed: true }
@@ -46,26 +51,40 @@ export interface ReplSessionOptions {
 export class ReplSession {
   readonly session: Session
   private running: RunningSelect | undefined
-  /** The text being run, for the carets of job failures. */
+  /** The text being run, for the carets of errors. */
   private text = ''
   private textName = ''
+  /** The text each job's statement came from, for the carets of its failure (the prompt has moved on since). */
+  private readonly jobTexts = new Map<string, { readonly text: string; readonly name: string }>()
   private readonly sourceName: string
   private readonly quit = new AbortController()
+  private readonly cancel = new AbortController()
 
   constructor(private readonly out: ReplOutput, opts: ReplSessionOptions = {}) {
     this.sourceName = opts.sourceName ?? '<repl>'
     this.session = new Session({
       // Jobs quit with the REPL take a savepoint, as `weir run` on SIGTERM: they resume from it.
       stopWithSavepoint: this.quit.signal,
+      // Jobs quit with the REPL without a savepoint (the user said so) are cancelled.
+      signal: this.cancel.signal,
       jobNamePrefix: 'repl',
       log: line => out.print(line, 'info'),
       warn: text => out.print(text, 'warning'),
       // `weir run`'s defaults (RocksDB state, checkpoints under .weir/checkpoints); one failing query
       // does not stop the session's other jobs, and the prompt stays usable.
       options: { ...runDefaults(), 'weir.on-job-failure': 'continue', ...opts.options },
-      onJobFailed: (job, error) => out.print(renderJobFailure(job, error, this.text, this.textName), 'error'),
+      onJobFailed: (job, error) => {
+        const source = this.jobTexts.get(job) ?? { text: this.text, name: this.textName }
+        out.print(renderJobFailure(job, error, source.text, source.name), 'error')
+      },
       onSelect: info => {
-        const select: RunningSelect = { ...info, settings: this.settings, startedAt: Date.now() }
+        this.jobTexts.set(info.name, { text: this.text, name: this.textName })
+        const select: RunningSelect = {
+          ...info,
+          settings: this.settings,
+          startedAt: Date.now(),
+          sample: () => this.session.listJobs('select').find(j => j.name === info.name)?.sample,
+        }
         this.running = select
         return out.selectStarted(select)
       },
@@ -107,20 +126,26 @@ export class ReplSession {
     this.quit.abort()
   }
 
+  /** The INSERT jobs not ended yet. */
+  runningJobs(): JobInfo[] {
+    return this.session.listJobs('insert').filter(j => j.status === 'RUNNING' || j.status === 'CANCELLING')
+  }
+
   /**
-   * Waits for the INSERT jobs (`wait`: until they end; else they are stopped with a savepoint) and
-   * says how each ended; how many failed (each failure was printed when it happened).
+   * Waits for the INSERT jobs (`wait`: until they end; `savepoint`: stopped with a savepoint;
+   * `cancel`: stopped without) and says how each ended, with its savepoint; how many failed (each
+   * failure was printed when it happened).
    */
-  async close(opts: { readonly wait: boolean }): Promise<number> {
-    if (!opts.wait) this.stopJobs()
+  async close(opts: { readonly jobs: QuitJobs }): Promise<number> {
+    // Savepoints are said for the jobs this stops (STOP JOB said those it took already).
+    const running = new Set(this.runningJobs().map(j => j.id))
+    if (opts.jobs === 'savepoint') this.stopJobs()
+    if (opts.jobs === 'cancel') this.cancel.abort()
     let failed = 0
-    for (const outcome of await this.session.settleJobs()) {
-      const m = outcome.metrics
-      if (m === undefined) {
-        failed++
-        continue
-      }
-      if (m.savepoint !== undefined) this.out.print(`job '${outcome.name}': savepoint ${m.savepoint}`, 'info')
+    for (const job of this.session.listJobs('insert')) {
+      const m = (await job.outcome).metrics
+      if (m === undefined) failed++
+      else if (m.savepoint !== undefined && running.has(job.id)) this.out.print(`job '${job.name}': savepoint ${m.savepoint}`, 'info')
     }
     return failed
   }
@@ -154,7 +179,8 @@ export class ReplSession {
         this.out.print(result.text, 'result')
         return true
       case 'job':
-        this.out.print(`job '${result.name}' started in the background`, 'info')
+        this.jobTexts.set(result.name, { text: this.text, name: this.textName })
+        this.out.print(`job '${result.name}' started in the background, id '${result.id}'`, 'info')
         // Said when it ends, whatever the prompt is doing then (a failure was said by onJobFailed).
         result.done.then(m => this.out.print(jobEnd(result.name, m), 'info'), () => undefined)
         return true

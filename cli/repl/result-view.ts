@@ -1,15 +1,18 @@
 // A running SELECT's live view: the part of its result that fits the terminal (only those rows are
-// formatted into lines, whatever the result holds), its size, and a status line with the rate of
-// changes and the time it has run.
+// formatted into lines, whatever the result holds), its size, and two status lines: its changes, the
+// time it has run and how to stop it; the rows per second its job reads and produces and the
+// watermark at its end.
 import { createElement as h, type ReactElement } from 'react'
 import { Box, Text } from 'ink'
+import { formatValue, type DataType } from '../../index.js'
 import { count, tableLines } from '../format.js'
+import type { JobRates } from './job-rates.js'
 import type { LiveResult } from './live-result.js'
 import type { RunningSelect } from './repl-session.js'
 import { capNote } from './select-output.js'
 
-/** Lines the view takes besides its rows: the table's three header lines and bottom line, the size and the status. */
-const CHROME = 7
+/** Lines the view takes besides its rows: the table's three header lines and bottom line, the size and the two status lines. */
+const CHROME = 8
 
 export interface LiveViewProps {
   readonly select: RunningSelect
@@ -20,8 +23,8 @@ export interface LiveViewProps {
   readonly width: number
   /** First row shown; undefined: table mode shows the first rows, changelog mode follows the latest. */
   readonly scroll: number | undefined
-  /** Changes per second lately. */
-  readonly rate: number
+  /** Rows per second in and out lately, and the watermark; undefined until first measured. */
+  readonly rates: JobRates | undefined
   readonly now: number
 }
 
@@ -33,14 +36,15 @@ export function visibleWindow(live: LiveResult, height: number, scroll: number |
   return { first, count: fits }
 }
 
-export function LiveView({ select, live, height, width, scroll, rate, now }: LiveViewProps): ReactElement {
+export function LiveView({ select, live, height, width, scroll, rates, now }: LiveViewProps): ReactElement {
   const { first, count: fits } = visibleWindow(live, height, scroll)
   const rows = live.rows(first, fits)
   const shown = rows.length === 0 ? 'no rows yet' : `rows ${first + 1}–${first + rows.length} of ${live.size.toLocaleString('en-US')}`
   const size = live.mode === 'table' ? `${shown}${live.size > fits ? ' (↑/↓, PgUp/PgDn scroll)' : ''}` : `changes: ${shown}`
   const seconds = ((now - select.startedAt) / 1000).toFixed(1)
-  const status = `running '${select.name}' · ${count(live.changes, 'change')} (${Math.round(rate).toLocaleString('en-US')}/s) · ${seconds} s · `
-    + `${live.mode} mode · Esc or Ctrl-C stops`
+  const perSecond = (n: number | undefined): string => `${Math.round(n ?? 0).toLocaleString('en-US')} rows/s`
+  const status = `running '${select.name}' · ${count(live.changes, 'change')} · ${seconds} s · ${live.mode} mode · Esc or Ctrl-C stops`
+  const flow = `in ${perSecond(rates?.inPerSecond)} · out ${perSecond(rates?.outPerSecond)} · watermark ${watermarkText(rates?.watermark)}`
   return h(
     Box,
     { flexDirection: 'column' },
@@ -49,6 +53,15 @@ export function LiveView({ select, live, height, width, scroll, rate, now }: Liv
     h(Text, { key: 'table' }, tableLines(live.columns, rows).map(line => (line.length > width ? line.slice(0, width - 1) + '…' : line)).join('\n')),
     h(Text, { key: 'size' }, size),
     live.capped ? h(Text, { key: 'cap', color: 'yellow' }, capNote(live)) : null,
-    h(Text, { key: 'status', dimColor: true }, status),
+    // Truncated, not wrapped: the view must keep to the lines it counted.
+    h(Text, { key: 'status', dimColor: true, wrap: 'truncate-end' }, status),
+    h(Text, { key: 'flow', dimColor: true, wrap: 'truncate-end' }, flow),
   )
+}
+
+const TIMESTAMP: DataType = { kind: 'TIMESTAMP', precision: 3, nullable: false }
+
+/** The watermark at the query's end: none without event time (or before the first), a timestamp, or the end of input. */
+function watermarkText(wm: number | undefined): string {
+  return wm === undefined ? 'none' : wm === Infinity ? 'end' : formatValue(wm, TIMESTAMP)
 }

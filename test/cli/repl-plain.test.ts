@@ -45,8 +45,10 @@ SELECT id % 2 AS k, COUNT(*) AS c FROM g
     expect(r.code).toBe(0)
     const functions = r.stdout.slice(r.stdout.indexOf('function name |'), r.stdout.indexOf('rows in set'))
     for (const f of ['UPPER', 'COUNT', 'TUMBLE', 'DATE_FORMAT']) expect(functions).toMatch(new RegExp(`\\| +${f} \\|`))
-    // Operators are not functions a user calls by name.
+    // Operators are not functions a user calls by name, nor the internal names of FLOOR(x TO unit).
     expect(functions).not.toMatch(/\| +(AND|IS_NULL) \|/)
+    expect(functions).not.toMatch(/\| +(FLOOR_TO|CEIL_TO) \|/)
+    for (const f of ['FLOOR', 'CEIL']) expect(functions).toMatch(new RegExp(`\\| +${f} \\|`))
     expect(r.stdout).toMatch(/\| +name \| +type \|/)
     expect(r.stdout).toMatch(/\| +id \| +BIGINT \|/)
     expect(r.stdout).toContain('Source(table=[g], connector=[datagen], fields=[id], filter=[(id > 2)]')
@@ -59,6 +61,21 @@ INSERT INTO out SELECT id * 10 FROM g;`)
     expect(r.stderr).toContain("job 'repl-1' started in the background")
     expect(r.stderr).toContain("job 'repl-1' finished: 4 rows read, 4 rows written")
     expect(r.stdout.trim().split('\n').sort()).toEqual(['+I[10]', '+I[20]', '+I[30]', '+I[40]'])
+  })
+
+  it('lists the jobs with SHOW JOBS, and refuses STOP JOB of an id it does not have', () => {
+    const r = repl(`${DDL}CREATE TABLE out (id BIGINT) WITH ('connector' = 'blackhole');
+INSERT INTO out SELECT id * 10 FROM g;
+SHOW JOBS;
+STOP JOB 'repl-1';`)
+    expect(r.code).toBe(1)
+    const id = /job 'repl-1' started in the background, id '([0-9a-f]{8})'/.exec(r.stderr)![1]!
+    expect(r.stdout).toMatch(/\| +job id \| +job name \| +status \| +uptime \| +rows in \| +rows out \| +last checkpoint \| +checkpoint age \|/)
+    expect(r.stdout).toMatch(new RegExp(`\\| ${id} \\| +repl-1 \\| +(RUNNING|FINISHED) \\|`))
+    expect(r.stderr).toContain(
+      ["error: no job with id 'repl-1' in this session", ' --> <stdin>:8:10', '  |', "8 | STOP JOB 'repl-1';", '  |          ^^^^^^^^'].join('\n'),
+    )
+    expect(r.stderr).toContain(`help: 'repl-1' is a job's name; STOP JOB takes its id ('${id}')`)
   })
 
   it('stops at the first error, shown with its caret at its line in the input, and exits 1', () => {

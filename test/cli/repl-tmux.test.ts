@@ -1,6 +1,7 @@
 // The REPL in a real terminal: started under tmux (keys sent with send-keys, the screen read with
 // capture-pane), a windowed SELECT over the nexmark generator that ends by itself, an endless
-// SELECT stopped with Ctrl-C (which must stop the query, not the REPL), and Ctrl-D to quit.
+// SELECT stopped with Ctrl-C (which must stop the query, not the REPL), an INSERT job listed by SHOW
+// JOBS and stopped by STOP JOB, and Ctrl-D to quit, answering the question about a job still running.
 import { afterAll, describe, expect, it } from 'vitest'
 import { execFileSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs'
@@ -39,7 +40,7 @@ afterAll(() => {
 })
 
 describe.skipIf(!existsSync(TMUX))('weir repl in a terminal (tmux)', () => {
-  it('runs a windowed SELECT, stops an endless one with Ctrl-C, and quits with Ctrl-D', async () => {
+  it('runs a windowed SELECT, stops an endless one with Ctrl-C, lists and stops an INSERT job, and quits with Ctrl-D', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'weir-repl-tty-'))
     const history = join(dir, 'history')
     // CI=true as a CI runner's shell has it: the REPL must still draw its prompt and live view.
@@ -70,12 +71,31 @@ describe.skipIf(!existsSync(TMUX))('weir repl in a terminal (tmux)', () => {
     expect(s).not.toContain('EXITED')
     await until(s => /^weir>\s*$/m.test(s.trimEnd().split('\n').at(-1)!))
 
+    // An INSERT job runs in the background: SHOW JOBS lists it, STOP JOB stops it with a savepoint.
+    typeLine(`CREATE TABLE out (id BIGINT) WITH ('connector' = 'blackhole');`)
+    typeLine(`INSERT INTO out SELECT id FROM g;`)
+    s = await until(s => /job 'repl-1' started in the background, id '[0-9a-f]{8}'/.test(s))
+    const id = /job 'repl-1' started in the background, id '([0-9a-f]{8})'/.exec(s)![1]!
+    typeLine('SHOW JOBS;')
+    s = await until(s => s.includes('| checkpoint age |') && new RegExp(`\\| ${id} \\| +repl-1 \\| +RUNNING \\|`).test(s))
+    typeLine(`STOP JOB '${id}' WITH SAVEPOINT;`)
+    s = await until(s => s.includes(`job 'repl-1' (${id}) stopped with a savepoint: file://${dir}/.weir/checkpoints/repl-1/savepoint-`))
+
+    // Quitting with a job running asks what to do with it; 's' stops it with a savepoint.
+    typeLine(`INSERT INTO out SELECT id FROM g;`)
+    await until(s => s.includes("job 'repl-2' started in the background"))
+    await until(s => /^weir>\s*$/m.test(s.trimEnd().split('\n').at(-1)!))
     tmux('send-keys', '-t', 'repl', 'C-d')
+    await until(s => s.includes("1 job is running: 'repl-2'") && s.includes('❯ (s) stop them with savepoints'))
+    tmux('send-keys', '-t', 'repl', 's')
     s = await until(s => s.includes('EXITED'))
+    expect(s).toContain(`job 'repl-2': savepoint file://${dir}/.weir/checkpoints/repl-2/savepoint-`)
+    // The savepoint STOP JOB took was said then, not again.
+    expect(s).not.toContain("job 'repl-1': savepoint file")
     expect(s).toContain('EXITED 0')
     // What was typed is in the history file, a statement of two lines as one entry.
     const entries = readFileSync(history, 'utf8').trim().split('\n').map(l => JSON.parse(l) as string)
-    expect(entries).toHaveLength(5)
+    expect(entries).toHaveLength(10)
     expect(entries[0]).toMatch(/^CREATE TABLE bid .*,\nWATERMARK/)
   })
 })

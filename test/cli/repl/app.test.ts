@@ -2,48 +2,12 @@
 // editing and running statements, history kept in a file, errors with carets, the live table of a
 // running SELECT with its retractions applied, the result modes, Esc stopping a query, Ctrl-D.
 import { afterEach, describe, expect, it } from 'vitest'
-import { render, cleanup } from 'ink-testing-library'
-import { createElement as h } from 'react'
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
-import { tmpdir } from 'node:os'
-import { App } from '../../../cli/repl/app.js'
-import { HistoryFile } from '../../../cli/repl/history.js'
+import { cleanup } from 'ink-testing-library'
+import { readFileSync } from 'node:fs'
+import { ESC, lastLine, start, typeLine, until, UP } from './drive.js'
 
-const ENTER = '\r'
-const ESC = '\x1b'
-const UP = '\x1b[A'
 const TAB = '\t'
 const CTRL_U = '\x15'
-
-/** Heap state: SELECTs in these tests keep nothing on disk. */
-const OPTIONS = { 'state.backend': 'heap' }
-
-function start(history: string[] = []): ReturnType<typeof render> & { historyFile: string } {
-  const historyFile = join(mkdtempSync(join(tmpdir(), 'weir-repl-')), 'history')
-  if (history.length > 0) writeFileSync(historyFile, history.map(e => JSON.stringify(e) + '\n').join(''))
-  const app = render(h(App, { session: { options: OPTIONS }, history: new HistoryFile(historyFile, () => undefined), refreshMs: 20 }))
-  return { ...app, historyFile }
-}
-
-/** Waits until the screen shows what `ok` looks for; fails with the last screen after 30 s. */
-async function until(app: { lastFrame: () => string | undefined }, ok: (frame: string) => boolean): Promise<string> {
-  for (const deadline = Date.now() + 30_000; Date.now() < deadline;) {
-    const frame = app.lastFrame() ?? ''
-    if (ok(frame)) return frame
-    await new Promise(r => setTimeout(r, 20))
-  }
-  throw new Error(`the screen never showed what was expected:\n${app.lastFrame()}`)
-}
-
-/** The screen's last line: the prompt, or what replaced it (Ink trims the cursor's blank at the end of a line). */
-const lastLine = (frame: string): string => frame.trimEnd().split('\n').at(-1)!
-
-async function typeLine(app: ReturnType<typeof start>, text: string): Promise<void> {
-  app.stdin.write(text)
-  app.stdin.write(ENTER)
-  await new Promise(r => setTimeout(r, 10))
-}
 
 const GENERATED = (extra: string) =>
   `CREATE TABLE g (id BIGINT) WITH ('connector' = 'datagen', 'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '100000000', ${extra});`
