@@ -53,7 +53,7 @@ async function quitCancelling(app: Driven): Promise<void> {
   app.stdin.write(CTRL_D)
   await new Promise(r => setTimeout(r, 50))
   app.stdin.write('c')
-  await until(app, f => !lastLine(f).startsWith('weir>') && !f.includes('running:'))
+  await until(app, f => !lastLine(f).startsWith('weir>') && !/\d+ jobs? (is|are) running:/.test(f))
 }
 
 /** A REPL with checkpoints on, running `INSERT INTO out <query>` into a blackhole over `SEQUENCE(rate, end)`: the app and the job's id. */
@@ -124,6 +124,12 @@ describe('the REPL: jobs', () => {
     const row = await showJobsUntil(app, r => r[0] === id)
     expect(row[2]).toBe('CANCELED')
     expect(readdirSync(join(dir, 'checkpoints', 'repl-1')).filter(n => n.startsWith('savepoint'))).toEqual([])
+    // A job that has ended cannot be stopped again: said at its id.
+    await typeLine(app, `STOP JOB '${id}' WITH SAVEPOINT;`)
+    const again = await until(app, f => f.includes('is not running') && lastLine(f) === `weir> STOP JOB '${id}' WITH SAVEPOINT;`)
+    expect(again).toContain([`error: job 'repl-1' (${id}) is not running: it is CANCELED`, ' --> <repl>:1:10'].join('\n'))
+    expect(again).toContain('help: SHOW JOBS lists the jobs of this session and their status')
+    app.stdin.write('\x15') // Ctrl-U: the statement came back into the editor
     await quitCancelling(app)
   })
 
