@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { tmpdir } from 'node:os'
 import { fileURLToPath } from 'node:url'
-import { CTRL_D, DOWN, ENTER, ESC, lastLine, prompt, start, typeLine, until, type Driven } from './drive.js'
+import { CTRL_C, CTRL_D, DOWN, ENTER, ESC, lastLine, prompt, start, typeLine, until, type Driven } from './drive.js'
 
 /** Checkpoints in a folder of the test's own, every 200 ms. */
 function checkpointed(): { dir: string; options: Record<string, string> } {
@@ -180,6 +180,18 @@ describe('the REPL: jobs', () => {
     await until(app, f => f.includes("waiting for 'repl-1' to finish"))
     const f = await until(app, f => f.includes("job 'repl-1' finished: 1,000 rows read, 1,000 rows written") && !f.includes('waiting for'))
     expect(f).not.toContain('savepoint')
+  })
+
+  it('stops the jobs it waits for with savepoints on Ctrl-C', async () => {
+    const { app } = await withInsert('SELECT id FROM g')
+    await prompt(app)
+    app.stdin.write(CTRL_D)
+    await until(app, f => f.includes('1 job is running'))
+    app.stdin.write('w')
+    await until(app, f => f.includes("waiting for 'repl-1' to finish · Ctrl-C stops them with savepoints"))
+    app.stdin.write(CTRL_C)
+    const f = await until(app, f => /job 'repl-1': savepoint file:\S+/.test(f) && !f.includes('waiting for'))
+    expect(f).toMatch(/job 'repl-1' stopped: [\d,]+ rows? read/)
   })
 
   it('shows the watermark and rows/s in and out of a running event-time query in its status line', async () => {
