@@ -139,9 +139,11 @@ async function run(c: Case): Promise<Figures> {
     bounded: false,
     settings: { resultMode: 'table', maxRows: ROWS },
     startedAt,
+    sample: () => undefined,
   }
-  const view = (now: number) =>
-    h(LiveView, { select, live: result, height: c.rows, width: c.columns, scroll: c.atEnd ? ROWS : undefined, rate: CHANGES_PER_SECOND, now })
+  // The status line as a running job's shows it: rows/s in and out and a watermark.
+  const rates = { inPerSecond: CHANGES_PER_SECOND, outPerSecond: CHANGES_PER_SECOND, watermark: startedAt }
+  const view = (now: number) => h(LiveView, { select, live: result, height: c.rows, width: c.columns, scroll: c.atEnd ? ROWS : undefined, rates, now })
   const terminal = new Terminal(c.columns, c.rows)
   const ink = render(view(startedAt), {
     stdout: terminal as unknown as NodeJS.WriteStream,
