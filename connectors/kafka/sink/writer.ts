@@ -18,7 +18,8 @@ import { MessageEncoder, type Message } from './messages.js'
 import { decodeSealedMessages, encodeSealedMessages } from './sealed-messages.js'
 import type { DeliveryGuarantee, KafkaSinkConfig } from './options.js'
 import { retrying } from '../retry.js'
-import { kafkaSinkError, sendAll, TransactionalProducer } from './transactions.js'
+import type { RecordProducer } from '../produce/producer.js'
+import { kafkaSinkError, streamingProducer, TransactionalProducer } from './transactions.js'
 
 /**
  * What prepareCommit(n) stores in checkpoint n's manifest: n, and how many messages were sealed for
@@ -165,15 +166,15 @@ export class StreamingKafkaWriter implements SinkWriter {
   private sent = 0
 
   private constructor(private readonly ctx: SinkContext, private readonly config: KafkaSinkConfig, private readonly encoder: MessageEncoder,
-    private readonly producer: import('kafkajs').Producer, private readonly guarantee: DeliveryGuarantee)
+    private readonly producer: RecordProducer, private readonly guarantee: DeliveryGuarantee)
   {}
 
   static async create(ctx: SinkContext, config: KafkaSinkConfig, kafka: Kafka, encoder: MessageEncoder,
     guarantee: DeliveryGuarantee): Promise<StreamingKafkaWriter>
   {
-    const producer = kafka.producer({ idempotent: guarantee === 'at-least-once', maxInFlightRequests: guarantee === 'at-least-once' ? 1 : undefined })
+    let producer: RecordProducer
     try {
-      await retrying(() => producer.connect())
+      producer = await retrying(() => streamingProducer(kafka, config, guarantee === 'at-least-once' ? 'at-least-once' : 'none'))
     } catch (e) {
       throw kafkaSinkError(e, ctx.table, config, 'connecting')
     }
@@ -190,8 +191,7 @@ export class StreamingKafkaWriter implements SinkWriter {
       this.sent += rows
       return
     }
-    const acks = this.guarantee === 'at-least-once' ? -1 : 1
-    const p = sendAll(messages, m => this.producer.send({ topic: this.config.topic, messages: m, acks })).then(
+    const p = this.producer.send(messages).then(
       () => {
         this.sent += rows
       },
@@ -228,6 +228,6 @@ export class StreamingKafkaWriter implements SinkWriter {
 
   async close(): Promise<void> {
     await Promise.allSettled([...this.inFlight])
-    await this.producer.disconnect().catch(() => undefined)
+    await this.producer.close().catch(() => undefined)
   }
 }
