@@ -182,9 +182,6 @@ export class RecordProducer {
   /** Sends the batches, the next of each partition once its leader accepted the last; retries passing failures. */
   private async transmit(batches: Map<number, SealedBatch[]>): Promise<void> {
     if (batches.size === 0) return
-    if (this.options.transactionalId !== undefined) {
-      await this.eos!.addPartitionsToTransaction([{ topic: this.options.topic, partitions: [...batches.keys()].map(partition => ({ partition })) }])
-    }
     const queues = [...batches.values()]
     let failingSince: number | null = null
     let wait = 100
@@ -192,6 +189,11 @@ export class RecordProducer {
       const heads = queues.filter(q => q.length > 0)
       if (heads.length === 0) return
       try {
+        if (this.options.transactionalId !== undefined) {
+          // Only partitions not in the transaction yet are sent. Retried: right after the last
+          // transaction ended, the coordinator answers CONCURRENT_TRANSACTIONS until its markers are written.
+          await this.eos!.addPartitionsToTransaction([{ topic: this.options.topic, partitions: [...batches.keys()].map(partition => ({ partition })) }])
+        }
         await this.round(heads)
         failingSince = null
         wait = 100
