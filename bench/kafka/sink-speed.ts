@@ -23,8 +23,8 @@ await admin.createTopics({ topics: [{ topic, numPartitions: 4 }], waitForLeaders
 const schema: Field[] = ['auction', 'day', 'total_bids', 'rank1_bids', 'rank2_bids', 'rank3_bids', 'min_price', 'max_price', 'avg_price', 'sum_price']
   .map(name => ({ name, type: name === 'day' ? T.string() : T.bigint() }))
 const config: KafkaSinkConfig = { topic, brokers: [bootstrap!], clientId: 'sink-speed', transactionTimeoutMs: 60_000, requestTimeoutMs: 30_000,
-  guarantee: 'exactly-once', transactionalIdPrefix: `sink-speed-${process.pid}`, connector: 'upsert-kafka', keyColumns: [0, 1], keyFormat: 'json',
-  valueColumns: schema.map((_, i) => i), valueFormat: 'json', partitioner: 'default', compactByKey: true }
+  compression: 'none', guarantee: 'exactly-once', transactionalIdPrefix: `sink-speed-${process.pid}`, connector: 'upsert-kafka', keyColumns: [0, 1],
+  keyFormat: 'json', valueColumns: schema.map((_, i) => i), valueFormat: 'json', partitioner: 'default', compactByKey: true }
 const producer = new TransactionalProducer(kafka, config, 'bench', 'sink')
 await producer.connect()
 const rows: Row[] = []

@@ -52,7 +52,7 @@ export const kafkaConnector: ConnectorFactory = {
     changelogMode(options) {
       return valueFormat(options) === 'debezium-json' ? 'updating' : 'insert-only'
     },
-    create: ctx => createKafkaSource({ ...ctx, options: without(ctx.options, k => k.startsWith('sink.') || k === 'properties.transaction.timeout.ms') }),
+    create: ctx => createKafkaSource({ ...ctx, options: without(ctx.options, sinkOnly) }),
   },
   sink: {
     ...kafkaSink,
@@ -66,7 +66,7 @@ export const kafkaConnector: ConnectorFactory = {
 
 /** Options only the sink reads (the key options are both sides': key-options.ts). */
 function sinkOnly(key: string): boolean {
-  return key.startsWith('sink.') || key === 'properties.transaction.timeout.ms'
+  return key.startsWith('sink.') || key === 'properties.transaction.timeout.ms' || key === 'properties.compression.type'
 }
 
 /** Options only the source reads. */

@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest'
 import { Session } from '../../engine/session.js'
 import { WeirError } from '../../common/errors.js'
+import { resolveConnection } from '../../connectors/kafka/sink/options.js'
 
 const table = (extra: string): string =>
   `CREATE TABLE t (id BIGINT, name STRING) WITH ('connector' = 'kafka', 'topic' = 't', 'properties.bootstrap.servers' = '127.0.0.1:9', 'format' = 'json', 'scan.startup.mode' = 'earliest-offset'${extra})`
@@ -34,5 +35,16 @@ describe("the 'kafka' connector's options, as source and sink", () => {
     const keyless = await create(`, 'key.fields' = 'nope'`)
     expect(keyless).toBeInstanceOf(WeirError)
     expect((keyless as WeirError).message).toContain('key.fields')
+  })
+
+  it("takes 'properties.compression.type' none or gzip for the sink (the source side leaves it alone), and refuses codecs Weir has not", async () => {
+    expect(await create(`, 'properties.compression.type' = 'gzip'`)).toBeUndefined()
+    expect(await create(`, 'properties.compression.type' = 'none'`)).toBeUndefined()
+    expect(resolveConnection({ topic: 't', 'properties.bootstrap.servers': 'h:1', 'properties.compression.type': 'gzip' }).compression).toBe('gzip')
+    expect(resolveConnection({ topic: 't', 'properties.bootstrap.servers': 'h:1' }).compression).toBe('none')
+    const snappy = await create(`, 'properties.compression.type' = 'snappy'`)
+    expect(snappy).toBeInstanceOf(WeirError)
+    expect((snappy as WeirError).message).toContain(`invalid value 'snappy' for option 'properties.compression.type'`)
+    expect((snappy as WeirError).help).toContain(`use 'gzip' or 'none'`)
   })
 })

@@ -9,6 +9,8 @@ import { createCluster, fetch } from '../../connectors/kafka/fetch/fetch-protoco
 import { PartitionFetcher } from '../../connectors/kafka/fetch/fetcher.js'
 import { RecordProducer, type ProducerOptions } from '../../connectors/kafka/produce/producer.js'
 import type { OutRecord } from '../../connectors/kafka/produce/record-batch.js'
+import type { KafkaConnection } from '../../connectors/kafka/sink/options.js'
+import { TransactionalProducer } from '../../connectors/kafka/sink/transactions.js'
 import { createTopics } from '../support/kafka-topics.js'
 import { kafkaSuite } from './kafka-source-helpers.js'
 
@@ -281,5 +283,27 @@ describe('transactions', () => {
     const [offsets] = await admin.fetchOffsets({ groupId: group, topics: [topic] })
     await admin.disconnect()
     expect(offsets!.partitions.find(p => p.partition === 0)!.offset).toBe('3')
+  }, 180_000)
+})
+
+describe("the exactly-once sink's producer", () => {
+  it("writes its transaction's batches with the codec of 'properties.compression.type', read back whole", async () => {
+    const topic = 'sink-gzip'
+    await createTopics(suite.kafka, [{ topic, partitions: 2 }])
+    const config: KafkaConnection = { topic, brokers: [suite.broker.bootstrap], clientId: 'test', transactionTimeoutMs: 60_000, requestTimeoutMs: 30_000,
+      compression: 'gzip', guarantee: 'exactly-once', transactionalIdPrefix: 'gz' }
+    const producer = new TransactionalProducer(suite.kafka, config, 'job', 'op')
+    await producer.connect()
+    const messages = Array.from({ length: 500 }, (_, i) => [i % 2, `k${i}`, i % 10 === 0 ? null : `{"n":${i}}`] as [number, string, string | null])
+    await producer.produce(messages, 1)
+    expect(await producer.marker()).toBe(1)
+    await producer.close()
+    for (const p of [0, 1]) {
+      const data = (await batchHeaders(suite.kafka, topic, p)).filter(h => (h.attributes & 0x20) === 0)
+      expect(data.length).toBeGreaterThan(0)
+      for (const h of data) expect(h.attributes & 0x17).toBe(0x11) // gzip, transactional
+    }
+    const read = await consume(suite.kafka, topic)
+    expect(read.map(r => [r.partition, r.key, r.value]).sort()).toEqual(messages.map(m => [...m]).sort())
   }, 180_000)
 })

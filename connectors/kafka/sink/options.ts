@@ -8,6 +8,7 @@ import { aboutKey, aboutValue, badValue, boolOption, checkKnownOptions, checkReq
 import type { CsvConfig, JsonConfig } from '../../filesystem/options.js'
 import { resolveKeyLayout, type MessageFormat } from '../key-options.js'
 import { resolveSinkValueFormat, SINK_FORMAT_OPTIONS, type SinkValueFormat } from './value-format.js'
+import type { Compression } from '../produce/record-batch.js'
 
 export type { MessageFormat, SinkValueFormat }
 
@@ -20,7 +21,15 @@ export type Partitioner = 'default' | 'fixed' | 'round-robin'
 const PARTITIONERS: readonly Partitioner[] = ['default', 'fixed', 'round-robin']
 
 /** The 'properties.*' that Weir's Kafka client (kafkajs) honours; others would be silently ignored, so they are refused. */
-const PROPERTIES = ['properties.bootstrap.servers', 'properties.client.id', 'properties.transaction.timeout.ms', 'properties.request.timeout.ms']
+const PROPERTIES = [
+  'properties.bootstrap.servers',
+  'properties.client.id',
+  'properties.transaction.timeout.ms',
+  'properties.request.timeout.ms',
+  'properties.compression.type',
+]
+/** The codecs Weir writes record batches with ('properties.compression.type'). */
+const COMPRESSIONS: readonly Compression[] = ['none', 'gzip']
 
 /** Where and how the sink connects, and its transactions (what recovery needs without the schema). */
 export interface KafkaConnection {
@@ -30,6 +39,8 @@ export interface KafkaConnection {
   /** 'properties.transaction.timeout.ms': how long the broker keeps a transaction open before aborting it. */
   readonly transactionTimeoutMs: number
   readonly requestTimeoutMs: number
+  /** 'properties.compression.type': the codec of the record batches produced. */
+  readonly compression: Compression
   /** As asked ('exactly-once' when not set and the job checkpoints; see resolveGuarantee). */
   readonly guarantee: DeliveryGuarantee | undefined
   readonly transactionalIdPrefix: string
@@ -153,9 +164,18 @@ export function resolveConnection(options: ConnectorOptions): KafkaConnection {
     clientId: options['properties.client.id'] ?? 'weir',
     transactionTimeoutMs: intOption(options, 'properties.transaction.timeout.ms', 60_000, 1000, 3_600_000),
     requestTimeoutMs: intOption(options, 'properties.request.timeout.ms', 30_000, 1000, 3_600_000),
+    compression: compressionOption(options),
     guarantee: options['sink.delivery-guarantee'] === undefined ? undefined : enumOption(options, 'sink.delivery-guarantee', GUARANTEES, 'exactly-once'),
     transactionalIdPrefix: prefix,
   }
+}
+
+function compressionOption(options: ConnectorOptions): Compression {
+  const text = options['properties.compression.type']
+  if (text !== undefined && ['snappy', 'lz4', 'zstd'].includes(text.trim().toLowerCase())) {
+    throw badValue('properties.compression.type', text, `'none' or 'gzip'`, `Weir's Kafka sink has no ${text.trim()} codec; use 'gzip' or 'none'`)
+  }
+  return enumOption(options, 'properties.compression.type', COMPRESSIONS, 'none')
 }
 
 /**

@@ -43,7 +43,7 @@ export function streamingProducer(kafka: Kafka, config: KafkaConnection, guarant
     topic: config.topic,
     idempotent: guarantee === 'at-least-once',
     acks: guarantee === 'at-least-once' ? -1 : 1,
-    compression: 'none',
+    compression: config.compression,
     transactionTimeoutMs: config.transactionTimeoutMs,
     requestTimeoutMs: config.requestTimeoutMs,
   })
@@ -74,7 +74,7 @@ export class TransactionalProducer {
         transactionalId: this.id,
         idempotent: true,
         acks: -1,
-        compression: 'none',
+        compression: this.config.compression,
         transactionTimeoutMs: this.config.transactionTimeoutMs,
         requestTimeoutMs: this.config.requestTimeoutMs,
       })
