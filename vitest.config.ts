@@ -14,6 +14,11 @@ export default defineConfig({
       // The AWS SDK warns once per process that it will need Node 22 from 2027; the CLI silences it
       // the same way (cli/main.ts), and tests that start the SDK in-process must too.
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      // Ink, when it loads with CI set (CI runners export CI=true), draws only its static output until
+      // the app exits; the REPL loads it without CI (cli/repl/ink-environment.ts), and the component
+      // tests, which render the App themselves, need the same ('false' counts as unset).
+      CI: 'false',
+      CONTINUOUS_INTEGRATION: 'false',
     },
   },
 })
