@@ -84,6 +84,8 @@ class StateTable extends StateTableBase<KeySlot, MapCell> {
   epoch = 0
   /** Slots touched since the previous checkpoint (a slot removed meanwhile too), each once per epoch. */
   changed: KeySlot[] = []
+  /** Its descriptor has been declared (getValueState/getListState/getMapState): its TTL is known. */
+  registered = false
 }
 
 /** Records that `slot` changed (a cheap compare once it is recorded; nothing until checkpoints start). */
@@ -332,8 +334,10 @@ export class HeapKeyedStateBackend implements SubtaskStateBackend<HeapStateHandl
         const times = entry.times
         let latest = 0
         for (const t of times) if (t > latest) latest = t
-        // Restored before its descriptor is known, a list keeps one time (the latest); see register().
-        slot.set(entry.ns, new Cell(table.ttlMs > 0 ? values.map((v, i) => new Cell(v, times[i] ?? latest)) : values, latest))
+        // Restored before its descriptor is known, a list keeps each element's time (its TTL is not
+        // known yet); register() drops them when the list turns out to have no TTL.
+        const cells = table.ttlMs > 0 || !table.registered
+        slot.set(entry.ns, new Cell(cells ? values.map((v, i) => new Cell(v, times[i] ?? latest)) : values, latest))
         break
       }
       case 'map': {
@@ -362,12 +366,13 @@ export class HeapKeyedStateBackend implements SubtaskStateBackend<HeapStateHandl
 
   private register(name: string, kind: Kind, ttl: StateTtlConfig | undefined): StateTable {
     const table = this.table(name, kind)
-    if (kind === 'list' && table.ttlMs === 0 && ttl !== undefined && ttl.ttlMs > 0) {
-      // Restored before registration without TTL: list elements become TTL cells.
+    if (kind === 'list' && !table.registered && !(ttl !== undefined && ttl.ttlMs > 0)) {
+      // Restored before registration, its elements kept their times; without TTL a list holds values.
       for (const slot of table.slots.values()) {
-        for (const [, cell] of slot.cells()) cell.v = (cell.v as unknown[]).map(v => new Cell(v, cell.t))
+        for (const [, cell] of slot.cells()) cell.v = (cell.v as Cell[]).map(c => c.v)
       }
     }
+    table.registered = true
     table.configure(ttl)
     return table
   }

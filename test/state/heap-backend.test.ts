@@ -58,6 +58,35 @@ describe('HeapKeyedStateBackend', () => {
     expect(rv.value()).toBeUndefined()
   })
 
+  it("restores a TTL list before its descriptor is declared with each element's own time", () => {
+    // A job restores its backend before its operators declare their states.
+    const b = new HeapKeyedStateBackend()
+    const l = b.getListState(listState<string>('l', ttl(1000)))
+    const plain = b.getListState(listState<string>('plain'))
+    b.setCurrentKey(alice)
+    b.setTtlTime(100)
+    l.add('early')
+    plain.add('x')
+    b.setTtlTime(900)
+    l.add('late')
+    plain.add('y')
+    const snap: HeapSnapshot = structuredClone(b.snapshot())
+
+    const r = new HeapKeyedStateBackend()
+    r.restore(snap)
+    const rl = r.getListState(listState<string>('l', ttl(1000)))
+    const rplain = r.getListState(listState<string>('plain'))
+    r.setCurrentKey(alice)
+    r.setTtlTime(1000)
+    expect(rl.get()).toEqual(['early', 'late'])
+    expect(rplain.get()).toEqual(['x', 'y'])
+    r.setTtlTime(1500) // 'early' expired at 1100, 'late' lives until 1900
+    expect(rl.get()).toEqual(['late'])
+    r.setTtlTime(2000)
+    expect(rl.get() ?? []).toEqual([])
+    expect(rplain.get()).toEqual(['x', 'y'])
+  })
+
   it('lays snapshots out by key group and restores only owned groups', () => {
     const b = new HeapKeyedStateBackend()
     const v = b.getValueState(valueState<number>('v'))
