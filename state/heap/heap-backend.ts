@@ -84,7 +84,7 @@ class StateTable extends StateTableBase<KeySlot, MapCell> {
   epoch = 0
   /** Slots touched since the previous checkpoint (a slot removed meanwhile too), each once per epoch. */
   changed: KeySlot[] = []
-  /** Its descriptor has been declared (getValueState/getListState/getMapState): its TTL is known. */
+  /** Its descriptor has been declared (get*State): its TTL is known. */
   registered = false
 }
 
@@ -334,10 +334,8 @@ export class HeapKeyedStateBackend implements SubtaskStateBackend<HeapStateHandl
         const times = entry.times
         let latest = 0
         for (const t of times) if (t > latest) latest = t
-        // Restored before its descriptor is known, a list keeps each element's time (its TTL is not
-        // known yet); register() drops them when the list turns out to have no TTL.
-        const cells = table.ttlMs > 0 || !table.registered
-        slot.set(entry.ns, new Cell(cells ? values.map((v, i) => new Cell(v, times[i] ?? latest)) : values, latest))
+        // Before its descriptor is declared, a list keeps each element's time; register() drops them without TTL.
+        slot.set(entry.ns, new Cell(table.ttlMs > 0 || !table.registered ? values.map((v, i) => new Cell(v, times[i] ?? latest)) : values, latest))
         break
       }
       case 'map': {

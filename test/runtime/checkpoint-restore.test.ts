@@ -9,30 +9,16 @@ import { Session } from '../../engine/session.js'
 import type { JobMetrics } from '../../runtime/executor.js'
 import { isWeirError } from '../../common/errors.js'
 import { visibleRows } from '../connectors/helpers.js'
+import { writeSeededRows } from '../support/seeded-rows.js'
 
 const ROWS = 30000
 let root: string
 let input: string
 
-/** Seeded rows: 40 keys, values 0..99, event time rising 100 ms per row with up to 1.5 s of disorder. */
-function writeInput(path: string): void {
-  let seed = 42
-  const rnd = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
-  const lines: string[] = []
-  const start = Date.UTC(2024, 0, 1)
-  for (let i = 0; i < ROWS; i++) {
-    const ts = start + i * 100 - Math.floor(rnd() * 1500)
-    lines.push(
-      JSON.stringify({ k: `k${Math.floor(rnd() * 40)}`, v: Math.floor(rnd() * 100), ts: new Date(ts).toISOString().replace('T', ' ').replace('Z', '') }),
-    )
-  }
-  writeFileSync(path, lines.join('\n') + '\n')
-}
-
 beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), 'weir-ckpt-'))
   input = join(root, 'input.jsonl')
-  writeInput(input)
+  writeSeededRows(input, { rows: ROWS, keys: 40, seed: 42 })
 })
 afterAll(() => {
   rmSync(root, { recursive: true, force: true })

@@ -10,29 +10,17 @@ import { Session } from '../../engine/session.js'
 import type { JobMetrics } from '../../runtime/executor.js'
 import type { HeapChainedHandle } from '../../state/heap/factory.js'
 import { visibleRows } from '../connectors/helpers.js'
+import { writeSeededRows } from '../support/seeded-rows.js'
 
 const ROWS = 40000
 const KEYS = 3000
 let root: string
 let input: string
 
-/** Seeded rows over many keys (few of them change between two checkpoints), event time rising 100 ms per row. */
-function writeInput(path: string): void {
-  let seed = 7
-  const rnd = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
-  const lines: string[] = []
-  const start = Date.UTC(2024, 0, 1)
-  for (let i = 0; i < ROWS; i++) {
-    const ts = new Date(start + i * 100 - Math.floor(rnd() * 1500)).toISOString().replace('T', ' ').replace('Z', '')
-    lines.push(JSON.stringify({ k: `k${Math.floor(rnd() * KEYS)}`, v: Math.floor(rnd() * 100), ts }))
-  }
-  writeFileSync(path, lines.join('\n') + '\n')
-}
-
 beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), 'weir-heap-incr-job-'))
   input = join(root, 'input.jsonl')
-  writeInput(input)
+  writeSeededRows(input, { rows: ROWS, keys: KEYS, seed: 7 })
 })
 afterAll(() => {
   rmSync(root, { recursive: true, force: true })
