@@ -1,8 +1,7 @@
 // The heap keyed-state backend: every state is a Map from the key's encoded string to a slot holding
 // that key's namespaces, with a per-state cache of the current key's slot. TTL stores a clock time
-// with each value; expired values are never returned and are swept by `cleanupExpired`. Once
-// checkpoints start, every slot a write (or an expiry) touches is remembered until the next one, so
-// that a checkpoint stores only what changed (incremental.ts).
+// with each value; expired values are never returned and are swept by `cleanupExpired`. Once checkpoints
+// start, every slot a write (or expiry) touches is remembered, so a checkpoint stores only what changed.
 import { WeirError } from '../../common/errors.js'
 import type { KeyRef, ListState, ListStateDescriptor, MapState, MapStateDescriptor, Namespace, PrefetchRequest, StateStats, StateTtlConfig, ValueState,
   ValueStateDescriptor } from '../../core/keyed-state.js'
