@@ -57,6 +57,37 @@ export function createCluster(kafka: Kafka): KafkajsCluster {
   return create({ metadataMaxAge: 300_000, allowAutoTopicCreation: false, maxInFlightRequests: null })
 }
 
+/**
+ * Groups `items` by the leader of their topic-partition (per the cluster's metadata) and runs `each`
+ * for every leader at once; throws the first failure once all have ended. A partition missing from
+ * the metadata throws UNKNOWN_TOPIC_OR_PARTITION (retriable: the metadata may not have it yet).
+ */
+export async function perLeader<T>(
+  cluster: KafkajsCluster,
+  items: readonly T[],
+  partitionOf: (item: T) => { readonly topic: string; readonly partition: number },
+  each: (leader: string, items: T[]) => Promise<void>,
+): Promise<void> {
+  const byLeader = new Map<string, T[]>()
+  for (const item of items) {
+    const { topic, partition } = partitionOf(item)
+    const leader = Object.keys(cluster.findLeaderForPartitions(topic, [partition]))[0]
+    if (leader === undefined) throw createErrorFromCode(3) // UNKNOWN_TOPIC_OR_PARTITION: not in the metadata (yet)
+    let list = byLeader.get(leader)
+    if (list === undefined) byLeader.set(leader, list = [])
+    list.push(item)
+  }
+  let failure: unknown = null
+  await Promise.all([...byLeader].map(async ([leader, list]) => {
+    try {
+      await each(leader, list)
+    } catch (e) {
+      failure ??= e
+    }
+  }))
+  if (failure !== null) throw failure
+}
+
 export interface FetchPartition {
   readonly topic: string
   readonly partition: number

@@ -11,7 +11,7 @@ import type { Kafka } from 'kafkajs'
 import { WeirError } from '../../../common/errors.js'
 import { isRetriable, RETRY_FOR_MS } from '../retry.js'
 import type { TopicPartition } from '../source-offsets.js'
-import { createCluster, createErrorFromCode, fetch, type FetchPartition, type FetchSettings, type KafkajsCluster } from './fetch-protocol.js'
+import { createCluster, createErrorFromCode, fetch, perLeader, type FetchPartition, type FetchSettings, type KafkajsCluster } from './fetch-protocol.js'
 import { RecordCursor, recordSetEnd } from './record-batches.js'
 
 /** A partition's record set from one fetch, read by the reader through `cursor`. */
@@ -153,26 +153,8 @@ export class PartitionFetcher {
   }
 
   /** One request per leader of `splits`; delivers what they return. */
-  private async fetchRound(splits: readonly number[]): Promise<void> {
-    const byLeader = new Map<string, number[]>()
-    for (const s of splits) {
-      const tp = this.splits[s]!
-      const leaders = this.cluster.findLeaderForPartitions(tp.topic, [tp.partition])
-      const leader = Object.keys(leaders)[0]
-      if (leader === undefined) throw createErrorFromCode(3) // UNKNOWN_TOPIC_OR_PARTITION: not in the metadata (yet)
-      let list = byLeader.get(leader)
-      if (list === undefined) byLeader.set(leader, list = [])
-      list.push(s)
-    }
-    let retry: unknown = null
-    await Promise.all([...byLeader].map(async ([leader, list]) => {
-      try {
-        await this.fetchFrom(leader, list)
-      } catch (e) {
-        retry ??= e
-      }
-    }))
-    if (retry !== null) throw retry
+  private fetchRound(splits: readonly number[]): Promise<void> {
+    return perLeader(this.cluster, splits, s => this.splits[s]!, (leader, list) => this.fetchFrom(leader, list))
   }
 
   private async fetchFrom(leader: string, splits: readonly number[]): Promise<void> {

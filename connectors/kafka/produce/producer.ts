@@ -11,7 +11,7 @@
 // out in the order they were made (one request per leader at a time), so sequences never overtake.
 import { createRequire } from 'node:module'
 import type { Kafka } from 'kafkajs'
-import { createCluster, createErrorFromCode, type KafkajsCluster } from '../fetch/fetch-protocol.js'
+import { createCluster, createErrorFromCode, perLeader, type KafkajsCluster } from '../fetch/fetch-protocol.js'
 import { isRetriable, RETRY_FOR_MS } from '../retry.js'
 import { keyPartition } from '../sink/murmur2.js'
 import { produce, type ProduceSettings } from './produce-protocol.js'
@@ -209,25 +209,8 @@ export class RecordProducer {
   }
 
   /** One request per leader with the first batch of each queue; the accepted ones leave their queue. */
-  private async round(queues: SealedBatch[][]): Promise<void> {
-    const byLeader = new Map<string, SealedBatch[][]>()
-    for (const q of queues) {
-      const leaders = this.cluster.findLeaderForPartitions(this.options.topic, [q[0]!.partition])
-      const leader = Object.keys(leaders)[0]
-      if (leader === undefined) throw createErrorFromCode(3) // UNKNOWN_TOPIC_OR_PARTITION: not in the metadata (yet)
-      let list = byLeader.get(leader)
-      if (list === undefined) byLeader.set(leader, list = [])
-      list.push(q)
-    }
-    let failure: unknown = null
-    await Promise.all([...byLeader].map(async ([leader, list]) => {
-      try {
-        await this.sendTo(leader, list)
-      } catch (e) {
-        failure ??= e
-      }
-    }))
-    if (failure !== null) throw failure
+  private round(queues: SealedBatch[][]): Promise<void> {
+    return perLeader(this.cluster, queues, q => ({ topic: this.options.topic, partition: q[0]!.partition }), (leader, list) => this.sendTo(leader, list))
   }
 
   private async sendTo(leader: string, queues: SealedBatch[][]): Promise<void> {
