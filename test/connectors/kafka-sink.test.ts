@@ -103,6 +103,29 @@ function windowRow(value: string): string {
   return canonWeirRow(WINDOW_SCHEMA, [o.k, Date.parse(o.ws.replace(' ', 'T') + 'Z'), o.c, o.s])
 }
 
+/**
+ * Runs the job killed at each crash point in turn (a crash leaves no error on stderr), then killed at
+ * `random.runs` seeded moments (inside a transaction too: what it had produced is aborted); each loop
+ * stops once a run ends by itself, as later points would not be reached either. Returns the runs killed.
+ */
+async function crashRuns(dir: string, points: readonly string[], random: { readonly seed: number; readonly runs: number }): Promise<number> {
+  let crashed = 0
+  for (const at of points) {
+    const r = await runWeir(dir, at)
+    if (r.code === 0) break
+    expect(r.stderr).not.toMatch(/error/i)
+    crashed++
+  }
+  let seed = random.seed
+  for (let i = 0; i < random.runs; i++) {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31
+    const r = await runWeir(dir, undefined, 1500 + (seed % 2500))
+    if (r.code === 0) break
+    crashed++
+  }
+  return crashed
+}
+
 const CHECKPOINTS = (ms: number) => `SET 'execution.checkpointing.interval' = '${ms} ms'; SET 'execution.batch-size' = '64';`
 
 describe("'kafka' sink", () => {
@@ -123,21 +146,7 @@ describe("'kafka' sink", () => {
     await createTopic('windows-crash', 2)
     const dir = jobDir(WINDOW_SQL('windows-crash', CHECKPOINTS(50)))
     const crashes = ['before-commit:1', 'before-commit:2', 'before-manifest:2', 'upload:3', 'before-commit:4', 'before-commit:2']
-    let crashed = 0
-    for (const at of crashes) {
-      const r = await runWeir(dir, at)
-      if (r.code === 0) break // the job ended before that point: the rest would not crash either
-      expect(r.stderr).not.toMatch(/error/i)
-      crashed++
-    }
-    // Random moments (seeded), including inside a transaction: what it had produced is aborted.
-    let seed = 5
-    for (let i = 0; i < 4; i++) {
-      seed = (seed * 1103515245 + 12345) % 2 ** 31
-      const r = await runWeir(dir, undefined, 1500 + (seed % 2500))
-      if (r.code === 0) break
-      crashed++
-    }
+    const crashed = await crashRuns(dir, crashes, { seed: 5, runs: 4 })
     expect(crashed, 'the job must have been killed more than once').toBeGreaterThan(1)
     for (let i = 0; i < 5; i++) {
       const r = await runWeir(dir)
@@ -438,20 +447,7 @@ describe("'kafka' sink with 'value.format' = 'debezium-json'", () => {
       ${data.ddl}
       ${CHANGES_TABLE('changes')}
       INSERT INTO changes SELECT k, v, COUNT(*), SUM(b), MAX(d) FROM t GROUP BY k, v;`)
-    let crashed = 0
-    for (const at of ['before-commit:1', 'before-commit:3', 'before-manifest:2']) {
-      const r = await runWeir(dir, at)
-      if (r.code === 0) break
-      expect(r.stderr).not.toMatch(/error/i)
-      crashed++
-    }
-    let seed = 11
-    for (let i = 0; i < 3; i++) {
-      seed = (seed * 1103515245 + 12345) % 2 ** 31
-      const r = await runWeir(dir, undefined, 1500 + (seed % 2500))
-      if (r.code === 0) break
-      crashed++
-    }
+    const crashed = await crashRuns(dir, ['before-commit:1', 'before-commit:3', 'before-manifest:2'], { seed: 11, runs: 3 })
     expect(crashed).toBeGreaterThan(0)
     for (let i = 0; i < 5; i++) if ((await runWeir(dir)).code === 0) break
 
