@@ -1,8 +1,9 @@
 // A lock in a local (or mounted) directory: a folder of claim files, one per process that wants
 // the lock, each written whole (temporary file, then rename) and naming its process.
 //
-// Taking it: list the claims; a live one refuses. Otherwise write ours, then list again: with no
-// other live claim there, we hold it (stale claims are deleted). If another live claim appeared,
+// Taking it: list the claims; a live one that won refuses. Otherwise write ours, then list again:
+// with no other live claim there, we hold it, mark our claim won (refusals name only won claims)
+// and delete the stale ones. If another live claim appeared,
 // both sides may have written theirs at the same moment: ours goes, and we retry after a random
 // pause. Safety: two takers that both hold would each have listed before the other's claim
 // existed, i.e. each listed before it wrote its own, which cannot be. A kill -9 leaves a claim
@@ -24,6 +25,11 @@ export interface StoredClaim {
   readonly claim: LockClaim | undefined
   /** When its holder last touched it (ms since the epoch). */
   readonly renewedAt: number
+  /**
+   * False while its taker is still checking for rivals (it may withdraw it); true once it won.
+   * Claims written before this distinction carry no flag and count as won.
+   */
+  readonly held: boolean
 }
 
 export interface FileLockOptions {
@@ -53,20 +59,23 @@ export async function takeFileLock(dir: string, claim: LockClaim, options: FileL
   await fsCall('create the lock folder', dir, options.help, () => mkdir(dir, { recursive: true }))
   for (let attempt = 1;; attempt++) {
     const before = await judged(dir, options.help, timing)
-    const holder = before.find(c => c.live)
+    // Only a claim that won names a holder: a contender's claim may be withdrawn a moment later.
+    const holder = before.find(c => c.live && c.held)
     if (holder !== undefined) return refusal(holder)
-    await writeClaim(mine, claim, options.help)
-    const rival = (await judged(dir, options.help, timing)).find(c => c.live && c.file !== mine)
+    await writeClaim(mine, claim, false, options.help)
+    const now = await judged(dir, options.help, timing)
+    const rival = now.find(c => c.live && c.file !== mine)
     if (rival === undefined) {
+      await writeClaim(mine, claim, true, options.help)
       const tookOver: TakenOver[] = []
-      for (const stale of before) {
+      for (const stale of before.filter(c => !c.live)) {
         await fsCall('delete the stale lock file', stale.file, options.help, () => rm(stale.file, { force: true }))
         tookOver.push({ holder: stale.claim, where: stale.file, why: stale.why })
       }
       return { kind: 'held', lock: new FileLock(mine, tookOver, timing) }
     }
     await rm(mine, { force: true })
-    if (attempt === ATTEMPTS) return refusal(rival)
+    if (attempt === ATTEMPTS) return refusal(now.find(c => c.live && c.held) ?? rival)
     // Both wrote a claim at once and both stepped back: try again at different moments.
     await new Promise(r => setTimeout(r, 20 + Math.random() * 180))
   }
@@ -86,7 +95,7 @@ export async function readFileClaims(dir: string, help: string): Promise<StoredC
     const file = join(dir, name)
     try {
       const [text, info] = await Promise.all([readFile(file, 'utf8'), stat(file)])
-      found.push({ file, claim: parseClaim(text), renewedAt: info.mtimeMs })
+      found.push({ file, ...parseStored(text), renewedAt: info.mtimeMs })
     } catch (e) {
       // Released while we looked: not a claim any more.
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue
@@ -94,6 +103,14 @@ export async function readFileClaims(dir: string, help: string): Promise<StoredC
     }
   }
   return found
+}
+
+/** A claim file's claim, and whether its taker marked it won (no flag: written before there was one). */
+function parseStored(text: string): Pick<StoredClaim, 'claim' | 'held'> {
+  const parsed = parseClaim(text) as (LockClaim & { held?: unknown }) | undefined
+  if (parsed === undefined) return { claim: undefined, held: true }
+  const { held, ...claim } = parsed
+  return { claim, held: held !== false }
 }
 
 type Judged = StoredClaim & { readonly live: boolean; readonly why: string }
@@ -109,13 +126,16 @@ function refusal(c: Judged): LockAttempt {
   return { kind: 'refused', holder: c.claim!, where: c.file, detail: c.why.startsWith('its process is running') ? undefined : c.why }
 }
 
-/** Writes the claim under a temporary name and renames it into place, so no reader sees half of one. */
-async function writeClaim(file: string, claim: LockClaim, help: string): Promise<void> {
+/**
+ * Writes the claim under a temporary name and renames it into place (over the taker's earlier
+ * version when it marks the claim won), so no reader sees half of one.
+ */
+async function writeClaim(file: string, claim: LockClaim, held: boolean, help: string): Promise<void> {
   // '.weir-tmp' names are skipped by checkpoint storage listings. No fsync: after a power cut no
   // holder is left anyway, and a lost claim is a free lock.
   const tmp = `${file}.${randomBytes(6).toString('hex')}.weir-tmp`
   try {
-    await writeFile(tmp, JSON.stringify(claim, null, 1) + '\n', { flag: 'wx' })
+    await writeFile(tmp, JSON.stringify({ ...claim, held }, null, 1) + '\n', { flag: 'wx' })
     await rename(tmp, file)
   } catch (e) {
     await rm(tmp, { force: true })

@@ -26,7 +26,7 @@ async function takeSavepoint(args: CliArgs): Promise<number> {
   const { jobNamePrefix, file } = args
   const dir = runLockDir(jobNamePrefix)
   const claims = await readFileClaims(dir, RUN_LOCK_HELP)
-  const running = claims.find(c => c.claim !== undefined && processState(c.claim) === 'running')
+  const running = claims.find(c => c.held && c.claim !== undefined && processState(c.claim) === 'running')
   if (running === undefined) throw await notRunning(file, jobNamePrefix, claims)
   const run = running.claim!
   try {

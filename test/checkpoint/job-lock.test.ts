@@ -2,7 +2,7 @@
 // dead or reused pids and of other hosts, a lease taken away from its holder, two sessions running
 // one job, and file-system errors that name the lock's path.
 import { spawn } from 'node:child_process'
-import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PutObjectCommand } from '@aws-sdk/client-s3'
@@ -63,6 +63,23 @@ describe.each([
     const after = await take(newClaim('after'))
     expect(after.kind).toBe('held')
     await releaseAll([after])
+  })
+})
+
+describe('a contender that steps back', () => {
+  it('is never named as the holder: a taker waits it out and takes the lock', async () => {
+    const dir = fresh()
+    // A live rival that wrote its claim and is checking for others: it withdraws a moment later.
+    const rival = newClaim('a contender')
+    mkdirSync(dir, { recursive: true })
+    writeFileSync(claimFile(dir, rival.ownerId), JSON.stringify({ ...rival, held: false }))
+    setTimeout(() => rmSync(claimFile(dir, rival.ownerId), { force: true }), 60)
+    const taken = await takeFileLock(dir, newClaim('here'), { help: HELP })
+    expect(taken).toMatchObject({ kind: 'held', lock: { tookOver: [] } })
+    // Won claims refuse at once, naming their holder.
+    const late = await takeFileLock(dir, newClaim('late'), { help: HELP })
+    expect(late).toMatchObject({ kind: 'refused', holder: { for: 'here' } })
+    await releaseAll([taken])
   })
 })
 
