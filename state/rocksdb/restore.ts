@@ -152,6 +152,7 @@ export async function restoreRocksDbSubtask(options: RestoreRocksDbOptions): Pro
     }
     const known = sharedSsts(base)
     backend.storedSsts = known
+    backend.storedSstsIn = storage.uri
     return {
       backend,
       known,

@@ -103,6 +103,8 @@ export class RocksDbKeyedStateBackend implements SubtaskStateBackend<RocksDbStat
    * their numbers are never reused): the next checkpoint references them instead of uploading them.
    */
   storedSsts = new Map<string, StoredSst>()
+  /** The storage (its URI) `storedSsts` are in: a checkpoint to another storage cannot reference them. */
+  storedSstsIn: string | undefined
   /** What the parts below share (for them and for another backend of this folder copying key groups; not for callers). */
   readonly store: RocksStore
   private readonly prefetcher: Prefetcher

@@ -176,6 +176,12 @@ export async function uploadSnapshot(
 export async function checkpointDatabase(backend: RocksDbKeyedStateBackend, options: StateSnapshotOptions): Promise<PendingStateSnapshot<RocksDbStateHandle>> {
   const local = await takeLocalSnapshot(backend, join(await options.tmpDir(), `${options.checkpointId}-${basename(backend.dir)}`))
   const upload = { sharedPrefix: options.sharedPrefix, ownPrefix: `${options.ownPrefix}rocksdb/`, selfContained: options.selfContained }
+  if (!options.selfContained && backend.storedSstsIn !== options.storage.uri) {
+    // Restored from another job's folder or storage (--from-checkpoint): its SSTs are not where this
+    // checkpoint writes, and may be deleted with it; store them again, once.
+    backend.storedSsts = new Map()
+    backend.storedSstsIn = options.storage.uri
+  }
   return { upload: uploadSnapshot(local, options.storage, upload, options.selfContained ? new Map() : backend.storedSsts) }
 }
 

@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { WeirError } from '../../../common/errors.js'
-import { referencedObjects, restoreRocksDbSubtask, takeLocalSnapshot, uploadSnapshot, type KeyGroupRange, type LocalSnapshot, type RocksDbStateHandle,
-  type StoredSst } from '../../../state/rocksdb/snapshot.js'
+import { checkpointDatabase, referencedObjects, restoreRocksDbSubtask, takeLocalSnapshot, uploadSnapshot, type KeyGroupRange, type LocalSnapshot,
+  type RocksDbStateHandle, type StoredSst } from '../../../state/rocksdb/snapshot.js'
 import { ManifestFormatError, readManifest, tableFileName } from '../../../state/rocksdb/manifest-reader.js'
 import { FileCheckpointStorage } from '../../../checkpoint/storage/file.js'
 import { listState, mapState, valueState, type KeyRef, type StateTtlConfig } from '../../../core/keyed-state.js'
@@ -135,13 +135,13 @@ async function checkpoint(b: RocksDbKeyedStateBackend, known: Map<string, Stored
   return uploadSnapshot(l, storage, { sharedPrefix: 'shared/', ownPrefix: `chk-${n}/op-${b.keyGroupRange.start}/rocksdb/`, selfContained }, known)
 }
 
-async function restore(handles: readonly RocksDbStateHandle[], range: KeyGroupRange = ALL) {
+async function restore(handles: readonly RocksDbStateHandle[], range: KeyGroupRange = ALL, from: FileCheckpointStorage = storage) {
   const r = await restoreRocksDbSubtask({
     open: { dir: join(root, 'state', `restored-${++counter}`), jobName: 'job', operatorId: 'op', maxParallelism: 128 },
     // Both shapes a caller may pass: handles, or entries that hold one.
     range,
     handles: handles.map((handle, i) => (i % 2 === 0 ? { handle } : handle)),
-    storage,
+    storage: from,
     tmpDir: join(root, 'tmp'),
   })
   opened.push(r.backend)
@@ -229,6 +229,35 @@ describe('RocksDB incremental checkpoints', () => {
     expect(fresh.length).toBeLessThan(sstsOf(h2).length)
     expect(h2.uploaded.files).toBe(fresh.length + ownFiles)
     const again = await restore([h2])
+    expect(await readAll(again.backend, KEYS)).toEqual(model)
+  })
+
+  it('references the restored SSTs only in the storage they came from', async () => {
+    const b = await openBackend()
+    const model: Model = new Map()
+    await writeRound(b, model, 1, 0, 2000)
+    await b.compact()
+    const into = (to: FileCheckpointStorage, checkpointId: number) => ({
+      storage: to,
+      ownPrefix: `chk-${checkpointId}/op/`,
+      sharedPrefix: 'shared/',
+      selfContained: false,
+      checkpointId,
+      tmpDir: async () => join(root, 'tmp'),
+    })
+    const h1 = await (await checkpointDatabase(b, into(storage, 1))).upload
+    // Restored and checkpointed into the same storage: the SSTs are referenced, not stored again.
+    const same = await restore([h1])
+    const h2 = await (await checkpointDatabase(same.backend, into(storage, 2))).upload
+    expect(h2.uploaded.files).toBe(ownFiles)
+    // Into another job's storage (a run started --from-checkpoint): every SST is stored there, so
+    // the first storage can go.
+    const other = new FileCheckpointStorage(join(root, 'other-job'))
+    const moved = await restore([h1])
+    const h3 = await (await checkpointDatabase(moved.backend, into(other, 3))).upload
+    expect(h3.uploaded.files).toBe(sstsOf(h1).length + ownFiles)
+    await rm(join(root, 'checkpoints'), { recursive: true, force: true })
+    const again = await restore([h3], ALL, other)
     expect(await readAll(again.backend, KEYS)).toEqual(model)
   })
 
