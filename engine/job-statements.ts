@@ -6,7 +6,8 @@ import type { JobInfo, JobSet } from './jobs.js'
 
 /** SHOW JOBS: the INSERT jobs of the session, oldest first, with their numbers now. */
 export function showJobs(jobs: JobSet, now = Date.now()): { readonly kind: 'table'; readonly columns: readonly string[]; readonly rows: string[][] } {
-  const columns = ['job id', 'job name', 'status', 'uptime', 'rows in', 'rows out', 'last checkpoint', 'checkpoint age']
+  // The last checkpoint and its age share a column, so the table fits a terminal of 100 columns.
+  const columns = ['job id', 'job name', 'status', 'uptime', 'rows in', 'rows out', 'last checkpoint']
   const rows = jobs.list('insert').map(j => {
     const s = j.sample
     const cp = s?.lastCheckpoint
@@ -17,8 +18,7 @@ export function showJobs(jobs: JobSet, now = Date.now()): { readonly kind: 'tabl
       elapsed((j.endedAt ?? now) - j.startedAt),
       s === undefined ? '-' : s.rowsIn.toLocaleString('en-US'),
       s === undefined ? '-' : s.rowsOut.toLocaleString('en-US'),
-      cp === undefined ? '-' : String(cp.id),
-      cp === undefined ? '-' : elapsed(now - cp.at),
+      cp === undefined ? '-' : `${cp.id} (${elapsed(now - cp.at)} ago)`,
     ]
   })
   return { kind: 'table', columns, rows }

@@ -42,6 +42,12 @@ export interface SessionOptions {
    */
   readonly jobNamePrefix?: string
   /**
+   * The prefix of unnamed INSERT jobs where it differs from `jobNamePrefix`: the REPL's is unique per
+   * session, so a later session's unnamed job does not resume this one's checkpoints (a job named by
+   * 'pipeline.name' still does).
+   */
+  readonly insertJobNamePrefix?: string
+  /**
    * Where an INSERT job starts. Default: from the latest completed checkpoint or savepoint of the job
    * in 'state.checkpoints.dir', if there is one. `fresh`: from scratch. `from`: this checkpoint or
    * savepoint folder (a URI or path).
@@ -348,7 +354,7 @@ export class Session {
     const prefix = this.opts.jobNamePrefix ?? 'weir-job'
     // Counted whether or not 'pipeline.name' names the job, as before SELECTs were counted apart.
     const n = kind === 'insert' ? ++this.insertJobs : ++this.selectJobs
-    if (kind === 'insert') return pipelineName ?? `${prefix}-${n}`
+    if (kind === 'insert') return pipelineName ?? `${this.opts.insertJobNamePrefix ?? prefix}-${n}`
     return `${pipelineName ?? prefix}-select-${n}`
   }
 

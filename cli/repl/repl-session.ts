@@ -2,6 +2,7 @@
 // Session with `weir run`'s options, and tells a ReplOutput what to show — results as text, errors
 // rendered as `weir run` renders them, and a SELECT's changes as they come. The terminal UI and the
 // plain-text mode for pipes are two ReplOutputs.
+import { randomInt } from 'node:crypto'
 import { clientSettings, padTo, renderError, runDefaults, Session, splitStatements, type ClientSettings, type Field, type JobInfo, type JobMetrics,
   type JobSample, type SelectConsumer, type StatementResult } from '../../index.js'
 import { count, renderJobFailure, renderTable } from '../format.js'
@@ -68,6 +69,7 @@ export class ReplSession {
       // Jobs quit with the REPL without a savepoint (the user said so) are cancelled.
       signal: this.cancel.signal,
       jobNamePrefix: 'repl',
+      insertJobNamePrefix: `repl-${sessionTag()}`,
       log: line => out.print(line, 'info'),
       warn: text => out.print(text, 'warning'),
       // `weir run`'s defaults (RocksDB state, checkpoints under .weir/checkpoints); one failing query
@@ -194,6 +196,16 @@ export class ReplSession {
       }
     }
   }
+}
+
+/**
+ * A tag of this session's own for its unnamed INSERT jobs (`repl-<tag>-<n>`). A job's checkpoint
+ * folder is named after it and a job resumes from its folder's latest checkpoint: with plain
+ * `repl-<n>`, a later session's first INSERT would silently go on from an earlier session's. As in
+ * Flink, each INSERT is a new job; one meant to resume is named with 'pipeline.name'.
+ */
+function sessionTag(): string {
+  return randomInt(36 ** 6).toString(36).padStart(6, '0')
 }
 
 function jobEnd(name: string, m: JobMetrics): string {

@@ -58,24 +58,25 @@ SELECT id % 2 AS k, COUNT(*) AS c FROM g
     const r = repl(`${DDL}CREATE TABLE out (id BIGINT) WITH ('connector' = 'print');
 INSERT INTO out SELECT id * 10 FROM g;`)
     expect(r.code).toBe(0)
-    expect(r.stderr).toContain("job 'repl-1' started in the background")
-    expect(r.stderr).toContain("job 'repl-1' finished: 4 rows read, 4 rows written")
+    const name = /job '(repl-[0-9a-z]{6}-1)' started in the background/.exec(r.stderr)![1]!
+    expect(r.stderr).toContain(`job '${name}' finished: 4 rows read, 4 rows written`)
     expect(r.stdout.trim().split('\n').sort()).toEqual(['+I[10]', '+I[20]', '+I[30]', '+I[40]'])
   })
 
   it('lists the jobs with SHOW JOBS, and refuses STOP JOB of an id it does not have', () => {
     const r = repl(`${DDL}CREATE TABLE out (id BIGINT) WITH ('connector' = 'blackhole');
+SET 'pipeline.name' = 'tens';
 INSERT INTO out SELECT id * 10 FROM g;
 SHOW JOBS;
-STOP JOB 'repl-1';`)
+STOP JOB 'tens';`)
     expect(r.code).toBe(1)
-    const id = /job 'repl-1' started in the background, id '([0-9a-f]{8})'/.exec(r.stderr)![1]!
-    expect(r.stdout).toMatch(/\| +job id \| +job name \| +status \| +uptime \| +rows in \| +rows out \| +last checkpoint \| +checkpoint age \|/)
-    expect(r.stdout).toMatch(new RegExp(`\\| ${id} \\| +repl-1 \\| +(RUNNING|FINISHED) \\|`))
+    const id = /job 'tens' started in the background, id '([0-9a-f]{8})'/.exec(r.stderr)![1]!
+    expect(r.stdout).toMatch(/\| +job id \| +job name \| +status \| +uptime \| +rows in \| +rows out \| +last checkpoint \|$/m)
+    expect(r.stdout).toMatch(new RegExp(`\\| ${id} \\| +tens \\| +(RUNNING|FINISHED) \\|`))
     expect(r.stderr).toContain(
-      ["error: no job with id 'repl-1' in this session", ' --> <stdin>:8:10', '  |', "8 | STOP JOB 'repl-1';", '  |          ^^^^^^^^'].join('\n'),
+      ["error: no job with id 'tens' in this session", ' --> <stdin>:9:10', '  |', "9 | STOP JOB 'tens';", '  |          ^^^^^^'].join('\n'),
     )
-    expect(r.stderr).toContain(`help: 'repl-1' is a job's name; STOP JOB takes its id ('${id}')`)
+    expect(r.stderr).toContain(`help: 'tens' is a job's name; STOP JOB takes its id ('${id}')`)
   })
 
   it('stops at the first error, shown with its caret at its line in the input, and exits 1', () => {

@@ -45,7 +45,7 @@ describe.skipIf(!existsSync(TMUX))('weir repl in a terminal (tmux)', () => {
     const history = join(dir, 'history')
     // CI=true as a CI runner's shell has it: the REPL must still draw its prompt and live view.
     const command = `cd '${dir}' && CI=true WEIR_HISTORY='${history}' '${process.execPath}' '${bin}'; echo "EXITED $?"; sleep 60`
-    tmux('new-session', '-d', '-s', 'repl', '-x', '120', '-y', '40', command)
+    tmux('new-session', '-d', '-s', 'repl', '-x', '160', '-y', '40', command)
     await until(s => /^weir>/m.test(s))
     typeLine(`CREATE TABLE bid (auction BIGINT, price BIGINT, dateTime TIMESTAMP(3),`)
     await until(s => s.includes('   ->'))
@@ -74,24 +74,28 @@ describe.skipIf(!existsSync(TMUX))('weir repl in a terminal (tmux)', () => {
     // An INSERT job runs in the background: SHOW JOBS lists it, STOP JOB stops it with a savepoint.
     typeLine(`CREATE TABLE out (id BIGINT) WITH ('connector' = 'blackhole');`)
     typeLine(`INSERT INTO out SELECT id FROM g;`)
-    s = await until(s => /job 'repl-1' started in the background, id '[0-9a-f]{8}'/.test(s))
-    const id = /job 'repl-1' started in the background, id '([0-9a-f]{8})'/.exec(s)![1]!
+    // Unnamed, a job is named after the session (repl-<tag>-<n>): another session's does not resume it.
+    const started = /job '(repl-[0-9a-z]{6})-1' started in the background, id '([0-9a-f]{8})'/
+    s = await until(s => started.test(s))
+    const [, session, id] = started.exec(s)!
+    const first = `${session}-1`
     typeLine('SHOW JOBS;')
-    s = await until(s => s.includes('| checkpoint age |') && new RegExp(`\\| ${id} \\| +repl-1 \\| +RUNNING \\|`).test(s))
+    s = await until(s => s.includes('| last checkpoint |') && new RegExp(`\\| ${id} \\| +${first} \\| +RUNNING \\|`).test(s))
     typeLine(`STOP JOB '${id}' WITH SAVEPOINT;`)
-    s = await until(s => s.includes(`job 'repl-1' (${id}) stopped with a savepoint: file://${dir}/.weir/checkpoints/repl-1/savepoint-`))
+    s = await until(s => s.includes(`job '${first}' (${id}) stopped with a savepoint: file://${dir}/.weir/checkpoints/${first}/savepoint-`))
 
     // Quitting with a job running asks what to do with it; 's' stops it with a savepoint.
     typeLine(`INSERT INTO out SELECT id FROM g;`)
-    await until(s => s.includes("job 'repl-2' started in the background"))
+    const second = `${session}-2`
+    await until(s => s.includes(`job '${second}' started in the background`))
     await until(s => /^weir>\s*$/m.test(s.trimEnd().split('\n').at(-1)!))
     tmux('send-keys', '-t', 'repl', 'C-d')
-    await until(s => s.includes("1 job is running: 'repl-2'") && s.includes('❯ (s) stop them with savepoints'))
+    await until(s => s.includes(`1 job is running: '${second}'`) && s.includes('❯ (s) stop them with savepoints'))
     tmux('send-keys', '-t', 'repl', 's')
     s = await until(s => s.includes('EXITED'))
-    expect(s).toContain(`job 'repl-2': savepoint file://${dir}/.weir/checkpoints/repl-2/savepoint-`)
+    expect(s).toContain(`job '${second}': savepoint file://${dir}/.weir/checkpoints/${second}/savepoint-`)
     // The savepoint STOP JOB took was said then, not again.
-    expect(s).not.toContain("job 'repl-1': savepoint file")
+    expect(s).not.toContain(`job '${first}': savepoint file`)
     expect(s).toContain('EXITED 0')
     // What was typed is in the history file, a statement of two lines as one entry.
     const entries = readFileSync(history, 'utf8').trim().split('\n').map(l => JSON.parse(l) as string)

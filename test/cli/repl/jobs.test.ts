@@ -19,12 +19,15 @@ function checkpointed(): { dir: string; options: Record<string, string> } {
 const SEQUENCE = (rate: number, end = 100_000_000) =>
   `CREATE TABLE g (id BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '${rate}', 'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '${end}');`
 
-/** The rows of SHOW JOBS on the screen: [id, name, status, uptime, rows in, rows out, checkpoint, age]. */
+/** The rows of SHOW JOBS on the screen: [id, name, status, uptime, rows in, rows out, last checkpoint (its age)]. */
 function jobRows(frame: string): string[][] {
   const at = frame.lastIndexOf('|   job id |')
   if (at < 0) return []
   return frame.slice(at).split('\n').slice(2).filter(l => /^\| +[0-9a-f]{8} \|/.test(l)).map(l => l.split('|').slice(1, -1).map(c => c.trim()))
 }
+
+/** The session's first unnamed INSERT job started (its name is the session's own: repl-<tag>-1), and its name. */
+const FIRST_JOB = /job '(repl-[0-9a-z]{6}-1)' started in the background/
 
 /** The id the REPL printed for a job it started. */
 function idOf(frame: string, name: string): string {
@@ -57,31 +60,32 @@ async function quitCancelling(app: Driven): Promise<void> {
 }
 
 /** A REPL with checkpoints on, running `INSERT INTO out <query>` into a blackhole over `SEQUENCE(rate, end)`: the app and the job's id. */
-async function withInsert(query: string, rate = 500, end?: number): Promise<{ app: Driven; id: string; dir: string }> {
+async function withInsert(query: string, rate = 500, end?: number): Promise<{ app: Driven; id: string; name: string; dir: string }> {
   const { dir, options } = checkpointed()
   const app = start([], options)
   await prompt(app)
   await typeLine(app, SEQUENCE(rate, end))
   await typeLine(app, `CREATE TABLE out (id BIGINT) WITH ('connector' = 'blackhole');`)
   await typeLine(app, `INSERT INTO out ${query};`)
-  const f = await until(app, f => f.includes("job 'repl-1' started in the background"))
-  return { app, id: idOf(f, 'repl-1'), dir }
+  const f = await until(app, f => FIRST_JOB.test(f))
+  const name = FIRST_JOB.exec(f)![1]!
+  return { app, id: idOf(f, name), name, dir }
 }
 
 afterEach(() => cleanup())
 
 describe('the REPL: jobs', () => {
   it('lists a running INSERT job with SHOW JOBS: id, name, status, uptime, rows in and out, last checkpoint', async () => {
-    const { app, id } = await withInsert('SELECT id FROM g WHERE id % 2 = 0')
+    const { app, id, name } = await withInsert('SELECT id FROM g WHERE id % 2 = 0')
     const row = await showJobsUntil(app, r => r[0] === id && r[6] !== '-' && Number(r[4]!.replace(/,/g, '')) > 100)
-    expect(row.slice(0, 3)).toEqual([id, 'repl-1', 'RUNNING'])
+    expect(row.slice(0, 3)).toEqual([id, name, 'RUNNING'])
     expect(row[3]).toMatch(/^\d+ s$/)
     // Rows in are what the source read, rows out what reached the sink: half of them.
     const rowsIn = Number(row[4]!.replace(/,/g, '')), rowsOut = Number(row[5]!.replace(/,/g, ''))
     expect(rowsOut).toBeGreaterThan(0)
     expect(rowsOut).toBeLessThan(rowsIn)
-    expect(row[6]).toMatch(/^\d+$/)
-    expect(row[7]).toMatch(/^\d+ s$/)
+    // The last checkpoint this run completed, and how long ago.
+    expect(row[6]).toMatch(/^\d+ \(\d+ s ago\)$/)
     await quitCancelling(app)
   })
 
@@ -106,6 +110,8 @@ describe('the REPL: jobs', () => {
     expect(existsSync(join(folder, '_metadata'))).toBe(true)
     const stopped = await showJobsUntil(app, r => r[0] === id)
     expect(stopped[2]).toBe('FINISHED')
+    // Its last checkpoint is the savepoint it stopped with.
+    expect(stopped[6]).toMatch(new RegExp(`^${/savepoint-(\d+)$/.exec(path)![1]} \\(\\d+ s ago\\)$`))
 
     // Run again, the job resumes from the savepoint: every row of the sequence is written once.
     await typeLine(app, 'INSERT INTO out SELECT id FROM g;')
@@ -117,17 +123,17 @@ describe('the REPL: jobs', () => {
   })
 
   it('stops a job with STOP JOB without a savepoint: CANCELED, no savepoint taken', async () => {
-    const { app, id, dir } = await withInsert('SELECT id FROM g')
+    const { app, id, name, dir } = await withInsert('SELECT id FROM g')
     await typeLine(app, `STOP JOB '${id}';`)
-    const f = await until(app, f => f.includes(`job 'repl-1' (${id}) stopped\n`))
+    const f = await until(app, f => f.includes(`job '${name}' (${id}) stopped\n`))
     expect(f).not.toContain('savepoint')
     const row = await showJobsUntil(app, r => r[0] === id)
     expect(row[2]).toBe('CANCELED')
-    expect(readdirSync(join(dir, 'checkpoints', 'repl-1')).filter(n => n.startsWith('savepoint'))).toEqual([])
+    expect(readdirSync(join(dir, 'checkpoints', name)).filter(n => n.startsWith('savepoint'))).toEqual([])
     // A job that has ended cannot be stopped again: said at its id.
     await typeLine(app, `STOP JOB '${id}' WITH SAVEPOINT;`)
     const again = await until(app, f => f.includes('is not running') && lastLine(f) === `weir> STOP JOB '${id}' WITH SAVEPOINT;`)
-    expect(again).toContain([`error: job 'repl-1' (${id}) is not running: it is CANCELED`, ' --> <repl>:1:10'].join('\n'))
+    expect(again).toContain([`error: job '${name}' (${id}) is not running: it is CANCELED`, ' --> <repl>:1:10'].join('\n'))
     expect(again).toContain('help: SHOW JOBS lists the jobs of this session and their status')
     app.stdin.write('\x15') // Ctrl-U: the statement came back into the editor
     await quitCancelling(app)
@@ -147,12 +153,12 @@ describe('the REPL: jobs', () => {
   })
 
   it('asks when quitting with a job running; Esc goes back, and stopping with savepoints prints each path', async () => {
-    const { app } = await withInsert('SELECT id FROM g')
+    const { app, name } = await withInsert('SELECT id FROM g')
     await prompt(app)
     app.stdin.write(CTRL_D)
     let f = await until(app, f => f.includes('1 job is running'))
     expect(f).toMatch(
-      /1 job is running: 'repl-1' \([0-9a-f]{8}\)\n❯ \(s\) stop them with savepoints, then quit\n {2}\(c\) stop them without savepoints, then quit\n {2}\(w\) keep waiting/,
+      /1 job is running: 'repl-[0-9a-z]{6}-1' \([0-9a-f]{8}\)\n❯ \(s\) stop them with savepoints, then quit\n {2}\(c\) stop them without savepoints, then quit\n {2}\(w\) keep waiting/,
     )
     app.stdin.write(ESC)
     f = await prompt(app)
@@ -165,33 +171,34 @@ describe('the REPL: jobs', () => {
     app.stdin.write('\x1b[A')
     await until(app, f => f.includes('❯ (s)'))
     app.stdin.write(ENTER)
-    f = await until(app, f => /job 'repl-1': savepoint file:\S+/.test(f) && !f.includes('❯'))
-    const path = /job 'repl-1': savepoint (file:\S+)/.exec(f)![1]!
+    // The path may wrap at the screen's edge.
+    f = await until(app, f => new RegExp(`job '${name}': savepoint\\s+file:`).test(f) && !f.includes('❯'))
+    const path = /job 'repl-[0-9a-z]{6}-1': savepoint\s+(file:\S+)/.exec(f)![1]!
     expect(existsSync(join(fileURLToPath(path), '_metadata'))).toBe(true)
     expect(f).not.toContain('weir>\n')
   })
 
   it('keeps waiting when asked to, and quits when the job has finished', async () => {
-    const { app } = await withInsert('SELECT id FROM g', 500, 1000)
+    const { app, name } = await withInsert('SELECT id FROM g', 500, 1000)
     await prompt(app)
     app.stdin.write(CTRL_D)
     await until(app, f => f.includes('1 job is running'))
     app.stdin.write('w')
-    await until(app, f => f.includes("waiting for 'repl-1' to finish"))
-    const f = await until(app, f => f.includes("job 'repl-1' finished: 1,000 rows read, 1,000 rows written") && !f.includes('waiting for'))
+    await until(app, f => f.includes(`waiting for '${name}' to finish`))
+    const f = await until(app, f => f.includes(`job '${name}' finished: 1,000 rows read, 1,000 rows written`) && !f.includes('waiting for'))
     expect(f).not.toContain('savepoint')
   })
 
   it('stops the jobs it waits for with savepoints on Ctrl-C', async () => {
-    const { app } = await withInsert('SELECT id FROM g')
+    const { app, name } = await withInsert('SELECT id FROM g')
     await prompt(app)
     app.stdin.write(CTRL_D)
     await until(app, f => f.includes('1 job is running'))
     app.stdin.write('w')
-    await until(app, f => f.includes("waiting for 'repl-1' to finish · Ctrl-C stops them with savepoints"))
+    await until(app, f => f.includes(`waiting for '${name}' to finish · Ctrl-C stops them with savepoints`))
     app.stdin.write(CTRL_C)
-    const f = await until(app, f => /job 'repl-1': savepoint file:\S+/.test(f) && !f.includes('waiting for'))
-    expect(f).toMatch(/job 'repl-1' stopped: [\d,]+ rows? read/)
+    const f = await until(app, f => new RegExp(`job '${name}': savepoint\\s+file:`).test(f) && !f.includes('waiting for'))
+    expect(f).toMatch(new RegExp(`job '${name}' stopped: [\\d,]+ rows? read`))
   })
 
   it('shows the watermark and rows/s in and out of a running event-time query in its status line', async () => {
@@ -227,7 +234,7 @@ describe('the REPL: background jobs that fail', () => {
     await typeLine(app, SEQUENCE(rate))
     await typeLine(app, `CREATE TABLE out (id BIGINT, q BIGINT) WITH ('connector' = 'blackhole');`)
     await typeLine(app, `INSERT INTO out SELECT id, 1000 / (id - ${at}) FROM g;`)
-    await until(app, f => f.includes("job 'repl-1' started"))
+    await until(app, f => FIRST_JOB.test(f))
   }
 
   it("draws a background INSERT's failure against its own statement, not the text typed since", async () => {
