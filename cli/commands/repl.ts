@@ -30,12 +30,15 @@ export async function repl(args: ReplArgs): Promise<number> {
     const { runPlain } = await import('../repl/plain.js')
     return runPlain({ input: process.stdin, stdout: t => process.stdout.write(t), stderr: t => process.stderr.write(t) }, {}, init)
   }
-  const [{ render }, { createElement }, { App }, { HistoryFile, historyPath }] = await withInkEnvironment(() =>
-    Promise.all([import('ink'), import('react'), import('../repl/app.js'), import('../repl/history.js')])
+  const [{ render }, { createElement }, { App }, { HistoryFile, historyPath }, { ScreenRegion }] = await withInkEnvironment(() =>
+    Promise.all([import('ink'), import('react'), import('../repl/app.js'), import('../repl/history.js'), import('../repl/screen-region.js')])
   )
   const history = new HistoryFile(historyPath(), text => process.stderr.write(text + '\n'))
+  // The live view is drawn outside Ink (a frame of Ink's costs too much at large terminals), but
+  // for a screen reader, which Ink serves with text of its own.
+  const region = process.env['INK_SCREEN_READER'] === 'true' ? undefined : new ScreenRegion(process.stdout, process.stdout.hasColors())
   // Ctrl-C stops a query or clears the line; it never quits (Ctrl-D does).
-  const app = render(createElement(App, { history, init }), { exitOnCtrlC: false })
+  const app = render(createElement(App, { history, init, region }), { exitOnCtrlC: false, stdout: region?.inkStdout ?? process.stdout })
   await app.waitUntilExit()
   return 0
 }

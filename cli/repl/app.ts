@@ -14,7 +14,8 @@ import type { JobInfo } from '../../index.js'
 import { RateMeter, type JobRates } from './job-rates.js'
 import { QUIT_OPTIONS, QuitChoice, WaitingForJobs } from './quit-choice.js'
 import { ReplSession, type QuitJobs, type ReplOutput, type ReplSessionOptions, type RunningSelect, type Tone } from './repl-session.js'
-import { LiveView, visibleWindow } from './result-view.js'
+import { LiveView, PaintedLiveView, visibleWindow, type LiveViewProps } from './result-view.js'
+import type { ScreenRegion } from './screen-region.js'
 import { selectOutput, type SelectOutput } from './select-output.js'
 
 export interface AppProps {
@@ -25,6 +26,11 @@ export interface AppProps {
   readonly init?: (repl: ReplSession) => Promise<boolean>
   /** How often the live view redraws, in ms. */
   readonly refreshMs?: number
+  /**
+   * Draws the live view straight to the terminal, outside Ink (Ink is rendered to its `inkStdout`);
+   * without it (a screen reader's terminal), Ink draws the live view.
+   */
+  readonly region?: ScreenRegion
 }
 
 interface Printed {
@@ -41,7 +47,7 @@ interface Running {
 const COLORS: Record<Printed['tone'], string | undefined> = { result: undefined, info: 'green', warning: 'yellow', error: 'red', echo: 'gray' }
 const WELCOME = "Weir SQL — a statement runs when it ends with ';' and Enter. Esc or Ctrl-C stops a query, Ctrl-D on an empty line quits."
 
-export function App({ session, history, init, refreshMs = 200 }: AppProps): ReactElement {
+export function App({ session, history, init, refreshMs = 200, region }: AppProps): ReactElement {
   const { exit } = useApp()
   const { stdout } = useStdout()
   const [printed, setPrinted] = useState<readonly Printed[]>([{ id: 0, text: WELCOME, tone: 'info' }])
@@ -224,7 +230,7 @@ export function App({ session, history, init, refreshMs = 200 }: AppProps): Reac
       children: item => h(Text, { key: item.id, color: COLORS[item.tone] }, item.text),
     }),
     running?.output.live !== undefined
-      ? h(LiveView, { select: running.select, live: running.output.live, height, width: stdout.columns || 80, scroll, rates, now })
+      ? liveView({ select: running.select, live: running.output.live, height, width: stdout.columns || 80, scroll, rates, now }, region)
       : asking !== undefined
       ? h(QuitChoice, asking)
       : waitingFor !== undefined && waitingFor.length > 0
@@ -233,4 +239,8 @@ export function App({ session, history, init, refreshMs = 200 }: AppProps): Reac
       ? h(Text, { dimColor: true }, running !== undefined ? `running '${running.select.name}' · Esc or Ctrl-C stops` : quitting.current ? '' : 'running…')
       : h(EditorView, { state: editor, width: stdout.columns || 80, listHeight: Math.max(3, Math.floor(height / 3)) }),
   )
+}
+
+function liveView(props: LiveViewProps, region: ScreenRegion | undefined): ReactElement {
+  return region === undefined ? h(LiveView, props) : h(PaintedLiveView, { ...props, region })
 }
