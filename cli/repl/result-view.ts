@@ -79,17 +79,17 @@ const TONES = { plain: {}, dim: { dimColor: true }, warning: { color: 'yellow' }
 
 /**
  * The live view drawn straight to the terminal by a ScreenRegion, which rewrites only the lines
- * that changed; Ink draws nothing for it (its per-character output grid made a frame cost 35 ms at
- * 200×60: bench/repl/frame.ts). Renders nothing itself.
+ * that changed; Ink draws only its first line (the table's top), above the region (Ink's
+ * per-character output grid made a frame of the whole view cost 35 ms at 200×60: bench/repl/frame.ts).
  */
-export function PaintedLiveView(props: LiveViewProps & { readonly region: ScreenRegion }): null {
-  const lines = liveLines(props)
+export function PaintedLiveView(props: LiveViewProps & { readonly region: ScreenRegion }): ReactElement {
+  const [first, ...rest] = liveLines(props)
   const { region } = props
   // Layout effects run after Ink has drawn this commit's output, and a removed view's cleanup
   // before Ink draws what replaces it.
-  useLayoutEffect(() => region.show(lines))
+  useLayoutEffect(() => region.show(rest))
   useLayoutEffect(() => () => region.hide(), [region])
-  return null
+  return h(Text, { wrap: 'truncate-end', ...TONES[first!.tone ?? 'plain'] }, first!.text)
 }
 
 const TIMESTAMP: DataType = { kind: 'TIMESTAMP', precision: 3, nullable: false }

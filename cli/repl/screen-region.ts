@@ -3,12 +3,12 @@
 // output grid a character at a time on every frame; at 200×60 that was 35 ms a frame
 // (bench/repl/frame.ts), where this costs what writing the changed lines costs.
 //
-// Sharing the terminal with Ink: while the region shows, Ink's own output is empty, which Ink draws
-// as one blank line with the cursor on the line below. The region starts on that blank line and,
-// between frames, the cursor rests where Ink left it, so what Ink knows of the screen stays true
-// (it erases its lines upwards from the cursor). Ink writes through `inkStdout`: before anything
-// Ink writes (a message printed meanwhile), the region is erased, and it is drawn again, whole,
-// below what Ink wrote once Ink is done.
+// Sharing the terminal with Ink: while the region shows, Ink draws one line above it (the view's
+// first), leaving the cursor on the line below, where the region starts; between frames the cursor
+// rests there, so what Ink knows of the screen stays true (it erases its lines upwards from the
+// cursor, and draws its line again after erasing it, as when the terminal narrows). Ink writes
+// through `inkStdout`: before anything Ink writes (its line changed, a message printed meanwhile),
+// the region is erased, and it is drawn again, whole, below what Ink wrote once Ink is done.
 
 /** A line to show, no wider than the terminal, and how it is coloured. */
 export interface LiveLine {
@@ -44,8 +44,8 @@ export class ScreenRegion {
   /** The lines to show, as last asked. */
   private wanted: string[] = []
   private showing = false
-  /** Rows from the region's top known to be on the screen: its top (Ink's blank line) and the cursor's. */
-  private rows = 2
+  /** Rows from the region's top known to be on the screen (its top is the cursor's). */
+  private rows = 1
   private redrawQueued = false
 
   /** `colors`: whether the terminal is given colours (as Ink gives them: chalk's choice for it). */
@@ -82,8 +82,8 @@ export class ScreenRegion {
 
   private draw(): void {
     const lines = this.wanted
-    // The cursor rests on the region's second row (where Ink left it); `at` is the row it is on.
-    let at = 1
+    // The cursor rests on the region's first row (where Ink left it); `at` is the row it is on.
+    let at = 0
     let out = ''
     const moveTo = (row: number): void => {
       // Rows past the last on the screen are made by new lines (scrolling the screen at its bottom).
@@ -103,7 +103,7 @@ export class ScreenRegion {
       out += '\r' + ERASE_BELOW
     }
     if (out === '') return
-    moveTo(1)
+    moveTo(0)
     this.shown = [...lines]
     this.write(BEGIN_SYNC + NO_WRAP + out + '\r' + WRAP + END_SYNC)
   }
@@ -114,9 +114,9 @@ export class ScreenRegion {
    */
   private lift(): void {
     if (!this.showing) return
-    if (this.shown.length > 0) this.write(up(1) + '\r' + ERASE_BELOW + down(1))
+    if (this.shown.length > 0) this.write('\r' + ERASE_BELOW)
     this.shown = []
-    this.rows = 2
+    this.rows = 1
     if (this.redrawQueued) return
     this.redrawQueued = true
     setImmediate(() => {

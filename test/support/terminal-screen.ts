@@ -15,9 +15,17 @@ export class TerminalScreen extends EventEmitter {
   /** The cursor is past the last column (the next character wraps, as terminals do). */
   private pendingWrap = false
 
-  constructor(readonly columns: number, readonly rows: number) {
+  constructor(public columns: number, readonly rows: number) {
     super()
     this.lines = Array.from({ length: rows }, () => '')
+  }
+
+  /** The terminal made narrower or wider (lines are not re-wrapped: what is past the edge is cut off). */
+  resize(columns: number): void {
+    this.columns = columns
+    this.lines = this.lines.map(l => l.slice(0, columns))
+    this.col = Math.min(this.col, columns - 1)
+    this.emit('resize')
   }
 
   /** The screen's lines, trailing blanks cut, and the blank lines at its end dropped. */

@@ -18,15 +18,15 @@ const [{ createElement: h }, { Box, render, Static, Text }, { PaintedLiveView }]
 const settle = (): Promise<void> => new Promise(r => setTimeout(r, 100))
 
 describe('ScreenRegion', () => {
-  it("draws from Ink's blank line down, rewrites only the lines that changed, and erases what it no longer shows", () => {
+  it("draws from the cursor's line (below Ink's) down, rewrites only the lines that changed, and erases what it no longer shows", () => {
     const screen = new TerminalScreen(40, 10)
     const region = new ScreenRegion(screen as unknown as NodeJS.WriteStream, false)
-    // What Ink leaves with an empty output: its static text, a blank line, the cursor below it.
-    screen.write('printed before\n\n')
+    // What Ink leaves: its lines, the cursor below them.
+    screen.write('printed before\n')
     region.show([{ text: 'one' }, { text: 'two' }, { text: 'three' }])
     expect(screen.screen()).toEqual(['printed before', 'one', 'two', 'three'])
     // The cursor is back where Ink left it.
-    expect(screen.cursor).toEqual({ row: 2, col: 0 })
+    expect(screen.cursor).toEqual({ row: 1, col: 0 })
 
     const before = screen.written.length
     region.show([{ text: 'one' }, { text: 'TWO' }, { text: 'three' }])
@@ -41,13 +41,13 @@ describe('ScreenRegion', () => {
     expect(screen.screen()).toEqual(['printed before', 'one', 'two', 'three', 'four'])
     region.hide()
     expect(screen.screen()).toEqual(['printed before'])
-    expect(screen.cursor).toEqual({ row: 2, col: 0 })
+    expect(screen.cursor).toEqual({ row: 1, col: 0 })
   })
 
   it('clips a line wider than the terminal instead of wrapping it, and scrolls the screen for lines below its end', () => {
     const screen = new TerminalScreen(10, 4)
     const region = new ScreenRegion(screen as unknown as NodeJS.WriteStream, false)
-    screen.write('a\nb\n\n')
+    screen.write('a\nb\n')
     region.show([{ text: 'x'.repeat(15) }, { text: 'y' }, { text: 'z' }])
     expect(screen.screen()).toEqual(['b', 'x'.repeat(10), 'y', 'z'])
     region.show([{ text: 'x' }, { text: 'Y' }, { text: 'z' }])
@@ -67,14 +67,14 @@ describe('PaintedLiveView in Ink', () => {
   }
 
   /** What the REPL's App draws: printed text (Ink's Static), then the live view or the prompt. */
-  function Screen({ printed, live, region }: { printed: string[]; live?: LiveResult; region: ScreenRegion }) {
+  function Screen({ printed, live, region, width = 40 }: { printed: string[]; live?: LiveResult; region: ScreenRegion; width?: number }) {
     return h(
       Box,
       { flexDirection: 'column' },
       h(Static<string>, { items: printed, children: (t: string) => h(Text, { key: t }, t) }),
       live === undefined
         ? h(Text, null, 'weir> ')
-        : h(PaintedLiveView, { select, live, height: 12, width: 40, scroll: undefined, rates: undefined, now: 1500, region }),
+        : h(PaintedLiveView, { select, live, height: 12, width, scroll: undefined, rates: undefined, now: 1500, region }),
     )
   }
 
@@ -117,6 +117,24 @@ describe('PaintedLiveView in Ink', () => {
       'rows 1–1 of 1',
       status[0]!.replace('2 changes', '5 changes'),
       status[1],
+    ])
+
+    // The terminal narrows: Ink erases its line and draws it again, the region follows it.
+    screen.resize(30)
+    await settle()
+    const narrow = (lines: string[]) => lines.map(l => (l.length > 30 ? l.slice(0, 29) + '…' : l))
+    ink.rerender(h(Screen, { printed: ['weir> SELECT …;', 'error: a job failed'], live, region, width: 30 }))
+    await settle()
+    expect(screen.screen()).toEqual([
+      'weir> SELECT …;',
+      'error: a job failed',
+      '+---+---+',
+      '| k | n |',
+      '+---+---+',
+      '| a | 5 |',
+      '+---+---+',
+      'rows 1–1 of 1',
+      ...narrow([status[0]!.replace('2 changes', '5 changes'), status[1]!]),
     ])
 
     // The query ends: its result is printed and the prompt comes back, nothing of the live view left.
