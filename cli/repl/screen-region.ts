@@ -66,10 +66,15 @@ export class ScreenRegion {
     terminal.on('resize', () => this.lift())
   }
 
-  /** Shows `lines` (each no wider than the terminal), rewriting the lines that differ from those shown. */
+  /**
+   * Shows `lines` (each no wider than the terminal), rewriting the lines that differ from those shown;
+   * as many as fit below Ink's line (lines scrolled off the top could not be reached again).
+   */
   show(lines: readonly LiveLine[]): void {
     this.showing = true
-    this.wanted = lines.map(l => (l.tone === undefined || !this.colors ? l.text : SGR[l.tone][0] + l.text + SGR[l.tone][1]))
+    this.wanted = lines.slice(0, Math.max(1, (this.terminal.rows || Infinity) - 1)).map(
+      l => (l.tone === undefined || !this.colors ? l.text : SGR[l.tone][0] + l.text + SGR[l.tone][1]),
+    )
     this.draw()
   }
 

@@ -44,7 +44,7 @@ describe('ScreenRegion', () => {
     expect(screen.cursor).toEqual({ row: 1, col: 0 })
   })
 
-  it('clips a line wider than the terminal instead of wrapping it, and scrolls the screen for lines below its end', () => {
+  it('clips a line wider than the terminal instead of wrapping it, scrolls the screen for lines below its end, and keeps to the screen', () => {
     const screen = new TerminalScreen(10, 4)
     const region = new ScreenRegion(screen as unknown as NodeJS.WriteStream, false)
     screen.write('a\nb\n')
@@ -52,6 +52,9 @@ describe('ScreenRegion', () => {
     expect(screen.screen()).toEqual(['b', 'x'.repeat(10), 'y', 'z'])
     region.show([{ text: 'x' }, { text: 'Y' }, { text: 'z' }])
     expect(screen.screen()).toEqual(['b', 'x', 'Y', 'z'])
+    // More lines than fit below Ink's line: the last are left out, the first stay where they are.
+    region.show([{ text: '1' }, { text: '2' }, { text: '3' }, { text: '4' }, { text: '5' }])
+    expect(screen.screen()).toEqual(['b', '1', '2', '3'])
   })
 })
 
