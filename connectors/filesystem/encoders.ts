@@ -39,16 +39,21 @@ function jsonValueEncoder(type: DataType, config: JsonConfig): ValueEncoder {
   }
 }
 
-/** Encodes a row as a JSON object: {"col":value,…}; timestamps as text, decimals as exact numbers. */
-export function jsonRowEncoder(schema: readonly Field[], config: JsonConfig): (row: Row) => string {
+/**
+ * Encodes a row as a JSON object: {"col":value,…}; timestamps as text, decimals as exact numbers.
+ * `columns`: where each field's value is in the row (default: field i is row[i]), so that a sink
+ * writing some of its row's columns need not copy them out first.
+ */
+export function jsonRowEncoder(schema: readonly Field[], config: JsonConfig, columns?: readonly number[]): (row: Row) => string {
   const prefixes = schema.map((f, i) => `${i === 0 ? '{' : ','}${JSON.stringify(f.name)}:`)
   const encoders = schema.map(f => jsonValueEncoder(f.type, config))
+  const at = columns ?? schema.map((_, i) => i)
   const n = schema.length
   if (n === 0) return () => '{}'
   return row => {
     let s = ''
     for (let i = 0; i < n; i++) {
-      const v = row[i]
+      const v = row[at[i]!]
       s += prefixes[i]! + (v === null || v === undefined ? 'null' : encoders[i]!(v))
     }
     return s + '}'

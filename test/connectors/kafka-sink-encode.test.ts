@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest'
 import { T, type Field } from '../../common/types.js'
 import { RowKind } from '../../core/batch.js'
+import { CompactingBuffer } from '../../connectors/kafka/sink/compacting-buffer.js'
 import { MessageEncoder, type Message } from '../../connectors/kafka/sink/messages.js'
 import { resolveKafkaSink } from '../../connectors/kafka/sink/options.js'
 
@@ -36,5 +37,42 @@ describe('the Kafka sink encoder', () => {
     expect(got.map(m => [m[1], m[2]])).toEqual([['{"id":7}', '"a;b";N']])
     // Options of another format are refused, as the source refuses them.
     expect(() => encode({ 'format': 'json', 'csv.field-delimiter': ';' }, schema, [])).toThrow(/applies to format 'csv'/)
+  })
+})
+
+describe("upsert-kafka's output compacted by key (CompactingBuffer)", () => {
+  const schema: Field[] = [{ name: 'k', type: T.string() }, { name: 'n', type: T.int() }, { name: 'h', type: T.string() }]
+  const buffer = (): CompactingBuffer =>
+    new CompactingBuffer(
+      new MessageEncoder(
+        resolveKafkaSink('upsert-kafka', { ...SERVERS, 'key.format': 'raw', 'value.format': 'json', 'value.fields-include': 'EXCEPT_KEY' }, schema, ['k'], [
+          null,
+          null,
+          'headers',
+        ]),
+        schema,
+        1,
+      ),
+    )
+  const { INSERT: I, UPDATE_BEFORE: UB, UPDATE_AFTER: UA, DELETE: D } = RowKind
+
+  it("keeps each key's last message (a tombstone too), in the order of those last rows, across batches, and drops -U", () => {
+    const b = buffer()
+    const h = '{"x":"1"}'
+    b.add({ rows: [['a', 1, h], ['b', 1, h], ['a', 1, h], ['a', 2, h], ['c', 1, h]], kinds: Uint8Array.from([I, I, UB, UA, I]) })
+    b.add({ rows: [['b', 1, h], ['d', 1, h], ['c', 1, h], ['c', 2, h]], kinds: Uint8Array.from([D, I, UB, UA]) })
+    expect(b.size).toBe(4)
+    expect(b.take().map(m => [m[1], m[2]])).toEqual([['a', '{"n":2}'], ['b', null], ['d', '{"n":1}'], ['c', '{"n":2}']])
+    expect(b.size).toBe(0)
+    expect(b.take()).toEqual([])
+  })
+
+  it('encodes only the rows it keeps: a replaced row is never encoded (its bad headers do not fail the job), as in Flink', () => {
+    const b = buffer()
+    b.add({ rows: [['a', 1, 'not JSON'], ['a', 2, '{"x":"2"}']], kinds: null })
+    expect(b.take().map(m => [m[1], m[2], m[4]])).toEqual([['a', '{"n":2}', { x: '2' }]])
+    // The kept row's bad headers fail when the checkpoint seals it.
+    b.add({ rows: [['a', 3, 'not JSON']], kinds: null })
+    expect(() => b.take()).toThrow(/cannot write headers/)
   })
 })

@@ -7,7 +7,6 @@ import { T, type Field } from '../../common/types.js'
 import { kafkaSink } from '../../connectors/kafka/sink/index.js'
 import type { Message } from '../../connectors/kafka/sink/messages.js'
 import { keyPartition } from '../../connectors/kafka/sink/murmur2.js'
-import { compactByKey } from '../../connectors/kafka/sink/writer.js'
 import { createTopics } from '../support/kafka-topics.js'
 import { startKafkaBroker, type KafkaBroker } from '../support/kafka-server.js'
 import { sinkCtx } from './helpers.js'
@@ -38,14 +37,6 @@ describe('keyPartition', () => {
     for (const key of keys(3000)) {
       for (const partitions of [1, 3, 4, 7]) expect(keyPartition(key, partitions)).toBe(referencePartition(key, partitions))
     }
-  })
-})
-
-describe('compactByKey', () => {
-  it("keeps each key's last message (a tombstone too), in the order of those last messages", () => {
-    const m = (key: string, value: string | null): Message => [null, key, value]
-    expect(compactByKey([m('a', '1'), m('b', '1'), m('a', '2'), m('c', '1'), m('b', null), m('d', '1'), m('c', '2')]))
-      .toEqual([m('a', '2'), m('b', null), m('d', '1'), m('c', '2')])
   })
 })
 

@@ -34,10 +34,8 @@ function encoder(format: SinkValueFormat, columns: readonly number[], schema: re
   const fields = columns.map((i, j) => ({ name: names[j]!, type: schema[i]!.type }))
   const project = (row: Row): Row => columns.map(i => row[i])
   switch (format) {
-    case 'json': {
-      const encode = jsonRowEncoder(fields, formats.json)
-      return row => encode(project(row))
-    }
+    case 'json':
+      return jsonRowEncoder(fields, formats.json, columns)
     case 'csv': {
       const encode = csvRowEncoder(fields, formats.csv)
       return row => encode(project(row))
@@ -76,21 +74,35 @@ export class MessageEncoder {
 
   encode(batch: Batch, out: Message[]): void {
     const { rows, kinds } = batch
-    const { timestampColumn, headersColumn } = this.config
     for (let r = 0; r < rows.length; r++) {
       const kind = kinds === null ? RowKind.INSERT : kinds[r]!
-      if (kind === RowKind.UPDATE_BEFORE && !this.changeEvents) continue
+      if (this.skips(kind)) continue
       const row = rows[r]!
-      const key = this.key === undefined ? null : this.key(row, kind)
-      const value = kind === RowKind.DELETE && !this.changeEvents ? null : this.value(row, kind)
-      const message: Message = [this.partition(key), key, value]
-      if (timestampColumn !== undefined || headersColumn !== undefined) {
-        const ts = timestampColumn === undefined ? null : (row[timestampColumn] as number | null | undefined) ?? null
-        const headers = headersColumn === undefined ? null : this.headers(row[headersColumn])
-        if (ts !== null || headers !== null) message.push(ts, headers)
-      }
-      out.push(message)
+      out.push(this.message(row, kind, this.keyOf(row, kind)))
     }
+  }
+
+  /** Whether a row of `kind` gives no message (upsert's -U: the +U that follows replaces it). */
+  skips(kind: number): boolean {
+    return kind === RowKind.UPDATE_BEFORE && !this.changeEvents
+  }
+
+  /** The message key of a row (null: the table has no key columns). */
+  keyOf(row: Row, kind: number): string | null {
+    return this.key === undefined ? null : this.key(row, kind)
+  }
+
+  /** The message of a row whose key keyOf gave. */
+  message(row: Row, kind: number, key: string | null): Message {
+    const { timestampColumn, headersColumn } = this.config
+    const value = kind === RowKind.DELETE && !this.changeEvents ? null : this.value(row, kind)
+    const message: Message = [this.partition(key), key, value]
+    if (timestampColumn !== undefined || headersColumn !== undefined) {
+      const ts = timestampColumn === undefined ? null : (row[timestampColumn] as number | null | undefined) ?? null
+      const headers = headersColumn === undefined ? null : this.headers(row[headersColumn])
+      if (ts !== null || headers !== null) message.push(ts, headers)
+    }
+    return message
   }
 
   /** The 'headers' column's JSON object of header names to text, as the Kafka source reads them. */

@@ -1,9 +1,9 @@
 // The Kafka sink's writers, one per delivery guarantee.
 //
-// exactly-once: rows written between two checkpoints are kept (as encoded messages) until barrier n
-// reaches the sink; prepareCommit(n) seals them into checkpoint n (as bytes beside its manifest, see
-// sealed-messages.ts; upsert-kafka's compacted by key first), and commit(n), once n
-// is complete, produces them in ONE Kafka transaction that also moves the sink's marker to n (see
+// exactly-once: rows written between two checkpoints are kept (as encoded messages; upsert-kafka's
+// as rows compacted by key, compacting-buffer.ts) until barrier n reaches the sink; prepareCommit(n)
+// seals them into checkpoint n (as bytes beside its manifest, see sealed-messages.ts), and commit(n),
+// once n is complete, produces them in ONE Kafka transaction that also moves the sink's marker to n (see
 // transactions.ts). Nothing is produced before its checkpoint completes, so no transaction stays open
 // across a crash (kafkajs cannot resume one); on restore, the sealed output of the restored checkpoint
 // is produced again only when the marker is below it. A read_committed consumer sees every row once.
@@ -14,6 +14,7 @@ import type { Kafka } from 'kafkajs'
 import { WeirError } from '../../../common/errors.js'
 import type { Batch } from '../../../core/batch.js'
 import { CommitWithData, type SinkContext, type SinkWriter } from '../../api.js'
+import { CompactingBuffer } from './compacting-buffer.js'
 import { MessageEncoder, type Message } from './messages.js'
 import { decodeSealedMessages, encodeSealedMessages } from './sealed-messages.js'
 import type { DeliveryGuarantee, KafkaSinkConfig } from './options.js'
@@ -67,25 +68,10 @@ function restoredOf(ctx: SinkContext): RestoredOutput {
   return { checkpoint: r.checkpoint, pending: r.sealed.map(s => ({ checkpoint: s.checkpoint, messages: messages.slice(at, at += s.messages) })) }
 }
 
-/**
- * Upsert output of one checkpoint keeps only each key's last message, in the order of those last
- * messages: consumers fold by key, so the others change nothing. (Walked backwards: one set lookup
- * per message instead of a map delete and insert.)
- */
-export function compactByKey(messages: readonly Message[]): Message[] {
-  const seen = new Set<string | null>()
-  const out: Message[] = []
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const m = messages[i]!
-    if (seen.has(m[1])) continue
-    seen.add(m[1])
-    out.push(m)
-  }
-  return out.reverse()
-}
-
 export class ExactlyOnceKafkaWriter implements SinkWriter {
+  /** Messages since the last seal; upsert-kafka compacting by key keeps rows instead (compacted). */
   private buffer: Message[] = []
+  private readonly compacting: CompactingBuffer | null
   /** Rows given since the last seal: the job compares what was committed with rows, not messages (upsert drops -U, and compacts by key). */
   private bufferedRows = 0
   /** Sealed and not yet produced: the messages, and the same as bytes for the checkpoints (encoded once, though a late commit puts them in several). */
@@ -94,7 +80,9 @@ export class ExactlyOnceKafkaWriter implements SinkWriter {
 
   private constructor(private readonly ctx: SinkContext, private readonly config: KafkaSinkConfig, private readonly encoder: MessageEncoder,
     private readonly producer: TransactionalProducer)
-  {}
+  {
+    this.compacting = config.compactByKey ? new CompactingBuffer(encoder) : null
+  }
 
   /**
    * Connects, then recovers: produces what the restored checkpoint sealed unless the marker says it
@@ -118,7 +106,8 @@ export class ExactlyOnceKafkaWriter implements SinkWriter {
   }
 
   write(batch: Batch): void {
-    this.encoder.encode(batch, this.buffer)
+    if (this.compacting !== null) this.compacting.add(batch)
+    else this.encoder.encode(batch, this.buffer)
     this.bufferedRows += batch.rows.length
   }
 
@@ -129,8 +118,9 @@ export class ExactlyOnceKafkaWriter implements SinkWriter {
   async finish(): Promise<void> {}
 
   async prepareCommit(checkpointId: number): Promise<KafkaSinkCommit | CommitWithData> {
+    if (this.compacting !== null && this.compacting.size > 0) this.buffer = this.compacting.take()
     if (this.buffer.length > 0) {
-      const messages = this.config.compactByKey ? compactByKey(this.buffer) : this.buffer
+      const messages = this.buffer
       this.sealed.push({ checkpoint: checkpointId, messages, data: encodeSealedMessages(messages), rows: this.bufferedRows })
       this.buffer = []
       this.bufferedRows = 0
