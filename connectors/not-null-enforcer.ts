@@ -27,7 +27,14 @@ export function enforceNotNull(writer: SinkWriter, sink: NotNullSink, mode: JobC
   const columns = sink.notNull ?? []
   if (columns.length === 0) return writer
   const drop = mode === 'drop'
-  const nullAt = (row: Row): number => columns.find(c => row[c] === null || row[c] === undefined) ?? -1
+  // A loop, not columns.find with a closure over the row: this runs for every row the sink gets.
+  const nullAt = (row: Row): number => {
+    for (let i = 0; i < columns.length; i++) {
+      const v = row[columns[i]!]
+      if (v === null || v === undefined) return columns[i]!
+    }
+    return -1
+  }
   let passed = 0
   let dropped = 0
   const checked: SinkWriter = {
