@@ -34,7 +34,7 @@ function sideLine(name: string, side: JoinSideSpec, fields: readonly Field[], no
   if (side.ttlMs === 0 && !side.updating) {
     warnings.push(
       `${node.id} (Join) keeps every row of its ${name} input forever, so its state grows without bound; `
-        + `set 'table.exec.state.ttl' or add a /*+ STATE_TTL('<${name} alias>' = '1 h') */ hint`,
+        + `set 'table.exec.state.ttl' (e.g. SET 'table.exec.state.ttl' = '1 d') or a /*+ STATE_TTL('<alias of the ${name} input>' = '1 d') */ hint`,
     )
   }
   return `state ${name}: ${shape}; key=[${names(side.keys)}]; ttl=[${ttl}]; bounded=[${bounded}]`

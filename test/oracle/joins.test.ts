@@ -39,6 +39,16 @@ describe.each(DATA_SETS)('regular joins vs DuckDB, seed $seed, options $options'
     expect(kindCounts(r.changes)[3]).toBeGreaterThan(0)
   })
 
+  it('conditions on one side of an outer join: ON on the preserved side, WHERE on the NULL-supplying side', async () => {
+    // ON a.v > 10 must not drop left rows (they stay, padded); WHERE b.v IS NULL keeps only unmatched ones.
+    const on = `SELECT a.k, a.s, a.v, b.v FROM ${LOW} a LEFT JOIN ${HIGH} b ON a.s = b.s AND a.v > 10 AND b.v < 95`
+    await data.expectSame(on, on, options)
+    const unmatched = `SELECT a.k, a.s, a.v FROM ${LOW} a LEFT JOIN ${HIGH} b ON a.s = b.s WHERE b.v IS NULL`
+    await data.expectSame(unmatched, unmatched, options)
+    const rightOnly = `SELECT a.v, b.s, b.v FROM ${LOW} a FULL JOIN ${HIGH} b ON a.s = b.s WHERE b.v > 85 OR a.v < 3`
+    await data.expectSame(rightOnly, rightOnly, options)
+  })
+
   it('RIGHT JOIN and FULL OUTER JOIN on two keys', async () => {
     const right = `SELECT a.v, b.k, b.s, b.v FROM ${LOW} a RIGHT JOIN ${HIGH} b ON a.k = b.k AND a.s = b.s`
     await data.expectSame(right, right, options)
