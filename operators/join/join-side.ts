@@ -1,16 +1,17 @@
 // One input of a regular join as its keyed state holds it: under the current join key, a MapState
 // with one entry per unique key (when the planner knows the input's unique key) or one entry per
-// distinct row with its count. Each entry also carries, for an outer side, how many rows of the
+// distinct row with its count, each under its encoding (computed once per row, not per state call). Each entry also carries, for an outer side, how many rows of the
 // other side it matches: the join emits a NULL-padded row exactly while that number is 0.
 import type { Row } from '../../core/batch.js'
 import type { JoinSideSpec } from '../../core/job-graph.js'
 import type { KeyedStateStore, MapState, StateTtlConfig } from '../../core/keyed-state.js'
 import { mapState } from '../../core/keyed-state.js'
+import { encodeKey } from '../../state/key-encoding.js'
 
 /** A stored row of one side under the current join key, as `scan` reads it. */
 export interface SideRecord {
-  /** The MapState key: the unique key's values, or the row itself. */
-  key: unknown
+  /** The MapState key: the encoded unique key, or the encoded row. */
+  key: string
   row: Row
   /** How many times the row is in the input (1 under a unique key). */
   count: number
@@ -18,18 +19,20 @@ export interface SideRecord {
   matches: number
 }
 
-/** Entry value under a unique key: [row, matches]; per distinct row: [count, matches]. */
-type Entry = readonly [Row, number] | readonly [number, number]
+/** Entry value: [row, count, matches]. The map key is the row's (or its unique key's) encoding, computed once per row. */
+type Entry = readonly [Row, number, number]
 
 export class JoinSide {
-  private map!: MapState<unknown, Entry>
+  private map!: MapState<string, Entry>
   private readonly uniqueKey: Int32Array | null
+  private readonly ukValues: unknown[]
   /** What the last `scan` read (its first `scan()` records). */
   readonly records: SideRecord[] = []
   private used = 0
 
   constructor(private readonly spec: JoinSideSpec, private readonly name: string) {
     this.uniqueKey = spec.uniqueKey === undefined ? null : Int32Array.from(spec.uniqueKey)
+    this.ukValues = new Array<unknown>(this.uniqueKey?.length ?? 0)
   }
 
   get outer(): boolean {
@@ -42,25 +45,26 @@ export class JoinSide {
 
   open(state: KeyedStateStore): void {
     const ttl: StateTtlConfig | undefined = this.spec.ttlMs > 0 ? { ttlMs: this.spec.ttlMs, updateType: 'OnCreateAndWrite' } : undefined
-    this.map = state.getMapState(mapState<unknown, Entry>(this.name, ttl))
+    this.map = state.getMapState(mapState<string, Entry>(this.name, ttl))
   }
 
-  private keyOf(row: Row): unknown {
+  private keyOf(row: Row): string {
     const uk = this.uniqueKey
-    if (uk === null) return row
-    const k = new Array<unknown>(uk.length)
-    for (let i = 0; i < uk.length; i++) k[i] = row[uk[i]!]
-    return k
+    if (uk === null) return encodeKey(row)
+    const values = this.ukValues
+    for (let i = 0; i < uk.length; i++) values[i] = row[uk[i]!]
+    return encodeKey(values)
   }
 
   /** Adds one occurrence of `row` under the current key; `matches` is what it joins with now. */
   insert(row: Row, matches: number): void {
+    const key = this.keyOf(row)
     if (this.uniqueKey !== null) {
-      this.map.put(this.keyOf(row), [row, matches])
+      this.map.put(key, [row, 1, matches])
       return
     }
-    const old = this.map.get(row) as readonly [number, number] | undefined
-    this.map.put(row, [old === undefined ? 1 : old[0] + 1, matches])
+    const old = this.map.get(key)
+    this.map.put(key, [row, old === undefined ? 1 : old[1] + 1, matches])
   }
 
   /** Removes one occurrence of `row`; false when state holds none (it expired, or never arrived). */
@@ -68,8 +72,8 @@ export class JoinSide {
     const key = this.keyOf(row)
     const old = this.map.get(key)
     if (old === undefined) return false
-    if (this.uniqueKey !== null || (old[0] as number) <= 1) this.map.remove(key)
-    else this.map.put(key, [(old[0] as number) - 1, old[1]])
+    if (old[1] <= 1) this.map.remove(key)
+    else this.map.put(key, [old[0], old[1] - 1, old[2]])
     return true
   }
 
@@ -79,26 +83,20 @@ export class JoinSide {
    */
   scan(): number {
     let n = 0
-    const unique = this.uniqueKey !== null
     const records = this.records
     for (const [key, v] of this.map.entries()) {
       let r = records[n]
-      if (r === undefined) r = records[n] = { key: null, row: EMPTY, count: 0, matches: 0 }
+      if (r === undefined) r = records[n] = { key: '', row: EMPTY, count: 0, matches: 0 }
       r.key = key
-      if (unique) {
-        r.row = v[0] as Row
-        r.count = 1
-      } else {
-        r.row = key as Row
-        r.count = v[0] as number
-      }
-      r.matches = v[1]
+      r.row = v[0]
+      r.count = v[1]
+      r.matches = v[2]
       n++
     }
     // Records past the end keep no rows alive.
     for (let i = n; i < this.used; i++) {
       records[i]!.row = EMPTY
-      records[i]!.key = null
+      records[i]!.key = ''
     }
     this.used = n
     return n
@@ -107,7 +105,7 @@ export class JoinSide {
   /** Stores a new match count for a record of the last `scan`. */
   setMatches(r: SideRecord, matches: number): void {
     r.matches = matches
-    this.map.put(r.key, this.uniqueKey !== null ? [r.row, matches] : [r.count, matches])
+    this.map.put(r.key, [r.row, r.count, matches])
   }
 }
 
