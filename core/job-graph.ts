@@ -98,6 +98,38 @@ export interface GroupAggregateSpec {
   readonly ttlMs: number
 }
 
+/** One input of a regular join, as the join keeps it in state. */
+export interface JoinSideSpec {
+  /** Its join key columns (the columns its exchange hashes). */
+  readonly keys: readonly number[]
+  /**
+   * A unique key of its rows that the planner knows (a GROUP BY's keys, a PRIMARY KEY): state holds
+   * one entry per unique key. Absent: one entry per distinct row, with its count.
+   */
+  readonly uniqueKey?: readonly number[]
+  /** Its rows are kept in the output when nothing matches them, NULL-padded (the outer side of an outer join). */
+  readonly outer: boolean
+  /** It carries retractions (-U/-D). */
+  readonly updating: boolean
+  /** State TTL in ms; 0 means its state never expires. */
+  readonly ttlMs: number
+  /** Its column count. */
+  readonly width: number
+}
+
+/**
+ * Regular join of input 0 (left) and input 1 (right) on equal keys. Output row: [...left, ...right];
+ * NULL keys never match. See operators/join/regular-join.ts for the changelog it emits.
+ */
+export interface JoinSpec {
+  readonly kind: 'Join'
+  readonly joinType: 'INNER' | 'LEFT' | 'RIGHT' | 'FULL'
+  readonly left: JoinSideSpec
+  readonly right: JoinSideSpec
+  /** The non-equi rest of the condition, over the output row. */
+  readonly residual?: Rex
+}
+
 /** Merges its inputs (UNION ALL). */
 export interface UnionSpec {
   readonly kind: 'Union'
@@ -140,6 +172,7 @@ export type OperatorSpec =
   | WindowAggregateSpec
   | GroupAggregateSpec
   | UnionSpec
+  | JoinSpec
   | SinkSpec
   | CollectSpec
 

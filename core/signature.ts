@@ -13,6 +13,11 @@ export function operatorSignature(node: PhysicalNode): Record<string, unknown> {
     case 'WindowAggregate':
       return { kind: spec.kind, keys: keyNames(node, spec.keys.length), aggregates: spec.aggs.map(describeAgg), window: { ...spec.window },
         time: spec.timeDomain }
+    case 'Join': {
+      // Which side is outer and how each side is keyed decide what its entries mean.
+      const side = (s: typeof spec.left) => ({ keys: s.keys.length, uniqueKey: s.uniqueKey ?? null, outer: s.outer })
+      return { kind: spec.kind, joinType: spec.joinType, left: side(spec.left), right: side(spec.right) }
+    }
     default:
       return { kind: spec.kind }
   }

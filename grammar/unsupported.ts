@@ -24,7 +24,8 @@ const CONSTRUCTS: readonly Construct[] = [
   {
     match: (ts, i) => (ts[i]?.tokenType === T.FOR && word(ts[i + 1], 'SYSTEM_TIME') ? (word(ts[i + 2], 'AS') && word(ts[i + 3], 'OF') ? 4 : 2) : 0),
     message: 'temporal joins (FOR SYSTEM_TIME AS OF) are not supported',
-    help: 'Weir runs single-input queries for now (no joins of any kind); enrich the rows before Weir reads them, or aggregate each stream on its own',
+    help:
+      'Weir has regular joins but no temporal joins yet: a regular JOIN … ON o.k = v.k joins each row with every version of v (an updating result), not the one valid at its time',
   },
   {
     match: (ts, i) => (word(ts[i], 'OFFSET') && ts[i + 1] !== undefined && tokenMatcher(ts[i + 1]!, T.NumberLit) ? 2 : 0),

@@ -51,6 +51,12 @@ function infer(plan: LogicalPlan): { mode: ChangelogMode; origin?: LogicalPlan }
       const updating = plan.inputs.map(changelogOf).find(c => c.mode === 'updating')
       return updating ?? { mode: 'insert-only' }
     }
+    case 'Join': {
+      // An outer join retracts its NULL-padded rows; an inner join of insert-only inputs only inserts.
+      if (plan.joinType !== 'INNER') return { mode: 'updating', origin: plan }
+      const updating = [plan.left, plan.right].map(changelogOf).find(c => c.mode === 'updating')
+      return updating ?? { mode: 'insert-only' }
+    }
     default:
       return assertNever(plan)
   }
@@ -73,6 +79,8 @@ export function describe(plan: LogicalPlan): string {
     }
     case 'Aggregate':
       return `${plan.distinct ? 'the DISTINCT' : 'the GROUP BY aggregate'}${where}`
+    case 'Join':
+      return `the ${plan.joinType === 'FULL' ? 'FULL OUTER' : plan.joinType} JOIN${where}`
     default:
       return `the ${plan.kind}${where}`
   }

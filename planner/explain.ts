@@ -7,6 +7,7 @@ import type { JobGraph, PhysicalNode } from '../core/job-graph.js'
 import type { AggCall } from '../core/aggregates.js'
 import type { WindowSpec } from '../core/windows.js'
 import { formatRex } from './rex-format.js'
+import { describeJoin, joinStateLines } from './explain-join.js'
 
 export interface ExplainOptions {
   /** EXPLAIN CHANGELOG_MODE: print row kinds Flink-style (I, UB, UA, D) on every operator. */
@@ -135,6 +136,8 @@ function describeNode(node: PhysicalNode, input: readonly Field[], opts: Explain
     }
     case 'Union':
       return `Union(all=[true], ${m})`
+    case 'Join':
+      return describeJoin(node, s, m)
     case 'Sink':
       return `Sink(table=[${s.table}], connector=[${s.connector}], fields=[${names(s.schema)}], ${m})`
     case 'Collect':
@@ -178,6 +181,8 @@ function stateLines(node: PhysicalNode, input: readonly Field[], warnings: strin
       }
       return [`state: ${[shape, ...maps].join('; ')}; key=[${keyNames(s.keys)}]; ttl=[${ttl}]; bounded=[${bounded}]`]
     }
+    case 'Join':
+      return joinStateLines(node, s, warnings)
     case 'Source':
     case 'Values':
     case 'Calc':

@@ -1,6 +1,7 @@
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 // The Nexmark queries the benchmark runs, as Weir SQL over the built-in generator, into a blackhole sink.
+import { joinQueries } from './join-queries.js'
 
 export interface BenchQuery {
   readonly name: string
@@ -99,11 +100,12 @@ export function benchQueries(scale = 1): BenchQuery[] {
          FROM bid
          GROUP BY auction, DATE_FORMAT(dateTime, 'yyyy-MM-dd');`,
     },
+    ...joinQueries(stateful),
   ]
   const withBackend = (q: Omit<BenchQuery, 'backend'>): BenchQuery => ({ ...q, backend: 'heap' })
   const onHeap = heap.map(withBackend)
   const onRocks = onHeap
-    .filter(q => q.name === 'q11' || q.name === 'q17')
+    .filter(q => ['q11', 'q17', 'q3', 'q4', 'q20'].includes(q.name))
     .map(q => ({ ...q, name: `${q.name}-rocksdb`, backend: 'rocksdb' as const, what: `${q.what}, RocksDB, hot set in a 64 MB cache`,
       sql: rocksdb('64 mb') + q.sql })
     )

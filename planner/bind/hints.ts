@@ -12,7 +12,7 @@ const WHERE: Readonly<Record<string, { readonly place: HintPlace; readonly text:
   STATE_TTL: { place: 'select', text: 'right after SELECT' },
   OPTIONS: { place: 'table', text: "after a table's name in FROM (not a view's)" },
 }
-/** Flink's join hints: known, but Weir has no joins for them to steer. */
+/** Flink's join strategy hints: known, but Weir's joins have one strategy (both inputs hashed by the join key). */
 const JOIN_HINTS = new Set(['BROADCAST', 'SHUFFLE_HASH', 'SHUFFLE_MERGE', 'NEST_LOOP', 'LOOKUP'])
 const WHAT_WORKS = "Weir acts on STATE_TTL after SELECT and OPTIONS after a table's name"
 
@@ -29,7 +29,7 @@ function ignored(hint: ast.Hint, place: HintPlace): Warning | undefined {
   const span = hint.span
   const known = WHERE[name]
   if (known !== undefined) return known.place === place ? undefined : { message: `hint ${name} is ignored here`, span, help: `write it ${known.text}` }
-  if (JOIN_HINTS.has(name)) return { message: `join hint ${name} is ignored: Weir has no joins yet`, span }
+  if (JOIN_HINTS.has(name)) return { message: `join hint ${name} is ignored: Weir joins by hashing both inputs on the join key`, span }
   const guess = closest(name, Object.keys(WHERE))
   return { message: `unknown hint '${hint.name.value}' is ignored`, span, help: guess !== undefined ? `did you mean ${guess}? (${WHAT_WORKS})` : WHAT_WORKS }
 }

@@ -21,13 +21,10 @@ import { bindExpr, isAggregateCall, visitExpr, rexKey, type AggregateMapping } f
 import type { WarningSink } from '../../common/warnings.js'
 import { checkHints } from './hints.js'
 import { checkReadable, tableFields } from './table-fields.js'
+import { bindJoinedFrom, type BoundRelation, type JoinContext } from './join-binder.js'
 import type { JobConfig } from '../../common/config/index.js'
 
-/** A bound relation: its plan and the names its columns are visible by. */
-export interface BoundRelation {
-  readonly plan: LogicalPlan
-  readonly scope: Scope
-}
+export type { BoundRelation } from './join-binder.js'
 
 interface Cte {
   readonly query: ast.Query
@@ -113,13 +110,14 @@ export class QueryBinder {
       case 'WindowTvf':
         return this.bindWindowTvf(from)
       case 'Join':
-        throw WeirError.unsupported(`${from.joinType === 'CROSS' ? 'cross' : from.joinType.toLowerCase()} joins are not supported yet`, {
-          span: from.span,
-          help: 'Weir runs single-input queries for now: aggregate, window and filter each stream separately',
-        })
+        return bindJoinedFrom(from, undefined, this.joinContext([]))
       default:
         return assertNever(from)
     }
+  }
+
+  private joinContext(hints: readonly ast.Hint[]): JoinContext {
+    return { bindLeaf: item => this.bindFrom(item), hints, config: this.config }
   }
 
   private lookupCte(name: string): Cte | undefined {
@@ -299,11 +297,15 @@ export class QueryBinder {
 
   private bindSelect(sel: ast.Select): BoundRelation {
     checkHints(sel.hints, 'select', this.warn)
-    let rel: BoundRelation = sel.from
+    // A join takes the WHERE apart: its conditions between the inputs join them (comma joins).
+    const joined = sel.from?.kind === 'Join'
+    let rel: BoundRelation = joined
+      ? bindJoinedFrom(sel.from as ast.Join, sel.where, this.joinContext(sel.hints))
+      : sel.from
       ? this.bindFrom(sel.from)
       : { plan: { kind: 'Values', rows: [[]], fields: [], span: sel.span }, scope: new Scope([]) }
 
-    if (sel.where) {
+    if (sel.where && !joined) {
       const condition = this.bindCondition(sel.where, rel.scope, 'WHERE')
       rel = { plan: { kind: 'Filter', input: rel.plan, condition, fields: rel.plan.fields, span: sel.where.span }, scope: rel.scope }
     }
@@ -365,7 +367,8 @@ export class QueryBinder {
           if (q !== undefined && f.qualifier !== q) return
           any = true
           exprs.push(inputRef(i, f.type))
-          fields.push({ name: f.name, type: f.type })
+          // Both inputs of a join may name a column alike: the second becomes name0 (as in Flink).
+          fields.push({ name: uniqueName(f.name, fields), type: f.type })
         })
         if (!any) throw WeirError.plan(`table '${item.qualifier!.value}' not found in FROM`, { span: item.span })
         return
@@ -656,6 +659,11 @@ function containsAgg(e: ast.Expr): boolean {
     if (isAggregateCall(n)) found = true
   })
   return found
+}
+
+function uniqueName(name: string, taken: readonly Field[]): string {
+  if (!taken.some(f => f.name === name)) return name
+  for (let i = 0;; i++) if (!taken.some(f => f.name === `${name}${i}`)) return `${name}${i}`
 }
 
 function renameFields(fields: readonly Field[], columns: readonly ast.Ident[] | undefined, span: Span): Field[] {

@@ -93,6 +93,35 @@ export interface Union {
   readonly span: Span
 }
 
+/** Regular join kinds (planner/bind/join-binder.ts decides a join's kind). */
+export type JoinType = 'INNER' | 'LEFT' | 'RIGHT' | 'FULL'
+
+/** How long one side's join state lives: 0 = forever; `source` says where it came from, for EXPLAIN. */
+export interface SideTtl {
+  readonly ms: number
+  readonly source: string
+}
+
+/**
+ * A regular (unbounded) join on equal keys: output [...left fields, ...right fields], each side kept
+ * in state keyed by its join key. NULL keys never match.
+ */
+export interface Join {
+  readonly kind: 'Join'
+  readonly joinType: JoinType
+  readonly left: LogicalPlan
+  readonly right: LogicalPlan
+  /** Pairwise equal: left column leftKeys[i] = right column rightKeys[i]. */
+  readonly leftKeys: readonly number[]
+  readonly rightKeys: readonly number[]
+  /** The rest of the condition, over [...left columns, ...right columns]; a pair joins only where it is TRUE. */
+  readonly residual?: Rex
+  readonly leftTtl: SideTtl
+  readonly rightTtl: SideTtl
+  readonly fields: readonly Field[]
+  readonly span: Span
+}
+
 /** Writes into a table, or collects rows for a SELECT. */
 export interface Sink {
   readonly kind: 'Sink'
@@ -103,7 +132,7 @@ export interface Sink {
   readonly span: Span
 }
 
-export type LogicalPlan = Scan | Values | Project | Filter | Aggregate | WindowAggregate | WindowTvf | Union | Sink
+export type LogicalPlan = Scan | Values | Project | Filter | Aggregate | WindowAggregate | WindowTvf | Union | Join | Sink
 
 export function inputsOf(plan: LogicalPlan): readonly LogicalPlan[] {
   switch (plan.kind) {
@@ -112,6 +141,8 @@ export function inputsOf(plan: LogicalPlan): readonly LogicalPlan[] {
       return []
     case 'Union':
       return plan.inputs
+    case 'Join':
+      return [plan.left, plan.right]
     case 'Project':
     case 'Filter':
     case 'Aggregate':
@@ -132,6 +163,8 @@ export function withInputs(plan: LogicalPlan, inputs: readonly LogicalPlan[]): L
       return plan
     case 'Union':
       return { ...plan, inputs }
+    case 'Join':
+      return { ...plan, left: inputs[0]!, right: inputs[1]! }
     case 'Project':
     case 'Filter':
     case 'Aggregate':

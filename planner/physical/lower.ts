@@ -11,6 +11,7 @@ import type { JobConfig } from '../../common/config/index.js'
 import { tableFields, writtenColumns } from '../bind/table-fields.js'
 import { bindExpr } from '../bind/expr-binder.js'
 import { Scope } from '../bind/scope.js'
+import { joinSpec } from './join-spec.js'
 
 /** Lowers one or more sink plans (one per INSERT of a statement set) into a job graph. */
 export function lowerToJobGraph(plans: readonly LogicalPlan[], name: string, config: JobConfig): JobGraph {
@@ -82,6 +83,12 @@ export function lowerToJobGraph(plans: readonly LogicalPlan[], name: string, con
       case 'Union': {
         const inputs = plan.inputs.map(i => ({ node: lower(i), exchange: forward }))
         id = add('union', { kind: 'Union' }, inputs, plan, mode)
+        break
+      }
+      case 'Join': {
+        const spec = joinSpec(plan)
+        id = add('join', spec, [{ node: lower(plan.left), exchange: keyed(spec.left.keys) }, { node: lower(plan.right), exchange: keyed(spec.right.keys) }],
+          plan, mode)
         break
       }
       case 'Sink': {

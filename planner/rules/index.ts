@@ -5,15 +5,18 @@ import { inputsOf, withInputs } from '../logical/nodes.js'
 import { pushFilterDown } from './filter-push-down.js'
 import { mergeProjects, removeIdentityProject } from './project-merge.js'
 import { pruneScanColumns } from './projection-push-down.js'
+import { pruneJoinColumns } from './join-projection-push-down.js'
 
 type Rule = (plan: LogicalPlan) => LogicalPlan | undefined
 
 // Order matters: filters move below projections first, so that merged projections and pruned scans
-// see the final shape; column pruning runs last because it needs to know every column still used.
+// see the final shape; column pruning runs last because it needs to know every column still used
+// (through joins first, so that the projections it puts on their inputs reach the scans).
 const RULES: readonly Rule[] = [
   pushFilterDown,
   mergeProjects,
   removeIdentityProject,
+  pruneJoinColumns,
   pruneScanColumns,
 ]
 

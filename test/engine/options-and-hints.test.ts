@@ -42,7 +42,7 @@ describe('hints', () => {
       SELECT /*+ OPTIONS('a' = 'b'), BROADCAST(t) */ a FROM v /*+ OPTIONS('number-of-rows' = '5') */`)
     expect(warnings.map(w => w.split('\n')[0])).toEqual([
       'warning: hint OPTIONS is ignored here',
-      'warning: join hint BROADCAST is ignored: Weir has no joins yet',
+      'warning: join hint BROADCAST is ignored: Weir joins by hashing both inputs on the join key',
       'warning: hint OPTIONS is ignored here',
     ])
     expect(warnings[2]).toContain("help: write it after a table's name in FROM (not a view's)")

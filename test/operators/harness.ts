@@ -14,6 +14,8 @@ import { aggregateResultType } from '../../expr/aggregate-types.js'
 export interface HarnessOptions {
   /** Input columns the key is built from (the exchange keys). */
   readonly keys: readonly number[]
+  /** Per input, its key columns, for operators with several inputs (joins); input 0 defaults to `keys`. */
+  readonly inputKeys?: readonly (readonly number[])[]
   /** Initial processing time (ms). */
   readonly now?: number
   /** Initial TTL clock (ms); defaults to `now`. */
@@ -37,8 +39,8 @@ export interface Harness {
   readonly out: unknown[][]
   /** Rows emitted since the last call. */
   take(): unknown[][]
-  /** Feeds rows; `kinds` as '+I' | '-U' | '+U' | '-D' strings (all +I when omitted). */
-  process(rows: Row[], kinds?: readonly string[]): void
+  /** Feeds rows to `input` (0 by default); `kinds` as '+I' | '-U' | '+U' | '-D' strings (all +I when omitted). */
+  process(rows: Row[], kinds?: readonly string[], input?: number): void
   /** Fires due event timers (current key set for each), then calls onWatermark, as the runtime does. */
   watermark(wm: number): void
   /** Sets the processing-time clock (and TTL clock) and fires due processing-time timers. */
@@ -70,8 +72,9 @@ export async function harness(op: Operator, options: HarnessOptions): Promise<Ha
         batch.rows.forEach((row, i) => out.push([ROW_KIND_SHORT[batch.kinds === null ? 0 : batch.kinds[i]!], ...row]))
       },
     },
-    keysOf(rows: readonly Row[]): readonly KeyRef[] {
-      return rows.map(row => makeKey(keyCols.map(k => row[k])))
+    keysOf(rows: readonly Row[], input = 0): readonly KeyRef[] {
+      const cols = options.inputKeys?.[input] ?? keyCols
+      return rows.map(row => makeKey(cols.map(k => row[k])))
     },
   }
   if (options.restore !== undefined) {
@@ -95,14 +98,14 @@ export async function harness(op: Operator, options: HarnessOptions): Promise<Ha
       taken = out.length
       return rows
     },
-    process(rows, kinds) {
+    process(rows, kinds, input = 0) {
       const codes = kinds === undefined ? null : Uint8Array.from(kinds, k => {
         const code = ROW_KIND_SHORT.indexOf(k as (typeof ROW_KIND_SHORT)[number])
         if (code < 0) throw new Error(`bad row kind ${k}`)
         return code
       })
       metrics.rowsIn += rows.length
-      op.processBatch({ rows, kinds: codes }, 0)
+      op.processBatch({ rows, kinds: codes }, input)
     },
     watermark(wm) {
       timers.advanceWatermark(wm, fire('event'))

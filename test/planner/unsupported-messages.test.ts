@@ -49,7 +49,7 @@ describe('SQL Weir does not run', () => {
     for (const join of ['JOIN', 'LEFT JOIN']) {
       const e = await refused(`SELECT t.a, r.c FROM t ${join} r FOR SYSTEM_TIME AS OF t.ts ON t.b = r.b`)
       expect(e).toMatchObject({ kind: 'unsupported', message: 'temporal joins (FOR SYSTEM_TIME AS OF) are not supported', at: 'FOR SYSTEM_TIME AS OF' })
-      expect(e.help).toMatch(/^Weir runs single-input queries for now/)
+      expect(e.help).toMatch(/^Weir has regular joins but no temporal joins yet/)
     }
   })
 

@@ -1,0 +1,57 @@
+// Unique keys the planner knows for a plan's rows: a GROUP BY's keys, a table's PRIMARY KEY, a
+// window aggregate's keys with its window, carried through projections, filters and joins. A
+// join's state keeps one entry per unique key where its input has one.
+import { assertNever } from '../common/assert.js'
+import type { LogicalPlan } from './logical/nodes.js'
+
+const cache = new WeakMap<LogicalPlan, readonly number[] | null>()
+
+/** Columns whose values identify a row of `plan` among its live rows (`[]`: at most one row), or undefined if none is known. */
+export function uniqueKeyOf(plan: LogicalPlan): readonly number[] | undefined {
+  let hit = cache.get(plan)
+  if (hit === undefined) {
+    hit = infer(plan) ?? null
+    cache.set(plan, hit)
+  }
+  return hit ?? undefined
+}
+
+function infer(plan: LogicalPlan): readonly number[] | undefined {
+  switch (plan.kind) {
+    case 'Scan': {
+      // A declared PRIMARY KEY is trusted (NOT ENFORCED, as in Flink).
+      const pk = plan.table.primaryKey
+      if (pk.length === 0) return undefined
+      const cols = pk.map(name => plan.fields.findIndex(f => f.name === name))
+      return cols.every(c => c >= 0) ? cols : undefined
+    }
+    case 'Aggregate':
+      return plan.keys.map((_, i) => i)
+    case 'WindowAggregate': {
+      const k = plan.keys.length, a = plan.aggs.length
+      return [...plan.keys.map((_, i) => i), k + a, k + a + 1]
+    }
+    case 'Project': {
+      const inner = uniqueKeyOf(plan.input)
+      if (inner === undefined) return undefined
+      const cols = inner.map(c => plan.exprs.findIndex(e => e.kind === 'Input' && e.index === c))
+      return cols.every(c => c >= 0) ? cols : undefined
+    }
+    case 'Filter':
+    case 'Sink':
+      return uniqueKeyOf(plan.input)
+    case 'Join': {
+      // A pair of rows is unique where each row is.
+      const l = uniqueKeyOf(plan.left), r = uniqueKeyOf(plan.right)
+      if (l === undefined || r === undefined) return undefined
+      const lw = plan.left.fields.length
+      return [...l, ...r.map(c => c + lw)]
+    }
+    case 'Values':
+    case 'WindowTvf':
+    case 'Union':
+      return undefined
+    default:
+      return assertNever(plan)
+  }
+}
