@@ -47,6 +47,9 @@ function infer(plan: LogicalPlan): { mode: ChangelogMode; origin?: LogicalPlan }
       }
       return { mode: 'insert-only' }
     }
+    case 'Over':
+      // OVER aggregates append one row per input row; an updating input is refused when lowered.
+      return changelogOf(plan.input)
     case 'Union': {
       const updating = plan.inputs.map(changelogOf).find(c => c.mode === 'updating')
       return updating ?? { mode: 'insert-only' }

@@ -6,6 +6,9 @@ import type { AggCall } from '../../core/aggregates.js'
 import type { TimeDomain, WindowSpec } from '../../core/windows.js'
 import type { CatalogTable } from '../catalog.js'
 import { assertNever } from '../../common/assert.js'
+import type { Over } from './over.js'
+
+export type { Over } from './over.js'
 
 /** Reads a table; `columns` are indexes into the table's columns (physical and computed), `filter` is pushed down. */
 export interface Scan {
@@ -103,7 +106,7 @@ export interface Sink {
   readonly span: Span
 }
 
-export type LogicalPlan = Scan | Values | Project | Filter | Aggregate | WindowAggregate | WindowTvf | Union | Sink
+export type LogicalPlan = Scan | Values | Project | Filter | Aggregate | WindowAggregate | WindowTvf | Union | Sink | Over
 
 export function inputsOf(plan: LogicalPlan): readonly LogicalPlan[] {
   switch (plan.kind) {
@@ -117,6 +120,7 @@ export function inputsOf(plan: LogicalPlan): readonly LogicalPlan[] {
     case 'Aggregate':
     case 'WindowAggregate':
     case 'WindowTvf':
+    case 'Over':
     case 'Sink':
       return [plan.input]
     default:
@@ -137,6 +141,7 @@ export function withInputs(plan: LogicalPlan, inputs: readonly LogicalPlan[]): L
     case 'Aggregate':
     case 'WindowAggregate':
     case 'WindowTvf':
+    case 'Over':
     case 'Sink':
       return { ...plan, input: inputs[0]! }
     default:

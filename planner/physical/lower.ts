@@ -11,6 +11,7 @@ import type { JobConfig } from '../../common/config/index.js'
 import { tableFields, writtenColumns } from '../bind/table-fields.js'
 import { bindExpr } from '../bind/expr-binder.js'
 import { Scope } from '../bind/scope.js'
+import { unsupportedOver } from './over-refusal.js'
 
 /** Lowers one or more sink plans (one per INSERT of a statement set) into a job graph. */
 export function lowerToJobGraph(plans: readonly LogicalPlan[], name: string, config: JobConfig): JobGraph {
@@ -79,6 +80,8 @@ export function lowerToJobGraph(plans: readonly LogicalPlan[], name: string, con
           exchange: forward }], plan, mode)
         break
       }
+      case 'Over':
+        throw unsupportedOver(plan)
       case 'Union': {
         const inputs = plan.inputs.map(i => ({ node: lower(i), exchange: forward }))
         id = add('union', { kind: 'Union' }, inputs, plan, mode)
