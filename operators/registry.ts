@@ -10,6 +10,7 @@ import { union } from './union.js'
 import { windowAssign } from './window-assign.js'
 import { windowAggregate } from './window-aggregate.js'
 import { groupAggregate } from './group-aggregate.js'
+import { deduplicate, rank } from './rank/descriptors.js'
 
 const OPERATORS: { readonly [K in TransformSpec['kind']]: OperatorDescriptor<Extract<TransformSpec, { kind: K }>> } = {
   Calc: calc,
@@ -17,6 +18,8 @@ const OPERATORS: { readonly [K in TransformSpec['kind']]: OperatorDescriptor<Ext
   WindowAssign: windowAssign,
   WindowAggregate: windowAggregate,
   GroupAggregate: groupAggregate,
+  Deduplicate: deduplicate,
+  Rank: rank,
 }
 
 function descriptorOf<S extends TransformSpec>(spec: S): OperatorDescriptor<S> {

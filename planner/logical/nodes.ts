@@ -7,8 +7,10 @@ import type { TimeDomain, WindowSpec } from '../../core/windows.js'
 import type { CatalogTable } from '../catalog.js'
 import { assertNever } from '../../common/assert.js'
 import type { Over } from './over.js'
+import type { Deduplicate, Rank } from './rank.js'
 
 export type { Over } from './over.js'
+export type { Deduplicate, Rank } from './rank.js'
 
 /** Reads a table; `columns` are indexes into the table's columns (physical and computed), `filter` is pushed down. */
 export interface Scan {
@@ -106,7 +108,7 @@ export interface Sink {
   readonly span: Span
 }
 
-export type LogicalPlan = Scan | Values | Project | Filter | Aggregate | WindowAggregate | WindowTvf | Union | Sink | Over
+export type LogicalPlan = Scan | Values | Project | Filter | Aggregate | WindowAggregate | WindowTvf | Union | Sink | Over | Deduplicate | Rank
 
 export function inputsOf(plan: LogicalPlan): readonly LogicalPlan[] {
   switch (plan.kind) {
@@ -121,6 +123,8 @@ export function inputsOf(plan: LogicalPlan): readonly LogicalPlan[] {
     case 'WindowAggregate':
     case 'WindowTvf':
     case 'Over':
+    case 'Deduplicate':
+    case 'Rank':
     case 'Sink':
       return [plan.input]
     default:
@@ -142,6 +146,8 @@ export function withInputs(plan: LogicalPlan, inputs: readonly LogicalPlan[]): L
     case 'WindowAggregate':
     case 'WindowTvf':
     case 'Over':
+    case 'Deduplicate':
+    case 'Rank':
     case 'Sink':
       return { ...plan, input: inputs[0]! }
     default:

@@ -5,9 +5,10 @@ import type { Span } from '../../common/span.js'
 import type { DataType, Field } from '../../common/types.js'
 import type { AggCall } from '../../core/aggregates.js'
 import type { TimeDomain } from '../../core/windows.js'
+import type { OrderKey, RankFn } from '../../core/rank.js'
 import type { LogicalPlan } from './nodes.js'
 
-export type RankFn = 'ROW_NUMBER' | 'RANK' | 'DENSE_RANK'
+export type { OrderKey, RankFn } from '../../core/rank.js'
 export const RANK_FUNCTIONS: ReadonlySet<string> = new Set<RankFn>(['ROW_NUMBER', 'RANK', 'DENSE_RANK'])
 
 /**
@@ -27,14 +28,6 @@ export interface OverFrame {
   readonly lower: FrameBoundSpec
   readonly upper: FrameBoundSpec
   readonly explicit: boolean
-}
-
-/** One ORDER BY key of the window: an input column with its direction. */
-export interface OrderKey {
-  readonly index: number
-  readonly descending: boolean
-  /** SQL's default: NULLS FIRST for ASC, NULLS LAST for DESC (Flink's). */
-  readonly nullsFirst: boolean
 }
 
 /**

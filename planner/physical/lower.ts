@@ -11,7 +11,7 @@ import type { JobConfig } from '../../common/config/index.js'
 import { tableFields, writtenColumns } from '../bind/table-fields.js'
 import { bindExpr } from '../bind/expr-binder.js'
 import { Scope } from '../bind/scope.js'
-import { unsupportedOver } from './over-refusal.js'
+import { rankSpec, unsupportedOver } from './lower-over.js'
 
 /** Lowers one or more sink plans (one per INSERT of a statement set) into a job graph. */
 export function lowerToJobGraph(plans: readonly LogicalPlan[], name: string, config: JobConfig): JobGraph {
@@ -82,6 +82,13 @@ export function lowerToJobGraph(plans: readonly LogicalPlan[], name: string, con
       }
       case 'Over':
         throw unsupportedOver(plan)
+      case 'Deduplicate':
+      case 'Rank': {
+        const spec = rankSpec(plan, changelogOf(plan.input).mode === 'updating')
+        const keys = plan.kind === 'Rank' ? plan.partitionKeys : plan.keys
+        id = add(plan.kind === 'Rank' ? 'rank' : 'deduplicate', spec, [{ node: lower(plan.input), exchange: keyed(keys) }], plan, mode)
+        break
+      }
       case 'Union': {
         const inputs = plan.inputs.map(i => ({ node: lower(i), exchange: forward }))
         id = add('union', { kind: 'Union' }, inputs, plan, mode)

@@ -5,6 +5,7 @@ import { inputsOf, withInputs } from '../logical/nodes.js'
 import { pushFilterDown } from './filter-push-down.js'
 import { mergeProjects, removeIdentityProject } from './project-merge.js'
 import { pruneScanColumns } from './projection-push-down.js'
+import { pruneRankColumn, rankFromFilter } from './rank.js'
 
 type Rule = (plan: LogicalPlan) => LogicalPlan | undefined
 
@@ -12,6 +13,8 @@ type Rule = (plan: LogicalPlan) => LogicalPlan | undefined
 // see the final shape; column pruning runs last because it needs to know every column still used.
 const RULES: readonly Rule[] = [
   pushFilterDown,
+  rankFromFilter,
+  pruneRankColumn,
   mergeProjects,
   removeIdentityProject,
   pruneScanColumns,
