@@ -51,7 +51,9 @@ export function rankStateLine(id: string, s: RankSpec, input: readonly Field[], 
     ? 'NO: every row of every partition, kept forever'
     : 'NO: one entry set per distinct partition key, kept forever'
   if (s.ttlMs === 0 && (s.partitionKeys.length > 0 || s.inputUpdating)) {
-    warnings.push(`${id} (Rank on [${names(s.partitionKeys, input)}]) keeps state for every partition forever, so its state grows without bound; ${UNBOUNDED_HELP}`)
+    warnings.push(
+      `${id} (Rank on [${names(s.partitionKeys, input)}]) keeps state for every partition forever, so its state grows without bound; ${UNBOUNDED_HELP}`,
+    )
   }
   return `state: ${shape}; ${key}; ttl=[${ttl}]; bounded=[${bounded}]`
 }

@@ -41,6 +41,7 @@ export function rankQueries(scale = 1): BenchQuery[] {
     },
   ]
   const onRocks = heap.map(q => ({ ...q, name: `${q.name}-rocksdb`, backend: 'rocksdb' as const, what: `${q.what}, RocksDB, 64 MB cache`,
-    sql: `SET 'state.backend' = 'rocksdb';\nSET 'state.cache.size' = '64 mb';\n${q.sql}` }))
+    sql: `SET 'state.backend' = 'rocksdb';\nSET 'state.cache.size' = '64 mb';\n${q.sql}` })
+  )
   return [...heap, ...onRocks]
 }

@@ -38,8 +38,9 @@ export function rankFromFilter(plan: LogicalPlan): LogicalPlan | undefined {
     })
   }
   const node = rankNode(over, start, end)
-  const above: LogicalPlan = rest.length === 0 ? node : { kind: 'Filter', input: node, condition: rest.reduce((a, b) => resolveCall('AND', [a, b])),
-    fields: node.fields, span: plan.span }
+  const above: LogicalPlan = rest.length === 0 ?
+    node :
+    { kind: 'Filter', input: node, condition: rest.reduce((a, b) => resolveCall('AND', [a, b])), fields: node.fields, span: plan.span }
   return above
 }
 
