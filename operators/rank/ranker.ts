@@ -18,11 +18,15 @@ export interface Entry {
   readonly id: number
 }
 
-/** A row of the output with its rank: `copy` tells apart identical rows (count > 1). */
+/**
+ * A row of the output with its rank: `pos` is its entry's place in the sorted array and `copy` tells
+ * apart identical rows (count > 1). Reused between batches: read them before the next `visible`.
+ */
 export interface Ranked {
-  readonly entry: Entry
-  readonly copy: number
-  readonly rank: number
+  entry: Entry
+  pos: number
+  copy: number
+  rank: number
 }
 
 export class Ranker {
@@ -64,27 +68,46 @@ export class Ranker {
     if (delta > 0) entries.splice(lo, 0, { row, count: delta, stored: 0, id: this.nextId++ })
   }
 
-  /** The rows ranked within [start, end], in rank order. */
-  visible(out: Ranked[]): Ranked[] {
-    out.length = 0
+  /** True when some row's count differs from the one in state (so the ranking may have changed). */
+  changed(): boolean {
+    for (const e of this.entries) if (e.count !== e.stored) return true
+    return false
+  }
+
+  /** The rows ranked within [start, end], in rank order: as in state (`stored`) or as now. */
+  visible(out: Ranked[], stored = false): Ranked[] {
+    let n = 0
     const { start, end } = this.spec
     const fn = this.fn
     let pos = 0, rank = 0, dense = 0
     let prev: Entry | undefined
-    for (const e of this.entries) {
-      if (e.count <= 0) continue
+    const entries = this.entries
+    for (let p = 0; p < entries.length; p++) {
+      const e = entries[p]!
+      const count = stored ? e.stored : e.count
+      if (count <= 0) continue
       if (prev === undefined || this.peer(prev.row, e.row) !== 0) {
         dense++
         rank = pos + 1
       }
       prev = e
-      for (let c = 0; c < e.count; c++) {
+      for (let c = 0; c < count; c++) {
         pos++
         const r = fn === 0 ? pos : fn === 1 ? rank : dense
-        if (r > end) return out
-        if (r >= start) out.push({ entry: e, copy: c, rank: r })
+        if (r > end) {
+          out.length = n
+          return out
+        }
+        if (r >= start) {
+          const slot = out[n++] ??= { entry: e, pos: 0, copy: 0, rank: 0 }
+          slot.entry = e
+          slot.pos = p
+          slot.copy = c
+          slot.rank = r
+        }
       }
     }
+    out.length = n
     return out
   }
 

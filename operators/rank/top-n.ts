@@ -40,12 +40,14 @@ export class TopNOperator implements Operator {
     for (let g = 0; g < ng; g++) {
       ctx.state.setCurrentKey(grouper.keys[g]!)
       ranker.load(this.rows)
-      ranker.visible(this.before)
       for (let i = grouper.first[g]!; i !== -1; i = next[i]!) {
         const k = kinds === null ? RowKind.INSERT : kinds[i]!
         ranker.add(rows[i]!, k === RowKind.UPDATE_BEFORE || k === RowKind.DELETE ? -1 : 1)
       }
       if (trim) ranker.trim()
+      // Most rows of a long-running Top-N rank below the top and are dropped at once: nothing changed.
+      if (!ranker.changed()) continue
+      ranker.visible(this.before, true)
       ranker.visible(this.after)
       emitChanges(this.before, this.after, this.spec.outputRank, this.out)
       ranker.persist(this.rows)
@@ -56,24 +58,42 @@ export class TopNOperator implements Operator {
   }
 }
 
-/** Emits what differs between two rankings of one partition (identity: the row, its copy, and the rank when output). */
+/**
+ * Emits what differs between two rankings of one partition. Both lists run in the partition's order
+ * (entry position, then copy), so one merge pass finds the rows that left and came; with the rank in
+ * the output, a row whose rank changed left and came too. Leavers and comers pair up as -U/+U.
+ */
 function emitChanges(before: readonly Ranked[], after: readonly Ranked[], outputRank: boolean, out: BatchBuilder): void {
-  const id = (r: Ranked): string => (outputRank ? `${r.entry.id}:${r.copy}:${r.rank}` : `${r.entry.id}:${r.copy}`)
-  let gone: Ranked[] | undefined, came: Ranked[] | undefined
-  if (before.length > 0) {
-    const now = new Set(after.map(id))
-    for (const r of before) if (!now.has(id(r))) (gone ??= []).push(r)
+  const gone = GONE, came = CAME
+  gone.length = 0
+  came.length = 0
+  let i = 0, j = 0
+  while (i < before.length || j < after.length) {
+    const b = before[i], a = after[j]
+    const order = b === undefined ? 1 : a === undefined ? -1 : b.pos - a.pos || b.copy - a.copy
+    if (order === 0) {
+      if (outputRank && b!.rank !== a!.rank) {
+        gone.push(b!)
+        came.push(a!)
+      }
+      i++
+      j++
+    } else if (order < 0) {
+      gone.push(b!)
+      i++
+    } else {
+      came.push(a!)
+      j++
+    }
   }
-  if (after.length > 0) {
-    const was = new Set(before.map(id))
-    for (const r of after) if (!was.has(id(r))) (came ??= []).push(r)
+  const pairs = Math.min(gone.length, came.length)
+  for (let k = 0; k < pairs; k++) {
+    out.push(outputRow(gone[k]!, outputRank), RowKind.UPDATE_BEFORE)
+    out.push(outputRow(came[k]!, outputRank), RowKind.UPDATE_AFTER)
   }
-  const ng = gone?.length ?? 0, nc = came?.length ?? 0
-  const pairs = Math.min(ng, nc)
-  for (let i = 0; i < pairs; i++) {
-    out.push(outputRow(gone![i]!, outputRank), RowKind.UPDATE_BEFORE)
-    out.push(outputRow(came![i]!, outputRank), RowKind.UPDATE_AFTER)
-  }
-  for (let i = pairs; i < ng; i++) out.push(outputRow(gone![i]!, outputRank), RowKind.DELETE)
-  for (let i = pairs; i < nc; i++) out.push(outputRow(came![i]!, outputRank), RowKind.INSERT)
+  for (let k = pairs; k < gone.length; k++) out.push(outputRow(gone[k]!, outputRank), RowKind.DELETE)
+  for (let k = pairs; k < came.length; k++) out.push(outputRow(came[k]!, outputRank), RowKind.INSERT)
 }
+
+const GONE: Ranked[] = []
+const CAME: Ranked[] = []
