@@ -5,6 +5,9 @@ import type { JobConfig } from '../common/config/index.js'
 import type { Rex } from './rex.js'
 import type { AggCall } from './aggregates.js'
 import type { TimeDomain, WindowSpec } from './windows.js'
+import type { DeduplicateSpec, RankSpec } from './rank.js'
+
+export type { DeduplicateSpec, RankSpec } from './rank.js'
 
 export type ChangelogMode = 'insert-only' | 'updating'
 
@@ -175,6 +178,8 @@ export type OperatorSpec =
   | JoinSpec
   | SinkSpec
   | CollectSpec
+  | DeduplicateSpec
+  | RankSpec
 
 /** The nodes the runtime runs itself: sources and sinks through their connectors, VALUES, and a SELECT's collector. */
 export type EndpointSpec = SourceSpec | ValuesSpec | SinkSpec | CollectSpec

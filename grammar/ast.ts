@@ -259,6 +259,8 @@ export interface Select {
   readonly where?: Expr
   readonly groupBy?: readonly Expr[]
   readonly having?: Expr
+  /** The named windows of `WINDOW w AS (…)`. */
+  readonly windows?: readonly NamedWindow[]
   readonly span: Span
 }
 
@@ -453,6 +455,42 @@ export interface FunctionCall {
   readonly distinct: boolean
   readonly star: boolean
   readonly filter?: Expr
+  /** `OVER (…)` or `OVER w`: a window function call. */
+  readonly over?: OverWindow
+  readonly span: Span
+}
+
+/** `OVER w` names a window of the SELECT's WINDOW clause; `OVER (…)` spells one out. */
+export type OverWindow = { readonly kind: 'WindowName'; readonly name: Ident; readonly span: Span } | WindowSpec
+
+export interface WindowSpec {
+  readonly kind: 'WindowSpec'
+  readonly partitionBy: readonly Expr[]
+  readonly orderBy: readonly OrderItem[]
+  readonly frame?: WindowFrame
+  readonly span: Span
+}
+
+export interface NamedWindow {
+  readonly name: Ident
+  readonly spec: WindowSpec
+  readonly span: Span
+}
+
+/** `ROWS|RANGE BETWEEN lower AND upper`; the short form `ROWS lower` has no upper (CURRENT ROW). */
+export interface WindowFrame {
+  readonly unit: 'ROWS' | 'RANGE'
+  readonly lower: FrameBound
+  readonly upper?: FrameBound
+  readonly span: Span
+}
+
+/** `UNBOUNDED PRECEDING`, `CURRENT ROW`, or `n` / `INTERVAL …` PRECEDING or FOLLOWING. */
+export interface FrameBound {
+  readonly kind: 'UNBOUNDED' | 'CURRENT_ROW' | 'OFFSET'
+  readonly direction: 'PRECEDING' | 'FOLLOWING' | 'CURRENT'
+  /** The offset of an OFFSET bound: a number literal or an interval literal. */
+  readonly offset?: Literal | IntervalLiteral
   readonly span: Span
 }
 

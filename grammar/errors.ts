@@ -302,7 +302,7 @@ function helpFor(
   src: SourceText,
 ): string | undefined {
   if (suggestion !== undefined) return `did you mean ${suggestion}?`
-  if (found?.tokenType === T.OVER) return 'OVER windows are not supported; use a window table function such as TUMBLE with GROUP BY'
+  if (found?.tokenType === T.OVER) return 'OVER follows a function call, e.g. ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts)'
   if (found?.tokenType === T.Lt && before !== undefined && COMPOSITE_TYPES.has(before.image.toUpperCase())) {
     return `${before.image.toUpperCase()} types are not supported`
   }

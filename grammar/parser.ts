@@ -430,6 +430,7 @@ export class SqlParser extends CstParser {
       this.OPTION3(() => this.SUBRULE(this.whereClause))
       this.OPTION4(() => this.SUBRULE(this.groupByClause))
       this.OPTION5(() => this.SUBRULE(this.havingClause))
+      this.OPTION6(() => this.SUBRULE(this.windowClause))
     })
   })
 
@@ -1087,6 +1088,87 @@ export class SqlParser extends CstParser {
       this.SUBRULE2(this.expression, { LABEL: 'filter' })
       this.CONSUME2(T.RParen)
     })
+    this.OPTION4(() => this.SUBRULE(this.overClause))
+  })
+
+  // ---------------------------------------------------------------- OVER windows (to-ast-over.ts)
+
+  /** `WINDOW w AS (…), w2 AS (…)` after HAVING. */
+  windowClause = this.RULE('windowClause', () => {
+    this.CONSUME(T.WINDOW)
+    this.AT_LEAST_ONE_SEP({ SEP: T.Comma, DEF: () => this.SUBRULE(this.namedWindow) })
+  })
+
+  namedWindow = this.RULE('namedWindow', () => {
+    this.CONSUME(T.Name)
+    this.CONSUME(T.AS)
+    this.SUBRULE(this.windowSpec)
+  })
+
+  /** `OVER w` or `OVER (…)`. */
+  overClause = this.RULE('overClause', () => {
+    this.CONSUME(T.OVER)
+    this.OR(this.alts.overClause1 ??= [
+      { ALT: () => this.CONSUME(T.Name) },
+      { ALT: () => this.SUBRULE(this.windowSpec) },
+    ])
+  })
+
+  /** `([PARTITION BY e, …] [ORDER BY …] [frame])` */
+  windowSpec = this.RULE('windowSpec', () => {
+    this.CONSUME(T.LParen)
+    this.OPTION(() => {
+      this.CONSUME(T.PARTITION)
+      this.CONSUME(T.BY)
+      this.AT_LEAST_ONE_SEP({ SEP: T.Comma, DEF: () => this.SUBRULE(this.expression) })
+    })
+    this.OPTION2(() => this.SUBRULE(this.orderByClause))
+    this.OPTION3(() => this.SUBRULE(this.windowFrame))
+    this.CONSUME(T.RParen)
+  })
+
+  /** `ROWS|RANGE BETWEEN bound AND bound`, or the short `ROWS|RANGE bound` (up to the current row). */
+  windowFrame = this.RULE('windowFrame', () => {
+    this.OR(this.alts.windowFrame1 ??= [
+      { ALT: () => this.CONSUME(T.ROWS, { LABEL: 'unit' }) },
+      { ALT: () => this.CONSUME(T.RANGE, { LABEL: 'unit' }) },
+    ])
+    this.OR2(this.alts.windowFrame2 ??= [
+      {
+        ALT: () => {
+          this.CONSUME(T.BETWEEN)
+          this.SUBRULE(this.frameBound, { LABEL: 'lower' })
+          this.CONSUME(T.AND)
+          this.SUBRULE2(this.frameBound, { LABEL: 'upper' })
+        },
+      },
+      { ALT: () => this.SUBRULE3(this.frameBound, { LABEL: 'lower' }) },
+    ])
+  })
+
+  /** `UNBOUNDED PRECEDING`, `5 PRECEDING`, `INTERVAL '1' HOUR PRECEDING`, `CURRENT ROW`, `… FOLLOWING`. */
+  frameBound = this.RULE('frameBound', () => {
+    this.OR(this.alts.frameBound1 ??= [
+      {
+        ALT: () => {
+          this.CONSUME(T.CURRENT)
+          this.CONSUME(T.ROW)
+        },
+      },
+      {
+        ALT: () => {
+          this.OR2(this.alts.frameBound2 ??= [
+            { ALT: () => this.CONSUME(T.UNBOUNDED) },
+            { ALT: () => this.CONSUME(T.NumberLit) },
+            { ALT: () => this.SUBRULE(this.intervalLiteral) },
+          ])
+          this.OR3(this.alts.frameBound3 ??= [
+            { ALT: () => this.CONSUME(T.PRECEDING) },
+            { ALT: () => this.CONSUME(T.FOLLOWING) },
+          ])
+        },
+      },
+    ])
   })
 }
 

@@ -7,6 +7,7 @@ import { alt, child, endOf, has, identFromToken, isToken, node, nodes, qualified
   type IToken, type Spans } from './cst.js'
 import { closest } from '../common/names.js'
 import * as T from './tokens.js'
+import { overWindow, type ExprConverters } from './to-ast-over.js'
 
 type BinaryOperator = A.BinaryOperator
 
@@ -304,6 +305,19 @@ function timeUnit(t: IToken, s: Spans, fn: string): string {
   return unitOf(t, s, TIME_UNITS, fn === 'EXTRACT' ? 'EXTRACT' : 'time')
 }
 
+export function orderItem(n: CstNode, s: Spans): A.OrderItem {
+  const nulls = has(n, 'NULLS') ? has(n, 'FIRST') : undefined
+  return {
+    expr: expression(child(n, 'expression'), s),
+    descending: has(n, 'DESC'),
+    ...(nulls !== undefined ? { nullsFirst: nulls } : {}),
+    span: s.of(n),
+  }
+}
+
+/** What to-ast-over.ts needs from here, passed in so the two files do not import each other. */
+export const EXPR_CONVERTERS: ExprConverters = { expression, orderItem, intervalLiteral }
+
 function intervalLiteral(n: CstNode, s: Spans): A.IntervalLiteral {
   const str = token(n, 'StringLit')!
   let text = stringValue(str).trim()
@@ -408,7 +422,9 @@ function functionCall(name: A.Ident, argsNode: CstNode, span: Span, s: Spans): A
     args = argNodes.map(a => expression(a, s))
   }
   const filter = node(argsNode, 'filter')
-  return { kind: 'FunctionCall', name, args, distinct, star, ...(filter ? { filter: expression(filter, s) } : {}), span }
+  const over = node(argsNode, 'overClause')
+  return { kind: 'FunctionCall', name, args, distinct, star, ...(filter ? { filter: expression(filter, s) } : {}),
+    ...(over ? { over: overWindow(over, s, EXPR_CONVERTERS) } : {}), span }
 }
 
 /** TIMESTAMPADD(HOUR, …): the unit becomes a string literal with the unit's span. */

@@ -4,7 +4,8 @@ import { WeirError } from '../common/errors.js'
 import type * as A from './ast.js'
 import { alt, child, has, ident, identFromToken, isToken, nameList, node, nodes, qualifiedName, stringValue, token, tokens, type CstNode,
   type Spans } from './cst.js'
-import { expression } from './to-ast-expr.js'
+import { EXPR_CONVERTERS, expression, orderItem } from './to-ast-expr.js'
+import { windowClause } from './to-ast-over.js'
 import { legacyGroupWindow } from './legacy-window.js'
 import { closest } from '../common/names.js'
 import * as T from './tokens.js'
@@ -88,6 +89,7 @@ function select(n: CstNode, s: Spans): A.Select {
   const groupBy = node(n, 'groupByClause')
   const having = node(n, 'havingClause')
   const from = node(n, 'fromClause')
+  const windows = node(n, 'windowClause')
   const sel: A.Select = {
     kind: 'Select',
     hints: nodes(n, 'hintBlock').flatMap(h => hintBlock(h, s)),
@@ -97,6 +99,7 @@ function select(n: CstNode, s: Spans): A.Select {
     ...(where ? { where: expression(child(where, 'expression'), s) } : {}),
     ...(groupBy ? { groupBy: nodes(groupBy, 'expression').map(e => expression(e, s)) } : {}),
     ...(having ? { having: expression(child(having, 'expression'), s) } : {}),
+    ...(windows ? { windows: windowClause(windows, s, EXPR_CONVERTERS) } : {}),
     span: s.of(n),
   }
   const legacy = legacyGroupWindow(sel, s.src.text)
@@ -114,16 +117,6 @@ function selectItem(n: CstNode, s: Spans): A.SelectItem {
     kind: 'ExprItem',
     expr: expression(child(n, 'expression'), s),
     ...(aliasNode ? { alias: ident(aliasNode, s) } : {}),
-    span: s.of(n),
-  }
-}
-
-function orderItem(n: CstNode, s: Spans): A.OrderItem {
-  const nulls = has(n, 'NULLS') ? has(n, 'FIRST') : undefined
-  return {
-    expr: expression(child(n, 'expression'), s),
-    descending: has(n, 'DESC'),
-    ...(nulls !== undefined ? { nullsFirst: nulls } : {}),
     span: s.of(n),
   }
 }

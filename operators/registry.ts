@@ -11,6 +11,7 @@ import { windowAssign } from './window-assign.js'
 import { windowAggregate } from './window-aggregate.js'
 import { groupAggregate } from './group-aggregate.js'
 import { regularJoin } from './join/regular-join.js'
+import { deduplicate, rank } from './rank/descriptors.js'
 
 const OPERATORS: { readonly [K in TransformSpec['kind']]: OperatorDescriptor<Extract<TransformSpec, { kind: K }>> } = {
   Calc: calc,
@@ -19,6 +20,8 @@ const OPERATORS: { readonly [K in TransformSpec['kind']]: OperatorDescriptor<Ext
   WindowAggregate: windowAggregate,
   GroupAggregate: groupAggregate,
   Join: regularJoin,
+  Deduplicate: deduplicate,
+  Rank: rank,
 }
 
 function descriptorOf<S extends TransformSpec>(spec: S): OperatorDescriptor<S> {

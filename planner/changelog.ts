@@ -47,6 +47,14 @@ function infer(plan: LogicalPlan): { mode: ChangelogMode; origin?: LogicalPlan }
       }
       return { mode: 'insert-only' }
     }
+    case 'Deduplicate':
+      // Only keep-first on processing time is final at once; an event-time first row can be replaced by an earlier one.
+      return !plan.keepLast && plan.timeDomain === 'processing' ? { mode: 'insert-only' } : { mode: 'updating', origin: plan }
+    case 'Rank':
+      return plan.window !== undefined ? { mode: 'insert-only' } : { mode: 'updating', origin: plan }
+    case 'Over':
+      // OVER aggregates append one row per input row; an updating input is refused when lowered.
+      return changelogOf(plan.input)
     case 'Union': {
       const updating = plan.inputs.map(changelogOf).find(c => c.mode === 'updating')
       return updating ?? { mode: 'insert-only' }
@@ -81,6 +89,10 @@ export function describe(plan: LogicalPlan): string {
       return `${plan.distinct ? 'the DISTINCT' : 'the GROUP BY aggregate'}${where}`
     case 'Join':
       return `the ${plan.joinType === 'FULL' ? 'FULL OUTER' : plan.joinType} JOIN${where}`
+    case 'Deduplicate':
+      return `the deduplication (ROW_NUMBER … = 1, keep ${plan.keepLast ? 'last' : 'first'})${where}`
+    case 'Rank':
+      return `the Top-N (${plan.fn} … <= ${plan.end})${where}`
     default:
       return `the ${plan.kind}${where}`
   }

@@ -8,6 +8,7 @@ import type { AggCall } from '../core/aggregates.js'
 import type { WindowSpec } from '../core/windows.js'
 import { formatRex } from './rex-format.js'
 import { describeJoin, joinStateLines } from './explain-join.js'
+import { dedupStateLine, describeDeduplicate, describeRank, rankStateLine } from './explain-rank.js'
 
 export interface ExplainOptions {
   /** EXPLAIN CHANGELOG_MODE: print row kinds Flink-style (I, UB, UA, D) on every operator. */
@@ -142,6 +143,10 @@ function describeNode(node: PhysicalNode, input: readonly Field[], opts: Explain
       return `Sink(table=[${s.table}], connector=[${s.connector}], fields=[${names(s.schema)}], ${m})`
     case 'Collect':
       return `Collect(fields=[${names(s.schema)}], ${m})`
+    case 'Deduplicate':
+      return describeDeduplicate(s, input, m)
+    case 'Rank':
+      return describeRank(s, input, m)
     default:
       return assertNever(s)
   }
@@ -183,6 +188,10 @@ function stateLines(node: PhysicalNode, input: readonly Field[], warnings: strin
     }
     case 'Join':
       return joinStateLines(node, s, warnings)
+    case 'Deduplicate':
+      return [dedupStateLine(node.id, s, input, warnings)]
+    case 'Rank':
+      return [rankStateLine(node.id, s, input, warnings)]
     case 'Source':
     case 'Values':
     case 'Calc':

@@ -1,5 +1,6 @@
 // Unique keys the planner knows for a plan's rows: a GROUP BY's keys, a table's PRIMARY KEY, a
-// window aggregate's keys with its window, carried through projections, filters and joins. A
+// window aggregate's keys with its window, a deduplication's keys, a Top-N's partition keys with its
+// row number, carried through projections, filters and joins. A
 // join's state keeps one entry per unique key where its input has one.
 import { assertNever } from '../common/assert.js'
 import type { LogicalPlan } from './logical/nodes.js'
@@ -47,6 +48,16 @@ function infer(plan: LogicalPlan): readonly number[] | undefined {
       const lw = plan.left.fields.length
       return [...l, ...r.map(c => c + lw)]
     }
+    case 'Over':
+      // The input's columns come first, unchanged.
+      return uniqueKeyOf(plan.input)
+    case 'Deduplicate':
+      return plan.keys
+    case 'Rank':
+      // ROW_NUMBER numbers each partition's rows apart; Top-1 keeps one row per partition.
+      if (plan.fn === 'ROW_NUMBER' && plan.end === 1) return plan.partitionKeys
+      if (plan.fn === 'ROW_NUMBER' && plan.outputRank) return [...plan.partitionKeys, plan.input.fields.length]
+      return uniqueKeyOf(plan.input)
     case 'Values':
     case 'WindowTvf':
     case 'Union':

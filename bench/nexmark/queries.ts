@@ -1,5 +1,6 @@
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { rankQueries } from './rank-queries.js'
 // The Nexmark queries the benchmark runs, as Weir SQL over the built-in generator, into a blackhole sink.
 import { joinQueries } from './join-queries.js'
 
@@ -125,5 +126,5 @@ export function benchQueries(scale = 1): BenchQuery[] {
   const checkpointed = [...onHeap, ...onRocks]
     .filter(q => q.name === 'q17' || q.name === 'q17-rocksdb')
     .map(q => ({ ...q, name: `${q.name}-ckpt`, what: `${q.what}, a checkpoint every 1 s`, sql: checkpointEvery('1 s') + q.sql }))
-  return [...onHeap, ...onRocks, ...checkpointed, big]
+  return [...onHeap, ...onRocks, ...checkpointed, big, ...rankQueries(scale)]
 }

@@ -9,11 +9,12 @@ import { assertNever } from '../../common/assert.js'
 import { resolveCall, castTo, numberLiteral, stringLiteral, intervalLiteral, timestampLiteral, dateLiteral } from '../../expr/index.js'
 import { typeFromAst } from './types.js'
 import type { Scope } from './scope.js'
+import { isWindowCall, misplacedWindowCall } from './window-calls.js'
 
 export const AGGREGATE_FUNCTIONS = new Set(['COUNT', 'SUM', 'MIN', 'MAX', 'AVG'])
 
 export function isAggregateCall(e: ast.Expr): e is ast.FunctionCall {
-  return e.kind === 'FunctionCall' && AGGREGATE_FUNCTIONS.has(e.name.value.toUpperCase())
+  return e.kind === 'FunctionCall' && e.over === undefined && AGGREGATE_FUNCTIONS.has(e.name.value.toUpperCase())
 }
 
 /** How SELECT/HAVING expressions of an aggregate query map onto the aggregate's output. */
@@ -35,6 +36,8 @@ export interface BindContext {
   /** The clause being bound, for messages ('WHERE', 'SELECT', …). */
   readonly clause: string
   readonly agg?: AggregateMapping
+  /** In a SELECT list over an Over node: each window function call → its output column. */
+  readonly over?: ReadonlyMap<ast.FunctionCall, Rex>
 }
 
 /** A structural key for Rex equality (GROUP BY matching, de-duplication). */
@@ -96,6 +99,12 @@ export function bindExpr(e: ast.Expr, ctx: BindContext): Rex {
 }
 
 function bindInner(e: ast.Expr, ctx: BindContext): Rex {
+  if (isWindowCall(e)) {
+    const call = e as ast.FunctionCall
+    const bound = ctx.over?.get(call)
+    if (bound === undefined) throw misplacedWindowCall(call, ctx.clause, ctx.agg !== undefined)
+    return bound
+  }
   const agg = ctx.agg
   if (agg) {
     if (isAggregateCall(e)) {

@@ -20,6 +20,7 @@ import { Scope } from './scope.js'
 import { bindExpr, isAggregateCall, visitExpr, rexKey, type AggregateMapping } from './expr-binder.js'
 import type { WarningSink } from '../../common/warnings.js'
 import { checkHints } from './hints.js'
+import { bindOver, windowCallsOf } from './over-binder.js'
 import { checkReadable, tableFields } from './table-fields.js'
 import { bindJoinedFrom, type BoundRelation, type JoinContext } from './join-binder.js'
 import type { JobConfig } from '../../common/config/index.js'
@@ -320,8 +321,12 @@ export class QueryBinder {
     const isAggregate = sel.groupBy !== undefined || aggCalls.length > 0 || sel.having !== undefined
 
     let out: BoundRelation
+    const windowCalls = isAggregate ? [] : windowCallsOf(sel.items)
     if (isAggregate) {
       out = this.bindAggregateSelect(sel, rel, aggCalls)
+    } else if (windowCalls.length > 0) {
+      const over = bindOver(sel, rel.plan, rel.scope, windowCalls, this.ttlFor(sel, rel))
+      out = this.bindProjection(sel.items, rel.scope, over.plan, undefined, sel.span, over.mapping)
     } else {
       out = this.bindProjection(sel.items, rel.scope, rel.plan, undefined, sel.span)
     }
@@ -355,7 +360,9 @@ export class QueryBinder {
   }
 
   /** SELECT items over `scope` → a Project over `input`. */
-  private bindProjection(items: readonly ast.SelectItem[], scope: Scope, input: LogicalPlan, agg: AggregateMapping | undefined, span: Span): BoundRelation {
+  private bindProjection(items: readonly ast.SelectItem[], scope: Scope, input: LogicalPlan, agg: AggregateMapping | undefined, span: Span,
+    over?: ReadonlyMap<ast.FunctionCall, Rex>): BoundRelation
+  {
     const exprs: Rex[] = []
     const fields: Field[] = []
     items.forEach((item, position) => {
@@ -373,7 +380,7 @@ export class QueryBinder {
         if (!any) throw WeirError.plan(`table '${item.qualifier!.value}' not found in FROM`, { span: item.span })
         return
       }
-      const rex = bindExpr(item.expr, { scope, clause: 'SELECT', agg })
+      const rex = bindExpr(item.expr, { scope, clause: 'SELECT', agg, over })
       exprs.push(rex)
       const name = item.alias?.value ?? (item.expr.kind === 'ColumnRef' ? item.expr.name.parts.at(-1)!.value : `EXPR$${position}`)
       fields.push({ name, type: rex.kind === 'Input' ? rex.type : withoutTimeAttr(rex.type) })

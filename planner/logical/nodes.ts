@@ -6,6 +6,11 @@ import type { AggCall } from '../../core/aggregates.js'
 import type { TimeDomain, WindowSpec } from '../../core/windows.js'
 import type { CatalogTable } from '../catalog.js'
 import { assertNever } from '../../common/assert.js'
+import type { Over } from './over.js'
+import type { Deduplicate, Rank } from './rank.js'
+
+export type { Over } from './over.js'
+export type { Deduplicate, Rank } from './rank.js'
 
 /** Reads a table; `columns` are indexes into the table's columns (physical and computed), `filter` is pushed down. */
 export interface Scan {
@@ -132,7 +137,7 @@ export interface Sink {
   readonly span: Span
 }
 
-export type LogicalPlan = Scan | Values | Project | Filter | Aggregate | WindowAggregate | WindowTvf | Union | Join | Sink
+export type LogicalPlan = Scan | Values | Project | Filter | Aggregate | WindowAggregate | WindowTvf | Union | Join | Sink | Over | Deduplicate | Rank
 
 export function inputsOf(plan: LogicalPlan): readonly LogicalPlan[] {
   switch (plan.kind) {
@@ -148,6 +153,9 @@ export function inputsOf(plan: LogicalPlan): readonly LogicalPlan[] {
     case 'Aggregate':
     case 'WindowAggregate':
     case 'WindowTvf':
+    case 'Over':
+    case 'Deduplicate':
+    case 'Rank':
     case 'Sink':
       return [plan.input]
     default:
@@ -170,6 +178,9 @@ export function withInputs(plan: LogicalPlan, inputs: readonly LogicalPlan[]): L
     case 'Aggregate':
     case 'WindowAggregate':
     case 'WindowTvf':
+    case 'Over':
+    case 'Deduplicate':
+    case 'Rank':
     case 'Sink':
       return { ...plan, input: inputs[0]! }
     default:

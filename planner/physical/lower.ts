@@ -12,6 +12,7 @@ import { tableFields, writtenColumns } from '../bind/table-fields.js'
 import { bindExpr } from '../bind/expr-binder.js'
 import { Scope } from '../bind/scope.js'
 import { joinSpec } from './join-spec.js'
+import { rankSpec, unsupportedOver } from './lower-over.js'
 
 /** Lowers one or more sink plans (one per INSERT of a statement set) into a job graph. */
 export function lowerToJobGraph(plans: readonly LogicalPlan[], name: string, config: JobConfig): JobGraph {
@@ -78,6 +79,15 @@ export function lowerToJobGraph(plans: readonly LogicalPlan[], name: string, con
         const input = lower(plan.input)
         id = add('window-assign', { kind: 'WindowAssign', window: plan.window, timeIndex: plan.timeIndex, timeDomain: plan.timeDomain }, [{ node: input,
           exchange: forward }], plan, mode)
+        break
+      }
+      case 'Over':
+        throw unsupportedOver(plan)
+      case 'Deduplicate':
+      case 'Rank': {
+        const spec = rankSpec(plan, changelogOf(plan.input).mode === 'updating')
+        const keys = plan.kind === 'Rank' ? plan.partitionKeys : plan.keys
+        id = add(plan.kind === 'Rank' ? 'rank' : 'deduplicate', spec, [{ node: lower(plan.input), exchange: keyed(keys) }], plan, mode)
         break
       }
       case 'Union': {

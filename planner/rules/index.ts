@@ -6,6 +6,7 @@ import { pushFilterDown } from './filter-push-down.js'
 import { mergeProjects, removeIdentityProject } from './project-merge.js'
 import { pruneScanColumns } from './projection-push-down.js'
 import { pruneJoinColumns } from './join-projection-push-down.js'
+import { pruneRankColumn, rankFromFilter } from './rank.js'
 
 type Rule = (plan: LogicalPlan) => LogicalPlan | undefined
 
@@ -14,6 +15,8 @@ type Rule = (plan: LogicalPlan) => LogicalPlan | undefined
 // (through joins first, so that the projections it puts on their inputs reach the scans).
 const RULES: readonly Rule[] = [
   pushFilterDown,
+  rankFromFilter,
+  pruneRankColumn,
   mergeProjects,
   removeIdentityProject,
   pruneJoinColumns,

@@ -100,7 +100,7 @@ describe('syntax errors', () => {
     expect(syntaxErrorOf('INSERT t SELECT 1')).toMatchObject({ at: '1:8', message: "unexpected 't', expected INTO or OVERWRITE" })
     expect(syntaxErrorOf('SELECT 1 2')).toMatchObject({ at: '1:10', message: "unexpected '2', expected FROM, ',' or end of statement" })
     expect(syntaxErrorOf('SELECT a FROM t x y')).toMatchObject({ at: '1:19',
-      message: "unexpected 'y', expected JOIN, WHERE, GROUP BY, HAVING, ',' or end of statement" })
+      message: "unexpected 'y', expected JOIN, WHERE, GROUP BY, HAVING, WINDOW, ',' or end of statement" })
     expect(syntaxErrorOf('SELECT a FROM t;\nSELECT FROM u')).toMatchObject({ at: '2:8' })
   })
 
@@ -120,8 +120,7 @@ describe('syntax errors', () => {
   })
 
   it('says what is unsupported', () => {
-    expect(syntaxErrorOf('SELECT SUM(x) OVER (PARTITION BY y) FROM t')).toMatchObject({ at: '1:15',
-      help: expect.stringContaining('OVER windows are not supported') })
+    expect(syntaxErrorOf('SELECT x OVER (PARTITION BY y) FROM t')).toMatchObject({ at: '1:10', help: expect.stringContaining('OVER follows a function call') })
     expect(syntaxErrorOf('SELECT a FROM t WHERE a IN (SELECT b FROM u)')).toMatchObject({ at: '1:29', help: 'subqueries inside expressions are not supported' })
     expect(syntaxErrorOf('EXPLAIN ESTIMATED_COST SELECT 1')).toMatchObject({ at: '1:9', kind: 'unsupported',
       message: 'EXPLAIN ESTIMATED_COST is not supported' })

@@ -53,6 +53,16 @@ const CASES: readonly Case[] = [
     options: { 'table.exec.mini-batch.enabled': 'false' } },
   { name: 'COUNT DISTINCT', sink: 'k STRING, d BIGINT', format: 'debezium-json', query: `SELECT k, COUNT(DISTINCT v) FROM t GROUP BY k`,
     options: { 'table.exec.mini-batch.enabled': 'false' } },
+  { name: 'Deduplicate (keep last)', sink: 'k STRING, v INT, ts TIMESTAMP(3)', format: 'debezium-json',
+    query: `SELECT k, v, ts FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts DESC) AS rn FROM t) WHERE rn = 1`,
+    options: { 'table.exec.mini-batch.enabled': 'false' } },
+  { name: 'Top-N (ROW_NUMBER)', sink: 'k STRING, v INT, rn BIGINT', format: 'debezium-json',
+    query: `SELECT k, v, rn FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC) AS rn FROM t) WHERE rn <= 3`,
+    options: { 'table.exec.mini-batch.enabled': 'false' } },
+  { name: 'window Top-N', sink: 'k STRING, ws TIMESTAMP(3), c BIGINT, rn BIGINT', format: 'json',
+    query: `SELECT k, window_start, c, rn FROM (SELECT *, RANK() OVER (PARTITION BY window_start, window_end ORDER BY c DESC) AS rn FROM (
+      SELECT k, window_start, window_end, COUNT(*) AS c FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY k, window_start, window_end
+    )) WHERE rn <= 3` },
 ]
 
 function sql(c: Case, out: string): string {

@@ -1,0 +1,157 @@
+// One partition of a Top-N, loaded from its MapState (row → count) into a sorted array for a batch:
+// rows are added and retracted in memory, ranks computed, and only the entries whose count changed
+// are written back (one MapState entry per distinct row, never the whole partition).
+import type { Row } from '../../core/batch.js'
+import type { MapState } from '../../core/keyed-state.js'
+import type { RankSpec } from '../../core/rank.js'
+import { orderCompare, totalCompare, type RowCompare } from './row-order.js'
+
+/** The MapState of a partition's rows (row → how many times it is there). */
+export const ROWS_STATE = 'rank-rows'
+
+export interface Entry {
+  readonly row: Row
+  count: number
+  /** The count in state when loaded (0 for a row new in this batch). */
+  stored: number
+  /** Identifies the entry within a batch, for the before/after diff. */
+  readonly id: number
+}
+
+/**
+ * A row of the output with its rank: `pos` is its entry's place in the sorted array and `copy` tells
+ * apart identical rows (count > 1). Reused between batches: read them before the next `visible`.
+ */
+export interface Ranked {
+  entry: Entry
+  pos: number
+  copy: number
+  rank: number
+}
+
+export class Ranker {
+  entries: Entry[] = []
+  private readonly total: RowCompare
+  private readonly peer: RowCompare
+  private readonly fn: 0 | 1 | 2
+  private nextId = 0
+
+  constructor(private readonly spec: RankSpec) {
+    this.total = totalCompare(spec.orderKeys, spec.width)
+    this.peer = orderCompare(spec.orderKeys)
+    this.fn = spec.fn === 'ROW_NUMBER' ? 0 : spec.fn === 'RANK' ? 1 : 2
+  }
+
+  /** Loads the current key's (and namespace's) rows, sorted. */
+  load(map: MapState<Row, number>): void {
+    const entries = this.entries
+    entries.length = 0
+    for (const [row, count] of map.entries()) entries.push({ row, count, stored: count, id: this.nextId++ })
+    if (entries.length > 1) entries.sort((a, b) => this.total(a.row, b.row))
+  }
+
+  /** Adds (delta 1) or retracts (delta -1) a row; retracting a row that is not there (expired) is ignored. */
+  add(row: Row, delta: number): void {
+    const entries = this.entries
+    let lo = 0, hi = entries.length
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1
+      const c = this.total(entries[mid]!.row, row)
+      if (c < 0) lo = mid + 1
+      else if (c > 0) hi = mid
+      else {
+        const e = entries[mid]!
+        e.count = Math.max(0, e.count + delta)
+        return
+      }
+    }
+    if (delta > 0) entries.splice(lo, 0, { row, count: delta, stored: 0, id: this.nextId++ })
+  }
+
+  /** True when some row's count differs from the one in state (so the ranking may have changed). */
+  changed(): boolean {
+    for (const e of this.entries) if (e.count !== e.stored) return true
+    return false
+  }
+
+  /** The rows ranked within [start, end], in rank order: as in state (`stored`) or as now. */
+  visible(out: Ranked[], stored = false): Ranked[] {
+    let n = 0
+    const { start, end } = this.spec
+    const fn = this.fn
+    let pos = 0, rank = 0, dense = 0
+    let prev: Entry | undefined
+    const entries = this.entries
+    for (let p = 0; p < entries.length; p++) {
+      const e = entries[p]!
+      const count = stored ? e.stored : e.count
+      if (count <= 0) continue
+      if (prev === undefined || this.peer(prev.row, e.row) !== 0) {
+        dense++
+        rank = pos + 1
+      }
+      prev = e
+      for (let c = 0; c < count; c++) {
+        pos++
+        const r = fn === 0 ? pos : fn === 1 ? rank : dense
+        if (r > end) {
+          out.length = n
+          return out
+        }
+        if (r >= start) {
+          const slot = out[n++] ??= { entry: e, pos: 0, copy: 0, rank: 0 }
+          slot.entry = e
+          slot.pos = p
+          slot.copy = c
+          slot.rank = r
+        }
+      }
+    }
+    out.length = n
+    return out
+  }
+
+  /**
+   * Over an insert-only input a row ranked past `end` can never come back: drops those rows, so a
+   * partition keeps at most `end` rows (plus the peers tied at the last rank).
+   */
+  trim(): void {
+    const { end } = this.spec
+    const fn = this.fn
+    let pos = 0, dense = 0, groupRank = 0
+    let prev: Entry | undefined
+    for (const e of this.entries) {
+      if (e.count <= 0) continue
+      if (prev === undefined || this.peer(prev.row, e.row) !== 0) {
+        dense++
+        groupRank = pos + 1
+      }
+      const first = fn === 0 ? pos + 1 : fn === 1 ? groupRank : dense
+      if (first > end) e.count = 0
+      else if (fn === 0 && pos + e.count > end) e.count = end - pos
+      pos += e.count
+      prev = e
+    }
+  }
+
+  /** Writes back the entries whose count changed, and forgets the removed ones. */
+  persist(map: MapState<Row, number>): void {
+    let removed = false
+    for (const e of this.entries) {
+      if (e.count === e.stored) continue
+      if (e.count === 0) {
+        map.remove(e.row)
+        removed = true
+      } else {
+        map.put(e.row, e.count)
+      }
+      e.stored = e.count
+    }
+    if (removed) this.entries = this.entries.filter(e => e.count > 0)
+  }
+}
+
+/** The output row of a ranked row: the row itself, or the row and its rank. */
+export function outputRow(r: Ranked, outputRank: boolean): Row {
+  return outputRank ? [...r.entry.row, r.rank] : r.entry.row
+}

@@ -1,0 +1,112 @@
+// Deduplicate, Top-N and window Top-N operators: their exact changelogs, state bounded by N over an
+// insert-only input, state freed at the window end, late rows, and TTL expiry.
+import { describe, expect, it } from 'vitest'
+import type { DeduplicateSpec, RankSpec } from '../../core/rank.js'
+import { DeduplicateOperator } from '../../operators/rank/deduplicate.js'
+import { TopNOperator } from '../../operators/rank/top-n.js'
+import { WindowTopNOperator } from '../../operators/rank/window-top-n.js'
+import { harness } from './harness.js'
+
+/** Rows [k, v]: top `end` by v DESC per k. */
+function topN(extra: Partial<RankSpec> = {}): RankSpec {
+  return { kind: 'Rank', fn: 'ROW_NUMBER', partitionKeys: [0], orderKeys: [{ index: 1, descending: true, nullsFirst: false }], start: 1, end: 2,
+    outputRank: true, width: 2, inputUpdating: false, ttlMs: 0, ...extra }
+}
+
+describe('TopNOperator', () => {
+  it('emits rank changes as -U/+U pairs and the row pushed out as -D, keeping only N rows per partition', async () => {
+    const h = await harness(new TopNOperator(topN()), { keys: [0] })
+    h.process([['a', 5]])
+    h.process([['a', 3]])
+    expect(h.take()).toEqual([['+I', 'a', 5, 1], ['+I', 'a', 3, 2]])
+    h.process([['a', 9]])
+    expect(h.take()).toEqual([['-U', 'a', 5, 1], ['+U', 'a', 9, 1], ['-U', 'a', 3, 2], ['+U', 'a', 5, 2]])
+    h.process([['a', 1], ['a', 2], ['b', 4]])
+    expect(h.take()).toEqual([['+I', 'b', 4, 1]])
+    for (let i = 0; i < 100; i++) h.process([['a', i % 7]])
+    // Two rows of a, one of b: rows that can no longer rank are not kept.
+    expect(h.state.stats().entries).toBe(3)
+  })
+
+  it('without the rank in the output, only rows entering and leaving the top change', async () => {
+    const h = await harness(new TopNOperator(topN({ outputRank: false })), { keys: [0] })
+    h.process([['a', 5], ['a', 3]])
+    h.process([['a', 9]])
+    expect(h.take()).toEqual([['+I', 'a', 5], ['+I', 'a', 3], ['-U', 'a', 3], ['+U', 'a', 9]])
+  })
+
+  it('over an updating input keeps every row: a retraction promotes the next one', async () => {
+    const h = await harness(new TopNOperator(topN({ inputUpdating: true, outputRank: false })), { keys: [0] })
+    h.process([['a', 5], ['a', 3], ['a', 1]])
+    expect(h.take()).toEqual([['+I', 'a', 5], ['+I', 'a', 3]])
+    h.process([['a', 5]], ['-D'])
+    expect(h.take()).toEqual([['-U', 'a', 5], ['+U', 'a', 1]])
+    h.process([['a', 3], ['a', 1]], ['-D', '-D'])
+    expect(h.take()).toEqual([['-D', 'a', 3], ['-D', 'a', 1]])
+    expect(h.state.stats().entries).toBe(0)
+  })
+
+  it('RANK gives peers one rank and keeps every peer tied at the last rank', async () => {
+    const h = await harness(new TopNOperator(topN({ fn: 'RANK', width: 3 })), { keys: [0] })
+    h.process([['a', 5, 'x'], ['a', 5, 'y'], ['a', 5, 'z'], ['a', 4, 'w']])
+    expect(h.take()).toEqual([['+I', 'a', 5, 'x', 1], ['+I', 'a', 5, 'y', 1], ['+I', 'a', 5, 'z', 1]])
+    expect(h.state.stats().entries).toBe(3)
+  })
+
+  it('expires idle partitions under a TTL', async () => {
+    const h = await harness(new TopNOperator(topN({ ttlMs: 100 })), { keys: [0], now: 0 })
+    h.process([['a', 5]])
+    h.processingTime(500)
+    h.process([['a', 3]])
+    // The expired 5 is gone: 3 is the new first.
+    expect(h.take()).toEqual([['+I', 'a', 5, 1], ['+I', 'a', 3, 1]])
+  })
+})
+
+describe('WindowTopNOperator', () => {
+  // Rows [k, v, window_end]: top 2 by v per window.
+  const spec = topN({ partitionKeys: [2], width: 3, window: { endIndex: 2, timeDomain: 'event' } })
+
+  it('emits each window once when the watermark passes its end, frees its state, and drops late rows', async () => {
+    const h = await harness(new WindowTopNOperator(spec), { keys: [2] })
+    h.process([['a', 1, 1000], ['b', 7, 1000], ['c', 4, 1000], ['d', 2, 2000]])
+    h.watermark(998)
+    expect(h.take()).toEqual([])
+    h.watermark(999)
+    expect(h.take()).toEqual([['+I', 'b', 7, 1000, 1], ['+I', 'c', 4, 1000, 2]])
+    expect(h.state.stats().entries).toBe(1) // window 2000's row
+    h.process([['e', 9, 1000]])
+    expect(h.metrics.lateRecordsDropped).toBe(1)
+    h.end()
+    expect(h.take()).toEqual([['+I', 'd', 2, 2000, 1]])
+    expect(h.state.stats().entries).toBe(0)
+  })
+})
+
+describe('DeduplicateOperator', () => {
+  const spec = (extra: Partial<DeduplicateSpec>): DeduplicateSpec => ({ kind: 'Deduplicate', keys: [0], timeIndex: 1, timeDomain: 'event', keepLast: false,
+    ttlMs: 0, ...extra })
+
+  it('keep-first on processing time is insert-only and stores a marker', async () => {
+    const h = await harness(new DeduplicateOperator(spec({ timeDomain: 'processing' })), { keys: [0] })
+    h.process([['a', 5], ['a', 1], ['b', 2]])
+    h.process([['a', 0]])
+    expect(h.take()).toEqual([['+I', 'a', 5], ['+I', 'b', 2]])
+  })
+
+  it('keep-first on event time: an earlier row that arrives later replaces the kept one', async () => {
+    const h = await harness(new DeduplicateOperator(spec({})), { keys: [0] })
+    h.process([['a', 5], ['a', 7]])
+    h.process([['a', 5]])
+    h.process([['a', 3]])
+    expect(h.take()).toEqual([['+I', 'a', 5], ['-U', 'a', 5], ['+U', 'a', 3]])
+  })
+
+  it('keep-last on event time: a row at the same time or later wins, an older one does not', async () => {
+    const h = await harness(new DeduplicateOperator(spec({ keepLast: true })), { keys: [0] })
+    h.process([['a', 5]])
+    h.process([['a', 4]])
+    h.process([['a', 6], ['a', 9], ['a', 8]])
+    expect(h.take()).toEqual([['+I', 'a', 5], ['-U', 'a', 5], ['+U', 'a', 9]])
+  })
+})
