@@ -79,10 +79,11 @@ export class QueryBinder {
       }
       case 'OrderedQuery':
         if (q.orderBy.length > 0) {
-          throw WeirError.unsupported('ORDER BY is not supported: Weir does not sort streams (nor Top-N) yet', {
+          throw WeirError.unsupported('ORDER BY is not supported: Weir does not sort streams', {
             span: q.orderBy[0]!.span,
             help:
-              'remove ORDER BY; a window aggregate (FROM TABLE(TUMBLE(…)) … GROUP BY window_start, window_end, …) already emits its rows window by window, ' +
+              'remove ORDER BY; for the first rows per key, rank them: SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY c DESC) AS rn FROM t) WHERE rn <= 10; ' +
+              'a window aggregate (FROM TABLE(TUMBLE(…)) … GROUP BY window_start, window_end, …) already emits its rows window by window, ' +
               "as the watermark passes each window's end; a bounded result can be sorted once written (e.g. the sink's files)",
           })
         }
