@@ -26,7 +26,7 @@ export function temporalJoinStateLines(node: PhysicalNode, s: TemporalJoinSpec):
     return [`state: ValueState<latest version> per key; ${key}; ttl=[none]; bounded=[yes: one row per key of the versioned table, a delete removes it]`]
   }
   return [
-    `state probe: MapState<time, rows> per key (rows waiting for the watermark); ${key}; ttl=[not needed]; bounded=[yes: freed by time, rows leave once the watermark passes their time]`,
+    `state probe: ListState<row> per (key, time) (rows waiting for the watermark); ${key}; ttl=[not needed]; bounded=[yes: freed by time, rows leave once the watermark passes their time]`,
     `state versions: MapState<time, version> per key; ${key}; ttl=[not needed]; bounded=[yes: freed by time, versions older than the one valid at the watermark are dropped; the latest version per key is kept (a deleted key keeps none)]`,
   ]
 }

@@ -4,6 +4,8 @@
 //
 // Event time: a probe row waits in state until the watermark (the minimum of both inputs) passes its
 // time, then joins the version with the greatest time not after it (a delete there: no version).
+// Probe rows wait in a list per (key, time) — the time is the namespace, so a batch loads only the
+// times it adds to, however many rows wait (a lagging input holds the watermark back).
 // Versions live per key in a MapState keyed by their time; when the watermark passes a time, the
 // versions before the one valid then can match nothing any more and go, so a key keeps its latest
 // version (none once deleted) and those still ahead of the watermark. A timer per (key, time) of a
@@ -20,12 +22,13 @@
 // the residual condition) with NULLs.
 import { BatchBuilder, RowKind, type Batch, type Row } from '../../core/batch.js'
 import type { TemporalJoinSpec } from '../../core/job-graph.js'
-import { mapState, valueState, type MapState, type ValueState } from '../../core/keyed-state.js'
+import { listState, mapState, valueState, type KeyRef, type ListState, type MapState, type Namespace, type PrefetchRequest,
+  type ValueState } from '../../core/keyed-state.js'
 import type { Operator, OperatorContext, OperatorDescriptor } from '../../core/operator.js'
 import { compilePredicate } from '../../expr/index.js'
 
-/** Buffered probe rows of one time: [kind, row, kind, row, …] in arrival order. */
-type ProbeList = (number | Row)[]
+/** A buffered probe row with its kind. */
+type Probe = readonly [number, Row]
 
 abstract class TemporalJoinBase implements Operator {
   protected ctx!: OperatorContext
@@ -68,14 +71,33 @@ abstract class TemporalJoinBase implements Operator {
 }
 
 export class EventTimeTemporalJoin extends TemporalJoinBase {
-  private probes!: MapState<number, ProbeList>
-  /** Version rows by their time; null marks a delete. */
+  /** Probe rows waiting for the watermark, per (key, their time as namespace). */
+  private probes!: ListState<Probe>
+  /** Version rows by their time (namespace ''); null marks a delete. */
   private versions!: MapState<number, Row | null>
 
   open(ctx: OperatorContext): void {
     this.ctx = ctx
-    this.probes = ctx.state.getMapState(mapState<number, ProbeList>('probe'))
+    this.probes = ctx.state.getListState(listState<Probe>('probe'))
     this.versions = ctx.state.getMapState(mapState<number, Row | null>('versions'))
+  }
+
+  /** Each row's key: its versions, and for a probe row that will wait, the list of its time. */
+  stateRequests(batch: Batch, input: number, add: (key: KeyRef, namespace: Namespace | undefined) => void): void {
+    const rows = batch.rows
+    const keys = this.ctx.keysOf(rows, input)
+    const wm = this.ctx.timers.currentWatermark()
+    const timeIndex = this.spec.leftTime
+    for (let i = 0; i < rows.length; i++) {
+      add(keys[i]!, '')
+      const ts = rows[i]![timeIndex] as number | null
+      if (input === 0 && ts != null && ts > wm) add(keys[i]!, ts)
+    }
+  }
+
+  /** A timer reads the versions and the probe rows of its time. */
+  timerStateRequests(key: KeyRef, namespace: Namespace): readonly PrefetchRequest[] {
+    return [{ key, namespace: '' }, { key, namespace }]
   }
 
   processBatch(batch: Batch, input: number): void {
@@ -105,19 +127,15 @@ export class EventTimeTemporalJoin extends TemporalJoinBase {
           this.emit(row, kind, this.versionAt(ts))
           continue
         }
-        const list = this.probes.get(ts)
-        if (list === undefined) {
-          this.probes.put(ts, [kind, row])
-          timers.registerEventTimeTimer(ts)
-        } else {
-          this.probes.put(ts, list.concat(kind, [row]))
-        }
+        this.probes.setNamespace(ts)
+        this.probes.add([kind, row])
+        timers.registerEventTimeTimer(ts, ts)
       } else {
         if (kind === RowKind.UPDATE_BEFORE || ts == null || hasNull(key.values)) continue
         state.setCurrentKey(key)
         this.versions.put(ts, kind === RowKind.DELETE ? null : row)
         if (ts <= wm) this.dropSuperseded(wm)
-        else timers.registerEventTimeTimer(ts)
+        else timers.registerEventTimeTimer(ts, ts)
       }
     }
     this.flush()
@@ -125,11 +143,13 @@ export class EventTimeTemporalJoin extends TemporalJoinBase {
 
   /** The watermark passed `timestamp`: the probe rows of that time join, and superseded versions go. */
   onTimer(timestamp: number): void {
-    const list = this.probes.get(timestamp)
-    if (list !== undefined) {
+    const probes = this.probes
+    probes.setNamespace(timestamp)
+    const list = probes.get()
+    if (list.length > 0) {
       const version = this.versionAt(timestamp)
-      for (let j = 0; j < list.length; j += 2) this.emit(list[j + 1] as Row, list[j] as number, version)
-      this.probes.remove(timestamp)
+      for (const [kind, row] of list) this.emit(row, kind, version)
+      probes.clear()
     }
     this.dropSuperseded(timestamp)
   }
