@@ -160,7 +160,8 @@ export interface Sink {
   readonly span: Span
 }
 
-export type LogicalPlan = Scan | Values | Project | Filter | Aggregate | WindowAggregate | WindowTvf | Union | Join | TemporalJoin | Sink | Over | Deduplicate | Rank
+export type LogicalPlan = Scan | Values | Project | Filter | Aggregate | WindowAggregate | WindowTvf | Union | Join | TemporalJoin | Sink | Over | Deduplicate
+  | Rank
 
 export function inputsOf(plan: LogicalPlan): readonly LogicalPlan[] {
   switch (plan.kind) {
