@@ -133,6 +133,26 @@ export interface JoinSpec {
   readonly residual?: Rex
 }
 
+/**
+ * Temporal join of input 0 (the probe rows) with input 1 (a versioned table's changelog), both keyed
+ * by the table's primary key. Output row: [...probe, ...version]. See operators/join/temporal-join.ts.
+ */
+export interface TemporalJoinSpec {
+  readonly kind: 'TemporalJoin'
+  readonly joinType: 'INNER' | 'LEFT'
+  /** 'event': the version valid at the probe's time, once the watermark passes it; 'processing': the latest version at arrival. */
+  readonly timeDomain: 'event' | 'processing'
+  readonly leftKeys: readonly number[]
+  readonly rightKeys: readonly number[]
+  /** The probe's time column and the versions' rowtime column (event time; -1 for processing time). */
+  readonly leftTime: number
+  readonly rightTime: number
+  readonly leftWidth: number
+  readonly rightWidth: number
+  /** The non-key rest of the condition, over the output row, tested against the version found. */
+  readonly residual?: Rex
+}
+
 /** Merges its inputs (UNION ALL). */
 export interface UnionSpec {
   readonly kind: 'Union'
@@ -176,6 +196,7 @@ export type OperatorSpec =
   | GroupAggregateSpec
   | UnionSpec
   | JoinSpec
+  | TemporalJoinSpec
   | SinkSpec
   | CollectSpec
   | DeduplicateSpec

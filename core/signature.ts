@@ -18,6 +18,9 @@ export function operatorSignature(node: PhysicalNode): Record<string, unknown> {
       const side = (s: typeof spec.left) => ({ keys: s.keys.length, uniqueKey: s.uniqueKey ?? null, outer: s.outer })
       return { kind: spec.kind, joinType: spec.joinType, left: side(spec.left), right: side(spec.right) }
     }
+    case 'TemporalJoin':
+      // Event and processing time keep different state under the same key.
+      return { kind: spec.kind, joinType: spec.joinType, time: spec.timeDomain, keys: spec.rightKeys.length }
     default:
       return { kind: spec.kind }
   }

@@ -277,6 +277,8 @@ export interface TableRef {
   readonly name: QualifiedName
   readonly alias?: Ident
   readonly hints: readonly Hint[]
+  /** `FOR SYSTEM_TIME AS OF expr`: the table is the versioned side of a temporal join. */
+  readonly asOf?: { readonly expr: Expr; readonly span: Span }
   readonly span: Span
 }
 

@@ -119,7 +119,7 @@ export function syntaxError(parser: SqlParser, error: IRecognitionException, tok
   }
   const matches = (t: IToken | undefined, e: Expected): boolean => t !== undefined && e.types.some(type => tokenMatcher(t, type))
 
-  // A Flink construct the grammar lacks (MATCH_RECOGNIZE, FOR SYSTEM_TIME AS OF…) is read as an
+  // A Flink construct the grammar lacks (MATCH_RECOGNIZE, OFFSET n…) is read as an
   // alias or the like and fails a token or two later: name it instead.
   const construct = unsupportedConstruct(tokens, stmtStart, index + 1, src)
   if (construct !== undefined) return construct

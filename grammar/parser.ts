@@ -574,12 +574,22 @@ export class SqlParser extends CstParser {
     ])
   })
 
-  /** `name [hints] [[AS] alias] [hints]` — Flink writes hints before the alias; both places are accepted. */
+  /** `name [FOR SYSTEM_TIME AS OF expr] [hints] [[AS] alias] [hints]` — Flink writes hints before the alias; both places are accepted. */
   tableRef = this.RULE('tableRef', () => {
     this.SUBRULE(this.qualifiedName)
+    this.OPTION2(() => this.SUBRULE(this.systemTimeAsOf))
     this.MANY(() => this.SUBRULE(this.hintBlock))
     this.OPTION(() => this.SUBRULE(this.alias))
     this.MANY2(() => this.SUBRULE2(this.hintBlock))
+  })
+
+  /** `FOR SYSTEM_TIME AS OF expr` (a temporal join's version time); to-ast checks the two words. */
+  systemTimeAsOf = this.RULE('systemTimeAsOf', () => {
+    this.CONSUME(T.FOR)
+    this.CONSUME(T.Name)
+    this.CONSUME(T.AS)
+    this.CONSUME2(T.Name)
+    this.SUBRULE(this.expression)
   })
 
   /** `(query) [[AS] alias [(col, …)]]` */

@@ -174,13 +174,27 @@ function fromItem(n: CstNode, s: Spans): A.FromItem {
 
 function tableRef(n: CstNode, s: Spans): A.TableRef {
   const alias = node(n, 'alias')
+  const asOf = node(n, 'systemTimeAsOf')
   return {
     kind: 'TableRef',
     name: qualifiedName(child(n, 'qualifiedName'), s),
     ...(alias ? { alias: ident(alias, s) } : {}),
     hints: nodes(n, 'hintBlock').flatMap(h => hintBlock(h, s)),
+    ...(asOf ? { asOf: systemTimeAsOf(asOf, s) } : {}),
     span: s.of(n),
   }
+}
+
+/** `FOR SYSTEM_TIME AS OF expr`: the grammar takes any two names; only these two words are SQL. */
+function systemTimeAsOf(n: CstNode, s: Spans): NonNullable<A.TableRef['asOf']> {
+  const [system, of] = tokens(n, 'Name')
+  for (const [t, word] of [[system!, 'SYSTEM_TIME'], [of!, 'OF']] as const) {
+    if (t.image.toUpperCase() !== word) {
+      throw WeirError.syntax(`expected ${word} in FOR SYSTEM_TIME AS OF, found '${t.image}'`, { span: s.ofToken(t),
+        help: 'write FOR SYSTEM_TIME AS OF probe.time_column' })
+    }
+  }
+  return { expr: expression(child(n, 'expression'), s), span: s.of(n) }
 }
 
 const WINDOW_FUNCTIONS = ['TUMBLE', 'HOP', 'CUMULATE', 'SESSION'] as const

@@ -22,12 +22,6 @@ const CONSTRUCTS: readonly Construct[] = [
       "SELECT k, window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY k, window_start, window_end",
   },
   {
-    match: (ts, i) => (ts[i]?.tokenType === T.FOR && word(ts[i + 1], 'SYSTEM_TIME') ? (word(ts[i + 2], 'AS') && word(ts[i + 3], 'OF') ? 4 : 2) : 0),
-    message: 'temporal joins (FOR SYSTEM_TIME AS OF) are not supported',
-    help:
-      'Weir has regular joins but no temporal joins yet: a regular JOIN … ON o.k = v.k joins each row with every version of v (an updating result), not the one valid at its time',
-  },
-  {
     match: (ts, i) => (word(ts[i], 'OFFSET') && ts[i + 1] !== undefined && tokenMatcher(ts[i + 1]!, T.NumberLit) ? 2 : 0),
     message: 'OFFSET is not supported',
     help: "a stream has no first rows to skip; remove OFFSET (to look at a few rows, bound the source: datagen 'number-of-rows', nexmark 'nexmark.events.num')",

@@ -12,6 +12,7 @@ import { windowAggregate } from './window-aggregate.js'
 import { groupAggregate } from './group-aggregate.js'
 import { regularJoin } from './join/regular-join.js'
 import { deduplicate, rank } from './rank/descriptors.js'
+import { temporalJoin } from './join/temporal-join.js'
 
 const OPERATORS: { readonly [K in TransformSpec['kind']]: OperatorDescriptor<Extract<TransformSpec, { kind: K }>> } = {
   Calc: calc,
@@ -22,6 +23,7 @@ const OPERATORS: { readonly [K in TransformSpec['kind']]: OperatorDescriptor<Ext
   Join: regularJoin,
   Deduplicate: deduplicate,
   Rank: rank,
+  TemporalJoin: temporalJoin,
 }
 
 function descriptorOf<S extends TransformSpec>(spec: S): OperatorDescriptor<S> {

@@ -65,6 +65,9 @@ function infer(plan: LogicalPlan): { mode: ChangelogMode; origin?: LogicalPlan }
       const updating = [plan.left, plan.right].map(changelogOf).find(c => c.mode === 'updating')
       return updating ?? { mode: 'insert-only' }
     }
+    case 'TemporalJoin':
+      // Each probe row is joined once, with its own kind: the versions' updates produce none.
+      return changelogOf(plan.left)
     default:
       return assertNever(plan)
   }
@@ -93,6 +96,8 @@ export function describe(plan: LogicalPlan): string {
       return `the deduplication (ROW_NUMBER … = 1, keep ${plan.keepLast ? 'last' : 'first'})${where}`
     case 'Rank':
       return `the Top-N (${plan.fn} … <= ${plan.end})${where}`
+    case 'TemporalJoin':
+      return `the temporal ${plan.joinType} JOIN${where}`
     default:
       return `the ${plan.kind}${where}`
   }

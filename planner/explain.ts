@@ -9,6 +9,7 @@ import type { WindowSpec } from '../core/windows.js'
 import { formatRex } from './rex-format.js'
 import { describeJoin, joinStateLines } from './explain-join.js'
 import { dedupStateLine, describeDeduplicate, describeRank, rankStateLine } from './explain-rank.js'
+import { describeTemporalJoin, temporalJoinStateLines } from './explain-temporal-join.js'
 
 export interface ExplainOptions {
   /** EXPLAIN CHANGELOG_MODE: print row kinds Flink-style (I, UB, UA, D) on every operator. */
@@ -139,6 +140,8 @@ function describeNode(node: PhysicalNode, input: readonly Field[], opts: Explain
       return `Union(all=[true], ${m})`
     case 'Join':
       return describeJoin(node, s, m)
+    case 'TemporalJoin':
+      return describeTemporalJoin(node, s, m)
     case 'Sink':
       return `Sink(table=[${s.table}], connector=[${s.connector}], fields=[${names(s.schema)}], ${m})`
     case 'Collect':
@@ -192,6 +195,8 @@ function stateLines(node: PhysicalNode, input: readonly Field[], warnings: strin
       return [dedupStateLine(node.id, s, input, warnings)]
     case 'Rank':
       return [rankStateLine(node.id, s, input, warnings)]
+    case 'TemporalJoin':
+      return temporalJoinStateLines(node, s)
     case 'Source':
     case 'Values':
     case 'Calc':

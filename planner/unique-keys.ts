@@ -58,6 +58,9 @@ function infer(plan: LogicalPlan): readonly number[] | undefined {
       if (plan.fn === 'ROW_NUMBER' && plan.end === 1) return plan.partitionKeys
       if (plan.fn === 'ROW_NUMBER' && plan.outputRank) return [...plan.partitionKeys, plan.input.fields.length]
       return uniqueKeyOf(plan.input)
+    case 'TemporalJoin':
+      // One output row per probe row, and at most one version per probe row.
+      return uniqueKeyOf(plan.left)
     case 'Values':
     case 'WindowTvf':
     case 'Union':

@@ -15,6 +15,7 @@ import type { LogicalPlan, SideTtl } from '../logical/nodes.js'
 import { Scope } from './scope.js'
 import { bindExpr } from './expr-binder.js'
 import { joinFields, regularJoin } from './regular-join.js'
+import { isTemporal, temporalJoin } from './temporal-join.js'
 
 /** A bound relation: its plan and the names its columns are visible by. */
 export interface BoundRelation {
@@ -88,9 +89,10 @@ export function bindJoinedFrom(from: ast.Join, where: ast.Expr | undefined, ctx:
       return leaf
     }
     const left = build(item.left)
-    const right = build(item.right)
+    // The versioned table of a temporal join is bound as a plain table; planJoin reads its AS OF.
+    const right = build(item.right.kind === 'TableRef' ? { ...item.right, asOf: undefined } : item.right)
     const node: JoinNode = { kind: 'join', join: item, left, right, offset: left.offset, width: left.width + right.width, conjuncts: [], filters: [] }
-    node.scope = joinedScope(scopeOf(left), scopeOf(right), item.joinType)
+    node.scope = joinedScope(scopeOf(left), scopeOf(right), item.joinType, isTemporal(item))
     if (item.on !== undefined) {
       if (item.joinType === 'CROSS') throw WeirError.plan('CROSS JOIN takes no ON condition', { span: item.on.span, help: 'write INNER JOIN … ON …' })
       const on = bindBoolean(item.on, node.scope, 'ON')
@@ -119,10 +121,13 @@ function scopeOf(tree: Tree): Scope {
   return tree.kind === 'leaf' ? tree.rel.scope : tree.scope!
 }
 
-/** The columns after a join: both sides', the NULL-supplying side's nullable, time attributes gone (a regular join does not keep time order). */
-function joinedScope(left: Scope, right: Scope, type: WrittenJoinType): Scope {
+/**
+ * The columns after a join: both sides', the NULL-supplying side's nullable, time attributes gone (a
+ * regular join does not keep time order; a temporal join keeps its probe side's).
+ */
+function joinedScope(left: Scope, right: Scope, type: WrittenJoinType, temporal: boolean): Scope {
   const fields = joinFields(left.fields, right.fields, type)
-  return new Scope([...left.fields, ...right.fields].map((f, i) => ({ ...f, type: fields[i]!.type })))
+  return new Scope([...left.fields, ...right.fields].map((f, i) => ({ ...f, type: temporal && i < left.fields.length ? f.type : fields[i]!.type })))
 }
 
 function bindBoolean(e: ast.Expr, scope: Scope, clause: string): Rex {
@@ -154,7 +159,8 @@ function placeOn(c: Rex, node: JoinNode): void {
   if (cols.size > 0 && !isNonDeterministic(c)) {
     // An ON conjunct over one input only filters that input, unless the input is preserved (its rows stay, padded).
     if (within(cols, node.left) && type !== 'LEFT' && type !== 'FULL') return placeFilter(c, node.left)
-    if (within(cols, node.right) && type !== 'RIGHT' && type !== 'FULL') return placeFilter(c, node.right)
+    // (Filtering a versioned table would change which version is valid when: such a conjunct stays.)
+    if (within(cols, node.right) && type !== 'RIGHT' && type !== 'FULL' && !isTemporal(node.join)) return placeFilter(c, node.right)
   }
   node.conjuncts.push(c)
 }
@@ -168,7 +174,7 @@ function placeFilter(c: Rex, tree: Tree): void {
   const cols = inputsUsed(c)
   const type = tree.join.joinType
   if (within(cols, tree.left) && FILTER_INTO_LEFT.has(type)) return placeFilter(c, tree.left)
-  if (within(cols, tree.right) && FILTER_INTO_RIGHT.has(type)) return placeFilter(c, tree.right)
+  if (within(cols, tree.right) && FILTER_INTO_RIGHT.has(type) && !isTemporal(tree.join)) return placeFilter(c, tree.right)
   if (type === 'INNER' || type === 'CROSS') tree.conjuncts.push(c)
   else tree.filters.push(c)
 }
@@ -209,6 +215,7 @@ function planTree(tree: Tree, ttls: StateTtls): LogicalPlan {
  * before the regular join, which is what any other equi-join is.
  */
 export function planJoin(inputs: JoinInputs): LogicalPlan {
+  if (isTemporal(inputs.join)) return temporalJoin(inputs)
   return regularJoin(inputs)
 }
 

@@ -23,6 +23,7 @@ import { checkHints } from './hints.js'
 import { bindOver, windowCallsOf } from './over-binder.js'
 import { checkReadable, tableFields } from './table-fields.js'
 import { bindJoinedFrom, type BoundRelation, type JoinContext } from './join-binder.js'
+import { misplacedAsOf } from './temporal-join.js'
 import type { JobConfig } from '../../common/config/index.js'
 
 export type { BoundRelation } from './join-binder.js'
@@ -104,6 +105,7 @@ export class QueryBinder {
   private bindFrom(from: ast.FromItem): BoundRelation {
     switch (from.kind) {
       case 'TableRef':
+        if (from.asOf !== undefined) throw misplacedAsOf(from.asOf.span)
         return this.bindTableRef(from)
       case 'SubqueryRef': {
         const inner = this.bindQuery(from.query)

@@ -10,7 +10,7 @@ import { castTo, commonType, resolveCall } from '../../expr/index.js'
 import type { JoinType, LogicalPlan } from '../logical/nodes.js'
 import type { JoinInputs, WrittenJoinType } from './join-binder.js'
 
-interface KeyPair {
+export interface KeyPair {
   left: Rex
   /** Over the right input's own columns. */
   right: Rex
@@ -66,7 +66,7 @@ export function regularJoin(j: JoinInputs): LogicalPlan {
 }
 
 /** `l = r` with l over the left input only and r over the right only (either way round). */
-function equiPair(c: Rex, lw: number): KeyPair | undefined {
+export function equiPair(c: Rex, lw: number): KeyPair | undefined {
   if (c.kind !== 'Call' || c.op !== '=' || c.args.length !== 2 || isNonDeterministic(c)) return undefined
   const [a, b] = c.args as [Rex, Rex]
   const side = (r: Rex): 'left' | 'right' | undefined => {
@@ -84,7 +84,7 @@ function equiPair(c: Rex, lw: number): KeyPair | undefined {
 }
 
 /** The input with a column per key expression that is not a column already; the key columns. */
-function withKeyColumns(plan: LogicalPlan, keys: readonly Rex[]): { plan: LogicalPlan; keys: number[] } {
+export function withKeyColumns(plan: LogicalPlan, keys: readonly Rex[]): { plan: LogicalPlan; keys: number[] } {
   const width = plan.fields.length
   const extra: Rex[] = []
   const indexes = keys.map(k => {

@@ -127,6 +127,29 @@ export interface Join {
   readonly span: Span
 }
 
+/**
+ * A temporal join (planner/bind/temporal-join.ts): each row of `left` (the probe side) with the
+ * version of its key in `right` (a versioned table) valid at the row's time — event time, or the
+ * latest version at arrival for processing time. Output [...left fields, ...right fields].
+ */
+export interface TemporalJoin {
+  readonly kind: 'TemporalJoin'
+  readonly joinType: 'INNER' | 'LEFT'
+  readonly timeDomain: 'event' | 'processing'
+  readonly left: LogicalPlan
+  readonly right: LogicalPlan
+  /** Pairwise equal; rightKeys are the versioned table's primary key. */
+  readonly leftKeys: readonly number[]
+  readonly rightKeys: readonly number[]
+  /** The probe's time column (the AS OF column), and the versions' rowtime column (event time only, else -1). */
+  readonly leftTime: number
+  readonly rightTime: number
+  /** The rest of the condition, over [...left columns, ...right columns]: tested against the version found. */
+  readonly residual?: Rex
+  readonly fields: readonly Field[]
+  readonly span: Span
+}
+
 /** Writes into a table, or collects rows for a SELECT. */
 export interface Sink {
   readonly kind: 'Sink'
@@ -137,7 +160,8 @@ export interface Sink {
   readonly span: Span
 }
 
-export type LogicalPlan = Scan | Values | Project | Filter | Aggregate | WindowAggregate | WindowTvf | Union | Join | Sink | Over | Deduplicate | Rank
+export type LogicalPlan = Scan | Values | Project | Filter | Aggregate | WindowAggregate | WindowTvf | Union | Join | TemporalJoin | Sink | Over | Deduplicate
+  | Rank
 
 export function inputsOf(plan: LogicalPlan): readonly LogicalPlan[] {
   switch (plan.kind) {
@@ -147,6 +171,7 @@ export function inputsOf(plan: LogicalPlan): readonly LogicalPlan[] {
     case 'Union':
       return plan.inputs
     case 'Join':
+    case 'TemporalJoin':
       return [plan.left, plan.right]
     case 'Project':
     case 'Filter':
@@ -172,6 +197,7 @@ export function withInputs(plan: LogicalPlan, inputs: readonly LogicalPlan[]): L
     case 'Union':
       return { ...plan, inputs }
     case 'Join':
+    case 'TemporalJoin':
       return { ...plan, left: inputs[0]!, right: inputs[1]! }
     case 'Project':
     case 'Filter':

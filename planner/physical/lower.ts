@@ -13,6 +13,7 @@ import { bindExpr } from '../bind/expr-binder.js'
 import { Scope } from '../bind/scope.js'
 import { joinSpec } from './join-spec.js'
 import { rankSpec, unsupportedOver } from './lower-over.js'
+import { temporalJoinSpec } from './temporal-join-spec.js'
 
 /** Lowers one or more sink plans (one per INSERT of a statement set) into a job graph. */
 export function lowerToJobGraph(plans: readonly LogicalPlan[], name: string, config: JobConfig): JobGraph {
@@ -99,6 +100,12 @@ export function lowerToJobGraph(plans: readonly LogicalPlan[], name: string, con
         const spec = joinSpec(plan)
         id = add('join', spec, [{ node: lower(plan.left), exchange: keyed(spec.left.keys) }, { node: lower(plan.right), exchange: keyed(spec.right.keys) }],
           plan, mode)
+        break
+      }
+      case 'TemporalJoin': {
+        const spec = temporalJoinSpec(plan)
+        id = add('temporal-join', spec, [{ node: lower(plan.left), exchange: keyed(spec.leftKeys) }, { node: lower(plan.right),
+          exchange: keyed(spec.rightKeys) }], plan, mode)
         break
       }
       case 'Sink': {

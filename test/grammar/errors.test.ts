@@ -109,7 +109,7 @@ describe('syntax errors', () => {
     expect(syntaxErrorOf('SELECT a /*+ X */ FROM t')).toMatchObject({ at: '1:10', message: "unexpected hint '/*+', expected FROM, ',' or end of statement" })
     expect(syntaxErrorOf('EXPLAIN')).toMatchObject({ at: '1:8', message: 'unexpected end of input, expected a query, CHANGELOG_MODE, PLAN or INSERT' })
     expect(syntaxErrorOf('SELECT a FROM t JOIN u USING (a)')).toMatchObject({ at: '1:24',
-      message: expect.stringContaining("unexpected 'USING', expected ON, JOIN") })
+      message: expect.stringContaining("unexpected 'USING', expected FOR, ON, JOIN") })
   })
 
   it('helps with WITH options that are not quoted', () => {

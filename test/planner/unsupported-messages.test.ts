@@ -45,14 +45,6 @@ describe('SQL Weir does not run', () => {
     expect(e.help).toContain('use a window aggregate: SELECT k, window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts)')
   })
 
-  it('a temporal join (FOR SYSTEM_TIME AS OF)', async () => {
-    for (const join of ['JOIN', 'LEFT JOIN']) {
-      const e = await refused(`SELECT t.a, r.c FROM t ${join} r FOR SYSTEM_TIME AS OF t.ts ON t.b = r.b`)
-      expect(e).toMatchObject({ kind: 'unsupported', message: 'temporal joins (FOR SYSTEM_TIME AS OF) are not supported', at: 'FOR SYSTEM_TIME AS OF' })
-      expect(e.help).toMatch(/^Weir has regular joins but no temporal joins yet/)
-    }
-  })
-
   it.each([
     ['TUMBLE', "SELECT b, TUMBLE_START(ts, INTERVAL '1' MINUTE) AS ws, COUNT(*) AS n FROM t GROUP BY TUMBLE(ts, INTERVAL '1' MINUTE), b",
       "TUMBLE(ts, INTERVAL '1' MINUTE)",
