@@ -8,6 +8,8 @@ import type { TimeDomain, WindowSpec } from './windows.js'
 import type { DeduplicateSpec, RankSpec } from './rank.js'
 
 export type { DeduplicateSpec, RankSpec } from './rank.js'
+import type { ScalarJoinSpec, SemiJoinSpec, SetOpSpec } from './subquery-specs.js'
+export type { ScalarJoinSpec, SemiJoinSpec, SetOpSpec } from './subquery-specs.js'
 
 export type ChangelogMode = 'insert-only' | 'updating'
 
@@ -197,6 +199,9 @@ export type OperatorSpec =
   | UnionSpec
   | JoinSpec
   | TemporalJoinSpec
+  | SemiJoinSpec
+  | SetOpSpec
+  | ScalarJoinSpec
   | SinkSpec
   | CollectSpec
   | DeduplicateSpec

@@ -344,6 +344,18 @@ export type Expr =
   | Extract
   | TimeFloorCeil
   | IntervalLiteral
+  | SubqueryExpr
+
+/** A subquery in an expression: `EXISTS (q)`, `x [NOT] IN (q)` or a scalar `(q)` (planner/bind/subquery-binder.ts). */
+export interface SubqueryExpr {
+  readonly kind: 'SubqueryExpr'
+  readonly form: 'EXISTS' | 'IN' | 'SCALAR'
+  /** The probe value of IN. */
+  readonly operand?: Expr
+  readonly query: Query
+  readonly negated: boolean
+  readonly span: Span
+}
 
 export interface Literal {
   readonly kind: 'Literal'

@@ -839,10 +839,14 @@ export class SqlParser extends CstParser {
     this.SUBRULE2(this.arithmetic, { LABEL: 'high' })
   })
 
+  /** `IN (1, 2)` or `IN (SELECT …)`: a query keyword after '(' makes it a subquery. */
   inTail = this.RULE('inTail', () => {
     this.CONSUME(T.IN)
     this.CONSUME(T.LParen)
-    this.AT_LEAST_ONE_SEP({ SEP: T.Comma, DEF: () => this.SUBRULE(this.expression) })
+    this.OR(this.alts.inTail1 ??= [
+      { GATE: () => startsQuery(this.LA(1)), ALT: () => this.SUBRULE(this.query) },
+      { ALT: () => this.AT_LEAST_ONE_SEP({ SEP: T.Comma, DEF: () => this.SUBRULE(this.expression) }) },
+    ])
     this.CONSUME(T.RParen)
   })
 
@@ -891,6 +895,7 @@ export class SqlParser extends CstParser {
       { ALT: () => this.SUBRULE(this.positionExpr, alt) },
       { ALT: () => this.SUBRULE(this.niladicCall, alt) },
       { ALT: () => this.SUBRULE(this.keywordCall, alt) },
+      { ALT: () => this.SUBRULE(this.existsExpr, alt) },
       { ALT: () => this.SUBRULE(this.parenExpr, alt) },
       { ALT: () => this.SUBRULE(this.typedLiteral, alt) },
       { ALT: () => this.SUBRULE(this.nameExpr, alt) },
@@ -1064,9 +1069,20 @@ export class SqlParser extends CstParser {
     this.SUBRULE(this.callArgs)
   })
 
+  /** `(expr)`, or a scalar subquery `(SELECT …)` when a query keyword follows the '('. */
   parenExpr = this.RULE('parenExpr', () => {
     this.CONSUME(T.LParen)
-    this.SUBRULE(this.expression)
+    this.OR(this.alts.parenExpr1 ??= [
+      { GATE: () => startsQuery(this.LA(1)), ALT: () => this.SUBRULE(this.query) },
+      { ALT: () => this.SUBRULE(this.expression) },
+    ])
+    this.CONSUME(T.RParen)
+  })
+
+  existsExpr = this.RULE('existsExpr', () => {
+    this.CONSUME(T.EXISTS)
+    this.CONSUME(T.LParen)
+    this.SUBRULE(this.query)
     this.CONSUME(T.RParen)
   })
 

@@ -168,6 +168,8 @@ class Climber {
       const like = node(tail, 'likeTail')
       if (between) {
         expr = { kind: 'Between', operand, low: arithmetic(child(between, 'low'), s), high: arithmetic(child(between, 'high'), s), negated, span }
+      } else if (inList && has(inList, 'query')) {
+        expr = { kind: 'SubqueryExpr', form: 'IN', operand, query: subquery(child(inList, 'query'), s), negated, span }
       } else if (inList) {
         expr = { kind: 'InList', operand, list: nodes(inList, 'expression').map(e => expression(e, s)), negated, span }
       } else if (like) {
@@ -179,6 +181,15 @@ class Climber {
     }
     return { expr, start: left.start, end }
   }
+}
+
+/** Builds a query's AST; to-ast-query.ts registers it (it imports this file, so importing it here would be a cycle). */
+let subquery: (n: CstNode, s: Spans) => A.Query = () => {
+  throw WeirError.internal('to-ast-query.ts is not loaded')
+}
+
+export function registerSubqueryBuilder(build: (n: CstNode, s: Spans) => A.Query): void {
+  subquery = build
 }
 
 /** A `primary` node: the operand itself, wrapped in its prefix signs. */
@@ -251,7 +262,10 @@ function primary(c: CstElement, s: Spans): A.Expr {
       return functionCall(identFromToken(t, s), child(c, 'callArgs'), s.of(c), s)
     }
     case 'parenExpr':
+      if (has(c, 'query')) return { kind: 'SubqueryExpr', form: 'SCALAR', query: subquery(child(c, 'query'), s), negated: false, span: s.of(c) }
       return expression(child(c, 'expression'), s)
+    case 'existsExpr':
+      return { kind: 'SubqueryExpr', form: 'EXISTS', query: subquery(child(c, 'query'), s), negated: false, span: s.of(c) }
     default:
       throw WeirError.internal(`unhandled expression rule ${c.name}`)
   }

@@ -4,11 +4,13 @@ import { WeirError } from '../common/errors.js'
 import type * as A from './ast.js'
 import { alt, child, has, ident, identFromToken, isToken, nameList, node, nodes, qualifiedName, stringValue, token, tokens, type CstNode,
   type Spans } from './cst.js'
-import { EXPR_CONVERTERS, expression, orderItem } from './to-ast-expr.js'
+import { EXPR_CONVERTERS, expression, orderItem, registerSubqueryBuilder } from './to-ast-expr.js'
 import { windowClause } from './to-ast-over.js'
 import { legacyGroupWindow } from './legacy-window.js'
 import { closest } from '../common/names.js'
 import * as T from './tokens.js'
+
+registerSubqueryBuilder((n, s) => query(n, s))
 
 export function query(n: CstNode, s: Spans): A.Query {
   const exprNode = child(n, 'queryExpression')

@@ -13,6 +13,9 @@ import { groupAggregate } from './group-aggregate.js'
 import { regularJoin } from './join/regular-join.js'
 import { deduplicate, rank } from './rank/descriptors.js'
 import { temporalJoin } from './join/temporal-join.js'
+import { semiJoin } from './join/semi-join.js'
+import { setOp } from './join/set-op.js'
+import { scalarJoin } from './join/scalar-join.js'
 
 const OPERATORS: { readonly [K in TransformSpec['kind']]: OperatorDescriptor<Extract<TransformSpec, { kind: K }>> } = {
   Calc: calc,
@@ -24,6 +27,9 @@ const OPERATORS: { readonly [K in TransformSpec['kind']]: OperatorDescriptor<Ext
   Deduplicate: deduplicate,
   Rank: rank,
   TemporalJoin: temporalJoin,
+  SemiJoin: semiJoin,
+  SetOp: setOp,
+  ScalarJoin: scalarJoin,
 }
 
 function descriptorOf<S extends TransformSpec>(spec: S): OperatorDescriptor<S> {

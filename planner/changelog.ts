@@ -4,6 +4,7 @@ import { assertNever } from '../common/assert.js'
 import type { ChangelogMode } from '../core/job-graph.js'
 import { getConnector } from '../connectors/registry.js'
 import type { LogicalPlan } from './logical/nodes.js'
+import { describeSubqueryNode, subqueryChangelog } from './subquery/traits.js'
 
 const cache = new WeakMap<LogicalPlan, { mode: ChangelogMode; origin?: LogicalPlan }>()
 
@@ -68,6 +69,10 @@ function infer(plan: LogicalPlan): { mode: ChangelogMode; origin?: LogicalPlan }
     case 'TemporalJoin':
       // Each probe row is joined once, with its own kind: the versions' updates produce none.
       return changelogOf(plan.left)
+    case 'SemiJoin':
+    case 'SetOp':
+    case 'ScalarJoin':
+      return subqueryChangelog(plan, changelogOf)
     default:
       return assertNever(plan)
   }
@@ -98,6 +103,10 @@ export function describe(plan: LogicalPlan): string {
       return `the Top-N (${plan.fn} … <= ${plan.end})${where}`
     case 'TemporalJoin':
       return `the temporal ${plan.joinType} JOIN${where}`
+    case 'SemiJoin':
+    case 'SetOp':
+    case 'ScalarJoin':
+      return `${describeSubqueryNode(plan)}${where}`
     default:
       return `the ${plan.kind}${where}`
   }

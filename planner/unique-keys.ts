@@ -4,6 +4,7 @@
 // join's state keeps one entry per unique key where its input has one.
 import { assertNever } from '../common/assert.js'
 import type { LogicalPlan } from './logical/nodes.js'
+import { subqueryUniqueKey } from './subquery/traits.js'
 
 const cache = new WeakMap<LogicalPlan, readonly number[] | null>()
 
@@ -61,6 +62,10 @@ function infer(plan: LogicalPlan): readonly number[] | undefined {
     case 'TemporalJoin':
       // One output row per probe row, and at most one version per probe row.
       return uniqueKeyOf(plan.left)
+    case 'SemiJoin':
+    case 'SetOp':
+    case 'ScalarJoin':
+      return subqueryUniqueKey(plan, uniqueKeyOf)
     case 'Values':
     case 'WindowTvf':
     case 'Union':

@@ -79,6 +79,8 @@ export function childrenOf(e: ast.Expr): ast.Expr[] {
       return [e.operand, e.low, e.high]
     case 'InList':
       return [e.operand, ...e.list]
+    case 'SubqueryExpr':
+      return e.operand ? [e.operand] : []
     case 'Like':
       return e.escape ? [e.operand, e.pattern, e.escape] : [e.operand, e.pattern]
     case 'CaseExpr':
@@ -189,6 +191,17 @@ function bindNode(e: ast.Expr, ctx: BindContext): Rex {
       return resolveCall(e.negated ? 'NOT_BETWEEN' : 'BETWEEN', [b(e.operand), b(e.low), b(e.high)], e.span)
     case 'InList':
       return resolveCall(e.negated ? 'NOT_IN' : 'IN', [b(e.operand), ...e.list.map(b)], e.span)
+    case 'SubqueryExpr': {
+      const column = ctx.scope.subqueries?.get(e)
+      if (column !== undefined) return inputRef(column, ctx.scope.fields[column]!.type)
+      // subquery-binder.ts takes the subqueries it can plan out of the expression before it is bound.
+      throw WeirError.unsupported(`${e.form === 'SCALAR' ? 'a scalar subquery' : `${e.form} (subquery)`} is not supported in ${ctx.clause}`, {
+        span: e.span,
+        help: e.form === 'SCALAR'
+          ? 'a scalar subquery is supported in the SELECT list and the WHERE clause of a query without GROUP BY'
+          : 'IN / EXISTS subqueries are supported as conditions of WHERE, alone or joined by AND (not under OR)',
+      })
+    }
     case 'Like':
       return resolveCall(e.negated ? 'NOT_LIKE' : 'LIKE', [b(e.operand), b(e.pattern), ...(e.escape ? [b(e.escape)] : [])], e.span)
     case 'CaseExpr': {

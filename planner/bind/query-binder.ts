@@ -24,6 +24,8 @@ import { bindOver, windowCallsOf } from './over-binder.js'
 import { checkReadable, tableFields } from './table-fields.js'
 import { bindJoinedFrom, type BoundRelation, type JoinContext } from './join-binder.js'
 import { misplacedAsOf } from './temporal-join.js'
+import { filterWithScalars, selectScalars, semiJoin, splitWhere, withScalars, type SubqueryHost } from './subquery-binder.js'
+import { setOperation } from './set-operation.js'
 import type { JobConfig } from '../../common/config/index.js'
 
 export type { BoundRelation } from './join-binder.js'
@@ -117,6 +119,15 @@ export class QueryBinder {
         return bindJoinedFrom(from, undefined, this.joinContext([]))
       default:
         return assertNever(from)
+    }
+  }
+
+  private subqueryHost(): SubqueryHost {
+    const ms = this.config.stateTtlMs
+    return {
+      bindQuery: q => this.bindQuery(q),
+      bindFrom: item => this.bindFrom(item),
+      ttl: { ms, source: ms > 0 ? `table.exec.state.ttl = '${formatDuration(ms)}'` : 'none' },
     }
   }
 
@@ -303,16 +314,21 @@ export class QueryBinder {
     checkHints(sel.hints, 'select', this.warn)
     // A join takes the WHERE apart: its conditions between the inputs join them (comma joins).
     const joined = sel.from?.kind === 'Join'
+    // Subqueries in WHERE become joins after the rest of WHERE has filtered the rows.
+    const where = splitWhere(sel.where)
     let rel: BoundRelation = joined
-      ? bindJoinedFrom(sel.from as ast.Join, sel.where, this.joinContext(sel.hints))
+      ? bindJoinedFrom(sel.from as ast.Join, where.rest, this.joinContext(sel.hints))
       : sel.from
       ? this.bindFrom(sel.from)
       : { plan: { kind: 'Values', rows: [[]], fields: [], span: sel.span }, scope: new Scope([]) }
 
-    if (sel.where && !joined) {
-      const condition = this.bindCondition(sel.where, rel.scope, 'WHERE')
-      rel = { plan: { kind: 'Filter', input: rel.plan, condition, fields: rel.plan.fields, span: sel.where.span }, scope: rel.scope }
+    if (where.rest && !joined) {
+      const condition = this.bindCondition(where.rest, rel.scope, 'WHERE')
+      rel = { plan: { kind: 'Filter', input: rel.plan, condition, fields: rel.plan.fields, span: where.rest.span }, scope: rel.scope }
     }
+    const subqueries = this.subqueryHost()
+    for (const p of where.predicates) rel = semiJoin(rel, p, subqueries)
+    rel = filterWithScalars(rel, where.scalars, subqueries, (e, scope) => this.bindCondition(e, scope, 'WHERE'))
 
     const aggCalls: ast.FunctionCall[] = []
     const collect = (e: ast.Expr): void =>
@@ -331,6 +347,8 @@ export class QueryBinder {
       const over = bindOver(sel, rel.plan, rel.scope, windowCalls, this.ttlFor(sel, rel))
       out = this.bindProjection(sel.items, rel.scope, over.plan, undefined, sel.span, over.mapping)
     } else {
+      const scalars = selectScalars(sel.items)
+      if (scalars.length > 0) rel = withScalars(rel, scalars, subqueries)
       out = this.bindProjection(sel.items, rel.scope, rel.plan, undefined, sel.span)
     }
     if (sel.distinct) {
@@ -374,7 +392,7 @@ export class QueryBinder {
         const q = item.qualifier?.value.toLowerCase()
         let any = false
         scope.fields.forEach((f, i) => {
-          if (q !== undefined && f.qualifier !== q) return
+          if ((q !== undefined && f.qualifier !== q) || f.hidden) return
           any = true
           exprs.push(inputRef(i, f.type))
           // Both inputs of a join may name a column alike: the second becomes name0 (as in Flink).
@@ -604,20 +622,19 @@ export class QueryBinder {
   // ------------------------------------------------------------------ set operations, VALUES
 
   private bindSetOperation(q: ast.SetOperation): BoundRelation {
-    if (q.op !== 'UNION') {
-      throw WeirError.unsupported(`${q.op} is not supported on streams`, { span: q.span, help: 'UNION and UNION ALL are supported' })
-    }
     const left = this.bindQuery(q.left)
     const right = this.bindQuery(q.right)
     const lf = left.plan.fields, rf = right.plan.fields
     if (lf.length !== rf.length) {
-      throw WeirError.plan(`UNION inputs have different column counts: ${lf.length} and ${rf.length}`, { span: q.span })
+      throw WeirError.plan(`${q.op} inputs have different column counts: ${lf.length} and ${rf.length}`, { span: q.span })
     }
     const types = lf.map((f, i) => {
       const t = commonType([withoutTimeAttr(f.type), withoutTimeAttr(rf[i]!.type)])
       if (!t) {
-        throw WeirError.plan(`UNION column ${i + 1} ('${f.name}') has incompatible types ${formatType(f.type)} and ${formatType(rf[i]!.type)}`, { span: q.span,
-          help: 'CAST one side' })
+        throw WeirError.plan(`${q.op} column ${i + 1} ('${f.name}') has incompatible types ${formatType(f.type)} and ${formatType(rf[i]!.type)}`, {
+          span: q.span,
+          help: 'CAST one side',
+        })
       }
       return t
     })
@@ -627,6 +644,7 @@ export class QueryBinder {
       return { kind: 'Project', input: plan, exprs, fields: plan.fields.map((f, i) => ({ name: f.name, type: exprs[i]!.type })), span: q.span }
     }
     const fields = lf.map((f, i) => ({ name: f.name, type: types[i]! }))
+    if (q.op !== 'UNION') return setOperation(q, conform(left.plan), conform(right.plan), fields, this.subqueryHost().ttl)
     let plan: LogicalPlan = { kind: 'Union', inputs: [conform(left.plan), conform(right.plan)], fields, span: q.span }
     if (!q.all) {
       const ttl = this.config.stateTtlMs

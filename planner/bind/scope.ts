@@ -9,10 +9,13 @@ export interface ScopeField {
   /** The table alias or name the column is qualified by (lower-case), if any. */
   readonly qualifier?: string
   readonly type: DataType
+  /** A column the planner added (a scalar subquery's value): `*` does not list it. */
+  readonly hidden?: boolean
 }
 
 export class Scope {
-  constructor(readonly fields: readonly ScopeField[]) {}
+  /** `subqueries`: the column holding each scalar subquery's value (planner/bind/subquery-binder.ts). */
+  constructor(readonly fields: readonly ScopeField[], readonly subqueries?: ReadonlyMap<ast.Expr, number>) {}
 
   static of(fields: readonly { name: string; type: DataType }[], qualifier?: string): Scope {
     return new Scope(fields.map(f => ({ name: f.name, type: f.type, qualifier: qualifier?.toLowerCase() })))

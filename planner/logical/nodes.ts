@@ -146,6 +146,48 @@ export interface TemporalJoin {
   readonly rightTime: number
   /** The rest of the condition, over [...left columns, ...right columns]: tested against the version found. */
   readonly residual?: Rex
+ * A semi or anti join (`IN` / `EXISTS` subqueries): the rows of `left` that have (semi) or lack
+ * (anti) a row of `right` with equal keys; output = left's fields. See planner/bind/subquery-binder.ts.
+ */
+export interface SemiJoin {
+  readonly kind: 'SemiJoin'
+  readonly anti: boolean
+  readonly left: LogicalPlan
+  readonly right: LogicalPlan
+  readonly leftKeys: readonly number[]
+  readonly rightKeys: readonly number[]
+  /**
+   * NOT IN: left column `left` is compared with right column `right` under SQL's NULL rules within
+   * each key (the keys are then the correlation's alone).
+   */
+  readonly nullAware?: { readonly left: number; readonly right: number }
+  readonly ttl: SideTtl
+  readonly fields: readonly Field[]
+  readonly span: Span
+}
+
+/** INTERSECT / EXCEPT [ALL] of two inputs with the same columns, over whole rows. */
+export interface SetOp {
+  readonly kind: 'SetOp'
+  readonly op: 'INTERSECT' | 'EXCEPT'
+  readonly all: boolean
+  readonly left: LogicalPlan
+  readonly right: LogicalPlan
+  readonly ttl: SideTtl
+  readonly fields: readonly Field[]
+  readonly span: Span
+}
+
+/**
+ * Every row of `left` with the single row of a scalar subquery `right` (NULLs while it has none):
+ * output [...left fields, ...right fields]. More than one row fails the job, naming `label`.
+ */
+export interface ScalarJoin {
+  readonly kind: 'ScalarJoin'
+  readonly left: LogicalPlan
+  readonly right: LogicalPlan
+  readonly label: string
+  readonly ttl: SideTtl
   readonly fields: readonly Field[]
   readonly span: Span
 }
@@ -160,8 +202,8 @@ export interface Sink {
   readonly span: Span
 }
 
-export type LogicalPlan = Scan | Values | Project | Filter | Aggregate | WindowAggregate | WindowTvf | Union | Join | TemporalJoin | Sink | Over | Deduplicate
-  | Rank
+export type LogicalPlan = Scan | Values | Project | Filter | Aggregate | WindowAggregate | WindowTvf | Union | Join | TemporalJoin | SemiJoin | SetOp
+  | ScalarJoin | Sink | Over | Deduplicate | Rank
 
 export function inputsOf(plan: LogicalPlan): readonly LogicalPlan[] {
   switch (plan.kind) {
@@ -172,6 +214,9 @@ export function inputsOf(plan: LogicalPlan): readonly LogicalPlan[] {
       return plan.inputs
     case 'Join':
     case 'TemporalJoin':
+    case 'SemiJoin':
+    case 'SetOp':
+    case 'ScalarJoin':
       return [plan.left, plan.right]
     case 'Project':
     case 'Filter':
@@ -198,6 +243,9 @@ export function withInputs(plan: LogicalPlan, inputs: readonly LogicalPlan[]): L
       return { ...plan, inputs }
     case 'Join':
     case 'TemporalJoin':
+    case 'SemiJoin':
+    case 'SetOp':
+    case 'ScalarJoin':
       return { ...plan, left: inputs[0]!, right: inputs[1]! }
     case 'Project':
     case 'Filter':

@@ -14,6 +14,7 @@ import { Scope } from '../bind/scope.js'
 import { joinSpec } from './join-spec.js'
 import { rankSpec, unsupportedOver } from './lower-over.js'
 import { temporalJoinSpec } from './temporal-join-spec.js'
+import { subquerySpec } from './subquery-spec.js'
 
 /** Lowers one or more sink plans (one per INSERT of a statement set) into a job graph. */
 export function lowerToJobGraph(plans: readonly LogicalPlan[], name: string, config: JobConfig): JobGraph {
@@ -106,6 +107,12 @@ export function lowerToJobGraph(plans: readonly LogicalPlan[], name: string, con
         const spec = temporalJoinSpec(plan)
         id = add('temporal-join', spec, [{ node: lower(plan.left), exchange: keyed(spec.leftKeys) }, { node: lower(plan.right),
           exchange: keyed(spec.rightKeys) }], plan, mode)
+      case 'SemiJoin':
+      case 'SetOp':
+      case 'ScalarJoin': {
+        const s = subquerySpec(plan)
+        id = add(s.name, s.spec, [{ node: lower(plan.left), exchange: keyed(s.leftKeys) }, { node: lower(plan.right), exchange: keyed(s.rightKeys) }], plan,
+          mode)
         break
       }
       case 'Sink': {

@@ -85,6 +85,8 @@ export function show(e: Expr): string {
       return `EXTRACT(${e.unit} FROM ${show(e.operand)})`
     case 'TimeFloorCeil':
       return `${e.fn}(${show(e.operand)} TO ${e.unit})`
+    case 'SubqueryExpr':
+      return `${e.form}${e.negated ? ' NOT' : ''}(${e.operand ? show(e.operand) + ', ' : ''}query)`
     case 'IntervalLiteral':
       return `INTERVAL(${e.negative ? '-' : ''}${e.text} ${e.unit}${e.toUnit ? ` TO ${e.toUnit}` : ''})`
   }

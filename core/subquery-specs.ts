@@ -1,0 +1,34 @@
+// Physical specs of the subquery operators (operators/join/semi-join.ts, set-op.ts, scalar-join.ts).
+// Each takes input 0 (left) and input 1 (right), both hashed by the spec's keys (or all to one
+// subtask when there are none).
+
+/** A semi join (left rows with a match on the right) or an anti join (left rows without). */
+export interface SemiJoinSpec {
+  readonly kind: 'SemiJoin'
+  readonly anti: boolean
+  readonly leftKeys: readonly number[]
+  readonly rightKeys: readonly number[]
+  /** NOT IN: left column `left` against right column `right` under SQL's NULL rules, within each key. */
+  readonly nullAware?: { readonly left: number; readonly right: number }
+  readonly leftUpdating: boolean
+  readonly rightUpdating: boolean
+  /** State TTL in ms; 0 means its state never expires. */
+  readonly ttlMs: number
+}
+
+/** INTERSECT / EXCEPT [ALL], keyed by the whole row. */
+export interface SetOpSpec {
+  readonly kind: 'SetOp'
+  readonly op: 'INTERSECT' | 'EXCEPT'
+  readonly all: boolean
+  readonly ttlMs: number
+}
+
+/** Every left row with the single row of a scalar subquery (input 1); all rows on one subtask. */
+export interface ScalarJoinSpec {
+  readonly kind: 'ScalarJoin'
+  /** Names the subquery in the error its second row raises. */
+  readonly label: string
+  readonly rightWidth: number
+  readonly ttlMs: number
+}

@@ -1,0 +1,63 @@
+// EXPLAIN text of semi/anti joins, INTERSECT / EXCEPT and scalar-subquery joins: their line, and
+// their state (shape, key, TTL, bounded), with a warning where it grows without bound.
+import { formatDuration } from '../common/durations.js'
+import type { Field } from '../common/types.js'
+import type { PhysicalNode } from '../core/job-graph.js'
+import type { ScalarJoinSpec, SemiJoinSpec, SetOpSpec } from '../core/subquery-specs.js'
+
+type Spec = SemiJoinSpec | SetOpSpec | ScalarJoinSpec
+
+const cols = (fields: readonly Field[], keys: readonly number[]): string => (keys.length ? keys.map(k => fields[k]?.name ?? `$${k}`).join(', ') : '')
+
+/** `left`: the schema of input 0. */
+export function describeSubqueryNode(node: PhysicalNode, s: Spec, left: readonly Field[], mode: string): string {
+  const select = node.schema.map(f => f.name).join(', ')
+  switch (s.kind) {
+    case 'SemiJoin': {
+      const na = s.nullAware === undefined ? '' : `, nullAware=[${left[s.nullAware.left]!.name} NOT IN $${s.nullAware.right}]`
+      return `Join(joinType=[${s.anti ? 'LeftAntiJoin' : 'LeftSemiJoin'}], leftKey=[${cols(left, s.leftKeys)}]${na}, select=[${select}], ${mode})`
+    }
+    case 'SetOp':
+      return `${s.op === 'INTERSECT' ? 'Intersect' : 'Minus'}(all=[${s.all}], select=[${select}], ${mode})`
+    case 'ScalarJoin':
+      return `Join(joinType=[LeftOuterJoin], scalarSubquery=[${s.label}], select=[${select}], ${mode})`
+  }
+}
+
+export function subqueryStateLines(node: PhysicalNode, s: Spec, left: readonly Field[], warnings: string[]): string[] {
+  const ttl = s.ttlMs > 0 ? formatDuration(s.ttlMs) : 'none'
+  const expire = s.ttlMs > 0 ? `yes: entries idle for ${formatDuration(s.ttlMs)} expire` : undefined
+  const warn = (what: string) => {
+    if (s.ttlMs === 0) {
+      warnings.push(
+        `${node.id} (${what}) keeps its state forever, so it grows without bound; set 'table.exec.state.ttl' (e.g. SET 'table.exec.state.ttl' = '1 h')`,
+      )
+    }
+  }
+  switch (s.kind) {
+    case 'SemiJoin': {
+      const key = s.leftKeys.length ? cols(left, s.leftKeys) : '(none: one global key)'
+      const build = s.nullAware === undefined ? 'ValueState<right row count>' : 'MapState<right value, count> + ValueState<right rows, NULL values>'
+      warn(s.anti ? 'anti join' : 'semi join')
+      return [
+        `state left: MapState<row, count> per join key; key=[${key}]; ttl=[${ttl}]; bounded=[${expire ?? 'NO: every left row is kept until it is retracted'}]`,
+        `state right: ${build} per join key; key=[${key}]; ttl=[${ttl}]; bounded=[${expire ?? 'NO: one entry per join key, kept forever'}]`,
+      ]
+    }
+    case 'SetOp':
+      warn(s.op === 'INTERSECT' ? 'Intersect' : 'Minus')
+      return [
+        `state: ValueState<left count, right count> per row; key=[the whole row]; ttl=[${ttl}]; bounded=[${
+          expire ?? 'NO: one entry per distinct row, kept forever'
+        }]`,
+      ]
+    case 'ScalarJoin':
+      warn('scalar subquery join')
+      return [
+        `state left: MapState<row, count>; key=[(none: one global key)]; ttl=[${ttl}]; bounded=[${
+          expire ?? 'NO: every left row is kept until it is retracted'
+        }]`,
+        `state right: MapState<row, count> (at most one row); key=[(none: one global key)]; ttl=[${ttl}]; bounded=[yes: one row]`,
+      ]
+  }
+}
