@@ -24,8 +24,7 @@ import { bindOver, windowCallsOf } from './over-binder.js'
 import { checkReadable, tableFields } from './table-fields.js'
 import { bindJoinedFrom, type BoundRelation, type JoinContext } from './join-binder.js'
 import { misplacedAsOf } from './temporal-join.js'
-import { filterWithScalars, selectScalars, semiJoin, splitWhere, withScalars, type SubqueryHost } from './subquery-binder.js'
-import { setOperation } from './set-operation.js'
+import { joinWhereSubqueries, selectScalars, setOperation, splitWhere, subqueryHost, withScalars } from './subquery-binder.js'
 import type { JobConfig } from '../../common/config/index.js'
 
 export type { BoundRelation } from './join-binder.js'
@@ -119,15 +118,6 @@ export class QueryBinder {
         return bindJoinedFrom(from, undefined, this.joinContext([]))
       default:
         return assertNever(from)
-    }
-  }
-
-  private subqueryHost(): SubqueryHost {
-    const ms = this.config.stateTtlMs
-    return {
-      bindQuery: q => this.bindQuery(q),
-      bindFrom: item => this.bindFrom(item),
-      ttl: { ms, source: ms > 0 ? `table.exec.state.ttl = '${formatDuration(ms)}'` : 'none' },
     }
   }
 
@@ -312,10 +302,8 @@ export class QueryBinder {
 
   private bindSelect(sel: ast.Select): BoundRelation {
     checkHints(sel.hints, 'select', this.warn)
-    // A join takes the WHERE apart: its conditions between the inputs join them (comma joins).
-    const joined = sel.from?.kind === 'Join'
-    // Subqueries in WHERE become joins after the rest of WHERE has filtered the rows.
-    const where = splitWhere(sel.where)
+    // A join takes the WHERE apart: its conditions between the inputs join them (comma joins); its subqueries join after the rest.
+    const joined = sel.from?.kind === 'Join', where = splitWhere(sel.where)
     let rel: BoundRelation = joined
       ? bindJoinedFrom(sel.from as ast.Join, where.rest, this.joinContext(sel.hints))
       : sel.from
@@ -326,9 +314,8 @@ export class QueryBinder {
       const condition = this.bindCondition(where.rest, rel.scope, 'WHERE')
       rel = { plan: { kind: 'Filter', input: rel.plan, condition, fields: rel.plan.fields, span: where.rest.span }, scope: rel.scope }
     }
-    const subqueries = this.subqueryHost()
-    for (const p of where.predicates) rel = semiJoin(rel, p, subqueries)
-    rel = filterWithScalars(rel, where.scalars, subqueries, (e, scope) => this.bindCondition(e, scope, 'WHERE'))
+    const subqueries = subqueryHost(this.config, q => this.bindQuery(q), item => this.bindFrom(item))
+    rel = joinWhereSubqueries(rel, where, subqueries, (e, scope) => this.bindCondition(e, scope, 'WHERE'))
 
     const aggCalls: ast.FunctionCall[] = []
     const collect = (e: ast.Expr): void =>
@@ -347,8 +334,7 @@ export class QueryBinder {
       const over = bindOver(sel, rel.plan, rel.scope, windowCalls, this.ttlFor(sel, rel))
       out = this.bindProjection(sel.items, rel.scope, over.plan, undefined, sel.span, over.mapping)
     } else {
-      const scalars = selectScalars(sel.items)
-      if (scalars.length > 0) rel = withScalars(rel, scalars, subqueries)
+      rel = withScalars(rel, selectScalars(sel.items), subqueries)
       out = this.bindProjection(sel.items, rel.scope, rel.plan, undefined, sel.span)
     }
     if (sel.distinct) {
@@ -631,10 +617,8 @@ export class QueryBinder {
     const types = lf.map((f, i) => {
       const t = commonType([withoutTimeAttr(f.type), withoutTimeAttr(rf[i]!.type)])
       if (!t) {
-        throw WeirError.plan(`${q.op} column ${i + 1} ('${f.name}') has incompatible types ${formatType(f.type)} and ${formatType(rf[i]!.type)}`, {
-          span: q.span,
-          help: 'CAST one side',
-        })
+        throw WeirError.plan(`${q.op} column ${i + 1} ('${f.name}'): incompatible types ${formatType(f.type)}, ${formatType(rf[i]!.type)}`, { span: q.span,
+          help: 'CAST one side' })
       }
       return t
     })
@@ -644,7 +628,7 @@ export class QueryBinder {
       return { kind: 'Project', input: plan, exprs, fields: plan.fields.map((f, i) => ({ name: f.name, type: exprs[i]!.type })), span: q.span }
     }
     const fields = lf.map((f, i) => ({ name: f.name, type: types[i]! }))
-    if (q.op !== 'UNION') return setOperation(q, conform(left.plan), conform(right.plan), fields, this.subqueryHost().ttl)
+    if (q.op !== 'UNION') return setOperation(q, conform(left.plan), conform(right.plan), fields, this.config)
     let plan: LogicalPlan = { kind: 'Union', inputs: [conform(left.plan), conform(right.plan)], fields, span: q.span }
     if (!q.all) {
       const ttl = this.config.stateTtlMs

@@ -16,6 +16,8 @@ import { Scope, type ScopeField } from './scope.js'
 import { bindExpr, isAggregateCall, visitExpr } from './expr-binder.js'
 import { withKeyColumns } from './regular-join.js'
 import type { BoundRelation } from './join-binder.js'
+import type { JobConfig } from '../../common/config/index.js'
+import { formatDuration } from '../../common/durations.js'
 
 /** What the subquery binder needs of the query binder. */
 export interface SubqueryHost {
@@ -23,6 +25,26 @@ export interface SubqueryHost {
   bindFrom(item: ast.FromItem): BoundRelation
   /** The state TTL of the joins it plans ('table.exec.state.ttl'). */
   readonly ttl: SideTtl
+}
+
+export { setOperation } from './set-operation.js'
+
+export function subqueryHost(config: JobConfig, bindQuery: SubqueryHost['bindQuery'], bindFrom: SubqueryHost['bindFrom']): SubqueryHost {
+  return { bindQuery, bindFrom, ttl: configTtl(config) }
+}
+
+/** The state TTL 'table.exec.state.ttl' sets. */
+export function configTtl(config: JobConfig): SideTtl {
+  const ms = config.stateTtlMs
+  return { ms, source: ms > 0 ? `table.exec.state.ttl = '${formatDuration(ms)}'` : 'none' }
+}
+
+/** `rel` (filtered by the rest of WHERE) semi/anti joined by WHERE's IN / EXISTS predicates, then filtered by its conjuncts with scalar subqueries. */
+export function joinWhereSubqueries(rel: BoundRelation, where: SplitWhere, host: SubqueryHost,
+  bindCondition: (e: ast.Expr, scope: Scope) => Rex): BoundRelation
+{
+  for (const p of where.predicates) rel = semiJoin(rel, p, host)
+  return filterWithScalars(rel, where.scalars, host, bindCondition)
 }
 
 /** An `IN` / `EXISTS` conjunct of WHERE, its NOTs folded in. */
@@ -214,7 +236,7 @@ function correlationPair(rex: Rex, ow: number): { outer: Rex; inner: Rex } | und
 // ------------------------------------------------------------------ semi and anti joins
 
 /** `rel` filtered by an IN / EXISTS predicate: a semi join (anti join when negated). */
-export function semiJoin(rel: BoundRelation, p: Predicate, host: SubqueryHost): BoundRelation {
+function semiJoin(rel: BoundRelation, p: Predicate, host: SubqueryHost): BoundRelation {
   const sub = bindSubquery(p.sub, rel.scope, host)
   const leftExprs = [...sub.outerKeys]
   const rightExprs: Rex[] = sub.innerKeys.map(c => inputRef(c, sub.plan.fields[c]!.type))
@@ -275,6 +297,7 @@ function dropExtra(plan: LogicalPlan, width: number): LogicalPlan {
  * the expression binder reads where the subquery was written.
  */
 export function withScalars(rel: BoundRelation, exprs: readonly ast.Expr[], host: SubqueryHost): BoundRelation {
+  if (exprs.length === 0) return rel
   let plan = rel.plan
   const fields: ScopeField[] = [...rel.scope.fields]
   const columns = new Map<ast.Expr, number>(rel.scope.subqueries ?? [])
@@ -299,7 +322,7 @@ export function withScalars(rel: BoundRelation, exprs: readonly ast.Expr[], host
 }
 
 /** `rel` filtered by WHERE conjuncts holding scalar subqueries; its columns stay as they were. */
-export function filterWithScalars(rel: BoundRelation, conjuncts: readonly ast.Expr[], host: SubqueryHost,
+function filterWithScalars(rel: BoundRelation, conjuncts: readonly ast.Expr[], host: SubqueryHost,
   bindCondition: (e: ast.Expr, scope: Scope) => Rex): BoundRelation
 {
   if (conjuncts.length === 0) return rel

@@ -146,6 +146,11 @@ export interface TemporalJoin {
   readonly rightTime: number
   /** The rest of the condition, over [...left columns, ...right columns]: tested against the version found. */
   readonly residual?: Rex
+  readonly fields: readonly Field[]
+  readonly span: Span
+}
+
+/**
  * A semi or anti join (`IN` / `EXISTS` subqueries): the rows of `left` that have (semi) or lack
  * (anti) a row of `right` with equal keys; output = left's fields. See planner/bind/subquery-binder.ts.
  */
