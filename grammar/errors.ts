@@ -318,7 +318,7 @@ function helpFor(
     }
   }
   if (found && (found.tokenType === T.SELECT || found.tokenType === T.WITH) && e.types.includes(T.CASE)) {
-    return 'subqueries inside expressions are not supported'
+    return 'a subquery in an expression goes in parentheses: (SELECT …)'
   }
   if (e.types.includes(T.StringLit) && e.paths.some(p => p.ruleStack.includes('optionList'))) {
     return "option keys and values are quoted strings, e.g. 'connector' = 'datagen'"

@@ -121,7 +121,8 @@ describe('syntax errors', () => {
 
   it('says what is unsupported', () => {
     expect(syntaxErrorOf('SELECT x OVER (PARTITION BY y) FROM t')).toMatchObject({ at: '1:10', help: expect.stringContaining('OVER follows a function call') })
-    expect(syntaxErrorOf('SELECT a FROM t WHERE a IN (SELECT b FROM u)')).toMatchObject({ at: '1:29', help: 'subqueries inside expressions are not supported' })
+    expect(syntaxErrorOf('SELECT a FROM t WHERE a = SELECT b FROM u')).toMatchObject({ at: '1:27',
+      help: 'a subquery in an expression goes in parentheses: (SELECT …)' })
     expect(syntaxErrorOf('EXPLAIN ESTIMATED_COST SELECT 1')).toMatchObject({ at: '1:9', kind: 'unsupported',
       message: 'EXPLAIN ESTIMATED_COST is not supported' })
   })

@@ -32,6 +32,10 @@ describe('literals', () => {
   it('still reads TIMESTAMP and DATE as column names without a string after them', () => {
     expect(strip(parseExpression('timestamp'))).toEqual(col('timestamp'))
     expect(showExpr('date + 1')).toBe('(date + 1)')
+    // Subqueries: IN, NOT IN, EXISTS and a scalar one, a '(' followed by a query keyword.
+    expect(showExpr('a NOT IN (SELECT b FROM u)')).toBe('IN NOT(a, query)')
+    expect(showExpr('NOT EXISTS (WITH w AS (SELECT 1) SELECT * FROM w) AND x > (SELECT MAX(y) FROM u)')).toBe('((NOT EXISTS(query)) AND (x > SCALAR(query)))')
+    expect(showExpr('a IN ((1), 2)')).toBe('(a IN [1, 2])')
   })
 
   it('parses intervals, plural units, ranges and signs', () => {

@@ -13,6 +13,9 @@ const DATA_SETS: readonly { seed: number; options: Readonly<Record<string, strin
 ]
 
 describe.each(DATA_SETS)('subqueries vs DuckDB, seed $seed, options $options', ({ seed, options }) => {
+  // With one subtask the two inputs interleave the same way every run: what the changelog went
+  // through (rows emitted, then retracted) is checked there; in parallel, only where it ends.
+  const serial = options['parallelism.default'] === undefined
   let data: OracleData
   beforeAll(async () => {
     data = await OracleData.create({ seed, rows: ROWS })
@@ -33,7 +36,7 @@ describe.each(DATA_SETS)('subqueries vs DuckDB, seed $seed, options $options', (
     const notExists = `SELECT a.k, a.s, a.v FROM t a WHERE NOT EXISTS (SELECT 1 FROM t b WHERE b.s = a.s AND b.v > 60)`
     const r = await data.expectSame(notExists, notExists, options)
     // Rows that had no match yet were emitted, then retracted when one arrived.
-    expect(kindCounts(r.changes)[3]).toBeGreaterThan(0)
+    if (serial) expect(kindCounts(r.changes)[3]).toBeGreaterThan(0)
   })
 
   it('uncorrelated EXISTS / NOT EXISTS: all rows wait for (or lose to) the first subquery row', async () => {
@@ -46,7 +49,7 @@ describe.each(DATA_SETS)('subqueries vs DuckDB, seed $seed, options $options', (
   it('NOT IN without NULLs in the subquery: a NULL probe value never qualifies', async () => {
     const q = `SELECT k, v FROM t WHERE v NOT IN (SELECT v FROM t WHERE v IS NOT NULL AND v > 20)`
     const r = await data.expectSame(q, q, options)
-    expect(r.changes.some(c => c.row[1] === null)).toBe(true)
+    if (serial) expect(r.changes.some(c => c.row[1] === null)).toBe(true)
     expect(materialize(r.changes).some(row => row[1] === null)).toBe(false)
   })
 
@@ -56,13 +59,13 @@ describe.each(DATA_SETS)('subqueries vs DuckDB, seed $seed, options $options', (
     expect(await data.duck(q)).toEqual([])
     expect(materialize(r.changes)).toEqual([])
     // Rows qualified before the first NULL came, and were retracted then.
-    expect(kindCounts(r.changes)[0]).toBeGreaterThan(0)
+    if (serial) expect(kindCounts(r.changes)[0]).toBeGreaterThan(0)
   })
 
   it('correlated NOT IN with NULLs on both sides (some keys have a NULL, some none, some no rows)', async () => {
     const q = `SELECT a.k, a.s, a.v FROM t a WHERE a.v NOT IN (SELECT b.v FROM t b WHERE b.s = a.s AND b.x > 700)`
     const r = await data.expectSame(q, q, options)
-    expect(kindCounts(r.changes)[3]).toBeGreaterThan(0)
+    if (serial) expect(kindCounts(r.changes)[3]).toBeGreaterThan(0)
   })
 
   it('IN and NOT IN over updating inputs (GROUP BY results on both sides)', async () => {
@@ -70,7 +73,7 @@ describe.each(DATA_SETS)('subqueries vs DuckDB, seed $seed, options $options', (
     const q = `SELECT s, n FROM (SELECT s, COUNT(*) AS n FROM t GROUP BY s)
       WHERE s IN (SELECT s FROM t GROUP BY s HAVING SUM(v) > 100) AND s NOT IN (SELECT s FROM t WHERE s IS NOT NULL GROUP BY s HAVING MIN(v) < -40)`
     const r = await data.expectSame(q, q, options)
-    expect(kindCounts(r.changes)[3] + kindCounts(r.changes)[1]).toBeGreaterThan(0)
+    if (serial) expect(kindCounts(r.changes)[3] + kindCounts(r.changes)[1]).toBeGreaterThan(0)
   })
 
   it('INTERSECT and EXCEPT, set and ALL (NULLs compare equal)', async () => {
@@ -83,7 +86,7 @@ describe.each(DATA_SETS)('subqueries vs DuckDB, seed $seed, options $options', (
     }
     const except = `SELECT k, MOD(v, 3) AS m FROM t WHERE v < 0 EXCEPT SELECT k, MOD(v, 3) AS m FROM t WHERE v > 90`
     const r = await data.expectSame(except, except.replace(/MOD\(v, 3\)/g, '(v % 3)'), options)
-    expect(kindCounts(r.changes)[3]).toBeGreaterThan(0)
+    if (serial) expect(kindCounts(r.changes)[3]).toBeGreaterThan(0)
   })
 
   it('EXCEPT of updating inputs', async () => {
@@ -95,7 +98,7 @@ describe.each(DATA_SETS)('subqueries vs DuckDB, seed $seed, options $options', (
     const where = `SELECT k, v FROM t WHERE v > (SELECT AVG(v) + 40 FROM t)`
     const duckWhere = `SELECT k, v FROM t WHERE v > (SELECT CAST(trunc(AVG(v)) AS INT) + 40 FROM t)`
     const r = await data.expectSame(where, duckWhere, options)
-    expect(kindCounts(r.changes)[3] + kindCounts(r.changes)[1]).toBeGreaterThan(0)
+    if (serial) expect(kindCounts(r.changes)[3] + kindCounts(r.changes)[1]).toBeGreaterThan(0)
     const select = `SELECT k, v, (SELECT MAX(v) FROM t WHERE k = 'a') AS top FROM t WHERE v < -45`
     await data.expectSame(select, select, options)
   })
