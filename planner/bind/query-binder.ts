@@ -310,12 +310,8 @@ export class QueryBinder {
       ? this.bindFrom(sel.from)
       : { plan: { kind: 'Values', rows: [[]], fields: [], span: sel.span }, scope: new Scope([]) }
 
-    if (where.rest && !joined) {
-      const condition = this.bindCondition(where.rest, rel.scope, 'WHERE')
-      rel = { plan: { kind: 'Filter', input: rel.plan, condition, fields: rel.plan.fields, span: where.rest.span }, scope: rel.scope }
-    }
     const subqueries = subqueryHost(this.config, q => this.bindQuery(q), item => this.bindFrom(item))
-    rel = joinWhereSubqueries(rel, where, subqueries, (e, scope) => this.bindCondition(e, scope, 'WHERE'))
+    rel = joinWhereSubqueries(rel, where, !joined, subqueries, (e, scope) => this.bindCondition(e, scope, 'WHERE'))
 
     const aggCalls: ast.FunctionCall[] = []
     const collect = (e: ast.Expr): void =>

@@ -39,10 +39,21 @@ export function configTtl(config: JobConfig): SideTtl {
   return { ms, source: ms > 0 ? `table.exec.state.ttl = '${formatDuration(ms)}'` : 'none' }
 }
 
-/** `rel` (filtered by the rest of WHERE) semi/anti joined by WHERE's IN / EXISTS predicates, then filtered by its conjuncts with scalar subqueries. */
-export function joinWhereSubqueries(rel: BoundRelation, where: SplitWhere, host: SubqueryHost,
-  bindCondition: (e: ast.Expr, scope: Scope) => Rex): BoundRelation
-{
+/**
+ * `rel` filtered by the rest of WHERE (when `filterRest`: a join has taken it already), semi/anti
+ * joined by WHERE's IN / EXISTS predicates, then filtered by its conjuncts with scalar subqueries.
+ */
+export function joinWhereSubqueries(
+  rel: BoundRelation,
+  where: SplitWhere,
+  filterRest: boolean,
+  host: SubqueryHost,
+  bindCondition: (e: ast.Expr, scope: Scope) => Rex,
+): BoundRelation {
+  if (filterRest && where.rest !== undefined) {
+    const condition = bindCondition(where.rest, rel.scope)
+    rel = { plan: { kind: 'Filter', input: rel.plan, condition, fields: rel.plan.fields, span: where.rest.span }, scope: rel.scope }
+  }
   for (const p of where.predicates) rel = semiJoin(rel, p, host)
   return filterWithScalars(rel, where.scalars, host, bindCondition)
 }
@@ -80,6 +91,8 @@ export function splitWhere(where: ast.Expr | undefined): SplitWhere {
     else rest.push(c)
   }
   if (where !== undefined) visit(where)
+  // Without subqueries WHERE stays as written (its span is what messages point at).
+  if (where !== undefined && predicates.length === 0 && scalars.length === 0) return { rest: where, predicates, scalars }
   const joined = rest.length === 0 ? undefined : rest.reduce((a, b): ast.Expr => ({ kind: 'BinaryOp', op: 'AND', left: a, right: b, span: a.span }))
   return { ...(joined === undefined ? {} : { rest: joined }), predicates, scalars }
 }
