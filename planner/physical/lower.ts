@@ -107,6 +107,8 @@ export function lowerToJobGraph(plans: readonly LogicalPlan[], name: string, con
         const spec = temporalJoinSpec(plan)
         id = add('temporal-join', spec, [{ node: lower(plan.left), exchange: keyed(spec.leftKeys) }, { node: lower(plan.right),
           exchange: keyed(spec.rightKeys) }], plan, mode)
+        break
+      }
       case 'SemiJoin':
       case 'SetOp':
       case 'ScalarJoin': {
