@@ -35,8 +35,9 @@ describe.each(DATA_SETS)('regular joins vs DuckDB, seed $seed, options $options'
   it('LEFT JOIN: padded rows retracted when a match arrives (NULL keys stay padded)', async () => {
     const q = `SELECT a.k, a.s, a.v, b.v FROM ${LOW} a LEFT JOIN ${HIGH} b ON a.s = b.s`
     const r = await data.expectSame(q, q, options)
-    // Some left rows came before their first match: their padded row was retracted.
-    expect(kindCounts(r.changes)[3]).toBeGreaterThan(0)
+    // Some left rows came before their first match: their padded row was retracted. (How the two
+    // inputs interleave decides how many; with three subtasks and rows one by one, maybe none.)
+    if (options['parallelism.default'] === undefined) expect(kindCounts(r.changes)[3]).toBeGreaterThan(0)
   })
 
   it('conditions on one side of an outer join: ON on the preserved side, WHERE on the NULL-supplying side', async () => {
@@ -54,7 +55,7 @@ describe.each(DATA_SETS)('regular joins vs DuckDB, seed $seed, options $options'
     await data.expectSame(right, right, options)
     const full = `SELECT a.k, a.s, a.v, b.k, b.s, b.v FROM ${LOW} a FULL OUTER JOIN ${HIGH} b ON a.s = b.s AND a.k = b.k`
     const r = await data.expectSame(full, full, options)
-    expect(kindCounts(r.changes)[3]).toBeGreaterThan(0)
+    if (options['parallelism.default'] === undefined) expect(kindCounts(r.changes)[3]).toBeGreaterThan(0)
   })
 
   it('a comma join whose WHERE equates the sides, on an expression key', async () => {
