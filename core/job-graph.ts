@@ -8,6 +8,9 @@ import type { TimeDomain, WindowSpec } from './windows.js'
 import type { DeduplicateSpec, RankSpec } from './rank.js'
 
 export type { DeduplicateSpec, RankSpec } from './rank.js'
+import type { OverAggregateSpec } from './over-aggregate.js'
+
+export type { OverAggregateSpec } from './over-aggregate.js'
 
 export type ChangelogMode = 'insert-only' | 'updating'
 
@@ -194,6 +197,7 @@ export type OperatorSpec =
   | WindowAssignSpec
   | WindowAggregateSpec
   | GroupAggregateSpec
+  | OverAggregateSpec
   | UnionSpec
   | JoinSpec
   | TemporalJoinSpec

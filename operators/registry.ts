@@ -13,6 +13,7 @@ import { groupAggregate } from './group-aggregate.js'
 import { regularJoin } from './join/regular-join.js'
 import { deduplicate, rank } from './rank/descriptors.js'
 import { temporalJoin } from './join/temporal-join.js'
+import { overAggregate } from './over/over-aggregate.js'
 
 const OPERATORS: { readonly [K in TransformSpec['kind']]: OperatorDescriptor<Extract<TransformSpec, { kind: K }>> } = {
   Calc: calc,
@@ -24,6 +25,7 @@ const OPERATORS: { readonly [K in TransformSpec['kind']]: OperatorDescriptor<Ext
   Deduplicate: deduplicate,
   Rank: rank,
   TemporalJoin: temporalJoin,
+  OverAggregate: overAggregate,
 }
 
 function descriptorOf<S extends TransformSpec>(spec: S): OperatorDescriptor<S> {

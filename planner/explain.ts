@@ -10,6 +10,7 @@ import { formatRex } from './rex-format.js'
 import { describeJoin, joinStateLines } from './explain-join.js'
 import { dedupStateLine, describeDeduplicate, describeRank, rankStateLine } from './explain-rank.js'
 import { describeTemporalJoin, temporalJoinStateLines } from './explain-temporal-join.js'
+import { describeOverAggregate, overStateLines } from './explain-over.js'
 
 export interface ExplainOptions {
   /** EXPLAIN CHANGELOG_MODE: print row kinds Flink-style (I, UB, UA, D) on every operator. */
@@ -136,6 +137,8 @@ function describeNode(node: PhysicalNode, input: readonly Field[], opts: Explain
         s.inputUpdating ? ', consumesRetractions=[true]' : ''
       }, ${m})`
     }
+    case 'OverAggregate':
+      return describeOverAggregate(s, node, input, m, formatAgg)
     case 'Union':
       return `Union(all=[true], ${m})`
     case 'Join':
@@ -197,6 +200,8 @@ function stateLines(node: PhysicalNode, input: readonly Field[], warnings: strin
       return [rankStateLine(node.id, s, input, warnings)]
     case 'TemporalJoin':
       return temporalJoinStateLines(node, s)
+    case 'OverAggregate':
+      return overStateLines(s, node, input, warnings)
     case 'Source':
     case 'Values':
     case 'Calc':
