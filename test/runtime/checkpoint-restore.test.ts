@@ -63,6 +63,9 @@ const CASES: readonly Case[] = [
     query: `SELECT k, window_start, c, rn FROM (SELECT *, RANK() OVER (PARTITION BY window_start, window_end ORDER BY c DESC) AS rn FROM (
       SELECT k, window_start, window_end, COUNT(*) AS c FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY k, window_start, window_end
     )) WHERE rn <= 3` },
+  { name: 'OVER (ROWS, RANGE, UNBOUNDED, ROW_NUMBER)', sink: 'k STRING, v INT, ts TIMESTAMP(3), a INT, m INT, c BIGINT, rn BIGINT', format: 'json',
+    query: `SELECT k, v, ts, AVG(v) OVER (PARTITION BY k ORDER BY ts ROWS 5 PRECEDING), MAX(v) OVER (PARTITION BY k ORDER BY ts RANGE BETWEEN
+      INTERVAL '3' SECOND PRECEDING AND CURRENT ROW), COUNT(*) OVER (PARTITION BY k ORDER BY ts), ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts) FROM t` },
 ]
 
 function sql(c: Case, out: string): string {
