@@ -3,6 +3,7 @@
 // over the same rows (DuckDB has SQL's frame semantics; Weir computes rows in time order).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { OracleData, duckAvgDecimal, kindCounts, rocksDir, type Agg } from './oracle.js'
+import { Session } from '../../engine/session.js'
 
 // A 500 ms grid of event times gives many peers (rows of a key at the same time): RANGE frames
 // must count all of them for each, ROWS frames take them in arrival order. Several files are read
@@ -101,5 +102,21 @@ describe.each(DATA_SETS)('OVER aggregates vs DuckDB, seed $seed, tick $tickMs ms
                MAX(v) OVER (PARTITION BY k ORDER BY ts RANGE BETWEEN INTERVAL 1 SECOND PRECEDING AND CURRENT ROW) AS m1,
                MIN(d) OVER (PARTITION BY k ORDER BY ts, rowid ROWS 2 PRECEDING) AS m2, COUNT(*) OVER (PARTITION BY k ORDER BY ts) AS c FROM t`,
     })
+  })
+})
+
+describe('late rows of an OVER aggregate', () => {
+  it.each(['heap', 'rocksdb'])('are dropped and counted in the job metrics (%s)', async backend => {
+    const state = backend === 'rocksdb' ? `SET 'state.backend' = 'rocksdb'; SET 'state.dir' = '${rocksDir()}';` : ''
+    const session = new Session({ println: () => undefined })
+    // test/golden/data/late: x at 00:00:02 and :05, then :30 (the watermark follows it), then :01 (late) and :31.
+    const results = await session.executeSql(`${state}
+      CREATE TABLE ev (k STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts)
+        WITH ('connector' = 'filesystem', 'path' = 'test/golden/data/late', 'format' = 'csv');
+      SELECT k, ts, COUNT(*) OVER (PARTITION BY k ORDER BY ts) FROM ev`)
+    const last = results.at(-1)!
+    if (last.kind !== 'rows') throw new Error(`expected rows, got ${last.kind}`)
+    expect(last.metrics.lateRecordsDropped).toBe(1)
+    expect(last.changes.map(c => c.row[2])).toEqual([1, 2, 3, 4])
   })
 })
