@@ -206,6 +206,20 @@ describe('recovery', () => {
     )
   })
 
+  it('an OVER aggregate whose frame changed is refused, naming the operator and the change', async () => {
+    const over = CASES.find(x => x.name.startsWith('OVER'))!
+    const out = mkdtempSync(join(root, 'out-'))
+    const checkpoints = mkdtempSync(join(root, 'chk-'))
+    const cancel = new AbortController()
+    await run(over, out, { ...options(checkpoints), 'execution.batch-size': '5' }, { signal: cancel.signal, onCheckpoint: id => {
+      if (id >= 1) cancel.abort()
+    } })
+    const changed: Case = { ...over, query: over.query.replace('ROWS 5 PRECEDING', 'ROWS 6 PRECEDING') }
+    const e = await run(changed, out, options(checkpoints)).catch((x: unknown) => x)
+    expect(isWeirError(e)).toBe(true)
+    expect((e as Error).message).toMatch(/operator \d+-over-aggregate \(OverAggregate\) changed: calls \[AVG\(\$1\) ROWS 5, .*\] → \[AVG\(\$1\) ROWS 6, /)
+  })
+
   it('a finished job is not run again from its final checkpoint; --fresh runs it again', async () => {
     const out = mkdtempSync(join(root, 'out-'))
     const checkpoints = mkdtempSync(join(root, 'chk-'))
