@@ -24,7 +24,7 @@ export function overStateLines(s: OverAggregateSpec, node: PhysicalNode, input: 
   const frames = s.calls.flatMap(c => (c.fn === 'ROW_NUMBER' ? [] : [c.frame]))
   const bounded = frames.filter(f => f.preceding !== null)
   const shapes: string[] = []
-  if (s.timeDomain === 'event') shapes.push('MapState<timestamp, rows> of the rows waiting for the watermark (freed as it passes them)')
+  if (s.timeDomain === 'event') shapes.push('ValueState<rows> per (key, timestamp) of the rows waiting for the watermark (freed as it passes them)')
   if (bounded.length > 0) {
     shapes.push(`MapState<row number, row> of the rows the frames still need (${[...new Set(bounded.map(retention))].join('; ')})`)
   }

@@ -1,20 +1,22 @@
 // OVER aggregates: `f(…) OVER (PARTITION BY … ORDER BY time ROWS|RANGE … PRECEDING)` appended to
-// every input row, keyed by the partition columns. Event time: rows wait in a MapState keyed by
+// every input row, keyed by the partition columns. Event time: rows wait in state under their
 // timestamp until the watermark passes it (a timer per key and timestamp), then run in time order;
 // processing time: rows run when they arrive. Insert-only in and out.
 import { WeirError } from '../../common/errors.js'
 import { BatchBuilder, RowKind, type Batch, type Row } from '../../core/batch.js'
 import type { OverAggregateSpec } from '../../core/job-graph.js'
 import type { Operator, OperatorContext, OperatorDescriptor, TimerDomain } from '../../core/operator.js'
-import { mapState, valueState, type KeyRef, type MapState, type Namespace, type PrefetchRequest, type ValueState } from '../../core/keyed-state.js'
+import { valueState, type KeyRef, type Namespace, type PrefetchRequest, type ValueState } from '../../core/keyed-state.js'
 import { KeyGrouper } from '../aggregates.js'
 import { CLEANUP_AT, HAS_CLEANUP, LAST, OverFrames } from './frames.js'
 
-/** Timer namespaces: the rows waiting at a timestamp, and the expiry of retained RANGE rows. */
-const PENDING = 0
-const CLEANUP = 1
+/**
+ * Timer namespaces: the expiry of retained RANGE rows, or else the timestamp of the rows waiting
+ * (their state's namespace too, so a timer names the one entry it reads).
+ */
+const CLEANUP = 'cleanup'
 
-/** A batch of event-time rows only adds to the waiting rows: its prefetch loads only them. */
+/** A batch of event-time rows only adds to the waiting rows: its prefetch loads only them, by point reads. */
 const PENDING_STATES = ['pending'] as const
 
 /**
@@ -28,8 +30,11 @@ export class OverAggregateOperator implements Operator {
   private readonly eventTime: boolean
   private ctx!: OperatorContext
   private meta!: ValueState<number[]>
-  /** Event time: timestamp → the rows waiting at it, in arrival order. */
-  private pending!: MapState<number, Row[]>
+  /**
+   * Event time: the rows waiting at a timestamp, in arrival order, in the timestamp's namespace (a
+   * ValueState, not a MapState: a batch and a timer then read one entry each, never scan a map).
+   */
+  private pending!: ValueState<Row[]>
   private readonly grouper = new KeyGrouper()
   private readonly out = new BatchBuilder()
   private readonly emit = (row: Row): void => this.out.push(row, RowKind.INSERT)
@@ -45,22 +50,27 @@ export class OverAggregateOperator implements Operator {
   open(ctx: OperatorContext): void {
     this.ctx = ctx
     this.meta = ctx.state.getValueState(valueState<number[]>('meta'))
-    if (this.eventTime) this.pending = ctx.state.getMapState(mapState<number, Row[]>('pending'))
+    if (this.eventTime) this.pending = ctx.state.getValueState(valueState<Row[]>('pending'))
     this.frames.open(ctx.state)
   }
 
   /** Event time: a batch only files rows under their timestamps. Processing time: everything of each key. */
   prefetchState(batch: Batch, input: number, load: (requests: readonly PrefetchRequest[]) => Promise<void>): Promise<void> {
-    const keys = this.ctx.keysOf(batch.rows, input)
-    const states = this.eventTime ? PENDING_STATES : undefined
+    const rows = batch.rows
+    const keys = this.ctx.keysOf(rows, input)
     const requests: PrefetchRequest[] = new Array<PrefetchRequest>(keys.length)
-    for (let i = 0; i < keys.length; i++) requests[i] = { key: keys[i]!, namespace: '', states }
+    const timeIndex = this.spec.timeIndex
+    for (let i = 0; i < keys.length; i++) {
+      const ts = rows[i]![timeIndex] as number | null
+      requests[i] = this.eventTime ? { key: keys[i]!, namespace: ts ?? '', states: PENDING_STATES } : { key: keys[i]!, namespace: '' }
+    }
     return load(requests)
   }
 
-  /** A timer (its namespace is PENDING or CLEANUP) reads the key's states, all in namespace ''. */
-  timerStateRequests(key: KeyRef): readonly PrefetchRequest[] {
-    return [{ key, namespace: '' }]
+  /** A timer reads the key's states of namespace '' and, for waiting rows, their entry. */
+  timerStateRequests(key: KeyRef, namespace: Namespace): readonly PrefetchRequest[] {
+    if (namespace === CLEANUP) return [{ key, namespace: '' }]
+    return [{ key, namespace, states: PENDING_STATES }, { key, namespace: '' }]
   }
 
   processBatch(batch: Batch, input: number): void {
@@ -115,13 +125,15 @@ export class OverAggregateOperator implements Operator {
         if (same === undefined) byTime.set(ts, [row])
         else same.push(row)
       }
+      const pending = this.pending
       for (const [ts, add] of byTime) {
-        const waiting = this.pending.get(ts)
+        pending.setNamespace(ts)
+        const waiting = pending.value()
         if (waiting === undefined) {
-          ctx.timers.registerEventTimeTimer(ts, PENDING)
-          this.pending.put(ts, add)
+          ctx.timers.registerEventTimeTimer(ts, ts)
+          pending.update(add)
         } else {
-          this.pending.put(ts, waiting.concat(add))
+          pending.update(waiting.concat(add))
         }
       }
       byTime.clear()
@@ -131,9 +143,11 @@ export class OverAggregateOperator implements Operator {
 
   /** The watermark passed `ts`: the current key's rows at `ts` are complete; compute them. */
   private firePending(ts: number): void {
-    const rows = this.pending.get(ts)
+    const pending = this.pending
+    pending.setNamespace(ts)
+    const rows = pending.value()
     if (rows === undefined) return
-    this.pending.remove(ts)
+    pending.clear()
     this.compute(rows, ts)
   }
 

@@ -37,7 +37,7 @@ describe('EXPLAIN of OVER aggregates', () => {
       'OverAggregate(partitionBy=[auction], orderBy=[dateTime], select=[auction, bidder, price, channel, url, dateTime, extra, pt, '
       + 'AVG(price) OVER (RANGE BETWEEN 10 s PRECEDING AND CURRENT ROW) AS a, COUNT(*) OVER (RANGE BETWEEN 10 s PRECEDING AND CURRENT ROW) AS c], '
       + 'changelog=[insert-only])',
-      'state: MapState<timestamp, rows> of the rows waiting for the watermark (freed as it passes them); MapState<row number, row> of the rows the '
+      'state: ValueState<rows> per (key, timestamp) of the rows waiting for the watermark (freed as it passes them); MapState<row number, row> of the rows the '
       + 'frames still need (RANGE: the rows of the last 10 s per key); ValueState<accumulators> per key and frame; ValueState<row count and frame heads> '
       + "per key; key=[auction]; ttl=[not needed]; bounded=[yes: rows leave the frame by event time, and a key's state goes with its last row]",
     ])
