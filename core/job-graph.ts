@@ -10,6 +10,9 @@ import type { DeduplicateSpec, RankSpec } from './rank.js'
 export type { DeduplicateSpec, RankSpec } from './rank.js'
 import type { ScalarJoinSpec, SemiJoinSpec, SetOpSpec } from './subquery-specs.js'
 export type { ScalarJoinSpec, SemiJoinSpec, SetOpSpec } from './subquery-specs.js'
+import type { OverAggregateSpec } from './over-aggregate.js'
+
+export type { OverAggregateSpec } from './over-aggregate.js'
 
 export type ChangelogMode = 'insert-only' | 'updating'
 
@@ -196,6 +199,7 @@ export type OperatorSpec =
   | WindowAssignSpec
   | WindowAggregateSpec
   | GroupAggregateSpec
+  | OverAggregateSpec
   | UnionSpec
   | JoinSpec
   | TemporalJoinSpec

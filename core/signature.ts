@@ -21,6 +21,10 @@ export function operatorSignature(node: PhysicalNode): Record<string, unknown> {
     case 'TemporalJoin':
       // Event and processing time keep different state under the same key.
       return { kind: spec.kind, joinType: spec.joinType, time: spec.timeDomain, keys: spec.rightKeys.length }
+    case 'OverAggregate':
+      // Frames decide what the retained rows and accumulators hold; the partition keys, how state is keyed.
+      return { kind: spec.kind, keys: spec.partitionKeys.map(i => `$${i}`), time: spec.timeDomain,
+        calls: spec.calls.map(c => (c.fn === 'ROW_NUMBER' ? 'ROW_NUMBER()' : `${describeAgg(c.agg)} ${c.frame.unit} ${c.frame.preceding ?? 'UNBOUNDED'}`)) }
     default:
       return { kind: spec.kind }
   }

@@ -16,6 +16,7 @@ import { temporalJoin } from './join/temporal-join.js'
 import { semiJoin } from './join/semi-join.js'
 import { setOp } from './join/set-op.js'
 import { scalarJoin } from './join/scalar-join.js'
+import { overAggregate } from './over/over-aggregate.js'
 
 const OPERATORS: { readonly [K in TransformSpec['kind']]: OperatorDescriptor<Extract<TransformSpec, { kind: K }>> } = {
   Calc: calc,
@@ -30,6 +31,7 @@ const OPERATORS: { readonly [K in TransformSpec['kind']]: OperatorDescriptor<Ext
   SemiJoin: semiJoin,
   SetOp: setOp,
   ScalarJoin: scalarJoin,
+  OverAggregate: overAggregate,
 }
 
 function descriptorOf<S extends TransformSpec>(spec: S): OperatorDescriptor<S> {

@@ -11,6 +11,7 @@ import { describeJoin, joinStateLines } from './explain-join.js'
 import { dedupStateLine, describeDeduplicate, describeRank, rankStateLine } from './explain-rank.js'
 import { describeTemporalJoin, temporalJoinStateLines } from './explain-temporal-join.js'
 import { describeSubqueryNode, subqueryStateLines } from './explain-subquery.js'
+import { describeOverAggregate, overStateLines } from './explain-over.js'
 
 export interface ExplainOptions {
   /** EXPLAIN CHANGELOG_MODE: print row kinds Flink-style (I, UB, UA, D) on every operator. */
@@ -137,6 +138,8 @@ function describeNode(node: PhysicalNode, input: readonly Field[], opts: Explain
         s.inputUpdating ? ', consumesRetractions=[true]' : ''
       }, ${m})`
     }
+    case 'OverAggregate':
+      return describeOverAggregate(s, node, input, m, formatAgg)
     case 'Union':
       return `Union(all=[true], ${m})`
     case 'Join':
@@ -206,6 +209,8 @@ function stateLines(node: PhysicalNode, input: readonly Field[], warnings: strin
     case 'SetOp':
     case 'ScalarJoin':
       return subqueryStateLines(node, s, input, warnings)
+    case 'OverAggregate':
+      return overStateLines(s, node, input, warnings)
     case 'Source':
     case 'Values':
     case 'Calc':

@@ -115,9 +115,21 @@ class TimerQueue {
   due(time: number): { key: KeyRef; namespace: Namespace }[] {
     const out: { key: KeyRef; namespace: Namespace }[] = []
     if ((this.peek() ?? Infinity) > time) return out
-    for (const [ts, bucket] of this.buckets) {
-      if (ts > time) continue
-      for (const [ns, keys] of bucket) for (const key of keys.values()) out.push({ key, namespace: ns })
+    // Walk only the heap's nodes at or before `time` (a node's subtree is later than the node), so a
+    // watermark step costs what is due, not every pending timestamp (OVER keeps one per key and row time).
+    const heap = this.heap
+    const seen = new Set<number>()
+    const stack = [0]
+    while (stack.length > 0) {
+      const i = stack.pop()!
+      if (i >= heap.length || heap[i]! > time) continue
+      const ts = heap[i]!
+      stack.push(2 * i + 1, 2 * i + 2)
+      // A timestamp whose bucket emptied and filled again is in the heap twice.
+      if (seen.has(ts)) continue
+      seen.add(ts)
+      const bucket = this.buckets.get(ts)
+      if (bucket !== undefined) { for (const [ns, keys] of bucket) for (const key of keys.values()) out.push({ key, namespace: ns }) }
     }
     return out
   }

@@ -12,9 +12,10 @@ import { tableFields, writtenColumns } from '../bind/table-fields.js'
 import { bindExpr } from '../bind/expr-binder.js'
 import { Scope } from '../bind/scope.js'
 import { joinSpec } from './join-spec.js'
-import { rankSpec, unsupportedOver } from './lower-over.js'
+import { rankSpec } from './lower-over.js'
 import { temporalJoinSpec } from './temporal-join-spec.js'
 import { subquerySpec } from './subquery-spec.js'
+import { overAggregateSpec } from './over-aggregate.js'
 
 /** Lowers one or more sink plans (one per INSERT of a statement set) into a job graph. */
 export function lowerToJobGraph(plans: readonly LogicalPlan[], name: string, config: JobConfig): JobGraph {
@@ -83,8 +84,11 @@ export function lowerToJobGraph(plans: readonly LogicalPlan[], name: string, con
           exchange: forward }], plan, mode)
         break
       }
-      case 'Over':
-        throw unsupportedOver(plan)
+      case 'Over': {
+        const spec = overAggregateSpec(plan)
+        id = add('over-aggregate', spec, [{ node: lower(plan.input), exchange: keyed(plan.partitionKeys) }], plan, mode)
+        break
+      }
       case 'Deduplicate':
       case 'Rank': {
         const spec = rankSpec(plan, changelogOf(plan.input).mode === 'updating')

@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest'
 import { GroupAggregateOperator } from '../../operators/group-aggregate.js'
 import { WindowAggregateOperator } from '../../operators/window-aggregate.js'
+import { OverAggregateOperator } from '../../operators/over/over-aggregate.js'
 import type { Operator } from '../../core/operator.js'
 import type { Row } from '../../core/batch.js'
 import { T } from '../../common/types.js'
@@ -68,6 +69,20 @@ describe('checkpoint and restore', () => {
       [0],
       [{ rows: [['a', 'x', 0], ['a', 'y', 15], ['b', 'z', 40]] }, { watermark: 3 }],
       [{ watermark: 3 }, { rows: [['a', 'x', 8]] }, { watermark: 30 }, { end: true }],
+    )
+  })
+
+  it('OVER aggregate with rows waiting for the watermark and rows retained by its frames across the checkpoint', async () => {
+    const calls = [
+      { fn: 'MAX' as const, agg: aggCall('MAX', 1, T.int()), frame: { unit: 'ROWS' as const, preceding: 2 } },
+      { fn: 'COUNT' as const, agg: aggCall('COUNT', null), frame: { unit: 'RANGE' as const, preceding: 10 } },
+      { fn: 'ROW_NUMBER' as const, name: 'rn' },
+    ]
+    await threeWays(
+      () => new OverAggregateOperator({ kind: 'OverAggregate', partitionKeys: [0], timeIndex: 2, timeDomain: 'event', calls }),
+      [0],
+      [{ rows: [['a', 9, 1], ['b', 2, 6], ['a', 3, 12], ['a', 1, 14]] }, { watermark: 12 }],
+      [{ watermark: 12 }, { rows: [['a', 4, 13], ['b', 1, 3], ['a', 2, 20]] }, { watermark: 21 }, { rows: [['a', 5, 30]] }, { end: true }],
     )
   })
 })

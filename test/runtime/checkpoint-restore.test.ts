@@ -63,6 +63,9 @@ const CASES: readonly Case[] = [
     query: `SELECT k, window_start, c, rn FROM (SELECT *, RANK() OVER (PARTITION BY window_start, window_end ORDER BY c DESC) AS rn FROM (
       SELECT k, window_start, window_end, COUNT(*) AS c FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY k, window_start, window_end
     )) WHERE rn <= 3` },
+  { name: 'OVER (ROWS, RANGE, UNBOUNDED, ROW_NUMBER)', sink: 'k STRING, v INT, ts TIMESTAMP(3), a INT, m INT, c BIGINT, rn BIGINT', format: 'json',
+    query: `SELECT k, v, ts, AVG(v) OVER (PARTITION BY k ORDER BY ts ROWS 5 PRECEDING), MAX(v) OVER (PARTITION BY k ORDER BY ts RANGE BETWEEN
+      INTERVAL '3' SECOND PRECEDING AND CURRENT ROW), COUNT(*) OVER (PARTITION BY k ORDER BY ts), ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts) FROM t` },
 ]
 
 function sql(c: Case, out: string): string {
@@ -201,6 +204,20 @@ describe('recovery', () => {
     expect((e as Error).message).toMatch(
       /operator \d+-window-aggregate \(WindowAggregate\) changed: aggregates \[COUNT\(\*\), SUM\(\$\d\)\] → \[COUNT\(\*\), MAX\(\$\d\)\]/,
     )
+  })
+
+  it('an OVER aggregate whose frame changed is refused, naming the operator and the change', async () => {
+    const over = CASES.find(x => x.name.startsWith('OVER'))!
+    const out = mkdtempSync(join(root, 'out-'))
+    const checkpoints = mkdtempSync(join(root, 'chk-'))
+    const cancel = new AbortController()
+    await run(over, out, { ...options(checkpoints), 'execution.batch-size': '5' }, { signal: cancel.signal, onCheckpoint: id => {
+      if (id >= 1) cancel.abort()
+    } })
+    const changed: Case = { ...over, query: over.query.replace('ROWS 5 PRECEDING', 'ROWS 6 PRECEDING') }
+    const e = await run(changed, out, options(checkpoints)).catch((x: unknown) => x)
+    expect(isWeirError(e)).toBe(true)
+    expect((e as Error).message).toMatch(/operator \d+-over-aggregate \(OverAggregate\) changed: calls \[AVG\(\$1\) ROWS 5, .*\] → \[AVG\(\$1\) ROWS 6, /)
   })
 
   it('a finished job is not run again from its final checkpoint; --fresh runs it again', async () => {
