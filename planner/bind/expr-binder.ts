@@ -45,7 +45,8 @@ export function rexKey(rex: Rex): string {
   return JSON.stringify(rex, (k, v) => (k === 'span' ? undefined : typeof v === 'bigint' ? `${v}n` : v))
 }
 
-function containsAggregate(e: ast.Expr): boolean {
+/** Whether an expression calls an aggregate function anywhere. */
+export function containsAggregate(e: ast.Expr): boolean {
   let found = false
   visitExpr(e, n => {
     if (isAggregateCall(n)) found = true

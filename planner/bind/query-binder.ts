@@ -17,7 +17,8 @@ import type { TimeDomain, WindowSpec } from '../../core/windows.js'
 import type { Catalog, CatalogTable } from '../catalog.js'
 import type { LogicalPlan, Scan, WindowTvf } from '../logical/nodes.js'
 import { Scope } from './scope.js'
-import { bindExpr, isAggregateCall, visitExpr, rexKey, type AggregateMapping } from './expr-binder.js'
+import { bindExpr, containsAggregate, isAggregateCall, visitExpr, rexKey, type AggregateMapping } from './expr-binder.js'
+import { PreProjection } from './pre-projection.js'
 import type { WarningSink } from '../../common/warnings.js'
 import { checkHints } from './hints.js'
 import { bindOver, windowCallsOf } from './over-binder.js'
@@ -395,7 +396,7 @@ export class QueryBinder {
   private bindAggregateSelect(sel: ast.Select, rel: BoundRelation, aggCalls: ast.FunctionCall[]): BoundRelation {
     const scope = rel.scope
     const groupRex = (sel.groupBy ?? []).map(g => {
-      if (isAggregateCall(g) || containsAgg(g)) throw WeirError.plan('aggregate functions are not allowed in GROUP BY', { span: g.span })
+      if (isAggregateCall(g) || containsAggregate(g)) throw WeirError.plan('aggregate functions are not allowed in GROUP BY', { span: g.span })
       return bindExpr(g, { scope, clause: 'GROUP BY' })
     })
 
@@ -544,7 +545,7 @@ export class QueryBinder {
   /** An aggregate call: its argument and FILTER condition become pre-projection columns. */
   private bindAggCall(call: ast.FunctionCall, scope: Scope, pre: PreProjection, position: number, sel?: ast.Select): AggCall {
     const fn = call.name.value.toUpperCase() as AggCall['fn']
-    for (const a of call.args) if (containsAgg(a)) throw WeirError.plan('aggregate functions cannot be nested', { span: a.span })
+    for (const a of call.args) if (containsAggregate(a)) throw WeirError.plan('aggregate functions cannot be nested', { span: a.span })
     let arg: number | null = null
     let argType: DataType | null = null
     if (call.star) {
@@ -661,14 +662,6 @@ export class QueryBinder {
   }
 }
 
-function containsAgg(e: ast.Expr): boolean {
-  let found = false
-  visitExpr(e, n => {
-    if (isAggregateCall(n)) found = true
-  })
-  return found
-}
-
 function uniqueName(name: string, taken: readonly Field[]): string {
   if (!taken.some(f => f.name === name)) return name
   for (let i = 0;; i++) if (!taken.some(f => f.name === `${name}${i}`)) return `${name}${i}`
@@ -680,26 +673,4 @@ function renameFields(fields: readonly Field[], columns: readonly ast.Ident[] | 
     throw WeirError.plan(`${columns.length} column names given for a query with ${fields.length} columns`, { span: columns[0]?.span ?? span })
   }
   return fields.map((f, i) => ({ name: columns[i]!.value, type: f.type }))
-}
-
-/** De-duplicated list of expressions computed before an aggregate. */
-class PreProjection {
-  readonly exprs: Rex[] = []
-  private readonly index = new Map<string, number>()
-
-  add(rex: Rex): number {
-    const key = rexKey(rex)
-    const found = this.index.get(key)
-    if (found !== undefined) return found
-    this.exprs.push(rex)
-    this.index.set(key, this.exprs.length - 1)
-    return this.exprs.length - 1
-  }
-
-  fields(inputFields: readonly Field[]): Field[] {
-    return this.exprs.map((r, i) => ({
-      name: r.kind === 'Input' ? inputFields[r.index]!.name : `$f${i}`,
-      type: withoutTimeAttr(r.type),
-    }))
-  }
 }
