@@ -21,6 +21,11 @@ export function operatorSignature(node: PhysicalNode): Record<string, unknown> {
     case 'TemporalJoin':
       // Event and processing time keep different state under the same key.
       return { kind: spec.kind, joinType: spec.joinType, time: spec.timeDomain, keys: spec.rightKeys.length }
+    case 'IntervalJoin':
+      // The bounds decide when each side's rows are removed; the time domain, which timers hold them.
+      return { kind: spec.kind, joinType: spec.joinType, keys: spec.left.keys.length, time: spec.timeDomain, lower: spec.lower, upper: spec.upper }
+    case 'WindowJoin':
+      return { kind: spec.kind, joinType: spec.joinType, keys: spec.left.keys.length, window: { ...spec.window } }
     default:
       return { kind: spec.kind }
   }

@@ -13,6 +13,8 @@ import { groupAggregate } from './group-aggregate.js'
 import { regularJoin } from './join/regular-join.js'
 import { deduplicate, rank } from './rank/descriptors.js'
 import { temporalJoin } from './join/temporal-join.js'
+import { intervalJoin } from './join/interval-join.js'
+import { windowJoin } from './join/window-join.js'
 
 const OPERATORS: { readonly [K in TransformSpec['kind']]: OperatorDescriptor<Extract<TransformSpec, { kind: K }>> } = {
   Calc: calc,
@@ -24,6 +26,8 @@ const OPERATORS: { readonly [K in TransformSpec['kind']]: OperatorDescriptor<Ext
   Deduplicate: deduplicate,
   Rank: rank,
   TemporalJoin: temporalJoin,
+  IntervalJoin: intervalJoin,
+  WindowJoin: windowJoin,
 }
 
 function descriptorOf<S extends TransformSpec>(spec: S): OperatorDescriptor<S> {

@@ -10,6 +10,7 @@ import { formatRex } from './rex-format.js'
 import { describeJoin, joinStateLines } from './explain-join.js'
 import { dedupStateLine, describeDeduplicate, describeRank, rankStateLine } from './explain-rank.js'
 import { describeTemporalJoin, temporalJoinStateLines } from './explain-temporal-join.js'
+import { describeTimeJoin, timeJoinStateLines } from './explain-time-join.js'
 
 export interface ExplainOptions {
   /** EXPLAIN CHANGELOG_MODE: print row kinds Flink-style (I, UB, UA, D) on every operator. */
@@ -142,6 +143,9 @@ function describeNode(node: PhysicalNode, input: readonly Field[], opts: Explain
       return describeJoin(node, s, m)
     case 'TemporalJoin':
       return describeTemporalJoin(node, s, m)
+    case 'IntervalJoin':
+    case 'WindowJoin':
+      return describeTimeJoin(node, s, m)
     case 'Sink':
       return `Sink(table=[${s.table}], connector=[${s.connector}], fields=[${names(s.schema)}], ${m})`
     case 'Collect':
@@ -197,6 +201,9 @@ function stateLines(node: PhysicalNode, input: readonly Field[], warnings: strin
       return [rankStateLine(node.id, s, input, warnings)]
     case 'TemporalJoin':
       return temporalJoinStateLines(node, s)
+    case 'IntervalJoin':
+    case 'WindowJoin':
+      return timeJoinStateLines(node, s)
     case 'Source':
     case 'Values':
     case 'Calc':
