@@ -2,6 +2,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { rankQueries } from './rank-queries.js'
 import { temporalBenchQueries } from './temporal-queries.js'
+import { timeJoinQueries } from './time-join-queries.js'
 // The Nexmark queries the benchmark runs, as Weir SQL over the built-in generator, into a blackhole sink.
 import { joinQueries } from './join-queries.js'
 
@@ -127,5 +128,5 @@ export function benchQueries(scale = 1): BenchQuery[] {
   const checkpointed = [...onHeap, ...onRocks]
     .filter(q => q.name === 'q17' || q.name === 'q17-rocksdb')
     .map(q => ({ ...q, name: `${q.name}-ckpt`, what: `${q.what}, a checkpoint every 1 s`, sql: checkpointEvery('1 s') + q.sql }))
-  return [...onHeap, ...onRocks, ...checkpointed, big, ...rankQueries(scale), ...temporalBenchQueries(scale)]
+  return [...onHeap, ...onRocks, ...checkpointed, ...timeJoinQueries(scale), big, ...rankQueries(scale), ...temporalBenchQueries(scale)]
 }
