@@ -2,9 +2,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { rankQueries } from './rank-queries.js'
 import { temporalBenchQueries } from './temporal-queries.js'
-import { timeJoinQueries } from './time-join-queries.js'
 // The Nexmark queries the benchmark runs, as Weir SQL over the built-in generator, into a blackhole sink.
 import { joinQueries } from './join-queries.js'
+import { timeJoinQueries } from './time-join-queries.js'
 
 export interface BenchQuery {
   readonly name: string
