@@ -51,6 +51,10 @@ function infer(plan: LogicalPlan): (WindowColumn | undefined)[] {
     case 'Values':
     case 'Aggregate':
     case 'Union':
+    // Ranking and OVER keep no window's time order a window join could rely on (dedup and Top-N may update).
+    case 'Over':
+    case 'Deduplicate':
+    case 'Rank':
       return none()
     default:
       return assertNever(plan)

@@ -55,7 +55,6 @@ const CASES: readonly Case[] = [
     options: { 'table.exec.mini-batch.enabled': 'false' } },
   { name: 'COUNT DISTINCT', sink: 'k STRING, d BIGINT', format: 'debezium-json', query: `SELECT k, COUNT(DISTINCT v) FROM t GROUP BY k`,
     options: { 'table.exec.mini-batch.enabled': 'false' } },
-<<<<<<< HEAD
   { name: 'Deduplicate (keep last)', sink: 'k STRING, v INT, ts TIMESTAMP(3)', format: 'debezium-json',
     query: `SELECT k, v, ts FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts DESC) AS rn FROM t) WHERE rn = 1`,
     options: { 'table.exec.mini-batch.enabled': 'false' } },
@@ -66,7 +65,6 @@ const CASES: readonly Case[] = [
     query: `SELECT k, window_start, c, rn FROM (SELECT *, RANK() OVER (PARTITION BY window_start, window_end ORDER BY c DESC) AS rn FROM (
       SELECT k, window_start, window_end, COUNT(*) AS c FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY k, window_start, window_end
     )) WHERE rn <= 3` },
-=======
   // Two-input operators over two scans of t (their positions both restore).
   { name: 'interval LEFT JOIN', sink: 'k STRING, av INT, bv INT, ts TIMESTAMP(3)', format: 'json', backends: ['heap'],
     query: `SELECT a.k, a.v, b.v, a.ts FROM (SELECT * FROM t WHERE v < 50) a LEFT JOIN (SELECT * FROM t WHERE v >= 50) b
@@ -76,7 +74,6 @@ const CASES: readonly Case[] = [
       FROM (SELECT * FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '10' SECOND)) WHERE v < 50) a
       FULL JOIN (SELECT * FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '10' SECOND)) WHERE v >= 50) b
       ON a.k = b.k AND a.window_start = b.window_start AND a.window_end = b.window_end` },
->>>>>>> e76caf5 (joins(time): operator tests (bounds, expiry padding, late rows counted, watermark hold-back, checkpoint midway and restore), planner tests (EXPLAIN, refusals with carets), interval and window joins in the checkpoint-restore job test (window join on heap and RocksDB at p 1→1 and 2→3; interval join on heap); Nexmark q7 and q8 with their published text in bench/nexmark/time-join-queries.ts on heap and RocksDB)
 ]
 
 function sql(c: Case, out: string): string {
