@@ -31,8 +31,6 @@ interface Case {
   readonly query: string
   /** Updating results are compared change by change: one change per row, whatever the batches. */
   readonly options?: Readonly<Record<string, string>>
-  /** Backends it runs on (default both): a case whose RocksDB run is too slow for the suite names heap only. */
-  readonly backends?: readonly string[]
 }
 
 const WINDOW_SINK = 'k STRING, ws TIMESTAMP(3), we TIMESTAMP(3), c BIGINT, s BIGINT'
@@ -66,7 +64,7 @@ const CASES: readonly Case[] = [
       SELECT k, window_start, window_end, COUNT(*) AS c FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY k, window_start, window_end
     )) WHERE rn <= 3` },
   // Two-input operators over two scans of t (their positions both restore).
-  { name: 'interval LEFT JOIN', sink: 'k STRING, av INT, bv INT, ts TIMESTAMP(3)', format: 'json', backends: ['heap'],
+  { name: 'interval LEFT JOIN', sink: 'k STRING, av INT, bv INT, ts TIMESTAMP(3)', format: 'json',
     query: `SELECT a.k, a.v, b.v, a.ts FROM (SELECT * FROM t WHERE v < 50) a LEFT JOIN (SELECT * FROM t WHERE v >= 50) b
       ON a.k = b.k AND a.ts BETWEEN b.ts - INTERVAL '1' SECOND AND b.ts + INTERVAL '2' SECOND` },
   { name: 'window FULL JOIN', sink: 'ak STRING, bk STRING, av INT, bv INT, ws TIMESTAMP(3)', format: 'json',
@@ -144,7 +142,7 @@ describe.each(CASES)('$name', c => {
     expect(expected.length).toBeGreaterThan(30)
   })
 
-  it.each(BACKENDS.filter(b => c.backends?.includes(b.name) ?? true).flatMap(b => PARALLELISM.map(([a, z]) => ({ b, a, z }))))(
+  it.each(BACKENDS.flatMap(b => PARALLELISM.map(([a, z]) => ({ b, a, z }))))(
     '$b.name: checkpointed at p=$a, cancelled, restored at p=$z',
     async ({ b, a, z }) => {
       const out = mkdtempSync(join(root, 'out-'))
