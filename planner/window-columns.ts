@@ -55,6 +55,7 @@ function infer(plan: LogicalPlan): (WindowColumn | undefined)[] {
     case 'Over':
     case 'Deduplicate':
     case 'Rank':
+    case 'TemporalJoin':
       return none()
     default:
       return assertNever(plan)
