@@ -158,6 +158,42 @@ export interface TemporalJoinSpec {
   readonly residual?: Rex
 }
 
+/**
+ * Interval join: a regular join's sides (append-only) whose rows pair only where
+ * `lower <= left time - right time <= upper` (ms, inclusive). Each side's rows leave state when time
+ * makes a match impossible; the output is insert-only. See operators/join/interval-join.ts.
+ */
+export interface IntervalJoinSpec {
+  readonly kind: 'IntervalJoin'
+  readonly joinType: JoinSpec['joinType']
+  readonly left: JoinSideSpec
+  readonly right: JoinSideSpec
+  readonly residual?: Rex
+  readonly timeDomain: TimeDomain
+  /** The time column of each side (its own column index). */
+  readonly leftTime: number
+  readonly rightTime: number
+  readonly lower: number
+  readonly upper: number
+}
+
+/**
+ * Window join: both sides windowed alike, keyed by the equi keys with window_start and window_end
+ * among them; a window's rows are joined and dropped when the watermark passes its end.
+ * See operators/join/window-join.ts.
+ */
+export interface WindowJoinSpec {
+  readonly kind: 'WindowJoin'
+  readonly joinType: JoinSpec['joinType']
+  readonly left: JoinSideSpec
+  readonly right: JoinSideSpec
+  readonly residual?: Rex
+  readonly window: WindowSpec
+  /** The window_end column of each side (its own column index). */
+  readonly leftEnd: number
+  readonly rightEnd: number
+}
+
 /** Merges its inputs (UNION ALL). */
 export interface UnionSpec {
   readonly kind: 'Union'
@@ -206,6 +242,8 @@ export type OperatorSpec =
   | SemiJoinSpec
   | SetOpSpec
   | ScalarJoinSpec
+  | IntervalJoinSpec
+  | WindowJoinSpec
   | SinkSpec
   | CollectSpec
   | DeduplicateSpec

@@ -74,6 +74,11 @@ export interface Operator {
   readonly prefetchAllNamespaces?: boolean
   /** Called with the current key set for each timer due (event timers when the watermark reaches them). */
   onTimer?(timestamp: number, namespace: Namespace, domain: TimerDomain): void
+  /**
+   * The watermark to forward once the operator has taken `watermark` (default: the same). An operator
+   * that may still emit rows older than its input watermark (an interval join) holds it back.
+   */
+  outputWatermark?(watermark: number): number
   /** Called after due event timers have fired and before the watermark is forwarded. */
   onWatermark?(watermark: number): void
   /**

@@ -25,6 +25,11 @@ export function operatorSignature(node: PhysicalNode): Record<string, unknown> {
       // Frames decide what the retained rows and accumulators hold; the partition keys, how state is keyed.
       return { kind: spec.kind, keys: spec.partitionKeys.map(i => `$${i}`), time: spec.timeDomain,
         calls: spec.calls.map(c => (c.fn === 'ROW_NUMBER' ? 'ROW_NUMBER()' : `${describeAgg(c.agg)} ${c.frame.unit} ${c.frame.preceding ?? 'UNBOUNDED'}`)) }
+    case 'IntervalJoin':
+      // The bounds decide when each side's rows are removed; the time domain, which timers hold them.
+      return { kind: spec.kind, joinType: spec.joinType, keys: spec.left.keys.length, time: spec.timeDomain, lower: spec.lower, upper: spec.upper }
+    case 'WindowJoin':
+      return { kind: spec.kind, joinType: spec.joinType, keys: spec.left.keys.length, window: { ...spec.window } }
     default:
       return { kind: spec.kind }
   }

@@ -17,6 +17,8 @@ import { semiJoin } from './join/semi-join.js'
 import { setOp } from './join/set-op.js'
 import { scalarJoin } from './join/scalar-join.js'
 import { overAggregate } from './over/over-aggregate.js'
+import { intervalJoin } from './join/interval-join.js'
+import { windowJoin } from './join/window-join.js'
 
 const OPERATORS: { readonly [K in TransformSpec['kind']]: OperatorDescriptor<Extract<TransformSpec, { kind: K }>> } = {
   Calc: calc,
@@ -32,6 +34,8 @@ const OPERATORS: { readonly [K in TransformSpec['kind']]: OperatorDescriptor<Ext
   SetOp: setOp,
   ScalarJoin: scalarJoin,
   OverAggregate: overAggregate,
+  IntervalJoin: intervalJoin,
+  WindowJoin: windowJoin,
 }
 
 function descriptorOf<S extends TransformSpec>(spec: S): OperatorDescriptor<S> {

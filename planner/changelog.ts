@@ -61,6 +61,8 @@ function infer(plan: LogicalPlan): { mode: ChangelogMode; origin?: LogicalPlan }
       return updating ?? { mode: 'insert-only' }
     }
     case 'Join': {
+      // Interval and window joins emit each result once, when it is final (their inputs are append-only).
+      if (plan.time !== undefined) return { mode: 'insert-only' }
       // An outer join retracts its NULL-padded rows; an inner join of insert-only inputs only inserts.
       if (plan.joinType !== 'INNER') return { mode: 'updating', origin: plan }
       const updating = [plan.left, plan.right].map(changelogOf).find(c => c.mode === 'updating')

@@ -12,6 +12,7 @@ import { dedupStateLine, describeDeduplicate, describeRank, rankStateLine } from
 import { describeTemporalJoin, temporalJoinStateLines } from './explain-temporal-join.js'
 import { describeSubqueryNode, subqueryStateLines } from './explain-subquery.js'
 import { describeOverAggregate, overStateLines } from './explain-over.js'
+import { describeTimeJoin, timeJoinStateLines } from './explain-time-join.js'
 
 export interface ExplainOptions {
   /** EXPLAIN CHANGELOG_MODE: print row kinds Flink-style (I, UB, UA, D) on every operator. */
@@ -150,6 +151,9 @@ function describeNode(node: PhysicalNode, input: readonly Field[], opts: Explain
     case 'SetOp':
     case 'ScalarJoin':
       return describeSubqueryNode(node, s, input, m)
+    case 'IntervalJoin':
+    case 'WindowJoin':
+      return describeTimeJoin(node, s, m)
     case 'Sink':
       return `Sink(table=[${s.table}], connector=[${s.connector}], fields=[${names(s.schema)}], ${m})`
     case 'Collect':
@@ -211,6 +215,9 @@ function stateLines(node: PhysicalNode, input: readonly Field[], warnings: strin
       return subqueryStateLines(node, s, input, warnings)
     case 'OverAggregate':
       return overStateLines(s, node, input, warnings)
+    case 'IntervalJoin':
+    case 'WindowJoin':
+      return timeJoinStateLines(node, s)
     case 'Source':
     case 'Values':
     case 'Calc':

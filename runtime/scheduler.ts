@@ -303,7 +303,8 @@ export class Scheduler implements BarrierDriver {
       op.onWatermark?.(wm)
       if (state.needsPrefetch) await state.flush()
     }
-    broadcast(task, ch => ({ t: 'wm', ch, wm }))
+    const out = task.operator?.outputWatermark?.(wm) ?? wm
+    broadcast(task, ch => ({ t: 'wm', ch, wm: out }))
   }
 
   // ------------------------------------------------------------------ processing time

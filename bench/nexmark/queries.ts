@@ -5,6 +5,7 @@ import { temporalBenchQueries } from './temporal-queries.js'
 // The Nexmark queries the benchmark runs, as Weir SQL over the built-in generator, into a blackhole sink.
 import { joinQueries } from './join-queries.js'
 import { overQueries } from './over-queries.js'
+import { timeJoinQueries } from './time-join-queries.js'
 
 export interface BenchQuery {
   readonly name: string
@@ -128,5 +129,6 @@ export function benchQueries(scale = 1): BenchQuery[] {
   const checkpointed = [...onHeap, ...onRocks]
     .filter(q => q.name === 'q17' || q.name === 'q17-rocksdb')
     .map(q => ({ ...q, name: `${q.name}-ckpt`, what: `${q.what}, a checkpoint every 1 s`, sql: checkpointEvery('1 s') + q.sql }))
-  return [...onHeap, ...onRocks, ...checkpointed, ...overQueries(stateful, bidTable, rocksdb), big, ...rankQueries(scale), ...temporalBenchQueries(scale)]
+  return [...onHeap, ...onRocks, ...checkpointed, ...overQueries(stateful, bidTable, rocksdb), ...timeJoinQueries(scale), big, ...rankQueries(scale),
+    ...temporalBenchQueries(scale)]
 }

@@ -16,6 +16,7 @@ import { Scope } from './scope.js'
 import { bindExpr } from './expr-binder.js'
 import { joinFields, regularJoin } from './regular-join.js'
 import { isTemporal, temporalJoin } from './temporal-join.js'
+import { timeJoin } from './time-join.js'
 
 /** A bound relation: its plan and the names its columns are visible by. */
 export interface BoundRelation {
@@ -103,16 +104,16 @@ export function bindJoinedFrom(from: ast.Join, where: ast.Expr | undefined, ctx:
     return node
   }
   const root = build(from)
-  const scope = scopeOf(root)
   const remaining: Rex[] = []
   if (where !== undefined) {
-    for (const c of conjunctsOf(bindBoolean(where, scope, 'WHERE'))) {
+    for (const c of conjunctsOf(bindBoolean(where, scopeOf(root), 'WHERE'))) {
       if (isNonDeterministic(c) || inputsUsed(c).size === 0) remaining.push(c)
       else placeFilter(c, root)
     }
   }
   const ttls = new StateTtls(ctx, root)
   let plan = planTree(root, ttls)
+  const scope = scopeOf(root)
   if (remaining.length > 0) plan = filter(plan, remaining, 0, where!.span)
   return { plan, scope }
 }
@@ -206,6 +207,8 @@ function planTree(tree: Tree, ttls: StateTtls): LogicalPlan {
     span: tree.join.span,
   }
   const plan = planJoin(inputs)
+  // A join that keeps a time attribute (an interval join) shows it by name too.
+  tree.scope = new Scope(tree.scope!.fields.map((f, i) => ({ ...f, type: plan.fields[i]!.type })))
   return tree.filters.length > 0 ? filter(plan, tree.filters, tree.offset, tree.join.span) : plan
 }
 
@@ -216,7 +219,7 @@ function planTree(tree: Tree, ttls: StateTtls): LogicalPlan {
  */
 export function planJoin(inputs: JoinInputs): LogicalPlan {
   if (isTemporal(inputs.join)) return temporalJoin(inputs)
-  return regularJoin(inputs)
+  return timeJoin(inputs) ?? regularJoin(inputs)
 }
 
 /**

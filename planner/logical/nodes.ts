@@ -123,6 +123,8 @@ export interface Join {
   readonly residual?: Rex
   readonly leftTtl: SideTtl
   readonly rightTtl: SideTtl
+  /** Set when the condition bounds the join in time (interval and window joins; planner/bind/time-join.ts). */
+  readonly time?: JoinTime
   readonly fields: readonly Field[]
   readonly span: Span
 }
@@ -196,6 +198,16 @@ export interface ScalarJoin {
   readonly fields: readonly Field[]
   readonly span: Span
 }
+
+/**
+ * How a join's condition bounds it in time, so each side's rows leave state as time passes:
+ * an interval join (`lower <= left time - right time <= upper`, in ms, both inclusive) or a window
+ * join (both inputs windowed alike, window_start and window_end equal; they are among the keys).
+ */
+export type JoinTime =
+  | { readonly kind: 'interval'; readonly domain: TimeDomain; readonly leftTime: number; readonly rightTime: number; readonly lower: number;
+    readonly upper: number }
+  | { readonly kind: 'window'; readonly window: WindowSpec; readonly leftEnd: number; readonly rightEnd: number }
 
 /** Writes into a table, or collects rows for a SELECT. */
 export interface Sink {

@@ -16,6 +16,7 @@ import { rankSpec } from './lower-over.js'
 import { temporalJoinSpec } from './temporal-join-spec.js'
 import { subquerySpec } from './subquery-spec.js'
 import { overAggregateSpec } from './over-aggregate.js'
+import { timeJoinSpec } from './time-join-spec.js'
 
 /** Lowers one or more sink plans (one per INSERT of a statement set) into a job graph. */
 export function lowerToJobGraph(plans: readonly LogicalPlan[], name: string, config: JobConfig): JobGraph {
@@ -102,7 +103,7 @@ export function lowerToJobGraph(plans: readonly LogicalPlan[], name: string, con
         break
       }
       case 'Join': {
-        const spec = joinSpec(plan)
+        const spec = plan.time === undefined ? joinSpec(plan) : timeJoinSpec(plan)
         id = add('join', spec, [{ node: lower(plan.left), exchange: keyed(spec.left.keys) }, { node: lower(plan.right), exchange: keyed(spec.right.keys) }],
           plan, mode)
         break

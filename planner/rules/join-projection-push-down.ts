@@ -17,6 +17,12 @@ export function pruneJoinColumns(plan: LogicalPlan): LogicalPlan | undefined {
   const lw = join.left.fields.length
   for (const k of join.leftKeys) used.add(k)
   for (const k of join.rightKeys) used.add(k + lw)
+  // An interval or window join reads each side's time column.
+  const time = join.time
+  if (time !== undefined) {
+    used.add(time.kind === 'interval' ? time.leftTime : time.leftEnd)
+    used.add((time.kind === 'interval' ? time.rightTime : time.rightEnd) + lw)
+  }
   if (used.size === join.fields.length) return undefined
   const keep = [...used].sort((a, b) => a - b)
   const leftKeep = keep.filter(i => i < lw)
@@ -32,6 +38,11 @@ export function pruneJoinColumns(plan: LogicalPlan): LogicalPlan | undefined {
     leftKeys: join.leftKeys.map(k => leftMap.get(k)!),
     rightKeys: join.rightKeys.map(k => rightMap.get(k)!),
     residual: join.residual ? remap(join.residual) : undefined,
+    time: time === undefined
+      ? undefined
+      : time.kind === 'interval'
+      ? { ...time, leftTime: leftMap.get(time.leftTime)!, rightTime: rightMap.get(time.rightTime)! }
+      : { ...time, leftEnd: leftMap.get(time.leftEnd)!, rightEnd: rightMap.get(time.rightEnd)! },
     fields: keep.map(i => join.fields[i]!),
   }
   const input: LogicalPlan = filter ? { ...filter, input: pruned, condition: remap(filter.condition), fields: pruned.fields } : pruned

@@ -66,6 +66,15 @@ const CASES: readonly Case[] = [
   { name: 'OVER (ROWS, RANGE, UNBOUNDED, ROW_NUMBER)', sink: 'k STRING, v INT, ts TIMESTAMP(3), a INT, m INT, c BIGINT, rn BIGINT', format: 'json',
     query: `SELECT k, v, ts, AVG(v) OVER (PARTITION BY k ORDER BY ts ROWS 5 PRECEDING), MAX(v) OVER (PARTITION BY k ORDER BY ts RANGE BETWEEN
       INTERVAL '3' SECOND PRECEDING AND CURRENT ROW), COUNT(*) OVER (PARTITION BY k ORDER BY ts), ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts) FROM t` },
+  // Two-input operators over two scans of t (their positions both restore).
+  { name: 'interval LEFT JOIN', sink: 'k STRING, av INT, bv INT, ts TIMESTAMP(3)', format: 'json',
+    query: `SELECT a.k, a.v, b.v, a.ts FROM (SELECT * FROM t WHERE v < 50) a LEFT JOIN (SELECT * FROM t WHERE v >= 50) b
+      ON a.k = b.k AND a.ts BETWEEN b.ts - INTERVAL '1' SECOND AND b.ts + INTERVAL '2' SECOND` },
+  { name: 'window FULL JOIN', sink: 'ak STRING, bk STRING, av INT, bv INT, ws TIMESTAMP(3)', format: 'json',
+    query: `SELECT a.k, b.k, a.v, b.v, COALESCE(a.window_start, b.window_start)
+      FROM (SELECT * FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '10' SECOND)) WHERE v < 50) a
+      FULL JOIN (SELECT * FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '10' SECOND)) WHERE v >= 50) b
+      ON a.k = b.k AND a.window_start = b.window_start AND a.window_end = b.window_end` },
 ]
 
 function sql(c: Case, out: string): string {
@@ -88,15 +97,16 @@ function expectSubMultiset(part: readonly string[], all: readonly string[]): voi
 }
 
 /** The newest complete checkpoint of the test job, and the input lines its source position had consumed. */
-function latestCheckpoint(checkpoints: string): { id: number; consumed: number } {
+function latestCheckpoint(checkpoints: string): { id: number; consumed: number; scans: number } {
   const job = join(checkpoints, 'ckpt-job')
   const ids = readdirSync(job).filter(f => /^chk-\d+$/.test(f) && existsSync(join(job, f, '_metadata'))).map(f => Number(f.slice(4)))
   const id = Math.max(...ids)
   const manifest = JSON.parse(readFileSync(join(job, `chk-${id}`, '_metadata'), 'utf8')) as {
     sources: Record<string, { positions: ({ line: number } | null)[] }>
   }
-  const [source] = Object.values(manifest.sources)
-  return { id, consumed: source!.positions[0]?.line ?? 0 }
+  // A join reads t twice: each scan restores its own position.
+  const consumed = Object.values(manifest.sources).reduce((sum, source) => sum + (source.positions[0]?.line ?? 0), 0)
+  return { id, consumed, scans: Object.keys(manifest.sources).length }
 }
 
 async function run(c: Case, out: string, options: Record<string, string>, extra: {
@@ -135,7 +145,8 @@ describe.each(CASES)('$name', c => {
     expect(expected.length).toBeGreaterThan(30)
   })
 
-  it.each(BACKENDS.flatMap(b => PARALLELISM.map(([a, z]) => ({ b, a, z }))))('$b.name: checkpointed at p=$a, cancelled, restored at p=$z',
+  it.each(BACKENDS.flatMap(b => PARALLELISM.map(([a, z]) => ({ b, a, z }))))(
+    '$b.name: checkpointed at p=$a, cancelled, restored at p=$z',
     async ({ b, a, z }) => {
       const out = mkdtempSync(join(root, 'out-'))
       const checkpoints = mkdtempSync(join(root, 'chk-'))
@@ -149,15 +160,17 @@ describe.each(CASES)('$name', c => {
       // Only what completed checkpoints committed is visible: a part of the output, never more.
       expectSubMultiset(visibleRows(out), expected)
       // A checkpoint in flight at the cancel still completes: the newest complete one is resumed.
-      const { id, consumed } = latestCheckpoint(checkpoints)
+      const { id, consumed, scans } = latestCheckpoint(checkpoints)
       const log: string[] = []
       const second = await run(c, out, { ...options, 'parallelism.default': String(z) }, { log })
       expect(log.join('\n')).toContain(`resuming from checkpoint ${id}`)
       expect(second.cancelled).toBe(false)
       // The restored run reads exactly the lines after the checkpoint's position.
-      expect(second.sourceRecordsRead).toBe(ROWS - consumed)
+      expect(second.sourceRecordsRead).toBe(scans * ROWS - consumed)
       expect(visibleRows(out)).toEqual(expected)
-    })
+    },
+    240_000,
+  )
 
   it('checkpoints taken all the way through change nothing in the output', async () => {
     const out = mkdtempSync(join(root, 'out-'))

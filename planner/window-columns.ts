@@ -1,0 +1,67 @@
+// Which columns of a plan are the window_start / window_end of a window TVF or a window aggregate,
+// carried through projections, filters and joins. A window join needs both inputs windowed alike;
+// an interval join may bound time by a window_end (Nexmark q7), which is never behind the watermark.
+import { assertNever } from '../common/assert.js'
+import type { TimeDomain, WindowSpec } from '../core/windows.js'
+import type { LogicalPlan } from './logical/nodes.js'
+
+export interface WindowColumn {
+  readonly role: 'start' | 'end'
+  readonly window: WindowSpec
+  readonly domain: TimeDomain
+  /** The window TVF or window aggregate the column comes from. */
+  readonly origin: LogicalPlan
+}
+
+const cache = new WeakMap<LogicalPlan, readonly (WindowColumn | undefined)[]>()
+
+/** Per output column of `plan`: the window bound it holds, or undefined. */
+export function windowColumnsOf(plan: LogicalPlan): readonly (WindowColumn | undefined)[] {
+  let hit = cache.get(plan)
+  if (hit === undefined) {
+    hit = infer(plan)
+    cache.set(plan, hit)
+  }
+  return hit
+}
+
+function infer(plan: LogicalPlan): (WindowColumn | undefined)[] {
+  const none = (): (WindowColumn | undefined)[] => plan.fields.map(() => undefined)
+  switch (plan.kind) {
+    case 'WindowTvf':
+    case 'WindowAggregate': {
+      const cols = none()
+      const n = plan.fields.length
+      cols[n - 3] = { role: 'start', window: plan.window, domain: plan.timeDomain, origin: plan }
+      cols[n - 2] = { role: 'end', window: plan.window, domain: plan.timeDomain, origin: plan }
+      return cols
+    }
+    case 'Project': {
+      const inner = windowColumnsOf(plan.input)
+      return plan.exprs.map(e => (e.kind === 'Input' ? inner[e.index] : undefined))
+    }
+    case 'Filter':
+    case 'Sink':
+      return [...windowColumnsOf(plan.input)]
+    case 'Join':
+      // A window join keeps both sides' window columns (they hold the same windows); other joins
+      // do not keep time order, so their window columns are plain timestamps.
+      return plan.time?.kind === 'window' ? [...windowColumnsOf(plan.left), ...windowColumnsOf(plan.right)] : none()
+    case 'Scan':
+    case 'Values':
+    case 'Aggregate':
+    case 'Union':
+    // Ranking and OVER keep no window's time order a window join could rely on (dedup and Top-N may update).
+    case 'Over':
+    case 'Deduplicate':
+    case 'Rank':
+    case 'TemporalJoin':
+    // Semi and anti joins and set operations may retract rows when their other input changes.
+    case 'SemiJoin':
+    case 'SetOp':
+    case 'ScalarJoin':
+      return none()
+    default:
+      return assertNever(plan)
+  }
+}
