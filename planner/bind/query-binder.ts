@@ -387,7 +387,9 @@ export class QueryBinder {
       const rex = bindExpr(item.expr, { scope, clause: 'SELECT', agg, over })
       exprs.push(rex)
       const name = item.alias?.value ?? (item.expr.kind === 'ColumnRef' ? item.expr.name.parts.at(-1)!.value : `EXPR$${position}`)
-      fields.push({ name, type: rex.kind === 'Input' ? rex.type : withoutTimeAttr(rex.type) })
+      // A column keeps its time attribute; so does PROCTIME() itself (`SELECT *, PROCTIME() AS pt FROM t`, as in Flink).
+      const keeps = rex.kind === 'Input' || (rex.kind === 'Call' && rex.op === 'PROCTIME')
+      fields.push({ name, type: keeps ? rex.type : withoutTimeAttr(rex.type) })
     })
     const plan: LogicalPlan = { kind: 'Project', input, exprs, fields, span }
     return { plan, scope: Scope.of(fields) }

@@ -151,6 +151,22 @@ describe('jobs', () => {
     expect(sum).toBe(5000 * 5001 / 2)
   })
 
+  it('windows by PROCTIME() selected in a view, as Nexmark q12 does', async () => {
+    const s = new Session()
+    const results = await s.executeSql(`
+      CREATE TABLE gen (id BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '100000', 'number-of-rows' = '5000',
+        'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '5000');
+      CREATE VIEW v AS SELECT *, PROCTIME() AS p_time FROM gen;
+      DESCRIBE v;
+      SELECT COUNT(*) AS n, SUM(id) AS s FROM TABLE(TUMBLE(TABLE v, DESCRIPTOR(p_time), INTERVAL '1' HOUR)) GROUP BY window_start, window_end;
+    `)
+    const described = results.at(-2) as Extract<StatementResult, { kind: 'table' }>
+    expect(described.rows.at(-1)).toEqual(['p_time', 'TIMESTAMP_LTZ(3) NOT NULL *PROCTIME*'])
+    const r = results.at(-1) as Extract<StatementResult, { kind: 'rows' }>
+    expect(r.changes.reduce((a, c) => a + (c.row[0] as number), 0)).toBe(5000)
+    expect(r.changes.reduce((a, c) => a + (c.row[1] as number), 0)).toBe(5000 * 5001 / 2)
+  })
+
   it('takes the minimum watermark over the files of a directory being read, and ends with a final watermark', async () => {
     const dir = tmp()
     mkdirSync(join(dir, 'in'))
