@@ -1,4 +1,4 @@
-// The Nexmark join queries the benchmark runs (q3, q4, q20), with their published text over Weir's
+// The Nexmark join queries the benchmark runs (q3, q4, q20, q5 as published, q9), with their published text over Weir's
 // generator tables: each table reads its own kind of the same event sequence of `events` events.
 import type { BenchQuery } from './queries.js'
 
@@ -69,6 +69,51 @@ export function joinQueries(events: number): Omit<BenchQuery, 'backend'>[] {
           GROUP BY A.id, A.category
         ) Q
         GROUP BY Q.category;`,
+    },
+    {
+      name: 'q5-published',
+      what: 'hot items as published: HOP(2 s, 10 s) counts per auction ⋈ their maximum per window',
+      events,
+      stateful: true,
+      sql: table('bid', events) + `
+        CREATE TABLE nexmark_q5 (auction BIGINT, num BIGINT) WITH ('connector' = 'blackhole');
+        INSERT INTO nexmark_q5
+        SELECT AuctionBids.auction, AuctionBids.num
+        FROM (
+          SELECT auction, count(*) AS num, window_start AS starttime, window_end AS endtime
+          FROM TABLE(HOP(TABLE bid, DESCRIPTOR(\`dateTime\`), INTERVAL '2' SECOND, INTERVAL '10' SECOND))
+          GROUP BY auction, window_start, window_end
+        ) AS AuctionBids
+        JOIN (
+          SELECT max(CountBids.num) AS maxn, CountBids.starttime, CountBids.endtime
+          FROM (
+            SELECT count(*) AS num, window_start AS starttime, window_end AS endtime
+            FROM TABLE(HOP(TABLE bid, DESCRIPTOR(\`dateTime\`), INTERVAL '2' SECOND, INTERVAL '10' SECOND))
+            GROUP BY auction, window_start, window_end
+          ) AS CountBids
+          GROUP BY CountBids.starttime, CountBids.endtime
+        ) AS MaxBids
+        ON AuctionBids.starttime = MaxBids.starttime AND AuctionBids.endtime = MaxBids.endtime AND AuctionBids.num >= MaxBids.maxn;`,
+    },
+    {
+      name: 'q9',
+      what: 'winning bids: auction ⋈ bid within its lifetime, Top-1 by price per auction',
+      events,
+      stateful: true,
+      sql: table('auction', events) + table('bid', events) + `
+        CREATE TABLE nexmark_q9 (
+          id BIGINT, itemName VARCHAR, description VARCHAR, initialBid BIGINT, reserve BIGINT, dateTime TIMESTAMP(3), expires TIMESTAMP(3),
+          seller BIGINT, category BIGINT, extra VARCHAR, auction BIGINT, bidder BIGINT, price BIGINT, bid_dateTime TIMESTAMP(3), bid_extra VARCHAR
+        ) WITH ('connector' = 'blackhole');
+        INSERT INTO nexmark_q9
+        SELECT id, itemName, description, initialBid, reserve, dateTime, expires, seller, category, extra, auction, bidder, price, bid_dateTime, bid_extra
+        FROM (
+          SELECT A.*, B.auction, B.bidder, B.price, B.dateTime AS bid_dateTime, B.extra AS bid_extra,
+            ROW_NUMBER() OVER (PARTITION BY A.id ORDER BY B.price DESC, B.dateTime ASC) AS rownum
+          FROM auction A, bid B
+          WHERE A.id = B.auction AND B.dateTime BETWEEN A.dateTime AND A.expires
+        )
+        WHERE rownum <= 1;`,
     },
   ]
 }

@@ -109,7 +109,7 @@ export function benchQueries(scale = 1): BenchQuery[] {
   const withBackend = (q: Omit<BenchQuery, 'backend'>): BenchQuery => ({ ...q, backend: 'heap' })
   const onHeap = heap.map(withBackend)
   const onRocks = onHeap
-    .filter(q => ['q11', 'q17', 'q3', 'q4', 'q20'].includes(q.name))
+    .filter(q => ['q11', 'q17', 'q3', 'q4', 'q20', 'q5-published', 'q9'].includes(q.name))
     .map(q => ({ ...q, name: `${q.name}-rocksdb`, backend: 'rocksdb' as const, what: `${q.what}, RocksDB, hot set in a 64 MB cache`,
       sql: rocksdb('64 mb') + q.sql })
     )
