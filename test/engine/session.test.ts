@@ -82,13 +82,12 @@ describe('catalog statements', () => {
     expect(s.currentOptions['table.exec.state.ttl']).toBeUndefined()
   })
 
-  it('rejects ORDER BY, joins without an equality and INTERSECT with messages that say what to do', async () => {
+  it('rejects ORDER BY and joins without an equality with messages that say what to do', async () => {
     const ddl = `CREATE TABLE t (a INT, b INT) WITH ('connector' = 'datagen', 'number-of-rows' = '1');`
     expect((await fails(ddl + 'SELECT * FROM t ORDER BY a')).message).toBe('ORDER BY is not supported: Weir does not sort streams')
     expect((await fails(ddl + 'SELECT * FROM t x JOIN t y ON x.a < y.a')).message).toMatch(
       /has no equality condition between its two sides, so its state would have no key/,
     )
-    expect((await fails(ddl + 'SELECT a FROM t INTERSECT SELECT b FROM t')).message).toBe('INTERSECT is not supported on streams')
   })
 
   it('rejects an INSERT whose columns do not fit the sink', async () => {

@@ -408,3 +408,20 @@ export function selectAggs(engine: keyof Agg, aggs: readonly Agg[] = AGGREGATES)
 export function rocksDir(): string {
   return mkdtempSync(join(tmpdir(), 'weir-oracle-state-'))
 }
+
+/**
+ * Changelog paths a two-input query goes through (rows emitted, then retracted) depend on how its
+ * inputs interleave, which varies from run to run. Each data set records how often a named path
+ * was taken; `expectTaken` (in an afterAll) asserts it was taken in at least one of them.
+ */
+export class PathsTaken {
+  private readonly counts = new Map<string, number>()
+
+  record(path: string, count: number): void {
+    this.counts.set(path, (this.counts.get(path) ?? 0) + count)
+  }
+
+  expectTaken(): void {
+    for (const [path, count] of this.counts) expect(count, `no run took the path: ${path}`).toBeGreaterThan(0)
+  }
+}
