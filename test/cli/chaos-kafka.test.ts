@@ -22,7 +22,7 @@ const PARTITIONS = 3
 /** Rows of the chaos input: enough that KILLS restarts, each progressing a few checkpoints, do not finish the job. */
 const ROWS = 50_000
 const KILLS = 22
-const SMALL_ROWS = 12_000
+const SMALL_ROWS = 20_000
 
 let broker: KafkaBroker
 let kafka: Kafka
@@ -56,7 +56,7 @@ afterAll(async () => {
 function jobSql(name: string, input: string, opts: { parallelism?: number } = {}): string {
   const kafkaOptions = (topic: string): string => `'topic' = '${topic}', 'properties.bootstrap.servers' = '${broker.bootstrap}'`
   return `
-    SET 'execution.checkpointing.interval' = '150 ms';
+    SET 'execution.checkpointing.interval' = '50 ms';
     SET 'execution.batch-size' = '64';
     SET 'parallelism.default' = '${opts.parallelism ?? 1}';
     CREATE TABLE t (k STRING, v INT, d DECIMAL(10, 2), x DOUBLE, s STRING, ts TIMESTAMP(3), b BIGINT,
