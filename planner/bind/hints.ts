@@ -4,6 +4,8 @@
 import type { Warning, WarningSink } from '../../common/warnings.js'
 import { closest } from '../../common/names.js'
 import type * as ast from '../../grammar/ast.js'
+import { WeirError } from '../../common/errors.js'
+import { parseDuration } from '../../common/durations.js'
 
 /** Where a hint is written: after SELECT, after a table's name, after a view's or WITH query's name. */
 export type HintPlace = 'select' | 'table' | 'view'
@@ -32,4 +34,26 @@ function ignored(hint: ast.Hint, place: HintPlace): Warning | undefined {
   if (JOIN_HINTS.has(name)) return { message: `join hint ${name} is ignored: Weir joins by hashing both inputs on the join key`, span }
   const guess = closest(name, Object.keys(WHERE))
   return { message: `unknown hint '${hint.name.value}' is ignored`, span, help: guess !== undefined ? `did you mean ${guess}? (${WHAT_WORKS})` : WHAT_WORKS }
+}
+
+/** One option of a STATE_TTL hint: the alias it names (lower case), its TTL, and where it came from. */
+export interface StateTtlOption {
+  readonly alias: string
+  readonly ms: number
+  readonly source: string
+}
+
+/** One option (`'alias' = 'duration'`) of a STATE_TTL hint, checked to name one of `aliases` (lower case) with a valid duration. */
+export function stateTtlOption(hint: ast.Hint, [key, value]: readonly [string, string], aliases: ReadonlySet<string>): StateTtlOption {
+  if (!aliases.has(key.toLowerCase())) {
+    throw WeirError.plan(`STATE_TTL names '${key}', which is not a table or alias in this query's FROM`, {
+      span: hint.span,
+      help: aliases.size ? `use one of: ${[...aliases].join(', ')}` : undefined,
+    })
+  }
+  const ms = parseDuration(value)
+  if (ms === null) {
+    throw WeirError.plan(`invalid STATE_TTL value '${value}'`, { span: hint.span, help: `write a duration such as '1 d', '12 h' or '30 min'` })
+  }
+  return { alias: key.toLowerCase(), ms, source: `STATE_TTL hint ('${key}' = '${value}')` }
 }

@@ -6,7 +6,7 @@
 import type * as ast from '../../grammar/ast.js'
 import type { Span } from '../../common/span.js'
 import { WeirError } from '../../common/errors.js'
-import { formatDuration, parseDuration } from '../../common/durations.js'
+import { formatDuration } from '../../common/durations.js'
 import type { Rex } from '../../core/rex.js'
 import { inputsUsed, isNonDeterministic, remapInputs } from '../../core/rex.js'
 import { resolveCall } from '../../expr/index.js'
@@ -17,6 +17,7 @@ import { bindExpr } from './expr-binder.js'
 import { joinFields, regularJoin } from './regular-join.js'
 import { isTemporal, temporalJoin } from './temporal-join.js'
 import { timeJoin } from './time-join.js'
+import { stateTtlOption } from './hints.js'
 
 /** A bound relation: its plan and the names its columns are visible by. */
 export interface BoundRelation {
@@ -246,18 +247,9 @@ class StateTtls {
     collect(root)
     for (const hint of ctx.hints) {
       if (hint.name.value.toUpperCase() !== 'STATE_TTL') continue
-      for (const [key, value] of hint.options) {
-        if (!aliases.has(key.toLowerCase())) {
-          throw WeirError.plan(`STATE_TTL names '${key}', which is not a table or alias in this query's FROM`, {
-            span: hint.span,
-            help: aliases.size ? `use one of: ${[...aliases].join(', ')}` : undefined,
-          })
-        }
-        const ms = parseDuration(value)
-        if (ms === null) {
-          throw WeirError.plan(`invalid STATE_TTL value '${value}'`, { span: hint.span, help: `write a duration such as '1 d', '12 h' or '30 min'` })
-        }
-        this.hinted.set(key.toLowerCase(), { ms, source: `STATE_TTL hint ('${key}' = '${value}')` })
+      for (const option of hint.options) {
+        const { alias, ms, source } = stateTtlOption(hint, option, aliases)
+        this.hinted.set(alias, { ms, source })
       }
     }
   }

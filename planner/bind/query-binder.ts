@@ -7,7 +7,7 @@ import type { DataType, Field } from '../../common/types.js'
 import { T, timeAttrOf, withoutTimeAttr, sameType, formatType, withNullable } from '../../common/types.js'
 import { WeirError } from '../../common/errors.js'
 import { assertNever } from '../../common/assert.js'
-import { parseDuration, formatDuration } from '../../common/durations.js'
+import { formatDuration } from '../../common/durations.js'
 import type { Rex } from '../../core/rex.js'
 import { inputRef, literal, inputsUsed } from '../../core/rex.js'
 import { castTo, commonType, evalConstant } from '../../expr/index.js'
@@ -20,7 +20,7 @@ import { Scope } from './scope.js'
 import { bindExpr, containsAggregate, isAggregateCall, visitExpr, rexKey, type AggregateMapping } from './expr-binder.js'
 import { PreProjection } from './pre-projection.js'
 import type { WarningSink } from '../../common/warnings.js'
-import { checkHints } from './hints.js'
+import { checkHints, stateTtlOption } from './hints.js'
 import { bindOver, windowCallsOf } from './over-binder.js'
 import { checkReadable, tableFields } from './table-fields.js'
 import { bindJoinedFrom, type BoundRelation, type JoinContext } from './join-binder.js'
@@ -586,18 +586,10 @@ export class QueryBinder {
     const hint = sel.hints.find(h => h.name.value.toUpperCase() === 'STATE_TTL')
     if (hint) {
       const aliases = new Set(rel.scope.fields.map(f => f.qualifier).filter((q): q is string => q !== undefined))
-      for (const [key, value] of hint.options) {
-        if (!aliases.has(key.toLowerCase())) {
-          throw WeirError.plan(`STATE_TTL names '${key}', which is not a table or alias in this query's FROM`, {
-            span: hint.span,
-            help: aliases.size ? `use one of: ${[...aliases].join(', ')}` : undefined,
-          })
-        }
-        const ms = parseDuration(value)
-        if (ms === null) {
-          throw WeirError.plan(`invalid STATE_TTL value '${value}'`, { span: hint.span, help: `write a duration such as '1 d', '12 h' or '30 min'` })
-        }
-        return { ms, source: `STATE_TTL hint ('${key}' = '${value}')` }
+      const first = hint.options[0]
+      if (first !== undefined) {
+        const { ms, source } = stateTtlOption(hint, first, aliases)
+        return { ms, source }
       }
     }
     const ms = this.config.stateTtlMs
