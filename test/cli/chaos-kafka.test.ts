@@ -20,7 +20,7 @@ import { createTopics, produceRoundRobin, readTopic, type Received } from '../su
 const WEIR_WITH_FAULTS = resolve('dist/test/support/weir-with-faults.js')
 const PARTITIONS = 3
 /** Rows of the chaos input: enough that KILLS restarts, each progressing a few checkpoints, do not finish the job. */
-const ROWS = 50_000
+const ROWS = 200_000
 const KILLS = 22
 const SMALL_ROWS = 20_000
 
@@ -90,8 +90,11 @@ interface Run {
   readonly stderr: string
 }
 
-/** When to kill a run from outside: `ms` after the start, or `ms` after its `transactions`-th Kafka transaction committed; with SIGKILL unless told. */
-type Kill = ({ readonly afterMs: number } | { readonly transactions: number; readonly ms: number }) & { readonly signal?: NodeJS.Signals }
+/**
+ * When to kill a run from outside: `afterMs` after the start, or `ms` after its `transactions`-th Kafka
+ * transaction committed, whichever is first when both are given; with SIGKILL unless told.
+ */
+type Kill = { readonly afterMs?: number; readonly transactions?: number; readonly ms?: number; readonly signal?: NodeJS.Signals }
 
 /** `weir run job.sql` in `dir`, with the fault hook's arguments (`--crash-at` …) and an optional kill from outside. */
 function runWeir(dir: string, faults: readonly string[] = [], kill?: Kill, onStderr?: (text: string) => void): Promise<Run> {
@@ -104,14 +107,14 @@ function runWeir(dir: string, faults: readonly string[] = [], kill?: Kill, onStd
     const killIn = (ms: number): void => {
       timer ??= setTimeout(() => child.kill(kill?.signal ?? 'SIGKILL'), ms)
     }
-    if (kill !== undefined && 'afterMs' in kill) killIn(kill.afterMs)
+    if (kill?.afterMs !== undefined) killIn(kill.afterMs)
     child.stdout.on('data', (d: Buffer) => {
       stdout += d.toString()
     })
     child.stderr.on('data', (d: Buffer) => {
       stderr += d.toString()
       onStderr?.(stderr)
-      if (kill !== undefined && 'transactions' in kill && stderr.includes(`kafka transaction ${kill.transactions} committed`)) killIn(kill.ms)
+      if (kill?.transactions !== undefined && stderr.includes(`kafka transaction ${kill.transactions} committed`)) killIn(kill.ms ?? 0)
     })
     child.on('error', fail)
     child.on('exit', (code, signal) => {
@@ -236,7 +239,14 @@ describe('chaos: SIGKILL at random and at the worst moments, Kafka in and out', 
         : mode === 'final-commit'
         ? ['--crash-at', 'final-commit:1']
         : ['--crash-at', `${mode}:1`, '--armed-after', String(after)]
-      const kill: Kill | undefined = mode === 'random' ? { transactions: after, ms: pick(0, 300) } : mode === 'start' ? { afterMs: pick(200, 3000) } : undefined
+      // Every mode bounds how far a run gets, so that the 22 runs do not finish the input on a fast
+      // host: a 'start' kill comes at a random moment of the start, or at the first commit if the
+      // start is over by then (a delay of up to 3 s alone let one run read a third of the input).
+      const kill: Kill | undefined = mode === 'random'
+        ? { transactions: after, ms: pick(0, 300) }
+        : mode === 'start'
+        ? { afterMs: pick(200, 1500), transactions: 1, ms: 0 }
+        : undefined
       const r = await runWeir(dir, faults, kill)
       if (r.signal !== 'SIGKILL') {
         throw new Error(`run ${run} (${mode}) ended with ${r.code} instead of being killed, after ${kills} kills (${seen.join(', ')}): ${r.stderr}`)
