@@ -101,6 +101,10 @@ export class SourceRunner {
     })
     // Awaited when the loop races the reads; a read that fails before that is not an unhandled rejection.
     read.catch(() => undefined)
+    // To the back of the race's order: of the reads that are ready when the loop races them, the
+    // first in order wins, so a source kept in place would win every time its next chunk is ready at
+    // once (a file) and starve the others until it ends (a join then buffers one whole side).
+    this.pending.delete(src)
     this.pending.set(src, read)
   }
 
