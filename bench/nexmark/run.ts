@@ -32,6 +32,16 @@ interface Result {
   peakHeapMb: number
   stateEntries: number
   checkpoints: number
+  /** The process's CPU time (every thread), and its main thread's: per event, the figure that moves least with the host's load. */
+  cpuSeconds: number
+  /** Absent where the platform has no per-thread CPU clock. */
+  mainThreadCpuSeconds?: number
+}
+
+/** CPU-µs per event, the process's and (in brackets) its main thread's. */
+function cpuPerEvent(r: Result): string {
+  const main = r.mainThreadCpuSeconds === undefined ? '' : ` (${((r.mainThreadCpuSeconds * 1e6) / r.events).toFixed(2)})`
+  return `${((r.cpuSeconds * 1e6) / r.events).toFixed(2)}${main}`
 }
 
 const results: Result[] = []
@@ -41,14 +51,16 @@ for (const q of benchQueries(scale)) {
   const r = JSON.parse(out.trim().split('\n').at(-1)!) as Result
   results.push(r)
   process.stdout.write(`${r.name.padEnd(4)} ${Math.round(r.eventsPerSecond).toLocaleString('en-US').padStart(11)} events/s  ` +
-    `${r.events.toLocaleString('en-US')} events in ${r.seconds.toFixed(2)} s  peak RSS ${r.peakRssMb.toFixed(0)} MB  ` +
+    `${r.events.toLocaleString('en-US')} events in ${r.seconds.toFixed(2)} s  CPU-µs/event ${cpuPerEvent(r)}  peak RSS ${r.peakRssMb.toFixed(0)} MB  ` +
     `heap ${r.peakHeapMb.toFixed(0)} MB  state ${r.stateEntries.toLocaleString('en-US')} entries  rows out ${r.rowsOut.toLocaleString('en-US')}` +
     `${r.checkpoints ? `  ${r.checkpoints} checkpoints` : ''}  (${r.what})\n`)
 }
-process.stdout.write('\n| query | what | events | events/s | peak RSS | state entries at end |\n|---|---|---:|---:|---:|---:|\n')
+process.stdout.write(
+  '\n| query | what | events | events/s | CPU-µs/event (main thread) | peak RSS | state entries at end |\n|---|---|---:|---:|---:|---:|---:|\n',
+)
 for (const r of results) {
   process.stdout.write(
-    `| ${r.name} | ${r.what} | ${r.events.toLocaleString('en-US')} | ${Math.round(r.eventsPerSecond).toLocaleString('en-US')} | ${
+    `| ${r.name} | ${r.what} | ${r.events.toLocaleString('en-US')} | ${Math.round(r.eventsPerSecond).toLocaleString('en-US')} | ${cpuPerEvent(r)} | ${
       r.peakRssMb.toFixed(0)
     } MB | ${r.stateEntries.toLocaleString('en-US')} |\n`,
   )
