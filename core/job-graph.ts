@@ -156,6 +156,8 @@ export interface TemporalJoinSpec {
   readonly rightWidth: number
   /** The non-key rest of the condition, over the output row, tested against the version found. */
   readonly residual?: Rex
+  /** The deduplicating view whose rows (input 1, append-only) are the versions, for EXPLAIN. */
+  readonly versionedView?: string
 }
 
 /**

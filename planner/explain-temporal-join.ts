@@ -12,9 +12,11 @@ export function describeTemporalJoin(node: PhysicalNode, s: TemporalJoinSpec, mo
   const type = s.joinType === 'INNER' ? 'InnerJoin' : 'LeftOuterJoin'
   const asOf = `${left[s.leftTime]!.name}${s.timeDomain === 'processing' ? ' (proctime)' : ''}`
   const version = s.timeDomain === 'event' ? `, versionTime=[${right[s.rightTime]!.name}]` : ''
+  // A deduplicating view's rows come in as they are: the join keeps them by time, which is the view's deduplication.
+  const view = s.versionedView === undefined ? '' : `, versions=[the rows of view ${s.versionedView}, deduplicated by time in this join]`
   const equi = s.leftKeys.map((k, i) => `${left[k]!.name} = ${right[s.rightKeys[i]!]!.name}`)
   const residual = s.residual === undefined ? '' : `, where=[${formatRex(s.residual, node.schema)}]`
-  return `TemporalJoin(joinType=[${type}], asOf=[${asOf}]${version}, equi=[${equi.join(', ')}]${residual}, select=[${
+  return `TemporalJoin(joinType=[${type}], asOf=[${asOf}]${version}${view}, equi=[${equi.join(', ')}]${residual}, select=[${
     node.schema.map(f => f.name).join(', ')
   }], ${mode})`
 }

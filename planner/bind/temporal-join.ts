@@ -1,8 +1,9 @@
 // Temporal joins: `FROM o [LEFT] JOIN v FOR SYSTEM_TIME AS OF o.ts ON o.k = v.k`. The right side is
-// a versioned table — one with a primary key (and, for event time, a watermark): each probe row of
-// the left joins the version of its key valid at its time. The condition must equate every primary
-// key column of the table with the probe side; the join is keyed by the primary key, and the rest
-// of the condition is tested against the version found.
+// a versioned table — one with a primary key (and, for event time, a watermark), or a view that
+// deduplicates an append-only table keeping the last row per key by its rowtime (versioned-view.ts):
+// each probe row of the left joins the version of its key valid at its time. The condition must
+// equate every primary key column with the probe side; the join is keyed by the primary key, and the
+// rest of the condition is tested against the version found.
 import type * as ast from '../../grammar/ast.js'
 import type { Span } from '../../common/span.js'
 import type { Field } from '../../common/types.js'
@@ -12,10 +13,12 @@ import type { Rex } from '../../core/rex.js'
 import { inputRef, remapInputs } from '../../core/rex.js'
 import { castTo, commonType, resolveCall } from '../../expr/index.js'
 import type { LogicalPlan } from '../logical/nodes.js'
+import { optimize } from '../rules/index.js'
 import { uniqueKeyOf } from '../unique-keys.js'
 import { bindExpr } from './expr-binder.js'
 import type { JoinInputs } from './join-binder.js'
 import { equiPair, withKeyColumns } from './regular-join.js'
+import { viewVersions } from './versioned-view.js'
 
 /** The versioned side of a temporal join: a table written `v FOR SYSTEM_TIME AS OF …` on the right of a JOIN. */
 export function isTemporal(join: ast.Join): boolean {
@@ -43,19 +46,28 @@ export function temporalJoin(j: JoinInputs): LogicalPlan {
   const lw = j.left.plan.fields.length
   const leftTime = probeTime(asOf, j)
   const timeDomain = timeAttrOf(j.left.plan.fields[leftTime]!.type) === 'rowtime' ? 'event' : 'processing'
-  const right = j.right.plan
-  const pk = uniqueKeyOf(right)
+  const isTable = j.right.plan.kind === 'Scan' && j.right.plan.table.name.toLowerCase() === table.toLowerCase()
+  // A view's ROW_NUMBER() filter becomes a Deduplicate here, as it would in the whole plan.
+  const optimized = isTable ? j.right.plan : optimize(j.right.plan)
+  const versions = timeDomain === 'event' && !isTable ? viewVersions(optimized, table, ref.name.span) : undefined
+  // Processing time joins the view's current row per key: its deduplication stays, and keys it.
+  const right = versions?.plan ?? optimized
+  const pk = versions?.keys ?? uniqueKeyOf(right)
   if (pk === undefined || pk.length === 0) {
     throw WeirError.plan(`'${table}' has no PRIMARY KEY, so it is not a versioned table: a temporal join looks up one version per key`, {
       span: ref.name.span,
-      help: `declare PRIMARY KEY (…) NOT ENFORCED on '${table}' (a debezium-json table's key), or use a regular JOIN without FOR SYSTEM_TIME AS OF`,
+      help: isTable ?
+        `declare PRIMARY KEY (…) NOT ENFORCED on '${table}' (a debezium-json table's key), or use a regular JOIN without FOR SYSTEM_TIME AS OF` :
+        `a view is versioned when it keeps the last row per key: SELECT … FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY <key> ORDER BY <rowtime> DESC) AS rn FROM <table>) WHERE rn = 1`,
     })
   }
-  const rightTime = timeDomain === 'event' ? right.fields.findIndex(f => timeAttrOf(f.type) === 'rowtime') : -1
+  const rightTime = versions?.time ?? (timeDomain === 'event' ? right.fields.findIndex(f => timeAttrOf(f.type) === 'rowtime') : -1)
   if (timeDomain === 'event' && rightTime < 0) {
     throw WeirError.plan(`'${table}' has no watermark, so its versions have no event time to be looked up AS OF`, {
       span: ref.name.span,
-      help: `declare WATERMARK FOR <time column> AS … on '${table}', or join on processing time: AS OF a PROCTIME() column of the probe side`,
+      help: isTable ?
+        `declare WATERMARK FOR <time column> AS … on '${table}', or join on processing time: AS OF a PROCTIME() column of the probe side` :
+        `select in '${table}' a rowtime column of the table it reads (one declared with WATERMARK FOR), or join on processing time: AS OF a PROCTIME() column of the probe side`,
     })
   }
   // Each primary key column equated with the probe side becomes the key; everything else is residual.
@@ -70,8 +82,9 @@ export function temporalJoin(j: JoinInputs): LogicalPlan {
   const missing = pk.filter(c => !keyOf.has(c))
   if (missing.length > 0) {
     const names = (cols: readonly number[]) => cols.map(c => right.fields[c]!.name).join(', ')
+    const key = versions === undefined ? 'primary key' : 'PARTITION BY columns'
     throw WeirError.plan(
-      `the join condition does not cover the primary key of '${table}' (${names(pk)}): ${names(missing)} ${
+      `the join condition does not cover the ${key} of '${table}' (${names(pk)}): ${names(missing)} ${
         missing.length > 1 ? 'are' : 'is'
       } not equated with the probe side`,
       { span: j.join.on?.span ?? j.span, help: `add ${missing.map(c => `o.<column> = ${table}.${right.fields[c]!.name}`).join(' AND ')} to ON` },
@@ -94,6 +107,7 @@ export function temporalJoin(j: JoinInputs): LogicalPlan {
     leftTime,
     rightTime,
     residual: shifted.length > 0 ? shifted.reduce((a, b) => resolveCall('AND', [a, b])) : undefined,
+    ...(versions === undefined ? {} : { versionedView: table }),
     fields,
     span: j.span,
   }

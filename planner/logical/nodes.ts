@@ -148,6 +148,8 @@ export interface TemporalJoin {
   readonly rightTime: number
   /** The rest of the condition, over [...left columns, ...right columns]: tested against the version found. */
   readonly residual?: Rex
+  /** Set when `right` is the rows of this deduplicating view, each a version of its key (planner/bind/versioned-view.ts). */
+  readonly versionedView?: string
   readonly fields: readonly Field[]
   readonly span: Span
 }

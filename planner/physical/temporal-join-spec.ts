@@ -15,5 +15,6 @@ export function temporalJoinSpec(plan: TemporalJoin): TemporalJoinSpec {
     leftWidth: plan.left.fields.length,
     rightWidth: plan.right.fields.length,
     ...(plan.residual === undefined ? {} : { residual: plan.residual }),
+    ...(plan.versionedView === undefined ? {} : { versionedView: plan.versionedView }),
   }
 }
