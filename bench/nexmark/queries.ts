@@ -2,6 +2,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { rankQueries } from './rank-queries.js'
 import { temporalBenchQueries } from './temporal-queries.js'
+import { versionedViewBenchQueries } from './versioned-view-queries.js'
 // The Nexmark queries the benchmark runs, as Weir SQL over the built-in generator, into a blackhole sink.
 import { joinQueries } from './join-queries.js'
 import { overQueries } from './over-queries.js'
@@ -130,5 +131,5 @@ export function benchQueries(scale = 1): BenchQuery[] {
     .filter(q => q.name === 'q17' || q.name === 'q17-rocksdb')
     .map(q => ({ ...q, name: `${q.name}-ckpt`, what: `${q.what}, a checkpoint every 1 s`, sql: checkpointEvery('1 s') + q.sql }))
   return [...onHeap, ...onRocks, ...checkpointed, ...overQueries(stateful, bidTable, rocksdb), ...timeJoinQueries(scale), big, ...rankQueries(scale),
-    ...temporalBenchQueries(scale)]
+    ...temporalBenchQueries(scale), ...versionedViewBenchQueries(scale)]
 }

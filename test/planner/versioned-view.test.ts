@@ -46,7 +46,7 @@ describe('temporal join against a deduplicating view', () => {
     expect(text).not.toMatch(/WARNING|warning:/)
   })
 
-  it('a composite PARTITION BY is the key; a view over the view and the row number selected are still versioned', async () => {
+  it('a composite PARTITION BY is the key; a view over the view, the row number selected, and a CTE are still versioned', async () => {
     const composite = await explain(
       view({ select: 'cur, region, rate, update_time', partition: 'cur, region' }),
       'SELECT o.id, r.rate FROM orders o JOIN v FOR SYSTEM_TIME AS OF o.ts AS r ON o.region = r.region AND o.cur = r.cur',
@@ -58,6 +58,13 @@ describe('temporal join against a deduplicating view', () => {
     )
     expect(nested).toMatch(/TemporalJoin\(joinType=\[InnerJoin\], asOf=\[ts\], versionTime=\[since\], versions=\[the rows of view w, .*equi=\[cur = c\]/)
     expect(nested).not.toContain('Deduplicate')
+    // A CTE is read the same way as a view.
+    const cte = await explain(
+      '',
+      `WITH latest AS (SELECT cur, rate, update_time FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY cur ORDER BY update_time DESC) AS rn
+        FROM currency_rates) WHERE rn = 1) SELECT o.id, l.rate FROM orders o JOIN latest FOR SYSTEM_TIME AS OF o.ts AS l ON o.cur = l.cur`,
+    )
+    expect(cte).toMatch(/TemporalJoin\(joinType=\[InnerJoin\], asOf=\[ts\], versionTime=\[update_time\], versions=\[the rows of view latest, /)
   })
 
   it('processing time: the latest row of the view per key, so its Deduplicate stays under the join', async () => {
