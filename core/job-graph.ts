@@ -8,8 +8,8 @@ import type { TimeDomain, WindowSpec } from './windows.js'
 import type { DeduplicateSpec, RankSpec } from './rank.js'
 
 export type { DeduplicateSpec, RankSpec } from './rank.js'
-import type { ScalarJoinSpec, SemiJoinSpec, SetOpSpec } from './subquery-specs.js'
-export type { ScalarJoinSpec, SemiJoinSpec, SetOpSpec } from './subquery-specs.js'
+import type { ScalarJoinSpec, SemiJoinSpec, SetOpSpec, WindowSemiJoinSpec } from './subquery-specs.js'
+export type { ScalarJoinSpec, SemiJoinSpec, SetOpSpec, WindowSemiJoinSpec } from './subquery-specs.js'
 import type { OverAggregateSpec } from './over-aggregate.js'
 
 export type { OverAggregateSpec } from './over-aggregate.js'
@@ -246,6 +246,7 @@ export type OperatorSpec =
   | ScalarJoinSpec
   | IntervalJoinSpec
   | WindowJoinSpec
+  | WindowSemiJoinSpec
   | SinkSpec
   | CollectSpec
   | DeduplicateSpec

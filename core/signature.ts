@@ -30,6 +30,9 @@ export function operatorSignature(node: PhysicalNode): Record<string, unknown> {
       return { kind: spec.kind, joinType: spec.joinType, keys: spec.left.keys.length, time: spec.timeDomain, lower: spec.lower, upper: spec.upper }
     case 'WindowJoin':
       return { kind: spec.kind, joinType: spec.joinType, keys: spec.left.keys.length, window: { ...spec.window } }
+    case 'WindowSemiJoin':
+      // NOT IN keeps the right values, the others whether the window has a right row.
+      return { kind: spec.kind, anti: spec.anti, notIn: spec.nullAware !== undefined, keys: spec.leftKeys.length, window: { ...spec.window } }
     default:
       return { kind: spec.kind }
   }

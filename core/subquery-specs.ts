@@ -1,6 +1,7 @@
 // Physical specs of the subquery operators (operators/join/semi-join.ts, set-op.ts, scalar-join.ts).
 // Each takes input 0 (left) and input 1 (right), both hashed by the spec's keys (or all to one
 // subtask when there are none).
+import type { WindowSpec } from './windows.js'
 
 /** A semi join (left rows with a match on the right) or an anti join (left rows without). */
 export interface SemiJoinSpec {
@@ -14,6 +15,24 @@ export interface SemiJoinSpec {
   readonly rightUpdating: boolean
   /** State TTL in ms; 0 means its state never expires. */
   readonly ttlMs: number
+}
+
+/**
+ * A window semi or anti join (operators/join/window-semi-join.ts): keyed by the join keys, among them
+ * window_start and window_end; a window's left rows are emitted or dropped, and its state cleared,
+ * when the watermark passes its end. Both inputs are append-only.
+ */
+export interface WindowSemiJoinSpec {
+  readonly kind: 'WindowSemiJoin'
+  readonly anti: boolean
+  readonly leftKeys: readonly number[]
+  readonly rightKeys: readonly number[]
+  /** NOT IN: left column `left` against right column `right` under SQL's NULL rules, within each key. */
+  readonly nullAware?: { readonly left: number; readonly right: number }
+  readonly window: WindowSpec
+  /** The window_end column of each input. */
+  readonly leftEnd: number
+  readonly rightEnd: number
 }
 
 /** INTERSECT / EXCEPT [ALL], keyed by the whole row. */

@@ -19,6 +19,7 @@ import { scalarJoin } from './join/scalar-join.js'
 import { overAggregate } from './over/over-aggregate.js'
 import { intervalJoin } from './join/interval-join.js'
 import { windowJoin } from './join/window-join.js'
+import { windowSemiJoin } from './join/window-semi-join.js'
 
 const OPERATORS: { readonly [K in TransformSpec['kind']]: OperatorDescriptor<Extract<TransformSpec, { kind: K }>> } = {
   Calc: calc,
@@ -36,6 +37,7 @@ const OPERATORS: { readonly [K in TransformSpec['kind']]: OperatorDescriptor<Ext
   OverAggregate: overAggregate,
   IntervalJoin: intervalJoin,
   WindowJoin: windowJoin,
+  WindowSemiJoin: windowSemiJoin,
 }
 
 function descriptorOf<S extends TransformSpec>(spec: S): OperatorDescriptor<S> {

@@ -3,9 +3,10 @@
 import { formatDuration } from '../common/durations.js'
 import type { Field } from '../common/types.js'
 import type { PhysicalNode } from '../core/job-graph.js'
-import type { ScalarJoinSpec, SemiJoinSpec, SetOpSpec } from '../core/subquery-specs.js'
+import type { ScalarJoinSpec, SemiJoinSpec, SetOpSpec, WindowSemiJoinSpec } from '../core/subquery-specs.js'
+import { formatWindowSpec } from './explain-time-join.js'
 
-type Spec = SemiJoinSpec | SetOpSpec | ScalarJoinSpec
+type Spec = SemiJoinSpec | WindowSemiJoinSpec | SetOpSpec | ScalarJoinSpec
 
 const cols = (fields: readonly Field[], keys: readonly number[]): string => (keys.length ? keys.map(k => fields[k]?.name ?? `$${k}`).join(', ') : '')
 
@@ -17,6 +18,12 @@ export function describeSubqueryNode(node: PhysicalNode, s: Spec, left: readonly
       const na = s.nullAware === undefined ? '' : `, nullAware=[${left[s.nullAware.left]!.name} NOT IN $${s.nullAware.right}]`
       return `Join(joinType=[${s.anti ? 'LeftAntiJoin' : 'LeftSemiJoin'}], leftKey=[${cols(left, s.leftKeys)}]${na}, select=[${select}], ${mode})`
     }
+    case 'WindowSemiJoin': {
+      const na = s.nullAware === undefined ? '' : `, nullAware=[${left[s.nullAware.left]!.name} NOT IN $${s.nullAware.right}]`
+      return `WindowJoin(joinType=[${s.anti ? 'LeftAntiJoin' : 'LeftSemiJoin'}], leftKey=[${cols(left, s.leftKeys)}]${na}, window=[${
+        formatWindowSpec(s.window)
+      }], select=[${select}], ${mode})`
+    }
     case 'SetOp':
       return `${s.op === 'INTERSECT' ? 'Intersect' : 'Minus'}(all=[${s.all}], select=[${select}], ${mode})`
     case 'ScalarJoin':
@@ -25,6 +32,7 @@ export function describeSubqueryNode(node: PhysicalNode, s: Spec, left: readonly
 }
 
 export function subqueryStateLines(node: PhysicalNode, s: Spec, left: readonly Field[], warnings: string[]): string[] {
+  if (s.kind === 'WindowSemiJoin') return windowSemiJoinStateLines(s, left)
   const ttl = s.ttlMs > 0 ? formatDuration(s.ttlMs) : 'none'
   const expire = s.ttlMs > 0 ? `yes: entries idle for ${formatDuration(s.ttlMs)} expire` : undefined
   const warn = (what: string) => {
@@ -60,4 +68,15 @@ export function subqueryStateLines(node: PhysicalNode, s: Spec, left: readonly F
         `state right: MapState<row, count> (at most one row); key=[(none: one global key)]; ttl=[${ttl}]; bounded=[yes: one row]`,
       ]
   }
+}
+
+/** A window semi/anti join needs no TTL: a window's state goes when it closes. */
+function windowSemiJoinStateLines(s: WindowSemiJoinSpec, left: readonly Field[]): string[] {
+  const key = cols(left, s.leftKeys)
+  const freed = "bounded=[yes: a window's rows go when the watermark passes its end]"
+  const build = s.nullAware === undefined ? 'ValueState<has a row>' : 'ListState<right value>'
+  return [
+    `state left: ListState<row> per join key and window; key=[${key}]; ttl=[none: freed by time]; ${freed}`,
+    `state right: ${build} per join key and window; key=[${key}]; ttl=[none: freed by time]; ${freed}`,
+  ]
 }

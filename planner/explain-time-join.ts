@@ -14,13 +14,13 @@ export function describeTimeJoin(node: PhysicalNode, s: IntervalJoinSpec | Windo
   const left = node.schema.slice(0, s.left.width), right = node.schema.slice(s.left.width)
   const bound = s.kind === 'IntervalJoin'
     ? `interval=[${left[s.leftTime]!.name} - ${right[s.rightTime]!.name} BETWEEN ${signed(s.lower)} AND ${signed(s.upper)}], time=[${s.timeDomain}]`
-    : `window=[${formatWindow(s.window)}]`
+    : `window=[${formatWindowSpec(s.window)}]`
   // Join(joinType=[…], equi=[…], … → IntervalJoin(joinType=[…], equi=[…], interval=[…], …
   const at = regular.indexOf('], ', regular.indexOf('equi=[')) + 3
   return `${s.kind}${regular.slice('Join'.length, at)}${bound}, ${regular.slice(at)}`
 }
 
-function formatWindow(w: WindowJoinSpec['window']): string {
+export function formatWindowSpec(w: WindowJoinSpec['window']): string {
   switch (w.kind) {
     case 'TUMBLE':
       return `TUMBLE(size=${formatDuration(w.size)})`

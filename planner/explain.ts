@@ -148,6 +148,7 @@ function describeNode(node: PhysicalNode, input: readonly Field[], opts: Explain
     case 'TemporalJoin':
       return describeTemporalJoin(node, s, m)
     case 'SemiJoin':
+    case 'WindowSemiJoin':
     case 'SetOp':
     case 'ScalarJoin':
       return describeSubqueryNode(node, s, input, m)
@@ -210,6 +211,7 @@ function stateLines(node: PhysicalNode, input: readonly Field[], warnings: strin
     case 'TemporalJoin':
       return temporalJoinStateLines(node, s)
     case 'SemiJoin':
+    case 'WindowSemiJoin':
     case 'SetOp':
     case 'ScalarJoin':
       return subqueryStateLines(node, s, input, warnings)

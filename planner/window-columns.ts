@@ -56,8 +56,11 @@ function infer(plan: LogicalPlan): (WindowColumn | undefined)[] {
     case 'Deduplicate':
     case 'Rank':
     case 'TemporalJoin':
-    // Semi and anti joins and set operations may retract rows when their other input changes.
+      return none()
+    // Semi and anti joins and set operations may retract rows when their other input changes; a
+    // window semi/anti join emits its left rows, window columns intact, when their window closes.
     case 'SemiJoin':
+      return plan.window === undefined ? none() : [...windowColumnsOf(plan.left)]
     case 'SetOp':
     case 'ScalarJoin':
       return none()

@@ -15,6 +15,7 @@ import type { LogicalPlan, SideTtl } from '../logical/nodes.js'
 import { Scope, type ScopeField } from './scope.js'
 import { bindExpr, isAggregateCall, visitExpr } from './expr-binder.js'
 import { withKeyColumns } from './regular-join.js'
+import { windowSemiJoin } from './window-semi-join.js'
 import type { BoundRelation } from './join-binder.js'
 import type { JobConfig } from '../../common/config/index.js'
 import { formatDuration } from '../../common/durations.js'
@@ -272,7 +273,7 @@ function semiJoin(rel: BoundRelation, p: Predicate, host: SubqueryHost): BoundRe
   const left = withKeyColumns(rel.plan, leftExprs)
   const right = withKeyColumns(sub.plan, rightExprs)
   const pairs = nullAware ? 1 : 0
-  const plan: LogicalPlan = {
+  const plan = windowSemiJoin({
     kind: 'SemiJoin',
     anti: p.negated,
     left: left.plan,
@@ -283,7 +284,7 @@ function semiJoin(rel: BoundRelation, p: Predicate, host: SubqueryHost): BoundRe
     ttl: host.ttl,
     fields: left.plan.fields,
     span: p.sub.span,
-  }
+  })
   return { plan: dropExtra(plan, lw), scope: rel.scope }
 }
 

@@ -60,11 +60,11 @@ function windowJoin(j: JoinInputs): LogicalPlan | undefined {
   return markTimed(regularJoin(j), time)
 }
 
-function sameWindow(a: WindowColumn, b: WindowColumn): boolean {
+export function sameWindow(a: WindowColumn, b: WindowColumn): boolean {
   return a.domain === b.domain && JSON.stringify(a.window) === JSON.stringify(b.window)
 }
 
-function formatWindow(c: WindowColumn): string {
+export function formatWindow(c: WindowColumn): string {
   const w = c.window
   const ms = (n: number) => `${n} ms`
   const body = w.kind === 'TUMBLE'

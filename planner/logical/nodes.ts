@@ -170,6 +170,12 @@ export interface SemiJoin {
    * each key (the keys are then the correlation's alone).
    */
   readonly nullAware?: { readonly left: number; readonly right: number }
+  /**
+   * A window semi/anti join (planner/bind/window-semi-join.ts): both inputs windowed alike and the
+   * keys equate window_start and window_end, so a key's state is one window's rows, decided when the
+   * watermark passes the window's end. `leftEnd` / `rightEnd`: each input's window_end column.
+   */
+  readonly window?: { readonly window: WindowSpec; readonly leftEnd: number; readonly rightEnd: number }
   readonly ttl: SideTtl
   readonly fields: readonly Field[]
   readonly span: Span

@@ -1,12 +1,12 @@
 // Physical specs of semi/anti joins, INTERSECT / EXCEPT and scalar-subquery joins, with the keys
 // each input is hashed by.
-import type { ScalarJoinSpec, SemiJoinSpec, SetOpSpec } from '../../core/subquery-specs.js'
+import type { ScalarJoinSpec, SemiJoinSpec, SetOpSpec, WindowSemiJoinSpec } from '../../core/subquery-specs.js'
 import type { ScalarJoin, SemiJoin, SetOp } from '../logical/nodes.js'
 import { changelogOf } from '../changelog.js'
 
 export interface SubquerySpec {
   readonly name: string
-  readonly spec: SemiJoinSpec | SetOpSpec | ScalarJoinSpec
+  readonly spec: SemiJoinSpec | WindowSemiJoinSpec | SetOpSpec | ScalarJoinSpec
   readonly leftKeys: readonly number[]
   readonly rightKeys: readonly number[]
 }
@@ -14,6 +14,17 @@ export interface SubquerySpec {
 export function subquerySpec(plan: SemiJoin | SetOp | ScalarJoin): SubquerySpec {
   switch (plan.kind) {
     case 'SemiJoin': {
+      if (plan.window !== undefined) {
+        const spec: WindowSemiJoinSpec = {
+          kind: 'WindowSemiJoin',
+          anti: plan.anti,
+          leftKeys: plan.leftKeys,
+          rightKeys: plan.rightKeys,
+          ...(plan.nullAware === undefined ? {} : { nullAware: plan.nullAware }),
+          ...plan.window,
+        }
+        return { name: plan.anti ? 'window-anti-join' : 'window-semi-join', spec, leftKeys: plan.leftKeys, rightKeys: plan.rightKeys }
+      }
       const spec: SemiJoinSpec = {
         kind: 'SemiJoin',
         anti: plan.anti,

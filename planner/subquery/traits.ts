@@ -9,6 +9,8 @@ export function subqueryChangelog(plan: SemiJoin | SetOp | ScalarJoin, changelog
   // A row that stops qualifying is retracted: an anti join (a match arrives), EXCEPT (the row shows up
   // on the right), a scalar join (the subquery's row changes); a semi join or INTERSECT only does so
   // when an input retracts.
+  // A window semi/anti join decides a row once, when its window closes: insert-only (its inputs are append-only).
+  if (plan.kind === 'SemiJoin' && plan.window !== undefined) return { mode: 'insert-only' }
   const retracts = plan.kind === 'ScalarJoin' || (plan.kind === 'SemiJoin' ? plan.anti : plan.op === 'EXCEPT')
   if (retracts) return { mode: 'updating', origin: plan }
   const updating = [plan.left, plan.right].map(changelogOf).find(c => c.mode === 'updating')
@@ -27,7 +29,7 @@ export function subqueryUniqueKey(
 export function describeSubqueryNode(plan: SemiJoin | SetOp | ScalarJoin): string {
   switch (plan.kind) {
     case 'SemiJoin':
-      return plan.nullAware ? 'the NOT IN subquery' : `the ${plan.anti ? 'anti' : 'semi'} join of a subquery`
+      return plan.nullAware ? 'the NOT IN subquery' : `the ${plan.window ? 'window ' : ''}${plan.anti ? 'anti' : 'semi'} join of a subquery`
     case 'SetOp':
       return `the ${plan.op}${plan.all ? ' ALL' : ''}`
     case 'ScalarJoin':
