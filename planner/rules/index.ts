@@ -6,13 +6,16 @@ import { pushFilterDown } from './filter-push-down.js'
 import { mergeProjects, removeIdentityProject } from './project-merge.js'
 import { pruneScanColumns } from './projection-push-down.js'
 import { pruneJoinColumns } from './join-projection-push-down.js'
+import { pruneSemiJoinLeft, pruneSemiJoinRight } from './semi-join-projection-push-down.js'
+import { pruneOverColumns } from './over-projection-push-down.js'
 import { pruneRankColumn, rankFromFilter } from './rank.js'
 
 type Rule = (plan: LogicalPlan) => LogicalPlan | undefined
 
 // Order matters: filters move below projections first, so that merged projections and pruned scans
 // see the final shape; column pruning runs last because it needs to know every column still used
-// (through joins first, so that the projections it puts on their inputs reach the scans).
+// (through joins, semi joins and OVER first, so that the projections it puts on their inputs reach
+// the scans). Rank rules run before OVER pruning: a ranked Over becomes a Rank or Deduplicate first.
 const RULES: readonly Rule[] = [
   pushFilterDown,
   rankFromFilter,
@@ -20,6 +23,9 @@ const RULES: readonly Rule[] = [
   mergeProjects,
   removeIdentityProject,
   pruneJoinColumns,
+  pruneSemiJoinLeft,
+  pruneSemiJoinRight,
+  pruneOverColumns,
   pruneScanColumns,
 ]
 

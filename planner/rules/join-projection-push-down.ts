@@ -50,7 +50,7 @@ export function pruneJoinColumns(plan: LogicalPlan): LogicalPlan | undefined {
 }
 
 /** `plan` with only the columns `keep` (all of them: the plan itself). */
-function narrow(plan: LogicalPlan, keep: readonly number[]): LogicalPlan {
+export function narrow(plan: LogicalPlan, keep: readonly number[]): LogicalPlan {
   if (keep.length === plan.fields.length) return plan
   return { kind: 'Project', input: plan, exprs: keep.map(i => inputRef(i, plan.fields[i]!.type)), fields: keep.map(i => plan.fields[i]!), span: plan.span }
 }
