@@ -35,6 +35,8 @@ export function pruneSemiJoinLeft(plan: LogicalPlan): LogicalPlan | undefined {
   return { ...plan, input, exprs: plan.exprs.map(remap) }
 }
 
+const EXISTS = '$exists'
+
 /** A semi join's right input narrowed to its keys; with none (an uncorrelated EXISTS), to one constant column. */
 export function pruneSemiJoinRight(plan: LogicalPlan): LogicalPlan | undefined {
   if (plan.kind !== 'SemiJoin') return undefined
@@ -43,9 +45,10 @@ export function pruneSemiJoinRight(plan: LogicalPlan): LogicalPlan | undefined {
   if (plan.nullAware) used.add(plan.nullAware.right)
   if (plan.window) used.add(plan.window.rightEnd)
   if (used.size === 0) {
-    if (right.kind === 'Project' && right.exprs.length === 1 && right.exprs[0]!.kind === 'Literal') return undefined
+    // Already narrowed (the projection may since have merged into a scan: look at the columns, not the node).
+    if (right.fields.length === 1 && right.fields[0]!.name === EXISTS) return undefined
     const exists = literal(true, T.boolean(false))
-    const narrowed: LogicalPlan = { kind: 'Project', input: right, exprs: [exists], fields: [{ name: '$exists', type: exists.type }], span: right.span }
+    const narrowed: LogicalPlan = { kind: 'Project', input: right, exprs: [exists], fields: [{ name: EXISTS, type: exists.type }], span: right.span }
     return { ...plan, right: narrowed }
   }
   if (used.size === right.fields.length) return undefined

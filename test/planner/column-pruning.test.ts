@@ -4,6 +4,11 @@
 // FILTERs, join keys, NOT IN's value, a window join's window_end — stay.
 import { describe, expect, it } from 'vitest'
 import { Session } from '../../engine/session.js'
+import { parseSql } from '../../grammar/index.js'
+import type { QueryStatement } from '../../grammar/ast.js'
+import { planSelect } from '../../planner/planner.js'
+import { optimize } from '../../planner/rules/index.js'
+import { DEFAULT_JOB_CONFIG } from '../../common/config/index.js'
 
 const SETUP = ['a', 'b'].map(name =>
   `CREATE TABLE ${name} (channel STRING, price BIGINT, url STRING, extra STRING, dateTime TIMESTAMP(3),
@@ -73,5 +78,20 @@ describe('column pruning under semi and anti joins', () => {
     const join = line(text, 'WindowJoin(joinType=[LeftAntiJoin]')
     expect(join).toContain('nullAware=[price NOT IN $0]')
     expect(join).toContain('select=[price, url, window_start, window_end]')
+  })
+})
+
+describe('the pruning rules', () => {
+  it('reach a fixed point: optimizing an optimized plan changes nothing (a rule that re-fired would loop until the pass limit)', async () => {
+    const session = new Session({ println: () => undefined })
+    await session.executeSql(SETUP)
+    for (const sql of [
+      'SELECT price FROM a WHERE EXISTS (SELECT * FROM b WHERE price > 3)',
+      'SELECT price FROM a x WHERE NOT EXISTS (SELECT url FROM b y WHERE y.channel = x.channel)',
+      'SELECT channel, SUM(price) OVER (PARTITION BY channel ORDER BY dateTime ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) FROM (SELECT *, UPPER(url) AS u FROM a)',
+    ]) {
+      const plan = planSelect(parseSql(sql)[0] as QueryStatement, session.catalog, DEFAULT_JOB_CONFIG)
+      expect(optimize(plan)).toBe(plan)
+    }
   })
 })
