@@ -1,37 +1,49 @@
 // The interval join: an equi-join whose rows pair only where lower <= left time - right time <= upper.
-// Each side keeps its rows per join key in a MapState keyed by time (one small list of rows per
-// instant, so adding a row touches one entry). A row is dropped once the other side can no longer
-// send a match: no row of the other side behind the watermark is accepted (late rows are dropped
-// and counted), so a left row at tl waits until the watermark passes tl - lower, a right row at tr
-// until it passes tr + upper; an event-time timer (per key, side and instant) then removes it, and an
-// outer side emits it NULL-padded if it never matched. The output is insert-only.
+// Each side keeps its rows per join key in time buckets (as wide as the interval, at least 1 ms): one
+// ValueState cell per (key, bucket, side), a flat array of its rows. A row touches its own bucket and
+// the one or two buckets of the other side its interval spans, each a point read that a disk backend
+// answers from its written-keys filter when the cell was never written (the common case: most join
+// keys see few rows), where a map per key cost a prefix scan per side and row. A row is dropped once
+// the other side can no longer send a match: no row of the other side behind the watermark is
+// accepted (late rows are dropped and counted), so a left row at tl waits until the watermark passes
+// tl - lower, a right row at tr until it passes tr + upper. An inner side's bucket goes whole, by one
+// event-time timer per (key, bucket, side) at the expiry of its last possible row; an outer side
+// keeps a timer per distinct expiry, so each unmatched row is emitted NULL-padded on time (never
+// behind the output watermark). Matching checks the exact bounds, so rows a bucket keeps a little
+// past their expiry never pair. The output is insert-only.
 //
 // The output keeps the left time as its time attribute. A right row at tr >= watermark can still
 // pair with a stored left row as early as tr + lower, so when lower < 0 the output watermark is
 // held back by -lower: no output row is ever behind the watermark that follows it.
 import { BatchBuilder, RowKind, type Batch, type Row } from '../../core/batch.js'
 import type { IntervalJoinSpec } from '../../core/job-graph.js'
-import { mapState, type KeyRef, type MapState, type Namespace, type PrefetchRequest } from '../../core/keyed-state.js'
+import { valueState, type KeyRef, type Namespace, type ValueState } from '../../core/keyed-state.js'
 import type { Operator, OperatorContext, OperatorDescriptor, TimerDomain } from '../../core/operator.js'
 import { hasNull, JoinRows } from './join-rows.js'
 import { WeirError } from '../../common/errors.js'
 
-/** A stored row and whether it has matched (kept up to date on an outer side only). */
-type Entry = readonly [Row, 0 | 1]
+/**
+ * The rows of one (key, bucket, side), flat: [time, row] per row on an inner side, [time, row,
+ * matched (0 | 1)] on an outer side. Appended to in place (a disk backend keeps the array by
+ * reference until its next flush, the heap backend serializes a checkpoint before the state changes).
+ */
+type Bucket = unknown[]
 
 export class IntervalJoinOperator implements Operator {
   private readonly rows: JoinRows
   private readonly eventTime: boolean
   private readonly timeCols: readonly [number, number]
   private readonly outer: readonly [boolean, boolean]
+  /** Entries per stored row on each side. */
+  private readonly stride: readonly [number, number]
   private readonly lower: number
   private readonly upper: number
   private readonly delay: number
-  private sides!: readonly [MapState<number, Entry[]>, MapState<number, Entry[]>]
+  /** Bucket width in ms: the interval's width, so a row's matches lie in at most two buckets. */
+  private readonly width: number
+  private buckets!: ValueState<Bucket>
   private readonly out = new BatchBuilder()
   private ctx!: OperatorContext
-  /** Entries of the other side whose matched flag changed while it was scanned. */
-  private readonly touched: [number, Entry[]][] = []
 
   constructor(readonly spec: IntervalJoinSpec) {
     if (spec.lower > spec.upper) throw WeirError.internal(`interval join bounds [${spec.lower}, ${spec.upper}] are empty`)
@@ -39,19 +51,58 @@ export class IntervalJoinOperator implements Operator {
     this.eventTime = spec.timeDomain === 'event'
     this.timeCols = [spec.leftTime, spec.rightTime]
     this.outer = [spec.left.outer, spec.right.outer]
+    this.stride = [spec.left.outer ? 3 : 2, spec.right.outer ? 3 : 2]
     this.lower = spec.lower
     this.upper = spec.upper
     this.delay = Math.max(0, -spec.lower)
+    this.width = Math.max(1, spec.upper - spec.lower)
   }
 
   open(ctx: OperatorContext): void {
     this.ctx = ctx
-    this.sides = [ctx.state.getMapState(mapState<number, Entry[]>('left')), ctx.state.getMapState(mapState<number, Entry[]>('right'))]
+    this.buckets = ctx.state.getValueState(valueState<Bucket>('buckets'))
   }
 
-  /** A timer touches its key's rows, stored without a namespace. */
-  timerStateRequests(key: KeyRef): readonly PrefetchRequest[] {
-    return [{ key, namespace: '' }]
+  /** The namespace of side `input`'s bucket `b`. */
+  private static ns(b: number, input: number): number {
+    return b * 2 + input
+  }
+
+  /**
+   * Each row's own bucket and the buckets of the other side its interval spans. In processing time a
+   * row's time is the clock when it is processed, not known yet: every bucket of its key.
+   */
+  stateRequests(batch: Batch, input: number, add: (key: KeyRef, namespace: Namespace | undefined) => void): void {
+    const rows = batch.rows
+    const keys = this.ctx.keysOf(rows, input)
+    const timeCol = this.timeCols[input]!
+    const w = this.width
+    for (let i = 0; i < rows.length; i++) {
+      const key = keys[i]!
+      if (!this.eventTime) {
+        add(key, undefined)
+        continue
+      }
+      const t = rows[i]![timeCol] as number | null
+      if (t === null || t === undefined || hasNull(key.values)) continue
+      add(key, IntervalJoinOperator.ns(Math.floor(t / w), input))
+      const last = Math.floor(this.to(t, input) / w)
+      for (let b = Math.floor(this.from(t, input) / w); b <= last; b++) add(key, IntervalJoinOperator.ns(b, 1 - input))
+    }
+  }
+
+  /** The earliest time of a row of the other side that `t` (of `input`) pairs with. */
+  private from(t: number, input: number): number {
+    return input === 0 ? t - this.upper : t + this.lower
+  }
+
+  private to(t: number, input: number): number {
+    return input === 0 ? t - this.lower : t + this.upper
+  }
+
+  /** The time at which no row of the other side can match a row of `input` at `t` any more. */
+  private expiry(t: number, input: number): number {
+    return input === 0 ? t - this.lower + 1 : t + this.upper + 1
   }
 
   /** The watermark to forward: held back by how far before the watermark a left row may still pair. */
@@ -72,13 +123,15 @@ export class IntervalJoinOperator implements Operator {
     }
     const ctx = this.ctx
     const state = ctx.state
+    const timers = ctx.timers
     const keys = ctx.keysOf(rows, input)
     const timeCol = this.timeCols[input]!
     const outer = this.outer[input]!
     const eventTime = this.eventTime
+    const buckets = this.buckets
+    const w = this.width
     // Rows of the other side from here on are at or after `clock`.
-    const clock = eventTime ? ctx.timers.currentWatermark() : ctx.timers.currentProcessingTime()
-    const me = this.sides[input]!
+    const clock = eventTime ? timers.currentWatermark() : timers.currentProcessingTime()
     let late = 0
     for (let i = 0; i < n; i++) {
       const row = rows[i]!
@@ -95,21 +148,26 @@ export class IntervalJoinOperator implements Operator {
       }
       state.setCurrentKey(key)
       const matched = this.matchStored(row, t, input)
-      // The time at which no row of the other side can match this one any more.
-      const expiry = input === 0 ? t - this.lower + 1 : t + this.upper + 1
+      const expiry = this.expiry(t, input)
       if (expiry <= clock) {
         if (outer && !matched) this.out.push(this.rows.padded(row, input), RowKind.INSERT)
         continue
       }
-      const list = me.get(t)
-      const entry: Entry = [row, outer && matched ? 1 : 0]
-      if (list === undefined) {
-        me.put(t, [entry])
-        if (eventTime) ctx.timers.registerEventTimeTimer(expiry, input)
-        else ctx.timers.registerProcessingTimeTimer(expiry, input)
-      } else {
-        me.put(t, [...list, entry])
-      }
+      const b = Math.floor(t / w)
+      buckets.setNamespace(IntervalJoinOperator.ns(b, input))
+      let bucket = buckets.value()
+      const created = bucket === undefined
+      bucket ??= []
+      if (outer) bucket.push(t, row, matched ? 1 : 0)
+      else bucket.push(t, row)
+      buckets.update(bucket)
+      // An outer side's rows each expire on time (padded ones must not trail the watermark); an
+      // inner side's bucket goes whole when its last possible row expires.
+      if (!outer && !created) continue
+      const at = outer ? expiry : this.expiry((b + 1) * w - 1, input)
+      const ns = IntervalJoinOperator.ns(b, input)
+      if (eventTime) timers.registerEventTimeTimer(at, ns)
+      else timers.registerProcessingTimeTimer(at, ns)
     }
     ctx.metrics.lateRecordsDropped += late
     this.flush()
@@ -117,41 +175,62 @@ export class IntervalJoinOperator implements Operator {
 
   /** Emits `row` (of `input`, at time `t`) with every stored row of the other side in its interval; true if any paired. */
   private matchStored(row: Row, t: number, input: number): boolean {
-    const other = this.sides[1 - input]!
-    const from = input === 0 ? t - this.upper : t + this.lower
-    const to = input === 0 ? t - this.lower : t + this.upper
-    const markOther = this.outer[1 - input]!
+    const otherSide = 1 - input
+    const from = this.from(t, input)
+    const to = this.to(t, input)
+    const markOther = this.outer[otherSide]!
+    const stride = this.stride[otherSide]!
     const rows = this.rows
     const out = this.out
+    const buckets = this.buckets
+    const w = this.width
     let matched = false
-    for (const [ts, list] of other.entries()) {
-      if (ts < from || ts > to) continue
-      let changed: Entry[] | null = null
-      for (let e = 0; e < list.length; e++) {
-        const [stored, flag] = list[e]!
+    const last = Math.floor(to / w)
+    for (let b = Math.floor(from / w); b <= last; b++) {
+      buckets.setNamespace(IntervalJoinOperator.ns(b, otherSide))
+      const bucket = buckets.value()
+      if (bucket === undefined) continue
+      let changed = false
+      for (let e = 0; e < bucket.length; e += stride) {
+        const ts = bucket[e] as number
+        if (ts < from || ts > to) continue
+        const stored = bucket[e + 1] as Row
         const joined = input === 0 ? rows.joined(row, stored) : rows.joined(stored, row)
         if (joined === null) continue
         matched = true
         out.push(joined, RowKind.INSERT)
-        if (markOther && flag === 0) (changed ??= list.slice())[e] = [stored, 1]
+        if (markOther && bucket[e + 2] === 0) {
+          bucket[e + 2] = 1
+          changed = true
+        }
       }
-      if (changed !== null) this.touched.push([ts, changed])
+      if (changed) buckets.update(bucket)
     }
-    for (const [ts, list] of this.touched) other.put(ts, list)
-    this.touched.length = 0
     return matched
   }
 
-  /** The rows of side `namespace` stored at the instant this timer expires: they go, an outer side's unmatched ones padded. */
+  /** A bucket of side `namespace % 2` expires (an outer side's: its rows expiring now): they go, an outer side's unmatched ones padded. */
   onTimer(timestamp: number, namespace: Namespace, domain: TimerDomain): void {
-    const input = namespace as number
-    const side = this.sides[input]!
-    const t = input === 0 ? timestamp - 1 + this.lower : timestamp - 1 - this.upper
-    if (this.outer[input]) {
-      const list = side.get(t)
-      if (list !== undefined) { for (const [row, flag] of list) if (flag === 0) this.out.push(this.rows.padded(row, input), RowKind.INSERT) }
+    const ns = namespace as number
+    // The side is the namespace's parity (& keeps it for any integer, negative or past 2^31).
+    const input = ns & 1
+    const buckets = this.buckets
+    buckets.setNamespace(ns)
+    if (!this.outer[input]) {
+      buckets.clear()
+      return
     }
-    side.remove(t)
+    const bucket = buckets.value()
+    if (bucket === undefined) return
+    // Rows expiring now are padded if they never matched; later ones stay for their own timers.
+    const kept: Bucket = []
+    for (let e = 0; e < bucket.length; e += 3) {
+      const t = bucket[e] as number
+      if (this.expiry(t, input) > timestamp) kept.push(t, bucket[e + 1], bucket[e + 2])
+      else if (bucket[e + 2] === 0) this.out.push(this.rows.padded(bucket[e + 1] as Row, input), RowKind.INSERT)
+    }
+    if (kept.length === 0) buckets.clear()
+    else if (kept.length !== bucket.length) buckets.update(kept)
     if (domain === 'processing') this.flush()
   }
 

@@ -1,12 +1,14 @@
 // The window join: both inputs windowed alike (TUMBLE, HOP, CUMULATE), joined on their equi keys
 // with window_start and window_end among the keys, so a key's state is one window's rows. Each side
-// appends its rows to a ListState; when the watermark passes the window's end an event-time timer
-// joins the two lists, emits the pairs (and, for an outer side, its unmatched rows NULL-padded) and
-// clears both. The output is insert-only, emitted at the window's end. Rows of a window that has
-// already fired are late: dropped and counted.
+// appends its rows to a ValueState cell of its own (namespace 0 or 1: a row reads and writes only its
+// side's cell, a point read that a disk backend answers from its written-keys filter for a key never
+// written, where a list cost a prefix scan per side and row); when the watermark passes the window's
+// end an event-time timer joins the two, emits the pairs (and, for an outer side, its unmatched rows
+// NULL-padded) and clears both. The output is insert-only, emitted at the window's end. Rows of a
+// window that has already fired are late: dropped and counted.
 import { BatchBuilder, RowKind, type Batch, type Row } from '../../core/batch.js'
 import type { WindowJoinSpec } from '../../core/job-graph.js'
-import { listState, type ListState } from '../../core/keyed-state.js'
+import { valueState, type KeyRef, type Namespace, type PrefetchRequest, type ValueState } from '../../core/keyed-state.js'
 import type { Operator, OperatorContext, OperatorDescriptor } from '../../core/operator.js'
 import { WeirError } from '../../common/errors.js'
 import { hasNull, JoinRows } from './join-rows.js'
@@ -15,7 +17,8 @@ export class WindowJoinOperator implements Operator {
   private readonly rows: JoinRows
   private readonly ends: readonly [number, number]
   private readonly outer: readonly [boolean, boolean]
-  private sides!: readonly [ListState<Row>, ListState<Row>]
+  /** A side's rows under the current key, in namespace 0 (left) or 1 (right); appended to in place. */
+  private sides!: ValueState<Row[]>
   private readonly out = new BatchBuilder()
   private ctx!: OperatorContext
   private leftMatched = new Uint8Array(16)
@@ -28,7 +31,18 @@ export class WindowJoinOperator implements Operator {
 
   open(ctx: OperatorContext): void {
     this.ctx = ctx
-    this.sides = [ctx.state.getListState(listState<Row>('left')), ctx.state.getListState(listState<Row>('right'))]
+    this.sides = ctx.state.getValueState(valueState<Row[]>('sides'))
+  }
+
+  /** A row touches its own side's cell only. */
+  stateRequests(batch: Batch, input: number, add: (key: KeyRef, namespace: Namespace | undefined) => void): void {
+    const keys = this.ctx.keysOf(batch.rows, input)
+    for (let i = 0; i < keys.length; i++) add(keys[i]!, input)
+  }
+
+  /** The window's timer joins both sides. */
+  timerStateRequests(key: KeyRef): readonly PrefetchRequest[] {
+    return [{ key, namespace: 0 }, { key, namespace: 1 }]
   }
 
   processBatch(batch: Batch, input: number): void {
@@ -48,7 +62,8 @@ export class WindowJoinOperator implements Operator {
     const keys = ctx.keysOf(rows, input)
     const endCol = this.ends[input]!
     const outer = this.outer[input]!
-    const me = this.sides[input]!
+    const sides = this.sides
+    sides.setNamespace(input)
     const wm = timers.currentWatermark()
     let late = 0
     for (let i = 0; i < n; i++) {
@@ -65,8 +80,14 @@ export class WindowJoinOperator implements Operator {
         continue
       }
       state.setCurrentKey(key)
-      me.add(row)
-      timers.registerEventTimeTimer(end - 1)
+      const list = sides.value()
+      if (list === undefined) {
+        sides.update([row])
+        timers.registerEventTimeTimer(end - 1)
+      } else {
+        list.push(row)
+        sides.update(list)
+      }
     }
     ctx.metrics.lateRecordsDropped += late
     this.flush()
@@ -74,8 +95,13 @@ export class WindowJoinOperator implements Operator {
 
   /** The window of the current key ends: its pairs and padded rows go out, its rows leave state. */
   onTimer(): void {
-    const [leftState, rightState] = this.sides
-    const left = leftState.get(), right = rightState.get()
+    const sides = this.sides
+    sides.setNamespace(0)
+    const left = sides.value() ?? NONE
+    sides.clear()
+    sides.setNamespace(1)
+    const right = sides.value() ?? NONE
+    sides.clear()
     const rows = this.rows
     const out = this.out
     const [leftOuter, rightOuter] = this.outer
@@ -95,8 +121,6 @@ export class WindowJoinOperator implements Operator {
       if (rightOuter && !matched) out.push(rows.padded(rrow, 1), RowKind.INSERT)
     }
     if (leftOuter) { for (let l = 0; l < left.length; l++) if (leftMatched[l] === 0) out.push(rows.padded(left[l]!, 0), RowKind.INSERT) }
-    leftState.clear()
-    rightState.clear()
   }
 
   onWatermark(): void {
@@ -112,6 +136,8 @@ export class WindowJoinOperator implements Operator {
     if (batch !== null) this.ctx.output.emit(batch)
   }
 }
+
+const NONE: readonly Row[] = []
 
 /** Keyed by the equi keys and the window on both inputs; event-time timers close the windows. */
 export const windowJoin: OperatorDescriptor<WindowJoinSpec> = {
