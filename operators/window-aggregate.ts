@@ -52,9 +52,15 @@ export class WindowAggregateOperator implements Operator {
   /**
    * Processing-time windows depend on the clock when the batch runs, so they cannot name their
    * namespaces in advance: prefetch every namespace of a key. (Event-time sessions load in two
-   * rounds instead, see prefetchState.)
+   * rounds instead, see prefetchSessions.)
    */
   readonly prefetchAllNamespaces: boolean
+  /**
+   * Event-time sessions only (two rounds, see prefetchSessions). Other windows name their state up
+   * front (stateRequests), so the runtime may read a batch's state ahead while it processes the batch
+   * before: an operator with this method never gets that overlap.
+   */
+  readonly prefetchState?: (batch: Batch, input: number, load: (requests: readonly PrefetchRequest[]) => Promise<void>) => Promise<void>
 
   constructor(spec: WindowAggregateSpec) {
     validateWindow(spec.window)
@@ -64,6 +70,7 @@ export class WindowAggregateOperator implements Operator {
     this.gap = spec.window.kind === 'SESSION' ? spec.window.gap : 0
     this.rowEnds = new Float64Array(this.aligned === null ? 1 : maxWindowsPerRow(this.aligned))
     this.prefetchAllNamespaces = !this.eventTime
+    if (this.aligned === null && this.eventTime) this.prefetchState = (batch, input, load) => this.prefetchSessions(batch, input, load)
     // Window aggregates take insert-only input (the planner rejects updating input).
     this.handler = new AggregateHandler(spec.aggs, { retracting: false })
   }
@@ -78,16 +85,8 @@ export class WindowAggregateOperator implements Operator {
   /**
    * Event-time sessions: first each key's session list, then every session it names and a new
    * session per row (namespace = the row's time) — point reads only, no prefix scans.
-   * Everything else: the requests of stateRequests.
    */
-  async prefetchState(batch: Batch, input: number, load: (requests: readonly PrefetchRequest[]) => Promise<void>): Promise<void> {
-    if (this.aligned !== null || !this.eventTime) {
-      const requests: PrefetchRequest[] = []
-      this.stateRequests(batch, input, (key, namespace) => {
-        requests.push({ key, namespace })
-      })
-      return load(requests)
-    }
+  private async prefetchSessions(batch: Batch, input: number, load: (requests: readonly PrefetchRequest[]) => Promise<void>): Promise<void> {
     const ctx = this.ctx
     const timeIndex = this.spec.timeIndex
     const byKey = new Map<string, { key: KeyRef; times: number[] }>()
