@@ -16,6 +16,11 @@ export const ABSENT: unique symbol = Symbol('absent')
 /** One named state: its stored id, TTL, and resident slots by encoded key. */
 export class Table extends StateTableBase<Slot, MapEntry> {
   readonly slots = new SlotMap()
+  /**
+   * A list or map state whose stored prefixes the written-keys filter may lack (an entry whose key
+   * did not parse came in by a key-group copy): its prefetches scan even where the filter says never written.
+   */
+  unfiltered = false
 
   constructor(name: string, kind: Kind, readonly id: number) {
     super(name, kind)
@@ -267,6 +272,8 @@ export class ListCell extends CellBase {
   /** Every item must be written again (TTL refreshed on read). */
   rewrite = false
   dropped: number[] = []
+  /** The database may hold elements of this list (its prefix is in the written-keys filter). */
+  stored = false
 
   constructor(slot: Slot, ns: Namespace, readonly key: Buffer) {
     super(slot, ns)
@@ -287,7 +294,7 @@ export class MapCell extends CellBase {
   changed: MapEntry[] = []
   /** clear() ran: the next flush deletes the whole range before its puts. */
   cleared = false
-  /** The database may hold entries of this map. */
+  /** The database may hold entries of this map (its prefix is in the written-keys filter). */
   stored = false
 
   constructor(slot: Slot, ns: Namespace, readonly key: Buffer) {

@@ -497,3 +497,55 @@ export function startsWithAt(buf: Buffer, part: Buffer, at: number): boolean {
   if (buf.length < at + part.length) return false
   return buf.compare(part, 0, part.length, at, at + part.length) === 0
 }
+
+// ------------------------------------------------------------------ a stored entry's (key, namespace) prefix
+
+/**
+ * Where the (key, namespace) prefix of a stored map entry or list element ends — the prefix a prefetch
+ * scans for, which the written-keys filter records — or -1 if the key does not parse. A list element
+ * ends in a 4-byte sequence number. A map entry: after [key group][state id] come self-delimiting
+ * encoded values (the key's, the namespace), then the user key: a tag of its own (array, undefined,
+ * object), or else one encoded value, the last.
+ */
+export function cellPrefixLength(key: Uint8Array, kind: 'list' | 'map'): number {
+  if (kind === 'list') return key.length >= 8 ? key.length - 4 : -1
+  let i = 4
+  let last = -1
+  while (i + 1 < key.length) {
+    const tag = (key[i]! << 8) | key[i + 1]!
+    if (tag >= 6 && tag <= 8) return i
+    const end = encodedEnd(key, i, tag)
+    if (end < 0) return -1
+    last = i
+    i = end
+  }
+  return i === key.length && last > 4 ? last : -1
+}
+
+/** The end of the encoded value (UTF-16BE, see skipEncoded) with tag `tag` at byte `i`, or -1. */
+function encodedEnd(key: Uint8Array, i: number, tag: number): number {
+  switch (tag) {
+    case 0:
+    case 1:
+    case 2:
+      return i + 2
+    case 3:
+      return i + 10 <= key.length ? i + 10 : -1
+    case 4:
+    case 5:
+      for (let j = i + 2; j + 1 < key.length; j += 2) {
+        if (key[j] !== 0 || key[j + 1] !== 0) continue
+        if (tag === 5) return j + 2
+        // \0\0 ends a string; \0\xff is an escaped NUL inside it.
+        if (j + 3 < key.length && key[j + 2] === 0 && key[j + 3] === 0) return j + 4
+        if (j + 3 < key.length && key[j + 2] === 0 && key[j + 3] === 0xff) {
+          j += 2
+          continue
+        }
+        return -1
+      }
+      return -1
+    default:
+      return -1
+  }
+}

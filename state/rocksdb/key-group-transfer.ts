@@ -5,9 +5,10 @@ import { readdir } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { WeirError } from '../../common/errors.js'
 import type { Table } from './cache.js'
-import { entryTime, groupPrefix, META_GROUP } from './codec.js'
+import { cellPrefixLength, entryTime, groupPrefix, META_GROUP } from './codec.js'
 import { countEntries } from './diagnostics.js'
 import { ioFailed, makeDirs } from './folder.js'
+import type { KeyBloom } from './key-bloom.js'
 import { KeyGroupFileWriter, keyGroupFileHeader, openKeyGroupFile, type SnapshotState } from './key-group-file.js'
 import { NativeWriteBatch } from './native-batch.js'
 import type { RocksStore } from './store.js'
@@ -179,6 +180,20 @@ export class KeyGroupTransfer {
   }
 
   /**
+   * A copied entry's key, and for a list element or a map entry its (key, namespace) prefix too: a
+   * prefetch scans only the prefixes the filter has seen. A key that does not parse leaves its state
+   * scanned always (Table.unfiltered).
+   */
+  private addToFilter(bloom: KeyBloom, key: Buffer): void {
+    bloom.add(key)
+    const table = this.store.tables.byId[key.readUInt16BE(2)]
+    if (table === undefined || table.kind === 'value' || table.unfiltered) return
+    const n = cellPrefixLength(key, table.kind)
+    if (n < 0) table.unfiltered = true
+    else bloom.add(key, n)
+  }
+
+  /**
    * Bulk load: writes the entries `keep` accepts (it may rewrite the key in place, e.g. to this
    * database's state id) in write batches of RESTORE_BATCH, after any pending state metadata.
    * Returns how many it wrote.
@@ -192,7 +207,7 @@ export class KeyGroupTransfer {
       for await (const { key, value } of entries) {
         if (!keep(key)) continue
         w.put(key, value)
-        this.store.bloom?.add(key)
+        if (this.store.bloom !== null) this.addToFilter(this.store.bloom, key)
         this.store.bytesWritten += key.length + value.length
         written++
         if (w.length >= RESTORE_BATCH) await w.apply()

@@ -25,6 +25,8 @@ export class Prefetcher {
   /** Value gets and prefix scans issued so far (cacheStats). */
   gets = 0
   scans = 0
+  /** Prefix scans the written-keys filter made unneeded (cacheStats). */
+  skipped = 0
   /** Prefetch reads in flight. */
   private readonly loads = new Set<Promise<unknown>>()
   /** Hashes of a prefetch's keys (SlotMap's), and what touching their slots loaded (kept, so it is not optimized away). */
@@ -182,7 +184,8 @@ export class Prefetcher {
     for (let i = 0; i < toRead.length; i++) this.fillValue(toRead[i]!, values[i]!)
   }
 
-  private async runScans(scans: readonly Scan[]): Promise<void> {
+  private async runScans(all: readonly Scan[]): Promise<void> {
+    const scans = this.unwritten(all)
     if (scans.length === 0) return
     let next = 0
     const worker = async (): Promise<void> => {
@@ -197,6 +200,36 @@ export class Prefetcher {
       }
     }
     await Promise.all(Array.from({ length: Math.min(SCAN_CONCURRENCY, scans.length) }, worker))
+  }
+
+  /**
+   * The scans left once those of (key, namespace) prefixes the written-keys filter has never seen
+   * are done: those lists and maps are empty, with no iterator opened (most join keys of one side
+   * were never written on the other). Every-namespace scans are all left (the filter records no key's
+   * own prefix), and so are the scans of a state whose stored prefixes it may lack.
+   */
+  private unwritten(scans: readonly Scan[]): readonly Scan[] {
+    const bloom = this.store.bloom
+    if (bloom === null) return scans
+    let n = 0
+    for (let i = 0; i < scans.length; i++) {
+      const c = scans[i]!.cell
+      if (c !== null && !c.slot.table.unfiltered) bloom.locateBatch(n++, c.key, c.key.length)
+    }
+    if (n === 0) return scans
+    const may = this.mayRead.length >= n ? this.mayRead : (this.mayRead = new Uint8Array(n * 2))
+    bloom.testBatch(n, may)
+    const left: Scan[] = []
+    let j = 0
+    for (let i = 0; i < scans.length; i++) {
+      const s = scans[i]!
+      const c = s.cell
+      if (c === null || c.slot.table.unfiltered) left.push(s)
+      else if (may[j++] === 0) this.fillCell(c, [], c.key.length)
+      else left.push(s)
+    }
+    this.skipped += scans.length - left.length
+    return left
   }
 
   private async scan(prefix: Buffer): Promise<{ key: Buffer; value: Buffer }[]> {
@@ -254,6 +287,7 @@ export class Prefetcher {
     const now = this.store.ttlNow
     let size = CELL_OVERHEAD + cell.key.length
     if (cell.kind === 'list') {
+      cell.stored = true
       for (const { key, value } of entries) {
         const seq = key.readUInt32BE(key.length - 4)
         cell.nextSeq = seq + 1

@@ -237,11 +237,11 @@ export class RocksDbKeyedStateBackend implements SubtaskStateBackend<RocksDbStat
     return countEntries(this.store, this.writeBack, options)
   }
 
-  /** The cache's estimated bytes and resident slots, and the reads issued so far (value gets, prefix scans). */
-  cacheStats(): { readonly bytes: number; readonly slots: number; readonly gets: number; readonly scans: number } {
+  /** The cache's estimated bytes and resident slots, and the reads issued so far (value gets, prefix scans, and the scans the written-keys filter spared). */
+  cacheStats(): { readonly bytes: number; readonly slots: number; readonly gets: number; readonly scans: number; readonly skippedScans: number } {
     let slots = 0
     for (const table of this.store.tables.list) slots += table.slots.size
-    return { bytes: this.store.cacheUsed, slots, gets: this.prefetcher.gets, scans: this.prefetcher.scans }
+    return { bytes: this.store.cacheUsed, slots, gets: this.prefetcher.gets, scans: this.prefetcher.scans, skippedScans: this.prefetcher.skipped }
   }
 
   /** Writes everything, then compacts the whole database (after a bulk load or a restore, say). */

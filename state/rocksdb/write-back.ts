@@ -1,7 +1,7 @@
 // Write-back, the write half of the RocksDB backend's bundles: what state calls changed goes to
 // disk in one write batch at a bundle's end (or, deferred, once enough is held), applied while the
 // next bundle runs; then clean slots are evicted down to the cache's budget.
-import type { Cell, MapCell, MapEntry } from './cache.js'
+import type { Cell, ListCell, MapCell, MapEntry } from './cache.js'
 import { ABSENT, CELL_OVERHEAD, ENTRY_OVERHEAD, keyScratch, scratchKey } from './cache.js'
 import { encodeEntry, encodeEntryInPlace, encodeUserKey, entryScratch, listElementKey, mapEntryKey, prefixEnd, userKeyNeedsCopy } from './codec.js'
 import { ioFailed } from './folder.js'
@@ -186,6 +186,7 @@ export class WriteBack {
           }
           if (cell.rewrite) from = 0
         }
+        if (from < cell.items.length) this.addPrefix(cell)
         for (let i = from; i < cell.items.length; i++) {
           const k = listElementKey(cell.key, cell.seqs[i]!)
           const v = encodeEntry(ttl ? cell.times[i]! : null, cell.items[i])
@@ -222,6 +223,7 @@ export class WriteBack {
         for (const e of cell.changed) {
           e.queued = false
           if (cell.m.get(e.mk) !== e) continue
+          this.addPrefix(cell)
           const kb = this.entryKey(cell, e)
           const v = encodeEntry(ttl ? e.t : null, e.v, userKeyNeedsCopy(e.k) ? e : undefined)
           w.put(kb, v)
@@ -230,13 +232,23 @@ export class WriteBack {
           size += s - e.size
           e.size = s
           e.onDisk = true
-          cell.stored = true
         }
         cell.changed = []
         this.store.setCellSize(cell, Math.max(size, CELL_OVERHEAD + cell.key.length))
         return bytes
       }
     }
+  }
+
+  /**
+   * Before the first put of a list or map that the database holds nothing of: its (key, namespace)
+   * prefix goes into the written-keys filter, so a prefetch scans it again once evicted, and skips
+   * the scans of every prefix never written.
+   */
+  private addPrefix(cell: ListCell | MapCell): void {
+    if (cell.stored) return
+    cell.stored = true
+    if (this.store.bloom !== null) this.store.bloom.locateBatch(this.bloomAdds++, cell.key, cell.key.length)
   }
 
   private entryKey(cell: MapCell, e: MapEntry): Buffer {
