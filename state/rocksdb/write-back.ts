@@ -3,7 +3,8 @@
 // next bundle runs; then clean slots are evicted down to the cache's budget.
 import type { Cell, ListCell, MapCell, MapEntry } from './cache.js'
 import { ABSENT, CELL_OVERHEAD, ENTRY_OVERHEAD, keyScratch, scratchKey } from './cache.js'
-import { encodeEntry, encodeEntryInPlace, encodeUserKey, entryScratch, listElementKey, mapEntryKey, prefixEnd, userKeyNeedsCopy } from './codec.js'
+import { encodeEntry, encodeEntryInPlace, encodeUserKey, entryScratch, listElementKey, mapEntryKey, prefixEnd, stringEntryKey,
+  userKeyNeedsCopy } from './codec.js'
 import { ioFailed } from './folder.js'
 import { type NativeWriteBatch, REUSED_OPS } from './native-batch.js'
 import type { RocksStore } from './store.js'
@@ -252,6 +253,8 @@ export class WriteBack {
   }
 
   private entryKey(cell: MapCell, e: MapEntry): Buffer {
+    // A string key (most are) is written straight from the string; its encoding is not kept.
+    if (e.ek === null && typeof e.k === 'string') return stringEntryKey(cell.key, e.k)
     return mapEntryKey(cell.key, e.ek ??= encodeUserKey(e.k))
   }
 }

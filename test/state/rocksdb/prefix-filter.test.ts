@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { FileCheckpointStorage } from '../../../checkpoint/storage/file.js'
 import { listState, mapState, type KeyRef, type Namespace, type StateTtlConfig } from '../../../core/keyed-state.js'
 import { keyGroupRange, makeKey } from '../../../state/key-encoding.js'
-import { cellKey, cellPrefixLength, encodeUserKey, listElementKey, mapEntryKey, namespaceBytes } from '../../../state/rocksdb/codec.js'
+import { cellKey, cellPrefixLength, encodeUserKey, listElementKey, mapEntryKey, namespaceBytes, stringEntryKey } from '../../../state/rocksdb/codec.js'
 import { RocksDbKeyedStateBackend } from '../../../state/rocksdb/index.js'
 import { restoreRocksDbSubtask, takeLocalSnapshot, uploadSnapshot } from '../../../state/rocksdb/snapshot.js'
 import { cleanup, openRocks, tempDir } from './harness.js'
@@ -97,6 +97,13 @@ describe('RocksDB written-keys filter over list and map prefixes', () => {
     // Bytes that are no stored map key: not parsed (the state is then scanned always).
     expect(cellPrefixLength(Buffer.from([0, 1, 0, 2, 0, 9, 0, 0]), 'map')).toBe(-1)
     expect(cellPrefixLength(Buffer.from([0, 1, 0, 2, 0, 4, 0, 65]), 'map')).toBe(-1)
+  })
+
+  it('writes a string user key as its general encoding does', () => {
+    const prefix = cellKey(5, 2, makeKey(['k', 1]).encoded, namespaceBytes(''))
+    for (const k of ['', 'a', '\x00', 'a\x00\x00b\x00', '\xff\x00\xff', 'ü€😀', KEYS[3]!.encoded, 'x'.repeat(300)]) {
+      expect(stringEntryKey(prefix, k)).toEqual(mapEntryKey(prefix, encodeUserKey(k)))
+    }
   })
 
   it('skips scans of never-written prefixes and reads every written one back from disk', async () => {
