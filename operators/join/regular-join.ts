@@ -19,8 +19,9 @@ export class RegularJoinOperator implements Operator {
   private readonly out = new BatchBuilder()
   private ctx!: OperatorContext
 
-  constructor(readonly spec: JoinSpec) {
-    this.sides = [new JoinSide(spec.left, 'left'), new JoinSide(spec.right, 'right')]
+  /** @param hash the hash a side without a unique key stores rows under (tests pass one that collides) */
+  constructor(readonly spec: JoinSpec, hash?: (row: Row) => number) {
+    this.sides = [new JoinSide(spec.left, 'left', hash), new JoinSide(spec.right, 'right', hash)]
     this.residual = spec.residual === undefined ? null : compilePredicate(spec.residual)
   }
 
