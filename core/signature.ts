@@ -1,11 +1,54 @@
 // What a stateful operator's state means, as plain JSON stored in each checkpoint: restoring state
 // into an operator whose keys, aggregates or window differ would silently give wrong results, so a
 // job whose operators changed is refused with the change named.
+import type { DataType, Field } from '../common/types.js'
 import type { AggCall } from './aggregates.js'
-import type { PhysicalNode } from './job-graph.js'
+import type { JobGraph, PhysicalNode } from './job-graph.js'
 
-/** The parts of a stateful operator that decide the layout and meaning of its state. */
-export function operatorSignature(node: PhysicalNode): Record<string, unknown> {
+/** Operators that keep their input rows themselves in state (not accumulators over them). */
+const STORES_ROWS: ReadonlySet<string> = new Set([
+  'Join',
+  'TemporalJoin',
+  'SemiJoin',
+  'SetOp',
+  'ScalarJoin',
+  'IntervalJoin',
+  'WindowJoin',
+  'WindowSemiJoin',
+  'OverAggregate',
+  'Deduplicate',
+  'Rank',
+])
+
+/**
+ * Fields a signature gained after checkpoints were first written: a checkpoint without one was
+ * written before it existed and is not refused for lacking it.
+ */
+const LATER_FIELDS: ReadonlySet<string> = new Set(['rows'])
+
+/**
+ * The parts of a stateful operator that decide the layout and meaning of its state. An operator that
+ * stores its input rows also gives their column types: the query above it decides which columns
+ * reach it (columns are pruned), so a changed SELECT can change the stored rows' shape, and rows
+ * of the old shape read as the new one would silently give wrong values.
+ */
+export function operatorSignature(node: PhysicalNode, graph: JobGraph): Record<string, unknown> {
+  const own = ownSignature(node)
+  if (!STORES_ROWS.has(node.spec.kind)) return own
+  const byId = new Map(graph.nodes.map(n => [n.id, n]))
+  return { ...own, rows: node.inputs.map(i => rowShape(byId.get(i.node)!.schema)) }
+}
+
+/** A stored row's columns as their encoding sees them: the type, without nullability or time attribute. */
+function rowShape(schema: readonly Field[]): string {
+  return schema.map(f => typeShape(f.type)).join(', ')
+}
+
+function typeShape(t: DataType): string {
+  return t.kind === 'DECIMAL' ? `DECIMAL(${t.precision}, ${t.scale})` : t.kind
+}
+
+function ownSignature(node: PhysicalNode): Record<string, unknown> {
   const spec = node.spec
   switch (spec.kind) {
     case 'GroupAggregate':
@@ -16,7 +59,9 @@ export function operatorSignature(node: PhysicalNode): Record<string, unknown> {
     case 'Join': {
       // Which side is outer and how each side is keyed decide what its entries mean.
       const side = (s: typeof spec.left) => ({ keys: s.keys.length, uniqueKey: s.uniqueKey ?? null, outer: s.outer })
-      return { kind: spec.kind, joinType: spec.joinType, left: side(spec.left), right: side(spec.right) }
+      // layout: how the rows are stored (a side without a unique key keys each row by its hash since the
+      // field was added; a checkpoint without it stored rows under their encoding and is refused).
+      return { kind: spec.kind, joinType: spec.joinType, left: side(spec.left), right: side(spec.right), layout: 'row-hash' }
     }
     case 'TemporalJoin':
       // Event and processing time keep different state under the same key.
@@ -27,9 +72,10 @@ export function operatorSignature(node: PhysicalNode): Record<string, unknown> {
         calls: spec.calls.map(c => (c.fn === 'ROW_NUMBER' ? 'ROW_NUMBER()' : `${describeAgg(c.agg)} ${c.frame.unit} ${c.frame.preceding ?? 'UNBOUNDED'}`)) }
     case 'IntervalJoin':
       // The bounds decide when each side's rows are removed; the time domain, which timers hold them.
-      return { kind: spec.kind, joinType: spec.joinType, keys: spec.left.keys.length, time: spec.timeDomain, lower: spec.lower, upper: spec.upper }
+      return { kind: spec.kind, joinType: spec.joinType, keys: spec.left.keys.length, time: spec.timeDomain, lower: spec.lower, upper: spec.upper,
+        layout: 'time-buckets' }
     case 'WindowJoin':
-      return { kind: spec.kind, joinType: spec.joinType, keys: spec.left.keys.length, window: { ...spec.window } }
+      return { kind: spec.kind, joinType: spec.joinType, keys: spec.left.keys.length, window: { ...spec.window }, layout: 'side-cells' }
     case 'WindowSemiJoin':
       // NOT IN keeps the right values, the others whether the window has a right row.
       return { kind: spec.kind, anti: spec.anti, notIn: spec.nullAware !== undefined, keys: spec.leftKeys.length, window: { ...spec.window } }
@@ -52,6 +98,7 @@ function describeAgg(a: AggCall): string {
 export function describeSignatureChange(was: Readonly<Record<string, unknown>>, now: Readonly<Record<string, unknown>>): string | null {
   const changes: string[] = []
   for (const field of new Set([...Object.keys(was), ...Object.keys(now)])) {
+    if (was[field] === undefined && LATER_FIELDS.has(field)) continue
     const a = JSON.stringify(was[field]), b = JSON.stringify(now[field])
     if (a !== b) changes.push(`${field} ${show(was[field])} → ${show(now[field])}`)
   }

@@ -136,7 +136,7 @@ class JobExecution {
           help: 'the query changed shape since the checkpoint was taken; start over with --fresh',
         })
       }
-      const change = describeSignatureChange(old.signature, operatorSignature(node))
+      const change = describeSignatureChange(old.signature, operatorSignature(node, this.graph))
       if (change !== null) {
         throw WeirError.checkpoint(`the job no longer matches checkpoint '${where}': operator ${node.id} (${node.spec.kind}) changed: ${change}`, {
           help: 'its state cannot be read by the new query; undo the change, or start over with --fresh',
