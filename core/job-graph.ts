@@ -8,8 +8,8 @@ import type { TimeDomain, WindowSpec } from './windows.js'
 import type { DeduplicateSpec, RankSpec } from './rank.js'
 
 export type { DeduplicateSpec, RankSpec } from './rank.js'
-import type { ScalarJoinSpec, SemiJoinSpec, SetOpSpec, WindowSemiJoinSpec } from './subquery-specs.js'
-export type { ScalarJoinSpec, SemiJoinSpec, SetOpSpec, WindowSemiJoinSpec } from './subquery-specs.js'
+import type { MarkerJoinSpec, ScalarJoinSpec, SemiJoinSpec, SetOpSpec, WindowSemiJoinSpec } from './subquery-specs.js'
+export type { MarkerJoinSpec, ScalarJoinSpec, SemiJoinSpec, SetOpSpec, WindowSemiJoinSpec } from './subquery-specs.js'
 import type { OverAggregateSpec } from './over-aggregate.js'
 
 export type { OverAggregateSpec } from './over-aggregate.js'
@@ -244,6 +244,7 @@ export type OperatorSpec =
   | SemiJoinSpec
   | SetOpSpec
   | ScalarJoinSpec
+  | MarkerJoinSpec
   | IntervalJoinSpec
   | WindowJoinSpec
   | WindowSemiJoinSpec

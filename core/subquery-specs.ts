@@ -43,11 +43,32 @@ export interface SetOpSpec {
   readonly ttlMs: number
 }
 
-/** Every left row with the single row of a scalar subquery (input 1); all rows on one subtask. */
+/**
+ * Every left row with the single row of a scalar subquery (input 1): all rows on one subtask, or
+ * per correlation key for a correlated one.
+ */
 export interface ScalarJoinSpec {
   readonly kind: 'ScalarJoin'
   /** Names the subquery in the error its second row raises. */
   readonly label: string
   readonly rightWidth: number
+  /** Correlated: hashed by these keys; a left row whose key holds a NULL matches nothing. */
+  readonly keyed: boolean
+  /** The right row while a key has none (NULLs when absent). */
+  readonly empty?: readonly unknown[]
+  readonly ttlMs: number
+}
+
+/**
+ * Every left row with the truth value of an IN / EXISTS subquery (input 1) as a BOOLEAN column,
+ * per key (correlation, and IN values never NULL); all rows on one subtask without keys.
+ */
+export interface MarkerJoinSpec {
+  readonly kind: 'MarkerJoin'
+  readonly leftKeys: readonly number[]
+  readonly rightKeys: readonly number[]
+  /** IN's values that may be NULL: left columns against right columns, under SQL's NULL rules. */
+  readonly leftValues: readonly number[]
+  readonly rightValues: readonly number[]
   readonly ttlMs: number
 }

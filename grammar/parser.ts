@@ -1069,12 +1069,15 @@ export class SqlParser extends CstParser {
     this.SUBRULE(this.callArgs)
   })
 
-  /** `(expr)`, or a scalar subquery `(SELECT …)` when a query keyword follows the '('. */
+  /**
+   * `(expr)`, a row `(a, b)` (as `ROW(a, b)`: the operand of a row-valued IN), or a scalar subquery
+   * `(SELECT …)` when a query keyword follows the '('.
+   */
   parenExpr = this.RULE('parenExpr', () => {
     this.CONSUME(T.LParen)
     this.OR(this.alts.parenExpr1 ??= [
       { GATE: () => startsQuery(this.LA(1)), ALT: () => this.SUBRULE(this.query) },
-      { ALT: () => this.SUBRULE(this.expression) },
+      { ALT: () => this.AT_LEAST_ONE_SEP({ SEP: T.Comma, DEF: () => this.SUBRULE(this.expression) }) },
     ])
     this.CONSUME(T.RParen)
   })

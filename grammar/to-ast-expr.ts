@@ -263,6 +263,9 @@ function primary(c: CstElement, s: Spans): A.Expr {
     }
     case 'parenExpr':
       if (has(c, 'query')) return { kind: 'SubqueryExpr', form: 'SCALAR', query: subquery(child(c, 'query'), s), negated: false, span: s.of(c) }
+      if (nodes(c, 'expression').length > 1) {
+        return call({ value: 'ROW', quoted: false, span: s.of(c) }, nodes(c, 'expression').map(e => expression(e, s)), s.of(c))
+      }
       return expression(child(c, 'expression'), s)
     case 'existsExpr':
       return { kind: 'SubqueryExpr', form: 'EXISTS', query: subquery(child(c, 'query'), s), negated: false, span: s.of(c) }

@@ -16,6 +16,7 @@ import { temporalJoin } from './join/temporal-join.js'
 import { semiJoin } from './join/semi-join.js'
 import { setOp } from './join/set-op.js'
 import { scalarJoin } from './join/scalar-join.js'
+import { markerJoin } from './join/marker-join.js'
 import { overAggregate } from './over/over-aggregate.js'
 import { intervalJoin } from './join/interval-join.js'
 import { windowJoin } from './join/window-join.js'
@@ -34,6 +35,7 @@ const OPERATORS: { readonly [K in TransformSpec['kind']]: OperatorDescriptor<Ext
   SemiJoin: semiJoin,
   SetOp: setOp,
   ScalarJoin: scalarJoin,
+  MarkerJoin: markerJoin,
   OverAggregate: overAggregate,
   IntervalJoin: intervalJoin,
   WindowJoin: windowJoin,

@@ -74,6 +74,7 @@ function infer(plan: LogicalPlan): { mode: ChangelogMode; origin?: LogicalPlan }
     case 'SemiJoin':
     case 'SetOp':
     case 'ScalarJoin':
+    case 'MarkerJoin':
       return subqueryChangelog(plan, changelogOf)
     default:
       return assertNever(plan)
@@ -108,6 +109,7 @@ export function describe(plan: LogicalPlan): string {
     case 'SemiJoin':
     case 'SetOp':
     case 'ScalarJoin':
+    case 'MarkerJoin':
       return `${describeSubqueryNode(plan)}${where}`
     default:
       return `the ${plan.kind}${where}`

@@ -3,10 +3,10 @@
 import { formatDuration } from '../common/durations.js'
 import type { Field } from '../common/types.js'
 import type { PhysicalNode } from '../core/job-graph.js'
-import type { ScalarJoinSpec, SemiJoinSpec, SetOpSpec, WindowSemiJoinSpec } from '../core/subquery-specs.js'
+import type { MarkerJoinSpec, ScalarJoinSpec, SemiJoinSpec, SetOpSpec, WindowSemiJoinSpec } from '../core/subquery-specs.js'
 import { formatWindowSpec } from './explain-time-join.js'
 
-type Spec = SemiJoinSpec | WindowSemiJoinSpec | SetOpSpec | ScalarJoinSpec
+type Spec = SemiJoinSpec | WindowSemiJoinSpec | SetOpSpec | ScalarJoinSpec | MarkerJoinSpec
 
 const cols = (fields: readonly Field[], keys: readonly number[]): string => (keys.length ? keys.map(k => fields[k]?.name ?? `$${k}`).join(', ') : '')
 
@@ -26,8 +26,14 @@ export function describeSubqueryNode(node: PhysicalNode, s: Spec, left: readonly
     }
     case 'SetOp':
       return `${s.op === 'INTERSECT' ? 'Intersect' : 'Minus'}(all=[${s.all}], select=[${select}], ${mode})`
-    case 'ScalarJoin':
-      return `Join(joinType=[LeftOuterJoin], scalarSubquery=[${s.label}], select=[${select}], ${mode})`
+    case 'ScalarJoin': {
+      const key = s.keyed ? `, leftKey=[${cols(left, node.inputs[0]!.exchange.kind === 'hash' ? node.inputs[0]!.exchange.keys : [])}]` : ''
+      return `Join(joinType=[LeftOuterJoin], scalarSubquery=[${s.label}]${key}, select=[${select}], ${mode})`
+    }
+    case 'MarkerJoin': {
+      const values = s.leftValues.length ? `, nullAware=[${cols(left, s.leftValues)} IN $${s.rightValues.join(', $')}]` : ''
+      return `Join(joinType=[LeftMarkJoin], leftKey=[${cols(left, s.leftKeys)}]${values}, select=[${select}], ${mode})`
+    }
   }
 }
 
@@ -59,14 +65,30 @@ export function subqueryStateLines(node: PhysicalNode, s: Spec, left: readonly F
           expire ?? 'NO: one entry per distinct row, kept forever'
         }]`,
       ]
-    case 'ScalarJoin':
+    case 'ScalarJoin': {
       warn('scalar subquery join')
+      const keys = node.inputs[0]!.exchange.kind === 'hash' ? node.inputs[0]!.exchange.keys : []
+      const key = keys.length ? cols(left, keys) : '(none: one global key)'
       return [
-        `state left: MapState<row, count>; key=[(none: one global key)]; ttl=[${ttl}]; bounded=[${
+        `state left: MapState<row, count>${keys.length ? ' per correlation key' : ''}; key=[${key}]; ttl=[${ttl}]; bounded=[${
           expire ?? 'NO: every left row is kept until it is retracted'
         }]`,
-        `state right: MapState<row, count> (at most one row); key=[(none: one global key)]; ttl=[${ttl}]; bounded=[yes: one row]`,
+        `state right: MapState<row, count> (at most one row${keys.length ? ' per key' : ''}); key=[${key}]; ttl=[${ttl}]; bounded=[${
+          keys.length ? expire ?? 'NO: one row per correlation key, kept forever' : 'yes: one row'
+        }]`,
       ]
+    }
+    case 'MarkerJoin': {
+      warn('marker join')
+      const key = s.leftKeys.length ? cols(left, s.leftKeys) : '(none: one global key)'
+      const build = s.leftValues.length
+        ? 'ValueState<right rows> + MapState<right values, count> (NULL-free and with NULLs apart)'
+        : 'ValueState<right row count>'
+      return [
+        `state left: MapState<row, count> per key; key=[${key}]; ttl=[${ttl}]; bounded=[${expire ?? 'NO: every left row is kept until it is retracted'}]`,
+        `state right: ${build} per key; key=[${key}]; ttl=[${ttl}]; bounded=[${expire ?? 'NO: entries per key, kept forever'}]`,
+      ]
+    }
   }
 }
 

@@ -151,6 +151,7 @@ function describeNode(node: PhysicalNode, input: readonly Field[], opts: Explain
     case 'WindowSemiJoin':
     case 'SetOp':
     case 'ScalarJoin':
+    case 'MarkerJoin':
       return describeSubqueryNode(node, s, input, m)
     case 'IntervalJoin':
     case 'WindowJoin':
@@ -214,6 +215,7 @@ function stateLines(node: PhysicalNode, input: readonly Field[], warnings: strin
     case 'WindowSemiJoin':
     case 'SetOp':
     case 'ScalarJoin':
+    case 'MarkerJoin':
       return subqueryStateLines(node, s, input, warnings)
     case 'OverAggregate':
       return overStateLines(s, node, input, warnings)

@@ -65,6 +65,7 @@ function infer(plan: LogicalPlan): readonly number[] | undefined {
     case 'SemiJoin':
     case 'SetOp':
     case 'ScalarJoin':
+    case 'MarkerJoin':
       return subqueryUniqueKey(plan, uniqueKeyOf)
     case 'Values':
     case 'WindowTvf':

@@ -63,6 +63,7 @@ function infer(plan: LogicalPlan): (WindowColumn | undefined)[] {
       return plan.window === undefined ? none() : [...windowColumnsOf(plan.left)]
     case 'SetOp':
     case 'ScalarJoin':
+    case 'MarkerJoin':
       return none()
     default:
       return assertNever(plan)

@@ -194,13 +194,17 @@ function bindNode(e: ast.Expr, ctx: BindContext): Rex {
       return resolveCall(e.negated ? 'NOT_IN' : 'IN', [b(e.operand), ...e.list.map(b)], e.span)
     case 'SubqueryExpr': {
       const column = ctx.scope.subqueries?.get(e)
-      if (column !== undefined) return inputRef(column, ctx.scope.fields[column]!.type)
+      if (column !== undefined) {
+        const value = inputRef(column, ctx.scope.fields[column]!.type)
+        // NOT IN reads NOT of its marker: NULL stays NULL, as SQL's three-valued logic wants.
+        return e.negated ? resolveCall('NOT', [value], e.span) : value
+      }
       // subquery-binder.ts takes the subqueries it can plan out of the expression before it is bound.
       throw WeirError.unsupported(`${e.form === 'SCALAR' ? 'a scalar subquery' : `${e.form} (subquery)`} is not supported in ${ctx.clause}`, {
         span: e.span,
         help: e.form === 'SCALAR'
           ? 'a scalar subquery is supported in the SELECT list and the WHERE clause of a query without GROUP BY'
-          : 'IN / EXISTS subqueries are supported as conditions of WHERE, alone or joined by AND (not under OR)',
+          : 'IN / EXISTS subqueries are supported in the WHERE clause and in the SELECT list of a query without GROUP BY',
       })
     }
     case 'Like':

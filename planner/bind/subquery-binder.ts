@@ -1,21 +1,26 @@
 // Subqueries in expressions → joins. `x [NOT] IN (SELECT …)` and `[NOT] EXISTS (SELECT …)`, as
-// conjuncts of WHERE, become semi / anti joins; a scalar `(SELECT …)` in WHERE or the SELECT list
-// becomes a join with the subquery's single row. A correlated subquery (one naming outer columns)
-// is decorrelated where its correlation is a set of equalities `outer expr = inner expr` AND-ed in
-// its WHERE: those pairs become join keys. Anything else is refused with what is supported.
+// conjuncts of WHERE, become semi / anti joins; elsewhere in WHERE or the SELECT list (under OR, in
+// CASE) a marker join appends their truth value as a column (subquery-marker.ts), as does a
+// row-valued `(a, b) NOT IN` whose columns may be NULL. A scalar `(SELECT …)` in WHERE or the SELECT
+// list becomes a join with the subquery's single row. A correlated subquery (one naming outer
+// columns) is decorrelated where its correlation is a set of equalities `outer expr = inner expr`
+// AND-ed in its WHERE: those pairs become join keys; a correlated scalar subquery becomes the
+// subquery grouped by its inner sides (when it aggregates), left-joined on them. Anything else is
+// refused with what is supported.
 import type * as ast from '../../grammar/ast.js'
 import type { Span } from '../../common/span.js'
 import type { Field } from '../../common/types.js'
-import { formatType, isIntegral, sameType, withNullable, withoutTimeAttr } from '../../common/types.js'
+import { withNullable, withoutTimeAttr } from '../../common/types.js'
 import { WeirError } from '../../common/errors.js'
 import type { Rex } from '../../core/rex.js'
 import { inputRef, inputsUsed, isNonDeterministic, remapInputs } from '../../core/rex.js'
-import { castTo, commonType, resolveCall } from '../../expr/index.js'
+import { compileScalar, resolveCall } from '../../expr/index.js'
 import type { LogicalPlan, SideTtl } from '../logical/nodes.js'
 import { Scope, type ScopeField } from './scope.js'
-import { bindExpr, isAggregateCall, visitExpr } from './expr-binder.js'
+import { bindExpr, childrenOf, isAggregateCall, visitExpr } from './expr-binder.js'
 import { withKeyColumns } from './regular-join.js'
 import { windowSemiJoin } from './window-semi-join.js'
+import { type BoundSubquery, comparable, withMarker } from './subquery-marker.js'
 import type { BoundRelation } from './join-binder.js'
 import type { JobConfig } from '../../common/config/index.js'
 import { formatDuration } from '../../common/durations.js'
@@ -65,7 +70,10 @@ interface Predicate {
   readonly negated: boolean
 }
 
-/** WHERE taken apart: conjuncts without subqueries, IN / EXISTS predicates, and conjuncts holding scalar subqueries. */
+/**
+ * WHERE taken apart: conjuncts without subqueries, IN / EXISTS conjuncts, and conjuncts that read a
+ * subquery's value (scalar subqueries; IN / EXISTS under OR, CASE, …).
+ */
 export interface SplitWhere {
   readonly rest?: ast.Expr
   readonly predicates: readonly Predicate[]
@@ -88,7 +96,7 @@ export function splitWhere(where: ast.Expr | undefined): SplitWhere {
       e = e.operand
     }
     if (e.kind === 'SubqueryExpr' && e.form !== 'SCALAR') predicates.push({ sub: e, negated: negated !== e.negated })
-    else if (scalarSubqueriesOf(c).length > 0) scalars.push(c)
+    else if (subqueriesOf(c).length > 0) scalars.push(c)
     else rest.push(c)
   }
   if (where !== undefined) visit(where)
@@ -98,29 +106,26 @@ export function splitWhere(where: ast.Expr | undefined): SplitWhere {
   return { ...(joined === undefined ? {} : { rest: joined }), predicates, scalars }
 }
 
-function scalarSubqueriesOf(e: ast.Expr): ast.SubqueryExpr[] {
+/**
+ * The subqueries of an expression (not those inside their queries), an operand's before the
+ * subquery it is the operand of: the join of one reads the column of the other.
+ */
+function subqueriesOf(e: ast.Expr): ast.SubqueryExpr[] {
   const found: ast.SubqueryExpr[] = []
-  visitExpr(e, n => {
-    if (n.kind === 'SubqueryExpr' && n.form === 'SCALAR') found.push(n)
-  })
+  const visit = (n: ast.Expr): void => {
+    for (const c of childrenOf(n)) visit(c)
+    if (n.kind === 'SubqueryExpr') found.push(n)
+  }
+  visit(e)
   return found
 }
 
-/** The scalar subqueries of the SELECT list. */
+/** The subqueries of the SELECT list (scalar ones, and IN / EXISTS read as values). */
 export function selectScalars(items: readonly ast.SelectItem[]): ast.Expr[] {
-  return items.flatMap(i => (i.kind === 'ExprItem' ? scalarSubqueriesOf(i.expr) : []))
+  return items.flatMap(i => (i.kind === 'ExprItem' ? subqueriesOf(i.expr) : []))
 }
 
 // ------------------------------------------------------------------ binding a subquery
-
-/** A bound subquery: its plan, and per correlation pair the outer expression and the plan's column. */
-interface BoundSubquery {
-  readonly plan: LogicalPlan
-  /** Over the outer scope. */
-  readonly outerKeys: readonly Rex[]
-  /** Columns of `plan`, after its own (IN's value first). */
-  readonly innerKeys: readonly number[]
-}
 
 /** Names resolve in the subquery first, then in the outer query: columns [...outer, ...inner]. */
 class CorrelatedScope extends Scope {
@@ -141,6 +146,11 @@ class CorrelatedScope extends Scope {
   }
 }
 
+/** The columns IN compares: `(a, b)` (a ROW) gives two, anything else one. */
+function probesOf(operand: ast.Expr): readonly ast.Expr[] {
+  return operand.kind === 'FunctionCall' && operand.name.value.toUpperCase() === 'ROW' && !operand.name.quoted ? operand.args : [operand]
+}
+
 function bindSubquery(sub: ast.SubqueryExpr, outer: Scope, host: SubqueryHost): BoundSubquery {
   let plain: BoundRelation
   try {
@@ -150,13 +160,19 @@ function bindSubquery(sub: ast.SubqueryExpr, outer: Scope, host: SubqueryHost): 
     if (!(err instanceof WeirError) || sub.query.kind !== 'Select' || sub.query.from === undefined) throw err
     return bindCorrelated(sub, sub.query, outer, host, err)
   }
-  if (sub.form !== 'EXISTS' && plain.plan.fields.length !== 1) {
-    throw WeirError.plan(`this subquery returns ${plain.plan.fields.length} columns; ${sub.form === 'IN' ? 'IN' : 'a scalar subquery'} needs exactly one`, {
-      span: sub.query.span,
-      help: 'select a single column',
-    })
-  }
+  if (sub.form !== 'EXISTS') checkWidth(sub, plain.plan.fields.length)
   return { plan: plain.plan, outerKeys: [], innerKeys: [] }
+}
+
+/** The subquery returns as many columns as IN compares (one for a scalar subquery). */
+function checkWidth(sub: ast.SubqueryExpr, width: number): void {
+  const want = sub.form === 'IN' ? probesOf(sub.operand!).length : 1
+  if (width === want) return
+  const what = sub.form === 'SCALAR' ? 'a scalar subquery needs exactly one' : want === 1 ? 'IN needs exactly one' : `the IN compares ${want}`
+  throw WeirError.plan(`this subquery returns ${width} column${width === 1 ? '' : 's'}; ${what}`, {
+    span: sub.query.span,
+    help: want === 1 ? 'select a single column' : `select ${want} columns, one per value of the row on the left of IN`,
+  })
 }
 
 const DECORRELATE_HELP =
@@ -168,33 +184,33 @@ function bindCorrelated(sub: ast.SubqueryExpr, sel: ast.Select, outer: Scope, ho
   const ow = outer.fields.length
   const scope = new CorrelatedScope(outer, inner.scope)
   const filters: Rex[] = []
+  const filterAsts: ast.Expr[] = []
   const outerKeys: Rex[] = []
   const innerExprs: Rex[] = []
+  const innerAsts: ast.Expr[] = []
   for (const c of conjunctsOf(sel.where)) {
     const rex = bindExpr(c, { scope, clause: 'WHERE' })
     const used = [...inputsUsed(rex)]
     if (used.every(i => i >= ow)) {
       filters.push(remapInputs(rex, i => i - ow))
+      filterAsts.push(c)
       continue
     }
     const pair = correlationPair(rex, ow)
-    if (pair === undefined) {
+    if (pair === undefined || c.kind !== 'BinaryOp') {
       throw WeirError.unsupported('this condition of a correlated subquery cannot be decorrelated', { span: c.span, help: DECORRELATE_HELP })
     }
     outerKeys.push(pair.outer)
     innerExprs.push(pair.inner)
+    // The side of `=` the pair's inner expression was written on.
+    innerAsts.push(pair.innerFirst ? c.left : c.right)
   }
   // Nothing in WHERE names the outer query: the name was missing for another reason.
   if (outerKeys.length === 0) throw original
-  if (sub.form === 'SCALAR') {
-    throw WeirError.unsupported('a correlated scalar subquery is not supported', {
-      span: sub.span,
-      help: 'join with the subquery grouped by the correlated columns instead, e.g. … JOIN (SELECT k, AVG(v) AS avg_v FROM t GROUP BY k) s ON s.k = a.k',
-    })
-  }
+  if (sub.form === 'SCALAR') return correlatedScalar(sub, sel, { filterAsts, innerAsts, outerKeys }, host)
   const aggregates = sel.items.some(i => i.kind === 'ExprItem' && hasAggregate(i.expr))
   if (sel.groupBy !== undefined || sel.having !== undefined || sel.distinct || aggregates) {
-    throw WeirError.unsupported('a correlated subquery with GROUP BY, HAVING, DISTINCT or an aggregate is not supported', {
+    throw WeirError.unsupported('a correlated IN / EXISTS subquery with GROUP BY, HAVING, DISTINCT or an aggregate is not supported', {
       span: sub.query.span,
       help: DECORRELATE_HELP,
     })
@@ -205,16 +221,81 @@ function bindCorrelated(sub: ast.SubqueryExpr, sel: ast.Select, outer: Scope, ho
   }
   const values: Rex[] = []
   if (sub.form === 'IN') {
-    const items = sel.items
-    if (items.length !== 1 || items[0]!.kind !== 'ExprItem') {
-      throw WeirError.plan('this subquery must return exactly one column for IN', { span: sub.query.span, help: 'select a single column' })
-    }
-    values.push(bindExpr(items[0]!.expr, { scope: inner.scope, clause: 'SELECT' }))
+    if (sel.items.some(i => i.kind !== 'ExprItem')) checkWidth(sub, -1)
+    checkWidth(sub, sel.items.length)
+    for (const item of sel.items) values.push(bindExpr((item as ast.SelectItem & { kind: 'ExprItem' }).expr, { scope: inner.scope, clause: 'SELECT' }))
   }
   const exprs = [...values, ...innerExprs]
-  const fields: Field[] = exprs.map((e, i) => ({ name: i < values.length ? 'value' : `$corr${i}`, type: withoutTimeAttr(e.type) }))
+  const fields: Field[] = exprs.map((e, i) => ({ name: i < values.length ? (values.length === 1 ? 'value' : `value${i}`) : `$corr${i}`,
+    type: withoutTimeAttr(e.type) })
+  )
   plan = { kind: 'Project', input: plan, exprs, fields, span: sel.span }
   return { plan, outerKeys, innerKeys: innerExprs.map((_, i) => values.length + i) }
+}
+
+/**
+ * A correlated scalar subquery: its SELECT with the correlation's inner sides as extra columns (and
+ * GROUP BY keys when it aggregates), bound as a query of its own: one row per correlation key.
+ */
+function correlatedScalar(
+  sub: ast.SubqueryExpr,
+  sel: ast.Select,
+  parts: { filterAsts: readonly ast.Expr[]; innerAsts: readonly ast.Expr[]; outerKeys: readonly Rex[] },
+  host: SubqueryHost,
+): BoundSubquery {
+  const item = sel.items[0]
+  if (sel.items.length !== 1 || item?.kind !== 'ExprItem') checkWidth(sub, sel.items[0]?.kind === 'ExprItem' ? sel.items.length : -1)
+  if (sel.having !== undefined || sel.distinct) {
+    throw WeirError.unsupported('a correlated scalar subquery with HAVING or DISTINCT is not supported', {
+      span: sel.having?.span ?? sub.query.span,
+      help: 'filter its groups in the outer query instead, or join with the subquery grouped by the correlated columns',
+    })
+  }
+  const expr = (item as ast.SelectItem & { kind: 'ExprItem' }).expr
+  const aggregates = hasAggregate(expr)
+  const grouped = aggregates || sel.groupBy !== undefined
+  const alias = (value: string): ast.Ident => ({ value, quoted: true, span: sel.span })
+  const where = parts.filterAsts.length === 0
+    ? undefined
+    : parts.filterAsts.reduce((a, b): ast.Expr => ({ kind: 'BinaryOp', op: 'AND', left: a, right: b, span: a.span }))
+  const rewritten: ast.Select = {
+    ...sel,
+    items: [
+      { kind: 'ExprItem', expr, alias: alias('value'), span: expr.span },
+      ...parts.innerAsts.map((e, i): ast.SelectItem => ({ kind: 'ExprItem', expr: e, alias: alias(`$corr${i}`), span: e.span })),
+    ],
+    ...(where === undefined ? { where: undefined } : { where }),
+    ...(grouped ? { groupBy: [...(sel.groupBy ?? []), ...parts.innerAsts] } : {}),
+  }
+  const plan = host.bindQuery(rewritten).plan
+  // Over no rows an aggregate without GROUP BY still gives one row (COUNT 0, the others NULL).
+  const empty = aggregates && sel.groupBy === undefined ? emptyGroupRow(plan, sub) : undefined
+  return { plan, outerKeys: parts.outerKeys, innerKeys: parts.innerAsts.map((_, i) => 1 + i), ...(empty === undefined ? {} : { empty }) }
+}
+
+/**
+ * The row a grouped subquery gives for a key without rows, as its aggregate without GROUP BY would:
+ * its projections evaluated over COUNT = 0 and the other aggregates NULL.
+ */
+function emptyGroupRow(plan: LogicalPlan, sub: ast.SubqueryExpr): unknown[] {
+  const projections: (readonly Rex[])[] = []
+  let p = plan
+  while (p.kind === 'Project') {
+    projections.unshift(p.exprs)
+    p = p.input
+  }
+  if (p.kind !== 'Aggregate') {
+    throw WeirError.unsupported('this correlated scalar subquery cannot be decorrelated', {
+      span: sub.span,
+      help: 'join with the subquery grouped by the correlated columns instead, e.g. … LEFT JOIN (SELECT k, AVG(v) AS avg_v FROM t GROUP BY k) s ON s.k = a.k',
+    })
+  }
+  let row: unknown[] = [...p.keys.map(() => null), ...p.aggs.map(a => (a.fn === 'COUNT' ? 0 : null))]
+  for (const exprs of projections) {
+    const input = row
+    row = exprs.map(e => compileScalar(e)(input))
+  }
+  return row
 }
 
 function hasAggregate(e: ast.Expr): boolean {
@@ -232,7 +313,7 @@ function conjunctsOf(e: ast.Expr | undefined): ast.Expr[] {
 }
 
 /** `a = b` with one side over outer columns only and the other over inner ones only. */
-function correlationPair(rex: Rex, ow: number): { outer: Rex; inner: Rex } | undefined {
+function correlationPair(rex: Rex, ow: number): { outer: Rex; inner: Rex; innerFirst: boolean } | undefined {
   if (rex.kind !== 'Call' || rex.op !== '=' || rex.args.length !== 2 || isNonDeterministic(rex)) return undefined
   const side = (r: Rex): 'outer' | 'inner' | undefined => {
     const used = [...inputsUsed(r)]
@@ -242,27 +323,37 @@ function correlationPair(rex: Rex, ow: number): { outer: Rex; inner: Rex } | und
   }
   const [a, b] = rex.args as [Rex, Rex]
   const toInner = (r: Rex) => remapInputs(r, i => i - ow)
-  if (side(a) === 'outer' && side(b) === 'inner') return { outer: a, inner: toInner(b) }
-  if (side(a) === 'inner' && side(b) === 'outer') return { outer: b, inner: toInner(a) }
+  if (side(a) === 'outer' && side(b) === 'inner') return { outer: a, inner: toInner(b), innerFirst: false }
+  if (side(a) === 'inner' && side(b) === 'outer') return { outer: b, inner: toInner(a), innerFirst: true }
   return undefined
 }
 
 // ------------------------------------------------------------------ semi and anti joins
 
-/** `rel` filtered by an IN / EXISTS predicate: a semi join (anti join when negated). */
+/**
+ * `rel` filtered by an IN / EXISTS predicate: a semi join (anti join when negated). A row-valued NOT
+ * IN with more than one column that may be NULL filters on a marker join's value instead.
+ */
 function semiJoin(rel: BoundRelation, p: Predicate, host: SubqueryHost): BoundRelation {
+  const probes = p.sub.form === 'IN' ? probesOf(p.sub.operand!).map(e => bindExpr(e, { scope: rel.scope, clause: 'WHERE' })) : []
   const sub = bindSubquery(p.sub, rel.scope, host)
   const leftExprs = [...sub.outerKeys]
   const rightExprs: Rex[] = sub.innerKeys.map(c => inputRef(c, sub.plan.fields[c]!.type))
-  let nullAware = false
-  if (p.sub.form === 'IN') {
-    const probe = bindExpr(p.sub.operand!, { scope: rel.scope, clause: 'WHERE' })
-    const value = inputRef(0, sub.plan.fields[0]!.type)
-    // NOT IN is false where either side may be NULL and the subquery is not empty: that comparison
-    // cannot be a key; with both NOT NULL it is a plain anti join on the value.
-    nullAware = p.negated && (probe.type.nullable || value.type.nullable)
-    leftExprs.unshift(probe)
-    rightExprs.unshift(value)
+  // NOT IN is not TRUE where either side may be NULL and the subquery is not empty: such a pair
+  // cannot be a key. One is compared within the key by the anti join; more need the marker join.
+  const nullable = probes.map((x, i) => x.type.nullable || sub.plan.fields[i]!.type.nullable)
+  const nullAware = p.negated ? nullable.filter(n => n).length : 0
+  if (nullAware > 1) return filterOnMarker(rel, probes, sub, host, p.sub.span)
+  const awareAt = nullAware === 1 ? nullable.indexOf(true) : -1
+  // The values first, then the correlation (as the key columns read in EXPLAIN).
+  for (let i = probes.length - 1; i >= 0; i--) {
+    if (i === awareAt) continue
+    leftExprs.unshift(probes[i]!)
+    rightExprs.unshift(inputRef(i, sub.plan.fields[i]!.type))
+  }
+  if (awareAt >= 0) {
+    leftExprs.unshift(probes[awareAt]!)
+    rightExprs.unshift(inputRef(awareAt, sub.plan.fields[awareAt]!.type))
   }
   for (let i = 0; i < leftExprs.length; i++) {
     const [l, r] = comparable(leftExprs[i]!, rightExprs[i]!, p.sub.span)
@@ -272,7 +363,7 @@ function semiJoin(rel: BoundRelation, p: Predicate, host: SubqueryHost): BoundRe
   const lw = rel.plan.fields.length
   const left = withKeyColumns(rel.plan, leftExprs)
   const right = withKeyColumns(sub.plan, rightExprs)
-  const pairs = nullAware ? 1 : 0
+  const pairs = awareAt >= 0 ? 1 : 0
   const plan = windowSemiJoin({
     kind: 'SemiJoin',
     anti: p.negated,
@@ -280,7 +371,7 @@ function semiJoin(rel: BoundRelation, p: Predicate, host: SubqueryHost): BoundRe
     right: right.plan,
     leftKeys: left.keys.slice(pairs),
     rightKeys: right.keys.slice(pairs),
-    ...(nullAware ? { nullAware: { left: left.keys[0]!, right: right.keys[0]! } } : {}),
+    ...(awareAt >= 0 ? { nullAware: { left: left.keys[0]!, right: right.keys[0]! } } : {}),
     ttl: host.ttl,
     fields: left.plan.fields,
     span: p.sub.span,
@@ -288,13 +379,12 @@ function semiJoin(rel: BoundRelation, p: Predicate, host: SubqueryHost): BoundRe
   return { plan: dropExtra(plan, lw), scope: rel.scope }
 }
 
-/** Both sides of a key pair as values of one type (keys compare by their stored encoding). */
-function comparable(l: Rex, r: Rex, span: Span): [Rex, Rex] {
-  const a = withoutTimeAttr(l.type), b = withoutTimeAttr(r.type)
-  if (sameType(a, b) || (isIntegral(a) && isIntegral(b))) return [l, r]
-  const common = commonType([a, b])
-  if (common === null) throw WeirError.plan(`the subquery compares ${formatType(a)} with ${formatType(b)}`, { span, help: 'CAST one side' })
-  return [castTo(l, common, span), castTo(r, common, span)]
+/** `rel` where a (row-valued) NOT IN is TRUE: where its marker is FALSE. */
+function filterOnMarker(rel: BoundRelation, probes: readonly Rex[], sub: BoundSubquery, host: SubqueryHost, span: Span): BoundRelation {
+  const marked = withMarker(rel.plan, probes, sub, host.ttl, span, '$marker')
+  const marker = inputRef(rel.plan.fields.length, marked.fields[rel.plan.fields.length]!.type)
+  const filtered: LogicalPlan = { kind: 'Filter', input: marked, condition: resolveCall('NOT', [marker]), fields: marked.fields, span }
+  return { plan: dropExtra(filtered, rel.plan.fields.length), scope: rel.scope }
 }
 
 /** `plan` without the columns past `width` (computed keys). */
@@ -304,38 +394,66 @@ function dropExtra(plan: LogicalPlan, width: number): LogicalPlan {
   return { kind: 'Project', input: plan, exprs: fields.map((f, i) => inputRef(i, f.type)), fields, span: plan.span }
 }
 
-// ------------------------------------------------------------------ scalar subqueries
+// ------------------------------------------------------------------ subqueries read as values
 
 /**
- * `rel` joined with each scalar subquery of `exprs`: its value is a hidden column of the scope, which
- * the expression binder reads where the subquery was written.
+ * `rel` joined with each subquery of `exprs`: a scalar subquery's value, or an IN / EXISTS
+ * subquery's truth value (a marker join), is a hidden column of the scope, which the expression
+ * binder reads where the subquery was written.
  */
 export function withScalars(rel: BoundRelation, exprs: readonly ast.Expr[], host: SubqueryHost): BoundRelation {
   if (exprs.length === 0) return rel
   let plan = rel.plan
   const fields: ScopeField[] = [...rel.scope.fields]
   const columns = new Map<ast.Expr, number>(rel.scope.subqueries ?? [])
-  for (const sub of exprs.flatMap(scalarSubqueriesOf)) {
-    const bound = bindSubquery(sub, rel.scope, host)
-    const value = bound.plan.fields[0]!
-    const type = withNullable(withoutTimeAttr(value.type), true)
-    const at = sub.span.start
-    plan = {
-      kind: 'ScalarJoin',
-      left: plan,
-      right: bound.plan,
-      label: `the scalar subquery at line ${at.line}, column ${at.column}`,
-      ttl: host.ttl,
-      fields: [...plan.fields.map(f => ({ name: f.name, type: withoutTimeAttr(f.type) })), { name: `$scalar${columns.size}`, type }],
-      span: sub.span,
+  for (const sub of exprs.flatMap(subqueriesOf)) {
+    // Later subqueries' operands may read the columns of earlier ones.
+    const scope = new Scope(fields, columns)
+    const name = `$${sub.form === 'SCALAR' ? 'scalar' : 'marker'}${columns.size}`
+    if (sub.form === 'SCALAR') plan = scalarJoin(plan, sub, scope, host, name)
+    else {
+      const probes = sub.form === 'IN' ? probesOf(sub.operand!).map(e => bindExpr(e, { scope, clause: 'WHERE' })) : []
+      plan = withMarker(plan, probes, bindSubquery(sub, scope, host), host.ttl, sub.span, name)
     }
     columns.set(sub, fields.length)
-    fields.push({ name: `$scalar${columns.size - 1}`, type, hidden: true })
+    fields.push({ name, type: plan.fields[fields.length]!.type, hidden: true })
   }
   return { plan, scope: new Scope(fields, columns) }
 }
 
-/** `rel` filtered by WHERE conjuncts holding scalar subqueries; its columns stay as they were. */
+/** `plan` with the value of scalar subquery `sub` appended (NULL, or its value over no rows, while it has none). */
+function scalarJoin(plan: LogicalPlan, sub: ast.SubqueryExpr, scope: Scope, host: SubqueryHost, name: string): LogicalPlan {
+  const bound = bindSubquery(sub, scope, host)
+  const value = bound.plan.fields[0]!
+  const type = withNullable(withoutTimeAttr(value.type), bound.empty?.[0] === undefined || bound.empty[0] === null || value.type.nullable)
+  const at = sub.span.start
+  const left = withKeyColumns(plan, bound.outerKeys)
+  const rightKeys = bound.innerKeys
+  const width = plan.fields.length
+  const joined: LogicalPlan = {
+    kind: 'ScalarJoin',
+    left: left.plan,
+    right: bound.plan,
+    leftKeys: left.keys,
+    rightKeys,
+    ...(bound.empty === undefined ? {} : { empty: bound.empty }),
+    label: `the scalar subquery at line ${at.line}, column ${at.column}`,
+    ttl: host.ttl,
+    fields: [
+      ...left.plan.fields.map(f => ({ name: f.name, type: withoutTimeAttr(f.type) })),
+      { name, type },
+      ...bound.plan.fields.slice(1).map(f => ({ name: f.name, type: withNullable(withoutTimeAttr(f.type), true) })),
+    ],
+    span: sub.span,
+  }
+  if (joined.fields.length === width + 1) return joined
+  // Without the computed keys and the subquery's correlation columns: [...plan's fields, value].
+  const valueAt = left.plan.fields.length
+  const exprs = [...plan.fields.map((f, i) => inputRef(i, withoutTimeAttr(f.type))), inputRef(valueAt, type)]
+  return { kind: 'Project', input: joined, exprs, fields: [...joined.fields.slice(0, width), { name, type }], span: sub.span }
+}
+
+/** `rel` filtered by WHERE conjuncts reading subqueries' values; its columns stay as they were. */
 function filterWithScalars(rel: BoundRelation, conjuncts: readonly ast.Expr[], host: SubqueryHost,
   bindCondition: (e: ast.Expr, scope: Scope) => Rex): BoundRelation
 {

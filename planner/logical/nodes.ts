@@ -201,6 +201,32 @@ export interface ScalarJoin {
   readonly kind: 'ScalarJoin'
   readonly left: LogicalPlan
   readonly right: LogicalPlan
+  /** A correlated subquery: left's correlation columns, and right's (the subquery's row per key). */
+  readonly leftKeys: readonly number[]
+  readonly rightKeys: readonly number[]
+  /** The right row a left row gets while its key has none (COUNT's 0 of an empty group); NULLs when absent. */
+  readonly empty?: readonly unknown[]
+  readonly label: string
+  readonly ttl: SideTtl
+  readonly fields: readonly Field[]
+  readonly span: Span
+}
+
+/**
+ * An `IN` / `EXISTS` subquery where its truth value is needed (under OR, in CASE, in the SELECT
+ * list): every row of `left` with a BOOLEAN marker column, the predicate's value under SQL's
+ * three-valued logic. Output [...left fields, marker]. See operators/join/marker-join.ts.
+ */
+export interface MarkerJoin {
+  readonly kind: 'MarkerJoin'
+  readonly left: LogicalPlan
+  readonly right: LogicalPlan
+  /** Equality keys (correlation, and IN values that are never NULL). */
+  readonly leftKeys: readonly number[]
+  readonly rightKeys: readonly number[]
+  /** IN's values compared under SQL's NULL rules within a key (empty: EXISTS, or all are keys). */
+  readonly leftValues: readonly number[]
+  readonly rightValues: readonly number[]
   readonly label: string
   readonly ttl: SideTtl
   readonly fields: readonly Field[]
@@ -228,7 +254,7 @@ export interface Sink {
 }
 
 export type LogicalPlan = Scan | Values | Project | Filter | Aggregate | WindowAggregate | WindowTvf | Union | Join | TemporalJoin | SemiJoin | SetOp
-  | ScalarJoin | Sink | Over | Deduplicate | Rank
+  | ScalarJoin | MarkerJoin | Sink | Over | Deduplicate | Rank
 
 export function inputsOf(plan: LogicalPlan): readonly LogicalPlan[] {
   switch (plan.kind) {
@@ -242,6 +268,7 @@ export function inputsOf(plan: LogicalPlan): readonly LogicalPlan[] {
     case 'SemiJoin':
     case 'SetOp':
     case 'ScalarJoin':
+    case 'MarkerJoin':
       return [plan.left, plan.right]
     case 'Project':
     case 'Filter':
@@ -271,6 +298,7 @@ export function withInputs(plan: LogicalPlan, inputs: readonly LogicalPlan[]): L
     case 'SemiJoin':
     case 'SetOp':
     case 'ScalarJoin':
+    case 'MarkerJoin':
       return { ...plan, left: inputs[0]!, right: inputs[1]! }
     case 'Project':
     case 'Filter':

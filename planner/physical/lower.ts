@@ -116,7 +116,8 @@ export function lowerToJobGraph(plans: readonly LogicalPlan[], name: string, con
       }
       case 'SemiJoin':
       case 'SetOp':
-      case 'ScalarJoin': {
+      case 'ScalarJoin':
+      case 'MarkerJoin': {
         const s = subquerySpec(plan)
         id = add(s.name, s.spec, [{ node: lower(plan.left), exchange: keyed(s.leftKeys) }, { node: lower(plan.right), exchange: keyed(s.rightKeys) }], plan,
           mode)

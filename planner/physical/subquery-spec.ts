@@ -1,17 +1,17 @@
 // Physical specs of semi/anti joins, INTERSECT / EXCEPT and scalar-subquery joins, with the keys
 // each input is hashed by.
-import type { ScalarJoinSpec, SemiJoinSpec, SetOpSpec, WindowSemiJoinSpec } from '../../core/subquery-specs.js'
-import type { ScalarJoin, SemiJoin, SetOp } from '../logical/nodes.js'
+import type { MarkerJoinSpec, ScalarJoinSpec, SemiJoinSpec, SetOpSpec, WindowSemiJoinSpec } from '../../core/subquery-specs.js'
+import type { MarkerJoin, ScalarJoin, SemiJoin, SetOp } from '../logical/nodes.js'
 import { changelogOf } from '../changelog.js'
 
 export interface SubquerySpec {
   readonly name: string
-  readonly spec: SemiJoinSpec | WindowSemiJoinSpec | SetOpSpec | ScalarJoinSpec
+  readonly spec: SemiJoinSpec | WindowSemiJoinSpec | SetOpSpec | ScalarJoinSpec | MarkerJoinSpec
   readonly leftKeys: readonly number[]
   readonly rightKeys: readonly number[]
 }
 
-export function subquerySpec(plan: SemiJoin | SetOp | ScalarJoin): SubquerySpec {
+export function subquerySpec(plan: SemiJoin | SetOp | ScalarJoin | MarkerJoin): SubquerySpec {
   switch (plan.kind) {
     case 'SemiJoin': {
       if (plan.window !== undefined) {
@@ -44,9 +44,21 @@ export function subquerySpec(plan: SemiJoin | SetOp | ScalarJoin): SubquerySpec 
     case 'ScalarJoin':
       return {
         name: 'scalar-join',
-        spec: { kind: 'ScalarJoin', label: plan.label, rightWidth: plan.right.fields.length, ttlMs: plan.ttl.ms },
-        leftKeys: [],
-        rightKeys: [],
+        spec: {
+          kind: 'ScalarJoin',
+          label: plan.label,
+          rightWidth: plan.right.fields.length,
+          keyed: plan.leftKeys.length > 0,
+          ...(plan.empty === undefined ? {} : { empty: plan.empty }),
+          ttlMs: plan.ttl.ms,
+        },
+        leftKeys: plan.leftKeys,
+        rightKeys: plan.rightKeys,
       }
+    case 'MarkerJoin': {
+      const { leftKeys, rightKeys, leftValues, rightValues } = plan
+      const spec: MarkerJoinSpec = { kind: 'MarkerJoin', leftKeys, rightKeys, leftValues, rightValues, ttlMs: plan.ttl.ms }
+      return { name: 'marker-join', spec, leftKeys, rightKeys }
+    }
   }
 }

@@ -50,7 +50,7 @@ describe('syntax errors', () => {
     expect(syntaxErrorOf('SELECT (a + 1')).toEqual({
       at: '1:14',
       kind: 'syntax',
-      message: "unexpected end of input, expected ')'",
+      message: "unexpected end of input, expected ',' or ')'",
       help: "add ')' to close the '(' at line 1, column 8",
     })
     const e = errorOf(() => parseSql('SELECT COUNT(a\n'))
