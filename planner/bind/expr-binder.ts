@@ -230,6 +230,12 @@ function bindNode(e: ast.Expr, ctx: BindContext): Rex {
       if (e.star) throw WeirError.plan(`${name}(*) is not a function`, { span: e.span, help: 'only COUNT(*) takes *' })
       if (e.filter) throw WeirError.plan(`FILTER (WHERE …) applies only to aggregate functions, not ${name}`, { span: e.filter.span })
       if (e.distinct) throw WeirError.plan(`DISTINCT applies only to aggregate functions, not ${name}`, { span: e.span })
+      if (name === 'ROW' && !e.name.quoted) {
+        throw WeirError.unsupported('a row value is not supported here', {
+          span: e.span,
+          help: 'a row (a, b) is supported on the left of IN / NOT IN (subquery); compare its columns one by one elsewhere',
+        })
+      }
       return resolveCall(name, e.args.map(b), e.span)
     }
     default:

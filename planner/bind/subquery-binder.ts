@@ -207,6 +207,7 @@ function bindCorrelated(sub: ast.SubqueryExpr, sel: ast.Select, outer: Scope, ho
   }
   // Nothing in WHERE names the outer query: the name was missing for another reason.
   if (outerKeys.length === 0) throw original
+  checkNoOuterColumns(sel, outer, inner.scope)
   if (sub.form === 'SCALAR') return correlatedScalar(sub, sel, { filterAsts, innerAsts, outerKeys }, host)
   const aggregates = sel.items.some(i => i.kind === 'ExprItem' && hasAggregate(i.expr))
   if (sel.groupBy !== undefined || sel.having !== undefined || sel.distinct || aggregates) {
@@ -296,6 +297,29 @@ function emptyGroupRow(plan: LogicalPlan, sub: ast.SubqueryExpr): unknown[] {
     row = exprs.map(e => compileScalar(e)(input))
   }
   return row
+}
+
+/** The correlation is decorrelated from WHERE alone: a name of the outer query elsewhere is refused. */
+function checkNoOuterColumns(sel: ast.Select, outer: Scope, inner: Scope): void {
+  const clauses = [...sel.items.flatMap(i => (i.kind === 'ExprItem' ? [i.expr] : [])), ...(sel.groupBy ?? []), ...(sel.having ? [sel.having] : [])]
+  for (const c of clauses) {
+    visitExpr(c, n => {
+      if (n.kind !== 'ColumnRef' || resolves(inner, n.name) || !resolves(outer, n.name)) return
+      throw WeirError.unsupported("a correlated subquery may name the outer query's columns only in its WHERE", {
+        span: n.span,
+        help: 'compute with the outer column in the outer query, e.g. (SELECT MAX(p.price) FROM p WHERE p.k = o.k) + o.x',
+      })
+    })
+  }
+}
+
+function resolves(scope: Scope, name: ast.QualifiedName): boolean {
+  try {
+    scope.resolve(name)
+    return true
+  } catch {
+    return false
+  }
 }
 
 function hasAggregate(e: ast.Expr): boolean {

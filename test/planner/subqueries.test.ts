@@ -68,14 +68,14 @@ describe('subqueries Weir refuses', () => {
     expect(r.help).toContain("equalities 'inner expression = outer expression'")
   })
 
-  it('a subquery under OR, and a correlated scalar subquery', async () => {
-    const under = await refusal(`${DDL} SELECT * FROM bid WHERE price > 10 OR auction IN (SELECT id FROM auction)`)
-    expect(under.message).toBe('IN (subquery) is not supported in WHERE')
-    expect(under.at).toBe('auction IN (SELECT id FROM auction)')
-    expect(under.help).toContain('not under OR')
-    const correlated = await refusal(`${DDL} SELECT * FROM bid b WHERE price > (SELECT MAX(reserve) FROM auction a WHERE a.id = b.auction)`)
-    expect(correlated.message).toBe('a correlated scalar subquery is not supported')
-    expect(correlated.at).toBe('(SELECT MAX(reserve) FROM auction a WHERE a.id = b.auction)')
+  it('a subquery in HAVING, and a correlated scalar subquery with HAVING', async () => {
+    const having = await refusal(`${DDL} SELECT auction, COUNT(*) FROM bid GROUP BY auction HAVING auction IN (SELECT id FROM auction)`)
+    expect(having.message).toBe('IN (subquery) is not supported in HAVING')
+    expect(having.at).toBe('auction IN (SELECT id FROM auction)')
+    expect(having.help).toContain('in the WHERE clause and in the SELECT list of a query without GROUP BY')
+    const correlated = await refusal(`${DDL} SELECT * FROM bid b WHERE price > (SELECT MAX(reserve) FROM auction a WHERE a.id = b.auction HAVING COUNT(*) > 1)`)
+    expect(correlated.message).toBe('a correlated scalar subquery with HAVING or DISTINCT is not supported')
+    expect(correlated.at).toBe('COUNT(*) > 1')
   })
 
   it('an IN subquery with two columns, and an unknown column that is in neither query', async () => {

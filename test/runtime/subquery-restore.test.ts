@@ -1,4 +1,4 @@
-// Semi/anti joins, INTERSECT / EXCEPT and scalar-subquery joins three ways over the same input —
+// Semi/anti joins, INTERSECT / EXCEPT, scalar-subquery joins (correlated too) and marker joins three ways over the same input —
 // straight through; checkpointed and cancelled midway; restored from the latest checkpoint at
 // another parallelism — on heap and RocksDB: the changelog the exactly-once sink committed must
 // materialize to the same rows every time. (Two inputs interleave differently from run to run, so
@@ -31,6 +31,16 @@ const CASES: readonly { name: string; query: string }[] = [
   { name: 'NOT EXISTS', query: `SELECT k, v FROM t a WHERE NOT EXISTS (SELECT 1 FROM t b WHERE b.k = a.k AND b.v = a.v + 1)` },
   { name: 'EXCEPT ALL', query: `SELECT k, MOD(v, 7) FROM t WHERE v < 60 EXCEPT ALL SELECT k, MOD(v, 7) FROM t WHERE v > 30` },
   { name: 'scalar subquery', query: `SELECT k, v FROM t WHERE v >= (SELECT MAX(v) - 2 FROM t WHERE k = 'k1')` },
+  { name: 'IN under OR (marker join)', query: `SELECT k, v FROM t WHERE v IN (SELECT v * 2 FROM t WHERE k = 'k3') OR v < 5` },
+  {
+    name: 'row-valued NOT IN with NULLs (marker join)',
+    query: `SELECT k, v FROM t a WHERE (a.k, NULLIF(MOD(a.v, 7), 0)) NOT IN (SELECT b.k, NULLIF(MOD(b.v, 11), 0) FROM t b WHERE b.v > 97)`,
+  },
+  { name: 'correlated scalar subquery in WHERE', query: `SELECT k, v FROM t a WHERE a.v > (SELECT AVG(b.v) + 45 FROM t b WHERE b.k = a.k)` },
+  {
+    name: 'correlated COUNT in the SELECT list',
+    query: `SELECT k, CAST((SELECT COUNT(*) FROM t b WHERE b.k = a.k AND b.v > 98) AS INT) FROM t a WHERE a.v < 3`,
+  },
 ]
 
 function sql(query: string, out: string): string {
