@@ -113,11 +113,10 @@ export class MarkerJoinOperator implements Operator {
       else {
         state.setCurrentKey(key)
         const tuples = keyRows.map(row => this.spec.rightValues.map(c => row[c]))
+        // A tuple's own groups are read whether or not every group is (even when they hold no row).
+        groups.add(SOME_NULL)
+        for (const t of tuples) if (!hasNull(t)) groups.add(`v${encodeKey(t)}`)
         if ((this.rows.value() ?? 0) <= retractions || tuples.some(hasNull)) { for (const g of this.groups.keys()) groups.add(g) }
-        else {
-          groups.add(SOME_NULL)
-          for (const t of tuples) groups.add(`v${encodeKey(t)}`)
-        }
       }
       for (const namespace of groups) second.push({ key, namespace, states: LEFT })
     }
