@@ -17,6 +17,11 @@ export interface SourceContext {
    */
   readonly metadata?: readonly (string | null)[]
   /**
+   * Per schema column: whether the job reads it (the source's projection, filter or watermark uses
+   * it). A reader may leave the others NULL and skip decoding them. Absent: every column is read.
+   */
+  readonly readColumns?: readonly boolean[]
+  /**
    * Which of the source's subtasks this reader is, and how many read the source: a splittable source
    * (SourceFactory.splittable) reads only the splits this subtask owns, chosen by a rule that needs
    * no coordination (a split found while running goes to exactly one subtask). Absent: 0 of 1.

@@ -8,6 +8,7 @@ import type { JobGraph, SourceSpec } from '../core/job-graph.js'
 import type { SourceChunk, SourceReader, SplitPosition } from '../connectors/api.js'
 import { getConnector } from '../connectors/registry.js'
 import { compileCalc, compileScalar } from '../expr/index.js'
+import { inputsUsed } from '../core/rex.js'
 import type { SourceManifest } from './checkpoint.js'
 import { operatorFailure } from './operator-failure.js'
 import { ownPositions, sourceManifest, subtaskStart } from './source-positions.js'
@@ -58,6 +59,7 @@ export class SourceRunner {
       options: spec.options,
       schema: spec.physicalSchema,
       ...(spec.metadata !== undefined ? { metadata: spec.metadata } : {}),
+      readColumns: readColumns(spec),
       subtask: { index: task.index, parallelism: task.parallelism },
       signal: this.signal,
       batchSize: this.graph.config.batchSize,
@@ -268,4 +270,13 @@ function splitsWatermark(src: SourceRuntime): number | null {
   if (wm === Infinity && idle) return null
   if (wm === Infinity) wm = src.splitMax.reduce((a, b) => (b > a ? b : a), -Infinity)
   return wm
+}
+
+/** Which physical columns the job reads: those the source's projection, filter and watermark use. */
+function readColumns(spec: SourceSpec): boolean[] {
+  const used = new Set<number>()
+  for (const r of spec.projection) inputsUsed(r, used)
+  if (spec.filter) inputsUsed(spec.filter, used)
+  if (spec.watermark) inputsUsed(spec.watermark.expr, used)
+  return spec.physicalSchema.map((_, i) => used.has(i))
 }

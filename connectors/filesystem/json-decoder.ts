@@ -17,9 +17,9 @@ export class JsonDecoder implements RecordDecoder {
   private readonly names: string[]
   private readonly lowerNames: string[]
   private readonly converters: Converter[]
-  private readonly isDecimal: boolean[]
+  readonly isDecimal: boolean[]
   private readonly hasDecimal: boolean
-  private readonly isInteger: boolean[]
+  readonly isInteger: boolean[]
   /** Columns named like an Object.prototype member ('constructor', '__proto__'…), looked up as own properties only. */
   private readonly inherited: boolean[]
 
@@ -64,7 +64,7 @@ export class JsonDecoder implements RecordDecoder {
         if (found !== undefined) {
           key = found
           v = record[key]
-        } else if (this.config.failOnMissingField) throw new RecordError(`field '${key}' is missing`, key)
+        } else if (this.config.failOnMissingField) this.missing(i)
       }
       if (v === undefined || v === null) {
         row[i] = null
@@ -79,14 +79,25 @@ export class JsonDecoder implements RecordDecoder {
           v = (digits === undefined ? null : truncateNumberText(digits)) ?? v
         }
       }
-      try {
-        row[i] = this.converters[i]!(v)
-      } catch (e) {
-        if (e instanceof ConvertError) throw new RecordError(`column '${this.names[i]}': ${e.message}`, this.names[i], e.help)
-        throw e
-      }
+      row[i] = this.convert(i, v)
     }
     return row
+  }
+
+  /** Column `i`'s value from `v`, its field's JSON value (not null; a number's exact text already taken). */
+  convert(i: number, v: unknown): unknown {
+    try {
+      return this.converters[i]!(v)
+    } catch (e) {
+      if (e instanceof ConvertError) throw new RecordError(`column '${this.names[i]}': ${e.message}`, this.names[i], e.help)
+      throw e
+    }
+  }
+
+  /** Column `i`'s field is missing and 'json.fail-on-missing-field' is set. */
+  missing(i: number): never {
+    const key = this.names[i]!
+    throw new RecordError(`field '${key}' is missing`, key)
   }
 
   reset(): boolean {

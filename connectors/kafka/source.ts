@@ -23,6 +23,8 @@ import { IdleSplits } from './source-idleness.js'
 import { key, resolvePositions, type PartitionPosition, type TopicPartition } from './source-offsets.js'
 import { resolveKafkaSourceOptions, type KafkaSourceConfig } from './source-options.js'
 import { decodeText, decoderFor, KeyError, RowAssembler } from './source-rows.js'
+import { JsonDecoder } from '../filesystem/json-decoder.js'
+import { FALLBACK, JsonFieldScanner } from '../filesystem/json-scan.js'
 
 /** Fetched bytes the reader has not read yet beyond which fetching waits. */
 const BUFFER_BYTES = 32 * 1024 * 1024
@@ -99,6 +101,8 @@ class KafkaSourceReader implements SourceReader {
   private rowsRead = 0
   private readonly decoder: RecordDecoder | null
   private readonly notNull: readonly number[]
+  /** Reads a 'json' value's read columns from its bytes (null: another format); JsonDecoder takes what it cannot. */
+  private readonly scanner: JsonFieldScanner | null
   /** Builds rows with key or metadata columns; null when a row is the value's columns as they are. */
   private readonly assembler: RowAssembler | null
   private readonly idleness: IdleSplits | null
@@ -125,6 +129,7 @@ class KafkaSourceReader implements SourceReader {
     const physical = physicalSchema(ctx)
     this.decoder = decoderFor(config.format, config.layout.valueColumns.map(c => physical[c]!), config)
     this.notNull = ctx.schema.flatMap((f, i) => (f.type.nullable || (ctx.metadata?.[i] ?? null) !== null ? [] : [i]))
+    this.scanner = valueScanner(this.decoder, ctx, config)
     this.assembler = RowAssembler.create(ctx, config)
     // Partitions other subtasks own count as known: each is found by the one subtask that owns it.
     this.discovery = new PartitionDiscovery(admin, config, ctx.table, tp => !owns(ctx.subtask, tp) || this.splitOf.has(key(tp)),
@@ -280,13 +285,13 @@ class KafkaSourceReader implements SourceReader {
   private decode(c: RecordCursor, split: number, offset: number): Row | Changes | null {
     // A message without a value (a tombstone) holds no row, as in Flink's formats.
     if (c.valueStart < 0) return null
-    const text = (c.buf as Utf8Slicing).utf8Slice(c.valueStart, c.valueEnd)
-    let values: Row | Changes | typeof SKIP
+    let values: Row | Changes | typeof SKIP | typeof FALLBACK = FALLBACK
     try {
-      values = decodeText(this.decoder, text)
+      if (this.scanner !== null) values = this.scanner.decode(c.buf, c.valueStart, c.valueEnd)
+      if (values === FALLBACK) values = decodeText(this.decoder, valueText(c))
     } catch (e) {
       if (!(e instanceof RecordError)) throw e
-      this.badRecord(e, split, offset, text)
+      this.badRecord(e, split, offset, valueText(c))
       return null
     }
     if (values === SKIP) return null
@@ -300,9 +305,9 @@ class KafkaSourceReader implements SourceReader {
         return null
       }
     }
-    for (const c of this.notNull) {
-      if (rowsOf(row).some(r => r[c] === null)) {
-        this.badRecord(new RecordError(`column '${this.ctx.schema[c]!.name}' is NOT NULL, but the record has no value for it`), split, offset, text)
+    for (const col of this.notNull) {
+      if (rowsOf(row).some(r => r[col] === null)) {
+        this.badRecord(new RecordError(`column '${this.ctx.schema[col]!.name}' is NOT NULL, but the record has no value for it`), split, offset, valueText(c))
         return null
       }
     }
@@ -347,6 +352,23 @@ class KafkaSourceReader implements SourceReader {
     await this.committer?.close()
     await this.admin.disconnect().catch(() => {})
   }
+}
+
+/** The current record's value as text (it has one). */
+function valueText(c: RecordCursor): string {
+  return (c.buf as Utf8Slicing).utf8Slice(c.valueStart, c.valueEnd)
+}
+
+/**
+ * The scanner of a 'json' value's columns, over those the job reads (and NOT NULL ones, which the
+ * source checks); null for other formats.
+ */
+function valueScanner(decoder: RecordDecoder | null, ctx: SourceContext, config: KafkaSourceConfig): JsonFieldScanner | null {
+  if (config.format !== 'json' || !(decoder instanceof JsonDecoder)) return null
+  const physicalAt = ctx.schema.flatMap((_, i) => ((ctx.metadata?.[i] ?? null) === null ? [i] : []))
+  const columns = config.layout.valueColumns.map(c => physicalAt[c]!)
+  const read = columns.map(i => (ctx.readColumns?.[i] ?? true) || !ctx.schema[i]!.type.nullable)
+  return new JsonFieldScanner(decoder, columns.map(i => ctx.schema[i]!.name), read, config.json.failOnMissingField)
 }
 
 /**

@@ -304,6 +304,24 @@ describe('bad records', () => {
     expect(result.metrics.skippedRecords).toBe(1)
   }, 120_000)
 
+  it('a column the query does not read is not converted, but the record must still be JSON and a read column must fit', async () => {
+    await produce('projected', 1, [
+      { partition: 0, value: '{"id": 1, "note": "x", "n": 5}' },
+      { partition: 0, value: '{"id": 2, "note": "x", "n": "not a number"}' },
+      { partition: 0, value: '{"ID": 3, "n": 7}' },
+      { partition: 0, value: '{"id": 4, "n": [1, {"a": "}"}]}' },
+    ])
+    const t = (topic: string, options: Record<string, string> = {}): string =>
+      kafkaTable('t', 'id INT, note STRING, n INT', topic, { 'scan.startup.mode': 'earliest-offset', 'scan.bounded.mode': 'latest-offset', ...options })
+    // 'n' is not read: its wrong types are no error (as Flink's projected JSON format); 'ID' matches 'id' case-insensitively.
+    expect((await select(`${t('projected')} SELECT id, note FROM t;`)).rows).toEqual(['[1,"x"]', '[2,"x"]', '[3,null]', '[4,null]'])
+    const e = await failure(`${t('projected')} SELECT id, n FROM t;`)
+    expect(e.message).toContain(`bad record at topic 'projected', partition 0, offset 1 (table 't'): column 'n': expected INT`)
+    await produce('projected-bad', 1, [{ partition: 0, value: '{"id": 1, "note": "x\u0001"}' }])
+    const bad = await failure(`${t('projected-bad')} SELECT id FROM t;`)
+    expect(bad.message).toContain(`bad record at topic 'projected-bad', partition 0, offset 0 (table 't'): invalid JSON`)
+  }, 120_000)
+
   it(`format 'raw' reads each value whole, and 'csv' decodes it`, async () => {
     await produce('texts', 1, [{ partition: 0, value: 'a,1' }, { partition: 0, value: '"b,c",2' }])
     const raw = await select(

@@ -1,0 +1,295 @@
+// A JSON object's row read straight from its UTF-8 bytes, materializing only the columns the job
+// reads: the others' values are checked (the record must still be valid JSON) and skipped, without
+// the strings and objects JSON.parse would make of them. Bids carry long 'url' and 'extra' strings
+// that q17 never reads: skipping them costs less than parsing them, and leaves nothing to collect.
+//
+// It gives exactly the row JsonDecoder.decode gives for the record (same converters, same order of
+// checks, so the same errors), except that a column the job does not read is NULL and its value is
+// not converted (a value of the wrong type there is no error, as in Flink's projected JSON format).
+// Anything unusual (invalid JSON, a top-level value that is not an object, an escaped key, a key
+// matching a column only case-insensitively, deep nesting) gives FALLBACK: the caller decodes the
+// record's text with JsonDecoder, which says precisely what is wrong or resolves the key.
+import type { Row } from '../../core/batch.js'
+import { truncateNumberText } from '../../common/int64.js'
+import type { JsonDecoder } from './json-decoder.js'
+
+/** Returned when the record needs JsonDecoder (see above). */
+export const FALLBACK: unique symbol = Symbol('fallback')
+
+/** Nesting deeper than this in a skipped value is left to JSON.parse. */
+const MAX_DEPTH = 512
+
+const QUOTE = 34
+const BACKSLASH = 92
+const COLON = 58
+const COMMA = 44
+const OPEN_BRACE = 123
+const CLOSE_BRACE = 125
+const OPEN_BRACKET = 91
+const CLOSE_BRACKET = 93
+const MINUS = 45
+
+/** Node's Buffer slicing without toString's argument checks (the methods behind it). */
+type Slicing = Buffer & { latin1Slice(start: number, end: number): string; utf8Slice(start: number, end: number): string }
+
+export class JsonFieldScanner {
+  /** Each column's name as UTF-8 bytes, to match keys without making strings of them. */
+  private readonly nameBytes: Uint8Array[]
+  private readonly lowerNames: Set<string>
+  private readonly read: readonly boolean[]
+  /** Per column, for the record being read: its value as JSON.parse would give it (undefined: absent). */
+  private readonly raw: unknown[]
+  // Set by the scanning methods (no object per value): the end of the string just scanned, whether it
+  // had escapes or bytes beyond ASCII.
+  private strEnd = 0
+  private strEscaped = false
+  private strWide = false
+
+  /** `read[i]`: whether column i of the decoder's schema is read (others give NULL). */
+  constructor(private readonly decoder: JsonDecoder, names: readonly string[], read: readonly boolean[], private readonly failOnMissingField: boolean) {
+    this.nameBytes = names.map(n => Buffer.from(n, 'utf8'))
+    this.lowerNames = new Set(names.map(n => n.toLowerCase()))
+    this.read = read
+    this.raw = new Array<unknown>(names.length).fill(undefined)
+  }
+
+  /** The row of the JSON object in `buf` from `start` to `end`, or FALLBACK; a RecordError for a value its column cannot take. */
+  decode(buf: Buffer, start: number, end: number): Row | typeof FALLBACK {
+    const b = buf as Slicing
+    const raw = this.raw
+    const n = raw.length
+    for (let c = 0; c < n; c++) raw[c] = undefined
+    let i = skipWs(b, start, end)
+    if (i >= end || b[i] !== OPEN_BRACE) return FALLBACK
+    i = skipWs(b, i + 1, end)
+    if (i < end && b[i] === CLOSE_BRACE) {
+      i++
+    } else {
+      for (;;) {
+        if (i >= end || b[i] !== QUOTE) return FALLBACK
+        const keyStart = i + 1
+        if (!this.scanString(b, keyStart, end) || this.strEscaped) return FALLBACK
+        const column = this.columnOf(b, keyStart, this.strEnd - 1)
+        if (column === -2) return FALLBACK
+        i = skipWs(b, this.strEnd, end)
+        if (i >= end || b[i] !== COLON) return FALLBACK
+        i = skipWs(b, i + 1, end)
+        if (i >= end) return FALLBACK
+        i = column >= 0 && this.read[column] ? this.value(b, i, end, column) : this.skip(b, i, end, 0, column)
+        if (i < 0) return FALLBACK
+        i = skipWs(b, i, end)
+        if (i >= end) return FALLBACK
+        const d = b[i++]
+        if (d === CLOSE_BRACE) break
+        if (d !== COMMA) return FALLBACK
+        i = skipWs(b, i, end)
+      }
+    }
+    if (skipWs(b, i, end) !== end) return FALLBACK
+    return this.row()
+  }
+
+  /** The decoder's checks and conversions over the values found, column by column as JsonDecoder does them. */
+  private row(): Row {
+    const raw = this.raw
+    const n = raw.length
+    const row = new Array<unknown>(n)
+    for (let c = 0; c < n; c++) {
+      const v = raw[c]
+      if (v === undefined && this.failOnMissingField) this.decoder.missing(c)
+      row[c] = v === undefined || v === null || !this.read[c] ? null : this.decoder.convert(c, v)
+    }
+    return row
+  }
+
+  /**
+   * The column whose name the key from `s` to `e` is (exact bytes), -1 for a key of no column, -2
+   * for a key naming a column only case-insensitively (JsonDecoder resolves those).
+   */
+  private columnOf(b: Slicing, s: number, e: number): number {
+    const len = e - s
+    const names = this.nameBytes
+    outer: for (let c = 0; c < names.length; c++) {
+      const name = names[c]!
+      if (name.length !== len) continue
+      for (let j = 0; j < len; j++) if (b[s + j] !== name[j]) continue outer
+      return c
+    }
+    return this.lowerNames.has(b.utf8Slice(s, e).toLowerCase()) ? -2 : -1
+  }
+
+  /** Reads the value at `i` into column `column`'s raw value; the index past it, or -1 (FALLBACK). */
+  private value(b: Slicing, i: number, end: number, column: number): number {
+    const c = b[i]!
+    if (c === QUOTE) {
+      if (!this.scanString(b, i + 1, end)) return -1
+      const e = this.strEnd
+      this.raw[column] = this.strEscaped
+        ? JSON.parse(b.utf8Slice(i, e)) as string
+        : this.strWide
+        ? b.utf8Slice(i + 1, e - 1)
+        : b.latin1Slice(i + 1, e - 1)
+      return e
+    }
+    if (c === MINUS || (c >= 48 && c <= 57)) {
+      const e = scanNumber(b, i, end)
+      if (e < 0) return -1
+      this.raw[column] = this.number(b, i, e, column)
+      return e
+    }
+    if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      const e = this.skip(b, i, end, 0, -1)
+      if (e < 0) return -1
+      this.raw[column] = JSON.parse(b.utf8Slice(i, e))
+      return e
+    }
+    const e = scanLiteral(b, i, end)
+    if (e < 0) return -1
+    this.raw[column] = c === 110 /* n */ ? null : c === 116 /* t */
+    return e
+  }
+
+  /** The number from `s` to `e` (valid JSON) as JsonDecoder hands it to the converter: DECIMALs and integers beyond 2^53 from the text. */
+  private number(b: Slicing, s: number, e: number, column: number): unknown {
+    const d = this.decoder
+    if (d.isDecimal[column]) return b.latin1Slice(s, e)
+    let v: number
+    const neg = b[s] === MINUS
+    const first = neg ? s + 1 : s
+    if (e - first <= 15 && isDigits(b, first, e)) {
+      v = 0
+      for (let j = first; j < e; j++) v = v * 10 + b[j]! - 48
+      if (neg) v = -v
+    } else {
+      v = Number(b.latin1Slice(s, e))
+    }
+    if (d.isInteger[column] && !(v < 9007199254740992 && v > -9007199254740992)) return truncateNumberText(b.latin1Slice(s, e)) ?? v
+    return v
+  }
+
+  /** Skips the valid JSON value at `i`; the index past it, or -1. `column` ≥ 0: a column's value not read (marked present). */
+  private skip(b: Slicing, i: number, end: number, depth: number, column: number): number {
+    const c = b[i]!
+    let e: number
+    if (c === QUOTE) e = this.scanString(b, i + 1, end) ? this.strEnd : -1
+    else if (c === MINUS || (c >= 48 && c <= 57)) e = scanNumber(b, i, end)
+    else if (c === OPEN_BRACE || c === OPEN_BRACKET) e = depth >= MAX_DEPTH ? -1 : this.skipNested(b, i, end, depth + 1)
+    else e = scanLiteral(b, i, end)
+    // Present (what fail-on-missing-field looks at); a JSON null is present too, and read columns only convert.
+    if (column >= 0 && e >= 0) this.raw[column] = c === 110 /* n */ ? null : true
+    return e
+  }
+
+  private skipNested(b: Slicing, i: number, end: number, depth: number): number {
+    const object = b[i] === OPEN_BRACE
+    const close = object ? CLOSE_BRACE : CLOSE_BRACKET
+    i = skipWs(b, i + 1, end)
+    if (i < end && b[i] === close) return i + 1
+    for (;;) {
+      if (i >= end) return -1
+      if (object) {
+        if (b[i] !== QUOTE || !this.scanString(b, i + 1, end)) return -1
+        i = skipWs(b, this.strEnd, end)
+        if (i >= end || b[i] !== COLON) return -1
+        i = skipWs(b, i + 1, end)
+        if (i >= end) return -1
+      }
+      i = this.skip(b, i, end, depth, -1)
+      if (i < 0) return -1
+      i = skipWs(b, i, end)
+      if (i >= end) return -1
+      const d = b[i++]
+      if (d === close) return i
+      if (d !== COMMA) return -1
+      i = skipWs(b, i, end)
+    }
+  }
+
+  /**
+   * Scans the string whose content starts at `i` (past its opening quote): false when it is not valid
+   * JSON (unterminated, a control character, a bad escape); else strEnd is past its closing quote.
+   */
+  private scanString(b: Slicing, i: number, end: number): boolean {
+    let escaped = false
+    let wide = false
+    while (i < end) {
+      const c = b[i++]!
+      if (c === QUOTE) {
+        this.strEnd = i
+        this.strEscaped = escaped
+        this.strWide = wide
+        return true
+      }
+      if (c < 32) return false
+      if (c >= 128) wide = true
+      else if (c === BACKSLASH) {
+        escaped = true
+        if (i >= end) return false
+        const x = b[i++]!
+        if (x === 117 /* u */) {
+          if (i + 4 > end || !isHex(b[i]!) || !isHex(b[i + 1]!) || !isHex(b[i + 2]!) || !isHex(b[i + 3]!)) return false
+          i += 4
+        } else if (!(x === QUOTE || x === BACKSLASH || x === 47 || x === 98 || x === 102 || x === 110 || x === 114 || x === 116)) {
+          return false
+        }
+      }
+    }
+    return false
+  }
+}
+
+function skipWs(b: Uint8Array, i: number, end: number): number {
+  while (i < end) {
+    const c = b[i]!
+    if (c !== 32 && c !== 10 && c !== 13 && c !== 9) return i
+    i++
+  }
+  return i
+}
+
+/** The index past the JSON number at `i`, or -1 when it is not one: -?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)? */
+function scanNumber(b: Uint8Array, i: number, end: number): number {
+  if (b[i] === MINUS) i++
+  if (i >= end) return -1
+  if (b[i] === 48) i++
+  else if (isDigit(b[i]!)) { while (i < end && isDigit(b[i]!)) i++ }
+  else return -1
+  if (i < end && b[i] === 46 /* . */) {
+    i++
+    if (i >= end || !isDigit(b[i]!)) return -1
+    while (i < end && isDigit(b[i]!)) i++
+  }
+  if (i < end && (b[i] === 101 || b[i] === 69) /* e E */) {
+    i++
+    if (i < end && (b[i] === 43 || b[i] === MINUS)) i++
+    if (i >= end || !isDigit(b[i]!)) return -1
+    while (i < end && isDigit(b[i]!)) i++
+  }
+  return i
+}
+
+const TRUE = Buffer.from('true')
+const FALSE = Buffer.from('false')
+const NULL = Buffer.from('null')
+
+/** The index past `true`, `false` or `null` at `i`, or -1. */
+function scanLiteral(b: Uint8Array, i: number, end: number): number {
+  const c = b[i]
+  const word = c === 116 ? TRUE : c === 102 ? FALSE : c === 110 ? NULL : null
+  if (word === null || i + word.length > end) return -1
+  for (let j = 1; j < word.length; j++) if (b[i + j] !== word[j]) return -1
+  return i + word.length
+}
+
+function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57
+}
+
+function isDigits(b: Uint8Array, s: number, e: number): boolean {
+  for (let j = s; j < e; j++) if (!isDigit(b[j]!)) return false
+  return true
+}
+
+function isHex(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102)
+}

@@ -1,0 +1,173 @@
+// The JSON scanner that reads only a job's columns from a record's bytes (json-scan.ts) against
+// JsonDecoder, its reference: on random records, valid and broken, it gives the decoder's row (NULL
+// for columns not read), the decoder's error, or FALLBACK (the caller then asks the decoder) — never a
+// row for a record JSON.parse rejects.
+import { describe, expect, it } from 'vitest'
+import { seededRandom } from '../../common/random.js'
+import { T, type DataType, type Field } from '../../common/types.js'
+import { RecordError, SKIP } from '../../connectors/filesystem/decoder.js'
+import { JsonDecoder } from '../../connectors/filesystem/json-decoder.js'
+import { FALLBACK, JsonFieldScanner } from '../../connectors/filesystem/json-scan.js'
+import type { JsonConfig } from '../../connectors/filesystem/options.js'
+
+const SCHEMA: Field[] = [
+  { name: 'auction', type: T.bigint() },
+  { name: 'n', type: T.int() },
+  { name: 'price', type: T.double() },
+  { name: 'amount', type: T.decimal(20, 3) },
+  { name: 'url', type: T.string() },
+  { name: 'dateTime', type: T.timestamp(3) },
+  { name: 'ok', type: T.boolean() },
+  { name: 'prix€', type: T.string() },
+  { name: 'constructor', type: T.bigint() },
+]
+const NULL_TYPE: DataType = { kind: 'NULL', nullable: true }
+
+function config(failOnMissingField: boolean): JsonConfig {
+  return { ignoreParseErrors: false, failOnMissingField, timestampStandard: 'SQL', timestampEpoch: null }
+}
+
+type Outcome = { row: unknown[] } | { error: string } | { fallback: true } | { skip: true }
+
+function viaDecoder(schema: Field[], cfg: JsonConfig, text: string): Outcome {
+  try {
+    const r = new JsonDecoder(schema, cfg).decode(text)
+    return r === SKIP ? { skip: true } : { row: r as unknown[] }
+  } catch (e) {
+    if (e instanceof RecordError) return { error: e.message }
+    throw e
+  }
+}
+
+function viaScanner(read: boolean[], cfg: JsonConfig, text: string | Buffer): Outcome {
+  const decoder = new JsonDecoder(SCHEMA, cfg)
+  const scanner = new JsonFieldScanner(decoder, SCHEMA.map(f => f.name), read, cfg.failOnMissingField)
+  // Somewhere inside a larger buffer, as a Kafka record batch holds it.
+  const bytes = Buffer.concat([Buffer.from('x{"'), Buffer.from(text), Buffer.from('}"')])
+  try {
+    const r = scanner.decode(bytes, 3, bytes.length - 2)
+    return r === FALLBACK ? { fallback: true } : { row: r as unknown[] }
+  } catch (e) {
+    if (e instanceof RecordError) return { error: e.message }
+    throw e
+  }
+}
+
+/** What the scanner must give: the decoder's outcome over the schema with unread columns typed NULL (always NULL). */
+function expected(read: boolean[], cfg: JsonConfig, text: string): Outcome {
+  return viaDecoder(SCHEMA.map((f, i) => (read[i] ? f : { ...f, type: NULL_TYPE })), cfg, text)
+}
+
+function parses(text: string): boolean {
+  try {
+    const v: unknown = JSON.parse(text)
+    return v !== null && typeof v === 'object' && !Array.isArray(v)
+  } catch {
+    return false
+  }
+}
+
+/** A random record: schema fields (some missing, some repeated, some of the wrong type) and other keys, in random order and spacing. */
+function randomRecord(rand: () => number): string {
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!
+  const ws = (): string => (rand() < 0.8 ? '' : pick([' ', '\n', '\t', '\r\n  ']))
+  const str = (): string =>
+    JSON.stringify(pick(['', 'abc', 'https://www.nexmark.com/item.htm?query=1', 'é€😀', 'a"b\\c', 'tab\there', '\u0001', '2015-07-15 00:00:00.000']))
+      .replace(/é/g, rand() < 0.5 ? '\\u00e9' : 'é')
+  const num = (): string =>
+    pick(['0', '-0', '7', '-12', '1004', '9007199254740993', '-9007199254740995', '123456789012345678901', '1.5', '-2.25e3', '1E2', '0.001'])
+  const value = (): string => {
+    const r = rand()
+    if (r < 0.4) return num()
+    if (r < 0.7) return str()
+    if (r < 0.8) return pick(['true', 'false', 'null'])
+    if (r < 0.9) return pick(['{}', '[]', '{"a":[1,{"b":"}"}]}', '[1, "]", null]', `{"x":${str()}}`])
+    return pick(['"2015-07-15 00:00:00.010"', '"2015-13-45 00:00:00"', '12.345', '"12.5"'])
+  }
+  const keys = [...SCHEMA.map(f => f.name), 'bidder', 'extra', 'Auction', 'PRICE', 'a\\u0062', '__proto__', 'URL\\u0000']
+  const parts: string[] = []
+  const count = Math.floor(rand() * 12)
+  for (let i = 0; i < count; i++) {
+    const k = rand() < 0.85 ? pick(SCHEMA).name : pick(keys)
+    parts.push(`${ws()}${JSON.stringify(k).replace(/\\\\u/g, '\\u')}${ws()}:${ws()}${value()}${ws()}`)
+  }
+  return `${ws()}{${parts.join(',')}}${ws()}`
+}
+
+const EDIT_BYTES = Buffer.from(' {}[]",:\\-.0e1tfnu\u0000\u001f\u007f', 'latin1')
+
+/** A record's bytes broken (or not) by one edit: a byte dropped, inserted or replaced (some not UTF-8), or the end cut off. */
+function mutate(bytes: Buffer, rand: () => number): Buffer {
+  const at = Math.floor(rand() * (bytes.length + 1))
+  const b = Buffer.from([rand() < 0.8 ? EDIT_BYTES[Math.floor(rand() * EDIT_BYTES.length)]! : 0x80 + Math.floor(rand() * 128)])
+  switch (Math.floor(rand() * 4)) {
+    case 0:
+      return Buffer.concat([bytes.subarray(0, at), bytes.subarray(at + 1)])
+    case 1:
+      return Buffer.concat([bytes.subarray(0, at), b, bytes.subarray(at)])
+    case 2:
+      return Buffer.concat([bytes.subarray(0, at), b, bytes.subarray(at + 1)])
+    default:
+      return bytes.subarray(0, at)
+  }
+}
+
+describe('JSON field scanner', () => {
+  it('reads the bench bid exactly as the decoder does, without falling back', () => {
+    const bid = '{"auction":1004,"n":1009,"price":7057575,"url":"https://www.nexmark.com/sswx/kcy/kuo/item.htm?query=1&channel_id=447217664",' +
+      '"dateTime":"2015-07-15 00:00:00.000","amount":12.5,"ok":true,"prix€":"é€","constructor":3}'
+    const all = SCHEMA.map(() => true)
+    expect(viaScanner(all, config(false), bid)).toEqual(expected(all, config(false), bid))
+    const some = SCHEMA.map(f => f.name === 'auction' || f.name === 'dateTime')
+    const r = viaScanner(some, config(false), bid)
+    expect(r).toEqual({ row: [1004, null, null, null, null, Date.UTC(2015, 6, 15), null, null, null] })
+  })
+
+  it('leaves unread columns unconverted: a value of the wrong type there is no error', () => {
+    const text = '{"auction": 1, "price": "not a number", "ok": 3}'
+    const read = SCHEMA.map(f => f.name === 'auction')
+    expect(viaScanner(read, config(false), text)).toEqual({ row: [1, null, null, null, null, null, null, null, null] })
+    expect(viaScanner(SCHEMA.map(() => true), config(false), text)).toEqual(viaDecoder(SCHEMA, config(false), text))
+    expect(viaDecoder(SCHEMA, config(false), text)).toMatchObject({ error: expect.stringContaining("column 'price'") })
+  })
+
+  it('keeps exact integers beyond 2^53, DECIMALs from their text, and a missing field an error when asked', () => {
+    const text = '{"auction": 9007199254740993, "amount": 0.1, "n": 2.9}'
+    const all = SCHEMA.map(() => true)
+    const r = viaScanner(all, config(false), text)
+    expect(r).toEqual(expected(all, config(false), text))
+    expect((r as { row: unknown[] }).row[0]).toBe(9007199254740993n)
+    expect(viaScanner(all, config(true), text)).toEqual({ error: "field 'price' is missing" })
+  })
+
+  it('falls back on keys that match a column only case-insensitively, and on what JSON.parse rejects', () => {
+    const all = SCHEMA.map(() => true)
+    for (const text of ['{"AUCTION": 1}', '{"auction": 1,}', '{"auction": 01}', '{"auction": 1} x', '[1]', '', '{"url": "a\u0001"}', '{"a\\u0075ction": 1}']) {
+      expect(viaScanner(all, config(false), text), text).toEqual({ fallback: true })
+    }
+  })
+
+  it('agrees with the decoder on random records, broken or not, with random columns read', () => {
+    const rand = seededRandom(17)
+    let scanned = 0
+    let rows = 0
+    for (let i = 0; i < 20_000; i++) {
+      let bytes: Buffer = Buffer.from(randomRecord(rand))
+      if (rand() < 0.5) bytes = mutate(bytes, rand)
+      // What the Kafka source gives the decoder: the value's bytes as UTF-8 text.
+      const text = bytes.toString('utf8')
+      const read = SCHEMA.map(() => rand() < 0.6)
+      const cfg = config(rand() < 0.2)
+      const got = viaScanner(read, cfg, bytes)
+      if ('fallback' in got) continue
+      scanned++
+      // Never a row or a value error for text JSON.parse rejects.
+      expect(parses(text), text).toBe(true)
+      expect(got, text).toEqual(expected(read, cfg, text))
+      if ('row' in got) rows++
+    }
+    // Most records JSON.parse accepts take the scanner's path (rows and value errors alike).
+    expect(scanned).toBeGreaterThan(8_000)
+    expect(rows).toBeGreaterThan(2_000)
+  })
+})
