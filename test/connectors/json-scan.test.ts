@@ -39,13 +39,14 @@ function viaDecoder(schema: Field[], cfg: JsonConfig, text: string): Outcome {
   }
 }
 
-function viaScanner(read: boolean[], cfg: JsonConfig, text: string | Buffer): Outcome {
+function viaScanner(read: boolean[], cfg: JsonConfig, text: string | Buffer, pad = 1): Outcome {
   const decoder = new JsonDecoder(SCHEMA, cfg)
   const scanner = new JsonFieldScanner(decoder, SCHEMA.map(f => f.name), read, cfg.failOnMissingField)
-  // Somewhere inside a larger buffer, as a Kafka record batch holds it.
-  const bytes = Buffer.concat([Buffer.from('x{"'), Buffer.from(text), Buffer.from('}"')])
+  // Somewhere inside a larger buffer, as a Kafka record batch holds it (at any alignment: the scanner reads words).
+  const head = Buffer.from('x'.repeat(pad) + '{"')
+  const bytes = Buffer.concat([head, Buffer.from(text), Buffer.from('}"')])
   try {
-    const r = scanner.decode(bytes, 3, bytes.length - 2)
+    const r = scanner.decode(bytes, head.length, bytes.length - 2)
     return r === FALLBACK ? { fallback: true } : { row: r as unknown[] }
   } catch (e) {
     if (e instanceof RecordError) return { error: e.message }
@@ -158,7 +159,7 @@ describe('JSON field scanner', () => {
       const text = bytes.toString('utf8')
       const read = SCHEMA.map(() => rand() < 0.6)
       const cfg = config(rand() < 0.2)
-      const got = viaScanner(read, cfg, bytes)
+      const got = viaScanner(read, cfg, bytes, Math.floor(rand() * 8))
       if ('fallback' in got) continue
       scanned++
       // Never a row or a value error for text JSON.parse rejects.
