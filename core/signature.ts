@@ -12,6 +12,7 @@ const STORES_ROWS: ReadonlySet<string> = new Set([
   'SemiJoin',
   'SetOp',
   'ScalarJoin',
+  'MarkerJoin',
   'IntervalJoin',
   'WindowJoin',
   'WindowSemiJoin',
