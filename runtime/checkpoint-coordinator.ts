@@ -241,9 +241,8 @@ export class CheckpointCoordinator {
     const operators: Record<string, OperatorManifest> = {}
     for (const [id, subtasks] of cp.operators) {
       const node = this.graph.nodes.find(n => n.id === id)!
-      operators[id] = { kind: node.spec.kind, signature: operatorSignature(node, this.graph), parallelism: subtasks.length, subtasks: [...subtasks].sort((a, b) =>
-        a.index - b.index
-      ) }
+      operators[id] = { kind: node.spec.kind, signature: operatorSignature(node, this.graph), parallelism: subtasks.length,
+        subtasks: [...subtasks].sort((a, b) => a.index - b.index) }
     }
     const manifest: Manifest = {
       format: MANIFEST_FORMAT,
