@@ -42,9 +42,11 @@ describe.each(Object.keys(BACKENDS))('join state TTL on %s', backend => {
     const leftOnly = await run(job(6000, "/*+ STATE_TTL('a' = '200 ms') */"), options())
     // Without TTL: one entry per row of each side, forever.
     expect(entries(unbounded)).toBe(12000)
-    // With TTL on both: about 2 × rate × TTL rows (~2000) live, however long the streams ran.
+    // With TTL on both: about 2 × rate × TTL rows (~2000) live, however long the streams ran. How many
+    // depends on how far processing time ran ahead of the rows (a loaded host: up to ~2,700 apart);
+    // without a TTL the longer run keeps 8000 more.
     expect(entries(long)).toBeLessThan(5000)
-    expect(Math.abs(entries(long) - entries(short))).toBeLessThan(2500)
+    expect(Math.abs(entries(long) - entries(short))).toBeLessThan(4000)
     // The hint is per side: the right side keeps all of its 6000 rows.
     expect(entries(leftOnly)).toBeGreaterThanOrEqual(6000)
     expect(entries(leftOnly)).toBeLessThan(9000)
