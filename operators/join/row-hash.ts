@@ -2,6 +2,7 @@
 // row's encoding: on disk a stored key of ~10 bytes instead of the row again in UTF-16 (a bid of q20
 // took ~520 bytes of key beside its ~200 bytes of value), and no encoded string built per row. Rows
 // whose hashes collide share one entry (join-side.ts), told apart by rowsEqual.
+import { murmurFinish as fmix, murmurRound as mix } from '../../common/murmur3.js'
 import type { Row } from '../../core/batch.js'
 
 const f64 = new Float64Array(1)
@@ -95,23 +96,4 @@ function hashText(a: number, b: number, s: string): void {
   }
   textA = mix(a, n)
   textB = mix(b, n)
-}
-
-/** One murmur3 round of `k` into `h`. */
-function mix(h: number, k: number): number {
-  k = Math.imul(k, 0xcc9e2d51)
-  k = (k << 15) | (k >>> 17)
-  k = Math.imul(k, 0x1b873593)
-  h ^= k
-  h = (h << 13) | (h >>> 19)
-  return (Math.imul(h, 5) + 0xe6546b64) | 0
-}
-
-function fmix(h: number): number {
-  h ^= h >>> 16
-  h = Math.imul(h, 0x85ebca6b)
-  h ^= h >>> 13
-  h = Math.imul(h, 0xc2b2ae35)
-  h ^= h >>> 16
-  return h
 }

@@ -2,6 +2,7 @@
 // per (key, namespace) a cell holding a value, a whole list or a whole map, with dirty tracking
 // so a flush writes only what changed. A cell that exists is resident; a missing cell is unknown
 // unless its slot has every namespace resident (`allNs`).
+import { murmurFinish } from '../../common/murmur3.js'
 import { WeirError } from '../../common/errors.js'
 import type { KeyRef, Namespace } from '../../core/keyed-state.js'
 import { StateTableBase, type StateKind } from '../state-table.js'
@@ -129,11 +130,7 @@ export class SlotMap {
 export function hashOf(s: string): number {
   let h = 0x811c9dc5
   for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193)
-  h ^= h >>> 16
-  h = Math.imul(h, 0x85ebca6b)
-  h ^= h >>> 13
-  h = Math.imul(h, 0xc2b2ae35)
-  h ^= h >>> 16
+  h = murmurFinish(h)
   return h === EMPTY || h === TOMBSTONE ? h + 2 : h
 }
 

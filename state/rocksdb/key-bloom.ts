@@ -1,5 +1,6 @@
 // A Bloom filter over the stored keys this backend has written, so that a prefetch of a ValueState
 // entry that was never written skips the RocksDB read. A false positive only costs the read.
+import { murmurFinish as fmix } from '../../common/murmur3.js'
 
 /** Bits per byte of the cache budget: a 64 MB cache gets a 16 MB filter (~0.5% false positives at 10M keys). */
 const BITS_PER_CACHE_BYTE = 2
@@ -128,14 +129,4 @@ export class KeyBloom {
     this.a = h2 & 511
     this.step = (h2 >>> 9) | 1
   }
-}
-
-/** murmur3's finalizer: spreads the bits of an FNV-style hash. */
-function fmix(h: number): number {
-  h ^= h >>> 16
-  h = Math.imul(h, 0x85ebca6b)
-  h ^= h >>> 13
-  h = Math.imul(h, 0xc2b2ae35)
-  h ^= h >>> 16
-  return h
 }
