@@ -6,6 +6,7 @@
 // Every result must be insert-only.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { OracleData, kindCounts, rocksDir } from './oracle.js'
+import { DUCK_WINDOWS, WEIR_WINDOWS } from './window-tvfs.js'
 
 const ROWS = 1000
 const DATA_SETS: readonly { seed: number; tickMs: number; options: Readonly<Record<string, string>> }[] = [
@@ -76,22 +77,6 @@ describe.each(DATA_SETS)('interval joins vs DuckDB, seed $seed, tick $tickMs ms,
     await data.expectSame(weir, duck, options)
   })
 })
-
-/** DuckDB emulation of a window TVF over `src` with the rows' [ws, we) in ms. */
-const DUCK_WINDOWS = {
-  TUMBLE: (src: string) => `SELECT *, tms - tms % 5000 AS ws, tms - tms % 5000 + 5000 AS we FROM (SELECT *, epoch_ms(ts) AS tms FROM ${src})`,
-  HOP: (src: string) =>
-    `SELECT r.*, g.ws, g.ws + 6000 AS we FROM (SELECT *, epoch_ms(ts) AS tms FROM ${src}) r,
-       LATERAL (SELECT unnest(generate_series(r.tms - r.tms % 2000 - 4000, r.tms - r.tms % 2000, 2000)) AS ws) g`,
-  CUMULATE: (src: string) =>
-    `SELECT r.*, r.tms - r.tms % 6000 AS ws, g.we FROM (SELECT *, epoch_ms(ts) AS tms FROM ${src}) r,
-       LATERAL (SELECT unnest(generate_series(r.tms - r.tms % 2000 + 2000, r.tms - r.tms % 6000 + 6000, 2000)) AS we) g`,
-}
-const WEIR_WINDOWS = {
-  TUMBLE: (src: string) => `TUMBLE(TABLE ${src}, DESCRIPTOR(ts), INTERVAL '5' SECOND)`,
-  HOP: (src: string) => `HOP(TABLE ${src}, DESCRIPTOR(ts), INTERVAL '2' SECOND, INTERVAL '6' SECOND)`,
-  CUMULATE: (src: string) => `CUMULATE(TABLE ${src}, DESCRIPTOR(ts), INTERVAL '2' SECOND, INTERVAL '6' SECOND)`,
-}
 
 describe.each(DATA_SETS)('window joins vs DuckDB, seed $seed, tick $tickMs ms, options $options', ({ seed, tickMs, options }) => {
   let data: OracleData

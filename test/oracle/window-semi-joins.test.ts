@@ -4,6 +4,7 @@
 // window). Every result must be insert-only (test/planner/window-semi-join.test.ts checks the plan).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { OracleData, kindCounts, rocksDir } from './oracle.js'
+import { DUCK_WINDOWS, WEIR_WINDOWS } from './window-tvfs.js'
 
 const ROWS = 1000
 const DATA_SETS: readonly { seed: number; tickMs: number; options: Readonly<Record<string, string>> }[] = [
@@ -12,21 +13,6 @@ const DATA_SETS: readonly { seed: number; tickMs: number; options: Readonly<Reco
   { seed: 53, tickMs: 500, options: { 'execution.batch-size': '3', 'parallelism.default': '3' } },
 ]
 
-/** DuckDB emulation of a window TVF over `src` with the rows' [ws, we) in ms. */
-const DUCK_WINDOWS = {
-  TUMBLE: (src: string) => `SELECT *, tms - tms % 5000 AS ws, tms - tms % 5000 + 5000 AS we FROM (SELECT *, epoch_ms(ts) AS tms FROM ${src})`,
-  HOP: (src: string) =>
-    `SELECT r.*, g.ws, g.ws + 6000 AS we FROM (SELECT *, epoch_ms(ts) AS tms FROM ${src}) r,
-       LATERAL (SELECT unnest(generate_series(r.tms - r.tms % 2000 - 4000, r.tms - r.tms % 2000, 2000)) AS ws) g`,
-  CUMULATE: (src: string) =>
-    `SELECT r.*, r.tms - r.tms % 6000 AS ws, g.we FROM (SELECT *, epoch_ms(ts) AS tms FROM ${src}) r,
-       LATERAL (SELECT unnest(generate_series(r.tms - r.tms % 2000 + 2000, r.tms - r.tms % 6000 + 6000, 2000)) AS we) g`,
-}
-const WEIR_WINDOWS = {
-  TUMBLE: (src: string) => `TUMBLE(TABLE ${src}, DESCRIPTOR(ts), INTERVAL '5' SECOND)`,
-  HOP: (src: string) => `HOP(TABLE ${src}, DESCRIPTOR(ts), INTERVAL '2' SECOND, INTERVAL '6' SECOND)`,
-  CUMULATE: (src: string) => `CUMULATE(TABLE ${src}, DESCRIPTOR(ts), INTERVAL '2' SECOND, INTERVAL '6' SECOND)`,
-}
 type Fn = keyof typeof WEIR_WINDOWS
 
 /** The subquery's predicate, written over `a` (outer) and `b` (inner) with the window bounds named by `ws` / `we`. */
