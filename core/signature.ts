@@ -36,8 +36,7 @@ const LATER_FIELDS: ReadonlySet<string> = new Set(['rows'])
 export function operatorSignature(node: PhysicalNode, graph: JobGraph): Record<string, unknown> {
   const own = ownSignature(node)
   if (!STORES_ROWS.has(node.spec.kind)) return own
-  const byId = new Map(graph.nodes.map(n => [n.id, n]))
-  return { ...own, rows: node.inputs.map(i => rowShape(byId.get(i.node)!.schema)) }
+  return { ...own, rows: node.inputs.map(i => rowShape(graph.nodes.find(n => n.id === i.node)!.schema)) }
 }
 
 /** A stored row's columns as their encoding sees them: the type, without nullability or time attribute. */
