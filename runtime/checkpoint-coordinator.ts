@@ -65,6 +65,8 @@ export class CheckpointCoordinator {
     private readonly sources: SourceRunner,
     /** Where backends stage local snapshots (SubtaskStateOptions.tmpDir). */
     private readonly tmpDir: () => Promise<string>,
+    /** The job's cancellation. */
+    private readonly signal: AbortSignal,
   ) {
     this.exactlyOnce = (env.checkpoint?.intervalMs ?? 0) > 0
   }
@@ -88,9 +90,13 @@ export class CheckpointCoordinator {
     if (interval > 0) this.triggerTimer = setTimeout(() => driver.wake('trigger'), interval)
   }
 
-  /** The periodic trigger fired: a checkpoint, unless one is in flight or the input has ended. */
+  /**
+   * The periodic trigger fired: a checkpoint, unless one is in flight, the input has ended, or the job
+   * was cancelled (what it does while stopping is not part of any checkpoint; one in flight still
+   * completes: its barrier went in before the cancel).
+   */
   async triggered(driver: BarrierDriver): Promise<void> {
-    if (this.inflight === null && !this.sources.allEnded()) await this.trigger(false, driver)
+    if (this.inflight === null && !this.sources.allEnded() && !this.signal.aborted) await this.trigger(false, driver)
   }
 
   /** The in-flight checkpoint's uploads are done: complete it, and schedule the next. */

@@ -69,8 +69,8 @@ class JobExecution {
     this.stateDir = join(resolve(graph.config.state.dir), safeFileName(graph.name))
     this.subtasks = buildSubtasks(graph)
     this.order = this.subtasks.order
-    this.sources = new SourceRunner(graph, this.signal)
-    this.checkpoints = new CheckpointCoordinator(graph, env, this.order, this.sources, this.tmpDir)
+    this.sources = new SourceRunner(graph, this.signal, env.faults)
+    this.checkpoints = new CheckpointCoordinator(graph, env, this.order, this.sources, this.tmpDir, this.signal)
     this.scheduler = new Scheduler(graph, env, this.order, this.sources, this.checkpoints, this.signal, () => this.internalAbort.abort())
   }
 

@@ -1,5 +1,6 @@
-// Fault injection: the points of a checkpoint where a crash is worst, and the hook an execution
-// environment may install to act there (the crash tests kill the process). The runtime reads no
+// Fault injection: the points of a checkpoint where a crash is worst (and the end of a source, where a
+// held end makes a race reproducible), and the hook an execution environment may install to act there
+// (the crash tests kill the process). The runtime reads no
 // variable of its own for this: without a hook, reaching a point does nothing.
 
 /** The points a checkpoint passes, and what the hook is told at each. */
@@ -10,6 +11,8 @@ export interface FaultPoints {
   readonly 'before-manifest': { readonly checkpointId: number; readonly savepoint: boolean }
   /** The manifest is written (the checkpoint is complete); the sinks have not committed its output. `final`: the last checkpoint of a bounded job. */
   readonly 'before-commit': { readonly checkpointId: number; readonly final: boolean }
+  /** A source subtask's reader has nothing more (its input ended, or the job was cancelled); its end is not handed on yet. */
+  readonly 'source-end': { readonly table: string; readonly subtask: number; readonly cancelled: boolean }
 }
 
 export type FaultPoint = keyof FaultPoints

@@ -249,7 +249,11 @@ export class Scheduler implements BarrierDriver {
         task.chEnded[item.ch] = true
         task.endedChannels++
         if (task.endedChannels < task.chInput.length) {
-          task.chWatermark[item.ch] = Infinity
+          // An input that ended holds nothing back: a bounded one sent its final watermark before its
+          // end anyway. One that stopped because the job was cancelled did not reach the end of its
+          // input: its watermark stays where it was, or the other inputs would fire windows and join
+          // rows (a temporal join's probes) as if it had nothing more to give.
+          if (!this.signal.aborted) task.chWatermark[item.ch] = Infinity
           updateIdle(task)
           await this.advanceWatermark(task)
           await this.checkpoints.channelEnded(task)

@@ -10,6 +10,7 @@ import { getConnector } from '../connectors/registry.js'
 import { compileCalc, compileScalar } from '../expr/index.js'
 import { inputsUsed } from '../core/rex.js'
 import type { SourceManifest } from './checkpoint.js'
+import type { FaultInjector } from './faults.js'
 import { operatorFailure } from './operator-failure.js'
 import { ownPositions, sourceManifest, subtaskStart } from './source-positions.js'
 import { broadcast, emit, type Task } from './subtasks.js'
@@ -44,7 +45,7 @@ export class SourceRunner {
   /** The read in progress of each source still being read. */
   private readonly pending = new Map<SourceRuntime, Promise<SourceRead>>()
 
-  constructor(private readonly graph: JobGraph, private readonly signal: AbortSignal) {}
+  constructor(private readonly graph: JobGraph, private readonly signal: AbortSignal, private readonly faults?: FaultInjector) {}
 
   /**
    * Opens the reader of a source subtask, at the positions of the checkpoint being restored (`old`):
@@ -98,7 +99,13 @@ export class SourceRunner {
 
   /** Starts reading the next chunk of `src`. */
   request(src: SourceRuntime): void {
-    const read = src.reader.next().then(result => ({ src, result }), e => {
+    const faults = this.faults
+    const read = src.reader.next().then(async result => {
+      if (result === null && faults !== undefined) {
+        await faults.at('source-end', { table: src.spec.table, subtask: src.task.index, cancelled: this.signal.aborted })
+      }
+      return { src, result }
+    }, e => {
       throw operatorFailure(e, src.task, this.graph)
     })
     // Awaited when the loop races the reads; a read that fails before that is not an unhandled rejection.

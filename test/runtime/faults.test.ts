@@ -22,7 +22,7 @@ describe('the fault-injection hook', () => {
       const faults: FaultInjector = {
         at(point, detail) {
           // The first checkpoint's points only (one more may start before the job has stopped).
-          if (stop.signal.aborted) return
+          if (stop.signal.aborted || point === 'source-end') return
           seen.push({ point, detail: { ...detail } })
           if (point === 'before-commit') stop.abort()
         },
@@ -53,7 +53,7 @@ describe('the fault-injection hook', () => {
     }
   }, 60_000)
 
-  it('a bounded job ends with a final checkpoint: before its commit the hook is told so', async () => {
+  it('a bounded job ends with a final checkpoint: the end of its source, then before its commit the hook is told so', async () => {
     const dir = fresh()
     try {
       const seen: { point: FaultPoint; detail: unknown }[] = []
@@ -69,7 +69,11 @@ describe('the fault-injection hook', () => {
         CREATE TABLE out (id BIGINT) WITH ('connector' = 'filesystem', 'path' = '${join(dir, 'out')}', 'format' = 'json');
         INSERT INTO out SELECT id FROM gen`)
       await session.awaitJobs()
-      expect(seen).toEqual([{ point: 'before-commit', detail: { checkpointId: 1, final: true } }])
+      // The source's end first (not a cancel), then the final checkpoint's commit.
+      expect(seen).toEqual([
+        { point: 'source-end', detail: { table: 'gen', subtask: 0, cancelled: false } },
+        { point: 'before-commit', detail: { checkpointId: 1, final: true } },
+      ])
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
