@@ -268,6 +268,14 @@ export interface SinkFactory {
   readonly writableMetadataKeys?: readonly string[]
   /** Whether the sink, with these options, can take -U/+U/-D rows. */
   acceptsUpdates(options: ConnectorOptions): boolean
+  /**
+   * What the sink makes of -U rows: 'upsert' — it writes updates by the table's PRIMARY KEY and drops
+   * -U rows (the +U after one replaces it), so the planner materializes the rows per key in front of it
+   * when the query's rows are not unique by that key; 'ignored' — it drops them and nothing depends on
+   * them (a blackhole). Absent: it writes them (a changelog). Operators feeding a sink that does not
+   * need them emit no -U rows.
+   */
+  readonly updateBefore?: (options: ConnectorOptions) => 'upsert' | 'ignored'
   create(ctx: SinkContext): Promise<SinkWriter>
   /**
    * Transactional sinks: the output of this job's sink (query.jobName, query.operatorId) that is

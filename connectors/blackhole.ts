@@ -25,6 +25,7 @@ export const blackholeConnector: ConnectorFactory = {
       checkKnownOptions('blackhole', options, [])
     },
     acceptsUpdates: () => true,
+    updateBefore: () => 'ignored',
     async create() {
       return new BlackholeWriter()
     },

@@ -104,6 +104,8 @@ export interface GroupAggregateSpec {
   readonly inputUpdating: boolean
   /** State TTL in ms; 0 means state never expires. */
   readonly ttlMs: number
+  /** False: no consumer reads -U rows (an upsert sink by the group keys, a blackhole), so an update is its +U alone. Absent: true. */
+  readonly emitUpdateBefore?: boolean
 }
 
 /** One input of a regular join, as the join keeps it in state. */
@@ -224,6 +226,19 @@ export interface CollectSpec {
   readonly inputChangelog: ChangelogMode
 }
 
+/**
+ * Before a sink that writes updates as upserts by its PRIMARY KEY (upsert-kafka), when the query's
+ * rows are not unique by that key: keeps every live row per key (`keys`, the sink's key columns) and
+ * hands the sink one upsert per key — the key's newest row, or a delete when it has none left — so a
+ * -U that moves a row to another key is not lost (the sink drops -U rows). Flink's SinkUpsertMaterializer.
+ */
+export interface UpsertMaterializeSpec {
+  readonly kind: 'UpsertMaterialize'
+  readonly keys: readonly number[]
+  /** State TTL in ms ('table.exec.state.ttl'); 0 means state never expires. */
+  readonly ttlMs: number
+}
+
 /** A bounded source of literal rows (VALUES). */
 export interface ValuesSpec {
   readonly kind: 'Values'
@@ -252,6 +267,7 @@ export type OperatorSpec =
   | CollectSpec
   | DeduplicateSpec
   | RankSpec
+  | UpsertMaterializeSpec
 
 /** The nodes the runtime runs itself: sources and sinks through their connectors, VALUES, and a SELECT's collector. */
 export type EndpointSpec = SourceSpec | ValuesSpec | SinkSpec | CollectSpec

@@ -7,6 +7,7 @@ import type { JobGraph, PhysicalNode } from './job-graph.js'
 
 /** Operators that keep their input rows themselves in state (not accumulators over them). */
 const STORES_ROWS: ReadonlySet<string> = new Set([
+  'UpsertMaterialize',
   'Join',
   'TemporalJoin',
   'SemiJoin',
@@ -76,6 +77,8 @@ function ownSignature(node: PhysicalNode): Record<string, unknown> {
         layout: 'time-buckets' }
     case 'WindowJoin':
       return { kind: spec.kind, joinType: spec.joinType, keys: spec.left.keys.length, window: { ...spec.window }, layout: 'side-cells' }
+    case 'UpsertMaterialize':
+      return { kind: spec.kind, keys: spec.keys.map(i => node.schema[i]!.name) }
     case 'WindowSemiJoin':
       // NOT IN keeps the right values, the others whether the window has a right row.
       return { kind: spec.kind, anti: spec.anti, notIn: spec.nullAware !== undefined, keys: spec.leftKeys.length, window: { ...spec.window } }

@@ -49,6 +49,7 @@ export class GroupAggregateOperator implements Operator {
     const out = this.out
     // With TTL Flink emits even unchanged results, so downstream state is kept alive too.
     const suppressUnchanged = this.ttl === undefined
+    const emitUpdateBefore = this.spec.emitUpdateBefore !== false
     for (let g = 0; g < ng; g++) {
       state.setCurrentKey(grouper.keys[g]!)
       let i = grouper.first[g]!
@@ -83,7 +84,7 @@ export class GroupAggregateOperator implements Operator {
       if (prev === null) {
         out.push(result, RowKind.INSERT)
       } else if (!suppressUnchanged || !sameAggs(prev, result, this.keyIdx.length)) {
-        out.push(prev, RowKind.UPDATE_BEFORE)
+        if (emitUpdateBefore) out.push(prev, RowKind.UPDATE_BEFORE)
         out.push(result, RowKind.UPDATE_AFTER)
       }
     }

@@ -21,6 +21,7 @@ import { overAggregate } from './over/over-aggregate.js'
 import { intervalJoin } from './join/interval-join.js'
 import { windowJoin } from './join/window-join.js'
 import { windowSemiJoin } from './join/window-semi-join.js'
+import { upsertMaterialize } from './upsert-materialize.js'
 
 const OPERATORS: { readonly [K in TransformSpec['kind']]: OperatorDescriptor<Extract<TransformSpec, { kind: K }>> } = {
   Calc: calc,
@@ -40,6 +41,7 @@ const OPERATORS: { readonly [K in TransformSpec['kind']]: OperatorDescriptor<Ext
   IntervalJoin: intervalJoin,
   WindowJoin: windowJoin,
   WindowSemiJoin: windowSemiJoin,
+  UpsertMaterialize: upsertMaterialize,
 }
 
 function descriptorOf<S extends TransformSpec>(spec: S): OperatorDescriptor<S> {

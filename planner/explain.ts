@@ -64,8 +64,10 @@ export function explainOperator(graph: JobGraph, id: string): string | undefined
 }
 
 function mode(node: PhysicalNode, opts: ExplainOptions): string {
-  if (opts.changelogMode) return `changelogMode=[${node.changelog === 'insert-only' ? 'I' : 'I,UB,UA,D'}]`
-  return `changelog=[${node.changelog}]`
+  // An update that is its +U alone (no consumer reads -U rows): Flink's ONLY_UPDATE_AFTER.
+  const noBefore = node.spec.kind === 'UpsertMaterialize' || (node.spec.kind === 'GroupAggregate' && node.spec.emitUpdateBefore === false)
+  if (opts.changelogMode) return `changelogMode=[${node.changelog === 'insert-only' ? 'I' : noBefore ? 'I,UA,D' : 'I,UB,UA,D'}]`
+  return `changelog=[${node.changelog}${noBefore ? ', no -U' : ''}]`
 }
 
 function names(fields: readonly Field[]): string {
@@ -164,6 +166,8 @@ function describeNode(node: PhysicalNode, input: readonly Field[], opts: Explain
       return describeDeduplicate(s, input, m)
     case 'Rank':
       return describeRank(s, input, m)
+    case 'UpsertMaterialize':
+      return `UpsertMaterialize(key=[${s.keys.map(i => node.schema[i]!.name).join(', ')}], ${m})`
     default:
       return assertNever(s)
   }
@@ -222,6 +226,15 @@ function stateLines(node: PhysicalNode, input: readonly Field[], warnings: strin
     case 'IntervalJoin':
     case 'WindowJoin':
       return timeJoinStateLines(node, s)
+    case 'UpsertMaterialize': {
+      const ttl = s.ttlMs > 0 ? formatDuration(s.ttlMs) : 'none'
+      const bounded = s.ttlMs > 0 ? `yes: keys idle for ${formatDuration(s.ttlMs)} expire` : 'NO: the live rows of every sink key, kept until deleted'
+      return [
+        `state: ValueState<live rows> per sink key (the query's rows are not unique by the sink's PRIMARY KEY); key=[${
+          s.keys.map(i => node.schema[i]!.name).join(', ')
+        }]; ttl=[${ttl}]; bounded=[${bounded}]`,
+      ]
+    }
     case 'Source':
     case 'Values':
     case 'Calc':

@@ -17,11 +17,13 @@ import { temporalJoinSpec } from './temporal-join-spec.js'
 import { subquerySpec } from './subquery-spec.js'
 import { overAggregateSpec } from './over-aggregate.js'
 import { timeJoinSpec } from './time-join-spec.js'
+import { materializerKeys, updateBeforeReaders } from '../update-before.js'
 
 /** Lowers one or more sink plans (one per INSERT of a statement set) into a job graph. */
 export function lowerToJobGraph(plans: readonly LogicalPlan[], name: string, config: JobConfig): JobGraph {
   checkParallelism(config)
   const nodes: PhysicalNode[] = []
+  const readsUpdateBefore = updateBeforeReaders(plans)
   const memo = new Map<LogicalPlan, string>()
   const add = (kind: string, spec: OperatorSpec, inputs: PhysicalNode['inputs'], plan: LogicalPlan, changelog: ChangelogMode): string => {
     const id = `${nodes.length + 1}-${kind}`
@@ -63,8 +65,9 @@ export function lowerToJobGraph(plans: readonly LogicalPlan[], name: string, con
       case 'Aggregate': {
         const input = lower(plan.input)
         const inputUpdating = changelogOf(plan.input).mode === 'updating'
-        id = add(plan.distinct ? 'distinct' : 'group-aggregate', { kind: 'GroupAggregate', keys: plan.keys, aggs: plan.aggs, inputUpdating, ttlMs: plan.ttlMs },
-          [{ node: input, exchange: keyed(plan.keys) }], plan, mode)
+        const emitUpdateBefore = readsUpdateBefore(plan)
+        id = add(plan.distinct ? 'distinct' : 'group-aggregate', { kind: 'GroupAggregate', keys: plan.keys, aggs: plan.aggs, inputUpdating, ttlMs: plan.ttlMs,
+          ...(emitUpdateBefore ? {} : { emitUpdateBefore }) }, [{ node: input, exchange: keyed(plan.keys) }], plan, mode)
         break
       }
       case 'WindowAggregate': {
@@ -124,7 +127,12 @@ export function lowerToJobGraph(plans: readonly LogicalPlan[], name: string, con
         break
       }
       case 'Sink': {
-        const input = lower(plan.input)
+        let input = lower(plan.input)
+        const upsertKeys = materializerKeys(plan)
+        if (upsertKeys !== undefined) {
+          input = add('upsert-materialize', { kind: 'UpsertMaterialize', keys: upsertKeys, ttlMs: config.stateTtlMs }, [{ node: input,
+            exchange: keyed(upsertKeys) }], plan, 'updating')
+        }
         const inputChangelog = changelogOf(plan.input).mode
         if (plan.table) {
           const t = plan.table

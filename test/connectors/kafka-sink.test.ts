@@ -352,6 +352,38 @@ describe("'upsert-kafka' sink", () => {
     ], ['a', 'a,3'], ['b', 'b,6']])
   }, 300_000)
 
+  it('rows not unique by the sink key: materialized per key, a row that moves to another key deletes the old one', async () => {
+    await createTopic('moved', 3)
+    // Each (k, v) group's tag says whether it has reached the median group size yet: a group that
+    // crosses it moves from the key '<k>/<v> few' to '<k>/<v> many', which only its -U can delete.
+    const sizes = (await data.duck(`SELECT COUNT(*) FROM t WHERE k IS NOT NULL AND v IS NOT NULL GROUP BY k, v ORDER BY 1`)).map(Number)
+    const n = sizes[Math.floor(sizes.length / 2)]!
+    expect(sizes.filter(s => s >= n).length).toBeGreaterThan(20)
+    const sql = `
+      SET 'pipeline.name' = 'upsert-moved';
+      ${CHECKPOINTS(50)} SET 'execution.batch-size' = '16'; SET 'parallelism.default' = '2';
+      ${data.ddl}
+      CREATE TABLE moved (tag STRING, c BIGINT, PRIMARY KEY (tag) NOT ENFORCED)
+        WITH ('connector' = 'upsert-kafka', ${kafkaOptions('moved')}, 'key.format' = 'json', 'value.format' = 'json');
+      INSERT INTO moved SELECT CONCAT(k, '/', CAST(v AS STRING), CASE WHEN COUNT(*) >= ${n} THEN ' many' ELSE ' few' END), COUNT(*)
+        FROM t WHERE k IS NOT NULL AND v IS NOT NULL GROUP BY k, v;`
+    const run = await runWeir(jobDir(sql))
+    expect(run.code, run.stderr).toBe(0)
+    const live = new Map<string, string>()
+    for (const m of await readTopic('moved', 3)) {
+      if (m.value === null) live.delete(m.key!)
+      else live.set(m.key!, m.value)
+    }
+    const schema: Field[] = [{ name: 'tag', type: T.string() }, { name: 'c', type: T.bigint() }]
+    const got = [...live.values()].map(value => {
+      const o = JSON.parse(value) as { tag: string; c: number }
+      return canonWeirRow(schema, [o.tag, o.c])
+    }).sort()
+    const want = await data.duck(`SELECT k || '/' || CAST(v AS VARCHAR) || CASE WHEN COUNT(*) >= ${n} THEN ' many' ELSE ' few' END, COUNT(*)
+      FROM t WHERE k IS NOT NULL AND v IS NOT NULL GROUP BY k, v`)
+    expect(got).toEqual(want.sort())
+  }, 300_000)
+
   it('writes a delete as a tombstone and drops update-before', async () => {
     await createTopic('tombstones', 1)
     const schema: Field[] = [{ name: 'k', type: T.string() }, { name: 'n', type: T.int() }]

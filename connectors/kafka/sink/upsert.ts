@@ -22,6 +22,7 @@ export const upsertKafkaConnector: ConnectorFactory = {
     },
     writableMetadataKeys: WRITABLE_METADATA,
     acceptsUpdates: () => true,
+    updateBefore: () => 'upsert',
     create: ctx => createKafkaWriter(ctx, sinkConfigOf('upsert-kafka', ctx)),
     committedAfter: (query, checkpointId) => kafkaCommittedAfter(resolveConnection(query.options), query, checkpointId),
   },
