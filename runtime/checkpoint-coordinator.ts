@@ -56,6 +56,12 @@ export class CheckpointCoordinator {
   savepointLocation: string | undefined
   private nextCheckpointId = 1
   private inflight: Inflight | null = null
+  /**
+   * The commits of completed checkpoints, one after another, while the job goes on (a Kafka sink's
+   * transaction of a checkpoint's output takes a network round trip or more per produce request).
+   * A failure stays in it: the next trigger, savepoint or end awaits it and fails the job.
+   */
+  private committing: Promise<void> = Promise.resolve()
   private triggerTimer: NodeJS.Timeout | undefined
 
   constructor(
@@ -96,6 +102,8 @@ export class CheckpointCoordinator {
    * completes: its barrier went in before the cancel).
    */
   async triggered(driver: BarrierDriver): Promise<void> {
+    // The commits of earlier checkpoints first: a sink seals its next output only after they are done.
+    await this.committing
     if (this.inflight === null && !this.sources.allEnded() && !this.signal.aborted) await this.trigger(false, driver)
   }
 
@@ -108,8 +116,15 @@ export class CheckpointCoordinator {
   /** Takes a savepoint now (after the checkpoint in flight, if any) and waits until it is complete. */
   async savepoint(driver: BarrierDriver): Promise<void> {
     if (this.inflight !== null) await this.completeInflight()
+    await this.committing
     await this.trigger(true, driver)
     await this.completeInflight()
+    await this.committing
+  }
+
+  /** Waits for the commits of completed checkpoints; throws if one failed (the job's end after a cancel). */
+  async commitsDone(): Promise<void> {
+    await this.committing
   }
 
   /**
@@ -269,7 +284,7 @@ export class CheckpointCoordinator {
 
   // ------------------------------------------------------------------ completion
 
-  /** Waits for the in-flight checkpoint's manifest, then lets sinks commit and applies retention. */
+  /** Waits for the in-flight checkpoint's manifest, then queues its commit (the sinks', then retention). */
   private async completeInflight(): Promise<void> {
     const cp = this.inflight
     if (cp === null) return
@@ -283,6 +298,13 @@ export class CheckpointCoordinator {
     } finally {
       this.inflight = null
     }
+    const committed = this.committing.then(() => this.commitCompleted(cp))
+    this.committing = committed
+    committed.catch(() => undefined) // awaited by the next trigger, savepoint or end
+  }
+
+  /** Checkpoint `cp` is complete: the sinks commit its output, then it counts as completed. */
+  private async commitCompleted(cp: Inflight): Promise<void> {
     const hold = this.env.faults?.at('before-commit', { checkpointId: cp.barrier.id, final: false })
     if (hold) await hold
     await this.commitSinks(cp.barrier.id)
@@ -309,6 +331,7 @@ export class CheckpointCoordinator {
    */
   async finalCheckpoint(): Promise<void> {
     await this.completeInflight()
+    await this.committing
     if (!this.exactlyOnce) return
     const id = this.nextCheckpointId++
     const cp: Inflight = {
@@ -340,5 +363,6 @@ export class CheckpointCoordinator {
   async stop(): Promise<void> {
     clearTimeout(this.triggerTimer)
     await this.inflight?.done?.catch(() => undefined)
+    await this.committing.catch(() => undefined)
   }
 }

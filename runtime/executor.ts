@@ -90,6 +90,8 @@ class JobExecution {
       await this.scheduler.run()
       const cancelled = this.signal.aborted || this.checkpoints.savepointLocation !== undefined
       if (!cancelled && this.env.checkpoint) await this.checkpoints.finalCheckpoint()
+      // Cancelled: the commits of checkpoints completed before are done (or their failure is the job's).
+      else await this.checkpoints.commitsDone()
       return await this.metrics(cancelled)
     } catch (e) {
       this.internalAbort.abort()
