@@ -620,12 +620,21 @@ export class QueryBinder {
     }
     const fields = lf.map((f, i) => ({ name: f.name, type: types[i]! }))
     if (q.op !== 'UNION') return setOperation(q, conform(left.plan), conform(right.plan), fields, this.config)
-    let plan: LogicalPlan = { kind: 'Union', inputs: [conform(left.plan), conform(right.plan)], fields, span: q.span }
-    if (!q.all) {
-      const ttl = this.config.stateTtlMs
-      plan = { kind: 'Aggregate', input: plan, keys: fields.map((_, i) => i), aggs: [], distinct: true, ttlMs: ttl,
-        ttlSource: ttl > 0 ? 'table.exec.state.ttl' : 'none', fields, span: q.span }
+    if (q.all) {
+      // A column that is the same time attribute in both inputs stays one (as in Flink): a window or an
+      // interval join over the union uses it, with the lower of the inputs' watermarks.
+      const timed = fields.map((f, i) => {
+        const attr = timeAttrOf(lf[i]!.type)
+        return attr !== undefined && attr === timeAttrOf(rf[i]!.type) ? { ...f, type: { ...f.type, timeAttr: attr } as DataType } : f
+      })
+      const plan: LogicalPlan = { kind: 'Union', inputs: [conform(left.plan), conform(right.plan)], fields: timed, span: q.span }
+      return { plan, scope: Scope.of(timed) }
     }
+    // UNION: the distinct rows of both, a DISTINCT aggregate over their union.
+    const union: LogicalPlan = { kind: 'Union', inputs: [conform(left.plan), conform(right.plan)], fields, span: q.span }
+    const ttl = this.config.stateTtlMs
+    const plan: LogicalPlan = { kind: 'Aggregate', input: union, keys: fields.map((_, i) => i), aggs: [], distinct: true, ttlMs: ttl,
+      ttlSource: ttl > 0 ? 'table.exec.state.ttl' : 'none', fields, span: q.span }
     return { plan, scope: Scope.of(fields) }
   }
 

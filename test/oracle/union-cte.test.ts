@@ -1,4 +1,4 @@
-// Oracle tests for UNION ALL (of filtered scans, of retracting aggregates, of window aggregates),
+// Oracle tests for UNION ALL (of filtered scans, of retracting aggregates, of window aggregates, under a window),
 // WITH (CTEs, one referenced twice) and views, against DuckDB over the same generated rows.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { OracleData, kindCounts } from './oracle.js'
@@ -84,6 +84,19 @@ describe.each(DATA_SETS)('UNION ALL and WITH vs DuckDB, seed $seed, options $opt
          FROM (SELECT *, epoch_ms(ts) AS tms FROM t) r,
               LATERAL (SELECT unnest(generate_series(r.tms - r.tms % 10000 - 20000, r.tms - r.tms % 10000, 10000)) AS ws) g
          GROUP BY ws`,
+      options,
+    )
+  })
+
+  it('a TUMBLE window over a UNION ALL: the time attribute both branches have stays one', async () => {
+    // Rows with v > 50 twice: once per branch that takes them.
+    await data.expectSame(
+      `CREATE VIEW u AS SELECT k, d, ts FROM t WHERE v > 50 UNION ALL SELECT k, d, ts FROM t WHERE v <= 50 OR v IS NULL OR d > 500;
+       SELECT k, window_start, window_end, COUNT(*) AS n, SUM(d) AS total
+         FROM TABLE(TUMBLE(TABLE u, DESCRIPTOR(ts), INTERVAL '30' SECOND)) GROUP BY k, window_start, window_end`,
+      `SELECT k, epoch_ms(tms - tms % 30000), epoch_ms(tms - tms % 30000 + 30000), COUNT(*), SUM(d)
+         FROM (SELECT k, d, epoch_ms(ts) AS tms FROM t WHERE v > 50 UNION ALL SELECT k, d, epoch_ms(ts) FROM t WHERE v <= 50 OR v IS NULL OR d > 500)
+         GROUP BY k, tms - tms % 30000`,
       options,
     )
   })
