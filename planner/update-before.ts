@@ -5,9 +5,10 @@
 // when what they feed does. Skipping it halves an updating query's output on the way to such a sink
 // (as Flink's ONLY_UPDATE_AFTER changelog mode).
 //
-// An upsert sink can drop -U rows only if the query's rows are unique by the sink's key; otherwise a
-// -U may retract a row under one key whose +U lands under another. Then an UpsertMaterialize
-// operator goes in front of the sink (materializerKeys), and it needs the -U rows.
+// An upsert sink can drop -U rows only if the query's rows are unique by the sink's key, and no
+// filter above the updates can drop a row's +U while its -U passes; otherwise a -U may retract a
+// row under one key whose +U lands under another, or nowhere. Then an UpsertMaterialize operator goes
+// in front of the sink (materializerKeys), and it needs the -U rows.
 import { getConnector } from '../connectors/registry.js'
 import { changelogOf } from './changelog.js'
 import { inputsOf, type LogicalPlan, type Sink } from './logical/nodes.js'
@@ -56,9 +57,25 @@ export function materializerKeys(sink: Sink): readonly number[] | undefined {
   const primaryKey = table.primaryKey.map(k => written.findIndex(c => c.name === k))
   if (primaryKey.length === 0 || primaryKey.some(i => i < 0)) return undefined
   const unique = uniqueKeyOf(sink.input)
-  // Rows unique by some of the key's columns are unique by the key: each key has one live row.
-  if (unique !== undefined && unique.every(c => primaryKey.includes(c))) return undefined
+  // Rows unique by some of the key's columns are unique by the key: each key has one live row —
+  // unless a filter over the updates can drop a row's new value and keep its -U (HAVING MAX(x) < 10):
+  // the key's row is then gone, which only the materializer can turn into a delete.
+  if (unique !== undefined && unique.every(c => primaryKey.includes(c)) && !filtersUpdates(sink.input)) return undefined
   return primaryKey
+}
+
+/** A filter between the operators that make updates and the sink (through projections and unions). */
+function filtersUpdates(plan: LogicalPlan): boolean {
+  switch (plan.kind) {
+    case 'Project':
+      return filtersUpdates(plan.input)
+    case 'Filter':
+      return changelogOf(plan.input).mode === 'updating' || filtersUpdates(plan.input)
+    case 'Union':
+      return plan.inputs.some(filtersUpdates)
+    default:
+      return false
+  }
 }
 
 function sinkReadsUpdateBefore(sink: Sink): boolean {

@@ -384,6 +384,36 @@ describe("'upsert-kafka' sink", () => {
     expect(got).toEqual(want.sort())
   }, 300_000)
 
+  it('a HAVING over the updates: a group that stops passing it is deleted from the topic', async () => {
+    await createTopic('having', 3)
+    // COUNT(*) <= the median group size: every group passes it at first; half of them stop passing it,
+    // and only the -U of their last passing count (through the materializer) can delete them.
+    const sizes = (await data.duck(`SELECT COUNT(*) FROM t WHERE k IS NOT NULL AND v IS NOT NULL GROUP BY k, v ORDER BY 1`)).map(Number)
+    const n = sizes[Math.floor(sizes.length / 2)]!
+    const sql = `
+      SET 'pipeline.name' = 'upsert-having';
+      ${CHECKPOINTS(50)} SET 'execution.batch-size' = '16';
+      ${data.ddl}
+      CREATE TABLE small (k STRING, v INT, c BIGINT, PRIMARY KEY (k, v) NOT ENFORCED)
+        WITH ('connector' = 'upsert-kafka', ${kafkaOptions('having')}, 'key.format' = 'json', 'value.format' = 'json');
+      INSERT INTO small SELECT k, v, COUNT(*) FROM t WHERE k IS NOT NULL AND v IS NOT NULL GROUP BY k, v HAVING COUNT(*) <= ${n};`
+    const run = await runWeir(jobDir(sql))
+    expect(run.code, run.stderr).toBe(0)
+    const live = new Map<string, string>()
+    for (const m of await readTopic('having', 3)) {
+      if (m.value === null) live.delete(m.key!)
+      else live.set(m.key!, m.value)
+    }
+    const schema: Field[] = [{ name: 'k', type: T.string() }, { name: 'v', type: T.int() }, { name: 'c', type: T.bigint() }]
+    const got = [...live.values()].map(value => {
+      const o = JSON.parse(value) as { k: string; v: number; c: number }
+      return canonWeirRow(schema, [o.k, o.v, o.c])
+    }).sort()
+    const want = await data.duck(`SELECT k, v, COUNT(*) FROM t WHERE k IS NOT NULL AND v IS NOT NULL GROUP BY k, v HAVING COUNT(*) <= ${n}`)
+    expect(want.length).toBeLessThan(sizes.length)
+    expect(got).toEqual(want.sort())
+  }, 300_000)
+
   it('writes a delete as a tombstone and drops update-before', async () => {
     await createTopic('tombstones', 1)
     const schema: Field[] = [{ name: 'k', type: T.string() }, { name: 'n', type: T.int() }]
