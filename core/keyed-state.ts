@@ -70,6 +70,13 @@ export interface ListState<T> extends NamespacedState {
   get(): readonly T[]
   add(value: T): void
   update(values: readonly T[]): void
+  /**
+   * Removes the list of the current key and namespace, blind: unlike every other call it needs no
+   * prefetch of the (key, namespace), and a disk backend deletes the stored elements without
+   * reading them. So an operator that drops a list whole (a time bucket that expired) asks its
+   * timers to prefetch nothing for it (`Operator.timerStateRequests`).
+   */
+  clear(): void
 }
 
 /** A map per (key, namespace); each entry is stored on its own, so one get/put touches one entry. */

@@ -73,8 +73,10 @@ function ownSignature(node: PhysicalNode): Record<string, unknown> {
         calls: spec.calls.map(c => (c.fn === 'ROW_NUMBER' ? 'ROW_NUMBER()' : `${describeAgg(c.agg)} ${c.frame.unit} ${c.frame.preceding ?? 'UNBOUNDED'}`)) }
     case 'IntervalJoin':
       // The bounds decide when each side's rows are removed; the time domain, which timers hold them.
+      // layout: a list per (key, time bucket, side) since 'time-bucket-lists'; 'time-buckets' kept a
+      // bucket's rows as one value, which this operator no longer reads: such a checkpoint is refused.
       return { kind: spec.kind, joinType: spec.joinType, keys: spec.left.keys.length, time: spec.timeDomain, lower: spec.lower, upper: spec.upper,
-        layout: 'time-buckets' }
+        layout: 'time-bucket-lists' }
     case 'WindowJoin':
       return { kind: spec.kind, joinType: spec.joinType, keys: spec.left.keys.length, window: { ...spec.window }, layout: 'side-cells' }
     case 'UpsertMaterialize':

@@ -1,13 +1,15 @@
 // The interval join: an equi-join whose rows pair only where lower <= left time - right time <= upper.
 // Each side keeps its rows per join key in time buckets (as wide as the interval, at least 1 ms): one
-// ValueState cell per (key, bucket, side), a flat array of its rows. A row touches its own bucket and
-// the one or two buckets of the other side its interval spans, each a point read that a disk backend
-// answers from its written-keys filter when the cell was never written (the common case: most join
-// keys see few rows), where a map per key cost a prefix scan per side and row. A row is dropped once
+// list per (key, bucket, side), an element per row. A row touches its own bucket and the one or two
+// buckets of the other side its interval spans; a disk backend answers a list it never wrote from its
+// written-keys filter with no read (the common case: most join keys see few rows), where a map per
+// key cost a prefix scan per side and row, and a row added writes only itself (a bucket kept as one
+// value was rewritten whole at each write-back: the hottest keys' buckets hold hundreds of rows). A row is dropped once
 // the other side can no longer send a match: no row of the other side behind the watermark is
 // accepted (late rows are dropped and counted), so a left row at tl waits until the watermark passes
 // tl - lower, a right row at tr until it passes tr + upper. An inner side's bucket goes whole, by one
-// event-time timer per (key, bucket, side) at the expiry of its last possible row; an outer side
+// timer per (key, bucket, side) at the expiry of its last possible row, a blind clear that reads
+// nothing back (ListState.clear needs no prefetch: on disk it is a delete); an outer side
 // keeps a timer per distinct expiry, so each unmatched row is emitted NULL-padded on time (never
 // behind the output watermark). Matching checks the exact bounds, so rows a bucket keeps a little
 // past their expiry never pair. The output is insert-only.
@@ -17,31 +19,29 @@
 // held back by -lower: no output row is ever behind the watermark that follows it.
 import { BatchBuilder, RowKind, type Batch, type Row } from '../../core/batch.js'
 import type { IntervalJoinSpec } from '../../core/job-graph.js'
-import { valueState, type KeyRef, type Namespace, type ValueState } from '../../core/keyed-state.js'
+import { listState, type KeyRef, type ListState, type Namespace, type PrefetchRequest } from '../../core/keyed-state.js'
 import type { Operator, OperatorContext, OperatorDescriptor, TimerDomain } from '../../core/operator.js'
 import { hasNull, JoinRows } from './join-rows.js'
 import { WeirError } from '../../common/errors.js'
 
 /**
- * The rows of one (key, bucket, side), flat: [time, row] per row on an inner side, [time, row,
- * matched (0 | 1)] on an outer side. Appended to in place (a disk backend keeps the array by
- * reference until its next flush, the heap backend serializes a checkpoint before the state changes).
+ * One stored row of a bucket: on an inner side in event time the row itself (its time is in its time
+ * column); in processing time [time, row]; on an outer side [time, row, matched (0 | 1)], whose mark
+ * is set in place and written by rewriting the bucket (once per row at most).
  */
-type Bucket = unknown[]
+type Stored = Row | [number, Row] | [number, Row, 0 | 1]
 
 export class IntervalJoinOperator implements Operator {
   private readonly rows: JoinRows
   private readonly eventTime: boolean
   private readonly timeCols: readonly [number, number]
   private readonly outer: readonly [boolean, boolean]
-  /** Entries per stored row on each side. */
-  private readonly stride: readonly [number, number]
   private readonly lower: number
   private readonly upper: number
   private readonly delay: number
   /** Bucket width in ms: the interval's width, so a row's matches lie in at most two buckets. */
   private readonly width: number
-  private buckets!: ValueState<Bucket>
+  private buckets!: ListState<Stored>
   private readonly out = new BatchBuilder()
   private ctx!: OperatorContext
 
@@ -51,7 +51,6 @@ export class IntervalJoinOperator implements Operator {
     this.eventTime = spec.timeDomain === 'event'
     this.timeCols = [spec.leftTime, spec.rightTime]
     this.outer = [spec.left.outer, spec.right.outer]
-    this.stride = [spec.left.outer ? 3 : 2, spec.right.outer ? 3 : 2]
     this.lower = spec.lower
     this.upper = spec.upper
     this.delay = Math.max(0, -spec.lower)
@@ -60,7 +59,17 @@ export class IntervalJoinOperator implements Operator {
 
   open(ctx: OperatorContext): void {
     this.ctx = ctx
-    this.buckets = ctx.state.getValueState(valueState<Bucket>('buckets'))
+    this.buckets = ctx.state.getListState(listState<Stored>('rows'))
+  }
+
+  /** An outer side's expiring rows are read back to pad the unmatched ones; an inner side's bucket is cleared blind. */
+  timerStateRequests(key: KeyRef, namespace: Namespace): readonly PrefetchRequest[] {
+    return this.outer[(namespace as number) & 1] ? [{ key, namespace }] : []
+  }
+
+  /** Whether side `input` stores its rows bare (inner, event time: the row's time column is its time). */
+  private bare(input: number): boolean {
+    return this.eventTime && !this.outer[input]
   }
 
   /** The namespace of side `input`'s bucket `b`. */
@@ -130,6 +139,7 @@ export class IntervalJoinOperator implements Operator {
     const eventTime = this.eventTime
     const buckets = this.buckets
     const w = this.width
+    const bare = this.bare(input)
     // Rows of the other side from here on are at or after `clock`.
     const clock = eventTime ? timers.currentWatermark() : timers.currentProcessingTime()
     let late = 0
@@ -155,12 +165,8 @@ export class IntervalJoinOperator implements Operator {
       }
       const b = Math.floor(t / w)
       buckets.setNamespace(IntervalJoinOperator.ns(b, input))
-      let bucket = buckets.value()
-      const created = bucket === undefined
-      bucket ??= []
-      if (outer) bucket.push(t, row, matched ? 1 : 0)
-      else bucket.push(t, row)
-      buckets.update(bucket)
+      const created = buckets.get().length === 0
+      buckets.add(outer ? [t, row, matched ? 1 : 0] : bare ? row : [t, row])
       // An outer side's rows each expire on time (padded ones must not trail the watermark); an
       // inner side's bucket goes whole when its last possible row expires.
       if (!outer && !created) continue
@@ -179,7 +185,8 @@ export class IntervalJoinOperator implements Operator {
     const from = this.from(t, input)
     const to = this.to(t, input)
     const markOther = this.outer[otherSide]!
-    const stride = this.stride[otherSide]!
+    const bare = this.bare(otherSide)
+    const timeCol = this.timeCols[otherSide]!
     const rows = this.rows
     const out = this.out
     const buckets = this.buckets
@@ -188,22 +195,24 @@ export class IntervalJoinOperator implements Operator {
     const last = Math.floor(to / w)
     for (let b = Math.floor(from / w); b <= last; b++) {
       buckets.setNamespace(IntervalJoinOperator.ns(b, otherSide))
-      const bucket = buckets.value()
-      if (bucket === undefined) continue
+      const bucket = buckets.get()
+      if (bucket.length === 0) continue
       let changed = false
-      for (let e = 0; e < bucket.length; e += stride) {
-        const ts = bucket[e] as number
+      for (let e = 0; e < bucket.length; e++) {
+        const el = bucket[e]!
+        const ts = (bare ? el[timeCol] : el[0]) as number
         if (ts < from || ts > to) continue
-        const stored = bucket[e + 1] as Row
+        const stored = bare ? el : el[1] as Row
         const joined = input === 0 ? rows.joined(row, stored) : rows.joined(stored, row)
         if (joined === null) continue
         matched = true
         out.push(joined, RowKind.INSERT)
-        if (markOther && bucket[e + 2] === 0) {
-          bucket[e + 2] = 1
+        if (markOther && el[2] === 0) {
+          el[2] = 1
           changed = true
         }
       }
+      // The marks were set in place: an outer side's bucket is written again whole (a row is marked once at most).
       if (changed) buckets.update(bucket)
     }
     return matched
@@ -217,17 +226,17 @@ export class IntervalJoinOperator implements Operator {
     const buckets = this.buckets
     buckets.setNamespace(ns)
     if (!this.outer[input]) {
+      // Blind: nothing of the bucket was prefetched (timerStateRequests).
       buckets.clear()
       return
     }
-    const bucket = buckets.value()
-    if (bucket === undefined) return
+    const bucket = buckets.get()
+    if (bucket.length === 0) return
     // Rows expiring now are padded if they never matched; later ones stay for their own timers.
-    const kept: Bucket = []
-    for (let e = 0; e < bucket.length; e += 3) {
-      const t = bucket[e] as number
-      if (this.expiry(t, input) > timestamp) kept.push(t, bucket[e + 1], bucket[e + 2])
-      else if (bucket[e + 2] === 0) this.out.push(this.rows.padded(bucket[e + 1] as Row, input), RowKind.INSERT)
+    const kept: Stored[] = []
+    for (const el of bucket) {
+      if (this.expiry(el[0] as number, input) > timestamp) kept.push(el)
+      else if (el[2] === 0) this.out.push(this.rows.padded(el[1] as Row, input), RowKind.INSERT)
     }
     if (kept.length === 0) buckets.clear()
     else if (kept.length !== bucket.length) buckets.update(kept)

@@ -271,6 +271,8 @@ export class ListCell extends CellBase {
   dropped: number[] = []
   /** The database may hold elements of this list (its prefix is in the written-keys filter). */
   stored = false
+  /** Cleared while a prefetch was reading it (blind-clear.ts): what that read returns is stale. */
+  staleRead = false
 
   constructor(slot: Slot, ns: Namespace, readonly key: Buffer) {
     super(slot, ns)

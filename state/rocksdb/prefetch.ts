@@ -281,6 +281,11 @@ export class Prefetcher {
 
   /** A list or map from its entries; `at` is where the element's suffix (seq or user key) starts. */
   private fillCell(cell: ListCell | MapCell, entries: readonly { key: Buffer; value: Buffer }[], at: number): void {
+    if (cell.kind === 'list' && cell.staleRead) {
+      // Cleared meanwhile: the clear's delete is queued, and the cell already says what the list holds.
+      cell.staleRead = false
+      return
+    }
     cell.loading = false
     if (entries.length === 0) return
     const table = cell.slot.table

@@ -3,7 +3,9 @@
 // dirty for the next flush.
 import type { ListState, Namespace, ValueState } from '../../core/keyed-state.js'
 import { TtlMapState } from '../map-state.js'
+import { clearList } from './blind-clear.js'
 import { ABSENT, type CacheHost, type Cell, type ListCell, type MapCell, MapEntry, notResident, type Table, type ValueCell } from './cache.js'
+import type { RocksStore } from './store.js'
 
 /** The current key's cell of `table` in namespace `ns`, which a prefetch must have made resident. */
 function residentCell(host: CacheHost, table: Table, ns: Namespace): Cell {
@@ -89,6 +91,10 @@ export class RocksValueState<T> extends RocksState<ValueCell> implements ValueSt
 
 /** ListState on a resident list cell: one stored entry per element. */
 export class RocksListState<T> extends RocksState<ListCell> implements ListState<T> {
+  constructor(private readonly store: RocksStore, table: Table) {
+    super(store, table)
+  }
+
   /** The resident array itself (do not modify it); expired elements are dropped first. */
   get(): readonly T[] {
     const c = this.cell()
@@ -157,19 +163,9 @@ export class RocksListState<T> extends RocksState<ListCell> implements ListState
     this.host.markDirty(c)
   }
 
+  /** Blind: the list need not be resident (see blind-clear.ts). */
   clear(): void {
-    const c = this.cell()
-    if (c.items.length === 0 && c.flushed === 0 && c.dropped.length === 0 && !c.replaced) return
-    if (c.items.length > 0) this.host.liveEntries--
-    c.items = []
-    c.times = []
-    c.seqs = []
-    c.nextSeq = 0
-    c.flushed = 0
-    c.replaced = true
-    c.rewrite = false
-    c.dropped = []
-    this.host.markDirty(c)
+    clearList(this.store, this.table, this.ns)
   }
 }
 

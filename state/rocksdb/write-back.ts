@@ -170,7 +170,11 @@ export class WriteBack {
       case 'list': {
         let size = cell.size
         let from = cell.flushed
-        if (cell.replaced) {
+        if (cell.replaced && !cell.stored) {
+          // Nothing of it on disk: no range to delete.
+          size = CELL_OVERHEAD + cell.key.length
+          from = 0
+        } else if (cell.replaced) {
           w.deleteRange(cell.key, prefixEnd(cell.key))
           bytes += cell.key.length * 2
           size = CELL_OVERHEAD + cell.key.length
@@ -199,6 +203,8 @@ export class WriteBack {
         cell.rewrite = false
         cell.dropped = []
         cell.flushed = cell.items.length
+        // Every stored element was known and deleted, or the range went: the disk holds none of it now.
+        if (cell.items.length === 0) cell.stored = false
         this.store.setCellSize(cell, Math.max(size, CELL_OVERHEAD + cell.key.length))
         return bytes
       }

@@ -1,0 +1,79 @@
+// ListState.clear() without a read: a list that no prefetch made resident is deleted by a range delete
+// of its (key, namespace) prefix, or not at all when the written-keys filter says it was never
+// written; a resident one whose few stored elements are known loses them by point deletes. An
+// operator that drops a list whole (an expired time bucket) then needs no prefetch for it.
+import { hashOf, type ListCell, notResident, type Table } from './cache.js'
+import type { Namespace } from '../../core/keyed-state.js'
+import type { RocksStore } from './store.js'
+
+/**
+ * A resident list with at most this many stored elements loses them by point deletes, which no later
+ * read pays for; past it, one range delete is cheaper than the deletes (a range tombstone costs the
+ * iterators that later scan near it).
+ */
+export const POINT_DELETES = 16
+
+/**
+ * Empties the current key's list `table` in namespace `ns`, whether it is resident, still being read
+ * by a prefetch, or not resident at all. The cell stays resident (dirty) until the next flush writes
+ * the deletes, so a prefetch of the same list meanwhile finds it empty rather than reading the disk.
+ */
+export function clearList(store: RocksStore, table: Table, ns: Namespace): void {
+  const key = store.currentKey
+  if (key === undefined) notResident(table, key, ns)
+  let slot = key === table.cachedKey ? table.cachedSlot : table.slots.get(key.encoded)
+  if (slot === undefined) {
+    slot = store.newSlot(table, key, hashOf(key.encoded))
+    table.cachedKey = key
+    table.cachedSlot = slot
+  }
+  let c = slot.get(ns) as ListCell | undefined
+  // Every namespace resident and none here: nothing is stored.
+  if (c === undefined && slot.allNs) return
+  // What the disk holds of it is unknown: the elements of a list never read, or being read.
+  let unread = false
+  if (c === undefined || c.loading) {
+    unread = true
+    if (c === undefined) c = store.newCell(slot, ns) as ListCell
+    else {
+      // The read in flight reads what this clear deletes: its elements are dropped when it lands.
+      c.loading = false
+      c.staleRead = true
+    }
+    const bloom = store.bloom
+    c.stored = bloom === null || table.unfiltered || bloom.mayContain(c.key)
+    if (c.stored) store.liveEntries--
+  } else if (c.items.length > 0) {
+    store.liveEntries--
+  }
+  if (!c.stored) {
+    // Nothing on disk (and so nothing flushed or dropped): whatever was added goes with no write.
+    c.items = []
+    c.times = []
+    c.seqs = []
+    c.flushed = 0
+    c.replaced = false
+    c.rewrite = false
+    return
+  }
+  if (!unread && !c.replaced && c.flushed + c.dropped.length <= POINT_DELETES) {
+    // Every stored element is known: delete each (its sequence number stays used, so no later add reuses it before the delete).
+    for (let i = 0; i < c.flushed; i++) c.dropped.push(c.seqs[i]!)
+    c.items = []
+    c.times = []
+    c.seqs = []
+    c.flushed = 0
+    c.rewrite = false
+    store.markDirty(c)
+    return
+  }
+  c.items = []
+  c.times = []
+  c.seqs = []
+  c.nextSeq = 0
+  c.flushed = 0
+  c.replaced = true
+  c.rewrite = false
+  c.dropped = []
+  store.markDirty(c)
+}
