@@ -201,6 +201,8 @@ export class KeyGroupTransfer {
   private async bulkPut(entries: AsyncIterable<{ readonly key: Buffer; readonly value: Buffer }>, keep: (key: Buffer) => boolean): Promise<number> {
     const w = new NativeWriteBatch(this.store.db)
     let written = 0
+    // Lists written elsewhere may have gaps in their sequence numbers (TTL): they are scanned from now on.
+    this.store.imported = true
     try {
       for (const [k, v] of this.store.tables.pendingMeta) w.put(k, v)
       this.store.tables.pendingMeta = []

@@ -51,6 +51,17 @@ export class RocksStore implements CacheHost {
    * entry the filter has never seen is absent without a read. Null for a kept or restored database.
    */
   bloom: KeyBloom | null
+  /**
+   * Every stored list element was written by this backend, in this run (not kept, restored or copied
+   * in): a list without TTL then holds sequence numbers 0..n-1 with no gap (add counts up from 0, and
+   * clear and update delete the whole list), so its first elements can be read by point gets
+   * (prefetch.ts, SHORT_LIST). Cleared for good by anything that brings entries in.
+   */
+  get denseLists(): boolean {
+    return this.bloom !== null && !this.imported
+  }
+  /** Entries came in from key-group files or another database (key-group-transfer.ts). */
+  imported = false
   failure: WeirError | null = null
   closed = false
 
