@@ -37,8 +37,8 @@ export function timeJoinStateLines(node: PhysicalNode, s: IntervalJoinSpec | Win
   const left = node.schema.slice(0, s.left.width), right = node.schema.slice(s.left.width)
   const line = (name: string, side: JoinSideSpec, fields: typeof left, freed: string) => {
     const shape = s.kind === 'IntervalJoin'
-      ? `MapState<time, rows${side.outer ? ', matched' : ''}> per join key`
-      : 'ListState<row> per join key and window'
+      ? `ListState<${side.outer ? 'row, time, matched' : 'row'}> per (join key, time bucket)`
+      : 'ValueState<rows> per join key and window'
     return `state ${name}: ${shape}; key=[${side.keys.map(c => fields[c]!.name).join(', ')}]; ttl=[none: freed by time]; bounded=[yes: ${freed}]`
   }
   if (s.kind === 'WindowJoin') {

@@ -31,10 +31,10 @@ describe('interval joins', () => {
     const text = await explain(`SELECT a.channel, b.price FROM a LEFT JOIN b ON a.channel = b.channel
       AND a.dateTime BETWEEN b.dateTime - INTERVAL '5' SECOND AND b.dateTime + INTERVAL '2' SECOND`)
     expect(text).toContain('IntervalJoin(joinType=[LeftOuterJoin], equi=[channel = channel], interval=[dateTime - dateTime BETWEEN -5 s AND 2 s], time=[event]')
-    expect(text).toContain('state left: MapState<time, rows, matched> per join key; key=[channel]; ttl=[none: freed by time]; '
+    expect(text).toContain('state left: ListState<row, time, matched> per (join key, time bucket); key=[channel]; ttl=[none: freed by time]; '
       + 'bounded=[yes: a row goes when the watermark passes its dateTime + 5 s]')
     expect(text).toContain(
-      'state right: MapState<time, rows> per join key; key=[channel]; ttl=[none: freed by time]; bounded=[yes: a row goes when the watermark passes its dateTime + 2 s]',
+      'state right: ListState<row> per (join key, time bucket); key=[channel]; ttl=[none: freed by time]; bounded=[yes: a row goes when the watermark passes its dateTime + 2 s]',
     )
     expect(text).not.toMatch(/changelog=\[updating\]|WARNING|grows without bound/i)
   })
@@ -85,7 +85,7 @@ describe('window joins', () => {
       'WindowJoin(joinType=[FullOuterJoin], equi=[channel = channel, window_start = window_start, window_end = window_end], window=[TUMBLE(size=10 s)]',
     )
     expect(text).toContain(
-      "state left: ListState<row> per join key and window; key=[channel, window_start, window_end]; ttl=[none: freed by time]; bounded=[yes: a window's rows go when the watermark passes its end]",
+      "state left: ValueState<rows> per join key and window; key=[channel, window_start, window_end]; ttl=[none: freed by time]; bounded=[yes: a window's rows go when the watermark passes its end]",
     )
     expect(text).toContain('Exchange(distribution=[hash[channel, window_start, window_end]])')
     expect(text).not.toMatch(/changelog=\[updating\]|grows without bound/)
