@@ -268,17 +268,24 @@ describe("'upsert-kafka' sink", () => {
       WITH ('connector' = 'upsert-kafka', ${kafkaOptions(topic, extra)}, 'key.format' = 'json', 'value.format' = 'json');
     INSERT INTO totals SELECT k, v, COUNT(*), COUNT(s) FROM t WHERE k IS NOT NULL AND v IS NOT NULL GROUP BY k, v;`
 
-  /** Folds an upsert topic: the last value per key, a tombstone removing it. */
-  function fold(got: readonly Received[]): string[] {
+  /** Folds an upsert topic: the last value per key, a tombstone removing it; each live row (key and value fields) in `schema`'s columns. */
+  function foldTopic(got: readonly Received[], schema: readonly Field[]): string[] {
     const live = new Map<string, string>()
     for (const m of got) {
       if (m.value === null) live.delete(m.key!)
       else live.set(m.key!, m.value)
     }
     return [...live.entries()].map(([key, value]) => {
-      const o = { ...JSON.parse(value), ...JSON.parse(key) } as { k: string; v: number; c: number; s: number | null }
-      return canonWeirRow(UPSERT_SCHEMA, [o.k, o.v, o.c, o.s])
+      const o = { ...JSON.parse(value), ...JSON.parse(key) } as Record<string, unknown>
+      return canonWeirRow(schema, schema.map(f => o[f.name]))
     }).sort()
+  }
+  const fold = (got: readonly Received[]): string[] => foldTopic(got, UPSERT_SCHEMA)
+
+  /** The sizes of t's (k, v) groups, ascending, and the median one. */
+  async function groupSizes(): Promise<{ sizes: number[]; median: number }> {
+    const sizes = (await data.duck(`SELECT COUNT(*) FROM t WHERE k IS NOT NULL AND v IS NOT NULL GROUP BY k, v ORDER BY 1`)).map(Number)
+    return { sizes, median: sizes[Math.floor(sizes.length / 2)]! }
   }
   const UPSERT_SCHEMA: Field[] = [{ name: 'k', type: T.string() }, { name: 'v', type: T.int() }, { name: 'c', type: T.bigint() }, {
     name: 's',
@@ -356,8 +363,7 @@ describe("'upsert-kafka' sink", () => {
     await createTopic('moved', 3)
     // Each (k, v) group's tag says whether it has reached the median group size yet: a group that
     // crosses it moves from the key '<k>/<v> few' to '<k>/<v> many', which only its -U can delete.
-    const sizes = (await data.duck(`SELECT COUNT(*) FROM t WHERE k IS NOT NULL AND v IS NOT NULL GROUP BY k, v ORDER BY 1`)).map(Number)
-    const n = sizes[Math.floor(sizes.length / 2)]!
+    const { sizes, median: n } = await groupSizes()
     expect(sizes.filter(s => s >= n).length).toBeGreaterThan(20)
     const sql = `
       SET 'pipeline.name' = 'upsert-moved';
@@ -369,16 +375,7 @@ describe("'upsert-kafka' sink", () => {
         FROM t WHERE k IS NOT NULL AND v IS NOT NULL GROUP BY k, v;`
     const run = await runWeir(jobDir(sql))
     expect(run.code, run.stderr).toBe(0)
-    const live = new Map<string, string>()
-    for (const m of await readTopic('moved', 3)) {
-      if (m.value === null) live.delete(m.key!)
-      else live.set(m.key!, m.value)
-    }
-    const schema: Field[] = [{ name: 'tag', type: T.string() }, { name: 'c', type: T.bigint() }]
-    const got = [...live.values()].map(value => {
-      const o = JSON.parse(value) as { tag: string; c: number }
-      return canonWeirRow(schema, [o.tag, o.c])
-    }).sort()
+    const got = foldTopic(await readTopic('moved', 3), [{ name: 'tag', type: T.string() }, { name: 'c', type: T.bigint() }])
     const want = await data.duck(`SELECT k || '/' || CAST(v AS VARCHAR) || CASE WHEN COUNT(*) >= ${n} THEN ' many' ELSE ' few' END, COUNT(*)
       FROM t WHERE k IS NOT NULL AND v IS NOT NULL GROUP BY k, v`)
     expect(got).toEqual(want.sort())
@@ -388,8 +385,7 @@ describe("'upsert-kafka' sink", () => {
     await createTopic('having', 3)
     // COUNT(*) <= the median group size: every group passes it at first; half of them stop passing it,
     // and only the -U of their last passing count (through the materializer) can delete them.
-    const sizes = (await data.duck(`SELECT COUNT(*) FROM t WHERE k IS NOT NULL AND v IS NOT NULL GROUP BY k, v ORDER BY 1`)).map(Number)
-    const n = sizes[Math.floor(sizes.length / 2)]!
+    const { sizes, median: n } = await groupSizes()
     const sql = `
       SET 'pipeline.name' = 'upsert-having';
       ${CHECKPOINTS(50)} SET 'execution.batch-size' = '16';
@@ -399,16 +395,7 @@ describe("'upsert-kafka' sink", () => {
       INSERT INTO small SELECT k, v, COUNT(*) FROM t WHERE k IS NOT NULL AND v IS NOT NULL GROUP BY k, v HAVING COUNT(*) <= ${n};`
     const run = await runWeir(jobDir(sql))
     expect(run.code, run.stderr).toBe(0)
-    const live = new Map<string, string>()
-    for (const m of await readTopic('having', 3)) {
-      if (m.value === null) live.delete(m.key!)
-      else live.set(m.key!, m.value)
-    }
-    const schema: Field[] = [{ name: 'k', type: T.string() }, { name: 'v', type: T.int() }, { name: 'c', type: T.bigint() }]
-    const got = [...live.values()].map(value => {
-      const o = JSON.parse(value) as { k: string; v: number; c: number }
-      return canonWeirRow(schema, [o.k, o.v, o.c])
-    }).sort()
+    const got = foldTopic(await readTopic('having', 3), [{ name: 'k', type: T.string() }, { name: 'v', type: T.int() }, { name: 'c', type: T.bigint() }])
     const want = await data.duck(`SELECT k, v, COUNT(*) FROM t WHERE k IS NOT NULL AND v IS NOT NULL GROUP BY k, v HAVING COUNT(*) <= ${n}`)
     expect(want.length).toBeLessThan(sizes.length)
     expect(got).toEqual(want.sort())

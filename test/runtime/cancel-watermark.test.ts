@@ -92,6 +92,23 @@ async function run(sql: string, options: Record<string, string>, extra: {
   return metrics as JobMetrics
 }
 
+/** Runs `sql` (into a print sink), cancelled once `n` rows are printed, with the end of `held` held back 100 ms after the cancel. */
+async function printedUntilCancelled(sql: string, options: Record<string, string>, n: number,
+  held: string): Promise<{ metrics: JobMetrics; printed: string[] }>
+{
+  const cancel = new AbortController()
+  const printed: string[] = []
+  const metrics = await run(sql, options, {
+    signal: cancel.signal,
+    println: l => {
+      printed.push(l)
+      if (printed.length === n) cancel.abort()
+    },
+    faults: holdEnd(held, 100, () => new Promise<void>(() => undefined)),
+  })
+  return { metrics, printed }
+}
+
 describe('a cancelled input does not end the watermark', () => {
   it('temporal join, exactly-once file sink: no checkpoint after the cancel, and the restored run gives every row once, right', { timeout: 60_000 },
     async () => {
@@ -136,16 +153,7 @@ describe('a cancelled input does not end the watermark', () => {
       const o = JSON.parse(l) as { id: number; k: string; ts: string; r: number; rts: string }
       return `+I[${o.id}, ${o.k}, ${o.ts}, ${o.r}, ${o.rts}]`
     }))
-    const cancel = new AbortController()
-    const printed: string[] = []
-    const metrics = await run(sql, { 'execution.batch-size': '20' }, {
-      signal: cancel.signal,
-      println: l => {
-        printed.push(l)
-        if (printed.length === 20) cancel.abort()
-      },
-      faults: holdEnd('orders', 100, () => new Promise<void>(() => undefined)),
-    })
+    const { metrics, printed } = await printedUntilCancelled(sql, { 'execution.batch-size': '20' }, 20, 'orders')
     expect(metrics.cancelled).toBe(true)
     expect(printed.length).toBeGreaterThanOrEqual(20)
     expect(printed.length).toBeLessThan(STEPS)
@@ -175,16 +183,7 @@ describe('a cancelled input does not end the watermark', () => {
     expect(straight.length).toBe(30_000)
     expect(straight.filter(l => l.endsWith('NULL]'))).toEqual([])
 
-    const cancel = new AbortController()
-    const printed: string[] = []
-    const metrics = await run(sql, { 'execution.batch-size': '50' }, {
-      signal: cancel.signal,
-      println: l => {
-        printed.push(l)
-        if (printed.length === 100) cancel.abort()
-      },
-      faults: holdEnd('a', 100, () => new Promise<void>(() => undefined)),
-    })
+    const { metrics, printed } = await printedUntilCancelled(sql, { 'execution.batch-size': '50' }, 100, 'a')
     expect(metrics.cancelled).toBe(true)
     expect(printed.length).toBeGreaterThanOrEqual(100)
     expect(printed.length).toBeLessThan(straight.length)
