@@ -21,6 +21,11 @@ export interface TableColumn {
   readonly span: Span
 }
 
+/** A table's options as its connector takes them: every one but 'connector' itself. */
+export function connectorOptions(tableOptions: Readonly<Record<string, string>>): Record<string, string> {
+  return Object.fromEntries(Object.entries(tableOptions).filter(([k]) => k !== 'connector'))
+}
+
 export interface CatalogTable {
   readonly kind: 'table'
   readonly name: string

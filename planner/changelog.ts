@@ -5,6 +5,7 @@ import type { ChangelogMode } from '../core/job-graph.js'
 import { getConnector } from '../connectors/registry.js'
 import type { LogicalPlan } from './logical/nodes.js'
 import { describeSubqueryNode, subqueryChangelog } from './subquery/traits.js'
+import { connectorOptions } from './catalog.js'
 
 const cache = new WeakMap<LogicalPlan, { mode: ChangelogMode; origin?: LogicalPlan }>()
 
@@ -85,7 +86,7 @@ function infer(plan: LogicalPlan): { mode: ChangelogMode; origin?: LogicalPlan }
 function sourceChangelog(tableOptions: Readonly<Record<string, string>>): ChangelogMode {
   const source = getConnector(tableOptions['connector']!).source
   if (source?.changelogMode === undefined) return 'insert-only'
-  return source.changelogMode(Object.fromEntries(Object.entries(tableOptions).filter(([k]) => k !== 'connector')))
+  return source.changelogMode(connectorOptions(tableOptions))
 }
 
 /** Human description of a node for messages: "the GROUP BY at line 3". */
@@ -122,7 +123,7 @@ export function checkChangelog(plan: LogicalPlan): void {
   const input = changelogOf(plan.input)
   if (input.mode !== 'updating' || !plan.table) return
   const factory = getConnector(plan.table.options['connector']!)
-  const options = Object.fromEntries(Object.entries(plan.table.options).filter(([k]) => k !== 'connector'))
+  const options = connectorOptions(plan.table.options)
   if (!factory.sink!.acceptsUpdates(options)) {
     const origin = input.origin!
     // A changelog read from a table cannot be made insert-only by the query (a window refuses it too).

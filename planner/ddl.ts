@@ -8,6 +8,7 @@ import { formatType, isTimestamp, withNullable } from '../common/types.js'
 import { subjectOf } from '../connectors/options.js'
 import { getConnector } from '../connectors/registry.js'
 import type { CatalogTable, CatalogView, TableColumn } from './catalog.js'
+import { connectorOptions } from './catalog.js'
 import { typeFromAst } from './bind/types.js'
 import { QueryBinder } from './bind/query-binder.js'
 import { connectorColumns, tableFields } from './bind/table-fields.js'
@@ -101,7 +102,7 @@ function checkConnector(table: CatalogTable): void {
     throw WeirError.plan(`table '${table.name}' has no 'connector' option`, { span: table.span,
       help: `add WITH ('connector' = 'filesystem', 'path' = '…', 'format' = 'json'), or datagen, nexmark, print, blackhole` })
   }
-  const rest = Object.fromEntries(Object.entries(table.options).filter(([k]) => k !== 'connector'))
+  const rest = connectorOptions(table.options)
   let factory
   try {
     factory = getConnector(connector)

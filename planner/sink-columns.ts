@@ -4,6 +4,7 @@ import { WeirError } from '../common/errors.js'
 import { getConnector } from '../connectors/registry.js'
 import { sinkColumns, writtenColumns } from './bind/table-fields.js'
 import type { CatalogTable } from './catalog.js'
+import { connectorOptions } from './catalog.js'
 import { spanOfSubject } from './ddl.js'
 
 /**
@@ -25,7 +26,7 @@ export function checkWritable(table: CatalogTable): void {
     })
   }
   if (sink.checkWrite === undefined) return
-  const options = Object.fromEntries(Object.entries(table.options).filter(([k]) => k !== 'connector'))
+  const options = connectorOptions(table.options)
   const { schema, metadata } = sinkColumns(table)
   try {
     sink.checkWrite(options, schema, table.primaryKey, metadata)

@@ -14,6 +14,7 @@ import { changelogOf } from './changelog.js'
 import { inputsOf, type LogicalPlan, type Sink } from './logical/nodes.js'
 import { writtenColumns } from './bind/table-fields.js'
 import { uniqueKeyOf } from './unique-keys.js'
+import { connectorOptions } from './catalog.js'
 
 /**
  * For the sink plans of one job: whether each node's -U rows are read by any of its consumers
@@ -89,5 +90,5 @@ function sinkReadsUpdateBefore(sink: Sink): boolean {
 function updateBeforeUse(tableOptions: Readonly<Record<string, string>>): 'upsert' | 'ignored' | undefined {
   const factory = getConnector(tableOptions['connector']!).sink
   if (factory?.updateBefore === undefined) return undefined
-  return factory.updateBefore(Object.fromEntries(Object.entries(tableOptions).filter(([k]) => k !== 'connector')))
+  return factory.updateBefore(connectorOptions(tableOptions))
 }

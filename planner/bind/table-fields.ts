@@ -6,6 +6,7 @@ import type { Field } from '../../common/types.js'
 import { getConnector } from '../../connectors/registry.js'
 import type { Rex } from '../../core/rex.js'
 import type { CatalogTable, TableColumn } from '../catalog.js'
+import { connectorOptions } from '../catalog.js'
 import { Scope } from './scope.js'
 import { bindExpr } from './expr-binder.js'
 
@@ -70,7 +71,7 @@ export function checkReadable(table: CatalogTable, span: Span, hint?: Span): voi
     throw WeirError.plan(`table '${table.name}' uses connector '${factory.name}', which cannot be read`, { span,
       help: `read from a table whose connector has a source (filesystem, kafka, datagen, nexmark); '${factory.name}' is written only` })
   }
-  const options = Object.fromEntries(Object.entries(table.options).filter(([k]) => k !== 'connector'))
+  const options = connectorOptions(table.options)
   const { physical, metadata } = connectorColumns(table)
   if (hint !== undefined) {
     try {

@@ -18,6 +18,7 @@ import { subquerySpec } from './subquery-spec.js'
 import { overAggregateSpec } from './over-aggregate.js'
 import { timeJoinSpec } from './time-join-spec.js'
 import { materializerKeys, updateBeforeReaders } from '../update-before.js'
+import { connectorOptions } from '../catalog.js'
 
 /** Lowers one or more sink plans (one per INSERT of a statement set) into a job graph. */
 export function lowerToJobGraph(plans: readonly LogicalPlan[], name: string, config: JobConfig): JobGraph {
@@ -138,7 +139,7 @@ export function lowerToJobGraph(plans: readonly LogicalPlan[], name: string, con
           const t = plan.table
           const written = writtenColumns(t)
           const primaryKey = t.primaryKey.map(k => written.findIndex(c => c.name === k)).filter(i => i >= 0)
-          const options = Object.fromEntries(Object.entries(t.options).filter(([k]) => k !== 'connector'))
+          const options = connectorOptions(t.options)
           const notNull = written.flatMap((c, i) => (!c.type.nullable && plan.fields[i]!.type.nullable ? [i] : []))
           const metadata = written.some(c => c.kind === 'metadata') ? { metadata: written.map(c => c.metadataKey ?? null) } : {}
           id = add('sink', { kind: 'Sink', table: t.name, connector: t.options['connector']!, options, schema: plan.fields, ...metadata, inputChangelog,
@@ -177,7 +178,7 @@ function sourceSpec(scan: Scan, over?: readonly Rex[]): OperatorSpec {
     const wm = bindExpr(table.watermark.expr, { scope: Scope.of(fields), clause: 'WATERMARK' })
     watermark = { expr: substituteInputs(wm, fullRow), column: table.watermark.column, text: sqlText(table.watermark.expr) }
   }
-  const options = Object.fromEntries(Object.entries(table.options).filter(([k]) => k !== 'connector'))
+  const options = connectorOptions(table.options)
   return {
     kind: 'Source',
     table: table.name,
