@@ -48,32 +48,29 @@ export function clearList(store: RocksStore, table: Table, ns: Namespace): void 
   }
   if (!c.stored) {
     // Nothing on disk (and so nothing flushed or dropped): whatever was added goes with no write.
-    c.items = []
-    c.times = []
-    c.seqs = []
-    c.flushed = 0
+    emptyItems(c)
     c.replaced = false
-    c.rewrite = false
     return
   }
   if (!unread && !c.replaced && c.flushed + c.dropped.length <= POINT_DELETES) {
     // Every stored element is known: delete each (its sequence number stays used, so no later add reuses it before the delete).
     for (let i = 0; i < c.flushed; i++) c.dropped.push(c.seqs[i]!)
-    c.items = []
-    c.times = []
-    c.seqs = []
-    c.flushed = 0
-    c.rewrite = false
+    emptyItems(c)
     store.markDirty(c)
     return
   }
+  emptyItems(c)
+  c.nextSeq = 0
+  c.replaced = true
+  c.dropped = []
+  store.markDirty(c)
+}
+
+/** The cell holds no element any more, none of them counted as flushed. */
+function emptyItems(c: ListCell): void {
   c.items = []
   c.times = []
   c.seqs = []
-  c.nextSeq = 0
   c.flushed = 0
-  c.replaced = true
   c.rewrite = false
-  c.dropped = []
-  store.markDirty(c)
 }
