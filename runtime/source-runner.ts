@@ -100,16 +100,14 @@ export class SourceRunner {
   /** Starts reading the next chunk of `src`. */
   request(src: SourceRuntime): void {
     const faults = this.faults
-    const read = src.reader.next().then(
-      // Without a fault hook (a job's normal run), no async step per chunk.
-      faults === undefined ? result => ({ src, result }) : async result => {
-        if (result === null) await faults.at('source-end', { table: src.spec.table, subtask: src.task.index, cancelled: this.signal.aborted })
-        return { src, result }
-      },
-      e => {
-        throw operatorFailure(e, src.task, this.graph)
-      },
-    )
+    const read = src.reader.next().then(async result => {
+      if (result === null && faults !== undefined) {
+        await faults.at('source-end', { table: src.spec.table, subtask: src.task.index, cancelled: this.signal.aborted })
+      }
+      return { src, result }
+    }, e => {
+      throw operatorFailure(e, src.task, this.graph)
+    })
     // Awaited when the loop races the reads; a read that fails before that is not an unhandled rejection.
     read.catch(() => undefined)
     // To the back of the race's order: of the reads that are ready when the loop races them, the
