@@ -62,6 +62,11 @@ export class TransactionalProducer {
   /** Initialises the producer (aborting or completing what an earlier one left open) and connects the admin client. */
   async connect(): Promise<void> {
     await retrying(() => this.admin.connect())
+    // A freshly connected admin client knows no broker by id until it has read metadata, so its first
+    // group-coordinator lookup (marker()) failed with "no brokers in the broker pool" and was retried
+    // after the client's back-off (300 ms by default) at each start; reading the topic's metadata
+    // first fills the pool (one request).
+    await retrying(() => this.admin.fetchTopicMetadata({ topics: [this.config.topic] }))
     await this.initProducer()
   }
 
