@@ -157,18 +157,58 @@ export function fastTimestamp(s: string): number | null {
   if (n < 19 || n > 23 || n === 20) return null
   const sep = s.charCodeAt(10)
   if (s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45 || (sep !== 32 && sep !== 84) || s.charCodeAt(13) !== 58 || s.charCodeAt(16) !== 58) return null
-  const y = digits(s, 0, 4), mo = digits(s, 5, 2), d = digits(s, 8, 2)
-  const h = digits(s, 11, 2), mi = digits(s, 14, 2), se = digits(s, 17, 2)
-  if (y < 0 || mo < 1 || mo > 12 || d < 1 || d > DAYS_IN_MONTH[mo]! || h < 0 || h > 23 || mi < 0 || mi > 59 || se < 0 || se > 59) return null
-  if (mo === 2 && d === 29 && !(y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0))) return null
-  let ms = 0
+  let f = 0
   if (n > 19) {
     if (s.charCodeAt(19) !== 46 /* . */) return null
-    const f = digits(s, 20, n - 20)
+    f = digits(s, 20, n - 20)
     if (f < 0) return null
-    ms = f * POW10[3 - (n - 20)]!
+    f *= POW10[3 - (n - 20)]!
   }
+  return civilMillis(digits(s, 0, 4), digits(s, 5, 2), digits(s, 8, 2), digits(s, 11, 2), digits(s, 14, 2), digits(s, 17, 2), f)
+}
+
+/**
+ * fastTimestamp over the ASCII bytes of `b` from `s` to `e` (a JSON string's content): the same
+ * value or null, without making a string of them.
+ */
+export function fastTimestampBytes(b: Uint8Array, s: number, e: number): number | null {
+  const n = e - s
+  if (n < 19 || n > 23 || n === 20) return null
+  const sep = b[s + 10]
+  if (b[s + 4] !== 45 || b[s + 7] !== 45 || (sep !== 32 && sep !== 84) || b[s + 13] !== 58 || b[s + 16] !== 58) return null
+  let f = 0
+  if (n > 19) {
+    if (b[s + 19] !== 46 /* . */) return null
+    f = byteDigits(b, s + 20, n - 20)
+    if (f < 0) return null
+    f *= POW10[3 - (n - 20)]!
+  }
+  return civilMillis(
+    byteDigits(b, s, 4),
+    byteDigits(b, s + 5, 2),
+    byteDigits(b, s + 8, 2),
+    byteDigits(b, s + 11, 2),
+    byteDigits(b, s + 14, 2),
+    byteDigits(b, s + 17, 2),
+    f,
+  )
+}
+
+/** Epoch ms of a date and time of day whose fields were read as digits (-1: not digits); null when they are no valid instant. */
+function civilMillis(y: number, mo: number, d: number, h: number, mi: number, se: number, ms: number): number | null {
+  if (y < 0 || mo < 1 || mo > 12 || d < 1 || d > DAYS_IN_MONTH[mo]! || h < 0 || h > 23 || mi < 0 || mi > 59 || se < 0 || se > 59) return null
+  if (mo === 2 && d === 29 && !(y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0))) return null
   return daysFromCivil(y, mo, d) * 86_400_000 + h * 3_600_000 + mi * 60_000 + se * 1000 + ms
+}
+
+function byteDigits(b: Uint8Array, at: number, count: number): number {
+  let v = 0
+  for (let i = at; i < at + count; i++) {
+    const c = b[i]! - 48
+    if (c < 0 || c > 9) return -1
+    v = v * 10 + c
+  }
+  return v
 }
 
 const EPOCH_TEXT = /^\s*-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*$/

@@ -11,6 +11,7 @@
 // record's text with JsonDecoder, which says precisely what is wrong or resolves the key.
 import type { Row } from '../../core/batch.js'
 import { truncateNumberText } from '../../common/int64.js'
+import { fastTimestampBytes } from './convert.js'
 import type { JsonDecoder } from './json-decoder.js'
 
 /** Returned when the record needs JsonDecoder (see above). */
@@ -39,11 +40,17 @@ export class JsonFieldScanner {
   private readonly read: readonly boolean[]
   /** Per column, for the record being read: its value as JSON.parse would give it (undefined: absent). */
   private readonly raw: unknown[]
+  /** Per column, for the record being read: raw holds the converted value already (a timestamp read from its bytes). */
+  private readonly converted: Uint8Array
   // Set by the scanning methods (no object per value): the end of the string just scanned, whether it
   // had escapes or bytes beyond ASCII.
   private strEnd = 0
   private strEscaped = false
   private strWide = false
+  /** The bytes of the buffer being read as 32-bit words (its whole ArrayBuffer), and where the buffer starts in it. */
+  private words: Uint32Array<ArrayBufferLike> = new Uint32Array(0)
+  private wordsOf: ArrayBufferLike | null = null
+  private base = 0
 
   /** `read[i]`: whether column i of the decoder's schema is read (others give NULL). */
   constructor(private readonly decoder: JsonDecoder, names: readonly string[], read: readonly boolean[], private readonly failOnMissingField: boolean) {
@@ -51,6 +58,7 @@ export class JsonFieldScanner {
     this.lowerNames = new Set(names.map(n => n.toLowerCase()))
     this.read = read
     this.raw = new Array<unknown>(names.length).fill(undefined)
+    this.converted = new Uint8Array(names.length)
   }
 
   /** The row of the JSON object in `buf` from `start` to `end`, or FALLBACK; a RecordError for a value its column cannot take. */
@@ -59,6 +67,12 @@ export class JsonFieldScanner {
     const raw = this.raw
     const n = raw.length
     for (let c = 0; c < n; c++) raw[c] = undefined
+    this.converted.fill(0)
+    if (b.buffer !== this.wordsOf) {
+      this.wordsOf = b.buffer
+      this.words = new Uint32Array(b.buffer, 0, b.buffer.byteLength >>> 2)
+    }
+    this.base = b.byteOffset
     let i = skipWs(b, start, end)
     if (i >= end || b[i] !== OPEN_BRACE) return FALLBACK
     i = skipWs(b, i + 1, end)
@@ -97,7 +111,7 @@ export class JsonFieldScanner {
     for (let c = 0; c < n; c++) {
       const v = raw[c]
       if (v === undefined && this.failOnMissingField) this.decoder.missing(c)
-      row[c] = v === undefined || v === null || !this.read[c] ? null : this.decoder.convert(c, v)
+      row[c] = v === undefined || v === null || !this.read[c] ? null : this.converted[c] === 1 ? v : this.decoder.convert(c, v)
     }
     return row
   }
@@ -121,9 +135,20 @@ export class JsonFieldScanner {
   /** Reads the value at `i` into column `column`'s raw value; the index past it, or -1 (FALLBACK). */
   private value(b: Slicing, i: number, end: number, column: number): number {
     const c = b[i]!
+    // A key may repeat: its last value counts, converted or not.
+    this.converted[column] = 0
     if (c === QUOTE) {
       if (!this.scanString(b, i + 1, end)) return -1
       const e = this.strEnd
+      if (!this.strEscaped && !this.strWide && this.decoder.isMillisTimestamp[column]) {
+        // The common timestamp text converts from its bytes, without a string to parse and collect.
+        const ms = fastTimestampBytes(b, i + 1, e - 1)
+        if (ms !== null) {
+          this.raw[column] = ms
+          this.converted[column] = 1
+          return e
+        }
+      }
       this.raw[column] = this.strEscaped
         ? JSON.parse(b.utf8Slice(i, e)) as string
         : this.strWide
@@ -212,8 +237,30 @@ export class JsonFieldScanner {
   private scanString(b: Slicing, i: number, end: number): boolean {
     let escaped = false
     let wide = false
+    const words = this.words
+    const base = this.base
+    // Whole 4-byte words lie in the string up to this one (inclusive), as indexes into `words`.
+    const lastWord = ((base + end) >>> 2) - 1
     while (i < end) {
       const c = b[i++]!
+      if (c !== QUOTE && c !== BACKSLASH && c >= 32 && c < 128) {
+        // A plain byte. From a word boundary on, skip words of four plain bytes at once: no byte is
+        // below 0x20 or above 0x7f (high bit of x, or of x - 0x20 per byte), a quote or a backslash (a
+        // zero byte of x ^ 0x22… or x ^ 0x5c…). Borrows between bytes can flag a plain byte (never
+        // miss one): the loop above then reads it byte by byte.
+        if (((base + i) & 3) === 0) {
+          let w = (base + i) >>> 2
+          while (w <= lastWord) {
+            const x = words[w]!
+            const q = x ^ 0x22222222
+            const s = x ^ 0x5c5c5c5c
+            if (((((q - 0x01010101) & ~q) | ((s - 0x01010101) & ~s) | (x - 0x20202020) | x) & 0x80808080) !== 0) break
+            w++
+          }
+          i = w * 4 - base
+        }
+        continue
+      }
       if (c === QUOTE) {
         this.strEnd = i
         this.strEscaped = escaped

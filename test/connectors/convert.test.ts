@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest'
 import { T } from '../../common/types.js'
 import { parseDecimal, parseTimestamp } from '../../common/values.js'
-import { ConvertError, converterFor, fastDecimal, fastTimestamp } from '../../connectors/filesystem/convert.js'
+import { ConvertError, converterFor, fastDecimal, fastTimestamp, fastTimestampBytes } from '../../connectors/filesystem/convert.js'
 import { numberTextOf } from '../../connectors/filesystem/json-decoder.js'
 import { mulberry32 } from '../../common/random.js'
 
@@ -26,6 +26,22 @@ describe('fast paths', () => {
       expect(parseTimestamp(bad)).toBeNull()
     }
     expect(fastTimestamp('2024-02-29 23:59:59.999')).toBe(parseTimestamp('2024-02-29 23:59:59.999'))
+  })
+
+  it('reads timestamps from bytes exactly as from text, anywhere in a buffer', () => {
+    const rand = mulberry32(6)
+    const texts = ['2023-02-29 00:00:00', '2024-13-01 00:00:00', '2024-01-01 24:00:00', '2024-01-01 00:00:00.', '2024-01-01x00:00:00', '2024-04-31 00:00:00',
+      '2024-02-29 23:59:59.999', '2024-01-01 00:00:0a', '2024-01-01 00:00:00.1a', '2024-01-01', '']
+    for (let i = 0; i < 5_000; i++) {
+      const ms = Math.floor((rand() / 2 ** 32) * 2 ** 43) - 2 ** 41
+      const iso = new Date(ms).toISOString()
+      if (/^\d{4}-/.test(iso)) texts.push(iso.slice(0, 19 + (i % 5)).replace('T', i % 2 === 0 ? ' ' : 'T'))
+    }
+    for (const [i, text] of texts.entries()) {
+      const pad = i % 7
+      const bytes = Buffer.from('"'.repeat(pad) + text + '9"')
+      expect(fastTimestampBytes(bytes, pad, pad + text.length), text).toBe(fastTimestamp(text))
+    }
   })
 
   it('parses plain decimals exactly as parseDecimal does, and defers the rest', () => {

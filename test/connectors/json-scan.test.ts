@@ -148,6 +148,32 @@ describe('JSON field scanner', () => {
     }
   })
 
+  it('finds a quote, backslash, control or non-ASCII byte at any position and alignment in a long string', () => {
+    // Plain bytes are skipped four at a time from a word boundary on: each special byte must still stop it.
+    const specials = ['"', '\\', '\\n', '\u0000', '\u001f', '\u007f', 'é', '😀', ' ']
+    const checked = SCHEMA.map(f => f.name === 'url' || f.name === 'auction')
+    for (const special of specials) {
+      for (let at = 0; at <= 13; at++) {
+        for (let pad = 0; pad < 4; pad++) {
+          const content = 'x'.repeat(at) + special + 'y'.repeat(13 - at)
+          for (const text of [`{"url":"${content}","auction":1}`, `{"bidder":"${content}","auction":2}`]) {
+            const got = viaScanner(checked, config(false), text, pad)
+            if ('fallback' in got) continue
+            expect(parses(text), text).toBe(true)
+            expect(got, text).toEqual(expected(checked, config(false), text))
+          }
+        }
+      }
+    }
+    // Raw control bytes and lone quotes inside a string make the record invalid: never a row.
+    for (const bad of ['\u0001', '\t', '"']) {
+      for (let at = 0; at <= 9; at++) {
+        const text = `{"url":"${'x'.repeat(at)}${bad}${'y'.repeat(9 - at)}","auction":1}`
+        for (let pad = 0; pad < 4; pad++) expect('row' in viaScanner(checked, config(false), text, pad), JSON.stringify(text)).toBe(false)
+      }
+    }
+  })
+
   it('agrees with the decoder on random records, broken or not, with random columns read', () => {
     const rand = seededRandom(17)
     let scanned = 0
