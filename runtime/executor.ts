@@ -26,9 +26,9 @@ import { CheckpointCoordinator } from './checkpoint-coordinator.js'
 import type { ExecutionEnv, JobMetrics } from './job-env.js'
 import { Scheduler } from './scheduler.js'
 import { SourceRunner } from './source-runner.js'
-import { buildSubtasks, emit, keySelector, type Subtasks, type Task } from './subtasks.js'
+import { buildSubtasks, emit, type Subtasks, type Task } from './subtasks.js'
 import { TimerServiceImpl } from './timers.js'
-import { BatchKeys } from './batch-keys.js'
+import { BatchKeys, keysByColumns } from './batch-keys.js'
 import { dropAhead } from './read-ahead.js'
 import { restoredSinkCommit } from './sink-commits.js'
 import { jobProbe } from './job-probe.js'
@@ -193,7 +193,7 @@ class JobExecution {
 
   private async openOperator(task: Task): Promise<void> {
     const node = task.node
-    const keyFns = node.inputs.map(edge => keySelector(edge.exchange, this.maxParallelism))
+    const keyFns = node.inputs.map(edge => keysByColumns(edge.exchange.kind === 'hash' ? edge.exchange.keys : [], this.maxParallelism))
     const batchKeys = new BatchKeys(keyFns)
     task.batchKeys = batchKeys
     const old = this.env.restore?.manifest.operators[node.id]

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { BatchKeys } from '../../runtime/batch-keys.js'
+import { BatchKeys, keysByColumns } from '../../runtime/batch-keys.js'
 import type { Row } from '../../core/batch.js'
 import { makeKey } from '../../state/key-encoding.js'
 import type { KeyRef } from '../../core/keyed-state.js'
@@ -11,7 +11,8 @@ function counted(): { keys: BatchKeys; calls: number[] } {
     calls[col]!++
     return makeKey([row[col]])
   }
-  return { keys: new BatchKeys([fn(0), fn(1)]), calls }
+  const perRow = (f: (row: Row) => KeyRef) => (rows: readonly Row[]): KeyRef[] => rows.map(f)
+  return { keys: new BatchKeys([perRow(fn(0)), perRow(fn(1))]), calls }
 }
 
 const rowsOf = (...pairs: [string, string][]): Row[] => pairs.map(p => [...p])
@@ -58,5 +59,58 @@ describe('BatchKeys', () => {
     keys.release(rows)
     expect(keys.of(rows, 0)).not.toBe(k)
     expect(calls[0]).toBe(2)
+  })
+})
+
+describe('keysByColumns', () => {
+  it("gives each row its key's encoding and group, one KeyRef per distinct key of a batch", () => {
+    const rows: Row[] = [
+      [1, 'a', 'x'],
+      [1, 'b', 'y'],
+      [2, 'a', 'z'],
+      [1, 'a', 'w'],
+      [null, 'a', 'v'],
+      [null, 'a', 'u'],
+      [10n ** 20n, 'a', 't'],
+      [10n ** 20n, 'a', 's'],
+      ['1', 'a', 'r'],
+      [true, null, 'q'],
+      [true, null, 'p'],
+    ]
+    for (const columns of [[0], [0, 1], [1, 0], [2], []]) {
+      const keys = keysByColumns(columns, 128)(rows)
+      expect(keys.map(k => k.encoded)).toEqual(rows.map(r => makeKey(columns.map(c => r[c]), 128).encoded))
+      expect(keys.map(k => k.group)).toEqual(rows.map(r => makeKey(columns.map(c => r[c]), 128).group))
+      expect(keys.map(k => k.values)).toEqual(rows.map(r => columns.map(c => r[c])))
+      // Rows with equal keys share one KeyRef; rows with different keys never do.
+      const byEncoding = new Map<string, KeyRef>()
+      for (const k of keys) {
+        const first = byEncoding.get(k.encoded) ?? k
+        byEncoding.set(k.encoded, first)
+        expect(k).toBe(first)
+      }
+      expect(new Set(keys).size).toBe(byEncoding.size)
+    }
+  })
+
+  it('keys NaN, -0 and objects row by row, keeping each row its own values', () => {
+    const obj = { a: 1 }
+    const rows: Row[] = [[NaN], [NaN], [-0], [-0], [0], [obj], [obj]]
+    const keys = keysByColumns([0], 128)(rows)
+    expect(keys.map(k => k.encoded)).toEqual(rows.map(r => makeKey([r[0]], 128).encoded))
+    expect(Object.is(keys[2]!.values[0], -0)).toBe(true)
+    expect(Object.is(keys[4]!.values[0], 0)).toBe(true)
+    expect(keys[0]).not.toBe(keys[1])
+    expect(keys[5]).not.toBe(keys[6])
+    // -0 and 0 are one key (one encoding), as before.
+    expect(keys[2]!.encoded).toBe(keys[4]!.encoded)
+  })
+
+  it('keys a new batch afresh', () => {
+    const keysOf = keysByColumns([0], 128)
+    const a = keysOf([['k']])
+    const b = keysOf([['k']])
+    expect(a[0]).not.toBe(b[0])
+    expect(a[0]!.encoded).toBe(b[0]!.encoded)
   })
 })
