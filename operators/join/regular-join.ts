@@ -11,17 +11,17 @@ import { BatchBuilder, RowKind, type Batch, type Row } from '../../core/batch.js
 import type { JoinSpec } from '../../core/job-graph.js'
 import type { Operator, OperatorContext, OperatorDescriptor } from '../../core/operator.js'
 import { compilePredicate } from '../../expr/index.js'
-import { JoinSide } from './join-side.js'
+import { joinSide, type JoinSideState } from './join-side.js'
 
 export class RegularJoinOperator implements Operator {
-  private readonly sides: readonly [JoinSide, JoinSide]
+  private readonly sides: readonly [JoinSideState, JoinSideState]
   private readonly residual: ((row: Row) => boolean) | null
   private readonly out = new BatchBuilder()
   private ctx!: OperatorContext
 
   /** @param hash the hash a side without a unique key stores rows under (tests pass one that collides) */
   constructor(readonly spec: JoinSpec, hash?: (row: Row) => number) {
-    this.sides = [new JoinSide(spec.left, 'left', hash), new JoinSide(spec.right, 'right', hash)]
+    this.sides = [joinSide(spec.left, 'left', hash), joinSide(spec.right, 'right', hash)]
     this.residual = spec.residual === undefined ? null : compilePredicate(spec.residual)
   }
 
@@ -49,6 +49,7 @@ export class RegularJoinOperator implements Operator {
       if (isRetraction(kind)) this.retract(row, kind, input)
       else this.insert(row, kind, input)
     }
+    this.sides[input]!.endBatch()
     const out = this.out.take()
     if (out !== null) this.ctx.output.emit(out)
   }
