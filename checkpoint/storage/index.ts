@@ -4,11 +4,12 @@ import { WeirError } from '../../common/errors.js'
 import { ALL_OPTIONS, type S3Config } from '../../common/config/index.js'
 import type { CheckpointStorage } from './api.js'
 import { FileCheckpointStorage } from './file.js'
-import { S3CheckpointStorage, type S3StorageConfig } from './s3.js'
+import { LazyS3Storage } from './lazy-s3.js'
+import type { S3StorageConfig } from './s3.js'
 
 export type { CheckpointStorage } from './api.js'
 export { FileCheckpointStorage } from './file.js'
-export { S3CheckpointStorage, type S3StorageConfig } from './s3.js'
+export type { S3StorageConfig } from './s3.js'
 
 /** The keys of the options openCheckpointStorage takes (JobConfig.s3). */
 export const CHECKPOINT_STORAGE_OPTIONS: readonly string[] = ALL_OPTIONS.map(o => o.key).filter(k => k.startsWith('s3.'))
@@ -36,7 +37,8 @@ export function openCheckpointStorage(uri: string, s3: S3Config): CheckpointStor
     case 'file':
       return new FileCheckpointStorage(uri)
     case 's3':
-      return new S3CheckpointStorage(uri, s3StorageConfig(s3))
+      // The AWS SDK is loaded by the first request (lazy-s3.ts); the URI is checked now.
+      return new LazyS3Storage(uri, s3StorageConfig(s3))
     default:
       throw WeirError.checkpoint(`checkpoint location '${uri}' has the unsupported scheme '${scheme}://'`, {
         help: scheme === 's3a' || scheme === 's3n' || scheme === 's3p' ? `write it as s3://…; ${SCHEMES_HELP}` : SCHEMES_HELP,

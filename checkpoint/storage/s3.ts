@@ -15,6 +15,7 @@ import type { CheckpointStorage } from './api.js'
 import { checkPath, folderPrefix } from './file.js'
 import type { LockAttempt, LockClaim } from './lock.js'
 import { takeS3Lease } from './s3-lock.js'
+import { parseS3Uri } from './s3-uri.js'
 
 /** How to reach the bucket; index.ts builds it from the 's3.*' options. */
 export interface S3StorageConfig {
@@ -327,31 +328,6 @@ type Verb = 'read' | 'write' | 'list' | 'delete'
 
 const ACCESS_HELP =
   `check 's3.access-key' and 's3.secret-key' (or the AWS credentials in the environment) and that they may read, write, list and delete in the bucket`
-
-/**
- * Splits s3://bucket/prefix; the prefix loses its outer slashes.
- *
- * @example parseS3Uri('s3://bucket/checkpoints/job-1/')  // { bucket: 'bucket', prefix: 'checkpoints/job-1' }
- */
-export function parseS3Uri(uri: string): { bucket: string; prefix: string } {
-  const m = /^s3:\/\/([^/?#]*)\/*(.*)$/i.exec(uri)
-  const help = 'write it as s3://bucket or s3://bucket/folder'
-  if (m === null) throw WeirError.checkpoint(`'${uri}' is not an s3:// URI`, { help })
-  const bucket = m[1]!
-  const prefix = m[2]!.replace(/\/+$/, '')
-  // S3's rules for bucket names: 3-63 lowercase letters, digits, '.' and '-', starting and ending with a letter or digit.
-  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) {
-    throw WeirError.checkpoint(`'${bucket}' in '${uri}' is not a valid S3 bucket name`, {
-      help: `${help}; a bucket name has 3 to 63 lowercase letters, digits, '.' and '-'`,
-    })
-  }
-  if (prefix !== '') {
-    if (/[?#]/.test(prefix) || prefix.split('/').some(name => name === '' || name === '.' || name === '..')) {
-      throw WeirError.checkpoint(`'${uri}' has an unusable folder '${prefix}'`, { help: `${help}, with no empty, '.' or '..' folder names and no '?' or '#'` })
-    }
-  }
-  return { bucket, prefix }
-}
 
 function errorName(e: unknown): string | undefined {
   return e instanceof Error ? e.name : undefined

@@ -11,8 +11,8 @@ import { CreateBucketCommand, HeadObjectCommand, S3Client } from '@aws-sdk/clien
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { WeirError } from '../../common/errors.js'
 import type { CheckpointStorage } from '../../checkpoint/storage/api.js'
-import { CHECKPOINT_STORAGE_OPTIONS, FileCheckpointStorage, S3CheckpointStorage, openCheckpointStorage,
-  type S3StorageConfig } from '../../checkpoint/storage/index.js'
+import { CHECKPOINT_STORAGE_OPTIONS, FileCheckpointStorage, openCheckpointStorage, type S3StorageConfig } from '../../checkpoint/storage/index.js'
+import { S3CheckpointStorage } from '../../checkpoint/storage/s3.js'
 import { S3_TEST_CREDENTIALS, startS3Server, type S3Server } from '../support/s3-server.js'
 import { jobConfigOf, type S3Config } from '../../common/config/index.js'
 
