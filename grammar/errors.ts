@@ -1,7 +1,8 @@
 // Chevrotain parse errors → WeirError: "unexpected 'FORM', expected FROM, ',' or end of statement",
 // pointed at the offending token, with a help line for misspelled keywords, reserved words and
 // unclosed parentheses. The expected set comes from Chevrotain's content assist, summarized in user terms.
-import { EOF, tokenLabel, tokenMatcher, type IRecognitionException, type ISyntacticContentAssistPath, type IToken, type TokenType } from 'chevrotain'
+import type { IRecognitionException, ISyntacticContentAssistPath, IToken, TokenType } from 'chevrotain'
+import { EOF, tokenLabel, tokenMatcher } from './chevrotain.js'
 import { WeirError } from '../common/errors.js'
 import type { Span } from '../common/span.js'
 import type { SqlParser } from './parser.js'

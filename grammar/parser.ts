@@ -1,7 +1,8 @@
 // The Flink SQL grammar as Chevrotain rules, producing a CST; to-ast.ts turns that into the AST.
 // Rules only: no actions here. Expressions are parsed as flat operator chains; to-ast-expr.ts
 // applies precedence (OR < AND < NOT < comparison/IS/BETWEEN/IN/LIKE < || < + - < * / % < unary).
-import { CstParser, type CstNode, type IOrAlt, type IToken } from 'chevrotain'
+import type { CstNode, IOrAlt, IToken } from 'chevrotain'
+import { CstParser } from './chevrotain.js'
 import * as T from './tokens.js'
 
 /** Words that may start a query: a parenthesized argument starting with one of these is a subquery. */

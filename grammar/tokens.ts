@@ -1,7 +1,8 @@
 // Token types shared by the lexer and the parser: punctuation, literals, and keywords.
 // Reserved keywords can never be names; non-reserved ones (DATE, KEY, COMMENT, …) belong to the Name
 // category, so `date` or `key` work as column names wherever the grammar expects a name.
-import { createToken, Lexer, type TokenType } from 'chevrotain'
+import type { TokenType } from 'chevrotain'
+import { createToken, Lexer } from './chevrotain.js'
 
 // ---------------------------------------------------------------- categories
 

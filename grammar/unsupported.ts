@@ -1,6 +1,7 @@
 // Flink constructs the grammar does not have, recognized in a statement that failed to parse so the
 // error names the construct, points at it and says what to write instead — not "unexpected '('".
-import { tokenMatcher, type IToken } from 'chevrotain'
+import type { IToken } from 'chevrotain'
+import { tokenMatcher } from './chevrotain.js'
 import { WeirError } from '../common/errors.js'
 import type { SourceText } from './source.js'
 import * as T from './tokens.js'
