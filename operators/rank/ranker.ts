@@ -1,21 +1,31 @@
-// One partition of a Top-N, loaded from its MapState (row → count) into a sorted array for a batch:
-// rows are added and retracted in memory, ranks computed, and only the entries whose count changed
-// are written back (one MapState entry per distinct row, never the whole partition).
+// One partition of a Top-N, loaded from its MapState into a sorted array for a batch: rows are added
+// and retracted in memory, ranks computed, and only the entries whose count changed are written back
+// (one MapState entry per distinct row, never the whole partition). An entry is stored under a small
+// integer of its partition, not under the row: the row as a map key was the row again in every
+// stored key (~500 bytes of UTF-16 for a Nexmark bid) and an encoded string built per put; the
+// partition is always loaded whole before it changes, so a free integer is known.
 import type { Row } from '../../core/batch.js'
+import { WeirError } from '../../common/errors.js'
 import type { MapState } from '../../core/keyed-state.js'
 import type { RankSpec } from '../../core/rank.js'
 import { orderCompare, totalCompare, type RowCompare } from './row-order.js'
 
-/** The MapState of a partition's rows (row → how many times it is there). */
+/** The MapState of a partition's rows: a small integer → [row, how many times it is there]. */
 export const ROWS_STATE = 'rank-rows'
+
+/** A stored entry's value. */
+export type StoredRow = readonly [Row, number]
+
+/** The map state of a partition's rows. */
+export type RowsState = MapState<number, StoredRow>
 
 export interface Entry {
   readonly row: Row
   count: number
   /** The count in state when loaded (0 for a row new in this batch). */
   stored: number
-  /** Identifies the entry within a batch, for the before/after diff. */
-  readonly id: number
+  /** Its key in the MapState, or -1 while it has none (new in this batch). */
+  key: number
 }
 
 /**
@@ -34,7 +44,10 @@ export class Ranker {
   private readonly total: RowCompare
   private readonly peer: RowCompare
   private readonly fn: 0 | 1 | 2
-  private nextId = 0
+  /** Keys of entries taken out by `persist`, for new entries to take (a put then replaces a delete). */
+  private readonly freed: number[] = []
+  /** Keys in use, while `persist` looks for an unused one. */
+  private readonly used = new Set<number>()
 
   constructor(private readonly spec: RankSpec) {
     this.total = totalCompare(spec.orderKeys, spec.width)
@@ -43,10 +56,13 @@ export class Ranker {
   }
 
   /** Loads the current key's (and namespace's) rows, sorted. */
-  load(map: MapState<Row, number>): void {
+  load(map: RowsState): void {
     const entries = this.entries
     entries.length = 0
-    for (const [row, count] of map.entries()) entries.push({ row, count, stored: count, id: this.nextId++ })
+    for (const [key, v] of map.entries()) {
+      if (!Array.isArray(v)) throw staleFormat()
+      entries.push({ row: v[0], count: v[1], stored: v[1], key })
+    }
     if (entries.length > 1) entries.sort((a, b) => this.total(a.row, b.row))
   }
 
@@ -65,7 +81,7 @@ export class Ranker {
         return
       }
     }
-    if (delta > 0) entries.splice(lo, 0, { row, count: delta, stored: 0, id: this.nextId++ })
+    if (delta > 0) entries.splice(lo, 0, { row, count: delta, stored: 0, key: -1 })
   }
 
   /** True when some row's count differs from the one in state (so the ranking may have changed). */
@@ -134,21 +150,53 @@ export class Ranker {
     }
   }
 
-  /** Writes back the entries whose count changed, and forgets the removed ones. */
-  persist(map: MapState<Row, number>): void {
-    let removed = false
-    for (const e of this.entries) {
+  /**
+   * Writes back the entries whose count changed, and forgets the removed ones. A new entry takes the
+   * key of one removed in the same batch where there is one (the usual case over an insert-only input:
+   * the row that enters pushes one out), so one put replaces a delete and a put.
+   */
+  persist(map: RowsState): void {
+    const entries = this.entries
+    const freed = this.freed
+    freed.length = 0
+    let gone = false
+    for (const e of entries) {
+      if (e.count !== 0 || e.stored === 0) continue
+      freed.push(e.key)
+      e.stored = 0
+      gone = true
+    }
+    let probe = 0
+    for (const e of entries) {
       if (e.count === e.stored) continue
-      if (e.count === 0) {
-        map.remove(e.row)
-        removed = true
-      } else {
-        map.put(e.row, e.count)
+      if (e.key < 0) {
+        if (freed.length > 0) e.key = freed.pop()!
+        else {
+          if (probe === 0) this.collectUsed()
+          while (this.used.has(probe)) probe++
+          e.key = probe++
+        }
       }
+      map.put(e.key, [e.row, e.count])
       e.stored = e.count
     }
-    if (removed) this.entries = this.entries.filter(e => e.count > 0)
+    for (const k of freed) map.remove(k)
+    if (gone) this.entries = entries.filter(e => e.count > 0)
   }
+
+  /** The keys of this batch's entries (stored, or given by this persist so far). */
+  private collectUsed(): void {
+    const used = this.used
+    used.clear()
+    for (const e of this.entries) if (e.key >= 0) used.add(e.key)
+  }
+}
+
+/** A stored entry that is not [row, count]: state written by a Weir whose Top-N stored rows as map keys. */
+function staleFormat(): WeirError {
+  return WeirError.execution("the Top-N state restored is in an older format ('rank-rows' stored rows as map keys)", {
+    help: 'start the job without this checkpoint or savepoint (its Top-N state cannot be read by this version)',
+  })
 }
 
 /** The output row of a ranked row: the row itself, or the row and its rank. */

@@ -2,16 +2,16 @@
 // the rows are loaded once, the batch's rows added or retracted, and the rows that left or entered
 // the top (or changed rank, when the rank is an output column) are emitted: -U/+U in pairs, then
 // -D or +I for the rest. Over an insert-only input only the rows that can still rank are kept.
-import { BatchBuilder, RowKind, type Batch, type Row } from '../../core/batch.js'
+import { BatchBuilder, RowKind, type Batch } from '../../core/batch.js'
 import type { RankSpec } from '../../core/rank.js'
-import { mapState, type MapState, type StateTtlConfig } from '../../core/keyed-state.js'
+import { mapState, type StateTtlConfig } from '../../core/keyed-state.js'
 import type { Operator, OperatorContext, OperatorDescriptor } from '../../core/operator.js'
 import { KeyGrouper } from '../aggregates.js'
-import { outputRow, Ranker, ROWS_STATE, type Ranked } from './ranker.js'
+import { outputRow, Ranker, ROWS_STATE, type Ranked, type RowsState, type StoredRow } from './ranker.js'
 
 export class TopNOperator implements Operator {
   private ctx!: OperatorContext
-  private rows!: MapState<Row, number>
+  private rows!: RowsState
   private readonly ranker: Ranker
   private readonly grouper = new KeyGrouper()
   private readonly out = new BatchBuilder()
@@ -26,7 +26,7 @@ export class TopNOperator implements Operator {
 
   open(ctx: OperatorContext): void {
     this.ctx = ctx
-    this.rows = ctx.state.getMapState(mapState<Row, number>(ROWS_STATE, this.ttl))
+    this.rows = ctx.state.getMapState(mapState<number, StoredRow>(ROWS_STATE, this.ttl))
   }
 
   processBatch(batch: Batch, input: number): void {

@@ -2,16 +2,16 @@
 // one of the partition keys, and the namespace of the state — and emitted once, insert-only, when
 // time passes the window's end; the window's state is cleared then. Rows of a window already
 // emitted are late: dropped and counted.
-import { BatchBuilder, type Batch, type Row } from '../../core/batch.js'
+import { BatchBuilder, type Batch } from '../../core/batch.js'
 import type { RankSpec } from '../../core/rank.js'
-import { mapState, type KeyRef, type MapState, type Namespace } from '../../core/keyed-state.js'
+import { mapState, type KeyRef, type Namespace } from '../../core/keyed-state.js'
 import type { Operator, OperatorContext } from '../../core/operator.js'
 import { KeyGrouper } from '../aggregates.js'
-import { outputRow, Ranker, ROWS_STATE, type Ranked } from './ranker.js'
+import { outputRow, Ranker, ROWS_STATE, type Ranked, type RowsState, type StoredRow } from './ranker.js'
 
 export class WindowTopNOperator implements Operator {
   private ctx!: OperatorContext
-  private rows!: MapState<Row, number>
+  private rows!: RowsState
   private readonly ranker: Ranker
   private readonly grouper = new KeyGrouper()
   private readonly out = new BatchBuilder()
@@ -27,7 +27,7 @@ export class WindowTopNOperator implements Operator {
 
   open(ctx: OperatorContext): void {
     this.ctx = ctx
-    this.rows = ctx.state.getMapState(mapState<Row, number>(ROWS_STATE))
+    this.rows = ctx.state.getMapState(mapState<number, StoredRow>(ROWS_STATE))
   }
 
   stateRequests(batch: Batch, input: number, add: (key: KeyRef, namespace: Namespace | undefined) => void): void {

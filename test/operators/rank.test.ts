@@ -4,6 +4,9 @@ import { describe, expect, it } from 'vitest'
 import type { DeduplicateSpec, RankSpec } from '../../core/rank.js'
 import { DeduplicateOperator } from '../../operators/rank/deduplicate.js'
 import { TopNOperator } from '../../operators/rank/top-n.js'
+import { ROWS_STATE } from '../../operators/rank/ranker.js'
+import { mapState } from '../../core/keyed-state.js'
+import { makeKey } from '../../state/key-encoding.js'
 import { WindowTopNOperator } from '../../operators/rank/window-top-n.js'
 import { harness } from './harness.js'
 
@@ -26,6 +29,24 @@ describe('TopNOperator', () => {
     for (let i = 0; i < 100; i++) h.process([['a', i % 7]])
     // Two rows of a, one of b: rows that can no longer rank are not kept.
     expect(h.state.stats().entries).toBe(3)
+  })
+
+  it('stores each row under a small integer of its partition: a row that enters takes the key of the one it pushes out', async () => {
+    const h = await harness(new TopNOperator(topN()), { keys: [0] })
+    for (let i = 0; i < 50; i++) h.process([['a', i]])
+    h.process([['a', 100], ['a', 101], ['a', 102]])
+    expect(h.take().slice(-4)).toEqual([['-U', 'a', 49, 1], ['+U', 'a', 102, 1], ['-U', 'a', 48, 2], ['+U', 'a', 101, 2]])
+    h.state.setCurrentKey(makeKey(['a']))
+    const stored = new Map(h.state.getMapState(mapState<number, unknown>(ROWS_STATE)).entries())
+    expect([...stored.keys()].sort()).toEqual([0, 1])
+    expect([...stored.values()]).toEqual(expect.arrayContaining([[['a', 102], 1], [['a', 101], 1]]))
+  })
+
+  it('refuses Top-N state stored in the older format (rows as map keys) with a message', async () => {
+    const h = await harness(new TopNOperator(topN()), { keys: [0] })
+    h.state.setCurrentKey(makeKey(['a']))
+    h.state.getMapState(mapState<unknown, number>(ROWS_STATE)).put(['a', 5], 1)
+    expect(() => h.process([['a', 3]])).toThrow(/older format/)
   })
 
   it('without the rank in the output, only rows entering and leaving the top change', async () => {
