@@ -39,12 +39,12 @@ export function rankStateLine(id: string, s: RankSpec, input: readonly Field[], 
   const key = `key=[${names(s.partitionKeys, input)}]`
   if (s.window) {
     const clock = s.window.timeDomain === 'event' ? 'the watermark' : 'processing time'
-    return `state: MapState<row, count> per (partition, window), at most ${s.end} rows (plus ties); ${key}; ttl=[not needed]; bounded=[yes: cleared when ${clock} passes the window end]`
+    return `state: MapState<slot, (row, count)> per (partition, window), at most ${s.end} rows (plus ties); ${key}; ttl=[not needed]; bounded=[yes: cleared when ${clock} passes the window end]`
   }
   const ttl = s.ttlMs > 0 ? formatDuration(s.ttlMs) : 'none'
   const shape = s.inputUpdating
-    ? 'MapState<row, count> per partition, every row of the partition (a retraction can promote the next one)'
-    : `MapState<row, count> per partition, at most ${s.end} rows (plus ties)`
+    ? 'MapState<slot, (row, count)> per partition, every row of the partition (a retraction can promote the next one)'
+    : `MapState<slot, (row, count)> per partition, at most ${s.end} rows (plus ties)`
   const bounded = s.ttlMs > 0 ? `yes: partitions idle for ${ttl} expire` : s.partitionKeys.length === 0 && !s.inputUpdating
     ? 'yes: one partition'
     : s.inputUpdating

@@ -45,7 +45,7 @@ describe('EXPLAIN of dedup and Top-N', () => {
     expect(text).toContain(
       'Rank(rankType=[ROW_NUMBER], rankRange=[1..10], partitionBy=[auction], orderBy=[price DESC, bidder ASC], outputRank=[true], changelog=[updating])',
     )
-    expect(text).toContain('state: MapState<row, count> per partition, at most 10 rows (plus ties); key=[auction]; ttl=[none]')
+    expect(text).toContain('state: MapState<slot, (row, count)> per partition, at most 10 rows (plus ties); key=[auction]; ttl=[none]')
     const noRank = await explain(`EXPLAIN ${topN('DENSE_RANK()', 'PARTITION BY auction ORDER BY price DESC', 'rn BETWEEN 2 AND 3', 'auction, price')}`)
     expect(noRank).toContain('Rank(rankType=[DENSE_RANK], rankRange=[2..3], partitionBy=[auction], orderBy=[price DESC], outputRank=[false]')
   })
