@@ -24,7 +24,7 @@ import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import type RocksDB from 'rocksdb-native'
 import { WeirError } from '../../common/errors.js'
-import { StagedWrites } from './staged-writes.js'
+import { NATIVE_COPY, StagedWrites } from './staged-writes.js'
 
 /** One operation as the binding reads it; one shape for every type, so reused objects stay monomorphic. */
 interface Op {
@@ -126,7 +126,8 @@ class Lane {
       this.views.length = 0
     }
     const buf = this.buf
-    for (let i = 0; i < length; i++) buf[at + i] = src[from + i]!
+    if (length > NATIVE_COPY) buf.set(src.subarray(from, from + length), at)
+    else for (let i = 0; i < length; i++) buf[at + i] = src[from + i]!
     let v = this.views[j]
     if (v === undefined) {
       v = new Uint8Array(buf.buffer, buf.byteOffset + at, length)
