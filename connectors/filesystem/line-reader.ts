@@ -1,6 +1,8 @@
 // Streams a text file as lines: reads fixed-size blocks (1 MB), decodes each up to its last newline
 // and hands out lines synchronously, so the caller awaits once per block and never per line. Knows
-// the byte offset after the last line it handed out, and can start at such an offset.
+// the byte offset after the last line it handed out, and can start at such an offset. In byte mode it
+// does not decode blocks: it hands out each line's byte range, for a decoder that reads bytes (JSON
+// lines, json-scan.ts), and makes a line's text only when asked.
 import { isAscii } from 'node:buffer'
 import { open, type FileHandle } from 'node:fs/promises'
 
@@ -10,6 +12,12 @@ const NEWLINE = 10
 export interface LineStart {
   readonly offset: number
   readonly line: number
+}
+
+/** How a LineReader reads: block size in bytes, and whether it hands out byte ranges (`nextRange`) instead of strings (`nextLine`). */
+export interface LineReaderOptions {
+  readonly blockBytes?: number
+  readonly bytes?: boolean
 }
 
 /** Lines of one UTF-8 file, without their '\n' / '\r\n' terminators. */
@@ -24,8 +32,11 @@ export class LineReader {
   private first: boolean
   /** File offset of the next byte to read. */
   private readPos: number
-  /** The bytes `text` was decoded from, their file offsets, and whether they are all ASCII (one byte per character). */
-  private block: Buffer = Buffer.alloc(0)
+  /**
+   * The block in hand: the bytes `text` was decoded from (byte mode: not decoded, and `pos` is a byte
+   * index), their file offsets, and whether they are all ASCII (one byte per character).
+   */
+  private bytes: Buffer = Buffer.alloc(0)
   private blockStart: number
   private blockEnd: number
   private blockAscii = true
@@ -38,9 +49,14 @@ export class LineReader {
   lineNo: number
   /** Bytes read from the file by this reader. */
   bytesRead = 0
+  /** Byte mode: the line `nextRange` last gave is `block` from `lineStart` to `lineEnd` (without its terminator). */
+  lineStart = 0
+  lineEnd = 0
+  private readonly byteMode: boolean
 
-  constructor(private readonly path: string, start: LineStart = { offset: 0, line: 0 }, blockBytes = 1 << 20) {
-    this.buf = Buffer.allocUnsafe(blockBytes)
+  constructor(private readonly path: string, start: LineStart = { offset: 0, line: 0 }, options: LineReaderOptions = {}) {
+    this.buf = Buffer.allocUnsafe(options.blockBytes ?? 1 << 20)
+    this.byteMode = options.bytes ?? false
     this.first = start.offset === 0
     this.readPos = start.offset
     this.blockStart = start.offset
@@ -70,10 +86,42 @@ export class LineReader {
   }
 
   /**
-   * The byte offset just after the last line `nextLine` returned (after its '\n'): where a reader
+   * Byte mode: moves to the next line of the block in hand and sets `lineStart` / `lineEnd`; false
+   * when the block is used up (then call `fill()`, false once the file has ended).
+   */
+  nextRange(): boolean {
+    const bytes = this.bytes
+    const pos = this.pos
+    const length = bytes.length
+    if (pos >= length) return false
+    let end = bytes.indexOf(NEWLINE, pos)
+    if (end === -1) {
+      end = length
+      this.pos = length
+    } else this.pos = end + 1
+    this.lineNo++
+    this.lineStart = pos
+    // Strip a '\r' of a '\r\n' ending.
+    this.lineEnd = end > pos && bytes[end - 1] === 13 ? end - 1 : end
+    return true
+  }
+
+  /** Byte mode: the bytes of the block in hand, valid until the next `fill()`. */
+  get block(): Buffer {
+    return this.bytes
+  }
+
+  /** Byte mode: the text of the line `nextRange` last gave, as `nextLine` would have returned it. */
+  lineText(): string {
+    return this.bytes.toString('utf8', this.lineStart, this.lineEnd)
+  }
+
+  /**
+   * The byte offset just after the last line `nextLine` (or `nextRange`) returned (after its '\n'): where a reader
    * started with `{ offset, line: lineNo }` continues with the next line.
    */
   get offset(): number {
+    if (this.byteMode) return this.blockStart + this.pos
     if (this.pos >= this.text.length) return this.blockEnd
     if (this.blockAscii) return this.blockStart + this.pos
     // Line k of the block ends at the block's k-th newline byte: UTF-8 never has a 0x0A inside a
@@ -81,7 +129,7 @@ export class LineReader {
     // character and byte positions differ (multi-byte characters, a BOM, invalid bytes).
     const lines = this.lineNo - this.blockFirstLine
     while (this.scanLines < lines) {
-      this.scanByte = this.block.indexOf(NEWLINE, this.scanByte) + 1
+      this.scanByte = this.bytes.indexOf(NEWLINE, this.scanByte) + 1
       this.scanLines++
     }
     return this.blockStart + this.scanByte
@@ -124,6 +172,16 @@ export class LineReader {
    * `buf`, which stays valid until the next `fill()`, i.e. for as long as the block is in hand.
    */
   private setBlock(bytes: Buffer, start: number): void {
+    this.bytes = bytes
+    this.blockStart = start
+    this.blockEnd = start + bytes.length
+    this.blockFirstLine = this.lineNo
+    if (this.byteMode) {
+      // A UTF-8 byte order mark is the bytes EF BB BF.
+      this.pos = this.first && bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0
+      this.first = false
+      return
+    }
     let text = bytes.toString('utf8')
     if (this.first) {
       this.first = false
@@ -132,11 +190,7 @@ export class LineReader {
     // Every line of a block but the file's last ends with '\n', so `nextLine` stops exactly at the block's end.
     this.text = text
     this.pos = 0
-    this.block = bytes
-    this.blockStart = start
-    this.blockEnd = start + bytes.length
     this.blockAscii = isAscii(bytes)
-    this.blockFirstLine = this.lineNo
     this.scanLines = 0
     this.scanByte = 0
   }

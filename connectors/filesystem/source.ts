@@ -2,16 +2,20 @@
 // their lines into rows (debezium-json lines into changes, with row kinds), a chunk of ~batchSize rows
 // per `next()`. Bad records fail the job with the
 // file and line, or are skipped and counted with '<format>.ignore-parse-errors'. Each chunk carries
-// its file's byte offset, and a restored reader seeks there.
+// its file's byte offset, and a restored reader seeks there. JSON lines are read from the file's bytes
+// by JsonFieldScanner (only the columns the job reads; json-scan.ts), the unusual ones as text by
+// JsonDecoder, so rows and errors are those of decoding every line's text.
 import { open, readdir, stat } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { WeirError } from '../../common/errors.js'
 import { fsError, type FsOperation } from '../../common/fs-errors.js'
+import type { Row } from '../../core/batch.js'
 import type { SourceChunk, SourceContext, SourceReader, SplitPosition } from '../api.js'
 import { CsvDecoder } from './csv-decoder.js'
 import { DebeziumDecoder } from './debezium-decoder.js'
 import { ChunkRows, MORE, RecordError, rowsOf, SKIP, type RecordDecoder } from './decoder.js'
 import { JsonDecoder } from './json-decoder.js'
+import { FALLBACK, JsonFieldScanner } from './json-scan.js'
 import { LineReader, type LineStart } from './line-reader.js'
 import { resolveFsOptions, type FsConfig } from './options.js'
 
@@ -91,7 +95,20 @@ export async function createFileSource(ctx: SourceContext): Promise<SourceReader
     ? { starts: files.map(() => null), moved: false }
     : await restoreStarts(files, ctx.restoredPositions, config.path, ctx.table)
   const ignoreErrors = config.format === 'csv' ? config.csv.ignoreParseErrors : config.json.ignoreParseErrors
-  return new FileSourceReader(files, restore, decoderFor(config, ctx), ignoreErrors, ctx)
+  const decoder = decoderFor(config, ctx)
+  return new FileSourceReader(files, restore, decoder, jsonScanner(decoder, config, ctx), ignoreErrors, ctx)
+}
+
+/**
+ * The scanner of a 'json' file's lines, over the columns the job reads (and NOT NULL ones, which the
+ * reader checks); null for other formats.
+ */
+function jsonScanner(decoder: RecordDecoder, config: FsConfig, ctx: SourceContext): JsonFieldScanner | null {
+  if (config.format !== 'json' || !(decoder instanceof JsonDecoder)) return null
+  // The filesystem connector declares no metadata columns: every column is a field of the record.
+  if (ctx.metadata?.some(m => m !== null) === true) return null
+  const read = ctx.schema.map((f, i) => (ctx.readColumns?.[i] ?? true) || !f.type.nullable)
+  return new JsonFieldScanner(decoder, ctx.schema.map(f => f.name), read, config.json.failOnMissingField)
 }
 
 function asFilePosition(p: SplitPosition, split: number, table: string): FilePosition {
@@ -211,6 +228,8 @@ class FileSourceReader implements SourceReader {
     private readonly files: readonly string[],
     restore: Restore,
     private readonly decoder: RecordDecoder,
+    /** JSON lines: reads them from their bytes (the reader then hands out byte ranges, see `scanLine`). */
+    private readonly scanner: JsonFieldScanner | null,
     private readonly ignoreErrors: boolean,
     private readonly ctx: SourceContext,
   ) {
@@ -246,15 +265,17 @@ class FileSourceReader implements SourceReader {
         this.fileIndex++
         return { rows: [], split, splitEnded: true, position: { file, offset: start.offset, line: start.line, ended: true } satisfies FilePosition }
       }
-      this.lines = new LineReader(file, start ?? undefined)
+      this.lines = new LineReader(file, start ?? undefined, { bytes: this.scanner !== null })
     }
     const lines = this.lines
     const out = new ChunkRows()
     const rows = out.rows
     const want = Math.max(1, this.ctx.batchSize)
     const decoder = this.decoder
+    const scanner = this.scanner
     while (rows.length < want) {
-      const line = lines.nextLine()
+      if (scanner !== null && this.scanLine(scanner, lines, out, file)) continue
+      const line = scanner === null ? lines.nextLine() : null
       if (line === null) {
         if (this.ctx.signal.aborted) return null
         if (await this.fill(lines, file)) continue
@@ -302,6 +323,36 @@ class FileSourceReader implements SourceReader {
     this.rowsRead += rows.length
     // A chunk ends right after a whole record, so no CSV record spans two chunks' positions.
     return { rows, ...out.chunkKinds(), split, position: { file, offset: lines.offset, line: lines.lineNo, ended: false } satisfies FilePosition }
+  }
+
+  /**
+   * Byte mode: decodes the next line of the block in hand into `out` (or fails, or skips it); false
+   * when the block is used up. The same steps as for a line's text in `next`, JSON having no
+   * multi-line records; the text is made only for a FALLBACK or an error.
+   */
+  private scanLine(scanner: JsonFieldScanner, lines: LineReader, out: ChunkRows, file: string): boolean {
+    if (!lines.nextRange()) return false
+    let result: Row | typeof FALLBACK | ReturnType<RecordDecoder['decode']>
+    try {
+      result = scanner.decode(lines.block, lines.lineStart, lines.lineEnd)
+      if (result === FALLBACK) result = this.decoder.decode(lines.lineText())
+    } catch (e) {
+      if (!(e instanceof RecordError)) throw e
+      this.fail(e, file, lines.lineNo, lines.lineText())
+      return true
+    }
+    if (result === SKIP || result === MORE) return true
+    const notNull = this.notNull
+    for (let i = 0; i < notNull.length; i++) {
+      const c = notNull[i]!
+      if (rowsOf(result).some(r => r[c] === null)) {
+        const name = this.ctx.schema[c]!.name
+        this.fail(new RecordError(`column '${name}' is NOT NULL, but the record has no value for it`, name), file, lines.lineNo, lines.lineText())
+        return true
+      }
+    }
+    out.add(result)
+    return true
   }
 
   private async fill(lines: LineReader, file: string): Promise<boolean> {

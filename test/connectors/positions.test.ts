@@ -316,7 +316,7 @@ describe('LineReader offsets', () => {
     lines[50] = 'z'.repeat(100)
     writeFileSync(file, '\uFEFF' + lines.map((l, i) => l + (i % 4 === 0 ? '\r\n' : '\n')).join('').replace(/\r?\n$/, ''))
     const all = async (start?: { offset: number; line: number }): Promise<{ line: string; offset: number; lineNo: number }[]> => {
-      const r = new LineReader(file, start, 16)
+      const r = new LineReader(file, start, { blockBytes: 16 })
       const out = []
       for (;;) {
         const line = r.nextLine()
