@@ -23,8 +23,10 @@ export interface LineReaderOptions {
 /** Lines of one UTF-8 file, without their '\n' / '\r\n' terminators. */
 export class LineReader {
   private handle: FileHandle | null = null
-  private readonly buf: Buffer
-  private carry: Buffer | null = null
+  /** Read buffer: the block in hand, then the start of the next line (tailStart to tailEnd), which the next `fill()` completes. */
+  private buf: Buffer
+  private tailStart = 0
+  private tailEnd = 0
   private text = ''
   private pos = 0
   private eof = false
@@ -139,37 +141,47 @@ export class LineReader {
   async fill(): Promise<boolean> {
     if (this.eof) return false
     if (this.handle === null) this.handle = await open(this.path, 'r')
+    // The partial line after the block just used up moves to the buffer's front (the block is given
+    // up now), and the read appends to it: no copy of the whole block.
+    let have = this.tailEnd - this.tailStart
+    if (have > 0 && this.tailStart > 0) this.buf.copyWithin(0, this.tailStart, this.tailEnd)
+    this.tailStart = 0
+    this.tailEnd = 0
     for (;;) {
-      const { bytesRead } = await this.handle.read(this.buf, 0, this.buf.length, this.readPos)
+      if (have === this.buf.length) {
+        // A line longer than the buffer: keep collecting in a larger one.
+        const larger = Buffer.allocUnsafe(this.buf.length * 2)
+        this.buf.copy(larger, 0, 0, have)
+        this.buf = larger
+      }
+      const { bytesRead } = await this.handle.read(this.buf, have, this.buf.length - have, this.readPos)
       this.readPos += bytesRead
       this.bytesRead += bytesRead
       if (bytesRead === 0) {
         this.eof = true
         await this.closeHandle()
-        const rest = this.carry
-        this.carry = null
-        if (rest === null || rest.length === 0) return false
+        if (have === 0) return false
         // The last line, without a newline.
-        this.setBlock(rest, this.readPos - rest.length)
+        this.setBlock(this.buf.subarray(0, have), this.readPos - have)
         return true
       }
-      const data = this.carry === null ? this.buf.subarray(0, bytesRead) : Buffer.concat([this.carry, this.buf.subarray(0, bytesRead)])
-      const last = data.lastIndexOf(NEWLINE)
+      const end = have + bytesRead
+      // The partial line before the read has no newline, so one found is in the bytes just read.
+      const last = this.buf.lastIndexOf(NEWLINE, end - 1)
       if (last === -1) {
-        // A line longer than a block: keep collecting.
-        this.carry = Buffer.from(data)
+        have = end
         continue
       }
-      this.setBlock(data.subarray(0, last + 1), this.readPos - data.length)
-      // The carry must be copied: `buf` is reused by the next read.
-      this.carry = last + 1 < data.length ? Buffer.from(data.subarray(last + 1)) : null
+      this.setBlock(this.buf.subarray(0, last + 1), this.readPos - end)
+      this.tailStart = last + 1
+      this.tailEnd = end
       return true
     }
   }
 
   /**
-   * Makes `bytes` (starting at file offset `start`) the block in hand. `bytes` may be a view of
-   * `buf`, which stays valid until the next `fill()`, i.e. for as long as the block is in hand.
+   * Makes `bytes` (starting at file offset `start`) the block in hand. `bytes` is a view of `buf`,
+   * which stays valid until the next `fill()`, i.e. for as long as the block is in hand.
    */
   private setBlock(bytes: Buffer, start: number): void {
     this.bytes = bytes

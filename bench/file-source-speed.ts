@@ -1,0 +1,80 @@
+// Measures the filesystem JSON source end to end in a job: the Nexmark bids of N events (1.84M of
+// 2M) as JSON lines in one file (written before the clock starts), read by a query into a blackhole
+// sink, each query in a fresh Session. Prints events/s (wall clock, bids / time from submitting the
+// job to its end) and CPU-µs per bid of this process (all threads; "main" is the JS thread).
+//
+// Queries: q0 (`SELECT *`: every column decoded), proj (`SELECT auction, price, dateTime`: the
+// columns q17 reads) and q17 (GROUP BY auction, day with heap state).
+//
+// Usage: node dist/bench/file-source-speed.js [EVENTS] [FILE] [QUERY...]
+// FILE is written when missing and kept (so builds can be compared on one file, alternating);
+// without it a temporary file is used and removed.
+import { createWriteStream, existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { finished } from 'node:stream/promises'
+import { Session } from '../engine/session.js'
+import { bidRows, encodeBid } from './kafka/bids.js'
+import { threadCpuSeconds } from './measure.js'
+
+const BID = 'auction BIGINT, bidder BIGINT, price BIGINT, channel STRING, url STRING, dateTime TIMESTAMP(3), extra STRING'
+
+const QUERIES: Record<string, string> = {
+  q0: `CREATE TABLE sink (${BID}) WITH ('connector' = 'blackhole');
+       INSERT INTO sink SELECT * FROM bid;`,
+  proj: `CREATE TABLE sink (auction BIGINT, price BIGINT, dateTime TIMESTAMP(3)) WITH ('connector' = 'blackhole');
+         INSERT INTO sink SELECT auction, price, dateTime FROM bid;`,
+  q17: `CREATE TABLE sink (auction BIGINT, \`day\` STRING, total_bids BIGINT, rank1_bids BIGINT, rank2_bids BIGINT, rank3_bids BIGINT,
+          min_price BIGINT, max_price BIGINT, avg_price BIGINT, sum_price BIGINT) WITH ('connector' = 'blackhole');
+        INSERT INTO sink
+        SELECT auction, DATE_FORMAT(dateTime, 'yyyy-MM-dd') AS \`day\`,
+          COUNT(*) AS total_bids,
+          COUNT(*) FILTER (WHERE price < 10000) AS rank1_bids,
+          COUNT(*) FILTER (WHERE price >= 10000 AND price < 1000000) AS rank2_bids,
+          COUNT(*) FILTER (WHERE price >= 1000000) AS rank3_bids,
+          MIN(price) AS min_price, MAX(price) AS max_price, AVG(price) AS avg_price, SUM(price) AS sum_price
+        FROM bid
+        GROUP BY auction, DATE_FORMAT(dateTime, 'yyyy-MM-dd');`,
+}
+
+/** Writes the bids of `events` Nexmark events to `file` as JSON lines; returns how many. */
+async function writeBids(file: string, events: number): Promise<number> {
+  const out = createWriteStream(file)
+  let n = 0
+  for await (const rows of bidRows(events)) {
+    n += rows.length
+    if (!out.write(rows.map(r => encodeBid(r) + '\n').join(''))) await new Promise<void>(resolve => out.once('drain', () => resolve()))
+  }
+  out.end()
+  await finished(out)
+  return n
+}
+
+const events = Number(process.argv[2] ?? 2_000_000)
+const given = process.argv[3]
+const names = process.argv.slice(4)
+const dir = given === undefined ? mkdtempSync(join(tmpdir(), 'weir-file-bench-')) : null
+const file = given ?? join(dir!, 'bids.json')
+try {
+  if (!existsSync(file)) console.log(`wrote ${await writeBids(file, events)} bids to ${file}`)
+  for (const name of names.length === 0 ? Object.keys(QUERIES) : names) {
+    const sql = QUERIES[name]
+    if (sql === undefined) throw new Error(`unknown query '${name}' (${Object.keys(QUERIES).join(', ')})`)
+    const session = new Session({ println: () => undefined })
+    const cpu = process.cpuUsage()
+    const main = threadCpuSeconds() ?? 0
+    const start = performance.now()
+    await session.executeSql(`CREATE TABLE bid (${BID}) WITH ('connector' = 'filesystem', 'path' = '${file}', 'format' = 'json');\n${sql}`)
+    const [m] = await session.awaitJobs()
+    const seconds = (performance.now() - start) / 1000
+    const used = process.cpuUsage(cpu)
+    const mainUs = ((threadCpuSeconds() ?? 0) - main) * 1e6
+    const n = m!.sourceRecordsRead
+    console.log(
+      `${name}: ${n} bids in ${seconds.toFixed(2)} s: ${Math.round(n / seconds)} events/s, ` +
+        `${((used.user + used.system) / n).toFixed(2)} CPU-µs/event (main ${(mainUs / n).toFixed(2)})`,
+    )
+  }
+} finally {
+  if (dir !== null) rmSync(dir, { recursive: true, force: true })
+}
