@@ -23,10 +23,18 @@ export interface LineReaderOptions {
 /** Lines of one UTF-8 file, without their '\n' / '\r\n' terminators. */
 export class LineReader {
   private handle: FileHandle | null = null
-  /** Read buffer: the block in hand, then the start of the next line (tailStart to tailEnd), which the next `fill()` completes. */
+  /**
+   * Two read buffers: `buf` holds the block in hand, then the start of the next line (tailStart to
+   * tailEnd); `spare` takes the next read, which starts (`ahead`) as soon as a block is in hand, so the
+   * file is read while the caller decodes (the read runs on libuv's thread pool).
+   */
   private buf: Buffer
+  private spare: Buffer
   private tailStart = 0
   private tailEnd = 0
+  /** The read into `spare` under way, after the `aheadHave` bytes of the partial line copied to its front. */
+  private ahead: Promise<number> | null = null
+  private aheadHave = 0
   private text = ''
   private pos = 0
   private eof = false
@@ -58,6 +66,7 @@ export class LineReader {
 
   constructor(private readonly path: string, start: LineStart = { offset: 0, line: 0 }, options: LineReaderOptions = {}) {
     this.buf = Buffer.allocUnsafe(options.blockBytes ?? 1 << 20)
+    this.spare = Buffer.allocUnsafe(this.buf.length)
     this.byteMode = options.bytes ?? false
     this.first = start.offset === 0
     this.readPos = start.offset
@@ -141,20 +150,34 @@ export class LineReader {
   async fill(): Promise<boolean> {
     if (this.eof) return false
     if (this.handle === null) this.handle = await open(this.path, 'r')
-    // The partial line after the block just used up moves to the buffer's front (the block is given
-    // up now), and the read appends to it: no copy of the whole block.
-    let have = this.tailEnd - this.tailStart
-    if (have > 0 && this.tailStart > 0) this.buf.copyWithin(0, this.tailStart, this.tailEnd)
+    // The block in hand is given up: the next goes to the spare buffer, after the partial line that
+    // followed the block (copied there by `readAhead`, or now).
+    let buf = this.spare
+    let have: number
+    let pending = this.ahead
+    this.ahead = null
+    if (pending !== null) have = this.aheadHave
+    else {
+      have = this.tailEnd - this.tailStart
+      if (have > buf.length) buf = Buffer.allocUnsafe(this.buf.length)
+      this.buf.copy(buf, 0, this.tailStart, this.tailEnd)
+    }
+    this.spare = this.buf
+    this.buf = buf
     this.tailStart = 0
     this.tailEnd = 0
     for (;;) {
-      if (have === this.buf.length) {
-        // A line longer than the buffer: keep collecting in a larger one.
-        const larger = Buffer.allocUnsafe(this.buf.length * 2)
-        this.buf.copy(larger, 0, 0, have)
-        this.buf = larger
+      if (pending === null) {
+        if (have === buf.length) {
+          // A line longer than the buffer: keep collecting in a larger one.
+          const larger = Buffer.allocUnsafe(buf.length * 2)
+          buf.copy(larger, 0, 0, have)
+          this.buf = buf = larger
+        }
+        pending = this.read(buf, have)
       }
-      const { bytesRead } = await this.handle.read(this.buf, have, this.buf.length - have, this.readPos)
+      const bytesRead = await pending
+      pending = null
       this.readPos += bytesRead
       this.bytesRead += bytesRead
       if (bytesRead === 0) {
@@ -162,21 +185,39 @@ export class LineReader {
         await this.closeHandle()
         if (have === 0) return false
         // The last line, without a newline.
-        this.setBlock(this.buf.subarray(0, have), this.readPos - have)
+        this.setBlock(buf.subarray(0, have), this.readPos - have)
         return true
       }
       const end = have + bytesRead
       // The partial line before the read has no newline, so one found is in the bytes just read.
-      const last = this.buf.lastIndexOf(NEWLINE, end - 1)
+      const last = buf.lastIndexOf(NEWLINE, end - 1)
       if (last === -1) {
         have = end
         continue
       }
-      this.setBlock(this.buf.subarray(0, last + 1), this.readPos - end)
+      this.setBlock(buf.subarray(0, last + 1), this.readPos - end)
       this.tailStart = last + 1
       this.tailEnd = end
+      this.readAhead()
       return true
     }
+  }
+
+  /** `buf.length - at` bytes (at most) of the file from `readPos` into `buf` at `at`; how many were read. */
+  private read(buf: Buffer, at: number): Promise<number> {
+    return this.handle!.read(buf, at, buf.length - at, this.readPos).then(r => r.bytesRead)
+  }
+
+  /** Starts the next block's read into the spare buffer, after the partial line following the block in hand. */
+  private readAhead(): void {
+    const have = this.tailEnd - this.tailStart
+    if (have >= this.spare.length) return
+    this.buf.copy(this.spare, 0, this.tailStart, this.tailEnd)
+    this.aheadHave = have
+    const ahead = this.read(this.spare, have)
+    // A failed read is reported by the `fill()` that awaits it (or dropped by `close()`), not as unhandled.
+    ahead.catch(() => undefined)
+    this.ahead = ahead
   }
 
   /**
@@ -215,6 +256,10 @@ export class LineReader {
 
   async close(): Promise<void> {
     this.eof = true
+    // The handle must outlive a read under way on it.
+    const ahead = this.ahead
+    this.ahead = null
+    if (ahead !== null) await ahead.catch(() => undefined)
     await this.closeHandle()
   }
 }
