@@ -4,7 +4,8 @@
 // job to its end) and CPU-µs per bid of this process (all threads; "main" is the JS thread).
 //
 // Queries: q0 (`SELECT *`: every column decoded), proj (`SELECT auction, price, dateTime`: the
-// columns q17 reads) and q17 (GROUP BY auction, day with heap state).
+// columns q17 reads) and q17 (GROUP BY auction, day with heap state); read-all and read-proj drain
+// the source's reader directly, without a job (every column read, or those of proj).
 //
 // Usage: node dist/bench/file-source-speed.js [EVENTS] [FILE] [QUERY...]
 // FILE is written when missing and kept (so builds can be compared on one file, alternating);
@@ -13,7 +14,9 @@ import { createWriteStream, existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { finished } from 'node:stream/promises'
+import { filesystemConnector } from '../connectors/filesystem/index.js'
 import { Session } from '../engine/session.js'
+import { BID_SCHEMA } from './kafka/bids.js'
 import { bidRows, encodeBid } from './kafka/bids.js'
 import { threadCpuSeconds } from './measure.js'
 
@@ -35,6 +38,22 @@ const QUERIES: Record<string, string> = {
           MIN(price) AS min_price, MAX(price) AS max_price, AVG(price) AS avg_price, SUM(price) AS sum_price
         FROM bid
         GROUP BY auction, DATE_FORMAT(dateTime, 'yyyy-MM-dd');`,
+}
+
+/** The source's reader alone, drained: every column read, or auction, price and dateTime; how many rows. */
+async function readDirect(file: string, projected: boolean): Promise<number> {
+  const reader = await filesystemConnector.source!.create({
+    table: 'bid',
+    options: { connector: 'filesystem', path: file, format: 'json' },
+    schema: BID_SCHEMA,
+    signal: new AbortController().signal,
+    batchSize: 1024,
+    ...(projected ? { readColumns: BID_SCHEMA.map(f => ['auction', 'price', 'dateTime'].includes(f.name)) } : {}),
+  })
+  let n = 0
+  for (let c = await reader.next(); c !== null; c = await reader.next()) n += c.rows.length
+  await reader.close()
+  return n
 }
 
 /** Writes the bids of `events` Nexmark events to `file` as JSON lines; returns how many. */
@@ -59,17 +78,22 @@ try {
   if (!existsSync(file)) console.log(`wrote ${await writeBids(file, events)} bids to ${file}`)
   for (const name of names.length === 0 ? Object.keys(QUERIES) : names) {
     const sql = QUERIES[name]
-    if (sql === undefined) throw new Error(`unknown query '${name}' (${Object.keys(QUERIES).join(', ')})`)
-    const session = new Session({ println: () => undefined })
+    const direct = name === 'read-all' || name === 'read-proj'
+    if (sql === undefined && !direct) throw new Error(`unknown query '${name}' (${Object.keys(QUERIES).join(', ')}, read-all, read-proj)`)
     const cpu = process.cpuUsage()
     const main = threadCpuSeconds() ?? 0
     const start = performance.now()
-    await session.executeSql(`CREATE TABLE bid (${BID}) WITH ('connector' = 'filesystem', 'path' = '${file}', 'format' = 'json');\n${sql}`)
-    const [m] = await session.awaitJobs()
+    let n: number
+    if (direct) n = await readDirect(file, name === 'read-proj')
+    else {
+      const session = new Session({ println: () => undefined })
+      await session.executeSql(`CREATE TABLE bid (${BID}) WITH ('connector' = 'filesystem', 'path' = '${file}', 'format' = 'json');\n${sql}`)
+      const [m] = await session.awaitJobs()
+      n = m!.sourceRecordsRead
+    }
     const seconds = (performance.now() - start) / 1000
     const used = process.cpuUsage(cpu)
     const mainUs = ((threadCpuSeconds() ?? 0) - main) * 1e6
-    const n = m!.sourceRecordsRead
     console.log(
       `${name}: ${n} bids in ${seconds.toFixed(2)} s: ${Math.round(n / seconds)} events/s, ` +
         `${((used.user + used.system) / n).toFixed(2)} CPU-µs/event (main ${(mainUs / n).toFixed(2)})`,
