@@ -4,7 +4,8 @@
 // file and line, or are skipped and counted with '<format>.ignore-parse-errors'. Each chunk carries
 // its file's byte offset, and a restored reader seeks there. JSON lines are read from the file's bytes
 // by JsonFieldScanner (only the columns the job reads; json-scan.ts), the unusual ones as text by
-// JsonDecoder, so rows and errors are those of decoding every line's text.
+// JsonDecoder, so rows and errors are those of decoding every line's text, but that a column the job
+// does not read is NULL and its value unchecked (as in Flink's projected JSON format).
 import { open, readdir, stat } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { WeirError } from '../../common/errors.js'
