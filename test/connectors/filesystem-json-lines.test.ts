@@ -245,6 +245,21 @@ describe('filesystem source, JSON lines from bytes', () => {
   })
 })
 
+describe('LineReader reading ahead', () => {
+  it('closes while the next block is being read, mid-file, and a new reader resumes there', async () => {
+    const file = join(dir, 'big.json')
+    const lines = Array.from({ length: 60_000 }, (_, i) => JSON.stringify({ id: i, k: `k${i}`, s: 'é'.repeat(i % 50) }))
+    writeFileSync(file, lines.join('\n') + '\n')
+    const reader = await source.create(sourceCtx({ path: file }, SCHEMA, 10))
+    const first = await reader.next()
+    // The first block is in hand and the second being read: closing waits for that read, then closes the file.
+    await reader.close()
+    expect(await reader.next()).toBeNull()
+    const rest = (await drain(await source.create(sourceCtx({ path: file }, SCHEMA, 5_000, undefined, positionsAfter([first!]))))).flatMap(c => c.rows)
+    expect([...first!.rows, ...rest].map(r => r[0])).toEqual(lines.map((_, i) => i))
+  })
+})
+
 describe('LineReader byte mode', () => {
   it('gives the lines, offsets and line numbers of text mode, across small blocks and longer lines, from any start', async () => {
     const file = join(dir, 'lines.txt')
