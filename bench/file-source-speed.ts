@@ -19,6 +19,7 @@ import { Session } from '../engine/session.js'
 import { BID_SCHEMA } from './kafka/bids.js'
 import { bidRows, encodeBid } from './kafka/bids.js'
 import { threadCpuSeconds } from './measure.js'
+import { q17Select, Q17_COLUMNS } from './nexmark/q17.js'
 
 const BID = 'auction BIGINT, bidder BIGINT, price BIGINT, channel STRING, url STRING, dateTime TIMESTAMP(3), extra STRING'
 
@@ -27,17 +28,8 @@ const QUERIES: Record<string, string> = {
        INSERT INTO sink SELECT * FROM bid;`,
   proj: `CREATE TABLE sink (auction BIGINT, price BIGINT, dateTime TIMESTAMP(3)) WITH ('connector' = 'blackhole');
          INSERT INTO sink SELECT auction, price, dateTime FROM bid;`,
-  q17: `CREATE TABLE sink (auction BIGINT, \`day\` STRING, total_bids BIGINT, rank1_bids BIGINT, rank2_bids BIGINT, rank3_bids BIGINT,
-          min_price BIGINT, max_price BIGINT, avg_price BIGINT, sum_price BIGINT) WITH ('connector' = 'blackhole');
-        INSERT INTO sink
-        SELECT auction, DATE_FORMAT(dateTime, 'yyyy-MM-dd') AS \`day\`,
-          COUNT(*) AS total_bids,
-          COUNT(*) FILTER (WHERE price < 10000) AS rank1_bids,
-          COUNT(*) FILTER (WHERE price >= 10000 AND price < 1000000) AS rank2_bids,
-          COUNT(*) FILTER (WHERE price >= 1000000) AS rank3_bids,
-          MIN(price) AS min_price, MAX(price) AS max_price, AVG(price) AS avg_price, SUM(price) AS sum_price
-        FROM bid
-        GROUP BY auction, DATE_FORMAT(dateTime, 'yyyy-MM-dd');`,
+  q17: `CREATE TABLE sink (${Q17_COLUMNS}) WITH ('connector' = 'blackhole');
+        INSERT INTO sink ${q17Select()}`,
 }
 
 /** The source's reader alone, drained: every column read, or auction, price and dateTime; how many rows. */

@@ -7,6 +7,8 @@
 // broker's append time: the input topic uses LogAppendTime) of the bids it aggregates, i.e. the
 // append time of the latest input that changed it.
 
+import { q17Select, Q17_COLUMNS } from '../nexmark/q17.js'
+
 export type KafkaQueryName = 'q5' | 'q17'
 export const KAFKA_QUERIES: readonly KafkaQueryName[] = ['q5', 'q17']
 
@@ -49,18 +51,9 @@ export function kafkaQuerySql(name: KafkaQueryName, c: KafkaQueryConfig): string
         GROUP BY auction, window_start, window_end;`
     case 'q17':
       return head + `
-        CREATE TABLE out (auction BIGINT, \`day\` STRING, total_bids BIGINT, rank1_bids BIGINT, rank2_bids BIGINT, rank3_bids BIGINT,
-            min_price BIGINT, max_price BIGINT, avg_price BIGINT, sum_price BIGINT${last}, PRIMARY KEY (auction, \`day\`) NOT ENFORCED)
+        CREATE TABLE out (${Q17_COLUMNS}${last}, PRIMARY KEY (auction, \`day\`) NOT ENFORCED)
           WITH ('connector' = 'upsert-kafka', ${kafka(c.output)}, 'key.format' = 'json', 'value.format' = 'json',
                 'sink.delivery-guarantee' = 'exactly-once');
-        INSERT INTO out
-        SELECT auction, DATE_FORMAT(dateTime, 'yyyy-MM-dd') AS \`day\`,
-          COUNT(*) AS total_bids,
-          COUNT(*) FILTER (WHERE price < 10000) AS rank1_bids,
-          COUNT(*) FILTER (WHERE price >= 10000 AND price < 1000000) AS rank2_bids,
-          COUNT(*) FILTER (WHERE price >= 1000000) AS rank3_bids,
-          MIN(price) AS min_price, MAX(price) AS max_price, AVG(price) AS avg_price, SUM(price) AS sum_price${lastAgg}
-        FROM bid
-        GROUP BY auction, DATE_FORMAT(dateTime, 'yyyy-MM-dd');`
+        INSERT INTO out ${q17Select(lastAgg)}`
   }
 }

@@ -6,6 +6,7 @@ import { versionedViewBenchQueries } from './versioned-view-queries.js'
 // The Nexmark queries the benchmark runs, as Weir SQL over the built-in generator, into a blackhole sink.
 import { joinQueries } from './join-queries.js'
 import { overQueries } from './over-queries.js'
+import { q17Select, Q17_COLUMNS } from './q17.js'
 import { timeJoinQueries } from './time-join-queries.js'
 
 export interface BenchQuery {
@@ -91,19 +92,7 @@ export function benchQueries(scale = 1): BenchQuery[] {
       what: 'GROUP BY auction, day: count, min, max, avg, sum',
       events: stateful,
       stateful: true,
-      sql: bidTable(stateful) +
-        sink(
-          'auction BIGINT, `day` STRING, total_bids BIGINT, rank1_bids BIGINT, rank2_bids BIGINT, rank3_bids BIGINT, min_price BIGINT, max_price BIGINT, avg_price BIGINT, sum_price BIGINT',
-        ) +
-        `INSERT INTO sink
-         SELECT auction, DATE_FORMAT(dateTime, 'yyyy-MM-dd') AS \`day\`,
-           COUNT(*) AS total_bids,
-           COUNT(*) FILTER (WHERE price < 10000) AS rank1_bids,
-           COUNT(*) FILTER (WHERE price >= 10000 AND price < 1000000) AS rank2_bids,
-           COUNT(*) FILTER (WHERE price >= 1000000) AS rank3_bids,
-           MIN(price) AS min_price, MAX(price) AS max_price, AVG(price) AS avg_price, SUM(price) AS sum_price
-         FROM bid
-         GROUP BY auction, DATE_FORMAT(dateTime, 'yyyy-MM-dd');`,
+      sql: bidTable(stateful) + sink(Q17_COLUMNS) + `INSERT INTO sink ${q17Select()}`,
     },
     ...joinQueries(stateful),
   ]
