@@ -14,7 +14,7 @@ import type { Row } from '../../core/batch.js'
 import type { SourceChunk, SourceContext, SourceReader, SplitPosition } from '../api.js'
 import { CsvDecoder } from './csv-decoder.js'
 import { DebeziumDecoder } from './debezium-decoder.js'
-import { ChunkRows, MORE, RecordError, rowsOf, SKIP, type RecordDecoder } from './decoder.js'
+import { ChunkRows, MORE, RecordError, rowsOf, SKIP, type Changes, type RecordDecoder } from './decoder.js'
 import { JsonDecoder } from './json-decoder.js'
 import { FALLBACK, JsonFieldScanner } from './json-scan.js'
 import { LineReader, type LineStart } from './line-reader.js'
@@ -308,13 +308,10 @@ class FileSourceReader implements SourceReader {
         } else this.recordText += '\n' + line
         continue
       }
-      const nullIn = this.notNull.length === 0 ? -1 : this.notNull.find(c => rowsOf(result).some(r => r[c] === null)) ?? -1
+      const nullIn = this.nullInNotNull(result)
       if (nullIn !== -1) {
-        // Compiled queries trust a NOT NULL type (a primary key column's too): a NULL must not get in.
-        const name = this.ctx.schema[nullIn]!.name
         const multiLine = this.recordText !== ''
-        this.fail(new RecordError(`column '${name}' is NOT NULL, but the record has no value for it`, name), file, multiLine ? this.recordStart : lines.lineNo,
-          multiLine ? this.recordText + '\n' + line : line)
+        this.fail(this.notNullError(nullIn), file, multiLine ? this.recordStart : lines.lineNo, multiLine ? this.recordText + '\n' + line : line)
         this.recordText = ''
         continue
       }
@@ -324,6 +321,19 @@ class FileSourceReader implements SourceReader {
     this.rowsRead += rows.length
     // A chunk ends right after a whole record, so no CSV record spans two chunks' positions.
     return { rows, ...out.chunkKinds(), split, position: { file, offset: lines.offset, line: lines.lineNo, ended: false } satisfies FilePosition }
+  }
+
+  /**
+   * The first NOT NULL column a decoded record leaves NULL, or -1. Compiled queries trust a NOT NULL
+   * type (a primary key column's too): a NULL must not get in.
+   */
+  private nullInNotNull(result: Row | Changes): number {
+    return this.notNull.length === 0 ? -1 : this.notNull.find(c => rowsOf(result).some(r => r[c] === null)) ?? -1
+  }
+
+  private notNullError(column: number): RecordError {
+    const name = this.ctx.schema[column]!.name
+    return new RecordError(`column '${name}' is NOT NULL, but the record has no value for it`, name)
   }
 
   /**
@@ -343,14 +353,10 @@ class FileSourceReader implements SourceReader {
       return true
     }
     if (result === SKIP || result === MORE) return true
-    const notNull = this.notNull
-    for (let i = 0; i < notNull.length; i++) {
-      const c = notNull[i]!
-      if (rowsOf(result).some(r => r[c] === null)) {
-        const name = this.ctx.schema[c]!.name
-        this.fail(new RecordError(`column '${name}' is NOT NULL, but the record has no value for it`, name), file, lines.lineNo, lines.lineText())
-        return true
-      }
+    const nullIn = this.nullInNotNull(result)
+    if (nullIn !== -1) {
+      this.fail(this.notNullError(nullIn), file, lines.lineNo, lines.lineText())
+      return true
     }
     out.add(result)
     return true
