@@ -40,7 +40,10 @@ export class JsonFieldScanner {
   private readonly read: readonly boolean[]
   /** Per column, for the record being read: its value as JSON.parse would give it (undefined: absent). */
   private readonly raw: unknown[]
-  /** Per column, for the record being read: raw holds the converted value already (a timestamp read from its bytes). */
+  /**
+   * Per column: raw holds the converted value already (a timestamp read from its bytes). Set by value(),
+   * the only writer of a read column's raw value, each time it writes one: row() looks at read columns only.
+   */
   private readonly converted: Uint8Array
   // Set by the scanning methods (no object per value): the end of the string just scanned, whether it
   // had escapes or bytes beyond ASCII.
@@ -67,7 +70,6 @@ export class JsonFieldScanner {
     const raw = this.raw
     const n = raw.length
     for (let c = 0; c < n; c++) raw[c] = undefined
-    this.converted.fill(0)
     if (b.buffer !== this.wordsOf) {
       this.wordsOf = b.buffer
       this.words = new Uint32Array(b.buffer, 0, b.buffer.byteLength >>> 2)
