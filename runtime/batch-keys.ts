@@ -58,49 +58,81 @@ export class BatchKeys {
 }
 
 /**
- * Keys by the values of `columns` (none: one constant key). Rows of a batch that share a key share
- * its KeyRef: a key is encoded and hashed once per batch, not once per row. Batches repeat keys a
- * lot (of 1,000 Nexmark bids, ~150 distinct auctions), and a key's encoding was a third of all that
- * q17 allocated. Only primitives are looked up (a Map compares them by value, as their encodings
- * do); anything else (NaN, -0, objects) is encoded per row as before.
+ * Keys by the values of `columns` (none: one constant key). Rows with equal keys share one KeyRef: a
+ * key is encoded and hashed once, not once per row. Batches repeat keys a lot (of 1,000 Nexmark
+ * bids, ~150 distinct auctions), and so do the batches after them (bids go to the auctions still
+ * open): the KeyRefs stay in a lookup of at most MAX_KEPT keys across batches, emptied when full,
+ * and a hot key costs no new object at all. Only primitives are looked up (a Map compares them by
+ * value, as their encodings do); anything else (NaN, -0, objects) is encoded per row as before.
+ * With several columns the lookup is by the first one, and the keys sharing it (a few: one auction,
+ * its days) are told apart by comparing the other values, not by a Map per first value.
  */
 export function keysByColumns(columns: readonly number[], maxParallelism: number): KeysOf {
   if (columns.length === 0) {
     const key = makeKey([], maxParallelism)
     return rows => new Array<KeyRef>(rows.length).fill(key)
   }
-  const last = columns.length - 1
+  const first = columns[0]!
+  const n = columns.length
+  const encode = (row: Row): KeyRef => {
+    const values = new Array<unknown>(n)
+    for (let c = 0; c < n; c++) values[c] = row[columns[c]!]
+    return makeKey(values, maxParallelism)
+  }
+  // First column's value → its KeyRef (one column), or the KeyRefs with that first value (several).
+  const seen = new Map<unknown, KeyRef | KeyRef[]>()
+  if (n === 1) {
+    return rows => {
+      if (seen.size > MAX_KEPT) seen.clear()
+      const keys = new Array<KeyRef>(rows.length)
+      for (let i = 0; i < rows.length; i++) {
+        const row = rows[i]!
+        const v = row[first]
+        if (!lookedUp(v)) {
+          keys[i] = encode(row)
+          continue
+        }
+        let key = seen.get(v) as KeyRef | undefined
+        if (key === undefined) seen.set(v, key = encode(row))
+        keys[i] = key
+      }
+      return keys
+    }
+  }
   return rows => {
+    if (seen.size > MAX_KEPT) seen.clear()
     const keys = new Array<KeyRef>(rows.length)
-    // Column values → (next column's map | KeyRef), one level per column.
-    const seen = new Map<unknown, unknown>()
     for (let i = 0; i < rows.length; i++) {
       const row = rows[i]!
-      let level = seen
-      let key: KeyRef | undefined
-      for (let c = 0; c <= last; c++) {
-        const v = row[columns[c]!]
-        if (!lookedUp(v)) {
-          key = makeKey(columns.map(k => row[k]), maxParallelism)
-          break
-        }
-        const found = level.get(v)
-        if (c === last) {
-          key = found as KeyRef | undefined
-          if (key === undefined) {
-            key = makeKey(columns.map(k => row[k]), maxParallelism)
-            level.set(v, key)
-          }
-        } else if (found === undefined) {
-          const next = new Map<unknown, unknown>()
-          level.set(v, next)
-          level = next
-        } else level = found as Map<unknown, unknown>
+      let plain = true
+      for (let c = 0; c < n && plain; c++) plain = lookedUp(row[columns[c]!])
+      if (!plain) {
+        keys[i] = encode(row)
+        continue
       }
-      keys[i] = key!
+      const v = row[first]
+      const found = seen.get(v)
+      let key: KeyRef | undefined
+      if (found === undefined) seen.set(v, key = encode(row))
+      else if (Array.isArray(found)) {
+        for (let k = 0; k < found.length && key === undefined; k++) if (sameRest(found[k]!, row, columns)) key = found[k]
+        if (key === undefined) found.push(key = encode(row))
+      } else if (sameRest(found, row, columns)) key = found
+      else seen.set(v, [found, key = encode(row)])
+      keys[i] = key
     }
     return keys
   }
+}
+
+/** KeyRefs kept for later batches, at most (about 100 bytes each). */
+const MAX_KEPT = 4096
+
+/** Whether `key`'s values after the first are those of `row` (primitives that lookedUp accepts: === is their identity). */
+function sameRest(key: KeyRef, row: Row, columns: readonly number[]): boolean {
+  const values = key.values
+  for (let c = 1; c < columns.length; c++) if (values[c] !== row[columns[c]!]) return false
+  return true
 }
 
 /** A value whose Map identity is its key identity: equal under SameValueZero exactly when its encodings are equal. */

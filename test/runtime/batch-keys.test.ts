@@ -106,11 +106,34 @@ describe('keysByColumns', () => {
     expect(keys[2]!.encoded).toBe(keys[4]!.encoded)
   })
 
-  it('keys a new batch afresh', () => {
-    const keysOf = keysByColumns([0], 128)
-    const a = keysOf([['k']])
-    const b = keysOf([['k']])
-    expect(a[0]).not.toBe(b[0])
-    expect(a[0]!.encoded).toBe(b[0]!.encoded)
+  it('gives a later batch the KeyRefs of earlier ones, and stays right once its lookup is emptied', () => {
+    for (const columns of [[0], [0, 1]]) {
+      const keysOf = keysByColumns(columns, 128)
+      const a = keysOf([['k', 1], ['k', 2]])
+      const b = keysOf([['k', 2], ['k', 1], ['k', 3]])
+      expect(b[0]).toBe(columns.length === 1 ? a[0] : a[1])
+      expect(b[1]).toBe(a[columns.length === 1 ? 0 : 0])
+      expect(b.map(k => k.values)).toEqual([['k', 2], ['k', 1], ['k', 3]].map(r => columns.map(c => r[c])))
+      // Many distinct keys: the lookup is emptied when full; every key is still its own.
+      const many: Row[] = Array.from({ length: 10_000 }, (_, i) => [i % 7000, i % 3])
+      for (let round = 0; round < 3; round++) {
+        const keys = keysOf(many)
+        expect(keys.map(k => k.encoded)).toEqual(many.map(r => makeKey(columns.map(c => r[c]), 128).encoded))
+      }
+    }
+  })
+
+  it('tells keys apart by every column, whatever the first one shares', () => {
+    const keysOf = keysByColumns([0, 1, 2], 128)
+    const rows: Row[] = [[1, 'a', 1], [1, 'a', 2], [1, 'b', 1], [1, 'a', 1], [1, 'a', '1'], [1, -0, 1], [1, 0, 1], [1, 'b', 1]]
+    const keys = keysOf(rows)
+    expect(keys.map(k => k.encoded)).toEqual(rows.map(r => makeKey(r, 128).encoded))
+    expect(keys[3]).toBe(keys[0])
+    expect(keys[7]).toBe(keys[2])
+    expect(new Set([keys[0], keys[1], keys[2], keys[4]]).size).toBe(4)
+    expect(Object.is(keys[5]!.values[1], -0)).toBe(true)
+    const again = keysOf([[1, 'a', 2], [1, 'b', 1]])
+    expect(again[0]).toBe(keys[1])
+    expect(again[1]).toBe(keys[2])
   })
 })
