@@ -75,4 +75,38 @@ describe("upsert-kafka's output compacted by key (CompactingBuffer)", () => {
     b.add({ rows: [['a', 3, 'not JSON']], kinds: null })
     expect(() => b.take()).toThrow(/cannot write headers/)
   })
+  it('keeps what a consumer folding by key reads: random keys of two columns (shared first values, NULL, NaN, -0), random changes', () => {
+    const schema: Field[] = [{ name: 'a', type: T.double() }, { name: 'b', type: T.string() }, { name: 'n', type: T.int() }]
+    const config = resolveKafkaSink('upsert-kafka', { ...SERVERS, 'key.format': 'json', 'value.format': 'json' }, schema, ['a', 'b'])
+    const firsts: unknown[] = [1, 2, 0, -0, NaN, null, 3]
+    const seconds: unknown[] = ['x', 'y', null, '']
+    let seed = 7
+    // mulberry32
+    const random = (n: number): number => {
+      let t = (seed = (seed + 0x6d2b79f5) | 0)
+      t = Math.imul(t ^ (t >>> 15), t | 1)
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+      return Math.floor((((t ^ (t >>> 14)) >>> 0) / 2 ** 32) * n)
+    }
+    for (let round = 0; round < 20; round++) {
+      const b = new CompactingBuffer(new MessageEncoder(config, schema, 1))
+      const all: Message[] = []
+      const every = new MessageEncoder(config, schema, 1)
+      for (let batch = 0; batch < 5; batch++) {
+        const rows = Array.from({ length: 1 + random(40) }, (_, i) => [firsts[random(firsts.length)], seconds[random(seconds.length)], i])
+        const kinds = Uint8Array.from(rows.map(() => [I, UB, UA, D][random(4)]!))
+        b.add({ rows, kinds })
+        every.encode({ rows, kinds }, all)
+      }
+      const kept = b.take()
+      const fold = (messages: Message[]): Map<string | null, string | null> => new Map(messages.map(m => [m[1], m[2]]))
+      expect(fold(kept)).toEqual(fold(all))
+      // At most one message per key and value identity, never more than the rows.
+      expect(kept.length).toBeLessThanOrEqual(all.length)
+      // NaN and -0 rows are compacted by their message key, the rest by value; NaN and NULL share a
+      // message key, and so do -0 and 0: at most two extra messages per second value.
+      expect(kept.length).toBeGreaterThanOrEqual(new Set(all.map(m => m[1])).size)
+      expect(kept.length).toBeLessThanOrEqual(new Set(all.map(m => m[1])).size + 2 * seconds.length)
+    }
+  })
 })

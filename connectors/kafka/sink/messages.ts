@@ -82,6 +82,11 @@ export class MessageEncoder {
     }
   }
 
+  /** The row's columns the message key is made of (none: messages have no key). */
+  get keyColumns(): readonly number[] {
+    return this.config.keyColumns
+  }
+
   /** Whether a row of `kind` gives no message (upsert's -U: the +U that follows replaces it). */
   skips(kind: number): boolean {
     return kind === RowKind.UPDATE_BEFORE && !this.changeEvents
