@@ -3,6 +3,7 @@
 // client setting would run the job with other settings than the user asked for), quiet logging,
 // retries with back-off, and broker errors turned into WeirErrors that say what to do.
 import { Kafka, logLevel, type KafkaConfig } from 'kafkajs'
+import { framedSockets } from './framed-socket.js'
 import { WeirError } from '../../common/errors.js'
 import type { ConnectorOptions } from '../api.js'
 import { aboutKey, aboutValue, badValue, closest, intOption } from '../options.js'
@@ -74,6 +75,8 @@ export function clientConfig(options: ConnectorOptions, table: string): KafkaCon
     clientId: options['properties.client.id'] ?? `weir-${table}`,
     brokers: bootstrapServers(options),
     ssl: protocol === 'SSL',
+    // Whole responses per 'data' event (framed-socket.ts); TLS connections are kafkajs' own.
+    ...(protocol === 'SSL' ? {} : { socketFactory: framedSockets }),
     requestTimeout: intOption(options, 'properties.request.timeout.ms', 30_000, 1),
     connectionTimeout: intOption(options, 'properties.socket.connection.setup.timeout.ms', 5_000, 1),
     // Retries with exponential back-off: a broker that restarts is waited for, one that stays down
