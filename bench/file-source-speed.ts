@@ -7,7 +7,9 @@
 // columns q17 reads) and q17 (GROUP BY auction, day with heap state); read-all and read-proj drain
 // the source's reader directly, without a job (every column read, or those of proj).
 //
-// Usage: node dist/bench/file-source-speed.js [EVENTS] [FILE] [QUERY...]
+// Usage: node dist/bench/file-source-speed.js [EVENTS] [FILE] [QUERY[:thread|:main]...]
+// A ':thread' / ':main' suffix sets 'source.decode-thread' to 'true' / 'false' (default: 'auto'), so
+// the two can alternate in one run: q0:main q0:thread q0:main q0:thread.
 // FILE is written when missing and kept (so builds can be compared on one file, alternating);
 // without it a temporary file is used and removed.
 import { createWriteStream, existsSync, mkdtempSync, rmSync } from 'node:fs'
@@ -33,10 +35,10 @@ const QUERIES: Record<string, string> = {
 }
 
 /** The source's reader alone, drained: every column read, or auction, price and dateTime; how many rows. */
-async function readDirect(file: string, projected: boolean): Promise<number> {
+async function readDirect(file: string, projected: boolean, thread: string): Promise<number> {
   const reader = await filesystemConnector.source!.create({
     table: 'bid',
-    options: { connector: 'filesystem', path: file, format: 'json' },
+    options: { connector: 'filesystem', path: file, format: 'json', 'source.decode-thread': thread },
     schema: BID_SCHEMA,
     signal: new AbortController().signal,
     batchSize: 1024,
@@ -68,7 +70,9 @@ const dir = given === undefined ? mkdtempSync(join(tmpdir(), 'weir-file-bench-')
 const file = given ?? join(dir!, 'bids.json')
 try {
   if (!existsSync(file)) console.log(`wrote ${await writeBids(file, events)} bids to ${file}`)
-  for (const name of names.length === 0 ? Object.keys(QUERIES) : names) {
+  for (const arg of names.length === 0 ? Object.keys(QUERIES) : names) {
+    const [name = arg, variant] = arg.split(':')
+    const thread = variant === 'thread' ? 'true' : variant === 'main' ? 'false' : 'auto'
     const sql = QUERIES[name]
     const direct = name === 'read-all' || name === 'read-proj'
     if (sql === undefined && !direct) throw new Error(`unknown query '${name}' (${Object.keys(QUERIES).join(', ')}, read-all, read-proj)`)
@@ -76,10 +80,10 @@ try {
     const main = threadCpuSeconds() ?? 0
     const start = performance.now()
     let n: number
-    if (direct) n = await readDirect(file, name === 'read-proj')
+    if (direct) n = await readDirect(file, name === 'read-proj', thread)
     else {
       const session = new Session({ println: () => undefined })
-      await session.executeSql(`CREATE TABLE bid (${BID}) WITH ('connector' = 'filesystem', 'path' = '${file}', 'format' = 'json');\n${sql}`)
+      await session.executeSql(`CREATE TABLE bid (${BID}) WITH ('connector' = 'filesystem', 'path' = '${file}', 'format' = 'json', 'source.decode-thread' = '${thread}');\n${sql}`)
       const [m] = await session.awaitJobs()
       n = m!.sourceRecordsRead
     }
@@ -87,7 +91,7 @@ try {
     const used = process.cpuUsage(cpu)
     const mainUs = ((threadCpuSeconds() ?? 0) - main) * 1e6
     console.log(
-      `${name}: ${n} bids in ${seconds.toFixed(2)} s: ${Math.round(n / seconds)} events/s, ` +
+      `${arg}: ${n} bids in ${seconds.toFixed(2)} s: ${Math.round(n / seconds)} events/s, ` +
         `${((used.user + used.system) / n).toFixed(2)} CPU-µs/event (main ${(mainUs / n).toFixed(2)})`,
     )
   }

@@ -39,9 +39,14 @@ export interface FsConfig {
   readonly csv: CsvConfig
   /** 'debezium-json.schema-include': each change is the payload of a {"schema":…,"payload":…} envelope (read only). */
   readonly schemaInclude: boolean
+  /**
+   * 'source.decode-thread': whether a JSON source reads and decodes its files on a worker thread
+   * (decode-thread.ts); 'auto' when the machine has at least two cores.
+   */
+  readonly decodeThread: 'auto' | 'true' | 'false'
 }
 
-const COMMON = ['path', 'format']
+const COMMON = ['path', 'format', 'source.decode-thread']
 /** Each format's options (the Kafka source takes the json and csv ones too). */
 export const FORMAT_OPTIONS: Record<FileFormat, readonly string[]> = {
   'json': ['json.ignore-parse-errors', 'json.fail-on-missing-field', 'json.timestamp-format.standard', 'json.timestamp-format.epoch'],
@@ -126,7 +131,8 @@ export function resolveFsOptions(options: ConnectorOptions): FsConfig {
   if (delimiter === '\n' || delimiter === '\r' || delimiter === csv.quote) {
     throw badValue('csv.field-delimiter', options['csv.field-delimiter'] ?? ',', 'a character other than the quote character and line breaks')
   }
-  return { path, format, json, csv, schemaInclude }
+  const decodeThread = enumOption(options, 'source.decode-thread', ['auto', 'true', 'false'] as const, 'auto')
+  return { path, format, json, csv, schemaInclude, decodeThread }
 }
 
 /** Flink has no option for numeric timestamps (it rejects them): this one says what they count. */

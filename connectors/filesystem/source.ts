@@ -19,6 +19,7 @@ import { JsonDecoder } from './json-decoder.js'
 import { FALLBACK, JsonFieldScanner } from './json-scan.js'
 import { LineReader, type LineStart } from './line-reader.js'
 import { resolveFsOptions, type FsConfig } from './options.js'
+import { ThreadedFileReader, useDecodeThread } from './decode-thread.js'
 
 /**
  * A file split's position after a chunk: the file (its path as listed), the byte offset just after
@@ -35,7 +36,7 @@ export interface FilePosition {
 }
 
 /** Where a split starts: at the beginning (null), after a line, or nowhere (already ended). */
-type FileStart = (LineStart & { readonly ended: boolean }) | null
+export type FileStart = (LineStart & { readonly ended: boolean }) | null
 
 /** A failed file-system call on a path of table `table`'s source. */
 function sourceFsError(e: unknown, op: FsOperation, path: string, table: string): WeirError {
@@ -78,7 +79,7 @@ export async function listSourceFiles(path: string, table: string): Promise<stri
   return files.sort().map(name => join(full, name))
 }
 
-function decoderFor(config: FsConfig, ctx: SourceContext): RecordDecoder {
+export function decoderFor(config: FsConfig, ctx: SourceContext): RecordDecoder {
   switch (config.format) {
     case 'json':
       return new JsonDecoder(ctx.schema, config.json)
@@ -97,14 +98,18 @@ export async function createFileSource(ctx: SourceContext): Promise<SourceReader
     : await restoreStarts(files, ctx.restoredPositions, config.path, ctx.table)
   const ignoreErrors = config.format === 'csv' ? config.csv.ignoreParseErrors : config.json.ignoreParseErrors
   const decoder = decoderFor(config, ctx)
-  return new FileSourceReader(files, restore, decoder, jsonScanner(decoder, config, ctx), ignoreErrors, ctx)
+  const scanner = jsonScanner(decoder, config, ctx)
+  // JSON lines read from their bytes can be read and decoded on a thread of their own (decode-thread.ts);
+  // other formats, and a thread turned off or not available, read on this one.
+  if (scanner !== null && useDecodeThread(config.decodeThread, ctx.table)) return new ThreadedFileReader(files, restore, ctx)
+  return new FileSourceReader(files, restore, decoder, scanner, ignoreErrors, ctx)
 }
 
 /**
  * The scanner of a 'json' file's lines, over the columns the job reads (and NOT NULL ones, which the
  * reader checks); null for other formats.
  */
-function jsonScanner(decoder: RecordDecoder, config: FsConfig, ctx: SourceContext): JsonFieldScanner | null {
+export function jsonScanner(decoder: RecordDecoder, config: FsConfig, ctx: SourceContext): JsonFieldScanner | null {
   if (config.format !== 'json' || !(decoder instanceof JsonDecoder)) return null
   // The filesystem connector declares no metadata columns: every column is a field of the record.
   if (ctx.metadata?.some(m => m !== null) === true) return null
@@ -129,7 +134,7 @@ function further(a: FilePosition, b: FilePosition): FilePosition {
 }
 
 /** Where the listed files start after a restore, and whether a split's position now belongs to another split number. */
-interface Restore {
+export interface Restore {
   readonly starts: FileStart[]
   readonly moved: boolean
 }
@@ -206,7 +211,7 @@ async function followsNewline(file: string, offset: number, table: string): Prom
   }
 }
 
-class FileSourceReader implements SourceReader {
+export class FileSourceReader implements SourceReader {
   readonly splitCount: number
   private fileIndex = 0
   private lines: LineReader | null = null

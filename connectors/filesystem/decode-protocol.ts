@@ -1,0 +1,58 @@
+// The messages between the filesystem source's reader on the main thread (decode-thread.ts) and its
+// decode worker (decode-worker.ts).
+import type { Field } from '../../common/types.js'
+import type { ConnectorOptions, SplitPosition } from '../api.js'
+import type { BatchLayout } from './row-codec.js'
+import type { Restore } from './source.js'
+
+/** What the worker reads: the reader's files, where each starts, and its context without the signal. */
+export interface WorkerInit {
+  readonly files: readonly string[]
+  readonly restore: Restore
+  readonly table: string
+  readonly options: ConnectorOptions
+  readonly schema: readonly Field[]
+  readonly metadata?: readonly (string | null)[]
+  readonly readColumns?: readonly boolean[]
+  readonly batchSize: number
+}
+
+/**
+ * Batches the worker may have sent that the main thread has not taken yet (read ahead), and the
+ * bytes they may hold: it waits for credit beyond either. One batch always may go, however large.
+ */
+export const MAX_BATCHES_AHEAD = 4
+export const MAX_BYTES_AHEAD = 16 << 20
+
+/** A chunk of the reader's, its rows encoded (row-codec.ts) in `buffer` (transferred). */
+export interface ChunkMessage {
+  readonly t: 'chunk'
+  readonly split: number
+  readonly splitEnded: boolean
+  readonly position: SplitPosition
+  readonly kinds: Uint8Array | null
+  readonly layout: BatchLayout
+  readonly buffer: ArrayBuffer
+  /** The worker's reader's metrics right after this chunk. */
+  readonly metrics: Readonly<Record<string, number>>
+}
+
+/** An error, as WeirError's fields (or a plain error's message and stack) so the main thread can throw the same. */
+export interface ErrorMessage {
+  readonly t: 'error'
+  readonly weir: boolean
+  readonly kind?: string
+  readonly message: string
+  readonly record?: unknown
+  readonly help?: string
+  readonly notes?: readonly string[]
+  readonly stack?: string
+}
+
+export type FromWorker = ChunkMessage | ErrorMessage | { readonly t: 'end' }
+
+/** The main thread took a batch of `bytes` bytes: the worker may send another. */
+export interface Credit {
+  readonly t: 'credit'
+  readonly bytes: number
+}

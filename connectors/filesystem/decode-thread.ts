@@ -1,0 +1,168 @@
+// The filesystem JSON source read and decoded on a worker thread of its own (decode-worker.ts), so
+// the operators have the main thread to themselves: the worker runs the source's own reader and
+// sends each chunk as a binary batch (row-codec.ts) with its split, position and the reader's
+// metrics; this reader hands the chunks on in order, turning each batch into rows. The worker reads
+// at most MAX_BATCHES_AHEAD chunks ahead and waits for credit, which a chunk earns when `next()`
+// hands it on: positions are only ever those of chunks handed on, so a checkpoint never counts what
+// the worker read ahead. The worker starts with the reader (when the job starts) and is terminated
+// by close() (job end, cancel or failure), and once it has ended or failed.
+import { existsSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
+import { fileURLToPath } from 'node:url'
+import { Worker } from 'node:worker_threads'
+import { type ErrorKind, WeirError } from '../../common/errors.js'
+import type { SourceChunk, SourceContext, SourceReader } from '../api.js'
+import type { Credit, FromWorker, WorkerInit } from './decode-protocol.js'
+import { decodeRows } from './row-codec.js'
+import type { Restore } from './source.js'
+
+/**
+ * The worker's script: beside this module once built; from the TypeScript sources (tests), the built
+ * one in dist/ (a worker cannot load .ts files), which `npx tsc` must have made.
+ */
+function workerScript(): URL | null {
+  const here = import.meta.url
+  const url = here.endsWith('.ts') ? new URL('../../dist/connectors/filesystem/decode-worker.js', here) : new URL('./decode-worker.js', here)
+  return existsSync(fileURLToPath(url)) ? url : null
+}
+
+/**
+ * Whether to read on a worker ('source.decode-thread'): 'auto' when a second core can run it, 'true'
+ * always (an error when the worker's script is missing), 'false' never.
+ */
+export function useDecodeThread(setting: 'auto' | 'true' | 'false', table: string): boolean {
+  if (setting === 'false') return false
+  if (workerScript() !== null) return setting === 'true' || availableParallelism() >= 2
+  if (setting === 'auto') return false
+  throw WeirError.connector(`table '${table}' sets 'source.decode-thread' = 'true', but the decode worker's script is missing`, {
+    help: `build Weir (npx tsc -p tsconfig.json), or set 'source.decode-thread' = 'false'`,
+  })
+}
+
+/** Decode workers started and not yet stopped, in this process (tests check none is left behind). */
+let running = 0
+export function decodeWorkersRunning(): number {
+  return running
+}
+
+type Item = FromWorker | { readonly t: 'exit'; readonly error: unknown }
+
+export class ThreadedFileReader implements SourceReader {
+  readonly splitCount: number
+  private worker: Worker | null
+  private readonly queue: Item[] = []
+  private waiting: ((item: Item | null) => void) | null = null
+  private done = false
+  private lastMetrics: Readonly<Record<string, number>> = { skippedRecords: 0, rowsRead: 0, bytesRead: 0, filesRead: 0 }
+  private readonly onAbort = (): void => this.deliver(null)
+
+  constructor(files: readonly string[], restore: Restore, private readonly ctx: SourceContext) {
+    this.splitCount = files.length
+    const init: WorkerInit = {
+      files,
+      restore,
+      table: ctx.table,
+      options: ctx.options,
+      schema: ctx.schema,
+      ...(ctx.metadata === undefined ? {} : { metadata: ctx.metadata }),
+      ...(ctx.readColumns === undefined ? {} : { readColumns: ctx.readColumns }),
+      batchSize: ctx.batchSize,
+    }
+    const worker = new Worker(workerScript()!, { workerData: init, name: `weir source ${ctx.table}` })
+    this.worker = worker
+    running++
+    // Only a `next()` waiting for it keeps the process alive (see `next`): a worker never holds it open.
+    worker.unref()
+    worker.on('message', (m: FromWorker) => this.deliver(m))
+    worker.on('error', e => this.deliver({ t: 'exit', error: e }))
+    worker.on('exit', code => {
+      this.stopped()
+      this.deliver({ t: 'exit', error: new Error(`the decode worker exited with code ${code}`) })
+    })
+    ctx.signal.addEventListener('abort', this.onAbort)
+  }
+
+  /** Chunks the worker has sent that `next()` has not handed on yet (read ahead). */
+  get chunksAhead(): number {
+    return this.queue.filter(m => m.t === 'chunk').length
+  }
+
+  private counted = true
+  private stopped(): void {
+    if (this.counted) running--
+    this.counted = false
+  }
+
+  private deliver(item: Item | null): void {
+    const waiting = this.waiting
+    if (waiting !== null) {
+      this.waiting = null
+      waiting(item)
+    } else if (item !== null) this.queue.push(item)
+  }
+
+  async next(): Promise<SourceChunk | null> {
+    if (this.done || this.ctx.signal.aborted) return null
+    let item = this.queue.shift() ?? null
+    if (item === null) {
+      const worker = this.worker
+      worker?.ref()
+      item = await new Promise<Item | null>(resolve => (this.waiting = resolve))
+      worker?.unref()
+      if (item === null || this.done) return null
+    }
+    switch (item.t) {
+      case 'chunk': {
+        this.worker?.postMessage({ t: 'credit', bytes: item.buffer.byteLength } satisfies Credit)
+        this.lastMetrics = item.metrics
+        const rows = decodeRows(item.layout, item.buffer)
+        return {
+          rows,
+          ...(item.kinds === null ? {} : { kinds: item.kinds }),
+          split: item.split,
+          ...(item.splitEnded ? { splitEnded: true } : {}),
+          position: item.position,
+        }
+      }
+      case 'end':
+        await this.close()
+        return null
+      case 'error': {
+        await this.close()
+        if (!item.weir) {
+          const e = new Error(item.message)
+          if (item.stack !== undefined) e.stack = item.stack
+          throw e
+        }
+        throw new WeirError(item.kind as ErrorKind, item.message, {
+          ...(item.record === undefined ? {} : { record: item.record as NonNullable<WeirError['record']> }),
+          ...(item.help === undefined ? {} : { help: item.help }),
+          ...(item.notes === undefined ? {} : { notes: item.notes }),
+        })
+      }
+      case 'exit':
+        await this.close()
+        throw WeirError.internal(`the decode worker of table '${this.ctx.table}' stopped: ${(item.error as Error).message ?? String(item.error)}`)
+    }
+  }
+
+  metrics(): Readonly<Record<string, number>> {
+    return this.lastMetrics
+  }
+
+  async close(): Promise<void> {
+    this.done = true
+    this.queue.length = 0
+    this.ctx.signal.removeEventListener('abort', this.onAbort)
+    this.deliver(null)
+    const worker = this.worker
+    this.worker = null
+    if (worker !== null) {
+      worker.removeAllListeners()
+      // An 'error' after the listeners are gone must not become an uncaught exception.
+      worker.on('error', () => undefined)
+      await worker.terminate()
+      this.stopped()
+    }
+  }
+}

@@ -1,0 +1,80 @@
+// The filesystem source's decode worker: runs the source's own reader (FileSourceReader, so rows,
+// positions, errors and skipped records are exactly those of reading on the main thread) and sends
+// each chunk as a binary batch (row-codec.ts), at most a few ahead of what the main thread took.
+import { parentPort, workerData } from 'node:worker_threads'
+import { isWeirError } from '../../common/errors.js'
+import type { SourceContext } from '../api.js'
+import { type ChunkMessage, type Credit, type ErrorMessage, MAX_BATCHES_AHEAD, MAX_BYTES_AHEAD, type WorkerInit } from './decode-protocol.js'
+import { resolveFsOptions } from './options.js'
+import { encodeRows } from './row-codec.js'
+import { decoderFor, FileSourceReader, jsonScanner } from './source.js'
+
+const port = parentPort!
+const init = workerData as WorkerInit
+
+let batchesAhead = 0
+let bytesAhead = 0
+let wake: (() => void) | null = null
+port.on('message', (m: Credit) => {
+  batchesAhead--
+  bytesAhead -= m.bytes
+  const w = wake
+  wake = null
+  w?.()
+})
+
+function errorMessage(e: unknown): ErrorMessage {
+  if (isWeirError(e)) {
+    const { kind, message, record, help, notes } = e
+    return { t: 'error', weir: true, kind, message, record, help, notes, stack: e.stack }
+  }
+  const err = e instanceof Error ? e : new Error(String(e))
+  return { t: 'error', weir: false, message: err.message, stack: err.stack }
+}
+
+async function run(): Promise<void> {
+  let reader: FileSourceReader | null = null
+  try {
+    const ctx: SourceContext = {
+      table: init.table,
+      options: init.options,
+      schema: init.schema,
+      ...(init.metadata === undefined ? {} : { metadata: init.metadata }),
+      ...(init.readColumns === undefined ? {} : { readColumns: init.readColumns }),
+      signal: new AbortController().signal,
+      batchSize: init.batchSize,
+    }
+    const config = resolveFsOptions(ctx.options)
+    const decoder = decoderFor(config, ctx)
+    reader = new FileSourceReader(init.files, init.restore, decoder, jsonScanner(decoder, config, ctx), config.json.ignoreParseErrors, ctx)
+    const width = ctx.schema.length
+    for (;;) {
+      while (batchesAhead >= MAX_BATCHES_AHEAD || (batchesAhead > 0 && bytesAhead >= MAX_BYTES_AHEAD)) {
+        await new Promise<void>(resolve => (wake = resolve))
+      }
+      const chunk = await reader.next()
+      if (chunk === null) break
+      const { layout, buffer } = encodeRows(chunk.rows, width)
+      const message: ChunkMessage = {
+        t: 'chunk',
+        split: chunk.split,
+        splitEnded: chunk.splitEnded === true,
+        position: chunk.position,
+        kinds: chunk.kinds ?? null,
+        layout,
+        buffer,
+        metrics: reader.metrics(),
+      }
+      batchesAhead++
+      bytesAhead += buffer.byteLength
+      port.postMessage(message, [buffer])
+    }
+    await reader.close()
+    port.postMessage({ t: 'end' })
+  } catch (e) {
+    await reader?.close().catch(() => undefined)
+    port.postMessage(errorMessage(e))
+  }
+}
+
+await run()

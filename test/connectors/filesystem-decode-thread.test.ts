@@ -1,0 +1,226 @@
+// The filesystem JSON source read on its decode worker ('source.decode-thread'): the binary batches
+// give back exactly the rows encoded; the worker's chunks (rows, kinds, splits, positions, skip
+// counts, errors) are exactly the main-thread reader's over random JSON lines; a restore from the
+// position of the last chunk taken, while the worker has read further ahead, gives exactly the rest;
+// and no worker outlives its reader, whether it ended, was cancelled or failed.
+// The worker runs the built script (dist/): `npx tsc -p tsconfig.json` before these tests.
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { T, type Field } from '../../common/types.js'
+import { WeirError } from '../../common/errors.js'
+import type { SourceChunk, SourceReader } from '../../connectors/api.js'
+import { decodeWorkersRunning, ThreadedFileReader } from '../../connectors/filesystem/decode-thread.js'
+import { filesystemConnector } from '../../connectors/filesystem/index.js'
+import { decodeRows, encodeRows } from '../../connectors/filesystem/row-codec.js'
+import type { Row } from '../../core/batch.js'
+import { drain, errorOf, sourceCtx, tempDir } from './helpers.js'
+
+const source = filesystemConnector.source!
+
+const SCHEMA: Field[] = [
+  { name: 'i', type: T.int() },
+  { name: 'big', type: T.bigint() },
+  { name: 'dec', type: T.decimal(30, 4) },
+  { name: 'd', type: T.double() },
+  { name: 'b', type: T.boolean() },
+  { name: 's', type: T.string() },
+  { name: 'ts', type: T.timestamp(3) },
+  { name: 'k', type: T.string(false) },
+]
+
+/** A seeded generator (mulberry32), so a failure can be replayed. */
+function random(seed: number): () => number {
+  let a = seed
+  return () => {
+    a = (a + 0x6d2b79f5) | 0
+    let t = Math.imul(a ^ (a >>> 15), 1 | a)
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+const PIECES = ['a', 'Z', ' ', 'é', 'ß', '€', '🦀', '\\"', '\\\\', '\\n', '\\t', '\\u00e9', '\\ud83e\\udd80', '\\ud800', 'x'.repeat(50), '/', '\\/']
+
+/** Random JSON lines of the schema: every type, NULLs and missing fields, unicode and escapes, long lines, and a few bad records. */
+function randomLines(seed: number, count: number, valid = false): string[] {
+  const r = random(seed)
+  const pick = <V>(xs: readonly V[]): V => xs[Math.floor(r() * xs.length)]!
+  const str = (len: number): string => {
+    let s = ''
+    while (s.length < len) s += pick(PIECES)
+    return `"${s}"`
+  }
+  const lines: string[] = []
+  for (let n = 0; n < count; n++) {
+    const fields: string[] = []
+    const maybe = (key: string, value: () => string): void => {
+      const x = r()
+      if (x < 0.1) fields.push(`"${key}": null`)
+      else if (x < 0.2) return
+      else fields.push(`"${key}": ${value()}`)
+    }
+    maybe('i', () => String(Math.floor(r() * 4e9) - 2e9 > 2147483647 ? 7 : Math.floor(r() * 2e9) - 1e9))
+    // Values of the wrong type or out of range are bad records (unless `valid`).
+    const odd = <V>(good: readonly V[], bad: readonly V[]): V => (valid || r() < 0.9 ? pick(good) : pick(bad))
+    maybe('big', () => odd(['9007199254740993', '-9223372036854775808', '0', '-0', String(Math.floor(r() * 1e15)), '"42"'], ['1e400', '"x"']))
+    maybe('dec', () => odd(['12.5', '-0.0001', '12345678901234567890.1234', '"7.25"', '1e3'], ['1.00001', '"1,5"']))
+    maybe('d', () => odd(['0.1', '-0', '1e308', '-2.5e-300', '3', '"NaN"'], ['"abc"', '[1]']))
+    maybe('b', () => odd(['true', 'false', '"TRUE"'], ['"yes"', '2']))
+    maybe('s', () => str(r() < 0.02 ? 400_000 : Math.floor(r() * 40)))
+    maybe('ts', () => odd(['"2024-01-02 03:04:05.678"', '"2024-02-29T23:59:59"', '"1999-12-31 23:59:59.9"'], ['1700000000000', '"2023-02-29 00:00:00"']))
+    if (valid || r() < 0.97) fields.push(`"k": ${str(1 + Math.floor(r() * 5))}`)
+    if (r() < 0.3) fields.push(`"extra": {"deep": [1, {"x": ${str(10)}}], "n": null}`)
+    let line = `{${fields.join(', ')}}`
+    const bad = valid ? 1 : r()
+    if (bad < 0.01) line = line.slice(0, -1)
+    else if (bad < 0.015) line = '[1, 2]'
+    else if (bad < 0.02) line = `{"I": 5, "K": "case-insensitive key"}`
+    else if (bad < 0.025) line = ''
+    lines.push(line)
+  }
+  return lines
+}
+
+async function open(path: string, thread: boolean, batchSize: number, extra: Record<string, string> = {}, restored?: SourceChunk['position'][],
+  signal?: AbortSignal, readColumns?: boolean[]): Promise<SourceReader>
+{
+  const options = { connector: 'filesystem', path, format: 'json', 'source.decode-thread': thread ? 'true' : 'false', ...extra }
+  const ctx = { ...sourceCtx(options, SCHEMA, batchSize, signal, restored), ...(readColumns === undefined ? {} : { readColumns }) }
+  const reader = await source.create(ctx)
+  // The test proves nothing if the reader quietly took the other path.
+  expect(reader instanceof ThreadedFileReader).toBe(thread)
+  return reader
+}
+
+/** A chunk as plain data, to compare chunks of both readers. */
+function plain(c: SourceChunk): unknown {
+  return { rows: c.rows, kinds: c.kinds ?? null, split: c.split, splitEnded: c.splitEnded === true, position: c.position }
+}
+
+let dir: string
+let cleanup: () => void
+beforeEach(() => ({ dir, cleanup } = tempDir()))
+afterEach(() => {
+  cleanup()
+  expect(decodeWorkersRunning()).toBe(0)
+})
+
+describe('row codec', () => {
+  it('gives back exactly the rows encoded, value for value', () => {
+    const r = random(7)
+    const values: unknown[] = [null, 0, -0, 1.5, NaN, -Infinity, 2 ** 53 + 2, true, false, '', 'ascii', 'é€🦀', '\ud800 lone', 'x'.repeat(10_000), 12n,
+      -(2n ** 63n), 2n ** 70n, [1, 'a'], { a: 1 }]
+    for (let round = 0; round < 200; round++) {
+      const n = Math.floor(r() * 40)
+      // Each column mostly of one kind of value, sometimes mixed.
+      const kinds = Array.from({ length: 6 }, () => Math.floor(r() * values.length))
+      const rows: Row[] = Array.from({ length: n }, () => kinds.map(k => (r() < 0.2 ? values[Math.floor(r() * values.length)] : r() < 0.2 ? null : values[k])))
+      const { layout, buffer } = encodeRows(rows, 6)
+      const back = decodeRows(layout, structuredClone(buffer, { transfer: [buffer] }))
+      expect(back.length).toBe(n)
+      back.forEach((row, i) => row.forEach((v, c) => expect(Object.is(v, rows[i]![c]) || JSON.stringify(v) === JSON.stringify(rows[i]![c])).toBe(true)))
+    }
+  })
+})
+
+describe('decode worker', () => {
+  it.each([
+    { name: 'all columns', seed: 1, batch: 64, extra: { 'json.ignore-parse-errors': 'true' }, read: undefined },
+    { name: 'some columns read', seed: 2, batch: 1000, extra: { 'json.ignore-parse-errors': 'true' }, read: [false, true, false, true, false, true, true, false] },
+    { name: 'one-row chunks', seed: 3, batch: 1, extra: { 'json.ignore-parse-errors': 'true' }, read: undefined },
+  ])('gives the chunks of the main-thread reader over random JSON lines in two files: $name', async ({ seed, batch, extra, read }) => {
+    // Long lines (400 KB strings) put lines across the 1 MB read blocks.
+    writeFileSync(join(dir, 'a.json'), randomLines(seed, 3000).join('\n') + '\n')
+    writeFileSync(join(dir, 'b.json'), '\uFEFF' + randomLines(seed + 100, 500).join('\r\n'))
+    const main = await open(dir, false, batch, extra, undefined, undefined, read)
+    const mainChunks = await drain(main)
+    const threaded = await open(dir, true, batch, extra, undefined, undefined, read)
+    const threadChunks = await drain(threaded)
+    expect(threadChunks.map(plain)).toEqual(mainChunks.map(plain))
+    expect(threaded.metrics()).toEqual(main.metrics())
+    expect(main.metrics()['skippedRecords']).toBeGreaterThan(10)
+    expect(mainChunks.reduce((n, c) => n + c.rows.length, 0)).toBeGreaterThan(2000)
+  })
+
+  it('fails on a bad record with the main-thread reader\'s error: file, line, the record and what to do', async () => {
+    const lines = randomLines(4, 2000, true)
+    lines.splice(1500, 0, '{"i": 1, "k": "broken"')
+    writeFileSync(join(dir, 'bad.json'), lines.join('\n') + '\n')
+    const errors: WeirError[] = []
+    for (const thread of [false, true]) {
+      const e = await errorOf(async () => drain(await open(dir, thread, 100)))
+      expect(e).toBeInstanceOf(WeirError)
+      errors.push(e as WeirError)
+    }
+    const [main, threaded] = errors as [WeirError, WeirError]
+    expect(main.message).toMatch(new RegExp(`bad record at .*bad\\.json:1501 \\(table 't'\\)`))
+    expect(threaded.message).toBe(main.message)
+    expect(threaded.kind).toBe(main.kind)
+    expect(threaded.record).toEqual(main.record)
+    expect(threaded.help).toBe(main.help)
+  })
+
+  it('fails on a NULL for a NOT NULL column as the main-thread reader does', async () => {
+    writeFileSync(join(dir, 'n.json'), '{"k": "a"}\n{"i": 2}\n')
+    const main = await errorOf(async () => drain(await open(dir, false, 10)))
+    const threaded = await errorOf(async () => drain(await open(dir, true, 10)))
+    expect(main.message).toMatch(/n\.json:2 .*column 'k' is NOT NULL/)
+    expect(threaded.message).toBe(main.message)
+  })
+
+  it.each([1, 7, 40])('resumed from the position of chunk %i, taken while the worker read ahead, gives exactly the rest', async stop => {
+    writeFileSync(join(dir, 'a.json'), randomLines(5, 4000).join('\n') + '\n')
+    writeFileSync(join(dir, 'b.json'), randomLines(6, 1000).join('\n') + '\n')
+    const extra = { 'json.ignore-parse-errors': 'true' }
+    const straight = (await drain(await open(dir, false, 50, extra))).map(plain)
+    const first = await open(dir, true, 50, extra)
+    const taken: SourceChunk[] = []
+    try {
+      for (let i = 0; i < stop; i++) taken.push((await first.next())!)
+      // Let the worker read ahead as far as its credit allows: those chunks must not count as read.
+      for (let wait = 0; wait < 200 && (first as ThreadedFileReader).chunksAhead < 2; wait++) await new Promise(r => setTimeout(r, 10))
+      expect((first as ThreadedFileReader).chunksAhead).toBeGreaterThanOrEqual(2)
+    } finally {
+      await first.close()
+    }
+    // The checkpoint records, per split, the position of the last chunk of that split taken.
+    const positions: (SourceChunk['position'] | null)[] = [null, null]
+    for (const c of taken) positions[c.split] = c.position
+    const rest = (await drain(await open(dir, true, 50, extra, positions))).map(plain)
+    const rows = (cs: unknown[]): Row[] => cs.flatMap(c => (c as SourceChunk).rows)
+    expect([...rows(taken.map(plain)), ...rows(rest)]).toEqual(rows(straight))
+    expect(rest.at(-1)).toEqual(straight.at(-1))
+  })
+
+  it('leaves no worker behind when cancelled mid-file or closed before its end', async () => {
+    writeFileSync(join(dir, 'a.json'), randomLines(8, 5000).join('\n') + '\n')
+    const abort = new AbortController()
+    const reader = await open(dir, true, 100, { 'json.ignore-parse-errors': 'true' }, undefined, abort.signal)
+    expect(decodeWorkersRunning()).toBe(1)
+    expect(await reader.next()).not.toBeNull()
+    const waiting = reader.next().then(async () => reader.next())
+    abort.abort()
+    expect(await waiting).toBeNull()
+    await reader.close()
+    expect(decodeWorkersRunning()).toBe(0)
+    const closed = await open(dir, true, 100, { 'json.ignore-parse-errors': 'true' })
+    await closed.next()
+    await closed.close()
+    expect(await closed.next()).toBeNull()
+    expect(decodeWorkersRunning()).toBe(0)
+  })
+
+  it('stops its worker once the file has ended or a record failed, before close()', async () => {
+    writeFileSync(join(dir, 'a.json'), randomLines(9, 300, true).join('\n') + '\n')
+    const reader = await open(dir, true, 1000)
+    while ((await reader.next()) !== null);
+    expect(decodeWorkersRunning()).toBe(0)
+    await reader.close()
+    writeFileSync(join(dir, 'a.json'), '{"k": "a"}\nnot json\n')
+    const failing = await open(dir, true, 1000)
+    await expect(failing.next()).rejects.toThrow(/a\.json:2/)
+    expect(decodeWorkersRunning()).toBe(0)
+    await failing.close()
+  })
+})
