@@ -54,7 +54,8 @@ class Parts {
   }
 
   join(): ArrayBuffer {
-    const out = new Uint8Array(this.size)
+    // Unfilled: padding between the pieces is never read.
+    const out = Buffer.allocUnsafeSlow(this.size)
     let at = 0
     for (const p of this.list) {
       out.set(p, at)
@@ -74,94 +75,95 @@ export function encodeRows(rows: readonly Row[], width: number): EncodedBatch {
 
 function encodeColumn(rows: readonly Row[], c: number, parts: Parts): ColumnLayout {
   const n = rows.length
-  let nullCount = 0
-  let numbers = 0, strings = 0, booleans = 0, bigints = 0
-  for (let r = 0; r < n; r++) {
-    const v = rows[r]![c]
-    if (v === null) nullCount++
-    else if (typeof v === 'number') numbers++
-    else if (typeof v === 'string') strings++
-    else if (typeof v === 'boolean') booleans++
-    else if (typeof v === 'bigint' && BigInt.asIntN(64, v) === v) bigints++
-  }
-  if (nullCount === n) return { kind: NULLS, nulls: -1, at: 0, length: 0, bytes: 0 }
-  const present = n - nullCount
-  let nulls = -1
-  if (nullCount > 0) {
-    const bitmap = new Uint8Array((n + 7) >>> 3)
-    for (let r = 0; r < n; r++) if (rows[r]![c] === null) bitmap[r >>> 3]! |= 1 << (r & 7)
-    nulls = parts.add(bitmap)
-  }
-  if (numbers === present) {
+  let first: unknown = null
+  for (let r = 0; r < n && first === null; r++) first = rows[r]![c]
+  if (first === null) return { kind: NULLS, nulls: -1, at: 0, length: 0, bytes: 0 }
+  // One pass in the layout the first value suggests; another value gives the general layout.
+  const bitmap = new Uint8Array((n + 7) >>> 3)
+  let anyNull = false
+  let layout: ColumnLayout | null = null
+  if (typeof first === 'number') {
     const values = new Float64Array(n)
-    for (let r = 0; r < n; r++) {
+    let r = 0
+    for (; r < n; r++) {
       const v = rows[r]![c]
-      if (v !== null) values[r] = v as number
+      if (typeof v === 'number') values[r] = v
+      else if (v === null) {
+        bitmap[r >>> 3]! |= 1 << (r & 7)
+        anyNull = true
+      } else break
     }
-    return { kind: F64, nulls, at: parts.add(new Uint8Array(values.buffer)), length: n, bytes: 0 }
-  }
-  if (booleans === present) {
-    const values = new Uint8Array(n)
-    for (let r = 0; r < n; r++) values[r] = rows[r]![c] === true ? 1 : 0
-    return { kind: BOOL, nulls, at: parts.add(values), length: n, bytes: 0 }
-  }
-  if (bigints === present) {
-    const values = new BigInt64Array(n)
-    for (let r = 0; r < n; r++) {
+    if (r === n) layout = { kind: F64, nulls: -1, at: parts.add(new Uint8Array(values.buffer)), length: n, bytes: 0 }
+  } else if (typeof first === 'string') {
+    const strings: string[] = []
+    const offsets = new Int32Array(n + 1)
+    let at = 0
+    let r = 0
+    for (; r < n; r++) {
       const v = rows[r]![c]
-      if (v !== null) values[r] = v as bigint
-    }
-    return { kind: I64, nulls, at: parts.add(new Uint8Array(values.buffer)), length: n, bytes: 0 }
-  }
-  if (strings === present) return encodeStrings(rows, c, nulls, parts)
-  const values = new Array<unknown>(n)
-  for (let r = 0; r < n; r++) values[r] = rows[r]![c]
-  const serialized = v8.serialize(values)
-  return { kind: ANY, nulls, at: parts.add(serialized), length: serialized.byteLength, bytes: 0 }
-}
-
-/** Strings as latin1 bytes while every one is ASCII (a UTF-8 write of as many bytes as characters), else as UTF-16. */
-function encodeStrings(rows: readonly Row[], c: number, nulls: number, parts: Parts): ColumnLayout {
-  const n = rows.length
-  const offsets = new Int32Array(n + 1)
-  let bytes: Buffer = Buffer.allocUnsafe(4096)
-  let at = 0
-  let ascii = true
-  for (let r = 0; r < n; r++) {
-    const v = rows[r]![c]
-    if (v !== null) {
-      const s = v as string
-      if (bytes.length - at < s.length * 3) bytes = grow(bytes, at, s.length * 3)
-      const written = bytes.write(s, at, 'utf8')
-      if (written !== s.length) {
-        ascii = false
-        break
-      }
-      at += written
-    }
-    offsets[r + 1] = at
-  }
-  if (!ascii) {
-    at = 0
-    for (let r = 0; r < n; r++) {
-      const v = rows[r]![c]
-      if (v !== null) {
-        const s = v as string
-        if (bytes.length - at < s.length * 2) bytes = grow(bytes, at, s.length * 2)
-        at += bytes.write(s, at, 'utf16le')
-      }
+      if (typeof v === 'string') {
+        strings.push(v)
+        at += v.length
+      } else if (v === null) {
+        bitmap[r >>> 3]! |= 1 << (r & 7)
+        anyNull = true
+      } else break
       offsets[r + 1] = at
     }
+    if (r === n) layout = encodeStrings(strings, offsets, parts)
+  } else if (typeof first === 'boolean') {
+    const values = new Uint8Array(n)
+    let r = 0
+    for (; r < n; r++) {
+      const v = rows[r]![c]
+      if (typeof v === 'boolean') values[r] = v ? 1 : 0
+      else if (v === null) {
+        bitmap[r >>> 3]! |= 1 << (r & 7)
+        anyNull = true
+      } else break
+    }
+    if (r === n) layout = { kind: BOOL, nulls: -1, at: parts.add(values), length: n, bytes: 0 }
+  } else if (typeof first === 'bigint') {
+    const values = new BigInt64Array(n)
+    let r = 0
+    for (; r < n; r++) {
+      const v = rows[r]![c]
+      if (typeof v === 'bigint' && BigInt.asIntN(64, v) === v) values[r] = v
+      else if (v === null) {
+        bitmap[r >>> 3]! |= 1 << (r & 7)
+        anyNull = true
+      } else break
+    }
+    if (r === n) layout = { kind: I64, nulls: -1, at: parts.add(new Uint8Array(values.buffer)), length: n, bytes: 0 }
   }
-  const offsetsAt = parts.add(new Uint8Array(offsets.buffer))
-  const bytesAt = parts.add(bytes.subarray(0, at))
-  return { kind: ascii ? LATIN1 : UTF16, nulls, at: offsetsAt, length: n + 1, bytes: bytesAt }
+  if (layout === null) {
+    const values = new Array<unknown>(n)
+    for (let r = 0; r < n; r++) values[r] = rows[r]![c]
+    const serialized = v8.serialize(values)
+    return { kind: ANY, nulls: -1, at: parts.add(serialized), length: serialized.byteLength, bytes: 0 }
+  }
+  return anyNull ? { ...layout, nulls: parts.add(bitmap) } : layout
 }
 
-function grow(bytes: Buffer, used: number, more: number): Buffer {
-  const larger = Buffer.allocUnsafe(Math.max(bytes.length * 2, used + more))
-  bytes.copy(larger, 0, 0, used)
-  return larger
+/**
+ * Strings as latin1 bytes while every one is ASCII, else as UTF-16. The column's strings are joined
+ * and written in one call (a write per string costs more than the string): when the UTF-8 write gives
+ * as many bytes as characters, every character was ASCII and the offsets are character offsets.
+ */
+function encodeStrings(strings: readonly string[], offsets: Int32Array, parts: Parts): ColumnLayout {
+  const n = offsets.length - 1
+  const joined = strings.join('')
+  let bytes = Buffer.allocUnsafeSlow(joined.length * 3)
+  const written = bytes.write(joined, 0, 'utf8')
+  const ascii = written === joined.length
+  if (!ascii) {
+    bytes = Buffer.allocUnsafeSlow(joined.length * 2)
+    bytes.write(joined, 0, 'utf16le')
+    for (let r = 1; r <= n; r++) offsets[r] = offsets[r]! * 2
+  }
+  const offsetsAt = parts.add(new Uint8Array(offsets.buffer))
+  const bytesAt = parts.add(bytes.subarray(0, ascii ? written : joined.length * 2))
+  return { kind: ascii ? LATIN1 : UTF16, nulls: -1, at: offsetsAt, length: n + 1, bytes: bytesAt }
 }
 
 /** Node's Buffer slicing without toString's argument checks. */
