@@ -14,6 +14,7 @@ import { decodeWorkersRunning, ThreadedFileReader } from '../../connectors/files
 import { filesystemConnector } from '../../connectors/filesystem/index.js'
 import { decodeRows, encodeRows } from '../../connectors/filesystem/row-codec.js'
 import type { Row } from '../../core/batch.js'
+import { Session } from '../../engine/session.js'
 import { drain, errorOf, sourceCtx, tempDir } from './helpers.js'
 
 const source = filesystemConnector.source!
@@ -222,5 +223,48 @@ describe('decode worker', () => {
     await expect(failing.next()).rejects.toThrow(/a\.json:2/)
     expect(decodeWorkersRunning()).toBe(0)
     await failing.close()
+  })
+})
+
+describe('decode worker in a job', () => {
+  async function job(thread: string, sql: string, signal?: AbortSignal): Promise<string[]> {
+    const printed: string[] = []
+    const session = new Session({ println: line => printed.push(line), ...(signal === undefined ? {} : { signal }) })
+    await session.executeSql(`
+      CREATE TABLE t (i INT, big BIGINT, dec DECIMAL(30, 4), d DOUBLE, b BOOLEAN, s STRING, ts TIMESTAMP(3), k STRING NOT NULL)
+        WITH ('connector' = 'filesystem', 'path' = '${dir}', 'format' = 'json', 'source.decode-thread' = '${thread}');
+      CREATE TABLE out (k STRING, c BIGINT, s STRING, m DECIMAL(30, 4)) WITH ('connector' = 'print');
+      ${sql}`)
+    await session.awaitJobs()
+    return printed.sort()
+  }
+  const QUERY = `INSERT INTO out SELECT k, COUNT(*), MAX(s), SUM(dec) FROM t GROUP BY k`
+
+  it('gives the output of reading on the main thread, and ends its worker with the job', async () => {
+    writeFileSync(join(dir, 'a.json'), randomLines(10, 3000, true).join('\n') + '\n')
+    const main = await job('false', QUERY)
+    const threaded = await job('true', QUERY)
+    expect(threaded).toEqual(main)
+    expect(main.length).toBeGreaterThan(100)
+    expect(decodeWorkersRunning()).toBe(0)
+  })
+
+  it('fails the job on a bad record, naming file and line, and ends its worker', async () => {
+    const lines = randomLines(11, 3000, true)
+    lines.splice(2500, 0, '{"k": "x", "dec": "not a number"}')
+    writeFileSync(join(dir, 'a.json'), lines.join('\n') + '\n')
+    await expect(job('true', QUERY)).rejects.toThrow(/bad record at .*a\.json:2501 \(table 't'\): column 'dec'/)
+    expect(decodeWorkersRunning()).toBe(0)
+  })
+
+  it('ends its worker when the job is cancelled while the worker reads ahead', async () => {
+    writeFileSync(join(dir, 'a.json'), randomLines(12, 20_000, true).join('\n') + '\n')
+    const stop = new AbortController()
+    const printed = job('true', `INSERT INTO out SELECT k, i, s, dec FROM t`, stop.signal)
+    for (let wait = 0; wait < 500 && decodeWorkersRunning() === 0; wait++) await new Promise(r => setTimeout(r, 5))
+    expect(decodeWorkersRunning()).toBe(1)
+    stop.abort()
+    await printed
+    expect(decodeWorkersRunning()).toBe(0)
   })
 })
