@@ -83,7 +83,9 @@ try {
     if (direct) n = await readDirect(file, name === 'read-proj', thread)
     else {
       const session = new Session({ println: () => undefined })
-      await session.executeSql(`CREATE TABLE bid (${BID}) WITH ('connector' = 'filesystem', 'path' = '${file}', 'format' = 'json', 'source.decode-thread' = '${thread}');\n${sql}`)
+      await session.executeSql(
+        `CREATE TABLE bid (${BID}) WITH ('connector' = 'filesystem', 'path' = '${file}', 'format' = 'json', 'source.decode-thread' = '${thread}');\n${sql}`,
+      )
       const [m] = await session.awaitJobs()
       n = m!.sourceRecordsRead
     }

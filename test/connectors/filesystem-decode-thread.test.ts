@@ -128,7 +128,8 @@ describe('row codec', () => {
 describe('decode worker', () => {
   it.each([
     { name: 'all columns', seed: 1, batch: 64, extra: { 'json.ignore-parse-errors': 'true' }, read: undefined },
-    { name: 'some columns read', seed: 2, batch: 1000, extra: { 'json.ignore-parse-errors': 'true' }, read: [false, true, false, true, false, true, true, false] },
+    { name: 'some columns read', seed: 2, batch: 1000, extra: { 'json.ignore-parse-errors': 'true' },
+      read: [false, true, false, true, false, true, true, false] },
     { name: 'one-row chunks', seed: 3, batch: 1, extra: { 'json.ignore-parse-errors': 'true' }, read: undefined },
   ])('gives the chunks of the main-thread reader over random JSON lines in two files: $name', async ({ seed, batch, extra, read }) => {
     // Long lines (400 KB strings) put lines across the 1 MB read blocks.
@@ -144,7 +145,7 @@ describe('decode worker', () => {
     expect(mainChunks.reduce((n, c) => n + c.rows.length, 0)).toBeGreaterThan(2000)
   })
 
-  it('fails on a bad record with the main-thread reader\'s error: file, line, the record and what to do', async () => {
+  it("fails on a bad record with the main-thread reader's error: file, line, the record and what to do", async () => {
     const lines = randomLines(4, 2000, true)
     lines.splice(1500, 0, '{"i": 1, "k": "broken"')
     writeFileSync(join(dir, 'bad.json'), lines.join('\n') + '\n')
