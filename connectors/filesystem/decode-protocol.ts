@@ -51,8 +51,9 @@ export interface ErrorMessage {
 
 export type FromWorker = ChunkMessage | ErrorMessage | { readonly t: 'end' }
 
-/** The main thread took a batch of `bytes` bytes: the worker may send another. */
+/** The main thread took a batch of `bytes` bytes: the worker may send another, into `buffer` (the batch's, decoded, given back). */
 export interface Credit {
   readonly t: 'credit'
   readonly bytes: number
+  readonly buffer: ArrayBuffer
 }

@@ -113,9 +113,11 @@ export class ThreadedFileReader implements SourceReader {
     }
     switch (item.t) {
       case 'chunk': {
-        this.worker?.postMessage({ t: 'credit', bytes: item.buffer.byteLength } satisfies Credit)
         this.lastMetrics = item.metrics
+        // The rows hold no view of the buffer (strings and numbers are copied out): it goes back to be used again.
         const rows = decodeRows(item.layout, item.buffer)
+        const credit: Credit = { t: 'credit', bytes: item.buffer.byteLength, buffer: item.buffer }
+        this.worker?.postMessage(credit, [item.buffer])
         return {
           rows,
           ...(item.kinds === null ? {} : { kinds: item.kinds }),

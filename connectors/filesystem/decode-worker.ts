@@ -15,9 +15,12 @@ const init = workerData as WorkerInit
 let batchesAhead = 0
 let bytesAhead = 0
 let wake: (() => void) | null = null
+/** Buffers the main thread gave back, to encode the next batches into. */
+const spares: ArrayBuffer[] = []
 port.on('message', (m: Credit) => {
   batchesAhead--
   bytesAhead -= m.bytes
+  if (spares.length < MAX_BATCHES_AHEAD) spares.push(m.buffer)
   const w = wake
   wake = null
   w?.()
@@ -54,7 +57,7 @@ async function run(): Promise<void> {
       }
       const chunk = await reader.next()
       if (chunk === null) break
-      const { layout, buffer } = encodeRows(chunk.rows, width)
+      const { layout, buffer } = encodeRows(chunk.rows, width, spares.pop() ?? null)
       const message: ChunkMessage = {
         t: 'chunk',
         split: chunk.split,

@@ -53,24 +53,28 @@ class Parts {
     return at
   }
 
-  join(): ArrayBuffer {
+  /** The pieces in one buffer: `spare` when it is large enough (a buffer given back to be used again), else a new one. */
+  join(spare: ArrayBuffer | null): ArrayBuffer {
     // Unfilled: padding between the pieces is never read.
-    const out = Buffer.allocUnsafeSlow(this.size)
+    const out = spare !== null && spare.byteLength >= this.size ? new Uint8Array(spare) : Buffer.allocUnsafeSlow(Math.max(this.size, 1 << 18))
     let at = 0
     for (const p of this.list) {
       out.set(p, at)
       at += (p.byteLength + 7) & ~7
     }
-    return out.buffer
+    return out.buffer as ArrayBuffer
   }
 }
 
-/** Encodes `rows` (each of `width` values) into one buffer to transfer. */
-export function encodeRows(rows: readonly Row[], width: number): EncodedBatch {
+/**
+ * Encodes `rows` (each of `width` values) into one buffer to transfer: `spare` if it is large enough (a
+ * buffer decoded before: reusing it spares the worker an allocation per batch), else a new one.
+ */
+export function encodeRows(rows: readonly Row[], width: number, spare: ArrayBuffer | null = null): EncodedBatch {
   const parts = new Parts()
   const columns: ColumnLayout[] = []
   for (let c = 0; c < width; c++) columns.push(encodeColumn(rows, c, parts))
-  return { layout: { rows: rows.length, columns }, buffer: parts.join() }
+  return { layout: { rows: rows.length, columns }, buffer: parts.join(spare) }
 }
 
 function encodeColumn(rows: readonly Row[], c: number, parts: Parts): ColumnLayout {
