@@ -41,7 +41,10 @@ export interface FsConfig {
   readonly schemaInclude: boolean
   /**
    * 'source.decode-thread': whether a JSON source reads and decodes its files on a worker thread
-   * (decode-thread.ts); 'auto' when the machine has at least two cores.
+   * (decode-thread.ts); 'auto': when the machine has at least two cores. Default 'false': on this
+   * project's 2-core benchmark host the worker costs more per row (decode + encode + message) than
+   * the whole main-thread reader, so it frees the main thread but has not raised throughput (README,
+   * "Reading a JSON file"); it pays off where the operators cost more per row than decoding does.
    */
   readonly decodeThread: 'auto' | 'true' | 'false'
 }
@@ -131,7 +134,7 @@ export function resolveFsOptions(options: ConnectorOptions): FsConfig {
   if (delimiter === '\n' || delimiter === '\r' || delimiter === csv.quote) {
     throw badValue('csv.field-delimiter', options['csv.field-delimiter'] ?? ',', 'a character other than the quote character and line breaks')
   }
-  const decodeThread = enumOption(options, 'source.decode-thread', ['auto', 'true', 'false'] as const, 'auto')
+  const decodeThread = enumOption(options, 'source.decode-thread', ['auto', 'true', 'false'] as const, 'false')
   return { path, format, json, csv, schemaInclude, decodeThread }
 }
 
