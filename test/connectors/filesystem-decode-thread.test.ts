@@ -213,6 +213,18 @@ describe('decode worker', () => {
     expect(decodeWorkersRunning()).toBe(0)
   })
 
+  it('reads other formats on the main thread, and refuses an unknown setting', async () => {
+    writeFileSync(join(dir, 'a.csv'), '1,\n')
+    const csv = await source.create(sourceCtx({ connector: 'filesystem', path: dir, format: 'csv', 'source.decode-thread': 'true' }, SCHEMA.slice(0, 2)))
+    expect(csv instanceof ThreadedFileReader).toBe(false)
+    expect((await drain(csv)).flatMap(c => c.rows)).toEqual([[1, null]])
+    expect(() => source.validate({ connector: 'filesystem', path: dir, 'source.decode-thread': 'yes' }, SCHEMA)).toThrow(/source\.decode-thread/)
+    // The default reads on the main thread.
+    const plainReader = await source.create(sourceCtx({ connector: 'filesystem', path: dir, format: 'csv' }, SCHEMA.slice(0, 2)))
+    expect(plainReader instanceof ThreadedFileReader).toBe(false)
+    await plainReader.close()
+  })
+
   it('stops its worker once the file has ended or a record failed, before close()', async () => {
     writeFileSync(join(dir, 'a.json'), randomLines(9, 300, true).join('\n') + '\n')
     const reader = await open(dir, true, 1000)
