@@ -1,20 +1,20 @@
 // A job graph as the runtime runs it: every node as one or more subtasks ('parallelism.default' for
 // keyed operators, each owning a contiguous key-group range), and the channels between them — a hash
 // exchange routes each row to the subtask owning its key group. What flows on a channel is an Item.
-import { assertNever, invariant } from '../common/assert.js'
+import { invariant } from '../common/assert.js'
 import { WeirError } from '../common/errors.js'
 import type { Batch, Row } from '../core/batch.js'
-import type { Exchange, JobGraph, PhysicalNode } from '../core/job-graph.js'
+import type { JobGraph, PhysicalNode } from '../core/job-graph.js'
 import type { Operator, OperatorContext, OperatorMetrics } from '../core/operator.js'
 import type { KeyRef, Namespace } from '../core/keyed-state.js'
 import type { SubtaskStateBackend } from '../state/backend.js'
 import type { StateHandle } from '../state/handles.js'
-import { keyGroupRange, makeKey, subtaskOf } from '../state/key-encoding.js'
+import { keyGroupRange, subtaskOf } from '../state/key-encoding.js'
 import type { SinkWriter } from '../connectors/api.js'
 import { getConnector } from '../connectors/registry.js'
 import { operatorTraits } from '../operators/registry.js'
 import type { TimerServiceImpl } from './timers.js'
-import type { BatchKeys } from './batch-keys.js'
+import { keysByColumns, type BatchKeys, type KeysOf } from './batch-keys.js'
 
 export interface Barrier {
   readonly id: number
@@ -34,8 +34,9 @@ export interface OutEdge {
   readonly targets: readonly Task[]
   /** The channel this producer has at each target. */
   readonly channels: readonly number[]
-  /** Target index of a row (hash exchange into several subtasks), or null: every row to targets[0]. */
-  readonly route: ((row: Row) => number) | null
+  /** The keys of a batch's rows, whose key groups pick their targets (a hash exchange into several subtasks), or null: every row to targets[0]. */
+  readonly route: KeysOf | null
+  readonly maxParallelism: number
 }
 
 /** One subtask of a node. */
@@ -185,16 +186,16 @@ function connect(node: PhysicalNode, byNode: ReadonlyMap<string, readonly Task[]
     }
     for (const producer of producers) {
       if (edge.exchange.kind === 'hash' && consumers.length > 1) {
-        const key = keySelector(edge.exchange, maxParallelism)
-        const n = consumers.length, maxP = maxParallelism
-        producer.outputs.push({ targets: consumers, channels: consumers.map(addChannel), route: row => subtaskOf(key(row).group, n, maxP) })
+        // Per batch, so rows of one key share its KeyRef (batch-keys.ts): a key is hashed once, not per row.
+        const keysOf = keysByColumns(edge.exchange.keys, maxParallelism)
+        producer.outputs.push({ targets: consumers, channels: consumers.map(addChannel), route: keysOf, maxParallelism })
       } else if (producers.length === consumers.length) {
         const target = consumers[producer.index]!
-        producer.outputs.push({ targets: [target], channels: [addChannel(target)], route: null })
+        producer.outputs.push({ targets: [target], channels: [addChannel(target)], route: null, maxParallelism })
       } else {
         invariant(consumers.length === 1,
           `cannot connect ${producers.length} subtasks of ${edge.node} to ${consumers.length} of ${node.id} with a ${edge.exchange.kind} exchange`)
-        producer.outputs.push({ targets: consumers, channels: [addChannel(consumers[0]!)], route: null })
+        producer.outputs.push({ targets: consumers, channels: [addChannel(consumers[0]!)], route: null, maxParallelism })
       }
     }
   })
@@ -211,9 +212,10 @@ export function emit(task: Task, batch: Batch): void {
     const n = out.targets.length
     const rows: Row[][] = Array.from({ length: n }, () => [])
     const kinds: number[][] | null = batch.kinds ? Array.from({ length: n }, () => []) : null
-    const route = out.route
+    const keys = out.route(batch.rows)
+    const maxP = out.maxParallelism
     for (let i = 0; i < batch.rows.length; i++) {
-      const t = route(batch.rows[i]!)
+      const t = subtaskOf(keys[i]!.group, n, maxP)
       rows[t]!.push(batch.rows[i]!)
       if (kinds) kinds[t]!.push(batch.kinds![i]!)
     }
@@ -228,26 +230,5 @@ export function emit(task: Task, batch: Batch): void {
 export function broadcast(task: Task, make: (ch: number) => Item): void {
   for (const out of task.outputs) {
     for (let t = 0; t < out.targets.length; t++) out.targets[t]!.queue.push(make(out.channels[t]!))
-  }
-}
-
-/** The key function for an input edge: hash keys → their values; single → one constant key. */
-export function keySelector(exchange: Exchange, maxParallelism: number): (row: Row) => KeyRef {
-  switch (exchange.kind) {
-    case 'hash': {
-      const keys = exchange.keys
-      if (keys.length === 1) {
-        const k = keys[0]!
-        return row => makeKey([row[k]], maxParallelism)
-      }
-      return row => makeKey(keys.map(k => row[k]), maxParallelism)
-    }
-    case 'single':
-    case 'forward': {
-      const key = makeKey([], maxParallelism)
-      return () => key
-    }
-    default:
-      return assertNever(exchange)
   }
 }
