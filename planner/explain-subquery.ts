@@ -52,9 +52,10 @@ export function subqueryStateLines(node: PhysicalNode, s: Spec, left: readonly F
     case 'SemiJoin': {
       const key = s.leftKeys.length ? cols(left, s.leftKeys) : '(none: one global key)'
       const build = s.nullAware === undefined ? 'ValueState<right row count>' : 'MapState<right value, count> + ValueState<right rows, NULL values>'
+      const probe = s.nullAware === undefined ? 'MapState<row, count>' : 'MapState<row, count> per left value + MapState<left value>'
       warn(s.anti ? 'anti join' : 'semi join')
       return [
-        `state left: MapState<row, count> per join key; key=[${key}]; ttl=[${ttl}]; bounded=[${expire ?? 'NO: every left row is kept until it is retracted'}]`,
+        `state left: ${probe} per join key; key=[${key}]; ttl=[${ttl}]; bounded=[${expire ?? 'NO: every left row is kept until it is retracted'}]`,
         `state right: ${build} per join key; key=[${key}]; ttl=[${ttl}]; bounded=[${expire ?? 'NO: one entry per join key, kept forever'}]`,
       ]
     }

@@ -18,9 +18,9 @@ const QUERIES: Record<string, { query: string; perRow: number }> = {
   // Left: one row → count entry per row; right: one match count per key.
   IN: { query: 'SELECT k FROM l WHERE k IN (SELECT k FROM r)', perRow: 2 },
   'NOT EXISTS': { query: 'SELECT k FROM l a WHERE NOT EXISTS (SELECT * FROM r b WHERE b.k = a.k)', perRow: 2 },
-  // NOT IN over nullable columns, correlated: per key its left rows, and the right values with their totals.
-  // (Uncorrelated, every key is one global key whose every new right value re-examines all its left rows.)
-  'NOT IN': { query: 'SELECT k FROM l a WHERE a.k NOT IN (SELECT b.k FROM r b WHERE b.k = a.k)', perRow: 3 },
+  // NOT IN over nullable columns, correlated: per key its left rows by value and the list of those values,
+  // and the right values with their totals.
+  'NOT IN': { query: 'SELECT k FROM l a WHERE a.k NOT IN (SELECT b.k FROM r b WHERE b.k = a.k)', perRow: 4 },
   // One entry per distinct row of either input: the right's keys are the left's shifted by half.
   INTERSECT: { query: 'SELECT k FROM l INTERSECT SELECT k FROM r', perRow: 1.5 },
   'EXCEPT ALL': { query: 'SELECT k FROM l EXCEPT ALL SELECT k FROM r', perRow: 1.5 },
