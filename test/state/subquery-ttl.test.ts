@@ -56,7 +56,8 @@ describe.each(Object.keys(BACKENDS))('state TTL of semi/anti joins and set opera
     expect(entries(unbounded)).toBe(perRow * 6000)
     // With TTL: about 2 × rate × TTL keys (~2000) live, however long the streams ran.
     expect(entries(long)).toBeLessThan(perRow * 6000 / 2)
-    expect(Math.abs(entries(long) - entries(short))).toBeLessThan(2500)
+    // (The same slack in keys for a query that keeps more entries per key: NOT IN's four.)
+    expect(Math.abs(entries(long) - entries(short))).toBeLessThan(2500 * Math.max(1, perRow / 3))
     if (backend === 'rocksdb') {
       // On disk too: the background sweep deletes expired entries.
       expect(unbounded.stateStoredEntries).toBe(perRow * 6000)
