@@ -81,6 +81,10 @@ function ownSignature(node: PhysicalNode): Record<string, unknown> {
       return { kind: spec.kind, joinType: spec.joinType, keys: spec.left.keys.length, window: { ...spec.window }, layout: 'side-cells' }
     case 'UpsertMaterialize':
       return { kind: spec.kind, keys: spec.keys.map(i => node.schema[i]!.name) }
+    case 'SemiJoin':
+      // NOT IN keeps its probe rows by their value since layout 'probe-by-value'; before, in one
+      // list per key, which it no longer reads (restored, they would be silently lost).
+      return spec.nullAware === undefined ? { kind: spec.kind } : { kind: spec.kind, layout: 'probe-by-value' }
     case 'WindowSemiJoin':
       // NOT IN keeps the right values, the others whether the window has a right row.
       return { kind: spec.kind, anti: spec.anti, notIn: spec.nullAware !== undefined, keys: spec.leftKeys.length, window: { ...spec.window } }
