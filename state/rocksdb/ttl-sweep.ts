@@ -8,6 +8,7 @@ import { ioFailed } from './folder.js'
 import { mapKeyOf } from '../map-state.js'
 import { NativeWriteBatch } from './native-batch.js'
 import type { RocksStore } from './store.js'
+import { type ListRun, SweptLists } from './swept-lists.js'
 import { SCAN_CAPACITY } from './tables.js'
 import type { WriteBack } from './write-back.js'
 
@@ -16,6 +17,8 @@ const COMPACT_AFTER_DELETED = 4
 /** ... and examined at most this many (about 50 MB). */
 const COMPACT_MAX_ENTRIES = 1_000_000
 const NO_KEY = Symbol('no key')
+/** A stored key whose (key, namespace) slot is being read whole by a prefetch: not resident yet, but no longer on disk only. */
+const LOADING = Symbol('loading')
 
 export class TtlSweep {
   /** The last key the sweep examined (null: start over), and what the current lap examined and deleted. */
@@ -46,7 +49,8 @@ export class TtlSweep {
     const now = this.store.ttlNow
     const sw = this.sweep
     const origin = sw.after
-    const doomed: { table: Table; key: Buffer; value: Buffer }[] = []
+    const doomed: { table: Table; key: Buffer; value: Buffer; run: ListRun | null }[] = []
+    const lists = new SweptLists()
     let spent = 0
     let wrapped = false
     let lapEnded = false
@@ -57,14 +61,22 @@ export class TtlSweep {
         const upper = wrapped && origin !== null ? { lte: origin } : { lt: groupPrefix(end + 1) }
         const limit = budget - spent
         let n = 0
+        lists.beginPass()
         for await (const { key, value } of this.store.db.iterator({ ...lower, ...upper }, { limit, capacity: Math.min(SCAN_CAPACITY, limit) })) {
           n++
           sw.after = key
           const table = this.store.tables.byId[key.readUInt16BE(2)]
-          if (table === undefined || table.ttlMs === 0) continue
+          if (table === undefined || table.ttlMs === 0) {
+            lists.other()
+            continue
+          }
           const t = entryTime(value)
-          if (t !== null && t + table.ttlMs <= now) doomed.push({ table, key, value })
+          const expired = t !== null && t + table.ttlMs <= now
+          const run = table.kind === 'list' ? lists.element(table, key, expired) : null
+          if (run === null) lists.other()
+          if (expired) doomed.push({ table, key, value, run })
         }
+        lists.endPass()
         spent += n
         if (n === limit) break
         if (wrapped) break
@@ -85,10 +97,13 @@ export class TtlSweep {
     const w = new NativeWriteBatch(this.store.db)
     let removed = 0
     try {
-      for (const { table, key, value } of doomed) {
+      for (const { table, key, value, run } of doomed) {
         const cell = this.residentCell(table, key)
+        if (cell === LOADING) continue
         if (cell === undefined) {
-          if (table.kind !== 'list') this.store.liveEntries--
+          // A list leaves the count with its last element (see SweptLists), once the deletes are written.
+          if (run === null) this.store.liveEntries--
+          else run.deleted = true
         } else if (cell.dirty || cell.loading || !this.expireResident(cell, key, value, now)) {
           continue
         }
@@ -99,6 +114,11 @@ export class TtlSweep {
       await w.apply()
     } catch (e) {
       throw ioFailed(this.store.dir, e, 'writing')
+    }
+    try {
+      this.store.liveEntries -= await lists.emptied(this.store)
+    } catch (e) {
+      throw ioFailed(this.store.dir, e, 'reading')
     }
     sw.deleted += removed
     if (lapEnded) this.endLap()
@@ -181,8 +201,12 @@ export class TtlSweep {
     }
   }
 
-  /** The resident cell of a stored key's (key, namespace) in `table`, if any. */
-  private residentCell(table: Table, key: Buffer): Cell | undefined {
+  /**
+   * The resident cell of a stored key's (key, namespace) in `table`, if any; LOADING while a prefetch
+   * reads every namespace of its key (the read may see the entry before the sweep's delete and count
+   * it out itself).
+   */
+  private residentCell(table: Table, key: Buffer): Cell | typeof LOADING | undefined {
     if (table.slots.size === 0) return undefined
     const s = readUtf16be(key, 4, key.length - (key.length % 2))
     try {
@@ -193,6 +217,7 @@ export class TtlSweep {
         if (slot === undefined) continue
         if (i >= s.length) return undefined
         const cell = slot.get(decodeEncoded(s, i) as Namespace)
+        if (cell === undefined && slot.loadingAll) return LOADING
         // The namespace must be followed by exactly what the kind stores after it.
         if (cell !== undefined && startsWithAt(key, cell.key, 0)) return cell
         return undefined
