@@ -4,6 +4,7 @@
 import type { DataType, Field } from '../common/types.js'
 import type { AggCall } from './aggregates.js'
 import type { JobGraph, PhysicalNode } from './job-graph.js'
+import { keepsAppendedRows } from './join-layout.js'
 
 /** Operators that keep their input rows themselves in state (not accumulators over them). */
 const STORES_ROWS: ReadonlySet<string> = new Set([
@@ -59,7 +60,10 @@ function ownSignature(node: PhysicalNode): Record<string, unknown> {
         time: spec.timeDomain }
     case 'Join': {
       // Which side is outer and how each side is keyed decide what its entries mean.
-      const side = (s: typeof spec.left) => ({ keys: s.keys.length, uniqueKey: s.uniqueKey ?? null, outer: s.outer })
+      // appended: an inner insert-only side without a unique key keeps chunks of rows in a list
+      // (core/join-layout.ts) since the field was added; such a side of an earlier checkpoint was a map.
+      const side = (s: typeof spec.left) => ({ keys: s.keys.length, uniqueKey: s.uniqueKey ?? null, outer: s.outer,
+        ...(keepsAppendedRows(s) ? { appended: true } : {}) })
       // layout: how the rows are stored (a side without a unique key keys each row by its hash since the
       // field was added; a checkpoint without it stored rows under their encoding and is refused).
       return { kind: spec.kind, joinType: spec.joinType, left: side(spec.left), right: side(spec.right), layout: 'row-hash' }

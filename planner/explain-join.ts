@@ -2,6 +2,7 @@
 import { formatDuration } from '../common/durations.js'
 import type { Field } from '../common/types.js'
 import type { JoinSideSpec, JoinSpec, PhysicalNode } from '../core/job-graph.js'
+import { keepsAppendedRows } from '../core/join-layout.js'
 import { formatRex } from './rex-format.js'
 
 const TYPES: Record<JoinSpec['joinType'], string> = { INNER: 'InnerJoin', LEFT: 'LeftOuterJoin', RIGHT: 'RightOuterJoin', FULL: 'FullOuterJoin' }
@@ -26,7 +27,9 @@ export function joinStateLines(node: PhysicalNode, s: JoinSpec, warnings: string
 function sideLine(name: string, side: JoinSideSpec, fields: readonly Field[], node: PhysicalNode, warnings: string[]): string {
   const names = (cols: readonly number[]) => cols.map(c => fields[c]!.name).join(', ')
   const value = side.outer ? 'row, match count' : 'row'
-  const shape = side.uniqueKey === undefined
+  const shape = keepsAppendedRows(side)
+    ? 'ListState<rows> per join key (insert-only input: rows appended)'
+    : side.uniqueKey === undefined
     ? `MapState<row, count${side.outer ? ', match count' : ''}> per join key`
     : `MapState<unique key [${side.uniqueKey.length > 0 ? names(side.uniqueKey) : 'one row'}], ${value}> per join key`
   const ttl = side.ttlMs > 0 ? formatDuration(side.ttlMs) : 'none'

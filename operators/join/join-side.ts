@@ -9,6 +9,8 @@ import type { Row } from '../../core/batch.js'
 import type { JoinSideSpec } from '../../core/job-graph.js'
 import type { KeyedStateStore, MapState, StateTtlConfig } from '../../core/keyed-state.js'
 import { mapState } from '../../core/keyed-state.js'
+import { keepsAppendedRows } from '../../core/join-layout.js'
+import { AppendedSide } from './appended-side.js'
 import { encodeKey } from '../../state/key-encoding.js'
 import { rowHash, rowsEqual } from './row-hash.js'
 
@@ -27,10 +29,34 @@ export interface SideRecord {
   matches: number
 }
 
+/** What the regular join asks of one side's state (this file's MapState, or appended-side.ts's list). */
+export interface JoinSideState {
+  readonly outer: boolean
+  readonly width: number
+  /** What the last `scan` read (its first `scan()` records). */
+  readonly records: SideRecord[]
+  open(state: KeyedStateStore): void
+  /** Adds one occurrence of `row` under the current key; `matches` is what it joins with now (an outer side's). */
+  insert(row: Row, matches: number): void
+  /** Removes one occurrence of `row`; false when state holds none. */
+  retract(row: Row): boolean
+  /** Reads the rows under the current key into `records`; returns how many. */
+  scan(): number
+  /** Stores a new match count for a record of the last `scan` (an outer side only). */
+  setMatches(r: SideRecord, matches: number): void
+  /** The end of an input batch: whatever `insert` held back goes to state (the current key changes). */
+  endBatch(): void
+}
+
+/** The state of one side, as core/join-layout.ts decides from its spec. */
+export function joinSide(spec: JoinSideSpec, name: string, hash?: (row: Row) => number): JoinSideState {
+  return keepsAppendedRows(spec) ? new AppendedSide(spec, name) : new JoinSide(spec, name, hash)
+}
+
 /** Entry value: [row, count, matches] triples, one per row of the entry (more than one only for rows whose hashes collide). */
 type Entry = readonly unknown[]
 
-export class JoinSide {
+export class JoinSide implements JoinSideState {
   private map!: MapState<string | number, Entry>
   private readonly uniqueKey: Int32Array | null
   private readonly ukValues: unknown[]
@@ -136,6 +162,8 @@ export class JoinSide {
     this.used = n
     return n
   }
+
+  endBatch(): void {}
 
   /** Stores a new match count for a record of the last `scan`. */
   setMatches(r: SideRecord, matches: number): void {

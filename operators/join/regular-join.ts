@@ -9,20 +9,40 @@
 // holds a NULL matches nothing and is not stored: an outer side emits (or retracts) it padded.
 import { BatchBuilder, RowKind, type Batch, type Row } from '../../core/batch.js'
 import type { JoinSpec } from '../../core/job-graph.js'
+import type { KeyRef, Namespace } from '../../core/keyed-state.js'
 import type { Operator, OperatorContext, OperatorDescriptor } from '../../core/operator.js'
 import { compilePredicate } from '../../expr/index.js'
-import { JoinSide } from './join-side.js'
+import { joinSide, type JoinSideState } from './join-side.js'
 
 export class RegularJoinOperator implements Operator {
-  private readonly sides: readonly [JoinSide, JoinSide]
+  private readonly sides: readonly [JoinSideState, JoinSideState]
   private readonly residual: ((row: Row) => boolean) | null
   private readonly out = new BatchBuilder()
   private ctx!: OperatorContext
+  /** The keys stateRequests named so far (reused). */
+  private readonly requested = new Set<string>()
 
   /** @param hash the hash a side without a unique key stores rows under (tests pass one that collides) */
   constructor(readonly spec: JoinSpec, hash?: (row: Row) => number) {
-    this.sides = [new JoinSide(spec.left, 'left', hash), new JoinSide(spec.right, 'right', hash)]
+    this.sides = [joinSide(spec.left, 'left', hash), joinSide(spec.right, 'right', hash)]
     this.residual = spec.residual === undefined ? null : compilePredicate(spec.residual)
+  }
+
+  /**
+   * For a disk backend: each distinct join key of the batch once (every row of a key touches the same
+   * two sides' state), and no NULL key (its rows touch no state). Rather than the runtime's request per
+   * row: a batch of q20's bids names ~100 auctions in 1,024 rows.
+   */
+  stateRequests(batch: Batch, input: number, add: (key: KeyRef, namespace: Namespace | undefined) => void): void {
+    const keys = this.ctx.keysOf(batch.rows, input)
+    const seen = this.requested
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!
+      if (seen.has(key.encoded) || hasNull(key.values)) continue
+      seen.add(key.encoded)
+      add(key, '')
+    }
+    seen.clear()
   }
 
   open(ctx: OperatorContext): void {
@@ -49,6 +69,7 @@ export class RegularJoinOperator implements Operator {
       if (isRetraction(kind)) this.retract(row, kind, input)
       else this.insert(row, kind, input)
     }
+    this.sides[input]!.endBatch()
     const out = this.out.take()
     if (out !== null) this.ctx.output.emit(out)
   }

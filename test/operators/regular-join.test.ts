@@ -39,7 +39,7 @@ const R = (rows: Row[], kinds?: string[]) => ({ input: 1, rows, kinds })
 
 describe('regular join operator', () => {
   it('inner: pairs each row with the stored rows of the other side, duplicates counted', async () => {
-    const h = await join(spec('INNER'))
+    const h = await join(spec('INNER', { left: { updating: true }, right: { updating: true } }))
     h.process([[1, 'a'], [2, 'b']])
     expect(h.take()).toEqual([])
     h.process([[10, 1, 5], [11, 1, 5], [12, 3, 1]], undefined, 1)
@@ -70,7 +70,7 @@ describe('regular join operator', () => {
   })
 
   it('left: the padded row goes when the first match comes and comes back when the last match goes', async () => {
-    const h = await join(spec('LEFT'))
+    const h = await join(spec('LEFT', { right: { updating: true } }))
     h.process([[1, 'a']])
     expect(h.take()).toEqual([['+I', 1, 'a', null, null, null]])
     h.process([[10, 1, 5]], undefined, 1)
@@ -134,13 +134,14 @@ describe('regular join operator', () => {
     const before = [L([[1, 'a'], [2, 'b'], [null, 'n']]), R([[10, 1, 5], [11, 3, 1]]), L([[3, 'c']])]
     const after = [R([[10, 1, 5]], ['-D']), R([[12, 2, 2], [13, 1, 1]]), L([[2, 'b'], [2, 'b']], ['-U', '+U']), L([[3, 'c']], ['-D']), R([[14, 3, 3]])]
     const run = (h: Harness, steps: typeof before) => steps.forEach(s => h.process(s.rows, s.kinds, s.input))
-    const straight = await join(spec(type))
+    const updating = { left: { updating: true }, right: { updating: true } }
+    const straight = await join(spec(type, updating))
     run(straight, [...before, ...after])
-    const paused = await join(spec(type))
+    const paused = await join(spec(type, updating))
     run(paused, before)
     const checkpoint = paused.checkpoint()
     const emittedBefore = paused.take()
-    const restored = await join(spec(type), checkpoint)
+    const restored = await join(spec(type, updating), checkpoint)
     run(restored, after)
     expect(straight.out.length).toBeGreaterThan(emittedBefore.length)
     expect([...emittedBefore, ...restored.out]).toEqual(straight.out)

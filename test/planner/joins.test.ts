@@ -26,7 +26,7 @@ describe('EXPLAIN of a regular join', () => {
       'Collect(fields=[oid, name], changelog=[insert-only])',
       '+- Calc(select=[oid, name], changelog=[insert-only])',
       '   +- Join(joinType=[InnerJoin], equi=[cid = cid], select=[oid, cid, cid, name], changelog=[insert-only])',
-      '      |  state left: MapState<row, count> per join key; key=[cid]; ttl=[1 d]; bounded=[yes: rows idle for 1 d expire]',
+      '      |  state left: ListState<rows> per join key (insert-only input: rows appended); key=[cid]; ttl=[1 d]; bounded=[yes: rows idle for 1 d expire]',
       '      |  state right: MapState<unique key [cid], row> per join key; key=[cid]; ttl=[12 h]; bounded=[yes: rows idle for 12 h expire]',
       '      +- Exchange(distribution=[hash[cid]])',
       "      |  +- Source(table=[orders], connector=[datagen], fields=[oid, cid], filter=[(amount > 10)], watermark=[ts - INTERVAL '1' SECOND], changelog=[insert-only])",
