@@ -9,14 +9,19 @@ import { SCAN_CAPACITY } from './tables.js'
 import type { WriteBack } from './write-back.js'
 
 /**
- * Flushes, then counts live entries on disk exactly (a list counts once) and resets `stats().entries`
- * to it. With `stored`, counts what the database holds instead: expired entries too, every list element.
+ * Flushes, then counts live entries on disk exactly (a list counts once). With `stored`, counts what
+ * the database holds instead: expired entries too, every list element. Without it, also resets
+ * `stats().entries` to what the backend's accounting holds: the same count, but with the expired
+ * entries still stored, which a read or the TTL sweep counts out when it comes across them.
  */
 export async function countEntries(store: RocksStore, writeBack: WriteBack, options: { readonly stored?: boolean } = {}): Promise<number> {
   await writeBack.sync()
   const { start, end } = store.keyGroupRange
   let n = 0
+  /** `n` with the expired entries still stored. */
+  let counted = 0
   let lastList: Buffer | null = null
+  let lastCounted: Buffer | null = null
   const now = store.ttlNow
   const stored = options.stored === true
   try {
@@ -27,6 +32,12 @@ export async function countEntries(store: RocksStore, writeBack: WriteBack, opti
       }
       const table = store.tables.byId[key.readUInt16BE(2)]
       if (table === undefined) continue
+      if (table.kind !== 'list') counted++
+      else {
+        const prefix = key.subarray(0, key.length - 4)
+        if (lastCounted === null || !lastCounted.equals(prefix)) counted++
+        lastCounted = prefix
+      }
       const t = entryTime(value)
       if (t !== null && table.expired(t, now)) continue
       if (table.kind === 'list') {
@@ -39,7 +50,7 @@ export async function countEntries(store: RocksStore, writeBack: WriteBack, opti
   } catch (e) {
     throw ioFailed(store.dir, e, 'reading')
   }
-  if (!stored) store.liveEntries = n
+  if (!stored) store.liveEntries = counted
   return n
 }
 
