@@ -17,8 +17,6 @@ const COMPACT_AFTER_DELETED = 4
 /** ... and examined at most this many (about 50 MB). */
 const COMPACT_MAX_ENTRIES = 1_000_000
 const NO_KEY = Symbol('no key')
-/** A stored key whose (key, namespace) slot is being read whole by a prefetch: not resident yet, but no longer on disk only. */
-const LOADING = Symbol('loading')
 
 export class TtlSweep {
   /** The last key the sweep examined (null: start over), and what the current lap examined and deleted. */
@@ -99,7 +97,6 @@ export class TtlSweep {
     try {
       for (const { table, key, value, run } of doomed) {
         const cell = this.residentCell(table, key)
-        if (cell === LOADING) continue
         if (cell === undefined) {
           // A list leaves the count with its last element (see SweptLists), once the deletes are written.
           if (run === null) this.store.liveEntries--
@@ -201,12 +198,8 @@ export class TtlSweep {
     }
   }
 
-  /**
-   * The resident cell of a stored key's (key, namespace) in `table`, if any; LOADING while a prefetch
-   * reads every namespace of its key (the read may see the entry before the sweep's delete and count
-   * it out itself).
-   */
-  private residentCell(table: Table, key: Buffer): Cell | typeof LOADING | undefined {
+  /** The resident cell of a stored key's (key, namespace) in `table`, if any. */
+  private residentCell(table: Table, key: Buffer): Cell | undefined {
     if (table.slots.size === 0) return undefined
     const s = readUtf16be(key, 4, key.length - (key.length % 2))
     try {
@@ -217,7 +210,6 @@ export class TtlSweep {
         if (slot === undefined) continue
         if (i >= s.length) return undefined
         const cell = slot.get(decodeEncoded(s, i) as Namespace)
-        if (cell === undefined && slot.loadingAll) return LOADING
         // The namespace must be followed by exactly what the kind stores after it.
         if (cell !== undefined && startsWithAt(key, cell.key, 0)) return cell
         return undefined
