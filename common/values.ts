@@ -131,3 +131,24 @@ export function formatInterval(ms: number): string {
   const f = rest - s * 1000
   return `${sign}${days} ${pad(h, 2)}:${pad(m, 2)}:${pad(s, 2)}.${pad(f, 3)}`
 }
+
+/**
+ * Whether a value can stand for itself as a lookup key: `===` (and a Map's SameValueZero) hold for it
+ * exactly when the values are the same — null, a string, a boolean, a bigint, or a number other than
+ * NaN (one Map entry, several encodings) and -0 (a Map takes it for 0: what is found would hold the
+ * other zero, where a KeyRef keeps each row's own value).
+ * Batch keys (runtime/batch-keys.ts) and the upsert sink's compaction look such values up directly
+ * instead of encoding them first.
+ */
+export function isPlainKeyValue(v: unknown): boolean {
+  switch (typeof v) {
+    case 'number':
+      return v === v && (v !== 0 || 1 / v > 0)
+    case 'string':
+    case 'bigint':
+    case 'boolean':
+      return true
+    default:
+      return v === null
+  }
+}

@@ -2,6 +2,7 @@
 // batch is around: the runtime's prefetch (or read-ahead) of its state and the operator's processing.
 import type { KeyRef } from '../core/keyed-state.js'
 import type { Row } from '../core/batch.js'
+import { isPlainKeyValue } from '../common/values.js'
 import { makeKey } from '../state/key-encoding.js'
 
 /** The keys of a batch's rows, in row order. */
@@ -79,33 +80,15 @@ export function keysByColumns(columns: readonly number[], maxParallelism: number
     for (let c = 0; c < n; c++) values[c] = row[columns[c]!]
     return makeKey(values, maxParallelism)
   }
-  // First column's value → its KeyRef (one column), or the KeyRefs with that first value (several).
+  // First column's value → its KeyRef, or the KeyRefs with that first value (several columns).
   const seen = new Map<unknown, KeyRef | KeyRef[]>()
-  if (n === 1) {
-    return rows => {
-      if (seen.size > MAX_KEPT) seen.clear()
-      const keys = new Array<KeyRef>(rows.length)
-      for (let i = 0; i < rows.length; i++) {
-        const row = rows[i]!
-        const v = row[first]
-        if (!lookedUp(v)) {
-          keys[i] = encode(row)
-          continue
-        }
-        let key = seen.get(v) as KeyRef | undefined
-        if (key === undefined) seen.set(v, key = encode(row))
-        keys[i] = key
-      }
-      return keys
-    }
-  }
   return rows => {
     if (seen.size > MAX_KEPT) seen.clear()
     const keys = new Array<KeyRef>(rows.length)
     for (let i = 0; i < rows.length; i++) {
       const row = rows[i]!
       let plain = true
-      for (let c = 0; c < n && plain; c++) plain = lookedUp(row[columns[c]!])
+      for (let c = 0; c < n && plain; c++) plain = isPlainKeyValue(row[columns[c]!])
       if (!plain) {
         keys[i] = encode(row)
         continue
@@ -128,24 +111,9 @@ export function keysByColumns(columns: readonly number[], maxParallelism: number
 /** KeyRefs kept for later batches, at most (about 100 bytes each). */
 const MAX_KEPT = 4096
 
-/** Whether `key`'s values after the first are those of `row` (primitives that lookedUp accepts: === is their identity). */
+/** Whether `key`'s values after the first are those of `row` (plain values, isPlainKeyValue: === is their identity). */
 function sameRest(key: KeyRef, row: Row, columns: readonly number[]): boolean {
   const values = key.values
   for (let c = 1; c < columns.length; c++) if (values[c] !== row[columns[c]!]) return false
   return true
-}
-
-/** A value whose Map identity is its key identity: equal under SameValueZero exactly when its encodings are equal. */
-function lookedUp(v: unknown): boolean {
-  switch (typeof v) {
-    case 'number':
-      // NaN: one Map entry, several encodings (payloads); -0: the row's own value is kept in KeyRef.values.
-      return v === v && (v !== 0 || 1 / v > 0)
-    case 'string':
-    case 'bigint':
-    case 'boolean':
-      return true
-    default:
-      return v === null
-  }
 }

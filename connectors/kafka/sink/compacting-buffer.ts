@@ -4,6 +4,7 @@
 // checkpoint seals them, as Flink's reducing upsert writer serializes only the row it keeps per key:
 // in an aggregate's output most rows are replaced by a later one of their key before the checkpoint,
 // and encoding them (the value's JSON above all) was a large part of the sink's CPU and garbage.
+import { isPlainKeyValue } from '../../../common/values.js'
 import type { Batch, Row } from '../../../core/batch.js'
 import type { Message, MessageEncoder } from './messages.js'
 
@@ -112,26 +113,12 @@ export class CompactingBuffer {
 }
 
 /**
- * Whether every key column of `row` holds a value whose identity (===, and SameValueZero in a Map)
- * is its message key's: null, a string, a boolean, a bigint, a number other than NaN and -0.
- * (Finer than the message key is safe: two rows of one message key kept apart are both written, in
- * the order of their rows, so a consumer folding by key still ends at the later one.)
+ * Whether every key column of `row` holds a plain value (isPlainKeyValue), whose identity is its
+ * message key's. (Finer than the message key is safe: two rows of one message key kept apart are
+ * both written, in the order of their rows, so a consumer folding by key still ends at the later one.)
  */
 function plainKey(row: Row, columns: readonly number[]): boolean {
-  for (let c = 0; c < columns.length; c++) {
-    const v = row[columns[c]!]
-    switch (typeof v) {
-      case 'number':
-        if (v !== v || (v === 0 && 1 / v < 0)) return false
-        break
-      case 'string':
-      case 'bigint':
-      case 'boolean':
-        break
-      default:
-        if (v !== null) return false
-    }
-  }
+  for (let c = 0; c < columns.length; c++) if (!isPlainKeyValue(row[columns[c]!])) return false
   return true
 }
 
