@@ -3,12 +3,13 @@
 // refused on restore, naming the operator and the layout, rather than restored into state the
 // operator would not find (probe rows silently lost).
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { isWeirError } from '../../common/errors.js'
 import { Session } from '../../engine/session.js'
 import type { JobMetrics } from '../../runtime/executor.js'
+import { manifestPaths, rewriteSignatures } from '../support/checkpoint-signatures.js'
 import { writeSeededRows } from '../support/seeded-rows.js'
 
 let root: string
@@ -40,32 +41,16 @@ async function run(checkpoints: string, cancelAt?: number): Promise<JobMetrics> 
   return m!
 }
 
-function manifests(dir: string): string[] {
-  return readdirSync(dir).flatMap(name => {
-    const p = join(dir, name)
-    if (statSync(p).isDirectory()) return manifests(p)
-    return name === '_metadata' ? [p] : []
-  })
-}
-
 it('a checkpoint of NOT IN without its by-value layout is refused, naming the layout', async () => {
   const checkpoints = mkdtempSync(join(root, 'chk-'))
   const first = await run(checkpoints, 1)
   expect(first.cancelled, 'the job must still run at its first checkpoint').toBe(true)
   // The same checkpoint as the layout before would have written it: no layout in the signature.
-  const written = manifests(checkpoints)
-  expect(written.length).toBeGreaterThan(0)
-  let changed = 0
-  for (const m of written) {
-    const manifest = JSON.parse(readFileSync(m, 'utf8')) as { operators: Record<string, { kind: string; signature: Record<string, unknown> }> }
-    for (const op of Object.values(manifest.operators)) {
-      if (op.kind !== 'SemiJoin') continue
-      expect(op.signature['layout']).toBe('probe-by-value')
-      delete op.signature['layout']
-      changed++
-    }
-    writeFileSync(m, JSON.stringify(manifest, null, 1))
-  }
+  expect(manifestPaths(checkpoints).length).toBeGreaterThan(0)
+  const changed = rewriteSignatures(checkpoints, 'SemiJoin', signature => {
+    expect(signature['layout']).toBe('probe-by-value')
+    delete signature['layout']
+  })
   expect(changed).toBeGreaterThan(0)
   const e = await run(checkpoints).catch((x: unknown) => x)
   expect(isWeirError(e), String(e)).toBe(true)
