@@ -196,10 +196,14 @@ export const STRING: readonly FunctionDef[] = [
   },
   simple(['UPPER', 'UCASE'], 'UPPER(STRING)', ['STRING'], 1, str, strict((s: string) => s.toUpperCase()), false, a => `${a[0]}.toUpperCase()`),
   simple(['LOWER', 'LCASE'], 'LOWER(STRING)', ['STRING'], 1, str, strict((s: string) => s.toLowerCase()), false, a => `${a[0]}.toLowerCase()`),
-  simple(['TRIM', 'BTRIM'], 'TRIM(STRING) or TRIM(characters, STRING)', ['STRING', 'STRING'], 1, str,
-    strict((a: string, b?: string) => (b === undefined ? trimChars(a, ' ', true, true) : trimChars(b, a, true, true)))),
-  simple(['LTRIM'], 'LTRIM(STRING)', ['STRING'], 1, str, strict((s: string) => trimChars(s, ' ', true, false))),
-  simple(['RTRIM'], 'RTRIM(STRING)', ['STRING'], 1, str, strict((s: string) => trimChars(s, ' ', false, true))),
+  // The string comes first and the characters to remove second, as in Flink's BTRIM(str, trimStr);
+  // the parser turns TRIM([BOTH | LEADING | TRAILING] [chars] FROM s) into TRIM / LTRIM / RTRIM(s, chars).
+  simple(['TRIM', 'BTRIM'], 'BTRIM(STRING[, characters]) or TRIM([BOTH] [characters] FROM STRING)', ['STRING', 'STRING'], 1, str,
+    strict((s: string, chars = ' ') => trimChars(s, chars, true, true))),
+  simple(['LTRIM'], 'LTRIM(STRING[, characters]) or TRIM(LEADING [characters] FROM STRING)', ['STRING', 'STRING'], 1, str,
+    strict((s: string, chars = ' ') => trimChars(s, chars, true, false))),
+  simple(['RTRIM'], 'RTRIM(STRING[, characters]) or TRIM(TRAILING [characters] FROM STRING)', ['STRING', 'STRING'], 1, str,
+    strict((s: string, chars = ' ') => trimChars(s, chars, false, true))),
   { ...SUBSTRING, bind: bindSubstring(SUBSTRING) },
   simple(['CHAR_LENGTH', 'CHARACTER_LENGTH', 'LENGTH'], 'CHAR_LENGTH(STRING)', ['STRING'], 1, () => T.int(), strict((s: string) => s.length), false,
     a => `${a[0]}.length`),

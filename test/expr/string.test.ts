@@ -16,7 +16,13 @@ describe('string functions', () => {
     expect(s1('TRIM', '\ta ')).toBe('\ta')
     expect(s1('LTRIM', '  a  ')).toBe('a  ')
     expect(s1('RTRIM', '  a  ')).toBe('  a')
-    expect(apply('TRIM', [S, S], ['xy', 'xxayx'])).toBe('a')
+    // The string first, then the characters (Flink's BTRIM(str, trimStr)), as the parser passes them.
+    expect(apply('TRIM', [S, S], ['xxayx', 'xy'])).toBe('a')
+    expect(apply('BTRIM', [S, S], ['xxayx', 'xy'])).toBe('a')
+    expect(apply('LTRIM', [S, S], ['xxayx', 'xy'])).toBe('ayx')
+    expect(apply('RTRIM', [S, S], ['xxayx', 'xy'])).toBe('xxa')
+    expect(apply('TRIM', [S, S], ['xxayx', null])).toBe(null)
+    expect(apply('TRIM', [S, S], ['xxayx', ''])).toBe('xxayx')
     expect(s1('INITCAP', 'hello wORLD 9lives')).toBe('Hello World 9lives')
   })
 
