@@ -83,12 +83,25 @@ function utf16beOf(s: string): string {
   return out
 }
 
-/** The namespace component: encodeKey([ns]) as UTF-16BE (self-delimiting, so a namespace never prefixes another). */
+// Namespaces repeat (a window's end for every key of the window, a join's side 0 or 1): their bytes
+// are kept, up to this many, rather than encoded for every cell key built.
+const KEPT_NAMESPACES = 4096
+const namespaces = new Map<Namespace, Buffer>()
+
+/**
+ * The namespace component: encodeKey([ns]) as UTF-16BE (self-delimiting, so a namespace never
+ * prefixes another). Shared: callers copy it, never change it.
+ */
 export function namespaceBytes(ns: Namespace): Buffer {
   if (ns === '') return DEFAULT_NS
+  // A Map takes -0 for 0: the key encoding does too.
+  let buf = namespaces.get(ns)
+  if (buf !== undefined) return buf
   const enc = encodeKey([ns])
-  const buf = Buffer.allocUnsafe(enc.length * 2)
+  buf = Buffer.allocUnsafe(enc.length * 2)
   writeUtf16be(buf, 0, enc)
+  if (namespaces.size >= KEPT_NAMESPACES) namespaces.clear()
+  namespaces.set(ns, buf)
   return buf
 }
 
