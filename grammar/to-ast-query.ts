@@ -6,7 +6,7 @@ import { alt, child, has, ident, identFromToken, isToken, nameList, node, nodes,
   type Spans } from './cst.js'
 import { EXPR_CONVERTERS, expression, orderItem, registerSubqueryBuilder } from './to-ast-expr.js'
 import { windowClause } from './to-ast-over.js'
-import { legacyGroupWindow } from './legacy-window.js'
+import { withoutLegacyWindow } from './legacy-window.js'
 import { closest } from '../common/names.js'
 import * as T from './tokens.js'
 
@@ -104,9 +104,7 @@ function select(n: CstNode, s: Spans): A.Select {
     ...(windows ? { windows: windowClause(windows, s, EXPR_CONVERTERS) } : {}),
     span: s.of(n),
   }
-  const legacy = legacyGroupWindow(sel, s.src.text)
-  if (legacy !== undefined) throw legacy
-  return sel
+  return withoutLegacyWindow(sel, s.src.text)
 }
 
 function selectItem(n: CstNode, s: Spans): A.SelectItem {

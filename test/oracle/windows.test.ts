@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { OracleData, kindCounts, selectAggs } from './oracle.js'
 import { rocksDir } from './oracle.js'
+import { duckWindows } from './window-tvfs.js'
 
 // Data sets differ in more than the seed: batch sizes move where watermarks fall between rows; a
 // directory of files is read as several splits; a 500 ms grid of event times puts rows exactly on
@@ -15,33 +16,6 @@ const DATA_SETS: readonly { seed: number; tickMs: number; files: number; options
   { seed: 33, tickMs: 500, files: 1, options: { 'execution.batch-size': '50' } },
 ]
 const ROWS = 4000
-
-/** The rows of `src` (a table or a parenthesized query) with the epoch milliseconds of `ts` as `tms`. */
-const withMs = (src: string) => `SELECT *, epoch_ms(ts) AS tms FROM ${src}`
-
-/** DuckDB: each row with the [ws, we) (epoch ms) of every window that contains it. */
-const duckWindows = {
-  tumble: (size: number, src = 't') => `SELECT *, tms - tms % ${size} AS ws, tms - tms % ${size} + ${size} AS we FROM (${withMs(src)})`,
-  // Flink's HOP: windows [start, start + size) for every start that is a multiple of slide.
-  hop: (slide: number, size: number) =>
-    `SELECT r.*, g.ws, g.ws + ${size} AS we FROM (${withMs('t')}) r,
-       LATERAL (SELECT unnest(generate_series(r.tms - r.tms % ${slide} - ${size} + ${slide}, r.tms - r.tms % ${slide}, ${slide})) AS ws) g`,
-  // CUMULATE: windows [cs, cs + step·i) inside each max-size tumbling window cs.
-  cumulate: (step: number, max: number) =>
-    `SELECT r.*, r.tms - r.tms % ${max} AS ws, g.we FROM (${withMs('t')}) r,
-       LATERAL (SELECT unnest(generate_series(r.tms - r.tms % ${step} + ${step}, r.tms - r.tms % ${max} + ${max}, ${step})) AS we) g`,
-  // SESSION: a row at t covers [t, t + gap); sessions that intersect or touch merge (Flink's
-  // TimeWindow.intersects is inclusive), so a new session starts where the gap to the previous row
-  // of the partition exceeds `gap`. window_end is the last row's time + gap.
-  session: (gap: number, partition: string) => {
-    const over = partition ? `PARTITION BY ${partition}` : ''
-    return `SELECT *, MIN(tms) OVER (${over ? `${over}, sid` : 'PARTITION BY sid'}) AS ws,
-                      MAX(tms) OVER (${over ? `${over}, sid` : 'PARTITION BY sid'}) + ${gap} AS we
-      FROM (SELECT *, SUM(fresh) OVER (${over} ORDER BY tms ROWS UNBOUNDED PRECEDING) AS sid
-            FROM (SELECT *, CASE WHEN tms - LAG(tms) OVER (${over} ORDER BY tms) <= ${gap} THEN 0 ELSE 1 END AS fresh
-                  FROM (${withMs('t')})))`
-  },
-}
 
 function duckQuery(windowed: string, keyed: boolean): string {
   const key = keyed ? 'k, ' : ''
