@@ -6,8 +6,9 @@ import { CONDITIONAL } from './functions/conditional.js'
 import { STRING } from './functions/string.js'
 import { MATH } from './functions/math.js'
 import { TIME } from './functions/time.js'
+import { MORE } from './functions/more.js'
 
-const DEFINITIONS: readonly FunctionDef[] = [...ARITHMETIC, ...LOGIC, ...CONDITIONAL, ...STRING, ...MATH, ...TIME]
+const DEFINITIONS: readonly FunctionDef[] = [...ARITHMETIC, ...LOGIC, ...CONDITIONAL, ...STRING, ...MATH, ...TIME, ...MORE]
 
 export const BY_NAME = new Map<string, FunctionDef>()
 for (const def of DEFINITIONS) {

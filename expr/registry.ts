@@ -111,7 +111,7 @@ export function checkArgs(args: readonly Rex[], params: readonly Param[], minArg
 export function checkArity(args: readonly Rex[], min: number, max: number, ctx: BindContext, signature: string): void {
   if (args.length >= min && args.length <= max) return
   const want = min === max ? `${min}` : max === Infinity ? `at least ${min}` : `${min} to ${max}`
-  throw ctx.error(`'${ctx.name}' takes ${want} argument${want === '1' ? '' : 's'} but was given ${args.length}`, signature)
+  throw ctx.error(`'${ctx.name}' takes ${want} argument${want === '1' || want === 'at least 1' ? '' : 's'} but was given ${args.length}`, signature)
 }
 
 export function badArgs(args: readonly Rex[], ctx: BindContext, signature: string): WeirError {

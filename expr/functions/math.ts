@@ -5,7 +5,7 @@ import { abs64, wrapInt, type Int64 } from '../../common/int64.js'
 import { seededRandom } from '../../common/random.js'
 import type { Rex } from '../../core/rex.js'
 import { MAX_PRECISION, decimalToDouble, doubleToExactDecimal, pow10, rescale, rescaleDown } from '../decimal.js'
-import { anyNullable, checkArgs, checkArity, literalValue, mkCall, simple, strict, type BindContext, type CallRex, type FunctionDef,
+import { anyNullable, badArgs, checkArgs, checkArity, literalValue, mkCall, simple, strict, type BindContext, type CallRex, type FunctionDef,
   type Impl } from '../registry.js'
 
 const dbl = () => T.double()
@@ -105,6 +105,28 @@ function unaryDouble(names: string[], js: string): FunctionDef {
   return simple(names, `${names[0]}(NUMERIC)`, ['DOUBLE'], 1, dbl, strict(f), false, a => `Math.${js}(${a[0]})`)
 }
 
+/**
+ * BIN / HEX: an integer in base 2 / 16 as Java's Long.toBinaryString / toHexString (a negative one
+ * in 64-bit two's complement); HEX of a string is its UTF-8 bytes. Upper-case, as Flink's.
+ */
+function radix(name: string, base: number, strings: boolean): FunctionDef {
+  const signature = strings ? `${name}(INT) or ${name}(STRING)` : `${name}(INT)`
+  return {
+    names: [name],
+    signature,
+    bind: (args, ctx) => {
+      checkArity(args, 1, 1, ctx, signature)
+      const typed = args[0]!.type.kind === 'NULL' ? ctx.cast(args[0]!, T.bigint()) : args[0]!
+      if ((typed.type.kind !== 'STRING' || !strings) && integralBits(typed.type) === 0) throw badArgs(args, ctx, signature)
+      return mkCall(name, [typed], T.string(typed.type.nullable), ctx.span)
+    },
+    impl: call =>
+      call.args[0]!.type.kind === 'STRING'
+        ? { fn: (s: string) => Buffer.from(s, 'utf8').toString('hex').toUpperCase(), nulls: 'strict' }
+        : { fn: (x: Int64) => BigInt.asUintN(64, BigInt(x)).toString(base).toUpperCase(), nulls: 'strict' },
+  }
+}
+
 export const MATH: readonly FunctionDef[] = [
   {
     // As Java's Math.abs: ABS of an integer type's minimum is that minimum (it wraps).
@@ -158,6 +180,13 @@ export const MATH: readonly FunctionDef[] = [
   unaryDouble(['ASIN'], 'asin'),
   unaryDouble(['ACOS'], 'acos'),
   unaryDouble(['ATAN'], 'atan'),
+  unaryDouble(['SINH'], 'sinh'),
+  unaryDouble(['COSH'], 'cosh'),
+  unaryDouble(['TANH'], 'tanh'),
+  simple(['COT'], 'COT(NUMERIC)', ['DOUBLE'], 1, dbl, strict((x: number) => 1 / Math.tan(x)), false, a => `(1 / Math.tan(${a[0]}))`),
+  // Integers in base 2 / 16 as Java's Long.toBinaryString / toHexString: negatives in 64-bit two's complement.
+  radix('BIN', 2, false),
+  radix('HEX', 16, true),
   simple(['LOG'], 'LOG(NUMERIC) or LOG(base, NUMERIC)', ['DOUBLE', 'DOUBLE'], 1, dbl,
     strict((a: number, b?: number) => (b === undefined ? Math.log(a) : Math.log(b) / Math.log(a)))),
   simple(['ATAN2'], 'ATAN2(NUMERIC, NUMERIC)', ['DOUBLE', 'DOUBLE'], 2, dbl, strict(Math.atan2), false, a => `Math.atan2(${a[0]}, ${a[1]})`),
@@ -171,6 +200,15 @@ export const MATH: readonly FunctionDef[] = [
       return mkCall('PI', [], T.double(false), ctx.span)
     },
     impl: strict(() => Math.PI),
+  },
+  {
+    names: ['E'],
+    signature: 'E()',
+    bind: (args, ctx) => {
+      checkArity(args, 0, 0, ctx, 'E()')
+      return mkCall('E', [], T.double(false), ctx.span)
+    },
+    impl: strict(() => Math.E),
   },
   {
     names: ['RAND'],

@@ -102,7 +102,7 @@ function javaReplacement(rep: string): (match: string, groups: unknown[]) => str
 }
 
 /** A regex argument: precompiled when it is a literal, else compiled once per distinct value. Invalid → null. */
-function regexOf(call: CallRex, index: number, global: boolean): (pattern: string) => RegExp | null {
+export function regexOf(call: CallRex, index: number, global: boolean): (pattern: string) => RegExp | null {
   const safe = (p: string): RegExp | null => {
     try {
       return javaRegex(p, global)
@@ -118,14 +118,14 @@ function regexOf(call: CallRex, index: number, global: boolean): (pattern: strin
   return cached(safe)
 }
 
-function checkRegexLiteral(rex: Rex | undefined, ctx: BindContext): void {
+export function checkRegexLiteral(rex: Rex | undefined, ctx: BindContext): void {
   const v = literalValue(rex)
   if (typeof v !== 'string') return
   const err = regexError(v)
   if (err !== null) throw ctx.error(`invalid regular expression '${v}': ${err}`, 'the pattern uses Java regular expression syntax')
 }
 
-function regexFunction(
+export function regexFunction(
   names: string[],
   signature: string,
   params: Parameters<typeof checkArgs>[1],

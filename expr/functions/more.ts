@@ -1,0 +1,8 @@
+// The built-in functions of Flink added after the first families (Flink 1.15–2.0 names): one list for builtins.ts.
+import type { FunctionDef } from '../registry.js'
+import { HASH } from './hash.js'
+import { INSPECT } from './inspect.js'
+import { PRINTF } from './printf.js'
+import { TEXT } from './text.js'
+
+export const MORE: readonly FunctionDef[] = [...TEXT, PRINTF, ...HASH, ...INSPECT]
