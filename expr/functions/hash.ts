@@ -2,12 +2,13 @@
 import { createHash } from 'node:crypto'
 import { WeirError } from '../../common/errors.js'
 import { T } from '../../common/types.js'
+import { javaBytes } from './text.js'
 import { literalValue, simple, strict, type CallRex, type FunctionDef } from '../registry.js'
 
 const SHA2_BITS = new Set([224, 256, 384, 512])
 
 function digest(algorithm: string): (s: string) => string {
-  return s => createHash(algorithm).update(s, 'utf8').digest('hex')
+  return s => createHash(algorithm).update(javaBytes(s)).digest('hex')
 }
 
 function hashFunction(name: string, algorithm: string): FunctionDef {
@@ -19,7 +20,7 @@ function sha2(call: CallRex): (s: string, bits: number) => string {
     if (!SHA2_BITS.has(bits)) {
       throw new WeirError('execution', `SHA2: unsupported hash length ${bits}`, { span: call.span, help: 'the length must be 224, 256, 384 or 512' })
     }
-    return createHash(`sha${bits}`).update(s, 'utf8').digest('hex')
+    return createHash(`sha${bits}`).update(javaBytes(s)).digest('hex')
   }
 }
 

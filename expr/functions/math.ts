@@ -4,6 +4,7 @@ import { T, integralBits, withoutTimeAttr, type DataType } from '../../common/ty
 import { abs64, wrapInt, type Int64 } from '../../common/int64.js'
 import { seededRandom } from '../../common/random.js'
 import type { Rex } from '../../core/rex.js'
+import { javaBytes } from './text.js'
 import { MAX_PRECISION, decimalToDouble, doubleToExactDecimal, pow10, rescale, rescaleDown } from '../decimal.js'
 import { anyNullable, badArgs, checkArgs, checkArity, literalValue, mkCall, simple, strict, type BindContext, type CallRex, type FunctionDef,
   type Impl } from '../registry.js'
@@ -122,7 +123,7 @@ function radix(name: string, base: number, strings: boolean): FunctionDef {
     },
     impl: call =>
       call.args[0]!.type.kind === 'STRING'
-        ? { fn: (s: string) => Buffer.from(s, 'utf8').toString('hex').toUpperCase(), nulls: 'strict' }
+        ? { fn: (s: string) => javaBytes(s).toString('hex').toUpperCase(), nulls: 'strict' }
         : { fn: (x: Int64) => BigInt.asUintN(64, BigInt(x)).toString(base).toUpperCase(), nulls: 'strict' },
   }
 }

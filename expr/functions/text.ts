@@ -22,6 +22,33 @@ function javaUtf8(s: string): string {
   return s.replace(LONE_SURROGATES, '?')
 }
 
+/** The UTF-8 bytes Flink hashes, hexes and base64-encodes: '?' for a lone surrogate, as Java's encoder. */
+export function javaBytes(s: string): Buffer {
+  return Buffer.from(LONE_SURROGATE.test(s) ? javaUtf8(s) : s, 'utf8')
+}
+
+/**
+ * Flink's INSTR(str, sub, start, nth): the position of the nth occurrence searching from `start`
+ * (1-based), backwards from the end for a negative `start`; 0 when there is none or `start` is 0.
+ * An empty `sub` is found at once (Flink's BinaryStringData.indexOf gives 0 for it).
+ */
+export function instr(s: string, sub: string, start: number, nth: number, call: CallRex): number {
+  if (nth <= 0) throw new WeirError('execution', `INSTR: the occurrence must be positive, got ${nth}`, { span: call.span })
+  if (start === 0) return 0
+  if (start > 0) {
+    let from = start, index = 0
+    for (let i = 0; i < nth; i++) {
+      index = (sub === '' ? 0 : s.indexOf(sub, from - 1)) + 1
+      if (index === 0) return 0
+      from = index + 1
+    }
+    return index
+  }
+  const reverse = (x: string) => [...x].reverse().join('')
+  const pos = instr(reverse(s), reverse(sub), -start, nth, call)
+  return pos === 0 ? 0 : s.length + 2 - pos - sub.length
+}
+
 /** Java's TRANSLATE: each code point of `from` maps to the one at the same place in `to`, or to nothing. */
 function translateMap(from: string, to: string): Map<number, string> {
   const dict = new Map<number, string>()
@@ -224,8 +251,9 @@ export const TEXT: readonly FunctionDef[] = [
     strict((s: string, p: string) => (LONE_SURROGATE.test(s) || LONE_SURROGATE.test(p) ? javaUtf8(s).startsWith(javaUtf8(p)) : s.startsWith(p)))),
   simple(['ENDSWITH'], 'ENDSWITH(STRING, suffix)', ['STRING', 'STRING'], 2, () => T.boolean(),
     strict((s: string, p: string) => (LONE_SURROGATE.test(s) || LONE_SURROGATE.test(p) ? javaUtf8(s).endsWith(javaUtf8(p)) : s.endsWith(p)))),
-  simple(['INSTR'], 'INSTR(STRING, substring)', ['STRING', 'STRING'], 2, int, strict((s: string, sub: string) => s.indexOf(sub) + 1), false,
-    a => `(${a[0]}.indexOf(${a[1]}) + 1)`),
+  simple(['INSTR'], 'INSTR(STRING, substring[, start[, occurrence]])', ['STRING', 'STRING', 'INTEGER', 'INTEGER'], 2, int,
+    call => ({ fn: (s: string, sub: string, start = 1, nth = 1) => instr(s, sub, start, nth, call), nulls: 'strict' }), false,
+    (a, call) => (call.args.length === 2 ? `(${a[0]}.indexOf(${a[1]}) + 1)` : '')),
   // An invalid pattern given as a column value gives NULL, as Flink's PatternSyntaxException does.
   regexFunction(['REGEXP_COUNT'], 'REGEXP_COUNT(STRING, regex)', ['STRING', 'STRING'], 2, int, call => {
     const re = regexOf(call, 1, true)
@@ -258,7 +286,7 @@ export const TEXT: readonly FunctionDef[] = [
     },
     impl: () => ({ fn: translate, nulls: 'lenient' }),
   },
-  simple(['TO_BASE64'], 'TO_BASE64(STRING)', ['STRING'], 1, str, strict((s: string) => Buffer.from(s, 'utf8').toString('base64'))),
+  simple(['TO_BASE64'], 'TO_BASE64(STRING)', ['STRING'], 1, str, strict((s: string) => javaBytes(s).toString('base64'))),
   simple(['FROM_BASE64'], 'FROM_BASE64(STRING)', ['STRING'], 1, str, call => ({ fn: (s: string) => fromBase64(s, call), nulls: 'strict' })),
   {
     // Not `simple`: that reads a BIGINT as a (rounded) number, and CHR needs its exact low bits.

@@ -98,4 +98,18 @@ describe('the new functions in SQL jobs', () => {
     expect(bad).toBeInstanceOf(WeirError)
     expect((bad as WeirError).message).toBe(`FROM_BASE64: 'https://shop.example.com/p/1?q=red+shoes…' is not valid base64`)
   })
+
+  it('refuses a literal PRINTF format or pattern Java would refuse, with line and column', async () => {
+    const dir = tmp()
+    const session = new Session({ println: () => undefined })
+    await session.executeSql(source(dir))
+    const printf = await session.executeSql(`SELECT uname,\n  PRINTF('%d items', uname) FROM clicks`).then(() => undefined, (x: unknown) => x)
+    expect(printf).toBeInstanceOf(WeirError)
+    expect((printf as WeirError).message).toBe(`PRINTF format '%d items': '%d' cannot format argument 2 of type STRING`)
+    expect((printf as WeirError).span?.start).toMatchObject({ line: 2, column: 3 })
+    const regex = await session.executeSql(`SELECT REGEXP_COUNT(uname, 'a(') FROM clicks`).then(() => undefined, (x: unknown) => x)
+    expect(regex).toBeInstanceOf(WeirError)
+    expect((regex as WeirError).message).toMatch(/^invalid regular expression 'a\('/)
+    expect((regex as WeirError).span?.start).toMatchObject({ line: 1, column: 8 })
+  })
 })

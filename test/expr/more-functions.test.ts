@@ -47,6 +47,22 @@ describe('STARTSWITH, ENDSWITH, INSTR', () => {
     expect(s2('INSTR', null, 'l')).toBe(null)
     expect(call('INSTR', col(0, T.string(false)), str('a')).type).toEqual(T.int(false))
   })
+
+  it('INSTR with a start position and an occurrence, backwards from a negative start (Flink SqlFunctionUtils.instr)', () => {
+    const instr = (...v: unknown[]) => apply('INSTR', [S, S, I, I].slice(0, v.length), v)
+    expect(instr('hello world hello', 'hello', 2)).toBe(13)
+    expect(instr('abcabc', 'bc', 1, 2)).toBe(5)
+    expect(instr('abcabc', 'bc', 1, 3)).toBe(0)
+    expect(instr('abcabc', 'bc', 0)).toBe(0)
+    expect(instr('abcabc', 'bc', 9)).toBe(0)
+    expect(instr('abcabc', 'bc', -1)).toBe(5)
+    expect(instr('abcabc', 'bc', -1, 2)).toBe(2)
+    expect(instr('abcabc', 'bc', -3)).toBe(2)
+    expect(instr('a😀b😀', '😀', -1)).toBe(5)
+    expect(instr('abc', '', 2, 3)).toBe(1)
+    expect(instr('abc', 'b', null)).toBe(null)
+    expect(() => instr('abc', 'b', 1, 0)).toThrow('INSTR: the occurrence must be positive, got 0')
+  })
 })
 
 describe('REGEXP_COUNT, REGEXP_INSTR, REGEXP_SUBSTR', () => {
@@ -344,6 +360,11 @@ describe('hash functions', () => {
       'ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f',
     )
     expect(s1('SHA256', null)).toBe(null)
+    // Java encodes a lone surrogate as '?': the digest, HEX and base64 of '\uD800' are those of '?'.
+    expect(s1('MD5', '\uD800')).toBe(s1('MD5', '?'))
+    expect(s1('HEX', 'a\uDC00')).toBe('613F')
+    expect(s1('TO_BASE64', '\uD800')).toBe('Pw==')
+    expect(s1('MD5', '😀')).not.toBe(s1('MD5', '?'))
   })
 
   it('SHA2 picks the length; a literal length outside the four is refused', () => {
@@ -395,6 +416,25 @@ describe('IS_ALPHA, IS_DIGIT, IS_DECIMAL, TYPEOF', () => {
     expect(errorOf(() => call('TYPEOF', col(0, S), col(1, T.boolean()))).message).toBe(
       `'TYPEOF' needs a BOOLEAN literal as forceSerializable, got BOOLEAN`,
     )
+  })
+})
+
+describe('wrong arity and types', () => {
+  it("get the binder's usual message and the expected signature", () => {
+    const arity = errorOf(() => call('STARTSWITH', str('a')))
+    expect(arity.message).toBe(`'STARTSWITH' takes 2 arguments but was given 1`)
+    expect(arity.help).toBe('STARTSWITH(STRING, prefix)')
+    const types = errorOf(() => call('TRANSLATE', col(0, S), col(1, I), str('x')))
+    expect(types.message).toBe(`cannot apply 'TRANSLATE' to (STRING, INT, STRING)`)
+    expect(types.help).toBe('expected TRANSLATE(STRING, fromStr, toStr)')
+    expect(types.span).toEqual(span)
+    expect(errorOf(() => call('PARSE_URL', str('http://a'))).message).toBe(`'PARSE_URL' takes 2 to 3 arguments but was given 1`)
+    expect(errorOf(() => call('URL_ENCODE', col(0, I))).message).toBe(`cannot apply 'URL_ENCODE' to (INT)`)
+    expect(errorOf(() => call('SHA2', str('a'))).message).toBe(`'SHA2' takes 2 arguments but was given 1`)
+    expect(errorOf(() => call('SINH', str('a'))).message).toBe(`cannot apply 'SINH' to (STRING)`)
+    expect(errorOf(() => call('IS_ALPHA')).message).toBe(`'IS_ALPHA' takes 1 argument but was given 0`)
+    expect(errorOf(() => call('TYPEOF')).message).toBe(`'TYPEOF' takes 1 to 2 arguments but was given 0`)
+    expect(errorOf(() => call('INSTR', str('a'), str('b'), str('c'))).message).toBe(`cannot apply 'INSTR' to (STRING, STRING, STRING)`)
   })
 })
 
