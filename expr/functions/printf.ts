@@ -102,9 +102,13 @@ function compile(format: string, types: readonly DataType[]): Compiled {
     const at = next++
     if (at >= types.length) return refuse(`'${spec}' has no argument (the format needs more than ${types.length})`, 'pass one argument per conversion')
     const t = types[at]!
+    // Java prints a NULL argument as 'null' (upper-cased by %S / %X, cut by a %s precision), padded to the width.
+    let nullText = conv === 'S' || conv === 'X' ? 'NULL' : 'null'
+    if (precision !== undefined && (conv === 's' || conv === 'S')) nullText = nullText.slice(0, precision)
+    const nullPadded = pad(nullText, width, flags.includes('-'))
     const nulls = (f: (v: unknown) => string) => (args: readonly unknown[]) => {
       const v = args[at]
-      return v == null ? pad('null', width, flags.includes('-')) : f(v)
+      return v == null ? nullPadded : f(v)
     }
     const argHelp = (want: string) => refuse(`'${spec}' cannot format argument ${at + 2} of type ${typeName(t)}`, want)
     if (conv === 'b' || conv === 'B') {

@@ -270,6 +270,7 @@ describe('PRINTF', () => {
     expect(printf('%f', [D], [NaN])).toBe('NaN')
     expect(printf('%.1f', [D], [-Infinity])).toBe('-Infinity')
     expect(printf('%b %b', [S, S], [null, 'x'])).toBe('false true')
+    expect(printf('%S|%X|%.2s|%6d|%-6s|', [S, I, S, I, S], [null, null, null, null, null])).toBe('NULL|NULL|nu|  null|null  |')
     // %s prints Flink's internal values: DECIMAL digits, a DATE's epoch days, TimestampData as LocalDateTime.
     expect(printf('%s', [T.decimal(4, 2)], [1024n])).toBe('10.24')
     expect(printf('%s', [T.date()], [19934])).toBe('19934')
