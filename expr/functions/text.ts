@@ -22,6 +22,27 @@ function javaUtf8(s: string): string {
   return s.replace(LONE_SURROGATES, '?')
 }
 
+const isHigh = (c: number) => c >= 0xd800 && c < 0xdc00
+const isLow = (c: number) => c >= 0xdc00 && c < 0xe000
+// Where the UTF-16 answer can differ from the UTF-8 one: a prefix holding '?' or half a pair.
+const MAYBE_JAVA = /[?\uD800-\uDFFF]/
+
+/**
+ * STARTSWITH as Flink compares the UTF-8 bytes: the UTF-16 answer, except that a prefix ending in
+ * half of a pair of `s` does not match, and '?' matches a lone surrogate (both are '?' in Java's bytes).
+ */
+export function startsWith(s: string, p: string): boolean {
+  const n = p.length
+  if (s.startsWith(p)) return !(n > 0 && isHigh(p.charCodeAt(n - 1)) && isLow(s.charCodeAt(n)))
+  return MAYBE_JAVA.test(p) && javaUtf8(s).startsWith(javaUtf8(p))
+}
+
+export function endsWith(s: string, p: string): boolean {
+  const n = p.length
+  if (s.endsWith(p)) return !(n > 0 && isLow(p.charCodeAt(0)) && isHigh(s.charCodeAt(s.length - n - 1)))
+  return MAYBE_JAVA.test(p) && javaUtf8(s).endsWith(javaUtf8(p))
+}
+
 /** The UTF-8 bytes Flink hashes, hexes and base64-encodes: '?' for a lone surrogate, as Java's encoder. */
 export function javaBytes(s: string): Buffer {
   return Buffer.from(LONE_SURROGATE.test(s) ? javaUtf8(s) : s, 'utf8')
@@ -247,10 +268,8 @@ function bindElt(args: Parameters<FunctionDef['bind']>[0], ctx: Parameters<Funct
 }
 
 export const TEXT: readonly FunctionDef[] = [
-  simple(['STARTSWITH'], 'STARTSWITH(STRING, prefix)', ['STRING', 'STRING'], 2, () => T.boolean(),
-    strict((s: string, p: string) => (LONE_SURROGATE.test(s) || LONE_SURROGATE.test(p) ? javaUtf8(s).startsWith(javaUtf8(p)) : s.startsWith(p)))),
-  simple(['ENDSWITH'], 'ENDSWITH(STRING, suffix)', ['STRING', 'STRING'], 2, () => T.boolean(),
-    strict((s: string, p: string) => (LONE_SURROGATE.test(s) || LONE_SURROGATE.test(p) ? javaUtf8(s).endsWith(javaUtf8(p)) : s.endsWith(p)))),
+  simple(['STARTSWITH'], 'STARTSWITH(STRING, prefix)', ['STRING', 'STRING'], 2, () => T.boolean(), strict(startsWith)),
+  simple(['ENDSWITH'], 'ENDSWITH(STRING, suffix)', ['STRING', 'STRING'], 2, () => T.boolean(), strict(endsWith)),
   simple(['INSTR'], 'INSTR(STRING, substring[, start[, occurrence]])', ['STRING', 'STRING', 'INTEGER', 'INTEGER'], 2, int,
     call => ({ fn: (s: string, sub: string, start = 1, nth = 1) => instr(s, sub, start, nth, call), nulls: 'strict' }), false,
     (a, call) => (call.args.length === 2 ? `(${a[0]}.indexOf(${a[1]}) + 1)` : '')),

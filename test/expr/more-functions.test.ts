@@ -37,6 +37,14 @@ describe('STARTSWITH, ENDSWITH, INSTR', () => {
     expect(s2('STARTSWITH', '😀', '\uD83D')).toBe(false)
     expect(s2('ENDSWITH', '😀', '\uDE00')).toBe(false)
     expect(s2('ENDSWITH', '😀', '😀')).toBe(true)
+    expect(s2('STARTSWITH', '😀x', '😀')).toBe(true)
+    expect(s2('ENDSWITH', 'x😀', '😀')).toBe(true)
+    // A lone surrogate is '?' in Java's bytes: it matches '?' and another lone surrogate.
+    expect(s2('STARTSWITH', 'a\uD800b', 'a?')).toBe(true)
+    expect(s2('ENDSWITH', 'a?', '\uDE00')).toBe(true)
+    expect(s2('STARTSWITH', '\uD800', '\uDC00')).toBe(true)
+    expect(s2('STARTSWITH', 'a?', 'a\uD800')).toBe(true)
+    expect(s2('STARTSWITH', 'ab', 'a?')).toBe(false)
   })
 
   it('INSTR is 1-based, 0 when absent', () => {
