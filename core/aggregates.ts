@@ -8,7 +8,7 @@ import type { DataType } from '../common/types.js'
  * @example { fn: 'SUM', arg: 2, argType: T.bigint(), distinct: false, filter: null, type: T.bigint(), name: 'total' }
  */
 export interface AggCall {
-  readonly fn: 'COUNT' | 'SUM' | 'MIN' | 'MAX' | 'AVG'
+  readonly fn: AggFunctionName
   /** Input column of the argument; null for COUNT(*). */
   readonly arg: number | null
   readonly argType: DataType | null
@@ -19,4 +19,21 @@ export interface AggCall {
   readonly type: DataType
   /** Output column name, for EXPLAIN. */
   readonly name: string
+  /** LISTAGG's separator (a literal); ',' when absent. */
+  readonly separator?: string
 }
+
+/** The aggregate functions, by their canonical names (STDDEV and VARIANCE bind as STDDEV_SAMP and VAR_SAMP). */
+export type AggFunctionName =
+  | 'COUNT'
+  | 'SUM'
+  | 'MIN'
+  | 'MAX'
+  | 'AVG'
+  | 'STDDEV_POP'
+  | 'STDDEV_SAMP'
+  | 'VAR_POP'
+  | 'VAR_SAMP'
+  | 'FIRST_VALUE'
+  | 'LAST_VALUE'
+  | 'LISTAGG'

@@ -2,9 +2,34 @@
 import type { Span } from '../common/span.js'
 import { WeirError } from '../common/errors.js'
 import { formatType, T, withNullable, withoutTimeAttr, type DataType } from '../common/types.js'
+import type { AggFunctionName } from '../core/aggregates.js'
 
-export type AggFunctionName = 'COUNT' | 'SUM' | 'MIN' | 'MAX' | 'AVG'
-export const AGGREGATE_FUNCTIONS: readonly AggFunctionName[] = ['COUNT', 'SUM', 'MIN', 'MAX', 'AVG']
+export type { AggFunctionName }
+/** Every aggregate function name Weir accepts, aliases included. */
+export const AGGREGATE_FUNCTIONS: readonly string[] = [
+  'COUNT',
+  'SUM',
+  'MIN',
+  'MAX',
+  'AVG',
+  'STDDEV',
+  'STDDEV_POP',
+  'STDDEV_SAMP',
+  'VARIANCE',
+  'VAR_POP',
+  'VAR_SAMP',
+  'FIRST_VALUE',
+  'LAST_VALUE',
+  'LISTAGG',
+]
+
+/** The canonical name of an aggregate as written (Flink's aliases: STDDEV is STDDEV_SAMP, VARIANCE is VAR_SAMP). */
+export function canonicalAggregate(name: string): AggFunctionName {
+  const upper = name.toUpperCase()
+  if (upper === 'STDDEV') return 'STDDEV_SAMP'
+  if (upper === 'VARIANCE') return 'VAR_SAMP'
+  return upper as AggFunctionName
+}
 
 /** DECIMAL precision Flink widens SUM and AVG results to. */
 export const MAX_DECIMAL_PRECISION = 38
@@ -25,6 +50,11 @@ export function aggregateResultType(fn: AggFunctionName, argType: DataType | nul
   switch (fn) {
     case 'SUM':
     case 'AVG':
+    case 'STDDEV_POP':
+    case 'STDDEV_SAMP':
+    case 'VAR_POP':
+    case 'VAR_SAMP':
+      // Flink types STDDEV and VAR as AVG: the argument's type, DECIMAL(38, max(6, scale)) for a DECIMAL.
       switch (arg.kind) {
         // Flink: SUM and AVG of an integer type keep that type (and wrap as it does).
         case 'TINYINT':
@@ -49,6 +79,13 @@ export function aggregateResultType(fn: AggFunctionName, argType: DataType | nul
     case 'MAX':
       if (arg.kind === 'NULL') throw rejected(fn, arg, 'CAST the argument to a type, e.g. CAST(NULL AS INT)', span)
       return withNullable(arg, true)
+    case 'FIRST_VALUE':
+    case 'LAST_VALUE':
+      if (arg.kind === 'NULL') throw rejected(fn, arg, 'CAST the argument to a type, e.g. CAST(NULL AS INT)', span)
+      return withNullable(arg, true)
+    case 'LISTAGG':
+      if (arg.kind !== 'STRING') throw rejected(fn, arg, 'LISTAGG joins strings: CAST the argument to STRING', span)
+      return T.string()
   }
   throw WeirError.internal(`unknown aggregate ${String(fn)}`)
 }

@@ -8,6 +8,7 @@ import type { AggCall } from '../core/aggregates.js'
 import type { Row } from '../core/batch.js'
 import { integralBits } from '../common/types.js'
 import { add64, div64, sub64, wrapInt, type Int64 } from '../common/int64.js'
+import { MORE_AGGREGATES, MoreAggregates, moreInitialSlots, moreSlots } from './aggregates-more.js'
 
 /**
  * An accumulator: slot 0 counts rows (accumulated minus retracted); the calls' slots follow.
@@ -38,6 +39,8 @@ const SUM_INT = 11
 const SUM_LONG = 12
 
 const SLOTS = [1, 1, 2, 2, 2, 2, 2, 1, 1, 2, 2, 2, 2]
+/** An output computed by aggregates-more.ts. */
+const MORE = -1
 
 /**
  * Counts, per group, how many (filtered, non-null) rows hold each value of one argument column.
@@ -103,6 +106,8 @@ export class AggregateHandler {
   private readonly outScale: (bigint | null)[]
   private readonly outBits: Int32Array
   private readonly initial: Accumulator
+  /** STDDEV/VAR, FIRST_VALUE, LAST_VALUE and LISTAGG calls (aggregates-more.ts), or null when none. */
+  private readonly more: MoreAggregates | null
   private readonly ttl: StateTtlConfig | undefined
   private readonly prefix: string
 
@@ -120,7 +125,15 @@ export class AggregateHandler {
     const pOps: number[] = [], pArgs: number[] = [], pFilters: number[] = [], pSlots: number[] = [], pShifts: number[] = []
     const initial: Accumulator = [0]
     let slot = 1
+    const more: { call: AggCall; index: number; slot: number }[] = []
     calls.forEach((call, i) => {
+      if (MORE_AGGREGATES.has(call.fn)) {
+        more.push({ call, index: i, slot })
+        initial.push(...moreInitialSlots(call, this.retracting))
+        slot += moreSlots(call, this.retracting)
+        this.outOps[i] = MORE
+        return
+      }
       const op = opOf(call, this.retracting)
       const s = slot
       slot += SLOTS[op]!
@@ -151,6 +164,11 @@ export class AggregateHandler {
         pShifts.push(shift)
       }
     })
+    this.more = more.length > 0 ? new MoreAggregates(more, this.retracting, slot, this.prefix, this.ttl) : null
+    if (this.more !== null) {
+      slot += this.more.extraWidth
+      initial.push(...this.more.extraInitial)
+    }
     this.width = slot
     this.initial = initial
     this.pOps = Int32Array.from(pOps)
@@ -158,18 +176,19 @@ export class AggregateHandler {
     this.pFilters = Int32Array.from(pFilters)
     this.pSlots = Int32Array.from(pSlots)
     this.pShifts = Int32Array.from(pShifts)
-    this.hasMaps = this.maps.length > 0
+    this.hasMaps = this.maps.length > 0 || (this.more?.hasMaps ?? false)
   }
 
   /** Declares the handler's states; call from the operator's `open`. */
   open(store: KeyedStateStore): void {
     this.accState = store.getValueState(valueState<Accumulator>(`${this.prefix}acc`, this.ttl))
     for (const m of this.maps) m.state = store.getMapState(mapState<unknown, number>(m.name, this.ttl))
+    this.more?.open(store)
   }
 
   /** Names of the states the handler keeps (for EXPLAIN and tests). */
   stateNames(): string[] {
-    return [`${this.prefix}acc`, ...this.maps.map(m => m.name)]
+    return [`${this.prefix}acc`, ...this.maps.map(m => m.name), ...(this.more?.stateNames() ?? [])]
   }
 
   createAccumulator(): Accumulator {
@@ -185,6 +204,7 @@ export class AggregateHandler {
   setNamespace(ns: Namespace): void {
     this.accState.setNamespace(ns)
     for (const m of this.maps) m.state.setNamespace(ns)
+    this.more?.setNamespace(ns)
   }
 
   /** Adds a row. The value-count maps are read and written at the current key and namespace. */
@@ -227,6 +247,7 @@ export class AggregateHandler {
       }
     }
     if (this.hasMaps) this.countValues(acc, row, 1)
+    if (this.more !== null) this.more.accumulate(acc, row)
   }
 
   /** Removes a row (a -U or -D input). */
@@ -261,6 +282,7 @@ export class AggregateHandler {
       }
     }
     if (this.hasMaps) this.countValues(acc, row, -1)
+    if (this.more !== null) this.more.retract(acc, row)
   }
 
   /** Writes the calls' results into `out[offset…]`, in call order. */
@@ -306,8 +328,9 @@ export class AggregateHandler {
           v = acc[s]
           break
       }
-      out[offset + i] = v
+      if (ops[i] !== MORE) out[offset + i] = v
     }
+    if (this.more !== null) this.more.getValue(acc, out, offset)
   }
 
   /** Clears the accumulator and the value-count maps at the current key and namespace. */
@@ -318,6 +341,7 @@ export class AggregateHandler {
 
   clearMaps(): void {
     for (const m of this.maps) m.state.clear()
+    this.more?.clearMaps()
   }
 
   /**
@@ -351,6 +375,7 @@ export class AggregateHandler {
 
   private mergePlain(target: Accumulator, source: Accumulator): void {
     target[0] = (target[0] as number) + (source[0] as number)
+    this.more?.mergePlain(target, source)
     const ops = this.pOps, slots = this.pSlots
     for (let i = 0; i < ops.length; i++) {
       const s = slots[i]!
@@ -495,6 +520,7 @@ function opOf(call: AggCall, retracting: boolean): number {
     case 'MAX':
       return retracting ? MAX_MAP : MAX
   }
+  throw WeirError.internal(`${call.fn} has no op code`)
 }
 
 function initialSlots(op: number): unknown[] {

@@ -7,11 +7,12 @@ import { T } from '../../common/types.js'
 import { WeirError } from '../../common/errors.js'
 import { assertNever } from '../../common/assert.js'
 import { resolveCall, castTo, numberLiteral, stringLiteral, intervalLiteral, timestampLiteral, dateLiteral } from '../../expr/index.js'
+import { AGGREGATE_FUNCTIONS as AGGREGATE_FUNCTION_NAMES } from '../../expr/aggregate-types.js'
 import { typeFromAst } from './types.js'
 import type { Scope } from './scope.js'
 import { isWindowCall, misplacedWindowCall } from './window-calls.js'
 
-export const AGGREGATE_FUNCTIONS = new Set(['COUNT', 'SUM', 'MIN', 'MAX', 'AVG'])
+export const AGGREGATE_FUNCTIONS: ReadonlySet<string> = new Set(AGGREGATE_FUNCTION_NAMES)
 
 export function isAggregateCall(e: ast.Expr): e is ast.FunctionCall {
   return e.kind === 'FunctionCall' && e.over === undefined && AGGREGATE_FUNCTIONS.has(e.name.value.toUpperCase())

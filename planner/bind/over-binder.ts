@@ -8,7 +8,8 @@ import type { Rex } from '../../core/rex.js'
 import { inputRef } from '../../core/rex.js'
 import type { AggCall } from '../../core/aggregates.js'
 import { evalConstant } from '../../expr/index.js'
-import { aggregateResultType } from '../../expr/aggregate-types.js'
+import { aggregateResultType, AGGREGATE_FUNCTIONS as AGGREGATE_FUNCTIONS_LIST } from '../../expr/aggregate-types.js'
+import { bindAggArguments } from './aggregate-args.js'
 import type { LogicalPlan } from '../logical/nodes.js'
 import type { FrameBoundSpec, OrderKey, Over, OverCall, OverFrame } from '../logical/over.js'
 import { RANK_FUNCTIONS } from '../logical/over.js'
@@ -142,29 +143,20 @@ function bindCall(call: ast.FunctionCall, spec: ast.WindowSpec, order: readonly 
   if (!AGGREGATE_FUNCTIONS.has(fn)) {
     throw WeirError.plan(`${fn} is not a window function`, {
       span: call.name.span,
-      help: 'OVER applies to ROW_NUMBER, RANK, DENSE_RANK and the aggregates COUNT, SUM, MIN, MAX and AVG',
+      help: `OVER applies to ROW_NUMBER, RANK, DENSE_RANK and the aggregates ${AGGREGATE_FUNCTIONS_LIST.join(', ')}`,
     })
   }
   checkAggregateOrder(fn, spec, order, exprs)
   const frame = bindFrame(spec.frame)
-  let arg: number | null = null
-  let argType: DataType | null = null
-  if (call.star) {
-    if (fn !== 'COUNT') throw WeirError.plan(`${fn}(*) is not valid`, { span: call.span, help: `only COUNT takes *; write ${fn}(column)` })
-  } else {
-    if (call.args.length !== 1) throw WeirError.plan(`${fn} takes one argument, got ${call.args.length}`, { span: call.span })
-    const rex = bindExpr(call.args[0]!, { scope, clause: `the argument of ${fn}` })
-    arg = add(rex)
-    argType = withoutTimeAttr(rex.type)
-  }
+  const { fn: aggFn, arg, argType, separator } = bindAggArguments(call, scope, add)
   let filter: number | null = null
   if (call.filter) {
     const cond = bindExpr(call.filter, { scope, clause: 'FILTER' })
     if (cond.type.kind !== 'BOOLEAN') throw WeirError.plan(`FILTER condition must be BOOLEAN, but it is ${formatType(cond.type)}`, { span: call.filter.span })
     filter = add(cond)
   }
-  const type = aggregateResultType(fn as AggCall['fn'], argType, call.span)
-  const agg: AggCall = { fn: fn as AggCall['fn'], arg, argType, distinct: call.distinct, filter, type, name }
+  const type = aggregateResultType(aggFn, argType, call.span)
+  const agg: AggCall = { fn: aggFn, arg, argType, distinct: call.distinct, filter, type, name, ...(separator !== undefined ? { separator } : {}) }
   return { fn: agg.fn, agg, frame, type, name, span: call.span }
 }
 

@@ -19,6 +19,7 @@ import type { LogicalPlan, Scan, WindowTvf } from '../logical/nodes.js'
 import { Scope } from './scope.js'
 import { bindExpr, containsAggregate, isAggregateCall, visitExpr, rexKey, type AggregateMapping } from './expr-binder.js'
 import { PreProjection } from './pre-projection.js'
+import { bindAggArguments } from './aggregate-args.js'
 import type { WarningSink } from '../../common/warnings.js'
 import { checkHints, stateTtlOption } from './hints.js'
 import { bindOver, windowCallsOf } from './over-binder.js'
@@ -493,6 +494,7 @@ export class QueryBinder {
     }
     const keys = keyRex.map(r => pre.add(r))
     const aggs = aggCalls.map((call, i) => this.bindAggCall(call, scope, pre, keys.length + i, sel))
+    if (tvf.window.kind === 'SESSION') refuseOrderedInSession(aggs, aggCalls)
     for (const e of pre.exprs) {
       if (refsWindow(e)) throw WeirError.unsupported('aggregates over window_start, window_end or window_time are not supported', { span: sel.span })
     }
@@ -546,36 +548,19 @@ export class QueryBinder {
 
   /** An aggregate call: its argument and FILTER condition become pre-projection columns. */
   private bindAggCall(call: ast.FunctionCall, scope: Scope, pre: PreProjection, position: number, sel?: ast.Select): AggCall {
-    const fn = call.name.value.toUpperCase() as AggCall['fn']
     for (const a of call.args) if (containsAggregate(a)) throw WeirError.plan('aggregate functions cannot be nested', { span: a.span })
-    let arg: number | null = null
-    let argType: DataType | null = null
-    if (call.star) {
-      if (fn !== 'COUNT') throw WeirError.plan(`${fn}(*) is not valid`, { span: call.span, help: `only COUNT takes *; write ${fn}(column)` })
-    } else {
-      if (call.args.length !== 1) {
-        throw WeirError.plan(`${fn} takes one argument, got ${call.args.length}`, {
-          span: call.span,
-          help: fn === 'COUNT' && call.distinct
-            ? 'COUNT(DISTINCT a, b) is not supported; use COUNT(DISTINCT CONCAT_WS(…)) or nest a DISTINCT subquery'
-            : undefined,
-        })
-      }
-      const rex = bindExpr(call.args[0]!, { scope, clause: `the argument of ${fn}` })
-      arg = pre.add(rex)
-      argType = rex.type
-    }
+    const { fn, arg, argType, separator } = bindAggArguments(call, scope, r => pre.add(r))
     let filter: number | null = null
     if (call.filter) {
       const cond = bindExpr(call.filter, { scope, clause: 'FILTER' })
       if (cond.type.kind !== 'BOOLEAN') throw WeirError.plan(`FILTER condition must be BOOLEAN, but it is ${formatType(cond.type)}`, { span: call.filter.span })
       filter = pre.add(cond)
     }
-    const type = aggregateResultType(fn, argType === null ? null : withoutTimeAttr(argType), call.span)
+    const type = aggregateResultType(fn, argType, call.span)
     // An aggregate selected directly under an alias is named by it (for EXPLAIN and the output schema).
     const item = sel?.items.find(i => i.kind === 'ExprItem' && i.expr === call)
     const name = item?.kind === 'ExprItem' && item.alias ? item.alias.value : `EXPR$${position}`
-    return { fn, arg, argType: argType === null ? null : withoutTimeAttr(argType), distinct: call.distinct, filter, type, name }
+    return { fn, arg, argType, distinct: call.distinct, filter, type, name, ...(separator !== undefined ? { separator } : {}) }
   }
 
   /**
@@ -676,4 +661,19 @@ function renameFields(fields: readonly Field[], columns: readonly ast.Ident[] | 
     throw WeirError.plan(`${columns.length} column names given for a query with ${fields.length} columns`, { span: columns[0]?.span ?? span })
   }
   return fields.map((f, i) => ({ name: columns[i]!.value, type: f.type }))
+}
+
+/**
+ * Sessions merge when a row bridges them, and which session's values came first is then unknown:
+ * Flink's FIRST_VALUE, LAST_VALUE and LISTAGG cannot merge either.
+ */
+function refuseOrderedInSession(aggs: readonly AggCall[], calls: readonly ast.FunctionCall[]): void {
+  aggs.forEach((a, i) => {
+    if (a.fn === 'FIRST_VALUE' || a.fn === 'LAST_VALUE' || a.fn === 'LISTAGG') {
+      throw WeirError.unsupported(`${a.fn} is not supported in a SESSION window aggregate (merging sessions loses the order of values)`, {
+        span: calls[i]!.span,
+        help: 'use a TUMBLE, HOP or CUMULATE window, or MIN/MAX of the value',
+      })
+    }
+  })
 }

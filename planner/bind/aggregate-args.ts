@@ -1,0 +1,59 @@
+// The arguments of an aggregate call, shared by GROUP BY / window aggregates and OVER: the
+// canonical function name, the argument column, and LISTAGG's separator.
+import type * as ast from '../../grammar/ast.js'
+import type { DataType } from '../../common/types.js'
+import { withoutTimeAttr } from '../../common/types.js'
+import { WeirError } from '../../common/errors.js'
+import type { Rex } from '../../core/rex.js'
+import type { AggFunctionName } from '../../core/aggregates.js'
+import { canonicalAggregate } from '../../expr/aggregate-types.js'
+import type { Scope } from './scope.js'
+import { bindExpr } from './expr-binder.js'
+
+export interface AggArguments {
+  readonly fn: AggFunctionName
+  /** Column of the argument (from `add`); null for COUNT(*). */
+  readonly arg: number | null
+  readonly argType: DataType | null
+  readonly separator?: string
+}
+
+/** Aggregates that accept DISTINCT (the others refuse it rather than ignore it). */
+const DISTINCT_OK = new Set<string>(['COUNT', 'SUM', 'MIN', 'MAX', 'AVG'])
+
+/** Binds the arguments of `call`, adding the argument expression as a column with `add`. */
+export function bindAggArguments(call: ast.FunctionCall, scope: Scope, add: (r: Rex) => number): AggArguments {
+  const written = call.name.value.toUpperCase()
+  const fn = canonicalAggregate(written)
+  if (call.star) {
+    if (fn !== 'COUNT') throw WeirError.plan(`${written}(*) is not valid`, { span: call.span, help: `only COUNT takes *; write ${written}(column)` })
+    return { fn, arg: null, argType: null }
+  }
+  if (call.distinct && !DISTINCT_OK.has(fn)) {
+    throw WeirError.unsupported(`${written}(DISTINCT …) is not supported`, { span: call.span,
+      help: `remove DISTINCT, or apply ${written} to a DISTINCT subquery` })
+  }
+  const maxArgs = fn === 'LISTAGG' ? 2 : 1
+  if (call.args.length < 1 || call.args.length > maxArgs) {
+    throw WeirError.plan(`${written} takes ${maxArgs === 2 ? 'one or two arguments' : 'one argument'}, got ${call.args.length}`, {
+      span: call.span,
+      help: fn === 'COUNT' && call.distinct
+        ? 'COUNT(DISTINCT a, b) is not supported; use COUNT(DISTINCT CONCAT_WS(…)) or nest a DISTINCT subquery'
+        : fn === 'LISTAGG'
+        ? "write LISTAGG(expression) or LISTAGG(expression, 'separator')"
+        : undefined,
+    })
+  }
+  const rex = bindExpr(call.args[0]!, { scope, clause: `the argument of ${written}` })
+  const arg = add(rex)
+  let separator: string | undefined
+  const sep = call.args[1]
+  if (sep !== undefined) {
+    if (sep.kind !== 'Literal' || sep.type !== 'string') {
+      throw WeirError.unsupported("LISTAGG's separator must be a string literal", { span: sep.span,
+        help: "write the separator as a constant, e.g. LISTAGG(name, '; ')" })
+    }
+    separator = sep.text
+  }
+  return { fn, arg, argType: withoutTimeAttr(rex.type), ...(separator !== undefined ? { separator } : {}) }
+}
