@@ -332,7 +332,9 @@ export class MoreAggregates {
     if (n === 0 || denom === 0) return null
     if (e.kind === VAR_DBL) {
       const s1 = acc[s + 2] as number, s2 = acc[s + 3] as number
-      const variance = Math.max(0, (s2 - (s1 * s1) / n) / denom)
+      // One division last: with exactly representable sums (values on a binary grid) the result is
+      // the exact variance correctly rounded.
+      const variance = Math.max(0, (n * s2 - s1 * s1) / (n * denom))
       return e.sqrt ? Math.sqrt(variance) : variance
     }
     const s1 = acc[s + 2] as bigint, s2 = acc[s + 3] as bigint
