@@ -16,10 +16,10 @@ const DATA_SETS: readonly { seed: number; options: Readonly<Record<string, strin
 ]
 
 /** Flink's STDDEV/VAR over an INT: (Σx² − (Σx)² / n) / n (or n − 1) in integer arithmetic, truncating. */
-function duckIntVar(col: string, sample: boolean): string {
-  const n = `COUNT(${col})`
+function duckIntVar(col: string, sample: boolean, over = ''): string {
+  const n = `COUNT(${col})${over}`
   const d = sample ? `NULLIF(${n} - 1, 0)` : `NULLIF(${n}, 0)`
-  return `CAST((SUM(CAST(${col} AS HUGEINT) * ${col}) - (SUM(CAST(${col} AS HUGEINT)) * SUM(${col})) // ${n}) // ${d} AS BIGINT)`
+  return `CAST((SUM(CAST(${col} AS HUGEINT) * ${col})${over} - (SUM(CAST(${col} AS HUGEINT))${over} * SUM(${col})${over}) // NULLIF(${n}, 0)) // ${d} AS BIGINT)`
 }
 
 /**
@@ -27,8 +27,8 @@ function duckIntVar(col: string, sample: boolean): string {
  * computed exactly in HUGEINT and rounded once, as Weir's shifted sums give it: comparing with
  * DuckDB's own (Welford) result would flip the 9th digit where the exact value is a tie.
  */
-function duckDblVar(col: string, sample: boolean, sqrt: boolean, where = ''): string {
-  const f = where ? ` FILTER (WHERE ${where})` : ''
+function duckDblVar(col: string, sample: boolean, sqrt: boolean, where = '', over = ''): string {
+  const f = (where ? ` FILTER (WHERE ${where})` : '') + over
   const n = `COUNT(${col})${f}`
   const e = `CAST(${col} * 8 AS HUGEINT)`
   const d = sample ? `NULLIF(${n} - 1, 0)` : `NULLIF(${n}, 0)`
@@ -99,6 +99,25 @@ describe.each(DATA_SETS)('statistical and value aggregates vs DuckDB, seed $seed
     const expected = (await data.duck(`SELECT kn FROM (${duckInner}) WHERE kn IS NOT NULL ORDER BY kn`)).map(x => JSON.parse(x) as string)
     expect((rows as string).split(',').sort()).toEqual(expected)
   })
+
+  it.each([['ROWS BETWEEN 3 PRECEDING AND CURRENT ROW', 'ROWS BETWEEN 3 PRECEDING AND CURRENT ROW'], [
+    "RANGE BETWEEN INTERVAL '2' SECOND PRECEDING AND CURRENT ROW",
+    'RANGE BETWEEN INTERVAL 2 SECOND PRECEDING AND CURRENT ROW',
+  ]])(
+    'OVER (PARTITION BY k ORDER BY ts %s): rows leave the frame through the sequences',
+    async (frame, duckFrame) => {
+      const order = frame.startsWith('ROWS') ? 'ts, rowid' : 'ts'
+      const r = await data.expectSame(
+        `SELECT k, v, ts, FIRST_VALUE(s) OVER w, LAST_VALUE(s) OVER w, LISTAGG(s) OVER w, VAR_SAMP(v) OVER w, STDDEV_POP(x) OVER w
+         FROM t WINDOW w AS (PARTITION BY k ORDER BY ts ${frame})`,
+        `SELECT k, v, ts, first_value(s IGNORE NULLS) OVER w, last_value(s IGNORE NULLS) OVER w, string_agg(s, ',' ORDER BY ts, rowid) OVER w,
+           ${duckIntVar('v', true, ' OVER w')}, ${duckDblVar('x', false, true, '', ' OVER w')}
+         FROM t WINDOW w AS (PARTITION BY k ORDER BY ${order} ${duckFrame})`,
+        options,
+      )
+      expect(kindCounts(r.changes)).toEqual([ROWS, 0, 0, 0])
+    },
+  )
 
   it('TUMBLE window aggregate', async () => {
     const duckSrc = 'SELECT *, rowid AS rid, epoch_ms(ts) - epoch_ms(ts) % 10000 AS ws FROM t'
