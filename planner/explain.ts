@@ -93,7 +93,8 @@ export function formatWindow(w: WindowSpec): string {
 function formatAgg(a: AggCall, input: readonly Field[], outName: string): string {
   const arg = a.arg === null ? '*' : input[a.arg]?.name ?? `$${a.arg}`
   const filter = a.filter === null ? '' : ` FILTER (WHERE ${input[a.filter]?.name ?? `$${a.filter}`})`
-  return `${a.fn}(${a.distinct ? 'DISTINCT ' : ''}${arg})${filter} AS ${outName}`
+  const separator = a.separator === undefined ? '' : `, '${a.separator.replaceAll("'", "''")}'`
+  return `${a.fn}(${a.distinct ? 'DISTINCT ' : ''}${arg}${separator})${filter} AS ${outName}`
 }
 
 function describeNode(node: PhysicalNode, input: readonly Field[], opts: ExplainOptions): string {
@@ -190,6 +191,17 @@ function stateLines(node: PhysicalNode, input: readonly Field[], warnings: strin
       const maps = s.aggs
         .filter(a => a.distinct || (retract && (a.fn === 'MIN' || a.fn === 'MAX')))
         .map(a => `MapState<${a.arg === null ? '*' : input[a.arg]!.name}, count> for ${a.fn}(${a.distinct ? 'DISTINCT ' : ''}…)`)
+      // FIRST_VALUE, LAST_VALUE and LISTAGG over retractions keep their values in arrival order (operators/aggregates-sequence.ts).
+      // Calls of one argument and FILTER share one pair.
+      const sequences = new Map<string, string[]>()
+      for (const a of retract ? s.aggs : []) {
+        if (a.fn !== 'FIRST_VALUE' && a.fn !== 'LAST_VALUE' && a.fn !== 'LISTAGG') continue
+        const name = input[a.arg!]!.name
+        const at = `${a.arg}/${a.filter}`
+        if (!sequences.has(at)) sequences.set(at, [name])
+        sequences.get(at)!.push(a.fn)
+      }
+      for (const [name, ...fns] of sequences.values()) maps.push(`MapState<position, ${name}> and MapState<${name}, positions> for ${fns.join(', ')}`)
       const shape = s.aggs.length === 0 ? 'ValueState<row count> per key' : 'ValueState<accumulators> per key'
       const ttl = s.ttlMs > 0 ? formatDuration(s.ttlMs) : 'none'
       const bounded = s.ttlMs > 0

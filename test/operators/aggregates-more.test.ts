@@ -11,6 +11,7 @@ import type { AggCall } from '../../core/aggregates.js'
 import type { Row } from '../../core/batch.js'
 import { aggCall } from './harness.js'
 import { refusal } from '../planner/refused.js'
+import { Session } from '../../engine/session.js'
 
 function group(calls: AggCall[], retracting: boolean) {
   const state = new HeapKeyedStateBackend()
@@ -171,5 +172,18 @@ describe('refused, with what and where', () => {
       GROUP BY k, window_start, window_end`)
     expect(r.message).toContain('LISTAGG is not supported in a SESSION window aggregate')
     expect(r.at).toBe('LISTAGG(s)')
+  })
+})
+
+describe('EXPLAIN', () => {
+  it("shows LISTAGG's separator and the sequences' MapStates over an updating input", async () => {
+    const results = await new Session({ println: () => undefined, explainOnly: true }).executeSql(
+      `CREATE TABLE t (k STRING, v INT) WITH ('connector' = 'datagen');
+      EXPLAIN SELECT n, LISTAGG(k, ';'), FIRST_VALUE(k), STDDEV_POP(n) FROM (SELECT k, COUNT(*) AS n FROM t GROUP BY k) GROUP BY n`,
+    )
+    const r = results.at(-1)!
+    if (r.kind !== 'explain') throw new Error(`expected an explain result, got ${r.kind}`)
+    expect(r.text).toContain("LISTAGG(k, ';') AS EXPR$1, FIRST_VALUE(k) AS EXPR$2, STDDEV_POP(n) AS EXPR$3")
+    expect(r.text).toContain('MapState<position, k> and MapState<k, positions> for LISTAGG, FIRST_VALUE;')
   })
 })
