@@ -4,6 +4,7 @@
 // accumulator array and calls in here only when some call is one of these.
 import { WeirError } from '../common/errors.js'
 import { int64 } from '../common/int64.js'
+import { integralBits } from '../common/types.js'
 import type { KeyedStateStore, Namespace, StateTtlConfig } from '../core/keyed-state.js'
 import type { AggCall } from '../core/aggregates.js'
 import type { Row } from '../core/batch.js'
@@ -83,7 +84,7 @@ interface Entry {
   readonly sqrt: boolean
   /** SAMP (divides by n - 1), not POP. */
   readonly sample: boolean
-  /** DECIMAL: 10^(2 × argument scale) and 10^(result scale); INT types: bits of the result. */
+  /** DECIMAL: 10^(2 × argument scale) and the result's scale; integer types: bits of the result. */
   readonly squareScale: bigint
   readonly resultScale: number
   readonly bits: number
@@ -127,7 +128,8 @@ export class MoreAggregates {
       }
       const argScale = call.argType?.kind === 'DECIMAL' ? call.argType.scale : 0
       const resultScale = call.type.kind === 'DECIMAL' ? call.type.scale : 0
-      const bits = call.type.kind === 'BIGINT' ? 64 : call.type.kind === 'DECIMAL' || call.type.kind === 'DOUBLE' ? 0 : 32
+      // The result narrowed to its type as Flink's cast does (TINYINT and SMALLINT wrap).
+      const bits = integralBits(call.type)
       this.entries.push({
         call,
         index,
