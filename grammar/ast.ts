@@ -421,6 +421,8 @@ export interface Between {
   readonly low: Expr
   readonly high: Expr
   readonly negated: boolean
+  /** `BETWEEN SYMMETRIC`: the bounds in either order (ASYMMETRIC is the plain form). */
+  readonly symmetric?: boolean
   readonly span: Span
 }
 
@@ -438,6 +440,8 @@ export interface Like {
   readonly pattern: Expr
   readonly escape?: Expr
   readonly negated: boolean
+  /** `SIMILAR TO`: the pattern is a SQL regular expression, not a LIKE pattern. */
+  readonly similar?: boolean
   readonly span: Span
 }
 

@@ -27,6 +27,7 @@ const AFTER_EXPRESSION = new Set<TokenType>([
   T.BETWEEN,
   T.IN,
   T.LIKE,
+  T.SIMILAR,
   T.ESCAPE,
   T.Dot,
   T.LParen,

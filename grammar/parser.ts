@@ -826,6 +826,7 @@ export class SqlParser extends CstParser {
             { ALT: () => this.SUBRULE(this.betweenTail) },
             { ALT: () => this.SUBRULE(this.inTail) },
             { ALT: () => this.SUBRULE(this.likeTail) },
+            { ALT: () => this.SUBRULE(this.similarTail) },
           ])
         },
       },
@@ -835,6 +836,12 @@ export class SqlParser extends CstParser {
   /** The bounds are arithmetic, so `x BETWEEN 1 AND 2 AND y` is `(x BETWEEN 1 AND 2) AND y`. */
   betweenTail = this.RULE('betweenTail', () => {
     this.CONSUME(T.BETWEEN)
+    this.OPTION(() =>
+      this.OR(this.alts.betweenTail1 ??= [
+        { ALT: () => this.CONSUME(T.SYMMETRIC) },
+        { ALT: () => this.CONSUME(T.ASYMMETRIC) },
+      ])
+    )
     this.SUBRULE(this.arithmetic, { LABEL: 'low' })
     this.CONSUME(T.AND)
     this.SUBRULE2(this.arithmetic, { LABEL: 'high' })
@@ -853,6 +860,17 @@ export class SqlParser extends CstParser {
 
   likeTail = this.RULE('likeTail', () => {
     this.CONSUME(T.LIKE)
+    this.SUBRULE(this.arithmetic, { LABEL: 'pattern' })
+    this.OPTION(() => {
+      this.CONSUME(T.ESCAPE)
+      this.SUBRULE2(this.arithmetic, { LABEL: 'escape' })
+    })
+  })
+
+  /** `SIMILAR TO pattern [ESCAPE c]`: a SQL regular expression, arithmetic operands as for LIKE. */
+  similarTail = this.RULE('similarTail', () => {
+    this.CONSUME(T.SIMILAR)
+    this.CONSUME(T.TO)
     this.SUBRULE(this.arithmetic, { LABEL: 'pattern' })
     this.OPTION(() => {
       this.CONSUME(T.ESCAPE)
@@ -894,6 +912,7 @@ export class SqlParser extends CstParser {
       { ALT: () => this.SUBRULE(this.substringExpr, alt) },
       { ALT: () => this.SUBRULE(this.trimExpr, alt) },
       { ALT: () => this.SUBRULE(this.positionExpr, alt) },
+      { ALT: () => this.SUBRULE(this.overlayExpr, alt) },
       { ALT: () => this.SUBRULE(this.niladicCall, alt) },
       { ALT: () => this.SUBRULE(this.keywordCall, alt) },
       { ALT: () => this.SUBRULE(this.existsExpr, alt) },
@@ -1043,6 +1062,22 @@ export class SqlParser extends CstParser {
     this.SUBRULE(this.arithmetic, { LABEL: 'needle' })
     this.CONSUME(T.IN)
     this.SUBRULE2(this.arithmetic, { LABEL: 'haystack' })
+    this.CONSUME(T.RParen)
+  })
+
+  /** `OVERLAY(s PLACING r FROM pos [FOR len])`. */
+  overlayExpr = this.RULE('overlayExpr', () => {
+    this.CONSUME(T.OVERLAY)
+    this.CONSUME(T.LParen)
+    this.SUBRULE(this.expression, { LABEL: 'source' })
+    this.CONSUME(T.PLACING)
+    this.SUBRULE2(this.expression, { LABEL: 'replacement' })
+    this.CONSUME(T.FROM)
+    this.SUBRULE3(this.expression, { LABEL: 'start' })
+    this.OPTION(() => {
+      this.CONSUME(T.FOR)
+      this.SUBRULE4(this.expression, { LABEL: 'length' })
+    })
     this.CONSUME(T.RParen)
   })
 

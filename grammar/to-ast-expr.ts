@@ -165,16 +165,19 @@ class Climber {
     } else {
       const between = node(tail, 'betweenTail')
       const inList = node(tail, 'inTail')
-      const like = node(tail, 'likeTail')
+      const like = node(tail, 'likeTail') ?? node(tail, 'similarTail')
       if (between) {
-        expr = { kind: 'Between', operand, low: arithmetic(child(between, 'low'), s), high: arithmetic(child(between, 'high'), s), negated, span }
+        const low = arithmetic(child(between, 'low'), s), high = arithmetic(child(between, 'high'), s)
+        expr = { kind: 'Between', operand, low, high, negated, ...(has(between, 'SYMMETRIC') ? { symmetric: true } : {}), span }
       } else if (inList && has(inList, 'query')) {
         expr = { kind: 'SubqueryExpr', form: 'IN', operand, query: subquery(child(inList, 'query'), s), negated, span }
       } else if (inList) {
         expr = { kind: 'InList', operand, list: nodes(inList, 'expression').map(e => expression(e, s)), negated, span }
       } else if (like) {
         const escape = node(like, 'escape')
-        expr = { kind: 'Like', operand, pattern: arithmetic(child(like, 'pattern'), s), ...(escape ? { escape: arithmetic(escape, s) } : {}), negated, span }
+        const pattern = arithmetic(child(like, 'pattern'), s)
+        expr = { kind: 'Like', operand, pattern, ...(escape ? { escape: arithmetic(escape, s) } : {}), ...(has(like, 'SIMILAR') ? { similar: true } : {}),
+          negated, span }
       } else {
         throw WeirError.internal(`unhandled predicate ${s.text(tail)}`)
       }
@@ -253,6 +256,13 @@ function primary(c: CstElement, s: Spans): A.Expr {
       return trim(c, s)
     case 'positionExpr':
       return call(keywordIdent(token(c, 'POSITION')!, s), [arithmetic(child(c, 'needle'), s), arithmetic(child(c, 'haystack'), s)], s.of(c))
+    case 'overlayExpr': {
+      const args = ['source', 'replacement', 'start', 'length'].flatMap(label => {
+        const arg = node(c, label)
+        return arg ? [expression(arg, s)] : []
+      })
+      return call(keywordIdent(token(c, 'OVERLAY')!, s), args, s.of(c))
+    }
     case 'niladicCall': {
       const t = alt(c) as IToken
       return call(keywordIdent(t, s), [], s.of(c))

@@ -3,6 +3,7 @@ import type { FunctionDef } from '../registry.js'
 import { HASH } from './hash.js'
 import { INSPECT } from './inspect.js'
 import { PRINTF } from './printf.js'
+import { SIMILAR } from './similar.js'
 import { TEXT } from './text.js'
 
-export const MORE: readonly FunctionDef[] = [...TEXT, PRINTF, ...HASH, ...INSPECT]
+export const MORE: readonly FunctionDef[] = [...TEXT, PRINTF, ...HASH, ...INSPECT, ...SIMILAR]

@@ -190,7 +190,7 @@ function bindNode(e: ast.Expr, ctx: BindContext): Rex {
       return resolveCall(op, [b(e.operand)], e.span)
     }
     case 'Between':
-      return resolveCall(e.negated ? 'NOT_BETWEEN' : 'BETWEEN', [b(e.operand), b(e.low), b(e.high)], e.span)
+      return resolveCall(`${e.negated ? 'NOT_' : ''}BETWEEN${e.symmetric ? '_SYMMETRIC' : ''}`, [b(e.operand), b(e.low), b(e.high)], e.span)
     case 'InList':
       return resolveCall(e.negated ? 'NOT_IN' : 'IN', [b(e.operand), ...e.list.map(b)], e.span)
     case 'SubqueryExpr': {
@@ -209,7 +209,8 @@ function bindNode(e: ast.Expr, ctx: BindContext): Rex {
       })
     }
     case 'Like':
-      return resolveCall(e.negated ? 'NOT_LIKE' : 'LIKE', [b(e.operand), b(e.pattern), ...(e.escape ? [b(e.escape)] : [])], e.span)
+      return resolveCall(`${e.negated ? 'NOT_' : ''}${e.similar ? 'SIMILAR_TO' : 'LIKE'}`, [b(e.operand), b(e.pattern), ...(e.escape ? [b(e.escape)] : [])],
+        e.span)
     case 'CaseExpr': {
       const operand = e.operand ? b(e.operand) : undefined
       const args: Rex[] = []

@@ -66,11 +66,13 @@ export function show(e: Expr): string {
     case 'IsBool':
       return `(${show(e.operand)} IS ${e.negated ? 'NOT ' : ''}${e.value ? 'TRUE' : 'FALSE'})`
     case 'Between':
-      return `(${show(e.operand)} ${e.negated ? 'NOT ' : ''}BETWEEN ${show(e.low)} AND ${show(e.high)})`
+      return `(${show(e.operand)} ${e.negated ? 'NOT ' : ''}BETWEEN ${e.symmetric ? 'SYMMETRIC ' : ''}${show(e.low)} AND ${show(e.high)})`
     case 'InList':
       return `(${show(e.operand)} ${e.negated ? 'NOT ' : ''}IN [${e.list.map(show).join(', ')}])`
     case 'Like':
-      return `(${show(e.operand)} ${e.negated ? 'NOT ' : ''}LIKE ${show(e.pattern)}${e.escape ? ` ESCAPE ${show(e.escape)}` : ''})`
+      return `(${show(e.operand)} ${e.negated ? 'NOT ' : ''}${e.similar ? 'SIMILAR TO' : 'LIKE'} ${show(e.pattern)}${
+        e.escape ? ` ESCAPE ${show(e.escape)}` : ''
+      })`
     case 'CaseExpr':
       return `CASE(${e.operand ? `${show(e.operand)}; ` : ''}${e.whens.map(w => `${show(w.when)} -> ${show(w.then)}`).join('; ')}${
         e.else ? `; ELSE ${show(e.else)}` : ''

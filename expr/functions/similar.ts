@@ -1,0 +1,160 @@
+// The comparison and string forms that only special syntax reaches: x [NOT] BETWEEN SYMMETRIC a AND b,
+// s [NOT] SIMILAR TO pattern [ESCAPE c] (SQL regular expressions, as Flink/Calcite read them) and
+// OVERLAY(s PLACING r FROM pos [FOR len]).
+import { WeirError } from '../../common/errors.js'
+import { T } from '../../common/types.js'
+import type { Rex } from '../../core/rex.js'
+import { cached } from '../like.js'
+import { anyNullable, checkArgs, checkArity, literalValue, mkCall, simple, strict, type BindContext, type CallRex, type FunctionDef,
+  type Impl } from '../registry.js'
+
+// ---------------------------------------------------------------- BETWEEN SYMMETRIC
+
+/**
+ * Calcite's expansion: (x >= a AND x <= b) OR (x >= b AND x <= a), so NULL bounds follow SQL's
+ * three-valued logic exactly as Flink's (12 BETWEEN SYMMETRIC NULL AND 12 is NULL).
+ */
+function symmetric(args: readonly Rex[], ctx: BindContext, signature: string): Rex {
+  checkArity(args, 3, 3, ctx, signature)
+  const [x, a, b] = args as [Rex, Rex, Rex]
+  const within = (lo: Rex, hi: Rex) => ctx.call('AND', [ctx.call('>=', [x, lo]), ctx.call('<=', [x, hi])])
+  return ctx.call('OR', [within(a, b), within(b, a)])
+}
+
+// ---------------------------------------------------------------- SIMILAR TO
+
+/** The characters SIMILAR TO gives a meaning to: only these (and the escape itself) may be escaped. */
+const SIMILAR_SPECIALS = '[]()|^-+*_%?{}'
+/** Characters that are syntax in a JavaScript RegExp with the u flag, so written literally they need a backslash. */
+const REGEX_SYNTAX = /[\\^$.*+?()[\]{}|/]/g
+/** POSIX classes Calcite accepts inside brackets (`[[:DIGIT:]]`), ASCII as in Java's \p{Alpha} etc. */
+const CHAR_CLASSES: Record<string, string> = {
+  ALPHA: 'a-zA-Z',
+  UPPER: 'A-Z',
+  LOWER: 'a-z',
+  DIGIT: '0-9',
+  ALNUM: 'a-zA-Z0-9',
+  SPACE: ' ',
+  WHITESPACE: '\\s',
+}
+
+function invalid(pattern: string, why: string): WeirError {
+  return WeirError.execution(`invalid SIMILAR TO pattern '${pattern}': ${why}`, {
+    help: "SIMILAR TO takes % and _ as LIKE does and | * + ? {m,n} ( ) [ ] as regular expressions; escape a special character with ESCAPE '…'",
+  })
+}
+
+/**
+ * Translates a SQL regular expression to a RegExp matching the whole string. `%` is any sequence and
+ * `_` any one character (line breaks included, as in LIKE); `| * + ? {m,n} ( ) [ ]` keep their regex
+ * meaning; every other character, regex metacharacters such as `.` `$` `^` `\` included, is literal.
+ * Throws a WeirError (execution kind; the binder rethrows it as a plan error for literals).
+ *
+ * @example similarRegex('%(b|d)%').test('abc') // true
+ */
+export function similarRegex(pattern: string, escape?: string | null): RegExp {
+  if (escape !== undefined && escape !== null && escape.length !== 1) {
+    throw WeirError.execution(`SIMILAR TO escape must be a single character, got '${escape}'`)
+  }
+  let out = ''
+  let inClass = false
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!
+    if (escape !== undefined && escape !== null && c === escape) {
+      const next = pattern[i + 1]
+      if (next === undefined || (!SIMILAR_SPECIALS.includes(next) && next !== escape)) {
+        throw invalid(pattern, `the escape '${escape}' at position ${i + 1} must be followed by one of ${SIMILAR_SPECIALS} or itself`)
+      }
+      out += inClass ? next.replace(/[\\\][^-]/, '\\$&') : next.replace(REGEX_SYNTAX, '\\$&')
+      i++
+    } else if (inClass) {
+      if (c === ']') {
+        inClass = false
+        out += ']'
+      } else if (c === '[' && pattern[i + 1] === ':') {
+        const end = pattern.indexOf(':]', i + 2)
+        const cls = end < 0 ? undefined : CHAR_CLASSES[pattern.slice(i + 2, end).toUpperCase()]
+        if (cls === undefined) throw invalid(pattern, `unknown character class at position ${i + 1} (known: ${Object.keys(CHAR_CLASSES).join(', ')})`)
+        out += cls
+        i = end + 1
+      } else {
+        // ^ first negates and - makes a range, as in a regular expression; anything else is literal.
+        out += c === '\\' || c === '[' ? `\\${c}` : c
+      }
+    } else if (c === '%') {
+      out += '(?:[^]*)'
+    } else if (c === '_') {
+      out += '[^]'
+    } else if (c === '[') {
+      inClass = true
+      out += '['
+    } else if (c === '(') {
+      // Non-capturing, so that `(?` stays invalid instead of opening a lookahead.
+      out += '(?:'
+    } else if (c === ')' || c === '|' || c === '*' || c === '+' || c === '?' || c === '{' || c === '}') {
+      out += c
+    } else {
+      out += c.replace(REGEX_SYNTAX, '\\$&')
+    }
+  }
+  if (inClass) throw invalid(pattern, "a '[' is not closed")
+  try {
+    return new RegExp(`^(?:${out})$`, 'u')
+  } catch (e) {
+    throw invalid(pattern, e instanceof Error ? e.message.replace(/^Invalid regular expression: \/.*\/u?: /, '') : String(e))
+  }
+}
+
+function similarImpl(call: CallRex): Impl {
+  const pattern = literalValue(call.args[1]), escape = call.args.length > 2 ? literalValue(call.args[2]) : null
+  if (typeof pattern === 'string' && (escape === null || typeof escape === 'string')) {
+    const regex = similarRegex(pattern, escape)
+    return { fn: (s: string) => regex.test(s), nulls: 'strict' }
+  }
+  const regexes = cached((key: string): RegExp => {
+    const sep = key.indexOf('\u0000')
+    return similarRegex(key.slice(sep + 1), sep === 0 ? undefined : key.slice(0, sep))
+  })
+  return { fn: (s: string, p: string, e?: string) => regexes(`${e ?? ''}\u0000${p}`).test(s), nulls: 'strict' }
+}
+
+function bindSimilar(args: readonly Rex[], ctx: BindContext): Rex {
+  const typed = checkArgs(args, ['STRING', 'STRING', 'STRING'], 2, ctx, 'x SIMILAR TO pattern [ESCAPE c]')
+  const pattern = literalValue(typed[1]), escape = typed.length > 2 ? literalValue(typed[2]) : null
+  if (typeof pattern === 'string' && (escape === null || typeof escape === 'string')) {
+    try {
+      similarRegex(pattern, escape)
+    } catch (e) {
+      if (e instanceof WeirError) throw ctx.error(e.message, e.help)
+      throw e
+    }
+  }
+  return mkCall('SIMILAR_TO', typed, T.boolean(anyNullable(typed)), ctx.span)
+}
+
+// ---------------------------------------------------------------- OVERLAY
+
+/**
+ * OVERLAY(s PLACING r FROM pos [FOR len]) = SUBSTRING(s, 1, pos - 1) || r || SUBSTRING(s, pos + len),
+ * len defaulting to r's length. Past the end it appends; a position below 1 or a negative length
+ * has no meaning (Calcite's substring throws), so the row fails with what was given.
+ */
+function overlay(s: string, r: string, pos: number, len?: number): string {
+  const n = len ?? r.length
+  if (pos < 1 || n < 0) {
+    throw WeirError.execution(`OVERLAY needs a position of at least 1 and a length of at least 0, got FROM ${pos}${len === undefined ? '' : ` FOR ${len}`}`)
+  }
+  return s.slice(0, pos - 1) + r + s.slice(pos - 1 + n)
+}
+
+export const SIMILAR: readonly FunctionDef[] = [
+  { names: ['BETWEEN_SYMMETRIC'], signature: 'x BETWEEN SYMMETRIC a AND b', bind: (args, ctx) => symmetric(args, ctx, 'x BETWEEN SYMMETRIC a AND b') },
+  {
+    names: ['NOT_BETWEEN_SYMMETRIC'],
+    signature: 'x NOT BETWEEN SYMMETRIC a AND b',
+    bind: (args, ctx) => ctx.call('NOT', [symmetric(args, ctx, 'x NOT BETWEEN SYMMETRIC a AND b')]),
+  },
+  { names: ['SIMILAR_TO'], signature: 'x SIMILAR TO pattern [ESCAPE c]', bind: bindSimilar, impl: similarImpl },
+  { names: ['NOT_SIMILAR_TO'], signature: 'x NOT SIMILAR TO pattern [ESCAPE c]', bind: (args, ctx) => ctx.call('NOT', [ctx.call('SIMILAR_TO', args)]) },
+  simple(['OVERLAY'], 'OVERLAY(s PLACING r FROM pos [FOR len])', ['STRING', 'STRING', 'INTEGER', 'INTEGER'], 3, () => T.string(), strict(overlay)),
+]
