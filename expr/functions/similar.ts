@@ -1,6 +1,6 @@
 // The comparison and string forms that only special syntax reaches: x [NOT] BETWEEN SYMMETRIC a AND b,
 // s [NOT] SIMILAR TO pattern [ESCAPE c] (SQL regular expressions, as Flink/Calcite read them) and
-// OVERLAY(s PLACING r FROM pos [FOR len]).
+// OVERLAY(s PLACING r FROM pos [FOR len]) (Flink's runtime function, edge cases included).
 import { WeirError } from '../../common/errors.js'
 import { T } from '../../common/types.js'
 import type { Rex } from '../../core/rex.js'
@@ -27,7 +27,9 @@ function symmetric(args: readonly Rex[], ctx: BindContext, signature: string): R
 const SIMILAR_SPECIALS = '[]()|^-+*_%?{}'
 /** Characters that are syntax in a JavaScript RegExp with the u flag, so written literally they need a backslash. */
 const REGEX_SYNTAX = /[\\^$.*+?()[\]{}|/]/g
-/** POSIX classes Calcite accepts inside brackets (`[[:DIGIT:]]`), ASCII as in Java's \p{Alpha} etc. */
+/** Java's `.` without DOTALL: any character but a line terminator (JavaScript's `.` lacks U+0085). */
+const ANY_BUT_LINE_END = '[^\\n\\r\\u0085\\u2028\\u2029]'
+/** The POSIX classes Calcite accepts inside brackets (`[[:DIGIT:]]`, upper or lower case), as Java reads them. */
 const CHAR_CLASSES: Record<string, string> = {
   ALPHA: 'a-zA-Z',
   UPPER: 'A-Z',
@@ -35,7 +37,7 @@ const CHAR_CLASSES: Record<string, string> = {
   DIGIT: '0-9',
   ALNUM: 'a-zA-Z0-9',
   SPACE: ' ',
-  WHITESPACE: '\\s',
+  WHITESPACE: ' \\t\\n\\x0B\\f\\r',
 }
 
 function invalid(pattern: string, why: string): WeirError {
@@ -45,10 +47,14 @@ function invalid(pattern: string, why: string): WeirError {
 }
 
 /**
- * Translates a SQL regular expression to a RegExp matching the whole string. `%` is any sequence and
- * `_` any one character (line breaks included, as in LIKE); `| * + ? {m,n} ( ) [ ]` keep their regex
- * meaning; every other character, regex metacharacters such as `.` `$` `^` `\` included, is literal.
- * Throws a WeirError (execution kind; the binder rethrows it as a plan error for literals).
+ * Translates a SQL regular expression to a RegExp matching the whole string, as Flink does (Calcite's
+ * Like.sqlToRegexSimilar, matched by Java's Pattern): `%` is any sequence (line breaks included) and
+ * `_` any one character but a line break; `| * + ? {m,n} ( ) [ ]` keep their regex meaning, and so do
+ * `.` (any character but a line break) and `^`, which Calcite passes to Java as they are; `\` and `$`
+ * are literal. Inside brackets `^` negates, `-` makes a range, `[:DIGIT:]` and friends are classes,
+ * and the other special characters must be escaped. Groups do not capture, so `(?…)` is refused
+ * rather than read as a lookahead or a flag. Throws a WeirError (execution kind; the binder rethrows
+ * it as a plan error for literals).
  *
  * @example similarRegex('%(b|d)%').test('abc') // true
  */
@@ -71,27 +77,32 @@ export function similarRegex(pattern: string, escape?: string | null): RegExp {
       if (c === ']') {
         inClass = false
         out += ']'
+      } else if (c === '^' || c === '-') {
+        out += c
       } else if (c === '[' && pattern[i + 1] === ':') {
         const end = pattern.indexOf(':]', i + 2)
-        const cls = end < 0 ? undefined : CHAR_CLASSES[pattern.slice(i + 2, end).toUpperCase()]
+        const name = end < 0 ? '' : pattern.slice(i + 2, end)
+        const cls = name === name.toUpperCase() || name === name.toLowerCase() ? CHAR_CLASSES[name.toUpperCase()] : undefined
         if (cls === undefined) throw invalid(pattern, `unknown character class at position ${i + 1} (known: ${Object.keys(CHAR_CLASSES).join(', ')})`)
         out += cls
         i = end + 1
+      } else if (SIMILAR_SPECIALS.includes(c)) {
+        throw invalid(pattern, `'${c}' at position ${i + 1} must be escaped inside [ ]`)
       } else {
-        // ^ first negates and - makes a range, as in a regular expression; anything else is literal.
-        out += c === '\\' || c === '[' ? `\\${c}` : c
+        out += c === '\\' ? '\\\\' : c
       }
     } else if (c === '%') {
       out += '(?:[^]*)'
-    } else if (c === '_') {
-      out += '[^]'
+    } else if (c === '_' || c === '.') {
+      out += ANY_BUT_LINE_END
     } else if (c === '[') {
       inClass = true
       out += '['
+    } else if (c === ']') {
+      throw invalid(pattern, `']' at position ${i + 1} closes no '['`)
     } else if (c === '(') {
-      // Non-capturing, so that `(?` stays invalid instead of opening a lookahead.
       out += '(?:'
-    } else if (c === ')' || c === '|' || c === '*' || c === '+' || c === '?' || c === '{' || c === '}') {
+    } else if (c === ')' || c === '|' || c === '*' || c === '+' || c === '?' || c === '{' || c === '}' || c === '^') {
       out += c
     } else {
       out += c.replace(REGEX_SYNTAX, '\\$&')
@@ -135,16 +146,18 @@ function bindSimilar(args: readonly Rex[], ctx: BindContext): Rex {
 // ---------------------------------------------------------------- OVERLAY
 
 /**
- * OVERLAY(s PLACING r FROM pos [FOR len]) = SUBSTRING(s, 1, pos - 1) || r || SUBSTRING(s, pos + len),
- * len defaulting to r's length. Past the end it appends; a position below 1 or a negative length
- * has no meaning (Calcite's substring throws), so the row fails with what was given.
+ * Flink's OVERLAY (SqlFunctionUtils.overlay), quirks included so that results match Flink's: the part
+ * of s before pos, then r, then what follows the len replaced characters (len defaults to r's length).
+ * Where it departs from the SQL standard (and DuckDB/PostgreSQL): a position below 1 or past the end
+ * returns s unchanged, and a length of 0 or less drops the rest of s instead of inserting r.
+ *
+ * @example overlay('This is an old string', ' new', 10, 5) // 'This is a new string'
  */
 function overlay(s: string, r: string, pos: number, len?: number): string {
+  if (pos <= 0 || pos > s.length) return s
   const n = len ?? r.length
-  if (pos < 1 || n < 0) {
-    throw WeirError.execution(`OVERLAY needs a position of at least 1 and a length of at least 0, got FROM ${pos}${len === undefined ? '' : ` FOR ${len}`}`)
-  }
-  return s.slice(0, pos - 1) + r + s.slice(pos - 1 + n)
+  const rest = n > 0 ? s.slice(pos - 1 + n) : ''
+  return s.slice(0, pos - 1) + r + rest
 }
 
 export const SIMILAR: readonly FunctionDef[] = [

@@ -73,24 +73,34 @@ describe('SIMILAR TO', () => {
     expect(similar('a5c', 'a[^0-9]c')).toBe(false)
     expect(similar('a-c', 'a[x-]c')).toBe(true)
     expect(similar('a7', '[[:ALPHA:]][[:DIGIT:]]')).toBe(true)
+    expect(similar('é7', '[[:ALPHA:]][[:DIGIT:]]')).toBe(false)
+    expect(similar('a\t', 'a[[:WHITESPACE:]]')).toBe(true)
+    expect(similar('a\t', 'a[[:space:]]')).toBe(false)
     expect(similar('7a', '[[:alpha:]][[:digit:]]')).toBe(false)
-    // % and _ are any characters, line breaks included; inside brackets they are themselves.
-    expect(similar('a\nb', 'a_b')).toBe(true)
+    // As in Flink (Calcite's translation, run by Java): % spans line breaks, _ does not.
     expect(similar('a\nb\n', 'a%')).toBe(true)
-    expect(similar('a%', 'a[%_]')).toBe(true)
-    expect(similar('ab', 'a[%_]')).toBe(false)
+    expect(similar('a\nb', 'a_b')).toBe(false)
+    expect(similar('axb', 'a_b')).toBe(true)
+    expect(similar('a\u0085b', 'a_b')).toBe(false)
+    expect(similar('a😀b', 'a_b')).toBe(true)
   })
 
-  it('takes the other regex metacharacters literally', () => {
+  it('reads . and ^ as regular expressions, as Calcite does, and \\ and $ literally', () => {
+    expect(similar('abc', 'a.c')).toBe(true)
     expect(similar('a.c', 'a.c')).toBe(true)
-    expect(similar('abc', 'a.c')).toBe(false)
+    expect(similar('a\nc', 'a.c')).toBe(false)
+    // '.' is not one of SIMILAR TO's special characters, so it cannot be escaped (Calcite refuses it too): '[.]' is a literal dot.
+    expect(() => similar('a.c', 'a!.c', '!')).toThrow("the escape '!' at position 2 must be followed by one of")
+    expect(similar('ab', '^ab')).toBe(true)
+    expect(similar('a^b', 'a^b')).toBe(false)
     expect(similar('$5', '$5')).toBe(true)
-    expect(similar('a^b', 'a^b')).toBe(true)
     expect(similar('back\\slash', 'back\\slash')).toBe(true)
     expect(similar('back\\slash', 'back\\\\slash')).toBe(false)
     expect(similar('a/b', 'a/b')).toBe(true)
     expect(similar('a-b', 'a-b')).toBe(true)
-    expect(similar('[a]', '[[]a[]]')).toBe(false)
+    expect(similar('a\\b', 'a[\\]b')).toBe(true)
+    expect(similar('a.b', 'a[.]b')).toBe(true)
+    expect(similar('axb', 'a[.]b')).toBe(false)
   })
 
   it('escapes a special character (or the escape itself) with ESCAPE', async () => {
@@ -103,6 +113,9 @@ describe('SIMILAR TO', () => {
     expect(similar('(x)', '!(x!)', '!')).toBe(true)
     expect(similar('a-', 'a[!-]', '!')).toBe(true)
     expect(similar('a]', 'a[!]]', '!')).toBe(true)
+    expect(similar('a%', 'a[!%!_]', '!')).toBe(true)
+    expect(similar('a_', 'a[!%!_]', '!')).toBe(true)
+    expect(similar('ab', 'a[!%!_]', '!')).toBe(false)
     // Without ESCAPE a backslash is an ordinary character.
     expect(similar('a\\%', 'a\\%')).toBe(true)
   })
@@ -121,15 +134,14 @@ describe('SIMILAR TO', () => {
   it('compiles a pattern from a column once per distinct pattern and escape', () => {
     const rex = call('SIMILAR_TO', col(0, S), col(1, S), col(2, S))
     expect(rex.type.kind).toBe('BOOLEAN')
-    for (const [s, p, e, want] of [['a.b', 'a.b', '!', true], ['axb', 'a.b', '!', false], ['a_b', 'a!_b', '!', true], ['a!b', 'a!_b', '#', false], ['a.b',
-      'a.b', '!', true]] as const)
-    {
+    const rows = [['a$b', 'a$b', '!', true], ['axb', 'a$b', '!', false], ['a_b', 'a!_b', '!', true], ['a!b', 'a!_b', '#', false], ['a$b', 'a$b', '!', true]]
+    for (const [s, p, e, want] of rows as [string, string, string, boolean][]) {
       expect(apply('SIMILAR_TO', [S, S, S], [s, p, e])).toBe(want)
     }
   })
 
   it('translates to one anchored RegExp', () => {
-    expect(similarRegex('a.%(b|c)_').source).toBe('^(?:a\\.(?:[^]*)(?:b|c)[^])$')
+    expect(similarRegex('a$%(b|c)_').source).toBe('^(?:a\\$(?:[^]*)(?:b|c)[^\\n\\r\\u0085\\u2028\\u2029])$')
     expect(similarRegex('').test('')).toBe(true)
   })
 
@@ -138,6 +150,9 @@ describe('SIMILAR TO', () => {
     for (const [cond, message] of [
       ["one SIMILAR TO 'a(b'", "invalid SIMILAR TO pattern 'a(b': Unterminated group"],
       ["one SIMILAR TO 'a[b'", "invalid SIMILAR TO pattern 'a[b': a '[' is not closed"],
+      ["one SIMILAR TO 'a]'", "invalid SIMILAR TO pattern 'a]': ']' at position 2 closes no '['"],
+      ["one SIMILAR TO 'a[%_]'", "invalid SIMILAR TO pattern 'a[%_]': '%' at position 3 must be escaped inside [ ]"],
+      ["one SIMILAR TO '[[:Alpha:]]'", "invalid SIMILAR TO pattern '[[:Alpha:]]': unknown character class at position 2"],
       ["one NOT SIMILAR TO 'a**'", "invalid SIMILAR TO pattern 'a**': Nothing to repeat"],
       ["one SIMILAR TO '(?=a)'", "invalid SIMILAR TO pattern '(?=a)': Nothing to repeat"],
       ["one SIMILAR TO '[[:WORD:]]'", "invalid SIMILAR TO pattern '[[:WORD:]]': unknown character class at position 2"],
@@ -164,30 +179,30 @@ describe('OVERLAY', () => {
       .toEqual(['This is a new string', 'This is a newd string'])
   })
 
-  it('replaces len characters (the replacement length by default) from a 1-based position, appending past the end', () => {
+  it('replaces len characters (the replacement length by default) from a 1-based position, as Flink does', () => {
     const o = (s: unknown, r: unknown, p: unknown, l?: unknown) =>
       l === undefined ? apply('OVERLAY', [S, S, I], [s, r, p]) : apply('OVERLAY', [S, S, I, I], [s, r, p, l])
     expect(o('abcdef', 'XY', 1)).toBe('XYcdef')
-    expect(o('abcdef', 'XY', 3, 0)).toBe('abXYcdef')
-    expect(o('abcdef', 'XY', 3, 10)).toBe('abXY')
+    expect(o('abcdef', 'XY', 3, 1)).toBe('abXYdef')
     expect(o('abcdef', '', 2, 3)).toBe('aef')
+    // Replacing past the end keeps what is before pos and r.
+    expect(o('abcdef', 'XY', 3, 10)).toBe('abXY')
     expect(o('abcdef', 'XY', 6)).toBe('abcdeXY')
-    expect(o('abcdef', 'XY', 7)).toBe('abcdefXY')
-    expect(o('abc', 'XY', 10, 2)).toBe('abcXY')
-    expect(o('', 'XY', 1)).toBe('XY')
+    expect(o('abcdef', 'XYZ', 6, 1)).toBe('abcdeXYZ')
+    // Flink's SqlFunctionUtils.overlay, not the SQL standard: a position outside 1..length returns s
+    // unchanged, and a length of 0 or less drops the rest of s (PostgreSQL would insert r).
+    expect(o('abcdef', 'XY', 7)).toBe('abcdef')
+    expect(o('abcdef', 'XY', 0)).toBe('abcdef')
+    expect(o('abcdef', 'XY', -2, 1)).toBe('abcdef')
+    expect(o('', 'XY', 1)).toBe('')
+    expect(o('abcdef', 'XY', 3, 0)).toBe('abXY')
+    expect(o('abcdef', 'XY', 3, -1)).toBe('abXY')
     expect(o(null, 'XY', 1)).toBe(null)
     expect(o('abc', null, 1)).toBe(null)
     expect(o('abc', 'XY', null)).toBe(null)
     expect(o('abc', 'XY', 1, null)).toBe(null)
     expect(apply('OVERLAY', [S, S, T.bigint(), T.bigint()], ['abcdef', 'XY', 2n, 1n])).toBe('aXYcdef')
     expect(call('OVERLAY', col(0, T.string(false)), str('x'), col(1, T.int(false))).type).toEqual(T.string(false))
-  })
-
-  it('fails a row whose position is below 1 or whose length is negative, saying what was given', () => {
-    expect(errorOf(() => apply('OVERLAY', [S, S, I], ['abc', 'x', 0])).message).toBe(
-      'OVERLAY needs a position of at least 1 and a length of at least 0, got FROM 0',
-    )
-    expect(errorOf(() => apply('OVERLAY', [S, S, I, I], ['abc', 'x', 1, -1])).message).toContain('got FROM 1 FOR -1')
   })
 
   it('refuses arguments of the wrong type with the caret on the call', async () => {

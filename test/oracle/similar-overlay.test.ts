@@ -20,10 +20,16 @@ const symmetric = (x: string, a: string, b: string): Expr => ({
   duck: `((${x} BETWEEN ${a} AND ${b}) OR (${x} BETWEEN ${b} AND ${a}))`,
 })
 
-/** OVERLAY as SUBSTRING(s, 1, p - 1) || r || SUBSTRING(s, p + len), for a position of at least 1. */
+/**
+ * OVERLAY as SUBSTRING(s, 1, p - 1) || r || SUBSTRING(s, p + len), the SQL standard's definition,
+ * which Flink's shares for a position within s and a length above 0 (elsewhere Flink returns s, or
+ * drops the rest of s: see test/expr/similar.test.ts), so DuckDB's side keeps s outside 1..length.
+ */
 const overlay = (s: string, r: string, p: string, len?: string): Expr => ({
   weir: `OVERLAY(${s} PLACING ${r} FROM ${p}${len === undefined ? '' : ` FOR ${len}`})`,
-  duck: `(substring(${s}, 1, (${p}) - 1) || ${r} || substring(${s}, (${p}) + ${len ?? `length(${r})`}))`,
+  duck: `CASE WHEN ${r} IS NULL THEN NULL WHEN (${p}) > length(${s}) THEN ${s} ELSE (substring(${s}, 1, (${p}) - 1) || ${r} || substring(${s}, (${p}) + ${
+    len ?? `length(${r})`
+  })) END`,
 })
 
 const FAMILIES: Record<string, readonly Expr[]> = {
@@ -38,7 +44,7 @@ const FAMILIES: Record<string, readonly Expr[]> = {
     { weir: 'v BETWEEN ASYMMETRIC 50 AND 0', duck: 'v BETWEEN 50 AND 0' },
   ],
   'SIMILAR TO, where DuckDB reads the same regular expression': [
-    // % is DuckDB's .*, _ its . (no line breaks in the data); . is literal in SIMILAR TO, \. in DuckDB.
+    // % is DuckDB's .*, _ its . (no line breaks in the data); . is a wildcard in both (as in Calcite).
     { weir: "s SIMILAR TO '[a-z]+[0-9]?'", duck: "s SIMILAR TO '[a-z]+[0-9]?'" },
     { weir: "s SIMILAR TO '(alpha|Beta|x)[0-9]*'", duck: "s SIMILAR TO '(alpha|Beta|x)[0-9]*'" },
     { weir: "s SIMILAR TO '%(e|a)_'", duck: "s SIMILAR TO '.*(e|a).'" },
@@ -47,7 +53,9 @@ const FAMILIES: Record<string, readonly Expr[]> = {
     { weir: "s SIMILAR TO 'th!%%' ESCAPE '!'", duck: "s SIMILAR TO 'th%.*'" },
     { weir: "s SIMILAR TO 'zeta#_%' ESCAPE '#'", duck: "s SIMILAR TO 'zeta_.*'" },
     { weir: "s SIMILAR TO '%\\%'", duck: "s SIMILAR TO '.*\\\\.*'" },
-    { weir: "s SIMILAR TO '%.%'", duck: "s SIMILAR TO '.*\\..*'" },
+    { weir: "s SIMILAR TO '%.%'", duck: "s SIMILAR TO '.*..*'" },
+    { weir: "s SIMILAR TO '_.[a-z]%'", duck: "s SIMILAR TO '..[a-z].*'" },
+    { weir: "s SIMILAR TO '%$%'", duck: "s SIMILAR TO '.*\\$.*'" },
     { weir: "s SIMILAR TO '[^a-z ]%'", duck: "s SIMILAR TO '[^a-z ].*'" },
     // A pattern from a column (compiled per distinct value).
     { weir: "s SIMILAR TO k || '%'", duck: "s SIMILAR TO k || '.*'" },
@@ -55,11 +63,11 @@ const FAMILIES: Record<string, readonly Expr[]> = {
   ],
   OVERLAY: [
     overlay('s', "'XY'", '1'),
-    overlay('s', "'XY'", '3', '0'),
+    overlay('s', "'XY'", '3', '1'),
     overlay('s', 'k', '2', '10'),
     overlay('s', "''", '2', '2'),
     overlay('s', "'XY'", 'ABS(MOD(v, 9)) + 1'),
-    overlay('s', 'k', 'ABS(MOD(v, 7)) + 1', 'ABS(MOD(v, 3))'),
+    overlay('s', 'k', 'ABS(MOD(v, 7)) + 1', 'ABS(MOD(v, 3)) + 1'),
     overlay("'This is an old string'", "' new'", '10', '5'),
   ],
 }
