@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest'
 import { T } from '../../common/types.js'
 import { Session, type StatementResult } from '../../engine/session.js'
+import { callableFunctionNames } from '../../expr/builtins.js'
 import { similarRegex } from '../../expr/functions/similar.js'
 import { refusal } from '../planner/refused.js'
 import { apply, call, col, errorOf, str } from './helpers.js'
@@ -210,5 +211,13 @@ describe('OVERLAY', () => {
     expect(r.message).toContain("cannot apply 'OVERLAY'")
     expect(r.at).toBe("OVERLAY(one PLACING 'x' FROM 'a')")
     expect(r.help).toBe('expected OVERLAY(s PLACING r FROM pos [FOR len])')
+  })
+})
+
+describe('SHOW FUNCTIONS', () => {
+  it('lists OVERLAY, not the internal names of the operator forms', () => {
+    const names = callableFunctionNames()
+    expect(names).toContain('OVERLAY')
+    for (const internal of ['SIMILAR_TO', 'NOT_SIMILAR_TO', 'BETWEEN_SYMMETRIC', 'NOT_BETWEEN_SYMMETRIC']) expect(names).not.toContain(internal)
   })
 })
