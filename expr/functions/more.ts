@@ -2,8 +2,9 @@
 import type { FunctionDef } from '../registry.js'
 import { HASH } from './hash.js'
 import { INSPECT } from './inspect.js'
+import { JSON_FUNCTIONS } from './json.js'
 import { PRINTF } from './printf.js'
 import { SIMILAR } from './similar.js'
 import { TEXT } from './text.js'
 
-export const MORE: readonly FunctionDef[] = [...TEXT, PRINTF, ...HASH, ...INSPECT, ...SIMILAR]
+export const MORE: readonly FunctionDef[] = [...TEXT, PRINTF, ...HASH, ...INSPECT, ...SIMILAR, ...JSON_FUNCTIONS]
