@@ -1,5 +1,6 @@
 // The built-in functions of Flink added after the first families (Flink 1.15–2.0 names): one list for builtins.ts.
 import type { FunctionDef } from '../registry.js'
+import { DISTINCT_TUPLE_FUNCTION } from './distinct-tuple.js'
 import { HASH } from './hash.js'
 import { INSPECT } from './inspect.js'
 import { JSON_FUNCTIONS } from './json.js'
@@ -7,4 +8,4 @@ import { PRINTF } from './printf.js'
 import { SIMILAR } from './similar.js'
 import { TEXT } from './text.js'
 
-export const MORE: readonly FunctionDef[] = [...TEXT, PRINTF, ...HASH, ...INSPECT, ...SIMILAR, ...JSON_FUNCTIONS]
+export const MORE: readonly FunctionDef[] = [...TEXT, PRINTF, ...HASH, ...INSPECT, ...SIMILAR, ...JSON_FUNCTIONS, DISTINCT_TUPLE_FUNCTION]

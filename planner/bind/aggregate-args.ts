@@ -2,11 +2,12 @@
 // canonical function name, the argument column, and LISTAGG's separator.
 import type * as ast from '../../grammar/ast.js'
 import type { DataType } from '../../common/types.js'
-import { withoutTimeAttr } from '../../common/types.js'
+import { T, withoutTimeAttr } from '../../common/types.js'
 import { WeirError } from '../../common/errors.js'
 import type { Rex } from '../../core/rex.js'
 import type { AggFunctionName } from '../../core/aggregates.js'
 import { canonicalAggregate } from '../../expr/aggregate-types.js'
+import { distinctTuple } from '../../expr/functions/distinct-tuple.js'
 import type { Scope } from './scope.js'
 import { bindExpr } from './expr-binder.js'
 
@@ -33,13 +34,15 @@ export function bindAggArguments(call: ast.FunctionCall, scope: Scope, add: (r: 
     throw WeirError.unsupported(`${written}(DISTINCT …) is not supported`, { span: call.span,
       help: `remove DISTINCT, or apply ${written} to a DISTINCT subquery` })
   }
+  if (fn === 'COUNT' && call.distinct && call.args.length > 1) {
+    const parts = call.args.map(a => bindExpr(a, { scope, clause: 'the arguments of COUNT(DISTINCT …)' }))
+    return { fn, arg: add(distinctTuple(parts, call.span)), argType: T.string(true) }
+  }
   const maxArgs = fn === 'LISTAGG' ? 2 : 1
   if (call.args.length < 1 || call.args.length > maxArgs) {
     throw WeirError.plan(`${written} takes ${maxArgs === 2 ? 'one or two arguments' : 'one argument'}, got ${call.args.length}`, {
       span: call.span,
-      help: fn === 'COUNT' && call.distinct
-        ? 'COUNT(DISTINCT a, b) is not supported; use COUNT(DISTINCT CONCAT_WS(…)) or nest a DISTINCT subquery'
-        : fn === 'LISTAGG'
+      help: fn === 'LISTAGG'
         ? "write LISTAGG(expression) or LISTAGG(expression, 'separator')"
         : undefined,
     })
