@@ -7,5 +7,6 @@ import { JSON_FUNCTIONS } from './json.js'
 import { PRINTF } from './printf.js'
 import { SIMILAR } from './similar.js'
 import { TEXT } from './text.js'
+import { CONVERT_TZ } from './zones.js'
 
-export const MORE: readonly FunctionDef[] = [...TEXT, PRINTF, ...HASH, ...INSPECT, ...SIMILAR, ...JSON_FUNCTIONS, DISTINCT_TUPLE_FUNCTION]
+export const MORE: readonly FunctionDef[] = [...TEXT, PRINTF, ...HASH, ...INSPECT, ...SIMILAR, ...JSON_FUNCTIONS, DISTINCT_TUPLE_FUNCTION, CONVERT_TZ]
