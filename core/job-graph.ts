@@ -71,6 +71,12 @@ export interface CalcSpec {
   readonly condition?: Rex
 }
 
+/** GROUPING SETS: each input row once per projection (one per grouping set), with its row kind. */
+export interface ExpandSpec {
+  readonly kind: 'Expand'
+  readonly projections: readonly (readonly Rex[])[]
+}
+
 /** Window TVF without aggregation: appends window_start, window_end, window_time (one row per window for HOP/CUMULATE). */
 export interface WindowAssignSpec {
   readonly kind: 'WindowAssign'
@@ -249,6 +255,7 @@ export type OperatorSpec =
   | SourceSpec
   | ValuesSpec
   | CalcSpec
+  | ExpandSpec
   | WindowAssignSpec
   | WindowAggregateSpec
   | GroupAggregateSpec

@@ -258,9 +258,17 @@ export interface Select {
   readonly from?: FromItem
   readonly where?: Expr
   readonly groupBy?: readonly Expr[]
+  /** GROUPING SETS, ROLLUP or CUBE in GROUP BY: each set lists indexes into groupBy. Absent for a plain GROUP BY. */
+  readonly groupingSets?: GroupingSets
   readonly having?: Expr
   /** The named windows of `WINDOW w AS (…)`. */
   readonly windows?: readonly NamedWindow[]
+  readonly span: Span
+}
+
+/** The grouping sets of a GROUP BY, expanded (ROLLUP, CUBE and cross products resolved), duplicates kept. */
+export interface GroupingSets {
+  readonly sets: readonly (readonly number[])[]
   readonly span: Span
 }
 

@@ -13,6 +13,27 @@ function startsQuery(t: IToken): boolean {
 /** Chevrotain label shared by the alternatives of choice rules; to-ast reads `children.alt`. */
 const ALT_LABEL = { LABEL: 'alt' }
 
+/** An unquoted name spelled `word` (any case): a word that is not reserved, such as ROLLUP. */
+function wordIs(t: IToken, word: string): boolean {
+  return t.tokenType === T.Identifier && t.image.toUpperCase() === word
+}
+
+/**
+ * Whether the `(` next starts a grouping-set list — `()` or `(a, b)`, a comma at its own depth —
+ * rather than a parenthesized expression such as `(a + b)`.
+ */
+function isGroupingTuple(la: (k: number) => IToken): boolean {
+  if (la(2).tokenType === T.RParen) return true
+  let depth = 0
+  for (let k = 1;; k++) {
+    const t = la(k).tokenType
+    if (t === T.LParen) depth++
+    else if (t === T.RParen && --depth === 0) return false
+    else if (t === T.Comma && depth === 1) return true
+    else if (t.name === 'EOF') return false
+  }
+}
+
 export class SqlParser extends CstParser {
   /**
    * Each OR's alternatives, built on first use: Chevrotain would otherwise allocate the array and
@@ -463,7 +484,45 @@ export class SqlParser extends CstParser {
   groupByClause = this.RULE('groupByClause', () => {
     this.CONSUME(T.GROUP)
     this.CONSUME(T.BY)
-    this.AT_LEAST_ONE_SEP({ SEP: T.Comma, DEF: () => this.SUBRULE(this.expression) })
+    this.AT_LEAST_ONE_SEP({ SEP: T.Comma, DEF: () => this.SUBRULE(this.groupingElement) })
+  })
+
+  /**
+   * One GROUP BY element: `GROUPING SETS (…)`, `ROLLUP(…)`, `CUBE(…)`, a parenthesized list `(a, b)`
+   * or `()` (within those), or an expression. GROUPING, SETS, ROLLUP and CUBE are not reserved, so
+   * the alternatives are told apart by the next tokens.
+   */
+  groupingElement = this.RULE('groupingElement', () => {
+    this.OR(this.alts.groupingElement1 ??= [
+      {
+        GATE: () => wordIs(this.LA(1), 'GROUPING') && wordIs(this.LA(2), 'SETS') && this.LA(3).tokenType === T.LParen,
+        ALT: () => {
+          this.CONSUME(T.Name, { LABEL: 'groupingSets' })
+          this.CONSUME2(T.Name)
+          this.CONSUME(T.LParen)
+          this.AT_LEAST_ONE_SEP({ SEP: T.Comma, DEF: () => this.SUBRULE(this.groupingElement) })
+          this.CONSUME(T.RParen)
+        },
+      },
+      {
+        GATE: () => (wordIs(this.LA(1), 'ROLLUP') || wordIs(this.LA(1), 'CUBE')) && this.LA(2).tokenType === T.LParen,
+        ALT: () => {
+          this.CONSUME3(T.Name, { LABEL: 'rollupOrCube' })
+          this.CONSUME2(T.LParen)
+          this.AT_LEAST_ONE_SEP2({ SEP: T.Comma, DEF: () => this.SUBRULE2(this.groupingElement) })
+          this.CONSUME2(T.RParen)
+        },
+      },
+      {
+        GATE: () => this.LA(1).tokenType === T.LParen && isGroupingTuple(k => this.LA(k)),
+        ALT: () => {
+          this.CONSUME3(T.LParen, { LABEL: 'tuple' })
+          this.MANY_SEP({ SEP: T.Comma, DEF: () => this.SUBRULE(this.expression) })
+          this.CONSUME3(T.RParen)
+        },
+      },
+      { ALT: () => this.SUBRULE2(this.expression) },
+    ].map(a => ({ ...a, IGNORE_AMBIGUITIES: true })))
   })
 
   havingClause = this.RULE('havingClause', () => {

@@ -7,6 +7,7 @@ import { alt, child, has, ident, identFromToken, isToken, nameList, node, nodes,
 import { EXPR_CONVERTERS, expression, orderItem, registerSubqueryBuilder } from './to-ast-expr.js'
 import { windowClause } from './to-ast-over.js'
 import { withoutLegacyWindow } from './legacy-window.js'
+import { groupByClause } from './grouping-sets.js'
 import { closest } from '../common/names.js'
 import * as T from './tokens.js'
 
@@ -99,7 +100,7 @@ function select(n: CstNode, s: Spans): A.Select {
     items: nodes(n, 'selectItem').map(i => selectItem(i, s)),
     ...(from ? { from: fromClause(from, s) } : {}),
     ...(where ? { where: expression(child(where, 'expression'), s) } : {}),
-    ...(groupBy ? { groupBy: nodes(groupBy, 'expression').map(e => expression(e, s)) } : {}),
+    ...(groupBy ? groupByClause(groupBy, s, e => expression(e, s)) : {}),
     ...(having ? { having: expression(child(having, 'expression'), s) } : {}),
     ...(windows ? { windows: windowClause(windows, s, EXPR_CONVERTERS) } : {}),
     span: s.of(n),

@@ -6,6 +6,7 @@ import { isEndpoint, type OperatorSpec, type TransformSpec } from '../core/job-g
 import { STATELESS, type Operator, type OperatorDescriptor, type OperatorTraits } from '../core/operator.js'
 import { WeirError } from '../common/errors.js'
 import { calc } from './calc.js'
+import { expand } from './expand.js'
 import { union } from './union.js'
 import { windowAssign } from './window-assign.js'
 import { windowAggregate } from './window-aggregate.js'
@@ -25,6 +26,7 @@ import { upsertMaterialize } from './upsert-materialize.js'
 
 const OPERATORS: { readonly [K in TransformSpec['kind']]: OperatorDescriptor<Extract<TransformSpec, { kind: K }>> } = {
   Calc: calc,
+  Expand: expand,
   Union: union,
   WindowAssign: windowAssign,
   WindowAggregate: windowAggregate,

@@ -26,6 +26,7 @@ function infer(plan: LogicalPlan): { mode: ChangelogMode; origin?: LogicalPlan }
     case 'Values':
       return { mode: 'insert-only' }
     case 'Project':
+    case 'Expand':
     case 'Filter':
     case 'Sink':
       return changelogOf(plan.input)

@@ -114,6 +114,8 @@ function describeNode(node: PhysicalNode, input: readonly Field[], opts: Explain
     }
     case 'Values':
       return `Values(rows=[${s.rows.length}], ${m})`
+    case 'Expand':
+      return `Expand(projects=[${s.projections.map(p => `{${p.map(r => formatRex(r, input)).join(', ')}}`).join(', ')}], ${m})`
     case 'Calc': {
       const select = s.projection.map((r, i) => {
         const text = formatRex(r, input)
@@ -250,6 +252,7 @@ function stateLines(node: PhysicalNode, input: readonly Field[], warnings: strin
     case 'Source':
     case 'Values':
     case 'Calc':
+    case 'Expand':
     case 'WindowAssign':
     case 'Union':
     case 'Sink':

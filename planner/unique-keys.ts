@@ -68,6 +68,7 @@ function infer(plan: LogicalPlan): readonly number[] | undefined {
     case 'MarkerJoin':
       return subqueryUniqueKey(plan, uniqueKeyOf)
     case 'Values':
+    case 'Expand':
     case 'WindowTvf':
     case 'Union':
       return undefined

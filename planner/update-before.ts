@@ -32,6 +32,7 @@ export function updateBeforeReaders(roots: readonly LogicalPlan[]): (plan: Logic
         visit(plan.input, sinkReadsUpdateBefore(plan))
         return
       case 'Project':
+      case 'Expand':
       case 'Filter':
         visit(plan.input, required)
         return
@@ -69,6 +70,7 @@ export function materializerKeys(sink: Sink): readonly number[] | undefined {
 function filtersUpdates(plan: LogicalPlan): boolean {
   switch (plan.kind) {
     case 'Project':
+    case 'Expand':
       return filtersUpdates(plan.input)
     case 'Filter':
       return changelogOf(plan.input).mode === 'updating' || filtersUpdates(plan.input)

@@ -49,6 +49,7 @@ function infer(plan: LogicalPlan): (WindowColumn | undefined)[] {
       return plan.time?.kind === 'window' ? [...windowColumnsOf(plan.left), ...windowColumnsOf(plan.right)] : none()
     case 'Scan':
     case 'Values':
+    case 'Expand':
     case 'Aggregate':
     case 'Union':
     // Ranking and OVER keep no window's time order a window join could rely on (dedup and Top-N may update).

@@ -30,6 +30,8 @@ export interface AggregateMapping {
   readonly outputTypes: readonly import('../../common/types.js').DataType[]
   /** Extra columns visible by name after a window aggregate (window_time). */
   readonly extraColumns?: ReadonlyMap<string, number>
+  /** Each GROUPING() / GROUPING_ID() call → its value over the aggregate's output (grouping-sets.ts). */
+  readonly grouping?: ReadonlyMap<ast.FunctionCall, Rex>
 }
 
 export interface BindContext {
@@ -111,12 +113,14 @@ function bindInner(e: ast.Expr, ctx: BindContext): Rex {
   }
   const agg = ctx.agg
   if (agg) {
+    const grouping = e.kind === 'FunctionCall' ? agg.grouping?.get(e) : undefined
+    if (grouping !== undefined) return grouping
     if (isAggregateCall(e)) {
       const index = agg.aggOutput.get(e)
       if (index === undefined) throw WeirError.internal('aggregate call was not collected')
       return inputRef(index, agg.outputTypes[index]!)
     }
-    if (!containsAggregate(e)) {
+    if (!containsAggregate(e) && !containsGrouping(e, agg)) {
       const overInput = bindExpr(e, { scope: agg.inputScope, clause: ctx.clause })
       const out = agg.groupOutput.get(rexKey(overInput))
       if (out !== undefined) return inputRef(out, agg.outputTypes[out]!)
@@ -243,4 +247,14 @@ function bindNode(e: ast.Expr, ctx: BindContext): Rex {
     default:
       return assertNever(e)
   }
+}
+
+/** Whether `e` holds a GROUPING() call this aggregate computes (it has no meaning over the aggregate's input). */
+function containsGrouping(e: ast.Expr, agg: AggregateMapping): boolean {
+  if (agg.grouping === undefined || agg.grouping.size === 0) return false
+  let found = false
+  visitExpr(e, n => {
+    if (n.kind === 'FunctionCall' && agg.grouping!.has(n)) found = true
+  }, false)
+  return found
 }

@@ -19,6 +19,7 @@ import type { LogicalPlan, Scan, WindowTvf } from '../logical/nodes.js'
 import { Scope } from './scope.js'
 import { bindExpr, containsAggregate, isAggregateCall, visitExpr, rexKey, type AggregateMapping } from './expr-binder.js'
 import { PreProjection } from './pre-projection.js'
+import { bindGroupingSets, groupingCallsOf } from './grouping-sets.js'
 import { bindAggArguments } from './aggregate-args.js'
 import type { WarningSink } from '../../common/warnings.js'
 import { checkHints, stateTtlOption } from './hints.js'
@@ -428,6 +429,18 @@ export class QueryBinder {
       if (hasStart) windowKeys = { start: n, end: n + 1 }
     }
 
+    const groupingCalls = groupingCallsOf(sel)
+    if (sel.groupingSets !== undefined || groupingCalls.length > 0) {
+      if (tvf && windowKeys) {
+        throw WeirError.unsupported('GROUPING SETS, ROLLUP, CUBE and GROUPING() are not supported in a window aggregate yet', {
+          span: sel.groupingSets?.span ?? groupingCalls[0]!.span,
+          help: 'group the window TVF by plain keys, or use a GROUP BY with grouping sets over its result',
+        })
+      }
+      const { aggregate, mapping } = bindGroupingSets({ sel, input: rel.plan, scope, groupRex, aggCalls, groupingCalls, bindAggCall: (call, pre, position) =>
+        this.bindAggCall(call, scope, pre, position, sel), ttl: this.ttlFor(sel, rel) })
+      return this.finishAggregate(sel, aggregate, mapping)
+    }
     if (tvf && windowKeys) return this.bindWindowAggregate(sel, rel, tvf, filtersAbove, groupRex, aggCalls)
 
     // Pre-projection: [group keys…, aggregate arguments…, FILTER conditions…] over the input.

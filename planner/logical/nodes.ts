@@ -253,7 +253,19 @@ export interface Sink {
   readonly span: Span
 }
 
-export type LogicalPlan = Scan | Values | Project | Filter | Aggregate | WindowAggregate | WindowTvf | Union | Join | TemporalJoin | SemiJoin | SetOp
+/**
+ * GROUPING SETS: each input row once per grouping set (`projections[i]` computes the row of set i:
+ * the keys outside the set NULL, and the set's id). Stateless; a retraction expands to retractions.
+ */
+export interface Expand {
+  readonly kind: 'Expand'
+  readonly input: LogicalPlan
+  readonly projections: readonly (readonly Rex[])[]
+  readonly fields: readonly Field[]
+  readonly span: Span
+}
+
+export type LogicalPlan = Scan | Values | Project | Expand | Filter | Aggregate | WindowAggregate | WindowTvf | Union | Join | TemporalJoin | SemiJoin | SetOp
   | ScalarJoin | MarkerJoin | Sink | Over | Deduplicate | Rank
 
 export function inputsOf(plan: LogicalPlan): readonly LogicalPlan[] {
@@ -271,6 +283,7 @@ export function inputsOf(plan: LogicalPlan): readonly LogicalPlan[] {
     case 'MarkerJoin':
       return [plan.left, plan.right]
     case 'Project':
+    case 'Expand':
     case 'Filter':
     case 'Aggregate':
     case 'WindowAggregate':
@@ -301,6 +314,7 @@ export function withInputs(plan: LogicalPlan, inputs: readonly LogicalPlan[]): L
     case 'MarkerJoin':
       return { ...plan, left: inputs[0]!, right: inputs[1]! }
     case 'Project':
+    case 'Expand':
     case 'Filter':
     case 'Aggregate':
     case 'WindowAggregate':

@@ -58,6 +58,9 @@ export function lowerToJobGraph(plans: readonly LogicalPlan[], name: string, con
         }
         break
       }
+      case 'Expand':
+        id = add('expand', { kind: 'Expand', projections: plan.projections }, [{ node: lower(plan.input), exchange: forward }], plan, mode)
+        break
       case 'Filter': {
         const projection = plan.fields.map((f, i) => inputRef(i, f.type))
         id = add('calc', { kind: 'Calc', projection, condition: plan.condition }, [{ node: lower(plan.input), exchange: forward }], plan, mode)
