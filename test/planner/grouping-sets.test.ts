@@ -1,0 +1,103 @@
+// GROUPING SETS, ROLLUP and CUBE: how GROUP BY parses into grouping sets, what EXPLAIN shows (an
+// Expand under one group aggregate), and the errors for bad input, pointing at the fault.
+import { describe, expect, it } from 'vitest'
+import { WeirError } from '../../common/errors.js'
+import { Session } from '../../engine/session.js'
+import type { Select } from '../../grammar/ast.js'
+import { queryOf } from '../grammar/helpers.js'
+
+function sets(groupBy: string): { sets: number[][] | null; keys: number } {
+  const sel = queryOf(`SELECT 1 FROM t GROUP BY ${groupBy}`) as Select
+  return { sets: (sel.groupingSets?.sets as number[][] | undefined) ?? null, keys: sel.groupBy?.length ?? 0 }
+}
+
+const DDL = `CREATE TABLE t (a STRING, b INT, c INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) WITH ('connector' = 'datagen');\n`
+
+/** The error of `sql` (after the DDL), its line:column and the text its span covers. */
+async function refused(sql: string): Promise<{ message: string; line: number; column: number; at: string; help?: string }> {
+  const text = DDL + sql
+  try {
+    await new Session({ println: () => undefined }).executeSql(text)
+  } catch (e) {
+    expect(e).toBeInstanceOf(WeirError)
+    const err = e as WeirError, span = err.span!
+    return { message: err.message, line: span.start.line, column: span.start.column, at: text.slice(span.start.offset, span.end.offset),
+      ...(err.help ? { help: err.help } : {}) }
+  }
+  throw new Error('expected an error')
+}
+
+describe('GROUP BY grouping sets parse into their expanded sets', () => {
+  it('GROUPING SETS with the empty set, ROLLUP, CUBE', () => {
+    expect(sets('GROUPING SETS ((a, b), (a), ())')).toEqual({ sets: [[0, 1], [2], []], keys: 3 })
+    expect(sets('ROLLUP(a, b)')).toEqual({ sets: [[0, 1], [0], []], keys: 2 })
+    expect(sets('cube (a, b)')).toEqual({ sets: [[0, 1], [0], [1], []], keys: 2 })
+  })
+
+  it('a cross product with plain keys; lists inside ROLLUP; ROLLUP nested in GROUPING SETS', () => {
+    expect(sets('a, ROLLUP(b, c)')).toEqual({ sets: [[0, 1, 2], [0, 1], [0]], keys: 3 })
+    expect(sets('ROLLUP(a, (b, c))')).toEqual({ sets: [[0, 1, 2], [0], []], keys: 3 })
+    expect(sets('GROUPING SETS (ROLLUP(a), b)')).toEqual({ sets: [[0], [], [1]], keys: 2 })
+    expect(sets('CUBE(a), CUBE(b)')).toEqual({ sets: [[0, 1], [0], [1], []], keys: 2 })
+  })
+
+  it('a plain GROUP BY stays plain, parenthesized expressions included; the words stay usable as names', () => {
+    expect(sets('a, b')).toEqual({ sets: null, keys: 2 })
+    expect(sets('(b + c), a')).toEqual({ sets: null, keys: 2 })
+    expect(sets('rollup, cube, grouping')).toEqual({ sets: null, keys: 3 })
+  })
+})
+
+describe('EXPLAIN of a grouping-sets aggregate', () => {
+  it('shows one Expand (a projection per set, the set id last) under one group aggregate keyed by the id', async () => {
+    const results = await new Session({ println: () => undefined }).executeSql(
+      `${DDL}EXPLAIN SELECT a, b, COUNT(*), GROUPING(a, b) FROM t GROUP BY ROLLUP(a, b);`,
+    )
+    const text = JSON.stringify(results.at(-1))
+    expect(text).toContain('Expand(projects=[{a, b, 0}, {a, NULL, 1}, {NULL, NULL, 3}]')
+    expect(text).toContain('GroupAggregate(groupBy=[a, b, $e]')
+    expect(text.match(/Source\(/g)).toHaveLength(1)
+  })
+})
+
+describe('bad input', () => {
+  it('GROUPING of a column not in GROUP BY points at the argument', async () => {
+    expect(await refused('SELECT a, GROUPING(b) FROM t GROUP BY ROLLUP(a);')).toMatchObject({
+      message: 'the argument of GROUPING must be a GROUP BY expression',
+      line: 2,
+      column: 20,
+      at: 'b',
+    })
+  })
+
+  it('GROUPING with no argument', async () => {
+    expect(await refused('SELECT a, GROUPING() FROM t GROUP BY ROLLUP(a);')).toMatchObject({ message: 'GROUPING takes one or more GROUP BY expressions',
+      line: 2, column: 11 })
+  })
+
+  it('more than 4096 grouping sets are refused with the count', async () => {
+    const r = await refused('SELECT COUNT(*) FROM t GROUP BY CUBE(a, b, c, ts, a, b, c, ts, a, b, c, ts, a);')
+    expect(r.message).toBe('GROUP BY has 8192 grouping sets, more than the 4096 allowed')
+    expect(r).toMatchObject({ line: 2, column: 33, at: 'CUBE(a, b, c, ts, a, b, c, ts, a, b, c, ts, a)' })
+    expect(r.help).toContain('GROUPING SETS')
+    const cross = await refused('SELECT COUNT(*) FROM t GROUP BY CUBE(a, b, c, ts, a, b), CUBE(a, b, c, ts, a, b, c);')
+    expect(cross.message).toBe('GROUP BY has 8192 grouping sets, more than the 4096 allowed')
+  })
+
+  it('ROLLUP inside CUBE is refused', async () => {
+    expect(await refused('SELECT COUNT(*) FROM t GROUP BY CUBE(a, ROLLUP(b));')).toMatchObject({ message: 'ROLLUP is not allowed inside ROLLUP or CUBE',
+      line: 2, column: 41, at: 'ROLLUP(b)' })
+  })
+
+  it('an unclosed GROUPING SETS is a syntax error', async () => {
+    const r = await refused('SELECT COUNT(*) FROM t GROUP BY GROUPING SETS ((a), (b);')
+    expect(r.line).toBe(2)
+  })
+
+  it('grouping sets in a window aggregate are refused as not supported yet', async () => {
+    const r = await refused(`SELECT a, window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' MINUTE))
+      GROUP BY window_start, window_end, ROLLUP(a);`)
+    expect(r.message).toBe('GROUPING SETS, ROLLUP, CUBE and GROUPING() are not supported in a window aggregate yet')
+    expect(r.at).toBe('GROUP BY window_start, window_end, ROLLUP(a)')
+  })
+})
