@@ -31,6 +31,9 @@ export function withoutLegacyWindow(sel: A.Select, sql: string): A.Select {
     checkNoAuxiliary(sel, sql)
     return sel
   }
+  if (sel.groupingSets !== undefined) {
+    throw WeirError.unsupported('GROUPING SETS, ROLLUP and CUBE are not supported with a group window yet', { span: sel.groupingSets.span })
+  }
   if (windows.length > 1) {
     throw WeirError.plan('GROUP BY has more than one group window', { span: windows[1]!.span, help: 'group by one TUMBLE, HOP or SESSION window' })
   }

@@ -69,6 +69,8 @@ export function bindGroupingSets(g: GroupingSetsInput): { aggregate: LogicalPlan
     throw WeirError.unsupported(`GROUPING SETS, ROLLUP and CUBE take at most ${MAX_KEYS} distinct GROUP BY expressions; this query has ${n}`, { span })
   }
   const sets = (sel.groupingSets?.sets ?? [exprKey.map((_, i) => i)]).map(s => new Set(s.map(i => exprKey[i]!)))
+  // Each GROUP BY expression groups some set (as parsed); a rewrite that added keys to GROUP BY alone would NULL them everywhere.
+  if (!keyRex.every((_, i) => sets.some(s => s.has(i)))) throw WeirError.internal('a GROUP BY expression is in no grouping set')
 
   // Pre-projection [keys…, aggregate arguments and FILTER conditions…]; the Expand puts the keys,
   // NULL where a set leaves them out, in front of the columns the aggregates read (an argument may

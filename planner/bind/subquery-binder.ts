@@ -267,6 +267,10 @@ function correlatedScalar(
     ],
     ...(where === undefined ? { where: undefined } : { where }),
     ...(grouped ? { groupBy: [...(sel.groupBy ?? []), ...parts.innerAsts] } : {}),
+    // The correlated columns group every grouping set (they follow the query's own GROUP BY expressions).
+    ...(sel.groupingSets
+      ? { groupingSets: { ...sel.groupingSets, sets: sel.groupingSets.sets.map(s => [...s, ...parts.innerAsts.map((_, i) => sel.groupBy!.length + i)]) } }
+      : {}),
   }
   const plan = host.bindQuery(rewritten).plan
   // Over no rows an aggregate without GROUP BY still gives one row (COUNT 0, the others NULL).

@@ -5,6 +5,7 @@ import { WeirError } from '../../common/errors.js'
 import { Session } from '../../engine/session.js'
 import type { Select } from '../../grammar/ast.js'
 import { queryOf } from '../grammar/helpers.js'
+import { materialize } from '../oracle/oracle.js'
 
 function sets(groupBy: string): { sets: number[][] | null; keys: number } {
   const sel = queryOf(`SELECT 1 FROM t GROUP BY ${groupBy}`) as Select
@@ -99,5 +100,22 @@ describe('bad input', () => {
       GROUP BY window_start, window_end, ROLLUP(a);`)
     expect(r.message).toBe('GROUPING SETS, ROLLUP, CUBE and GROUPING() are not supported in a window aggregate yet')
     expect(r.at).toBe('GROUP BY window_start, window_end, ROLLUP(a)')
+  })
+
+  it('grouping sets with a legacy group window are refused as not supported yet', async () => {
+    const r = await refused(`SELECT a, COUNT(*) FROM t GROUP BY ROLLUP(a), TUMBLE(ts, INTERVAL '1' MINUTE);`)
+    expect(r).toMatchObject({ message: 'GROUPING SETS, ROLLUP and CUBE are not supported with a group window yet', line: 2, column: 27 })
+  })
+})
+
+describe('a correlated scalar subquery with grouping sets', () => {
+  it('groups every set by the correlated column too', async () => {
+    const results = await new Session({ println: () => undefined }).executeSql(
+      `SELECT x, (SELECT SUM(b) FROM (VALUES ('x', 1), ('x', 2), ('y', 5)) AS u(a, b) WHERE u.a = o.x GROUP BY GROUPING SETS (())) AS s
+       FROM (VALUES ('x'), ('y'), ('z')) AS o(x)`,
+    )
+    const last = results.at(-1)
+    if (last?.kind !== 'rows') throw new Error('expected rows')
+    expect(materialize(last.changes).map(r => JSON.stringify(r)).sort()).toEqual(['["x",3]', '["y",5]', '["z",null]'])
   })
 })
