@@ -12,7 +12,8 @@ import { findLatest, jobStorage, openCheckpointAt, type CheckpointConfig, type C
 import { withJobLock } from '../checkpoint/job-lock.js'
 import { checkRecoveryTarget, warnCommittedAfter } from './committed-output.js'
 import { parseDuration } from '../common/durations.js'
-import { Catalog, describe, explain, showFunctions, explainJobGraph, planQuery, tableFromAst, viewFromAst, type PlanContext } from '../planner/index.js'
+import { alterObject, Catalog, describe, explain, showFunctions, explainJobGraph, planQuery, showCreate, tableFromAst, viewFromAst,
+  type PlanContext } from '../planner/index.js'
 import { jobConfigOf, listOptions, resetOption, setOption, type JobConfig } from '../common/config/index.js'
 import { renderWarning, type WarningSink } from '../common/warnings.js'
 import { JobSet, type JobControl, type JobInfo, type JobKind, type JobOutcome } from './jobs.js'
@@ -203,6 +204,10 @@ export class Session {
         return { kind: 'stopJob', statement: stmt }
       case 'Describe':
         return { kind: 'table', ...describe(stmt, this.planContext) }
+      case 'ShowCreate':
+        return { kind: 'explain', text: showCreate(this.catalog.resolve(stmt.name.parts.at(-1)!.value, stmt.name.span), stmt.object, stmt.name.span) }
+      case 'AlterObject':
+        return { kind: 'ok', message: alterObject(stmt, this.catalog) }
       case 'Explain':
         // Plans only: no job is started, so none is named after it.
         return { kind: 'explain', text: explain(stmt, this.planContext) }

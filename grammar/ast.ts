@@ -56,6 +56,8 @@ export type Statement =
   | ShowJobs
   | StopJob
   | Describe
+  | ShowCreate
+  | AlterObject
 
 export interface CreateTable {
   readonly kind: 'CreateTable'
@@ -83,6 +85,8 @@ export interface ComputedColumn {
   readonly kind: 'ComputedColumn'
   readonly name: Ident
   readonly expr: Expr
+  /** The expression as written (SHOW CREATE TABLE prints it). */
+  readonly exprText: string
   readonly span: Span
 }
 
@@ -100,6 +104,8 @@ export interface MetadataColumn {
 export interface WatermarkDef {
   readonly column: Ident
   readonly expr: Expr
+  /** The expression as written (SHOW CREATE TABLE prints it). */
+  readonly exprText: string
   readonly span: Span
 }
 
@@ -124,6 +130,8 @@ export interface CreateView {
   readonly ifNotExists: boolean
   readonly columns?: readonly Ident[]
   readonly query: Query
+  /** The query as written (SHOW CREATE VIEW prints it). */
+  readonly queryText: string
   readonly span: Span
 }
 
@@ -202,6 +210,29 @@ export interface Describe {
   readonly name: QualifiedName
   readonly span: Span
 }
+
+/** `SHOW CREATE TABLE t` / `SHOW CREATE VIEW v`: the DDL that recreates it. */
+export interface ShowCreate {
+  readonly kind: 'ShowCreate'
+  readonly object: 'TABLE' | 'VIEW'
+  readonly name: QualifiedName
+  readonly span: Span
+}
+
+/** `ALTER TABLE|VIEW [IF EXISTS] name action`. */
+export interface AlterObject {
+  readonly kind: 'AlterObject'
+  readonly object: 'TABLE' | 'VIEW'
+  readonly name: QualifiedName
+  readonly ifExists: boolean
+  readonly action: AlterAction
+  readonly span: Span
+}
+
+export type AlterAction =
+  | { readonly kind: 'SetOptions'; readonly options: readonly OptionPair[] }
+  | { readonly kind: 'ResetOptions'; readonly keys: readonly { readonly key: string; readonly span: Span }[] }
+  | { readonly kind: 'Rename'; readonly to: QualifiedName }
 
 // ---------------------------------------------------------------- queries
 

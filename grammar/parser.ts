@@ -80,6 +80,7 @@ export class SqlParser extends CstParser {
       { ALT: () => this.SUBRULE(this.showStatement, ALT_LABEL) },
       { ALT: () => this.SUBRULE(this.stopJobStatement, ALT_LABEL) },
       { ALT: () => this.SUBRULE(this.describeStatement, ALT_LABEL) },
+      { ALT: () => this.SUBRULE(this.alterStatement, ALT_LABEL) },
     ])
   })
 
@@ -313,6 +314,54 @@ export class SqlParser extends CstParser {
       { ALT: () => this.CONSUME(T.VIEWS) },
       { ALT: () => this.CONSUME(T.FUNCTIONS) },
       { ALT: () => this.CONSUME(T.JOBS) },
+      { ALT: () => this.SUBRULE(this.showCreate) },
+    ])
+  })
+
+  /** `SHOW CREATE TABLE t` / `SHOW CREATE VIEW v`. */
+  showCreate = this.RULE('showCreate', () => {
+    this.CONSUME(T.CREATE)
+    this.OR(this.alts.showCreate1 ??= [
+      { ALT: () => this.CONSUME(T.TABLE) },
+      { ALT: () => this.CONSUME(T.VIEW) },
+    ])
+    this.SUBRULE(this.qualifiedName)
+  })
+
+  /** `ALTER TABLE|VIEW [IF EXISTS] t SET ('k' = 'v', …) | RESET ('k', …) | RENAME TO u`. */
+  alterStatement = this.RULE('alterStatement', () => {
+    this.CONSUME(T.ALTER)
+    this.OR(this.alts.alterStatement1 ??= [
+      { ALT: () => this.CONSUME(T.TABLE) },
+      { ALT: () => this.CONSUME(T.VIEW) },
+    ])
+    this.OPTION(() => {
+      this.CONSUME(T.IF)
+      this.CONSUME(T.EXISTS)
+    })
+    this.SUBRULE(this.qualifiedName)
+    this.OR2(this.alts.alterStatement2 ??= [
+      {
+        ALT: () => {
+          this.CONSUME(T.SET)
+          this.SUBRULE(this.optionList)
+        },
+      },
+      {
+        ALT: () => {
+          this.CONSUME(T.RESET)
+          this.CONSUME(T.LParen)
+          this.AT_LEAST_ONE_SEP({ SEP: T.Comma, DEF: () => this.CONSUME(T.StringLit) })
+          this.CONSUME(T.RParen)
+        },
+      },
+      {
+        ALT: () => {
+          this.CONSUME(T.RENAME)
+          this.CONSUME(T.TO)
+          this.SUBRULE2(this.qualifiedName, { LABEL: 'newName' })
+        },
+      },
     ])
   })
 

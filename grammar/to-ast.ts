@@ -2,7 +2,7 @@
 // Queries and expressions are in to-ast-query.ts and to-ast-expr.ts.
 import { WeirError } from '../common/errors.js'
 import type * as A from './ast.js'
-import { child, has, ident, isToken, nameList, node, nodes, alt, qualifiedName, stringValue, token, type CstNode, type Spans } from './cst.js'
+import { child, has, ident, isToken, nameList, node, nodes, alt, qualifiedName, stringValue, token, tokens, type CstNode, type Spans } from './cst.js'
 import { expression, typeName } from './to-ast-expr.js'
 import { dottedText, query } from './to-ast-query.js'
 import * as T from './tokens.js'
@@ -37,6 +37,10 @@ function statement(n: CstNode, s: Spans): A.Statement {
       return explain(c, s)
     case 'showStatement':
       if (has(c, 'JOBS')) return { kind: 'ShowJobs', span: s.of(c) }
+      if (has(c, 'showCreate')) {
+        const sc = child(c, 'showCreate')
+        return { kind: 'ShowCreate', object: has(sc, 'VIEW') ? 'VIEW' : 'TABLE', name: qualifiedName(child(sc, 'qualifiedName'), s), span: s.of(c) }
+      }
       return { kind: 'ShowTables', what: has(c, 'VIEWS') ? 'VIEWS' : has(c, 'FUNCTIONS') ? 'FUNCTIONS' : 'TABLES', span: s.of(c) }
     case 'stopJobStatement': {
       const id = token(c, 'StringLit')!
@@ -44,6 +48,8 @@ function statement(n: CstNode, s: Spans): A.Statement {
     }
     case 'describeStatement':
       return { kind: 'Describe', name: qualifiedName(child(c, 'qualifiedName'), s), span: s.of(c) }
+    case 'alterStatement':
+      return alter(c, s)
     default:
       throw WeirError.internal(`unhandled statement ${c.name}`)
   }
@@ -67,6 +73,7 @@ function createStatement(n: CstNode, s: Spans): A.CreateTable | A.CreateView {
       ifNotExists: has(view, 'ifNotExists'),
       ...(cols ? { columns: nameList(cols, s) } : {}),
       query: query(child(view, 'query'), s),
+      queryText: s.text(child(view, 'query')),
       span: s.of(n),
     }
   }
@@ -85,7 +92,8 @@ function createTable(n: CstNode, temporary: boolean, span: A.CreateTable['span']
     const c = alt(element) as CstNode
     switch (c.name) {
       case 'watermarkDef': {
-        const wm: A.WatermarkDef = { column: ident(c, s), expr: expression(child(c, 'expression'), s), span: s.of(c) }
+        const e = child(c, 'expression')
+        const wm: A.WatermarkDef = { column: ident(c, s), expr: expression(e, s), exprText: s.text(e), span: s.of(c) }
         if (watermark) throw WeirError.syntax('a table has at most one WATERMARK', { span: wm.span })
         watermark = wm
         break
@@ -127,7 +135,7 @@ function columnDef(n: CstNode, s: Spans): { column: A.ColumnDef; primaryKey?: A.
   const name = ident(n, s)
   const span = s.of(n)
   const computed = node(n, 'expression')
-  if (computed) return { column: { kind: 'ComputedColumn', name, expr: expression(computed, s), span } }
+  if (computed) return { column: { kind: 'ComputedColumn', name, expr: expression(computed, s), exprText: s.text(computed), span } }
   const type = typeName(child(n, 'typeName'), s)
   let metadata: CstNode | undefined
   let primaryKey: A.PrimaryKeyDef | undefined
@@ -153,6 +161,18 @@ function columnDef(n: CstNode, s: Spans): { column: A.ColumnDef; primaryKey?: A.
     return { column, ...(primaryKey ? { primaryKey } : {}) }
   }
   return { column: { kind: 'PhysicalColumn', name, type, span }, ...(primaryKey ? { primaryKey } : {}) }
+}
+
+function alter(n: CstNode, s: Spans): A.AlterObject {
+  const names = nodes(n, 'qualifiedName')
+  const list = node(n, 'optionList')
+  const newName = node(n, 'newName')
+  const action: A.AlterAction = list
+    ? { kind: 'SetOptions', options: options(list, s) }
+    : newName
+    ? { kind: 'Rename', to: qualifiedName(newName, s) }
+    : { kind: 'ResetOptions', keys: tokens(n, 'StringLit').map(t => ({ key: stringValue(t), span: s.ofToken(t) })) }
+  return { kind: 'AlterObject', object: has(n, 'VIEW') ? 'VIEW' : 'TABLE', name: qualifiedName(names[0]!, s), ifExists: has(n, 'IF'), action, span: s.of(n) }
 }
 
 function options(n: CstNode, s: Spans): A.OptionPair[] {

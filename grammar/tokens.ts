@@ -200,6 +200,9 @@ export const VIEWS = nonReserved('VIEWS')
 export const VIRTUAL = nonReserved('VIRTUAL')
 export const WITHOUT = nonReserved('WITHOUT')
 export const ZONE = nonReserved('ZONE')
+// Statement words of ALTER TABLE / ALTER VIEW.
+export const ALTER = nonReserved('ALTER')
+export const RENAME = nonReserved('RENAME')
 
 /** Every token type, categories included: the parser's vocabulary. */
 export const ALL_TOKENS: readonly TokenType[] = [

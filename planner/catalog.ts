@@ -14,6 +14,8 @@ export interface TableColumn {
    */
   readonly kind: 'physical' | 'computed' | 'metadata'
   readonly expr?: ast.Expr
+  /** A computed column's expression as written (SHOW CREATE TABLE prints it). */
+  readonly exprText?: string
   /** The connector's metadata key of a 'metadata' column (FROM 'key', else the column's name). */
   readonly metadataKey?: string
   /** A VIRTUAL metadata column is read only, never written by a sink. */
@@ -30,7 +32,7 @@ export interface CatalogTable {
   readonly kind: 'table'
   readonly name: string
   readonly columns: readonly TableColumn[]
-  readonly watermark?: { readonly column: string; readonly expr: ast.Expr; readonly span: Span }
+  readonly watermark?: { readonly column: string; readonly expr: ast.Expr; readonly exprText: string; readonly span: Span }
   readonly primaryKey: readonly string[]
   readonly options: Readonly<Record<string, string>>
   /** Where each option's key is in the CREATE TABLE text. */
@@ -45,6 +47,8 @@ export interface CatalogView {
   readonly kind: 'view'
   readonly name: string
   readonly query: ast.Query
+  /** The query as written (SHOW CREATE VIEW prints it). */
+  readonly queryText: string
   readonly columns?: readonly string[]
   readonly span: Span
 }
@@ -92,6 +96,17 @@ export class Catalog {
     }
     this.objects.delete(name.toLowerCase())
     return true
+  }
+
+  /** Puts `obj` in place of the object of the same name (ALTER TABLE … SET / RESET). */
+  replace(obj: CatalogObject): void {
+    this.objects.set(obj.name.toLowerCase(), obj)
+  }
+
+  /** Files `obj` under its (new) name in place of `oldName`; the caller checked the new name is free. */
+  rename(oldName: string, obj: CatalogObject): void {
+    this.objects.delete(oldName.toLowerCase())
+    this.objects.set(obj.name.toLowerCase(), obj)
   }
 
   list(kind?: 'table' | 'view'): CatalogObject[] {

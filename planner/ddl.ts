@@ -27,7 +27,7 @@ export function tableFromAst(stmt: ast.CreateTable): CatalogTable {
       case 'PhysicalColumn':
         return { name: c.name.value, type: typeFromAst(c.type), kind: 'physical', span: c.span }
       case 'ComputedColumn':
-        return { name: c.name.value, type: { kind: 'NULL', nullable: true }, kind: 'computed', expr: c.expr, span: c.span }
+        return { name: c.name.value, type: { kind: 'NULL', nullable: true }, kind: 'computed', expr: c.expr, exprText: c.exprText, span: c.span }
       case 'MetadataColumn':
         // Whether the connector offers this key is checked with its options (checkConnector).
         return { name: c.name.value, type: typeFromAst(c.type), kind: 'metadata', metadataKey: c.from ?? c.name.value, virtual: c.virtual, span: c.span }
@@ -67,7 +67,9 @@ export function tableFromAst(stmt: ast.CreateTable): CatalogTable {
     optionSpans,
     optionValueSpans,
     span: stmt.span,
-    watermark: stmt.watermark ? { column: stmt.watermark.column.value, expr: stmt.watermark.expr, span: stmt.watermark.span } : undefined,
+    watermark: stmt.watermark
+      ? { column: stmt.watermark.column.value, expr: stmt.watermark.expr, exprText: stmt.watermark.exprText, span: stmt.watermark.span }
+      : undefined,
   }
   // Computed column types come from binding their expressions.
   const { fields } = tableFields(table)
@@ -96,7 +98,8 @@ function checkWatermark(table: CatalogTable, wm: ast.WatermarkDef): void {
   }
 }
 
-function checkConnector(table: CatalogTable): void {
+/** The connector exists and takes the table's options and columns (CREATE TABLE, ALTER TABLE … SET / RESET). */
+export function checkConnector(table: CatalogTable): void {
   const connector = table.options['connector']
   if (connector === undefined) {
     throw WeirError.plan(`table '${table.name}' has no 'connector' option`, { span: table.span,
@@ -147,5 +150,5 @@ export function viewFromAst(stmt: ast.CreateView, catalog: Catalog, config: JobC
   if (stmt.columns && stmt.columns.length !== bound.plan.fields.length) {
     throw WeirError.plan(`view '${name}' names ${stmt.columns.length} columns but its query has ${bound.plan.fields.length}`, { span: stmt.columns[0]!.span })
   }
-  return { kind: 'view', name, query: stmt.query, columns: stmt.columns?.map(c => c.value), span: stmt.span }
+  return { kind: 'view', name, query: stmt.query, queryText: stmt.queryText, columns: stmt.columns?.map(c => c.value), span: stmt.span }
 }

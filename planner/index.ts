@@ -15,6 +15,8 @@ import { planInsert, planSelect } from './planner.js'
 
 export { Catalog, type CatalogObject, type CatalogTable, type CatalogView } from './catalog.js'
 export { tableFromAst, viewFromAst } from './ddl.js'
+export { showCreate } from './show-create.js'
+export { alterObject } from './alter-table.js'
 export { explainJobGraph, explainOperator, type ExplainOptions } from './explain.js'
 export type { Listing } from './describe.js'
 
