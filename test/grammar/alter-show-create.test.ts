@@ -1,0 +1,56 @@
+// Parsing ALTER TABLE / ALTER VIEW and SHOW CREATE TABLE / VIEW, and the expression and query texts
+// CREATE keeps for SHOW CREATE.
+import { describe, expect, it } from 'vitest'
+import { parseSql } from '../../grammar/index.js'
+import { id, one, strip } from './helpers.js'
+
+const name = (...parts: string[]) => ({ parts: parts.map(p => id(p)) })
+
+describe('ALTER', () => {
+  it('parses SET, RESET and RENAME TO, with IF EXISTS and qualified names', () => {
+    expect(strip(one(`ALTER TABLE t SET ('a' = '1', 'b.c' = 'x''y')`))).toEqual({
+      kind: 'AlterObject',
+      object: 'TABLE',
+      name: name('t'),
+      ifExists: false,
+      action: { kind: 'SetOptions', options: [{ key: 'a', value: '1' }, { key: 'b.c', value: "x'y" }] },
+    })
+    expect(strip(one(`alter table if exists db.t reset ('a', 'b')`))).toMatchObject({
+      ifExists: true,
+      name: name('db', 't'),
+      action: { kind: 'ResetOptions', keys: [{ key: 'a' }, { key: 'b' }] },
+    })
+    expect(strip(one('ALTER VIEW v RENAME TO w'))).toMatchObject({ object: 'VIEW', action: { kind: 'Rename', to: name('w') } })
+  })
+
+  it('points at where each key is', () => {
+    const st = one(`ALTER TABLE t RESET ('a',\n 'b')`)
+    if (st.kind !== 'AlterObject' || st.action.kind !== 'ResetOptions') throw new Error(st.kind)
+    expect(st.action.keys[1]!.span.start).toMatchObject({ line: 2, column: 2 })
+  })
+
+  it('keeps ALTER and RENAME usable as names', () => {
+    expect(one('SELECT alter, rename FROM t').kind).toBe('QueryStatement')
+  })
+
+  it('refuses an empty RESET list, a repeated SET key and a missing action', () => {
+    expect(() => parseSql('ALTER TABLE t RESET ()')).toThrow(/a string/)
+    expect(() => parseSql(`ALTER TABLE t SET ('a' = '1', 'a' = '2')`)).toThrow("option 'a' is given twice")
+    expect(() => parseSql('ALTER TABLE t')).toThrow()
+  })
+})
+
+describe('SHOW CREATE', () => {
+  it('parses SHOW CREATE TABLE and SHOW CREATE VIEW', () => {
+    expect(strip(one('SHOW CREATE TABLE db.t'))).toEqual({ kind: 'ShowCreate', object: 'TABLE', name: name('db', 't') })
+    expect(strip(one('show create view v'))).toEqual({ kind: 'ShowCreate', object: 'VIEW', name: name('v') })
+  })
+
+  it('CREATE keeps computed columns, the watermark and a view query as written', () => {
+    const t = one("CREATE TABLE t (a INT, b AS a  *  2 -- two\n, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ()")
+    if (t.kind !== 'CreateTable') throw new Error(t.kind)
+    expect(t.columns[1]).toMatchObject({ kind: 'ComputedColumn', exprText: 'a  *  2' })
+    expect(t.watermark?.exprText).toBe("ts - INTERVAL '1' SECOND")
+    expect(one('CREATE VIEW v AS SELECT a\n FROM t;')).toMatchObject({ queryText: 'SELECT a\n FROM t' })
+  })
+})
