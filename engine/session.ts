@@ -157,7 +157,7 @@ export class Session {
   private async plan(stmt: ast.Statement): Promise<PlannedStep> {
     switch (stmt.kind) {
       case 'CreateTable': {
-        const table = tableFromAst(stmt)
+        const table = tableFromAst(stmt, this.catalog)
         const created = this.catalog.add(table, stmt.ifNotExists, stmt.name.span)
         return { kind: 'ok', message: created ? `table '${table.name}' created` : `table '${table.name}' already exists` }
       }

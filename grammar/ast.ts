@@ -68,6 +68,17 @@ export interface CreateTable {
   readonly watermark?: WatermarkDef
   readonly primaryKey?: PrimaryKeyDef
   readonly options: readonly OptionPair[]
+  /** `LIKE base (…)`: the base table's schema and options merged in (planner/create-like.ts). */
+  readonly like?: LikeClause
+  readonly span: Span
+}
+
+export type LikeFeature = 'ALL' | 'CONSTRAINTS' | 'GENERATED' | 'OPTIONS' | 'WATERMARKS' | 'METADATA' | 'PARTITIONS'
+export type LikeStrategy = 'INCLUDING' | 'EXCLUDING' | 'OVERWRITING'
+
+export interface LikeClause {
+  readonly table: QualifiedName
+  readonly options: readonly { readonly strategy: LikeStrategy; readonly feature: LikeFeature; readonly span: Span }[]
   readonly span: Span
 }
 

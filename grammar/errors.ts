@@ -54,6 +54,7 @@ const STATEMENT_START = new Set<TokenType>([
   T.STOP,
   T.DESCRIBE,
   T.DESC,
+  T.ALTER,
 ])
 const QUERY_START = new Set<TokenType>([T.SELECT, T.WITH, T.VALUES])
 const TYPE_TAIL = new Set<TokenType>([T.PRECISION, T.WITH, T.WITHOUT, T.NOT, T.NULL, T.LParen])

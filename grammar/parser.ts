@@ -97,14 +97,37 @@ export class SqlParser extends CstParser {
     this.CONSUME(T.TABLE)
     this.OPTION(() => this.SUBRULE(this.ifNotExists))
     this.SUBRULE(this.qualifiedName)
-    this.CONSUME(T.LParen)
-    this.AT_LEAST_ONE_SEP({ SEP: T.Comma, DEF: () => this.SUBRULE(this.tableElement) })
-    this.CONSUME(T.RParen)
+    // Without LIKE the columns are required; to-ast checks that.
+    this.OPTION4(() => {
+      this.CONSUME(T.LParen)
+      this.AT_LEAST_ONE_SEP({ SEP: T.Comma, DEF: () => this.SUBRULE(this.tableElement) })
+      this.CONSUME(T.RParen)
+    })
     this.OPTION2(() => this.SUBRULE(this.commentClause))
     this.OPTION3(() => {
       this.CONSUME(T.WITH)
       this.SUBRULE(this.optionList)
     })
+    this.OPTION5(() => this.SUBRULE(this.likeClause))
+  })
+
+  /** `LIKE t [(INCLUDING ALL OVERWRITING OPTIONS …)]`; the words are checked by to-ast. */
+  likeClause = this.RULE('likeClause', () => {
+    this.CONSUME(T.LIKE)
+    this.SUBRULE(this.qualifiedName)
+    this.OPTION(() => {
+      this.CONSUME(T.LParen)
+      this.AT_LEAST_ONE(() => this.SUBRULE(this.likeOption))
+      this.CONSUME(T.RParen)
+    })
+  })
+
+  likeOption = this.RULE('likeOption', () => {
+    this.CONSUME(T.Name, { LABEL: 'strategy' })
+    this.OR(this.alts.likeOption1 ??= [
+      { ALT: () => this.CONSUME(T.ALL, { LABEL: 'feature' }) },
+      { ALT: () => this.CONSUME2(T.Name, { LABEL: 'feature' }) },
+    ])
   })
 
   ifNotExists = this.RULE('ifNotExists', () => {

@@ -112,6 +112,11 @@ function createTable(n: CstNode, temporary: boolean, span: A.CreateTable['span']
     }
   }
   const optionList = node(n, 'optionList')
+  const likeNode = node(n, 'likeClause')
+  if (!has(n, 'LParen') && likeNode === undefined) {
+    throw WeirError.syntax('CREATE TABLE needs its columns', { span: s.of(child(n, 'qualifiedName')),
+      help: 'list them after the name: CREATE TABLE t (a INT, …) WITH (…), or copy another table with … LIKE other' })
+  }
   return {
     kind: 'CreateTable',
     name: qualifiedName(child(n, 'qualifiedName'), s),
@@ -121,8 +126,31 @@ function createTable(n: CstNode, temporary: boolean, span: A.CreateTable['span']
     ...(watermark ? { watermark } : {}),
     ...(primaryKey ? { primaryKey } : {}),
     options: optionList ? options(optionList, s) : [],
+    ...(likeNode ? { like: likeClause(likeNode, s) } : {}),
     span,
   }
+}
+
+const LIKE_STRATEGIES = ['INCLUDING', 'EXCLUDING', 'OVERWRITING']
+const LIKE_FEATURES = ['ALL', 'CONSTRAINTS', 'GENERATED', 'OPTIONS', 'WATERMARKS', 'METADATA', 'PARTITIONS']
+
+function likeClause(n: CstNode, s: Spans): A.LikeClause {
+  const opts = nodes(n, 'likeOption').map(o => {
+    const strategyToken = token(o, 'strategy')!
+    const featureToken = token(o, 'feature')!
+    const strategy = strategyToken.image.toUpperCase()
+    const feature = featureToken.image.toUpperCase()
+    if (!LIKE_STRATEGIES.includes(strategy)) {
+      throw WeirError.syntax(`unknown LIKE option '${strategyToken.image}'`, { span: s.ofToken(strategyToken),
+        help: 'use INCLUDING, EXCLUDING or OVERWRITING' })
+    }
+    if (!LIKE_FEATURES.includes(feature)) {
+      throw WeirError.syntax(`unknown LIKE feature '${featureToken.image}'`, { span: s.ofToken(featureToken),
+        help: `use ${LIKE_FEATURES.slice(0, -1).join(', ')} or ${LIKE_FEATURES.at(-1)}` })
+    }
+    return { strategy: strategy as A.LikeStrategy, feature: feature as A.LikeFeature, span: s.of(o) }
+  })
+  return { table: qualifiedName(child(n, 'qualifiedName'), s), options: opts, span: s.of(n) }
 }
 
 /** Without `NOT ENFORCED` a key is ENFORCED, which Flink (and the planner) reject. */

@@ -15,11 +15,13 @@ import { connectorColumns, tableFields } from './bind/table-fields.js'
 import { bindExpr } from './bind/expr-binder.js'
 import { Scope } from './bind/scope.js'
 import type { Catalog } from './catalog.js'
+import { mergeLike } from './create-like.js'
 
-export function tableFromAst(stmt: ast.CreateTable): CatalogTable {
+/** The table a CREATE TABLE declares; `catalog` holds the table its LIKE clause names, if it has one. */
+export function tableFromAst(stmt: ast.CreateTable, catalog?: Catalog): CatalogTable {
   const name = stmt.name.parts.at(-1)!.value
   const seen = new Map<string, Span>()
-  const columns: TableColumn[] = stmt.columns.map(c => {
+  const ownColumns: TableColumn[] = stmt.columns.map(c => {
     const key = c.name.value.toLowerCase()
     if (seen.has(key)) throw WeirError.plan(`column '${c.name.value}' is defined twice`, { span: c.name.span })
     seen.set(key, c.name.span)
@@ -46,7 +48,11 @@ export function tableFromAst(stmt: ast.CreateTable): CatalogTable {
     throw WeirError.unsupported('PRIMARY KEY constraints cannot be enforced', { span: stmt.primaryKey.span,
       help: 'declare it as PRIMARY KEY (…) NOT ENFORCED' })
   }
-  const primaryKey = (stmt.primaryKey?.columns ?? []).map(c => {
+  const own = { columns: ownColumns, options, optionSpans, optionValueSpans, watermark: stmt.watermark, primaryKey: stmt.primaryKey }
+  if (stmt.like && !catalog) throw WeirError.internal('CREATE TABLE … LIKE needs the catalog')
+  const merged = stmt.like ? mergeLike(stmt.like, own, catalog!) : own
+  const columns = merged.columns
+  const primaryKey = (merged.primaryKey?.columns ?? []).map(c => {
     const col = columns.find(x => x.name.toLowerCase() === c.value.toLowerCase())
     if (!col) throw WeirError.plan(`primary key column '${c.value}' is not a column of '${name}'`, { span: c.span })
     if (col.kind !== 'physical') {
@@ -63,18 +69,18 @@ export function tableFromAst(stmt: ast.CreateTable): CatalogTable {
     name,
     columns: columns.map(c => (keyed.has(c.name) ? { ...c, type: withNullable(c.type, false) } : c)),
     primaryKey,
-    options,
-    optionSpans,
-    optionValueSpans,
+    options: merged.options,
+    optionSpans: merged.optionSpans,
+    optionValueSpans: merged.optionValueSpans,
     span: stmt.span,
-    watermark: stmt.watermark
-      ? { column: stmt.watermark.column.value, expr: stmt.watermark.expr, exprText: stmt.watermark.exprText, span: stmt.watermark.span }
+    watermark: merged.watermark
+      ? { column: merged.watermark.column.value, expr: merged.watermark.expr, exprText: merged.watermark.exprText, span: merged.watermark.span }
       : undefined,
   }
   // Computed column types come from binding their expressions.
   const { fields } = tableFields(table)
   table = { ...table, columns: table.columns.map((c, i) => (c.kind === 'computed' ? { ...c, type: fields[i]!.type } : c)) }
-  if (stmt.watermark) checkWatermark(table, stmt.watermark)
+  if (merged.watermark) checkWatermark(table, merged.watermark)
   checkConnector(table)
   return table
 }

@@ -60,7 +60,12 @@ describe('CREATE TABLE', () => {
         { kind: 'PhysicalColumn', name: id('ratio'), type: { kind: 'TypeName', name: 'DOUBLE', params: [], notNull: false } },
         { kind: 'PhysicalColumn', name: id('ts'), type: { kind: 'TypeName', name: 'TIMESTAMP', params: [3], notNull: false } },
         { kind: 'PhysicalColumn', name: id('ltz'), type: { kind: 'TypeName', name: 'TIMESTAMP_LTZ', params: [3], notNull: true } },
-        { kind: 'ComputedColumn', name: id('pt'), expr: { kind: 'FunctionCall', name: id('PROCTIME'), args: [], distinct: false, star: false } },
+        {
+          kind: 'ComputedColumn',
+          name: id('pt'),
+          expr: { kind: 'FunctionCall', name: id('PROCTIME'), args: [], distinct: false, star: false },
+          exprText: 'PROCTIME()',
+        },
         {
           kind: 'MetadataColumn',
           name: id('ingest'),
@@ -73,6 +78,7 @@ describe('CREATE TABLE', () => {
       watermark: {
         column: id('ts'),
         expr: { kind: 'BinaryOp', op: '-', left: col('ts'), right: { kind: 'IntervalLiteral', text: '5', negative: false, unit: 'SECOND' } },
+        exprText: "ts - INTERVAL '5' SECOND",
       },
       primaryKey: { columns: [id('id'), id('price')], enforced: false },
       options: [{ key: 'connector', value: 'kafka' }, { key: 'topic', value: "it's" }],
