@@ -77,16 +77,24 @@ describe('CREATE TABLE … LIKE', () => {
     await s.executeSql(BASE)
     const cases: [string, string, string, number][] = [
       [`CREATE TABLE t (id INT) LIKE base`, "a column named 'id' is in the base table 'base' already", 'give the column another name', 17],
-      [`CREATE TABLE t (d AS id) LIKE base`, "a computed column named 'd' is in the base table 'base' already", 'use OVERWRITING GENERATED to replace it, or EXCLUDING GENERATED', 17],
-      [`CREATE TABLE t (m INT METADATA) LIKE base`, "a metadata column named 'm' is in the base table 'base' already", 'use OVERWRITING METADATA to replace it, or EXCLUDING METADATA', 17],
-      [`CREATE TABLE t (WATERMARK FOR ts AS ts) LIKE base`, "the base table 'base' has a watermark already (on 'ts')", 'use OVERWRITING WATERMARKS to replace it, or EXCLUDING WATERMARKS', 17],
-      [`CREATE TABLE t (PRIMARY KEY (ts) NOT ENFORCED) LIKE base`, "the base table 'base' has a primary key already", 'use EXCLUDING CONSTRAINTS to declare another', 17],
-      [`CREATE TABLE t WITH ('topic' = 'x') LIKE base (INCLUDING OPTIONS)`, "option 'topic' is in the base table 'base' already", 'use OVERWRITING OPTIONS to replace it, or EXCLUDING OPTIONS', 22],
-      [`CREATE TABLE t LIKE base (OVERWRITING CONSTRAINTS)`, 'OVERWRITING CONSTRAINTS is not a LIKE option', 'use INCLUDING CONSTRAINTS or EXCLUDING CONSTRAINTS', 27],
+      [`CREATE TABLE t (d AS id) LIKE base`, "a computed column named 'd' is in the base table 'base' already",
+        'use OVERWRITING GENERATED to replace it, or EXCLUDING GENERATED', 17],
+      [`CREATE TABLE t (m INT METADATA) LIKE base`, "a metadata column named 'm' is in the base table 'base' already",
+        'use OVERWRITING METADATA to replace it, or EXCLUDING METADATA', 17],
+      [`CREATE TABLE t (WATERMARK FOR ts AS ts) LIKE base`, "the base table 'base' has a watermark already (on 'ts')",
+        'use OVERWRITING WATERMARKS to replace it, or EXCLUDING WATERMARKS', 17],
+      [`CREATE TABLE t (PRIMARY KEY (ts) NOT ENFORCED) LIKE base`, "the base table 'base' has a primary key already",
+        'use EXCLUDING CONSTRAINTS to declare another', 17],
+      [`CREATE TABLE t WITH ('topic' = 'x') LIKE base (INCLUDING OPTIONS)`, "option 'topic' is in the base table 'base' already",
+        'use OVERWRITING OPTIONS to replace it, or EXCLUDING OPTIONS', 22],
+      [`CREATE TABLE t LIKE base (OVERWRITING CONSTRAINTS)`, 'OVERWRITING CONSTRAINTS is not a LIKE option',
+        'use INCLUDING CONSTRAINTS or EXCLUDING CONSTRAINTS', 27],
       [`CREATE TABLE t LIKE base (INCLUDING OPTIONS EXCLUDING OPTIONS)`, 'LIKE option OPTIONS is given twice', 'give each feature one strategy', 45],
-      [`CREATE TABLE t LIKE base (INCLUDING COLUMNS)`, "unknown LIKE feature 'COLUMNS'", 'use ALL, CONSTRAINTS, GENERATED, OPTIONS, WATERMARKS, METADATA or PARTITIONS', 37],
+      [`CREATE TABLE t LIKE base (INCLUDING COLUMNS)`, "unknown LIKE feature 'COLUMNS'",
+        'use ALL, CONSTRAINTS, GENERATED, OPTIONS, WATERMARKS, METADATA or PARTITIONS', 37],
       [`CREATE TABLE t LIKE bse`, "table or view 'bse' not found", "did you mean 'base'?", 21],
-      [`CREATE TABLE t`, 'CREATE TABLE needs its columns', 'list them after the name: CREATE TABLE t (a INT, …) WITH (…), or copy another table with … LIKE other', 14],
+      [`CREATE TABLE t`, 'CREATE TABLE needs its columns',
+        'list them after the name: CREATE TABLE t (a INT, …) WITH (…), or copy another table with … LIKE other', 14],
     ]
     for (const [sql, message, help, column] of cases) {
       const e = await fails(sql, s)
