@@ -54,3 +54,29 @@ describe('SHOW CREATE', () => {
     expect(one('CREATE VIEW v AS SELECT a\n FROM t;')).toMatchObject({ queryText: 'SELECT a\n FROM t' })
   })
 })
+
+describe('CREATE TABLE … LIKE', () => {
+  it('parses the base table and the options in order, with or without columns and WITH', () => {
+    const t = one(`CREATE TABLE t2 (x INT) WITH ('a' = 'b') LIKE db.t1 (including all Overwriting OPTIONS EXCLUDING metadata)`)
+    expect(strip(t)).toMatchObject({
+      kind: 'CreateTable',
+      columns: [{ name: id('x') }],
+      options: [{ key: 'a', value: 'b' }],
+      like: {
+        table: name('db', 't1'),
+        options: [
+          { strategy: 'INCLUDING', feature: 'ALL' },
+          { strategy: 'OVERWRITING', feature: 'OPTIONS' },
+          { strategy: 'EXCLUDING', feature: 'METADATA' },
+        ],
+      },
+    })
+    expect(strip(one('CREATE TABLE t2 LIKE t1'))).toMatchObject({ columns: [], options: [], like: { table: name('t1'), options: [] } })
+  })
+
+  it('refuses unknown words and a table without columns or LIKE, pointing at them', () => {
+    expect(() => parseSql('CREATE TABLE t2 LIKE t1 (COPYING ALL)')).toThrow("unknown LIKE option 'COPYING'")
+    expect(() => parseSql('CREATE TABLE t2 LIKE t1 (INCLUDING ROWS)')).toThrow("unknown LIKE feature 'ROWS'")
+    expect(() => parseSql("CREATE TABLE t2 WITH ('a' = 'b')")).toThrow('CREATE TABLE needs its columns')
+  })
+})
