@@ -68,6 +68,7 @@ export interface CreateTable {
   readonly watermark?: WatermarkDef
   readonly primaryKey?: PrimaryKeyDef
   readonly options: readonly OptionPair[]
+  readonly comment?: string
   /** `LIKE base (…)`: the base table's schema and options merged in (planner/create-like.ts). */
   readonly like?: LikeClause
   readonly span: Span
@@ -87,6 +88,8 @@ export type ColumnDef = PhysicalColumn | ComputedColumn | MetadataColumn
 export interface PhysicalColumn {
   readonly kind: 'PhysicalColumn'
   readonly name: Ident
+  /** `COMMENT '…'` (SHOW CREATE TABLE prints it). */
+  readonly comment?: string
   readonly type: TypeName
   readonly span: Span
 }
@@ -95,6 +98,8 @@ export interface PhysicalColumn {
 export interface ComputedColumn {
   readonly kind: 'ComputedColumn'
   readonly name: Ident
+  /** `COMMENT '…'` (SHOW CREATE TABLE prints it). */
+  readonly comment?: string
   readonly expr: Expr
   /** The expression as written (SHOW CREATE TABLE prints it). */
   readonly exprText: string
@@ -105,6 +110,8 @@ export interface ComputedColumn {
 export interface MetadataColumn {
   readonly kind: 'MetadataColumn'
   readonly name: Ident
+  /** `COMMENT '…'` (SHOW CREATE TABLE prints it). */
+  readonly comment?: string
   readonly type: TypeName
   readonly from?: string
   readonly virtual: boolean
@@ -143,6 +150,7 @@ export interface CreateView {
   readonly query: Query
   /** The query as written (SHOW CREATE VIEW prints it). */
   readonly queryText: string
+  readonly comment?: string
   readonly span: Span
 }
 

@@ -74,6 +74,7 @@ function createStatement(n: CstNode, s: Spans): A.CreateTable | A.CreateView {
       ...(cols ? { columns: nameList(cols, s) } : {}),
       query: query(child(view, 'query'), s),
       queryText: s.text(child(view, 'query')),
+      ...commentOf(node(view, 'commentClause')),
       span: s.of(n),
     }
   }
@@ -126,6 +127,7 @@ function createTable(n: CstNode, temporary: boolean, span: A.CreateTable['span']
     ...(watermark ? { watermark } : {}),
     ...(primaryKey ? { primaryKey } : {}),
     options: optionList ? options(optionList, s) : [],
+    ...commentOf(node(n, 'commentClause')),
     ...(likeNode ? { like: likeClause(likeNode, s) } : {}),
     span,
   }
@@ -163,7 +165,9 @@ function columnDef(n: CstNode, s: Spans): { column: A.ColumnDef; primaryKey?: A.
   const name = ident(n, s)
   const span = s.of(n)
   const computed = node(n, 'expression')
-  if (computed) return { column: { kind: 'ComputedColumn', name, expr: expression(computed, s), exprText: s.text(computed), span } }
+  if (computed) {
+    return { column: { kind: 'ComputedColumn', name, expr: expression(computed, s), exprText: s.text(computed), ...commentOf(node(n, 'commentClause')), span } }
+  }
   const type = typeName(child(n, 'typeName'), s)
   let metadata: CstNode | undefined
   let primaryKey: A.PrimaryKeyDef | undefined
@@ -184,11 +188,17 @@ function columnDef(n: CstNode, s: Spans): { column: A.ColumnDef; primaryKey?: A.
       type,
       ...(from ? { from: stringValue(from) } : {}),
       virtual: has(metadata, 'VIRTUAL'),
+      ...commentOf(comment),
       span,
     }
     return { column, ...(primaryKey ? { primaryKey } : {}) }
   }
-  return { column: { kind: 'PhysicalColumn', name, type, span }, ...(primaryKey ? { primaryKey } : {}) }
+  return { column: { kind: 'PhysicalColumn', name, type, ...commentOf(comment), span }, ...(primaryKey ? { primaryKey } : {}) }
+}
+
+/** `{ comment }` of a COMMENT clause, or nothing. */
+function commentOf(n: CstNode | undefined): { comment?: string } {
+  return n ? { comment: stringValue(token(n, 'StringLit')!) } : {}
 }
 
 function alter(n: CstNode, s: Spans): A.AlterObject {

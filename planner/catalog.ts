@@ -20,6 +20,7 @@ export interface TableColumn {
   readonly metadataKey?: string
   /** A VIRTUAL metadata column is read only, never written by a sink. */
   readonly virtual?: boolean
+  readonly comment?: string
   readonly span: Span
 }
 
@@ -35,6 +36,7 @@ export interface CatalogTable {
   readonly watermark?: { readonly column: string; readonly expr: ast.Expr; readonly exprText: string; readonly span: Span }
   readonly primaryKey: readonly string[]
   readonly options: Readonly<Record<string, string>>
+  readonly comment?: string
   /** Where each option's key is in the CREATE TABLE text. */
   readonly optionSpans: Readonly<Record<string, Span>>
   /** Where each option's value is. */
@@ -49,6 +51,7 @@ export interface CatalogView {
   readonly query: ast.Query
   /** The query as written (SHOW CREATE VIEW prints it). */
   readonly queryText: string
+  readonly comment?: string
   readonly columns?: readonly string[]
   readonly span: Span
 }

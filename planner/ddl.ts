@@ -27,12 +27,13 @@ export function tableFromAst(stmt: ast.CreateTable, catalog?: Catalog): CatalogT
     seen.set(key, c.name.span)
     switch (c.kind) {
       case 'PhysicalColumn':
-        return { name: c.name.value, type: typeFromAst(c.type), kind: 'physical', span: c.span }
+        return { name: c.name.value, type: typeFromAst(c.type), kind: 'physical', ...comment(c), span: c.span }
       case 'ComputedColumn':
-        return { name: c.name.value, type: { kind: 'NULL', nullable: true }, kind: 'computed', expr: c.expr, exprText: c.exprText, span: c.span }
+        return { name: c.name.value, type: { kind: 'NULL', nullable: true }, kind: 'computed', expr: c.expr, exprText: c.exprText, ...comment(c), span: c.span }
       case 'MetadataColumn':
         // Whether the connector offers this key is checked with its options (checkConnector).
-        return { name: c.name.value, type: typeFromAst(c.type), kind: 'metadata', metadataKey: c.from ?? c.name.value, virtual: c.virtual, span: c.span }
+        return { name: c.name.value, type: typeFromAst(c.type), kind: 'metadata', metadataKey: c.from ?? c.name.value, virtual: c.virtual, ...comment(c),
+          span: c.span }
     }
   })
   const options: Record<string, string> = {}
@@ -72,6 +73,7 @@ export function tableFromAst(stmt: ast.CreateTable, catalog?: Catalog): CatalogT
     options: merged.options,
     optionSpans: merged.optionSpans,
     optionValueSpans: merged.optionValueSpans,
+    ...comment(stmt),
     span: stmt.span,
     watermark: merged.watermark
       ? { column: merged.watermark.column.value, expr: merged.watermark.expr, exprText: merged.watermark.exprText, span: merged.watermark.span }
@@ -156,5 +158,10 @@ export function viewFromAst(stmt: ast.CreateView, catalog: Catalog, config: JobC
   if (stmt.columns && stmt.columns.length !== bound.plan.fields.length) {
     throw WeirError.plan(`view '${name}' names ${stmt.columns.length} columns but its query has ${bound.plan.fields.length}`, { span: stmt.columns[0]!.span })
   }
-  return { kind: 'view', name, query: stmt.query, queryText: stmt.queryText, columns: stmt.columns?.map(c => c.value), span: stmt.span }
+  return { kind: 'view', name, query: stmt.query, queryText: stmt.queryText, ...comment(stmt), columns: stmt.columns?.map(c => c.value), span: stmt.span }
+}
+
+/** `{ comment }` if `x` has one (kept for SHOW CREATE). */
+function comment(x: { readonly comment?: string }): { comment?: string } {
+  return x.comment !== undefined ? { comment: x.comment } : {}
 }

@@ -24,10 +24,15 @@ function createTableText(t: CatalogTable): string {
   if (t.watermark) elements.push(`WATERMARK FOR ${quoteName(t.watermark.column)} AS ${t.watermark.exprText}`)
   if (t.primaryKey.length > 0) elements.push(`PRIMARY KEY (${t.primaryKey.map(quoteName).join(', ')}) NOT ENFORCED`)
   const options = Object.entries(t.options).map(([k, v]) => `  ${quoteString(k)} = ${quoteString(v)}`)
-  return `CREATE TABLE ${quoteName(t.name)} (\n${elements.map(e => `  ${e}`).join(',\n')}\n) WITH (\n${options.join(',\n')}\n)`
+  const comment = t.comment !== undefined ? `\nCOMMENT ${quoteString(t.comment)}\n` : ' '
+  return `CREATE TABLE ${quoteName(t.name)} (\n${elements.map(e => `  ${e}`).join(',\n')}\n)${comment}WITH (\n${options.join(',\n')}\n)`
 }
 
 function columnText(c: TableColumn): string {
+  return c.comment !== undefined ? `${columnDefinition(c)} COMMENT ${quoteString(c.comment)}` : columnDefinition(c)
+}
+
+function columnDefinition(c: TableColumn): string {
   const name = quoteName(c.name)
   switch (c.kind) {
     case 'computed':
@@ -44,7 +49,8 @@ function columnText(c: TableColumn): string {
 
 function createViewText(v: CatalogView): string {
   const columns = v.columns ? ` (${v.columns.map(quoteName).join(', ')})` : ''
-  return `CREATE VIEW ${quoteName(v.name)}${columns} AS\n${v.queryText}`
+  const comment = v.comment !== undefined ? `\nCOMMENT ${quoteString(v.comment)}` : ''
+  return `CREATE VIEW ${quoteName(v.name)}${columns}${comment} AS\n${v.queryText}`
 }
 
 /** `name` in backquotes, a backquote in it doubled. */

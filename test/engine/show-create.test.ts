@@ -133,3 +133,24 @@ describe('SHOW CREATE VIEW', () => {
     expect(plain).toBe('CREATE VIEW `v` AS\nSELECT COUNT(*) AS n FROM orders')
   })
 })
+
+describe('SHOW CREATE with comments', () => {
+  it('keeps the COMMENTs of columns, the table and a view', async () => {
+    const text = await roundTrip(
+      `CREATE TABLE c (a INT COMMENT 'the ''a''', b AS a + 1 COMMENT 'b', m BIGINT METADATA FROM 'offset' VIRTUAL COMMENT 'o') COMMENT 'a table'
+        WITH ('connector' = 'kafka', 'topic' = 'c', ${SERVERS}, 'format' = 'json')`,
+      'c',
+    )
+    expect(text.split('\n').slice(0, 7)).toEqual([
+      'CREATE TABLE `c` (',
+      "  `a` INT COMMENT 'the ''a''',",
+      "  `b` AS a + 1 COMMENT 'b',",
+      "  `m` BIGINT METADATA FROM 'offset' VIRTUAL COMMENT 'o'",
+      ')',
+      "COMMENT 'a table'",
+      'WITH (',
+    ])
+    const setup = `CREATE TABLE t (a INT) WITH ('connector' = 'datagen');`
+    expect(await roundTrip(`CREATE VIEW v COMMENT 'v' AS SELECT a FROM t`, 'v', 'VIEW', setup)).toBe("CREATE VIEW `v`\nCOMMENT 'v' AS\nSELECT a FROM t")
+  })
+})

@@ -54,7 +54,7 @@ describe('CREATE TABLE', () => {
       ifNotExists: true,
       temporary: true,
       columns: [
-        { kind: 'PhysicalColumn', name: id('id'), type: { kind: 'TypeName', name: 'BIGINT', params: [], notNull: true } },
+        { kind: 'PhysicalColumn', name: id('id'), type: { kind: 'TypeName', name: 'BIGINT', params: [], notNull: true }, comment: 'the id' },
         { kind: 'PhysicalColumn', name: id('user name', true), type: { kind: 'TypeName', name: 'STRING', params: [20], notNull: false } },
         { kind: 'PhysicalColumn', name: id('price'), type: { kind: 'TypeName', name: 'DECIMAL', params: [10, 2], notNull: false } },
         { kind: 'PhysicalColumn', name: id('ratio'), type: { kind: 'TypeName', name: 'DOUBLE', params: [], notNull: false } },
@@ -82,6 +82,7 @@ describe('CREATE TABLE', () => {
       },
       primaryKey: { columns: [id('id'), id('price')], enforced: false },
       options: [{ key: 'connector', value: 'kafka' }, { key: 'topic', value: "it's" }],
+      comment: 'orders',
     })
   })
 
