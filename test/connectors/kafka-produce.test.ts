@@ -297,7 +297,10 @@ describe("the exactly-once sink's producer", () => {
     await producer.connect()
     const messages = Array.from({ length: 500 }, (_, i) => [i % 2, `k${i}`, i % 10 === 0 ? null : `{"n":${i}}`] as [number, string, string | null])
     await producer.produce(messages, 1)
-    expect(await producer.marker()).toBe(1)
+    // The group offset of a committed transaction becomes readable once the broker has written the
+    // commit markers, a moment after the commit returns (the sink reads it only after InitProducerId,
+    // which waits for them).
+    await expect.poll(() => producer.marker(), { timeout: 15_000, interval: 100 }).toBe(1)
     await producer.close()
     for (const p of [0, 1]) {
       const data = (await batchHeaders(suite.kafka, topic, p)).filter(h => (h.attributes & 0x20) === 0)

@@ -87,6 +87,12 @@ export class TransactionalProducer {
   }
 
   /** The last checkpoint whose output a transaction made visible (0: none). Read after connect(). */
+  /**
+   * The last checkpoint whose transaction committed: the group offset the transaction set. A commit's
+   * offset is readable only once the broker has written its markers, a moment after the commit
+   * returns; so it is read after initProducer(), whose InitProducerId waits until the last
+   * transaction of this id is complete.
+   */
   async marker(): Promise<number> {
     const [topic] = await retrying(() => this.admin.fetchOffsets({ groupId: this.id, topics: [this.config.topic] }))
     const offset = Number(topic?.partitions.find(p => p.partition === 0)?.offset ?? '-1')
