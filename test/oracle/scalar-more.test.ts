@@ -3,16 +3,10 @@
 // whose meaning Flink and DuckDB share (differences noted inline).
 import { afterAll, beforeAll, describe, it } from 'vitest'
 import { OracleData } from './oracle.js'
+import { type Expr, expectSameProjection, same } from './projections.js'
 
 const ROWS = 3000
 const SEEDS = [5, 6]
-
-/** A column of the projection, spelled for each engine. */
-interface Expr {
-  readonly weir: string
-  readonly duck?: string
-}
-const same = (sql: string): Expr => ({ weir: sql })
 
 const FAMILIES: Record<string, readonly Expr[]> = {
   'STARTSWITH, ENDSWITH, INSTR, TRANSLATE, CHR': [
@@ -78,9 +72,7 @@ describe.each(SEEDS)('more scalar functions vs DuckDB, seed %i', seed => {
 
   for (const [family, exprs] of Object.entries(FAMILIES)) {
     it(family, async () => {
-      const cols = (engine: 'weir' | 'duck') => exprs.map((e, i) => `${engine === 'duck' ? e.duck ?? e.weir : e.weir} AS c${i}`).join(', ')
-      // ts and s are carried along so that a differing row says where it came from.
-      await data.expectSame(`SELECT ts, s, ${cols('weir')} FROM t`, `SELECT ts, s, ${cols('duck')} FROM t`)
+      await expectSameProjection(data, exprs)
     })
   }
 

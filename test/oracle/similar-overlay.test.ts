@@ -4,15 +4,10 @@
 // what means the same there (noted inline).
 import { afterAll, beforeAll, describe, it } from 'vitest'
 import { OracleData } from './oracle.js'
+import { type Expr, expectSameProjection } from './projections.js'
 
 const ROWS = 3000
 const SEEDS = [5, 6]
-
-/** A column of the projection, spelled for each engine. */
-interface Expr {
-  readonly weir: string
-  readonly duck: string
-}
 
 /** SQL's definition of BETWEEN SYMMETRIC, in DuckDB's plain BETWEEN. */
 const symmetric = (x: string, a: string, b: string): Expr => ({
@@ -83,9 +78,7 @@ describe.each(SEEDS)('BETWEEN SYMMETRIC, SIMILAR TO, OVERLAY vs DuckDB, seed %i'
 
   for (const [family, exprs] of Object.entries(FAMILIES)) {
     it(family, async () => {
-      const cols = (engine: 'weir' | 'duck') => exprs.map((e, i) => `${e[engine]} AS c${i}`).join(', ')
-      // ts and s are carried along so that a differing row says where it came from.
-      await data.expectSame(`SELECT ts, s, ${cols('weir')} FROM t`, `SELECT ts, s, ${cols('duck')} FROM t`)
+      await expectSameProjection(data, exprs)
     })
   }
 

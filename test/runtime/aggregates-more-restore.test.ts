@@ -5,13 +5,13 @@
 // several subtasks, their interleaving, and so the order LISTAGG keeps, may differ from run to
 // run: that case compares the values each list holds, and that FIRST/LAST are among them.)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Session } from '../../engine/session.js'
 import type { JobMetrics } from '../../runtime/executor.js'
 import { writeSeededRows } from '../support/seeded-rows.js'
-import { materialize } from '../oracle/oracle.js'
+import { debeziumRows, hasCommittedRows } from '../support/debezium-files.js'
 
 const ROWS = 8000
 let root: string
@@ -70,26 +70,6 @@ function sql(c: Case, out: string): string {
     INSERT INTO out ${c.query};`
 }
 
-/** The committed debezium-json changes of `dir`, applied: the rows they leave, normalized, sorted. */
-function materialized(dir: string, c: Case): string[] {
-  const changes: { kind: number; row: readonly string[] }[] = []
-  for (const f of readdirSync(dir).sort()) {
-    if (f.startsWith('.') || f.startsWith('_')) continue
-    for (const line of readFileSync(join(dir, f), 'utf8').split('\n')) {
-      if (line === '') continue
-      const e = JSON.parse(line) as { before: unknown; after: unknown; op: string }
-      if (e.before !== null) changes.push({ kind: 3, row: [JSON.stringify(e.before)] })
-      if (e.after !== null) changes.push({ kind: 0, row: [JSON.stringify(e.after)] })
-    }
-  }
-  const norm = c.normalize ?? (r => r)
-  return materialize(changes).map(r => JSON.stringify(norm(JSON.parse(r[0]!) as Row))).sort()
-}
-
-function committed(dir: string): boolean {
-  return readdirSync(dir).some(f => !f.startsWith('.') && !f.startsWith('_') && readFileSync(join(dir, f), 'utf8').length > 0)
-}
-
 async function run(c: Case, out: string, options: Record<string, string>, signal?: AbortSignal, onCheckpoint?: (id: number) => void): Promise<JobMetrics> {
   const session = new Session({
     println: () => undefined,
@@ -112,7 +92,7 @@ describe.each(CASES)('$name', c => {
   beforeAll(async () => {
     const out = mkdtempSync(join(root, 'straight-'))
     expect((await run(c, out, { 'state.backend': 'heap', 'execution.batch-size': '1' })).cancelled).toBe(false)
-    expected = materialized(out, c)
+    expected = debeziumRows(out, c.normalize)
     expect(expected.length).toBeGreaterThan(3)
     // The lists are not trivial: the state held several values per group.
     expect(Math.max(...expected.map(r => ((JSON.parse(r) as Row).la as string).length))).toBeGreaterThan(20)
@@ -127,14 +107,14 @@ describe.each(CASES)('$name', c => {
       const cancel = new AbortController()
       const first = await run(c, out, { ...options, 'parallelism.default': String(a) }, cancel.signal, id => {
         // Only after a checkpoint that committed rows: one taken before the source's first chunk holds no position.
-        if (id >= 1 && committed(out)) cancel.abort()
+        if (id >= 1 && hasCommittedRows(out)) cancel.abort()
       })
       expect(first.cancelled).toBe(true)
       expect(first.checkpointsCompleted).toBeGreaterThanOrEqual(1)
       const second = await run(c, out, { ...options, 'parallelism.default': String(z) })
       expect(second.cancelled).toBe(false)
       expect(second.sourceRecordsRead, 'the restored run resumed midway').toBeLessThan(ROWS)
-      expect(materialized(out, c)).toEqual(expected)
+      expect(debeziumRows(out, c.normalize)).toEqual(expected)
     },
     240_000,
   )

@@ -4,13 +4,13 @@
 // materialize to the same rows every time. (Two inputs interleave differently from run to run, so
 // the changes themselves may differ; what they add up to may not.)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Session } from '../../engine/session.js'
 import type { JobMetrics } from '../../runtime/executor.js'
 import { writeSeededRows } from '../support/seeded-rows.js'
-import { materialize } from '../oracle/oracle.js'
+import { debeziumRows, hasCommittedRows } from '../support/debezium-files.js'
 
 const ROWS = 5000
 let root: string
@@ -50,21 +50,6 @@ function sql(query: string, out: string): string {
     INSERT INTO out ${query};`
 }
 
-/** The committed debezium-json changes of `dir`, applied: the rows they leave, sorted. */
-function materialized(dir: string): string[] {
-  const changes: { kind: number; row: readonly string[] }[] = []
-  for (const f of readdirSync(dir).sort()) {
-    if (f.startsWith('.') || f.startsWith('_')) continue
-    for (const line of readFileSync(join(dir, f), 'utf8').split('\n')) {
-      if (line === '') continue
-      const e = JSON.parse(line) as { before: unknown; after: unknown; op: string }
-      if (e.before !== null) changes.push({ kind: 3, row: [JSON.stringify(e.before)] })
-      if (e.after !== null) changes.push({ kind: 0, row: [JSON.stringify(e.after)] })
-    }
-  }
-  return materialize(changes).map(r => r[0]!).sort()
-}
-
 async function run(query: string, out: string, options: Record<string, string>, signal?: AbortSignal,
   onCheckpoint?: (id: number) => void): Promise<JobMetrics>
 {
@@ -89,7 +74,7 @@ describe.each(CASES)('$name', c => {
   beforeAll(async () => {
     const out = mkdtempSync(join(root, 'straight-'))
     expect((await run(c.query, out, { 'state.backend': 'heap' })).cancelled).toBe(false)
-    expected = materialized(out)
+    expected = debeziumRows(out)
     expect(expected.length).toBeGreaterThan(10)
   }, 120_000)
 
@@ -105,6 +90,6 @@ describe.each(CASES)('$name', c => {
     expect(first.checkpointsCompleted).toBeGreaterThanOrEqual(1)
     const second = await run(c.query, out, { ...options, 'parallelism.default': '3' })
     expect(second.cancelled).toBe(false)
-    expect(materialized(out)).toEqual(expected)
+    expect(debeziumRows(out)).toEqual(expected)
   }, 240_000)
 })
