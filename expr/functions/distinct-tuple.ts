@@ -12,17 +12,10 @@ import type { Rex } from '../../core/rex.js'
 export const DISTINCT_TUPLE = '$DISTINCT_TUPLE'
 
 function part(v: unknown): string {
-  switch (typeof v) {
-    case 'string':
-      return JSON.stringify(v)
-    case 'bigint':
-      return `${v}n`
-    case 'number':
-      // String(-0) is '0': -0 and 0 are one value to DISTINCT, as they are equal.
-      return String(v)
-    default:
-      return String(v)
-  }
+  if (typeof v === 'string') return JSON.stringify(v)
+  if (typeof v === 'bigint') return `${v}n`
+  // String(-0) is '0': -0 and 0 are one value to DISTINCT, as they are equal.
+  return String(v)
 }
 
 /** The combination of `args` as the one argument of COUNT(DISTINCT …). */

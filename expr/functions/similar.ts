@@ -4,9 +4,8 @@
 import { WeirError } from '../../common/errors.js'
 import { T } from '../../common/types.js'
 import type { Rex } from '../../core/rex.js'
-import { cached } from '../like.js'
-import { anyNullable, checkArgs, checkArity, literalValue, mkCall, simple, strict, type BindContext, type CallRex, type FunctionDef,
-  type Impl } from '../registry.js'
+import { patternPredicate } from './string.js'
+import { checkArity, simple, strict, type BindContext, type FunctionDef } from '../registry.js'
 
 // ---------------------------------------------------------------- BETWEEN SYMMETRIC
 
@@ -116,33 +115,6 @@ export function similarRegex(pattern: string, escape?: string | null): RegExp {
   }
 }
 
-function similarImpl(call: CallRex): Impl {
-  const pattern = literalValue(call.args[1]), escape = call.args.length > 2 ? literalValue(call.args[2]) : null
-  if (typeof pattern === 'string' && (escape === null || typeof escape === 'string')) {
-    const regex = similarRegex(pattern, escape)
-    return { fn: (s: string) => regex.test(s), nulls: 'strict' }
-  }
-  const regexes = cached((key: string): RegExp => {
-    const sep = key.indexOf('\u0000')
-    return similarRegex(key.slice(sep + 1), sep === 0 ? undefined : key.slice(0, sep))
-  })
-  return { fn: (s: string, p: string, e?: string) => regexes(`${e ?? ''}\u0000${p}`).test(s), nulls: 'strict' }
-}
-
-function bindSimilar(args: readonly Rex[], ctx: BindContext): Rex {
-  const typed = checkArgs(args, ['STRING', 'STRING', 'STRING'], 2, ctx, 'x SIMILAR TO pattern [ESCAPE c]')
-  const pattern = literalValue(typed[1]), escape = typed.length > 2 ? literalValue(typed[2]) : null
-  if (typeof pattern === 'string' && (escape === null || typeof escape === 'string')) {
-    try {
-      similarRegex(pattern, escape)
-    } catch (e) {
-      if (e instanceof WeirError) throw ctx.error(e.message, e.help)
-      throw e
-    }
-  }
-  return mkCall('SIMILAR_TO', typed, T.boolean(anyNullable(typed)), ctx.span)
-}
-
 // ---------------------------------------------------------------- OVERLAY
 
 /**
@@ -167,7 +139,7 @@ export const SIMILAR: readonly FunctionDef[] = [
     signature: 'x NOT BETWEEN SYMMETRIC a AND b',
     bind: (args, ctx) => ctx.call('NOT', [symmetric(args, ctx, 'x NOT BETWEEN SYMMETRIC a AND b')]),
   },
-  { names: ['SIMILAR_TO'], signature: 'x SIMILAR TO pattern [ESCAPE c]', bind: bindSimilar, impl: similarImpl },
+  { names: ['SIMILAR_TO'], signature: 'x SIMILAR TO pattern [ESCAPE c]', ...patternPredicate('SIMILAR_TO', similarRegex, (r, s) => r.test(s)) },
   { names: ['NOT_SIMILAR_TO'], signature: 'x NOT SIMILAR TO pattern [ESCAPE c]', bind: (args, ctx) => ctx.call('NOT', [ctx.call('SIMILAR_TO', args)]) },
   simple(['OVERLAY'], 'OVERLAY(s PLACING r FROM pos [FOR len])', ['STRING', 'STRING', 'INTEGER', 'INTEGER'], 3, () => T.string(), strict(overlay)),
 ]

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto'
 import { WeirError } from '../../common/errors.js'
 import { T } from '../../common/types.js'
 import type { Rex } from '../../core/rex.js'
-import { cached, javaRegex, likeMatcher, likeTest, regexError, type LikeMatcher } from '../like.js'
+import { cached, javaRegex, likeMatcher, likeTest, regexError } from '../like.js'
 import { anyNullable, badArgs, checkArgs, checkArity, literalValue, mkCall, simple, strict, type BindContext, type CallRex, type FunctionDef,
   type Impl } from '../registry.js'
 
@@ -141,31 +141,43 @@ export function regexFunction(
   } }
 }
 
-function likeImpl(call: CallRex): Impl {
-  const pattern = literalValue(call.args[1]), escape = call.args.length > 2 ? literalValue(call.args[2]) : null
-  if (typeof pattern === 'string' && (escape === null || typeof escape === 'string')) {
-    const m = likeMatcher(pattern, escape)
-    return { fn: (s: string) => likeTest(m, s), nulls: 'strict' }
+/**
+ * `x op pattern [ESCAPE c]` (LIKE, SIMILAR TO): `compile` turns a pattern and its escape into a
+ * matcher, throwing a WeirError for one that cannot be; a literal pattern is compiled (and refused)
+ * when the call is bound, one from a column once per distinct (escape, pattern) and kept.
+ */
+export function patternPredicate<M>(op: string, compile: (pattern: string, escape?: string | null) => M, test: (m: M, s: string) => boolean): Pick<
+  FunctionDef,
+  'bind' | 'impl'
+> {
+  const signature = `x ${op.replace('_', ' ')} pattern [ESCAPE c]`
+  return {
+    bind: (args, ctx) => {
+      const typed = checkArgs(args, ['STRING', 'STRING', 'STRING'], 2, ctx, signature)
+      const pattern = literalValue(typed[1]), escape = typed.length > 2 ? literalValue(typed[2]) : null
+      if (typeof pattern === 'string' && (escape === null || typeof escape === 'string')) {
+        try {
+          compile(pattern, escape)
+        } catch (e) {
+          if (e instanceof WeirError) throw ctx.error(e.message, e.help)
+          throw e
+        }
+      }
+      return mkCall(op, typed, T.boolean(anyNullable(typed)), ctx.span)
+    },
+    impl: call => {
+      const pattern = literalValue(call.args[1]), escape = call.args.length > 2 ? literalValue(call.args[2]) : null
+      if (typeof pattern === 'string' && (escape === null || typeof escape === 'string')) {
+        const m = compile(pattern, escape)
+        return { fn: (s: string) => test(m, s), nulls: 'strict' }
+      }
+      const matchers = cached((key: string): M => {
+        const sep = key.indexOf('\u0000')
+        return compile(key.slice(sep + 1), sep === 0 ? undefined : key.slice(0, sep))
+      })
+      return { fn: (s: string, p: string, e?: string) => test(matchers(`${e ?? ''}\u0000${p}`), s), nulls: 'strict' }
+    },
   }
-  const matchers = cached((key: string): LikeMatcher => {
-    const sep = key.indexOf('\u0000')
-    return likeMatcher(key.slice(sep + 1), sep === 0 ? undefined : key.slice(0, sep))
-  })
-  return { fn: (s: string, p: string, e?: string) => likeTest(matchers(`${e ?? ''}\u0000${p}`), s), nulls: 'strict' }
-}
-
-function bindLike(args: readonly Rex[], ctx: BindContext): Rex {
-  const typed = checkArgs(args, ['STRING', 'STRING', 'STRING'], 2, ctx, 'x LIKE pattern [ESCAPE c]')
-  const pattern = literalValue(typed[1]), escape = typed.length > 2 ? literalValue(typed[2]) : null
-  if (typeof pattern === 'string' && (escape === null || typeof escape === 'string')) {
-    try {
-      likeMatcher(pattern, escape)
-    } catch (e) {
-      if (e instanceof WeirError) throw ctx.error(e.message, e.help)
-      throw e
-    }
-  }
-  return mkCall('LIKE', typed, T.boolean(anyNullable(typed)), ctx.span)
 }
 
 function bindConcat(op: string, min: number, max: number, signature: string): FunctionDef['bind'] {
@@ -258,7 +270,7 @@ export const STRING: readonly FunctionDef[] = [
       return r === null ? null : r.test(s)
     } }
   }),
-  { names: ['LIKE'], signature: 'x LIKE pattern [ESCAPE c]', bind: bindLike, impl: likeImpl },
+  { names: ['LIKE'], signature: 'x LIKE pattern [ESCAPE c]', ...patternPredicate('LIKE', likeMatcher, likeTest) },
   { names: ['NOT_LIKE'], signature: 'x NOT LIKE pattern [ESCAPE c]', bind: (args, ctx) => ctx.call('NOT', [ctx.call('LIKE', args)]) },
   {
     names: ['UUID'],

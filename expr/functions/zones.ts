@@ -5,6 +5,7 @@
 // takes an unknown zone for GMT without a word; Weir refuses one written as a literal, and takes GMT
 // for one from a column, as Flink does. Text that does not start with a date and time gives NULL.
 import { T } from '../../common/types.js'
+import { formatTimestamp } from '../../common/values.js'
 import { checkArgs, literalValue, mkCall, type FunctionDef } from '../registry.js'
 
 /** Java's ZoneId.SHORT_IDS, which TimeZone.getTimeZone also takes (EST, MST and HST are fixed offsets). */
@@ -98,15 +99,6 @@ function instantOf(z: Zone, wall: number): number {
   return wall - second
 }
 
-const pad = (n: number, w: number) => String(n).padStart(w, '0')
-
-function format(ms: number): string {
-  const d = new Date(ms)
-  return `${pad(d.getUTCFullYear(), 4)}-${pad(d.getUTCMonth() + 1, 2)}-${pad(d.getUTCDate(), 2)} ${pad(d.getUTCHours(), 2)}:${pad(d.getUTCMinutes(), 2)}:${
-    pad(d.getUTCSeconds(), 2)
-  }`
-}
-
 /** CONVERT_TZ of one row; NULL when `text` does not start with 'yyyy-MM-dd HH:mm:ss'. */
 export function convertTz(text: string, from: string, to: string): string | null {
   const m = /^\s*(\d{4})-(\d{1,2})-(\d{1,2})[ T](\d{1,2}):(\d{1,2}):(\d{1,2})/.exec(text)
@@ -114,7 +106,8 @@ export function convertTz(text: string, from: string, to: string): string | null
   const wall = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]))
   const zf = zoneOf(from) ?? { fixed: 0 }, zt = zoneOf(to) ?? { fixed: 0 }
   const utc = instantOf(zf, wall)
-  return format(utc + offsetAt(zt, utc))
+  // formatTimestamp without its milliseconds: 'yyyy-MM-dd HH:mm:ss'.
+  return formatTimestamp(utc + offsetAt(zt, utc)).slice(0, 19)
 }
 
 export const CONVERT_TZ: FunctionDef = {
