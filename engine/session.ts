@@ -211,7 +211,8 @@ export class Session {
       case 'Explain':
         // Plans only: no job is started, so none is named after it.
         return { kind: 'explain', text: explain(stmt, this.planContext) }
-      case 'Insert': {
+      case 'Insert':
+      case 'StatementSet': {
         const planned = planQuery(stmt, this.planContext)
         const graph = planned.jobGraph(this.jobName('insert', planned.config))
         if (this.opts.explainOnly) return { kind: 'explain', text: explainJobGraph(graph) }

@@ -48,6 +48,7 @@ export type Statement =
   | CreateView
   | DropObject
   | Insert
+  | StatementSet
   | QueryStatement
   | SetOption
   | ResetOption
@@ -172,6 +173,16 @@ export interface Insert {
   readonly span: Span
 }
 
+/**
+ * `EXECUTE STATEMENT SET BEGIN INSERT …; INSERT …; END` (or `BEGIN STATEMENT SET; INSERT …; END`):
+ * its INSERTs run as one job that reads each source table once.
+ */
+export interface StatementSet {
+  readonly kind: 'StatementSet'
+  readonly inserts: readonly Insert[]
+  readonly span: Span
+}
+
 export interface QueryStatement {
   readonly kind: 'QueryStatement'
   readonly query: Query
@@ -197,7 +208,7 @@ export interface Explain {
   readonly kind: 'Explain'
   /** EXPLAIN CHANGELOG_MODE … */
   readonly changelogMode: boolean
-  readonly statement: Insert | QueryStatement
+  readonly statement: Insert | QueryStatement | StatementSet
   readonly span: Span
 }
 

@@ -55,6 +55,8 @@ const STATEMENT_START = new Set<TokenType>([
   T.DESCRIBE,
   T.DESC,
   T.ALTER,
+  T.EXECUTE,
+  T.BEGIN,
 ])
 const QUERY_START = new Set<TokenType>([T.SELECT, T.WITH, T.VALUES])
 const TYPE_TAIL = new Set<TokenType>([T.PRECISION, T.WITH, T.WITHOUT, T.NOT, T.NULL, T.LParen])
@@ -126,6 +128,10 @@ export function syntaxError(parser: SqlParser, error: IRecognitionException, tok
   // alias or the like and fails a token or two later: name it instead.
   const construct = unsupportedConstruct(tokens, stmtStart, index + 1, src)
   if (construct !== undefined) return construct
+  if (index >= tokens.length) {
+    const open = unclosedStatementSet(tokens, src)
+    if (open !== undefined) return open
+  }
 
   // An LL(k) decision can fail on the first token of a construct when the real problem is a token
   // or two later; move to the first token the grammar cannot accept.
@@ -157,6 +163,23 @@ export function syntaxError(parser: SqlParser, error: IRecognitionException, tok
   const message = labels.length > 0 ? `unexpected ${what}, expected ${joinOr(labels)}` : `unexpected ${what}`
   const help = helpFor(token, tokens[index - 1], index, tokens, expected, shown, suggestion, src)
   return WeirError.syntax(message, { span, ...(help ? { help } : {}) })
+}
+
+/** The input ended inside a statement set (its statements are complete, its END is missing). */
+function unclosedStatementSet(tokens: readonly IToken[], src: SourceText): WeirError | undefined {
+  const is = (i: number, ...types: TokenType[]): boolean => types.every((t, j) => tokens[i + j]?.tokenType === t)
+  let open: number | undefined
+  for (let i = 0; i < tokens.length; i++) {
+    if (i > 0 && tokens[i - 1]!.tokenType !== T.Semicolon) continue
+    if (open === undefined && (is(i, T.BEGIN, T.STATEMENT, T.SET) || is(i, T.EXECUTE, T.STATEMENT, T.SET, T.BEGIN))) open = i
+    else if (open !== undefined && is(i, T.END)) open = undefined
+  }
+  if (open === undefined) return undefined
+  const first = tokens[open]!
+  return WeirError.syntax(`the statement set at line ${src.span(first.startOffset, first.startOffset + 1).start.line} has no END`, {
+    span: endOfInput(tokens, src),
+    help: 'close it with END; after its last INSERT',
+  })
 }
 
 function indexOfToken(tokens: readonly IToken[], t: IToken): number {

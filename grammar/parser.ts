@@ -73,6 +73,7 @@ export class SqlParser extends CstParser {
       { ALT: () => this.SUBRULE(this.createStatement, ALT_LABEL) },
       { ALT: () => this.SUBRULE(this.dropStatement, ALT_LABEL) },
       { ALT: () => this.SUBRULE(this.insertStatement, ALT_LABEL) },
+      { ALT: () => this.SUBRULE(this.statementSet, ALT_LABEL) },
       { ALT: () => this.SUBRULE(this.query, ALT_LABEL) },
       { ALT: () => this.SUBRULE(this.setStatement, ALT_LABEL) },
       { ALT: () => this.SUBRULE(this.resetStatement, ALT_LABEL) },
@@ -269,6 +270,48 @@ export class SqlParser extends CstParser {
     this.SUBRULE(this.query)
   })
 
+  /**
+   * `EXECUTE STATEMENT SET BEGIN stmt; … END` or `BEGIN STATEMENT SET; stmt; … END`. Any statement
+   * parses inside, so to-ast can say that only INSERTs belong there, pointing at the one that does not.
+   */
+  statementSet = this.RULE('statementSet', () => {
+    this.OR(this.alts.statementSet1 ??= [
+      {
+        ALT: () => {
+          this.CONSUME(T.EXECUTE)
+          this.CONSUME(T.STATEMENT)
+          this.CONSUME(T.SET)
+          this.CONSUME(T.BEGIN)
+        },
+      },
+      {
+        ALT: () => {
+          this.CONSUME2(T.BEGIN)
+          this.CONSUME2(T.STATEMENT)
+          this.CONSUME2(T.SET)
+          this.CONSUME(T.Semicolon)
+        },
+      },
+    ])
+    this.SUBRULE(this.statementSetBody)
+  })
+
+  /** `EXPLAIN STATEMENT SET BEGIN stmt; … END`, Flink's form (without EXECUTE, which EXPLAIN's details would make ambiguous). */
+  explainedStatementSet = this.RULE('explainedStatementSet', () => {
+    this.CONSUME(T.STATEMENT)
+    this.CONSUME(T.SET)
+    this.CONSUME(T.BEGIN)
+    this.SUBRULE(this.statementSetBody)
+  })
+
+  statementSetBody = this.RULE('statementSetBody', () => {
+    this.MANY(() => {
+      this.OPTION(() => this.SUBRULE(this.statement))
+      this.CONSUME(T.Semicolon)
+    })
+    this.CONSUME(T.END)
+  })
+
   setStatement = this.RULE('setStatement', () => {
     this.CONSUME(T.SET)
     this.OPTION(() => {
@@ -313,19 +356,23 @@ export class SqlParser extends CstParser {
   /** `EXPLAIN [PLAN FOR | detail, …] (INSERT … | query)`. */
   explainStatement = this.RULE('explainStatement', () => {
     this.CONSUME(T.EXPLAIN)
-    this.OPTION(() => {
-      this.OR(this.alts.explainStatement1 ??= [
-        {
-          ALT: () => {
-            this.CONSUME(T.PLAN)
-            this.CONSUME(T.FOR)
+    // STATEMENT is a name too: `EXPLAIN STATEMENT SET …` has no details.
+    this.OPTION({
+      GATE: () => this.LA(1).tokenType !== T.STATEMENT || this.LA(2).tokenType !== T.SET,
+      DEF: () =>
+        this.OR(this.alts.explainStatement1 ??= [
+          {
+            ALT: () => {
+              this.CONSUME(T.PLAN)
+              this.CONSUME(T.FOR)
+            },
           },
-        },
-        { ALT: () => this.AT_LEAST_ONE_SEP({ SEP: T.Comma, DEF: () => this.CONSUME(T.Name) }) },
-      ])
+          { ALT: () => this.AT_LEAST_ONE_SEP({ SEP: T.Comma, DEF: () => this.CONSUME(T.Name) }) },
+        ]),
     })
     this.OR2(this.alts.explainStatement2 ??= [
       { ALT: () => this.SUBRULE(this.insertStatement) },
+      { ALT: () => this.SUBRULE(this.explainedStatementSet) },
       { ALT: () => this.SUBRULE(this.query) },
     ])
   })

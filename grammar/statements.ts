@@ -19,12 +19,16 @@ export interface SplitText {
 }
 
 /**
- * Splits `text` at the semicolons that end statements. Empty statements (`;;`) are skipped.
+ * Splits `text` at the semicolons that end statements. Empty statements (`;;`) are skipped. A
+ * statement set (`BEGIN STATEMENT SET; …; END;`, `EXECUTE STATEMENT SET BEGIN …; END;`) is one
+ * statement, complete at its END.
  *
  * @example splitStatements("SET 'a' = ';'; SELECT 1\n") // statements: ["SET 'a' = ';';"], rest: ' SELECT 1\n'
  */
 export function splitStatements(text: string): SplitText {
   const statements: StatementText[] = []
+  /** Where the statement set being read started, if one is open. */
+  let setStart = -1
   let start = 0
   let blank = true // nothing but blanks and comments since `start`
   let i = 0
@@ -34,7 +38,7 @@ export function splitStatements(text: string): SplitText {
     if (c === "'" || c === '`') {
       blank = false
       const end = closingQuote(text, i, c)
-      if (end < 0) return { statements, rest: text.slice(start), restIsBlank: false }
+      if (end < 0) return { statements, rest: text.slice(setStart >= 0 ? setStart : start), restIsBlank: false }
       i = end
     } else if (c === '-' && text[i + 1] === '-') {
       const eol = text.indexOf('\n', i)
@@ -42,12 +46,21 @@ export function splitStatements(text: string): SplitText {
     } else if (c === '/' && text[i + 1] === '*') {
       // Hints (/*+ … */) close the same way; a ';' inside one does not end the statement.
       const close = text.indexOf('*/', i + 2)
-      if (close < 0) return { statements, rest: text.slice(start), restIsBlank: false }
+      if (close < 0) return { statements, rest: text.slice(setStart >= 0 ? setStart : start), restIsBlank: false }
       if (text[i + 2] === '+') blank = false
       i = close + 2
     } else if (c === ';') {
       i++
-      if (!blank) statements.push({ text: text.slice(start, i), offset: start })
+      if (!blank) {
+        const words = wordsOf(text.slice(start, i - 1))
+        if (setStart >= 0) {
+          if (words === 'END') {
+            statements.push({ text: text.slice(setStart, i), offset: setStart })
+            setStart = -1
+          }
+        } else if (OPENS_SET.test(words)) setStart = start
+        else statements.push({ text: text.slice(start, i), offset: start })
+      }
       start = i
       blank = true
     } else {
@@ -55,7 +68,16 @@ export function splitStatements(text: string): SplitText {
       i++
     }
   }
+  if (setStart >= 0) return { statements, rest: text.slice(setStart), restIsBlank: false }
   return { statements, rest: text.slice(start), restIsBlank: blank }
+}
+
+/** The start of a statement that opens a statement set (EXPLAIN's details are words, possibly comma-separated). */
+const OPENS_SET = /^(?:EXPLAIN(?: [A-Z_]+(?: ?, ?[A-Z_]+)*)? )?(?:EXECUTE )?STATEMENT SET BEGIN\b|^BEGIN STATEMENT SET$/
+
+/** A statement's words, upper case, single-spaced, without comments (a test for the words that open and end statement sets). */
+function wordsOf(statement: string): string {
+  return statement.replace(/--[^\n]*|\/\*(?!\+)[\s\S]*?\*\//g, ' ').trim().replace(/\s+/g, ' ').toUpperCase()
 }
 
 /** The offset after the quote that closes the one at `open` (a doubled quote is an escaped one), or -1. */

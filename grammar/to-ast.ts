@@ -22,6 +22,8 @@ function statement(n: CstNode, s: Spans): A.Statement {
       return dropStatement(c, s)
     case 'insertStatement':
       return insert(c, s)
+    case 'statementSet':
+      return statementSet(c, s)
     case 'query':
       return { kind: 'QueryStatement', query: query(c, s), span: s.of(c) }
     case 'setStatement': {
@@ -236,6 +238,46 @@ function dropStatement(n: CstNode, s: Spans): A.DropObject {
   }
 }
 
+/** A statement set's INSERTs; any other statement inside it is refused where it is. */
+function statementSet(n: CstNode, s: Spans): A.StatementSet {
+  const inserts: A.Insert[] = []
+  for (const st of nodes(child(n, 'statementSetBody'), 'statement')) {
+    const stmt = statement(st, s)
+    if (stmt.kind !== 'Insert') {
+      throw WeirError.syntax(`a statement set holds INSERT statements only, not ${describeStatement(stmt)}`, {
+        span: stmt.span,
+        help: 'move it before BEGIN STATEMENT SET or after END',
+      })
+    }
+    inserts.push(stmt)
+  }
+  if (inserts.length === 0) {
+    throw WeirError.syntax('a statement set needs at least one INSERT', { span: s.of(n), help: 'put INSERT INTO … statements between BEGIN and END' })
+  }
+  return { kind: 'StatementSet', inserts, span: s.of(n) }
+}
+
+const STATEMENT_NAMES: Record<Exclude<A.Statement['kind'], 'Insert'>, string> = {
+  QueryStatement: 'a SELECT (its rows would have nowhere to go)',
+  StatementSet: 'another statement set',
+  CreateTable: 'CREATE TABLE',
+  CreateView: 'CREATE VIEW',
+  DropObject: 'DROP',
+  SetOption: 'SET',
+  ResetOption: 'RESET',
+  Explain: 'EXPLAIN',
+  ShowTables: 'SHOW',
+  ShowJobs: 'SHOW JOBS',
+  StopJob: 'STOP JOB',
+  Describe: 'DESCRIBE',
+  ShowCreate: 'SHOW CREATE',
+  AlterObject: 'ALTER',
+}
+
+function describeStatement(stmt: Exclude<A.Statement, A.Insert>): string {
+  return STATEMENT_NAMES[stmt.kind]
+}
+
 function insert(n: CstNode, s: Spans): A.Insert {
   const cols = node(n, 'nameList')
   return {
@@ -257,7 +299,12 @@ function explain(n: CstNode, s: Spans): A.Explain {
     }
   }
   const ins = node(n, 'insertStatement')
+  const set = node(n, 'explainedStatementSet')
   const q = node(n, 'query')
-  const statement: A.Insert | A.QueryStatement = ins ? insert(ins, s) : { kind: 'QueryStatement', query: query(q!, s), span: s.of(q!) }
+  const statement: A.Explain['statement'] = ins
+    ? insert(ins, s)
+    : set
+    ? statementSet(set, s)
+    : { kind: 'QueryStatement', query: query(q!, s), span: s.of(q!) }
   return { kind: 'Explain', changelogMode, statement, span: s.of(n) }
 }

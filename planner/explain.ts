@@ -24,9 +24,24 @@ export function explainJobGraph(graph: JobGraph, opts: ExplainOptions = {}): str
   const roots = graph.nodes.filter(n => n.spec.kind === 'Sink' || n.spec.kind === 'Collect')
   const lines: string[] = ['== Physical Plan ==']
   const warnings: string[] = []
+  // A node several operators read (a source a statement set shares) is printed once, with the id
+  // its other readers refer to, as Flink prints a reused node.
+  const readers = new Map<string, number>()
+  for (const n of graph.nodes) for (const e of n.inputs) readers.set(e.node, (readers.get(e.node) ?? 0) + 1)
+  const reuseIds = new Map<string, number>()
   const visit = (node: PhysicalNode, prefix: string, childPrefix: string): void => {
+    const reused = reuseIds.get(node.id)
+    if (reused !== undefined) {
+      lines.push(`${prefix}Reused(reference_id=[${reused}])`)
+      return
+    }
+    let reuse = ''
+    if ((readers.get(node.id) ?? 0) > 1) {
+      reuseIds.set(node.id, reuseIds.size + 1)
+      reuse = `(reuse_id=[${reuseIds.size}])`
+    }
     const inputFields = node.inputs.length > 0 ? byId.get(node.inputs[0]!.node)!.schema : []
-    lines.push(`${prefix}${describeNode(node, inputFields, opts)}`)
+    lines.push(`${prefix}${describeNode(node, inputFields, opts)}${reuse}`)
     for (const s of stateLines(node, inputFields, warnings)) lines.push(`${childPrefix}${node.inputs.length ? '|  ' : '   '}${s}`)
     node.inputs.forEach((edge, i) => {
       const last = i === node.inputs.length - 1

@@ -12,6 +12,7 @@ export { describeObject, showFunctions } from './describe.js'
 import { explainJobGraph } from './explain.js'
 import { lowerToJobGraph } from './physical/lower.js'
 import { planInsert, planSelect } from './planner.js'
+import { planStatementSet } from './statement-set.js'
 
 export { Catalog, type CatalogObject, type CatalogTable, type CatalogView } from './catalog.js'
 export { tableFromAst, viewFromAst } from './ddl.js'
@@ -28,9 +29,9 @@ export interface PlanContext {
   readonly warn?: WarningSink
 }
 
-/** An INSERT or SELECT, planned and optimized. */
+/** An INSERT, a statement set or a SELECT, planned and optimized. */
 export interface PlannedQuery {
-  /** The columns it produces: a SELECT's result, an INSERT's sink columns. */
+  /** The columns it produces: a SELECT's result, an INSERT's sink columns (none for a statement set: each INSERT has its own). */
   readonly fields: readonly Field[]
   /** The options it was planned with. */
   readonly config: JobConfig
@@ -39,18 +40,23 @@ export interface PlannedQuery {
 }
 
 /**
- * Plans an INSERT or a SELECT; throws a plan error pointing into the statement. The job graph is
- * made on request, so a job is named only once its statement has planned.
+ * Plans an INSERT, a statement set (its INSERTs as one job) or a SELECT; throws a plan error pointing
+ * into the statement. The job graph is made on request, so a job is named only once its statement
+ * has planned.
  *
  * @example planQuery(parseSql('INSERT INTO out SELECT * FROM clicks')[0], { catalog, config }).jobGraph('clicks-1')
  */
-export function planQuery(stmt: ast.Insert | ast.QueryStatement, ctx: PlanContext): PlannedQuery {
+export function planQuery(stmt: ast.Insert | ast.StatementSet | ast.QueryStatement, ctx: PlanContext): PlannedQuery {
   const { config } = ctx
+  if (stmt.kind === 'StatementSet') {
+    const plans = planStatementSet(stmt, ctx.catalog, config, ctx.warn)
+    return { fields: [], config, jobGraph: name => lowerToJobGraph(plans, name, config) }
+  }
   const plan = stmt.kind === 'Insert' ? planInsert(stmt, ctx.catalog, config, ctx.warn) : planSelect(stmt, ctx.catalog, config, ctx.warn)
   return { fields: plan.fields, config, jobGraph: name => lowerToJobGraph([plan], name, config) }
 }
 
-/** EXPLAIN [CHANGELOG_MODE] of an INSERT or SELECT: the text of its job graph (named 'explain'; no job is started). */
+/** EXPLAIN [CHANGELOG_MODE] of an INSERT, a statement set or a SELECT: the text of its job graph (named 'explain'; no job is started). */
 export function explain(stmt: ast.Explain, ctx: PlanContext): string {
   return explainJobGraph(planQuery(stmt.statement, ctx).jobGraph('explain'), { changelogMode: stmt.changelogMode })
 }

@@ -52,8 +52,9 @@ function checkInit(sql: string): void {
     return // the syntax error is reported when the file runs, with its caret
   }
   for (const s of statements) {
-    if (s.kind === 'QueryStatement' || s.kind === 'Insert') {
-      throw WeirError.plan(`an --init file sets the session up; it cannot run ${s.kind === 'Insert' ? 'an INSERT' : 'a SELECT'}`, {
+    if (s.kind === 'QueryStatement' || s.kind === 'Insert' || s.kind === 'StatementSet') {
+      const what = s.kind === 'Insert' ? 'an INSERT' : s.kind === 'StatementSet' ? 'a statement set' : 'a SELECT'
+      throw WeirError.plan(`an --init file sets the session up; it cannot run ${what}`, {
         span: s.span,
         help: 'keep DDL and SET in the init file, and run queries at the prompt (or pipe them: weir repl --init FILE.sql < queries.sql)',
       })

@@ -21,6 +21,8 @@ export interface Scan {
   readonly filter?: Rex
   readonly fields: readonly Field[]
   readonly span: Span
+  /** Read by several statements of a statement set: one source, never fused with a reader's projection (statement-set.ts). */
+  readonly shared?: boolean
 }
 
 /** Literal rows. */

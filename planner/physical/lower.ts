@@ -47,7 +47,7 @@ export function lowerToJobGraph(plans: readonly LogicalPlan[], name: string, con
         id = add('values', { kind: 'Values', rows: plan.rows }, [], plan, mode)
         break
       case 'Project': {
-        if (plan.input.kind === 'Scan' && !plan.exprs.some(isNonDeterministic)) {
+        if (plan.input.kind === 'Scan' && plan.input.shared !== true && !plan.exprs.some(isNonDeterministic)) {
           // A projection straight over a scan runs inside the source's compiled projection.
           id = add('source', sourceSpec(plan.input, plan.exprs), [], plan, mode)
         } else if (plan.input.kind === 'Filter') {

@@ -107,7 +107,8 @@ describe('syntax errors', () => {
   it('describes hint and statement positions', () => {
     expect(syntaxErrorOf("SELECT /*+ OPTIONS('a' = ) */ 1")).toMatchObject({ at: '1:26', message: "unexpected ')', expected a value, a string or a number" })
     expect(syntaxErrorOf('SELECT a /*+ X */ FROM t')).toMatchObject({ at: '1:10', message: "unexpected hint '/*+', expected FROM, ',' or end of statement" })
-    expect(syntaxErrorOf('EXPLAIN')).toMatchObject({ at: '1:8', message: 'unexpected end of input, expected a query, CHANGELOG_MODE, PLAN or INSERT' })
+    expect(syntaxErrorOf('EXPLAIN')).toMatchObject({ at: '1:8',
+      message: 'unexpected end of input, expected a query, CHANGELOG_MODE, PLAN, INSERT or STATEMENT' })
     expect(syntaxErrorOf('SELECT a FROM t JOIN u USING (a)')).toMatchObject({ at: '1:24',
       message: expect.stringContaining("unexpected 'USING', expected FOR, ON, JOIN") })
   })
