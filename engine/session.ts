@@ -12,7 +12,7 @@ import { findLatest, jobStorage, openCheckpointAt, type CheckpointConfig, type C
 import { withJobLock } from '../checkpoint/job-lock.js'
 import { checkRecoveryTarget, warnCommittedAfter } from './committed-output.js'
 import { parseDuration } from '../common/durations.js'
-import { alterObject, Catalog, describe, explain, showFunctions, explainJobGraph, planQuery, showCreate, tableFromAst, viewFromAst,
+import { alterObject, Catalog, createTableAs, describe, explain, showFunctions, explainJobGraph, planQuery, showCreate, tableFromAst, viewFromAst,
   type PlanContext } from '../planner/index.js'
 import { jobConfigOf, listOptions, resetOption, setOption, type JobConfig } from '../common/config/index.js'
 import { renderWarning, type WarningSink } from '../common/warnings.js'
@@ -157,6 +157,7 @@ export class Session {
   private async plan(stmt: ast.Statement): Promise<PlannedStep> {
     switch (stmt.kind) {
       case 'CreateTable': {
+        if (stmt.asQuery !== undefined) return this.planCreateAs({ ...stmt, asQuery: stmt.asQuery })
         const table = tableFromAst(stmt, this.catalog)
         const created = this.catalog.add(table, stmt.ifNotExists, stmt.name.span)
         return { kind: 'ok', message: created ? `table '${table.name}' created` : `table '${table.name}' already exists` }
@@ -212,14 +213,8 @@ export class Session {
         // Plans only: no job is started, so none is named after it.
         return { kind: 'explain', text: explain(stmt, this.planContext) }
       case 'Insert':
-      case 'StatementSet': {
-        const planned = planQuery(stmt, this.planContext)
-        const graph = planned.jobGraph(this.jobName('insert', planned.config))
-        if (this.opts.explainOnly) return { kind: 'explain', text: explainJobGraph(graph) }
-        // Where its checkpoints go is part of the plan: a bad location fails here, before any job starts.
-        this.checkpointConfig(graph)
-        return { kind: 'insert', graph, line: stmt.span.start.line }
-      }
+      case 'StatementSet':
+        return this.planInsert(stmt)
       case 'QueryStatement': {
         const planned = planQuery(stmt, this.planContext)
         const graph = planned.jobGraph(this.jobName('select', planned.config))
@@ -228,6 +223,32 @@ export class Session {
       }
       default:
         return assertNever(stmt)
+    }
+  }
+
+  private planInsert(stmt: ast.Insert | ast.StatementSet): PlannedStep {
+    const planned = planQuery(stmt, this.planContext)
+    const graph = planned.jobGraph(this.jobName('insert', planned.config))
+    if (this.opts.explainOnly) return { kind: 'explain', text: explainJobGraph(graph) }
+    // Where its checkpoints go is part of the plan: a bad location fails here, before any job starts.
+    this.checkpointConfig(graph)
+    return { kind: 'insert', graph, line: stmt.span.start.line }
+  }
+
+  /**
+   * CREATE TABLE … AS SELECT: the table is created and its INSERT planned as one job. A plan error in
+   * the INSERT leaves no table behind. With IF NOT EXISTS and the table there, nothing is inserted.
+   */
+  private planCreateAs(stmt: ast.CreateTable & { readonly asQuery: ast.Query }): PlannedStep {
+    const name = stmt.name.parts.at(-1)!.value
+    if (stmt.ifNotExists && this.catalog.get(name) !== undefined) return { kind: 'ok', message: `'${name}' already exists; nothing inserted` }
+    const { table, insert } = createTableAs(stmt, this.planContext)
+    this.catalog.add(table, false, stmt.name.span)
+    try {
+      return this.planInsert(insert)
+    } catch (e) {
+      this.catalog.drop('table', table.name, true, stmt.name.span)
+      throw e
     }
   }
 

@@ -72,6 +72,8 @@ export interface CreateTable {
   readonly comment?: string
   /** `LIKE base (…)`: the base table's schema and options merged in (planner/create-like.ts). */
   readonly like?: LikeClause
+  /** `AS query`: the query's columns follow the declared ones, and the query fills the table (planner/create-as.ts). */
+  readonly asQuery?: Query
   readonly span: Span
 }
 

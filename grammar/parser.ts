@@ -110,6 +110,11 @@ export class SqlParser extends CstParser {
       this.SUBRULE(this.optionList)
     })
     this.OPTION5(() => this.SUBRULE(this.likeClause))
+    // CREATE TABLE … AS SELECT: the table takes its columns from the query, which then fills it.
+    this.OPTION6(() => {
+      this.CONSUME(T.AS)
+      this.SUBRULE(this.query)
+    })
   })
 
   /** `LIKE t [(INCLUDING ALL OVERWRITING OPTIONS …)]`; the words are checked by to-ast. */

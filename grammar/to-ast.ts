@@ -116,9 +116,14 @@ function createTable(n: CstNode, temporary: boolean, span: A.CreateTable['span']
   }
   const optionList = node(n, 'optionList')
   const likeNode = node(n, 'likeClause')
-  if (!has(n, 'LParen') && likeNode === undefined) {
+  const asNode = node(n, 'query')
+  if (!has(n, 'LParen') && likeNode === undefined && asNode === undefined) {
     throw WeirError.syntax('CREATE TABLE needs its columns', { span: s.of(child(n, 'qualifiedName')),
-      help: 'list them after the name: CREATE TABLE t (a INT, …) WITH (…), or copy another table with … LIKE other' })
+      help: 'list them after the name: CREATE TABLE t (a INT, …) WITH (…), copy another table with … LIKE other, or take them from a query with … AS SELECT' })
+  }
+  if (likeNode !== undefined && asNode !== undefined) {
+    throw WeirError.syntax('CREATE TABLE takes its columns from LIKE or from AS SELECT, not both', { span: s.of(likeNode),
+      help: 'drop the LIKE clause, or create the table with LIKE and fill it with INSERT INTO' })
   }
   return {
     kind: 'CreateTable',
@@ -131,6 +136,7 @@ function createTable(n: CstNode, temporary: boolean, span: A.CreateTable['span']
     options: optionList ? options(optionList, s) : [],
     ...commentOf(node(n, 'commentClause')),
     ...(likeNode ? { like: likeClause(likeNode, s) } : {}),
+    ...(asNode ? { asQuery: query(asNode, s) } : {}),
     span,
   }
 }

@@ -17,8 +17,11 @@ import { Scope } from './bind/scope.js'
 import type { Catalog } from './catalog.js'
 import { mergeLike } from './create-like.js'
 
-/** The table a CREATE TABLE declares; `catalog` holds the table its LIKE clause names, if it has one. */
-export function tableFromAst(stmt: ast.CreateTable, catalog?: Catalog): CatalogTable {
+/**
+ * The table a CREATE TABLE declares; `catalog` holds the table its LIKE clause names, if it has one;
+ * `derived` are the columns a CREATE TABLE … AS SELECT takes from its query, after the declared ones.
+ */
+export function tableFromAst(stmt: ast.CreateTable, catalog?: Catalog, derived: readonly TableColumn[] = []): CatalogTable {
   const name = stmt.name.parts.at(-1)!.value
   const seen = new Map<string, Span>()
   const ownColumns: TableColumn[] = stmt.columns.map(c => {
@@ -36,6 +39,7 @@ export function tableFromAst(stmt: ast.CreateTable, catalog?: Catalog): CatalogT
           span: c.span }
     }
   })
+  ownColumns.push(...derived.filter(c => !seen.has(c.name.toLowerCase())))
   const options: Record<string, string> = {}
   const optionSpans: Record<string, Span> = {}
   const optionValueSpans: Record<string, Span> = {}

@@ -18,6 +18,7 @@ export { Catalog, type CatalogObject, type CatalogTable, type CatalogView } from
 export { tableFromAst, viewFromAst } from './ddl.js'
 export { showCreate } from './show-create.js'
 export { alterObject } from './alter-table.js'
+export { createTableAs } from './create-as.js'
 export { explainJobGraph, explainOperator, type ExplainOptions } from './explain.js'
 export type { Listing } from './describe.js'
 
