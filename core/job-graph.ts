@@ -6,8 +6,10 @@ import type { Rex } from './rex.js'
 import type { AggCall } from './aggregates.js'
 import type { TimeDomain, WindowSpec } from './windows.js'
 import type { DeduplicateSpec, RankSpec } from './rank.js'
+import type { SortSpec } from './sort.js'
 
 export type { DeduplicateSpec, RankSpec } from './rank.js'
+export type { SortSpec } from './sort.js'
 import type { MarkerJoinSpec, ScalarJoinSpec, SemiJoinSpec, SetOpSpec, WindowSemiJoinSpec } from './subquery-specs.js'
 export type { MarkerJoinSpec, ScalarJoinSpec, SemiJoinSpec, SetOpSpec, WindowSemiJoinSpec } from './subquery-specs.js'
 import type { OverAggregateSpec } from './over-aggregate.js'
@@ -274,6 +276,7 @@ export type OperatorSpec =
   | CollectSpec
   | DeduplicateSpec
   | RankSpec
+  | SortSpec
   | UpsertMaterializeSpec
 
 /** The nodes the runtime runs itself: sources and sinks through their connectors, VALUES, and a SELECT's collector. */

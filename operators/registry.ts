@@ -1,6 +1,7 @@
 // The one place that maps an operator spec from the plan to its implementation and to what it
 // declares to the runtime (its traits). A new kind of TransformSpec fails the build here until it
 // has its descriptor; the runtime needs no change for it.
+import { sort } from './rank/sort.js'
 import type { JobConfig } from '../common/config/index.js'
 import { isEndpoint, type OperatorSpec, type TransformSpec } from '../core/job-graph.js'
 import { STATELESS, type Operator, type OperatorDescriptor, type OperatorTraits } from '../core/operator.js'
@@ -34,6 +35,7 @@ const OPERATORS: { readonly [K in TransformSpec['kind']]: OperatorDescriptor<Ext
   Join: regularJoin,
   Deduplicate: deduplicate,
   Rank: rank,
+  Sort: sort,
   TemporalJoin: temporalJoin,
   SemiJoin: semiJoin,
   SetOp: setOp,

@@ -1,4 +1,5 @@
 // EXPLAIN lines of deduplication and Top-N: the operator, and its state (shape, key, TTL, bounded).
+import type { SortSpec } from '../core/sort.js'
 import type { Field } from '../common/types.js'
 import { formatDuration } from '../common/durations.js'
 import type { DeduplicateSpec, OrderKey, RankSpec } from '../core/rank.js'
@@ -56,4 +57,17 @@ export function rankStateLine(id: string, s: RankSpec, input: readonly Field[], 
     )
   }
   return `state: ${shape}; ${key}; ttl=[${ttl}]; bounded=[${bounded}]`
+}
+
+/** `Sort(orderBy=[…], fetch=[n], …)` as Flink prints a bounded sort, or `Limit(fetch=[n])` for the first rows. */
+export function describeSort(s: SortSpec, input: readonly Field[], mode: string): string {
+  const fetch = s.limit === null ? '' : `fetch=[${s.limit}], `
+  if (!s.atEnd) return `Limit(${fetch}${mode})`
+  return `Sort(orderBy=[${orderText(s.orderKeys, input)}], ${fetch}emit=[when the input ends], ${mode})`
+}
+
+export function sortStateLine(s: SortSpec): string {
+  if (!s.atEnd) return 'state: ValueState<rows passed>; key=[(none: one global group)]; ttl=[not needed]; bounded=[yes: one count]'
+  const shape = s.inputUpdating ? 'MapState<row, count>' : 'ListState<rows>'
+  return `state: ${shape}; key=[(none: one global group)]; ttl=[not needed]; bounded=[yes: the input is bounded; emptied when it ends]`
 }

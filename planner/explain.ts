@@ -8,7 +8,7 @@ import type { AggCall } from '../core/aggregates.js'
 import type { WindowSpec } from '../core/windows.js'
 import { formatRex } from './rex-format.js'
 import { describeJoin, joinStateLines } from './explain-join.js'
-import { dedupStateLine, describeDeduplicate, describeRank, rankStateLine } from './explain-rank.js'
+import { dedupStateLine, describeDeduplicate, describeRank, describeSort, sortStateLine, rankStateLine } from './explain-rank.js'
 import { describeTemporalJoin, temporalJoinStateLines } from './explain-temporal-join.js'
 import { describeSubqueryNode, subqueryStateLines } from './explain-subquery.js'
 import { describeOverAggregate, overStateLines } from './explain-over.js'
@@ -184,6 +184,8 @@ function describeNode(node: PhysicalNode, input: readonly Field[], opts: Explain
       return describeDeduplicate(s, input, m)
     case 'Rank':
       return describeRank(s, input, m)
+    case 'Sort':
+      return describeSort(s, input, m)
     case 'UpsertMaterialize':
       return `UpsertMaterialize(key=[${s.keys.map(i => node.schema[i]!.name).join(', ')}], ${m})`
     default:
@@ -242,6 +244,8 @@ function stateLines(node: PhysicalNode, input: readonly Field[], warnings: strin
       return [dedupStateLine(node.id, s, input, warnings)]
     case 'Rank':
       return [rankStateLine(node.id, s, input, warnings)]
+    case 'Sort':
+      return [sortStateLine(s)]
     case 'TemporalJoin':
       return temporalJoinStateLines(node, s)
     case 'SemiJoin':

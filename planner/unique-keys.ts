@@ -54,6 +54,9 @@ function infer(plan: LogicalPlan): readonly number[] | undefined {
       return uniqueKeyOf(plan.input)
     case 'Deduplicate':
       return plan.keys
+    case 'Sort':
+      // The input's rows, each once (a sorted updating input is its final rows).
+      return uniqueKeyOf(plan.input)
     case 'Rank':
       // ROW_NUMBER numbers each partition's rows apart; Top-1 keeps one row per partition.
       if (plan.fn === 'ROW_NUMBER' && plan.end === 1) return plan.partitionKeys

@@ -56,6 +56,7 @@ function infer(plan: LogicalPlan): (WindowColumn | undefined)[] {
     case 'Over':
     case 'Deduplicate':
     case 'Rank':
+    case 'Sort':
     case 'TemporalJoin':
       return none()
     // Semi and anti joins and set operations may retract rows when their other input changes; a

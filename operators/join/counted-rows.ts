@@ -30,4 +30,8 @@ export class CountedRows {
   entries(): IterableIterator<[Row, number]> {
     return this.map.entries()
   }
+
+  clear(): void {
+    this.map.clear()
+  }
 }

@@ -1,5 +1,6 @@
 // Queries → logical plans: FROM (tables, views, subqueries, window TVFs), WHERE, GROUP BY with
 // aggregates, window aggregates, HAVING, SELECT, DISTINCT, UNION, WITH and VALUES.
+import { bindOrderLimit } from './order-limit.js'
 import type * as ast from '../../grammar/ast.js'
 import type { Span } from '../../common/span.js'
 
@@ -83,20 +84,7 @@ export class QueryBinder {
         }
       }
       case 'OrderedQuery':
-        if (q.orderBy.length > 0) {
-          throw WeirError.unsupported('ORDER BY is not supported: Weir does not sort streams', {
-            span: q.orderBy[0]!.span,
-            help:
-              'remove ORDER BY; for the first rows per key, rank them: SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY c DESC) AS rn FROM t) WHERE rn <= 10; ' +
-              'a window aggregate (FROM TABLE(TUMBLE(…)) … GROUP BY window_start, window_end, …) already emits its rows window by window, ' +
-              "as the watermark passes each window's end; a bounded result can be sorted once written (e.g. the sink's files)",
-          })
-        }
-        throw WeirError.unsupported('LIMIT is not supported yet', {
-          span: q.limitSpan ?? q.limit?.span ?? q.span,
-          help:
-            "remove it; to look at a few rows, bound the source instead: 'number-of-rows' (datagen), 'nexmark.events.num' (nexmark), or a smaller file (filesystem)",
-        })
+        return bindOrderLimit(q, this.bindQuery(q.query), this.config)
       case 'ValuesQuery':
         return this.bindValues(q)
       default:

@@ -7,10 +7,10 @@ import type { TimeDomain, WindowSpec } from '../../core/windows.js'
 import type { CatalogTable } from '../catalog.js'
 import { assertNever } from '../../common/assert.js'
 import type { Over } from './over.js'
-import type { Deduplicate, Rank } from './rank.js'
+import type { Deduplicate, Rank, Sort } from './rank.js'
 
 export type { Over } from './over.js'
-export type { Deduplicate, Rank } from './rank.js'
+export type { Deduplicate, Rank, Sort } from './rank.js'
 
 /** Reads a table; `columns` are indexes into the table's columns (physical and computed), `filter` is pushed down. */
 export interface Scan {
@@ -268,7 +268,7 @@ export interface Expand {
 }
 
 export type LogicalPlan = Scan | Values | Project | Expand | Filter | Aggregate | WindowAggregate | WindowTvf | Union | Join | TemporalJoin | SemiJoin | SetOp
-  | ScalarJoin | MarkerJoin | Sink | Over | Deduplicate | Rank
+  | ScalarJoin | MarkerJoin | Sink | Over | Deduplicate | Rank | Sort
 
 export function inputsOf(plan: LogicalPlan): readonly LogicalPlan[] {
   switch (plan.kind) {
@@ -293,6 +293,7 @@ export function inputsOf(plan: LogicalPlan): readonly LogicalPlan[] {
     case 'Over':
     case 'Deduplicate':
     case 'Rank':
+    case 'Sort':
     case 'Sink':
       return [plan.input]
     default:
@@ -324,6 +325,7 @@ export function withInputs(plan: LogicalPlan, inputs: readonly LogicalPlan[]): L
     case 'Over':
     case 'Deduplicate':
     case 'Rank':
+    case 'Sort':
     case 'Sink':
       return { ...plan, input: inputs[0]! }
     default:

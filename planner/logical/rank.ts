@@ -37,3 +37,15 @@ export interface Rank {
   readonly fields: readonly Field[]
   readonly span: Span
 }
+
+/** ORDER BY / LIMIT (core/sort.ts). Output: the input's columns. */
+export interface Sort {
+  readonly kind: 'Sort'
+  readonly input: LogicalPlan
+  readonly orderKeys: readonly OrderKey[]
+  readonly limit: number | null
+  /** Sorted when the bounded input ends; else the first `limit` rows as they come. */
+  readonly atEnd: boolean
+  readonly fields: readonly Field[]
+  readonly span: Span
+}

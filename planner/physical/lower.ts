@@ -104,6 +104,12 @@ export function lowerToJobGraph(plans: readonly LogicalPlan[], name: string, con
         id = add(plan.kind === 'Rank' ? 'rank' : 'deduplicate', spec, [{ node: lower(plan.input), exchange: keyed(keys) }], plan, mode)
         break
       }
+      case 'Sort': {
+        const inputUpdating = changelogOf(plan.input).mode === 'updating'
+        id = add(plan.atEnd ? 'sort' : 'limit', { kind: 'Sort', orderKeys: plan.orderKeys, limit: plan.limit, atEnd: plan.atEnd,
+          width: plan.input.fields.length, inputUpdating }, [{ node: lower(plan.input), exchange: keyed([]) }], plan, mode)
+        break
+      }
       case 'Union': {
         const inputs = plan.inputs.map(i => ({ node: lower(i), exchange: forward }))
         id = add('union', { kind: 'Union' }, inputs, plan, mode)

@@ -84,7 +84,10 @@ describe('catalog statements', () => {
 
   it('rejects ORDER BY and joins without an equality with messages that say what to do', async () => {
     const ddl = `CREATE TABLE t (a INT, b INT) WITH ('connector' = 'datagen', 'number-of-rows' = '1');`
-    expect((await fails(ddl + 'SELECT * FROM t ORDER BY a')).message).toBe('ORDER BY is not supported: Weir does not sort streams')
+    const unbounded = `CREATE TABLE u (a INT) WITH ('connector' = 'datagen');`
+    expect((await fails(unbounded + 'SELECT * FROM u ORDER BY a')).message).toBe(
+      "ORDER BY without LIMIT needs a bounded input, but 'u' (connector 'datagen') is unbounded",
+    )
     expect((await fails(ddl + 'SELECT * FROM t x JOIN t y ON x.a < y.a')).message).toMatch(
       /has no equality condition between its two sides, so its state would have no key/,
     )
