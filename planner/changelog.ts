@@ -56,7 +56,7 @@ function infer(plan: LogicalPlan): { mode: ChangelogMode; origin?: LogicalPlan }
     case 'Rank':
       return plan.window !== undefined ? { mode: 'insert-only' } : { mode: 'updating', origin: plan }
     case 'Sort':
-      // Sorted once when the input ends, or the first rows of an insert-only input.
+      // Sorted once when the input ends or as time passes, or the first rows of an insert-only input.
       return { mode: 'insert-only' }
     case 'Over':
       // OVER aggregates append one row per input row; an updating input is refused when lowered.

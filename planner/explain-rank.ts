@@ -62,12 +62,16 @@ export function rankStateLine(id: string, s: RankSpec, input: readonly Field[], 
 /** `Sort(orderBy=[…], fetch=[n], …)` as Flink prints a bounded sort, or `Limit(fetch=[n])` for the first rows. */
 export function describeSort(s: SortSpec, input: readonly Field[], mode: string): string {
   const fetch = s.limit === null ? '' : `fetch=[${s.limit}], `
-  if (!s.atEnd) return `Limit(${fetch}${mode})`
-  return `Sort(orderBy=[${orderText(s.orderKeys, input)}], ${fetch}emit=[when the input ends], ${mode})`
+  if (s.emit === 'first') return `Limit(${fetch}${mode})`
+  const emit = s.emit === 'end' ? 'when the input ends' : `as the watermark passes ${input[s.orderKeys[0]!.index]!.name}`
+  return `${s.emit === 'time' ? 'TemporalSort' : 'Sort'}(orderBy=[${orderText(s.orderKeys, input)}], ${fetch}emit=[${emit}], ${mode})`
 }
 
 export function sortStateLine(s: SortSpec): string {
-  if (!s.atEnd) return 'state: ValueState<rows passed>; key=[(none: one global group)]; ttl=[not needed]; bounded=[yes: one count]'
+  if (s.emit === 'first') return 'state: ValueState<rows passed>; key=[(none: one global group)]; ttl=[not needed]; bounded=[yes: one count]'
+  if (s.emit === 'time') {
+    return "state: ValueState<rows> per timestamp; key=[(none: one global group)]; ttl=[not needed]; bounded=[yes: a timestamp's rows go when the watermark passes it]"
+  }
   const shape = s.inputUpdating ? 'MapState<row, count>' : 'ListState<rows>'
   return `state: ${shape}; key=[(none: one global group)]; ttl=[not needed]; bounded=[yes: the input is bounded; emptied when it ends]`
 }

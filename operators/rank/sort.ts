@@ -12,6 +12,7 @@ import { valueState, type KeyRef, type Namespace, type PrefetchRequest, type Val
 import type { Operator, OperatorContext, OperatorDescriptor } from '../../core/operator.js'
 import { CountedRows } from '../join/counted-rows.js'
 import { totalCompare } from './row-order.js'
+import { TemporalSortOperator } from './temporal-sort.js'
 
 const CHUNK_COUNT = 'sort-chunk-count'
 const CHUNKS = 'sort-chunks'
@@ -34,7 +35,7 @@ export class SortOperator implements Operator {
 
   open(ctx: OperatorContext): void {
     this.ctx = ctx
-    if (!this.spec.atEnd) this.passed = ctx.state.getValueState(valueState<number>('limit-passed'))
+    if (this.spec.emit === 'first') this.passed = ctx.state.getValueState(valueState<number>('limit-passed'))
     else if (this.spec.inputUpdating) {
       this.counted = new CountedRows('sort-rows', 0)
       this.counted.open(ctx.state)
@@ -128,6 +129,6 @@ export class SortOperator implements Operator {
 }
 
 export const sort: OperatorDescriptor<SortSpec> = {
-  traits: spec => ({ keyedState: true, input: 'batch', ttlSweep: false, timers: spec.atEnd ? ['event'] : [] }),
-  create: spec => new SortOperator(spec),
+  traits: spec => ({ keyedState: true, input: 'batch', ttlSweep: false, timers: spec.emit === 'first' ? [] : ['event'] }),
+  create: spec => (spec.emit === 'time' ? new TemporalSortOperator(spec) : new SortOperator(spec)),
 }

@@ -2,13 +2,14 @@
 //   - over a bounded input (files, generators with a row count, VALUES): sorted once the input ends,
 //     cut to the limit, insert-only (a Sort);
 //   - LIMIT without ORDER BY over an insert-only stream: its first n rows (a Limit);
+//   - ORDER BY rowtime [ASC], … over a stream: each timestamp's rows when the watermark passes it;
 //   - ORDER BY … LIMIT n over an unbounded stream: a global Top-N, its changelog updating as rows enter
 //     and leave the top (a Rank over no partition key, as Flink plans it).
-// ORDER BY without LIMIT over an unbounded stream is refused, naming the unbounded tables. The keys are
+// Other ORDER BY without LIMIT over an unbounded stream is refused, naming the unbounded tables. The keys are
 // the query's output columns, by name or position, or expressions over them.
 import type * as ast from '../../grammar/ast.js'
 import { WeirError } from '../../common/errors.js'
-import { isIntegral } from '../../common/types.js'
+import { isIntegral, timeAttrOf } from '../../common/types.js'
 import type { JobConfig } from '../../common/config/index.js'
 import { formatDuration } from '../../common/durations.js'
 import { inputRef, type Rex } from '../../core/rex.js'
@@ -51,14 +52,29 @@ function orderedPlan(q: ast.OrderedQuery, input: LogicalPlan, orderKeys: readonl
   const updating = changelogOf(input).mode === 'updating'
   const unbounded = unboundedScans(input)
   // The first rows of an insert-only input pass as they come, bounded or not.
-  if (orderKeys.length === 0 && !updating) return { kind: 'Sort', input, orderKeys, limit, atEnd: false, fields, span: q.span }
-  if (unbounded.length === 0) return { kind: 'Sort', input, orderKeys, limit, atEnd: true, fields, span: q.span }
+  if (orderKeys.length === 0 && !updating) return { kind: 'Sort', input, orderKeys, limit, emit: 'first', fields, span: q.span }
+  if (unbounded.length === 0) return { kind: 'Sort', input, orderKeys, limit, emit: 'end', fields, span: q.span }
   const tables = unbounded.map(s => `'${s.table.name}' (connector '${s.table.options['connector']}')`).join(', ')
   if (orderKeys.length === 0) {
     throw WeirError.unsupported('LIMIT without ORDER BY over an updating stream is not supported: which rows are first changes as rows are retracted', {
       span: q.limitSpan ?? q.span,
       help: `add ORDER BY to say which rows to keep (a Top-N), or bound the input: ${tables} never ends`,
     })
+  }
+  const first = orderKeys[0]!
+  const time = timeAttrOf(fields[first.index]!.type)
+  if (limit === null && time === 'rowtime' && !first.descending && !updating) {
+    return { kind: 'Sort', input, orderKeys, limit, emit: 'time', fields, span: q.span }
+  }
+  if (limit === null && time !== undefined) {
+    throw WeirError.unsupported(
+      time === 'proctime'
+        ? 'ORDER BY a processing-time attribute is not supported yet'
+        : first.descending
+        ? `ORDER BY ${fields[first.index]!.name} DESC over a stream is not supported: rows come in time order, not against it`
+        : 'ORDER BY a time attribute over an updating stream is not supported',
+      { span: q.orderBy[0]!.span, help: `sort a stream by its event time ascending (ORDER BY ${fields[first.index]!.name} ASC, …), or add LIMIT n` },
+    )
   }
   if (limit === null) {
     throw WeirError.unsupported(`ORDER BY without LIMIT needs a bounded input, but ${tables} ${unbounded.length > 1 ? 'are' : 'is'} unbounded`, {

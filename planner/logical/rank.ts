@@ -3,6 +3,7 @@
 import type { Span } from '../../common/span.js'
 import type { Field } from '../../common/types.js'
 import type { OrderKey, RankFn } from '../../core/rank.js'
+import type { SortEmit } from '../../core/sort.js'
 import type { TimeDomain } from '../../core/windows.js'
 import type { LogicalPlan } from './nodes.js'
 
@@ -44,8 +45,7 @@ export interface Sort {
   readonly input: LogicalPlan
   readonly orderKeys: readonly OrderKey[]
   readonly limit: number | null
-  /** Sorted when the bounded input ends; else the first `limit` rows as they come. */
-  readonly atEnd: boolean
+  readonly emit: SortEmit
   readonly fields: readonly Field[]
   readonly span: Span
 }

@@ -106,7 +106,7 @@ export function lowerToJobGraph(plans: readonly LogicalPlan[], name: string, con
       }
       case 'Sort': {
         const inputUpdating = changelogOf(plan.input).mode === 'updating'
-        id = add(plan.atEnd ? 'sort' : 'limit', { kind: 'Sort', orderKeys: plan.orderKeys, limit: plan.limit, atEnd: plan.atEnd,
+        id = add(plan.emit === 'first' ? 'limit' : 'sort', { kind: 'Sort', orderKeys: plan.orderKeys, limit: plan.limit, emit: plan.emit,
           width: plan.input.fields.length, inputUpdating }, [{ node: lower(plan.input), exchange: keyed([]) }], plan, mode)
         break
       }
