@@ -14,6 +14,12 @@
 //   TIMESTAMP_LTZ(3)   number, epoch milliseconds (an instant)
 //   DATE               number, days since 1970-01-01
 //   INTERVAL           number, milliseconds (day-time intervals only)
+//   ROW<a T, b U>      a JS array of the field values in field order (a row within the row)
+//   ARRAY<T>           a JS array of the elements (SQL index i is JS index i - 1)
+//   MAP<K, V>          a JS array of [key, value] pairs in insertion order, keys distinct (a later
+//                      duplicate replaces the earlier value). Arrays rather than JS Maps, so that every
+//                      nested value is plain data that the state serializers, the key encoding, v8 and
+//                      JSON all keep as it is; lookups scan, which is cheap for the small maps of events.
 
 export type TimeAttribute = 'rowtime' | 'proctime'
 
@@ -30,6 +36,9 @@ export type DataType =
   | { readonly kind: 'TIMESTAMP_LTZ'; readonly nullable: boolean; readonly precision: number; readonly timeAttr?: TimeAttribute }
   | { readonly kind: 'DATE'; readonly nullable: boolean }
   | { readonly kind: 'INTERVAL'; readonly nullable: boolean }
+  | { readonly kind: 'ROW'; readonly nullable: boolean; readonly fields: readonly Field[] }
+  | { readonly kind: 'ARRAY'; readonly nullable: boolean; readonly element: DataType }
+  | { readonly kind: 'MAP'; readonly nullable: boolean; readonly key: DataType; readonly value: DataType }
   | { readonly kind: 'NULL'; readonly nullable: true }
 
 export type TypeKind = DataType['kind']
@@ -49,6 +58,9 @@ export const T = {
     timeAttr ? { kind: 'TIMESTAMP_LTZ', nullable, precision, timeAttr } : { kind: 'TIMESTAMP_LTZ', nullable, precision },
   date: (nullable = true): DataType => ({ kind: 'DATE', nullable }),
   interval: (nullable = true): DataType => ({ kind: 'INTERVAL', nullable }),
+  row: (fields: readonly Field[], nullable = true): DataType => ({ kind: 'ROW', nullable, fields }),
+  array: (element: DataType, nullable = true): DataType => ({ kind: 'ARRAY', nullable, element }),
+  map: (key: DataType, value: DataType, nullable = true): DataType => ({ kind: 'MAP', nullable, key, value }),
   null: (): DataType => ({ kind: 'NULL', nullable: true }),
 } as const
 
@@ -116,15 +128,36 @@ export function formatType(t: DataType): string {
       return `INTERVAL${nn}`
     case 'NULL':
       return 'NULL'
+    case 'ROW':
+      return `ROW<${t.fields.map(f => `${quoteFieldName(f.name)} ${formatType(f.type)}`).join(', ')}>${nn}`
+    case 'ARRAY':
+      return `ARRAY<${formatType(t.element)}>${nn}`
+    case 'MAP':
+      return `MAP<${formatType(t.key)}, ${formatType(t.value)}>${nn}`
     default:
       return `${t.kind}${nn}`
   }
+}
+
+/** A field name as Flink prints it inside ROW<…>: backquoted when it is not a plain word. */
+function quoteFieldName(name: string): string {
+  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) ? name : '`' + name.replace(/`/g, '``') + '`'
+}
+
+/** True for ROW, ARRAY and MAP. */
+export function isNested(t: DataType): boolean {
+  return t.kind === 'ROW' || t.kind === 'ARRAY' || t.kind === 'MAP'
 }
 
 /** Equal ignoring nullability and time attributes. */
 export function sameType(a: DataType, b: DataType): boolean {
   if (a.kind !== b.kind) return false
   if (a.kind === 'DECIMAL' && b.kind === 'DECIMAL') return a.precision === b.precision && a.scale === b.scale
+  if (a.kind === 'ROW' && b.kind === 'ROW') {
+    return a.fields.length === b.fields.length && a.fields.every((f, i) => f.name === b.fields[i]!.name && sameType(f.type, b.fields[i]!.type))
+  }
+  if (a.kind === 'ARRAY' && b.kind === 'ARRAY') return sameType(a.element, b.element)
+  if (a.kind === 'MAP' && b.kind === 'MAP') return sameType(a.key, b.key) && sameType(a.value, b.value)
   return true
 }
 

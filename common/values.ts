@@ -112,6 +112,13 @@ export function formatValue(v: unknown, type: DataType, nullText = 'NULL'): stri
       return v ? 'TRUE' : 'FALSE'
     case 'INTERVAL':
       return formatInterval(v as number)
+    // As Flink casts them to STRING: ROW (1, abc), ARRAY [1, 2], MAP {a=1, b=2}; NULL inside as NULL.
+    case 'ROW':
+      return '(' + (v as readonly unknown[]).map((x, i) => formatValue(x, type.fields[i]!.type)).join(', ') + ')'
+    case 'ARRAY':
+      return '[' + (v as readonly unknown[]).map(x => formatValue(x, type.element)).join(', ') + ']'
+    case 'MAP':
+      return '{' + (v as readonly (readonly [unknown, unknown])[]).map(([k, x]) => `${formatValue(k, type.key)}=${formatValue(x, type.value)}`).join(', ') + '}'
     default:
       return String(v)
   }

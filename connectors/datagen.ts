@@ -197,6 +197,12 @@ function randomGen(options: ConnectorOptions, col: string, type: DataType): Valu
       const maxPastDays = Math.floor(durationOption(options, fieldKey(col, 'max-past'), 0) / 86_400_000)
       return (_i, rand, now) => Math.floor(now / 86_400_000) - Math.floor(rand() * (maxPastDays + 1))
     }
+    case 'ROW':
+    case 'ARRAY':
+    case 'MAP':
+      throw WeirError.connector(`datagen cannot generate column '${col}' of type ${type.kind}`, {
+        help: 'generate its fields as columns of their own and build the value in a view (ROW(…), ARRAY[…], MAP[…])',
+      })
     case 'NULL':
       return () => null
   }

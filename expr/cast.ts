@@ -15,6 +15,10 @@ import { doubleToInt, int64ToDouble, parseInt64, wrapInt } from '../common/int64
 export function canCast(from: DataType, to: DataType): boolean {
   if (from.kind === 'NULL') return true
   if (to.kind === 'NULL') return false
+  if (from.kind === 'ROW' || from.kind === 'ARRAY' || from.kind === 'MAP' || to.kind === 'ROW' || to.kind === 'ARRAY' || to.kind === 'MAP') {
+    // Nested values cast to STRING (Flink's text) or to their own type; other nested casts are not implemented.
+    return to.kind === 'STRING' || sameType(from, to)
+  }
   if (from.kind === to.kind) return true
   if (to.kind === 'STRING') return true
   switch (from.kind) {
@@ -176,6 +180,10 @@ function castFn(from: DataType, to: DataType, fail: (v: unknown) => null): CastF
           return v => formatDate(v)
         case 'INTERVAL':
           return v => formatInterval(v)
+        case 'ROW':
+        case 'ARRAY':
+        case 'MAP':
+          return v => formatValue(v, from)
         case 'NULL':
           return () => null
       }
@@ -342,6 +350,11 @@ function castFn(from: DataType, to: DataType, fail: (v: unknown) => null): CastF
     }
     case 'INTERVAL':
       if (from.kind === 'INTERVAL') return id
+      break
+    case 'ROW':
+    case 'ARRAY':
+    case 'MAP':
+      if (sameType(from, to)) return id
       break
   }
   return v => fail(v)

@@ -1,7 +1,7 @@
 // Type rules shared by the function registry: numeric widening (TINYINT → SMALLINT → INT → BIGINT →
 // DECIMAL → DOUBLE),
 // Flink's DECIMAL precision/scale derivation for arithmetic, and the common type of several types.
-import { T, formatType, isNumeric, withNullable, withoutTimeAttr, type DataType } from '../common/types.js'
+import { T, formatType, isNested, isNumeric, sameType, withNullable, withoutTimeAttr, type DataType } from '../common/types.js'
 import { MAX_PRECISION } from './decimal.js'
 
 /** A type as messages spell it: no NOT NULL, no time attribute. 'DECIMAL(10, 2)', 'TIMESTAMP(3)'. */
@@ -94,6 +94,8 @@ export function commonType(types: readonly DataType[]): DataType | null {
   if (known.length === 0) return types.length > 0 ? T.null() : null
   const nullable = types.some(t => t.nullable)
   const first = known[0]!
+  // Nested values meet only when their types are the same (field names included).
+  if (isNested(first)) return known.every(t => sameType(t, first)) ? withNullable(first, nullable) : null
   if (known.every(isNumeric)) return withNullable(known.slice(1).reduce<DataType>(widerNumeric, first), nullable)
   if (known.every(t => t.kind === 'TIMESTAMP' || t.kind === 'TIMESTAMP_LTZ' || t.kind === 'DATE')) {
     const precision = Math.max(...known.map(timestampPrecision))
@@ -110,6 +112,8 @@ export function commonType(types: readonly DataType[]): DataType | null {
  * and the other a number or a time, the other side's type (the string is cast). Null if incomparable.
  */
 export function comparisonType(a: DataType, b: DataType): DataType | null {
+  // Comparing ROW, ARRAY and MAP values is not implemented (the compiler compares scalars).
+  if (isNested(a) || isNested(b)) return null
   const common = commonType([a, b])
   if (common !== null) return common
   const castable = (s: DataType, o: DataType): boolean =>

@@ -26,6 +26,10 @@ export interface TypeName {
   readonly name: string
   /** Parameters as written, e.g. DECIMAL(10, 2) → [10, 2], VARCHAR(20) → [20]. */
   readonly params: readonly number[]
+  /** ROW's fields (name ROW). */
+  readonly fields?: readonly { readonly name: Ident; readonly type: TypeName }[]
+  /** ARRAY's element type, MAP's key and value types (name ARRAY or MAP). */
+  readonly elements?: readonly TypeName[]
   readonly notNull: boolean
   readonly span: Span
 }

@@ -34,6 +34,8 @@ const enum Ch {
   A = 65,
   E = 69,
   Z = 90,
+  LBracket = 91,
+  RBracket = 93,
   Underscore = 95,
   Backquote = 96,
   a = 97,
@@ -190,6 +192,12 @@ export function lex(src: SourceText): IToken[] {
         continue
       case Ch.RParen:
         push(T.RParen, start, ++i)
+        continue
+      case Ch.LBracket:
+        push(T.LBracket, start, ++i)
+        continue
+      case Ch.RBracket:
+        push(T.RBracket, start, ++i)
         continue
       case Ch.Comma:
         push(T.Comma, start, ++i)

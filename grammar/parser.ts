@@ -923,9 +923,27 @@ export class SqlParser extends CstParser {
   typeName = this.RULE('typeName', () => {
     this.CONSUME(T.Name)
     this.OPTION(() => {
-      this.CONSUME(T.LParen)
-      this.AT_LEAST_ONE_SEP({ SEP: T.Comma, DEF: () => this.CONSUME(T.NumberLit) })
-      this.CONSUME(T.RParen)
+      this.OR3(this.alts.typeName0 ??= [
+        {
+          ALT: () => {
+            this.CONSUME(T.LParen)
+            this.OR4(this.alts.typeName3 ??= [
+              { ALT: () => this.AT_LEAST_ONE_SEP({ SEP: T.Comma, DEF: () => this.CONSUME(T.NumberLit) }) },
+              // ROW(a INT, b STRING)
+              { ALT: () => this.AT_LEAST_ONE_SEP2({ SEP: T.Comma, DEF: () => this.SUBRULE(this.typeArg) }) },
+            ])
+            this.CONSUME(T.RParen)
+          },
+        },
+        {
+          // ARRAY<INT>, MAP<STRING, INT>, ROW<a INT, b STRING> (nested-types.ts reads them)
+          ALT: () => {
+            this.CONSUME(T.Lt)
+            this.AT_LEAST_ONE_SEP3({ SEP: T.Comma, DEF: () => this.SUBRULE2(this.typeArg) })
+            this.CONSUME(T.Gt)
+          },
+        },
+      ])
     })
     this.OPTION2(() => this.CONSUME(T.PRECISION))
     this.OPTION3(() => {
@@ -952,6 +970,15 @@ export class SqlParser extends CstParser {
         { ALT: () => this.CONSUME2(T.NULL) },
       ])
     })
+  })
+
+  /** A type inside ARRAY<…> / MAP<…>, or a ROW field `name type` (two names in a row: the first is the field's). */
+  typeArg = this.RULE('typeArg', () => {
+    this.OPTION({
+      GATE: () => this.LA(2).tokenType.CATEGORIES?.includes(T.Name) === true && this.LA(2).tokenType !== T.PRECISION,
+      DEF: () => this.CONSUME(T.Name, { LABEL: 'field' }),
+    })
+    this.SUBRULE(this.typeName)
   })
 
   // ---------------------------------------------------------------- expressions
@@ -1102,6 +1129,26 @@ export class SqlParser extends CstParser {
       { ALT: () => this.SUBRULE(this.parenExpr, alt) },
       { ALT: () => this.SUBRULE(this.typedLiteral, alt) },
       { ALT: () => this.SUBRULE(this.nameExpr, alt) },
+    ])
+    // `a[i]`, `m['k']`, `r.f` after a subscript or a parenthesized row; `ARRAY[…]` / `MAP[…]` (nested-types.ts)
+    this.MANY2(() => this.SUBRULE(this.postfix))
+  })
+
+  postfix = this.RULE('postfix', () => {
+    this.OR2(this.alts.postfix1 ??= [
+      {
+        ALT: () => {
+          this.CONSUME(T.LBracket)
+          this.MANY_SEP({ SEP: T.Comma, DEF: () => this.SUBRULE(this.expression) })
+          this.CONSUME(T.RBracket)
+        },
+      },
+      {
+        ALT: () => {
+          this.CONSUME(T.Dot)
+          this.CONSUME(T.Name)
+        },
+      },
     ])
   })
 

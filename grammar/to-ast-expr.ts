@@ -1,5 +1,6 @@
 // CST → AST for expressions, literals and type names. Operator chains are folded by precedence; a
 // node's span runs from the start of its first operand's text to the end of its last (parentheses included).
+import { NESTED_TYPE_NAMES, nestedTypeName, postfixes } from './nested-types.js'
 import { WeirError } from '../common/errors.js'
 import type { Span } from '../common/span.js'
 import type * as A from './ast.js'
@@ -199,6 +200,8 @@ export function registerSubqueryBuilder(build: (n: CstNode, s: Spans) => A.Query
 function operand(n: CstNode, s: Spans): A.Expr {
   const c = alt(n)
   let acc = primary(c, s)
+  const post = n.children['postfix'] as CstNode[] | undefined
+  if (post !== undefined) acc = postfixes(acc, post, s, e => expression(e, s))
   const signs = tokens(n, 'AddOp')
   for (let i = signs.length - 1; i >= 0; i--) {
     acc = { kind: 'UnaryOp', op: signs[i]!.tokenType === T.Plus ? '+' : '-', operand: acc, span: s.between(signs[i]!, c) }
@@ -502,13 +505,17 @@ const MAX_PARAMS: Record<string, number> = {
   DATE: 0,
 }
 /** Flink types Weir does not have (yet): reported as unsupported rather than unknown. */
-const UNSUPPORTED_TYPES = new Set(['TIME', 'BYTES', 'BINARY', 'VARBINARY', 'ARRAY', 'MAP', 'MULTISET', 'ROW', 'RAW', 'INTERVAL', 'CHARACTER', 'BOOL'])
+const UNSUPPORTED_TYPES = new Set(['TIME', 'BYTES', 'BINARY', 'VARBINARY', 'MULTISET', 'RAW', 'INTERVAL', 'CHARACTER', 'BOOL'])
 const SUPPORTED_TYPES_HELP =
-  'supported types: BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, DOUBLE, DECIMAL(p, s), STRING, VARCHAR(n), TIMESTAMP(p), TIMESTAMP_LTZ(p), DATE'
+  'supported types: BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, DOUBLE, DECIMAL(p, s), STRING, VARCHAR(n), TIMESTAMP(p), TIMESTAMP_LTZ(p), DATE, ROW<…>, ARRAY<…>, MAP<…>'
 
 export function typeName(n: CstNode, s: Spans): A.TypeName {
   const id = identFromToken(token(n, 'Name')!, s)
   const written = id.value.toUpperCase()
+  if (!id.quoted && NESTED_TYPE_NAMES.has(written)) return nestedTypeName(n, s, written, typeName)
+  if (has(n, 'Lt') || nodes(n, 'typeArg').length > 0) {
+    throw WeirError.syntax(`type ${written} takes no element types`, { span: s.of(n), help: 'only ROW, ARRAY and MAP have types inside them' })
+  }
   let name = id.quoted ? undefined : TYPE_NAMES[written]
   if (name === undefined) {
     if (UNSUPPORTED_TYPES.has(written)) {

@@ -34,6 +34,8 @@ function punct(name: string, text: string, categories: TokenType[] = []): TokenT
 
 export const LParen = punct('LParen', '(')
 export const RParen = punct('RParen', ')')
+export const LBracket = punct('LBracket', '[')
+export const RBracket = punct('RBracket', ']')
 export const Comma = punct('Comma', ',')
 export const Semicolon = punct('Semicolon', ';')
 export const Dot = punct('Dot', '.')
@@ -221,6 +223,8 @@ export const ALL_TOKENS: readonly TokenType[] = [
   LiteralPrefix,
   LParen,
   RParen,
+  LBracket,
+  RBracket,
   Comma,
   Semicolon,
   Dot,

@@ -6,6 +6,7 @@ import { formatType } from '../../common/types.js'
 import { parseDate, parseDecimal, parseTimestamp } from '../../common/values.js'
 import { assertNever } from '../../common/assert.js'
 import { int64, intRange, type Int64 } from '../../common/int64.js'
+import { nestedConverter } from './convert-nested.js'
 
 /** A value that does not fit its column type; `help` says what to do when that is more than skipping the record. */
 export class ConvertError extends Error {
@@ -307,6 +308,10 @@ export function converterFor(type: DataType, options: ConvertOptions = NO_OPTION
         if (typeof v === 'string' && INTEGER_RE.test(v)) return Number(v)
         throw new ConvertError(show(v), 'INTERVAL (milliseconds)')
       }
+    case 'ROW':
+    case 'ARRAY':
+    case 'MAP':
+      return nestedConverter(type, t => converterFor(t, options))
     case 'NULL':
       return () => null
     default:

@@ -6,6 +6,7 @@ import { resolveFsOptions } from './options.js'
 import { fileSinkCommittedAfter } from './exactly-once-sink.js'
 import { checkFileSinkOptions, createFileSink } from './sink.js'
 import { createFileSource } from './source.js'
+import { checkCsvColumns } from './csv-columns.js'
 
 /**
  * @example CREATE TABLE t (id INT, name STRING) WITH ('connector' = 'filesystem', 'path' = 'data/', 'format' = 'csv')
@@ -13,8 +14,8 @@ import { createFileSource } from './source.js'
 export const filesystemConnector: ConnectorFactory = {
   name: 'filesystem',
   source: {
-    validate(options) {
-      resolveFsOptions(options)
+    validate(options, schema) {
+      checkCsvColumns(resolveFsOptions(options).format, schema)
     },
     bounded() {
       return true
@@ -25,8 +26,8 @@ export const filesystemConnector: ConnectorFactory = {
     create: createFileSource,
   },
   sink: {
-    validate(options) {
-      resolveFsOptions(options)
+    validate(options, schema) {
+      checkCsvColumns(resolveFsOptions(options).format, schema)
     },
     acceptsUpdates(options) {
       return (options['format'] ?? '').trim().toLowerCase() === 'debezium-json'

@@ -1,5 +1,6 @@
 // The built-in functions of Flink added after the first families (Flink 1.15–2.0 names): one list for builtins.ts.
 import type { FunctionDef } from '../registry.js'
+import { COLLECTIONS } from './collections.js'
 import { DISTINCT_TUPLE_FUNCTION } from './distinct-tuple.js'
 import { HASH } from './hash.js'
 import { INSPECT } from './inspect.js'
@@ -9,4 +10,5 @@ import { SIMILAR } from './similar.js'
 import { TEXT } from './text.js'
 import { CONVERT_TZ } from './zones.js'
 
-export const MORE: readonly FunctionDef[] = [...TEXT, PRINTF, ...HASH, ...INSPECT, ...SIMILAR, ...JSON_FUNCTIONS, DISTINCT_TUPLE_FUNCTION, CONVERT_TZ]
+export const MORE: readonly FunctionDef[] = [...TEXT, PRINTF, ...HASH, ...INSPECT, ...SIMILAR, ...JSON_FUNCTIONS, DISTINCT_TUPLE_FUNCTION, CONVERT_TZ,
+  ...COLLECTIONS]

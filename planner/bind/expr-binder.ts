@@ -9,6 +9,8 @@ import { assertNever } from '../../common/assert.js'
 import { resolveCall, castTo, numberLiteral, stringLiteral, intervalLiteral, timestampLiteral, dateLiteral } from '../../expr/index.js'
 import { AGGREGATE_FUNCTIONS as AGGREGATE_FUNCTION_NAMES } from '../../expr/aggregate-types.js'
 import { typeFromAst } from './types.js'
+import { fieldAccess } from '../../expr/functions/collections.js'
+import { spanOf } from '../../common/span.js'
 import type { Scope } from './scope.js'
 import { isWindowCall, misplacedWindowCall } from './window-calls.js'
 
@@ -144,6 +146,28 @@ function bindInner(e: ast.Expr, ctx: BindContext): Rex {
   return bindNode(e, ctx)
 }
 
+/**
+ * A column, or a ROW column's field: `t.c` is table t's column c when t is a table in scope, else
+ * column t's field c; longer names (`t.r.f.g`) take the longest prefix that is a column, then fields.
+ */
+function bindColumnRef(e: ast.ColumnRef, scope: Scope): Rex {
+  const parts = e.name.parts
+  let first: unknown
+  for (let k = parts.length; k >= 1; k--) {
+    let index: number
+    try {
+      index = scope.resolve(k === parts.length ? e.name : { parts: parts.slice(0, k), span: spanOf(parts[0]!.span, parts[k - 1]!.span) })
+    } catch (err) {
+      first ??= err
+      continue
+    }
+    let rex = inputRef(index, scope.fields[index]!.type)
+    for (const p of parts.slice(k)) rex = fieldAccess(rex, p.value, p.quoted, spanOf(parts[0]!.span, p.span))
+    return rex
+  }
+  throw first
+}
+
 function hasInputs(rex: Rex): boolean {
   return rex.kind === 'Input' || (rex.kind === 'Call' && rex.args.some(hasInputs))
 }
@@ -176,10 +200,8 @@ function bindNode(e: ast.Expr, ctx: BindContext): Rex {
     }
     case 'IntervalLiteral':
       return intervalLiteral(e.text, e.unit, e.toUnit, e.negative, e.span)
-    case 'ColumnRef': {
-      const index = ctx.scope.resolve(e.name)
-      return inputRef(index, ctx.scope.fields[index]!.type)
-    }
+    case 'ColumnRef':
+      return bindColumnRef(e, ctx.scope)
     case 'BinaryOp':
       return resolveCall(e.op, [b(e.left), b(e.right)], e.span)
     case 'UnaryOp':
@@ -236,12 +258,6 @@ function bindNode(e: ast.Expr, ctx: BindContext): Rex {
       if (e.star) throw WeirError.plan(`${name}(*) is not a function`, { span: e.span, help: 'only COUNT(*) takes *' })
       if (e.filter) throw WeirError.plan(`FILTER (WHERE …) applies only to aggregate functions, not ${name}`, { span: e.filter.span })
       if (e.distinct) throw WeirError.plan(`DISTINCT applies only to aggregate functions, not ${name}`, { span: e.span })
-      if (name === 'ROW' && !e.name.quoted) {
-        throw WeirError.unsupported('a row value is not supported here', {
-          span: e.span,
-          help: 'a row (a, b) is supported on the left of IN / NOT IN (subquery); compare its columns one by one elsewhere',
-        })
-      }
       return resolveCall(name, e.args.map(b), e.span)
     }
     default:

@@ -44,6 +44,12 @@ export function typeFromAst(t: ast.TypeName): DataType {
       return T.timestampLtz(checkPrecision(t), nullable)
     case 'DATE':
       return T.date(nullable)
+    case 'ROW':
+      return T.row((t.fields ?? []).map(f => ({ name: f.name.value, type: typeFromAst(f.type) })), nullable)
+    case 'ARRAY':
+      return T.array(typeFromAst(t.elements![0]!), nullable)
+    case 'MAP':
+      return T.map(typeFromAst(t.elements![0]!), typeFromAst(t.elements![1]!), nullable)
     default:
       throw WeirError.unsupported(`type ${t.name} is not supported`, {
         span: t.span,

@@ -175,7 +175,7 @@ export function prefixEnd(prefix: Uint8Array): Buffer {
 
 /**
  * The index just past the one encoded value that starts at `i` of an encodeKey string
- * (tags: \x00 null, \x01 false, \x02 true, \x03 number + 4 units, \x04 string …\x00\x00, \x05 bigint …\x00).
+ * (tags: \x00 null, \x01 false, \x02 true, \x03 number + 4 units, \x04 string …\x00\x00, \x05 bigint …\x00, \x09 nested … \x0a).
  */
 export function skipEncoded(s: string, i: number): number {
   switch (s.charCodeAt(i)) {
@@ -197,6 +197,12 @@ export function skipEncoded(s: string, i: number): number {
     case 5: {
       const z = s.indexOf('\x00', i + 1)
       return z < 0 ? s.length : z + 1
+    }
+    case 9: {
+      // A nested value: its elements up to the closing \x0a.
+      let j = i + 1
+      while (j < s.length && s.charCodeAt(j) !== 10) j = skipEncoded(s, j)
+      return j + 1
     }
     default:
       throw WeirError.internal(`unknown key encoding tag ${s.charCodeAt(i)}`)
@@ -234,6 +240,11 @@ export function decodeEncoded(s: string, i: number): unknown {
       return s.slice(i + 1, skipEncoded(s, i) - 2).replace(/\x00\xff/g, '\x00')
     case 5:
       return BigInt(s.slice(i + 1, skipEncoded(s, i) - 1))
+    case 9: {
+      const out: unknown[] = []
+      for (let j = i + 1; j < s.length && s.charCodeAt(j) !== 10; j = skipEncoded(s, j)) out.push(decodeEncoded(s, j))
+      return out
+    }
     default:
       throw WeirError.internal(`unknown key encoding tag ${s.charCodeAt(i)}`)
   }
@@ -605,6 +616,15 @@ function encodedEnd(key: Uint8Array, i: number, tag: number): number {
           continue
         }
         return -1
+      }
+      return -1
+    case 9:
+      // A nested value: its elements up to the closing tag 10.
+      for (let j = i + 2; j + 1 < key.length;) {
+        const t = (key[j]! << 8) | key[j + 1]!
+        if (t === 10) return j + 2
+        j = encodedEnd(key, j, t)
+        if (j < 0) return -1
       }
       return -1
     default:

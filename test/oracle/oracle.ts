@@ -313,6 +313,9 @@ export function canonWeir(v: unknown, field: Field): string {
       return formatDate(v as number)
     case 'INTERVAL':
     case 'NULL':
+    case 'ROW':
+    case 'ARRAY':
+    case 'MAP':
       return `?${String(v)}`
   }
 }
