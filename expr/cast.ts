@@ -16,8 +16,15 @@ export function canCast(from: DataType, to: DataType): boolean {
   if (from.kind === 'NULL') return true
   if (to.kind === 'NULL') return false
   if (from.kind === 'ROW' || from.kind === 'ARRAY' || from.kind === 'MAP' || to.kind === 'ROW' || to.kind === 'ARRAY' || to.kind === 'MAP') {
-    // Nested values cast to STRING (Flink's text) or to their own type; other nested casts are not implemented.
-    return to.kind === 'STRING' || sameType(from, to)
+    // Nested values cast to STRING (Flink's text) or to a nested type of the same shape, element by
+    // element (a ROW by position: CAST(ROW(1, 'a') AS ROW<id INT, name STRING>) names the fields).
+    if (to.kind === 'STRING') return from.kind !== 'STRING'
+    if (from.kind === 'ROW' && to.kind === 'ROW') {
+      return from.fields.length === to.fields.length && from.fields.every((f, i) => canCast(f.type, to.fields[i]!.type))
+    }
+    if (from.kind === 'ARRAY' && to.kind === 'ARRAY') return canCast(from.element, to.element)
+    if (from.kind === 'MAP' && to.kind === 'MAP') return canCast(from.key, to.key) && canCast(from.value, to.value)
+    return false
   }
   if (from.kind === to.kind) return true
   if (to.kind === 'STRING') return true
@@ -354,8 +361,26 @@ function castFn(from: DataType, to: DataType, fail: (v: unknown) => null): CastF
     case 'ROW':
     case 'ARRAY':
     case 'MAP':
-      if (sameType(from, to)) return id
-      break
+      return nestedCastFn(from, to, fail) ?? (v => fail(v))
   }
   return v => fail(v)
+}
+
+/** Element-wise CAST between nested types of one shape (canCast checked it); NULL inside stays NULL. */
+function nestedCastFn(from: DataType, to: DataType, fail: (v: unknown) => null): CastFn | undefined {
+  if (sameType(from, to)) return v => v
+  const orNull = (f: CastFn): CastFn => v => (v === null || v === undefined ? null : f(v))
+  if (from.kind === 'ROW' && to.kind === 'ROW') {
+    const fs = from.fields.map((f, i) => orNull(castFn(f.type, to.fields[i]!.type, fail)))
+    return (r: readonly unknown[]) => fs.map((f, i) => f(r[i]))
+  }
+  if (from.kind === 'ARRAY' && to.kind === 'ARRAY') {
+    const f = orNull(castFn(from.element, to.element, fail))
+    return (a: readonly unknown[]) => a.map(f)
+  }
+  if (from.kind === 'MAP' && to.kind === 'MAP') {
+    const k = orNull(castFn(from.key, to.key, fail)), x = orNull(castFn(from.value, to.value, fail))
+    return (m: readonly (readonly [unknown, unknown])[]) => m.map(([a, b]) => [k(a), x(b)])
+  }
+  return undefined
 }

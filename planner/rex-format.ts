@@ -37,6 +37,16 @@ export function formatRex(rex: Rex, fields: readonly Field[]): string {
           if (a.length % 2 === 1) s += ` ELSE ${a[a.length - 1]}`
           return `${s} END`
         }
+        case 'FIELD': {
+          const row = rex.args[0]!.type
+          const i = rex.args[1]!.kind === 'Literal' ? (rex.args[1].value as number) : -1
+          return row.kind === 'ROW' && row.fields[i] !== undefined ? `${a[0]}.${row.fields[i].name}` : `${rex.op}(${a.join(', ')})`
+        }
+        case 'ITEM':
+          return `${a[0]}[${a[1]}]`
+        case 'ARRAY':
+        case 'MAP':
+          return `${rex.op}[${a.join(', ')}]`
         default:
           return `${rex.op}(${a.join(', ')})`
       }

@@ -1,6 +1,6 @@
 // Comparisons, AND / OR / NOT (three-valued), IS [NOT] NULL / TRUE / FALSE, IS [NOT] DISTINCT FROM,
 // BETWEEN and IN. Operands of different types are converted to their comparison type first.
-import { T, type DataType } from '../../common/types.js'
+import { T, isNested, type DataType } from '../../common/types.js'
 import { literal, type Rex } from '../../core/rex.js'
 import { comparisonType, typeName } from '../coercion.js'
 import { anyNullable, checkArity, mkCall, type BindContext, type FunctionDef } from '../registry.js'
@@ -14,7 +14,9 @@ function toComparable(x: Rex, t: DataType, ctx: BindContext): Rex {
 function comparable(op: string, a: Rex, b: Rex, ctx: BindContext): [Rex, Rex] | null {
   const t = comparisonType(a.type, b.type)
   if (t === null) {
-    throw ctx.error(`cannot apply '${op}' to ${typeName(a.type)} and ${typeName(b.type)}`, 'CAST one side')
+    const nested = isNested(a.type) || isNested(b.type)
+    throw ctx.error(`cannot apply '${op}' to ${typeName(a.type)} and ${typeName(b.type)}`,
+      nested ? 'comparing ROW, ARRAY and MAP values is not supported yet: compare their fields or elements' : 'CAST one side')
   }
   if (t.kind === 'NULL') return null
   return [toComparable(a, t, ctx), toComparable(b, t, ctx)]
