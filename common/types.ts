@@ -141,7 +141,7 @@ export function formatType(t: DataType): string {
 
 /** A field name as Flink prints it inside ROW<…>: backquoted when it is not a plain word. */
 function quoteFieldName(name: string): string {
-  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) ? name : '`' + name.replace(/`/g, '``') + '`'
+  return /^[A-Za-z_][A-Za-z0-9_$]*$/.test(name) ? name : '`' + name.replace(/`/g, '``') + '`'
 }
 
 /** True for ROW, ARRAY and MAP. */

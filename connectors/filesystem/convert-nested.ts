@@ -4,7 +4,8 @@
 // allowed at every level; a value of the wrong shape is a ConvertError naming the nested field.
 import type { DataType } from '../../common/types.js'
 import { formatType } from '../../common/types.js'
-import { ConvertError, type Converter } from './convert.js'
+import { ConvertError } from './convert-error.js'
+import type { Converter } from './convert.js'
 
 type Nested = Extract<DataType, { kind: 'ROW' | 'ARRAY' | 'MAP' }>
 
@@ -14,13 +15,21 @@ function shape(v: unknown): string {
   return typeof v === 'string' ? JSON.stringify(v.length > 60 ? v.slice(0, 60) + '…' : v) : String(v)
 }
 
-/** Runs `convert` on a nested value, prefixing an error with where it is (`.name`, `[2]`). */
+/** A ConvertError inside a nested value: `path` says where (`.n.z[2]`), outermost first. */
+class NestedConvertError extends ConvertError {
+  constructor(found: string, readonly base: string, readonly path: string, help?: string) {
+    super(found, `${base} at ${path}`, help)
+  }
+}
+
+/** Runs `convert` on a nested value, adding where it is (`.name`, `[2]`) to an error's path. */
 function at(where: string, convert: Converter, v: unknown): unknown {
   if (v === null || v === undefined) return null
   try {
     return convert(v)
   } catch (e) {
-    if (e instanceof ConvertError) throw new ConvertError(e.found, `${e.expected} at ${where}`, e.help)
+    if (e instanceof NestedConvertError) throw new NestedConvertError(e.found, e.base, where + e.path, e.help)
+    if (e instanceof ConvertError) throw new NestedConvertError(e.found, e.expected, where, e.help)
     throw e
   }
 }
@@ -55,7 +64,7 @@ export function nestedConverter(type: Nested, inner: (t: DataType) => Converter)
       return v => {
         if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new ConvertError(shape(v), formatType(type))
         const out: [unknown, unknown][] = []
-        for (const [k, x] of Object.entries(v as Record<string, unknown>)) out.push([at(`key '${k}'`, key, k), at(`['${k}']`, value, x)])
+        for (const [k, x] of Object.entries(v as Record<string, unknown>)) out.push([at(`[key '${k}']`, key, k), at(`['${k}']`, value, x)])
         return out
       }
     }

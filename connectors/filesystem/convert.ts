@@ -8,12 +8,8 @@ import { assertNever } from '../../common/assert.js'
 import { int64, intRange, type Int64 } from '../../common/int64.js'
 import { nestedConverter } from './convert-nested.js'
 
-/** A value that does not fit its column type; `help` says what to do when that is more than skipping the record. */
-export class ConvertError extends Error {
-  constructor(readonly found: string, readonly expected: string, readonly help?: string) {
-    super(`expected ${expected}, found ${found}`)
-  }
-}
+import { ConvertError } from './convert-error.js'
+export { ConvertError }
 
 export type Converter = (v: unknown) => unknown
 
