@@ -127,6 +127,9 @@ function bindInner(e: ast.Expr, ctx: BindContext): Rex {
       const out = agg.groupOutput.get(rexKey(overInput))
       if (out !== undefined) return inputRef(out, agg.outputTypes[out]!)
       if (overInput.kind === 'Literal' || !hasInputs(overInput)) return overInput
+      // `r.f` where r is a GROUP BY key: the field of the key's output column.
+      const field = e.kind === 'ColumnRef' ? fieldOfGroupKey(overInput, agg) : undefined
+      if (field !== undefined) return field
       if (e.kind === 'ColumnRef') {
         const name = e.name.parts[e.name.parts.length - 1]!.value
         const extra = agg.extraColumns?.get(name.toLowerCase())
@@ -166,6 +169,15 @@ function bindColumnRef(e: ast.ColumnRef, scope: Scope): Rex {
     return rex
   }
   throw first
+}
+
+/** A FIELD chain over the input re-read from a GROUP BY key it starts at, or undefined. */
+function fieldOfGroupKey(rex: Rex, agg: AggregateMapping): Rex | undefined {
+  const out = agg.groupOutput.get(rexKey(rex))
+  if (out !== undefined) return inputRef(out, agg.outputTypes[out]!)
+  if (rex.kind !== 'Call' || rex.op !== 'FIELD') return undefined
+  const base = fieldOfGroupKey(rex.args[0]!, agg)
+  return base === undefined ? undefined : { ...rex, args: [base, rex.args[1]!] }
 }
 
 function hasInputs(rex: Rex): boolean {
