@@ -61,7 +61,7 @@ const STATEMENT_START = new Set<TokenType>([
 const QUERY_START = new Set<TokenType>([T.SELECT, T.WITH, T.VALUES])
 const TYPE_TAIL = new Set<TokenType>([T.PRECISION, T.WITH, T.WITHOUT, T.NOT, T.NULL, T.LParen])
 /** Flink's composite types: `ARRAY<INT>` fails at '<', which deserves a clearer word. */
-const COMPOSITE_TYPES = new Set(['ARRAY', 'MAP', 'MULTISET', 'ROW'])
+const COMPOSITE_TYPES = new Set(['MULTISET'])
 const TWO_WORD: ReadonlyMap<TokenType, string> = new Map([
   [T.PRIMARY, 'PRIMARY KEY'],
   [T.GROUP, 'GROUP BY'],
@@ -265,7 +265,7 @@ function summarize(parser: SqlParser, e: Expected, mode: ParseMode, suggestion: 
   // After a column's type, the type's own optional parts are rarely what is missing.
   if (types.has(T.METADATA)) drop(t => TYPE_TAIL.has(t))
   if ([...types].some(t => !QUERY_TAIL.has(t))) drop(t => QUERY_TAIL.has(t))
-  if (types.size > 1) drop(t => t === T.Dot)
+  if (types.size > 1) drop(t => t === T.Dot || t === T.LBracket)
 
   for (const t of types) {
     if (t === T.Semicolon) end = true

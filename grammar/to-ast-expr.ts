@@ -513,7 +513,7 @@ export function typeName(n: CstNode, s: Spans): A.TypeName {
   const id = identFromToken(token(n, 'Name')!, s)
   const written = id.value.toUpperCase()
   if (!id.quoted && NESTED_TYPE_NAMES.has(written)) return nestedTypeName(n, s, written, typeName)
-  if (has(n, 'Lt') || nodes(n, 'typeArg').length > 0) {
+  if ((has(n, 'Lt') || nodes(n, 'typeArg').length > 0) && !UNSUPPORTED_TYPES.has(written)) {
     throw WeirError.syntax(`type ${written} takes no element types`, { span: s.of(n), help: 'only ROW, ARRAY and MAP have types inside them' })
   }
   let name = id.quoted ? undefined : TYPE_NAMES[written]

@@ -74,7 +74,7 @@ describe('syntax errors', () => {
 
   it('reports Flink types Weir lacks as unsupported', () => {
     expect(syntaxErrorOf('CREATE TABLE t (a TIME)')).toMatchObject({ at: '1:19', kind: 'unsupported', message: 'type TIME is not supported' })
-    expect(syntaxErrorOf('CREATE TABLE t (a ARRAY<INT>)')).toMatchObject({ at: '1:24', help: 'ARRAY types are not supported' })
+    expect(syntaxErrorOf('CREATE TABLE t (a MULTISET<INT>)')).toMatchObject({ at: '1:19', kind: 'unsupported', message: 'type MULTISET is not supported' })
   })
 
   it('checks type parameters', () => {

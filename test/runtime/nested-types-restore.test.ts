@@ -24,6 +24,7 @@ interface Bid {
   extra: string | null
 }
 const bids: Bid[] = []
+const auctions: Record<string, unknown>[] = []
 
 const ts = (ms: number): string => new Date(ms).toISOString().replace('T', ' ').replace('Z', '')
 
@@ -36,11 +37,12 @@ function writeEvents(path: string): void {
     const slot = i % 50
     const e: Record<string, unknown> = { event_type: slot === 0 ? 0 : slot <= 3 ? 1 : 2, person: null, auction: null, bid: null }
     if (slot === 0) {
-      e.person = { id: 1000 + i, name: `p${i}`, emailAddress: `p${i}@x.org`, creditCard: '1234', city: ['Phoenix', 'Kent'][i % 2], state: 'OR',
-        dateTime: ts(t), extra: '' }
+      e.person = { id: 1000 + i, name: `p${i}`, emailAddress: `p${i}@x.org`, creditCard: '1234', city: ['Phoenix', 'Kent'][i % 2], state: 'OR', dateTime: ts(t),
+        extra: '' }
     } else if (slot <= 3) {
       e.auction = { id: 5000 + i, itemName: `item${i}`, description: 'd', initialBid: 10, reserve: 100, dateTime: ts(t), expires: ts(t + 60_000),
         seller: 1000 + (i - slot), category: 10 + (i % 5), extra: i % 2 ? null : 'x' }
+      auctions.push(e.auction as Record<string, unknown>)
     } else {
       const bid: Bid = { auction: 5000 + (i % 211), bidder: 1000 + (i % 13), price: (i * 7919) % 1000, dateTime: ts(t), extra: i % 3 ? null : `e${i}` }
       bids.push(bid)
@@ -154,7 +156,8 @@ const lastBy = <K>(key: (b: Bid) => K): Map<K, Bid> => {
 const CASES: readonly Case[] = [
   {
     name: 'GROUP BY a ROW key, LAST_VALUE of a ROW and of an ARRAY',
-    columns: 'k ROW<bidder BIGINT, odd BOOLEAN>, n BIGINT, total BIGINT, last_bid ROW<auction BIGINT, bidder BIGINT, price BIGINT, dateTime TIMESTAMP(3), extra STRING>, last_pair ARRAY<BIGINT>',
+    columns:
+      'k ROW<bidder BIGINT, odd BOOLEAN>, n BIGINT, total BIGINT, last_bid ROW<auction BIGINT, bidder BIGINT, price BIGINT, dateTime TIMESTAMP(3), extra STRING>, last_pair ARRAY<BIGINT>',
     query: `SELECT k, COUNT(*), SUM(price), LAST_VALUE(b), LAST_VALUE(pair) FROM (
         SELECT CAST(ROW(bid.bidder, MOD(bid.price, 2) = 1) AS ROW<bidder BIGINT, odd BOOLEAN>) AS k, bid.price AS price, bid AS b,
           ARRAY[bid.auction, bid.price] AS pair
@@ -197,6 +200,14 @@ const CASES: readonly Case[] = [
         SELECT bid, ROW_NUMBER() OVER (PARTITION BY bid.auction ORDER BY dateTime DESC) AS rn FROM datagen WHERE event_type = 2)
       WHERE rn = 1`,
     expected: () => [...lastBy(b => b.auction).values()].map(b => ({ auction: b.auction, b })),
+  },
+  {
+    name: "a regular join keeping both sides' ROW values in its state",
+    columns: `id BIGINT, a ROW<id BIGINT, itemName STRING, description STRING, initialBid BIGINT, reserve BIGINT, dateTime TIMESTAMP(3),
+      expires TIMESTAMP(3), seller BIGINT, category BIGINT, extra STRING>, b ROW<auction BIGINT, bidder BIGINT, price BIGINT, dateTime TIMESTAMP(3), extra STRING>`,
+    query: `SELECT x.auction.id, x.auction, y.bid FROM (SELECT auction FROM datagen WHERE event_type = 1) AS x
+      JOIN (SELECT bid FROM datagen WHERE event_type = 2) AS y ON x.auction.id = y.bid.auction`,
+    expected: () => auctions.flatMap(a => bids.filter(b => b.auction === a.id).map(b => ({ id: a.id, a, b }))),
   },
 ]
 

@@ -4,7 +4,8 @@
 // splits into its (key, namespace) prefix and its user key.
 import { describe, expect, it } from 'vitest'
 import { encodeKey } from '../../state/key-encoding.js'
-import { cellPrefixLength, decodeEntry, decodeKey, decodeUserKey, encodeEntry, encodeUserKey, mapEntryKey, namespaceBytes, slotPrefix } from '../../state/rocksdb/codec.js'
+import { cellPrefixLength, decodeEntry, decodeKey, decodeUserKey, encodeEntry, encodeUserKey, mapEntryKey, namespaceBytes,
+  slotPrefix } from '../../state/rocksdb/codec.js'
 
 const VALUES: readonly unknown[] = [
   [1, 'a'],
