@@ -145,6 +145,8 @@ interface Case {
   readonly query: string
   /** The rows a straight run must give, computed here from the events. */
   readonly expected: () => Row[]
+  /** How many times the query reads the source (a join of two views reads it twice). */
+  readonly scans?: number
 }
 
 const lastBy = <K>(key: (b: Bid) => K): Map<K, Bid> => {
@@ -208,6 +210,7 @@ const CASES: readonly Case[] = [
     query: `SELECT x.auction.id, x.auction, y.bid FROM (SELECT auction FROM datagen WHERE event_type = 1) AS x
       JOIN (SELECT bid FROM datagen WHERE event_type = 2) AS y ON x.auction.id = y.bid.auction`,
     expected: () => auctions.flatMap(a => bids.filter(b => b.auction === a.id).map(b => ({ id: a.id, a, b }))),
+    scans: 2,
   },
 ]
 
@@ -258,7 +261,7 @@ describe.each(CASES)('$name', c => {
       expect(first.checkpointsCompleted).toBeGreaterThanOrEqual(1)
       const second = await run(c, out, { ...options, 'parallelism.default': String(z) })
       expect(second.cancelled).toBe(false)
-      expect(second.sourceRecordsRead, 'the restored run resumed midway').toBeLessThan(EVENTS)
+      expect(second.sourceRecordsRead, 'the restored run resumed midway').toBeLessThan(EVENTS * (c.scans ?? 1))
       expect(debeziumRows(out)).toEqual(expected)
     },
     240_000,
