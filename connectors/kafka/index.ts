@@ -8,6 +8,7 @@ import { kafkaSink, valueFormatOf as valueFormat } from './sink/index.js'
 import { checkMetadataColumns, KAFKA_METADATA_KEYS } from './source-metadata.js'
 import { createKafkaSource } from './source.js'
 import { resolveKafkaSourceOptions } from './source-options.js'
+import { checkCsvColumns } from '../filesystem/csv-columns.js'
 
 /**
  * @example CREATE TABLE clicks (user_id BIGINT, url STRING, ts TIMESTAMP_LTZ(3) METADATA FROM 'timestamp')
@@ -20,6 +21,7 @@ export const kafkaConnector: ConnectorFactory = {
       const keys = metadata ?? schema.map(() => null)
       checkMetadataColumns(schema, keys, valueFormat(options))
       const physical = schema.filter((_, i) => keys[i] === null)
+      checkCsvColumns(valueFormat(options), physical)
       // A table is checked as what it can be: read (the source's options), written (the sink's), or
       // both. One the source refuses but the sink takes is a sink table: reading it fails as the job
       // starts, with the source's message. An option neither side knows is refused by both.
@@ -56,7 +58,10 @@ export const kafkaConnector: ConnectorFactory = {
   },
   sink: {
     ...kafkaSink,
-    validate: (options, schema, primaryKey) => kafkaSink.validate(without(options, sourceOnly), schema, primaryKey),
+    validate: (options, schema, primaryKey) => {
+      checkCsvColumns(valueFormat(options), schema)
+      kafkaSink.validate(without(options, sourceOnly), schema, primaryKey)
+    },
     checkWrite: (options, schema, primaryKey, metadata) => kafkaSink.checkWrite!(without(options, sourceOnly), schema, primaryKey, metadata),
     acceptsUpdates: options => kafkaSink.acceptsUpdates(without(options, sourceOnly)),
     create: ctx => kafkaSink.create({ ...ctx, options: without(ctx.options, sourceOnly) }),

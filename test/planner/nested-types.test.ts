@@ -71,5 +71,8 @@ describe('nested types in the planner', () => {
     const e = await refusal(`CREATE TABLE c (id INT, tags ARRAY<STRING>) WITH ('connector' = 'filesystem', 'path' = '/x', 'format' = 'csv')`)
     expect(e.message).toBe("column 'tags' is ARRAY<STRING>: the csv format cannot hold ROW, ARRAY or MAP values")
     expect(e.help).toContain("'format' = 'json'")
+    const k = await refusal(`CREATE TABLE k (id INT, r ROW<x INT>) WITH ('connector' = 'kafka', 'topic' = 'k',
+      'properties.bootstrap.servers' = 'localhost:9092', 'properties.group.id' = 'g', 'format' = 'csv')`)
+    expect(k.message).toBe("column 'r' is ROW<x INT>: the csv format cannot hold ROW, ARRAY or MAP values")
   })
 })
