@@ -67,6 +67,22 @@ describe('nested types in the planner', () => {
     }
   })
 
+  it('SHOW CREATE TABLE prints nested types that read back as the same table', async () => {
+    const session = new Session({ println: () => undefined, explainOnly: true })
+    await session.executeSql(DDL.replace('ROW<a INT,', 'ROW<a INT NOT NULL, `b c` MAP<STRING, ARRAY<DECIMAL(5, 2)>>,'))
+    const shown = (await session.executeSql('SHOW CREATE TABLE t')).at(-1)!
+    if (shown.kind !== 'explain') throw new Error(shown.kind)
+    expect(shown.text).toContain('`r` ROW<a INT NOT NULL, `b c` MAP<STRING, ARRAY<DECIMAL(5, 2)>>, b STRING, n ROW<z ARRAY<INT>>>')
+    const describe = async (s: Session) => {
+      const r = (await s.executeSql('DESCRIBE t')).at(-1)!
+      if (r.kind !== 'table') throw new Error(r.kind)
+      return r.rows
+    }
+    const again = new Session({ println: () => undefined, explainOnly: true })
+    await again.executeSql(shown.text)
+    expect(await describe(again)).toEqual(await describe(session))
+  })
+
   it('a csv table with a nested column is refused, naming the column', async () => {
     const e = await refusal(`CREATE TABLE c (id INT, tags ARRAY<STRING>) WITH ('connector' = 'filesystem', 'path' = '/x', 'format' = 'csv')`)
     expect(e.message).toBe("column 'tags' is ARRAY<STRING>: the csv format cannot hold ROW, ARRAY or MAP values")
