@@ -2,7 +2,7 @@
 // decode worker (decode-worker.ts).
 import type { Field } from '../../common/types.js'
 import type { ConnectorOptions, SplitPosition } from '../api.js'
-import type { BatchLayout } from './row-codec.js'
+import type { BatchLayout } from './column-batch.js'
 import type { Restore } from './source.js'
 
 /** What the worker reads: the reader's files, where each starts, and its context without the signal. */
@@ -24,13 +24,12 @@ export interface WorkerInit {
 export const MAX_BATCHES_AHEAD = 4
 export const MAX_BYTES_AHEAD = 16 << 20
 
-/** A chunk of the reader's, its rows encoded (row-codec.ts) in `buffer` (transferred). */
+/** A chunk of the reader's (JSON lines: all inserts), its rows as a column batch (column-batch.ts) in `buffer` (transferred). */
 export interface ChunkMessage {
   readonly t: 'chunk'
   readonly split: number
   readonly splitEnded: boolean
   readonly position: SplitPosition
-  readonly kinds: Uint8Array | null
   readonly layout: BatchLayout
   readonly buffer: ArrayBuffer
   /** The worker's reader's metrics right after this chunk. */

@@ -1,6 +1,6 @@
 // The filesystem JSON source read and decoded on a worker thread of its own (decode-worker.ts), so
 // the operators have the main thread to themselves: the worker runs the source's own reader and
-// sends each chunk as a binary batch (row-codec.ts) with its split, position and the reader's
+// sends each chunk as a column batch (column-batch.ts) with its split, position and the reader's
 // metrics; this reader hands the chunks on in order, turning each batch into rows. The worker reads
 // at most MAX_BATCHES_AHEAD chunks ahead and waits for credit, which a chunk earns when `next()`
 // hands it on: positions are only ever those of chunks handed on, so a checkpoint never counts what
@@ -13,7 +13,7 @@ import { Worker } from 'node:worker_threads'
 import { type ErrorKind, WeirError } from '../../common/errors.js'
 import type { SourceChunk, SourceContext, SourceReader } from '../api.js'
 import type { Credit, FromWorker, WorkerInit } from './decode-protocol.js'
-import { decodeRows } from './row-codec.js'
+import { toRows } from './column-batch.js'
 import type { Restore } from './source.js'
 
 /**
@@ -115,12 +115,11 @@ export class ThreadedFileReader implements SourceReader {
       case 'chunk': {
         this.lastMetrics = item.metrics
         // The rows hold no view of the buffer (strings and numbers are copied out): it goes back to be used again.
-        const rows = decodeRows(item.layout, item.buffer)
+        const rows = toRows(item.layout, item.buffer)
         const credit: Credit = { t: 'credit', bytes: item.buffer.byteLength, buffer: item.buffer }
         this.worker?.postMessage(credit, [item.buffer])
         return {
           rows,
-          ...(item.kinds === null ? {} : { kinds: item.kinds }),
           split: item.split,
           ...(item.splitEnded ? { splitEnded: true } : {}),
           position: item.position,

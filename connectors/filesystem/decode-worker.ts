@@ -1,12 +1,13 @@
 // The filesystem source's decode worker: runs the source's own reader (FileSourceReader, so rows,
-// positions, errors and skipped records are exactly those of reading on the main thread) and sends
-// each chunk as a binary batch (row-codec.ts), at most a few ahead of what the main thread took.
+// positions, errors and skipped records are exactly those of reading on the main thread), which puts
+// each chunk's values straight from the file's bytes into a column batch (column-batch.ts), and sends
+// the batch, at most a few ahead of what the main thread took.
 import { parentPort, workerData } from 'node:worker_threads'
 import { isWeirError } from '../../common/errors.js'
 import type { SourceContext } from '../api.js'
 import { type ChunkMessage, type Credit, type ErrorMessage, MAX_BATCHES_AHEAD, MAX_BYTES_AHEAD, type WorkerInit } from './decode-protocol.js'
 import { resolveFsOptions } from './options.js'
-import { encodeRows } from './row-codec.js'
+import { ColumnBatchBuilder } from './column-batch.js'
 import { decoderFor, FileSourceReader, jsonScanner } from './source.js'
 
 const port = parentPort!
@@ -49,21 +50,23 @@ async function run(): Promise<void> {
     }
     const config = resolveFsOptions(ctx.options)
     const decoder = decoderFor(config, ctx)
-    reader = new FileSourceReader(init.files, init.restore, decoder, jsonScanner(decoder, config, ctx), config.json.ignoreParseErrors, ctx)
-    const width = ctx.schema.length
+    const scanner = jsonScanner(decoder, config, ctx)
+    reader = new FileSourceReader(init.files, init.restore, decoder, scanner, config.json.ignoreParseErrors, ctx)
+    // The columns the scanner fills: those read (as jsonScanner chose them), the others only for records JsonDecoder decoded.
+    const read = ctx.schema.map((f, i) => (ctx.readColumns?.[i] ?? true) || !f.type.nullable)
+    const columns = new ColumnBatchBuilder(ctx.schema, read, Math.max(1, ctx.batchSize))
     for (;;) {
       while (batchesAhead >= MAX_BATCHES_AHEAD || (batchesAhead > 0 && bytesAhead >= MAX_BYTES_AHEAD)) {
         await new Promise<void>(resolve => (wake = resolve))
       }
-      const chunk = await reader.next()
+      const chunk = await reader.nextInto(columns)
       if (chunk === null) break
-      const { layout, buffer } = encodeRows(chunk.rows, width, spares.pop() ?? null)
+      const { layout, buffer } = columns.finish(spares.pop() ?? null)
       const message: ChunkMessage = {
         t: 'chunk',
         split: chunk.split,
         splitEnded: chunk.splitEnded === true,
         position: chunk.position,
-        kinds: chunk.kinds ?? null,
         layout,
         buffer,
         metrics: reader.metrics(),

@@ -20,6 +20,8 @@ export class JsonDecoder implements RecordDecoder {
   readonly isDecimal: boolean[]
   private readonly hasDecimal: boolean
   readonly isInteger: boolean[]
+  /** STRING columns: their converter keeps a string as it is. */
+  readonly isString: boolean[]
   /** TIMESTAMP / TIMESTAMP_LTZ columns of precision ≥ 3: text 'yyyy-MM-dd HH:mm:ss[.SSS]' converts to its epoch ms as is (fastTimestamp). */
   readonly isMillisTimestamp: boolean[]
   /** Columns named like an Object.prototype member ('constructor', '__proto__'…), looked up as own properties only. */
@@ -34,6 +36,7 @@ export class JsonDecoder implements RecordDecoder {
     this.isDecimal = schema.map(f => f.type.kind === 'DECIMAL')
     this.hasDecimal = this.isDecimal.includes(true)
     this.isInteger = schema.map(f => isIntegral(f.type))
+    this.isString = schema.map(f => f.type.kind === 'STRING')
     this.isMillisTimestamp = schema.map(f => (f.type.kind === 'TIMESTAMP' || f.type.kind === 'TIMESTAMP_LTZ') && f.type.precision >= 3)
     this.inherited = this.names.map(n => n in Object.prototype)
   }

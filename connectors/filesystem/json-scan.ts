@@ -17,6 +17,23 @@ import type { JsonDecoder } from './json-decoder.js'
 /** Returned when the record needs JsonDecoder (see above). */
 export const FALLBACK: unique symbol = Symbol('fallback')
 
+/**
+ * A column's raw value that is a string without escapes, left in the record's bytes (spanStart /
+ * spanEnd): a row makes its text, a ColumnSink may copy its bytes instead.
+ */
+const SPAN: unique symbol = Symbol('span')
+
+/**
+ * Where `appendTo` puts a record's values, column by column (a column batch being built, see
+ * column-batch.ts): `span` is a STRING column's value that is the bytes from `start` to `end` of the
+ * buffer last scanned (UTF-8, no escapes; `wide`: some byte is beyond ASCII).
+ */
+export interface ColumnSink {
+  put(column: number, value: unknown): void
+  putNull(column: number): void
+  putSpan(column: number, start: number, end: number, wide: boolean): void
+}
+
 /** Nesting deeper than this in a skipped value is left to JSON.parse. */
 const MAX_DEPTH = 512
 
@@ -45,6 +62,14 @@ export class JsonFieldScanner {
    * the only writer of a read column's raw value, each time it writes one: row() looks at read columns only.
    */
   private readonly converted: Uint8Array
+  /** Per column whose raw value is SPAN: where its text lies in `buf`, and whether a byte is beyond ASCII. */
+  private readonly spanStart: Int32Array
+  private readonly spanEnd: Int32Array
+  private readonly spanWide: Uint8Array
+  /** Per column: its type is STRING, whose converter keeps a string as it is (a span can stay bytes). */
+  private readonly isString: readonly boolean[]
+  /** The buffer of the record last scanned. */
+  private buf: Slicing = Buffer.alloc(0) as Slicing
   // Set by the scanning methods (no object per value): the end of the string just scanned, whether it
   // had escapes or bytes beyond ASCII.
   private strEnd = 0
@@ -62,11 +87,25 @@ export class JsonFieldScanner {
     this.read = read
     this.raw = new Array<unknown>(names.length).fill(undefined)
     this.converted = new Uint8Array(names.length)
+    this.spanStart = new Int32Array(names.length)
+    this.spanEnd = new Int32Array(names.length)
+    this.spanWide = new Uint8Array(names.length)
+    this.isString = decoder.isString
   }
 
   /** The row of the JSON object in `buf` from `start` to `end`, or FALLBACK; a RecordError for a value its column cannot take. */
   decode(buf: Buffer, start: number, end: number): Row | typeof FALLBACK {
+    return this.scan(buf, start, end) ? this.row() : FALLBACK
+  }
+
+  /**
+   * Reads the JSON object in `buf` from `start` to `end`: true when it could, then `appendTo` puts its
+   * values in a ColumnSink (as `decode` would give them); false for a record that needs JsonDecoder
+   * (FALLBACK). `buf` must stay as it is until then.
+   */
+  scan(buf: Buffer, start: number, end: number): boolean {
     const b = buf as Slicing
+    this.buf = b
     const raw = this.raw
     const n = raw.length
     for (let c = 0; c < n; c++) raw[c] = undefined
@@ -76,33 +115,33 @@ export class JsonFieldScanner {
     }
     this.base = b.byteOffset
     let i = skipWs(b, start, end)
-    if (i >= end || b[i] !== OPEN_BRACE) return FALLBACK
+    if (i >= end || b[i] !== OPEN_BRACE) return false
     i = skipWs(b, i + 1, end)
     if (i < end && b[i] === CLOSE_BRACE) {
       i++
     } else {
       for (;;) {
-        if (i >= end || b[i] !== QUOTE) return FALLBACK
+        if (i >= end || b[i] !== QUOTE) return false
         const keyStart = i + 1
-        if (!this.scanString(b, keyStart, end) || this.strEscaped) return FALLBACK
+        if (!this.scanString(b, keyStart, end) || this.strEscaped) return false
         const column = this.columnOf(b, keyStart, this.strEnd - 1)
-        if (column === -2) return FALLBACK
+        if (column === -2) return false
         i = skipWs(b, this.strEnd, end)
-        if (i >= end || b[i] !== COLON) return FALLBACK
+        if (i >= end || b[i] !== COLON) return false
         i = skipWs(b, i + 1, end)
-        if (i >= end) return FALLBACK
+        if (i >= end) return false
         i = column >= 0 && this.read[column] ? this.value(b, i, end, column) : this.skip(b, i, end, 0, column)
-        if (i < 0) return FALLBACK
+        if (i < 0) return false
         i = skipWs(b, i, end)
-        if (i >= end) return FALLBACK
+        if (i >= end) return false
         const d = b[i++]
         if (d === CLOSE_BRACE) break
-        if (d !== COMMA) return FALLBACK
+        if (d !== COMMA) return false
         i = skipWs(b, i, end)
       }
     }
-    if (skipWs(b, i, end) !== end) return FALLBACK
-    return this.row()
+    if (skipWs(b, i, end) !== end) return false
+    return true
   }
 
   /** The decoder's checks and conversions over the values found, column by column as JsonDecoder does them. */
@@ -113,9 +152,34 @@ export class JsonFieldScanner {
     for (let c = 0; c < n; c++) {
       const v = raw[c]
       if (v === undefined && this.failOnMissingField) this.decoder.missing(c)
-      row[c] = v === undefined || v === null || !this.read[c] ? null : this.converted[c] === 1 ? v : this.decoder.convert(c, v)
+      row[c] = v === undefined || v === null || !this.read[c] ? null : this.converted[c] === 1 ? v : this.decoder.convert(c, v === SPAN ? this.spanText(c) : v)
     }
     return row
+  }
+
+  /**
+   * After `scan` gave true: the record's values into `sink`, with row()'s checks and conversions in
+   * its order (so the same RecordError, after which the sink holds part of the record), but a STRING
+   * column's unescaped text as a span of the scanned bytes, made into a string by whoever reads the sink.
+   */
+  appendTo(sink: ColumnSink): void {
+    const raw = this.raw
+    const n = raw.length
+    for (let c = 0; c < n; c++) {
+      const v = raw[c]
+      if (v === undefined && this.failOnMissingField) this.decoder.missing(c)
+      if (v === undefined || v === null || !this.read[c]) sink.putNull(c)
+      else if (this.converted[c] === 1) sink.put(c, v)
+      else if (v === SPAN && this.isString[c]) sink.putSpan(c, this.spanStart[c]!, this.spanEnd[c]!, this.spanWide[c] === 1)
+      else sink.put(c, this.decoder.convert(c, v === SPAN ? this.spanText(c) : v))
+    }
+  }
+
+  /** The text of column `c`'s SPAN value. */
+  private spanText(c: number): string {
+    const s = this.spanStart[c]!
+    const e = this.spanEnd[c]!
+    return this.spanWide[c] === 1 ? this.buf.utf8Slice(s, e) : this.buf.latin1Slice(s, e)
   }
 
   /**
@@ -151,11 +215,13 @@ export class JsonFieldScanner {
           return e
         }
       }
-      this.raw[column] = this.strEscaped
-        ? JSON.parse(b.utf8Slice(i, e)) as string
-        : this.strWide
-        ? b.utf8Slice(i + 1, e - 1)
-        : b.latin1Slice(i + 1, e - 1)
+      if (this.strEscaped) this.raw[column] = JSON.parse(b.utf8Slice(i, e)) as string
+      else {
+        this.raw[column] = SPAN
+        this.spanStart[column] = i + 1
+        this.spanEnd[column] = e - 1
+        this.spanWide[column] = this.strWide ? 1 : 0
+      }
       return e
     }
     if (c === MINUS || (c >= 48 && c <= 57)) {

@@ -20,6 +20,7 @@ import { FALLBACK, JsonFieldScanner } from './json-scan.js'
 import { LineReader, type LineStart } from './line-reader.js'
 import { resolveFsOptions, type FsConfig } from './options.js'
 import { ThreadedFileReader, useDecodeThread } from './decode-thread.js'
+import type { ColumnBatchBuilder } from './column-batch.js'
 
 /**
  * A file split's position after a chunk: the file (its path as listed), the byte offset just after
@@ -34,6 +35,9 @@ export interface FilePosition {
   readonly line: number
   readonly ended: boolean
 }
+
+/** A chunk without its rows: what FileSourceReader.nextInto gives beside the rows it put in columns. */
+export type ChunkInfo = Omit<SourceChunk, 'rows' | 'kinds'>
 
 /** Where a split starts: at the beginning (null), after a line, or nowhere (already ended). */
 export type FileStart = (LineStart & { readonly ended: boolean }) | null
@@ -224,7 +228,7 @@ export class FileSourceReader implements SourceReader {
 
   private readonly starts: readonly FileStart[]
   /** Empty chunks that carry restored positions to their new split numbers, given before any rows. */
-  private readonly announce: SourceChunk[] = []
+  private readonly announce: ChunkInfo[] = []
   /** Splits whose end an announcement already reported. */
   private readonly announcedEnd = new Set<number>()
   /** Columns declared NOT NULL (primary key columns are). */
@@ -250,13 +254,28 @@ export class FileSourceReader implements SourceReader {
         const start = this.starts[split]
         if (start === null || start === undefined) continue
         const position: FilePosition = { file: files[split]!, offset: start.offset, line: start.line, ended: start.ended }
-        this.announce.push(start.ended ? { rows: [], split, splitEnded: true, position } : { rows: [], split, position })
+        this.announce.push(start.ended ? { split, splitEnded: true, position } : { split, position })
         if (start.ended) this.announcedEnd.add(split)
       }
     }
   }
 
   async next(): Promise<SourceChunk | null> {
+    const out = new ChunkRows()
+    const chunk = await this.read(out)
+    return chunk === null ? null : { rows: out.rows, ...out.chunkKinds(), ...chunk }
+  }
+
+  /**
+   * The next chunk's rows into `columns` (JSON lines read by the scanner only: the decode worker's
+   * batches, column-batch.ts), as `next()` gives them; the chunk without its rows, or null at the end.
+   */
+  async nextInto(columns: ColumnBatchBuilder): Promise<ChunkInfo | null> {
+    return this.read(columns)
+  }
+
+  /** The next chunk's rows into `out`; the chunk without its rows (and kinds), or null at the end. */
+  private async read(out: ChunkRows | ColumnBatchBuilder): Promise<ChunkInfo | null> {
     if (this.ctx.signal.aborted) return null
     const announced = this.announce.shift()
     if (announced !== undefined) return announced
@@ -269,21 +288,22 @@ export class FileSourceReader implements SourceReader {
       if (start?.ended === true) {
         // Read to its end before the checkpoint: nothing more, but the split still reports its end.
         this.fileIndex++
-        return { rows: [], split, splitEnded: true, position: { file, offset: start.offset, line: start.line, ended: true } satisfies FilePosition }
+        return { split, splitEnded: true, position: { file, offset: start.offset, line: start.line, ended: true } satisfies FilePosition }
       }
       this.lines = new LineReader(file, start ?? undefined, { bytes: this.scanner !== null })
     }
     const lines = this.lines
-    const out = new ChunkRows()
-    const rows = out.rows
+    const rowsOut = out instanceof ChunkRows ? out : null
     const want = Math.max(1, this.ctx.batchSize)
     const decoder = this.decoder
     const scanner = this.scanner
-    while (rows.length < want) {
-      if (scanner !== null && this.scanLine(scanner, lines, out, file)) continue
+    while (out.length < want) {
+      if (scanner !== null && (rowsOut === null ? this.scanInto(scanner, lines, out as ColumnBatchBuilder, file) : this.scanLine(scanner, lines, rowsOut, file))) continue
       const line = scanner === null ? lines.nextLine() : null
       if (line === null) {
         if (this.ctx.signal.aborted) return null
+        // The block in hand is given up for the next: spans into it must be copied first.
+        if (rowsOut === null) (out as ColumnBatchBuilder).release()
         if (await this.fill(lines, file)) continue
         // End of file: an open quoted field is a bad last record.
         if (decoder.reset()) this.fail(new RecordError('unterminated quoted field at end of file'), file, this.recordStart, this.recordText)
@@ -291,9 +311,9 @@ export class FileSourceReader implements SourceReader {
         this.bytesRead += lines.bytesRead
         this.lines = null
         this.fileIndex++
-        this.rowsRead += rows.length
+        this.rowsRead += out.length
         const position: FilePosition = { file, offset: lines.offset, line: lines.lineNo, ended: true }
-        return { rows, ...out.chunkKinds(), split, splitEnded: true, position }
+        return { split, splitEnded: true, position }
       }
       let result
       try {
@@ -321,11 +341,12 @@ export class FileSourceReader implements SourceReader {
         continue
       }
       this.recordText = ''
-      out.add(result)
+      // Only JSON lines, read by the scanner, go into columns.
+      rowsOut!.add(result)
     }
-    this.rowsRead += rows.length
+    this.rowsRead += out.length
     // A chunk ends right after a whole record, so no CSV record spans two chunks' positions.
-    return { rows, ...out.chunkKinds(), split, position: { file, offset: lines.offset, line: lines.lineNo, ended: false } satisfies FilePosition }
+    return { split, position: { file, offset: lines.offset, line: lines.lineNo, ended: false } satisfies FilePosition }
   }
 
   /**
@@ -364,6 +385,44 @@ export class FileSourceReader implements SourceReader {
       return true
     }
     out.add(result)
+    return true
+  }
+
+  /**
+   * `scanLine` into columns: the scanner puts the record's values straight into `out`, the unusual
+   * records decoded by JsonDecoder are added as rows; the same errors, checks and skips, in order.
+   */
+  private scanInto(scanner: JsonFieldScanner, lines: LineReader, out: ColumnBatchBuilder, file: string): boolean {
+    if (!lines.nextRange()) return false
+    let result: ReturnType<RecordDecoder['decode']>
+    try {
+      const block = lines.block
+      if (scanner.scan(block, lines.lineStart, lines.lineEnd)) {
+        out.line(block, lines.lineStart, lines.lineEnd)
+        scanner.appendTo(out)
+        const nullIn = this.notNull.length === 0 ? -1 : this.notNull.find(c => out.isNull(c)) ?? -1
+        if (nullIn !== -1) {
+          out.dropRow()
+          this.fail(this.notNullError(nullIn), file, lines.lineNo, lines.lineText())
+          return true
+        }
+        out.commit()
+        return true
+      }
+      result = this.decoder.decode(lines.lineText())
+    } catch (e) {
+      out.dropRow()
+      if (!(e instanceof RecordError)) throw e
+      this.fail(e, file, lines.lineNo, lines.lineText())
+      return true
+    }
+    if (result === SKIP || result === MORE) return true
+    const nullIn = this.nullInNotNull(result)
+    if (nullIn !== -1) {
+      this.fail(this.notNullError(nullIn), file, lines.lineNo, lines.lineText())
+      return true
+    }
+    out.add(rowsOf(result)[0]!)
     return true
   }
 
