@@ -84,8 +84,11 @@ export class ThreadedFileReader implements SourceReader {
 
   /** Chunks the worker has sent that `next()` has not handed on yet (read ahead). */
   get chunksAhead(): number {
-    return this.queue.filter(m => m.t === 'chunk').length
+    return this.queue.reduce((n, m) => n + (m.t === 'chunks' ? m.chunks.length : 0), 0) - this.taken
   }
+
+  /** Chunks of the message at the queue's head already handed on. */
+  private taken = 0
 
   private counted = true
   private stopped(): void {
@@ -103,26 +106,39 @@ export class ThreadedFileReader implements SourceReader {
 
   async next(): Promise<SourceChunk | null> {
     if (this.done || this.ctx.signal.aborted) return null
-    let item = this.queue.shift() ?? null
+    let item: Item | null = this.queue[0] ?? null
     if (item === null) {
       const worker = this.worker
       worker?.ref()
-      item = await new Promise<Item | null>(resolve => (this.waiting = resolve))
+      const delivered = await new Promise<Item | null>(resolve => (this.waiting = resolve))
       worker?.unref()
-      if (item === null || this.done) return null
+      if (delivered === null || this.done) return null
+      // At the queue's head until its chunks are all taken.
+      this.queue.push(delivered)
+      item = delivered
     }
+    if (item.t !== 'chunks') this.queue.shift()
     switch (item.t) {
-      case 'chunk': {
-        this.lastMetrics = item.metrics
-        // The rows hold no view of the buffer (strings and numbers are copied out): it goes back to be used again.
-        const rows = toRows(item.layout, item.buffer)
-        const credit: Credit = { t: 'credit', bytes: item.buffer.byteLength, buffer: item.buffer }
-        this.worker?.postMessage(credit, [item.buffer])
+      case 'chunks': {
+        const chunk = item.chunks[this.taken++]!
+        if (this.taken === item.chunks.length) {
+          this.queue.shift()
+          this.taken = 0
+        }
+        this.lastMetrics = chunk.metrics
+        // The rows hold no view of the buffer (strings and numbers are copied out).
+        const rows = toRows(chunk.layout, chunk.buffer)
+        if (this.taken === 0) {
+          // The message's chunks all taken: their buffers go back to be used again.
+          const buffers = item.chunks.map(c => c.buffer)
+          const credit: Credit = { t: 'credit', bytes: buffers.reduce((n, b) => n + b.byteLength, 0), buffers }
+          this.worker?.postMessage(credit, buffers)
+        }
         return {
           rows,
-          split: item.split,
-          ...(item.splitEnded ? { splitEnded: true } : {}),
-          position: item.position,
+          split: chunk.split,
+          ...(chunk.splitEnded ? { splitEnded: true } : {}),
+          position: chunk.position,
         }
       }
       case 'end':
@@ -154,6 +170,7 @@ export class ThreadedFileReader implements SourceReader {
   async close(): Promise<void> {
     this.done = true
     this.queue.length = 0
+    this.taken = 0
     this.ctx.signal.removeEventListener('abort', this.onAbort)
     this.deliver(null)
     const worker = this.worker

@@ -5,7 +5,17 @@
 import { parentPort, workerData } from 'node:worker_threads'
 import { isWeirError } from '../../common/errors.js'
 import type { SourceContext } from '../api.js'
-import { type ChunkMessage, type Credit, type ErrorMessage, MAX_BATCHES_AHEAD, MAX_BYTES_AHEAD, type WorkerInit } from './decode-protocol.js'
+import {
+  type ChunkPart,
+  type Credit,
+  type ErrorMessage,
+  MAX_BYTES_AHEAD,
+  MAX_MESSAGES_AHEAD,
+  MESSAGE_BYTES,
+  MESSAGE_CHUNKS,
+  MESSAGE_ROWS,
+  type WorkerInit,
+} from './decode-protocol.js'
 import { resolveFsOptions } from './options.js'
 import { ColumnBatchBuilder } from './column-batch.js'
 import { decoderFor, FileSourceReader, jsonScanner } from './source.js'
@@ -13,15 +23,15 @@ import { decoderFor, FileSourceReader, jsonScanner } from './source.js'
 const port = parentPort!
 const init = workerData as WorkerInit
 
-let batchesAhead = 0
+let messagesAhead = 0
 let bytesAhead = 0
 let wake: (() => void) | null = null
-/** Buffers the main thread gave back, to encode the next batches into. */
+/** Buffers the main thread gave back, to put the next batches into. */
 const spares: ArrayBuffer[] = []
 port.on('message', (m: Credit) => {
-  batchesAhead--
+  messagesAhead--
   bytesAhead -= m.bytes
-  if (spares.length < MAX_BATCHES_AHEAD) spares.push(m.buffer)
+  for (const b of m.buffers) if (spares.length < MESSAGE_CHUNKS * MAX_MESSAGES_AHEAD) spares.push(b)
   const w = wake
   wake = null
   w?.()
@@ -55,25 +65,34 @@ async function run(): Promise<void> {
     // The columns the scanner fills: those read (as jsonScanner chose them), the others only for records JsonDecoder decoded.
     const read = ctx.schema.map((f, i) => (ctx.readColumns?.[i] ?? true) || !f.type.nullable)
     const columns = new ColumnBatchBuilder(ctx.schema, read, Math.max(1, ctx.batchSize))
-    for (;;) {
-      while (batchesAhead >= MAX_BATCHES_AHEAD || (batchesAhead > 0 && bytesAhead >= MAX_BYTES_AHEAD)) {
-        await new Promise<void>(resolve => (wake = resolve))
+    let parts: ChunkPart[] = []
+    let rows = 0
+    let bytes = 0
+    const send = (): void => {
+      const buffers = parts.map(p => p.buffer)
+      messagesAhead++
+      bytesAhead += bytes
+      port.postMessage({ t: 'chunks', chunks: parts }, buffers)
+      parts = []
+      rows = 0
+      bytes = 0
+    }
+    try {
+      for (;;) {
+        while (parts.length === 0 && (messagesAhead >= MAX_MESSAGES_AHEAD || (messagesAhead > 0 && bytesAhead >= MAX_BYTES_AHEAD))) {
+          await new Promise<void>(resolve => (wake = resolve))
+        }
+        const chunk = await reader.nextInto(columns)
+        if (chunk === null) break
+        const { layout, buffer } = columns.finish(spares.pop() ?? null)
+        parts.push({ split: chunk.split, splitEnded: chunk.splitEnded === true, position: chunk.position, layout, buffer, metrics: reader.metrics() })
+        rows += layout.rows
+        bytes += buffer.byteLength
+        if (rows >= MESSAGE_ROWS || bytes >= MESSAGE_BYTES || parts.length >= MESSAGE_CHUNKS) send()
       }
-      const chunk = await reader.nextInto(columns)
-      if (chunk === null) break
-      const { layout, buffer } = columns.finish(spares.pop() ?? null)
-      const message: ChunkMessage = {
-        t: 'chunk',
-        split: chunk.split,
-        splitEnded: chunk.splitEnded === true,
-        position: chunk.position,
-        layout,
-        buffer,
-        metrics: reader.metrics(),
-      }
-      batchesAhead++
-      bytesAhead += buffer.byteLength
-      port.postMessage(message, [buffer])
+    } finally {
+      // The chunks read before the end or a failure go first (their rows precede a bad record's error).
+      if (parts.length > 0) send()
     }
     await reader.close()
     port.postMessage({ t: 'end' })

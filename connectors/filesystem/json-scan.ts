@@ -68,6 +68,13 @@ export class JsonFieldScanner {
   private readonly spanWide: Uint8Array
   /** Per column: its type is STRING, whose converter keeps a string as it is (a span can stay bytes). */
   private readonly isString: readonly boolean[]
+  /**
+   * Per column (and the record's start, at n): the column whose key followed its key in the last
+   * record that had one after it, or -1.
+   */
+  private readonly follow: Int32Array
+  /** Each column's name bytes when they can stand in a JSON string as they are (no quote, backslash or control byte), else null. */
+  private readonly plainNames: (Uint8Array | null)[]
   /** The buffer of the record last scanned. */
   private buf: Slicing = Buffer.alloc(0) as Slicing
   // Set by the scanning methods (no object per value): the end of the string just scanned, whether it
@@ -91,6 +98,8 @@ export class JsonFieldScanner {
     this.spanEnd = new Int32Array(names.length)
     this.spanWide = new Uint8Array(names.length)
     this.isString = decoder.isString
+    this.follow = new Int32Array(names.length + 1).fill(-1)
+    this.plainNames = this.nameBytes.map(name => (name.every(x => x >= 32 && x !== QUOTE && x !== BACKSLASH) ? name : null))
   }
 
   /** The row of the JSON object in `buf` from `start` to `end`, or FALLBACK; a RecordError for a value its column cannot take. */
@@ -120,13 +129,25 @@ export class JsonFieldScanner {
     if (i < end && b[i] === CLOSE_BRACE) {
       i++
     } else {
+      const follow = this.follow
+      // The column of the key before (the record's start: n).
+      let prev = this.raw.length
       for (;;) {
         if (i >= end || b[i] !== QUOTE) return false
         const keyStart = i + 1
-        if (!this.scanString(b, keyStart, end) || this.strEscaped) return false
-        const column = this.columnOf(b, keyStart, this.strEnd - 1)
-        if (column === -2) return false
-        i = skipWs(b, this.strEnd, end)
+        // Records of a file mostly have their keys in one order: the key is first compared with the
+        // name of the column that followed the previous key last time.
+        let column = follow[prev]!
+        let keyEnd = column >= 0 ? nameAt(b, keyStart, end, this.plainNames[column]!) : -1
+        if (keyEnd < 0) {
+          if (!this.scanString(b, keyStart, end) || this.strEscaped) return false
+          keyEnd = this.strEnd
+          column = this.columnOf(b, keyStart, keyEnd - 1)
+          if (column === -2) return false
+          if (column >= 0) follow[prev] = column
+        }
+        if (column >= 0) prev = column
+        i = skipWs(b, keyEnd, end)
         if (i >= end || b[i] !== COLON) return false
         i = skipWs(b, i + 1, end)
         if (i >= end) return false
@@ -351,6 +372,18 @@ export class JsonFieldScanner {
     }
     return false
   }
+}
+
+/**
+ * The index past the key at `i` (past its opening quote) when it is `name` (bytes that need no
+ * escape) followed by its closing quote, else -1.
+ */
+function nameAt(b: Uint8Array, i: number, end: number, name: Uint8Array | null): number {
+  if (name === null) return -1
+  const len = name.length
+  if (i + len >= end) return -1
+  for (let j = 0; j < len; j++) if (b[i + j] !== name[j]) return -1
+  return b[i + len] === QUOTE ? i + len + 1 : -1
 }
 
 function skipWs(b: Uint8Array, i: number, end: number): number {
