@@ -181,6 +181,46 @@ describe('decode worker', () => {
     expect(mainChunks.reduce((n, c) => n + c.rows.length, 0)).toBeGreaterThan(2000)
   })
 
+  it('gives the main-thread reader\'s rows for tricky lines: escapes, unicode, NULLs, missing fields, numbers as text, big integers, each timestamp form', async () => {
+    const TS = [['i', T.int()], ['big', T.bigint()], ['d', T.double()], ['s', T.string()], ['ts', T.timestamp(3)], ['ltz', T.timestampLtz(3)],
+      ['t0', T.timestamp(0)], ['b', T.boolean()], ['dec', T.decimal(10, 2)], ['day', T.date()]].map(([name, type]) => ({ name, type })) as Field[]
+    const lines = [
+      '{"i": 1, "big": 9007199254740993, "d": 1e308, "s": "plain", "ts": "2024-01-02 03:04:05.678", "ltz": "2024-01-02T03:04:05Z", "t0": "2024-01-02 03:04:05.999"}',
+      '{"s": "quote \\" backslash \\\\ slash \\/ tab \\t nl \\n", "ts": "2024-02-29T23:59:59", "ltz": "2024-01-02 03:04:05.6789", "i": "42"}',
+      '{"s": "\\u00e9\\u20ac \\ud83e\\udd80 lone \\ud800 end", "ts": "1999-12-31 23:59:59.9", "ltz": "2024-01-02", "big": "-9223372036854775808"}',
+      '{"s": "é€🦀 raw UTF-8", "ts": "2024-01-02 03:04:05+02:00", "ltz": "2024-01-02T03:04", "d": "NaN", "b": "TRUE", "dec": "12.5", "day": "2024-03-01"}',
+      '{"s": null, "i": null, "big": null, "d": -0, "ts": null, "b": false, "dec": 0.1, "day": null}',
+      '{}',
+      '{"S": "case-insensitive key", "I": 7}',
+      '{"s": "", "d": 2.5e-300, "big": -0, "i": -2147483648, "ts": " 2024-01-02 03:04:05 "}',
+      '  {"s" : "spaced" , "i" : 3 }  ',
+      '{"i": 1, "i": 2, "s": "repeated key: the last counts", "s": "last"}',
+      '{"a\\u0062": 1, "s": "escaped key of no column", "nested": {"s": "not me", "x": [1, {"y": null}]}}',
+      '{"s": "' + 'long '.repeat(3000) + '", "i": 5}',
+    ]
+    writeFileSync(join(dir, 'tricky.json'), lines.join('\n') + '\n')
+    const read = async (thread: boolean): Promise<SourceChunk[]> => {
+      const options = { connector: 'filesystem', path: dir, format: 'json', 'source.decode-thread': thread ? 'true' : 'false' }
+      const reader = await source.create(sourceCtx(options, TS, 4))
+      expect(reader instanceof ThreadedFileReader).toBe(thread)
+      return drain(reader)
+    }
+    const main = await read(false)
+    const threaded = await read(true)
+    expect(threaded.map(plain)).toEqual(main.map(plain))
+    const rows = threaded.flatMap(c => c.rows)
+    expect(rows.length).toBe(lines.length)
+    expect(rows[0]!.slice(0, 5)).toEqual([1, 9007199254740993n, 1e308, 'plain', Date.UTC(2024, 0, 2, 3, 4, 5, 678)])
+    expect(rows[1]![3]).toBe('quote " backslash \\ slash / tab \t nl \n')
+    expect(rows[2]![3]).toBe('é€ 🦀 lone \ud800 end')
+    expect(rows[3]![3]).toBe('é€🦀 raw UTF-8')
+    expect(Object.is(rows[4]![2], -0)).toBe(true)
+    expect(rows[5]).toEqual(TS.map(() => null))
+    expect(rows[6]!.slice(0, 4)).toEqual([7, null, null, 'case-insensitive key'])
+    expect(rows[9]!.slice(0, 4)).toEqual([2, null, null, 'last'])
+    expect(rows[11]![3]).toBe('long '.repeat(3000))
+  })
+
   it("fails on a bad record with the main-thread reader's error: file, line, the record and what to do", async () => {
     const lines = randomLines(4, 2000, true)
     lines.splice(1500, 0, '{"i": 1, "k": "broken"')
