@@ -180,15 +180,40 @@ export function fastTimestampBytes(b: Uint8Array, s: number, e: number): number 
     if (f < 0) return null
     f *= POW10[3 - (n - 20)]!
   }
-  return civilMillis(
-    byteDigits(b, s, 4),
-    byteDigits(b, s + 5, 2),
-    byteDigits(b, s + 8, 2),
-    byteDigits(b, s + 11, 2),
-    byteDigits(b, s + 14, 2),
-    byteDigits(b, s + 17, 2),
-    f,
-  )
+  const days = daysOfDateBytes(b, s)
+  if (days === null) return null
+  const h = byteDigits(b, s + 11, 2)
+  const mi = byteDigits(b, s + 14, 2)
+  const se = byteDigits(b, s + 17, 2)
+  if (h < 0 || h > 23 || mi < 0 || mi > 59 || se < 0 || se > 59) return null
+  return days * 86_400_000 + h * 3_600_000 + mi * 60_000 + se * 1000 + f
+}
+
+/** The last valid date read by daysOfDateBytes ('yyyy-MM-dd' bytes) and its day number: timestamps of a stream mostly share their date. */
+const lastDate = new Uint8Array(10)
+let lastDays: number | null = null
+
+/** The day number (days since 1970-01-01) of the date 'yyyy-MM-dd' in the bytes at `s`, or null when it is no valid date. */
+function daysOfDateBytes(b: Uint8Array, s: number): number | null {
+  if (lastDays !== null) {
+    let same = true
+    for (let j = 0; j < 10; j++) {
+      if (b[s + j] !== lastDate[j]) {
+        same = false
+        break
+      }
+    }
+    if (same) return lastDays
+  }
+  const y = byteDigits(b, s, 4)
+  const mo = byteDigits(b, s + 5, 2)
+  const d = byteDigits(b, s + 8, 2)
+  if (y < 0 || mo < 1 || mo > 12 || d < 1 || d > DAYS_IN_MONTH[mo]!) return null
+  if (mo === 2 && d === 29 && !(y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0))) return null
+  const days = daysFromCivil(y, mo, d)
+  for (let j = 0; j < 10; j++) lastDate[j] = b[s + j]!
+  lastDays = days
+  return days
 }
 
 /** Epoch ms of a date and time of day whose fields were read as digits (-1: not digits); null when they are no valid instant. */

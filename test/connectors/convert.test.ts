@@ -37,6 +37,11 @@ describe('fast paths', () => {
       const iso = new Date(ms).toISOString()
       if (/^\d{4}-/.test(iso)) texts.push(iso.slice(0, 19 + (i % 5)).replace('T', i % 2 === 0 ? ' ' : 'T'))
     }
+    // Timestamps of one date in a row (the date's day number is kept from one to the next), valid or not.
+    for (const text of texts.slice(11, 600)) {
+      for (const time of [' 23:59:59', ' 24:00:00', 'T00:00:00.5', ' 12:60:00', ' 00:00:00.123']) texts.push(text.slice(0, 10) + time)
+      texts.push(text.slice(0, 8) + '31 00:00:00', text.slice(0, 8) + '30 00:00:00', text.slice(0, 5) + '02-29 00:00:00')
+    }
     for (const [i, text] of texts.entries()) {
       const pad = i % 7
       const bytes = Buffer.from('"'.repeat(pad) + text + '9"')
