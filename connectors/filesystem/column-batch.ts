@@ -291,7 +291,7 @@ export function toRows(layout: BatchLayout, buffer: ArrayBuffer): Row[] {
     switch (col.kind) {
       case F64: {
         const values = new Float64Array(buffer, col.at, n)
-        if (bitmap === null) for (let r = 0; r < n; r++) rows[r]![c] = values[r]
+        if (bitmap === null) { for (let r = 0; r < n; r++) rows[r]![c] = values[r] }
         else for (let r = 0; r < n; r++) if ((bitmap[r >>> 3]! & (1 << (r & 7))) === 0) rows[r]![c] = values[r]
         break
       }

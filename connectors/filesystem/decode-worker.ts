@@ -5,20 +5,11 @@
 import { parentPort, workerData } from 'node:worker_threads'
 import { isWeirError } from '../../common/errors.js'
 import type { SourceContext } from '../api.js'
-import {
-  type ChunkPart,
-  type Credit,
-  type ErrorMessage,
-  MAX_BYTES_AHEAD,
-  MAX_MESSAGES_AHEAD,
-  MESSAGE_BYTES,
-  MESSAGE_CHUNKS,
-  MESSAGE_ROWS,
-  type WorkerInit,
-} from './decode-protocol.js'
+import { type ChunkPart, type Credit, type ErrorMessage, MAX_BYTES_AHEAD, MAX_MESSAGES_AHEAD, MESSAGE_BYTES, MESSAGE_CHUNKS, MESSAGE_ROWS,
+  type WorkerInit } from './decode-protocol.js'
 import { resolveFsOptions } from './options.js'
 import { ColumnBatchBuilder } from './column-batch.js'
-import { decoderFor, FileSourceReader, jsonScanner } from './source.js'
+import { decoderFor, FileSourceReader, jsonScanner, scannedColumns } from './source.js'
 
 const port = parentPort!
 const init = workerData as WorkerInit
@@ -61,10 +52,11 @@ async function run(): Promise<void> {
     const config = resolveFsOptions(ctx.options)
     const decoder = decoderFor(config, ctx)
     const scanner = jsonScanner(decoder, config, ctx)
+    // createFileSource starts a worker only for a source its scanner reads.
+    if (scanner === null) throw new Error(`the decode worker of table '${ctx.table}' got a source that is not read by the JSON scanner`)
     reader = new FileSourceReader(init.files, init.restore, decoder, scanner, config.json.ignoreParseErrors, ctx)
-    // The columns the scanner fills: those read (as jsonScanner chose them), the others only for records JsonDecoder decoded.
-    const read = ctx.schema.map((f, i) => (ctx.readColumns?.[i] ?? true) || !f.type.nullable)
-    const columns = new ColumnBatchBuilder(ctx.schema, read, Math.max(1, ctx.batchSize))
+    // The columns the scanner fills; the others hold values only for records JsonDecoder decoded.
+    const columns = new ColumnBatchBuilder(ctx.schema, scannedColumns(ctx), Math.max(1, ctx.batchSize))
     let parts: ChunkPart[] = []
     let rows = 0
     let bytes = 0

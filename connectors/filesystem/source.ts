@@ -117,8 +117,12 @@ export function jsonScanner(decoder: RecordDecoder, config: FsConfig, ctx: Sourc
   if (config.format !== 'json' || !(decoder instanceof JsonDecoder)) return null
   // The filesystem connector declares no metadata columns: every column is a field of the record.
   if (ctx.metadata?.some(m => m !== null) === true) return null
-  const read = ctx.schema.map((f, i) => (ctx.readColumns?.[i] ?? true) || !f.type.nullable)
-  return new JsonFieldScanner(decoder, ctx.schema.map(f => f.name), read, config.json.failOnMissingField)
+  return new JsonFieldScanner(decoder, ctx.schema.map(f => f.name), scannedColumns(ctx), config.json.failOnMissingField)
+}
+
+/** The columns a 'json' file's scanner reads: those the job reads, and NOT NULL ones (which the reader checks). */
+export function scannedColumns(ctx: SourceContext): boolean[] {
+  return ctx.schema.map((f, i) => (ctx.readColumns?.[i] ?? true) || !f.type.nullable)
 }
 
 function asFilePosition(p: SplitPosition, split: number, table: string): FilePosition {
@@ -298,7 +302,8 @@ export class FileSourceReader implements SourceReader {
     const decoder = this.decoder
     const scanner = this.scanner
     while (out.length < want) {
-      if (scanner !== null && (rowsOut === null ? this.scanInto(scanner, lines, out as ColumnBatchBuilder, file) : this.scanLine(scanner, lines, rowsOut, file))) continue
+      if (scanner !== null &&
+        (rowsOut === null ? this.scanInto(scanner, lines, out as ColumnBatchBuilder, file) : this.scanLine(scanner, lines, rowsOut, file))) continue
       const line = scanner === null ? lines.nextLine() : null
       if (line === null) {
         if (this.ctx.signal.aborted) return null

@@ -181,9 +181,9 @@ describe('decode worker', () => {
     expect(mainChunks.reduce((n, c) => n + c.rows.length, 0)).toBeGreaterThan(2000)
   })
 
-  it('gives the main-thread reader\'s rows for tricky lines: escapes, unicode, NULLs, missing fields, numbers as text, big integers, each timestamp form', async () => {
-    const TS = [['i', T.int()], ['big', T.bigint()], ['d', T.double()], ['s', T.string()], ['ts', T.timestamp(3)], ['ltz', T.timestampLtz(3)],
-      ['t0', T.timestamp(0)], ['b', T.boolean()], ['dec', T.decimal(10, 2)], ['day', T.date()]].map(([name, type]) => ({ name, type })) as Field[]
+  it("gives the main-thread reader's rows for tricky lines: escapes, unicode, NULLs, missing fields, numbers as text, big integers, each timestamp form", async () => {
+    const TS = [['i', T.int()], ['big', T.bigint()], ['d', T.double()], ['s', T.string()], ['ts', T.timestamp(3)], ['ltz', T.timestampLtz(3)], ['t0',
+      T.timestamp(0)], ['b', T.boolean()], ['dec', T.decimal(10, 2)], ['day', T.date()]].map(([name, type]) => ({ name, type })) as Field[]
     const lines = [
       '{"i": 1, "big": 9007199254740993, "d": 1e308, "s": "plain", "ts": "2024-01-02 03:04:05.678", "ltz": "2024-01-02T03:04:05Z", "t0": "2024-01-02 03:04:05.999"}',
       '{"s": "quote \\" backslash \\\\ slash \\/ tab \\t nl \\n", "ts": "2024-02-29T23:59:59", "ltz": "2024-01-02 03:04:05.6789", "i": "42"}',
