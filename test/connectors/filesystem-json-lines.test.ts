@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { T, type Field } from '../../common/types.js'
 import { WeirError } from '../../common/errors.js'
 import type { SourceChunk, SplitPosition } from '../../connectors/api.js'
+import { ThreadedFileReader } from '../../connectors/filesystem/decode-thread.js'
 import { RecordError, SKIP } from '../../connectors/filesystem/decoder.js'
 import { filesystemConnector } from '../../connectors/filesystem/index.js'
 import { JsonDecoder } from '../../connectors/filesystem/json-decoder.js'
@@ -116,7 +117,10 @@ function positionsAfter(chunks: readonly SourceChunk[]): (SplitPosition | null)[
   return JSON.parse(JSON.stringify([chunks.at(-1)?.position ?? null])) as (SplitPosition | null)[]
 }
 
-describe('filesystem source, JSON lines from bytes', () => {
+// Read on the operators' thread, and by the decode worker (its column batches must give the same chunks).
+describe.each(['false', 'true'])('filesystem source, JSON lines from bytes (decode thread: %s)', thread => {
+  const opts = (options: Record<string, string>): Record<string, string> => ({ ...options, 'source.decode-thread': thread })
+
   it('gives the rows, skip count and positions of decoding each line as text, for a file of mixed records', async () => {
     const file = join(dir, 'mixed.json')
     const bytes = fileBytes(RECORDS)
@@ -127,7 +131,8 @@ describe('filesystem source, JSON lines from bytes', () => {
     expect(want.bad.length).toBe(12)
     const options = { path: file, 'json.ignore-parse-errors': 'true' }
     for (const batchSize of [1, 4, 1024]) {
-      const reader = await source.create(sourceCtx(options, SCHEMA, batchSize))
+      const reader = await source.create(sourceCtx(opts(options), SCHEMA, batchSize))
+      expect(reader instanceof ThreadedFileReader).toBe(thread === 'true')
       const chunks = await drain(reader)
       expect(chunks.flatMap(c => c.rows), `batch size ${batchSize}`).toEqual(want.rows.map(r => r.row))
       expect(reader.metrics().skippedRecords).toBe(want.bad.length)
@@ -152,7 +157,7 @@ describe('filesystem source, JSON lines from bytes', () => {
       const content = Buffer.concat([Buffer.from('\uFEFF'), ...kept.flatMap(l => [l, Buffer.from('\n')])])
       writeFileSync(file, content)
       const atLine = kept.length
-      const err = await errorOf(async () => drain(await source.create(sourceCtx({ path: file }, SCHEMA))))
+      const err = await errorOf(async () => drain(await source.create(sourceCtx(opts({ path: file }), SCHEMA))))
       expect(err, `line ${bad.line}`).toBeInstanceOf(WeirError)
       const text = expected(content, SCHEMA).bad[0]!
       expect(text.detail).toBe(bad.detail)
@@ -169,7 +174,7 @@ describe('filesystem source, JSON lines from bytes', () => {
     const want = expected(bytes, SCHEMA)
     // id and s read; k is read too, being NOT NULL (the source checks it).
     const readColumns = SCHEMA.map(f => f.name === 'id' || f.name === 's')
-    const reader = await source.create({ ...sourceCtx({ path: file, 'json.ignore-parse-errors': 'true' }, SCHEMA), readColumns })
+    const reader = await source.create({ ...sourceCtx(opts({ path: file, 'json.ignore-parse-errors': 'true' }), SCHEMA), readColumns })
     const rows = (await drain(reader)).flatMap(c => c.rows)
     const project = (r: Row): Row => r.map((v, i) => (readColumns[i] || i === 6 ? v : null))
     // Lines with a bad value only in a column the job does not read give a row (as Flink's projected
@@ -195,7 +200,7 @@ describe('filesystem source, JSON lines from bytes', () => {
       const file = join(dir, name)
       writeFileSync(file, bytes)
       const want = expected(bytes, SCHEMA)
-      const reader = await source.create(sourceCtx({ path: file, 'json.ignore-parse-errors': 'true' }, SCHEMA, 3))
+      const reader = await source.create(sourceCtx(opts({ path: file, 'json.ignore-parse-errors': 'true' }), SCHEMA, 3))
       const chunks = await drain(reader)
       expect(chunks.flatMap(c => c.rows), name).toEqual(want.rows.map(r => r.row))
       expect(reader.metrics().skippedRecords, name).toBe(want.bad.length)
@@ -209,10 +214,10 @@ describe('filesystem source, JSON lines from bytes', () => {
     writeFileSync(file, bytes)
     const options = { path: file, 'json.ignore-parse-errors': 'true' }
     for (const batchSize of [1, 3]) {
-      const straight = await drain(await source.create(sourceCtx(options, SCHEMA, batchSize)))
+      const straight = await drain(await source.create(sourceCtx(opts(options), SCHEMA, batchSize)))
       for (let k = 0; k <= straight.length; k++) {
         const before = straight.slice(0, k)
-        const reader = await source.create(sourceCtx(options, SCHEMA, batchSize, undefined, k === 0 ? undefined : positionsAfter(before)))
+        const reader = await source.create(sourceCtx(opts(options), SCHEMA, batchSize, undefined, k === 0 ? undefined : positionsAfter(before)))
         const after = await drain(reader)
         const where = `batch size ${batchSize}, resumed after chunk ${k}`
         expect([...before, ...after].flatMap(c => c.rows), where).toEqual(straight.flatMap(c => c.rows))
@@ -234,12 +239,12 @@ describe('filesystem source, JSON lines from bytes', () => {
     writeFileSync(file, bytes)
     const want = expected(bytes, SCHEMA)
     const options = { path: file, 'json.ignore-parse-errors': 'true' }
-    const straight = await drain(await source.create(sourceCtx(options, SCHEMA, 1_000)))
+    const straight = await drain(await source.create(sourceCtx(opts(options), SCHEMA, 1_000)))
     expect(straight.flatMap(c => c.rows)).toEqual(want.rows.map(r => r.row))
     // With a chunk of 1,000 rows ending on a row's line, each position is that row's.
     expect(straight.slice(0, -1).map(c => (c.position as { line: number }).line)).toEqual(want.rows.filter((_, i) => (i + 1) % 1_000 === 0).map(r => r.line))
     for (const k of [1, 5, 9, 13, straight.length - 1]) {
-      const after = await drain(await source.create(sourceCtx(options, SCHEMA, 1_000, undefined, positionsAfter(straight.slice(0, k)))))
+      const after = await drain(await source.create(sourceCtx(opts(options), SCHEMA, 1_000, undefined, positionsAfter(straight.slice(0, k)))))
       expect([...straight.slice(0, k), ...after].flatMap(c => c.rows), `resumed after chunk ${k}`).toEqual(want.rows.map(r => r.row))
     }
   })
