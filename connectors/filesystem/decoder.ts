@@ -44,10 +44,6 @@ export class ChunkRows {
   readonly rows: Row[] = []
   private kinds: RowKind[] | null = null
 
-  get length(): number {
-    return this.rows.length
-  }
-
   add(decoded: Row | Changes): void {
     if (!(decoded instanceof Changes)) {
       this.rows.push(decoded)

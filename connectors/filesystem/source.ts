@@ -36,9 +36,6 @@ export interface FilePosition {
   readonly ended: boolean
 }
 
-/** A chunk without its rows: what FileSourceReader.nextInto gives beside the rows it put in columns. */
-export type ChunkInfo = Omit<SourceChunk, 'rows' | 'kinds'>
-
 /** Where a split starts: at the beginning (null), after a line, or nowhere (already ended). */
 export type FileStart = (LineStart & { readonly ended: boolean }) | null
 
@@ -232,7 +229,7 @@ export class FileSourceReader implements SourceReader {
 
   private readonly starts: readonly FileStart[]
   /** Empty chunks that carry restored positions to their new split numbers, given before any rows. */
-  private readonly announce: ChunkInfo[] = []
+  private readonly announce: SourceChunk[] = []
   /** Splits whose end an announcement already reported. */
   private readonly announcedEnd = new Set<number>()
   /** Columns declared NOT NULL (primary key columns are). */
@@ -258,28 +255,13 @@ export class FileSourceReader implements SourceReader {
         const start = this.starts[split]
         if (start === null || start === undefined) continue
         const position: FilePosition = { file: files[split]!, offset: start.offset, line: start.line, ended: start.ended }
-        this.announce.push(start.ended ? { split, splitEnded: true, position } : { split, position })
+        this.announce.push(start.ended ? { rows: [], split, splitEnded: true, position } : { rows: [], split, position })
         if (start.ended) this.announcedEnd.add(split)
       }
     }
   }
 
   async next(): Promise<SourceChunk | null> {
-    const out = new ChunkRows()
-    const chunk = await this.read(out)
-    return chunk === null ? null : { rows: out.rows, ...out.chunkKinds(), ...chunk }
-  }
-
-  /**
-   * The next chunk's rows into `columns` (JSON lines read by the scanner only: the decode worker's
-   * batches, column-batch.ts), as `next()` gives them; the chunk without its rows, or null at the end.
-   */
-  async nextInto(columns: ColumnBatchBuilder): Promise<ChunkInfo | null> {
-    return this.read(columns)
-  }
-
-  /** The next chunk's rows into `out`; the chunk without its rows (and kinds), or null at the end. */
-  private async read(out: ChunkRows | ColumnBatchBuilder): Promise<ChunkInfo | null> {
     if (this.ctx.signal.aborted) return null
     const announced = this.announce.shift()
     if (announced !== undefined) return announced
@@ -292,23 +274,21 @@ export class FileSourceReader implements SourceReader {
       if (start?.ended === true) {
         // Read to its end before the checkpoint: nothing more, but the split still reports its end.
         this.fileIndex++
-        return { split, splitEnded: true, position: { file, offset: start.offset, line: start.line, ended: true } satisfies FilePosition }
+        return { rows: [], split, splitEnded: true, position: { file, offset: start.offset, line: start.line, ended: true } satisfies FilePosition }
       }
       this.lines = new LineReader(file, start ?? undefined, { bytes: this.scanner !== null })
     }
     const lines = this.lines
-    const rowsOut = out instanceof ChunkRows ? out : null
+    const out = new ChunkRows()
+    const rows = out.rows
     const want = Math.max(1, this.ctx.batchSize)
     const decoder = this.decoder
     const scanner = this.scanner
-    while (out.length < want) {
-      if (scanner !== null &&
-        (rowsOut === null ? this.scanInto(scanner, lines, out as ColumnBatchBuilder, file) : this.scanLine(scanner, lines, rowsOut, file))) continue
+    while (rows.length < want) {
+      if (scanner !== null && this.scanLine(scanner, lines, out, file)) continue
       const line = scanner === null ? lines.nextLine() : null
       if (line === null) {
         if (this.ctx.signal.aborted) return null
-        // The block in hand is given up for the next: spans into it must be copied first.
-        if (rowsOut === null) (out as ColumnBatchBuilder).release()
         if (await this.fill(lines, file)) continue
         // End of file: an open quoted field is a bad last record.
         if (decoder.reset()) this.fail(new RecordError('unterminated quoted field at end of file'), file, this.recordStart, this.recordText)
@@ -316,9 +296,9 @@ export class FileSourceReader implements SourceReader {
         this.bytesRead += lines.bytesRead
         this.lines = null
         this.fileIndex++
-        this.rowsRead += out.length
+        this.rowsRead += rows.length
         const position: FilePosition = { file, offset: lines.offset, line: lines.lineNo, ended: true }
-        return { split, splitEnded: true, position }
+        return { rows, ...out.chunkKinds(), split, splitEnded: true, position }
       }
       let result
       try {
@@ -346,12 +326,50 @@ export class FileSourceReader implements SourceReader {
         continue
       }
       this.recordText = ''
-      // Only JSON lines, read by the scanner, go into columns.
-      rowsOut!.add(result)
+      out.add(result)
     }
-    this.rowsRead += out.length
+    this.rowsRead += rows.length
     // A chunk ends right after a whole record, so no CSV record spans two chunks' positions.
-    return { split, position: { file, offset: lines.offset, line: lines.lineNo, ended: false } satisfies FilePosition }
+    return { rows, ...out.chunkKinds(), split, position: { file, offset: lines.offset, line: lines.lineNo, ended: false } satisfies FilePosition }
+  }
+  /**
+   * The next chunk of a JSON file read by the scanner, its rows put into `columns` (the decode
+   * worker's batches, column-batch.ts) instead of the chunk's `rows` (empty): the rows, positions,
+   * errors and skips of `next()`, whose steps it follows for JSON lines (no multi-line records).
+   */
+  async nextInto(columns: ColumnBatchBuilder): Promise<SourceChunk | null> {
+    if (this.ctx.signal.aborted) return null
+    const announced = this.announce.shift()
+    if (announced !== undefined) return announced
+    while (this.lines === null && this.announcedEnd.has(this.fileIndex)) this.fileIndex++
+    if (this.fileIndex >= this.files.length) return null
+    const split = this.fileIndex
+    const file = this.files[split]!
+    if (this.lines === null) {
+      const start = this.starts[split] ?? null
+      if (start?.ended === true) {
+        this.fileIndex++
+        return { rows: [], split, splitEnded: true, position: { file, offset: start.offset, line: start.line, ended: true } satisfies FilePosition }
+      }
+      this.lines = new LineReader(file, start ?? undefined, { bytes: true })
+    }
+    const lines = this.lines
+    const scanner = this.scanner!
+    const want = Math.max(1, this.ctx.batchSize)
+    while (columns.length < want) {
+      if (this.scanInto(scanner, lines, columns, file)) continue
+      if (this.ctx.signal.aborted) return null
+      // The block in hand is given up for the next: the bytes spans point into are copied first.
+      columns.release()
+      if (await this.fill(lines, file)) continue
+      this.bytesRead += lines.bytesRead
+      this.lines = null
+      this.fileIndex++
+      this.rowsRead += columns.length
+      return { rows: [], split, splitEnded: true, position: { file, offset: lines.offset, line: lines.lineNo, ended: true } satisfies FilePosition }
+    }
+    this.rowsRead += columns.length
+    return { rows: [], split, position: { file, offset: lines.offset, line: lines.lineNo, ended: false } satisfies FilePosition }
   }
 
   /**
