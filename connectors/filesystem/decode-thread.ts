@@ -1,10 +1,10 @@
 // The filesystem JSON source read and decoded on a worker thread of its own (decode-worker.ts), so
 // the operators have the main thread to themselves: the worker runs the source's own reader and
-// sends each chunk as a column batch (column-batch.ts) with its split, position and the reader's
-// metrics; this reader hands the chunks on in order, turning each batch into rows. The worker reads
-// at most MAX_BATCHES_AHEAD chunks ahead and waits for credit, which a chunk earns when `next()`
-// hands it on: positions are only ever those of chunks handed on, so a checkpoint never counts what
-// the worker read ahead. The worker starts with the reader (when the job starts) and is terminated
+// sends its chunks, several to a message, each as a column batch (column-batch.ts) with its split,
+// position and the reader's metrics; this reader hands the chunks on one by one, in order, turning
+// each batch into rows. The worker reads at most MAX_MESSAGES_AHEAD messages ahead and waits for
+// credit, which a message earns when `next()` has handed on its last chunk: positions are only ever
+// those of chunks handed on, so a checkpoint never counts what the worker read ahead. The worker starts with the reader (when the job starts) and is terminated
 // by close() (job end, cancel or failure), and once it has ended or failed.
 import { existsSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
