@@ -12,6 +12,12 @@ export interface TimerService {
   deleteEventTimeTimer(timestamp: number, namespace?: Namespace): void
   registerProcessingTimeTimer(timestamp: number, namespace?: Namespace): void
   deleteProcessingTimeTimer(timestamp: number, namespace?: Namespace): void
+  /**
+   * Whether `key` has an event-time timer at `timestamp` in `namespace` (registered, not yet fired or
+   * deleted). Timers live in memory, so an operator that keeps one timer per stored (key, namespace)
+   * can tell from them, with no state read, whether anything is stored there.
+   */
+  hasEventTimeTimer(timestamp: number, namespace: Namespace, key: KeyRef): boolean
   /** The operator's current event-time watermark (-Infinity before the first). */
   currentWatermark(): number
   currentProcessingTime(): number

@@ -70,6 +70,10 @@ class TimerQueue {
     if (keys.size !== size) this.count++
   }
 
+  has(ts: number, key: KeyRef, ns: Namespace): boolean {
+    return this.buckets.get(ts)?.get(ns)?.has(key.encoded) === true
+  }
+
   delete(ts: number, key: KeyRef, ns: Namespace): void {
     const keys = this.buckets.get(ts)?.get(ns)
     if (keys !== undefined && keys.delete(key.encoded)) this.count--
@@ -217,6 +221,10 @@ export class TimerServiceImpl implements TimerService {
 
   deleteEventTimeTimer(timestamp: number, namespace: Namespace = ''): void {
     this.event.delete(timestamp, this.currentKey(), namespace)
+  }
+
+  hasEventTimeTimer(timestamp: number, namespace: Namespace, key: KeyRef): boolean {
+    return this.event.has(timestamp, key, namespace)
   }
 
   registerProcessingTimeTimer(timestamp: number, namespace: Namespace = ''): void {

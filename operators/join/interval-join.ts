@@ -42,6 +42,14 @@ export class IntervalJoinOperator implements Operator {
   /** Bucket width in ms: the interval's width, so a row's matches lie in at most two buckets. */
   private readonly width: number
   private buckets!: ListState<Stored>
+  /**
+   * Batches whose state was requested (stateRequests) and that may not be processed yet: the runtime
+   * reads one batch ahead, so a batch's requests are made before the batch in front of it has stored
+   * its rows, and every batch before that one is processed. So two at most: the last one requested
+   * and the one being requested. (Processed ones leave at processBatch; with mini-batch off the
+   * runtime processes each row as a batch of its own, and the two kept then are merely stale.)
+   */
+  private readonly requested: { readonly batch: Batch; readonly input: number }[] = []
   private readonly out = new BatchBuilder()
   private ctx!: OperatorContext
 
@@ -72,6 +80,22 @@ export class IntervalJoinOperator implements Operator {
     return this.eventTime && !this.outer[input]
   }
 
+  /**
+   * Whether side `side`'s buckets are known stored from the timers alone: an inner side in event time
+   * has exactly one timer per stored (key, bucket), at bucketExpiry, registered when the bucket gets
+   * its first row and fired when it is cleared. A row then reads only the other side's buckets that
+   * exist (most join keys of one side have none on the other: q7's bids never meet a window's
+   * maximum but under its price), with no state request for the others.
+   */
+  private knownByTimers(side: number): boolean {
+    return this.eventTime && !this.outer[side]
+  }
+
+  /** When an inner side's bucket `b` goes: the expiry of its last possible row. */
+  private bucketExpiry(b: number, side: number): number {
+    return this.expiry((b + 1) * this.width - 1, side)
+  }
+
   /** The namespace of side `input`'s bucket `b`. */
   private static ns(b: number, input: number): number {
     return b * 2 + input
@@ -86,6 +110,24 @@ export class IntervalJoinOperator implements Operator {
     const keys = this.ctx.keysOf(rows, input)
     const timeCol = this.timeCols[input]!
     const w = this.width
+    const other = 1 - input
+    const byTimers = this.knownByTimers(other)
+    // A batch of the other input requested before this one and not processed yet may still store rows
+    // in buckets no timer shows yet: its keys' buckets are requested too. (What that batch requested
+    // itself is resident only until the flush after it, not necessarily while this one runs.)
+    let pending: Set<string> | null = null
+    const requested = this.requested
+    for (let i = requested.length - 1; i >= 0; i--) if (requested[i]!.batch === batch) requested.splice(i, 1)
+    if (requested.length > 1) requested.splice(0, requested.length - 1)
+    if (byTimers) {
+      for (const r of requested) {
+        if (r.input !== other) continue
+        pending ??= new Set()
+        for (const k of this.ctx.keysOf(r.batch.rows, other)) pending.add(k.encoded)
+      }
+    }
+    requested.push({ batch, input })
+    const timers = this.ctx.timers
     for (let i = 0; i < rows.length; i++) {
       const key = keys[i]!
       if (!this.eventTime) {
@@ -96,7 +138,10 @@ export class IntervalJoinOperator implements Operator {
       if (t === null || t === undefined || hasNull(key.values)) continue
       add(key, IntervalJoinOperator.ns(Math.floor(t / w), input))
       const last = Math.floor(this.to(t, input) / w)
-      for (let b = Math.floor(this.from(t, input) / w); b <= last; b++) add(key, IntervalJoinOperator.ns(b, 1 - input))
+      for (let b = Math.floor(this.from(t, input) / w); b <= last; b++) {
+        const ns = IntervalJoinOperator.ns(b, other)
+        if (!byTimers || timers.hasEventTimeTimer(this.bucketExpiry(b, other), ns, key) || pending?.has(key.encoded) === true) add(key, ns)
+      }
     }
   }
 
@@ -120,6 +165,12 @@ export class IntervalJoinOperator implements Operator {
   }
 
   processBatch(batch: Batch, input: number): void {
+    const requested = this.requested
+    if (requested.length > 0) {
+      let j = 0
+      for (let i = 0; i < requested.length; i++) if (requested[i]!.batch !== batch) requested[j++] = requested[i]!
+      requested.length = j
+    }
     const rows = batch.rows
     const n = rows.length
     if (n === 0) return
@@ -157,7 +208,7 @@ export class IntervalJoinOperator implements Operator {
         continue
       }
       state.setCurrentKey(key)
-      const matched = this.matchStored(row, t, input)
+      const matched = this.matchStored(row, key, t, input)
       const expiry = this.expiry(t, input)
       if (expiry <= clock) {
         if (outer && !matched) this.out.push(this.rows.padded(row, input), RowKind.INSERT)
@@ -170,7 +221,7 @@ export class IntervalJoinOperator implements Operator {
       // An outer side's rows each expire on time (padded ones must not trail the watermark); an
       // inner side's bucket goes whole when its last possible row expires.
       if (!outer && !created) continue
-      const at = outer ? expiry : this.expiry((b + 1) * w - 1, input)
+      const at = outer ? expiry : this.bucketExpiry(b, input)
       const ns = IntervalJoinOperator.ns(b, input)
       if (eventTime) timers.registerEventTimeTimer(at, ns)
       else timers.registerProcessingTimeTimer(at, ns)
@@ -180,8 +231,10 @@ export class IntervalJoinOperator implements Operator {
   }
 
   /** Emits `row` (of `input`, at time `t`) with every stored row of the other side in its interval; true if any paired. */
-  private matchStored(row: Row, t: number, input: number): boolean {
+  private matchStored(row: Row, key: KeyRef, t: number, input: number): boolean {
     const otherSide = 1 - input
+    const byTimers = this.knownByTimers(otherSide)
+    const timers = this.ctx.timers
     const from = this.from(t, input)
     const to = this.to(t, input)
     const markOther = this.outer[otherSide]!
@@ -194,7 +247,10 @@ export class IntervalJoinOperator implements Operator {
     let matched = false
     const last = Math.floor(to / w)
     for (let b = Math.floor(from / w); b <= last; b++) {
-      buckets.setNamespace(IntervalJoinOperator.ns(b, otherSide))
+      const ns = IntervalJoinOperator.ns(b, otherSide)
+      // No timer, no row: the bucket was not requested (stateRequests) and holds nothing.
+      if (byTimers && !timers.hasEventTimeTimer(this.bucketExpiry(b, otherSide), ns, key)) continue
+      buckets.setNamespace(ns)
       const bucket = buckets.get()
       if (bucket.length === 0) continue
       let changed = false
