@@ -2,7 +2,7 @@
 // of its (key, namespace) prefix, or not at all when the written-keys filter says it was never
 // written; a resident one whose few stored elements are known loses them by point deletes. An
 // operator that drops a list whole (an expired time bucket) then needs no prefetch for it.
-import { hashOf, type ListCell, notResident, type Table } from './cache.js'
+import { dropSeq, hashOf, type ListCell, NO_SEQS, notResident, type Table } from './cache.js'
 import type { Namespace } from '../../core/keyed-state.js'
 import type { RocksStore } from './store.js'
 
@@ -54,7 +54,7 @@ export function clearList(store: RocksStore, table: Table, ns: Namespace): void 
   }
   if (!unread && !c.replaced && c.flushed + c.dropped.length <= POINT_DELETES) {
     // Every stored element is known: delete each (its sequence number stays used, so no later add reuses it before the delete).
-    for (let i = 0; i < c.flushed; i++) c.dropped.push(c.seqs[i]!)
+    for (let i = 0; i < c.flushed; i++) dropSeq(c, c.seqs[i]!)
     emptyItems(c)
     store.markDirty(c)
     return
@@ -62,15 +62,18 @@ export function clearList(store: RocksStore, table: Table, ns: Namespace): void 
   emptyItems(c)
   c.nextSeq = 0
   c.replaced = true
-  c.dropped = []
+  c.dropped = NO_SEQS
   store.markDirty(c)
 }
 
 /** The cell holds no element any more, none of them counted as flushed. */
 function emptyItems(c: ListCell): void {
-  c.items = []
-  c.times = []
-  c.seqs = []
+  // New arrays (a caller may hold the old ones), unless they are empty already (a cell made for this clear).
+  if (c.items.length > 0 || c.times.length > 0 || c.seqs.length > 0) {
+    c.items = []
+    c.times = []
+    c.seqs = []
+  }
   c.flushed = 0
   c.rewrite = false
 }

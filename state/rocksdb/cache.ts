@@ -137,6 +137,13 @@ export function hashOf(s: string): number {
 /** One state's resident data for one key: a cell per namespace. The unit of LRU eviction. */
 export class Slot {
   d: Cell | undefined = undefined
+  /**
+   * One namespace other than '' and its cell, held inline: most slots of namespaced state have one
+   * (an interval join's bucket of a new key, a window's accumulator), and a Map per slot was one more
+   * object per new key for the young-generation GC to copy. Further namespaces go in `ns`.
+   */
+  n1: Namespace | undefined = undefined
+  c1: Cell | undefined = undefined
   ns: Map<Namespace, Cell> | null = null
   /** Every namespace of this key is resident: a missing cell means no state. */
   allNs = false
@@ -181,16 +188,33 @@ export class Slot {
   }
 
   get(ns: Namespace): Cell | undefined {
-    return ns === '' ? this.d : this.ns === null ? undefined : this.ns.get(ns)
+    if (ns === '') return this.d
+    if (ns === this.n1) return this.c1
+    return this.ns === null ? undefined : this.ns.get(ns)
   }
 
   set(ns: Namespace, cell: Cell): void {
     if (ns === '') this.d = cell
-    else (this.ns ??= new Map()).set(ns, cell)
+    else if (ns === this.n1) this.c1 = cell
+    // A namespace is in one place only: n1, or else the map.
+    else if (this.n1 === undefined && (this.ns === null || !this.ns.has(ns))) {
+      this.n1 = ns
+      this.c1 = cell
+    } else (this.ns ??= new Map()).set(ns, cell)
+  }
+
+  /** Drops namespace `ns`'s cell, if it has one. */
+  delete(ns: Namespace): void {
+    if (ns === '') this.d = undefined
+    else if (ns === this.n1) {
+      this.n1 = undefined
+      this.c1 = undefined
+    } else this.ns?.delete(ns)
   }
 
   *cells(): IterableIterator<Cell> {
     if (this.d !== undefined) yield this.d
+    if (this.c1 !== undefined) yield this.c1
     if (this.ns !== null) yield* this.ns.values()
   }
 }
@@ -254,6 +278,19 @@ export function keyScratch(): Buffer {
 }
 
 /**
+ * A list cell's `dropped` while it has none: shared (most cells never drop an element, and each written
+ * cell was given a new empty array), frozen so that a push into it fails rather than reach other cells.
+ * Add through dropSeq.
+ */
+export const NO_SEQS: number[] = Object.freeze([]) as unknown as number[]
+
+/** Adds sequence number `seq` to `c.dropped`. */
+export function dropSeq(c: ListCell, seq: number): void {
+  if (c.dropped === NO_SEQS) c.dropped = [seq]
+  else c.dropped.push(seq)
+}
+
+/**
  * A whole list. `items[i]` is stored under sequence number `seqs[i]`; items before `flushed` are
  * on disk. `replaced` means the list was rewritten (delete range, then put every item); `dropped`
  * are sequence numbers to delete (expired elements).
@@ -268,7 +305,7 @@ export class ListCell extends CellBase {
   replaced = false
   /** Every item must be written again (TTL refreshed on read). */
   rewrite = false
-  dropped: number[] = []
+  dropped: number[] = NO_SEQS
   /** The database may hold elements of this list (its prefix is in the written-keys filter). */
   stored = false
   /** Cleared while a prefetch was reading it (blind-clear.ts): what that read returns is stale. */

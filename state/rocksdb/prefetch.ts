@@ -3,7 +3,8 @@
 // for keys the written-keys filter has never seen), lists and maps through prefix scans.
 import { WeirError } from '../../common/errors.js'
 import type { Namespace, PrefetchRequest } from '../../core/keyed-state.js'
-import { ENTRY_OVERHEAD, CELL_OVERHEAD, hashOf, keyScratch, type ListCell, type MapCell, MapEntry, scratchKey, type Slot, type ValueCell } from './cache.js'
+import { dropSeq, ENTRY_OVERHEAD, CELL_OVERHEAD, hashOf, keyScratch, type ListCell, type MapCell, MapEntry, scratchKey, type Slot,
+  type ValueCell } from './cache.js'
 import { decodeEncoded, decodeEntry, decodeEntryKey, decodeUserKey, entryTime, listElementKey, prefixEnd, readUtf16be, startsWithAt } from './codec.js'
 import { ioFailed } from './folder.js'
 import { mapKeyOf } from '../map-state.js'
@@ -345,7 +346,7 @@ export class Prefetcher {
         cell.nextSeq = seq + 1
         const t = entryTime(value)
         if (t !== null && table.expired(t, now)) {
-          cell.dropped.push(seq)
+          dropSeq(cell, seq)
           continue
         }
         cell.items.push(decodeEntry(value))

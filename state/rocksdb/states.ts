@@ -4,7 +4,7 @@
 import type { ListState, Namespace, ValueState } from '../../core/keyed-state.js'
 import { TtlMapState } from '../map-state.js'
 import { clearList } from './blind-clear.js'
-import { ABSENT, type CacheHost, type Cell, type ListCell, type MapCell, MapEntry, notResident, type Table, type ValueCell } from './cache.js'
+import { ABSENT, type CacheHost, type Cell, dropSeq, type ListCell, type MapCell, MapEntry, NO_SEQS, notResident, type Table, type ValueCell } from './cache.js'
 import type { RocksStore } from './store.js'
 
 /** The current key's cell of `table` in namespace `ns`, which a prefetch must have made resident. */
@@ -18,7 +18,7 @@ function residentCell(host: CacheHost, table: Table, ns: Namespace): Cell {
     table.cachedSlot = slot
   }
   if (slot === undefined) return notResident(table, key, ns)
-  let cell = ns === '' ? slot.d : slot.ns === null ? undefined : slot.ns.get(ns)
+  let cell = slot.get(ns)
   if (cell === undefined) {
     if (!slot.allNs) return notResident(table, key, ns)
     cell = host.absentCell(slot, ns)
@@ -108,7 +108,7 @@ export class RocksListState<T> extends RocksState<ListCell> implements ListState
       let flushed = 0
       for (let i = 0; i < c.items.length; i++) {
         if (c.times[i]! + table.ttlMs <= now) {
-          if (i < c.flushed) c.dropped.push(c.seqs[i]!)
+          if (i < c.flushed) dropSeq(c, c.seqs[i]!)
           continue
         }
         if (i < c.flushed) flushed++
@@ -159,7 +159,7 @@ export class RocksListState<T> extends RocksState<ListCell> implements ListState
     c.flushed = 0
     c.replaced = true
     c.rewrite = false
-    c.dropped = []
+    c.dropped = NO_SEQS
     this.host.markDirty(c)
   }
 

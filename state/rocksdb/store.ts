@@ -123,8 +123,7 @@ export class RocksStore implements CacheHost {
   dropCell(cell: Cell): void {
     const slot = cell.slot
     if (slot.get(cell.ns) !== cell) return
-    if (cell.ns === '') slot.d = undefined
-    else slot.ns?.delete(cell.ns)
+    slot.delete(cell.ns)
     this.resize(slot, -cell.size)
   }
 

@@ -2,7 +2,7 @@
 // disk in one write batch at a bundle's end (or, deferred, once enough is held), applied while the
 // next bundle runs; then clean slots are evicted down to the cache's budget.
 import type { Cell, ListCell, MapCell, MapEntry } from './cache.js'
-import { ABSENT, CELL_OVERHEAD, ENTRY_OVERHEAD, keyScratch, scratchKey } from './cache.js'
+import { ABSENT, CELL_OVERHEAD, ENTRY_OVERHEAD, keyScratch, NO_SEQS, scratchKey } from './cache.js'
 import { encodeEntry, encodeEntryInPlace, encodeUserKey, entryScratch, listElementKey, mapEntryKey, prefixEnd, stringEntryKey,
   userKeyNeedsCopy } from './codec.js'
 import { ioFailed } from './folder.js'
@@ -201,7 +201,7 @@ export class WriteBack {
         }
         cell.replaced = false
         cell.rewrite = false
-        cell.dropped = []
+        cell.dropped = NO_SEQS
         cell.flushed = cell.items.length
         // Every stored element was known and deleted, or the range went: the disk holds none of it now.
         if (cell.items.length === 0) cell.stored = false
