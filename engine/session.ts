@@ -12,8 +12,8 @@ import { findLatest, jobStorage, openCheckpointAt, type CheckpointConfig, type C
 import { withJobLock } from '../checkpoint/job-lock.js'
 import { checkRecoveryTarget, warnCommittedAfter } from './committed-output.js'
 import { parseDuration } from '../common/durations.js'
-import { alterObject, Catalog, createTableAs, describe, explain, showFunctions, explainJobGraph, planQuery, showCreate, tableFromAst, viewFromAst,
-  type PlanContext } from '../planner/index.js'
+import { alterObject, applyNamespaceStatement, Catalog, createTableAs, showNamespaces, describe, explain, showFunctions, explainJobGraph, planQuery, showCreate,
+  tableFromAst, viewFromAst, type PlanContext } from '../planner/index.js'
 import { jobConfigOf, listOptions, resetOption, setOption, type JobConfig } from '../common/config/index.js'
 import { renderWarning, type WarningSink } from '../common/warnings.js'
 import { JobSet, type JobControl, type JobInfo, type JobKind, type JobOutcome } from './jobs.js'
@@ -159,17 +159,27 @@ export class Session {
       case 'CreateTable': {
         if (stmt.asQuery !== undefined) return this.planCreateAs({ ...stmt, asQuery: stmt.asQuery })
         const table = tableFromAst(stmt, this.catalog)
-        const created = this.catalog.add(table, stmt.ifNotExists, stmt.name.span)
+        const created = this.catalog.add(table, stmt.ifNotExists, stmt.name.span, stmt.name)
         return { kind: 'ok', message: created ? `table '${table.name}' created` : `table '${table.name}' already exists` }
       }
       case 'CreateView': {
         const view = viewFromAst(stmt, this.catalog, this.config(), this.warn)
-        const created = this.catalog.add(view, stmt.ifNotExists, stmt.name.span)
+        const created = this.catalog.add(view, stmt.ifNotExists, stmt.name.span, stmt.name)
         return { kind: 'ok', message: created ? `view '${view.name}' created` : `view '${view.name}' already exists` }
       }
+      case 'CreateCatalog':
+      case 'CreateDatabase':
+      case 'Use':
+        return { kind: 'ok', message: applyNamespaceStatement(stmt, this.catalog) }
       case 'DropObject': {
+        if (stmt.object === 'DATABASE' || stmt.object === 'CATALOG') return { kind: 'ok', message: applyNamespaceStatement(stmt, this.catalog) }
+        if (stmt.cascade) {
+          throw WeirError.plan(`DROP ${stmt.object} takes no CASCADE`, { span: stmt.span, help: `DROP ${stmt.object} ${
+            stmt.name.parts.map(p => p.value).join('.')
+          }` })
+        }
         const name = stmt.name.parts.at(-1)!.value
-        const dropped = this.catalog.drop(stmt.object === 'TABLE' ? 'table' : 'view', name, stmt.ifExists, stmt.name.span)
+        const dropped = this.catalog.drop(stmt.object === 'TABLE' ? 'table' : 'view', stmt.name, stmt.ifExists, stmt.name.span)
         return { kind: 'ok', message: dropped ? `${stmt.object.toLowerCase()} '${name}' dropped` : `${stmt.object.toLowerCase()} '${name}' does not exist` }
       }
       case 'SetOption': {
@@ -196,6 +206,7 @@ export class Session {
       }
       case 'ShowTables': {
         if (stmt.what === 'FUNCTIONS') return { kind: 'table', ...showFunctions() }
+        if (stmt.what !== 'TABLES' && stmt.what !== 'VIEWS') return { kind: 'table', ...showNamespaces(stmt.what, this.catalog) }
         const objs = this.catalog.list(stmt.what === 'TABLES' ? undefined : 'view')
         return { kind: 'table', columns: [stmt.what === 'TABLES' ? 'table name' : 'view name'], rows: objs.map(o => [o.name]) }
       }
@@ -206,7 +217,7 @@ export class Session {
       case 'Describe':
         return { kind: 'table', ...describe(stmt, this.planContext) }
       case 'ShowCreate':
-        return { kind: 'explain', text: showCreate(this.catalog.resolve(stmt.name.parts.at(-1)!.value, stmt.name.span), stmt.object, stmt.name.span) }
+        return { kind: 'explain', text: showCreate(this.catalog.resolve(stmt.name, stmt.name.span), stmt.object, stmt.name.span) }
       case 'AlterObject':
         return { kind: 'ok', message: alterObject(stmt, this.catalog) }
       case 'Explain':
@@ -241,13 +252,13 @@ export class Session {
    */
   private planCreateAs(stmt: ast.CreateTable & { readonly asQuery: ast.Query }): PlannedStep {
     const name = stmt.name.parts.at(-1)!.value
-    if (stmt.ifNotExists && this.catalog.get(name) !== undefined) return { kind: 'ok', message: `'${name}' already exists; nothing inserted` }
+    if (stmt.ifNotExists && this.catalog.get(stmt.name) !== undefined) return { kind: 'ok', message: `'${name}' already exists; nothing inserted` }
     const { table, insert } = createTableAs(stmt, this.planContext)
-    this.catalog.add(table, false, stmt.name.span)
+    this.catalog.add(table, false, stmt.name.span, stmt.name)
     try {
       return this.planInsert(insert)
     } catch (e) {
-      this.catalog.drop('table', table.name, true, stmt.name.span)
+      this.catalog.drop('table', stmt.name, true, stmt.name.span)
       throw e
     }
   }

@@ -63,6 +63,9 @@ export type Statement =
   | Describe
   | ShowCreate
   | AlterObject
+  | CreateCatalog
+  | CreateDatabase
+  | Use
 
 export interface CreateTable {
   readonly kind: 'CreateTable'
@@ -163,10 +166,38 @@ export interface CreateView {
 
 export interface DropObject {
   readonly kind: 'DropObject'
-  readonly object: 'TABLE' | 'VIEW'
+  readonly object: 'TABLE' | 'VIEW' | 'DATABASE' | 'CATALOG'
   readonly temporary: boolean
   readonly name: QualifiedName
   readonly ifExists: boolean
+  /** DROP DATABASE … CASCADE: its tables and views go too. */
+  readonly cascade: boolean
+  readonly span: Span
+}
+
+/** `CREATE CATALOG [IF NOT EXISTS] c [WITH (…)]`. */
+export interface CreateCatalog {
+  readonly kind: 'CreateCatalog'
+  readonly name: Ident
+  readonly ifNotExists: boolean
+  readonly options: readonly OptionPair[]
+  readonly span: Span
+}
+
+/** `CREATE DATABASE [IF NOT EXISTS] [c.]db [COMMENT '…'] [WITH (…)]`. */
+export interface CreateDatabase {
+  readonly kind: 'CreateDatabase'
+  readonly name: QualifiedName
+  readonly ifNotExists: boolean
+  readonly comment?: string
+  readonly span: Span
+}
+
+/** `USE CATALOG c` or `USE [c.]db`. */
+export interface Use {
+  readonly kind: 'Use'
+  readonly catalog: boolean
+  readonly name: QualifiedName
   readonly span: Span
 }
 
@@ -220,8 +251,8 @@ export interface Explain {
 
 export interface ShowTables {
   readonly kind: 'ShowTables'
-  /** SHOW TABLES, SHOW VIEWS or SHOW FUNCTIONS */
-  readonly what: 'TABLES' | 'VIEWS' | 'FUNCTIONS'
+  /** SHOW TABLES, VIEWS, FUNCTIONS, CATALOGS, DATABASES, CURRENT CATALOG or CURRENT DATABASE */
+  readonly what: 'TABLES' | 'VIEWS' | 'FUNCTIONS' | 'CATALOGS' | 'DATABASES' | 'CURRENT CATALOG' | 'CURRENT DATABASE'
   readonly span: Span
 }
 

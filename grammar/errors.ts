@@ -56,6 +56,7 @@ const STATEMENT_START = new Set<TokenType>([
   T.DESC,
   T.ALTER,
   T.EXECUTE,
+  T.USE,
   T.BEGIN,
 ])
 const QUERY_START = new Set<TokenType>([T.SELECT, T.WITH, T.VALUES])

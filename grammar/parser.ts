@@ -82,6 +82,7 @@ export class SqlParser extends CstParser {
       { ALT: () => this.SUBRULE(this.stopJobStatement, ALT_LABEL) },
       { ALT: () => this.SUBRULE(this.describeStatement, ALT_LABEL) },
       { ALT: () => this.SUBRULE(this.alterStatement, ALT_LABEL) },
+      { ALT: () => this.SUBRULE(this.useStatement, ALT_LABEL) },
     ])
   })
 
@@ -91,6 +92,8 @@ export class SqlParser extends CstParser {
     this.OR(this.alts.createStatement1 ??= [
       { ALT: () => this.SUBRULE(this.createTableBody) },
       { ALT: () => this.SUBRULE(this.createViewBody) },
+      { ALT: () => this.SUBRULE(this.createCatalogBody) },
+      { ALT: () => this.SUBRULE(this.createDatabaseBody) },
     ])
   })
 
@@ -249,17 +252,51 @@ export class SqlParser extends CstParser {
     this.SUBRULE(this.query)
   })
 
+  /** `CATALOG [IF NOT EXISTS] c [WITH (…)]` (Flink's CREATE CATALOG; the type is checked by the catalog). */
+  createCatalogBody = this.RULE('createCatalogBody', () => {
+    this.CONSUME(T.CATALOG)
+    this.OPTION(() => this.SUBRULE(this.ifNotExists))
+    this.CONSUME(T.Name)
+    this.OPTION2(() => {
+      this.CONSUME(T.WITH)
+      this.SUBRULE(this.optionList)
+    })
+  })
+
+  /** `DATABASE [IF NOT EXISTS] [c.]db [COMMENT '…'] [WITH (…)]`. */
+  createDatabaseBody = this.RULE('createDatabaseBody', () => {
+    this.CONSUME(T.DATABASE)
+    this.OPTION(() => this.SUBRULE(this.ifNotExists))
+    this.SUBRULE(this.qualifiedName)
+    this.OPTION2(() => this.SUBRULE(this.commentClause))
+    this.OPTION3(() => {
+      this.CONSUME(T.WITH)
+      this.SUBRULE(this.optionList)
+    })
+  })
+
   dropStatement = this.RULE('dropStatement', () => {
     this.CONSUME(T.DROP)
     this.OPTION(() => this.CONSUME(T.TEMPORARY))
     this.OR(this.alts.dropStatement1 ??= [
       { ALT: () => this.CONSUME(T.TABLE) },
       { ALT: () => this.CONSUME(T.VIEW) },
+      { ALT: () => this.CONSUME(T.DATABASE) },
+      { ALT: () => this.CONSUME(T.CATALOG) },
     ])
     this.OPTION2(() => {
       this.CONSUME(T.IF)
       this.CONSUME(T.EXISTS)
     })
+    this.SUBRULE(this.qualifiedName)
+    // RESTRICT or CASCADE (words, not keywords: to-ast checks which).
+    this.OPTION3(() => this.CONSUME(T.Name))
+  })
+
+  /** `USE CATALOG c` or `USE [c.]db`. */
+  useStatement = this.RULE('useStatement', () => {
+    this.CONSUME(T.USE)
+    this.OPTION(() => this.CONSUME(T.CATALOG))
     this.SUBRULE(this.qualifiedName)
   })
 
@@ -389,6 +426,17 @@ export class SqlParser extends CstParser {
       { ALT: () => this.CONSUME(T.VIEWS) },
       { ALT: () => this.CONSUME(T.FUNCTIONS) },
       { ALT: () => this.CONSUME(T.JOBS) },
+      { ALT: () => this.CONSUME(T.CATALOGS) },
+      { ALT: () => this.CONSUME(T.DATABASES) },
+      {
+        ALT: () => {
+          this.CONSUME(T.CURRENT)
+          this.OR2(this.alts.showStatement2 ??= [
+            { ALT: () => this.CONSUME(T.CATALOG) },
+            { ALT: () => this.CONSUME(T.DATABASE) },
+          ])
+        },
+      },
       { ALT: () => this.SUBRULE(this.showCreate) },
     ])
   })

@@ -43,7 +43,9 @@ function statement(n: CstNode, s: Spans): A.Statement {
         const sc = child(c, 'showCreate')
         return { kind: 'ShowCreate', object: has(sc, 'VIEW') ? 'VIEW' : 'TABLE', name: qualifiedName(child(sc, 'qualifiedName'), s), span: s.of(c) }
       }
-      return { kind: 'ShowTables', what: has(c, 'VIEWS') ? 'VIEWS' : has(c, 'FUNCTIONS') ? 'FUNCTIONS' : 'TABLES', span: s.of(c) }
+      return { kind: 'ShowTables', what: showWhat(c), span: s.of(c) }
+    case 'useStatement':
+      return { kind: 'Use', catalog: has(c, 'CATALOG'), name: qualifiedName(child(c, 'qualifiedName'), s), span: s.of(c) }
     case 'stopJobStatement': {
       const id = token(c, 'StringLit')!
       return { kind: 'StopJob', id: stringValue(id), idSpan: s.ofToken(id), withSavepoint: has(c, 'SAVEPOINT'), span: s.of(c) }
@@ -63,8 +65,18 @@ function optionText(n: CstNode, s: Spans): string {
   return c.tokenType === T.StringLit ? stringValue(c) : c.image
 }
 
-function createStatement(n: CstNode, s: Spans): A.CreateTable | A.CreateView {
+function createStatement(n: CstNode, s: Spans): A.CreateTable | A.CreateView | A.CreateCatalog | A.CreateDatabase {
   const temporary = has(n, 'TEMPORARY')
+  const catalog = node(n, 'createCatalogBody')
+  if (catalog) {
+    const list = node(catalog, 'optionList')
+    return { kind: 'CreateCatalog', name: ident(catalog, s), ifNotExists: has(catalog, 'ifNotExists'), options: list ? options(list, s) : [], span: s.of(n) }
+  }
+  const database = node(n, 'createDatabaseBody')
+  if (database) {
+    return { kind: 'CreateDatabase', name: qualifiedName(child(database, 'qualifiedName'), s), ifNotExists: has(database, 'ifNotExists'),
+      ...commentOf(node(database, 'commentClause')), span: s.of(n) }
+  }
   const view = node(n, 'createViewBody')
   if (view) {
     const cols = node(view, 'nameList')
@@ -234,14 +246,26 @@ function options(n: CstNode, s: Spans): A.OptionPair[] {
 }
 
 function dropStatement(n: CstNode, s: Spans): A.DropObject {
+  const behavior = token(n, 'Name')
+  const word = behavior?.image.toUpperCase()
+  if (behavior !== undefined && word !== 'RESTRICT' && word !== 'CASCADE') {
+    throw WeirError.syntax(`unexpected '${behavior.image}', expected RESTRICT or CASCADE`, { span: s.ofToken(behavior) })
+  }
   return {
     kind: 'DropObject',
-    object: has(n, 'VIEW') ? 'VIEW' : 'TABLE',
+    object: has(n, 'VIEW') ? 'VIEW' : has(n, 'DATABASE') ? 'DATABASE' : has(n, 'CATALOG') ? 'CATALOG' : 'TABLE',
     temporary: has(n, 'TEMPORARY'),
     name: qualifiedName(child(n, 'qualifiedName'), s),
     ifExists: has(n, 'IF'),
+    cascade: word === 'CASCADE',
     span: s.of(n),
   }
+}
+
+function showWhat(n: CstNode): A.ShowTables['what'] {
+  if (has(n, 'CURRENT')) return has(n, 'CATALOG') ? 'CURRENT CATALOG' : 'CURRENT DATABASE'
+  for (const w of ['VIEWS', 'FUNCTIONS', 'CATALOGS', 'DATABASES'] as const) if (has(n, w)) return w
+  return 'TABLES'
 }
 
 /** A statement set's INSERTs; any other statement inside it is refused where it is. */
@@ -278,6 +302,9 @@ const STATEMENT_NAMES: Record<Exclude<A.Statement['kind'], 'Insert'>, string> = 
   Describe: 'DESCRIBE',
   ShowCreate: 'SHOW CREATE',
   AlterObject: 'ALTER',
+  CreateCatalog: 'CREATE CATALOG',
+  CreateDatabase: 'CREATE DATABASE',
+  Use: 'USE',
 }
 
 function describeStatement(stmt: Exclude<A.Statement, A.Insert>): string {

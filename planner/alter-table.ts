@@ -15,9 +15,9 @@ import { checkConnector } from './ddl.js'
 export function alterObject(stmt: ast.AlterObject, catalog: Catalog): string {
   const kind = stmt.object === 'TABLE' ? 'table' : 'view'
   const name = stmt.name.parts.at(-1)!.value
-  const found = catalog.get(name)
+  const found = catalog.get(stmt.name)
   if (found === undefined && stmt.ifExists) return `${kind} '${name}' does not exist`
-  const obj = found ?? catalog.resolve(name, stmt.name.span)
+  const obj = found ?? catalog.resolve(stmt.name, stmt.name.span)
   if (obj.kind !== kind) {
     throw WeirError.plan(`'${obj.name}' is a ${obj.kind}, not a ${kind}`, { span: stmt.name.span, help: `use ALTER ${obj.kind.toUpperCase()} ${obj.name}` })
   }
@@ -31,7 +31,7 @@ export function alterObject(stmt: ast.AlterObject, catalog: Catalog): string {
     })
   }
   const altered = action.kind === 'SetOptions' ? setOptions(obj, action.options, stmt.span) : resetOptions(obj, action.keys, stmt.span)
-  catalog.replace(altered)
+  catalog.replace(obj, altered)
   return `table '${obj.name}' altered`
 }
 
@@ -75,19 +75,24 @@ function checked(t: CatalogTable, setHere: ReadonlySet<string>, span: Span): Cat
 
 function rename(obj: CatalogObject, to: ast.QualifiedName, catalog: Catalog): string {
   const newName = to.parts.at(-1)!.value
-  const taken = catalog.get(newName)
+  if (to.parts.length > 1) {
+    throw WeirError.unsupported(`RENAME TO takes a name in the same database, not '${to.parts.map(p => p.value).join('.')}'`, { span: to.span,
+      help: `RENAME TO ${newName}` })
+  }
+  const neighbours = catalog.neighbours(obj)
+  const taken = neighbours.find(o => o.name.toLowerCase() === newName.toLowerCase())
   if (taken !== undefined && taken !== obj) {
     throw WeirError.plan(`cannot rename ${obj.kind} '${obj.name}' to '${newName}': ${taken.kind} '${taken.name}' already exists`, { span: to.span,
       help: `choose another name, or DROP ${taken.kind.toUpperCase()} ${taken.name} first` })
   }
   // A view names what it reads in its query: renaming that would break the view, so it is refused
   // (Flink's in-memory catalog does not check, and the view fails when next used).
-  const user = catalog.list('view').find(v => v !== obj && v.kind === 'view' && readsName(v.query, obj.name))
+  const user = neighbours.find(v => v !== obj && v.kind === 'view' && readsName(v.query, obj.name))
   if (user !== undefined) {
     throw WeirError.plan(`cannot rename ${obj.kind} '${obj.name}': view '${user.name}' reads it`, { span: to.span,
       help: `DROP VIEW ${user.name} first, then create it again over '${newName}'` })
   }
-  catalog.rename(obj.name, { ...obj, name: newName })
+  catalog.replace(obj, { ...obj, name: newName })
   return `${obj.kind} '${obj.name}' renamed to '${newName}'`
 }
 

@@ -51,7 +51,7 @@ export function likeStrategies(like: ast.LikeClause): Record<Feature, ast.LikeSt
  */
 export function mergeLike(like: ast.LikeClause, own: TableParts, catalog: Catalog): TableParts {
   const baseName = like.table.parts.at(-1)!.value
-  const found = catalog.resolve(baseName, like.table.span)
+  const found = catalog.resolve(like.table, like.table.span)
   if (found.kind !== 'table') {
     throw WeirError.plan(`'${found.name}' is a view: LIKE copies a table`, { span: like.table.span, help: 'name a table after LIKE' })
   }

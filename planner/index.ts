@@ -19,6 +19,7 @@ export { tableFromAst, viewFromAst } from './ddl.js'
 export { showCreate } from './show-create.js'
 export { alterObject } from './alter-table.js'
 export { createTableAs } from './create-as.js'
+export { applyNamespaceStatement, showNamespaces } from './namespaces.js'
 export { explainJobGraph, explainOperator, type ExplainOptions } from './explain.js'
 export type { Listing } from './describe.js'
 
@@ -64,6 +65,6 @@ export function explain(stmt: ast.Explain, ctx: PlanContext): string {
 
 /** DESCRIBE of a table or view; an unknown name is a plan error at the name with a did-you-mean. */
 export function describe(stmt: ast.Describe, ctx: PlanContext): Listing {
-  const obj = ctx.catalog.resolve(stmt.name.parts.at(-1)!.value, stmt.name.span)
+  const obj = ctx.catalog.resolve(stmt.name, stmt.name.span)
   return describeObject(obj, ctx.catalog, ctx.config)
 }

@@ -21,7 +21,7 @@ import type { JobConfig } from '../common/config/index.js'
 /** Plans `INSERT INTO t query`. */
 export function planInsert(stmt: ast.Insert, catalog: Catalog, config: JobConfig, warn?: WarningSink): LogicalPlan {
   const name = stmt.table.parts.at(-1)!.value
-  const target = catalog.resolve(name, stmt.table.span)
+  const target = catalog.resolve(stmt.table, stmt.table.span)
   if (target.kind !== 'table') throw WeirError.plan(`cannot INSERT INTO view '${target.name}'`, { span: stmt.table.span, help: 'insert into a table' })
   if (stmt.overwrite) throw WeirError.unsupported('INSERT OVERWRITE is not supported on streams', { span: stmt.span, help: 'use INSERT INTO' })
   const factory = getConnector(target.options['connector']!)

@@ -129,7 +129,7 @@ export class QueryBinder {
     const name = nameParts[nameParts.length - 1]!.value
     const alias = ref.alias?.value ?? name
     const cte = nameParts.length === 1 ? this.lookupCte(name) : undefined
-    const resolved = cte ? undefined : this.catalog.resolve(name, ref.name.span)
+    const resolved = cte ? undefined : this.catalog.resolve(ref.name, ref.name.span)
     checkHints(ref.hints, resolved?.kind === 'table' ? 'table' : 'view', this.warn)
     if (cte) {
       // A CTE is bound where it is used, with the CTEs that were visible where it was defined.
@@ -149,7 +149,8 @@ export class QueryBinder {
       let inner: BoundRelation
       this.inView++
       try {
-        inner = this.bindQuery(obj.query)
+        // The names in its query are those of the database it was created in.
+        inner = this.catalog.within(obj, () => this.bindQuery(obj.query))
       } catch (e) {
         throw e instanceof WeirError ? new WeirError(e.kind, `in view '${obj.name}': ${e.message}`, { span: ref.span, help: e.help }) : e
       } finally {

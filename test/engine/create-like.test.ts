@@ -94,7 +94,7 @@ describe('CREATE TABLE … LIKE', () => {
         'use ALL, CONSTRAINTS, GENERATED, OPTIONS, WATERMARKS, METADATA or PARTITIONS', 37],
       [`CREATE TABLE t LIKE bse`, "table or view 'bse' not found", "did you mean 'base'?", 21],
       [`CREATE TABLE t`, 'CREATE TABLE needs its columns',
-        'list them after the name: CREATE TABLE t (a INT, …) WITH (…), or copy another table with … LIKE other', 14],
+        'list them after the name: CREATE TABLE t (a INT, …) WITH (…), copy another table with … LIKE other, or take them from a query with … AS SELECT', 14],
     ]
     for (const [sql, message, help, column] of cases) {
       const e = await fails(sql, s)

@@ -163,8 +163,8 @@ describe('CREATE VIEW, DROP, INSERT', () => {
 
   it('parses DROP TABLE and DROP TEMPORARY VIEW IF EXISTS', () => {
     expect(strip(parseSql('DROP TABLE db.t; DROP TEMPORARY VIEW IF EXISTS v'))).toEqual([
-      { kind: 'DropObject', object: 'TABLE', temporary: false, name: { parts: [id('db'), id('t')] }, ifExists: false },
-      { kind: 'DropObject', object: 'VIEW', temporary: true, name: { parts: [id('v')] }, ifExists: true },
+      { kind: 'DropObject', object: 'TABLE', temporary: false, name: { parts: [id('db'), id('t')] }, ifExists: false, cascade: false },
+      { kind: 'DropObject', object: 'VIEW', temporary: true, name: { parts: [id('v')] }, ifExists: true, cascade: false },
     ])
   })
 
