@@ -8,10 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Session } from '../../engine/session.js'
 import type { JobMetrics } from '../../runtime/executor.js'
 import { writeSeededRows } from '../support/seeded-rows.js'
-import { debeziumRows, hasCommittedRows } from '../support/debezium-files.js'
+import { debeziumRows } from '../support/debezium-files.js'
+import { checkpointedThenRestored, RESTORE_MATRIX, runInsertJob } from '../support/restore-runs.js'
 
 const ROWS = 8000
 let root: string
@@ -70,22 +70,8 @@ function sql(c: Case, out: string): string {
     INSERT INTO out ${c.query};`
 }
 
-async function run(c: Case, out: string, options: Record<string, string>, signal?: AbortSignal, onCheckpoint?: (id: number) => void): Promise<JobMetrics> {
-  const session = new Session({
-    println: () => undefined,
-    signal,
-    options: { 'pipeline.name': 'agg-more-job', 'table.exec.mini-batch.enabled': 'false', ...options },
-    onCheckpoint: (_job, id) => onCheckpoint?.(id),
-  })
-  await session.executeSql(sql(c, out))
-  const [metrics] = await session.awaitJobs()
-  return metrics!
-}
-
-const BACKENDS: readonly { name: string; options: () => Record<string, string> }[] = [
-  { name: 'heap', options: () => ({ 'state.backend': 'heap' }) },
-  { name: 'rocksdb', options: () => ({ 'state.backend': 'rocksdb', 'state.cache.size': '64 kb', 'state.dir': mkdtempSync(join(root, 'state-')) }) },
-]
+const run = (c: Case, out: string, options: Record<string, string>): Promise<JobMetrics> =>
+  runInsertJob(sql(c, out), { 'pipeline.name': 'agg-more-job', ...options })
 
 describe.each(CASES)('$name', c => {
   let expected: string[]
@@ -98,24 +84,9 @@ describe.each(CASES)('$name', c => {
     expect(Math.max(...expected.map(r => ((JSON.parse(r) as Row).la as string).length))).toBeGreaterThan(20)
   }, 120_000)
 
-  it.each(BACKENDS.flatMap(b => [[1, 1], [1, 3], [2, 1]].map(([a, z]) => ({ b, a: a!, z: z! }))))(
-    '$b.name: checkpointed at p=$a, cancelled, restored at p=$z',
-    async ({ b, a, z }) => {
-      const out = mkdtempSync(join(root, 'out-'))
-      const options = { ...b.options(), 'execution.checkpointing.interval': '5 ms', 'state.checkpoints.dir': mkdtempSync(join(root, 'chk-')),
-        'execution.batch-size': '1' }
-      const cancel = new AbortController()
-      const first = await run(c, out, { ...options, 'parallelism.default': String(a) }, cancel.signal, id => {
-        // Only after a checkpoint that committed rows: one taken before the source's first chunk holds no position.
-        if (id >= 1 && hasCommittedRows(out)) cancel.abort()
-      })
-      expect(first.cancelled).toBe(true)
-      expect(first.checkpointsCompleted).toBeGreaterThanOrEqual(1)
-      const second = await run(c, out, { ...options, 'parallelism.default': String(z) })
-      expect(second.cancelled).toBe(false)
-      expect(second.sourceRecordsRead, 'the restored run resumed midway').toBeLessThan(ROWS)
-      expect(debeziumRows(out, c.normalize)).toEqual(expected)
-    },
-    240_000,
-  )
+  it.each(RESTORE_MATRIX)('$b.name: checkpointed at p=$a, cancelled, restored at p=$z', async ({ b, a, z }) => {
+    const out = mkdtempSync(join(root, 'out-'))
+    await checkpointedThenRestored({ root, out, sql: sql(c, out), options: { 'pipeline.name': 'agg-more-job', ...b.options(root) }, a, z, sourceRows: ROWS })
+    expect(debeziumRows(out, c.normalize)).toEqual(expected)
+  }, 240_000)
 })

@@ -8,9 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Session } from '../../engine/session.js'
 import type { JobMetrics } from '../../runtime/executor.js'
-import { debeziumRows, hasCommittedRows } from '../support/debezium-files.js'
+import { Session } from '../../engine/session.js'
+import { debeziumRows } from '../support/debezium-files.js'
+import { checkpointedThenRestored, RESTORE_MATRIX, runInsertJob } from '../support/restore-runs.js'
 
 const EVENTS = 8000
 let root: string
@@ -220,22 +221,8 @@ function sql(c: Case, out: string): string {
     INSERT INTO out ${c.query};`
 }
 
-async function run(c: Case, out: string, options: Record<string, string>, signal?: AbortSignal, onCheckpoint?: (id: number) => void): Promise<JobMetrics> {
-  const session = new Session({
-    println: () => undefined,
-    signal,
-    options: { 'pipeline.name': 'nested-job', 'table.exec.mini-batch.enabled': 'false', ...options },
-    onCheckpoint: (_job, id) => onCheckpoint?.(id),
-  })
-  await session.executeSql(sql(c, out))
-  const [metrics] = await session.awaitJobs()
-  return metrics!
-}
-
-const BACKENDS: readonly { name: string; options: () => Record<string, string> }[] = [
-  { name: 'heap', options: () => ({ 'state.backend': 'heap' }) },
-  { name: 'rocksdb', options: () => ({ 'state.backend': 'rocksdb', 'state.cache.size': '64 kb', 'state.dir': mkdtempSync(join(root, 'state-')) }) },
-]
+const run = (c: Case, out: string, options: Record<string, string>): Promise<JobMetrics> =>
+  runInsertJob(sql(c, out), { 'pipeline.name': 'nested-job', ...options })
 
 describe.each(CASES)('$name', c => {
   let expected: string[]
@@ -247,25 +234,12 @@ describe.each(CASES)('$name', c => {
     expect(expected).toEqual(c.expected().map(r => JSON.stringify(r)).sort())
   }, 120_000)
 
-  it.each(BACKENDS.flatMap(b => [[1, 1], [1, 3], [2, 1]].map(([a, z]) => ({ b, a: a!, z: z! }))))(
-    '$b.name: checkpointed at p=$a, cancelled, restored at p=$z',
-    async ({ b, a, z }) => {
-      const out = mkdtempSync(join(root, 'out-'))
-      const options = { ...b.options(), 'execution.checkpointing.interval': '5 ms', 'state.checkpoints.dir': mkdtempSync(join(root, 'chk-')),
-        'execution.batch-size': '1' }
-      const cancel = new AbortController()
-      const first = await run(c, out, { ...options, 'parallelism.default': String(a) }, cancel.signal, id => {
-        if (id >= 1 && hasCommittedRows(out)) cancel.abort()
-      })
-      expect(first.cancelled).toBe(true)
-      expect(first.checkpointsCompleted).toBeGreaterThanOrEqual(1)
-      const second = await run(c, out, { ...options, 'parallelism.default': String(z) })
-      expect(second.cancelled).toBe(false)
-      expect(second.sourceRecordsRead, 'the restored run resumed midway').toBeLessThan(EVENTS * (c.scans ?? 1))
-      expect(debeziumRows(out)).toEqual(expected)
-    },
-    240_000,
-  )
+  it.each(RESTORE_MATRIX)('$b.name: checkpointed at p=$a, cancelled, restored at p=$z', async ({ b, a, z }) => {
+    const out = mkdtempSync(join(root, 'out-'))
+    await checkpointedThenRestored({ root, out, sql: sql(c, out), options: { 'pipeline.name': 'nested-job', ...b.options(root) }, a, z,
+      sourceRows: EVENTS * (c.scans ?? 1) })
+    expect(debeziumRows(out)).toEqual(expected)
+  }, 240_000)
 })
 
 describe('the views of the published DDL', () => {
