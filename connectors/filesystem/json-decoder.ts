@@ -1,6 +1,7 @@
 // JSON-lines decoding: one object per line, fields matched to columns by name (exact, then
 // case-insensitive). DECIMAL columns are read from the number's source text, never through a double,
 // and so are integers that a double does not hold exactly (beyond 2^53).
+import { parseKeepingDigits } from './exact-json.js'
 import type { Field } from '../../common/types.js'
 import type { Row } from '../../core/batch.js'
 import { ConvertError, converterFor, type Converter } from './convert.js'
@@ -19,6 +20,7 @@ export class JsonDecoder implements RecordDecoder {
   private readonly converters: Converter[]
   readonly isDecimal: boolean[]
   private readonly hasDecimal: boolean
+  private readonly hasNested: boolean
   readonly isInteger: boolean[]
   /** STRING columns: their converter keeps a string as it is. */
   readonly isString: boolean[]
@@ -35,6 +37,7 @@ export class JsonDecoder implements RecordDecoder {
     this.converters = schema.map(f => converterFor(f.type, { epoch: config.timestampEpoch, epochOption: `${prefix}.timestamp-format.epoch` }))
     this.isDecimal = schema.map(f => f.type.kind === 'DECIMAL')
     this.hasDecimal = this.isDecimal.includes(true)
+    this.hasNested = schema.some(f => f.type.kind === 'ROW' || f.type.kind === 'ARRAY' || f.type.kind === 'MAP')
     this.isInteger = schema.map(f => isIntegral(f.type))
     this.isString = schema.map(f => f.type.kind === 'STRING')
     this.isMillisTimestamp = schema.map(f => (f.type.kind === 'TIMESTAMP' || f.type.kind === 'TIMESTAMP_LTZ') && f.type.precision >= 3)
@@ -45,7 +48,8 @@ export class JsonDecoder implements RecordDecoder {
     if (isBlank(line)) return SKIP
     let obj: unknown
     try {
-      obj = JSON.parse(line)
+      // Nested columns' numbers keep their digits (exact-json.ts); flat ones are read from the line.
+      obj = this.hasNested ? parseKeepingDigits(line) : JSON.parse(line)
     } catch (e) {
       throw new RecordError(`invalid JSON (${(e as Error).message})`)
     }

@@ -9,6 +9,7 @@
 // Anything unusual (invalid JSON, a top-level value that is not an object, an escaped key, a key
 // matching a column only case-insensitively, deep nesting) gives FALLBACK: the caller decodes the
 // record's text with JsonDecoder, which says precisely what is wrong or resolves the key.
+import { parseKeepingDigits } from './exact-json.js'
 import type { Row } from '../../core/batch.js'
 import { truncateNumberText } from '../../common/int64.js'
 import { fastTimestampBytes } from './convert.js'
@@ -254,7 +255,7 @@ export class JsonFieldScanner {
     if (c === OPEN_BRACE || c === OPEN_BRACKET) {
       const e = this.skip(b, i, end, 0, -1)
       if (e < 0) return -1
-      this.raw[column] = JSON.parse(b.utf8Slice(i, e))
+      this.raw[column] = parseKeepingDigits(b.utf8Slice(i, e))
       return e
     }
     const e = scanLiteral(b, i, end)

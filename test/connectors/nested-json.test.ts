@@ -53,6 +53,24 @@ describe('nested values through the json format', () => {
     expect(lines(join(dir, 'out')).sort()).toEqual(OUTPUT)
   })
 
+  it.each(['1', '8192'])('BIGINTs beyond 2^53 and DECIMALs of 20 digits inside nested values keep every digit (batch size %s)', async batch => {
+    const dir = tmp()
+    const columns = 'id INT, r ROW<b BIGINT, d DECIMAL(20, 2)>, a ARRAY<BIGINT>, m MAP<STRING, DECIMAL(20, 2)>'
+    const rows = [
+      '{"id":1,"r":{"b":9007199254740993,"d":123456789012345678.91},"a":[-9223372036854775808,9223372036854775807,1],"m":{"x":-99999999999999999.99}}',
+      '{"id":2,"r":{"b":1234567890123456789,"d":0.25},"a":[12345678901234567],"m":{"y":1E+2}}',
+    ]
+    writeFileSync(join(dir, 'in.jsonl'), rows.join('\n') + '\n')
+    await run(`SET 'execution.batch-size' = '${batch}';
+      CREATE TABLE src (${columns}) WITH ('connector' = 'filesystem', 'path' = '${join(dir, 'in.jsonl')}', 'format' = 'json');
+      CREATE TABLE dst (${columns}) WITH ('connector' = 'filesystem', 'path' = '${join(dir, 'out')}', 'format' = 'json');
+      INSERT INTO dst SELECT * FROM src;`)
+    expect(lines(join(dir, 'out')).sort()).toEqual([
+      '{"id":1,"r":{"b":9007199254740993,"d":123456789012345678.91},"a":[-9223372036854775808,9223372036854775807,1],"m":{"x":-99999999999999999.99}}',
+      '{"id":2,"r":{"b":1234567890123456789,"d":0.25},"a":[12345678901234567],"m":{"y":100.00}}',
+    ])
+  })
+
   it('values built in SQL, read from nested columns, and written nested by a debezium-json sink', async () => {
     const dir = tmp()
     writeFileSync(join(dir, 'in.jsonl'), INPUT.map(r => JSON.stringify(r)).join('\n') + '\n')
