@@ -5,7 +5,8 @@ import type { Warning, WarningSink } from '../../common/warnings.js'
 import { closest } from '../../common/names.js'
 import type * as ast from '../../grammar/ast.js'
 import { WeirError } from '../../common/errors.js'
-import { parseDuration } from '../../common/durations.js'
+import { formatDuration, parseDuration } from '../../common/durations.js'
+import type { JobConfig } from '../../common/config/index.js'
 
 /** Where a hint is written: after SELECT, after a table's name, after a view's or WITH query's name. */
 export type HintPlace = 'select' | 'table' | 'view'
@@ -44,6 +45,12 @@ export interface StateTtlOption {
 }
 
 /** One option (`'alias' = 'duration'`) of a STATE_TTL hint, checked to name one of `aliases` (lower case) with a valid duration. */
+/** The state TTL 'table.exec.state.ttl' gives (no hint), and how EXPLAIN names where it comes from. */
+export function configuredTtl(config: JobConfig): { ms: number; source: string } {
+  const ms = config.stateTtlMs
+  return { ms, source: ms > 0 ? `table.exec.state.ttl = '${formatDuration(ms)}'` : 'none' }
+}
+
 export function stateTtlOption(hint: ast.Hint, [key, value]: readonly [string, string], aliases: ReadonlySet<string>): StateTtlOption {
   if (!aliases.has(key.toLowerCase())) {
     throw WeirError.plan(`STATE_TTL names '${key}', which is not a table or alias in this query's FROM`, {

@@ -11,7 +11,6 @@ import type * as ast from '../../grammar/ast.js'
 import { WeirError } from '../../common/errors.js'
 import { isIntegral, timeAttrOf } from '../../common/types.js'
 import type { JobConfig } from '../../common/config/index.js'
-import { formatDuration } from '../../common/durations.js'
 import { inputRef, type Rex } from '../../core/rex.js'
 import type { OrderKey } from '../../core/rank.js'
 import { evalConstant } from '../../expr/index.js'
@@ -20,12 +19,12 @@ import { connectorOptions } from '../catalog.js'
 import { changelogOf } from '../changelog.js'
 import { inputsOf, type LogicalPlan, type Scan } from '../logical/nodes.js'
 import { bindExpr } from './expr-binder.js'
+import { configuredTtl } from './hints.js'
 import { Scope } from './scope.js'
 import type { BoundRelation } from './join-binder.js'
 
 export function bindOrderLimit(q: ast.OrderedQuery, inner: BoundRelation, config: JobConfig): BoundRelation {
   const base = inner.plan
-  const width = base.fields.length
   const limit = q.limit === undefined ? null : limitOf(q.limit)
   // Keys that are not output columns are computed into extra columns, dropped again after sorting.
   const extra: Rex[] = []
@@ -83,7 +82,7 @@ function orderedPlan(q: ast.OrderedQuery, input: LogicalPlan, orderKeys: readonl
         'or rank per key: ROW_NUMBER() OVER (PARTITION BY k ORDER BY …) <= n',
     })
   }
-  const ttl = config.stateTtlMs
+  const ttl = configuredTtl(config)
   return {
     kind: 'Rank',
     input,
@@ -93,8 +92,8 @@ function orderedPlan(q: ast.OrderedQuery, input: LogicalPlan, orderKeys: readonl
     start: 1,
     end: limit,
     outputRank: false,
-    ttlMs: ttl,
-    ttlSource: ttl > 0 ? `table.exec.state.ttl = '${formatDuration(ttl)}'` : 'none',
+    ttlMs: ttl.ms,
+    ttlSource: ttl.source,
     fields,
     span: q.span,
   }

@@ -23,7 +23,7 @@ import { PreProjection } from './pre-projection.js'
 import { bindGroupingSets, groupingCallsOf } from './grouping-sets.js'
 import { bindAggArguments } from './aggregate-args.js'
 import type { WarningSink } from '../../common/warnings.js'
-import { checkHints, stateTtlOption } from './hints.js'
+import { checkHints, configuredTtl, stateTtlOption } from './hints.js'
 import { bindOver, windowCallsOf } from './over-binder.js'
 import { checkReadable, tableFields } from './table-fields.js'
 import { bindJoinedFrom, type BoundRelation, type JoinContext } from './join-binder.js'
@@ -579,8 +579,7 @@ export class QueryBinder {
         return { ms, source }
       }
     }
-    const ms = this.config.stateTtlMs
-    return { ms, source: ms > 0 ? `table.exec.state.ttl = '${formatDuration(ms)}'` : 'none' }
+    return configuredTtl(this.config)
   }
 
   // ------------------------------------------------------------------ set operations, VALUES
