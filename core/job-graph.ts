@@ -13,8 +13,10 @@ export type { SortSpec } from './sort.js'
 import type { MarkerJoinSpec, ScalarJoinSpec, SemiJoinSpec, SetOpSpec, WindowSemiJoinSpec } from './subquery-specs.js'
 export type { MarkerJoinSpec, ScalarJoinSpec, SemiJoinSpec, SetOpSpec, WindowSemiJoinSpec } from './subquery-specs.js'
 import type { OverAggregateSpec } from './over-aggregate.js'
+import type { UnnestSpec } from './unnest.js'
 
 export type { OverAggregateSpec } from './over-aggregate.js'
+export type { UnnestSpec } from './unnest.js'
 
 export type ChangelogMode = 'insert-only' | 'updating'
 
@@ -258,6 +260,7 @@ export type OperatorSpec =
   | ValuesSpec
   | CalcSpec
   | ExpandSpec
+  | UnnestSpec
   | WindowAssignSpec
   | WindowAggregateSpec
   | GroupAggregateSpec

@@ -375,7 +375,20 @@ export type SelectItem =
   /** `*` or `t.*` */
   | { readonly kind: 'StarItem'; readonly qualifier?: Ident; readonly span: Span }
 
-export type FromItem = TableRef | SubqueryRef | WindowTvf | Join
+export type FromItem = TableRef | SubqueryRef | WindowTvf | Join | Unnest
+
+/**
+ * `UNNEST(expr) [WITH ORDINALITY] [[AS] alias [(col, …)]]`: one row per element of an array (per
+ * entry of a map), joined to the row of the FROM items before it that the expression reads.
+ */
+export interface Unnest {
+  readonly kind: 'Unnest'
+  readonly args: readonly Expr[]
+  readonly ordinality: boolean
+  readonly alias?: Ident
+  readonly columns?: readonly Ident[]
+  readonly span: Span
+}
 
 /** A table or view by name, with optional alias and `/*+ OPTIONS(…) * /` style hints. */
 export interface TableRef {

@@ -800,10 +800,29 @@ export class SqlParser extends CstParser {
 
   fromItem = this.RULE('fromItem', () => {
     this.OR(this.alts.fromItem1 ??= [
+      { GATE: () => wordIs(this.LA(1), 'UNNEST') || (this.LA(1).tokenType === T.LATERAL && wordIs(this.LA(2), 'UNNEST')),
+        ALT: () => this.SUBRULE(this.unnestRef, ALT_LABEL) },
       { ALT: () => this.SUBRULE(this.windowTvfRef, ALT_LABEL) },
       { ALT: () => this.SUBRULE(this.subqueryRef, ALT_LABEL) },
       { ALT: () => this.SUBRULE(this.tableRef, ALT_LABEL) },
     ])
+  })
+
+  /** `[LATERAL] UNNEST(expr, …) [WITH ORDINALITY] [[AS] alias [(col, …)]]`: UNNEST and ORDINALITY are plain words here; to-ast checks them. */
+  unnestRef = this.RULE('unnestRef', () => {
+    this.OPTION(() => this.CONSUME(T.LATERAL))
+    this.CONSUME(T.Identifier)
+    this.CONSUME(T.LParen)
+    this.AT_LEAST_ONE_SEP({ SEP: T.Comma, DEF: () => this.SUBRULE(this.expression) })
+    this.CONSUME(T.RParen)
+    this.OPTION2(() => {
+      this.CONSUME(T.WITH)
+      this.CONSUME2(T.Identifier)
+    })
+    this.OPTION3(() => {
+      this.SUBRULE(this.alias)
+      this.OPTION4(() => this.SUBRULE(this.nameList))
+    })
   })
 
   /** `name [FOR SYSTEM_TIME AS OF expr] [hints] [[AS] alias] [hints]` — Flink writes hints before the alias; both places are accepted. */

@@ -8,6 +8,7 @@ import { EXPR_CONVERTERS, expression, orderItem, registerSubqueryBuilder } from 
 import { windowClause } from './to-ast-over.js'
 import { withoutLegacyWindow } from './legacy-window.js'
 import { groupByClause } from './grouping-sets.js'
+import { unnestRef } from './unnest.js'
 import { closest } from '../common/names.js'
 import * as T from './tokens.js'
 
@@ -168,6 +169,8 @@ function fromItem(n: CstNode, s: Spans): A.FromItem {
     }
     case 'windowTvfRef':
       return windowTvf(c, s)
+    case 'unnestRef':
+      return unnestRef(c, s)
     default:
       throw WeirError.internal(`unhandled FROM item ${c.name}`)
   }

@@ -8,6 +8,7 @@ import { STATELESS, type Operator, type OperatorDescriptor, type OperatorTraits 
 import { WeirError } from '../common/errors.js'
 import { calc } from './calc.js'
 import { expand } from './expand.js'
+import { unnest } from './unnest.js'
 import { union } from './union.js'
 import { windowAssign } from './window-assign.js'
 import { windowAggregate } from './window-aggregate.js'
@@ -28,6 +29,7 @@ import { upsertMaterialize } from './upsert-materialize.js'
 const OPERATORS: { readonly [K in TransformSpec['kind']]: OperatorDescriptor<Extract<TransformSpec, { kind: K }>> } = {
   Calc: calc,
   Expand: expand,
+  Unnest: unnest,
   Union: union,
   WindowAssign: windowAssign,
   WindowAggregate: windowAggregate,

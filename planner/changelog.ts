@@ -27,6 +27,7 @@ function infer(plan: LogicalPlan): { mode: ChangelogMode; origin?: LogicalPlan }
       return { mode: 'insert-only' }
     case 'Project':
     case 'Expand':
+    case 'Unnest':
     case 'Filter':
     case 'Sink':
       return changelogOf(plan.input)

@@ -13,6 +13,7 @@ import { describeTemporalJoin, temporalJoinStateLines } from './explain-temporal
 import { describeSubqueryNode, subqueryStateLines } from './explain-subquery.js'
 import { describeOverAggregate, overStateLines } from './explain-over.js'
 import { describeTimeJoin, timeJoinStateLines } from './explain-time-join.js'
+import { describeUnnest } from './explain-unnest.js'
 
 export interface ExplainOptions {
   /** EXPLAIN CHANGELOG_MODE: print row kinds Flink-style (I, UB, UA, D) on every operator. */
@@ -131,6 +132,8 @@ function describeNode(node: PhysicalNode, input: readonly Field[], opts: Explain
       return `Values(rows=[${s.rows.length}], ${m})`
     case 'Expand':
       return `Expand(projects=[${s.projections.map(p => `{${p.map(r => formatRex(r, input)).join(', ')}}`).join(', ')}], ${m})`
+    case 'Unnest':
+      return describeUnnest(s, node, input, m)
     case 'Calc': {
       const select = s.projection.map((r, i) => {
         const text = formatRex(r, input)
@@ -272,6 +275,7 @@ function stateLines(node: PhysicalNode, input: readonly Field[], warnings: strin
     case 'Values':
     case 'Calc':
     case 'Expand':
+    case 'Unnest':
     case 'WindowAssign':
     case 'Union':
     case 'Sink':

@@ -72,6 +72,8 @@ function infer(plan: LogicalPlan): readonly number[] | undefined {
       return subqueryUniqueKey(plan, uniqueKeyOf)
     case 'Values':
     case 'Expand':
+    // An input row becomes several: its key is no longer unique.
+    case 'Unnest':
     case 'WindowTvf':
     case 'Union':
       return undefined

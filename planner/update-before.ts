@@ -33,6 +33,7 @@ export function updateBeforeReaders(roots: readonly LogicalPlan[]): (plan: Logic
         return
       case 'Project':
       case 'Expand':
+      case 'Unnest':
       case 'Filter':
         visit(plan.input, required)
         return
@@ -73,6 +74,7 @@ function filtersUpdates(plan: LogicalPlan): boolean {
     case 'Expand':
       return filtersUpdates(plan.input)
     case 'Filter':
+    case 'Unnest':
       return changelogOf(plan.input).mode === 'updating' || filtersUpdates(plan.input)
     case 'Union':
       return plan.inputs.some(filtersUpdates)

@@ -43,6 +43,9 @@ function infer(plan: LogicalPlan): (WindowColumn | undefined)[] {
     case 'Filter':
     case 'Sink':
       return [...windowColumnsOf(plan.input)]
+    case 'Unnest':
+      // Each input row's columns unchanged, in input order; the element's columns are no window's.
+      return [...windowColumnsOf(plan.input), ...none().slice(plan.input.fields.length)]
     case 'Join':
       // A window join keeps both sides' window columns (they hold the same windows); other joins
       // do not keep time order, so their window columns are plain timestamps.

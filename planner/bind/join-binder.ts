@@ -18,6 +18,7 @@ import { joinFields, regularJoin } from './regular-join.js'
 import { isTemporal, temporalJoin } from './temporal-join.js'
 import { timeJoin } from './time-join.js'
 import { stateTtlOption } from './hints.js'
+import { bindCorrelatedUnnest, unnestPlan, type BoundUnnest } from './unnest.js'
 
 /** A bound relation: its plan and the names its columns are visible by. */
 export interface BoundRelation {
@@ -37,7 +38,7 @@ export interface JoinContext {
 export type WrittenJoinType = ast.Join['joinType']
 
 /** A node of the FROM tree. Column ranges are global: [offset, offset + width) of the whole FROM's row. */
-type Tree = Leaf | JoinNode
+type Tree = Leaf | JoinNode | UnnestNode
 
 interface Leaf {
   readonly kind: 'leaf'
@@ -61,6 +62,18 @@ interface JoinNode {
   readonly filters: Rex[]
   /** The columns visible after this join (outer joins make the NULL-supplying side's columns nullable). */
   scope?: Scope
+}
+
+/** `input CROSS JOIN UNNEST(…)`: the input's columns, then the UNNEST's (bind/unnest.ts). */
+interface UnnestNode {
+  readonly kind: 'unnest'
+  readonly input: Tree
+  readonly unnest: BoundUnnest
+  readonly offset: number
+  readonly width: number
+  /** Conjuncts (global columns) over the UNNEST's columns: they filter its output. */
+  readonly filters: Rex[]
+  readonly scope: Scope
 }
 
 /**
@@ -91,6 +104,17 @@ export function bindJoinedFrom(from: ast.Join, where: ast.Expr | undefined, ctx:
       return leaf
     }
     const left = build(item.left)
+    if (item.right.kind === 'Unnest') {
+      const unnest = bindCorrelatedUnnest({ ...item, right: item.right }, scopeOf(left))
+      const scope = scopeOf(left).concat(unnest.scope)
+      const node: UnnestNode = { kind: 'unnest', input: left, unnest, offset: left.offset, width: scope.fields.length, filters: [], scope }
+      next += unnest.scope.fields.length
+      // An INNER JOIN's ON is a filter (LEFT takes only ON TRUE: nothing to place).
+      if (item.on !== undefined && item.joinType === 'INNER') {
+        for (const c of conjunctsOf(bindBoolean(item.on, scope, 'ON'))) placeFilter(remapInputs(c, i => i + node.offset), node)
+      }
+      return node
+    }
     // The versioned table of a temporal join is bound as a plain table; planJoin reads its AS OF.
     const right = build(item.right.kind === 'TableRef' ? { ...item.right, asOf: undefined } : item.right)
     const node: JoinNode = { kind: 'join', join: item, left, right, offset: left.offset, width: left.width + right.width, conjuncts: [], filters: [] }
@@ -174,6 +198,12 @@ function placeFilter(c: Rex, tree: Tree): void {
     return
   }
   const cols = inputsUsed(c)
+  if (tree.kind === 'unnest') {
+    // The input's rows are kept or expanded whole (a LEFT UNNEST's too): a filter of the input alone goes below.
+    if (within(cols, tree.input)) placeFilter(c, tree.input)
+    else tree.filters.push(c)
+    return
+  }
   const type = tree.join.joinType
   if (within(cols, tree.left) && FILTER_INTO_LEFT.has(type)) return placeFilter(c, tree.left)
   if (within(cols, tree.right) && FILTER_INTO_RIGHT.has(type) && !isTemporal(tree.join)) return placeFilter(c, tree.right)
@@ -195,6 +225,10 @@ function planTree(tree: Tree, ttls: StateTtls): LogicalPlan {
   if (tree.kind === 'leaf') {
     const plan = tree.rel.plan
     return tree.filters.length > 0 ? filter(plan, tree.filters, tree.offset, plan.span) : plan
+  }
+  if (tree.kind === 'unnest') {
+    const plan = unnestPlan(planTree(tree.input, ttls), tree.unnest)
+    return tree.filters.length > 0 ? filter(plan, tree.filters, tree.offset, tree.unnest.span) : plan
   }
   const left = planTree(tree.left, ttls)
   const right = planTree(tree.right, ttls)
@@ -239,6 +273,8 @@ class StateTtls {
       if (t.kind === 'join') {
         collect(t.left)
         collect(t.right)
+      } else if (t.kind === 'unnest') {
+        collect(t.input)
       } else {
         const q = aliasOf(t)
         if (q !== undefined) aliases.add(q)

@@ -28,6 +28,7 @@ import { bindOver, windowCallsOf } from './over-binder.js'
 import { checkReadable, tableFields } from './table-fields.js'
 import { bindJoinedFrom, type BoundRelation, type JoinContext } from './join-binder.js'
 import { misplacedAsOf } from './temporal-join.js'
+import { standaloneUnnest } from './unnest.js'
 import { joinWhereSubqueries, selectScalars, setOperation, splitWhere, subqueryHost, withScalars } from './subquery-binder.js'
 import type { JobConfig } from '../../common/config/index.js'
 
@@ -107,6 +108,8 @@ export class QueryBinder {
         return this.bindWindowTvf(from)
       case 'Join':
         return bindJoinedFrom(from, undefined, this.joinContext([]))
+      case 'Unnest':
+        return standaloneUnnest(from)
       default:
         return assertNever(from)
     }

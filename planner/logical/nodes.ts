@@ -8,9 +8,11 @@ import type { CatalogTable } from '../catalog.js'
 import { assertNever } from '../../common/assert.js'
 import type { Over } from './over.js'
 import type { Deduplicate, Rank, Sort } from './rank.js'
+import type { Unnest } from './unnest.js'
 
 export type { Over } from './over.js'
 export type { Deduplicate, Rank, Sort } from './rank.js'
+export type { Unnest } from './unnest.js'
 
 /** Reads a table; `columns` are indexes into the table's columns (physical and computed), `filter` is pushed down. */
 export interface Scan {
@@ -267,8 +269,8 @@ export interface Expand {
   readonly span: Span
 }
 
-export type LogicalPlan = Scan | Values | Project | Expand | Filter | Aggregate | WindowAggregate | WindowTvf | Union | Join | TemporalJoin | SemiJoin | SetOp
-  | ScalarJoin | MarkerJoin | Sink | Over | Deduplicate | Rank | Sort
+export type LogicalPlan = Scan | Values | Project | Expand | Unnest | Filter | Aggregate | WindowAggregate | WindowTvf | Union | Join | TemporalJoin | SemiJoin
+  | SetOp | ScalarJoin | MarkerJoin | Sink | Over | Deduplicate | Rank | Sort
 
 export function inputsOf(plan: LogicalPlan): readonly LogicalPlan[] {
   switch (plan.kind) {
@@ -286,6 +288,7 @@ export function inputsOf(plan: LogicalPlan): readonly LogicalPlan[] {
       return [plan.left, plan.right]
     case 'Project':
     case 'Expand':
+    case 'Unnest':
     case 'Filter':
     case 'Aggregate':
     case 'WindowAggregate':
@@ -318,6 +321,7 @@ export function withInputs(plan: LogicalPlan, inputs: readonly LogicalPlan[]): L
       return { ...plan, left: inputs[0]!, right: inputs[1]! }
     case 'Project':
     case 'Expand':
+    case 'Unnest':
     case 'Filter':
     case 'Aggregate':
     case 'WindowAggregate':

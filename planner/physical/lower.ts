@@ -61,6 +61,11 @@ export function lowerToJobGraph(plans: readonly LogicalPlan[], name: string, con
       case 'Expand':
         id = add('expand', { kind: 'Expand', projections: plan.projections }, [{ node: lower(plan.input), exchange: forward }], plan, mode)
         break
+      case 'Unnest': {
+        const { collection, shape, width, ordinality, outer } = plan
+        id = add('unnest', { kind: 'Unnest', collection, shape, width, ordinality, outer }, [{ node: lower(plan.input), exchange: forward }], plan, mode)
+        break
+      }
       case 'Filter': {
         const projection = plan.fields.map((f, i) => inputRef(i, f.type))
         id = add('calc', { kind: 'Calc', projection, condition: plan.condition }, [{ node: lower(plan.input), exchange: forward }], plan, mode)

@@ -29,6 +29,12 @@ export function pushFilterDown(plan: LogicalPlan): LogicalPlan | undefined {
       if ([...inputsUsed(cond)].some(i => i >= n || i === input.timeIndex)) return undefined
       return { ...input, input: { kind: 'Filter', input: input.input, condition: cond, fields: input.input.fields, span: plan.span } }
     }
+    case 'Unnest': {
+      // A condition on the input's columns alone keeps or drops an input row with all its elements' rows.
+      const n = input.input.fields.length
+      if (isNonDeterministic(cond) || [...inputsUsed(cond)].some(i => i >= n)) return undefined
+      return { ...input, input: { kind: 'Filter', input: input.input, condition: cond, fields: input.input.fields, span: plan.span } }
+    }
     case 'Union':
       return { ...input, inputs: input.inputs.map(i => ({ kind: 'Filter', input: i, condition: cond, fields: i.fields, span: plan.span }) as LogicalPlan) }
     default:

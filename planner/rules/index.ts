@@ -8,6 +8,7 @@ import { pruneScanColumns } from './projection-push-down.js'
 import { pruneJoinColumns } from './join-projection-push-down.js'
 import { pruneSemiJoinLeft, pruneSemiJoinRight } from './semi-join-projection-push-down.js'
 import { pruneOverColumns } from './over-projection-push-down.js'
+import { pruneUnnestColumns } from './unnest-projection-push-down.js'
 import { pruneRankColumn, rankFromFilter } from './rank.js'
 
 type Rule = (plan: LogicalPlan) => LogicalPlan | undefined
@@ -26,6 +27,7 @@ const RULES: readonly Rule[] = [
   pruneSemiJoinLeft,
   pruneSemiJoinRight,
   pruneOverColumns,
+  pruneUnnestColumns,
   pruneScanColumns,
 ]
 
