@@ -800,7 +800,7 @@ export class SqlParser extends CstParser {
 
   fromItem = this.RULE('fromItem', () => {
     this.OR(this.alts.fromItem1 ??= [
-      { GATE: () => wordIs(this.LA(1), 'UNNEST') || (this.LA(1).tokenType === T.LATERAL && wordIs(this.LA(2), 'UNNEST')),
+      { GATE: () => (wordIs(this.LA(1), 'UNNEST') && this.LA(2).tokenType === T.LParen) || (this.LA(1).tokenType === T.LATERAL && wordIs(this.LA(2), 'UNNEST')),
         ALT: () => this.SUBRULE(this.unnestRef, ALT_LABEL) },
       { ALT: () => this.SUBRULE(this.windowTvfRef, ALT_LABEL) },
       { ALT: () => this.SUBRULE(this.subqueryRef, ALT_LABEL) },

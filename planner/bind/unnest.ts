@@ -55,6 +55,9 @@ export function bindCorrelatedUnnest(join: ast.Join & { readonly right: ast.Unne
       if (join.on === undefined) throw WeirError.plan('JOIN UNNEST needs an ON condition', { span: item.span, help: 'write ON TRUE, or use CROSS JOIN UNNEST' })
       break
     case 'CROSS':
+      if (join.on !== undefined) {
+        throw WeirError.plan('CROSS JOIN takes no ON condition', { span: join.on.span, help: 'write CROSS JOIN UNNEST(…) AS u(x) without ON' })
+      }
       break
   }
   return bindUnnest(item, before, join.joinType === 'LEFT')
