@@ -79,6 +79,7 @@ const NAME_CONTEXT: readonly (readonly [string, string])[] = [
   ['hintItem', 'a hint name'],
   ['explainStatement', 'CHANGELOG_MODE'],
   ['alias', 'an alias'],
+  ['unnestRef', 'ORDINALITY'],
   ['descriptorArg', 'a column name'],
   ['columnDef', 'a column name'],
   ['watermarkDef', 'a column name'],
@@ -116,9 +117,14 @@ export function syntaxError(parser: SqlParser, error: IRecognitionException, tok
     if (i - stmtStart > MAX_ASSIST_TOKENS) return { types: [], paths: [] }
     try {
       const paths = parser.computeContentAssist(START_RULE[mode], tokens.slice(stmtStart, i) as IToken[])
+      // UNNEST (and LATERAL before it) is a word only unnestRef's gate reads: where a FROM item starts, the
+      // table name offered covers it (after WITH, unnestRef's word is ORDINALITY, which stays).
+      const unnestWord = (p: ISyntacticContentAssistPath): boolean =>
+        p.ruleStack.at(-1) === 'unnestRef' && (p.nextTokenType === T.LATERAL || p.nextTokenType === T.Identifier) && tokens[i - 1]?.tokenType !== T.WITH
+      const kept = paths.filter(p => !unnestWord(p))
       const types: TokenType[] = []
-      for (const p of paths) if (!types.includes(p.nextTokenType)) types.push(p.nextTokenType)
-      return { types, paths }
+      for (const p of kept) if (!types.includes(p.nextTokenType)) types.push(p.nextTokenType)
+      return { types, paths: kept }
     } catch {
       return { types: [], paths: [] }
     }

@@ -149,7 +149,7 @@ describe.each([11, 12])('UNNEST vs DuckDB, seed %i', seed => {
   })
 
   it.each([['heap', {}], ['rocksdb', 'rocks']] as const)('GROUP BY the elements (an updating result), on %s', async (_name, backend) => {
-    const options = backend === 'rocks' ? ROCKS() : { 'execution.batch-size': '7' }
+    const options: Record<string, string> = backend === 'rocks' ? ROCKS() : { 'execution.batch-size': '7' }
     const r = await expectSame(
       'SELECT x, COUNT(*), SUM(id), MAX(pos) FROM t CROSS JOIN UNNEST(t.tags) WITH ORDINALITY AS u(x, pos) GROUP BY x',
       'SELECT x, COUNT(*), SUM(id), MAX(pos) FROM t, unnest(t.tags) WITH ORDINALITY AS u(x, pos) GROUP BY x',
@@ -166,7 +166,7 @@ describe.each([11, 12])('UNNEST vs DuckDB, seed %i', seed => {
   })
 
   it.each([['heap', {}], ['rocksdb', 'rocks']] as const)('a window aggregate over the elements (the time attribute kept), on %s', async (_name, backend) => {
-    const options = backend === 'rocks' ? ROCKS() : {}
+    const options: Record<string, string> = backend === 'rocks' ? ROCKS() : {}
     await expectSame(
       `SELECT window_start, x, COUNT(*) FROM TABLE(TUMBLE(TABLE (SELECT ts, x FROM t CROSS JOIN UNNEST(t.tags) AS u(x)), DESCRIPTOR(ts), INTERVAL '10' SECOND))
        GROUP BY window_start, window_end, x`,
@@ -176,7 +176,7 @@ describe.each([11, 12])('UNNEST vs DuckDB, seed %i', seed => {
   })
 
   it.each([['heap', {}], ['rocksdb', 'rocks']] as const)('over an updating input, each element row carries its row kind, on %s', async (_name, backend) => {
-    const options = backend === 'rocks' ? ROCKS() : { 'execution.batch-size': '7' }
+    const options: Record<string, string> = backend === 'rocks' ? ROCKS() : { 'execution.batch-size': '7' }
     // The array changes whenever MAX(id) of its group does: its old elements are retracted (-U), its new ones added (+U).
     const r = await expectSame(
       `SELECT k, x, pos FROM (SELECT k, ARRAY[k, CAST(MAX(id) AS STRING), CAST(COUNT(*) AS STRING)] AS a FROM t GROUP BY k) g

@@ -134,5 +134,9 @@ describe('UNNEST refused', () => {
       message: "expected ORDINALITY after WITH, found 'ORDINAL'",
       at: 'ORDINAL',
     })
+    expect(await refused('SELECT * FROM t CROSS JOIN UNNEST(t.tags) WITH')).toMatchObject({ kind: 'syntax',
+      message: 'unexpected end of input, expected ORDINALITY' })
+    // Not followed by '(', UNNEST is a name (as before UNNEST was read).
+    expect(await refused('SELECT * FROM unnest')).toMatchObject({ message: "table or view 'unnest' not found", at: 'unnest' })
   })
 })

@@ -67,7 +67,9 @@ describe('UNNEST over a debezium-json source', () => {
   })
 
   it.each([['heap', {}], ['rocksdb', 'rocks']] as const)('a GROUP BY over the elements retracts what was unnested, on %s', async (_name, backend) => {
-    const options = backend === 'rocks' ? { 'state.backend': 'rocksdb', 'state.dir': rocksDir(), 'execution.batch-size': '1' } : { 'execution.batch-size': '1' }
+    const options: Record<string, string> = backend === 'rocks'
+      ? { 'state.backend': 'rocksdb', 'state.dir': rocksDir(), 'execution.batch-size': '1' }
+      : { 'execution.batch-size': '1' }
     const out = await changes('SELECT x, COUNT(*) FROM cdc CROSS JOIN UNNEST(cdc.tags) AS u(x) GROUP BY x', options)
     // Materialized: only id 2's elements remain.
     const live = new Map<string, unknown[]>()
