@@ -129,6 +129,12 @@ describe.each([11, 12])('UNNEST vs DuckDB, seed %i', seed => {
        UNION ALL SELECT id, NULL, NULL FROM t WHERE tags IS NULL OR len(tags) = 0`,
     )
     expect(r.changes.some(c => c.row[2] === null)).toBe(true)
+    // WHERE over the padded columns filters after the padding; over the row's own columns, before.
+    await expectSame(
+      `SELECT id, x FROM t LEFT JOIN UNNEST(t.tags) AS u(x) ON TRUE WHERE x IS NULL AND MOD(id, 2) = 1`,
+      `SELECT id, x FROM t, unnest(t.tags) AS u(x) WHERE x IS NULL AND id % 2 = 1
+       UNION ALL SELECT id, NULL FROM t WHERE (tags IS NULL OR len(tags) = 0) AND id % 2 = 1`,
+    )
     await expectSame(
       'SELECT id, mk, mv FROM t LEFT JOIN UNNEST(t.m) AS u(mk, mv) ON TRUE',
       `SELECT id, e.key, e.value FROM t, unnest(map_entries(t.m)) AS u(e)
