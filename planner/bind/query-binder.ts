@@ -10,7 +10,7 @@ import { WeirError } from '../../common/errors.js'
 import { assertNever } from '../../common/assert.js'
 import { formatDuration } from '../../common/durations.js'
 import type { Rex } from '../../core/rex.js'
-import { inputRef, literal, inputsUsed } from '../../core/rex.js'
+import { inputRef, literal, inputsUsed, remapInputs } from '../../core/rex.js'
 import { castTo, commonType, evalConstant } from '../../expr/index.js'
 import { aggregateResultType } from '../../expr/aggregate-types.js'
 import type { AggCall } from '../../core/aggregates.js'
@@ -28,7 +28,7 @@ import { bindOver, windowCallsOf } from './over-binder.js'
 import { checkReadable, tableFields } from './table-fields.js'
 import { bindJoinedFrom, type BoundRelation, type JoinContext } from './join-binder.js'
 import { misplacedAsOf } from './temporal-join.js'
-import { standaloneUnnest } from './unnest.js'
+import { standaloneUnnest, unnestBelowWindowTvf } from './unnest.js'
 import { joinWhereSubqueries, selectScalars, setOperation, splitWhere, subqueryHost, withScalars } from './subquery-binder.js'
 import type { JobConfig } from '../../common/config/index.js'
 
@@ -406,6 +406,14 @@ export class QueryBinder {
       }
       if (p.kind !== 'Filter') break
       filtersAbove.push(p.condition)
+    }
+    // Over `TABLE(TUMBLE(…)) CROSS JOIN UNNEST(…)`, grouped by both window columns: the UNNEST goes below the TVF.
+    const moved = tvf === undefined ? unnestBelowWindowTvf(rel) : undefined
+    if (moved !== undefined && sel.groupingSets === undefined && groupingCallsOf(sel).length === 0) {
+      const regrouped = groupRex.map(r => remapInputs(r, moved.remap))
+      const n = moved.tvf.input.fields.length
+      const grouped = (i: number): boolean => regrouped.some(r => r.kind === 'Input' && r.index === i)
+      if (grouped(n) && grouped(n + 1)) return this.bindWindowAggregate(sel, moved.rel, moved.tvf, moved.filters, regrouped, aggCalls)
     }
     let windowKeys: { start: number; end: number } | undefined
     if (tvf) {

@@ -8,10 +8,10 @@ import type * as ast from '../../grammar/ast.js'
 import type { Span } from '../../common/span.js'
 import { T, formatType, withNullable, withoutTimeAttr, type DataType, type Field } from '../../common/types.js'
 import { WeirError } from '../../common/errors.js'
-import type { Rex } from '../../core/rex.js'
+import { inputsUsed, remapInputs, type Rex } from '../../core/rex.js'
 import type { UnnestShape } from '../../core/unnest.js'
-import type { LogicalPlan, Unnest } from '../logical/nodes.js'
-import { Scope } from './scope.js'
+import type { LogicalPlan, Unnest, WindowTvf } from '../logical/nodes.js'
+import { Scope, type ScopeField } from './scope.js'
 import { bindExpr } from './expr-binder.js'
 import type { BoundRelation } from './join-binder.js'
 
@@ -137,4 +137,32 @@ function aliasExample(shape: UnnestShape, ordinality: boolean): string {
 
 function isTrue(e: ast.Expr): boolean {
   return e.kind === 'Literal' && e.type === 'boolean' && /^true$/i.test(e.text)
+}
+
+/**
+ * GROUP BY window_start, window_end over `TABLE(TUMBLE(…)) CROSS JOIN UNNEST(…)` (filters above either)
+ * is a window aggregate, as in Flink (its window properties pass through a Correlate): the same rows
+ * with the UNNEST below the window TVF, when the collection reads no window column. `rel`'s columns
+ * [input…, window_start, window_end, window_time, element…] become [input…, element…, window…];
+ * `remap` takes a column of `rel` to its new index (the filters are remapped already).
+ */
+export function unnestBelowWindowTvf(rel: BoundRelation): { rel: BoundRelation; tvf: WindowTvf; filters: Rex[]; remap: (i: number) => number } | undefined {
+  if (rel.scope.subqueries !== undefined && rel.scope.subqueries.size > 0) return undefined
+  const filters: Rex[] = []
+  let p = rel.plan
+  for (; p.kind === 'Filter'; p = p.input) filters.push(p.condition)
+  if (p.kind !== 'Unnest') return undefined
+  const unnest = p
+  for (p = p.input; p.kind === 'Filter'; p = p.input) filters.push(p.condition)
+  if (p.kind !== 'WindowTvf') return undefined
+  const tvf = p
+  const n = tvf.input.fields.length
+  if ([...inputsUsed(unnest.collection)].some(i => i >= n)) return undefined
+  const w = unnest.fields.length - tvf.fields.length
+  const remap = (i: number): number => (i < n ? i : i < n + 3 ? i + w : i - 3)
+  const below: Unnest = { ...unnest, input: tvf.input, fields: [...tvf.input.fields, ...unnest.fields.slice(n + 3)] }
+  const moved: WindowTvf = { ...tvf, input: below, fields: [...tvf.fields.slice(0, n), ...unnest.fields.slice(n + 3), ...tvf.fields.slice(n)] }
+  const fields: ScopeField[] = []
+  rel.scope.fields.forEach((f, i) => (fields[remap(i)] = f))
+  return { rel: { plan: moved, scope: new Scope(fields) }, tvf: moved, filters: filters.map(c => remapInputs(c, remap)), remap }
 }

@@ -68,6 +68,17 @@ describe('UNNEST in EXPLAIN', () => {
     )
     expect(text).toMatch(/WindowAggregate\(/)
     expect(text).toContain('Unnest(collection=[tags], element=[x]')
+    // After the window TVF, as Flink plans it: a window aggregate over the unnested rows, not an updating GROUP BY.
+    const after = await explain(
+      `SELECT window_start, x, COUNT(*) FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) CROSS JOIN UNNEST(tags) AS u(x)
+       GROUP BY window_start, window_end, x`,
+    )
+    expect(after).toMatch(/WindowAggregate\(window=\[TUMBLE\(size=1 min\)\], time=\[ts\], groupBy=\[x\].*changelog=\[insert-only\]\)/)
+    expect(after).not.toContain('GroupAggregate')
+    // Grouped by something else than both window columns, it stays a GROUP BY of the unnested rows.
+    expect(await explain(
+      `SELECT window_start, x, COUNT(*) FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) CROSS JOIN UNNEST(tags) AS u(x) GROUP BY window_start, x`,
+    )).toContain('GroupAggregate(groupBy=[window_start, x]')
   })
 })
 
