@@ -112,13 +112,39 @@ export function commonType(types: readonly DataType[]): DataType | null {
  * and the other a number or a time, the other side's type (the string is cast). Null if incomparable.
  */
 export function comparisonType(a: DataType, b: DataType): DataType | null {
-  // Comparing ROW, ARRAY and MAP values is not implemented (the compiler compares scalars).
-  if (isNested(a) || isNested(b)) return null
+  if (isNested(a) || isNested(b)) return nestedCommonType(a, b)
   const common = commonType([a, b])
   if (common !== null) return common
   const castable = (s: DataType, o: DataType): boolean =>
     s.kind === 'STRING' && (isNumeric(o) || o.kind === 'TIMESTAMP' || o.kind === 'TIMESTAMP_LTZ' || o.kind === 'DATE' || o.kind === 'BOOLEAN')
   if (castable(a, b)) return withNullable(withoutTimeAttr(b), a.nullable || b.nullable)
   if (castable(b, a)) return withNullable(withoutTimeAttr(a), a.nullable || b.nullable)
+  return null
+}
+
+/**
+ * The type two ROW, ARRAY or MAP types of one shape both convert to: element, key, value and field
+ * types met as commonType meets scalars (a ROW by position, with the first one's names); null when
+ * the shapes differ. NULL meets anything.
+ *
+ * @example nestedCommonType(T.array(T.int()), T.array(T.bigint(false))) // ARRAY<BIGINT>
+ */
+export function nestedCommonType(a: DataType, b: DataType): DataType | null {
+  if (a.kind === 'NULL') return b
+  if (b.kind === 'NULL') return a
+  const nullable = a.nullable || b.nullable
+  const meet = (x: DataType, y: DataType): DataType | null => (isNested(x) || isNested(y) ? nestedCommonType(x, y) : commonType([x, y]))
+  if (a.kind === 'ARRAY' && b.kind === 'ARRAY') {
+    const e = meet(a.element, b.element)
+    return e === null ? null : T.array(e, nullable)
+  }
+  if (a.kind === 'MAP' && b.kind === 'MAP') {
+    const k = meet(a.key, b.key), v = meet(a.value, b.value)
+    return k === null || v === null ? null : T.map(k, v, nullable)
+  }
+  if (a.kind === 'ROW' && b.kind === 'ROW' && a.fields.length === b.fields.length) {
+    const fields = a.fields.map((f, i) => ({ name: f.name, type: meet(f.type, b.fields[i]!.type) }))
+    return fields.every(f => f.type !== null) ? T.row(fields as { name: string; type: DataType }[], nullable) : null
+  }
   return null
 }

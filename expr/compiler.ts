@@ -2,7 +2,7 @@
 // query for Calc (filter + projection over a batch), with SQL NULL semantics and three-valued logic
 // inline, and the less common functions called through a constants array.
 import { WeirError } from '../common/errors.js'
-import { integralBits, type DataType } from '../common/types.js'
+import { integralBits, isNested, type DataType } from '../common/types.js'
 import type { Batch, Row } from '../core/batch.js'
 import { inputsUsed, type Rex } from '../core/rex.js'
 import type { CallRex } from './registry.js'
@@ -11,6 +11,7 @@ import { makeCastFn } from './cast.js'
 import { decimalArithmetic, decimalView } from './coercion.js'
 import { decimalDivide, pow10, rescale } from './decimal.js'
 import { likeMatcher } from './like.js'
+import { equalsFor } from './nested-values.js'
 import { add64, div64, mod64, mul64, neg64, sub64 } from '../common/int64.js'
 
 const COMPARE: Record<string, string> = { '=': '===', '<>': '!==', '<': '<', '<=': '<=', '>': '>', '>=': '>=' }
@@ -108,6 +109,7 @@ class CodeGen {
       case '>':
       case '>=': {
         const [x, y] = rex.args as [Rex, Rex]
+        if (isNested(x.type)) return `(${this.nestedEquality(rex, out)} === true)`
         const a = this.value(x, out), b = this.value(y, out)
         const cmp = `${a} ${COMPARE[rex.op]} ${b}`
         // `a === literal` is already false for NULL; every other form needs explicit checks.
@@ -190,6 +192,7 @@ class CodeGen {
       case '<=':
       case '>':
       case '>=':
+        if (isNested(c.args[0]!.type)) return this.nestedEquality(c, out)
         return this.strict(c.args, out, ([a, b]) => `(${a} ${COMPARE[c.op]} ${b})`)
       case 'AND':
       case 'OR':
@@ -210,6 +213,7 @@ class CodeGen {
         return this.unary(c, out, a => `${a} !== false`)
       case 'IS_DISTINCT_FROM':
       case 'IS_NOT_DISTINCT_FROM': {
+        if (isNested(c.args[0]!.type)) return this.nestedEquality(c, out)
         const a = this.value(c.args[0]!, out), b = this.value(c.args[1]!, out)
         const v = this.fresh()
         const distinct = `(${a} == null ? ${b} != null : (${b} == null || ${a} !== ${b}))`
@@ -232,6 +236,27 @@ class CodeGen {
       }
       default:
         return this.generic(c, out)
+    }
+  }
+
+  /** = <> IS [NOT] DISTINCT FROM between ROW, ARRAY or MAP values (the binder allows no other comparison of them). */
+  private nestedEquality(c: CallRex, out: string[]): string {
+    const eq = this.constant(equalsFor(c.args[0]!.type))
+    switch (c.op) {
+      case '=':
+        return this.strict(c.args, out, ([a, b]) => `${eq}(${a}, ${b})`)
+      case '<>':
+        return this.strict(c.args, out, ([a, b]) => `!${eq}(${a}, ${b})`)
+      case 'IS_DISTINCT_FROM':
+      case 'IS_NOT_DISTINCT_FROM': {
+        const a = this.value(c.args[0]!, out), b = this.value(c.args[1]!, out)
+        const v = this.fresh()
+        const distinct = `(${a} == null ? ${b} != null : (${b} == null || !${eq}(${a}, ${b})))`
+        out.push(`const ${v} = ${c.op === 'IS_DISTINCT_FROM' ? distinct : `!${distinct}`};`)
+        return v
+      }
+      default:
+        throw WeirError.internal(`'${c.op}' between nested values`)
     }
   }
 

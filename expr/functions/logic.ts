@@ -13,10 +13,15 @@ function toComparable(x: Rex, t: DataType, ctx: BindContext): Rex {
 
 function comparable(op: string, a: Rex, b: Rex, ctx: BindContext): [Rex, Rex] | null {
   const t = comparisonType(a.type, b.type)
+  const nested = isNested(a.type) || isNested(b.type)
   if (t === null) {
-    const nested = isNested(a.type) || isNested(b.type)
     throw ctx.error(`cannot apply '${op}' to ${typeName(a.type)} and ${typeName(b.type)}`,
-      nested ? 'comparing ROW, ARRAY and MAP values is not supported yet: compare their fields or elements' : 'CAST one side')
+      nested ? 'ROW, ARRAY and MAP values compare with values of the same shape (fields by position, elements of comparable types)' : 'CAST one side')
+  }
+  // As Flink, nested values are equal or not (element by element) but have no order.
+  if (nested && op !== '=' && op !== '<>' && op !== 'IS_DISTINCT_FROM' && op !== 'IS_NOT_DISTINCT_FROM') {
+    throw ctx.error(`cannot apply '${op}' to ${typeName(a.type)} and ${typeName(b.type)}: ROW, ARRAY and MAP values have no order`,
+      'compare them with = or <>, or compare their fields or elements')
   }
   if (t.kind === 'NULL') return null
   return [toComparable(a, t, ctx), toComparable(b, t, ctx)]
@@ -80,6 +85,8 @@ function bindIn(args: readonly Rex[], ctx: BindContext): Rex {
     t = next
   }
   if (t.kind === 'NULL') return literal(null, T.boolean())
+  // Nested values: x = v1 OR x = v2 …, which has IN's three-valued result (the compiler's IN compares scalars).
+  if (isNested(t)) return ctx.call('OR', [...args.slice(1).map(v => ctx.call('=', [args[0]!, v])), literal(false, T.boolean(false))])
   const typed = args.map(a => toComparable(a, t, ctx))
   return mkCall('IN', typed, T.boolean(anyNullable(typed)), ctx.span)
 }

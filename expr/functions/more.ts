@@ -1,14 +1,17 @@
 // The built-in functions of Flink added after the first families (Flink 1.15–2.0 names): one list for builtins.ts.
 import type { FunctionDef } from '../registry.js'
+import { ARRAY_FUNCTIONS } from './array-functions.js'
 import { COLLECTIONS } from './collections.js'
 import { DISTINCT_TUPLE_FUNCTION } from './distinct-tuple.js'
 import { HASH } from './hash.js'
 import { INSPECT } from './inspect.js'
 import { JSON_FUNCTIONS } from './json.js'
+import { MAP_FUNCTIONS } from './map-functions.js'
 import { PRINTF } from './printf.js'
 import { SIMILAR } from './similar.js'
+import { STRING_COLLECTIONS } from './string-collections.js'
 import { TEXT } from './text.js'
 import { CONVERT_TZ } from './zones.js'
 
 export const MORE: readonly FunctionDef[] = [...TEXT, PRINTF, ...HASH, ...INSPECT, ...SIMILAR, ...JSON_FUNCTIONS, DISTINCT_TUPLE_FUNCTION, CONVERT_TZ,
-  ...COLLECTIONS]
+  ...COLLECTIONS, ...ARRAY_FUNCTIONS, ...MAP_FUNCTIONS, ...STRING_COLLECTIONS]

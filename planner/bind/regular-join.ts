@@ -7,6 +7,7 @@ import { WeirError } from '../../common/errors.js'
 import type { Rex } from '../../core/rex.js'
 import { inputRef, inputsUsed, isNonDeterministic, remapInputs } from '../../core/rex.js'
 import { castTo, commonType, resolveCall } from '../../expr/index.js'
+import { containsMap } from '../../expr/nested-values.js'
 import type { JoinType, LogicalPlan } from '../logical/nodes.js'
 import type { JoinInputs, WrittenJoinType } from './join-binder.js'
 
@@ -88,6 +89,8 @@ export function withKeyColumns(plan: LogicalPlan, keys: readonly Rex[]): { plan:
   const width = plan.fields.length
   const extra: Rex[] = []
   const indexes = keys.map(k => {
+    // Keys meet by their encoding; MAP equality ignores entry order, so a key holding a MAP is canonicalized.
+    if (containsMap(k.type)) k = resolveCall('MAP_KEY', [k], k.kind === 'Call' ? k.span : undefined)
     if (k.kind === 'Input') return k.index
     extra.push(k)
     return width + extra.length - 1
