@@ -2,7 +2,7 @@
 // REMOVE, REVERSE, SLICE, SORT, UNION, EXCEPT, INTERSECT, MAX, MIN, JOIN. Elements compare as
 // Flink's do: two NULL elements are equal, nested elements element by element (nested-values.ts).
 // NULL rules per function follow Flink's documentation, quoted in test/expr/array-functions.test.ts.
-import { T, isIntegral, isNested, withNullable, type DataType } from '../../common/types.js'
+import { T, isIntegral, isNested, sameType, withNullable, type DataType } from '../../common/types.js'
 import type { Rex } from '../../core/rex.js'
 import { commonType, nestedCommonType, typeName } from '../coercion.js'
 import { compareFor, equalsFor, isOrderable, nullSafe } from '../nested-values.js'
@@ -33,7 +33,8 @@ function needle(args: readonly Rex[], element: DataType, ctx: BindContext, signa
   const n = args[1]!
   if (n.type.kind === 'NULL') return ctx.cast(n, withNullable(element, true))
   const t = isNested(element) || isNested(n.type) ? nestedCommonType(element, n.type) : commonType([element, n.type])
-  if (t === null || typeName(t) !== typeName(element)) throw badArgs(args, ctx, signature)
+  // Nullability aside (at any depth), the needle must widen into the element type: narrowing is refused.
+  if (t === null || !sameType(t, element)) throw badArgs(args, ctx, signature)
   return ctx.cast(n, withNullable(element, n.type.nullable))
 }
 
