@@ -2,9 +2,9 @@
 // an array of [key, value] pairs with distinct keys (common/types.ts); Flink guarantees no order for
 // keys, values and entries, Weir gives them in the map's order.
 import { WeirError } from '../../common/errors.js'
-import { T, withNullable, type DataType } from '../../common/types.js'
+import { T, isNested, sameType, withNullable, type DataType } from '../../common/types.js'
 import type { Rex } from '../../core/rex.js'
-import { nestedCommonType } from '../coercion.js'
+import { commonType, nestedCommonType } from '../coercion.js'
 import { canonicalFor, equalsFor, nullSafe } from '../nested-values.js'
 import { badArgs, checkArity, mkCall, type BindContext, type FunctionDef } from '../registry.js'
 
@@ -105,6 +105,25 @@ const UNION: FunctionDef = {
   },
 }
 
+const CONTAINS_KEY: FunctionDef = {
+  names: ['MAP_CONTAINS_KEY'],
+  signature: 'MAP_CONTAINS_KEY(MAP, key)',
+  bind: (args, ctx) => {
+    const signature = 'MAP_CONTAINS_KEY(MAP, key)'
+    checkArity(args, 2, 2, ctx, signature)
+    const m = mapAt(args, 0, ctx, signature)
+    const k = args[1]!
+    const met = k.type.kind === 'NULL' ? m.key : isNested(m.key) || isNested(k.type) ? nestedCommonType(m.key, k.type) : commonType([m.key, k.type])
+    if (met === null || !sameType(met, m.key)) throw badArgs(args, ctx, signature)
+    return mkCall('MAP_CONTAINS_KEY', [args[0]!, ctx.cast(k, withNullable(m.key, k.type.nullable))], T.boolean(m.nullable), ctx.span)
+  },
+  // Flink's MapContainsKeyFunction: a NULL needle finds a NULL key; a NULL map gives NULL.
+  impl: call => {
+    const eq = nullSafe(equalsFor((call.args[0]!.type as MapType).key))
+    return { fn: (m: Pairs | null, k: unknown) => (m == null ? null : m.some(p => eq(p[0], k))), nulls: 'lenient' }
+  },
+}
+
 /**
  * MAP_KEY(x): x with the entries of every MAP inside sorted (nested-values.ts canonicalFor). The
  * planner wraps a join or IN key holding a MAP in it, since keys meet by their stored encoding and
@@ -124,5 +143,6 @@ export const MAP_FUNCTIONS: readonly FunctionDef[] = [
   ofMap('MAP_ENTRIES', m => T.array(T.row([{ name: 'key', type: m.key }, { name: 'value', type: m.value }], false), m.nullable), m => m.map(p => [p[0], p[1]])),
   FROM_ARRAYS,
   UNION,
+  CONTAINS_KEY,
   MAP_KEY,
 ]

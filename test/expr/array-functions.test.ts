@@ -160,19 +160,49 @@ describe('ARRAY_UNION, ARRAY_EXCEPT, ARRAY_INTERSECT', () => {
     // ARRAY_UNION: "the elements in the union of array1 and array2, without duplicates. If any of the array is null, the function will return null."
     expect(apply('ARRAY_UNION', [AI, AI], [[1, 2, 2, null], [3, 1, null, 4]])).toEqual([1, 2, null, 3, 4])
     expect(apply('ARRAY_UNION', [AI, AI], [[1], null])).toBe(null)
+    // Flink's CollectionFunctionsITCase: ARRAY_UNION([1, 2, NULL], ARRAY[1, NULL, 4]) = [1, 2, NULL, 4].
+    expect(apply('ARRAY_UNION', [AI, AI], [[1, 2, null], [1, null, 4]])).toEqual([1, 2, null, 4])
     // ARRAY_EXCEPT: "the elements from array1 that are not in array2, without duplicates. If no elements remain … an empty
     // ARRAY. If one or both arguments are NULL, the function returns NULL. The order of the elements from array1 is kept."
-    expect(apply('ARRAY_EXCEPT', [AI, AI], [[1, 2, 3, 1, 4], [2, 4]])).toEqual([1, 3])
-    expect(apply('ARRAY_EXCEPT', [AI, AI], [[1, 2], [1, 2]])).toEqual([])
-    expect(apply('ARRAY_EXCEPT', [AI, AI], [[1, null, 2], [2]])).toEqual([1, null])
-    expect(apply('ARRAY_EXCEPT', [AI, AI], [[1, null, 2], [null]])).toEqual([1, 2])
-    expect(apply('ARRAY_EXCEPT', [AI, AI], [[1], null])).toBe(null)
+    // Flink's CollectionFunctionsITCase: ARRAY_EXCEPT([1, 2, 2], ARRAY[1, NULL, 4]) = [2], ARRAY_EXCEPT([1, 2, 3, 2, 4, 2],
+    // ARRAY[2, 2]) = [1, 3, 4], ARRAY_EXCEPT([NULL, NULL, 1], ARRAY[NULL, 42]) = [1], ARRAY_EXCEPT([1, 2, 2], CAST(NULL AS ARRAY<INT>)) = NULL.
+    expect(apply('ARRAY_EXCEPT', [AI, AI], [[1, 2, 2], [1, null, 4]])).toEqual([2])
+    expect(apply('ARRAY_EXCEPT', [AI, AI], [[1, 2, 3, 2, 4, 2], [2, 2]])).toEqual([1, 3, 4])
+    expect(apply('ARRAY_EXCEPT', [AI, AI], [[null, null, 1], [null, 42]])).toEqual([1])
+    expect(apply('ARRAY_EXCEPT', [AI, AI], [[1, 2, 2], null])).toBe(null)
     expect(apply('ARRAY_EXCEPT', [AI, AI], [null, [1]])).toBe(null)
+    expect(apply('ARRAY_EXCEPT', [AI, AI], [[1, 2], [1, 2]])).toEqual([])
+    expect(apply('ARRAY_EXCEPT', [AI, AI], [[null, 1, null, 2], [2]])).toEqual([null, 1])
     // ARRAY_INTERSECT: "the elements from array1 that are also in array2, without duplicates. If no elements that are both in
     // array1 and array2, the function returns an empty ARRAY. If any of the array is null, the function will return null."
     expect(apply('ARRAY_INTERSECT', [AI, AI], [[3, 1, 2, 1, null], [1, 3, null]])).toEqual([3, 1, null])
     expect(apply('ARRAY_INTERSECT', [AI, AI], [[1, 2], [3]])).toEqual([])
+    // Flink's CollectionFunctionsITCase: ARRAY_INTERSECT([1, 1, 2], ARRAY[1, NULL, 4]) = [1]; ([NULL, NULL, 1], ARRAY[NULL, 42]) = [NULL].
+    expect(apply('ARRAY_INTERSECT', [AI, AI], [[1, 1, 2], [1, null, 4]])).toEqual([1])
+    expect(apply('ARRAY_INTERSECT', [AI, AI], [[null, null, 1], [null, 42]])).toEqual([null])
     expect(apply('ARRAY_INTERSECT', [AI, AI], [null, [3]])).toBe(null)
+  })
+})
+
+describe('ARRAY_FLATTEN, MAP_CONTAINS_KEY (newer Flink 2.x)', () => {
+  it('ARRAY_FLATTEN skips NULL inner arrays and keeps NULL elements', () => {
+    // Flink's CollectionFunctionsITCase: [[1, 2], NULL, [3]] → [1, 2, 3]; [[1, NULL, 2], [3]] → [1, NULL, 2, 3]; NULL → NULL.
+    const AAI = T.array(AI)
+    expect(apply('ARRAY_FLATTEN', [AAI], [[[1, 2], null, [3]]])).toEqual([1, 2, 3])
+    expect(apply('ARRAY_FLATTEN', [AAI], [[[1, null, 2], [3]]])).toEqual([1, null, 2, 3])
+    expect(apply('ARRAY_FLATTEN', [AAI], [[]])).toEqual([])
+    expect(apply('ARRAY_FLATTEN', [AAI], [null])).toBe(null)
+    expect(errorOf(() => call('ARRAY_FLATTEN', col(0, AI))).message).toBe("cannot apply 'ARRAY_FLATTEN' to (ARRAY<INT>)")
+  })
+
+  it('MAP_CONTAINS_KEY finds a NULL key with a NULL needle; a NULL map gives NULL', () => {
+    // Flink's MapContainsKeyFunction: "A NULL needle matches a NULL key, unlike SQL `NULL = NULL`".
+    expect(apply('MAP_CONTAINS_KEY', [MSI, S], [[['a', 1], ['b', null]], 'b'])).toBe(true)
+    expect(apply('MAP_CONTAINS_KEY', [MSI, S], [[['a', 1]], 'z'])).toBe(false)
+    expect(apply('MAP_CONTAINS_KEY', [MSI, S], [[['a', 1], [null, 2]], null])).toBe(true)
+    expect(apply('MAP_CONTAINS_KEY', [MSI, S], [[['a', 1]], null])).toBe(false)
+    expect(apply('MAP_CONTAINS_KEY', [MSI, S], [null, 'a'])).toBe(null)
+    expect(errorOf(() => call('MAP_CONTAINS_KEY', col(0, MSI), col(1, I))).message).toBe("cannot apply 'MAP_CONTAINS_KEY' to (MAP<STRING, INT>, INT)")
   })
 })
 
@@ -187,6 +217,10 @@ describe('ARRAY_JOIN', () => {
     expect(join(null, ',')).toBe(null)
     expect(join(['a'], null)).toBe(null)
     expect(join(['a'], ',', null)).toBe(null)
+    // Flink's CollectionFunctionsITCase: ARRAY_JOIN(['a', 'b', NULL], '+', '') = 'a+b+'; ARRAY_JOIN([NULL, NULL, '1', NULL, NULL], '+') = '1'.
+    expect(join(['a', 'b', null], '+', '')).toBe('a+b+')
+    expect(join([null, null, '1', null, null], '+')).toBe('1')
+    expect(join([null, null, '1', null, null], '+', ' ')).toBe(' + +1+ + ')
   })
 })
 
@@ -276,6 +310,7 @@ describe('bad arguments are refused when planned', () => {
     ["ARRAY_CONCAT(ARRAY[1], ARRAY['a'])", "cannot apply 'ARRAY_CONCAT' to (ARRAY<INT>, ARRAY<STRING>)"],
     ['ARRAY_SORT(ARRAY[ARRAY[1]])', "cannot apply 'ARRAY_SORT' to ARRAY<ARRAY<INT>>: its elements have no order"],
     ['ARRAY_MAX(ARRAY[ROW(1, 2)])', "cannot apply 'ARRAY_MAX' to ARRAY<ROW<EXPR$0 INT, EXPR$1 INT>>: its elements have no order"],
+    ['ARRAY_MIN(ARRAY[TRUE, FALSE])', "cannot apply 'ARRAY_MIN' to ARRAY<BOOLEAN>: its elements have no order"],
     ["ARRAY_SLICE(ARRAY[1], 'a')", "cannot apply 'ARRAY_SLICE' to (ARRAY<INT>, STRING)"],
     ["ARRAY_JOIN(ARRAY[1], ',')", "cannot apply 'ARRAY_JOIN' to (ARRAY<INT>, STRING)"],
     ["MAP_KEYS(ARRAY['a'])", "cannot apply 'MAP_KEYS' to (ARRAY<STRING>)"],
@@ -303,7 +338,7 @@ it('SHOW FUNCTIONS lists every new function (and not the internal MAP_KEY)', () 
   const names = callableFunctionNames()
   const added = ['ARRAY_APPEND', 'ARRAY_PREPEND', 'ARRAY_CONCAT', 'ARRAY_CONTAINS', 'ARRAY_DISTINCT', 'ARRAY_POSITION', 'ARRAY_REMOVE', 'ARRAY_REVERSE',
     'ARRAY_SLICE', 'ARRAY_SORT', 'ARRAY_UNION', 'ARRAY_EXCEPT', 'ARRAY_INTERSECT', 'ARRAY_MAX', 'ARRAY_MIN', 'ARRAY_JOIN', 'MAP_KEYS', 'MAP_VALUES',
-    'MAP_ENTRIES', 'MAP_FROM_ARRAYS', 'MAP_UNION', 'SPLIT', 'REGEXP_EXTRACT_ALL', 'STR_TO_MAP']
+    'MAP_ENTRIES', 'MAP_FROM_ARRAYS', 'MAP_UNION', 'MAP_CONTAINS_KEY', 'ARRAY_FLATTEN', 'SPLIT', 'REGEXP_EXTRACT_ALL', 'STR_TO_MAP']
   for (const n of added) expect(names).toContain(n)
   expect(names).not.toContain('MAP_KEY')
 })
