@@ -56,8 +56,10 @@ describe('nested types in the planner', () => {
       ["SELECT ARRAY[1, 'a'] FROM t", 'the elements of ARRAY[…] have no common type: INT, STRING', "ARRAY[1, 'a']", 'CAST'],
       ["SELECT MAP['a'] FROM t", 'MAP[…] takes keys and values in pairs, got 1 value', "MAP['a']", "MAP['a', 1, 'b', 2]"],
       ['SELECT CARDINALITY(id) FROM t', "cannot apply 'CARDINALITY' to INT", 'CARDINALITY(id)', 'ARRAY | MAP'],
-      ['SELECT r = r FROM t', "cannot apply '=' to ROW<a INT, b STRING, n ROW<z ARRAY<INT>>> and ROW<a INT, b STRING, n ROW<z ARRAY<INT>>>", 'r = r',
-        'not supported yet'],
+      ['SELECT r < r FROM t',
+        "cannot apply '<' to ROW<a INT, b STRING, n ROW<z ARRAY<INT>>> and ROW<a INT, b STRING, n ROW<z ARRAY<INT>>>: ROW, ARRAY and MAP values have no order",
+        'r < r', 'compare them with = or <>'],
+      ['SELECT arr = m FROM t', "cannot apply '=' to ARRAY<INT> and MAP<STRING, INT>", 'arr = m', 'values of the same shape'],
       ['SELECT CAST(arr AS ROW<a INT>) FROM t', 'cannot cast ARRAY<INT> to ROW<a INT>', 'CAST(arr AS ROW<a INT>)', ''],
     ]
     for (const [sql, message, at, help] of cases) {
