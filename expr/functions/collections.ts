@@ -7,6 +7,7 @@ import { T, formatType, isIntegral, type DataType, type Field } from '../../comm
 import { literal, type Rex } from '../../core/rex.js'
 import { commonType, typeName } from '../coercion.js'
 import { checkArity, mkCall, type BindContext, type FunctionDef } from '../registry.js'
+import { equalsFor, nullSafe } from '../nested-values.js'
 
 const lenient = (fn: (...args: any[]) => unknown) => () => ({ fn, nulls: 'lenient' as const })
 const strictImpl = (fn: (...args: any[]) => unknown) => () => ({ fn, nulls: 'strict' as const })
@@ -60,30 +61,30 @@ const MAP_FN: FunctionDef = {
     const typed = args.map((a, i) => ctx.cast(a, i % 2 === 0 ? key : value))
     return mkCall('MAP', typed, T.map(key, value, false), ctx.span)
   },
-  impl: lenient((...kv: unknown[]) => {
-    const out: [unknown, unknown][] = []
-    for (let i = 0; i < kv.length; i += 2) {
-      const at = indexOfKey(out, kv[i])
-      if (at >= 0) out[at]![1] = kv[i + 1]
-      else out.push([kv[i], kv[i + 1]])
+  impl: call => {
+    const same = keyEquality(call.type)
+    return {
+      fn: (...kv: unknown[]) => {
+        const out: [unknown, unknown][] = []
+        for (let i = 0; i < kv.length; i += 2) {
+          const at = indexOfKey(out, kv[i], same)
+          if (at >= 0) out[at]![1] = kv[i + 1]
+          else out.push([kv[i], kv[i + 1]])
+        }
+        return out
+      },
+      nulls: 'lenient',
     }
-    return out
-  }),
+  },
 }
 
-/** Map keys compare by value: numbers, strings, booleans and bigints with ===, nested keys by their text. */
-function sameKey(a: unknown, b: unknown): boolean {
-  if (a === b) return true
-  if (typeof a === 'object' && a !== null && typeof b === 'object' && b !== null) return JSON.stringify(a, big) === JSON.stringify(b, big)
-  return false
+/** Map keys compare by value, as `=` compares them (nested keys element by element, a MAP key whatever its order); NULL finds NULL. */
+function keyEquality(mapType: DataType): (a: unknown, b: unknown) => boolean {
+  return nullSafe(equalsFor((mapType as Extract<DataType, { kind: 'MAP' }>).key))
 }
 
-function big(_k: string, v: unknown): unknown {
-  return typeof v === 'bigint' ? `${v}n` : v
-}
-
-function indexOfKey(pairs: readonly (readonly [unknown, unknown])[], k: unknown): number {
-  for (let i = 0; i < pairs.length; i++) if (sameKey(pairs[i]![0], k)) return i
+function indexOfKey(pairs: readonly (readonly [unknown, unknown])[], k: unknown, same: (a: unknown, b: unknown) => boolean): number {
+  for (let i = 0; i < pairs.length; i++) if (same(pairs[i]![0], k)) return i
   return -1
 }
 
@@ -142,13 +143,16 @@ const ITEM_FN: FunctionDef = {
   impl: call =>
     call.args[0]!.type.kind === 'ARRAY'
       ? { fn: (a: readonly unknown[], i: number) => (i >= 1 && i <= a.length ? a[i - 1] ?? null : null), nulls: 'strict' }
-      : {
-        fn: (m: readonly (readonly [unknown, unknown])[], k: unknown) => {
-          const at = indexOfKey(m, k)
-          return at < 0 ? null : m[at]![1] ?? null
-        },
-        nulls: 'strict',
-      },
+      : (() => {
+        const same = keyEquality(call.args[0]!.type)
+        return {
+          fn: (m: readonly (readonly [unknown, unknown])[], k: unknown) => {
+            const at = indexOfKey(m, k, same)
+            return at < 0 ? null : m[at]![1] ?? null
+          },
+          nulls: 'strict' as const,
+        }
+      })(),
 }
 
 const CARDINALITY_FN: FunctionDef = {

@@ -237,6 +237,13 @@ describe('MAP_KEYS, MAP_VALUES, MAP_ENTRIES, MAP_FROM_ARRAYS, MAP_UNION', () => 
     expect(call('MAP_KEYS', col(0, T.map(S, I, false))).type).toEqual(T.array(S, false))
   })
 
+  it('a MAP key found by value: a nested key equal whatever its entry order', () => {
+    const MM = T.map(MSI, S)
+    expect(apply('ITEM', [MM, MSI], [[[[['a', 1], ['b', 2]], 'x']], [['b', 2], ['a', 1]]])).toBe('x')
+    expect(apply('MAP_CONTAINS_KEY', [MM, MSI], [[[[['a', 1], ['b', 2]], 'x']], [['b', 2], ['a', 1]]])).toBe(true)
+    expect(apply('MAP', [T.array(I), I, T.array(I), I], [[1], 1, [1], 2])).toEqual([[[1], 2]])
+  })
+
   it('MAP_FROM_ARRAYS pairs keys with values; arrays of different lengths fail', () => {
     // "Returns a map created from an arrays of keys and values. Note that the lengths of two arrays should be the same."
     expect(apply('MAP_FROM_ARRAYS', [AS, AI], [['a', 'b'], [1, 2]])).toEqual([['a', 1], ['b', 2]])
