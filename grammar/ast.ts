@@ -594,6 +594,28 @@ export interface FunctionCall {
   readonly filter?: Expr
   /** `OVER (…)` or `OVER w`: a window function call. */
   readonly over?: OverWindow
+  /** The SQL/JSON clauses of a JSON function (json-clauses.ts), `IS JSON`'s type, JSON_OBJECT's pairs. */
+  readonly json?: JsonClauses
+  readonly span: Span
+}
+
+/** What to do ON EMPTY / ON ERROR: a keyword ('NULL', 'ERROR', 'EMPTY ARRAY', 'TRUE', …) or DEFAULT e. */
+export interface JsonBehavior {
+  readonly kind: string
+  readonly default?: Expr
+  readonly span: Span
+}
+
+export interface JsonClauses {
+  readonly returning?: TypeName
+  readonly onEmpty?: JsonBehavior
+  readonly onError?: JsonBehavior
+  readonly onNull?: 'NULL' | 'ABSENT'
+  readonly wrapper?: 'WITHOUT' | 'CONDITIONAL' | 'UNCONDITIONAL'
+  /** JSON_OBJECT(k VALUE v, …): the arguments are keys and values, alternating. */
+  readonly pairs?: boolean
+  /** `s IS JSON [VALUE | SCALAR | ARRAY | OBJECT]`, written as the call IS_JSON(s). */
+  readonly isJson?: 'VALUE' | 'SCALAR' | 'ARRAY' | 'OBJECT'
   readonly span: Span
 }
 

@@ -18,6 +18,36 @@ function wordIs(t: IToken, word: string): boolean {
   return t.tokenType === T.Identifier && t.image.toUpperCase() === word
 }
 
+/** An unquoted name or non-reserved keyword spelled `word` (KEY, VALUE, WITHOUT, UNKNOWN, …). */
+function nameIs(t: IToken, word: string): boolean {
+  return t.tokenType.CATEGORIES?.includes(T.Name) === true && t.tokenType !== T.QuotedIdentifier && t.image.toUpperCase() === word
+}
+
+/**
+ * Whether a SQL/JSON clause starts here inside a call's parentheses (json-clauses.ts): `RETURNING t`,
+ * `DEFAULT e ON …`, `[EMPTY] word ON …`, `WITH … WRAPPER`, `WITHOUT [ARRAY] WRAPPER`. The words stay
+ * names elsewhere: `returning` or `default` followed by ',' or ')' is a column.
+ */
+function startsJsonClause(la: (k: number) => IToken): boolean {
+  const t = la(1)
+  if (t.tokenType === T.WITH) return true
+  if (nameIs(t, 'RETURNING')) return la(2).tokenType.CATEGORIES?.includes(T.Name) === true
+  if (nameIs(t, 'WITHOUT')) return nameIs(la(2), 'ARRAY') || nameIs(la(2), 'WRAPPER')
+  if (nameIs(t, 'DEFAULT')) {
+    // DEFAULT <expression> ON: an ON at this depth before the argument ends
+    let depth = 0
+    for (let k = 2;; k++) {
+      const u = la(k).tokenType
+      if (u === T.LParen) depth++
+      else if (u === T.RParen && --depth < 0) return false
+      else if (depth === 0 && (u === T.Comma || u.name === 'EOF')) return false
+      else if (depth === 0 && u === T.ON) return true
+    }
+  }
+  const word = t.tokenType === T.NULL || t.tokenType === T.TRUE || t.tokenType === T.FALSE || t.tokenType.CATEGORIES?.includes(T.Name) === true
+  return word && (la(2).tokenType === T.ON || (la(2).tokenType.CATEGORIES?.includes(T.Name) === true && la(3).tokenType === T.ON))
+}
+
 /**
  * Whether the `(` next starts a grouping-set list — `()` or `(a, b)`, a comma at its own depth —
  * rather than a parenthesized expression such as `(a + b)`.
@@ -1013,20 +1043,24 @@ export class SqlParser extends CstParser {
       ])
     })
     this.OPTION2(() => this.CONSUME(T.PRECISION))
-    this.OPTION3(() => {
-      this.OR(this.alts.typeName1 ??= [
-        {
-          ALT: () => {
-            this.CONSUME(T.WITH)
-            this.CONSUME(T.LOCAL)
+    // not `RETURNING STRING WITH ARRAY WRAPPER` / `RETURNING INT NULL ON EMPTY` (SQL/JSON clauses)
+    this.OPTION3({
+      GATE: () => this.LA(2).tokenType === T.LOCAL || this.LA(2).tokenType === T.TIME,
+      DEF: () => {
+        this.OR(this.alts.typeName1 ??= [
+          {
+            ALT: () => {
+              this.CONSUME(T.WITH)
+              this.CONSUME(T.LOCAL)
+            },
           },
-        },
-        { ALT: () => this.CONSUME(T.WITHOUT) },
-      ])
-      this.CONSUME(T.TIME)
-      this.CONSUME(T.ZONE)
+          { ALT: () => this.CONSUME(T.WITHOUT) },
+        ])
+        this.CONSUME(T.TIME)
+        this.CONSUME(T.ZONE)
+      },
     })
-    this.OPTION4(() => {
+    this.OPTION4({ GATE: () => this.LA(1).tokenType !== T.NULL || this.LA(2).tokenType !== T.ON, DEF: () => {
       this.OR2(this.alts.typeName2 ??= [
         {
           ALT: () => {
@@ -1036,7 +1070,7 @@ export class SqlParser extends CstParser {
         },
         { ALT: () => this.CONSUME2(T.NULL) },
       ])
-    })
+    } })
   })
 
   /** A type inside ARRAY<…> / MAP<…>, or a ROW field `name type` (two names in a row: the first is the field's). */
@@ -1085,6 +1119,17 @@ export class SqlParser extends CstParser {
             { ALT: () => this.CONSUME(T.TRUE) },
             { ALT: () => this.CONSUME(T.FALSE) },
             { ALT: () => this.CONSUME(T.UNKNOWN) },
+            {
+              // x IS [NOT] JSON [VALUE | SCALAR | ARRAY | OBJECT] (json-clauses.ts)
+              GATE: () => nameIs(this.LA(1), 'JSON'),
+              ALT: () => {
+                this.CONSUME(T.Name, { LABEL: 'json' })
+                this.OPTION3({
+                  GATE: () => ['VALUE', 'SCALAR', 'ARRAY', 'OBJECT'].some(w => nameIs(this.LA(1), w)),
+                  DEF: () => this.CONSUME2(T.Name, { LABEL: 'jsonType' }),
+                })
+              },
+            },
             {
               // x IS [NOT] DISTINCT FROM y: a null-safe comparison with the precedence of '='.
               ALT: () => {
@@ -1436,12 +1481,38 @@ export class SqlParser extends CstParser {
   callArgs = this.RULE('callArgs', () => {
     this.CONSUME(T.LParen)
     this.OPTION(() => this.SUBRULE(this.setQuantifier))
-    this.OPTION2(() => {
-      this.OR(this.alts.callArgs1 ??= [
-        { ALT: () => this.CONSUME(T.Star) },
-        { ALT: () => this.AT_LEAST_ONE_SEP({ SEP: T.Comma, DEF: () => this.SUBRULE(this.expression) }) },
-      ])
+    this.OPTION2({
+      GATE: () => !startsJsonClause(k => this.LA(k)),
+      DEF: () => {
+        this.OR(this.alts.callArgs1 ??= [
+          { ALT: () => this.CONSUME(T.Star) },
+          {
+            ALT: () =>
+              this.AT_LEAST_ONE_SEP({
+                SEP: T.Comma,
+                DEF: () => {
+                  // JSON_OBJECT's `[KEY] k VALUE v` (json-clauses.ts checks where pairs may be written)
+                  this.OPTION5({
+                    GATE: () =>
+                      nameIs(this.LA(1), 'KEY') &&
+                      (this.LA(2).tokenType === T.StringLit || (this.LA(2).tokenType.CATEGORIES?.includes(T.Name) === true && nameIs(this.LA(3), 'VALUE'))),
+                    DEF: () => this.CONSUME(T.Name, { LABEL: 'key' }),
+                  })
+                  this.SUBRULE(this.expression)
+                  this.OPTION6({
+                    GATE: () => nameIs(this.LA(1), 'VALUE'),
+                    DEF: () => {
+                      this.CONSUME2(T.Name, { LABEL: 'value' })
+                      this.SUBRULE3(this.expression)
+                    },
+                  })
+                },
+              }),
+          },
+        ])
+      },
     })
+    this.MANY({ GATE: () => startsJsonClause(k => this.LA(k)), DEF: () => this.SUBRULE(this.jsonClause) })
     this.CONSUME(T.RParen)
     this.OPTION3(() => {
       this.CONSUME(T.FILTER)
@@ -1451,6 +1522,61 @@ export class SqlParser extends CstParser {
       this.CONSUME2(T.RParen)
     })
     this.OPTION4(() => this.SUBRULE(this.overClause))
+  })
+
+  /**
+   * A SQL/JSON clause of JSON_VALUE, JSON_QUERY, JSON_EXISTS, JSON_OBJECT, JSON_ARRAY and their
+   * aggregates, read word by word here and checked in json-clauses.ts.
+   */
+  jsonClause = this.RULE('jsonClause', () => {
+    this.OR(
+      this.alts.jsonClause1 ??= [
+        {
+          GATE: () => nameIs(this.LA(1), 'RETURNING'),
+          ALT: () => {
+            this.CONSUME(T.Name, { LABEL: 'returning' })
+            this.SUBRULE(this.typeName)
+          },
+        },
+        {
+          GATE: () => nameIs(this.LA(1), 'DEFAULT'),
+          ALT: () => {
+            this.CONSUME2(T.Name, { LABEL: 'default' })
+            this.SUBRULE(this.expression)
+            this.CONSUME(T.ON)
+            this.CONSUME3(T.Name, { LABEL: 'target' })
+          },
+        },
+        {
+          GATE: () => this.LA(1).tokenType === T.WITH || nameIs(this.LA(1), 'WITHOUT'),
+          ALT: () => {
+            this.OR2(this.alts.jsonClause2 ??= [
+              { ALT: () => this.CONSUME(T.WITH, { LABEL: 'wrapperStart' }) },
+              { ALT: () => this.CONSUME4(T.Name, { LABEL: 'wrapperStart' }) },
+            ])
+            this.MANY({ GATE: () => !nameIs(this.LA(1), 'WRAPPER'), DEF: () => this.CONSUME5(T.Name, { LABEL: 'word' }) })
+            this.CONSUME6(T.Name, { LABEL: 'wrapper' })
+          },
+        },
+        {
+          ALT: () => {
+            this.AT_LEAST_ONE(() =>
+              this.OR3(this.alts.jsonClause3 ??= [
+                { ALT: () => this.CONSUME(T.NULL, { LABEL: 'word' }) },
+                { ALT: () => this.CONSUME(T.TRUE, { LABEL: 'word' }) },
+                { ALT: () => this.CONSUME(T.FALSE, { LABEL: 'word' }) },
+                { ALT: () => this.CONSUME7(T.Name, { LABEL: 'word' }) },
+              ])
+            )
+            this.CONSUME2(T.ON)
+            this.OR4(this.alts.jsonClause4 ??= [
+              { ALT: () => this.CONSUME2(T.NULL, { LABEL: 'target' }) },
+              { ALT: () => this.CONSUME8(T.Name, { LABEL: 'target' }) },
+            ])
+          },
+        },
+      ].map(a => ({ ...a, IGNORE_AMBIGUITIES: true })),
+    )
   })
 
   // ---------------------------------------------------------------- OVER windows (to-ast-over.ts)

@@ -1,6 +1,7 @@
 // CST → AST for expressions, literals and type names. Operator chains are folded by precedence; a
 // node's span runs from the start of its first operand's text to the end of its last (parentheses included).
 import { NESTED_TYPE_NAMES, nestedTypeName, postfixes } from './nested-types.js'
+import { isJsonExpr, jsonArrayAgg, jsonCallClauses } from './json-clauses.js'
 import { WeirError } from '../common/errors.js'
 import type { Span } from '../common/span.js'
 import type * as A from './ast.js'
@@ -161,7 +162,8 @@ class Climber {
       if (other) {
         const name: A.Ident = { value: negated ? 'IS_NOT_DISTINCT_FROM' : 'IS_DISTINCT_FROM', quoted: false, span }
         expr = { kind: 'FunctionCall', name, args: [operand, arithmetic(other, s)], distinct: false, star: false, span }
-      } else if (has(tail, 'NULL') || has(tail, 'UNKNOWN')) expr = { kind: 'IsNull', operand, negated, span }
+      } else if (has(tail, 'json')) expr = isJsonExpr(operand, tail, negated, span)
+      else if (has(tail, 'NULL') || has(tail, 'UNKNOWN')) expr = { kind: 'IsNull', operand, negated, span }
       else expr = { kind: 'IsBool', operand, value: has(tail, 'TRUE'), negated, span }
     } else {
       const between = node(tail, 'betweenTail')
@@ -453,8 +455,10 @@ function functionCall(name: A.Ident, argsNode: CstNode, span: Span, s: Spans): A
   }
   const filter = node(argsNode, 'filter')
   const over = node(argsNode, 'overClause')
-  return { kind: 'FunctionCall', name, args, distinct, star, ...(filter ? { filter: expression(filter, s) } : {}),
-    ...(over ? { over: overWindow(over, s, EXPR_CONVERTERS) } : {}), span }
+  const json = jsonCallClauses(name, argsNode, args, span, s, { expression, typeName })
+  const result: A.FunctionCall = { kind: 'FunctionCall', name, args, distinct, star, ...(filter ? { filter: expression(filter, s) } : {}),
+    ...(over ? { over: overWindow(over, s, EXPR_CONVERTERS) } : {}), ...(json ? { json } : {}), span }
+  return upper === 'JSON_ARRAYAGG' && !name.quoted ? jsonArrayAgg(result) : result
 }
 
 /** TIMESTAMPADD(HOUR, …): the unit becomes a string literal with the unit's span. */

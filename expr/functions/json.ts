@@ -1,14 +1,19 @@
-// Flink's JSON query functions in their plain call form — JSON_EXISTS(json, path), JSON_VALUE(json,
-// path), JSON_QUERY(json, path) — with their default behaviours (JSON_EXISTS: FALSE ON ERROR;
-// JSON_VALUE and JSON_QUERY: NULL ON EMPTY, NULL ON ERROR, and JSON_QUERY WITHOUT ARRAY WRAPPER), and
-// JSON_STRING(value). Text that is not JSON, a strict path that does not apply, or a result of the
-// wrong shape (an object for JSON_VALUE, a scalar for JSON_QUERY) is the "error" case; a path that
-// matches nothing the "empty" one. A literal path that cannot be parsed is refused where it is written.
-import { T, type DataType } from '../../common/types.js'
+// Flink's JSON query functions JSON_EXISTS, JSON_VALUE and JSON_QUERY with their SQL/JSON clauses,
+// which the binder (planner/bind/json-call.ts) passes as literal arguments after the path; without
+// them the defaults hold (JSON_EXISTS: FALSE ON ERROR; JSON_VALUE and JSON_QUERY: NULL ON EMPTY, NULL
+// ON ERROR; JSON_QUERY WITHOUT ARRAY WRAPPER). As in Flink's Calcite: text that is not JSON, a strict
+// path that does not apply, or a result of the wrong shape in strict mode (an object for JSON_VALUE, a
+// scalar for JSON_QUERY) is the "error" case; a lax path that matches nothing, JSON null, or a result
+// of the wrong shape in lax mode the "empty" one. A literal path that cannot be parsed is refused
+// where it is written. toJson writes a scalar as JSON_STRING / JSON_OBJECT do (json-build.ts).
+import { T, withNullable, type DataType } from '../../common/types.js'
+import { WeirError } from '../../common/errors.js'
 import { formatDate, formatDecimal, formatTimestamp } from '../../common/values.js'
 import { checkArgs, literalValue, mkCall, type BindContext, type CallRex, type FunctionDef, type Impl } from '../registry.js'
 import type { Rex } from '../../core/rex.js'
 import { typeName } from '../coercion.js'
+import { makeCastFn } from '../cast.js'
+import { int64 } from '../../common/int64.js'
 import { evalJsonPath, type JsonPath, JsonPathError, parseJsonPath } from './json-path.js'
 import { javaDouble, JsonNumber, type JsonValue, numberText, parseJson, writeJson } from './json-value.js'
 
@@ -34,22 +39,54 @@ function pathOf(call: CallRex): (spec: string) => JsonPath {
   }
 }
 
-/**
- * The values `spec` matches in `json`, or undefined for the error case (bad JSON, a strict path that
- * does not apply, or a path from a column that cannot be parsed). A definite path gives at most one.
- */
-function query(json: string, spec: string, path: (spec: string) => JsonPath): { values: JsonValue[]; definite: boolean } | undefined {
+/** What a path found: the matches (one at most for a definite path), or why it failed (the error case). */
+type Matched = { readonly values: JsonValue[]; readonly path: JsonPath } | { readonly error: string }
+
+/** The values `spec` matches in `json`, or the error: text that is not JSON, a strict path that does not apply, a bad path from a column. */
+function query(json: string, spec: string, path: (spec: string) => JsonPath): Matched {
+  let p: JsonPath
   try {
-    const p = path(spec)
-    return { values: evalJsonPath(p, parseJson(json)), definite: p.definite }
-  } catch {
-    return undefined
+    p = path(spec)
+  } catch (e) {
+    return { error: e instanceof Error ? e.message : String(e) }
   }
+  let doc: JsonValue
+  try {
+    doc = parseJson(json)
+  } catch (e) {
+    return { error: `the text is not JSON (${e instanceof Error ? e.message : String(e)})` }
+  }
+  try {
+    return { values: evalJsonPath(p, doc), path: p }
+  } catch (e) {
+    return { error: e instanceof Error ? e.message : String(e) }
+  }
+}
+
+/**
+ * The one item a query gives, as Flink's Calcite sees it: a definite path's value (null when it
+ * matched nothing or JSON null), else the matches as one array (null when there are none).
+ */
+function itemOf(values: JsonValue[], path: JsonPath): JsonValue {
+  if (path.definite) return values[0] ?? null
+  return values.length === 0 ? null : values
+}
+
+function isScalar(v: JsonValue): boolean {
+  return !(v instanceof Map || Array.isArray(v))
+}
+
+/** The SQL/JSON functions' run-time failure (ERROR ON EMPTY / ERROR ON ERROR), naming the path and the text. */
+function jsonFailure(fn: string, what: string, spec: string, json: string, clause: string): WeirError {
+  const shown = json.length > 200 ? `${json.slice(0, 200)}…` : json
+  return WeirError.execution(`${fn}: ${what}; path '${spec}', JSON '${shown}'`, {
+    help: `${clause} fails the job here; NULL ${clause.slice(clause.indexOf(' ') + 1)} gives NULL instead`,
+  })
 }
 
 function bindJson(name: string, signature: string, result: () => ReturnType<typeof T.string>) {
   return (args: readonly Rex[], ctx: BindContext): Rex => {
-    const typed = checkArgs(args, ['STRING', 'STRING'], 2, ctx, signature)
+    const typed = checkArgs(args.slice(0, 2), ['STRING', 'STRING'], 2, ctx, signature)
     const spec = literalValue(typed[1])
     if (typeof spec === 'string') {
       try {
@@ -59,13 +96,28 @@ function bindJson(name: string, signature: string, result: () => ReturnType<type
         throw e
       }
     }
-    return mkCall(name, typed, { ...result(), nullable: true }, ctx.span)
+    return mkCall(name, [...typed, ...args.slice(2)], { ...result(), nullable: true }, ctx.span)
   }
+}
+
+/** A clause keyword passed as a string literal argument by the binder (json-call.ts), or its default. */
+function clauseArg(call: CallRex, at: number, otherwise: string): string {
+  const v = literalValue(call.args[at])
+  return typeof v === 'string' ? v : otherwise
 }
 
 function jsonExists(call: CallRex): Impl {
   const path = pathOf(call)
-  return { fn: (json: string, spec: string) => (query(json, spec, path)?.values.length ?? 0) > 0, nulls: 'strict' }
+  const onError = clauseArg(call, 2, 'FALSE')
+  return {
+    fn: (json: string, spec: string) => {
+      const r = query(json, spec, path)
+      if (!('error' in r)) return r.values.length > 0
+      if (onError === 'ERROR') throw jsonFailure('JSON_EXISTS', r.error, spec, json, 'ERROR ON ERROR')
+      return onError === 'TRUE' ? true : onError === 'FALSE' ? false : null
+    },
+    nulls: 'strict',
+  }
 }
 
 /** A scalar's text (a string without its quotes), NULL for JSON null, undefined for an object or array. */
@@ -77,28 +129,108 @@ function scalarText(v: JsonValue): string | null | undefined {
   return undefined
 }
 
-function jsonValue(call: CallRex): Impl {
-  const path = pathOf(call)
-  return {
-    fn: (json: string, spec: string) => {
-      const r = query(json, spec, path)
-      if (r === undefined || r.values.length !== 1) return null
-      return scalarText(r.values[0]!) ?? null
-    },
-    nulls: 'strict',
+const INTEGER_BITS: Partial<Record<DataType['kind'], bigint>> = { TINYINT: 7n, SMALLINT: 15n, INT: 31n, BIGINT: 63n }
+
+/** A JSON number truncated toward zero (as Flink: 13.89 RETURNING INT is 13), or undefined when it is not finite. */
+function truncated(v: JsonNumber): bigint | undefined {
+  if (v.integer) return BigInt(v.text)
+  if (/[eE]/.test(v.text)) {
+    const x = Math.trunc(Number(v.text))
+    return Number.isFinite(x) ? BigInt(x) : undefined
+  }
+  return BigInt(v.text.slice(0, v.text.indexOf('.')) || '0')
+}
+
+/**
+ * A JSON scalar as JSON_VALUE's RETURNING type, or undefined for the error case, as Flink converts
+ * it: a number truncated toward zero into an integer type (out of range is an error), a string as
+ * CAST reads it (`"42"` is 42, `"account"` an error), a boolean only as BOOLEAN or STRING.
+ */
+function returning(type: DataType): (v: JsonValue) => unknown {
+  if (type.kind === 'STRING') return v => scalarText(v) ?? undefined
+  const fromString = makeCastFn(T.string(), type, false)
+  const cast = (text: string): unknown => {
+    try {
+      return fromString(text) ?? undefined
+    } catch (e) {
+      if (e instanceof WeirError) return undefined
+      throw e
+    }
+  }
+  const bits = INTEGER_BITS[type.kind]
+  return v => {
+    if (typeof v === 'string') return cast(v)
+    if (typeof v === 'boolean') return type.kind === 'BOOLEAN' ? v : undefined
+    if (!(v instanceof JsonNumber) || type.kind === 'BOOLEAN') return undefined
+    if (bits === undefined) return type.kind === 'DOUBLE' ? Number(v.text) : cast(v.text)
+    const n = truncated(v)
+    if (n === undefined || n < -(1n << bits) || n >= 1n << bits) return undefined
+    return type.kind === 'BIGINT' ? int64(n) : Number(n)
   }
 }
 
+/** A DEFAULT value as the RETURNING type: for STRING, a number or boolean becomes Java's String.valueOf text (Flink's documented "false"); others were CAST when bound. */
+function defaultAs(call: CallRex, at: number): (v: unknown) => unknown {
+  const arg = call.args[at]
+  if (arg === undefined || call.type.kind !== 'STRING' || arg.type.kind === 'STRING') return v => v
+  const text = toJson(arg.type)
+  return text === undefined ? v => v : v => (v === null ? null : text(v as never))
+}
+
+function jsonValue(call: CallRex): Impl {
+  const path = pathOf(call)
+  const convert = returning(call.type)
+  const onEmpty = clauseArg(call, 3, 'NULL'), onError = clauseArg(call, 5, 'NULL')
+  const emptyDefault = defaultAs(call, 4), errorDefault = defaultAs(call, 6)
+  const typeText = typeName(call.type).replace(/ NOT NULL$/, '')
+  return {
+    fn: (json: string | null, spec: string | null, _type?: unknown, _e?: unknown, emptyValue?: unknown, _r?: unknown, errorValue?: unknown) => {
+      if (json === null || spec === null) return null
+      const r = query(json, spec, path)
+      let error: string
+      if ('error' in r) error = r.error
+      else {
+        const item = itemOf(r.values, r.path)
+        if (item === null || (!r.path.strict && !isScalar(item))) {
+          if (onEmpty === 'ERROR') throw jsonFailure('JSON_VALUE', 'the path matches no scalar value (ERROR ON EMPTY)', spec, json, 'ERROR ON EMPTY')
+          return onEmpty === 'DEFAULT' ? emptyDefault(emptyValue ?? null) : null
+        }
+        if (!isScalar(item)) error = `the path matches ${Array.isArray(item) ? 'an array' : 'an object'}, not a scalar value`
+        else {
+          const v = convert(item)
+          if (v !== undefined) return v
+          error = `cannot return ${writeJson(item)} as ${typeText}`
+        }
+      }
+      if (onError === 'ERROR') throw jsonFailure('JSON_VALUE', error, spec, json, 'ERROR ON ERROR')
+      return onError === 'DEFAULT' ? errorDefault(errorValue ?? null) : null
+    },
+    nulls: 'lenient',
+  }
+}
+
+const QUERY_FALLBACK: Record<string, string | null> = { NULL: null, 'EMPTY ARRAY': '[]', 'EMPTY OBJECT': '{}' }
+
 function jsonQuery(call: CallRex): Impl {
   const path = pathOf(call)
+  const wrapper = clauseArg(call, 2, 'WITHOUT'), onEmpty = clauseArg(call, 3, 'NULL'), onError = clauseArg(call, 4, 'NULL')
   return {
     fn: (json: string, spec: string) => {
       const r = query(json, spec, path)
-      if (r === undefined || r.values.length === 0) return null
-      // Several matches are one array (a path with a wildcard); one match must be an object or array.
-      if (!r.definite) return writeJson(r.values)
-      const v = r.values[0]!
-      return v instanceof Map || Array.isArray(v) ? writeJson(v) : null
+      let error: string
+      if ('error' in r) error = r.error
+      else {
+        const item = itemOf(r.values, r.path)
+        const value = item === null || wrapper === 'WITHOUT' ? item : wrapper === 'CONDITIONAL' && Array.isArray(item) ? item : [item]
+        if (value === null || (!r.path.strict && isScalar(value))) {
+          if (onEmpty === 'ERROR') throw jsonFailure('JSON_QUERY', 'the path matches no object or array (ERROR ON EMPTY)', spec, json, 'ERROR ON EMPTY')
+          return QUERY_FALLBACK[onEmpty] ?? null
+        }
+        if (!isScalar(value)) return writeJson(value)
+        error = `the path matches the scalar ${writeJson(value)}, not an object or array`
+      }
+      if (onError === 'ERROR') throw jsonFailure('JSON_QUERY', error, spec, json, 'ERROR ON ERROR')
+      return QUERY_FALLBACK[onError] ?? null
     },
     nulls: 'strict',
   }
@@ -112,7 +244,7 @@ function isoTimestamp(ms: number): string {
 }
 
 /** JSON_STRING: a SQL value as JSON text, by its type; undefined for a type it does not take. */
-function toJson(type: DataType): ((v: never) => string) | undefined {
+export function toJson(type: DataType): ((v: never) => string) | undefined {
   switch (type.kind) {
     case 'STRING':
       return (v: string) => JSON.stringify(v)
@@ -140,25 +272,28 @@ function toJson(type: DataType): ((v: never) => string) | undefined {
 export const JSON_FUNCTIONS: readonly FunctionDef[] = [
   {
     names: ['JSON_EXISTS'],
-    signature: 'JSON_EXISTS(STRING, path)',
+    signature: 'JSON_EXISTS(STRING, path [{TRUE | FALSE | UNKNOWN | ERROR} ON ERROR])',
     bind: (args, ctx) => {
       const r = bindJson('JSON_EXISTS', 'JSON_EXISTS(STRING, path)', () => T.string())(args, ctx) as CallRex
-      return mkCall('JSON_EXISTS', r.args, T.boolean(r.args.some(a => a.type.nullable)), ctx.span)
+      const nullable = r.args.slice(0, 2).some(a => a.type.nullable) || literalValue(r.args[2]) === 'UNKNOWN'
+      return mkCall('JSON_EXISTS', r.args, T.boolean(nullable), ctx.span)
     },
     impl: jsonExists,
   },
-  { names: ['JSON_VALUE'], signature: 'JSON_VALUE(STRING, path)', bind: bindJson('JSON_VALUE', 'JSON_VALUE(STRING, path)', () => T.string()), impl: jsonValue },
-  { names: ['JSON_QUERY'], signature: 'JSON_QUERY(STRING, path)', bind: bindJson('JSON_QUERY', 'JSON_QUERY(STRING, path)', () => T.string()), impl: jsonQuery },
   {
-    names: ['JSON_STRING'],
-    signature: 'JSON_STRING(value)',
+    names: ['JSON_VALUE'],
+    signature: 'JSON_VALUE(STRING, path [RETURNING type] [{NULL | ERROR | DEFAULT e} ON EMPTY] [… ON ERROR])',
+    // The binder (json-call.ts) passes the RETURNING type as a typed NULL after the path.
     bind: (args, ctx) => {
-      const typed = checkArgs(args, ['ANY'], 1, ctx, 'JSON_STRING(value)')
-      if (toJson(typed[0]!.type) === undefined) {
-        throw ctx.error(`JSON_STRING does not take values of type ${typeName(typed[0]!.type)}`, 'it takes a string, number, boolean, date or timestamp')
-      }
-      return mkCall('JSON_STRING', typed, T.string(typed[0]!.type.nullable), ctx.span)
+      const r = bindJson('JSON_VALUE', 'JSON_VALUE(STRING, path)', () => T.string())(args, ctx) as CallRex
+      return mkCall('JSON_VALUE', r.args, withNullable(args[2]?.type ?? T.string(), true), ctx.span)
     },
-    impl: call => ({ fn: toJson(call.args[0]!.type)!, nulls: 'strict' }),
+    impl: jsonValue,
+  },
+  {
+    names: ['JSON_QUERY'],
+    signature: 'JSON_QUERY(STRING, path [{WITHOUT | WITH [CONDITIONAL | UNCONDITIONAL]} [ARRAY] WRAPPER] [… ON EMPTY] [… ON ERROR])',
+    bind: bindJson('JSON_QUERY', 'JSON_QUERY(STRING, path)', () => T.string()),
+    impl: jsonQuery,
   },
 ]

@@ -6,6 +6,7 @@ import { DISTINCT_TUPLE_FUNCTION } from './distinct-tuple.js'
 import { HASH } from './hash.js'
 import { INSPECT } from './inspect.js'
 import { JSON_FUNCTIONS } from './json.js'
+import { JSON_BUILD_FUNCTIONS } from './json-build.js'
 import { MAP_FUNCTIONS } from './map-functions.js'
 import { PRINTF } from './printf.js'
 import { SIMILAR } from './similar.js'
@@ -13,5 +14,5 @@ import { STRING_COLLECTIONS } from './string-collections.js'
 import { TEXT } from './text.js'
 import { CONVERT_TZ } from './zones.js'
 
-export const MORE: readonly FunctionDef[] = [...TEXT, PRINTF, ...HASH, ...INSPECT, ...SIMILAR, ...JSON_FUNCTIONS, DISTINCT_TUPLE_FUNCTION, CONVERT_TZ,
-  ...COLLECTIONS, ...ARRAY_FUNCTIONS, ...MAP_FUNCTIONS, ...STRING_COLLECTIONS]
+export const MORE: readonly FunctionDef[] = [...TEXT, PRINTF, ...HASH, ...INSPECT, ...SIMILAR, ...JSON_FUNCTIONS, ...JSON_BUILD_FUNCTIONS,
+  DISTINCT_TUPLE_FUNCTION, CONVERT_TZ, ...COLLECTIONS, ...ARRAY_FUNCTIONS, ...MAP_FUNCTIONS, ...STRING_COLLECTIONS]

@@ -13,6 +13,7 @@ import { fieldAccess } from '../../expr/functions/collections.js'
 import { spanOf } from '../../common/span.js'
 import type { Scope } from './scope.js'
 import { isWindowCall, misplacedWindowCall } from './window-calls.js'
+import { bindJsonCall, JSON_CLAUSE_FUNCTIONS, jsonDefaults } from './json-call.js'
 
 export const AGGREGATE_FUNCTIONS: ReadonlySet<string> = new Set(AGGREGATE_FUNCTION_NAMES)
 
@@ -92,7 +93,7 @@ export function childrenOf(e: ast.Expr): ast.Expr[] {
     case 'CaseExpr':
       return [...(e.operand ? [e.operand] : []), ...e.whens.flatMap(w => [w.when, w.then]), ...(e.else ? [e.else] : [])]
     case 'FunctionCall':
-      return [...e.args, ...(e.filter ? [e.filter] : [])]
+      return [...e.args, ...(e.filter ? [e.filter] : []), ...jsonDefaults(e)]
     default:
       return assertNever(e)
   }
@@ -270,6 +271,7 @@ function bindNode(e: ast.Expr, ctx: BindContext): Rex {
       if (e.star) throw WeirError.plan(`${name}(*) is not a function`, { span: e.span, help: 'only COUNT(*) takes *' })
       if (e.filter) throw WeirError.plan(`FILTER (WHERE …) applies only to aggregate functions, not ${name}`, { span: e.filter.span })
       if (e.distinct) throw WeirError.plan(`DISTINCT applies only to aggregate functions, not ${name}`, { span: e.span })
+      if (JSON_CLAUSE_FUNCTIONS.has(name) || e.json !== undefined) return bindJsonCall(name, e, b)
       return resolveCall(name, e.args.map(b), e.span)
     }
     default:
