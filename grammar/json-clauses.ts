@@ -118,6 +118,7 @@ function clause(c: CstNode, fn: string, allowed: Allowed, out: Mutable<A.JsonCla
   const target = token(c, 'target')!.image.toUpperCase()
   const isDefault = token(c, 'default') !== undefined
   const kind = isDefault ? 'DEFAULT' : words(tokens(c, 'word')).join(' ')
+  if (!isDefault && kind === 'DEFAULT') refuse('needs a value after DEFAULT')
   if (target === 'NULL') {
     if (!allowed.onNull) refuse('takes no ON NULL clause')
     if (kind !== 'NULL' && kind !== 'ABSENT') refuse('takes NULL ON NULL or ABSENT ON NULL')
