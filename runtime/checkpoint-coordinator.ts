@@ -18,7 +18,9 @@ import type { ExecutionEnv } from './job-env.js'
 import { dropAhead } from './read-ahead.js'
 import { recordSinkCommit } from './sink-commits.js'
 import type { SourceRunner } from './source-runner.js'
+import { barrierArrived, channelEnded } from './alignment.js'
 import { broadcast, type Barrier, type Task } from './subtasks.js'
+import type { Alignment } from './task-runner.js'
 
 /** What the coordinator needs of the loop that runs the subtasks (the scheduler). */
 export interface BarrierDriver {
@@ -38,6 +40,9 @@ interface Inflight {
   readonly location: string
   readonly expected: number
   acked: number
+  /** Resolves when every subtask has acknowledged (taken the synchronous part of its snapshot). */
+  readonly allAcked: Promise<void>
+  readonly onAllAcked: () => void
   readonly operators: Map<string, SubtaskManifest[]>
   readonly sources: Record<string, SourceManifest>
   readonly sinks: Record<string, unknown>
@@ -46,7 +51,18 @@ interface Inflight {
   done?: Promise<void>
 }
 
-export class CheckpointCoordinator {
+/** Where a checkpoint's objects go; what a worker thread needs to upload its subtasks' snapshots there. */
+export interface CheckpointTarget {
+  readonly base: CheckpointStorage
+  readonly prefix: string
+}
+
+/** Subtasks on worker threads (worker-pool.ts): told of each checkpoint, for subtasks that finished before its barrier. */
+export interface RemoteSnapshots {
+  announce(barrier: Barrier): void
+}
+
+export class CheckpointCoordinator implements Alignment {
   /** Sinks write transactionally, committing what each checkpoint seals (periodic checkpoints are on). */
   readonly exactlyOnce: boolean
   checkpointsCompleted = 0
@@ -73,6 +89,8 @@ export class CheckpointCoordinator {
     private readonly tmpDir: () => Promise<string>,
     /** The job's cancellation. */
     private readonly signal: AbortSignal,
+    /** The subtasks on worker threads, if any. */
+    private readonly remote: RemoteSnapshots | null = null,
   ) {
     this.exactlyOnce = (env.checkpoint?.intervalMs ?? 0) > 0
   }
@@ -138,9 +156,12 @@ export class CheckpointCoordinator {
     invariant(this.inflight === null, 'a checkpoint is in flight')
     const id = this.nextCheckpointId++
     const barrier: Barrier = { id, savepoint }
-    const base = savepoint ? new PrefixedStorage(config.savepointStorage, savepointFolder(id)) : config.storage
-    const prefix = savepoint ? '' : checkpointFolder(id) + '/'
+    const { base, prefix } = checkpointTarget(config, barrier)
     const location = savepoint ? base.uri : joinUri(config.storage.uri, checkpointFolder(id))
+    let onAllAcked!: () => void
+    const allAcked = new Promise<void>(resolve => {
+      onAllAcked = resolve
+    })
     const inflight: Inflight = {
       barrier,
       base,
@@ -148,6 +169,8 @@ export class CheckpointCoordinator {
       location,
       expected: this.order.filter(t => t.node.spec.kind !== 'Source').length,
       acked: 0,
+      allAcked,
+      onAllAcked,
       operators: new Map(),
       sources: this.sources.positions(),
       sinks: {},
@@ -156,14 +179,19 @@ export class CheckpointCoordinator {
     }
     this.inflight = inflight
     for (const task of this.order) {
-      if (task.finished && task.node.spec.kind !== 'Source' && task.node.spec.kind !== 'Values') await this.snapshotTask(task, barrier)
+      if (task.finished && task.send === null && task.node.spec.kind !== 'Source' && task.node.spec.kind !== 'Values') await this.snapshotTask(task, barrier)
     }
-    for (const task of this.order) if (task.node.spec.kind === 'Values') inflight.acked++
+    for (const task of this.order) if (task.node.spec.kind === 'Values') this.ack(inflight)
+    this.remote?.announce(barrier)
     for (const src of this.sources.sources) if (!src.task.finished) broadcast(src.task, ch => ({ t: 'barrier', ch, barrier }))
     await driver.pump()
-    invariant(inflight.acked === inflight.expected, `checkpoint ${id}: ${inflight.acked} of ${inflight.expected} subtasks snapshotted`)
+    // On one thread the barrier has passed every subtask now; subtasks on worker threads acknowledge
+    // it when it reaches them.
+    if (this.remote === null) {
+      invariant(inflight.acked === inflight.expected, `checkpoint ${id}: ${inflight.acked} of ${inflight.expected} subtasks snapshotted`)
+    }
     // The slow part runs in the background: compress, upload, then the manifest completes it.
-    inflight.done = Promise.all(inflight.uploads).then(async () => {
+    inflight.done = allAcked.then(() => Promise.all(inflight.uploads)).then(async () => {
       const hold = this.env.faults?.at('before-manifest', { checkpointId: id, savepoint })
       if (hold) await hold
       return this.writeInflightManifest(inflight, false)
@@ -175,45 +203,62 @@ export class CheckpointCoordinator {
     })
   }
 
+  /** One more subtask took its snapshot of the in-flight checkpoint. */
+  private ack(cp: Inflight): void {
+    if (++cp.acked === cp.expected) cp.onAllAcked()
+  }
+
+  /**
+   * A subtask on a worker thread took its snapshot of checkpoint `id`; `uploaded` resolves with what
+   * the manifest lists for it once its files are uploaded (null: it keeps no state).
+   */
+  remoteSnapshot(id: number, task: Task, uploaded: Promise<SubtaskManifest | null>): void {
+    const cp = this.inflight
+    invariant(cp !== null && cp.barrier.id === id, `a snapshot for checkpoint ${id}, which is not in flight`)
+    if (task.stateful) {
+      let list = cp.operators.get(task.node.id)
+      if (list === undefined) cp.operators.set(task.node.id, list = [])
+      const own = list
+      cp.uploads.push(uploaded.then(m => {
+        if (m !== null) own.push(m)
+      }))
+    } else {
+      cp.uploads.push(uploaded.then(() => undefined))
+    }
+    this.ack(cp)
+  }
+
   // ------------------------------------------------------------------ alignment
 
-  /** A barrier arrived on channel `ch`: that channel is held back until every channel has delivered it. */
-  async barrierArrived(task: Task, ch: number, barrier: Barrier): Promise<void> {
-    task.chBarrier[ch] = true
-    task.pendingBarrier = barrier
-    await this.maybeAligned(task)
+  barrierArrived(task: Task, ch: number, barrier: Barrier): Promise<void> {
+    return barrierArrived(task, ch, barrier, this.snapshotTask)
   }
 
-  /** A channel ended: it will never deliver the barrier being aligned. */
-  async channelEnded(task: Task): Promise<void> {
-    if (task.pendingBarrier !== null) await this.maybeAligned(task)
+  channelEnded(task: Task): Promise<void> {
+    return channelEnded(task, this.snapshotTask)
   }
 
-  /** Once every channel delivered the barrier (or ended): snapshot, forward it, release held items. */
-  private async maybeAligned(task: Task): Promise<void> {
-    const barrier = task.pendingBarrier!
-    for (let ch = 0; ch < task.chInput.length; ch++) if (!task.chBarrier[ch] && !task.chEnded[ch]) return
-    task.pendingBarrier = null
-    task.chBarrier.fill(false)
-    await this.snapshotTask(task, barrier)
-    broadcast(task, ch => ({ t: 'barrier', ch, barrier }))
-    if (task.held.length > 0) {
-      // Not unshift(...held): spread arguments overflow the stack past ~100,000 items.
-      const queued = task.held.concat(task.queue)
-      task.queue.length = 0
-      for (const item of queued) task.queue.push(item)
-      task.held = []
-    }
+  /**
+   * A subtask finished without the barrier of the checkpoint in flight, which it will now never see:
+   * its input had all ended before that barrier went in at the sources, so its state now is its state
+   * at the barrier. (On one thread it finished before the barrier went in; with worker threads its
+   * last input may arrive after.)
+   */
+  async taskFinished(task: Task): Promise<void> {
+    const cp = this.inflight
+    if (cp === null || task.snapshotted >= cp.barrier.id) return
+    await this.snapshotTask(task, cp.barrier)
   }
 
   // ------------------------------------------------------------------ snapshots
 
   /** The synchronous part of a subtask's snapshot; uploads are queued on the in-flight checkpoint. */
-  private async snapshotTask(task: Task, barrier: Barrier): Promise<void> {
+  private readonly snapshotTask = async (task: Task, barrier: Barrier): Promise<void> => {
     await dropAhead(task)
     const cp = this.inflight
     invariant(cp !== null && cp.barrier.id === barrier.id, `barrier ${barrier.id} without its checkpoint`)
-    cp.acked++
+    task.snapshotted = barrier.id
+    this.ack(cp)
     if (task.sink) {
       if (this.exactlyOnce && task.sink.prepareCommit) await this.sealSink(cp, task)
       return
@@ -341,6 +386,8 @@ export class CheckpointCoordinator {
       location: joinUri(this.env.checkpoint!.storage.uri, checkpointFolder(id)),
       expected: 0,
       acked: 0,
+      allAcked: Promise.resolve(),
+      onAllAcked: () => undefined,
       operators: new Map(),
       sources: this.sources.positions(),
       sinks: {},
@@ -365,4 +412,13 @@ export class CheckpointCoordinator {
     await this.inflight?.done?.catch(() => undefined)
     await this.committing.catch(() => undefined)
   }
+}
+
+/** Where checkpoint or savepoint `barrier` puts its objects: the job folder (checkpoints) or the savepoint's own folder. */
+export function checkpointTarget(config: { readonly storage: CheckpointStorage; readonly savepointStorage: CheckpointStorage },
+  barrier: Barrier): CheckpointTarget
+{
+  return barrier.savepoint
+    ? { base: new PrefixedStorage(config.savepointStorage, savepointFolder(barrier.id)), prefix: '' }
+    : { base: config.storage, prefix: checkpointFolder(barrier.id) + '/' }
 }

@@ -9,29 +9,26 @@ import { WeirError } from '../common/errors.js'
 import { safeFileName } from '../common/names.js'
 import type { JobGraph, SinkSpec } from '../core/job-graph.js'
 import type { SinkContext } from '../connectors/api.js'
-import type { OperatorContext } from '../core/operator.js'
-import type { Batch, Row } from '../core/batch.js'
-import type { KeyRef } from '../core/keyed-state.js'
-import { makeStagingDir, type SubtaskStateBackend } from '../state/backend.js'
-import { stateBackendFor } from '../state/backends.js'
-import type { StateHandle } from '../state/handles.js'
-import { makeKey } from '../state/key-encoding.js'
+import { makeStagingDir } from '../state/backend.js'
 import { getConnector } from '../connectors/registry.js'
 import { enforceNotNull } from '../connectors/not-null-enforcer.js'
-import { createOperator } from '../operators/registry.js'
-import { getObject } from '../checkpoint/objects.js'
 import { operatorSignature, describeSignatureChange } from '../core/signature.js'
-import type { Manifest, OperatorManifest, SubtaskData } from './checkpoint.js'
+import type { Manifest } from './checkpoint.js'
 import { CheckpointCoordinator } from './checkpoint-coordinator.js'
 import type { ExecutionEnv, JobMetrics } from './job-env.js'
 import { Scheduler } from './scheduler.js'
 import { SourceRunner } from './source-runner.js'
-import { buildSubtasks, emit, type Subtasks, type Task } from './subtasks.js'
-import { TimerServiceImpl } from './timers.js'
-import { BatchKeys, keysByColumns } from './batch-keys.js'
+import { buildSubtasks, type Subtasks, type Task } from './subtasks.js'
 import { dropAhead } from './read-ahead.js'
 import { restoredSinkCommit } from './sink-commits.js'
 import { jobProbe } from './job-probe.js'
+import { openOperator } from './operator-setup.js'
+import { TaskRunner } from './task-runner.js'
+import { MAIN_THREAD, threadOf, usesWorkers } from './threads.js'
+import { WorkerPool } from './worker-pool.js'
+import { InFlight, Link, linkRemoteTasks } from './thread-links.js'
+import { FLAG_COUNT, type WorkerStats } from './thread-protocol.js'
+import { sharedMetrics, sharedMetricsBuffer } from './shared-metrics.js'
 
 export type { ExecutionEnv, JobMetrics } from './job-env.js'
 
@@ -51,7 +48,13 @@ export async function executeJob(graph: JobGraph, env: ExecutionEnv): Promise<Jo
 
 class JobExecution {
   private readonly subtasks: Subtasks
+  /** Every subtask of the job, in topological order (the same on every thread). */
   private readonly order: readonly Task[]
+  /** The subtasks this thread runs. */
+  private readonly local: readonly Task[]
+  private readonly runner: TaskRunner
+  /** The worker threads running the parallel subtasks (null: all run here). */
+  private readonly workers: WorkerPool | null
   private readonly internalAbort = new AbortController()
   private readonly signal: AbortSignal
   private readonly sources: SourceRunner
@@ -67,11 +70,34 @@ class JobExecution {
     this.signal = env.signal ? AbortSignal.any([env.signal, this.internalAbort.signal]) : this.internalAbort.signal
     this.maxParallelism = graph.config.maxParallelism
     this.stateDir = join(resolve(graph.config.state.dir), safeFileName(graph.name))
-    this.subtasks = buildSubtasks(graph)
+    const bound = graph.nodes.length * Math.max(1, graph.config.parallelism)
+    const metrics = sharedMetricsBuffer(bound)
+    this.subtasks = buildSubtasks(graph, sharedMetrics(metrics))
     this.order = this.subtasks.order
+    const threaded = usesWorkers(graph, this.order)
+    this.local = this.order.filter(t => threadOf(t, threaded) === MAIN_THREAD)
     this.sources = new SourceRunner(graph, this.signal, env.faults)
-    this.checkpoints = new CheckpointCoordinator(graph, env, this.order, this.sources, this.tmpDir, this.signal)
-    this.scheduler = new Scheduler(graph, env, this.order, this.sources, this.checkpoints, this.signal, () => this.internalAbort.abort())
+    if (threaded) {
+      const count = graph.config.parallelism
+      const shared = { inFlight: InFlight.create(), flags: new SharedArrayBuffer(4 * FLAG_COUNT), metrics }
+      this.workers = new WorkerPool(graph, this.order, count, shared, env.faults)
+      const pool = this.workers
+      linkRemoteTasks(this.order, t => threadOf(t, true), MAIN_THREAD, w => pool.links[w]!)
+      if (this.signal.aborted) pool.aborted()
+      else this.signal.addEventListener('abort', () => pool.aborted(), { once: true })
+    } else {
+      this.workers = null
+    }
+    this.checkpoints = new CheckpointCoordinator(graph, env, this.order, this.sources, this.tmpDir, this.signal, this.workers)
+    let scheduler: Scheduler | undefined
+    this.runner = new TaskRunner(graph, this.local, this.checkpoints, {
+      aborted: () => this.signal.aborted,
+      onCollect: env.onCollect,
+      onTimerDue: () => scheduler!.timerDue(),
+      ...(this.workers === null ? {} : { afterPump: () => this.workers!.flush() }),
+    })
+    scheduler = new Scheduler(graph, env, this.local, this.runner, this.sources, this.checkpoints, this.workers, this.signal, () => this.internalAbort.abort())
+    this.scheduler = scheduler
   }
 
   async run(): Promise<JobMetrics> {
@@ -102,7 +128,7 @@ class JobExecution {
       await this.checkpoints.stop()
       await this.close()
       // Working state is not durable: checkpoints are. Its folders go.
-      let destroyed = false
+      let destroyed = this.workers !== null
       for (const task of this.order) {
         if (task.state?.destroy === undefined) continue
         destroyed = true
@@ -165,7 +191,10 @@ class JobExecution {
 
   private async open(): Promise<void> {
     const restore = this.env.restore
-    for (const task of this.order) {
+    // The workers open their subtasks (restoring their state) while this thread opens its own.
+    const workers = this.workers?.start({ restore, checkpoint: this.env.checkpoint, stateDir: this.stateDir }, this.runner, this.checkpoints)
+    workers?.catch(() => undefined)
+    for (const task of this.local) {
       const spec = task.node.spec
       switch (spec.kind) {
         case 'Source':
@@ -186,82 +215,10 @@ class JobExecution {
           break
         // Every other kind is an operator's (operators/registry.ts).
         default:
-          await this.openOperator(task)
+          await openOperator(task, { graph: this.graph, restore, stateDir: this.stateDir, tmpDir: this.tmpDir })
       }
     }
-  }
-
-  private async openOperator(task: Task): Promise<void> {
-    const node = task.node
-    const keyFns = node.inputs.map(edge => keysByColumns(edge.exchange.kind === 'hash' ? edge.exchange.keys : [], this.maxParallelism))
-    const batchKeys = new BatchKeys(keyFns)
-    task.batchKeys = batchKeys
-    const old = this.env.restore?.manifest.operators[node.id]
-    const state = await this.createStateBackend(task, old)
-    // Closed and deleted with the job, whatever fails from here on.
-    task.state = state
-    const domains = [...(task.eventTimers ? ['event' as const] : []), ...(task.processingTimers ? ['processing' as const] : [])]
-    const timers = new TimerServiceImpl(() => state.getCurrentKey() ?? NO_KEY, { maxParallelism: this.maxParallelism, domains, operatorId: node.id })
-    const operator = createOperator(node.spec)
-    const ctx: OperatorContext = {
-      operatorId: node.id,
-      state,
-      timers,
-      metrics: task.metrics,
-      config: this.graph.config,
-      output: { emit: (batch: Batch) => emit(task, batch) },
-      keysOf: (rows: readonly Row[], input = 0) => batchKeys.of(rows, input),
-    }
-    task.operator = operator
-    task.ctx = ctx
-    task.timers = timers
-    await operator.open(ctx)
-    if (old !== undefined) await this.restoreTimers(task, old)
-  }
-
-  /** The keyed-state backend for one subtask, per 'state.backend', filled from the checkpoint being restored. */
-  private async createStateBackend(task: Task, old: OperatorManifest | undefined): Promise<SubtaskStateBackend<StateHandle>> {
-    const settings = this.graph.config.state
-    const factory = stateBackendFor(settings.backend, task.stateful)
-    const overlapping = old?.subtasks.filter(s => s.keyGroups.start <= task.range.end && s.keyGroups.end >= task.range.start) ?? []
-    for (const s of overlapping) if (s.state.backend !== factory.name) throw this.backendChanged(s.state.backend, settings.backend)
-    const restore = overlapping.length > 0 ? { handles: overlapping.map(s => s.state), storage: this.env.restore!.base } : undefined
-    return factory.create({
-      jobName: this.graph.name,
-      operatorId: task.node.id,
-      subtask: task.index,
-      parallelism: task.parallelism,
-      maxParallelism: this.maxParallelism,
-      keyGroupRange: task.range,
-      jobDir: this.stateDir,
-      cacheBytes: settings.cacheBytes,
-      writeBufferBytes: settings.writeBufferBytes,
-      tmpDir: this.tmpDir,
-    }, restore)
-  }
-
-  private backendChanged(was: string, now: string): WeirError {
-    return WeirError.checkpoint(`checkpoint '${this.env.restore!.location}' holds ${was} state, but 'state.backend' is now '${now}'`, {
-      help: `set 'state.backend' = '${was}' to restore it (a savepoint taken on either backend restores onto the same backend)`,
-    })
-  }
-
-  private async restoreTimers(task: Task, old: OperatorManifest): Promise<void> {
-    let watermark = Infinity
-    let any = false
-    for (const s of old.subtasks) {
-      if (s.keyGroups.start > task.range.end || s.keyGroups.end < task.range.start) continue
-      const data = await getObject<SubtaskData>(this.env.restore!.base, s.data)
-      task.timers!.restore(data.timers, task.range)
-      watermark = Math.min(watermark, s.watermark ?? -Infinity)
-      any = true
-    }
-    if (!any || watermark === -Infinity) return
-    // The watermark comes back with the state: rows that were late before the checkpoint stay late.
-    // Every timer at or before it had fired before the snapshot, so none fires here.
-    task.watermark = watermark
-    task.chWatermark.fill(watermark)
-    task.timers!.advanceWatermark(watermark, () => invariant(false, 'a restored timer was already due'))
+    await workers
   }
 
   /** Where backends stage local snapshots and restores: beside the working state, so files hard-link instead of copying. */
@@ -316,7 +273,8 @@ class JobExecution {
   private async close(): Promise<void> {
     const errors: unknown[] = []
     await this.sources.close(errors)
-    for (const task of this.order) {
+    if (this.workers !== null) errors.push(...await this.workers.close())
+    for (const task of this.local) {
       await task.operator?.close?.()?.catch?.((e: unknown) => errors.push(e))
       // A read ahead still running (the job failed or stopped) ends before its database closes.
       await dropAhead(task).catch(() => undefined)
@@ -339,11 +297,20 @@ class JobExecution {
       }
       if (spec.kind === 'Collect') sinkRows['(select)'] = task.metrics.rowsIn
       late += task.metrics.lateRecordsDropped
-      if (task.stateful) stateEntries[task.node.id] = (stateEntries[task.node.id] ?? 0) + task.state!.stats().entries
+      if (task.stateful && task.state !== undefined) stateEntries[task.node.id] = (stateEntries[task.node.id] ?? 0) + task.state.stats().entries
     }
     let stateDiskBytes: number | undefined
     let stateStoredEntries: number | undefined
-    for (const task of this.order) {
+    const remote: WorkerStats[] = this.workers === null ? [] : await this.workers.stats(this.env.countStoredState === true)
+    for (const w of remote) {
+      for (const [index, entries] of w.entries) {
+        const id = this.order[index]!.node.id
+        stateEntries[id] = (stateEntries[id] ?? 0) + entries
+      }
+      if (w.diskBytes !== undefined) stateDiskBytes = (stateDiskBytes ?? 0) + w.diskBytes
+      if (w.storedEntries !== undefined) stateStoredEntries = (stateStoredEntries ?? 0) + w.storedEntries
+    }
+    for (const task of this.local) {
       if (task.state?.storageStats === undefined) continue
       const stats = await task.state.storageStats(this.env.countStoredState === true)
       stateDiskBytes = (stateDiskBytes ?? 0) + stats.diskBytes
@@ -372,5 +339,3 @@ class JobExecution {
     return r === undefined ? undefined : { kind: r.manifest.kind, id: r.manifest.id, location: r.location }
   }
 }
-
-const NO_KEY: KeyRef = makeKey([])

@@ -79,6 +79,13 @@ export interface Task {
   readonly processingTimers: boolean
   readonly metrics: OperatorMetrics
   /**
+   * Set when this subtask runs on another thread (threads.ts): what is sent to it goes there, encoded.
+   * Null when it runs on this one: items go on its queue.
+   */
+  send: ((item: Item) => void) | null
+  /** The id of the last checkpoint this subtask snapshotted for (0: none). */
+  snapshotted: number
+  /**
    * The batch whose state is being read ahead: the next state access of this subtask is processing
    * it (anything else waits for the read and drops it). See read-ahead.ts.
    */
@@ -97,7 +104,7 @@ export interface Subtasks {
 }
 
 /** Makes the subtasks of every node of `graph` and the channels between them. */
-export function buildSubtasks(graph: JobGraph): Subtasks {
+export function buildSubtasks(graph: JobGraph, metricsOf?: (index: number) => OperatorMetrics): Subtasks {
   const maxParallelism = graph.config.maxParallelism
   const defaultParallelism = graph.config.parallelism
   if (defaultParallelism > maxParallelism) {
@@ -135,7 +142,9 @@ export function buildSubtasks(graph: JobGraph): Subtasks {
         rowAtATime: traits.input === 'row',
         eventTimers: traits.timers.includes('event'),
         processingTimers: traits.timers.includes('processing'),
-        metrics: { lateRecordsDropped: 0, rowsIn: 0, rowsOut: 0 },
+        metrics: metricsOf?.(order.length) ?? { lateRecordsDropped: 0, rowsIn: 0, rowsOut: 0 },
+        send: null,
+        snapshotted: 0,
         ahead: null,
         batchKeys: null,
         requests: [],
@@ -206,7 +215,7 @@ export function emit(task: Task, batch: Batch): void {
   task.metrics.rowsOut += batch.rows.length
   for (const out of task.outputs) {
     if (out.route === null) {
-      out.targets[0]!.queue.push({ t: 'batch', ch: out.channels[0]!, batch })
+      deliver(out.targets[0]!, { t: 'batch', ch: out.channels[0]!, batch })
       continue
     }
     const n = out.targets.length
@@ -221,7 +230,7 @@ export function emit(task: Task, batch: Batch): void {
     }
     for (let t = 0; t < n; t++) {
       if (rows[t]!.length === 0) continue
-      out.targets[t]!.queue.push({ t: 'batch', ch: out.channels[t]!, batch: { rows: rows[t]!, kinds: kinds ? Uint8Array.from(kinds[t]!) : null } })
+      deliver(out.targets[t]!, { t: 'batch', ch: out.channels[t]!, batch: { rows: rows[t]!, kinds: kinds ? Uint8Array.from(kinds[t]!) : null } })
     }
   }
 }
@@ -229,6 +238,12 @@ export function emit(task: Task, batch: Batch): void {
 /** Sends a watermark, end or barrier to every channel this subtask feeds. */
 export function broadcast(task: Task, make: (ch: number) => Item): void {
   for (const out of task.outputs) {
-    for (let t = 0; t < out.targets.length; t++) out.targets[t]!.queue.push(make(out.channels[t]!))
+    for (let t = 0; t < out.targets.length; t++) deliver(out.targets[t]!, make(out.channels[t]!))
   }
+}
+
+/** Puts an item on a subtask's queue, or sends it to the thread the subtask runs on. */
+function deliver(target: Task, item: Item): void {
+  if (target.send === null) target.queue.push(item)
+  else target.send(item)
 }

@@ -1,8 +1,8 @@
 // A job's configuration, typed: what the options in force say, read once when the job is planned.
 // The job graph carries it to the runtime; nothing downstream reads an option's text again.
-import { BATCH_SIZE, CHECKPOINT_INTERVAL, CHECKPOINTS_DIR, CHECKPOINTS_RETAINED, MAX_PARALLELISM, MINI_BATCH, ON_JOB_FAILURE, PARALLELISM, PIPELINE_NAME,
-  S3_ACCESS_KEY, S3_ENDPOINT, S3_PATH_STYLE, S3_REGION, S3_SECRET_KEY, SAVEPOINTS_DIR, SINK_NOT_NULL, STATE_BACKEND, STATE_CACHE_SIZE, STATE_DIR, STATE_TTL,
-  WRITE_BUFFER_SIZE, type ConfigOption, type OnJobFailure, type StateBackendKind } from './options.js'
+import { BATCH_SIZE, CHECKPOINT_INTERVAL, CHECKPOINTS_DIR, CHECKPOINTS_RETAINED, MAX_PARALLELISM, WORKER_THREADS, MINI_BATCH, ON_JOB_FAILURE, PARALLELISM,
+  PIPELINE_NAME, S3_ACCESS_KEY, S3_ENDPOINT, S3_PATH_STYLE, S3_REGION, S3_SECRET_KEY, SAVEPOINTS_DIR, SINK_NOT_NULL, STATE_BACKEND, STATE_CACHE_SIZE, STATE_DIR,
+  STATE_TTL, WRITE_BUFFER_SIZE, type ConfigOption, type OnJobFailure, type StateBackendKind } from './options.js'
 import { invalidValue, readOption } from './set.js'
 
 /** The options as SET stored them: Weir's keys, the values as written (enumerations in lower case). */
@@ -54,6 +54,8 @@ export interface JobConfig {
   readonly parallelism: number
   /** Key groups. */
   readonly maxParallelism: number
+  /** Parallel subtasks run on worker threads ('execution.worker-threads'). */
+  readonly workerThreads: boolean
   /** State TTL of group aggregates in ms ('table.exec.state.ttl'); 0: kept forever. */
   readonly stateTtlMs: number
   /** Group aggregates fold a batch's rows per key ('table.exec.mini-batch.enabled'). */
@@ -84,6 +86,7 @@ export function jobConfigOf(settings: OptionSettings): JobConfig {
     batchSize: get(BATCH_SIZE),
     parallelism: get(PARALLELISM),
     maxParallelism: get(MAX_PARALLELISM),
+    workerThreads: get(WORKER_THREADS),
     stateTtlMs: get(STATE_TTL),
     miniBatch: get(MINI_BATCH),
     onJobFailure: get(ON_JOB_FAILURE),

@@ -104,6 +104,12 @@ export const PARALLELISM = option<number>({
   default: 1,
   description: 'subtasks of each keyed operator, each owning a range of key groups',
 })
+export const WORKER_THREADS = option<boolean>({
+  key: 'execution.worker-threads',
+  type: boolean,
+  default: true,
+  description: "at 'parallelism.default' > 1, each keyed operator's subtasks run on worker threads, one per subtask index; false runs them all on one thread",
+})
 export const CHECKPOINT_INTERVAL = option<number>({
   key: 'execution.checkpointing.interval',
   type: duration,
@@ -204,6 +210,7 @@ export const ALL_OPTIONS: readonly ConfigOption<unknown>[] = [
   STATE_CACHE_SIZE,
   WRITE_BUFFER_SIZE,
   PARALLELISM,
+  WORKER_THREADS,
   CHECKPOINT_INTERVAL,
   CHECKPOINTS_DIR,
   CHECKPOINTS_RETAINED,

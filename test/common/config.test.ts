@@ -23,6 +23,7 @@ describe('JobConfig', () => {
       batchSize: 1024,
       parallelism: 1,
       maxParallelism: 128,
+      workerThreads: true,
       stateTtlMs: 0,
       miniBatch: true,
       onJobFailure: 'stop-with-savepoint',

@@ -1,0 +1,292 @@
+// Runs the items queued at the subtasks of one thread (the job's, or a worker's: threads.ts), subtask by
+// subtask in topological order: batches through operators with their state prefetched and read
+// ahead, watermarks (minimum over input channels) firing event-time timers, processing-time timers on
+// a clock, barriers handed to alignment (checkpoint-coordinator.ts, or a worker's snapshots), ends
+// finishing subtasks. One pump at a time: a pump asked for while one runs follows it.
+import { assertNever, invariant } from '../common/assert.js'
+import type { JobGraph } from '../core/job-graph.js'
+import type { Batch } from '../core/batch.js'
+import type { Field } from '../common/types.js'
+import type { KeyRef, Namespace } from '../core/keyed-state.js'
+import type { TimerDomain } from '../core/operator.js'
+import { operatorFailure } from './operator-failure.js'
+import { dropAhead, prefetchBatch, readAhead, timerRequests } from './read-ahead.js'
+import { broadcast, type Barrier, type Item, type Task } from './subtasks.js'
+import { inputWatermark, updateIdle } from './watermark-status.js'
+
+/** Where barriers go: the alignment of a subtask's channels, then its snapshot. */
+export interface Alignment {
+  /** A barrier arrived on channel `ch`. */
+  barrierArrived(task: Task, ch: number, barrier: Barrier): Promise<void>
+  /** A channel of `task` ended (not its last): it will never deliver the barrier being aligned. */
+  channelEnded(task: Task): Promise<void>
+  /** `task` finished: it snapshots for a checkpoint under way whose barrier it will now never see. */
+  taskFinished(task: Task): Promise<void>
+}
+
+export interface TaskRunnerHooks {
+  /** The job was cancelled: an input that ends did not reach its end (see 'end'). */
+  readonly aborted: () => boolean
+  /** Called with each batch a SELECT produces (Collect). */
+  readonly onCollect?: ((schema: readonly Field[], batch: Batch) => void) | undefined
+  /** The next processing-time timer is due: fire them (fireProcessingTimers) on the thread's loop. */
+  readonly onTimerDue: () => void
+  /** A pump ended (what it sent to other threads goes now). */
+  readonly afterPump?: () => void
+}
+
+export class TaskRunner {
+  private procTimer: NodeJS.Timeout | undefined
+  /** A pump held a batch back for reading ahead (see pump). */
+  holding = false
+  private pumping: Promise<void> = Promise.resolve()
+  /** Who waits for every subtask of this thread to finish. */
+  private onAllFinished: (() => void) | null = null
+
+  constructor(
+    private readonly graph: JobGraph,
+    /** This thread's subtasks, in topological order. */
+    private readonly order: readonly Task[],
+    private readonly alignment: Alignment,
+    private readonly hooks: TaskRunnerHooks,
+  ) {}
+
+  /** Resolves once every subtask of this thread has finished (checked after each pump). */
+  allFinished(): Promise<void> {
+    if (this.order.every(t => t.finished)) return Promise.resolve()
+    return new Promise(resolve => {
+      this.onAllFinished = resolve
+    })
+  }
+
+  /** No processing-time wake-up outlives the job. */
+  stop(): void {
+    clearTimeout(this.procTimer)
+  }
+
+  /**
+   * Runs every queued item, subtask by subtask in topological order. With `hold` (more source input
+   * is on its way), a subtask whose only item is a batch it can read ahead for keeps it and starts
+   * reading its state: when the next batch arrives, that read has overlapped the source, and the next
+   * batch's read overlaps this one's processing. The loop runs held batches as soon as no input is
+   * ready at once (`holding`).
+   */
+  pump(hold = false): Promise<void> {
+    const run = this.pumping.then(() => this.pumpNow(hold))
+    this.pumping = run.catch(() => undefined)
+    return run
+  }
+
+  /** Runs `f` between pumps (nothing else runs the subtasks meanwhile). */
+  exclusive(f: () => Promise<void>): Promise<void> {
+    const run = this.pumping.then(f)
+    this.pumping = run.catch(() => undefined)
+    return run
+  }
+
+  /** Fires the processing-time timers due, then runs what they produced (after any pump running). */
+  fireDue(): Promise<void> {
+    const run = this.pumping.then(async () => {
+      await this.fireProcessingTimers()
+      await this.pumpNow(false)
+    })
+    this.pumping = run.catch(() => undefined)
+    return run
+  }
+
+  private async pumpNow(hold: boolean): Promise<void> {
+    this.holding = false
+    let progressed = true
+    while (progressed) {
+      progressed = false
+      for (const task of this.order) {
+        while (task.queue.length > 0) {
+          if (hold && task.queue.length === 1 && (task.ahead?.item === task.queue[0] || readAhead(task, task.queue[0]!))) {
+            this.holding = true
+            break
+          }
+          progressed = true
+          const item = task.queue.shift()!
+          try {
+            await this.process(task, item)
+          } catch (e) {
+            throw operatorFailure(e, task, this.graph, item.t === 'batch' ? { batch: item.batch, input: task.chInput[item.ch]! } : undefined)
+          }
+        }
+      }
+    }
+    this.scheduleProcessingTimers()
+    this.hooks.afterPump?.()
+    if (this.onAllFinished !== null && this.order.every(t => t.finished)) {
+      const resolve = this.onAllFinished
+      this.onAllFinished = null
+      resolve()
+    }
+  }
+
+  private async process(task: Task, item: Item): Promise<void> {
+    if (task.ahead !== null && task.ahead.item !== item) await dropAhead(task)
+    // Alignment: a channel that delivered the pending barrier is held back until every channel has.
+    if (task.pendingBarrier !== null && task.chBarrier[item.ch]) {
+      task.held.push(item)
+      return
+    }
+    const spec = task.node.spec
+    switch (item.t) {
+      case 'batch': {
+        const input = task.chInput[item.ch]!
+        task.metrics.rowsIn += item.batch.rows.length
+        if (task.sink) {
+          await task.sink.write(item.batch)
+          return
+        }
+        if (spec.kind === 'Collect') {
+          this.hooks.onCollect?.(spec.schema, item.batch)
+          return
+        }
+        const op = task.operator!
+        const state = task.state!
+        if (state.needsPrefetch) {
+          if (task.ahead !== null) {
+            const { loaded } = task.ahead
+            task.ahead = null
+            await loaded
+          } else {
+            await prefetchBatch(task, item.batch, input)
+          }
+          // Pipelining: the next batch's state is read while this one is processed and flushed.
+          const next = task.queue[0]
+          if (next !== undefined && readAhead(task, next)) await new Promise<void>(resolve => setImmediate(resolve))
+        }
+        state.setTtlTime(Date.now())
+        if (task.rowAtATime && item.batch.rows.length > 1) {
+          // Mini-batch off: every row is its own batch, so every row emits its own change.
+          const { rows, kinds } = item.batch
+          for (let i = 0; i < rows.length; i++) op.processBatch({ rows: [rows[i]!], kinds: kinds ? kinds.subarray(i, i + 1) : null }, input)
+        } else {
+          op.processBatch(item.batch, input)
+        }
+        // Incremental TTL cleanup: each batch sweeps three entries per row it brought. New keys arrive
+        // at most one per row, so the sweep laps the state faster than it grows: with rate R and TTL T,
+        // about 1.5·R·T entries stay live.
+        if (task.hasTtl) await state.cleanupExpired(3 * item.batch.rows.length + 64)
+        task.batchKeys!.release(item.batch.rows)
+        // End of bundle: dirty state goes back to disk in one write batch.
+        if (state.needsPrefetch) await state.flush()
+        return
+      }
+      case 'wm': {
+        if (item.wm <= task.chWatermark[item.ch]!) return
+        task.chWatermark[item.ch] = item.wm
+        await this.advanceWatermark(task)
+        return
+      }
+      case 'end': {
+        task.chEnded[item.ch] = true
+        task.endedChannels++
+        if (task.endedChannels < task.chInput.length) {
+          // An input that ended holds nothing back: a bounded one sent its final watermark before its
+          // end anyway. One that stopped because the job was cancelled did not reach the end of its
+          // input: its watermark stays where it was, or the other inputs would fire windows and join
+          // rows (a temporal join's probes) as if it had nothing more to give.
+          if (!this.hooks.aborted()) task.chWatermark[item.ch] = Infinity
+          updateIdle(task)
+          await this.advanceWatermark(task)
+          await this.alignment.channelEnded(task)
+          return
+        }
+        // Bounded input ended: processing-time windows still open fire now, then the operator finishes.
+        // A cancelled job's input did not end: its open windows are not complete, and only timers
+        // whose time has come fire (what a stop with a savepoint keeps in the savepoint instead).
+        if (task.operator) await this.fireProcessingTimersOf(task, this.hooks.aborted() ? Date.now() : Infinity)
+        task.operator?.endInput?.()
+        if (task.state?.needsPrefetch) await task.state.sync()
+        if (task.sink) await task.sink.finish()
+        task.finished = true
+        broadcast(task, ch => ({ t: 'end', ch }))
+        await this.alignment.taskFinished(task)
+        return
+      }
+      case 'barrier': {
+        await this.alignment.barrierArrived(task, item.ch, item.barrier)
+        return
+      }
+      case 'idle': {
+        if (task.chIdle[item.ch] === item.idle) return
+        task.chIdle[item.ch] = item.idle
+        updateIdle(task)
+        // An idle channel no longer holds the others back.
+        if (item.idle) await this.advanceWatermark(task)
+        return
+      }
+      default:
+        assertNever(item)
+    }
+  }
+
+  private async advanceWatermark(task: Task): Promise<void> {
+    const wm = inputWatermark(task)
+    if (wm === null || wm <= task.watermark) return
+    task.watermark = wm
+    if (task.operator) {
+      const op = task.operator
+      const state = task.state!
+      if (task.eventTimers) {
+        if (state.needsPrefetch) await state.prefetch(timerRequests(task, task.timers!.dueEventTimers(wm)))
+        task.timers!.advanceWatermark(wm, (ts: number, key: KeyRef, ns: Namespace) => {
+          state.setCurrentKey(key)
+          op.onTimer?.(ts, ns, 'event')
+        })
+      } else {
+        // No event timers: only the operator's clock (currentWatermark) moves.
+        task.timers!.advanceWatermark(wm, NO_TIMER_DUE)
+      }
+      op.onWatermark?.(wm)
+      if (state.needsPrefetch) await state.flush()
+    }
+    const out = task.operator?.outputWatermark?.(wm) ?? wm
+    broadcast(task, ch => ({ t: 'wm', ch, wm: out }))
+  }
+
+  // ------------------------------------------------------------------ processing time
+
+  private scheduleProcessingTimers(): void {
+    let next = Infinity
+    for (const task of this.order) {
+      if (!task.processingTimers) continue
+      const t = task.timers?.nextProcessingTimer()
+      if (t !== undefined && t !== null && t < next) next = t
+    }
+    clearTimeout(this.procTimer)
+    if (next === Infinity) return
+    this.procTimer = setTimeout(this.hooks.onTimerDue, Math.max(0, next - Date.now()))
+  }
+
+  private async fireProcessingTimers(): Promise<void> {
+    const now = Date.now()
+    for (const task of this.order) {
+      await this.fireProcessingTimersOf(task, now).catch(e => {
+        throw operatorFailure(e, task, this.graph)
+      })
+    }
+  }
+
+  async fireProcessingTimersOf(task: Task, now: number): Promise<void> {
+    if (!task.processingTimers || !task.timers || !task.operator) return
+    await dropAhead(task)
+    const op = task.operator
+    const state = task.state!
+    if (state.needsPrefetch) {
+      const due = task.timers.dueProcessingTimers(now)
+      if (due.length === 0) return
+      await state.prefetch(timerRequests(task, due))
+    }
+    task.timers.advanceProcessingTime(now, (ts: number, key: KeyRef, ns: Namespace) => {
+      state.setCurrentKey(key)
+      op.onTimer?.(ts, ns, 'processing' as TimerDomain)
+    })
+    if (state.needsPrefetch) await state.flush()
+  }
+}
+
+const NO_TIMER_DUE = (): void => invariant(false, 'an event timer fired for an operator that declared none')

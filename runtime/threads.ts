@@ -1,0 +1,42 @@
+// Which thread runs each subtask. At 'parallelism.default' = N > 1, subtask i of every keyed operator
+// (and of the operators chained to it) runs on worker thread i, with its own state backend and timers;
+// sources, sinks, VALUES, SELECT results and the operators that run as one subtask stay on the job's
+// thread, which also coordinates checkpoints. So a job at parallelism N uses N + 1 threads, and rows
+// cross threads only where the plan has an exchange or a change of parallelism.
+import { existsSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import type { JobGraph } from '../core/job-graph.js'
+import type { Task } from './subtasks.js'
+
+/** The job's own thread. */
+export const MAIN_THREAD = -1
+
+/** The thread `task` runs on: MAIN_THREAD, or the worker of its subtask index. */
+export function threadOf(task: Task, workers: boolean): number {
+  if (!workers || task.parallelism === 1) return MAIN_THREAD
+  switch (task.node.spec.kind) {
+    case 'Source':
+    case 'Sink':
+    case 'Values':
+    case 'Collect':
+      return MAIN_THREAD
+    default:
+      return task.index
+  }
+}
+
+/**
+ * The worker's script: beside this module once built; from the TypeScript sources (tests), the built
+ * one in dist/ (a worker cannot load .ts files), which `npx tsc` must have made.
+ */
+export function subtaskWorkerScript(): URL | null {
+  const here = import.meta.url
+  const url = here.endsWith('.ts') ? new URL('../dist/runtime/subtask-worker.js', here) : new URL('./subtask-worker.js', here)
+  return existsSync(fileURLToPath(url)) ? url : null
+}
+
+/** Whether the job runs its parallel subtasks on worker threads ('parallelism.threads'). */
+export function usesWorkers(graph: JobGraph, tasks: readonly Task[]): boolean {
+  if (graph.config.parallelism === 1 || !graph.config.workerThreads) return false
+  return tasks.some(t => threadOf(t, true) !== MAIN_THREAD)
+}

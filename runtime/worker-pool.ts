@@ -1,0 +1,239 @@
+// The job's side of its worker threads (threads.ts): starts one worker per subtask index, connects
+// them to each other and to this thread, hands what they send to this thread's subtasks and its
+// checkpoint coordinator, and makes a failure of any of them the job's.
+import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads'
+import { WeirError } from '../common/errors.js'
+import type { JobGraph } from '../core/job-graph.js'
+import type { CheckpointConfig, CheckpointRef, SubtaskManifest } from './checkpoint.js'
+import type { CheckpointCoordinator, RemoteSnapshots } from './checkpoint-coordinator.js'
+import type { FaultInjector } from './faults.js'
+import type { Barrier, Task } from './subtasks.js'
+import { InFlight, Link, MAX_MESSAGES_IN_FLIGHT, receiveItems } from './thread-links.js'
+import { FLAG_ABORTED, fromWire, type FromWorker, type ToWorker, type WorkerInit, type WorkerStats } from './thread-protocol.js'
+import type { TaskRunner } from './task-runner.js'
+import { subtaskWorkerScript } from './threads.js'
+
+/** Worker threads started and not yet exited, and started in all, in this process (tests check none is left behind). */
+let running = 0
+let started = 0
+export function subtaskWorkersRunning(): number {
+  return running
+}
+export function subtaskWorkersStarted(): number {
+  return started
+}
+
+interface Pending {
+  readonly resolve: (m: SubtaskManifest | null) => void
+  readonly reject: (e: unknown) => void
+}
+
+export class WorkerPool implements RemoteSnapshots {
+  private readonly workers: Worker[] = []
+  private readonly exited: boolean[] = []
+  /** The links to each worker, by worker number. */
+  readonly links: Link[] = []
+  private readonly inFlight: InFlight
+  private readonly flags: Int32Array
+  /** Rejects when a worker fails or exits before it was told to; never resolves. */
+  readonly failed: Promise<never>
+  private fail!: (e: unknown) => void
+  private failure: unknown = undefined
+  private readonly uploads = new Map<string, Pending>()
+  private readonly replies: ((m: FromWorker) => boolean)[] = []
+  private closing = false
+  private coordinator: CheckpointCoordinator | null = null
+  private runner: TaskRunner | null = null
+
+  constructor(
+    private readonly graph: JobGraph,
+    private readonly order: readonly Task[],
+    count: number,
+    shared: { readonly inFlight: SharedArrayBuffer; readonly flags: SharedArrayBuffer; readonly metrics: SharedArrayBuffer },
+    private readonly faults: FaultInjector | undefined,
+  ) {
+    this.inFlight = new InFlight(shared.inFlight)
+    this.flags = new Int32Array(shared.flags)
+    this.failed = new Promise<never>((_, reject) => {
+      this.fail = reject
+    })
+    this.failed.catch(() => undefined)
+    this.count = count
+    this.shared = shared
+    for (let w = 0; w < count; w++) {
+      this.links.push(new Link({ postMessage: (m, transfer) => this.workers[w]!.postMessage(m, transfer) }, this.inFlight))
+    }
+  }
+
+  private readonly count: number
+  private readonly shared: { readonly inFlight: SharedArrayBuffer; readonly flags: SharedArrayBuffer; readonly metrics: SharedArrayBuffer }
+
+  /** Starts the workers; resolves once each has opened its subtasks (restored their state). */
+  async start(init: { restore: CheckpointRef | undefined; checkpoint: CheckpointConfig | undefined; stateDir: string }, runner: TaskRunner,
+    coordinator: CheckpointCoordinator): Promise<void>
+  {
+    this.runner = runner
+    this.coordinator = coordinator
+    const script = subtaskWorkerScript()
+    if (script === null) {
+      throw WeirError.execution(`the job runs at parallelism ${this.graph.config.parallelism} on worker threads, but the worker's script is missing`, {
+        help: `build Weir (npx tsc -p tsconfig.json), or SET 'execution.worker-threads' = 'false'`,
+      })
+    }
+    // A port between every two workers.
+    const ports: (MessagePort | null)[][] = Array.from({ length: this.count }, () => Array.from({ length: this.count }, () => null))
+    for (let a = 0; a < this.count; a++) {
+      for (let b = a + 1; b < this.count; b++) {
+        const { port1, port2 } = new MessageChannel()
+        ports[a]![b] = port1
+        ports[b]![a] = port2
+      }
+    }
+    const ready: Promise<void>[] = []
+    for (let w = 0; w < this.count; w++) {
+      const data: WorkerInit = {
+        graph: this.graph,
+        worker: w,
+        restore: init.restore === undefined ? undefined : { manifest: init.restore.manifest, baseUri: init.restore.base.uri, location: init.restore.location },
+        checkpoint: init.checkpoint === undefined ? undefined : { storageUri: init.checkpoint.storage.uri, savepointUri: init.checkpoint.savepointStorage.uri },
+        stateDir: init.stateDir,
+        inFlight: this.shared.inFlight,
+        flags: this.shared.flags,
+        metrics: this.shared.metrics,
+        peers: ports[w]!,
+      }
+      const transfer = ports[w]!.filter((p): p is MessagePort => p !== null)
+      const worker = new Worker(script, { workerData: data, transferList: transfer as never[], name: `weir ${this.graph.name} subtask ${w}` })
+      running++
+      started++
+      this.workers.push(worker)
+      worker.unref()
+      ready.push(new Promise<void>(resolve => this.replies.push(m => m.t === 'ready' && (resolve(), true))))
+      worker.on('message', (m: FromWorker) => this.onMessage(w, m))
+      worker.on('error', e => this.onFailure(e))
+      worker.on('exit', code => {
+        running--
+        this.exited[w] = true
+        if (!this.closing) this.onFailure(WeirError.execution(`worker thread ${w} of job '${this.graph.name}' exited (code ${code})`))
+      })
+    }
+    // A worker keeps the process alive while the job runs; not after it.
+    for (const w of this.workers) w.ref()
+    await Promise.race([Promise.all(ready), this.failed])
+  }
+
+  private onFailure(e: unknown): void {
+    if (this.failure !== undefined) return
+    this.failure = e
+    this.fail(e)
+    for (const p of this.uploads.values()) p.reject(e)
+    this.uploads.clear()
+  }
+
+  private onMessage(w: number, m: FromWorker): void {
+    switch (m.t) {
+      case 'items': {
+        receiveItems(m, this.order)
+        this.runner!.pump().then(() => this.inFlight.done(), e => this.onFailure(e))
+        return
+      }
+      case 'snapshot': {
+        const task = this.order[m.task]!
+        const uploaded = new Promise<SubtaskManifest | null>((resolve, reject) => this.uploads.set(`${m.checkpoint}/${m.task}`, { resolve, reject }))
+        this.coordinator!.remoteSnapshot(m.checkpoint, task, uploaded)
+        return
+      }
+      case 'uploaded': {
+        const key = `${m.checkpoint}/${m.task}`
+        const pending = this.uploads.get(key)
+        this.uploads.delete(key)
+        const task = this.order[m.task]!
+        // The crash tests' hook between uploads, as for a subtask on this thread.
+        const hold = m.subtask === null ? undefined : this.faults?.at('upload', { checkpointId: m.checkpoint, operatorId: task.node.id, subtask: task.index })
+        if (hold) hold.then(() => pending?.resolve(m.subtask), e => pending?.reject(e))
+        else pending?.resolve(m.subtask)
+        return
+      }
+      case 'upload-failed': {
+        const key = `${m.checkpoint}/${m.task}`
+        this.uploads.get(key)?.reject(fromWire(m.error))
+        this.uploads.delete(key)
+        return
+      }
+      case 'failed':
+        this.onFailure(fromWire(m.error))
+        return
+      default: {
+        const i = this.replies.findIndex(r => r(m))
+        if (i >= 0) this.replies.splice(i, 1)
+      }
+    }
+    void w
+  }
+
+  private post(w: number, m: ToWorker): void {
+    this.workers[w]!.postMessage(m)
+  }
+
+  /** Posts what this thread's subtasks queued for the workers (after each pump). */
+  flush(): void {
+    for (const link of this.links) link.flush()
+  }
+
+  announce(barrier: Barrier): void {
+    this.flush()
+    for (let w = 0; w < this.count; w++) this.post(w, { t: 'announce', barrier })
+  }
+
+  /** The job was cancelled: inputs that end now did not reach their end. */
+  aborted(): void {
+    Atomics.store(this.flags, FLAG_ABORTED, 1)
+  }
+
+  /** Resolves once the messages in flight between threads are below the limit. */
+  async room(): Promise<void> {
+    while (this.inFlight.value >= MAX_MESSAGES_IN_FLIGHT) {
+      if (this.failure !== undefined) throw this.failure
+      const wait = (Atomics as unknown as { waitAsync(a: Int32Array, i: number, v: number, t?: number): { async: boolean; value: Promise<string> | string } })
+        .waitAsync(this.inFlight.counter, 0, this.inFlight.value, 50)
+      if (wait.async) await Promise.race([wait.value, this.failed])
+    }
+  }
+
+  /** State entries and disk use of the workers' subtasks. */
+  async stats(countStored: boolean): Promise<WorkerStats[]> {
+    const all = this.workers.map((_, w) =>
+      new Promise<WorkerStats>(resolve => {
+        this.replies.push(m => m.t === 'stats' && (resolve(m.stats), true))
+        this.post(w, { t: 'stats', countStored })
+      })
+    )
+    // Replies come in the order asked, one per worker.
+    return Promise.race([Promise.all(all), this.failed])
+  }
+
+  /** Closes every worker's operators and state and ends the workers; errors in closing are returned. */
+  async close(): Promise<unknown[]> {
+    this.closing = true
+    const errors: unknown[] = []
+    await Promise.all(this.workers.map((worker, w) =>
+      this.exited[w] ? undefined : new Promise<void>(resolve => {
+        const timer = setTimeout(() => resolve(), 30_000)
+        worker.once('exit', () => {
+          clearTimeout(timer)
+          resolve()
+        })
+        worker.on('message', (m: FromWorker) => {
+          if (m.t === 'closed') { for (const e of m.errors) errors.push(fromWire(e)) }
+        })
+        try {
+          this.post(w, { t: 'close' })
+        } catch {
+          resolve()
+        }
+      })
+    ))
+    await Promise.all(this.workers.map(w => w.terminate()))
+    return errors
+  }
+}
