@@ -1,9 +1,9 @@
 // A batch as bytes, for crossing threads (a transferred ArrayBuffer, never a structured clone of row
 // objects). Column by column, each in the layout its values allow: a column of numbers (and NULLs) is
 // a Float64Array with a null bitmap; a column of strings (and NULLs) one run of UTF-8 bytes with an
-// end offset per row (Latin-1 when every character is one byte, so decoding is a plain slice); any
-// other column — booleans, bigints (BIGINT beyond 2^53, DECIMAL), nested values, a mix — is
-// v8-serialized as one array. Row kinds follow as one byte per row. Every value comes back as it went:
+// end offset per row (Latin-1 when every character is one byte, so decoding is a plain slice); a
+// column of booleans a byte a row; any other column — bigints (BIGINT beyond 2^53, DECIMAL), nested
+// values, a mix — is v8-serialized as one array. Row kinds follow as one byte per row. Every value comes back as it went:
 // the same JS type, -0 and NaN included.
 import v8 from 'node:v8'
 import type { Batch, Row } from '../core/batch.js'
@@ -11,6 +11,7 @@ import type { Batch, Row } from '../core/batch.js'
 const F64 = 1
 const STR = 2
 const ANY = 3
+const BOOL = 4
 
 /** Node's Buffer slicing without toString's argument checks. */
 type Slicing = Buffer & { latin1Slice(start: number, end: number): string; utf8Slice(start: number, end: number): string }
@@ -57,7 +58,7 @@ function columnKind(rows: readonly Row[], c: number): number {
   for (let r = 0; r < rows.length; r++) {
     const v = rows[r]![c]
     if (v === null) continue
-    const k = typeof v === 'number' ? F64 : typeof v === 'string' ? STR : ANY
+    const k = typeof v === 'number' ? F64 : typeof v === 'string' ? STR : typeof v === 'boolean' ? BOOL : ANY
     if (k === ANY || (kind !== 0 && k !== kind)) return ANY
     kind = k
   }
@@ -75,12 +76,27 @@ function nullBitmap(w: Writer, rows: readonly Row[], c: number): void {
   w.pos += size
 }
 
+/** One writer per thread, reused: what it encodes is copied out before the next batch. */
+const scratch = new Writer(1 << 16)
+
 /** The batch as one ArrayBuffer (of its own: it can be transferred). */
 export function encodeBatch(batch: Batch): ArrayBuffer {
+  const bytes = encodeBatchBytes(batch)
+  const out = new ArrayBuffer(bytes.length)
+  new Uint8Array(out).set(bytes)
+  return out
+}
+
+/**
+ * The batch's bytes, in a scratch buffer valid until the next call (copy them out). Offsets within are
+ * multiples of 8 where typed arrays read them: put them at a multiple of 8.
+ */
+export function encodeBatchBytes(batch: Batch): Uint8Array {
   const { rows, kinds } = batch
   const n = rows.length
   const cols = n === 0 ? 0 : rows[0]!.length
-  const w = new Writer(64 + n * (cols * 10 + 1))
+  const w = scratch
+  w.pos = 0
   w.u32(n)
   w.u32(cols)
   w.u8(kinds === null ? 0 : 1)
@@ -98,6 +114,14 @@ export function encodeBatch(batch: Batch): ArrayBuffer {
         f[r] = v === null ? 0 : (v as number)
       }
       w.pos += n * 8
+    } else if (kind === BOOL) {
+      // One byte a row: 0 false, 1 true, 2 NULL.
+      w.ensure(n)
+      for (let r = 0; r < n; r++) {
+        const v = rows[r]![c]
+        w.buf[w.pos + r] = v === null ? 2 : v === true ? 1 : 0
+      }
+      w.pos += n
     } else if (kind === STR) {
       nullBitmap(w, rows, c)
       // Ends first (known size), then the bytes; the flag says whether they are all one byte a character.
@@ -129,15 +153,12 @@ export function encodeBatch(batch: Batch): ArrayBuffer {
       w.bytes(bytes)
     }
   }
-  // A copy of its own: the writer's buffer may sit in Node's shared pool.
-  const out = new ArrayBuffer(w.pos)
-  new Uint8Array(out).set(w.buf.subarray(0, w.pos))
-  return out
+  return w.buf.subarray(0, w.pos)
 }
 
-/** The batch `encodeBatch` made. */
-export function decodeBatch(data: ArrayBuffer): Batch {
-  const buf = Buffer.from(data) as Slicing
+/** The batch `encodeBatch` made (or the bytes `encodeBatchBytes` made, at `offset`, a multiple of 8, of `data`). */
+export function decodeBatch(data: ArrayBufferLike, offset = 0, length = data.byteLength - offset): Batch {
+  const buf = Buffer.from(data, offset, length) as Slicing
   let pos = 0
   const n = buf.readUInt32LE(0)
   const cols = buf.readUInt32LE(4)
@@ -145,7 +166,7 @@ export function decodeBatch(data: ArrayBuffer): Batch {
   const hasKinds = buf[pos++] === 1
   let kinds: Uint8Array | null = null
   if (hasKinds) {
-    kinds = new Uint8Array(data.slice(pos, pos + n))
+    kinds = Uint8Array.prototype.slice.call(buf, pos, pos + n)
     pos += n
   }
   const rows: Row[] = new Array(n)
@@ -161,7 +182,7 @@ export function decodeBatch(data: ArrayBuffer): Batch {
       const isNull = (r: number): boolean => (buf[bitmap + (r >> 3)]! & (1 << (r & 7))) !== 0
       if (kind === F64) {
         align()
-        const f = new Float64Array(data, pos, n)
+        const f = new Float64Array(data, offset + pos, n)
         for (let r = 0; r < n; r++) rows[r]![c] = isNull(r) ? null : f[r]
         pos += n * 8
       } else {
@@ -178,6 +199,12 @@ export function decodeBatch(data: ArrayBuffer): Batch {
         }
         pos = start + prev
       }
+    } else if (kind === BOOL) {
+      for (let r = 0; r < n; r++) {
+        const b = buf[pos + r]
+        rows[r]![c] = b === 2 ? null : b === 1
+      }
+      pos += n
     } else {
       const len = buf.readUInt32LE(pos)
       pos += 4

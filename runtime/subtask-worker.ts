@@ -19,7 +19,7 @@ import { dropAhead } from './read-ahead.js'
 import { sharedMetrics } from './shared-metrics.js'
 import { buildSubtasks, type Barrier, type Task } from './subtasks.js'
 import { TaskRunner, type Alignment } from './task-runner.js'
-import { InFlight, Link, linkRemoteTasks, receiveItems, type ItemsMessage, type PostTarget } from './thread-links.js'
+import { InFlight, Link, linkRemoteTasks, receiveItems, Ring, type ItemsMessage, type PostTarget } from './thread-links.js'
 import { FLAG_ABORTED, toWire, type FromWorker, type ToWorker, type WorkerInit, type WorkerStats, type WireError } from './thread-protocol.js'
 import { MAIN_THREAD, threadOf } from './threads.js'
 
@@ -34,8 +34,12 @@ const flags = new Int32Array(init.flags)
 const inFlight = new InFlight(init.inFlight)
 
 // Links: to the job's thread on the parent port, to each other worker on its own port.
-const main = new Link(port as unknown as PostTarget, inFlight)
-const peers = init.peers.map(p => (p === null ? null : new Link(p as unknown as PostTarget, inFlight)))
+const self = init.worker
+const ring = (from: number, to: number): Ring => new Ring(init.rings[from + 1]![to + 1]!)
+const main = new Link(port as unknown as PostTarget, inFlight, ring(self, MAIN_THREAD), self)
+const peers = init.peers.map((p, v) => (p === null ? null : new Link(p as unknown as PostTarget, inFlight, ring(self, v), self)))
+/** The rings of the links into this worker, by sending thread + 1. */
+const incoming = init.rings.map((_, from) => (from - 1 === self ? null : ring(from - 1, self)))
 linkRemoteTasks(order, t => threadOf(t, true), init.worker, thread => (thread === MAIN_THREAD ? main : peers[thread]!))
 const flush = (): void => {
   main.flush()
@@ -106,7 +110,7 @@ let runner: TaskRunner
 const fail = (e: unknown): void => send({ t: 'failed', error: toWire(e) })
 
 function onItems(m: ItemsMessage): void {
-  receiveItems(m, order)
+  receiveItems(m, order, incoming[m.from + 1]!)
   runner.pump().then(() => inFlight.done(), e => {
     inFlight.done()
     fail(e)

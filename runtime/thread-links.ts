@@ -1,19 +1,22 @@
 // The links between the threads of a job (threads.ts): what one thread's subtasks send to subtasks on
 // another is queued per link and posted in one message after each pump, batches encoded as bytes
-// (batch-codec.ts) and transferred, never cloned. A subtask is named by its place in the job's
-// topological order, the same on every thread. Messages of one link arrive in order, so a channel's
-// items do too.
+// (batch-codec.ts) into a ring of shared memory of the link's own (a message names where), never
+// cloned; a batch that does not fit in the ring goes in an ArrayBuffer transferred with the message.
+// (Transferring or copying an ArrayBuffer per message costs 20–50 times a message of numbers when
+// the receiving thread is busy.) A subtask is named by its place in the job's topological order, the
+// same on every thread. Messages of one link arrive in order, so a channel's items do too.
 //
 // Backpressure: every message in flight between any two threads counts in one shared counter; the
 // job's thread stops reading its sources while it is at the limit, and the worker threads never wait
 // (a worker waiting on another could wait in a cycle). What the sources stop sending bounds what
 // every thread holds.
 import type { Barrier, Item, Task } from './subtasks.js'
-import { decodeBatch, encodeBatch } from './batch-codec.js'
+import { decodeBatch, encodeBatchBytes } from './batch-codec.js'
 
-/** An item as it travels: its subtask by index in the job's order, a batch as bytes. */
+/** An item as it travels: its subtask by index in the job's order, a batch as bytes in the link's ring (or in `data`). */
 export type WireItem =
   | { readonly t: 'batch'; readonly task: number; readonly ch: number; readonly data: ArrayBuffer }
+  | { readonly t: 'ring'; readonly task: number; readonly ch: number; readonly at: number; readonly length: number; readonly end: number }
   | { readonly t: 'wm'; readonly task: number; readonly ch: number; readonly wm: number }
   | { readonly t: 'end'; readonly task: number; readonly ch: number }
   | { readonly t: 'barrier'; readonly task: number; readonly ch: number; readonly barrier: Barrier }
@@ -21,7 +24,54 @@ export type WireItem =
 
 export interface ItemsMessage {
   readonly t: 'items'
+  /** The sending thread (its ring). */
+  readonly from: number
   readonly items: readonly WireItem[]
+}
+
+const RING_BYTES = 4 << 20
+
+/**
+ * One link's ring of shared memory: the sender writes batches at its head, the receiver releases
+ * them in order once decoded. Positions are byte counts since the start, so they only grow; the
+ * receiver's release count is the one shared number.
+ */
+export class Ring {
+  private readonly bytes: Uint8Array
+  private readonly released: BigInt64Array
+  private readonly size: number
+  /** Sender side: bytes written (wrap-around padding included). */
+  private written = 0
+
+  constructor(readonly buffer: SharedArrayBuffer) {
+    this.released = new BigInt64Array(buffer, 0, 1)
+    this.bytes = new Uint8Array(buffer, 8)
+    this.size = buffer.byteLength - 8
+  }
+
+  static create(): SharedArrayBuffer {
+    return new SharedArrayBuffer(8 + RING_BYTES)
+  }
+
+  /** Copies `data` into the ring: where it lies, and the count to release once read; null when it does not fit now. */
+  put(data: Uint8Array): { at: number; end: number } | null {
+    const len = (data.length + 7) & ~7
+    let start = this.written
+    let pos = start % this.size
+    if (pos + len > this.size) {
+      start += this.size - pos
+      pos = 0
+    }
+    if (start + len - Number(Atomics.load(this.released, 0)) > this.size) return null
+    this.bytes.set(data, pos)
+    this.written = start + len
+    return { at: pos + 8, end: this.written }
+  }
+
+  /** Receiver side: everything up to `end` was read. */
+  release(end: number): void {
+    Atomics.store(this.released, 0, BigInt(end))
+  }
 }
 
 /** What a link posts on: a worker, a MessagePort or the worker's parentPort. */
@@ -59,13 +109,20 @@ export class Link {
   private items: WireItem[] = []
   private transfer: ArrayBuffer[] = []
 
-  constructor(private readonly target: PostTarget, private readonly inFlight: InFlight) {}
+  constructor(private readonly target: PostTarget, private readonly inFlight: InFlight, private readonly ring: Ring, private readonly from: number) {}
 
   /** Queues `item` for the subtask at `index` of the job's order. */
   push(index: number, item: Item): void {
     switch (item.t) {
       case 'batch': {
-        const data = encodeBatch(item.batch)
+        const bytes = encodeBatchBytes(item.batch)
+        const put = this.ring.put(bytes)
+        if (put !== null) {
+          this.items.push({ t: 'ring', task: index, ch: item.ch, at: put.at, length: bytes.length, end: put.end })
+          return
+        }
+        const data = new ArrayBuffer(bytes.length)
+        new Uint8Array(data).set(bytes)
         this.items.push({ t: 'batch', task: index, ch: item.ch, data })
         this.transfer.push(data)
         return
@@ -88,7 +145,7 @@ export class Link {
   /** Posts what is queued, as one message. */
   flush(): void {
     if (this.items.length === 0) return
-    const message: ItemsMessage = { t: 'items', items: this.items }
+    const message: ItemsMessage = { t: 'items', from: this.from, items: this.items }
     this.inFlight.sent()
     this.target.postMessage(message, this.transfer)
     this.items = []
@@ -96,13 +153,17 @@ export class Link {
   }
 }
 
-/** Puts the items of a message on the queues of this thread's subtasks. */
-export function receiveItems(message: ItemsMessage, order: readonly Task[]): void {
+/** Puts the items of a message on the queues of this thread's subtasks; `ring` is the ring of the link it came on. */
+export function receiveItems(message: ItemsMessage, order: readonly Task[], ring: Ring): void {
   for (const w of message.items) {
     const task = order[w.task]!
     switch (w.t) {
       case 'batch':
         task.queue.push({ t: 'batch', ch: w.ch, batch: decodeBatch(w.data) })
+        break
+      case 'ring':
+        task.queue.push({ t: 'batch', ch: w.ch, batch: decodeBatch(ring.buffer, w.at, w.length) })
+        ring.release(w.end)
         break
       case 'wm':
         task.queue.push({ t: 'wm', ch: w.ch, wm: w.wm })
@@ -131,4 +192,9 @@ export function linkRemoteTasks(order: readonly Task[], home: (task: Task) => nu
     const link = linkTo(at)
     task.send = item => link.push(index, item)
   })
+}
+
+/** A ring for every link between the job's thread and `workers` workers: [from + 1][to + 1]. */
+export function createRings(workers: number): (SharedArrayBuffer | null)[][] {
+  return Array.from({ length: workers + 1 }, (_, a) => Array.from({ length: workers + 1 }, (_, b) => (a === b ? null : Ring.create())))
 }

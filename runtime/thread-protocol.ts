@@ -20,6 +20,8 @@ export interface WorkerInit {
   readonly inFlight: SharedArrayBuffer
   readonly flags: SharedArrayBuffer
   readonly metrics: SharedArrayBuffer
+  /** The ring of each link, by sending and receiving thread + 1 (0: the job's thread; null: none). */
+  readonly rings: readonly (readonly (SharedArrayBuffer | null)[])[]
   /** A port to each other worker, by worker number (null: this one). */
   readonly peers: readonly (MessagePort | null)[]
 }

@@ -8,10 +8,10 @@ import type { CheckpointConfig, CheckpointRef, SubtaskManifest } from './checkpo
 import type { CheckpointCoordinator, RemoteSnapshots } from './checkpoint-coordinator.js'
 import type { FaultInjector } from './faults.js'
 import type { Barrier, Task } from './subtasks.js'
-import { InFlight, Link, MAX_MESSAGES_IN_FLIGHT, receiveItems } from './thread-links.js'
+import { createRings, InFlight, Link, MAX_MESSAGES_IN_FLIGHT, receiveItems, Ring } from './thread-links.js'
 import { FLAG_ABORTED, fromWire, type FromWorker, type ToWorker, type WorkerInit, type WorkerStats } from './thread-protocol.js'
 import type { TaskRunner } from './task-runner.js'
-import { subtaskWorkerScript } from './threads.js'
+import { MAIN_THREAD, subtaskWorkerScript } from './threads.js'
 
 /** Worker threads started and not yet exited, and started in all, in this process (tests check none is left behind). */
 let running = 0
@@ -60,12 +60,18 @@ export class WorkerPool implements RemoteSnapshots {
     this.failed.catch(() => undefined)
     this.count = count
     this.shared = shared
+    this.rings = createRings(count)
+    this.incoming = Array.from({ length: count }, (_, w) => new Ring(this.rings[w + 1]![0]!))
     for (let w = 0; w < count; w++) {
-      this.links.push(new Link({ postMessage: (m, transfer) => this.workers[w]!.postMessage(m, transfer) }, this.inFlight))
+      const ring = new Ring(this.rings[0]![w + 1]!)
+      this.links.push(new Link({ postMessage: (m, transfer) => this.workers[w]!.postMessage(m, transfer) }, this.inFlight, ring, MAIN_THREAD))
     }
   }
 
   private readonly count: number
+  private readonly rings: (SharedArrayBuffer | null)[][]
+  /** The rings of the links from each worker to this thread. */
+  private readonly incoming: Ring[]
   private readonly shared: { readonly inFlight: SharedArrayBuffer; readonly flags: SharedArrayBuffer; readonly metrics: SharedArrayBuffer }
 
   /** Starts the workers; resolves once each has opened its subtasks (restored their state). */
@@ -100,6 +106,7 @@ export class WorkerPool implements RemoteSnapshots {
         inFlight: this.shared.inFlight,
         flags: this.shared.flags,
         metrics: this.shared.metrics,
+        rings: this.rings,
         peers: ports[w]!,
       }
       const transfer = ports[w]!.filter((p): p is MessagePort => p !== null)
@@ -133,7 +140,7 @@ export class WorkerPool implements RemoteSnapshots {
   private onMessage(w: number, m: FromWorker): void {
     switch (m.t) {
       case 'items': {
-        receiveItems(m, this.order)
+        receiveItems(m, this.order, this.incoming[w]!)
         this.runner!.pump().then(() => this.inFlight.done(), e => this.onFailure(e))
         return
       }

@@ -22,7 +22,7 @@ describe('batch codec', () => {
   })
 
   it('a column of numbers mixed with another type keeps each value its own type', () => {
-    const rows = [[1], ['1'], [1n], [null]]
+    const rows = [[1], ['1'], [1n], [null], [true]]
     expect(roundTrip({ rows, kinds: null }).rows).toEqual(rows)
   })
 
@@ -37,5 +37,12 @@ describe('batch codec', () => {
   it('a large batch: 5,000 rows of mixed columns', () => {
     const rows = Array.from({ length: 5000 }, (_, i) => [i, `s${i}`, i % 7 === 0 ? null : i * 0.5, i % 3 === 0 ? 'ü' + i : 'a' + i, BigInt(i) * 10n ** 20n])
     expect(roundTrip({ rows, kinds: null }).rows).toEqual(rows)
+  })
+})
+
+describe('batch codec, booleans', () => {
+  it('a column of booleans and NULLs', () => {
+    const rows = [[true, 1], [false, 2], [null, 3], [true, null]]
+    expect(decodeBatch(encodeBatch({ rows, kinds: null })).rows).toEqual(rows)
   })
 })
