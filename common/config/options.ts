@@ -107,8 +107,8 @@ export const PARALLELISM = option<number>({
 export const WORKER_THREADS = option<boolean>({
   key: 'execution.worker-threads',
   type: boolean,
-  default: true,
-  description: "at 'parallelism.default' > 1, each keyed operator's subtasks run on worker threads, one per subtask index; false runs them all on one thread",
+  default: false,
+  description: "at 'parallelism.default' > 1, each keyed operator's subtask i runs on worker thread i; false: all subtasks take turns on one thread",
 })
 export const CHECKPOINT_INTERVAL = option<number>({
   key: 'execution.checkpointing.interval',

@@ -160,9 +160,10 @@ describe.each(CASES)('$name', c => {
         checkpoints = mkdtempSync(join(root, 'chk-'))
         options = { ...b.options(), 'execution.checkpointing.interval': '5 ms', 'state.checkpoints.dir': checkpoints, 'execution.batch-size': '20' }
         const cancel = new AbortController()
-        first = await run(c, out, { ...options, 'parallelism.default': String(a) }, { signal: cancel.signal, onCheckpoint: id => {
-          if (id >= 1) cancel.abort()
-        } })
+        first = await run(c, out, { ...options, 'parallelism.default': String(a), 'execution.worker-threads': 'true' }, { signal: cancel.signal,
+          onCheckpoint: id => {
+            if (id >= 1) cancel.abort()
+          } })
       }
       first = first!
       expect(first.cancelled).toBe(true)
@@ -172,7 +173,7 @@ describe.each(CASES)('$name', c => {
       // A checkpoint in flight at the cancel still completes: the newest complete one is resumed.
       const { id, consumed, scans } = latestCheckpoint(checkpoints)
       const log: string[] = []
-      const second = await run(c, out, { ...options, 'parallelism.default': String(z) }, { log })
+      const second = await run(c, out, { ...options, 'parallelism.default': String(z), 'execution.worker-threads': 'true' }, { log })
       expect(log.join('\n')).toContain(`resuming from checkpoint ${id}`)
       expect(second.cancelled).toBe(false)
       // The restored run reads exactly the lines after the checkpoint's position.
@@ -265,7 +266,7 @@ describe('recovery', () => {
       println: () => undefined,
       stopWithSavepoint: stop.signal,
       options: { 'pipeline.name': 'sp-job', ...b.options(), 'state.checkpoints.dir': checkpoints, 'execution.checkpointing.interval': '5 ms',
-        'execution.batch-size': '5', 'parallelism.default': '3' },
+        'execution.batch-size': '5', 'parallelism.default': '3', 'execution.worker-threads': 'true' },
       onCheckpoint: (_j, id) => {
         if (id >= 1) stop.abort()
       },
@@ -277,7 +278,7 @@ describe('recovery', () => {
     await run(c, straight, { 'state.backend': 'heap' })
     const log: string[] = []
     const resumed = await run(c, out, { ...b.options(), 'execution.checkpointing.interval': '5 ms', 'state.checkpoints.dir': mkdtempSync(join(root, 'chk-')),
-      'parallelism.default': '2' }, { from: m!.savepoint!, log })
+      'parallelism.default': '2', 'execution.worker-threads': 'true' }, { from: m!.savepoint!, log })
     expect(resumed.cancelled).toBe(false)
     expect(log.join('\n')).toMatch(/starting from savepoint/)
     expect(visibleRows(out)).toEqual(visibleRows(straight))

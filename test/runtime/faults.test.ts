@@ -32,7 +32,7 @@ describe('the fault-injection hook', () => {
         signal: stop.signal,
         faults,
         options: { 'pipeline.name': 'faults', 'state.checkpoints.dir': join(dir, 'checkpoints'), 'execution.checkpointing.interval': '50 ms',
-          'parallelism.default': '2' },
+          'parallelism.default': '2', 'execution.worker-threads': 'true' },
       })
       await session.executeSql(`
         CREATE TABLE gen (id BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '2000', 'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '1000000');

@@ -101,12 +101,12 @@ describe.each(CASES)('$name', c => {
       const checkpoints = mkdtempSync(join(root, 'chk-'))
       const options = { ...b.options(), 'execution.checkpointing.interval': '5 ms', 'state.checkpoints.dir': checkpoints, 'execution.batch-size': '5' }
       const cancel = new AbortController()
-      const first = await run(c, out, { ...options, 'parallelism.default': String(a) }, cancel.signal, id => {
+      const first = await run(c, out, { ...options, 'parallelism.default': String(a), 'execution.worker-threads': 'true' }, cancel.signal, id => {
         if (id >= 1) cancel.abort()
       })
       expect(first.cancelled, 'the job must still run at its first checkpoint').toBe(true)
       const log: string[] = []
-      const second = await run(c, out, { ...options, 'parallelism.default': String(z) }, undefined, undefined, log)
+      const second = await run(c, out, { ...options, 'parallelism.default': String(z), 'execution.worker-threads': 'true' }, undefined, undefined, log)
       expect(second.cancelled).toBe(false)
       // Restored state and source positions, not a rerun.
       expect(log.join('\n')).toMatch(/resuming from checkpoint \d+/)

@@ -2,8 +2,9 @@
 // runs on worker thread i. Results must equal DuckDB's over the same rows — keyed aggregates, window
 // aggregates, two keyed stages in a row (rows cross between workers), a join and a Top-N — on heap and
 // on RocksDB; a failure in a worker fails the job naming the operator and subtask; and no worker
-// outlives its job. (Checkpoints and restores at p = 1, 2 and 3 across threads are in the restore
-// tests, whose p > 1 runs use worker threads.)
+// outlives its job. (Checkpoints, savepoints and restores at p = 1, 2 and 3 across threads are in
+// checkpoint-restore, join-checkpoint, faults and the tests of test/support/restore-runs.ts, whose
+// p > 1 runs turn worker threads on.)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Session } from '../../engine/session.js'
 import type { WeirError } from '../../common/errors.js'
@@ -31,7 +32,7 @@ describe.each(SETS)('worker threads vs DuckDB, $name', ({ p, options }) => {
   /** Runs on p worker threads (checked) and compares with DuckDB. */
   async function same(weir: string, duck: string): Promise<void> {
     const before = subtaskWorkersStarted()
-    await data.expectSame(weir, duck, { ...options(), 'parallelism.default': String(p) })
+    await data.expectSame(weir, duck, { ...options(), 'parallelism.default': String(p), 'execution.worker-threads': 'true' })
     expect(subtaskWorkersStarted() - before, 'the query ran on worker threads').toBe(p)
   }
 

@@ -59,13 +59,13 @@ export async function checkpointedThenRestored(opts: {
   const options = { ...opts.options, 'execution.checkpointing.interval': '5 ms', 'state.checkpoints.dir': mkdtempSync(join(root, 'chk-')),
     'execution.batch-size': '1' }
   const cancel = new AbortController()
-  const first = await runInsertJob(opts.sql, { ...options, 'parallelism.default': String(a) }, cancel.signal, id => {
+  const first = await runInsertJob(opts.sql, { ...options, 'parallelism.default': String(a), 'execution.worker-threads': 'true' }, cancel.signal, id => {
     // Only after a checkpoint that committed rows: one taken before the source's first chunk holds no position.
     if (id >= 1 && hasCommittedRows(out)) cancel.abort()
   })
   expect(first.cancelled).toBe(true)
   expect(first.checkpointsCompleted).toBeGreaterThanOrEqual(1)
-  const second = await runInsertJob(opts.sql, { ...options, 'parallelism.default': String(z) })
+  const second = await runInsertJob(opts.sql, { ...options, 'parallelism.default': String(z), 'execution.worker-threads': 'true' })
   expect(second.cancelled).toBe(false)
   expect(second.sourceRecordsRead, 'the restored run resumed midway').toBeLessThan(opts.sourceRows)
 }
