@@ -1,4 +1,4 @@
-// A worker thread of a job (threads.ts): runs subtask `worker` of each parallel operator — its state
+// A worker thread of a job (threads.ts): runs subtask `worker` (≥ 1) of each parallel operator — its state
 // backend, timers and operator, opened here (restored from the checkpoint being restored) — on the
 // items the other threads send it, sends what they produce on, takes their snapshots when barriers
 // align and uploads them itself, telling the job's thread what to list in the manifest.

@@ -1,8 +1,9 @@
-// Which thread runs each subtask. At 'parallelism.default' = N > 1, subtask i of every keyed operator
-// (and of the operators chained to it) runs on worker thread i, with its own state backend and timers;
-// sources, sinks, VALUES, SELECT results and the operators that run as one subtask stay on the job's
-// thread, which also coordinates checkpoints. So a job at parallelism N uses N + 1 threads, and rows
-// cross threads only where the plan has an exchange or a change of parallelism.
+// Which thread runs each subtask. With 'execution.worker-threads' at 'parallelism.default' = N > 1,
+// subtask i ≥ 1 of every keyed operator (and of the operators chained to it) runs on worker thread i,
+// with its own state backend and timers; subtask 0 runs on the job's thread, beside the sources, sinks,
+// VALUES, SELECT results and the operators that run as one subtask, and the checkpoint coordinator. So a
+// job at parallelism N uses N threads (one more would compete with them for N cores), and rows cross
+// threads only where the plan has an exchange or a change of parallelism.
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import type { JobGraph } from '../core/job-graph.js'
@@ -13,7 +14,7 @@ export const MAIN_THREAD = -1
 
 /** The thread `task` runs on: MAIN_THREAD, or the worker of its subtask index. */
 export function threadOf(task: Task, workers: boolean): number {
-  if (!workers || task.parallelism === 1) return MAIN_THREAD
+  if (!workers || task.parallelism === 1 || task.index === 0) return MAIN_THREAD
   switch (task.node.spec.kind) {
     case 'Source':
     case 'Sink':

@@ -29,7 +29,8 @@ interface Pending {
 }
 
 export class WorkerPool implements RemoteSnapshots {
-  private readonly workers: Worker[] = []
+  /** By subtask index; none for 0, whose subtasks run on the job's thread. */
+  private readonly workers: (Worker | undefined)[] = []
   private readonly exited: boolean[] = []
   /** The links to each worker, by worker number. */
   readonly links: Link[] = []
@@ -88,7 +89,7 @@ export class WorkerPool implements RemoteSnapshots {
     }
     // A port between every two workers.
     const ports: (MessagePort | null)[][] = Array.from({ length: this.count }, () => Array.from({ length: this.count }, () => null))
-    for (let a = 0; a < this.count; a++) {
+    for (let a = 1; a < this.count; a++) {
       for (let b = a + 1; b < this.count; b++) {
         const { port1, port2 } = new MessageChannel()
         ports[a]![b] = port1
@@ -96,7 +97,7 @@ export class WorkerPool implements RemoteSnapshots {
       }
     }
     const ready: Promise<void>[] = []
-    for (let w = 0; w < this.count; w++) {
+    for (let w = 1; w < this.count; w++) {
       const data: WorkerInit = {
         graph: this.graph,
         worker: w,
@@ -113,7 +114,7 @@ export class WorkerPool implements RemoteSnapshots {
       const worker = new Worker(script, { workerData: data, transferList: transfer as never[], name: `weir ${this.graph.name} subtask ${w}` })
       running++
       started++
-      this.workers.push(worker)
+      this.workers[w] = worker
       worker.unref()
       ready.push(new Promise<void>(resolve => this.replies.push(m => m.t === 'ready' && (resolve(), true))))
       worker.on('message', (m: FromWorker) => this.onMessage(w, m))
@@ -125,7 +126,7 @@ export class WorkerPool implements RemoteSnapshots {
       })
     }
     // A worker keeps the process alive while the job runs; not after it.
-    for (const w of this.workers) w.ref()
+    for (const w of this.workers) w?.ref()
     await Promise.race([Promise.all(ready), this.failed])
   }
 
@@ -178,6 +179,11 @@ export class WorkerPool implements RemoteSnapshots {
     void w
   }
 
+  /** The workers started, with their numbers. */
+  private started(): [number, Worker][] {
+    return this.workers.flatMap((w, i) => (w === undefined ? [] : [[i, w] as [number, Worker]]))
+  }
+
   private post(w: number, m: ToWorker): void {
     this.workers[w]!.postMessage(m)
   }
@@ -189,7 +195,7 @@ export class WorkerPool implements RemoteSnapshots {
 
   announce(barrier: Barrier): void {
     this.flush()
-    for (let w = 0; w < this.count; w++) this.post(w, { t: 'announce', barrier })
+    for (let w = 1; w < this.count; w++) this.post(w, { t: 'announce', barrier })
   }
 
   /** The job was cancelled: inputs that end now did not reach their end. */
@@ -209,7 +215,7 @@ export class WorkerPool implements RemoteSnapshots {
 
   /** State entries and disk use of the workers' subtasks. */
   async stats(countStored: boolean): Promise<WorkerStats[]> {
-    const all = this.workers.map((_, w) =>
+    const all = this.started().map(([w]) =>
       new Promise<WorkerStats>(resolve => {
         this.replies.push(m => m.t === 'stats' && (resolve(m.stats), true))
         this.post(w, { t: 'stats', countStored })
@@ -223,7 +229,7 @@ export class WorkerPool implements RemoteSnapshots {
   async close(): Promise<unknown[]> {
     this.closing = true
     const errors: unknown[] = []
-    await Promise.all(this.workers.map((worker, w) =>
+    await Promise.all(this.started().map(([w, worker]) =>
       this.exited[w] ? undefined : new Promise<void>(resolve => {
         const timer = setTimeout(() => resolve(), 30_000)
         worker.once('exit', () => {
@@ -240,7 +246,7 @@ export class WorkerPool implements RemoteSnapshots {
         }
       })
     ))
-    await Promise.all(this.workers.map(w => w.terminate()))
+    await Promise.all(this.started().map(([, w]) => w.terminate()))
     return errors
   }
 }

@@ -124,7 +124,9 @@ export function benchQueries(scale = 1): BenchQuery[] {
   // Parallel subtasks on worker threads: the stateful queries again at parallelism 2 (`-p2`), beside their runs at 1.
   const parallel = [...onHeap, ...onRocks, big]
     .filter(q => ['q5', 'q11', 'q17', 'q20', 'q11-rocksdb', 'q17-rocksdb', 'q20-rocksdb', 'count-10M'].includes(q.name))
-    .map(q => ({ ...q, name: `${q.name}-p2`, what: `${q.what}, parallelism 2 (worker threads)`, sql: `SET 'parallelism.default' = '2';\n` + q.sql }))
+    .map(q => ({ ...q, name: `${q.name}-p2`, what: `${q.what}, parallelism 2 (worker threads)`,
+      sql: `SET 'parallelism.default' = '2';\nSET 'execution.worker-threads' = 'true';\n` + q.sql })
+    )
   return [...onHeap, ...onRocks, ...checkpointed, ...overQueries(stateful, bidTable, rocksdb), ...timeJoinQueries(scale), big, ...rankQueries(scale),
     ...temporalBenchQueries(scale), ...versionedViewBenchQueries(scale), ...parallel]
 }
