@@ -84,7 +84,7 @@ function jsonFailure(fn: string, what: string, spec: string, json: string, claus
   })
 }
 
-function bindJson(name: string, signature: string, result: () => ReturnType<typeof T.string>) {
+function bindJson(name: string, signature: string, result: () => DataType) {
   return (args: readonly Rex[], ctx: BindContext): Rex => {
     const typed = checkArgs(args.slice(0, 2), ['STRING', 'STRING'], 2, ctx, signature)
     const spec = literalValue(typed[1])
@@ -211,9 +211,16 @@ function jsonValue(call: CallRex): Impl {
 
 const QUERY_FALLBACK: Record<string, string | null> = { NULL: null, 'EMPTY ARRAY': '[]', 'EMPTY OBJECT': '{}' }
 
+/** An element of a JSON_QUERY … RETURNING ARRAY<STRING> result, as Flink gives it: a string unquoted, JSON null as NULL, anything else as its JSON text. */
+function elementText(v: JsonValue): string | null {
+  if (v === null) return null
+  return typeof v === 'string' ? v : writeJson(v)
+}
+
 function jsonQuery(call: CallRex): Impl {
   const path = pathOf(call)
   const wrapper = clauseArg(call, 2, 'WITHOUT'), onEmpty = clauseArg(call, 3, 'NULL'), onError = clauseArg(call, 4, 'NULL')
+  if (clauseArg(call, 5, 'STRING') === 'ARRAY') return jsonQueryArray(path, wrapper, onEmpty, onError)
   return {
     fn: (json: string, spec: string) => {
       const r = query(json, spec, path)
@@ -231,6 +238,37 @@ function jsonQuery(call: CallRex): Impl {
       }
       if (onError === 'ERROR') throw jsonFailure('JSON_QUERY', error, spec, json, 'ERROR ON ERROR')
       return QUERY_FALLBACK[onError] ?? null
+    },
+    nulls: 'strict',
+  }
+}
+
+/**
+ * JSON_QUERY … RETURNING ARRAY<STRING>: as the STRING form (wrapper, empty and error cases alike),
+ * then the matched array's elements as strings; an object where an array is wanted is an error, and
+ * EMPTY ARRAY gives `[]` (EMPTY OBJECT is refused when planned).
+ */
+function jsonQueryArray(path: (spec: string) => JsonPath, wrapper: string, onEmpty: string, onError: string): Impl {
+  const fallback = (b: string): (string | null)[] | null => (b === 'EMPTY ARRAY' ? [] : null)
+  return {
+    fn: (json: string, spec: string) => {
+      const r = query(json, spec, path)
+      let error: string
+      if ('error' in r) error = r.error
+      else {
+        const item = itemOf(r.values, r.path)
+        const value = item === null || wrapper === 'WITHOUT' ? item : wrapper === 'CONDITIONAL' && Array.isArray(item) ? item : [item]
+        if (value === null || (!r.path.strict && isScalar(value))) {
+          if (onEmpty === 'ERROR') throw jsonFailure('JSON_QUERY', 'the path matches no object or array (ERROR ON EMPTY)', spec, json, 'ERROR ON EMPTY')
+          return fallback(onEmpty)
+        }
+        if (Array.isArray(value)) return value.map(elementText)
+        error = isScalar(value)
+          ? `the path matches the scalar ${writeJson(value)}, not an object or array`
+          : 'the path matches an object, not an array (RETURNING ARRAY<STRING>)'
+      }
+      if (onError === 'ERROR') throw jsonFailure('JSON_QUERY', error, spec, json, 'ERROR ON ERROR')
+      return fallback(onError)
     },
     nulls: 'strict',
   }
@@ -293,7 +331,10 @@ export const JSON_FUNCTIONS: readonly FunctionDef[] = [
   {
     names: ['JSON_QUERY'],
     signature: 'JSON_QUERY(STRING, path [{WITHOUT | WITH [CONDITIONAL | UNCONDITIONAL]} [ARRAY] WRAPPER] [… ON EMPTY] [… ON ERROR])',
-    bind: bindJson('JSON_QUERY', 'JSON_QUERY(STRING, path)', () => T.string()),
+    bind: (args, ctx) => {
+      const asArray = literalValue(args[5]) === 'ARRAY'
+      return bindJson('JSON_QUERY', 'JSON_QUERY(STRING, path)', () => (asArray ? T.array(T.string()) : T.string()))(args, ctx)
+    },
     impl: jsonQuery,
   },
 ]

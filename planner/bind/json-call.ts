@@ -57,17 +57,28 @@ export function bindJsonCall(name: string, e: ast.FunctionCall, b: (x: ast.Expr)
         ...behaviour(json.onError, 'ON ERROR')], span)
     }
     case 'JSON_QUERY': {
-      arity(2, 'JSON_QUERY(json, path [… WRAPPER] [… ON EMPTY] [… ON ERROR])')
+      arity(2, 'JSON_QUERY(json, path [RETURNING STRING | ARRAY<STRING>] [… WRAPPER] [… ON EMPTY] [… ON ERROR])')
+      // RETURNING ARRAY<STRING> (Flink): each element of the matched array as a string; EMPTY OBJECT has no array meaning.
+      let returning = 'STRING'
       if (json?.returning) {
         const type = typeFromAst(json.returning)
-        if (type.kind !== 'STRING') {
+        if (type.kind === 'ARRAY' && type.element.kind === 'STRING') returning = 'ARRAY'
+        else if (type.kind !== 'STRING') {
           throw WeirError.unsupported(`JSON_QUERY … RETURNING ${formatType(type)} is not supported`, { span: json.returning.span,
-            help: 'JSON_QUERY returns STRING (ARRAY<STRING> is not supported yet)' })
+            help: 'JSON_QUERY returns STRING or ARRAY<STRING>' })
+        }
+      }
+      if (returning === 'ARRAY') {
+        for (const [x, on] of [[json?.onEmpty, 'empty'], [json?.onError, 'error']] as const) {
+          if (x?.kind === 'EMPTY OBJECT') {
+            throw WeirError.plan(`JSON_QUERY … RETURNING ARRAY<STRING> cannot take EMPTY OBJECT ON ${on.toUpperCase()}`, { span: x.span ?? span,
+              help: `write NULL, EMPTY ARRAY or ERROR ON ${on.toUpperCase()} (as Flink: illegal on ${on} behavior for an ARRAY return type)` })
+          }
         }
       }
       if (json === undefined) return resolveCall(name, e.args.map(b), span)
-      return resolveCall(name, [...e.args.map(b), word(json.wrapper ?? 'WITHOUT'), word(json.onEmpty?.kind ?? 'NULL'), word(json.onError?.kind ?? 'NULL')],
-        span)
+      return resolveCall(name, [...e.args.map(b), word(json.wrapper ?? 'WITHOUT'), word(json.onEmpty?.kind ?? 'NULL'), word(json.onError?.kind ?? 'NULL'),
+        word(returning)], span)
     }
     case 'JSON_OBJECT': {
       // Keys are non-NULL string literals (Flink's documented rule); values anything JSON can hold.
