@@ -330,7 +330,8 @@ export const JSON_FUNCTIONS: readonly FunctionDef[] = [
   },
   {
     names: ['JSON_QUERY'],
-    signature: 'JSON_QUERY(STRING, path [{WITHOUT | WITH [CONDITIONAL | UNCONDITIONAL]} [ARRAY] WRAPPER] [… ON EMPTY] [… ON ERROR])',
+    signature:
+      'JSON_QUERY(STRING, path [RETURNING STRING | ARRAY<STRING>] [{WITHOUT | WITH [CONDITIONAL | UNCONDITIONAL]} [ARRAY] WRAPPER] [… ON EMPTY] [… ON ERROR])',
     bind: (args, ctx) => {
       const asArray = literalValue(args[5]) === 'ARRAY'
       return bindJson('JSON_QUERY', 'JSON_QUERY(STRING, path)', () => (asArray ? T.array(T.string()) : T.string()))(args, ctx)

@@ -80,3 +80,14 @@ describe('JSON_QUERY … RETURNING ARRAY<STRING>', () => {
     expect(r3.at).toBe('ARRAY<INT>')
   })
 })
+
+describe('JSON_QUERY … RETURNING ARRAY<STRING> over a column', () => {
+  it('feeds CROSS JOIN UNNEST, one row per element (a NULL, bad JSON or missing array gives no rows)', async () => {
+    const [r] = await new Session().executeSql(`SELECT id, item, JSON_VALUE(item, '$.sku') AS sku
+      FROM (VALUES (1, '{"items": [{"sku": "a"}, {"sku": "b"}]}'), (2, CAST(NULL AS STRING)), (3, '{"items": '), (4, '{"other": 1}'),
+        (5, '{"items": ["x", null]}')) AS o(id, doc)
+      CROSS JOIN UNNEST(JSON_QUERY(doc, 'lax $.items' RETURNING ARRAY<STRING>)) AS u(item)`)
+    const got = (r as Extract<StatementResult, { kind: 'rows' }>).changes.map(c => c.row as unknown[])
+    expect(got).toEqual([[1, '{"sku":"a"}', 'a'], [1, '{"sku":"b"}', 'b'], [5, 'x', null], [5, null, null]])
+  })
+})
