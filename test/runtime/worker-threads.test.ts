@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Session } from '../../engine/session.js'
 import type { WeirError } from '../../common/errors.js'
+import type { JobMetrics } from '../../runtime/executor.js'
 import { subtaskWorkersRunning, subtaskWorkersStarted } from '../../runtime/worker-pool.js'
 import { makeKey, subtaskOf } from '../../state/key-encoding.js'
 import { OracleData, rocksDir, selectAggs } from '../oracle/oracle.js'
@@ -86,5 +87,32 @@ describe('worker threads', () => {
       expect(subtaskWorkersStarted() - before).toBe(threads === 'true' ? 1 : 0)
     }
     expect(subtaskWorkersRunning()).toBe(0)
+  })
+})
+
+describe('worker threads, job metrics', () => {
+  it('state entries and rows written count the workers’ subtasks too, as on one thread', async () => {
+    const data = await OracleData.create({ seed: 78, rows: 2000 })
+    try {
+      const run = async (threads: string): Promise<JobMetrics> => {
+        const s = new Session({ println: () => undefined,
+          options: { 'parallelism.default': '3', 'execution.worker-threads': threads, 'execution.batch-size': '20' } })
+        await s.executeSql(`${data.ddl}
+          CREATE TABLE o (k STRING, m INT, c BIGINT) WITH ('connector' = 'blackhole');
+          INSERT INTO o SELECT k, MOD(v, 7), COUNT(*) FROM t GROUP BY k, MOD(v, 7);`)
+        const [m] = await s.awaitJobs()
+        return m!
+      }
+      const one = await run('false')
+      const threaded = await run('true')
+      expect(threaded.sinkRows).toEqual(one.sinkRows)
+      expect(threaded.sinkRows['o']).toBeGreaterThan(0)
+      expect(threaded.lateRecordsDropped).toBe(one.lateRecordsDropped)
+      expect(threaded.stateEntries).toEqual(one.stateEntries)
+      expect(Object.values(threaded.stateEntries)[0]).toBeGreaterThan(10)
+      expect(threaded.sourceRecordsRead).toBe(2000)
+    } finally {
+      await data.close()
+    }
   })
 })
