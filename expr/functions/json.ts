@@ -223,24 +223,40 @@ function jsonQuery(call: CallRex): Impl {
   if (clauseArg(call, 5, 'STRING') === 'ARRAY') return jsonQueryArray(path, wrapper, onEmpty, onError)
   return {
     fn: (json: string, spec: string) => {
-      const r = query(json, spec, path)
-      let error: string
-      if ('error' in r) error = r.error
-      else {
-        const item = itemOf(r.values, r.path)
-        const value = item === null || wrapper === 'WITHOUT' ? item : wrapper === 'CONDITIONAL' && Array.isArray(item) ? item : [item]
-        if (value === null || (!r.path.strict && isScalar(value))) {
-          if (onEmpty === 'ERROR') throw jsonFailure('JSON_QUERY', 'the path matches no object or array (ERROR ON EMPTY)', spec, json, 'ERROR ON EMPTY')
-          return QUERY_FALLBACK[onEmpty] ?? null
-        }
-        if (!isScalar(value)) return writeJson(value)
-        error = `the path matches the scalar ${writeJson(value)}, not an object or array`
+      const r = queryWrapped(json, spec, path, wrapper)
+      if (r.kind === 'value') {
+        if (!isScalar(r.value)) return writeJson(r.value)
+        return queryFailed(onError, QUERY_FALLBACK[onError] ?? null, `the path matches the scalar ${writeJson(r.value)}, not an object or array`, spec, json)
       }
-      if (onError === 'ERROR') throw jsonFailure('JSON_QUERY', error, spec, json, 'ERROR ON ERROR')
-      return QUERY_FALLBACK[onError] ?? null
+      if (r.kind === 'empty') return queryEmpty(onEmpty, QUERY_FALLBACK[onEmpty] ?? null, spec, json)
+      return queryFailed(onError, QUERY_FALLBACK[onError] ?? null, r.error, spec, json)
     },
     nulls: 'strict',
   }
+}
+
+/** What JSON_QUERY's path gave, its wrapper applied: a value, nothing (a lax path's scalar counts as nothing), or an error. */
+type Queried = { readonly kind: 'value'; readonly value: JsonValue } | { readonly kind: 'empty' } | { readonly kind: 'error'; readonly error: string }
+
+function queryWrapped(json: string, spec: string, path: (spec: string) => JsonPath, wrapper: string): Queried {
+  const r = query(json, spec, path)
+  if ('error' in r) return { kind: 'error', error: r.error }
+  const item = itemOf(r.values, r.path)
+  const value = item === null || wrapper === 'WITHOUT' ? item : wrapper === 'CONDITIONAL' && Array.isArray(item) ? item : [item]
+  if (value === null || (!r.path.strict && isScalar(value))) return { kind: 'empty' }
+  return { kind: 'value', value }
+}
+
+/** ON EMPTY: fail (ERROR), or the fallback. */
+function queryEmpty<T>(onEmpty: string, fallback: T, spec: string, json: string): T {
+  if (onEmpty === 'ERROR') throw jsonFailure('JSON_QUERY', 'the path matches no object or array (ERROR ON EMPTY)', spec, json, 'ERROR ON EMPTY')
+  return fallback
+}
+
+/** ON ERROR: fail (ERROR) naming `error`, or the fallback. */
+function queryFailed<T>(onError: string, fallback: T, error: string, spec: string, json: string): T {
+  if (onError === 'ERROR') throw jsonFailure('JSON_QUERY', error, spec, json, 'ERROR ON ERROR')
+  return fallback
 }
 
 /**
@@ -252,23 +268,16 @@ function jsonQueryArray(path: (spec: string) => JsonPath, wrapper: string, onEmp
   const fallback = (b: string): (string | null)[] | null => (b === 'EMPTY ARRAY' ? [] : null)
   return {
     fn: (json: string, spec: string) => {
-      const r = query(json, spec, path)
-      let error: string
-      if ('error' in r) error = r.error
-      else {
-        const item = itemOf(r.values, r.path)
-        const value = item === null || wrapper === 'WITHOUT' ? item : wrapper === 'CONDITIONAL' && Array.isArray(item) ? item : [item]
-        if (value === null || (!r.path.strict && isScalar(value))) {
-          if (onEmpty === 'ERROR') throw jsonFailure('JSON_QUERY', 'the path matches no object or array (ERROR ON EMPTY)', spec, json, 'ERROR ON EMPTY')
-          return fallback(onEmpty)
-        }
-        if (Array.isArray(value)) return value.map(elementText)
-        error = isScalar(value)
-          ? `the path matches the scalar ${writeJson(value)}, not an object or array`
+      const r = queryWrapped(json, spec, path, wrapper)
+      if (r.kind === 'value') {
+        if (Array.isArray(r.value)) return r.value.map(elementText)
+        const error = isScalar(r.value)
+          ? `the path matches the scalar ${writeJson(r.value)}, not an object or array`
           : 'the path matches an object, not an array (RETURNING ARRAY<STRING>)'
+        return queryFailed(onError, fallback(onError), error, spec, json)
       }
-      if (onError === 'ERROR') throw jsonFailure('JSON_QUERY', error, spec, json, 'ERROR ON ERROR')
-      return fallback(onError)
+      if (r.kind === 'empty') return queryEmpty(onEmpty, fallback(onEmpty), spec, json)
+      return queryFailed(onError, fallback(onError), r.error, spec, json)
     },
     nulls: 'strict',
   }
