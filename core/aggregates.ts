@@ -21,6 +21,8 @@ export interface AggCall {
   readonly name: string
   /** LISTAGG's separator (a literal); ',' when absent. */
   readonly separator?: string
+  /** ARRAY_AGG(x IGNORE NULLS): NULL values are skipped (by default ARRAY_AGG keeps them, as Flink). */
+  readonly ignoreNulls?: boolean
 }
 
 /** The aggregate functions, by their canonical names (STDDEV and VARIANCE bind as STDDEV_SAMP and VAR_SAMP). */
@@ -37,3 +39,4 @@ export type AggFunctionName =
   | 'FIRST_VALUE'
   | 'LAST_VALUE'
   | 'LISTAGG'
+  | 'ARRAY_AGG'

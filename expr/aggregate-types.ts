@@ -21,6 +21,7 @@ export const AGGREGATE_FUNCTIONS: readonly string[] = [
   'FIRST_VALUE',
   'LAST_VALUE',
   'LISTAGG',
+  'ARRAY_AGG',
 ]
 
 /** The canonical name of an aggregate as written (Flink's aliases: STDDEV is STDDEV_SAMP, VARIANCE is VAR_SAMP). */
@@ -41,7 +42,7 @@ export const MAX_DECIMAL_PRECISION = 38
  * @example aggregateResultType('SUM', T.decimal(10, 2)) // DECIMAL(38, 2)
  * @example aggregateResultType('AVG', T.int())          // INT (integer division)
  */
-export function aggregateResultType(fn: AggFunctionName, argType: DataType | null, span?: Span): DataType {
+export function aggregateResultType(fn: AggFunctionName, argType: DataType | null, span?: Span, ignoreNulls = false): DataType {
   if (fn === 'COUNT') return T.bigint(false)
   if (argType === null) {
     throw WeirError.plan(`${fn}(*) is not valid`, { span, help: `only COUNT takes *; write ${fn}(column)` })
@@ -86,6 +87,10 @@ export function aggregateResultType(fn: AggFunctionName, argType: DataType | nul
     case 'LISTAGG':
       if (arg.kind !== 'STRING') throw rejected(fn, arg, 'LISTAGG joins strings: CAST the argument to STRING', span)
       return T.string()
+    case 'ARRAY_AGG':
+      // Flink: ARRAY<argument type>, NULL for no rows; IGNORE NULLS leaves no NULL element.
+      if (arg.kind === 'NULL') throw rejected(fn, arg, 'CAST the argument to a type, e.g. CAST(NULL AS INT)', span)
+      return T.array(ignoreNulls ? withNullable(arg, false) : arg, true)
   }
   throw WeirError.internal(`unknown aggregate ${String(fn)}`)
 }

@@ -596,6 +596,8 @@ export interface FunctionCall {
   readonly over?: OverWindow
   /** The SQL/JSON clauses of a JSON function (json-clauses.ts), `IS JSON`'s type, JSON_OBJECT's pairs. */
   readonly json?: JsonClauses
+  /** ARRAY_AGG's `RESPECT NULLS` / `IGNORE NULLS`, written after the argument. */
+  readonly nullTreatment?: { readonly value: 'RESPECT' | 'IGNORE'; readonly span: Span }
   readonly span: Span
 }
 

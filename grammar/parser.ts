@@ -1512,6 +1512,15 @@ export class SqlParser extends CstParser {
         ])
       },
     })
+    this.OPTION7({
+      GATE: () => (nameIs(this.LA(1), 'RESPECT') || nameIs(this.LA(1), 'IGNORE')) && this.LA(2).tokenType === T.NULLS,
+      DEF: () => {
+        this.CONSUME3(T.Name, { LABEL: 'nullTreatment' })
+        this.CONSUME(T.NULLS)
+      },
+    })
+    // Read only to be refused where written (to-ast-expr.ts): Flink's ARRAY_AGG does not support it either.
+    this.OPTION8(() => this.SUBRULE(this.orderByClause, { LABEL: 'withinOrder' }))
     this.MANY({ GATE: () => startsJsonClause(k => this.LA(k)), DEF: () => this.SUBRULE(this.jsonClause) })
     this.CONSUME(T.RParen)
     this.OPTION3(() => {

@@ -456,9 +456,28 @@ function functionCall(name: A.Ident, argsNode: CstNode, span: Span, s: Spans): A
   const filter = node(argsNode, 'filter')
   const over = node(argsNode, 'overClause')
   const json = jsonCallClauses(name, argsNode, args, span, s, { expression, typeName })
+  const nullTreatment = nullTreatmentOf(name, argsNode, s)
   const result: A.FunctionCall = { kind: 'FunctionCall', name, args, distinct, star, ...(filter ? { filter: expression(filter, s) } : {}),
-    ...(over ? { over: overWindow(over, s, EXPR_CONVERTERS) } : {}), ...(json ? { json } : {}), span }
+    ...(over ? { over: overWindow(over, s, EXPR_CONVERTERS) } : {}), ...(json ? { json } : {}), ...(nullTreatment ? { nullTreatment } : {}), span }
   return upper === 'JSON_ARRAYAGG' && !name.quoted ? jsonArrayAgg(result) : result
+}
+
+/** `RESPECT NULLS` / `IGNORE NULLS` after the argument: Flink takes them for ARRAY_AGG only. */
+function nullTreatmentOf(name: A.Ident, argsNode: CstNode, s: Spans): A.FunctionCall['nullTreatment'] {
+  const order = node(argsNode, 'withinOrder')
+  if (order !== undefined) {
+    throw WeirError.unsupported(`ORDER BY inside ${name.value.toUpperCase()}(…) is not supported (nor in Flink)`, { span: s.of(order),
+      help: 'aggregates take values in arrival order; order the input instead' })
+  }
+  const word = token(argsNode, 'nullTreatment')
+  if (word === undefined) return undefined
+  const value = word.image.toUpperCase() as 'RESPECT' | 'IGNORE'
+  const span = s.ofToken(word)
+  if (name.quoted || name.value.toUpperCase() !== 'ARRAY_AGG') {
+    throw WeirError.syntax(`${name.value.toUpperCase()} takes no '${value} NULLS' clause`, { span,
+      help: `only ARRAY_AGG(x ${value} NULLS) takes it, as in Flink` })
+  }
+  return { value, span }
 }
 
 /** TIMESTAMPADD(HOUR, …): the unit becomes a string literal with the unit's span. */

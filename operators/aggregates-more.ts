@@ -13,7 +13,8 @@ import { divideHalfUp } from './aggregates.js'
 import { ValueSequence } from './aggregates-sequence.js'
 
 /** The aggregate functions computed here. */
-export const MORE_AGGREGATES: ReadonlySet<string> = new Set(['STDDEV_POP', 'STDDEV_SAMP', 'VAR_POP', 'VAR_SAMP', 'FIRST_VALUE', 'LAST_VALUE', 'LISTAGG'])
+export const MORE_AGGREGATES: ReadonlySet<string> = new Set(['STDDEV_POP', 'STDDEV_SAMP', 'VAR_POP', 'VAR_SAMP', 'FIRST_VALUE', 'LAST_VALUE', 'LISTAGG',
+  'ARRAY_AGG'])
 
 // Kinds. Slots of each (from its first slot s):
 //   VAR_EXACT  [n, 0, sum, sum of squares]          bigints: INT types (Flink's integer arithmetic) and DECIMAL (unscaled)
@@ -22,6 +23,8 @@ export const MORE_AGGREGATES: ReadonlySet<string> = new Set(['STDDEV_POP', 'STDD
 //   FIRST, LAST, LISTAGG              [value | null] (insert-only input)
 //   FIRST_SEQ, LAST_SEQ               [seq | 0, value, stale] (a ValueSequence in MapState)
 //   LISTAGG_SEQ                       [joined | null, stale]
+//   ARRAY_AGG                         [values | null] (insert-only input; a copy is emitted)
+//   ARRAY_AGG_SEQ                     [values | null, stale]
 const VAR_EXACT = 0
 const VAR_DBL = 1
 const FIRST = 2
@@ -30,8 +33,10 @@ const LISTAGG = 4
 const FIRST_SEQ = 5
 const LAST_SEQ = 6
 const LISTAGG_SEQ = 7
+const ARRAY_AGG = 8
+const ARRAY_AGG_SEQ = 9
 
-const SLOTS = [4, 4, 1, 1, 1, 3, 3, 2]
+const SLOTS = [4, 4, 1, 1, 1, 3, 3, 2, 1, 2]
 
 /** Number of accumulator slots a call takes; `retracting` as AggregateHandler's option. */
 export function moreSlots(call: AggCall, retracting: boolean): number {
@@ -49,6 +54,7 @@ export function moreInitialSlots(call: AggCall, retracting: boolean): unknown[] 
     case LAST_SEQ:
       return [0, null, false]
     case LISTAGG_SEQ:
+    case ARRAY_AGG_SEQ:
       return [null, false]
     default:
       return [null]
@@ -68,6 +74,8 @@ function kindOf(call: AggCall, retracting: boolean): number {
       return retracting ? LAST_SEQ : LAST
     case 'LISTAGG':
       return retracting ? LISTAGG_SEQ : LISTAGG
+    case 'ARRAY_AGG':
+      return retracting ? ARRAY_AGG_SEQ : ARRAY_AGG
   }
   throw WeirError.internal(`${call.fn} is not computed by aggregates-more`)
 }
@@ -89,6 +97,8 @@ interface Entry {
   readonly resultScale: number
   readonly bits: number
   readonly separator: string
+  /** NULL values count (ARRAY_AGG without IGNORE NULLS). */
+  readonly nulls: boolean
   /** The value sequence feeding a *_SEQ call. */
   readonly seq: ValueSequence | null
 }
@@ -116,11 +126,14 @@ export class MoreAggregates {
       const kind = kindOf(call, retracting)
       const arg = call.arg!
       const filter = call.filter ?? -1
+      // Flink's ARRAY_AGG keeps NULL values unless IGNORE NULLS is written; the other functions skip them.
+      const nulls = call.fn === 'ARRAY_AGG' && call.ignoreNulls !== true
       let seq: ValueSequence | null = null
-      if (kind === FIRST_SEQ || kind === LAST_SEQ || kind === LISTAGG_SEQ) {
-        seq = this.sequences.find(q => q.arg === arg && q.filter === filter) ?? null
+      if (kind === FIRST_SEQ || kind === LAST_SEQ || kind === LISTAGG_SEQ || kind === ARRAY_AGG_SEQ) {
+        seq = this.sequences.find(q => q.arg === arg && q.filter === filter && q.nulls === nulls) ?? null
         if (seq === null) {
-          seq = new ValueSequence(arg, filter, next, `${prefix}sequence-${arg}${filter >= 0 ? `-where-${filter}` : ''}`)
+          const name = `${prefix}sequence-${arg}${filter >= 0 ? `-where-${filter}` : ''}${nulls ? '-with-nulls' : ''}`
+          seq = new ValueSequence(arg, filter, next, name, nulls)
           next += ValueSequence.SLOTS
           this.extraInitial.push(...ValueSequence.initialSlots())
           this.sequences.push(seq)
@@ -143,6 +156,7 @@ export class MoreAggregates {
         resultScale,
         bits,
         separator: call.separator ?? ',',
+        nulls,
         seq,
       })
     }
@@ -176,7 +190,7 @@ export class MoreAggregates {
       if (e.seq !== null) continue
       if (e.filter >= 0 && row[e.filter] !== true) continue
       const v = row[e.arg]
-      if (v == null) continue
+      if (v == null && !e.nulls) continue
       const s = e.slot
       switch (e.kind) {
         case VAR_EXACT: {
@@ -203,12 +217,16 @@ export class MoreAggregates {
         case LISTAGG:
           acc[s] = acc[s] === null ? v : `${acc[s] as string}${e.separator}${v as string}`
           break
+        case ARRAY_AGG:
+          if (acc[s] === null) acc[s] = [v ?? null]
+          else (acc[s] as unknown[]).push(v ?? null)
+          break
       }
     }
     for (const q of this.sequences) {
       if (q.filter >= 0 && row[q.filter] !== true) continue
-      const v = row[q.arg]
-      if (v == null) continue
+      const v = row[q.arg] ?? null
+      if (v === null && !q.nulls) continue
       const seq = q.append(acc, v)
       for (const e of this.entries) if (e.seq === q) appended(acc, e, v, seq)
     }
@@ -246,8 +264,8 @@ export class MoreAggregates {
     }
     for (const q of this.sequences) {
       if (q.filter >= 0 && row[q.filter] !== true) continue
-      const v = row[q.arg]
-      if (v == null) continue
+      const v = row[q.arg] ?? null
+      if (v === null && !q.nulls) continue
       const seq = q.remove(acc, v)
       // A retraction of a value the sequence does not hold (expired state) changes nothing.
       if (seq === 0) continue
@@ -283,6 +301,18 @@ export class MoreAggregates {
             acc[s + 1] = false
           }
           v = acc[s]
+          break
+        case ARRAY_AGG_SEQ:
+          if (acc[s + 1] === true) {
+            const values = e.seq!.inOrder()
+            acc[s] = values.length === 0 ? null : values
+            acc[s + 1] = false
+          }
+          // A copy: the accumulator's array grows with later rows, the emitted one must not.
+          v = acc[s] === null ? null : (acc[s] as unknown[]).slice()
+          break
+        case ARRAY_AGG:
+          v = acc[s] === null ? null : (acc[s] as unknown[]).slice()
           break
         default:
           v = acc[s]
@@ -375,6 +405,12 @@ function appended(acc: Accumulator, e: Entry, v: unknown, seq: number): void {
     case LISTAGG_SEQ:
       if (acc[s + 1] !== true) acc[s] = acc[s] === null ? v : `${acc[s] as string}${e.separator}${v as string}`
       break
+    case ARRAY_AGG_SEQ:
+      if (acc[s + 1] !== true) {
+        if (acc[s] === null) acc[s] = [v]
+        else (acc[s] as unknown[]).push(v)
+      }
+      break
   }
 }
 
@@ -393,6 +429,7 @@ function removed(acc: Accumulator, e: Entry, seq: number, empty: boolean): void 
       }
       break
     case LISTAGG_SEQ:
+    case ARRAY_AGG_SEQ:
       acc[s] = null
       acc[s + 1] = !empty
       break

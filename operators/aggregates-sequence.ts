@@ -1,4 +1,4 @@
-// The values of one argument of a group in arrival order, for FIRST_VALUE, LAST_VALUE and LISTAGG
+// The values of one argument of a group in arrival order, for FIRST_VALUE, LAST_VALUE, LISTAGG and ARRAY_AGG
 // over an input that retracts: each value gets the next sequence number of its group, and a
 // retraction removes the oldest position holding that value (as Flink's *WithRetract functions do).
 // Two MapStates, so each row reads and writes a few entries and never rewrites a collection:
@@ -27,6 +27,8 @@ export class ValueSequence {
     /** First of this sequence's accumulator slots. */
     readonly slot: number,
     readonly name: string,
+    /** Holds NULL values too (ARRAY_AGG RESPECT NULLS); FIRST/LAST/LISTAGG skip them. */
+    readonly nulls = false,
   ) {}
 
   open(store: KeyedStateStore, ttl: StateTtlConfig | undefined): void {

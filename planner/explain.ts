@@ -110,7 +110,7 @@ function formatAgg(a: AggCall, input: readonly Field[], outName: string): string
   const arg = a.arg === null ? '*' : input[a.arg]?.name ?? `$${a.arg}`
   const filter = a.filter === null ? '' : ` FILTER (WHERE ${input[a.filter]?.name ?? `$${a.filter}`})`
   const separator = a.separator === undefined ? '' : `, '${a.separator.replaceAll("'", "''")}'`
-  return `${a.fn}(${a.distinct ? 'DISTINCT ' : ''}${arg}${separator})${filter} AS ${outName}`
+  return `${a.fn}(${a.distinct ? 'DISTINCT ' : ''}${arg}${separator}${a.ignoreNulls === true ? ' IGNORE NULLS' : ''})${filter} AS ${outName}`
 }
 
 function describeNode(node: PhysicalNode, input: readonly Field[], opts: ExplainOptions): string {
@@ -217,7 +217,7 @@ function stateLines(node: PhysicalNode, input: readonly Field[], warnings: strin
       // Calls of one argument and FILTER share one pair.
       const sequences = new Map<string, string[]>()
       for (const a of retract ? s.aggs : []) {
-        if (a.fn !== 'FIRST_VALUE' && a.fn !== 'LAST_VALUE' && a.fn !== 'LISTAGG') continue
+        if (a.fn !== 'FIRST_VALUE' && a.fn !== 'LAST_VALUE' && a.fn !== 'LISTAGG' && a.fn !== 'ARRAY_AGG') continue
         const name = input[a.arg!]!.name
         const at = `${a.arg}/${a.filter}`
         if (!sequences.has(at)) sequences.set(at, [name])

@@ -17,6 +17,7 @@ export interface AggArguments {
   readonly arg: number | null
   readonly argType: DataType | null
   readonly separator?: string
+  readonly ignoreNulls?: boolean
 }
 
 /** Aggregates that accept DISTINCT (the others refuse it rather than ignore it). */
@@ -31,7 +32,7 @@ export function bindAggArguments(call: ast.FunctionCall, scope: Scope, add: (r: 
     return { fn, arg: null, argType: null }
   }
   if (call.distinct && !DISTINCT_OK.has(fn)) {
-    throw WeirError.unsupported(`${written}(DISTINCT …) is not supported`, { span: call.span,
+    throw WeirError.unsupported(`${written}(DISTINCT …) is not supported${fn === 'ARRAY_AGG' ? ' yet (Flink has it)' : ''}`, { span: call.span,
       help: `remove DISTINCT, or apply ${written} to a DISTINCT subquery` })
   }
   if (fn === 'COUNT' && call.distinct && call.args.length > 1) {
@@ -58,5 +59,6 @@ export function bindAggArguments(call: ast.FunctionCall, scope: Scope, add: (r: 
     }
     separator = sep.text
   }
-  return { fn, arg, argType: withoutTimeAttr(rex.type), ...(separator !== undefined ? { separator } : {}) }
+  const ignoreNulls = call.nullTreatment?.value === 'IGNORE'
+  return { fn, arg, argType: withoutTimeAttr(rex.type), ...(separator !== undefined ? { separator } : {}), ...(ignoreNulls ? { ignoreNulls } : {}) }
 }

@@ -148,15 +148,16 @@ function bindCall(call: ast.FunctionCall, spec: ast.WindowSpec, order: readonly 
   }
   checkAggregateOrder(fn, spec, order, exprs)
   const frame = bindFrame(spec.frame)
-  const { fn: aggFn, arg, argType, separator } = bindAggArguments(call, scope, add)
+  const { fn: aggFn, arg, argType, separator, ignoreNulls } = bindAggArguments(call, scope, add)
   let filter: number | null = null
   if (call.filter) {
     const cond = bindExpr(call.filter, { scope, clause: 'FILTER' })
     if (cond.type.kind !== 'BOOLEAN') throw WeirError.plan(`FILTER condition must be BOOLEAN, but it is ${formatType(cond.type)}`, { span: call.filter.span })
     filter = add(cond)
   }
-  const type = aggregateResultType(aggFn, argType, call.span)
-  const agg: AggCall = { fn: aggFn, arg, argType, distinct: call.distinct, filter, type, name, ...(separator !== undefined ? { separator } : {}) }
+  const type = aggregateResultType(aggFn, argType, call.span, ignoreNulls)
+  const agg: AggCall = { fn: aggFn, arg, argType, distinct: call.distinct, filter, type, name, ...(separator !== undefined ? { separator } : {}),
+    ...(ignoreNulls ? { ignoreNulls } : {}) }
   return { fn: agg.fn, agg, frame, type, name, span: call.span }
 }
 

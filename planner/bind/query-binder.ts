@@ -562,18 +562,19 @@ export class QueryBinder {
   /** An aggregate call: its argument and FILTER condition become pre-projection columns. */
   private bindAggCall(call: ast.FunctionCall, scope: Scope, pre: PreProjection, position: number, sel?: ast.Select): AggCall {
     for (const a of call.args) if (containsAggregate(a)) throw WeirError.plan('aggregate functions cannot be nested', { span: a.span })
-    const { fn, arg, argType, separator } = bindAggArguments(call, scope, r => pre.add(r))
+    const { fn, arg, argType, separator, ignoreNulls } = bindAggArguments(call, scope, r => pre.add(r))
     let filter: number | null = null
     if (call.filter) {
       const cond = bindExpr(call.filter, { scope, clause: 'FILTER' })
       if (cond.type.kind !== 'BOOLEAN') throw WeirError.plan(`FILTER condition must be BOOLEAN, but it is ${formatType(cond.type)}`, { span: call.filter.span })
       filter = pre.add(cond)
     }
-    const type = aggregateResultType(fn, argType, call.span)
+    const type = aggregateResultType(fn, argType, call.span, ignoreNulls)
     // An aggregate selected directly under an alias is named by it (for EXPLAIN and the output schema).
     const item = sel?.items.find(i => i.kind === 'ExprItem' && i.expr === call)
     const name = item?.kind === 'ExprItem' && item.alias ? item.alias.value : `EXPR$${position}`
-    return { fn, arg, argType, distinct: call.distinct, filter, type, name, ...(separator !== undefined ? { separator } : {}) }
+    return { fn, arg, argType, distinct: call.distinct, filter, type, name, ...(separator !== undefined ? { separator } : {}),
+      ...(ignoreNulls ? { ignoreNulls } : {}) }
   }
 
   /**
@@ -681,7 +682,7 @@ function renameFields(fields: readonly Field[], columns: readonly ast.Ident[] | 
  */
 function refuseOrderedInSession(aggs: readonly AggCall[], calls: readonly ast.FunctionCall[]): void {
   aggs.forEach((a, i) => {
-    if (a.fn === 'FIRST_VALUE' || a.fn === 'LAST_VALUE' || a.fn === 'LISTAGG') {
+    if (a.fn === 'FIRST_VALUE' || a.fn === 'LAST_VALUE' || a.fn === 'LISTAGG' || a.fn === 'ARRAY_AGG') {
       throw WeirError.unsupported(`${a.fn} is not supported in a SESSION window aggregate (merging sessions loses the order of values)`, {
         span: calls[i]!.span,
         help: 'use a TUMBLE, HOP or CUMULATE window, or MIN/MAX of the value',

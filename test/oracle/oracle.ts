@@ -5,7 +5,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { expect } from 'vitest'
-import { DuckDBDateValue, DuckDBDecimalValue, DuckDBInstance, DuckDBTimestampValue, DuckDBTypeId, type DuckDBConnection } from '@duckdb/node-api'
+import { DuckDBDateValue, DuckDBDecimalValue, DuckDBInstance, DuckDBListValue, DuckDBTimestampValue, DuckDBTypeId,
+  type DuckDBConnection } from '@duckdb/node-api'
 import { Session } from '../../engine/session.js'
 import type { Field } from '../../common/types.js'
 import { Mulberry32 } from '../../common/random.js'
@@ -311,10 +312,12 @@ export function canonWeir(v: unknown, field: Field): string {
       return formatTimestamp(v as number)
     case 'DATE':
       return formatDate(v as number)
+    case 'ARRAY':
+      // Element by element (an ARRAY_AGG result against DuckDB's list).
+      return `[${(v as unknown[]).map(e => canonWeir(e, { ...field, type: t.element })).join(', ')}]`
     case 'INTERVAL':
     case 'NULL':
     case 'ROW':
-    case 'ARRAY':
     case 'MAP':
       return `?${String(v)}`
   }
@@ -337,6 +340,7 @@ export function canonDuck(v: unknown, isDouble: boolean): string {
     return formatTimestamp(Number(v.micros / 1000n))
   }
   if (v instanceof DuckDBDateValue) return formatDate(v.days)
+  if (v instanceof DuckDBListValue) return `[${v.items.map(e => canonDuck(e, isDouble)).join(', ')}]`
   throw new Error(`no canonical form for DuckDB value ${String(v)} (${(v as object).constructor?.name})`)
 }
 
