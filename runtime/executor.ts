@@ -70,16 +70,16 @@ class JobExecution {
     this.signal = env.signal ? AbortSignal.any([env.signal, this.internalAbort.signal]) : this.internalAbort.signal
     this.maxParallelism = graph.config.maxParallelism
     this.stateDir = join(resolve(graph.config.state.dir), safeFileName(graph.name))
-    const bound = graph.nodes.length * Math.max(1, graph.config.parallelism)
-    const metrics = sharedMetricsBuffer(bound)
-    this.subtasks = buildSubtasks(graph, sharedMetrics(metrics))
+    // Metrics in shared memory only when worker threads count some of them (plain fields are cheaper).
+    const threaded = usesWorkers(graph)
+    const metrics = threaded ? sharedMetricsBuffer(graph.nodes.length * graph.config.parallelism) : null
+    this.subtasks = buildSubtasks(graph, metrics === null ? undefined : sharedMetrics(metrics))
     this.order = this.subtasks.order
-    const threaded = usesWorkers(graph, this.order)
     this.local = this.order.filter(t => threadOf(t, threaded) === MAIN_THREAD)
     this.sources = new SourceRunner(graph, this.signal, env.faults)
     if (threaded) {
       const count = graph.config.parallelism
-      const shared = { inFlight: InFlight.create(), flags: new SharedArrayBuffer(4 * FLAG_COUNT), metrics }
+      const shared = { inFlight: InFlight.create(), flags: new SharedArrayBuffer(4 * FLAG_COUNT), metrics: metrics! }
       this.workers = new WorkerPool(graph, this.order, count, shared, env.faults)
       const pool = this.workers
       linkRemoteTasks(this.order, t => threadOf(t, true), MAIN_THREAD, w => pool.links[w]!)

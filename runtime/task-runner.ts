@@ -39,7 +39,9 @@ export class TaskRunner {
   private procTimer: NodeJS.Timeout | undefined
   /** A pump held a batch back for reading ahead (see pump). */
   holding = false
-  private pumping: Promise<void> = Promise.resolve()
+  /** A pump (or timers, or a snapshot) is running; who waits to run next. */
+  private active = false
+  private readonly waiting: (() => void)[] = []
   /** Who waits for every subtask of this thread to finish. */
   private onAllFinished: (() => void) | null = null
 
@@ -72,26 +74,33 @@ export class TaskRunner {
    * ready at once (`holding`).
    */
   pump(hold = false): Promise<void> {
-    const run = this.pumping.then(() => this.pumpNow(hold))
-    this.pumping = run.catch(() => undefined)
-    return run
+    return this.serial(() => this.pumpNow(hold))
+  }
+
+  /** Runs `f` once nothing else runs the subtasks (at once when nothing does). */
+  private async serial(f: () => Promise<void>): Promise<void> {
+    if (this.active) await new Promise<void>(resolve => this.waiting.push(resolve))
+    this.active = true
+    try {
+      await f()
+    } finally {
+      const next = this.waiting.shift()
+      if (next !== undefined) next()
+      else this.active = false
+    }
   }
 
   /** Runs `f` between pumps (nothing else runs the subtasks meanwhile). */
   exclusive(f: () => Promise<void>): Promise<void> {
-    const run = this.pumping.then(f)
-    this.pumping = run.catch(() => undefined)
-    return run
+    return this.serial(f)
   }
 
   /** Fires the processing-time timers due, then runs what they produced (after any pump running). */
   fireDue(): Promise<void> {
-    const run = this.pumping.then(async () => {
+    return this.serial(async () => {
       await this.fireProcessingTimers()
       await this.pumpNow(false)
     })
-    this.pumping = run.catch(() => undefined)
-    return run
   }
 
   private async pumpNow(hold: boolean): Promise<void> {

@@ -36,8 +36,13 @@ export function subtaskWorkerScript(): URL | null {
   return existsSync(fileURLToPath(url)) ? url : null
 }
 
-/** Whether the job runs its parallel subtasks on worker threads ('parallelism.threads'). */
-export function usesWorkers(graph: JobGraph, tasks: readonly Task[]): boolean {
+/**
+ * Whether the job runs its parallel subtasks on worker threads ('execution.worker-threads'): when some
+ * node other than a source, sink, VALUES or SELECT result runs as more than one subtask.
+ */
+export function usesWorkers(graph: JobGraph): boolean {
   if (graph.config.parallelism === 1 || !graph.config.workerThreads) return false
-  return tasks.some(t => threadOf(t, true) !== MAIN_THREAD)
+  return graph.nodes.some(n => !ENDPOINTS.has(n.spec.kind) && n.inputs.some(e => e.exchange.kind === 'hash'))
 }
+
+const ENDPOINTS: ReadonlySet<string> = new Set(['Source', 'Sink', 'Values', 'Collect'])
