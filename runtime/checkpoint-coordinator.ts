@@ -43,6 +43,8 @@ interface Inflight {
   /** Resolves when every subtask has acknowledged (taken the synchronous part of its snapshot). */
   readonly allAcked: Promise<void>
   readonly onAllAcked: () => void
+  /** A worker thread failed: the subtasks it ran will never acknowledge. */
+  readonly ackFailed: (e: unknown) => void
   readonly operators: Map<string, SubtaskManifest[]>
   readonly sources: Record<string, SourceManifest>
   readonly sinks: Record<string, unknown>
@@ -159,9 +161,12 @@ export class CheckpointCoordinator implements Alignment {
     const { base, prefix } = checkpointTarget(config, barrier)
     const location = savepoint ? base.uri : joinUri(config.storage.uri, checkpointFolder(id))
     let onAllAcked!: () => void
-    const allAcked = new Promise<void>(resolve => {
+    let ackFailed!: (e: unknown) => void
+    const allAcked = new Promise<void>((resolve, reject) => {
       onAllAcked = resolve
+      ackFailed = reject
     })
+    allAcked.catch(() => undefined) // surfaces through done
     const inflight: Inflight = {
       barrier,
       base,
@@ -171,6 +176,7 @@ export class CheckpointCoordinator implements Alignment {
       acked: 0,
       allAcked,
       onAllAcked,
+      ackFailed,
       operators: new Map(),
       sources: this.sources.positions(),
       sinks: {},
@@ -206,6 +212,11 @@ export class CheckpointCoordinator implements Alignment {
   /** One more subtask took its snapshot of the in-flight checkpoint. */
   private ack(cp: Inflight): void {
     if (++cp.acked === cp.expected) cp.onAllAcked()
+  }
+
+  /** A worker thread failed: the checkpoint in flight cannot complete. */
+  remoteFailed(e: unknown): void {
+    this.inflight?.ackFailed(e)
   }
 
   /**
@@ -388,6 +399,7 @@ export class CheckpointCoordinator implements Alignment {
       acked: 0,
       allAcked: Promise.resolve(),
       onAllAcked: () => undefined,
+      ackFailed: () => undefined,
       operators: new Map(),
       sources: this.sources.positions(),
       sinks: {},

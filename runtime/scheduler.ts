@@ -34,7 +34,15 @@ export class Scheduler implements BarrierDriver {
     private readonly signal: AbortSignal,
     /** Stops the job from inside (a stop with a savepoint that has nowhere to go). */
     private readonly abort: () => void,
-  ) {}
+  ) {
+    // A worker's failure wakes the loop, which throws it.
+    if (workers !== null) workers.onFail = () => this.wakeLoop?.()
+  }
+
+  /** A worker failed: the job fails with its error. */
+  private throwIfWorkerFailed(): void {
+    if (this.workers?.failure !== undefined) throw this.workers.failure
+  }
 
   /** The loop's wake-up for a processing-time timer (TaskRunnerHooks.onTimerDue). */
   readonly timerDue = (): void => this.post({ t: 'tick' })
@@ -76,12 +84,14 @@ export class Scheduler implements BarrierDriver {
           }
           continue
         }
+        this.throwIfWorkerFailed()
         // Held batches wait for the next chunk only if it is ready at once: never for slow input.
         const immediate = this.runner.holding ? new Promise<null>(resolve => setImmediate(() => resolve(null))) : null
         const got: SourceRead | null = await Promise.race([...sources.reads(), new Promise<null>(resolve => {
           this.wakeLoop = () => resolve(null)
-        }), ...(immediate ? [immediate] : []), ...(this.workers ? [this.workers.failed] : [])])
+        }), ...(immediate ? [immediate] : [])])
         this.wakeLoop = undefined
+        this.throwIfWorkerFailed()
         if (got === null) {
           if (this.runner.holding) await this.pump()
           continue
@@ -133,10 +143,12 @@ export class Scheduler implements BarrierDriver {
         if (await this.onWake(queued)) return
         continue
       }
-      await Promise.race([finished, this.workers!.failed, new Promise<void>(resolve => {
+      this.throwIfWorkerFailed()
+      await Promise.race([finished, new Promise<void>(resolve => {
         this.wakeLoop = resolve
       })])
       this.wakeLoop = undefined
+      this.throwIfWorkerFailed()
     }
   }
 

@@ -36,10 +36,13 @@ export class WorkerPool implements RemoteSnapshots {
   readonly links: Link[] = []
   private readonly inFlight: InFlight
   private readonly flags: Int32Array
-  /** Rejects when a worker fails or exits before it was told to; never resolves. */
+  /** Rejects when a worker fails or exits before it was told to; never resolves. (For one-off waits: racing it in a loop would pile up reactions on it.) */
   readonly failed: Promise<never>
   private fail!: (e: unknown) => void
-  private failure: unknown = undefined
+  /** The first failure of a worker, if any. */
+  failure: unknown = undefined
+  /** Called once, when a worker fails (the job's loop wakes up to throw it). */
+  onFail: (() => void) | undefined
   private readonly uploads = new Map<string, Pending>()
   private readonly replies: ((m: FromWorker) => boolean)[] = []
   private closing = false
@@ -134,6 +137,8 @@ export class WorkerPool implements RemoteSnapshots {
     if (this.failure !== undefined) return
     this.failure = e
     this.fail(e)
+    this.coordinator?.remoteFailed(e)
+    this.onFail?.()
     for (const p of this.uploads.values()) p.reject(e)
     this.uploads.clear()
   }
@@ -209,7 +214,7 @@ export class WorkerPool implements RemoteSnapshots {
       if (this.failure !== undefined) throw this.failure
       const wait = (Atomics as unknown as { waitAsync(a: Int32Array, i: number, v: number, t?: number): { async: boolean; value: Promise<string> | string } })
         .waitAsync(this.inFlight.counter, 0, this.inFlight.value, 50)
-      if (wait.async) await Promise.race([wait.value, this.failed])
+      if (wait.async) await wait.value
     }
   }
 
