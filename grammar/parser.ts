@@ -1045,6 +1045,7 @@ export class SqlParser extends CstParser {
     this.OPTION2(() => this.CONSUME(T.PRECISION))
     // not `RETURNING STRING WITH ARRAY WRAPPER` / `RETURNING INT NULL ON EMPTY` (SQL/JSON clauses)
     this.OPTION3({
+      MAX_LOOKAHEAD: 1,
       GATE: () => this.LA(2).tokenType === T.LOCAL || this.LA(2).tokenType === T.TIME,
       DEF: () => {
         this.OR(this.alts.typeName1 ??= [
@@ -1060,7 +1061,7 @@ export class SqlParser extends CstParser {
         this.CONSUME(T.ZONE)
       },
     })
-    this.OPTION4({ GATE: () => this.LA(1).tokenType !== T.NULL || this.LA(2).tokenType !== T.ON, DEF: () => {
+    this.OPTION4({ MAX_LOOKAHEAD: 1, GATE: () => this.LA(1).tokenType !== T.NULL || this.LA(2).tokenType !== T.ON, DEF: () => {
       this.OR2(this.alts.typeName2 ??= [
         {
           ALT: () => {
@@ -1114,7 +1115,7 @@ export class SqlParser extends CstParser {
         ALT: () => {
           this.CONSUME(T.IS)
           this.OPTION(() => this.CONSUME2(T.NOT, { LABEL: 'negated' }))
-          this.OR3(this.alts.exprTailInner2 ??= [
+          this.OR3({ MAX_LOOKAHEAD: 1, DEF: this.alts.exprTailInner2 ??= [
             { ALT: () => this.CONSUME(T.NULL) },
             { ALT: () => this.CONSUME(T.TRUE) },
             { ALT: () => this.CONSUME(T.FALSE) },
@@ -1125,6 +1126,7 @@ export class SqlParser extends CstParser {
               ALT: () => {
                 this.CONSUME(T.Name, { LABEL: 'json' })
                 this.OPTION3({
+                  MAX_LOOKAHEAD: 1,
                   GATE: () => ['VALUE', 'SCALAR', 'ARRAY', 'OBJECT'].some(w => nameIs(this.LA(1), w)),
                   DEF: () => this.CONSUME2(T.Name, { LABEL: 'jsonType' }),
                 })
@@ -1138,7 +1140,7 @@ export class SqlParser extends CstParser {
                 this.SUBRULE(this.arithmetic, { LABEL: 'distinctFrom' })
               },
             },
-          ])
+          ] })
         },
       },
       {
@@ -1482,6 +1484,7 @@ export class SqlParser extends CstParser {
     this.CONSUME(T.LParen)
     this.OPTION(() => this.SUBRULE(this.setQuantifier))
     this.OPTION2({
+      MAX_LOOKAHEAD: 1,
       GATE: () => !startsJsonClause(k => this.LA(k)),
       DEF: () => {
         this.OR(this.alts.callArgs1 ??= [
@@ -1493,6 +1496,7 @@ export class SqlParser extends CstParser {
                 DEF: () => {
                   // JSON_OBJECT's `[KEY] k VALUE v` (json-clauses.ts checks where pairs may be written)
                   this.OPTION5({
+                    MAX_LOOKAHEAD: 1,
                     GATE: () =>
                       nameIs(this.LA(1), 'KEY') &&
                       (this.LA(2).tokenType === T.StringLit || (this.LA(2).tokenType.CATEGORIES?.includes(T.Name) === true && nameIs(this.LA(3), 'VALUE'))),
@@ -1500,6 +1504,7 @@ export class SqlParser extends CstParser {
                   })
                   this.SUBRULE(this.expression)
                   this.OPTION6({
+                    MAX_LOOKAHEAD: 1,
                     GATE: () => nameIs(this.LA(1), 'VALUE'),
                     DEF: () => {
                       this.CONSUME2(T.Name, { LABEL: 'value' })
@@ -1513,6 +1518,7 @@ export class SqlParser extends CstParser {
       },
     })
     this.OPTION7({
+      MAX_LOOKAHEAD: 1,
       GATE: () => (nameIs(this.LA(1), 'RESPECT') || nameIs(this.LA(1), 'IGNORE')) && this.LA(2).tokenType === T.NULLS,
       DEF: () => {
         this.CONSUME3(T.Name, { LABEL: 'nullTreatment' })
@@ -1521,7 +1527,7 @@ export class SqlParser extends CstParser {
     })
     // Read only to be refused where written (to-ast-expr.ts): Flink's ARRAY_AGG does not support it either.
     this.OPTION8(() => this.SUBRULE(this.orderByClause, { LABEL: 'withinOrder' }))
-    this.MANY({ GATE: () => startsJsonClause(k => this.LA(k)), DEF: () => this.SUBRULE(this.jsonClause) })
+    this.MANY({ MAX_LOOKAHEAD: 1, GATE: () => startsJsonClause(k => this.LA(k)), DEF: () => this.SUBRULE(this.jsonClause) })
     this.CONSUME(T.RParen)
     this.OPTION3(() => {
       this.CONSUME(T.FILTER)
@@ -1563,20 +1569,19 @@ export class SqlParser extends CstParser {
               { ALT: () => this.CONSUME(T.WITH, { LABEL: 'wrapperStart' }) },
               { ALT: () => this.CONSUME4(T.Name, { LABEL: 'wrapperStart' }) },
             ])
-            this.MANY({ GATE: () => !nameIs(this.LA(1), 'WRAPPER'), DEF: () => this.CONSUME5(T.Name, { LABEL: 'word' }) })
+            this.MANY({ MAX_LOOKAHEAD: 1, GATE: () => !nameIs(this.LA(1), 'WRAPPER'), DEF: () => this.CONSUME5(T.Name, { LABEL: 'word' }) })
             this.CONSUME6(T.Name, { LABEL: 'wrapper' })
           },
         },
         {
           ALT: () => {
-            this.AT_LEAST_ONE(() =>
+            this.AT_LEAST_ONE({ MAX_LOOKAHEAD: 1, DEF: () =>
               this.OR3(this.alts.jsonClause3 ??= [
                 { ALT: () => this.CONSUME(T.NULL, { LABEL: 'word' }) },
                 { ALT: () => this.CONSUME(T.TRUE, { LABEL: 'word' }) },
                 { ALT: () => this.CONSUME(T.FALSE, { LABEL: 'word' }) },
                 { ALT: () => this.CONSUME7(T.Name, { LABEL: 'word' }) },
-              ])
-            )
+              ]) })
             this.CONSUME2(T.ON)
             this.OR4(this.alts.jsonClause4 ??= [
               { ALT: () => this.CONSUME2(T.NULL, { LABEL: 'target' }) },
