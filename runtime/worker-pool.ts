@@ -181,7 +181,6 @@ export class WorkerPool implements RemoteSnapshots {
         if (i >= 0) this.replies.splice(i, 1)
       }
     }
-    void w
   }
 
   /** The workers started, with their numbers. */
