@@ -695,7 +695,8 @@ export class SqlParser extends CstParser {
    * the alternatives are told apart by the next tokens.
    */
   groupingElement = this.RULE('groupingElement', () => {
-    this.OR(this.alts.groupingElement1 ??= [
+    // One token of lookahead: the GATEs decide (three tokens over expressions cost 60-500 ms at import).
+    this.OR({ MAX_LOOKAHEAD: 1, DEF: this.alts.groupingElement1 ??= [
       {
         GATE: () => wordIs(this.LA(1), 'GROUPING') && wordIs(this.LA(2), 'SETS') && this.LA(3).tokenType === T.LParen,
         ALT: () => {
@@ -724,7 +725,7 @@ export class SqlParser extends CstParser {
         },
       },
       { ALT: () => this.SUBRULE2(this.expression) },
-    ].map(a => ({ ...a, IGNORE_AMBIGUITIES: true })))
+    ].map(a => ({ ...a, IGNORE_AMBIGUITIES: true })) })
   })
 
   havingClause = this.RULE('havingClause', () => {
@@ -1492,6 +1493,10 @@ export class SqlParser extends CstParser {
           {
             ALT: () =>
               this.AT_LEAST_ONE_SEP({
+                // One token: past the first argument's first token only the GATEs of the JSON
+                // clauses and null treatment that may follow decide, and three tokens of lookahead
+                // over every path of an expression cost seconds at import.
+                MAX_LOOKAHEAD: 1,
                 SEP: T.Comma,
                 DEF: () => {
                   // JSON_OBJECT's `[KEY] k VALUE v` (json-clauses.ts checks where pairs may be written)
@@ -1544,8 +1549,10 @@ export class SqlParser extends CstParser {
    * aggregates, read word by word here and checked in json-clauses.ts.
    */
   jsonClause = this.RULE('jsonClause', () => {
-    this.OR(
-      this.alts.jsonClause1 ??= [
+    // One token of lookahead: each alternative's GATE decides (three tokens cost 1.4 s at import).
+    this.OR({
+      MAX_LOOKAHEAD: 1,
+      DEF: this.alts.jsonClause1 ??= [
         {
           GATE: () => nameIs(this.LA(1), 'RETURNING'),
           ALT: () => {
@@ -1554,7 +1561,8 @@ export class SqlParser extends CstParser {
           },
         },
         {
-          GATE: () => nameIs(this.LA(1), 'DEFAULT'),
+          // `DEFAULT ON EMPTY` (no value) falls to the last alternative, for json-clauses.ts's message.
+          GATE: () => nameIs(this.LA(1), 'DEFAULT') && this.LA(2).tokenType !== T.ON,
           ALT: () => {
             this.CONSUME2(T.Name, { LABEL: 'default' })
             this.SUBRULE(this.expression)
@@ -1590,7 +1598,7 @@ export class SqlParser extends CstParser {
           },
         },
       ].map(a => ({ ...a, IGNORE_AMBIGUITIES: true })),
-    )
+    })
   })
 
   // ---------------------------------------------------------------- OVER windows (to-ast-over.ts)
@@ -1622,7 +1630,7 @@ export class SqlParser extends CstParser {
     this.OPTION(() => {
       this.CONSUME(T.PARTITION)
       this.CONSUME(T.BY)
-      this.AT_LEAST_ONE_SEP({ SEP: T.Comma, DEF: () => this.SUBRULE(this.expression) })
+      this.AT_LEAST_ONE_SEP({ MAX_LOOKAHEAD: 1, SEP: T.Comma, DEF: () => this.SUBRULE(this.expression) })
     })
     this.OPTION2(() => this.SUBRULE(this.orderByClause))
     this.OPTION3(() => this.SUBRULE(this.windowFrame))
