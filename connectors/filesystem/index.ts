@@ -7,6 +7,7 @@ import { fileSinkCommittedAfter } from './exactly-once-sink.js'
 import { checkFileSinkOptions, createFileSink } from './sink.js'
 import { createFileSource } from './source.js'
 import { checkCsvColumns } from './csv-columns.js'
+import { checkFileMetadata, FILE_METADATA_KEYS } from './file-metadata.js'
 
 /**
  * @example CREATE TABLE t (id INT, name STRING) WITH ('connector' = 'filesystem', 'path' = 'data/', 'format' = 'csv')
@@ -14,9 +15,11 @@ import { checkCsvColumns } from './csv-columns.js'
 export const filesystemConnector: ConnectorFactory = {
   name: 'filesystem',
   source: {
-    validate(options, schema) {
-      checkCsvColumns(resolveFsOptions(options).format, schema)
+    validate(options, schema, metadata) {
+      checkFileMetadata(schema, metadata)
+      checkCsvColumns(resolveFsOptions(options).format, schema.filter((_, i) => (metadata?.[i] ?? null) === null))
     },
+    metadataKeys: FILE_METADATA_KEYS,
     bounded() {
       return true
     },

@@ -21,6 +21,7 @@ import { LineReader, type LineStart } from './line-reader.js'
 import { resolveFsOptions, type FsConfig } from './options.js'
 import { ThreadedFileReader, useDecodeThread } from './decode-thread.js'
 import type { ColumnBatchBuilder } from './column-batch.js'
+import { FileMetadataReader, hasFileMetadata, recordContext } from './file-metadata.js'
 
 /**
  * A file split's position after a chunk: the file (its path as listed), the byte offset just after
@@ -91,9 +92,16 @@ export function decoderFor(config: FsConfig, ctx: SourceContext): RecordDecoder 
   }
 }
 
-export async function createFileSource(ctx: SourceContext): Promise<SourceReader> {
-  const config = resolveFsOptions(ctx.options)
-  const files = await listSourceFiles(config.path, ctx.table)
+export async function createFileSource(tableCtx: SourceContext): Promise<SourceReader> {
+  const config = resolveFsOptions(tableCtx.options)
+  const files = await listSourceFiles(config.path, tableCtx.table)
+  // Metadata columns (file-metadata.ts) are added around a reader of the record's columns.
+  const ctx = hasFileMetadata(tableCtx) ? recordContext(tableCtx) : tableCtx
+  const reader = await createRecordReader(config, files, ctx)
+  return ctx === tableCtx ? reader : new FileMetadataReader(reader, files, tableCtx)
+}
+
+async function createRecordReader(config: FsConfig, files: string[], ctx: SourceContext): Promise<SourceReader> {
   const restore = ctx.restoredPositions === undefined
     ? { starts: files.map(() => null), moved: false }
     : await restoreStarts(files, ctx.restoredPositions, config.path, ctx.table)
@@ -112,7 +120,7 @@ export async function createFileSource(ctx: SourceContext): Promise<SourceReader
  */
 export function jsonScanner(decoder: RecordDecoder, config: FsConfig, ctx: SourceContext): JsonFieldScanner | null {
   if (config.format !== 'json' || !(decoder instanceof JsonDecoder)) return null
-  // The filesystem connector declares no metadata columns: every column is a field of the record.
+  // Metadata columns are the wrapper's (file-metadata.ts): every column here is a field of the record.
   if (ctx.metadata?.some(m => m !== null) === true) return null
   return new JsonFieldScanner(decoder, ctx.schema.map(f => f.name), scannedColumns(ctx), config.json.failOnMissingField)
 }
