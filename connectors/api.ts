@@ -149,6 +149,11 @@ export interface SinkContext {
   readonly restoredData?: Uint8Array
   /** Where a sink reports what the user should know (a guarantee it cannot give); the job's log. */
   readonly log?: (line: string) => void
+  /**
+   * INSERT OVERWRITE (only for sinks with SinkFactory.overwrite, over a bounded query): what the
+   * table held before the job is replaced by what the job writes, when its rows become visible.
+   */
+  readonly overwrite?: boolean
 }
 
 export interface SinkWriter {
@@ -266,6 +271,8 @@ export interface SinkFactory {
    * column with another key makes the table unwritable, as in Flink. None: no METADATA columns.
    */
   readonly writableMetadataKeys?: readonly string[]
+  /** True when the sink can replace the table's contents (INSERT OVERWRITE, SinkContext.overwrite). */
+  readonly overwrite?: boolean
   /** Whether the sink, with these options, can take -U/+U/-D rows. */
   acceptsUpdates(options: ConnectorOptions): boolean
   /**

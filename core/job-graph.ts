@@ -227,6 +227,8 @@ export interface SinkSpec {
   readonly primaryKey: readonly number[]
   /** Columns the sink table declares NOT NULL that the query may fill with NULL (checked per row, as Flink's sink NOT NULL enforcer does). */
   readonly notNull?: readonly number[]
+  /** INSERT OVERWRITE (SinkContext.overwrite). */
+  readonly overwrite?: true
 }
 
 /** Collects results for a SELECT run from the CLI or the REPL (materialized as a changelog). */

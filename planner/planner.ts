@@ -16,6 +16,7 @@ import { optimize } from './rules/index.js'
 import { checkChangelog } from './changelog.js'
 import { writtenColumns } from './bind/table-fields.js'
 import { checkWritable } from './sink-columns.js'
+import { unboundedScans } from './bind/order-limit.js'
 import type { JobConfig } from '../common/config/index.js'
 
 /** Plans `INSERT INTO t query`. */
@@ -23,21 +24,41 @@ export function planInsert(stmt: ast.Insert, catalog: Catalog, config: JobConfig
   const name = stmt.table.parts.at(-1)!.value
   const target = catalog.resolve(stmt.table, stmt.table.span)
   if (target.kind !== 'table') throw WeirError.plan(`cannot INSERT INTO view '${target.name}'`, { span: stmt.table.span, help: 'insert into a table' })
-  if (stmt.overwrite) throw WeirError.unsupported('INSERT OVERWRITE is not supported on streams', { span: stmt.span, help: 'use INSERT INTO' })
   const factory = getConnector(target.options['connector']!)
   if (!factory.sink) {
     throw WeirError.plan(`table '${target.name}' uses connector '${factory.name}', which cannot be written to`, { span: stmt.table.span,
       help: 'insert into a filesystem, print or blackhole table' })
   }
+  if (stmt.overwrite && factory.sink.overwrite !== true) {
+    throw WeirError.unsupported(`INSERT OVERWRITE cannot overwrite table '${target.name}': connector '${factory.name}' only appends`, {
+      span: stmt.table.span,
+      help: `overwrite a 'filesystem' table, or use INSERT INTO`,
+    })
+  }
   checkWritable(target)
   const query = new QueryBinder(catalog, config, warn).bindQuery(stmt.query)
+  if (stmt.overwrite) checkBoundedOverwrite(query.plan, stmt)
   const input = conformToSink(query.plan, target, stmt)
   const written = writtenColumns(target)
   const fields = input.fields.map((f, i) => ({ name: written[i]!.name, type: f.type }))
-  const sink: LogicalPlan = { kind: 'Sink', input, table: target, fields, span: stmt.span }
+  const sink: LogicalPlan = { kind: 'Sink', input, table: target, fields, span: stmt.span, ...(stmt.overwrite ? { overwrite: true as const } : {}) }
   const optimized = optimize(sink)
   checkChangelog(optimized)
   return optimized
+}
+
+/**
+ * INSERT OVERWRITE replaces the table's contents once the query has written all of it, so the query
+ * must end: as in Flink, where it is a batch statement.
+ */
+function checkBoundedOverwrite(plan: LogicalPlan, stmt: ast.Insert): void {
+  const unbounded = unboundedScans(plan)
+  if (unbounded.length === 0) return
+  const tables = unbounded.map(s => `'${s.table.name}' (connector '${s.table.options['connector']}')`).join(', ')
+  throw WeirError.unsupported(`INSERT OVERWRITE needs a bounded query, but ${tables} ${unbounded.length > 1 ? 'are' : 'is'} unbounded`, {
+    span: stmt.query.span,
+    help: 'overwrite from bounded tables (files, or sources with an end such as a datagen number-of-rows), or use INSERT INTO to append a stream',
+  })
 }
 
 /** Plans a SELECT whose rows are collected (printed by the CLI, shown by the REPL). */

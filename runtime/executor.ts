@@ -231,6 +231,7 @@ class JobExecution {
       options: spec.options,
       schema: spec.schema,
       ...(spec.metadata ? { metadata: spec.metadata } : {}),
+      ...(spec.overwrite ? { overwrite: true } : {}),
       changelog: spec.inputChangelog,
       primaryKey: spec.primaryKey,
       println: this.env.println,

@@ -11,15 +11,29 @@ import type { BatchEncoder } from './encoders.js'
 import { resolveFsOptions } from './options.js'
 import { PartFile, sinkFsError } from './part-file.js'
 import { partSeq, timeOrderedUuid } from './part-names.js'
+import { isVisibleName, removeReplaced, visibleFiles } from './overwrite.js'
 
 /**
  * What prepareCommit(n) returns, stored in checkpoint n: the pending files sealed for n and for
  * earlier checkpoints not yet committed (file names inside the sink directory).
  *
- * @example { pending: [{ file: '.part-clicks-1-4-sink-0f8e…-0.json.pending', checkpoint: 3 }] }
+ * @example { pending: [{ file: '.part-clicks-1-4-sink-0f8e…-0.json.pending', checkpoint: 3, rows: 1024 }] }
  */
 export interface FileSinkCommit {
-  readonly pending: readonly { readonly file: string; readonly checkpoint: number }[]
+  readonly pending: readonly { readonly file: string; readonly checkpoint: number; readonly rows?: number }[]
+  /** INSERT OVERWRITE (overwrite.ts); absent for INSERT INTO. */
+  readonly overwrite?: OverwriteCommit
+}
+
+/**
+ * An INSERT OVERWRITE's part of a commit: the files the table held when the job started, and whether
+ * the job's input had ended (`done`). Until then its commits publish nothing: the parts stay pending,
+ * promised again by every checkpoint, and the commit of the checkpoint taken after the end deletes
+ * `replaces` and publishes them all — the table switches from its old rows to the query's at once.
+ */
+export interface OverwriteCommit {
+  readonly replaces: readonly string[]
+  readonly done: boolean
 }
 
 const IN_PROGRESS = '.inprogress'
@@ -87,31 +101,55 @@ async function publish(dir: string, pending: string, table: string): Promise<boo
   )
 }
 
-function promisedBy(restored: unknown, table: string): { file: string; checkpoint: number }[] {
+interface Sealed {
+  readonly file: string
+  readonly checkpoint: number
+  readonly rows: number
+}
+
+function promisedBy(restored: unknown, table: string): Sealed[] {
+  return readCommit(restored, table).pending
+}
+
+function readCommit(restored: unknown, table: string): { pending: Sealed[]; overwrite: OverwriteCommit | undefined } {
   const bad = (): WeirError =>
     WeirError.checkpoint(`the checkpoint holds an invalid commit for the filesystem sink of table '${table}': ${JSON.stringify(restored)}`, {
       help: `a filesystem sink commits { pending: [{ file, checkpoint }] }; was the checkpoint taken with another connector for '${table}'?`,
     })
   if (typeof restored !== 'object' || restored === null) throw bad()
-  const pending = (restored as Partial<FileSinkCommit>).pending
+  const { pending, overwrite } = restored as Partial<FileSinkCommit>
   if (!Array.isArray(pending)) throw bad()
-  return pending.map((p: unknown) => {
+  if (
+    overwrite !== undefined
+    && (typeof overwrite !== 'object' || overwrite === null || typeof overwrite.done !== 'boolean' || !Array.isArray(overwrite.replaces)
+      || !overwrite.replaces.every(isVisibleName))
+  ) throw bad()
+  return { overwrite, pending: pending.map((p: unknown) => {
     const file = (p as { file?: unknown } | null)?.file
     // A file name inside the sink directory, never a path that leads elsewhere.
     if (typeof file !== 'string' || !file.startsWith('.part-') || !file.endsWith(PENDING) || /[/\\]/.test(file)) throw bad()
-    const checkpoint = (p as { checkpoint?: unknown }).checkpoint
-    return { file, checkpoint: typeof checkpoint === 'number' ? checkpoint : 0 }
-  })
+    const { checkpoint, rows } = p as { checkpoint?: unknown; rows?: unknown }
+    return { file, checkpoint: typeof checkpoint === 'number' ? checkpoint : 0, rows: typeof rows === 'number' ? rows : 0 }
+  }) }
 }
 
 /**
  * Recovery, before anything is written: publishes what the restored checkpoint promised, then deletes
  * every other hidden part of this job and operator (written after that checkpoint, or by a run that
  * never completed one; the source replays those rows). Files of other jobs and visible files stay.
+ * An INSERT OVERWRITE restored before its input ended keeps its promised parts pending instead.
  */
-async function recover(dir: string, prefix: string, restoredCommit: unknown, table: string, log: CommitLog): Promise<void> {
-  if (restoredCommit !== undefined && restoredCommit !== null) {
-    const promised = promisedBy(restoredCommit, table)
+async function recover(dir: string, prefix: string, restoredCommit: unknown, table: string, log: CommitLog): Promise<Recovered> {
+  const restored = restoredCommit === undefined || restoredCommit === null ? undefined : readCommit(restoredCommit, table)
+  const overwrite = restored?.overwrite
+  // An INSERT OVERWRITE restored before its input ended publishes nothing yet: its parts stay pending.
+  const unfinished = overwrite !== undefined && !overwrite.done
+  const kept = unfinished ? restored!.pending : []
+  if (restored !== undefined && !unfinished) {
+    // The commit of an overwrite's last checkpoint, done again, deletes what its rows replace first.
+    if (overwrite !== undefined) await removeReplaced(dir, overwrite.replaces, table)
+    if (overwrite !== undefined && overwrite.replaces.length > 0) await syncDir(dir, table)
+    const promised = restored.pending
     // Published here, these rows are visible too: a later fall back past them must know.
     await log.read()
     await log.record(Math.max(0, ...promised.map(p => p.checkpoint)), promised.map(p => finalNameOf(p.file)))
@@ -125,21 +163,31 @@ async function recover(dir: string, prefix: string, restoredCommit: unknown, tab
   const names = await readdir(dir).catch((e: unknown) => {
     throw sinkFsError(e, table, 'list', dir)
   })
-  const leftovers = names.filter(name => ours.test(name))
+  const leftovers = names.filter(name => ours.test(name) && !kept.some(k => k.file === name))
   for (const name of leftovers) {
     await rm(join(dir, name), { force: true }).catch((e: unknown) => {
       throw sinkFsError(e, table, 'delete', join(dir, name))
     })
   }
   if (leftovers.length > 0) await syncDir(dir, table)
+  return { kept, overwrite }
+}
+
+/** What recover() leaves to the writer: an unfinished INSERT OVERWRITE's pending parts and its commit. */
+interface Recovered {
+  readonly kept: Sealed[]
+  readonly overwrite: OverwriteCommit | undefined
 }
 
 export async function createExactlyOnceWriter(ctx: SinkContext, dir: string, ext: string, encode: BatchEncoder): Promise<SinkWriter> {
   const prefix = partPrefix(ctx.jobName, ctx.operatorId)
   const log = new CommitLog(dir, prefix)
-  await recover(dir, prefix, ctx.restoredCommit, ctx.table, log)
+  const recovered = await recover(dir, prefix, ctx.restoredCommit, ctx.table, log)
+  // INSERT OVERWRITE replaces what the table held when the job first started (restored: what its
+  // checkpoint lists, as nothing of the job is visible yet).
+  const replaces = ctx.overwrite !== true ? null : recovered.overwrite?.replaces ?? await visibleFiles(dir, ctx.table)
   // A fresh uuid per writer: names never collide with an earlier run's, published or not, and sort after them.
-  return new ExactlyOnceFileWriter(dir, `${prefix}${timeOrderedUuid()}`, ext, encode, ctx.table, log)
+  return new ExactlyOnceFileWriter(dir, `${prefix}${timeOrderedUuid()}`, ext, encode, ctx.table, log, replaces, recovered.kept)
 }
 
 /** SinkFactory.committedAfter of the filesystem sink: what its commit log says later commits made visible. */
@@ -164,7 +212,10 @@ class ExactlyOnceFileWriter implements SinkWriter {
   private seq = 0
   private part: PartFile
   /** Sealed, not yet committed: pending file names, the checkpoint each was sealed for and its rows, in order. */
-  private sealed: { file: string; checkpoint: number; rows: number }[] = []
+  private sealed: Sealed[]
+  /** Input ended (finish()); with INSERT OVERWRITE, the checkpoint prepared after it, whose commit publishes. */
+  private finished = false
+  private lastCheckpoint: number | undefined
   /** Rows in the in-progress part, and rows this writer published. */
   private partRows = 0
   private committed = 0
@@ -176,7 +227,11 @@ class ExactlyOnceFileWriter implements SinkWriter {
     private readonly encode: BatchEncoder,
     private readonly table: string,
     private readonly log: CommitLog,
+    /** INSERT OVERWRITE: the files the table held when the job started; null for INSERT INTO. */
+    private readonly replaces: readonly string[] | null,
+    kept: readonly Sealed[],
   ) {
+    this.sealed = [...kept]
     this.part = this.newPart()
   }
 
@@ -200,6 +255,7 @@ class ExactlyOnceFileWriter implements SinkWriter {
 
   /** Only flushes: the rows become visible through the final checkpoint's commit. */
   async finish(): Promise<void> {
+    this.finished = true
     await this.part.flush()
   }
 
@@ -217,10 +273,20 @@ class ExactlyOnceFileWriter implements SinkWriter {
       this.seq++
       this.part = this.newPart()
     }
-    return { pending: this.sealed.map(s => ({ file: s.file, checkpoint: s.checkpoint })) }
+    const pending = this.sealed.map(s => ({ file: s.file, checkpoint: s.checkpoint, rows: s.rows }))
+    if (this.replaces === null) return { pending }
+    if (this.finished) this.lastCheckpoint ??= checkpointId
+    return { pending, overwrite: { replaces: this.replaces, done: this.finished } }
   }
 
   async commit(checkpointId: number): Promise<void> {
+    if (this.replaces !== null) {
+      // An INSERT OVERWRITE publishes at the commit of the checkpoint after its input ended only.
+      if (this.lastCheckpoint === undefined || checkpointId < this.lastCheckpoint) return
+      await removeReplaced(this.dir, this.replaces, this.table)
+      // Durable before the new files are: a crash must not bring back what they replace.
+      if (this.replaces.length > 0) await syncDir(this.dir, this.table)
+    }
     const due = this.sealed.filter(s => s.checkpoint <= checkpointId)
     if (due.length === 0) return
     // Recorded before the renames: a record naming a file that is not visible was never committed.

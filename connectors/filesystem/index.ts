@@ -40,5 +40,6 @@ export const filesystemConnector: ConnectorFactory = {
     },
     create: createFileSink,
     committedAfter: fileSinkCommittedAfter,
+    overwrite: true,
   },
 }

@@ -12,6 +12,7 @@ import { createExactlyOnceWriter } from './exactly-once-sink.js'
 import { resolveFsOptions, type FsConfig } from './options.js'
 import { PartFile, sinkFsError } from './part-file.js'
 import { partSeq, timeOrderedUuid } from './part-names.js'
+import { removeReplaced, visibleFiles } from './overwrite.js'
 
 function batchEncoder(ctx: SinkContext, config: FsConfig): BatchEncoder {
   switch (config.format) {
@@ -67,7 +68,8 @@ export async function createFileSink(ctx: SinkContext): Promise<SinkWriter> {
   const encode = batchEncoder(ctx, config)
   if (ctx.exactlyOnce) return createExactlyOnceWriter(ctx, dir, ext, encode)
   const name = `part-${timeOrderedUuid()}-${partSeq(0)}.${ext}`
-  return new FileSinkWriter(new PartFile(join(dir, `.${name}.inprogress`), ctx.table), join(dir, name), encode, ctx.table)
+  const replaces = ctx.overwrite === true ? await visibleFiles(dir, ctx.table) : []
+  return new FileSinkWriter(new PartFile(join(dir, `.${name}.inprogress`), ctx.table), dir, name, encode, ctx.table, replaces)
 }
 
 /** Without checkpoints: everything goes to one hidden part, made visible by finish(). */
@@ -77,9 +79,12 @@ class FileSinkWriter implements SinkWriter {
 
   constructor(
     private readonly part: PartFile,
-    private readonly finalPath: string,
+    private readonly dir: string,
+    private readonly name: string,
     private readonly encode: BatchEncoder,
     private readonly table: string,
+    /** INSERT OVERWRITE: what the table held when the job started, deleted by finish(). */
+    private readonly replaces: readonly string[],
   ) {}
 
   write(batch: Batch): void | Promise<void> {
@@ -96,12 +101,15 @@ class FileSinkWriter implements SinkWriter {
   async finish(): Promise<void> {
     if (this.finished) return
     this.finished = true
-    // No rows, no file (as in Flink).
-    if (!(await this.part.seal(false))) return
+    // No rows, no file (as in Flink); an overwrite then leaves the table empty.
+    const sealed = await this.part.seal(false)
+    await removeReplaced(this.dir, this.replaces, this.table)
+    if (!sealed) return
+    const finalPath = join(this.dir, this.name)
     try {
-      await rename(this.part.path, this.finalPath)
+      await rename(this.part.path, finalPath)
     } catch (e) {
-      throw sinkFsError(e, this.table, 'rename', this.part.path, this.finalPath)
+      throw sinkFsError(e, this.table, 'rename', this.part.path, finalPath)
     }
   }
 

@@ -138,7 +138,7 @@ function keyColumn(item: ast.OrderItem, base: LogicalPlan, scope: Scope, extra: 
 }
 
 /** The tables `plan` reads whose connector does not end by itself. */
-function unboundedScans(plan: LogicalPlan): Scan[] {
+export function unboundedScans(plan: LogicalPlan): Scan[] {
   const out: Scan[] = []
   const visit = (p: LogicalPlan): void => {
     if (p.kind === 'Scan') {

@@ -255,6 +255,8 @@ export interface Sink {
   readonly table?: CatalogTable
   readonly fields: readonly Field[]
   readonly span: Span
+  /** INSERT OVERWRITE: what the table held is replaced by what the (bounded) query writes. */
+  readonly overwrite?: true
 }
 
 /**

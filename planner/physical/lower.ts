@@ -157,7 +157,8 @@ export function lowerToJobGraph(plans: readonly LogicalPlan[], name: string, con
           const notNull = written.flatMap((c, i) => (!c.type.nullable && plan.fields[i]!.type.nullable ? [i] : []))
           const metadata = written.some(c => c.kind === 'metadata') ? { metadata: written.map(c => c.metadataKey ?? null) } : {}
           id = add('sink', { kind: 'Sink', table: t.name, connector: t.options['connector']!, options, schema: plan.fields, ...metadata, inputChangelog,
-            primaryKey, ...(notNull.length > 0 ? { notNull } : {}) }, [{ node: input, exchange: forward }], plan, mode)
+            primaryKey, ...(notNull.length > 0 ? { notNull } : {}), ...(plan.overwrite ? { overwrite: true } : {}) }, [{ node: input, exchange: forward }],
+            plan, mode)
         } else {
           id = add('collect', { kind: 'Collect', schema: plan.fields, inputChangelog }, [{ node: input, exchange: forward }], plan, mode)
         }

@@ -59,7 +59,7 @@ describe('filesystem sink, exactly-once', () => {
     expect(commit.pending).toHaveLength(1)
     const pending = commit.pending[0]!.file
     expect(pending).toMatch(new RegExp(`^\\.part-job-a-4-sink-${UUID}-0{10}\\.json\\.pending$`))
-    expect(commit).toEqual({ pending: [{ file: pending, checkpoint: 1 }] })
+    expect(commit).toEqual({ pending: [{ file: pending, checkpoint: 1, rows: 3 }] })
     expect(JSON.parse(JSON.stringify(commit))).toEqual(commit)
     expect(files()).toEqual([pending])
     expect(await visibleRows()).toEqual([])
