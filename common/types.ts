@@ -20,6 +20,8 @@
 //                      duplicate replaces the earlier value). Arrays rather than JS Maps, so that every
 //                      nested value is plain data that the state serializers, the key encoding, v8 and
 //                      JSON all keep as it is; lookups scan, which is cheap for the small maps of events.
+//   MULTISET<T>        a MAP<T, INT NOT NULL> of each element to its count (`multiset: true`), as Flink
+//                      holds one internally and prints it ({a=2, b=1}); COLLECT makes them.
 
 export type TimeAttribute = 'rowtime' | 'proctime'
 
@@ -38,7 +40,7 @@ export type DataType =
   | { readonly kind: 'INTERVAL'; readonly nullable: boolean }
   | { readonly kind: 'ROW'; readonly nullable: boolean; readonly fields: readonly Field[] }
   | { readonly kind: 'ARRAY'; readonly nullable: boolean; readonly element: DataType }
-  | { readonly kind: 'MAP'; readonly nullable: boolean; readonly key: DataType; readonly value: DataType }
+  | { readonly kind: 'MAP'; readonly nullable: boolean; readonly key: DataType; readonly value: DataType; readonly multiset?: true }
   | { readonly kind: 'NULL'; readonly nullable: true }
 
 export type TypeKind = DataType['kind']
@@ -61,6 +63,9 @@ export const T = {
   row: (fields: readonly Field[], nullable = true): DataType => ({ kind: 'ROW', nullable, fields }),
   array: (element: DataType, nullable = true): DataType => ({ kind: 'ARRAY', nullable, element }),
   map: (key: DataType, value: DataType, nullable = true): DataType => ({ kind: 'MAP', nullable, key, value }),
+  /** MULTISET<element>: a map of each element to its count. */
+  multiset: (element: DataType, nullable = true): DataType => ({ kind: 'MAP', nullable, key: element, value: { kind: 'INT', nullable: false },
+    multiset: true }),
   null: (): DataType => ({ kind: 'NULL', nullable: true }),
 } as const
 
@@ -133,7 +138,7 @@ export function formatType(t: DataType): string {
     case 'ARRAY':
       return `ARRAY<${formatType(t.element)}>${nn}`
     case 'MAP':
-      return `MAP<${formatType(t.key)}, ${formatType(t.value)}>${nn}`
+      return t.multiset === true ? `MULTISET<${formatType(t.key)}>${nn}` : `MAP<${formatType(t.key)}, ${formatType(t.value)}>${nn}`
     default:
       return `${t.kind}${nn}`
   }
@@ -157,7 +162,7 @@ export function sameType(a: DataType, b: DataType): boolean {
     return a.fields.length === b.fields.length && a.fields.every((f, i) => f.name === b.fields[i]!.name && sameType(f.type, b.fields[i]!.type))
   }
   if (a.kind === 'ARRAY' && b.kind === 'ARRAY') return sameType(a.element, b.element)
-  if (a.kind === 'MAP' && b.kind === 'MAP') return sameType(a.key, b.key) && sameType(a.value, b.value)
+  if (a.kind === 'MAP' && b.kind === 'MAP') return sameType(a.key, b.key) && sameType(a.value, b.value) && a.multiset === b.multiset
   return true
 }
 

@@ -23,6 +23,8 @@ export interface AggCall {
   readonly separator?: string
   /** ARRAY_AGG(x IGNORE NULLS): NULL values are skipped (by default ARRAY_AGG keeps them, as Flink). */
   readonly ignoreNulls?: boolean
+  /** JSON_OBJECTAGG's second argument: the input column of the value's JSON text (NULL: skipped, ABSENT ON NULL). `arg` is the key. */
+  readonly valueArg?: number
 }
 
 /** The aggregate functions, by their canonical names (STDDEV and VARIANCE bind as STDDEV_SAMP and VAR_SAMP). */
@@ -40,3 +42,6 @@ export type AggFunctionName =
   | 'LAST_VALUE'
   | 'LISTAGG'
   | 'ARRAY_AGG'
+  | 'JSON_OBJECTAGG'
+  | 'COLLECT'
+  | 'APPROX_COUNT_DISTINCT'

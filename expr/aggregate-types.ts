@@ -22,6 +22,9 @@ export const AGGREGATE_FUNCTIONS: readonly string[] = [
   'LAST_VALUE',
   'LISTAGG',
   'ARRAY_AGG',
+  'JSON_OBJECTAGG',
+  'COLLECT',
+  'APPROX_COUNT_DISTINCT',
 ]
 
 /** The canonical name of an aggregate as written (Flink's aliases: STDDEV is STDDEV_SAMP, VARIANCE is VAR_SAMP). */
@@ -43,7 +46,7 @@ export const MAX_DECIMAL_PRECISION = 38
  * @example aggregateResultType('AVG', T.int())          // INT (integer division)
  */
 export function aggregateResultType(fn: AggFunctionName, argType: DataType | null, span?: Span, ignoreNulls = false): DataType {
-  if (fn === 'COUNT') return T.bigint(false)
+  if (fn === 'COUNT' || fn === 'APPROX_COUNT_DISTINCT') return T.bigint(false)
   if (argType === null) {
     throw WeirError.plan(`${fn}(*) is not valid`, { span, help: `only COUNT takes *; write ${fn}(column)` })
   }
@@ -91,6 +94,14 @@ export function aggregateResultType(fn: AggFunctionName, argType: DataType | nul
       // Flink: ARRAY<argument type>, NULL for no rows; IGNORE NULLS leaves no NULL element.
       if (arg.kind === 'NULL') throw rejected(fn, arg, 'CAST the argument to a type, e.g. CAST(NULL AS INT)', span)
       return T.array(ignoreNulls ? withNullable(arg, false) : arg, true)
+    case 'JSON_OBJECTAGG':
+      // Flink: the key is a character string; the value was wrapped as its JSON text (grammar/json-clauses.ts). Never NULL: '{}' for no entries.
+      if (arg.kind !== 'STRING') throw rejected(fn, arg, 'a JSON_OBJECTAGG key is a string: CAST the key to STRING', span)
+      return T.string(false)
+    case 'COLLECT':
+      // Flink: MULTISET<argument type>, NULL values left out; an empty multiset for no values.
+      if (arg.kind === 'NULL') throw rejected(fn, arg, 'CAST the argument to a type, e.g. CAST(NULL AS INT)', span)
+      return T.multiset(withNullable(arg, false), false)
   }
   throw WeirError.internal(`unknown aggregate ${String(fn)}`)
 }

@@ -151,6 +151,45 @@ export function isJsonExpr(operand: A.Expr, tail: CstNode, negated: boolean, spa
 }
 
 /**
+ * JSON_OBJECTAGG([KEY] k VALUE v [{NULL | ABSENT} ON NULL]) as the aggregate JSON_OBJECTAGG(k, text):
+ * `text` is v's JSON text (a JSON_OBJECT / JSON_ARRAY argument inserted as JSON), 'null' for a NULL
+ * value under NULL ON NULL (the default) and NULL under ABSENT ON NULL, which the aggregate skips
+ * (operators/aggregates-keyed.ts). Flink allows it in GROUP BY and window aggregates, not in OVER
+ * windows, nor with DISTINCT.
+ */
+export function jsonObjectAgg(call: A.FunctionCall): A.FunctionCall {
+  const span = call.span
+  const syntax = ALLOWED['JSON_OBJECTAGG']!.syntax
+  if (call.over !== undefined) {
+    throw WeirError.syntax('JSON_OBJECTAGG is not supported in OVER windows (as in Flink)', { span, help: 'use it in a GROUP BY or window aggregate' })
+  }
+  if (call.distinct || call.star) {
+    throw WeirError.syntax(`JSON_OBJECTAGG takes one key and value, without ${call.star ? '*' : 'DISTINCT'}`, { span, help: syntax })
+  }
+  if (call.json?.pairs !== true || call.args.length !== 2) {
+    throw WeirError.syntax(
+      `JSON_OBJECTAGG takes one key–value pair written key VALUE value, got ${call.args.length} argument${call.args.length === 1 ? '' : 's'}`,
+      { span, help: syntax },
+    )
+  }
+  const [key, v] = call.args as [A.Expr, A.Expr]
+  let text = jsonText(v, span)
+  if (call.json.onNull !== 'ABSENT') text = fnCall('COALESCE', [text, { kind: 'Literal', type: 'string', text: 'null', span }], span)
+  const { json: _clauses, ...rest } = call
+  return { ...rest, args: [key, text] }
+}
+
+function fnCall(name: string, args: A.Expr[], span: Span): A.FunctionCall {
+  return { kind: 'FunctionCall', name: { value: name, quoted: false, span }, args, distinct: false, star: false, span }
+}
+
+/** A value's JSON text: JSON_STRING(v), or v itself when it is a JSON_OBJECT / JSON_ARRAY call (Flink inserts those as JSON). */
+function jsonText(v: A.Expr, span: Span): A.Expr {
+  const nested = v.kind === 'FunctionCall' && !v.name.quoted && ['JSON_OBJECT', 'JSON_ARRAY'].includes(v.name.value.toUpperCase())
+  return nested ? v : fnCall('JSON_STRING', [v], span)
+}
+
+/**
  * JSON_ARRAYAGG(v [{NULL | ABSENT} ON NULL]) as the retractable LISTAGG it amounts to:
  * COALESCE('[' || LISTAGG(JSON text of v, ',') || ']', '[]'), keeping arrival order as Flink's list
  * accumulator does. ABSENT ON NULL (the default) skips NULLs as LISTAGG does; NULL ON NULL writes

@@ -1,7 +1,7 @@
 // CST → AST for expressions, literals and type names. Operator chains are folded by precedence; a
 // node's span runs from the start of its first operand's text to the end of its last (parentheses included).
 import { NESTED_TYPE_NAMES, nestedTypeName, postfixes } from './nested-types.js'
-import { isJsonExpr, jsonArrayAgg, jsonCallClauses } from './json-clauses.js'
+import { isJsonExpr, jsonArrayAgg, jsonObjectAgg, jsonCallClauses } from './json-clauses.js'
 import { WeirError } from '../common/errors.js'
 import type { Span } from '../common/span.js'
 import type * as A from './ast.js'
@@ -459,7 +459,8 @@ function functionCall(name: A.Ident, argsNode: CstNode, span: Span, s: Spans): A
   const nullTreatment = nullTreatmentOf(name, argsNode, s)
   const result: A.FunctionCall = { kind: 'FunctionCall', name, args, distinct, star, ...(filter ? { filter: expression(filter, s) } : {}),
     ...(over ? { over: overWindow(over, s, EXPR_CONVERTERS) } : {}), ...(json ? { json } : {}), ...(nullTreatment ? { nullTreatment } : {}), span }
-  return upper === 'JSON_ARRAYAGG' && !name.quoted ? jsonArrayAgg(result) : result
+  if (name.quoted) return result
+  return upper === 'JSON_ARRAYAGG' ? jsonArrayAgg(result) : upper === 'JSON_OBJECTAGG' ? jsonObjectAgg(result) : result
 }
 
 /** `RESPECT NULLS` / `IGNORE NULLS` after the argument: Flink takes them for ARRAY_AGG only. */

@@ -9,6 +9,7 @@ import type { Row } from '../core/batch.js'
 import { integralBits } from '../common/types.js'
 import { add64, div64, sub64, wrapInt, type Int64 } from '../common/int64.js'
 import { MORE_AGGREGATES, MoreAggregates, moreInitialSlots, moreSlots } from './aggregates-more.js'
+import { isKeyedAggregate, KEYED_SLOTS, KeyedAggregates, keyedInitialSlots } from './aggregates-keyed.js'
 
 /**
  * An accumulator: slot 0 counts rows (accumulated minus retracted); the calls' slots follow.
@@ -108,6 +109,8 @@ export class AggregateHandler {
   private readonly initial: Accumulator
   /** STDDEV/VAR, FIRST_VALUE, LAST_VALUE and LISTAGG calls (aggregates-more.ts), or null when none. */
   private readonly more: MoreAggregates | null
+  /** JSON_OBJECTAGG, COLLECT, ARRAY_AGG(DISTINCT) and APPROX_COUNT_DISTINCT calls (aggregates-keyed.ts), or null when none. */
+  private readonly keyed: KeyedAggregates | null
   private readonly ttl: StateTtlConfig | undefined
   private readonly prefix: string
 
@@ -126,7 +129,15 @@ export class AggregateHandler {
     const initial: Accumulator = [0]
     let slot = 1
     const more: { call: AggCall; index: number; slot: number }[] = []
+    const keyed: { call: AggCall; index: number; slot: number }[] = []
     calls.forEach((call, i) => {
+      if (isKeyedAggregate(call)) {
+        keyed.push({ call, index: i, slot })
+        initial.push(...keyedInitialSlots(call))
+        slot += KEYED_SLOTS
+        this.outOps[i] = MORE
+        return
+      }
       if (MORE_AGGREGATES.has(call.fn)) {
         more.push({ call, index: i, slot })
         initial.push(...moreInitialSlots(call, this.retracting))
@@ -169,6 +180,7 @@ export class AggregateHandler {
       slot += this.more.extraWidth
       initial.push(...this.more.extraInitial)
     }
+    this.keyed = keyed.length > 0 ? new KeyedAggregates(keyed, this.prefix, this.ttl) : null
     this.width = slot
     this.initial = initial
     this.pOps = Int32Array.from(pOps)
@@ -176,7 +188,7 @@ export class AggregateHandler {
     this.pFilters = Int32Array.from(pFilters)
     this.pSlots = Int32Array.from(pSlots)
     this.pShifts = Int32Array.from(pShifts)
-    this.hasMaps = this.maps.length > 0 || (this.more?.hasMaps ?? false)
+    this.hasMaps = this.maps.length > 0 || (this.more?.hasMaps ?? false) || this.keyed !== null
   }
 
   /** Declares the handler's states; call from the operator's `open`. */
@@ -184,11 +196,12 @@ export class AggregateHandler {
     this.accState = store.getValueState(valueState<Accumulator>(`${this.prefix}acc`, this.ttl))
     for (const m of this.maps) m.state = store.getMapState(mapState<unknown, number>(m.name, this.ttl))
     this.more?.open(store)
+    this.keyed?.open(store)
   }
 
   /** Names of the states the handler keeps (for EXPLAIN and tests). */
   stateNames(): string[] {
-    return [`${this.prefix}acc`, ...this.maps.map(m => m.name), ...(this.more?.stateNames() ?? [])]
+    return [`${this.prefix}acc`, ...this.maps.map(m => m.name), ...(this.more?.stateNames() ?? []), ...(this.keyed?.stateNames() ?? [])]
   }
 
   createAccumulator(): Accumulator {
@@ -205,6 +218,7 @@ export class AggregateHandler {
     this.accState.setNamespace(ns)
     for (const m of this.maps) m.state.setNamespace(ns)
     this.more?.setNamespace(ns)
+    this.keyed?.setNamespace(ns)
   }
 
   /** Adds a row. The value-count maps are read and written at the current key and namespace. */
@@ -248,6 +262,7 @@ export class AggregateHandler {
     }
     if (this.hasMaps) this.countValues(acc, row, 1)
     if (this.more !== null) this.more.accumulate(acc, row)
+    if (this.keyed !== null) this.keyed.accumulate(acc, row)
   }
 
   /** Removes a row (a -U or -D input). */
@@ -283,6 +298,7 @@ export class AggregateHandler {
     }
     if (this.hasMaps) this.countValues(acc, row, -1)
     if (this.more !== null) this.more.retract(acc, row)
+    if (this.keyed !== null) this.keyed.retract(acc, row)
   }
 
   /** Writes the calls' results into `out[offset…]`, in call order. */
@@ -331,6 +347,7 @@ export class AggregateHandler {
       if (ops[i] !== MORE) out[offset + i] = v
     }
     if (this.more !== null) this.more.getValue(acc, out, offset)
+    if (this.keyed !== null) this.keyed.getValue(acc, out, offset)
   }
 
   /** Clears the accumulator and the value-count maps at the current key and namespace. */
@@ -342,6 +359,7 @@ export class AggregateHandler {
   clearMaps(): void {
     for (const m of this.maps) m.state.clear()
     this.more?.clearMaps()
+    this.keyed?.clearMaps()
   }
 
   /**
@@ -370,6 +388,7 @@ export class AggregateHandler {
         else if (old > 0 && now <= 0) this.applyTransition(m, target, v, -1)
       }
     }
+    this.keyed?.mergeNamespace(target, targetNs, sourceNs)
     this.setNamespace(targetNs)
   }
 

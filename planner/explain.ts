@@ -110,6 +110,7 @@ function formatAgg(a: AggCall, input: readonly Field[], outName: string): string
   const arg = a.arg === null ? '*' : input[a.arg]?.name ?? `$${a.arg}`
   const filter = a.filter === null ? '' : ` FILTER (WHERE ${input[a.filter]?.name ?? `$${a.filter}`})`
   const separator = a.separator === undefined ? '' : `, '${a.separator.replaceAll("'", "''")}'`
+  if (a.valueArg !== undefined) return `${a.fn}(KEY ${arg} VALUE ${input[a.valueArg]?.name ?? `$${a.valueArg}`})${filter} AS ${outName}`
   return `${a.fn}(${a.distinct ? 'DISTINCT ' : ''}${arg}${separator}${a.ignoreNulls === true ? ' IGNORE NULLS' : ''})${filter} AS ${outName}`
 }
 

@@ -157,14 +157,25 @@ const ITEM_FN: FunctionDef = {
 
 const CARDINALITY_FN: FunctionDef = {
   names: ['CARDINALITY'],
-  signature: 'CARDINALITY(ARRAY | MAP)',
+  signature: 'CARDINALITY(ARRAY | MAP | MULTISET)',
   bind: (args, ctx) => {
-    checkArity(args, 1, 1, ctx, 'CARDINALITY(ARRAY | MAP)')
+    checkArity(args, 1, 1, ctx, 'CARDINALITY(ARRAY | MAP | MULTISET)')
     const t = args[0]!.type
-    if (t.kind !== 'ARRAY' && t.kind !== 'MAP') throw ctx.error(`cannot apply 'CARDINALITY' to ${typeName(t)}`, 'expected CARDINALITY(ARRAY | MAP)')
-    return mkCall('CARDINALITY', args, T.int(t.nullable), ctx.span)
+    if (t.kind !== 'ARRAY' && t.kind !== 'MAP') throw ctx.error(`cannot apply 'CARDINALITY' to ${typeName(t)}`, 'expected CARDINALITY(ARRAY | MAP | MULTISET)')
+    // A multiset counts its elements with their multiplicities (Flink: CARDINALITY(MULTISET['a', 'a']) = 2).
+    return mkCall(t.kind === 'MAP' && t.multiset === true ? 'CARDINALITY_MULTISET' : 'CARDINALITY', args, T.int(t.nullable), ctx.span)
   },
   impl: strictImpl((a: readonly unknown[]) => a.length),
+}
+
+/** CARDINALITY of a multiset (the binder of CARDINALITY chooses it); not callable by name. */
+const CARDINALITY_MULTISET_FN: FunctionDef = {
+  names: ['CARDINALITY_MULTISET'],
+  signature: 'CARDINALITY(MULTISET)',
+  bind: (_args, ctx) => {
+    throw ctx.error(`unknown function 'CARDINALITY_MULTISET'`, 'write CARDINALITY(multiset)')
+  },
+  impl: strictImpl((m: readonly [unknown, number][]) => m.reduce((n, e) => n + e[1], 0)),
 }
 
 const ELEMENT_FN: FunctionDef = {
@@ -187,4 +198,4 @@ const ELEMENT_FN: FunctionDef = {
   }),
 }
 
-export const COLLECTIONS: readonly FunctionDef[] = [ROW_FN, ARRAY_FN, MAP_FN, FIELD_FN, ITEM_FN, CARDINALITY_FN, ELEMENT_FN]
+export const COLLECTIONS: readonly FunctionDef[] = [ROW_FN, ARRAY_FN, MAP_FN, FIELD_FN, ITEM_FN, CARDINALITY_FN, CARDINALITY_MULTISET_FN, ELEMENT_FN]

@@ -18,10 +18,11 @@ export interface AggArguments {
   readonly argType: DataType | null
   readonly separator?: string
   readonly ignoreNulls?: boolean
+  readonly valueArg?: number
 }
 
 /** Aggregates that accept DISTINCT (the others refuse it rather than ignore it). */
-const DISTINCT_OK = new Set<string>(['COUNT', 'SUM', 'MIN', 'MAX', 'AVG'])
+const DISTINCT_OK = new Set<string>(['COUNT', 'SUM', 'MIN', 'MAX', 'AVG', 'ARRAY_AGG', 'COLLECT', 'APPROX_COUNT_DISTINCT'])
 
 /** Binds the arguments of `call`, adding the argument expression as a column with `add`. */
 export function bindAggArguments(call: ast.FunctionCall, scope: Scope, add: (r: Rex) => number): AggArguments {
@@ -32,12 +33,20 @@ export function bindAggArguments(call: ast.FunctionCall, scope: Scope, add: (r: 
     return { fn, arg: null, argType: null }
   }
   if (call.distinct && !DISTINCT_OK.has(fn)) {
-    throw WeirError.unsupported(`${written}(DISTINCT …) is not supported${fn === 'ARRAY_AGG' ? ' yet (Flink has it)' : ''}`, { span: call.span,
-      help: `remove DISTINCT, or apply ${written} to a DISTINCT subquery` })
+    throw WeirError.unsupported(`${written}(DISTINCT …) is not supported${fn === 'JSON_OBJECTAGG' ? ' (nor in Flink)' : ' yet (Flink has it)'}`, {
+      span: call.span,
+      help: `remove DISTINCT, or apply ${written} to a DISTINCT subquery`,
+    })
   }
   if (fn === 'COUNT' && call.distinct && call.args.length > 1) {
     const parts = call.args.map(a => bindExpr(a, { scope, clause: 'the arguments of COUNT(DISTINCT …)' }))
     return { fn, arg: add(distinctTuple(parts, call.span)), argType: T.string(true) }
+  }
+  if (fn === 'JSON_OBJECTAGG') {
+    // The grammar wrote the value as its JSON text (grammar/json-clauses.ts jsonObjectAgg): [key, text].
+    const key = bindExpr(call.args[0]!, { scope, clause: 'the key of JSON_OBJECTAGG' })
+    const text = bindExpr(call.args[1]!, { scope, clause: 'the value of JSON_OBJECTAGG' })
+    return { fn, arg: add(key), argType: withoutTimeAttr(key.type), valueArg: add(text) }
   }
   const maxArgs = fn === 'LISTAGG' ? 2 : 1
   if (call.args.length < 1 || call.args.length > maxArgs) {
@@ -60,5 +69,9 @@ export function bindAggArguments(call: ast.FunctionCall, scope: Scope, add: (r: 
     separator = sep.text
   }
   const ignoreNulls = call.nullTreatment?.value === 'IGNORE'
+  if (fn === 'ARRAY_AGG' && call.distinct && call.nullTreatment?.value === 'RESPECT') {
+    throw WeirError.unsupported('ARRAY_AGG(DISTINCT x RESPECT NULLS) is not supported', { span: call.nullTreatment.span,
+      help: 'DISTINCT leaves NULL out, as COUNT(DISTINCT x) does: write ARRAY_AGG(DISTINCT x)' })
+  }
   return { fn, arg, argType: withoutTimeAttr(rex.type), ...(separator !== undefined ? { separator } : {}), ...(ignoreNulls ? { ignoreNulls } : {}) }
 }

@@ -146,6 +146,10 @@ function bindCall(call: ast.FunctionCall, spec: ast.WindowSpec, order: readonly 
       help: `OVER applies to ROW_NUMBER, RANK, DENSE_RANK and the aggregates ${AGGREGATE_FUNCTIONS_LIST.join(', ')}`,
     })
   }
+  if (fn === 'APPROX_COUNT_DISTINCT') {
+    throw WeirError.unsupported('APPROX_COUNT_DISTINCT is not supported in OVER windows (a frame retracts rows; its sketch cannot)', { span: call.span,
+      help: 'use COUNT(DISTINCT …) OVER (…), or APPROX_COUNT_DISTINCT in a GROUP BY or window aggregate' })
+  }
   checkAggregateOrder(fn, spec, order, exprs)
   const frame = bindFrame(spec.frame)
   const { fn: aggFn, arg, argType, separator, ignoreNulls } = bindAggArguments(call, scope, add)

@@ -3,6 +3,8 @@
 import { WeirError } from '../../common/errors.js'
 import { assertNever } from '../../common/assert.js'
 import type { Rex } from '../../core/rex.js'
+import type { AggCall } from '../../core/aggregates.js'
+import type { Span } from '../../common/span.js'
 import { inputRef, substituteInputs, isNonDeterministic } from '../../core/rex.js'
 import type { ChangelogMode, Exchange, JobGraph, OperatorSpec, PhysicalNode } from '../../core/job-graph.js'
 import type { LogicalPlan, Scan } from '../logical/nodes.js'
@@ -74,6 +76,7 @@ export function lowerToJobGraph(plans: readonly LogicalPlan[], name: string, con
       case 'Aggregate': {
         const input = lower(plan.input)
         const inputUpdating = changelogOf(plan.input).mode === 'updating'
+        if (inputUpdating) refuseUnretractable(plan.aggs, plan.span)
         const emitUpdateBefore = readsUpdateBefore(plan)
         id = add(plan.distinct ? 'distinct' : 'group-aggregate', { kind: 'GroupAggregate', keys: plan.keys, aggs: plan.aggs, inputUpdating, ttlMs: plan.ttlMs,
           ...(emitUpdateBefore ? {} : { emitUpdateBefore }) }, [{ node: input, exchange: keyed(plan.keys) }], plan, mode)
@@ -235,4 +238,14 @@ function checkParallelism({ parallelism, maxParallelism }: JobConfig): void {
       help: 'each subtask owns at least one key group; lower the parallelism or raise the max-parallelism',
     })
   }
+}
+
+/** A sketch cannot forget a value: as Flink refuses an aggregate without retract() over an updating input. */
+function refuseUnretractable(aggs: readonly AggCall[], span: Span | undefined): void {
+  const call = aggs.find(a => a.fn === 'APPROX_COUNT_DISTINCT')
+  if (call === undefined) return
+  throw WeirError.unsupported(`APPROX_COUNT_DISTINCT cannot consume an updating input: its HyperLogLog sketch cannot retract a value (${call.name})`, {
+    span,
+    help: 'apply it to an insert-only input (a table or a window aggregate), or use COUNT(DISTINCT …), which retracts',
+  })
 }
