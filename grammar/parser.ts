@@ -1502,9 +1502,7 @@ export class SqlParser extends CstParser {
                   // JSON_OBJECT's `[KEY] k VALUE v` (json-clauses.ts checks where pairs may be written)
                   this.OPTION5({
                     MAX_LOOKAHEAD: 1,
-                    GATE: () =>
-                      nameIs(this.LA(1), 'KEY') &&
-                      (this.LA(2).tokenType === T.StringLit || (this.LA(2).tokenType.CATEGORIES?.includes(T.Name) === true && nameIs(this.LA(3), 'VALUE'))),
+                    GATE: () => nameIs(this.LA(1), 'KEY') && startsPairKey(k => this.LA(k)),
                     DEF: () => this.CONSUME(T.Name, { LABEL: 'key' }),
                   })
                   this.SUBRULE(this.expression)
@@ -1683,3 +1681,15 @@ export class SqlParser extends CstParser {
 }
 
 export type { CstNode }
+
+/**
+ * After KEY: a pair's key expression follows (a string, CAST(…), CASE, a parenthesized expression, or
+ * a name followed by VALUE, '.' or '(') rather than KEY being a column named key (`key VALUE v`, `key, …`).
+ */
+function startsPairKey(la: (k: number) => IToken): boolean {
+  const next = la(2).tokenType
+  if (next === T.StringLit || next === T.CAST || next === T.CASE || next === T.LParen) return true
+  if (next.CATEGORIES?.includes(T.Name) !== true || nameIs(la(2), 'VALUE')) return false
+  const after = la(3).tokenType
+  return nameIs(la(3), 'VALUE') || after === T.Dot || after === T.LParen
+}

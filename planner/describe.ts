@@ -42,6 +42,6 @@ export function describeObject(obj: CatalogObject, catalog: Catalog, config: Job
 
 /** SHOW FUNCTIONS: the scalar functions called by name, the aggregates and the window table functions. */
 export function showFunctions(): Listing {
-  const names = [...callableFunctionNames(), ...AGGREGATE_FUNCTIONS, 'TUMBLE', 'HOP', 'CUMULATE', 'SESSION'].sort()
+  const names = [...callableFunctionNames(), ...AGGREGATE_FUNCTIONS, 'JSON_ARRAYAGG', 'TUMBLE', 'HOP', 'CUMULATE', 'SESSION'].sort()
   return { columns: ['function name'], rows: names.map(n => [n]) }
 }
