@@ -53,10 +53,9 @@ describe('ARRAY_AGG', () => {
     expect(live(r)).toEqual([[1, [2, 3], [[2, 1], [3, 1]], ['b', null]], [4, [1], [[1, 4]], ['c']]])
   })
 
-  it('is refused with DISTINCT (not yet), ORDER BY, in SESSION windows, for NULL, *, two arguments; RESPECT/IGNORE NULLS only for ARRAY_AGG', async () => {
-    const distinct = await refusal(`SELECT ARRAY_AGG(DISTINCT s) FROM ${T}`)
-    expect([distinct.kind, distinct.message, distinct.at]).toEqual(['unsupported', 'ARRAY_AGG(DISTINCT …) is not supported yet (Flink has it)',
-      'ARRAY_AGG(DISTINCT s)'])
+  it('is refused with DISTINCT … RESPECT NULLS, ORDER BY, in SESSION windows, for NULL, *, two arguments; RESPECT/IGNORE NULLS only for ARRAY_AGG', async () => {
+    const distinct = await refusal(`SELECT ARRAY_AGG(DISTINCT s RESPECT NULLS) FROM ${T}`)
+    expect([distinct.kind, distinct.message, distinct.at]).toEqual(['unsupported', 'ARRAY_AGG(DISTINCT x RESPECT NULLS) is not supported', 'RESPECT'])
     const listagg = await refusal(`SELECT LISTAGG(s IGNORE NULLS) FROM ${T}`)
     expect([listagg.message, listagg.at]).toEqual(["LISTAGG takes no 'IGNORE NULLS' clause", 'IGNORE'])
     expect((await refusal(`SELECT ARRAY_AGG(NULL) FROM ${T}`)).message).toBe('ARRAY_AGG does not accept NULL')
