@@ -202,9 +202,9 @@ function stateLines(node: PhysicalNode, input: readonly Field[], warnings: strin
   const keyNames = (keys: readonly number[]): string => (keys.length ? keys.map(i => input[i]!.name).join(', ') : '(none: one global group)')
   switch (s.kind) {
     case 'WindowAggregate': {
-      const mapStates = s.aggs.filter(a => a.distinct).map(a =>
+      const mapStates = s.aggs.filter(a => a.distinct && keyedState(a, input) === undefined).map(a =>
         `MapState<${a.arg === null ? '*' : input[a.arg]!.name}, count> per window for ${a.fn}(DISTINCT)`
-      )
+      ).concat(s.aggs.flatMap(a => keyedState(a, input) ?? []).map(m => `${m} per window`))
       const shape = s.window.kind === 'SESSION' ? 'ValueState<sessions + accumulators> per key' : 'ValueState<accumulators> per (key, window)'
       const cleanup = s.timeDomain === 'event' ? 'cleared when the watermark passes the window end' : 'cleared when processing time passes the window end'
       return [`state: ${[shape, ...mapStates].join('; ')}; key=[${keyNames(s.keys)}]; ttl=[not needed]; bounded=[yes: ${cleanup}]`]
@@ -212,8 +212,9 @@ function stateLines(node: PhysicalNode, input: readonly Field[], warnings: strin
     case 'GroupAggregate': {
       const retract = s.inputUpdating
       const maps = s.aggs
-        .filter(a => a.distinct || (retract && (a.fn === 'MIN' || a.fn === 'MAX')))
+        .filter(a => keyedState(a, input) === undefined && (a.distinct || (retract && (a.fn === 'MIN' || a.fn === 'MAX'))))
         .map(a => `MapState<${a.arg === null ? '*' : input[a.arg]!.name}, count> for ${a.fn}(${a.distinct ? 'DISTINCT ' : ''}…)`)
+        .concat(s.aggs.flatMap(a => keyedState(a, input) ?? []))
       // FIRST_VALUE, LAST_VALUE and LISTAGG over retractions keep their values in arrival order (operators/aggregates-sequence.ts).
       // Calls of one argument and FILTER share one pair.
       const sequences = new Map<string, string[]>()
@@ -284,5 +285,22 @@ function stateLines(node: PhysicalNode, input: readonly Field[], warnings: strin
       return []
     default:
       return assertNever(s)
+  }
+}
+
+/** The MapState of an aggregate that keeps its values keyed by value (operators/aggregates-keyed.ts), or undefined. */
+function keyedState(a: AggCall, input: readonly Field[]): string | undefined {
+  const arg = a.arg === null ? '*' : input[a.arg]?.name ?? `$${a.arg}`
+  switch (a.fn) {
+    case 'JSON_OBJECTAGG':
+      return `MapState<${arg}, JSON text> for JSON_OBJECTAGG`
+    case 'COLLECT':
+      return `MapState<${arg}, count> for COLLECT(${a.distinct ? 'DISTINCT ' : ''}…)`
+    case 'APPROX_COUNT_DISTINCT':
+      return `MapState<register, rank> (HyperLogLog, 2^14 registers) for APPROX_COUNT_DISTINCT(${arg})`
+    case 'ARRAY_AGG':
+      return a.distinct ? `MapState<${arg}, [count, order]> for ARRAY_AGG(DISTINCT …)` : undefined
+    default:
+      return undefined
   }
 }

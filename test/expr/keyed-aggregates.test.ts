@@ -149,6 +149,20 @@ describe('APPROX_COUNT_DISTINCT', () => {
   })
 })
 
+describe('EXPLAIN', () => {
+  it('names each MapState the aggregates keep', async () => {
+    const rs = await new Session({ println: () => undefined, explainOnly: true }).executeSql(`CREATE TABLE e (k INT, s STRING) WITH ('connector' = 'datagen');
+      EXPLAIN SELECT k, JSON_OBJECTAGG(s VALUE k), COLLECT(s), APPROX_COUNT_DISTINCT(s), ARRAY_AGG(DISTINCT s), COUNT(DISTINCT s) FROM e GROUP BY k`)
+    const text = (rs.at(-1) as unknown as { text: string }).text
+    expect(text).toContain(
+      'JSON_OBJECTAGG(KEY s VALUE $f2) AS EXPR$1, COLLECT(s) AS EXPR$2, APPROX_COUNT_DISTINCT(s) AS EXPR$3, ARRAY_AGG(DISTINCT s) AS EXPR$4',
+    )
+    expect(text).toContain('state: ValueState<accumulators> per key; MapState<s, count> for COUNT(DISTINCT …); MapState<s, JSON text> for JSON_OBJECTAGG; '
+      + 'MapState<s, count> for COLLECT(…); MapState<register, rank> (HyperLogLog, 2^14 registers) for APPROX_COUNT_DISTINCT(s); '
+      + 'MapState<s, [count, order]> for ARRAY_AGG(DISTINCT …); key=[k]')
+  })
+})
+
 describe('SHOW FUNCTIONS', () => {
   it('lists the new aggregates', async () => {
     const r = (await new Session({ println: () => undefined }).executeSql('SHOW FUNCTIONS')).at(-1) as unknown as { rows: string[][] }
