@@ -18,6 +18,7 @@ import type { ExecutionEnv } from './job-env.js'
 import { dropAhead } from './read-ahead.js'
 import { recordSinkCommit } from './sink-commits.js'
 import type { SourceRunner } from './source-runner.js'
+import { sourcesManifest, type SourcePart } from './source-positions.js'
 import { barrierArrived, channelEnded } from './alignment.js'
 import { broadcast, type Barrier, type Task } from './subtasks.js'
 import type { Alignment } from './task-runner.js'
@@ -46,7 +47,10 @@ interface Inflight {
   /** A worker thread failed: the subtasks it ran will never acknowledge. */
   readonly ackFailed: (e: unknown) => void
   readonly operators: Map<string, SubtaskManifest[]>
-  readonly sources: Record<string, SourceManifest>
+  /** The positions of every source subtask at the barrier: this thread's at once, the workers' as they report. */
+  readonly sourceParts: SourcePart[]
+  /** The manifest's sources, once it is written. */
+  sources: Record<string, SourceManifest>
   readonly sinks: Record<string, unknown>
   readonly sinkData: Record<string, StoredObject>
   readonly uploads: Promise<void>[]
@@ -62,6 +66,12 @@ export interface CheckpointTarget {
 /** Subtasks on worker threads (worker-pool.ts): told of each checkpoint, for subtasks that finished before its barrier. */
 export interface RemoteSnapshots {
   announce(barrier: Barrier): void
+  /** The positions of the source subtasks on worker threads where checkpoint `id`'s barrier went in there. */
+  sourcePositions(id: number): Promise<SourcePart[]>
+  /** Their latest positions (the last a worker reported: at a barrier, or where a source ended). */
+  lastSourcePositions(): SourcePart[]
+  /** Checkpoint `id` completed with `sources`: their readers may report their positions. */
+  completed(id: number, sources: Readonly<Record<string, SourceManifest>>): void
 }
 
 export class CheckpointCoordinator implements Alignment {
@@ -178,7 +188,8 @@ export class CheckpointCoordinator implements Alignment {
       onAllAcked,
       ackFailed,
       operators: new Map(),
-      sources: this.sources.positions(),
+      sourceParts: this.sources.parts(),
+      sources: {},
       sinks: {},
       sinkData: {},
       uploads: [],
@@ -188,7 +199,12 @@ export class CheckpointCoordinator implements Alignment {
       if (task.finished && task.send === null && task.node.spec.kind !== 'Source' && task.node.spec.kind !== 'Values') await this.snapshotTask(task, barrier)
     }
     for (const task of this.order) if (task.node.spec.kind === 'Values') this.ack(inflight)
-    this.remote?.announce(barrier)
+    if (this.remote !== null) {
+      this.remote.announce(barrier)
+      inflight.uploads.push(this.remote.sourcePositions(id).then(parts => {
+        inflight.sourceParts.push(...parts)
+      }))
+    }
     for (const src of this.sources.sources) if (!src.task.finished) broadcast(src.task, ch => ({ t: 'barrier', ch, barrier }))
     await driver.pump()
     // On one thread the barrier has passed every subtask now; subtasks on worker threads acknowledge
@@ -315,6 +331,7 @@ export class CheckpointCoordinator implements Alignment {
   }
 
   private async writeInflightManifest(cp: Inflight, finished: boolean): Promise<void> {
+    cp.sources = sourcesManifest(cp.sourceParts)
     const operators: Record<string, OperatorManifest> = {}
     for (const [id, subtasks] of cp.operators) {
       const node = this.graph.nodes.find(n => n.id === id)!
@@ -365,6 +382,7 @@ export class CheckpointCoordinator implements Alignment {
     if (hold) await hold
     await this.commitSinks(cp.barrier.id)
     this.sources.checkpointCompleted(cp.barrier.id, cp.sources)
+    this.remote?.completed(cp.barrier.id, cp.sources)
     this.checkpointsCompleted++
     this.lastCompleted = { id: cp.barrier.id, at: Date.now() }
     this.env.onCheckpoint?.(cp.barrier.id, cp.location)
@@ -401,7 +419,8 @@ export class CheckpointCoordinator implements Alignment {
       onAllAcked: () => undefined,
       ackFailed: () => undefined,
       operators: new Map(),
-      sources: this.sources.positions(),
+      sourceParts: [...this.sources.parts(), ...this.remote?.lastSourcePositions() ?? []],
+      sources: {},
       sinks: {},
       sinkData: {},
       uploads: [],
@@ -413,6 +432,7 @@ export class CheckpointCoordinator implements Alignment {
     if (hold) await hold
     await this.commitSinks(id)
     this.sources.checkpointCompleted(id, cp.sources)
+    this.remote?.completed(id, cp.sources)
     this.checkpointsCompleted++
     this.lastCompleted = { id, at: Date.now() }
     await applyRetention(this.env.checkpoint!.storage, this.env.checkpoint!.retained, referencedObjects)

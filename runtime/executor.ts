@@ -112,7 +112,7 @@ class JobExecution {
         if (this.env.restore && e instanceof WeirError && e.kind === 'checkpoint') throw new RestoreFailed(e)
         throw e
       }
-      this.env.onStart?.(jobProbe(this.order, () => this.sources.recordsRead(), () => this.checkpoints.lastCompleted))
+      this.env.onStart?.(jobProbe(this.order, () => this.recordsRead(), () => this.checkpoints.lastCompleted))
       await this.scheduler.run()
       const cancelled = this.signal.aborted || this.checkpoints.savepointLocation !== undefined
       if (!cancelled && this.env.checkpoint) await this.checkpoints.finalCheckpoint()
@@ -284,8 +284,26 @@ class JobExecution {
     }
   }
 
+  /** Rows read by every source subtask, on any thread (counted as the sources' rows in: shared-metrics.ts). */
+  private recordsRead(): number {
+    if (this.workers === null) return this.sources.recordsRead()
+    let n = 0
+    for (const task of this.order) if (task.node.spec.kind === 'Source') n += task.metrics.rowsIn
+    return n
+  }
+
   private async metrics(cancelled: boolean): Promise<JobMetrics> {
-    const { sourceRows, recordsRead, subtaskRecordsRead, skipped } = this.sources.metrics()
+    const { sourceRows, subtaskRecordsRead, skipped: localSkipped } = this.sources.metrics()
+    let recordsRead = this.sources.recordsRead()
+    let skipped = localSkipped
+    // The source subtasks on worker threads count in shared memory.
+    for (const task of this.order) {
+      const spec = task.node.spec
+      if (spec.kind !== 'Source' || task.send === null) continue
+      sourceRows[spec.table] = (sourceRows[spec.table] ?? 0) + task.metrics.rowsOut
+      ;(subtaskRecordsRead[task.node.id] ??= [])[task.index] = task.metrics.rowsIn
+      recordsRead += task.metrics.rowsIn
+    }
     const sinkRows: Record<string, number> = {}
     const sinkCommittedRows: Record<string, number> = {}
     const stateEntries: Record<string, number> = {}
@@ -309,6 +327,7 @@ class JobExecution {
         stateEntries[id] = (stateEntries[id] ?? 0) + entries
       }
       if (w.diskBytes !== undefined) stateDiskBytes = (stateDiskBytes ?? 0) + w.diskBytes
+      skipped += w.skippedRecords ?? 0
       if (w.storedEntries !== undefined) stateStoredEntries = (stateStoredEntries ?? 0) + w.storedEntries
     }
     for (const task of this.local) {

@@ -72,6 +72,8 @@ export class Scheduler implements BarrierDriver {
     this.checkpoints.schedule(this)
 
     const sources = this.sources
+    // The source subtasks on worker threads start reading now too (this thread's subtasks are open).
+    this.workers?.startSources()
     sources.requestAll()
     let stopped = false
     try {

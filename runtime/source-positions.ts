@@ -13,6 +13,30 @@ export interface SubtaskPositions {
   readonly watermark: number
 }
 
+/** What one source subtask had read when a barrier passed, and which it is (it may run on another thread). */
+export interface SourcePart {
+  readonly node: string
+  readonly table: string
+  readonly index: number
+  readonly positions: SubtaskPositions
+}
+
+/** The manifest's sources from the parts of every source subtask (of every thread). */
+export function sourcesManifest(parts: readonly SourcePart[]): Record<string, SourceManifest> {
+  const byNode = new Map<string, SourcePart[]>()
+  for (const part of parts) {
+    const list = byNode.get(part.node)
+    if (list === undefined) byNode.set(part.node, [part])
+    else list.push(part)
+  }
+  const sources: Record<string, SourceManifest> = {}
+  for (const [id, subtasks] of byNode) {
+    subtasks.sort((a, b) => a.index - b.index)
+    sources[id] = sourceManifest(subtasks[0]!.table, subtasks.map(s => s.positions))
+  }
+  return sources
+}
+
 /** Where a source subtask starts from a checkpoint. */
 export interface SubtaskStart {
   /** Every split's position, of all subtasks of the checkpointed run (SourceContext.restoredPositions). */

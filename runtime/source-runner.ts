@@ -12,7 +12,7 @@ import { inputsUsed } from '../core/rex.js'
 import type { SourceManifest } from './checkpoint.js'
 import type { FaultInjector } from './faults.js'
 import { operatorFailure } from './operator-failure.js'
-import { ownPositions, sourceManifest, subtaskStart } from './source-positions.js'
+import { ownPositions, subtaskStart, type SourcePart } from './source-positions.js'
 import { broadcast, emit, type Task } from './subtasks.js'
 import { setIdle } from './watermark-status.js'
 
@@ -146,6 +146,8 @@ export class SourceRunner {
   onChunk(src: SourceRuntime, chunk: SourceChunk): void {
     const rows = chunk.rows
     src.recordsRead += rows.length
+    // Rows read, where every thread sees them (a source has no input of its own to count).
+    src.task.metrics.rowsIn += rows.length
     // A split added while running (a Kafka partition): it starts unread, holding nothing.
     while (chunk.split >= src.splitMax.length) {
       src.splitMax.push(-Infinity)
@@ -197,23 +199,16 @@ export class SourceRunner {
   }
 
   /**
-   * What a checkpoint records of each source: the positions and watermarks of the splits of all its
-   * subtasks, as of the last chunk each handed on.
+   * What a checkpoint records of each source subtask of this thread: the positions and watermarks of
+   * its splits, as of the last chunk each handed on (sourcesManifest makes the manifest's entries).
    */
-  positions(): Record<string, SourceManifest> {
-    const byNode = new Map<string, SourceRuntime[]>()
-    for (const src of this.sources) {
-      const list = byNode.get(src.task.node.id)
-      if (list === undefined) byNode.set(src.task.node.id, [src])
-      else list.push(src)
-    }
-    const sources: Record<string, SourceManifest> = {}
-    for (const [id, subtasks] of byNode) {
-      subtasks.sort((a, b) => a.task.index - b.task.index)
-      sources[id] = sourceManifest(subtasks[0]!.spec.table,
-        subtasks.map(s => ({ positions: [...s.positions], splitMax: [...s.splitMax], watermark: s.emittedWatermark })))
-    }
-    return sources
+  parts(): SourcePart[] {
+    return this.sources.map(s => ({
+      node: s.task.node.id,
+      table: s.spec.table,
+      index: s.task.index,
+      positions: { positions: [...s.positions], splitMax: [...s.splitMax], watermark: s.emittedWatermark },
+    }))
   }
 
   allEnded(): boolean {

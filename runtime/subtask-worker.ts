@@ -1,6 +1,6 @@
 // A worker thread of a job (threads.ts): runs subtask `worker` (≥ 1) of each parallel operator — its state
 // backend, timers and operator, opened here (restored from the checkpoint being restored) — on the
-// items the other threads send it, sends what they produce on, takes their snapshots when barriers
+// items the other threads send it and on what its source subtasks read (worker-sources.ts), sends what they produce on, takes their snapshots when barriers
 // align and uploads them itself, telling the job's thread what to list in the manifest.
 import { rm } from 'node:fs/promises'
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads'
@@ -22,6 +22,7 @@ import { TaskRunner, type Alignment } from './task-runner.js'
 import { InFlight, Link, linkRemoteTasks, receiveItems, Ring, type ItemsMessage, type PostTarget } from './thread-links.js'
 import { FLAG_ABORTED, toWire, type FromWorker, type ToWorker, type WorkerInit, type WorkerStats, type WireError } from './thread-protocol.js'
 import { MAIN_THREAD, threadOf } from './threads.js'
+import { WorkerSources } from './worker-sources.js'
 
 const init = workerData as WorkerInit
 const port = parentPort!
@@ -107,6 +108,7 @@ const alignment: Alignment = {
 }
 
 let runner: TaskRunner
+let sources: WorkerSources
 const fail = (e: unknown): void => send({ t: 'failed', error: toWire(e) })
 
 function onItems(m: ItemsMessage): void {
@@ -128,12 +130,17 @@ async function stats(countStored: boolean): Promise<WorkerStats> {
     diskBytes = (diskBytes ?? 0) + s.diskBytes
     if (s.storedEntries !== undefined) storedEntries = (storedEntries ?? 0) + s.storedEntries
   }
-  return { entries, ...(diskBytes === undefined ? {} : { diskBytes }), ...(storedEntries === undefined ? {} : { storedEntries }) }
+  const skippedRecords = sources.skippedRecords()
+  return { entries, ...(diskBytes === undefined ? {} : { diskBytes }), ...(storedEntries === undefined ? {} : { storedEntries }),
+    ...(skippedRecords === 0 ? {} : { skippedRecords }) }
 }
 
 async function close(): Promise<void> {
   runner?.stop()
   const errors: WireError[] = []
+  const closing: unknown[] = []
+  await sources?.close(closing)
+  for (const e of closing) errors.push(toWire(e))
   for (const task of local) {
     await task.operator?.close?.()?.catch?.((e: unknown) => errors.push(toWire(e)))
     await dropAhead(task).catch(() => undefined)
@@ -165,12 +172,27 @@ async function start(): Promise<void> {
       case 'items':
         onItems(m)
         return
-      case 'announce':
+      case 'announce': {
         announced = m.barrier
+        // The barrier goes in at this thread's sources now; their positions are the checkpoint's.
+        send({ t: 'source-positions', checkpoint: m.barrier.id, parts: sources.inject(m.barrier) })
         // Subtasks that finished before this checkpoint's barrier went in snapshot now.
         runner.exclusive(async () => {
-          for (const task of local) if (task.finished && task.snapshotted < m.barrier.id) await snapshot(task, m.barrier)
+          for (const task of local) {
+            if (task.finished && task.node.spec.kind !== 'Source' && task.snapshotted < m.barrier.id) await snapshot(task, m.barrier)
+          }
         }).catch(fail)
+        runner.pump().catch(fail)
+        return
+      }
+      case 'run':
+        sources.run().catch(fail)
+        return
+      case 'abort':
+        sources.abort()
+        return
+      case 'completed':
+        sources.checkpointCompleted(m.checkpoint, m.sources)
         return
       case 'stats':
         stats(m.countStored).then(s => send({ t: 'stats', stats: s }), fail)
@@ -180,8 +202,13 @@ async function start(): Promise<void> {
         return
     }
   })
+  sources = new WorkerSources(graph, local.filter(t => t.node.spec.kind === 'Source'), runner, inFlight,
+    parts => send({ t: 'source-positions', checkpoint: 0, parts }))
   const setup = { graph, restore, stateDir: init.stateDir, tmpDir }
-  for (const task of local) await openOperator(task, setup)
+  for (const task of local) if (task.node.spec.kind !== 'Source') await openOperator(task, setup)
+  await sources.open(restore?.manifest)
+  // Cancelled before it started: its sources read nothing.
+  if (Atomics.load(flags, FLAG_ABORTED) === 1) sources.abort()
   send({ t: 'ready' })
 }
 

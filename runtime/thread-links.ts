@@ -102,6 +102,15 @@ export class InFlight {
   get value(): number {
     return Atomics.load(this.counter, 0)
   }
+  /** Resolves once the messages in flight are below the limit; `check` may throw to end the wait (a failure). */
+  async room(check?: () => void): Promise<void> {
+    while (this.value >= MAX_MESSAGES_IN_FLIGHT) {
+      check?.()
+      const wait = (Atomics as unknown as { waitAsync(a: Int32Array, i: number, v: number, t?: number): { async: boolean; value: Promise<string> | string } })
+        .waitAsync(this.counter, 0, this.value, 50)
+      if (wait.async) await wait.value
+    }
+  }
 }
 
 /** Items queued for one other thread. */

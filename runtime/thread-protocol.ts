@@ -2,7 +2,8 @@
 // the subtasks' channels (thread-links.ts).
 import { WeirError, type ErrorKind } from '../common/errors.js'
 import type { JobGraph } from '../core/job-graph.js'
-import type { Manifest, SubtaskManifest } from './checkpoint.js'
+import type { Manifest, SourceManifest, SubtaskManifest } from './checkpoint.js'
+import type { SourcePart } from './source-positions.js'
 import { OperatorFailure, type FailedOperator } from './operator-failure.js'
 import type { MessagePort } from 'node:worker_threads'
 import type { ItemsMessage } from './thread-links.js'
@@ -36,6 +37,12 @@ export type ToWorker =
   | { readonly t: 'announce'; readonly barrier: Barrier }
   /** State entries (and disk use) of the worker's subtasks, for the job's metrics. */
   | { readonly t: 'stats'; readonly countStored: boolean }
+  /** The job's loop starts reading: the worker's source subtasks start too. */
+  | { readonly t: 'run' }
+  /** The job was cancelled: the worker's sources stop reading (their consumers see an end that is not the input's). */
+  | { readonly t: 'abort' }
+  /** Checkpoint `checkpoint` completed with these source positions (a reader may report its own). */
+  | { readonly t: 'completed'; readonly checkpoint: number; readonly sources: Readonly<Record<string, SourceManifest>> }
   /** Close operators and state (the job ended); the worker replies 'closed' and exits. */
   | { readonly t: 'close' }
 
@@ -44,6 +51,8 @@ export interface WorkerStats {
   readonly entries: readonly (readonly [number, number])[]
   readonly diskBytes?: number
   readonly storedEntries?: number
+  /** Records its source subtasks skipped (bad records with '…ignore-parse-errors'). */
+  readonly skippedRecords?: number
 }
 
 export type FromWorker =
@@ -55,6 +64,11 @@ export type FromWorker =
   | { readonly t: 'uploaded'; readonly checkpoint: number; readonly task: number; readonly subtask: SubtaskManifest | null }
   | { readonly t: 'upload-failed'; readonly checkpoint: number; readonly task: number; readonly error: WireError }
   | { readonly t: 'failed'; readonly error: WireError }
+  /**
+   * Where the worker's source subtasks were when checkpoint `checkpoint`'s barrier went in there (an
+   * answer to 'announce', every worker's, with or without sources), or (checkpoint 0) where one ended.
+   */
+  | { readonly t: 'source-positions'; readonly checkpoint: number; readonly parts: readonly SourcePart[] }
   | { readonly t: 'stats'; readonly stats: WorkerStats }
   | { readonly t: 'closed'; readonly errors: readonly WireError[] }
 

@@ -1,12 +1,14 @@
 // Which thread runs each subtask. With 'execution.worker-threads' at 'parallelism.default' = N > 1,
-// subtask i ≥ 1 of every keyed operator (and of the operators chained to it) runs on worker thread i,
-// with its own state backend and timers; subtask 0 runs on the job's thread, beside the sources, sinks,
+// subtask i ≥ 1 of every keyed operator and of every source that splits (and of the operators chained
+// to them) runs on worker thread i, with its own state backend and timers; subtask 0 runs on the job's
+// thread, beside the sources that do not split, sinks,
 // VALUES, SELECT results and the operators that run as one subtask, and the checkpoint coordinator. So a
 // job at parallelism N uses N threads (one more would compete with them for N cores), and rows cross
 // threads only where the plan has an exchange or a change of parallelism.
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import type { JobGraph } from '../core/job-graph.js'
+import { getConnector } from '../connectors/registry.js'
 import type { Task } from './subtasks.js'
 
 /** The job's own thread. */
@@ -16,7 +18,9 @@ export const MAIN_THREAD = -1
 export function threadOf(task: Task, workers: boolean): number {
   if (!workers || task.parallelism === 1 || task.index === 0) return MAIN_THREAD
   switch (task.node.spec.kind) {
+    // A source that splits runs as N subtasks (subtasks.ts): split k on worker k, with what is chained to it.
     case 'Source':
+      return task.index
     case 'Sink':
     case 'Values':
     case 'Collect':
@@ -38,11 +42,14 @@ export function subtaskWorkerScript(): URL | null {
 
 /**
  * Whether the job runs its parallel subtasks on worker threads ('execution.worker-threads'): when some
- * node other than a source, sink, VALUES or SELECT result runs as more than one subtask.
+ * node other than a sink, VALUES or SELECT result runs as more than one subtask.
  */
 export function usesWorkers(graph: JobGraph): boolean {
   if (graph.config.parallelism === 1 || !graph.config.workerThreads) return false
-  return graph.nodes.some(n => !ENDPOINTS.has(n.spec.kind) && n.inputs.some(e => e.exchange.kind === 'hash'))
+  return graph.nodes.some(n =>
+    (!ENDPOINTS.has(n.spec.kind) && n.inputs.some(e => e.exchange.kind === 'hash')) ||
+    (n.spec.kind === 'Source' && getConnector(n.spec.connector).source?.splittable === true)
+  )
 }
 
 const ENDPOINTS: ReadonlySet<string> = new Set(['Source', 'Sink', 'Values', 'Collect'])

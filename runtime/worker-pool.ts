@@ -4,11 +4,12 @@
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads'
 import { WeirError } from '../common/errors.js'
 import type { JobGraph } from '../core/job-graph.js'
-import type { CheckpointConfig, CheckpointRef, SubtaskManifest } from './checkpoint.js'
+import type { CheckpointConfig, CheckpointRef, SourceManifest, SubtaskManifest } from './checkpoint.js'
+import type { SourcePart } from './source-positions.js'
 import type { CheckpointCoordinator, RemoteSnapshots } from './checkpoint-coordinator.js'
 import type { FaultInjector } from './faults.js'
 import type { Barrier, Task } from './subtasks.js'
-import { createRings, InFlight, Link, MAX_MESSAGES_IN_FLIGHT, receiveItems, Ring } from './thread-links.js'
+import { createRings, InFlight, Link, receiveItems, Ring } from './thread-links.js'
 import { FLAG_ABORTED, fromWire, type FromWorker, type ToWorker, type WorkerInit, type WorkerStats } from './thread-protocol.js'
 import type { TaskRunner } from './task-runner.js'
 import { MAIN_THREAD, subtaskWorkerScript } from './threads.js'
@@ -47,6 +48,16 @@ export class WorkerPool implements RemoteSnapshots {
   private readonly replies: ((m: FromWorker) => boolean)[] = []
   private closing = false
   private coordinator: CheckpointCoordinator | null = null
+  /** Per checkpoint in flight: the workers' source positions so far, and how many workers are still to answer. */
+  private readonly positionsAt = new Map<number, {
+    readonly parts: SourcePart[]
+    remaining: number
+    readonly resolve: (parts: SourcePart[]) => void
+    readonly reject: (e: unknown) => void
+    readonly done: Promise<SourcePart[]>
+  }>()
+  /** The last positions each source subtask on a worker reported, by node/index. */
+  private readonly lastPositions = new Map<string, SourcePart>()
   private runner: TaskRunner | null = null
 
   constructor(
@@ -141,6 +152,8 @@ export class WorkerPool implements RemoteSnapshots {
     this.onFail?.()
     for (const p of this.uploads.values()) p.reject(e)
     this.uploads.clear()
+    for (const p of this.positionsAt.values()) p.reject(e)
+    this.positionsAt.clear()
   }
 
   private onMessage(w: number, m: FromWorker): void {
@@ -176,6 +189,9 @@ export class WorkerPool implements RemoteSnapshots {
       case 'failed':
         this.onFailure(fromWire(m.error))
         return
+      case 'source-positions':
+        this.onPositions(m)
+        return
       default: {
         const i = this.replies.findIndex(r => r(m))
         if (i >= 0) this.replies.splice(i, 1)
@@ -199,21 +215,59 @@ export class WorkerPool implements RemoteSnapshots {
 
   announce(barrier: Barrier): void {
     this.flush()
+    // Every worker answers with the positions of its source subtasks (none: an empty list).
+    let resolve!: (parts: SourcePart[]) => void, reject!: (e: unknown) => void
+    const done = new Promise<SourcePart[]>((res, rej) => {
+      resolve = res
+      reject = rej
+    })
+    done.catch(() => undefined)
+    this.positionsAt.set(barrier.id, { parts: [], remaining: this.count - 1, resolve, reject, done })
     for (let w = 1; w < this.count; w++) this.post(w, { t: 'announce', barrier })
   }
 
-  /** The job was cancelled: inputs that end now did not reach their end. */
+  /** The job was cancelled: inputs that end now did not reach their end, and the workers' sources stop reading. */
   aborted(): void {
     Atomics.store(this.flags, FLAG_ABORTED, 1)
+    for (const [w] of this.started()) {
+      if (!this.exited[w]) this.post(w, { t: 'abort' })
+    }
   }
 
   /** Resolves once the messages in flight between threads are below the limit. */
-  async room(): Promise<void> {
-    while (this.inFlight.value >= MAX_MESSAGES_IN_FLIGHT) {
+  room(): Promise<void> {
+    return this.inFlight.room(() => {
       if (this.failure !== undefined) throw this.failure
-      const wait = (Atomics as unknown as { waitAsync(a: Int32Array, i: number, v: number, t?: number): { async: boolean; value: Promise<string> | string } })
-        .waitAsync(this.inFlight.counter, 0, this.inFlight.value, 50)
-      if (wait.async) await wait.value
+    })
+  }
+
+  /** The job's loop starts reading: so do the source subtasks on the workers. */
+  startSources(): void {
+    for (const [w] of this.started()) this.post(w, { t: 'run' })
+  }
+
+  sourcePositions(id: number): Promise<SourcePart[]> {
+    return this.positionsAt.get(id)?.done ?? Promise.resolve([])
+  }
+
+  lastSourcePositions(): SourcePart[] {
+    return [...this.lastPositions.values()]
+  }
+
+  completed(id: number, sources: Readonly<Record<string, SourceManifest>>): void {
+    for (const [w] of this.started()) this.post(w, { t: 'completed', checkpoint: id, sources })
+  }
+
+  /** A worker reported where its source subtasks were: at checkpoint `m.checkpoint`'s barrier, or (0) where one ended. */
+  private onPositions(m: { readonly checkpoint: number; readonly parts: readonly SourcePart[] }): void {
+    for (const part of m.parts) this.lastPositions.set(`${part.node}/${part.index}`, part)
+    if (m.checkpoint === 0) return
+    const pending = this.positionsAt.get(m.checkpoint)
+    if (pending === undefined) return
+    pending.parts.push(...m.parts)
+    if (--pending.remaining === 0) {
+      this.positionsAt.delete(m.checkpoint)
+      pending.resolve(pending.parts)
     }
   }
 

@@ -1,11 +1,12 @@
 // The 'nexmark' connector: one table ('nexmark.table' = bid | auction | person) of the Nexmark event
-// stream, generated as fast as the consumer takes it in chunks of batchSize rows, one split. Event n
-// is a function of n alone, so a position is an event number and a restored reader starts there.
+// stream, generated as fast as the consumer takes it in chunks of batchSize rows. Event n is a
+// function of n alone, so the source splits (splits.ts: each subtask generates its own blocks of
+// events), a position is an event number and a restored reader starts there.
 import type { Row } from '../../core/batch.js'
 import type { ConnectorFactory, SourceChunk, SourceContext, SourceReader, SplitPosition } from '../api.js'
 import { nexmarkBounded, resolveNexmarkConfig, type NexmarkConfig } from './config.js'
 import { auctionRowBuilder, bidRowBuilder, NexmarkModel, personRowBuilder, type RowBuilder } from './generator.js'
-import { singleSplitPosition } from '../positions.js'
+import { freshSplits, restoredSplits, splitPosition, type NexmarkSplit } from './splits.js'
 import { EventLoopYielder } from '../../core/yield.js'
 
 export { resolveNexmarkConfig } from './config.js'
@@ -60,11 +61,11 @@ export class NexmarkTableGenerator {
     return this.position >= this.config.maxEvents || this.kindEnd <= this.kindStart
   }
 
-  /** Appends up to `max` rows to `out`; returns how many. */
-  fill(out: Row[], max: number): number {
+  /** Appends up to `max` rows of the events before `limit` (and 'events.num') to `out`; returns how many. */
+  fill(out: Row[], max: number, limit = Infinity): number {
     const total = this.model.total
     const { kindStart, kindEnd } = this
-    const end = this.config.maxEvents
+    const end = Math.min(this.config.maxEvents, limit)
     const build = this.build
     // A table whose kind has proportion 0 has no events (`done` is true); the position stays finite for checkpoints.
     if (kindEnd <= kindStart) return 0
@@ -96,34 +97,34 @@ export class NexmarkTableGenerator {
 }
 
 /**
- * The position of nexmark's one split after a chunk: the number of the next event to consider
- * (events of every kind count, as the stream's ids and times do). The split has ended once it
+ * The position of a nexmark split after a chunk: the number of the next event to consider (events of
+ * every kind count, as the stream's ids and times do), and which blocks of events the split holds
+ * (splits.ts; absent for the one split of a run at parallelism 1). The split has ended once it
  * reaches 'events.num', or at once for a table whose proportion is 0.
  *
- * @example { event: 46000 }
+ * @example { event: 46000 }, { event: 46000, stride: 2, residue: 1, block: 1000 }
  */
-export interface NexmarkPosition {
-  readonly event: number
-}
+export type NexmarkPosition = ReturnType<typeof splitPosition>
 
-function asNexmarkPosition(restored: readonly (SplitPosition | null)[] | undefined, table: string): NexmarkPosition | null {
-  return singleSplitPosition(restored, table, 'nexmark', '{ event }', p => {
-    const event = (p as Partial<NexmarkPosition>).event
-    return typeof event === 'number' && Number.isSafeInteger(event) && event >= 0 ? { event } : null
-  })
-}
-
+/** Reads the splits a subtask owns (splits.ts), the one furthest behind first so their event times move together. */
 class NexmarkReader implements SourceReader {
-  readonly splitCount = 1
-  private ended = false
+  readonly splitCount: number
+  readonly startPositions: readonly SplitPosition[]
   private readonly gen: NexmarkTableGenerator
   private readonly yielder = new EventLoopYielder()
+  private readonly splits: { event: number; readonly stride: number; readonly residue: number; readonly block: number; ended: boolean }[]
+  private ended = false
 
   constructor(config: NexmarkConfig, private readonly ctx: SourceContext) {
     this.gen = new NexmarkTableGenerator(config)
-    const restored = asNexmarkPosition(ctx.restoredPositions, ctx.table)
+    const index = ctx.subtask?.index ?? 0, parallelism = ctx.subtask?.parallelism ?? 1
+    const restored = ctx.restoredPositions === undefined
+      ? freshSplits(index, parallelism)
+      : restoredSplits(ctx.restoredPositions, ctx.table, index, parallelism)
     // Past 'events.num' (a checkpoint of a longer run): the split has ended.
-    if (restored !== null) this.gen.position = Math.min(restored.event, config.maxEvents)
+    this.splits = restored.map(s => ({ ...s, event: Math.min(s.event, config.maxEvents), ended: false }))
+    this.splitCount = this.splits.length
+    this.startPositions = this.splits.map(splitPosition)
   }
 
   async next(): Promise<SourceChunk | null> {
@@ -133,18 +134,54 @@ class NexmarkReader implements SourceReader {
       await turn
       if (this.ctx.signal.aborted) return null
     }
-    const rows: Row[] = []
-    this.gen.fill(rows, Math.max(1, this.ctx.batchSize))
-    const position: NexmarkPosition = { event: this.gen.position }
-    if (this.gen.done) {
-      this.ended = true
-      return { rows, split: 0, splitEnded: true, position }
+    let at = -1
+    for (let i = 0; i < this.splits.length; i++) {
+      const s = this.splits[i]!
+      if (!s.ended && (at < 0 || s.event < this.splits[at]!.event)) at = i
     }
-    return { rows, split: 0, position }
+    if (at < 0) {
+      this.ended = true
+      return null
+    }
+    const split = this.splits[at]!
+    const rows: Row[] = []
+    split.event = this.fillSplit(split, rows, Math.max(1, this.ctx.batchSize))
+    const position = splitPosition(split)
+    if (split.event >= this.gen.config.maxEvents || this.gen.done) {
+      split.ended = true
+      return { rows, split: at, splitEnded: true, position }
+    }
+    return { rows, split: at, position }
+  }
+
+  /** Appends up to `max` rows of `split` from its position; returns its position after them. */
+  private fillSplit(split: NexmarkSplit, out: Row[], max: number): number {
+    const gen = this.gen
+    const end = gen.config.maxEvents
+    const { stride, residue, block } = split
+    let n = split.event
+    if (stride === 1) {
+      gen.position = n
+      gen.fill(out, max)
+      return gen.position
+    }
+    let made = 0
+    while (made < max && n < end) {
+      // To the next block of this split's.
+      const b = Math.floor(n / block)
+      const skip = (residue - (b % stride) + stride) % stride
+      if (skip !== 0) n = (b + skip) * block
+      if (n >= end) break
+      gen.position = n
+      made += gen.fill(out, max - made, (Math.floor(n / block) + 1) * block)
+      n = gen.position
+      if (gen.done) break
+    }
+    return Math.min(n, end)
   }
 
   metrics(): Readonly<Record<string, number>> {
-    return { events: Math.min(this.gen.position, this.gen.config.maxEvents) }
+    return {}
   }
 
   async close(): Promise<void> {
@@ -163,6 +200,7 @@ export const nexmarkConnector: ConnectorFactory = {
       resolveNexmarkConfig(options, schema)
     },
     bounded: nexmarkBounded,
+    splittable: true,
     async create(ctx) {
       return new NexmarkReader(resolveNexmarkConfig(ctx.options, ctx.schema), ctx)
     },
