@@ -43,6 +43,19 @@ export class BatchKeys {
     return keys
   }
 
+  /**
+   * The keys of a batch on its way here, computed already (a hash exchange routed it by the same
+   * columns on this thread): `of` gives them without computing them again.
+   */
+  seed(rows: readonly Row[], input: number, keys: readonly KeyRef[]): void {
+    this.rowsB = this.rowsA
+    this.inputB = this.inputA
+    this.keysB = this.keysA
+    this.rowsA = rows
+    this.inputA = input
+    this.keysA = keys
+  }
+
   /** Forgets a processed batch, so its rows and keys are not kept alive by this cache. */
   release(rows: readonly Row[]): void {
     if (rows === this.rowsA) {

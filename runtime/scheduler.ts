@@ -122,7 +122,9 @@ export class Scheduler implements BarrierDriver {
         // A reader whose chunks are ready at once keeps this loop on microtasks: give timers
         // (checkpoint triggers, processing time) and I/O completions a turn now and then — after
         // every chunk while a checkpoint uploads, since each of its steps needs a turn.
-        const turn = this.checkpoints.busy ? new Promise<void>(resolve => setImmediate(resolve)) : this.yielder.due()
+        // With worker threads, after every chunk: what they sent is only taken in on a turn of the loop,
+        // and until it is they may wait for room (a chain of ready chunks would keep them waiting ~10 ms).
+        const turn = this.checkpoints.busy || this.workers !== null ? new Promise<void>(resolve => setImmediate(resolve)) : this.yielder.due()
         if (turn !== null) await turn
       }
       // What the worker threads still run comes back here: the job ends when this thread's subtasks

@@ -221,16 +221,24 @@ export function emit(task: Task, batch: Batch): void {
     const n = out.targets.length
     const rows: Row[][] = Array.from({ length: n }, () => [])
     const kinds: number[][] | null = batch.kinds ? Array.from({ length: n }, () => []) : null
+    // The keys of the rows for a subtask on this thread: it keys its state by the same columns, so it
+    // takes them as they are (BatchKeys.seed) instead of computing them again.
+    const local: (KeyRef[] | null)[] = out.targets.map(t => (t.send === null && t.batchKeys !== null ? [] : null))
     const keys = out.route(batch.rows)
     const maxP = out.maxParallelism
     for (let i = 0; i < batch.rows.length; i++) {
-      const t = subtaskOf(keys[i]!.group, n, maxP)
+      const key = keys[i]!
+      const t = subtaskOf(key.group, n, maxP)
       rows[t]!.push(batch.rows[i]!)
+      local[t]?.push(key)
       if (kinds) kinds[t]!.push(batch.kinds![i]!)
     }
     for (let t = 0; t < n; t++) {
       if (rows[t]!.length === 0) continue
-      deliver(out.targets[t]!, { t: 'batch', ch: out.channels[t]!, batch: { rows: rows[t]!, kinds: kinds ? Uint8Array.from(kinds[t]!) : null } })
+      const target = out.targets[t]!
+      const ch = out.channels[t]!
+      if (local[t] != null) target.batchKeys!.seed(rows[t]!, target.chInput[ch]!, local[t]!)
+      deliver(target, { t: 'batch', ch, batch: { rows: rows[t]!, kinds: kinds ? Uint8Array.from(kinds[t]!) : null } })
     }
   }
 }

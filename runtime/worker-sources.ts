@@ -4,7 +4,6 @@
 // read meanwhile — and the barriers the job's thread announces, which go in here between two chunks:
 // the positions they record go back to the job's thread for the checkpoint's manifest.
 import type { JobGraph } from '../core/job-graph.js'
-import { EventLoopYielder } from '../core/yield.js'
 import type { Manifest, SourceManifest } from './checkpoint.js'
 import { operatorFailure } from './operator-failure.js'
 import type { SourcePart } from './source-positions.js'
@@ -16,7 +15,6 @@ import type { InFlight } from './thread-links.js'
 export class WorkerSources {
   private readonly sources: SourceRunner
   private readonly controller = new AbortController()
-  private readonly yielder = new EventLoopYielder(10)
   /** Wakes the loop (a barrier that stops it, a cancel). */
   private wakeLoop: (() => void) | null = null
   /** Stopped at a savepoint's barrier: nothing more is read or handed on. */
@@ -107,8 +105,9 @@ export class WorkerSources {
       if (this.stopped) break
       sources.request(src)
       await this.runner.pump(true)
-      const turn = this.yielder.due()
-      if (turn !== null) await turn
+      // A turn of the loop after every chunk: the other threads' messages are taken in (and their
+      // count in flight goes down) only then; a chain of ready chunks would make them wait.
+      await new Promise<void>(resolve => setImmediate(resolve))
     }
     if (this.stopped) await sources.stopReading()
   }
