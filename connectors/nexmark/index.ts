@@ -106,10 +106,26 @@ export class NexmarkTableGenerator {
  */
 export type NexmarkPosition = ReturnType<typeof splitPosition>
 
+/** The first event at or after `s.event` that is in one of the split's blocks (at most `end`). */
+function nextOwn(s: NexmarkSplit, end: number): number {
+  let n = Math.min(s.event, end)
+  if (s.stride > 1) {
+    const b = Math.floor(n / s.block)
+    const skip = (s.residue - (b % s.stride) + s.stride) % s.stride
+    if (skip !== 0) n = Math.min((b + skip) * s.block, end)
+  }
+  return n
+}
+
 /** Reads the splits a subtask owns (splits.ts), the one furthest behind first so their event times move together. */
 class NexmarkReader implements SourceReader {
   readonly splitCount: number
   readonly startPositions: readonly SplitPosition[]
+  /**
+   * Every split holds the watermark back from the start: a split restored ahead of another must not
+   * move it past the rows the other still has to give (they would be late).
+   */
+  readonly concurrentSplits = true
   private readonly gen: NexmarkTableGenerator
   private readonly yielder = new EventLoopYielder()
   private readonly splits: { event: number; readonly stride: number; readonly residue: number; readonly block: number; ended: boolean }[]
@@ -122,7 +138,7 @@ class NexmarkReader implements SourceReader {
       ? freshSplits(index, parallelism)
       : restoredSplits(ctx.restoredPositions, ctx.table, index, parallelism)
     // Past 'events.num' (a checkpoint of a longer run): the split has ended.
-    this.splits = restored.map(s => ({ ...s, event: Math.min(s.event, config.maxEvents), ended: false }))
+    this.splits = restored.map(s => ({ ...s, event: nextOwn(s, config.maxEvents), ended: false }))
     this.splitCount = this.splits.length
     this.startPositions = this.splits.map(splitPosition)
   }
@@ -145,7 +161,8 @@ class NexmarkReader implements SourceReader {
     }
     const split = this.splits[at]!
     const rows: Row[] = []
-    split.event = this.fillSplit(split, rows, Math.max(1, this.ctx.batchSize))
+    // At the split's next event of its own, so the split furthest behind in event time is read first.
+    split.event = nextOwn({ ...split, event: this.fillSplit(split, rows, Math.max(1, this.ctx.batchSize)) }, this.gen.config.maxEvents)
     const position = splitPosition(split)
     if (split.event >= this.gen.config.maxEvents || this.gen.done) {
       split.ended = true

@@ -94,15 +94,20 @@ describe('nexmark splits', () => {
   it('a run at parallelism 1 keeps its position as before splits ({ event }); a subtask of 2 names its blocks', async () => {
     expect((await reader(BID, 'bid', 0, 1)).startPositions).toEqual([{ event: 0 }])
     const r = await reader(BID, 'bid', 1, 2)
-    expect(r.startPositions).toEqual([{ event: 0, stride: 2, residue: 1, block: 1000 }])
+    expect(r.startPositions).toEqual([{ event: 1000, stride: 2, residue: 1, block: 1000 }])
     // Its first rows are of events 1000 on (the first block is subtask 0's).
     const c = (await r.next())!
     expect((c.position as { event: number }).event).toBeGreaterThan(1000)
     // A checkpoint of 2 splits restored at 1: one reader with both.
     const both = await reader(BID, 'bid', 0, 1, [{ event: 5000, stride: 2, residue: 0, block: 1000 }, { event: 3000, stride: 2, residue: 1, block: 1000 }])
     expect(both.splitCount).toBe(2)
-    // The split furthest behind goes first.
+    // The split furthest behind goes first, and every split holds the watermark back from the start.
     expect((await both.next())!.split).toBe(1)
+    expect(both.concurrentSplits).toBe(true)
+    // Behind in event time, not in position: split 1 at 2000 has its next event at 3000 (block 3), split 0 at 2050.
+    const behind = await reader(BID, 'bid', 0, 1, [{ event: 2050, stride: 2, residue: 0, block: 1000 }, { event: 2000, stride: 2, residue: 1, block: 1000 }])
+    expect(behind.startPositions).toEqual([{ event: 2050, stride: 2, residue: 0, block: 1000 }, { event: 3000, stride: 2, residue: 1, block: 1000 }])
+    expect((await behind.next())!.split).toBe(0)
   })
 
   it('refuses positions it cannot re-map, saying which and why', async () => {
