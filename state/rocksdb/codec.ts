@@ -123,6 +123,19 @@ export function listElementKey(prefix: Buffer, seq: number): Buffer {
   return buf
 }
 
+/** Writes listElementKey(prefix, seq) at the start of `buf` (room: prefix.length + 4); returns its length. */
+export function writeListElementKey(buf: Uint8Array, prefix: Buffer, seq: number): number {
+  const n = prefix.length
+  if (n > 64) buf.set(prefix, 0)
+  else for (let i = 0; i < n; i++) buf[i] = prefix[i]!
+  const s = seq >>> 0
+  buf[n] = s >>> 24
+  buf[n + 1] = (s >>> 16) & 0xff
+  buf[n + 2] = (s >>> 8) & 0xff
+  buf[n + 3] = s & 0xff
+  return n + 4
+}
+
 /** A map entry's key: its (key, namespace) prefix and the user key's encoding as UTF-16BE. */
 export function mapEntryKey(prefix: Buffer, encodedUserKey: string): Buffer {
   const buf = Buffer.allocUnsafe(prefix.length + encodedUserKey.length * 2)
@@ -136,9 +149,20 @@ export function mapEntryKey(prefix: Buffer, encodedUserKey: string): Buffer {
  * of the string, no concatenation (a join side's user keys are whole encoded rows, hundreds of units).
  */
 export function stringEntryKey(prefix: Buffer, k: string): Buffer {
+  const buf = Buffer.allocUnsafe(stringEntryKeyLength(prefix, k))
+  writeStringEntryKey(buf, prefix, k)
+  return buf
+}
+
+/** Length of stringEntryKey(prefix, k). */
+export function stringEntryKeyLength(prefix: Buffer, k: string): number {
   let nuls = 0
   for (let i = k.indexOf('\x00'); i >= 0; i = k.indexOf('\x00', i + 1)) nuls++
-  const buf = Buffer.allocUnsafe(prefix.length + 2 * (k.length + nuls + 3))
+  return prefix.length + 2 * (k.length + nuls + 3)
+}
+
+/** Writes stringEntryKey(prefix, k) at the start of `buf` (room: stringEntryKeyLength); returns its length. */
+export function writeStringEntryKey(buf: Uint8Array, prefix: Buffer, k: string): number {
   let o = prefix.length
   for (let i = 0; i < o; i++) buf[i] = prefix[i]!
   buf[o++] = 0
@@ -155,8 +179,8 @@ export function stringEntryKey(prefix: Buffer, k: string): Buffer {
   buf[o++] = 0
   buf[o++] = 0
   buf[o++] = 0
-  buf[o] = 0
-  return buf
+  buf[o++] = 0
+  return o
 }
 
 /** The smallest key greater than every key starting with `prefix` (the exclusive end of a prefix scan). */

@@ -24,7 +24,7 @@ import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import type RocksDB from 'rocksdb-native'
 import { WeirError } from '../../common/errors.js'
-import { NATIVE_COPY, StagedWrites } from './staged-writes.js'
+import { HeldBytes, NATIVE_COPY, StagedWrites } from './staged-writes.js'
 
 /** One operation as the binding reads it; one shape for every type, so reused objects stay monomorphic. */
 interface Op {
@@ -257,6 +257,7 @@ abstract class NativeBatch {
  */
 export class NativeWriteBatch extends NativeBatch {
   private readonly staged = new StagedWrites()
+  private readonly held = new HeldBytes()
 
   constructor(db: RocksDB) {
     super(db, 'applied')
@@ -270,6 +271,16 @@ export class NativeWriteBatch extends NativeBatch {
   putBytes(key: Uint8Array, keyLength: number, value: Uint8Array, valueLength: number): void {
     this.check()
     this.staged.copy(PUT, key, keyLength, value, valueLength)
+  }
+
+  /**
+   * Puts key[0, keyLength) → value[0, valueLength), both copied now into bytes the batch holds
+   * until it is applied (no buffer per entry; for entries larger than putBytes' lanes take well: rows).
+   */
+  putHeld(key: Uint8Array, keyLength: number, value: Uint8Array, valueLength: number): void {
+    this.check()
+    const held = this.held
+    this.staged.ref(PUT, held.hold(key, keyLength), held.hold(value, valueLength))
   }
 
   /** Puts key → value; the buffers are the caller's and must not change until apply() resolves. */
@@ -313,12 +324,16 @@ export class NativeWriteBatch extends NativeBatch {
     } finally {
       s.reset()
     }
-    await this.issue<void>((db, ops, done) => {
-      const handle = binding.writeInit()
-      // The receiver holds the native request and its operation array until the callback has run.
-      const ctx = { handle, buffer: binding.writeBuffer(handle, ops.length), ops }
-      binding.write(db, handle, ops, ctx, err => done(err))
-    })
+    try {
+      await this.issue<void>((db, ops, done) => {
+        const handle = binding.writeInit()
+        // The receiver holds the native request and its operation array until the callback has run.
+        const ctx = { handle, buffer: binding.writeBuffer(handle, ops.length), ops }
+        binding.write(db, handle, ops, ctx, err => done(err))
+      })
+    } finally {
+      this.held.reset()
+    }
   }
 }
 

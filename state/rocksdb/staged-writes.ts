@@ -124,6 +124,47 @@ export class StagedWrites {
   }
 }
 
+/** A slab of HeldBytes: kept from batch to batch up to this many bytes in all. */
+const SLAB_BYTES = 1 << 20
+const KEEP_SLABS = 4
+
+/**
+ * Bytes a write batch holds by reference until RocksDB has applied it, copied into slabs reused
+ * from batch to batch: a stored row costs a view, not a buffer of its own. Buffer.allocUnsafe per
+ * row cut an 8 KB pool (a new ArrayBuffer) every ~40 rows, ~15% of q20-rocksdb's processing thread.
+ * reset() only once nothing can read the views handed out (the batch was applied).
+ */
+export class HeldBytes {
+  private slabs: Buffer[] = []
+  private slab = 0
+  private used = 0
+
+  /** A view of src[0, n) copied into the current slab. */
+  hold(src: Uint8Array, n: number): Uint8Array {
+    let buf = this.slabs[this.slab]
+    if (buf === undefined || this.used + n > buf.length) {
+      if (buf !== undefined) this.slab++
+      buf = this.slabs[this.slab]
+      if (buf === undefined || n > buf.length) {
+        buf = Buffer.allocUnsafeSlow(Math.max(SLAB_BYTES, n))
+        this.slabs[this.slab] = buf
+      }
+      this.used = 0
+    }
+    const at = this.used
+    copyInto(buf, at, src, n)
+    this.used = at + n
+    return new Uint8Array(buf.buffer, buf.byteOffset + at, n)
+  }
+
+  /** Every view handed out is let go (their bytes are written over from here on). */
+  reset(): void {
+    this.slab = 0
+    this.used = 0
+    if (this.slabs.length > KEEP_SLABS) this.slabs.length = KEEP_SLABS
+  }
+}
+
 /** src[0, n) into dst at `at`: a loop for a few bytes, one native call for more (NATIVE_COPY). */
 function copyInto(dst: Uint8Array, at: number, src: Uint8Array, n: number): void {
   if (n > NATIVE_COPY) dst.set(n === src.length ? src : src.subarray(0, n), at)

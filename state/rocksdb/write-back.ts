@@ -3,14 +3,22 @@
 // next bundle runs; then clean slots are evicted down to the cache's budget.
 import type { Cell, ListCell, MapCell, MapEntry } from './cache.js'
 import { ABSENT, CELL_OVERHEAD, ENTRY_OVERHEAD, keyScratch, NO_SEQS, scratchKey } from './cache.js'
-import { encodeEntry, encodeEntryInPlace, encodeUserKey, entryScratch, listElementKey, mapEntryKey, prefixEnd, stringEntryKey,
-  userKeyNeedsCopy } from './codec.js'
+import { encodeEntryInPlace, encodeUserKey, entryScratch, listElementKey, mapEntryKey, prefixEnd, stringEntryKey, stringEntryKeyLength, userKeyNeedsCopy,
+  writeListElementKey, writeStringEntryKey } from './codec.js'
 import { ioFailed } from './folder.js'
 import { type NativeWriteBatch, REUSED_OPS } from './native-batch.js'
 import type { RocksStore } from './store.js'
 
 /** Deferred write-back holds at most this many dirty cells (see makeRoom). */
 const HELD_CELLS = (REUSED_OPS * 3) >> 2
+
+/** Where a list element's or map entry's stored key is built before the batch copies it (grows). */
+let entryKeyBuf = Buffer.allocUnsafe(1024)
+
+function entryKeyRoom(n: number): Buffer {
+  if (entryKeyBuf.length < n) entryKeyBuf = Buffer.allocUnsafe(n * 2)
+  return entryKeyBuf
+}
 
 export class WriteBack {
   /** Keys of the write being built that go into the written-keys filter once it is (located in the filter's batch). */
@@ -192,12 +200,14 @@ export class WriteBack {
           if (cell.rewrite) from = 0
         }
         if (from < cell.items.length) this.addPrefix(cell)
+        // Key and value are built in scratch buffers and copied into bytes the batch holds.
+        const kb = entryKeyRoom(cell.key.length + 4)
         for (let i = from; i < cell.items.length; i++) {
-          const k = listElementKey(cell.key, cell.seqs[i]!)
-          const v = encodeEntry(ttl ? cell.times[i]! : null, cell.items[i])
-          w.put(k, v)
-          bytes += k.length + v.length
-          if (i >= cell.flushed || cell.replaced) size += ENTRY_OVERHEAD + v.length
+          const kn = writeListElementKey(kb, cell.key, cell.seqs[i]!)
+          const vn = encodeEntryInPlace(ttl ? cell.times[i]! : null, cell.items[i])
+          w.putHeld(kb, kn, entryScratch(), vn)
+          bytes += kn + vn
+          if (i >= cell.flushed || cell.replaced) size += ENTRY_OVERHEAD + vn
         }
         cell.replaced = false
         cell.rewrite = false
@@ -231,11 +241,11 @@ export class WriteBack {
           e.queued = false
           if (cell.m.get(e.mk) !== e) continue
           this.addPrefix(cell)
-          const kb = this.entryKey(cell, e)
-          const v = encodeEntry(ttl ? e.t : null, e.v, userKeyNeedsCopy(e.k) ? e : undefined)
-          w.put(kb, v)
-          bytes += kb.length + v.length
-          const s = ENTRY_OVERHEAD + kb.length + v.length
+          const kn = this.writeEntryKey(cell, e)
+          const vn = encodeEntryInPlace(ttl ? e.t : null, e.v, userKeyNeedsCopy(e.k) ? e : undefined)
+          w.putHeld(entryKeyBuf, kn, entryScratch(), vn)
+          bytes += kn + vn
+          const s = ENTRY_OVERHEAD + kn + vn
           size += s - e.size
           e.size = s
           e.onDisk = true
@@ -256,6 +266,14 @@ export class WriteBack {
     if (cell.stored) return
     cell.stored = true
     if (this.store.bloom !== null) this.store.bloom.locateBatch(this.bloomAdds++, cell.key, cell.key.length)
+  }
+
+  /** Writes a map entry's stored key (entryKey's) at the start of entryKeyBuf; returns its length. */
+  private writeEntryKey(cell: MapCell, e: MapEntry): number {
+    if (e.ek === null && typeof e.k === 'string') return writeStringEntryKey(entryKeyRoom(stringEntryKeyLength(cell.key, e.k)), cell.key, e.k)
+    const k = this.entryKey(cell, e)
+    entryKeyRoom(k.length).set(k, 0)
+    return k.length
   }
 
   private entryKey(cell: MapCell, e: MapEntry): Buffer {
