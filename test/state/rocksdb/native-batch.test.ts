@@ -61,6 +61,40 @@ describe('NativeWriteBatch and NativeReadBatch', () => {
     }
   })
 
+  it('putHeld copies rows into slabs reused from batch to batch: more than a slab per batch, and a row larger than one', async () => {
+    const db = await openRawDb()
+    const w = new NativeWriteBatch(db)
+    const r = new NativeReadBatch(db)
+    const scratchKey = Buffer.alloc(64)
+    const scratchValue = Buffer.alloc(4 << 20)
+    const expected = new Map<string, string>()
+    for (let batch = 0; batch < 3; batch++) {
+      // ~2.4 MB a batch: the slabs (1 MB) roll over, and the next batch writes over the same bytes.
+      for (let i = 0; i < 6000; i++) {
+        const n = batch * 2000 + i
+        const key = keyOf(n, 10 + (n % 5))
+        const value = `row ${batch}:${n} `.padEnd(120 + (n % 300), String.fromCharCode(97 + (n % 26)))
+        key.copy(scratchKey)
+        scratchValue.write(value, 0, 'latin1')
+        w.putHeld(scratchKey, key.length, scratchValue, value.length)
+        scratchKey.fill(0)
+        scratchValue.fill(0, 0, value.length)
+        expected.set(key.toString('latin1'), value)
+      }
+      if (batch === 1) {
+        const big = 'B'.repeat(3 << 20)
+        scratchValue.write(big, 0, 'latin1')
+        w.putHeld(Buffer.from('big'), 3, scratchValue, big.length)
+        expected.set('big', big)
+      }
+      await w.apply()
+    }
+    const keys = [...expected.keys()]
+    for (const k of keys) r.addBytes(Buffer.from(k, 'latin1'), k.length)
+    const values = await r.read(false)
+    for (let i = 0; i < keys.length; i++) expect(values[i]?.toString('latin1')).toBe(expected.get(keys[i]!))
+  })
+
   it('deletes single keys and ranges, in order with the puts of the same batch', async () => {
     const db = await openRawDb()
     const w = new NativeWriteBatch(db)
