@@ -19,3 +19,6 @@ export type { DataType, Field } from './common/types.js'
 export { formatValue } from './common/values.js'
 export { RowKind, ROW_KIND_SHORT, type Batch, type Row } from './core/batch.js'
 export type { JobGraph } from './core/job-graph.js'
+export { defineProcessFunction, listState, mapState, valueState } from './ptf/api.js'
+export type { ColumnType, Columns, Context, ListHandle, MapHandle, OpenContext, ProcessFunction, ProcessFunctionDefinition, RowOf, StateOptions, TimerContext,
+  Timers, ValueHandle } from './ptf/api.js'

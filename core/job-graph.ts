@@ -14,9 +14,11 @@ import type { MarkerJoinSpec, ScalarJoinSpec, SemiJoinSpec, SetOpSpec, WindowSem
 export type { MarkerJoinSpec, ScalarJoinSpec, SemiJoinSpec, SetOpSpec, WindowSemiJoinSpec } from './subquery-specs.js'
 import type { OverAggregateSpec } from './over-aggregate.js'
 import type { UnnestSpec } from './unnest.js'
+import type { ProcessFunctionSpec } from './process-function.js'
 
 export type { OverAggregateSpec } from './over-aggregate.js'
 export type { UnnestSpec } from './unnest.js'
+export type { ProcessFunctionSpec, ProcessStateInfo } from './process-function.js'
 
 export type ChangelogMode = 'insert-only' | 'updating'
 
@@ -283,6 +285,7 @@ export type OperatorSpec =
   | RankSpec
   | SortSpec
   | UpsertMaterializeSpec
+  | ProcessFunctionSpec
 
 /** The nodes the runtime runs itself: sources and sinks through their connectors, VALUES, and a SELECT's collector. */
 export type EndpointSpec = SourceSpec | ValuesSpec | SinkSpec | CollectSpec

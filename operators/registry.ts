@@ -25,6 +25,7 @@ import { intervalJoin } from './join/interval-join.js'
 import { windowJoin } from './join/window-join.js'
 import { windowSemiJoin } from './join/window-semi-join.js'
 import { upsertMaterialize } from './upsert-materialize.js'
+import { processFunction } from './process-function.js'
 
 const OPERATORS: { readonly [K in TransformSpec['kind']]: OperatorDescriptor<Extract<TransformSpec, { kind: K }>> } = {
   Calc: calc,
@@ -48,6 +49,7 @@ const OPERATORS: { readonly [K in TransformSpec['kind']]: OperatorDescriptor<Ext
   WindowJoin: windowJoin,
   WindowSemiJoin: windowSemiJoin,
   UpsertMaterialize: upsertMaterialize,
+  ProcessFunction: processFunction,
 }
 
 function descriptorOf<S extends TransformSpec>(spec: S): OperatorDescriptor<S> {

@@ -14,6 +14,7 @@ import { describeSubqueryNode, subqueryStateLines } from './explain-subquery.js'
 import { describeOverAggregate, overStateLines } from './explain-over.js'
 import { describeTimeJoin, timeJoinStateLines } from './explain-time-join.js'
 import { describeUnnest } from './explain-unnest.js'
+import { describeProcessFunction, processFunctionStateLines } from './explain-process-function.js'
 
 export interface ExplainOptions {
   /** EXPLAIN CHANGELOG_MODE: print row kinds Flink-style (I, UB, UA, D) on every operator. */
@@ -192,6 +193,8 @@ function describeNode(node: PhysicalNode, input: readonly Field[], opts: Explain
       return describeSort(s, input, m)
     case 'UpsertMaterialize':
       return `UpsertMaterialize(key=[${s.keys.map(i => node.schema[i]!.name).join(', ')}], ${m})`
+    case 'ProcessFunction':
+      return describeProcessFunction(s, input, m)
     default:
       return assertNever(s)
   }
@@ -273,6 +276,8 @@ function stateLines(node: PhysicalNode, input: readonly Field[], warnings: strin
         }]; ttl=[${ttl}]; bounded=[${bounded}]`,
       ]
     }
+    case 'ProcessFunction':
+      return processFunctionStateLines(node, s, input, warnings)
     case 'Source':
     case 'Values':
     case 'Calc':

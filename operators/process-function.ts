@@ -1,0 +1,220 @@
+// A user's process table function (ptf/api.ts) as an operator: rows keyed by the PARTITION BY
+// columns go to `process` one by one, in arrival order, with the row's key current in the state
+// backend; due timers go to `onTimer` with their key current. Each row's state was prefetched with
+// its batch, so the handlers run synchronously against resident state.
+import { BatchBuilder, type Batch, type Row } from '../core/batch.js'
+import type { ProcessFunctionSpec } from '../core/process-function.js'
+import type { KeyRef, Namespace, StateTtlConfig } from '../core/keyed-state.js'
+import type { Operator, OperatorContext, OperatorDescriptor, TimerDomain } from '../core/operator.js'
+import { WeirError } from '../common/errors.js'
+import { formatValue } from '../common/values.js'
+import type { Field } from '../common/types.js'
+import type { Context, ProcessFunction, Timers, TimerContext } from '../ptf/api.js'
+import { loadProcessFunction } from '../ptf/load.js'
+
+type Handlers = Context<never, never, never> & { timeDomain: 'event' | 'processing' }
+
+export class ProcessFunctionOperator implements Operator {
+  private def!: ProcessFunction
+  private ctx!: OperatorContext
+  private readonly out = new BatchBuilder()
+  private readonly state: Record<string, unknown> = {}
+  private key: KeyRef | undefined = undefined
+  /** The row a handler is running for (null: a timer), for the error that names it. */
+  private current: Row | null = null
+  private readonly handlerCtx: Handlers
+  private readonly inputNames: readonly string[]
+
+  constructor(readonly spec: ProcessFunctionSpec) {
+    const self = this
+    this.inputNames = spec.input.map(f => f.name)
+    const timers: Timers = {
+      registerEventTime: ts => self.ctx.timers.registerEventTimeTimer(checkTime(ts, self), ''),
+      registerProcessingTime: ts => self.ctx.timers.registerProcessingTimeTimer(checkTime(ts, self), ''),
+      deleteEventTime: ts => self.ctx.timers.deleteEventTimeTimer(ts, ''),
+      deleteProcessingTime: ts => self.ctx.timers.deleteProcessingTimeTimer(ts, ''),
+    }
+    this.handlerCtx = {
+      state: this.state as never,
+      get key() {
+        return self.key?.values ?? []
+      },
+      args: spec.args as never,
+      timers,
+      get watermark() {
+        return self.ctx.timers.currentWatermark()
+      },
+      get processingTime() {
+        return self.ctx.timers.currentProcessingTime()
+      },
+      emit: (row: unknown) => self.emit(row),
+      timeDomain: 'event',
+    }
+  }
+
+  async open(ctx: OperatorContext): Promise<void> {
+    this.ctx = ctx
+    const spec = this.spec
+    this.def = await loadProcessFunction(spec.module, /\.(c|m)?ts$/.test(spec.module) ? 'TYPESCRIPT' : 'JAVASCRIPT')
+    const declared = Object.entries(this.def.state ?? {})
+    for (const s of spec.states) {
+      // The module may have changed since the plan: its state must still be what the plan (and EXPLAIN) said.
+      const now = declared.find(([field]) => field === s.field)?.[1]
+      if (now === undefined || now.kind !== s.kind || now.name !== s.name) {
+        throw WeirError.execution(`process function '${spec.function}': state '${s.field}' of ${spec.module} changed since the job was planned`, {
+          help: 'plan the job again (CREATE FUNCTION loads the module)',
+        })
+      }
+      const ttl: StateTtlConfig | undefined = s.ttlMs > 0
+        ? { ttlMs: s.ttlMs, updateType: s.updateTtlOnRead ? 'OnReadAndWrite' : 'OnCreateAndWrite' }
+        : undefined
+      const desc = { kind: s.kind, name: s.name, ...(ttl ? { ttl } : {}) } as const
+      this.state[s.field] = s.kind === 'value' ?
+        ctx.state.getValueState(desc as never)
+        : s.kind === 'list' ?
+        ctx.state.getListState(desc as never)
+        : ctx.state.getMapState(desc as never)
+    }
+    if (this.def.open) this.run(() => this.def.open!({ args: spec.args as never, functionName: spec.function }))
+  }
+
+  processBatch(batch: Batch, input: number): void {
+    const rows = batch.rows
+    if (rows.length === 0) return
+    const keys = this.ctx.keysOf(rows, input)
+    const state = this.ctx.state
+    const names = this.inputNames
+    const def = this.def
+    const hctx = this.handlerCtx as unknown as Context<never, never, never>
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i]!
+      const key = keys[i]!
+      if (this.key !== key) {
+        state.setCurrentKey(key)
+        this.key = key
+      }
+      const obj: Record<string, unknown> = {}
+      for (let c = 0; c < names.length; c++) obj[names[c]!] = row[c]
+      this.current = row
+      this.run(() => def.process(obj as never, hctx))
+    }
+    this.current = null
+    this.flush()
+  }
+
+  onTimer(timestamp: number, _namespace: Namespace, domain: TimerDomain): void {
+    const onTimer = this.def.onTimer
+    if (onTimer === undefined) return
+    this.key = this.ctx.state.getCurrentKey()
+    this.handlerCtx.timeDomain = domain
+    this.current = null
+    this.run(() => onTimer.call(this.def, timestamp, this.handlerCtx as unknown as TimerContext<never, never, never>))
+    this.handlerCtx.timeDomain = 'event'
+    if (domain === 'processing') this.flush()
+  }
+
+  onWatermark(): void {
+    this.flush()
+  }
+
+  endInput(): void {
+    this.flush()
+  }
+
+  close(): void {
+    if (this.def?.close) this.run(() => this.def.close!())
+  }
+
+  private flush(): void {
+    const b = this.out.take()
+    if (b !== null) this.ctx.output.emit(b)
+  }
+
+  /** Output row = [...key values, ...declared output columns in order]; values are checked against the declared types. */
+  private emit(value: unknown): void {
+    const spec = this.spec
+    if (typeof value !== 'object' || value === null) throw this.failure(`emit takes an object of the output columns, got ${String(value)}`)
+    const o = value as Record<string, unknown>
+    const keyValues = this.key?.values ?? []
+    const row: Row = new Array(keyValues.length + spec.output.length)
+    for (let k = 0; k < keyValues.length; k++) row[k] = keyValues[k]
+    for (let c = 0; c < spec.output.length; c++) {
+      const f = spec.output[c]!
+      const v = o[f.name]
+      row[keyValues.length + c] = v === undefined ? null : checkValue(v, f, this)
+    }
+    this.out.push(row)
+  }
+
+  /** Runs user code; what it throws fails the job naming the function, the key and the row. */
+  private run(f: () => void): void {
+    try {
+      f()
+    } catch (e) {
+      if (e instanceof UserCodeError) throw e.error
+      throw this.failure(e instanceof Error ? e.message : String(e), e)
+    }
+  }
+
+  failure(message: string, cause?: unknown): UserCodeError {
+    const spec = this.spec
+    const key = this.key?.values.map((v, k) => formatValue(v, spec.input[spec.keys[k]!]!.type)).join(', ')
+    const row = this.current === null ? undefined : spec.input.map((f, i) => `${f.name}=${formatValue(this.current![i], f.type)}`).join(', ')
+    const notes = [`function: ${spec.function} (${spec.module})`, ...(key === undefined ? [] : [`key: [${key}]`]),
+      row === undefined ? 'in onTimer' : `row: ${row}`]
+    const stack = cause instanceof Error && cause.stack ? cause.stack.split('\n').slice(1, 4).map(l => l.trim()) : []
+    return new UserCodeError(
+      WeirError.execution(`process function '${spec.function}' failed on key [${key ?? ''}]${row === undefined ? '' : ` at row (${row})`}: ${message}`, {
+        notes: [...notes, ...stack],
+        help: 'fix the function, or filter the rows it cannot take before calling it',
+        cause,
+      }),
+    )
+  }
+}
+
+/** An error already made for the user: passes through `run` as it is. */
+class UserCodeError extends Error {
+  constructor(readonly error: WeirError) {
+    super(error.message)
+  }
+}
+
+function checkTime(ts: number, op: ProcessFunctionOperator): number {
+  if (typeof ts !== 'number' || !Number.isFinite(ts)) throw op.failure(`a timer's time must be a finite number of epoch ms, got ${String(ts)}`)
+  return ts
+}
+
+function checkValue(v: unknown, f: Field, op: ProcessFunctionOperator): unknown {
+  if (v === null) return null
+  switch (f.type.kind) {
+    case 'STRING':
+      if (typeof v === 'string') return v
+      break
+    case 'BOOLEAN':
+      if (typeof v === 'boolean') return v
+      break
+    case 'DOUBLE':
+      if (typeof v === 'number') return v
+      break
+    case 'INT':
+    case 'BIGINT':
+    case 'TIMESTAMP':
+      if (typeof v === 'number' && Number.isSafeInteger(v)) return v
+      break
+    default:
+      return v
+  }
+  throw op.failure(`emitted ${JSON.stringify(v)} as '${f.name}', which is declared ${f.type.kind === 'TIMESTAMP' ? 'TIMESTAMP(3) (epoch ms)' : f.type.kind}`)
+}
+
+/** Keyed state per PARTITION BY key; timers of both domains when the module has onTimer; a TTL'd state is swept. */
+export const processFunction: OperatorDescriptor<ProcessFunctionSpec> = {
+  traits: spec => ({
+    keyedState: true,
+    input: 'batch',
+    ttlSweep: spec.states.some(s => s.ttlMs > 0),
+    timers: spec.timers ? ['event', 'processing'] : [],
+  }),
+  create: spec => new ProcessFunctionOperator(spec),
+}
