@@ -17,6 +17,7 @@ import { alterObject, applyNamespaceStatement, Catalog, createTableAs, showNames
 import { jobConfigOf, listOptions, resetOption, setOption, type JobConfig } from '../common/config/index.js'
 import { renderWarning, type WarningSink } from '../common/warnings.js'
 import { JobSet, type JobControl, type JobInfo, type JobKind, type JobOutcome } from './jobs.js'
+import { createFunction } from './create-function.js'
 import { runScript, type PlannedStep, type Script, type SelectConsumer, type SelectInfo, type StatementResult } from './script.js'
 
 export type { StatementResult }
@@ -156,6 +157,16 @@ export class Session {
 
   private async plan(stmt: ast.Statement): Promise<PlannedStep> {
     switch (stmt.kind) {
+      case 'CreateFunction': {
+        const fn = await createFunction(stmt, this.opts.source?.file)
+        const created = this.catalog.functions.add(fn, stmt.ifNotExists, stmt.name.span)
+        return { kind: 'ok', message: created ? `function '${fn.name}' created` : `function '${fn.name}' already exists` }
+      }
+      case 'DropFunction': {
+        const name = stmt.name.parts.at(-1)!.value
+        const dropped = this.catalog.functions.drop(stmt.name, stmt.ifExists)
+        return { kind: 'ok', message: dropped ? `function '${name}' dropped` : `function '${name}' does not exist` }
+      }
       case 'CreateTable': {
         if (stmt.asQuery !== undefined) return this.planCreateAs({ ...stmt, asQuery: stmt.asQuery })
         const table = tableFromAst(stmt, this.catalog)
@@ -205,7 +216,7 @@ export class Session {
         return { kind: 'ok', message: `reset '${stmt.key}'` }
       }
       case 'ShowTables': {
-        if (stmt.what === 'FUNCTIONS') return { kind: 'table', ...showFunctions() }
+        if (stmt.what === 'FUNCTIONS') return { kind: 'table', ...showFunctions(this.catalog.functions.list().map(f => f.name)) }
         if (stmt.what !== 'TABLES' && stmt.what !== 'VIEWS') return { kind: 'table', ...showNamespaces(stmt.what, this.catalog) }
         const objs = this.catalog.list(stmt.what === 'TABLES' ? undefined : 'view')
         return { kind: 'table', columns: [stmt.what === 'TABLES' ? 'table name' : 'view name'], rows: objs.map(o => [o.name]) }

@@ -100,6 +100,8 @@ export class SqlParser extends CstParser {
 
   statement = this.RULE('statement', () => {
     this.OR(this.alts.statement1 ??= [
+      // FUNCTION is a plain word (a column may be named so): the GATE reads it before CREATE/DROP's own rules try.
+      { GATE: () => this.functionDdlAhead(), IGNORE_AMBIGUITIES: true, ALT: () => this.SUBRULE(this.functionStatement, ALT_LABEL) },
       { ALT: () => this.SUBRULE(this.createStatement, ALT_LABEL) },
       { ALT: () => this.SUBRULE(this.dropStatement, ALT_LABEL) },
       { ALT: () => this.SUBRULE(this.insertStatement, ALT_LABEL) },
@@ -114,6 +116,40 @@ export class SqlParser extends CstParser {
       { ALT: () => this.SUBRULE(this.alterStatement, ALT_LABEL) },
       { ALT: () => this.SUBRULE(this.useStatement, ALT_LABEL) },
     ])
+  })
+
+  /** `CREATE FUNCTION` or `DROP FUNCTION` (with TEMPORARY) next: words, not keywords, so a GATE tells. */
+  private functionDdlAhead(): boolean {
+    const t = this.LA(1).tokenType
+    if (t !== T.CREATE && t !== T.DROP) return false
+    return wordIs(this.LA(this.LA(2).tokenType === T.TEMPORARY ? 3 : 2), 'FUNCTION')
+  }
+
+  /**
+   * `CREATE [TEMPORARY] FUNCTION [IF NOT EXISTS] f AS 'path' [LANGUAGE TYPESCRIPT|JAVASCRIPT]` and
+   * `DROP [TEMPORARY] FUNCTION [IF EXISTS] f`; to-ast checks the words and which clauses go with which.
+   */
+  functionStatement = this.RULE('functionStatement', () => {
+    this.OR(this.alts.functionStatement1 ??= [
+      { ALT: () => this.CONSUME(T.CREATE) },
+      { ALT: () => this.CONSUME(T.DROP) },
+    ])
+    this.OPTION(() => this.CONSUME(T.TEMPORARY))
+    this.CONSUME(T.Identifier)
+    this.OPTION2(() => {
+      this.CONSUME(T.IF)
+      this.OPTION3(() => this.CONSUME(T.NOT))
+      this.CONSUME(T.EXISTS)
+    })
+    this.SUBRULE(this.qualifiedName)
+    this.OPTION4(() => {
+      this.CONSUME(T.AS)
+      this.CONSUME(T.StringLit)
+      this.OPTION5(() => {
+        this.CONSUME(T.Name, { LABEL: 'languageWord' })
+        this.CONSUME2(T.Name, { LABEL: 'language' })
+      })
+    })
   })
 
   createStatement = this.RULE('createStatement', () => {
@@ -833,10 +869,22 @@ export class SqlParser extends CstParser {
     this.OR(this.alts.fromItem1 ??= [
       { GATE: () => (wordIs(this.LA(1), 'UNNEST') && this.LA(2).tokenType === T.LParen) || (this.LA(1).tokenType === T.LATERAL && wordIs(this.LA(2), 'UNNEST')),
         ALT: () => this.SUBRULE(this.unnestRef, ALT_LABEL) },
+      // A name and '(' : a table function call (a table's name is never followed by '(').
+      { GATE: () => this.LA(2).tokenType === T.LParen && this.LA(1).tokenType.CATEGORIES?.includes(T.Name) === true,
+        ALT: () => this.SUBRULE(this.tableFunctionRef, ALT_LABEL) },
       { ALT: () => this.SUBRULE(this.windowTvfRef, ALT_LABEL) },
       { ALT: () => this.SUBRULE(this.subqueryRef, ALT_LABEL) },
       { ALT: () => this.SUBRULE(this.tableRef, ALT_LABEL) },
     ])
+  })
+
+  /** `f(input => TABLE t PARTITION BY k, arg => 1) [[AS] alias]`: a process table function, arguments as a window TVF's. */
+  tableFunctionRef = this.RULE('tableFunctionRef', () => {
+    this.CONSUME(T.Name)
+    this.CONSUME(T.LParen)
+    this.MANY_SEP({ SEP: T.Comma, DEF: () => this.SUBRULE(this.tvfArg) })
+    this.CONSUME(T.RParen)
+    this.OPTION(() => this.SUBRULE(this.alias))
   })
 
   /** `[LATERAL] UNNEST(expr, …) [WITH ORDINALITY] [[AS] alias [(col, …)]]`: UNNEST and ORDINALITY are plain words here; to-ast checks them. */

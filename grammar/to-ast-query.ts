@@ -169,6 +169,8 @@ function fromItem(n: CstNode, s: Spans): A.FromItem {
     }
     case 'windowTvfRef':
       return windowTvf(c, s)
+    case 'tableFunctionRef':
+      return tableFunctionCall(c, s)
     case 'unnestRef':
       return unnestRef(c, s)
     default:
@@ -266,6 +268,26 @@ function windowTvf(n: CstNode, s: Spans): A.WindowTvf {
     ...(alias ? { alias: ident(alias, s) } : {}),
     span: s.of(n),
   }
+}
+
+/** `f(args) [alias]`: the planner finds f among the session's functions and checks the arguments against its declaration. */
+function tableFunctionCall(n: CstNode, s: Spans): A.TableFunctionCall {
+  const name = identFromToken(token(n, 'Name')!, s)
+  const args = nodes(n, 'tvfArg').map((arg): A.TableFunctionArg => {
+    const argName = token(arg, 'Name')
+    const nameId = argName ? { name: identFromToken(argName, s) } : {}
+    const table = node(arg, 'tvfTableArg')
+    if (table) {
+      const partition = node(table, 'partitionClause')
+      const partitionBy = partition ? nodes(partition, 'qualifiedName').map(q => qualifiedName(q, s)) : []
+      return { kind: 'TableArg', ...nameId, input: tvfInput(table, s), partitionBy, span: s.of(arg) }
+    }
+    const descriptor = node(arg, 'descriptorArg')
+    if (descriptor) throw WeirError.syntax(`${name.value} takes no DESCRIPTOR argument`, { span: s.of(descriptor) })
+    return { kind: 'ScalarArg', ...nameId, value: expression(child(arg, 'expression'), s), span: s.of(arg) }
+  })
+  const alias = node(n, 'alias')
+  return { kind: 'TableFunctionCall', name, args, ...(alias ? { alias: ident(alias, s) } : {}), span: s.of(n) }
 }
 
 function tvfInput(n: CstNode, s: Spans): A.TableRef | A.SubqueryRef {

@@ -16,6 +16,8 @@ export function script(n: CstNode, s: Spans): A.Statement[] {
 function statement(n: CstNode, s: Spans): A.Statement {
   const c = alt(n) as CstNode
   switch (c.name) {
+    case 'functionStatement':
+      return functionStatement(c, s)
     case 'createStatement':
       return createStatement(c, s)
     case 'dropStatement':
@@ -245,6 +247,41 @@ function options(n: CstNode, s: Spans): A.OptionPair[] {
   })
 }
 
+function functionStatement(n: CstNode, s: Spans): A.CreateFunction | A.DropFunction {
+  const name = qualifiedName(child(n, 'qualifiedName'), s)
+  const path = token(n, 'StringLit')
+  const notExists = has(n, 'NOT')
+  if (has(n, 'DROP')) {
+    if (path) {
+      throw WeirError.syntax('DROP FUNCTION takes no AS clause', { span: s.ofToken(path), help: `DROP FUNCTION ${name.parts.map(p => p.value).join('.')}` })
+    }
+    if (notExists) throw WeirError.syntax('write DROP FUNCTION IF EXISTS, not IF NOT EXISTS', { span: s.ofToken(token(n, 'NOT')!) })
+    return { kind: 'DropFunction', name, ifExists: has(n, 'IF'), span: s.of(n) }
+  }
+  if (has(n, 'IF') && !notExists) throw WeirError.syntax('write CREATE FUNCTION IF NOT EXISTS', { span: s.ofToken(token(n, 'IF')!) })
+  if (!path) {
+    throw WeirError.syntax('CREATE FUNCTION needs the module that defines it', { span: s.of(n), help: `CREATE FUNCTION ${
+      name.parts.map(p => p.value).join('.')
+    } AS './path/to/module.ts' LANGUAGE TYPESCRIPT` })
+  }
+  const word = token(n, 'languageWord')
+  if (word && word.image.toUpperCase() !== 'LANGUAGE') {
+    throw WeirError.syntax(`unexpected '${word.image}', expected LANGUAGE`, { span: s.ofToken(word) })
+  }
+  const lang = token(n, 'language')
+  let language: A.CreateFunction['language']
+  if (lang) {
+    const value = lang.image.toUpperCase()
+    if (value !== 'TYPESCRIPT' && value !== 'JAVASCRIPT') {
+      throw WeirError.unsupported(`functions in LANGUAGE ${lang.image} are not supported`, { span: s.ofToken(lang),
+        help: 'Weir runs process functions written in TypeScript (LANGUAGE TYPESCRIPT) or JavaScript (LANGUAGE JAVASCRIPT)' })
+    }
+    language = { value, span: s.ofToken(lang) }
+  }
+  return { kind: 'CreateFunction', name, path: stringValue(path), pathSpan: s.ofToken(path), ...(language ? { language } : {}), ifNotExists: notExists,
+    temporary: has(n, 'TEMPORARY'), span: s.of(n) }
+}
+
 function dropStatement(n: CstNode, s: Spans): A.DropObject {
   const behavior = token(n, 'Name')
   const word = behavior?.image.toUpperCase()
@@ -292,6 +329,8 @@ const STATEMENT_NAMES: Record<Exclude<A.Statement['kind'], 'Insert'>, string> = 
   StatementSet: 'another statement set',
   CreateTable: 'CREATE TABLE',
   CreateView: 'CREATE VIEW',
+  CreateFunction: 'CREATE FUNCTION',
+  DropFunction: 'DROP FUNCTION',
   DropObject: 'DROP',
   SetOption: 'SET',
   ResetOption: 'RESET',

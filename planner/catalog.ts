@@ -4,6 +4,7 @@ import type { Span } from '../common/span.js'
 import type { DataType } from '../common/types.js'
 import { WeirError } from '../common/errors.js'
 import { closest } from '../common/names.js'
+import { FunctionRegistry } from './functions.js'
 
 export interface TableColumn {
   readonly name: string
@@ -83,6 +84,8 @@ export class Catalog {
   private current: Database
   /** Where each object lives (a view's query is bound there). */
   private readonly homes = new WeakMap<CatalogObject, Database>()
+  /** User functions (CREATE FUNCTION), one namespace for the session as Flink's temporary system functions. */
+  readonly functions = new FunctionRegistry()
 
   constructor() {
     this.current = this.addDatabase(this.addCatalog(DEFAULT_CATALOG), DEFAULT_DATABASE)

@@ -59,6 +59,20 @@ function infer(plan: LogicalPlan): { mode: ChangelogMode; origin?: LogicalPlan }
     case 'Sort':
       // Sorted once when the input ends or as time passes, or the first rows of an insert-only input.
       return { mode: 'insert-only' }
+    case 'ProcessTable': {
+      // Its handler sees rows, not changes: an update of its input would reach it as a plain row.
+      const input = changelogOf(plan.input)
+      if (input.mode === 'updating') {
+        throw WeirError.unsupported(
+          `process table function '${plan.fn.name}' takes insert-only input, but its input has the updates produced by ${describe(input.origin!)}`,
+          {
+            span: plan.span,
+            help: 'call it on an append-only table or query (before the GROUP BY, join or Top-N that produces updates)',
+          },
+        )
+      }
+      return { mode: 'insert-only' }
+    }
     case 'Over':
       // OVER aggregates append one row per input row; an updating input is refused when lowered.
       return changelogOf(plan.input)
@@ -110,6 +124,8 @@ export function describe(plan: LogicalPlan): string {
       return `the deduplication (ROW_NUMBER … = 1, keep ${plan.keepLast ? 'last' : 'first'})${where}`
     case 'Rank':
       return `the Top-N (${plan.fn} … <= ${plan.end})${where}`
+    case 'ProcessTable':
+      return `process table function '${plan.fn.name}'${where}`
     case 'TemporalJoin':
       return `the temporal ${plan.joinType} JOIN${where}`
     case 'SemiJoin':

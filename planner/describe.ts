@@ -40,8 +40,8 @@ export function describeObject(obj: CatalogObject, catalog: Catalog, config: Job
   return { columns: ['name', 'type'], rows: bound.plan.fields.map((f, i) => [obj.columns?.[i] ?? f.name, formatType(f.type)]) }
 }
 
-/** SHOW FUNCTIONS: the scalar functions called by name, the aggregates and the window table functions. */
-export function showFunctions(): Listing {
-  const names = [...callableFunctionNames(), ...AGGREGATE_FUNCTIONS, 'JSON_ARRAYAGG', 'TUMBLE', 'HOP', 'CUMULATE', 'SESSION'].sort()
+/** SHOW FUNCTIONS: the scalar functions called by name, the aggregates, the window table functions, and the session's own (CREATE FUNCTION). */
+export function showFunctions(user: readonly string[] = []): Listing {
+  const names = [...callableFunctionNames(), ...AGGREGATE_FUNCTIONS, 'JSON_ARRAYAGG', 'TUMBLE', 'HOP', 'CUMULATE', 'SESSION', ...user].sort()
   return { columns: ['function name'], rows: names.map(n => [n]) }
 }

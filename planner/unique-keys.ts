@@ -76,6 +76,8 @@ function infer(plan: LogicalPlan): readonly number[] | undefined {
     case 'Unnest':
     case 'WindowTvf':
     case 'Union':
+    // A function may emit any number of rows per key.
+    case 'ProcessTable':
       return undefined
     default:
       return assertNever(plan)

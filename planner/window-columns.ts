@@ -61,6 +61,7 @@ function infer(plan: LogicalPlan): (WindowColumn | undefined)[] {
     case 'Rank':
     case 'Sort':
     case 'TemporalJoin':
+    case 'ProcessTable':
       return none()
     // Semi and anti joins and set operations may retract rows when their other input changes; a
     // window semi/anti join emits its left rows, window columns intact, when their window closes.

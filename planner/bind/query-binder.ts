@@ -29,6 +29,7 @@ import { checkReadable, tableFields } from './table-fields.js'
 import { bindJoinedFrom, type BoundRelation, type JoinContext } from './join-binder.js'
 import { misplacedAsOf } from './temporal-join.js'
 import { standaloneUnnest, unnestBelowWindowTvf } from './unnest.js'
+import { bindProcessTable } from './process-table.js'
 import { joinWhereSubqueries, selectScalars, setOperation, splitWhere, subqueryHost, withScalars } from './subquery-binder.js'
 import type { JobConfig } from '../../common/config/index.js'
 
@@ -110,6 +111,8 @@ export class QueryBinder {
         return bindJoinedFrom(from, undefined, this.joinContext([]))
       case 'Unnest':
         return standaloneUnnest(from)
+      case 'TableFunctionCall':
+        return bindProcessTable(from, this.catalog.functions, item => this.bindFrom(item))
       default:
         return assertNever(from)
     }

@@ -5,6 +5,7 @@ import type { Rex } from '../../core/rex.js'
 import type { AggCall } from '../../core/aggregates.js'
 import type { TimeDomain, WindowSpec } from '../../core/windows.js'
 import type { CatalogTable } from '../catalog.js'
+import type { CatalogFunction } from '../functions.js'
 import { assertNever } from '../../common/assert.js'
 import type { Over } from './over.js'
 import type { Deduplicate, Rank, Sort } from './rank.js'
@@ -90,6 +91,17 @@ export interface WindowTvf {
   readonly timeDomain: TimeDomain
   readonly timeColumn: string
   readonly partitionKeys: readonly number[]
+  readonly fields: readonly Field[]
+  readonly span: Span
+}
+
+/** A user's process table function over its input partitioned by `keys`: output [...key columns, ...the function's output]. */
+export interface ProcessTable {
+  readonly kind: 'ProcessTable'
+  readonly input: LogicalPlan
+  readonly fn: CatalogFunction
+  readonly keys: readonly number[]
+  readonly args: Readonly<Record<string, string | number | boolean | null>>
   readonly fields: readonly Field[]
   readonly span: Span
 }
@@ -272,7 +284,7 @@ export interface Expand {
 }
 
 export type LogicalPlan = Scan | Values | Project | Expand | Unnest | Filter | Aggregate | WindowAggregate | WindowTvf | Union | Join | TemporalJoin | SemiJoin
-  | SetOp | ScalarJoin | MarkerJoin | Sink | Over | Deduplicate | Rank | Sort
+  | SetOp | ScalarJoin | MarkerJoin | Sink | Over | Deduplicate | Rank | Sort | ProcessTable
 
 export function inputsOf(plan: LogicalPlan): readonly LogicalPlan[] {
   switch (plan.kind) {
@@ -295,6 +307,7 @@ export function inputsOf(plan: LogicalPlan): readonly LogicalPlan[] {
     case 'Aggregate':
     case 'WindowAggregate':
     case 'WindowTvf':
+    case 'ProcessTable':
     case 'Over':
     case 'Deduplicate':
     case 'Rank':
@@ -328,6 +341,7 @@ export function withInputs(plan: LogicalPlan, inputs: readonly LogicalPlan[]): L
     case 'Aggregate':
     case 'WindowAggregate':
     case 'WindowTvf':
+    case 'ProcessTable':
     case 'Over':
     case 'Deduplicate':
     case 'Rank':

@@ -1,6 +1,7 @@
 // Logical plan → job graph: operators with stable ids, hash exchanges in front of keyed operators,
 // Filter+Project fused into one Calc, and scans turned into sources with their watermark.
 import { WeirError } from '../../common/errors.js'
+import { withoutTimeAttr } from '../../common/types.js'
 import { assertNever } from '../../common/assert.js'
 import type { Rex } from '../../core/rex.js'
 import type { AggCall } from '../../core/aggregates.js'
@@ -98,6 +99,13 @@ export function lowerToJobGraph(plans: readonly LogicalPlan[], name: string, con
         const input = lower(plan.input)
         id = add('window-assign', { kind: 'WindowAssign', window: plan.window, timeIndex: plan.timeIndex, timeDomain: plan.timeDomain }, [{ node: input,
           exchange: forward }], plan, mode)
+        break
+      }
+      case 'ProcessTable': {
+        const { fn } = plan
+        id = add('process-function', { kind: 'ProcessFunction', function: fn.name, module: fn.module, keys: plan.keys,
+          input: plan.input.fields.map(f => ({ name: f.name, type: withoutTimeAttr(f.type) })), output: fn.output, args: plan.args, states: fn.states,
+          timers: fn.timers }, [{ node: lower(plan.input), exchange: keyed(plan.keys) }], plan, mode)
         break
       }
       case 'Over': {
