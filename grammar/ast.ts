@@ -1,6 +1,8 @@
 // The SQL AST: frozen discriminated unions, each node with the span of SQL it came from.
 // Nothing here knows about Chevrotain; the parser builds these plain objects.
 import type { Span } from '../common/span.js'
+import type { CreateFunction, DropFunction, TableFunctionCall } from './ast-functions.js'
+export type { CreateFunction, DropFunction, TableFunctionArg, TableFunctionCall } from './ast-functions.js'
 
 /** A name as written, with its span. Unquoted names keep their case; lookups are case-insensitive. */
 export interface Ident {
@@ -163,28 +165,6 @@ export interface CreateView {
   /** The query as written (SHOW CREATE VIEW prints it). */
   readonly queryText: string
   readonly comment?: string
-  readonly span: Span
-}
-
-/** `CREATE [TEMPORARY] FUNCTION [IF NOT EXISTS] f AS 'path' [LANGUAGE TYPESCRIPT | JAVASCRIPT]`: a process table function in a module. */
-export interface CreateFunction {
-  readonly kind: 'CreateFunction'
-  readonly name: QualifiedName
-  /** The module's path as written (relative to the SQL file or the working directory). */
-  readonly path: string
-  readonly pathSpan: Span
-  /** Absent: from the path's extension. */
-  readonly language?: { readonly value: 'TYPESCRIPT' | 'JAVASCRIPT'; readonly span: Span }
-  readonly ifNotExists: boolean
-  readonly temporary: boolean
-  readonly span: Span
-}
-
-/** `DROP [TEMPORARY] FUNCTION [IF EXISTS] f`. */
-export interface DropFunction {
-  readonly kind: 'DropFunction'
-  readonly name: QualifiedName
-  readonly ifExists: boolean
   readonly span: Span
 }
 
@@ -400,26 +380,6 @@ export type SelectItem =
   | { readonly kind: 'StarItem'; readonly qualifier?: Ident; readonly span: Span }
 
 export type FromItem = TableRef | SubqueryRef | WindowTvf | Join | Unnest | TableFunctionCall
-
-/** An argument of a table function call: a table (`input => TABLE t PARTITION BY k`) or a scalar (`threshold => 500`). */
-export type TableFunctionArg =
-  | {
-    readonly kind: 'TableArg'
-    readonly name?: Ident
-    readonly input: TableRef | SubqueryRef
-    readonly partitionBy: readonly QualifiedName[]
-    readonly span: Span
-  }
-  | { readonly kind: 'ScalarArg'; readonly name?: Ident; readonly value: Expr; readonly span: Span }
-
-/** `f(input => TABLE t PARTITION BY k, arg => v) [[AS] alias]` in FROM: a user's process table function. */
-export interface TableFunctionCall {
-  readonly kind: 'TableFunctionCall'
-  readonly name: Ident
-  readonly args: readonly TableFunctionArg[]
-  readonly alias?: Ident
-  readonly span: Span
-}
 
 /**
  * `UNNEST(expr) [WITH ORDINALITY] [[AS] alias [(col, …)]]`: one row per element of an array (per
