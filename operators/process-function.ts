@@ -25,7 +25,8 @@ export class ProcessFunctionOperator implements Operator {
   private readonly handlerCtx: Handlers
   private readonly inputNames: readonly string[]
 
-  constructor(readonly spec: ProcessFunctionSpec) {
+  /** `definition`: the function itself, instead of loading spec.module (weir/testing's harness). */
+  constructor(readonly spec: ProcessFunctionSpec, private readonly definition?: ProcessFunction) {
     const self = this
     this.inputNames = spec.input.map(f => f.name)
     const timers: Timers = {
@@ -55,7 +56,7 @@ export class ProcessFunctionOperator implements Operator {
   async open(ctx: OperatorContext): Promise<void> {
     this.ctx = ctx
     const spec = this.spec
-    this.def = await loadProcessFunction(spec.module, /\.(c|m)?ts$/.test(spec.module) ? 'TYPESCRIPT' : 'JAVASCRIPT')
+    this.def = this.definition ?? await loadProcessFunction(spec.module, /\.(c|m)?ts$/.test(spec.module) ? 'TYPESCRIPT' : 'JAVASCRIPT')
     const declared = Object.entries(this.def.state ?? {})
     for (const s of spec.states) {
       // The module may have changed since the plan: its state must still be what the plan (and EXPLAIN) said.

@@ -25,7 +25,7 @@ const HERE = fileURLToPath(import.meta.url)
 const DIST = HERE.endsWith('.ts') ? resolve(dirname(HERE), '../dist') : resolve(dirname(HERE), '..')
 const WEIR_ENTRIES: Readonly<Record<string, string>> = {
   'weir': pathToFileURL(join(DIST, 'index.js')).href,
-  'weir/testing': pathToFileURL(join(DIST, 'ptf/testing.js')).href,
+  'weir/testing': pathToFileURL(join(DIST, 'testing/index.js')).href,
 }
 
 const loaded = new Map<string, Promise<ProcessFunction>>()
