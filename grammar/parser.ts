@@ -100,7 +100,7 @@ export class SqlParser extends CstParser {
 
   statement = this.RULE('statement', () => {
     this.OR(this.alts.statement1 ??= [
-      // FUNCTION is a plain word (a column may be named so): the GATE reads it before CREATE/DROP's own rules try.
+      // CREATE / DROP [TEMPORARY] FUNCTION: the GATE reads FUNCTION before CREATE's and DROP's own rules try.
       { GATE: () => this.functionDdlAhead(), IGNORE_AMBIGUITIES: true, ALT: () => this.SUBRULE(this.functionStatement, ALT_LABEL) },
       { ALT: () => this.SUBRULE(this.createStatement, ALT_LABEL) },
       { ALT: () => this.SUBRULE(this.dropStatement, ALT_LABEL) },
@@ -118,11 +118,11 @@ export class SqlParser extends CstParser {
     ])
   })
 
-  /** `CREATE FUNCTION` or `DROP FUNCTION` (with TEMPORARY) next: words, not keywords, so a GATE tells. */
+  /** `CREATE FUNCTION` or `DROP FUNCTION` (with TEMPORARY) next. */
   private functionDdlAhead(): boolean {
     const t = this.LA(1).tokenType
     if (t !== T.CREATE && t !== T.DROP) return false
-    return wordIs(this.LA(this.LA(2).tokenType === T.TEMPORARY ? 3 : 2), 'FUNCTION')
+    return this.LA(this.LA(2).tokenType === T.TEMPORARY ? 3 : 2).tokenType === T.FUNCTION
   }
 
   /**
@@ -135,7 +135,7 @@ export class SqlParser extends CstParser {
       { ALT: () => this.CONSUME(T.DROP) },
     ])
     this.OPTION(() => this.CONSUME(T.TEMPORARY))
-    this.CONSUME(T.Identifier)
+    this.CONSUME(T.FUNCTION)
     this.OPTION2(() => {
       this.CONSUME(T.IF)
       this.OPTION3(() => this.CONSUME(T.NOT))

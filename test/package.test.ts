@@ -80,9 +80,12 @@ describe('the package entry', () => {
       'WeirError',
       'clientSettings',
       'completionNames',
+      'defineProcessFunction',
       'formatValue',
       'jobConfigOf',
       'listOptions',
+      'listState',
+      'mapState',
       'padTo',
       'parseSql',
       'readCheckpointInfo',
@@ -91,6 +94,7 @@ describe('the package entry', () => {
       'runDefaults',
       'setOption',
       'splitStatements',
+      'valueState',
     ])
   })
 })

@@ -20,7 +20,7 @@ describe('syntax errors', () => {
     expect(syntaxErrorOf('CREATE TABLEE t (a INT)')).toEqual({
       at: '1:8',
       kind: 'syntax',
-      message: "unexpected 'TABLEE', expected TABLE, TEMPORARY, VIEW, CATALOG or DATABASE",
+      message: "unexpected 'TABLEE', expected TABLE, TEMPORARY, FUNCTION, VIEW, CATALOG or DATABASE",
       help: 'did you mean TABLE?',
     })
     expect(syntaxErrorOf('SELEC a FROM t')).toEqual({ at: '1:1', kind: 'syntax', message: "unexpected 'SELEC', expected a statement",
