@@ -34,7 +34,6 @@ function dropEmptyRemainder(): void {
   Object.assign(wrapped, { weirDropsEmpty: true })
   Connection.prototype.processData = wrapped
 }
-dropEmptyRemainder()
 
 /**
  * kafkajs' socket factory for PLAINTEXT connections: each 'data' event is one whole response.
@@ -43,6 +42,8 @@ dropEmptyRemainder()
  * @example new Kafka({ brokers, socketFactory: framedSockets })
  */
 export const framedSockets: ISocketFactory = ({ host, port, onConnect }) => {
+  // Here, not at load: kafkajs is loaded only by jobs with Kafka tables (client.ts).
+  dropEmptyRemainder()
   const framer = new ResponseFramer()
   const socket = connect({ host, port, onread: { buffer: Buffer.allocUnsafe(READ_BYTES), callback: (n, buf) => framer.read(buf, n) } }, onConnect)
   framer.socket = socket

@@ -17,16 +17,20 @@ interface KafkajsRequest {
 }
 
 /** kafkajs' encoder of Fetch v11 requests (node_modules/kafkajs/src/protocol/requests/fetch/v11/request.js). */
-const encodeFetchV11 = require('kafkajs/src/protocol/requests/fetch/v11/request.js') as (args: {
+type FetchV11Args = {
   replicaId: number
   maxWaitTime: number
   minBytes: number
   maxBytes: number
   isolationLevel: number
   topics: { topic: string; partitions: { partition: number; fetchOffset: string; maxBytes: number }[] }[]
-}) => KafkajsRequest
+}
+// kafkajs' modules are loaded on first use (Node caches them), as all of kafkajs (client.ts).
+const encodeFetchV11 = (args: FetchV11Args): KafkajsRequest =>
+  (require('kafkajs/src/protocol/requests/fetch/v11/request.js') as (args: FetchV11Args) => KafkajsRequest)(args)
 /** kafkajs' protocol errors by Kafka error code (KafkaJSProtocolError: type, retriable). */
-export const createErrorFromCode = (require('kafkajs/src/protocol/error.js') as { createErrorFromCode(code: number): Error }).createErrorFromCode
+export const createErrorFromCode = (code: number): Error =>
+  (require('kafkajs/src/protocol/error.js') as { createErrorFromCode(code: number): Error }).createErrorFromCode(code)
 
 const FETCH_API_KEY = 1
 const FETCH_VERSION = 11

@@ -32,13 +32,16 @@ interface EosManager {
   commit(): Promise<void>
   abort(): Promise<void>
 }
-const createEosManager = require('kafkajs/src/producer/eosManager/index.js') as (args: {
+type EosManagerArgs = {
   logger: unknown
   cluster: KafkajsCluster
   transactionTimeout: number
   transactional: boolean
   transactionalId: string | undefined
-}) => EosManager
+}
+/** Loaded on first use, as all of kafkajs (client.ts). */
+const createEosManager = (args: EosManagerArgs): EosManager =>
+  (require('kafkajs/src/producer/eosManager/index.js') as (args: EosManagerArgs) => EosManager)(args)
 
 /**
  * Records of a partition's batch at most this many bytes: the broker refuses a batch over

@@ -5,9 +5,9 @@
 // aborts with the transaction, so it is exactly "the last checkpoint whose output is visible".
 // It is read only after a producer with the transactional id has been initialised (which completes
 // or aborts whatever transaction its predecessor left open), so it is never stale.
-import { Kafka, logLevel, type Admin } from 'kafkajs'
+import type { Admin, Kafka } from 'kafkajs'
 import { WeirError } from '../../../common/errors.js'
-import { unreachableBroker } from '../client.js'
+import { kafkajs, unreachableBroker } from '../client.js'
 import { RETRY_FOR_MS, isRetriable, retrying } from '../retry.js'
 import { RecordProducer } from '../produce/producer.js'
 import type { Message } from './messages.js'
@@ -15,6 +15,7 @@ import type { KafkaConnection } from './options.js'
 
 export function kafkaClient(config: KafkaConnection): Kafka {
   // Errors reach the job as exceptions with the table's name; kafkajs' own log would only repeat them.
+  const { Kafka, logLevel } = kafkajs()
   return new Kafka({ clientId: config.clientId, brokers: [...config.brokers], logLevel: logLevel.NOTHING, requestTimeout: config.requestTimeoutMs })
 }
 
