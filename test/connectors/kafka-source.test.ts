@@ -230,9 +230,9 @@ describe('metadata columns', () => {
 
   it('a connector without metadata refuses METADATA columns, pointing at the column', async () => {
     const e = await failure(
-      `CREATE TABLE f (id INT,\n  o BIGINT METADATA FROM 'offset') WITH ('connector' = 'filesystem', 'path' = '/tmp/x', 'format' = 'json');`,
+      `CREATE TABLE f (id INT,\n  o BIGINT METADATA FROM 'offset') WITH ('connector' = 'datagen');`,
     )
-    expect(e.message).toBe(`METADATA columns are not supported by connector 'filesystem'`)
+    expect(e.message).toBe(`METADATA columns are not supported by connector 'datagen'`)
     expect(e.span?.start.line).toBe(2)
   })
 })
