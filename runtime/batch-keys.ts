@@ -33,13 +33,7 @@ export class BatchKeys {
     if (rows === this.rowsA && input === this.inputA) return this.keysA
     if (rows === this.rowsB && input === this.inputB) return this.keysB
     const keys = this.keyFns[input]!(rows)
-    // The newer entry stays; this batch takes the older one's place.
-    this.rowsB = this.rowsA
-    this.inputB = this.inputA
-    this.keysB = this.keysA
-    this.rowsA = rows
-    this.inputA = input
-    this.keysA = keys
+    this.seed(rows, input, keys)
     return keys
   }
 
@@ -48,6 +42,7 @@ export class BatchKeys {
    * columns on this thread): `of` gives them without computing them again.
    */
   seed(rows: readonly Row[], input: number, keys: readonly KeyRef[]): void {
+    // The newer entry stays; this batch takes the older one's place.
     this.rowsB = this.rowsA
     this.inputB = this.inputA
     this.keysB = this.keysA

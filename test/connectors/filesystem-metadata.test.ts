@@ -3,15 +3,15 @@
 // `filename` of each JSON line and against stat(); with the decode thread on and off, for CSV, and
 // across a checkpoint and restore; bad keys and types are refused at the column, and a table with a
 // non-VIRTUAL metadata column cannot be written.
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DuckDBInstance } from '@duckdb/node-api'
 import { Session, type StatementResult } from '../../engine/session.js'
-import { WeirError } from '../../common/errors.js'
 import { materialize } from '../oracle/oracle.js'
 import { checkpointedThenRestored, RESTORE_BACKENDS, runInsertJob } from '../support/restore-runs.js'
+import { sqlError, visibleRows } from './helpers.js'
 
 let root: string
 let json: string
@@ -113,11 +113,9 @@ describe('filesystem metadata columns', () => {
         INSERT INTO o SELECT id, n, s FROM t;`
       await runInsertJob(sql(out('straight')), { ...b.options(dir), 'execution.batch-size': '7' })
       await checkpointedThenRestored({ root: dir, out: out('restored'), sql: sql(out('restored')), options: b.options(dir), a: 1, z: 1, sourceRows: ROWS })
-      const lines = (o: string): string[] =>
-        readdirSync(o).filter(f => !f.startsWith('.') && !f.startsWith('_')).flatMap(f => readFileSync(join(o, f), 'utf8').trim().split('\n')).sort()
-      const straight = lines(out('straight'))
+      const straight = visibleRows(out('straight'))
       expect(straight.length).toBeGreaterThan(ROWS - 40)
-      expect(lines(out('restored'))).toEqual(straight)
+      expect(visibleRows(out('restored'))).toEqual(straight)
       const sizes = new Map(FILES.map(f => [f, statSync(join(json, f)).size]))
       for (const l of straight) {
         const r = JSON.parse(l) as { n: string; s: number }
@@ -127,25 +125,16 @@ describe('filesystem metadata columns', () => {
   })
 
   it('refuses an unknown key, a wrong type, and writing a non-VIRTUAL metadata column, at the column', async () => {
-    const planError = async (sql: string): Promise<WeirError> => {
-      try {
-        await new Session({ println: () => undefined }).executeSql(sql)
-      } catch (e) {
-        if (e instanceof WeirError) return e
-        throw e
-      }
-      throw new Error('expected a WeirError')
-    }
-    const unknown = await planError(`CREATE TABLE x (id INT, p STRING METADATA FROM 'file.paht')
+    const unknown = await sqlError(`CREATE TABLE x (id INT, p STRING METADATA FROM 'file.paht')
       WITH ('connector' = 'filesystem', 'path' = '${json}', 'format' = 'json');`)
     expect(unknown.message).toContain(`connector 'filesystem' has no metadata 'file.paht' (column 'p')`)
     expect(unknown.help).toContain(`did you mean 'file.path'?`)
     expect(unknown.span?.start.line).toBe(1)
-    const typed = await planError(`CREATE TABLE x (id INT, s INT METADATA FROM 'file.size')
+    const typed = await sqlError(`CREATE TABLE x (id INT, s INT METADATA FROM 'file.size')
       WITH ('connector' = 'filesystem', 'path' = '${json}', 'format' = 'json');`)
     expect(typed.message).toBe(`metadata 'file.size' of connector 'filesystem' is BIGINT, but column 's' is declared INT`)
     expect(typed.span?.start.column).toBe(25)
-    const written = await planError(`${TABLE(json)} INSERT INTO t SELECT id, v, 'x' FROM t;`)
+    const written = await sqlError(`${TABLE(json)} INSERT INTO t SELECT id, v, 'x' FROM t;`)
     expect(written.message).toContain(`connector 'filesystem' cannot write metadata 'file.path' (column 'p')`)
   })
 })

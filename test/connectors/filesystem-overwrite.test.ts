@@ -3,14 +3,13 @@
 // against DuckDB over the same input — without checkpoints, with them, cancelled midway (nothing of
 // the job visible, the old rows still there) and restored, when the query reads the table it
 // overwrites, and with no rows at all. Unbounded queries and sinks that only append are refused.
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DuckDBInstance } from '@duckdb/node-api'
-import { Session } from '../../engine/session.js'
-import { WeirError } from '../../common/errors.js'
 import { RESTORE_BACKENDS, runInsertJob } from '../support/restore-runs.js'
+import { sqlError, visibleRows } from './helpers.js'
 
 const ROWS = 20_000
 let root: string
@@ -31,12 +30,6 @@ function oldTable(): string {
   writeFileSync(join(out, 'part-old-0000000000.json'), '{"id":-1,"w":-1}\n{"id":-2,"w":-2}\n')
   writeFileSync(join(out, 'mine.json'), '{"id":-3,"w":-3}\n')
   return out
-}
-
-/** The rows of the table's visible files, sorted. */
-function visibleRows(dir: string): string[] {
-  return readdirSync(dir).filter(f => !f.startsWith('.') && !f.startsWith('_'))
-    .flatMap(f => readFileSync(join(dir, f), 'utf8').split('\n').filter(l => l !== '')).sort()
 }
 
 const SQL = (out: string, where = 'v > 20'): string => `
@@ -122,22 +115,13 @@ describe('INSERT OVERWRITE into a filesystem table', () => {
   })
 
   it('refuses an unbounded query and a sink that only appends, at their place', async () => {
-    const planError = async (sql: string): Promise<WeirError> => {
-      try {
-        await new Session({ println: () => undefined }).executeSql(sql)
-      } catch (e) {
-        if (e instanceof WeirError) return e
-        throw e
-      }
-      throw new Error('expected a WeirError')
-    }
     mkdirSync(join(root, 'x'), { recursive: true })
-    const unbounded = await planError(`CREATE TABLE g (a INT) WITH ('connector' = 'datagen');
+    const unbounded = await sqlError(`CREATE TABLE g (a INT) WITH ('connector' = 'datagen');
 CREATE TABLE o (a INT) WITH ('connector' = 'filesystem', 'path' = '${join(root, 'x')}', 'format' = 'json');
 INSERT OVERWRITE o SELECT a FROM g;`)
     expect(unbounded.message).toBe(`INSERT OVERWRITE needs a bounded query, but 'g' (connector 'datagen') is unbounded`)
     expect(unbounded.span?.start).toMatchObject({ line: 3, column: 20 })
-    const printed = await planError(`CREATE TABLE p (a INT) WITH ('connector' = 'print');
+    const printed = await sqlError(`CREATE TABLE p (a INT) WITH ('connector' = 'print');
 INSERT OVERWRITE p SELECT 1;`)
     expect(printed.message).toBe(`INSERT OVERWRITE cannot overwrite table 'p': connector 'print' only appends`)
     expect(printed.span?.start).toMatchObject({ line: 2, column: 18 })

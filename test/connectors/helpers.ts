@@ -5,6 +5,9 @@ import { join } from 'node:path'
 import { T, type Field } from '../../common/types.js'
 import type { ConnectorOptions, SinkContext, SourceChunk, SourceContext, SourceReader, SplitPosition } from '../../connectors/api.js'
 import type { Row } from '../../core/batch.js'
+import { WeirError } from '../../common/errors.js'
+import { Session } from '../../engine/session.js'
+import { expect } from 'vitest'
 
 /** The nexmark tables' columns, declared as a user would (the tests' own copy, not the connector's list). */
 export const BID: Field[] = [
@@ -92,6 +95,13 @@ export async function errorOf(
     return e as Error
   }
   throw new Error('expected an error')
+}
+
+/** The WeirError that planning or running `sql` in a fresh session throws (failing if it throws none, or another error). */
+export async function sqlError(sql: string): Promise<WeirError> {
+  const e = await errorOf(() => new Session({ println: () => undefined }).executeSql(sql))
+  expect(e).toBeInstanceOf(WeirError)
+  return e as WeirError
 }
 
 /** The visible lines of a filesystem sink's directory (hidden pending and in-progress files are not output), sorted. */
