@@ -9,8 +9,16 @@ import { ioFailed } from './folder.js'
 import { type NativeWriteBatch, REUSED_OPS } from './native-batch.js'
 import type { RocksStore } from './store.js'
 
-/** Deferred write-back holds at most this many dirty cells (see makeRoom). */
-const HELD_CELLS = (REUSED_OPS * 3) >> 2
+/**
+ * Deferred write-back holds at most this many dirty cells (see makeRoom): as many as a 64 MB cache
+ * holds changes, so that state that lives and goes within the budget (a window's keys, cleared when
+ * it fires) is never written. At REUSED_OPS * 3/4 (12,288), Nexmark q8-rocksdb (a window's ~80K
+ * cells) wrote and then deleted nearly all of them: 2.78–3.30 process CPU-µs/event against
+ * 2.06–2.13 at this bound, peak RSS 333–344 MB against 253–256. A batch past REUSED_OPS allocates
+ * its extra operations: count-10M (every key new, nothing cleared) peaks ~110 MB higher (601–603
+ * against 703–725 MB at 2M events) at the same CPU.
+ */
+const HELD_CELLS = REUSED_OPS * 8
 
 /** Where a list element's or map entry's stored key is built before the batch copies it (grows). */
 let entryKeyBuf = Buffer.allocUnsafe(1024)
@@ -51,9 +59,9 @@ export class WriteBack {
    * the changes can be held. Slots of a batch being applied cannot go before it is: the cache may run
    * over by 1/16 of its budget meanwhile, and beyond that this waits for the batch and evicts them.
    * Otherwise each bundle after a write would write its own few changes (count-10M wrote 96% of its
-   * entries in batches of at most 1,024 that way). Held dirty cells stop at HELD_CELLS, so that with the bundle that goes
-   * over it a batch stays within the operations a write batch reuses: larger batches allocate the
-   * rest, which live until RocksDB has applied them.
+   * entries in batches of at most 1,024 that way). Held dirty cells stop at HELD_CELLS (see there):
+   * operations of a batch past the ones a write batch reuses are allocated, and live until RocksDB
+   * has applied them.
    * Measured over 3M random puts, process CPU-s by batch size: 1,024: 7.9; 8,192: 6.9; 32,768:
    * 7.0; 131,072: 9.6. count-10M over 5M events with batches of up to 131,072 entries: peak RSS 860
    * MB against 640.
