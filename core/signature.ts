@@ -27,7 +27,7 @@ const STORES_ROWS: ReadonlySet<string> = new Set([
  * Fields a signature gained after checkpoints were first written: a checkpoint without one was
  * written before it existed and is not refused for lacking it.
  */
-const LATER_FIELDS: ReadonlySet<string> = new Set(['rows'])
+const LATER_FIELDS: ReadonlySet<string> = new Set(['rows', 'partitionBy', 'states'])
 
 /**
  * The parts of a stateful operator that decide the layout and meaning of its state. An operator that
@@ -92,6 +92,11 @@ function ownSignature(node: PhysicalNode): Record<string, unknown> {
     case 'WindowSemiJoin':
       // NOT IN keeps the right values, the others whether the window has a right row.
       return { kind: spec.kind, anti: spec.anti, notIn: spec.nullAware !== undefined, keys: spec.leftKeys.length, window: { ...spec.window } }
+    case 'ProcessFunction':
+      // A user's process function: its key, and each state's backend name and shape. A new state
+      // is fine on restore (it starts empty); a removed or retyped one is refused (PROCESS_STATES).
+      return { kind: spec.kind, function: spec.function, partitionBy: keyNames(node, spec.keys.length),
+        states: Object.fromEntries(spec.states.map(s => [s.name, s.kind])) }
     default:
       return { kind: spec.kind }
   }
@@ -112,8 +117,36 @@ export function describeSignatureChange(was: Readonly<Record<string, unknown>>, 
   const changes: string[] = []
   for (const field of new Set([...Object.keys(was), ...Object.keys(now)])) {
     if (was[field] === undefined && LATER_FIELDS.has(field)) continue
+    if (field === 'function') continue // renaming the function in SQL keeps its state
+    if (field === 'states' && was['kind'] === 'ProcessFunction') {
+      const change = describeStatesChange(String(now['function'] ?? was['function']), was[field] as Record<string, string>,
+        (now[field] ?? {}) as Record<string, string>)
+      if (change !== null) changes.push(change)
+      continue
+    }
     const a = JSON.stringify(was[field]), b = JSON.stringify(now[field])
     if (a !== b) changes.push(`${field} ${show(was[field])} → ${show(now[field])}`)
+  }
+  return changes.length === 0 ? null : changes.join('; ')
+}
+
+const SHAPE: Readonly<Record<string, string>> = { value: 'valueState', list: 'listState', map: 'mapState' }
+
+/**
+ * A process function's states, by backend name → kind: each one the checkpoint has must still be
+ * declared with the same kind (its entries would be lost, or misread); a new one starts empty.
+ */
+function describeStatesChange(fn: string, was: Readonly<Record<string, string>>, now: Readonly<Record<string, string>>): string | null {
+  const changes: string[] = []
+  for (const [name, kind] of Object.entries(was)) {
+    const is = now[name]
+    if (is === undefined) {
+      changes.push(`process function '${fn}' no longer declares state '${name}' (${SHAPE[kind] ?? kind}), which the checkpoint holds` +
+        ` (declare ${SHAPE[kind] ?? kind}('${name}') again to keep it)`)
+    } else if (is !== kind) {
+      changes.push(`process function '${fn}' declares state '${name}' as ${SHAPE[is] ?? is}, but the checkpoint holds it as ${SHAPE[kind] ?? kind}` +
+        ` (declare it as ${SHAPE[kind] ?? kind} again, or give the new state another name: a new state starts empty)`)
+    }
   }
   return changes.length === 0 ? null : changes.join('; ')
 }

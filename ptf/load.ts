@@ -31,22 +31,13 @@ const WEIR_ENTRIES: Readonly<Record<string, string>> = {
 const loaded = new Map<string, Promise<ProcessFunction>>()
 
 /**
- * The definition a module exports. Loaded once per path and thread (a worker thread loads it again).
+ * The definition a module exports. Loaded once per text of the module and thread (a worker thread
+ * loads it again): a module edited since is loaded anew (CREATE FUNCTION again in the REPL, or a
+ * restore into a changed module, sees the change).
  *
  * @example const def = await loadProcessFunction('/jobs/rules/fraud.ts', 'TYPESCRIPT')
  */
-export function loadProcessFunction(path: string, language: ModuleLanguage): Promise<ProcessFunction> {
-  const key = `${language}:${path}`
-  let p = loaded.get(key)
-  if (p === undefined) {
-    p = load(path, language)
-    loaded.set(key, p)
-    p.catch(() => loaded.delete(key))
-  }
-  return p
-}
-
-async function load(path: string, language: ModuleLanguage): Promise<ProcessFunction> {
+export async function loadProcessFunction(path: string, language: ModuleLanguage): Promise<ProcessFunction> {
   if (!isAbsolute(path)) throw new ModuleLoadError(`module path '${path}' is not absolute`, 'internal: the planner resolves paths')
   let source: string
   try {
@@ -56,8 +47,21 @@ async function load(path: string, language: ModuleLanguage): Promise<ProcessFunc
     throw new ModuleLoadError(`cannot read module '${path}'${code === 'ENOENT' ? ': no such file' : `: ${(e as Error).message}`}`,
       'the path is relative to the SQL file (or the working directory in the REPL)')
   }
+  const version = createHash('sha1').update(source).digest('hex').slice(0, 16)
+  const key = `${language}:${path}:${version}`
+  let p = loaded.get(key)
+  if (p === undefined) {
+    p = load(path, language, source, version)
+    loaded.set(key, p)
+    p.catch(() => loaded.delete(key))
+  }
+  return p
+}
+
+async function load(path: string, language: ModuleLanguage, source: string, version: string): Promise<ProcessFunction> {
   const ts = language === 'TYPESCRIPT' || /\.(c|m)?ts$/.test(extname(path))
-  const url = ts ? await compiled(path, source) : pathToFileURL(path).href
+  // A .js module is imported by its URL with its version: Node caches imports by URL.
+  const url = ts ? await compiled(path, source) : `${pathToFileURL(path).href}?v=${version}`
   let mod: Record<string, unknown>
   try {
     mod = await import(url) as Record<string, unknown>
