@@ -28,6 +28,8 @@ export interface OperatorMetrics {
   lateRecordsDropped: number
   rowsIn: number
   rowsOut: number
+  /** Rows (or timers) an operator skipped as bad: a process function's handler threw, with 'weir.process-function.on-error' = 'skip'. */
+  rowsSkipped?: number
 }
 
 export interface Output {

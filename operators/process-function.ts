@@ -2,7 +2,7 @@
 // columns go to `process` one by one, in arrival order, with the row's key current in the state
 // backend; due timers go to `onTimer` with their key current. Each row's state was prefetched with
 // its batch, so the handlers run synchronously against resident state.
-import { BatchBuilder, type Batch, type Row } from '../core/batch.js'
+import type { Batch, Row } from '../core/batch.js'
 import type { ProcessFunctionSpec } from '../core/process-function.js'
 import type { KeyRef, Namespace, StateTtlConfig } from '../core/keyed-state.js'
 import type { Operator, OperatorContext, OperatorDescriptor, TimerDomain } from '../core/operator.js'
@@ -17,7 +17,11 @@ type Handlers = Context<never, never, never> & { timeDomain: 'event' | 'processi
 export class ProcessFunctionOperator implements Operator {
   private def!: ProcessFunction
   private ctx!: OperatorContext
-  private readonly out = new BatchBuilder()
+  /** Rows emitted since the last flush (a skipped row's are taken back: see run). */
+  private outRows: Row[] = []
+  private skip = false
+  /** The first skipped failure's message (logged once per subtask). */
+  private warned = false
   private readonly state: Record<string, unknown> = {}
   private key: KeyRef | undefined = undefined
   /** The row a handler is running for (null: a timer), for the error that names it. */
@@ -55,6 +59,7 @@ export class ProcessFunctionOperator implements Operator {
 
   async open(ctx: OperatorContext): Promise<void> {
     this.ctx = ctx
+    this.skip = ctx.config.processFunctionOnError === 'skip'
     const spec = this.spec
     this.def = this.definition ?? await loadProcessFunction(spec.module, /\.(c|m)?ts$/.test(spec.module) ? 'TYPESCRIPT' : 'JAVASCRIPT')
     const declared = Object.entries(this.def.state ?? {})
@@ -76,7 +81,7 @@ export class ProcessFunctionOperator implements Operator {
         ctx.state.getListState(desc as never)
         : ctx.state.getMapState(desc as never)
     }
-    if (this.def.open) this.run(() => this.def.open!({ args: spec.args as never, functionName: spec.function }))
+    if (this.def.open) this.run(() => this.def.open!({ args: spec.args as never, functionName: spec.function }), false)
   }
 
   processBatch(batch: Batch, input: number): void {
@@ -97,7 +102,7 @@ export class ProcessFunctionOperator implements Operator {
       const obj: Record<string, unknown> = {}
       for (let c = 0; c < names.length; c++) obj[names[c]!] = row[c]
       this.current = row
-      this.run(() => def.process(obj as never, hctx))
+      this.run(() => def.process(obj as never, hctx), this.skip)
     }
     this.current = null
     this.flush()
@@ -109,7 +114,7 @@ export class ProcessFunctionOperator implements Operator {
     this.key = this.ctx.state.getCurrentKey()
     this.handlerCtx.timeDomain = domain
     this.current = null
-    this.run(() => onTimer.call(this.def, timestamp, this.handlerCtx as unknown as TimerContext<never, never, never>))
+    this.run(() => onTimer.call(this.def, timestamp, this.handlerCtx as unknown as TimerContext<never, never, never>), this.skip)
     this.handlerCtx.timeDomain = 'event'
     if (domain === 'processing') this.flush()
   }
@@ -123,12 +128,14 @@ export class ProcessFunctionOperator implements Operator {
   }
 
   close(): void {
-    if (this.def?.close) this.run(() => this.def.close!())
+    if (this.def?.close) this.run(() => this.def.close!(), false)
   }
 
   private flush(): void {
-    const b = this.out.take()
-    if (b !== null) this.ctx.output.emit(b)
+    if (this.outRows.length === 0) return
+    const batch: Batch = { rows: this.outRows, kinds: null }
+    this.outRows = []
+    this.ctx.output.emit(batch)
   }
 
   /** Output row = [...key values, ...declared output columns in order]; values are checked against the declared types. */
@@ -144,16 +151,31 @@ export class ProcessFunctionOperator implements Operator {
       const v = o[f.name]
       row[keyValues.length + c] = v === undefined ? null : checkValue(v, f, this)
     }
-    this.out.push(row)
+    this.outRows.push(row)
   }
 
-  /** Runs user code; what it throws fails the job naming the function, the key and the row. */
-  private run(f: () => void): void {
+  /**
+   * Runs user code; what it throws fails the job naming the function, the key and the row — or, with
+   * `skip` ('weir.process-function.on-error' = 'skip'), the rows it emitted for this row or timer are
+   * taken back, the row is counted (JobMetrics.skippedRecords) and the first failure logged. State it
+   * wrote before it threw stays written (as in Flink: state is not transactional per row).
+   */
+  private run(f: () => void, skip: boolean): void {
+    const emitted = this.outRows.length
     try {
       f()
     } catch (e) {
-      if (e instanceof UserCodeError) throw e.error
-      throw this.failure(e instanceof Error ? e.message : String(e), e)
+      const error = e instanceof UserCodeError ? e.error : this.failure(e instanceof Error ? e.message : String(e), e).error
+      if (!skip) throw error
+      this.outRows.length = emitted
+      const m = this.ctx.metrics
+      m.rowsSkipped = (m.rowsSkipped ?? 0) + 1
+      if (!this.warned) {
+        this.warned = true
+        process.stderr.write(
+          `warning: ${error.message} — skipped ('weir.process-function.on-error' = 'skip'); later failures of this subtask are counted, not logged\n`,
+        )
+      }
     }
   }
 

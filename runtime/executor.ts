@@ -316,6 +316,7 @@ class JobExecution {
       }
       if (spec.kind === 'Collect') sinkRows['(select)'] = task.metrics.rowsIn
       late += task.metrics.lateRecordsDropped
+      skipped += task.metrics.rowsSkipped ?? 0
       if (task.stateful && task.state !== undefined) stateEntries[task.node.id] = (stateEntries[task.node.id] ?? 0) + task.state.stats().entries
     }
     let stateDiskBytes: number | undefined

@@ -45,6 +45,7 @@ export interface JobMetrics {
   /** Of sinkRows, those the sinks made visible: committed by a checkpoint, or written by a sink without transactions. */
   readonly sinkCommittedRows: Record<string, number>
   readonly lateRecordsDropped: number
+  /** Bad records sources skipped ('…ignore-parse-errors'), and rows a process function's handler threw on ('weir.process-function.on-error' = 'skip'). */
   readonly skippedRecords: number
   /** Live state entries per stateful operator at the end (summed over its subtasks). */
   readonly stateEntries: Record<string, number>

@@ -1,8 +1,8 @@
-// Subtask metrics every thread of a job sees: three numbers per subtask in one SharedArrayBuffer, so
+// Subtask metrics every thread of a job sees: four numbers per subtask in one SharedArrayBuffer, so
 // the job's thread reads what a worker's subtasks count (SHOW JOBS, the job's metrics) as they count.
 import type { OperatorMetrics } from '../core/operator.js'
 
-const FIELDS = 3
+const FIELDS = 4
 
 export function sharedMetricsBuffer(subtasks: number): SharedArrayBuffer {
   return new SharedArrayBuffer(Math.max(1, subtasks) * FIELDS * 8)
@@ -27,6 +27,12 @@ class SharedMetrics implements OperatorMetrics {
   }
   set rowsOut(v: number) {
     this.a[this.at + 2] = v
+  }
+  get rowsSkipped(): number {
+    return this.a[this.at + 3]!
+  }
+  set rowsSkipped(v: number) {
+    this.a[this.at + 3] = v
   }
 }
 

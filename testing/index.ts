@@ -21,6 +21,8 @@ export interface HarnessOptions {
   readonly args?: Readonly<Record<string, string | number | boolean | null>>
   /** The processing-time clock at the start (ms); default 0. */
   readonly processingTime?: number
+  /** What a handler's exception does, as 'weir.process-function.on-error' says: 'fail' (default) throws it, 'skip' counts it (skipped()). */
+  readonly onError?: 'fail' | 'skip'
 }
 
 /** A pending timer. */
@@ -45,6 +47,8 @@ export interface ProcessFunctionHarness {
   state(key: readonly unknown[], field: string): unknown
   /** The timers not yet fired. */
   timers(): PendingTimer[]
+  /** Rows and timers skipped because their handler threw (with onError: 'skip'). */
+  skipped(): number
 }
 
 /**
@@ -86,12 +90,13 @@ export async function harness(definition: ProcessFunction, options: HarnessOptio
   const out: Record<string, unknown>[] = []
   let taken = 0
   const names = [...options.partitionBy, ...output.map(f => f.name)]
+  const metrics = { lateRecordsDropped: 0, rowsIn: 0, rowsOut: 0, rowsSkipped: 0 }
   const ctx: OperatorContext = {
     operatorId: 'harness',
     state,
     timers,
-    metrics: { lateRecordsDropped: 0, rowsIn: 0, rowsOut: 0 },
-    config: DEFAULT_JOB_CONFIG,
+    metrics,
+    config: options.onError === undefined ? DEFAULT_JOB_CONFIG : { ...DEFAULT_JOB_CONFIG, processFunctionOnError: options.onError },
     output: {
       emit(batch: Batch) {
         for (const row of batch.rows) out.push(Object.fromEntries(names.map((n, i) => [n, row[i]])))
@@ -147,6 +152,7 @@ export async function harness(definition: ProcessFunction, options: HarnessOptio
       }
       return handle.isEmpty!() ? undefined : Object.fromEntries(handle.entries!())
     },
+    skipped: () => metrics.rowsSkipped,
     timers() {
       const snap = timers.snapshot()
       return [

@@ -162,6 +162,14 @@ export const SINK_NOT_NULL = option<'error' | 'drop'>({
   description: "a NULL for a NOT NULL sink column (a primary key's): 'ERROR' fails the job, 'DROP' drops the row",
 })
 
+export const PROCESS_FUNCTION_ON_ERROR = option<'fail' | 'skip'>({
+  key: 'weir.process-function.on-error',
+  type: oneOf('fail', 'skip'),
+  default: 'fail',
+  description: "an exception in a process function's handler: 'fail' fails the job naming the function, key and row; 'skip' skips the row " +
+    "(or timer), counts it and goes on. Not Flink's (a Java PTF catches its own exceptions)",
+})
+
 // Flink options whose meaning Weir has only one way: accepted when they say that way, and kept out
 // of JobConfig (nothing reads them).
 const UTC = new Set(['utc', 'z', 'gmt', 'etc/utc', 'utc+0', 'utc+00:00', '+00:00', 'gmt+0', 'gmt+00:00'])
@@ -221,6 +229,7 @@ export const ALL_OPTIONS: readonly ConfigOption<unknown>[] = [
   S3_SECRET_KEY,
   S3_PATH_STYLE,
   SINK_NOT_NULL,
+  PROCESS_FUNCTION_ON_ERROR,
   RUNTIME_MODE,
   CHECKPOINTING_MODE,
   INCREMENTAL,

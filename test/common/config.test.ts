@@ -28,6 +28,7 @@ describe('JobConfig', () => {
       miniBatch: true,
       onJobFailure: 'stop-with-savepoint',
       sinkNotNull: 'error',
+      processFunctionOnError: 'fail',
       state: { backend: 'heap', dir: '.weir/state', cacheBytes: 64 * MB, writeBufferBytes: 32 * MB },
       checkpointing: { intervalMs: 0, retained: 1 },
       s3: { region: 'us-east-1' },
@@ -63,6 +64,7 @@ describe('JobConfig', () => {
       ['s3.secret-key', 's'],
       ['s3.path.style.access', 'false'],
       ['table.exec.sink.not-null-enforcer', 'DROP'],
+      ['weir.process-function.on-error', 'SKIP'],
     ]))
     expect(config).toEqual({
       pipelineName: 'clicks',
@@ -74,6 +76,7 @@ describe('JobConfig', () => {
       miniBatch: false,
       onJobFailure: 'continue',
       sinkNotNull: 'drop',
+      processFunctionOnError: 'skip',
       state: { backend: 'rocksdb', dir: '/tmp/state', cacheBytes: 512 * 1024, writeBufferBytes: MB },
       checkpointing: { intervalMs: 10_000, dir: 's3://b/chk', savepointDir: 'file:///sp', retained: 3 },
       s3: { endpoint: 'http://127.0.0.1:9000', region: 'us-east-1', accessKey: 'k', secretKey: 's', pathStyleAccess: false },
