@@ -34,4 +34,6 @@ export interface ProcessFunctionSpec {
   readonly states: readonly ProcessStateInfo[]
   /** Whether the module declares onTimer (then it may register timers of both domains). */
   readonly timers: boolean
+  /** 'retract': its output carries changes (-U/+U/-D) of rows it emitted; absent: insert-only. */
+  readonly changelog?: 'retract'
 }

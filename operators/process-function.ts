@@ -19,6 +19,8 @@ export class ProcessFunctionOperator implements Operator {
   private ctx!: OperatorContext
   /** Rows emitted since the last flush (a skipped row's are taken back: see run). */
   private outRows: Row[] = []
+  /** Their kinds (RowKind), while one is not an insert; null while all are. */
+  private outKinds: number[] | null = null
   private skip = false
   /** The first skipped failure's message (logged once per subtask). */
   private warned = false
@@ -52,7 +54,7 @@ export class ProcessFunctionOperator implements Operator {
       get processingTime() {
         return self.ctx.timers.currentProcessingTime()
       },
-      emit: (row: unknown) => self.emit(row),
+      emit: (row: unknown, kind?: unknown) => self.emit(row, kind),
       timeDomain: 'event',
     }
   }
@@ -133,14 +135,21 @@ export class ProcessFunctionOperator implements Operator {
 
   private flush(): void {
     if (this.outRows.length === 0) return
-    const batch: Batch = { rows: this.outRows, kinds: null }
+    const batch: Batch = { rows: this.outRows, kinds: this.outKinds === null ? null : Uint8Array.from(this.outKinds) }
     this.outRows = []
+    this.outKinds = null
     this.ctx.output.emit(batch)
   }
 
   /** Output row = [...key values, ...declared output columns in order]; values are checked against the declared types. */
-  private emit(value: unknown): void {
+  private emit(value: unknown, kindName: unknown): void {
     const spec = this.spec
+    const kind = kindName === undefined ? 0 : KINDS.indexOf(kindName as string)
+    if (kind < 0) throw this.failure(`emit's kind must be one of ${KINDS.map(k => `'${k}'`).join(', ')}, got ${JSON.stringify(kindName)}`)
+    if (kind !== 0 && spec.changelog !== 'retract') {
+      throw this.failure(`emitted a '${KINDS[kind]}' row, but the function's output is insert-only`, undefined,
+        "declare changelog: 'retract' in defineProcessFunction({ … }) to emit changes of earlier rows")
+    }
     if (typeof value !== 'object' || value === null) throw this.failure(`emit takes an object of the output columns, got ${String(value)}`)
     const o = value as Record<string, unknown>
     const keyValues = this.key?.values ?? []
@@ -151,7 +160,9 @@ export class ProcessFunctionOperator implements Operator {
       const v = o[f.name]
       row[keyValues.length + c] = v === undefined ? null : checkValue(v, f, this)
     }
+    if (kind !== 0 && this.outKinds === null) this.outKinds = new Array<number>(this.outRows.length).fill(0)
     this.outRows.push(row)
+    this.outKinds?.push(kind)
   }
 
   /**
@@ -168,6 +179,7 @@ export class ProcessFunctionOperator implements Operator {
       const error = e instanceof UserCodeError ? e.error : this.failure(e instanceof Error ? e.message : String(e), e).error
       if (!skip) throw error
       this.outRows.length = emitted
+      if (this.outKinds !== null) this.outKinds.length = emitted
       const m = this.ctx.metrics
       m.rowsSkipped = (m.rowsSkipped ?? 0) + 1
       if (!this.warned) {
@@ -179,7 +191,7 @@ export class ProcessFunctionOperator implements Operator {
     }
   }
 
-  failure(message: string, cause?: unknown): UserCodeError {
+  failure(message: string, cause?: unknown, help = 'fix the function, or filter the rows it cannot take before calling it'): UserCodeError {
     const spec = this.spec
     const key = this.key?.values.map((v, k) => formatValue(v, spec.input[spec.keys[k]!]!.type)).join(', ')
     const row = this.current === null ? undefined : spec.input.map((f, i) => `${f.name}=${formatValue(this.current![i], f.type)}`).join(', ')
@@ -189,12 +201,14 @@ export class ProcessFunctionOperator implements Operator {
     return new UserCodeError(
       WeirError.execution(`process function '${spec.function}' failed on key [${key ?? ''}]${row === undefined ? '' : ` at row (${row})`}: ${message}`, {
         notes: [...notes, ...stack],
-        help: 'fix the function, or filter the rows it cannot take before calling it',
+        help,
         cause,
       }),
     )
   }
 }
+
+const KINDS = ['+I', '-U', '+U', '-D']
 
 /** An error already made for the user: passes through `run` as it is. */
 class UserCodeError extends Error {

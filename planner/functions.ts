@@ -20,6 +20,8 @@ export interface CatalogFunction {
   readonly args: readonly Field[]
   readonly states: readonly ProcessStateInfo[]
   readonly timers: boolean
+  /** 'retract': it emits changes of its rows (an updating stream). */
+  readonly changelog: 'insert-only' | 'retract'
   readonly span: Span
 }
 
@@ -61,6 +63,7 @@ export function catalogFunction(stmt: ast.CreateFunction, module: string, langua
     args: fieldsOf(def.args),
     states,
     timers: typeof def.onTimer === 'function',
+    changelog: def.changelog ?? 'insert-only',
     span: stmt.span,
   }
 }

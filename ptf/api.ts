@@ -125,6 +125,12 @@ export interface Timers {
   deleteProcessingTime(timestamp: number): void
 }
 
+/**
+ * The kind of an emitted row: an insert (the default), or — with `changelog: 'retract'` — a change of
+ * a row emitted before: its old version retracted ('-U') then its new one ('+U'), or deleted ('-D').
+ */
+export type RowKindName = '+I' | '-U' | '+U' | '-D'
+
 /** What every handler sees. */
 export interface Context<O extends Columns, S extends StateDecls, A extends Columns> {
   /** The current key's state. */
@@ -138,8 +144,11 @@ export interface Context<O extends Columns, S extends StateDecls, A extends Colu
   readonly watermark: number
   /** The wall clock, epoch ms. */
   readonly processingTime: number
-  /** Outputs a row (insert-only); the PARTITION BY columns are prepended to it. */
-  emit(row: RowOf<O>): void
+  /**
+   * Outputs a row; the PARTITION BY columns are prepended to it. `kind` (default '+I') other than
+   * '+I' needs `changelog: 'retract'`: a retraction repeats the row emitted before, as it was.
+   */
+  emit(row: RowOf<O>, kind?: RowKindName): void
 }
 
 /** What `onTimer` sees beside the Context: which clock fired. */
@@ -161,6 +170,12 @@ export interface ProcessFunctionDefinition<I extends Columns, O extends Columns,
   readonly output: O
   /** Scalar arguments it takes by name; an argument not declared here is refused in SQL. */
   readonly args?: A
+  /**
+   * 'insert-only' (default): every emitted row is final. 'retract': the function also emits changes
+   * of rows it emitted ('-U' then '+U', '-D'), and SQL downstream sees an updating stream (a GROUP BY
+   * over it retracts, a sink needs a changelog format or a primary key).
+   */
+  readonly changelog?: 'insert-only' | 'retract'
   readonly state?: S
   /** Called per input row with the row's key current. Synchronous: state reads never wait. */
   process(row: RowOf<I>, ctx: Context<O, S, A>): void
@@ -214,6 +229,9 @@ export function checkDefinition(d: unknown): asserts d is ProcessFunctionDefinit
     for (const [name, type] of Object.entries(cols)) {
       if (!TYPES.includes(type as ColumnType)) throw new TypeError(`${what} column '${name}' has type ${JSON.stringify(type)}; use one of ${TYPES.join(', ')}`)
     }
+  }
+  if (def['changelog'] !== undefined && def['changelog'] !== 'insert-only' && def['changelog'] !== 'retract') {
+    throw new TypeError(`changelog ${JSON.stringify(def['changelog'])} is not one of 'insert-only', 'retract'`)
   }
   const names = new Set<string>()
   for (const [field, s] of Object.entries((def['state'] ?? {}) as Record<string, unknown>)) {

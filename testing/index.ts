@@ -1,7 +1,7 @@
 // weir/testing: drive a process function without a job — rows, watermarks and processing time in,
 // its output, its state per key and its pending timers out — on the same operator and heap state
 // backend a job runs it on, with a clock the test sets.
-import type { Batch, Row } from '../core/batch.js'
+import { ROW_KIND_SHORT, type Batch, type Row } from '../core/batch.js'
 import type { KeyRef } from '../core/keyed-state.js'
 import type { OperatorContext } from '../core/operator.js'
 import type { ProcessFunctionSpec } from '../core/process-function.js'
@@ -41,6 +41,8 @@ export interface ProcessFunctionHarness {
   processingTime(now: number): void
   /** Every row emitted so far, as objects: the PARTITION BY columns, then the output columns. */
   readonly output: readonly Record<string, unknown>[]
+  /** The kind of each row of `output`: '+I', or with changelog: 'retract' also '-U', '+U', '-D'. */
+  readonly kinds: readonly string[]
   /** The rows emitted since the last take(). */
   take(): Record<string, unknown>[]
   /** What state `field` (a property of ctx.state) holds for `key`: a value, a list, or a map as an object of entries; undefined if none. */
@@ -82,12 +84,14 @@ export async function harness(definition: ProcessFunction, options: HarnessOptio
       updateTtlOnRead: d.updateTtlOnRead })
     ),
     timers: typeof definition.onTimer === 'function',
+    ...(definition.changelog === 'retract' ? { changelog: 'retract' as const } : {}),
   }
   let now = options.processingTime ?? 0
   const state = new HeapKeyedStateBackend()
   state.setTtlTime(now)
   const timers = new TimerServiceImpl(() => state.getCurrentKey()!, { clock: () => now })
   const out: Record<string, unknown>[] = []
+  const kinds: string[] = []
   let taken = 0
   const names = [...options.partitionBy, ...output.map(f => f.name)]
   const metrics = { lateRecordsDropped: 0, rowsIn: 0, rowsOut: 0, rowsSkipped: 0 }
@@ -99,7 +103,10 @@ export async function harness(definition: ProcessFunction, options: HarnessOptio
     config: options.onError === undefined ? DEFAULT_JOB_CONFIG : { ...DEFAULT_JOB_CONFIG, processFunctionOnError: options.onError },
     output: {
       emit(batch: Batch) {
-        for (const row of batch.rows) out.push(Object.fromEntries(names.map((n, i) => [n, row[i]])))
+        batch.rows.forEach((row, r) => {
+          out.push(Object.fromEntries(names.map((n, i) => [n, row[i]])))
+          kinds.push(ROW_KIND_SHORT[batch.kinds === null ? 0 : batch.kinds[r]!])
+        })
       },
     },
     keysOf: (rows: readonly Row[]): readonly KeyRef[] => rows.map(r => makeKey(spec.keys.map(k => r[k]))),
@@ -135,6 +142,7 @@ export async function harness(definition: ProcessFunction, options: HarnessOptio
       timers.advanceProcessingTime(t, fire('processing'))
     },
     output: out,
+    kinds,
     take() {
       const rows = out.slice(taken)
       taken = out.length

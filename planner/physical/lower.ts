@@ -105,7 +105,8 @@ export function lowerToJobGraph(plans: readonly LogicalPlan[], name: string, con
         const { fn } = plan
         id = add('process-function', { kind: 'ProcessFunction', function: fn.name, module: fn.module, keys: plan.keys,
           input: plan.input.fields.map(f => ({ name: f.name, type: withoutTimeAttr(f.type) })), output: fn.output, args: plan.args, states: fn.states,
-          timers: fn.timers }, [{ node: lower(plan.input), exchange: keyed(plan.keys) }], plan, mode)
+          timers: fn.timers, ...(fn.changelog === 'retract' ? { changelog: 'retract' as const } : {}) }, [{ node: lower(plan.input),
+          exchange: keyed(plan.keys) }], plan, mode)
         break
       }
       case 'Over': {
