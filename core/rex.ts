@@ -61,4 +61,10 @@ export function isNonDeterministic(rex: Rex): boolean {
   return rex.args.some(isNonDeterministic)
 }
 
-const NON_DETERMINISTIC = new Set(['PROCTIME', 'CURRENT_TIMESTAMP', 'LOCALTIMESTAMP', 'NOW', 'CURRENT_DATE', 'RAND', 'RAND_INTEGER', 'UUID'])
+/** True if the expression reads the evaluating operator's watermark (CURRENT_WATERMARK). */
+export function readsWatermark(rex: Rex): boolean {
+  return rex.kind === 'Call' && (rex.op === 'CURRENT_WATERMARK' || rex.args.some(readsWatermark))
+}
+
+const NON_DETERMINISTIC = new Set(['PROCTIME', 'CURRENT_TIMESTAMP', 'LOCALTIMESTAMP', 'NOW', 'CURRENT_DATE', 'RAND', 'RAND_INTEGER', 'UUID',
+  'CURRENT_WATERMARK'])

@@ -48,6 +48,8 @@ class CodeGen {
   readonly constants: unknown[] = []
   private temps = 0
 
+  constructor(private readonly env?: EvalEnv) {}
+
   constant(value: unknown): string {
     this.constants.push(value)
     return `c${this.constants.length - 1}`
@@ -229,6 +231,8 @@ class CodeGen {
         return this.cast(c, out)
       case 'IN':
         return this.inList(c, out)
+      case 'CURRENT_WATERMARK':
+        return this.currentWatermark(c, out)
       case 'LIKE': {
         const inline = this.likeInline(c)
         if (inline !== undefined) return this.strict(c.args.slice(0, 1), out, ([a]) => inline(a!))
@@ -258,6 +262,20 @@ class CodeGen {
       default:
         throw WeirError.internal(`'${c.op}' between nested values`)
     }
+  }
+
+  /** The evaluating operator's watermark, NULL before the first (the argument only types the call). */
+  private currentWatermark(c: CallRex, out: string[]): string {
+    if (this.env === undefined) {
+      throw WeirError.plan('CURRENT_WATERMARK is supported in a SELECT list and a WHERE clause only', {
+        span: c.span,
+        help: 'move the condition from the ON clause to WHERE',
+      })
+    }
+    const env = this.constant(this.env)
+    const w = this.fresh(), v = this.fresh()
+    out.push(`const ${w} = ${env}.currentWatermark();`, `const ${v} = ${w} === -Infinity ? null : ${w};`)
+    return v
   }
 
   private unary(c: CallRex, out: string[], body: (a: string) => string): string {
@@ -612,6 +630,17 @@ function inlineCast(from: DataType, to: DataType): ((a: string) => string) | und
   }
 }
 
+/**
+ * What an operator gives the expressions it evaluates: its current watermark (-Infinity before the
+ * first), read by CURRENT_WATERMARK. Only a Calc has one; elsewhere CURRENT_WATERMARK is refused.
+ */
+export interface EvalEnv {
+  currentWatermark(): number
+}
+
+/** The environment of a Calc evaluated outside a running operator (no watermark yet). */
+export const NO_WATERMARK: EvalEnv = Object.freeze({ currentWatermark: () => -Infinity })
+
 function build<F>(gen: CodeGen, body: string): F {
   const source = `${gen.header()}\nreturn ${body}`
   try {
@@ -642,11 +671,11 @@ export function compilePredicate(rex: Rex): (row: Row) => boolean {
 
 /** The JavaScript source compileCalc generates, for debugging and EXPLAIN-style tests. */
 export function calcSource(projection: readonly Rex[], condition?: Rex): string {
-  return calcParts(projection, condition).source
+  return calcParts(projection, condition, NO_WATERMARK).source
 }
 
-function calcParts(projection: readonly Rex[], condition: Rex | undefined): { gen: CodeGen; source: string } {
-  const gen = new CodeGen()
+function calcParts(projection: readonly Rex[], condition: Rex | undefined, env?: EvalEnv): { gen: CodeGen; source: string } {
+  const gen = new CodeGen(env)
   const body: string[] = []
   if (condition !== undefined && !(condition.kind === 'Literal' && condition.value === true)) {
     const p = gen.pred(condition, body)
@@ -676,8 +705,8 @@ return { rows: out, kinds: outKinds === null ? null : count === n ? outKinds : o
  *
  * @example compileCalc([inputRef(0, T.bigint())], resolveCall('>', [inputRef(1, T.int()), numberLiteral('10')]))
  */
-export function compileCalc(projection: readonly Rex[], condition?: Rex): (batch: Batch) => Batch | null {
-  const { gen, source } = calcParts(projection, condition)
+export function compileCalc(projection: readonly Rex[], condition?: Rex, env: EvalEnv = NO_WATERMARK): (batch: Batch) => Batch | null {
+  const { gen, source } = calcParts(projection, condition, env)
   return build(gen, source)
 }
 

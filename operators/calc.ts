@@ -11,7 +11,7 @@ export class CalcOperator implements Operator {
   private ctx!: OperatorContext
 
   constructor(spec: CalcSpec) {
-    this.run = compileCalc(spec.projection, spec.condition)
+    this.run = compileCalc(spec.projection, spec.condition, { currentWatermark: () => this.ctx.timers.currentWatermark() })
     const identity = spec.condition === undefined && spec.projection.every((r, i) => r.kind === 'Input' && r.index === i)
     this.identityWidth = identity ? spec.projection.length : -1
   }

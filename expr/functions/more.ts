@@ -13,6 +13,7 @@ import { SIMILAR } from './similar.js'
 import { STRING_COLLECTIONS } from './string-collections.js'
 import { TEXT } from './text.js'
 import { CONVERT_TZ } from './zones.js'
+import { CURRENT_WATERMARK } from './watermark.js'
 
 export const MORE: readonly FunctionDef[] = [...TEXT, PRINTF, ...HASH, ...INSPECT, ...SIMILAR, ...JSON_FUNCTIONS, ...JSON_BUILD_FUNCTIONS,
-  DISTINCT_TUPLE_FUNCTION, CONVERT_TZ, ...COLLECTIONS, ...ARRAY_FUNCTIONS, ...MAP_FUNCTIONS, ...STRING_COLLECTIONS]
+  DISTINCT_TUPLE_FUNCTION, CONVERT_TZ, ...COLLECTIONS, ...ARRAY_FUNCTIONS, ...MAP_FUNCTIONS, ...STRING_COLLECTIONS, CURRENT_WATERMARK]

@@ -1,6 +1,6 @@
 // Moves filters toward the source: through projections, window TVFs and unions, and into the scan.
 import type { Rex } from '../../core/rex.js'
-import { substituteInputs, isNonDeterministic, inputsUsed } from '../../core/rex.js'
+import { substituteInputs, isNonDeterministic, inputsUsed, readsWatermark } from '../../core/rex.js'
 import { resolveCall } from '../../expr/index.js'
 import type { LogicalPlan } from '../logical/nodes.js'
 
@@ -16,6 +16,8 @@ export function pushFilterDown(plan: LogicalPlan): LogicalPlan | undefined {
     case 'Filter':
       return { ...input, condition: and(input.condition, cond) }
     case 'Scan':
+      // The source's filter runs before its watermark is taken from the rows: CURRENT_WATERMARK stays in a Calc after it.
+      if (readsWatermark(cond)) return undefined
       return { ...input, filter: input.filter ? and(input.filter, cond) : cond }
     case 'Project': {
       if (input.exprs.some(isNonDeterministic)) return undefined
