@@ -101,6 +101,12 @@ interface Entry {
   readonly nulls: boolean
   /** The value sequence feeding a *_SEQ call. */
   readonly seq: ValueSequence | null
+  /**
+   * DISTINCT: fed not by rows but by AggregateHandler's value counts, with a value when its count
+   * goes 0 → 1 and back when it goes 1 → 0 (`transition`), as Flink's distinct MapView feeds the
+   * aggregate; its sequence, if any, is its own.
+   */
+  readonly distinct: boolean
 }
 
 /**
@@ -111,6 +117,8 @@ interface Entry {
 export class MoreAggregates {
   readonly entries: Entry[] = []
   readonly sequences: ValueSequence[] = []
+  /** The sequences of DISTINCT calls (fed by `transition`, not by rows). */
+  private readonly distinctSequences = new Set<ValueSequence>()
   /** Initial values of the sequences' slots, appended to the handler's initial accumulator. */
   readonly extraInitial: unknown[] = []
 
@@ -128,15 +136,17 @@ export class MoreAggregates {
       const filter = call.filter ?? -1
       // Flink's ARRAY_AGG keeps NULL values unless IGNORE NULLS is written; the other functions skip them.
       const nulls = call.fn === 'ARRAY_AGG' && call.ignoreNulls !== true
+      const distinct = call.distinct
       let seq: ValueSequence | null = null
       if (kind === FIRST_SEQ || kind === LAST_SEQ || kind === LISTAGG_SEQ || kind === ARRAY_AGG_SEQ) {
-        seq = this.sequences.find(q => q.arg === arg && q.filter === filter && q.nulls === nulls) ?? null
+        seq = this.sequences.find(q => q.arg === arg && q.filter === filter && q.nulls === nulls && this.distinctSequences.has(q) === distinct) ?? null
         if (seq === null) {
-          const name = `${prefix}sequence-${arg}${filter >= 0 ? `-where-${filter}` : ''}${nulls ? '-with-nulls' : ''}`
+          const name = `${prefix}sequence-${arg}${filter >= 0 ? `-where-${filter}` : ''}${nulls ? '-with-nulls' : ''}${distinct ? '-distinct' : ''}`
           seq = new ValueSequence(arg, filter, next, name, nulls)
           next += ValueSequence.SLOTS
           this.extraInitial.push(...ValueSequence.initialSlots())
           this.sequences.push(seq)
+          if (distinct) this.distinctSequences.add(seq)
         }
       }
       const argScale = call.argType?.kind === 'DECIMAL' ? call.argType.scale : 0
@@ -158,6 +168,7 @@ export class MoreAggregates {
         separator: call.separator ?? ',',
         nulls,
         seq,
+        distinct,
       })
     }
     this.extraWidth = next - extraSlot
@@ -187,91 +198,63 @@ export class MoreAggregates {
 
   accumulate(acc: Accumulator, row: Row): void {
     for (const e of this.entries) {
-      if (e.seq !== null) continue
+      if (e.seq !== null || e.distinct) continue
       if (e.filter >= 0 && row[e.filter] !== true) continue
       const v = row[e.arg]
       if (v == null && !e.nulls) continue
-      const s = e.slot
-      switch (e.kind) {
-        case VAR_EXACT: {
-          const b = BigInt(v as number | bigint)
-          acc[s] = (acc[s] as number) + 1
-          acc[s + 2] = (acc[s + 2] as bigint) + b
-          acc[s + 3] = (acc[s + 3] as bigint) + b * b
-          break
-        }
-        case VAR_DBL: {
-          if ((acc[s] as number) === 0) acc[s + 1] = v
-          const d = (v as number) - (acc[s + 1] as number)
-          acc[s] = (acc[s] as number) + 1
-          acc[s + 2] = (acc[s + 2] as number) + d
-          acc[s + 3] = (acc[s + 3] as number) + d * d
-          break
-        }
-        case FIRST:
-          if (acc[s] === null) acc[s] = v
-          break
-        case LAST:
-          acc[s] = v
-          break
-        case LISTAGG:
-          acc[s] = acc[s] === null ? v : `${acc[s] as string}${e.separator}${v as string}`
-          break
-        case ARRAY_AGG:
-          if (acc[s] === null) acc[s] = [v ?? null]
-          else (acc[s] as unknown[]).push(v ?? null)
-          break
-      }
+      addOne(acc, e, v)
     }
     for (const q of this.sequences) {
+      if (this.distinctSequences.has(q)) continue
       if (q.filter >= 0 && row[q.filter] !== true) continue
       const v = row[q.arg] ?? null
       if (v === null && !q.nulls) continue
-      const seq = q.append(acc, v)
-      for (const e of this.entries) if (e.seq === q) appended(acc, e, v, seq)
+      this.append(acc, q, v)
     }
   }
 
   retract(acc: Accumulator, row: Row): void {
     for (const e of this.entries) {
-      if (e.seq !== null) continue
+      if (e.seq !== null || e.distinct) continue
       if (e.filter >= 0 && row[e.filter] !== true) continue
       const v = row[e.arg]
       if (v == null) continue
-      const s = e.slot
-      switch (e.kind) {
-        case VAR_EXACT: {
-          const b = BigInt(v as number | bigint)
-          const n = (acc[s] as number) - 1
-          acc[s] = n
-          acc[s + 2] = n === 0 ? 0n : (acc[s + 2] as bigint) - b
-          acc[s + 3] = n === 0 ? 0n : (acc[s + 3] as bigint) - b * b
-          break
-        }
-        case VAR_DBL: {
-          const n = (acc[s] as number) - 1
-          const d = (v as number) - (acc[s + 1] as number)
-          acc[s] = n
-          // Back to no values: restart from a new shift rather than carry floating-point residue.
-          acc[s + 1] = n === 0 ? 0 : acc[s + 1]
-          acc[s + 2] = n === 0 ? 0 : (acc[s + 2] as number) - d
-          acc[s + 3] = n === 0 ? 0 : (acc[s + 3] as number) - d * d
-          break
-        }
-        default:
-          throw WeirError.internal(`${e.call.fn} over an insert-only input received a retraction`)
-      }
+      retractOne(acc, e, v)
     }
     for (const q of this.sequences) {
+      if (this.distinctSequences.has(q)) continue
       if (q.filter >= 0 && row[q.filter] !== true) continue
       const v = row[q.arg] ?? null
       if (v === null && !q.nulls) continue
-      const seq = q.remove(acc, v)
-      // A retraction of a value the sequence does not hold (expired state) changes nothing.
-      if (seq === 0) continue
-      const empty = q.live(acc) === 0
-      for (const e of this.entries) if (e.seq === q) removed(acc, e, seq, empty)
+      this.remove(acc, q, v)
     }
+  }
+
+  /** The non-NULL value `v` of argument `arg` (under FILTER `filter`) appeared (+1) in its group or left it (-1): the DISTINCT calls' input. */
+  transition(acc: Accumulator, arg: number, filter: number, v: unknown, sign: 1 | -1): void {
+    for (const e of this.entries) {
+      if (!e.distinct || e.seq !== null || e.arg !== arg || e.filter !== filter) continue
+      if (sign > 0) addOne(acc, e, v)
+      else retractOne(acc, e, v)
+    }
+    for (const q of this.distinctSequences) {
+      if (q.arg !== arg || q.filter !== filter) continue
+      if (sign > 0) this.append(acc, q, v)
+      else this.remove(acc, q, v)
+    }
+  }
+
+  private append(acc: Accumulator, q: ValueSequence, v: unknown): void {
+    const seq = q.append(acc, v)
+    for (const e of this.entries) if (e.seq === q) appended(acc, e, v, seq)
+  }
+
+  private remove(acc: Accumulator, q: ValueSequence, v: unknown): void {
+    const seq = q.remove(acc, v)
+    // A retraction of a value the sequence does not hold (expired state) changes nothing.
+    if (seq === 0) return
+    const empty = q.live(acc) === 0
+    for (const e of this.entries) if (e.seq === q) removed(acc, e, seq, empty)
   }
 
   /** Writes the results of these calls into `out[offset + index]`. */
@@ -324,6 +307,8 @@ export class MoreAggregates {
   /** Merges another namespace's accumulator (session windows; insert-only, so no sequences). */
   mergePlain(target: Accumulator, source: Accumulator): void {
     for (const e of this.entries) {
+      // A DISTINCT call's values come again from the merged value counts (AggregateHandler.mergeNamespace).
+      if (e.distinct) continue
       const s = e.slot
       const nb = source[s] as number
       switch (e.kind) {
@@ -383,6 +368,68 @@ export class MoreAggregates {
     const variance = (s2 - (s1 * s1) / bn) / bd
     const r = e.sqrt ? BigInt(Math.trunc(Math.sqrt(Number(variance)))) : variance
     return e.bits === 64 ? int64(r) : Number(BigInt.asIntN(e.bits, r))
+  }
+}
+
+/** A row's (or a DISTINCT value's) non-sequence accumulation. */
+function addOne(acc: Accumulator, e: Entry, v: unknown): void {
+  const s = e.slot
+  switch (e.kind) {
+    case VAR_EXACT: {
+      const b = BigInt(v as number | bigint)
+      acc[s] = (acc[s] as number) + 1
+      acc[s + 2] = (acc[s + 2] as bigint) + b
+      acc[s + 3] = (acc[s + 3] as bigint) + b * b
+      break
+    }
+    case VAR_DBL: {
+      if ((acc[s] as number) === 0) acc[s + 1] = v
+      const d = (v as number) - (acc[s + 1] as number)
+      acc[s] = (acc[s] as number) + 1
+      acc[s + 2] = (acc[s + 2] as number) + d
+      acc[s + 3] = (acc[s + 3] as number) + d * d
+      break
+    }
+    case FIRST:
+      if (acc[s] === null) acc[s] = v
+      break
+    case LAST:
+      acc[s] = v
+      break
+    case LISTAGG:
+      acc[s] = acc[s] === null ? v : `${acc[s] as string}${e.separator}${v as string}`
+      break
+    case ARRAY_AGG:
+      if (acc[s] === null) acc[s] = [v ?? null]
+      else (acc[s] as unknown[]).push(v ?? null)
+      break
+  }
+}
+
+/** A retracted row's (or a DISTINCT value's leaving) non-sequence update: only STDDEV/VAR retract this way. */
+function retractOne(acc: Accumulator, e: Entry, v: unknown): void {
+  const s = e.slot
+  switch (e.kind) {
+    case VAR_EXACT: {
+      const b = BigInt(v as number | bigint)
+      const n = (acc[s] as number) - 1
+      acc[s] = n
+      acc[s + 2] = n === 0 ? 0n : (acc[s + 2] as bigint) - b
+      acc[s + 3] = n === 0 ? 0n : (acc[s + 3] as bigint) - b * b
+      break
+    }
+    case VAR_DBL: {
+      const n = (acc[s] as number) - 1
+      const d = (v as number) - (acc[s + 1] as number)
+      acc[s] = n
+      // Back to no values: restart from a new shift rather than carry floating-point residue.
+      acc[s + 1] = n === 0 ? 0 : acc[s + 1]
+      acc[s + 2] = n === 0 ? 0 : (acc[s + 2] as number) - d
+      acc[s + 3] = n === 0 ? 0 : (acc[s + 3] as number) - d * d
+      break
+    }
+    default:
+      throw WeirError.internal(`${e.call.fn} over an insert-only input received a retraction`)
   }
 }
 

@@ -56,6 +56,8 @@ interface ValueCounts {
   readonly depOps: number[]
   readonly depSlots: number[]
   readonly depShifts: number[]
+  /** Some STDDEV/VAR, FIRST_VALUE, LAST_VALUE or LISTAGG call is DISTINCT over this argument (aggregates-more.ts's `transition`). */
+  toMore: boolean
 }
 
 export interface AggregateHandlerOptions {
@@ -139,6 +141,7 @@ export class AggregateHandler {
         return
       }
       if (MORE_AGGREGATES.has(call.fn)) {
+        if (call.distinct) this.valueCounts(call.arg!, call.filter ?? -1).toMore = true
         more.push({ call, index: i, slot })
         initial.push(...moreInitialSlots(call, this.retracting))
         slot += moreSlots(call, this.retracting)
@@ -480,6 +483,7 @@ export class AggregateHandler {
           break
       }
     }
+    if (m.toMore) this.more!.transition(acc, m.arg, m.filter, v, sign)
   }
 
   /** The current extreme was retracted: scan the value counts (one entry per distinct value). */
@@ -497,7 +501,7 @@ export class AggregateHandler {
     let m = this.maps.find(x => x.arg === arg && x.filter === filter)
     if (m === undefined) {
       const name = `${this.prefix}values-${arg}${filter >= 0 ? `-where-${filter}` : ''}`
-      m = { arg, filter, name, state: undefined as unknown as MapState<unknown, number>, depOps: [], depSlots: [], depShifts: [] }
+      m = { arg, filter, name, state: undefined as unknown as MapState<unknown, number>, depOps: [], depSlots: [], depShifts: [], toMore: false }
       this.maps.push(m)
     }
     return m

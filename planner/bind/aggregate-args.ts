@@ -22,7 +22,8 @@ export interface AggArguments {
 }
 
 /** Aggregates that accept DISTINCT (the others refuse it rather than ignore it). */
-const DISTINCT_OK = new Set<string>(['COUNT', 'SUM', 'MIN', 'MAX', 'AVG', 'ARRAY_AGG', 'COLLECT', 'APPROX_COUNT_DISTINCT'])
+const DISTINCT_OK = new Set<string>(['COUNT', 'SUM', 'MIN', 'MAX', 'AVG', 'ARRAY_AGG', 'COLLECT', 'APPROX_COUNT_DISTINCT', 'STDDEV_POP', 'STDDEV_SAMP',
+  'VAR_POP', 'VAR_SAMP', 'FIRST_VALUE', 'LAST_VALUE', 'LISTAGG'])
 
 /** Binds the arguments of `call`, adding the argument expression as a column with `add`. */
 export function bindAggArguments(call: ast.FunctionCall, scope: Scope, add: (r: Rex) => number): AggArguments {
