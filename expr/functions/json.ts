@@ -220,7 +220,7 @@ function elementText(v: JsonValue): string | null {
 function jsonQuery(call: CallRex): Impl {
   const path = pathOf(call)
   const wrapper = clauseArg(call, 2, 'WITHOUT'), onEmpty = clauseArg(call, 3, 'NULL'), onError = clauseArg(call, 4, 'NULL')
-  if (clauseArg(call, 5, 'STRING') === 'ARRAY') return jsonQueryArray(path, wrapper, onEmpty, onError)
+  if (call.type.kind === 'ARRAY') return jsonQueryArray(path, wrapper, onEmpty, onError, call.type.element)
   return {
     fn: (json: string, spec: string) => {
       const r = queryWrapped(json, spec, path, wrapper)
@@ -264,16 +264,27 @@ function queryFailed<T>(onError: string, fallback: T, error: string, spec: strin
  * then the matched array's elements as strings; an object where an array is wanted is an error, and
  * EMPTY ARRAY gives `[]` (EMPTY OBJECT is refused when planned).
  */
-function jsonQueryArray(path: (spec: string) => JsonPath, wrapper: string, onEmpty: string, onError: string): Impl {
-  const fallback = (b: string): (string | null)[] | null => (b === 'EMPTY ARRAY' ? [] : null)
+function jsonQueryArray(path: (spec: string) => JsonPath, wrapper: string, onEmpty: string, onError: string, element: DataType): Impl {
+  const fallback = (b: string): unknown[] | null => (b === 'EMPTY ARRAY' ? [] : null)
+  // STRING: any element as text; another type: a scalar converted as JSON_VALUE … RETURNING converts it.
+  const convert = element.kind === 'STRING' ? elementText : returning(element)
+  const typeText = typeName(element).replace(/ NOT NULL$/, '')
   return {
     fn: (json: string, spec: string) => {
       const r = queryWrapped(json, spec, path, wrapper)
       if (r.kind === 'value') {
-        if (Array.isArray(r.value)) return r.value.map(elementText)
+        if (Array.isArray(r.value)) {
+          const out: unknown[] = []
+          for (const v of r.value) {
+            const x = v === null ? null : element.kind === 'STRING' || isScalar(v) ? convert(v) : undefined
+            if (x === undefined) return queryFailed(onError, fallback(onError), `cannot return the element ${writeJson(v)} as ${typeText}`, spec, json)
+            out.push(x)
+          }
+          return out
+        }
         const error = isScalar(r.value)
           ? `the path matches the scalar ${writeJson(r.value)}, not an object or array`
-          : 'the path matches an object, not an array (RETURNING ARRAY<STRING>)'
+          : `the path matches an object, not an array (RETURNING ARRAY<${typeText}>)`
         return queryFailed(onError, fallback(onError), error, spec, json)
       }
       if (r.kind === 'empty') return queryEmpty(onEmpty, fallback(onEmpty), spec, json)
@@ -281,6 +292,15 @@ function jsonQueryArray(path: (spec: string) => JsonPath, wrapper: string, onEmp
     },
     nulls: 'strict',
   }
+}
+
+/** The ARRAY type of JSON_QUERY's RETURNING word ('ARRAY' is ARRAY<STRING>, else 'ARRAY<INT>', 'ARRAY<DECIMAL(10, 2)>'), or undefined for STRING. */
+function arrayReturning(word: string): DataType | undefined {
+  if (word === 'ARRAY') return T.array(T.string())
+  const m = /^ARRAY<([A-Z]+)(?:\((\d+), (\d+)\))?>$/.exec(word)
+  if (m === null) return undefined
+  const el: DataType = m[1] === 'DECIMAL' ? T.decimal(Number(m[2]), Number(m[3])) : ({ kind: m[1], nullable: true } as DataType)
+  return T.array(el)
 }
 
 /** A timestamp as Java's LocalDateTime.toString prints it (Flink's JSON_STRING): `1990-06-02T13:37`, `…:42`, `…:42.001`. */
@@ -340,10 +360,11 @@ export const JSON_FUNCTIONS: readonly FunctionDef[] = [
   {
     names: ['JSON_QUERY'],
     signature:
-      'JSON_QUERY(STRING, path [RETURNING STRING | ARRAY<STRING>] [{WITHOUT | WITH [CONDITIONAL | UNCONDITIONAL]} [ARRAY] WRAPPER] [… ON EMPTY] [… ON ERROR])',
+      'JSON_QUERY(STRING, path [RETURNING STRING | ARRAY<type>] [{WITHOUT | WITH [CONDITIONAL | UNCONDITIONAL]} [ARRAY] WRAPPER] [… ON EMPTY] [… ON ERROR])',
     bind: (args, ctx) => {
-      const asArray = literalValue(args[5]) === 'ARRAY'
-      return bindJson('JSON_QUERY', 'JSON_QUERY(STRING, path)', () => (asArray ? T.array(T.string()) : T.string()))(args, ctx)
+      const returning = literalValue(args[5])
+      const array = typeof returning === 'string' ? arrayReturning(returning) : undefined
+      return bindJson('JSON_QUERY', 'JSON_QUERY(STRING, path)', () => array ?? T.string())(args, ctx)
     },
     impl: jsonQuery,
   },

@@ -57,22 +57,28 @@ export function bindJsonCall(name: string, e: ast.FunctionCall, b: (x: ast.Expr)
         ...behaviour(json.onError, 'ON ERROR')], span)
     }
     case 'JSON_QUERY': {
-      arity(2, 'JSON_QUERY(json, path [RETURNING STRING | ARRAY<STRING>] [… WRAPPER] [… ON EMPTY] [… ON ERROR])')
-      // RETURNING ARRAY<STRING> (Flink): each element of the matched array as a string; EMPTY OBJECT has no array meaning.
+      arity(2, 'JSON_QUERY(json, path [RETURNING STRING | ARRAY<type>] [… WRAPPER] [… ON EMPTY] [… ON ERROR])')
+      // RETURNING ARRAY<T> (Flink; T other than STRING since FLINK-40463): each element of the matched array as T, passed
+      // on as the word 'ARRAY' (STRING) or 'ARRAY<INT>', 'ARRAY<DECIMAL(10, 2)>'; EMPTY OBJECT has no array meaning.
       let returning = 'STRING'
       if (json?.returning) {
         const type = typeFromAst(json.returning)
-        if (type.kind === 'ARRAY' && type.element.kind === 'STRING') returning = 'ARRAY'
-        else if (type.kind !== 'STRING') {
+        if (type.kind === 'ARRAY' && VALUE_RETURNING.has(type.element.kind)) {
+          const el = type.element
+          returning = el.kind === 'STRING' ? 'ARRAY' : `ARRAY<${el.kind === 'DECIMAL' ? `DECIMAL(${el.precision}, ${el.scale})` : el.kind}>`
+        } else if (type.kind !== 'STRING') {
           throw WeirError.unsupported(`JSON_QUERY … RETURNING ${formatType(type)} is not supported`, { span: json.returning.span,
-            help: 'JSON_QUERY returns STRING or ARRAY<STRING>' })
+            help: 'JSON_QUERY returns STRING or ARRAY<T>, T one of STRING, BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, DOUBLE, DECIMAL(p, s)' })
         }
       }
-      if (returning === 'ARRAY') {
+      if (returning.startsWith('ARRAY')) {
         for (const [x, on] of [[json?.onEmpty, 'empty'], [json?.onError, 'error']] as const) {
           if (x?.kind === 'EMPTY OBJECT') {
-            throw WeirError.plan(`JSON_QUERY … RETURNING ARRAY<STRING> cannot take EMPTY OBJECT ON ${on.toUpperCase()}`, { span: x.span ?? span,
-              help: `write NULL, EMPTY ARRAY or ERROR ON ${on.toUpperCase()} (as Flink: illegal on ${on} behavior for an ARRAY return type)` })
+            throw WeirError.plan(
+              `JSON_QUERY … RETURNING ${returning === 'ARRAY' ? 'ARRAY<STRING>' : returning} cannot take EMPTY OBJECT ON ${on.toUpperCase()}`,
+              { span: x.span ?? span,
+                help: `write NULL, EMPTY ARRAY or ERROR ON ${on.toUpperCase()} (as Flink: illegal on ${on} behavior for an ARRAY return type)` },
+            )
           }
         }
       }

@@ -75,9 +75,59 @@ describe('JSON_QUERY … RETURNING ARRAY<STRING>', () => {
     expect(r1.at).toBe('EMPTY OBJECT ON ERROR')
     const r2 = await refusal(`SELECT JSON_QUERY(${A}, '$.a' RETURNING ARRAY<STRING> EMPTY OBJECT ON EMPTY) FROM (VALUES (1)) AS t(one)`)
     expect(r2.message).toBe('JSON_QUERY … RETURNING ARRAY<STRING> cannot take EMPTY OBJECT ON EMPTY')
-    const r3 = await refusal(`SELECT JSON_QUERY(${A}, '$.a' RETURNING ARRAY<INT>) FROM (VALUES (1)) AS t(one)`)
-    expect(r3.message).toBe('JSON_QUERY … RETURNING ARRAY<INT> is not supported')
-    expect(r3.at).toBe('ARRAY<INT>')
+    const r3 = await refusal(`SELECT JSON_QUERY(${A}, '$.a' RETURNING ARRAY<DATE>) FROM (VALUES (1)) AS t(one)`)
+    expect(r3.message).toBe('JSON_QUERY … RETURNING ARRAY<DATE> is not supported')
+    expect(r3.at).toBe('ARRAY<DATE>')
+    const r4 = await refusal(`SELECT JSON_QUERY(${A}, '$.a' RETURNING ARRAY<ARRAY<INT>>) FROM (VALUES (1)) AS t(one)`)
+    expect(r4.at).toBe('ARRAY<ARRAY<INT>>')
+    const r5 = await refusal(`SELECT JSON_QUERY(${A}, '$.a' RETURNING ARRAY<INT> EMPTY OBJECT ON EMPTY) FROM (VALUES (1)) AS t(one)`)
+    expect(r5.message).toBe('JSON_QUERY … RETURNING ARRAY<INT> cannot take EMPTY OBJECT ON EMPTY')
+  })
+})
+
+// FLINK-40463 (Flink master, 2026-10): RETURNING ARRAY<T> for T a JSON_VALUE RETURNING type; its
+// JsonFunctionsITCase data {"ints": [1, 2, 3], "doubles": [1.5, 2.5], "bools": [true, false], "withNull":
+// [1, null, 3], "bigints": [1, 9999999999]}; strings coerced ("42" → 42), a value that does not fit
+// follows ON ERROR.
+const D =
+  `'{"ints": [1, 2, 3], "doubles": [1.5, 2.5], "bools": [true, false], "withNull": [1, null, 3], "bigints": [1, 9999999999], "strs": ["42", "true", "x"], "mixed": [1, {"a": 1}]}'`
+
+describe('JSON_QUERY … RETURNING ARRAY<T> (T other than STRING)', () => {
+  it('converts each element as JSON_VALUE … RETURNING T does', async () => {
+    expect(await values(
+      `JSON_QUERY(${D}, '$.ints' RETURNING ARRAY<INT>)`,
+      `JSON_QUERY(${D}, '$.ints' RETURNING ARRAY<TINYINT>)`,
+      `JSON_QUERY(${D}, '$.doubles' RETURNING ARRAY<DOUBLE>)`,
+      `JSON_QUERY(${D}, '$.bools' RETURNING ARRAY<BOOLEAN>)`,
+      `JSON_QUERY(${D}, '$.withNull' RETURNING ARRAY<INT>)`,
+      `JSON_QUERY(${D}, '$.bigints' RETURNING ARRAY<BIGINT>)`,
+      `JSON_QUERY(${D}, '$.doubles' RETURNING ARRAY<DECIMAL(4, 2)>)`,
+      `JSON_QUERY(${D}, '$.strs[0]' RETURNING ARRAY<INT> WITH WRAPPER)`,
+      `JSON_QUERY(${D}, '$.strs[1]' RETURNING ARRAY<BOOLEAN> WITH WRAPPER)`,
+      `JSON_QUERY(${D}, 'lax $.none' RETURNING ARRAY<INT> EMPTY ARRAY ON EMPTY)`,
+      `ARRAY_MAX(JSON_QUERY(${D}, '$.ints' RETURNING ARRAY<INT>)) + 1`,
+    )).toEqual([[1, 2, 3], [1, 2, 3], [1.5, 2.5], [true, false], [1, null, 3], [1, 9999999999], [150n, 250n], [42], [true], [], 4])
+  })
+
+  it('an element that does not convert (overflow, text, an object) follows ON ERROR', async () => {
+    expect(await values(
+      `JSON_QUERY(${D}, '$.bigints' RETURNING ARRAY<INT>)`,
+      `JSON_QUERY(${D}, '$.strs' RETURNING ARRAY<INT> EMPTY ARRAY ON ERROR)`,
+      `JSON_QUERY(${D}, '$.mixed' RETURNING ARRAY<INT>)`,
+      `JSON_QUERY(${D}, '$.bools' RETURNING ARRAY<INT>)`,
+      `JSON_QUERY(${D}, '$.mixed' RETURNING ARRAY<STRING>)`,
+    )).toEqual([null, [], null, null, ['1', '{"a":1}']])
+    await expect(values(`JSON_QUERY(${D}, '$.bigints' RETURNING ARRAY<INT> ERROR ON ERROR)`)).rejects.toThrow(
+      "JSON_QUERY: cannot return the element 9999999999 as INT; path '$.bigints'",
+    )
+  })
+
+  it('is typed ARRAY<T> (UNNEST gives T)', async () => {
+    const [r] = await new Session().executeSql(`SELECT x + 1 AS y FROM (VALUES (1)) AS t(one)
+      CROSS JOIN UNNEST(JSON_QUERY('[10, 20]', '$' RETURNING ARRAY<BIGINT>)) AS u(x)`)
+    const rows = r as Extract<StatementResult, { kind: 'rows' }>
+    expect(rows.schema.map(f => f.type.kind)).toEqual(['BIGINT'])
+    expect(rows.changes.map(c => c.row)).toEqual([[11], [21]])
   })
 })
 
