@@ -9,7 +9,8 @@ import { formatType } from '../../common/types.js'
 import { checkArity, literalValue, mkCall, type CallRex, type FunctionDef, type Impl } from '../registry.js'
 import { toJson } from './json.js'
 import { typeName } from '../coercion.js'
-import { JsonSyntaxError, parseJson } from './json-value.js'
+import { JsonSyntaxError, parseJson, writeJson } from './json-value.js'
+import { WeirError } from '../../common/errors.js'
 
 /** A SQL value as JSON text by its type, nested types included; undefined for a type JSON cannot hold. */
 export function jsonWriter(type: DataType): ((v: unknown) => string) | undefined {
@@ -124,7 +125,30 @@ function isJson(call: CallRex): Impl {
   }
 }
 
+/** JSON(s): the JSON text `s` as a value of JSON_OBJECT / JSON_ARRAY, compacted as Flink writes it; NULL for NULL or blank text. */
+function rawJson(s: string): string | null {
+  if (s.trim() === '') return null
+  try {
+    return writeJson(parseJson(s))
+  } catch (e) {
+    if (!(e instanceof JsonSyntaxError)) throw e
+    throw WeirError.execution(`JSON received text that is not JSON: ${e.message}; text '${s.length > 200 ? `${s.slice(0, 200)}…` : s}'`, {
+      help: 'pass JSON text (check it with s IS JSON), or a string value without JSON(…) to have it written as a JSON string',
+    })
+  }
+}
+
 export const JSON_BUILD_FUNCTIONS: readonly FunctionDef[] = [
+  {
+    names: ['JSON'],
+    signature: 'JSON(STRING)',
+    // Only the binder of JSON_OBJECT's and JSON_ARRAY's values makes this call (planner/bind/json-call.ts); anywhere else it is refused, as in Flink.
+    bind: (_args, ctx) => {
+      throw ctx.error('The JSON() function is currently only supported inside a JSON_OBJECT() or JSON_ARRAY() function',
+        "use it as a value there: JSON_OBJECT('k' VALUE JSON(payload)), JSON_ARRAY(JSON(payload))")
+    },
+    impl: () => ({ fn: rawJson, nulls: 'strict' }),
+  },
   {
     names: ['JSON_STRING'],
     signature: 'JSON_STRING(value)',

@@ -11,6 +11,7 @@ import { castTo, resolveCall } from '../../expr/index.js'
 import { canCast } from '../../expr/cast.js'
 import { JSON_CLAUSE_FUNCTIONS as CLAUSE_FUNCTIONS } from '../../grammar/json-clauses.js'
 import { typeFromAst } from './types.js'
+import { mkCall } from '../../expr/registry.js'
 
 export const JSON_CLAUSE_FUNCTIONS: ReadonlySet<string> = new Set([...CLAUSE_FUNCTIONS, 'IS_JSON'])
 
@@ -95,20 +96,35 @@ export function bindJsonCall(name: string, e: ast.FunctionCall, b: (x: ast.Expr)
         }
       }
       const values = e.args.filter((_, i) => i % 2 === 1)
-      return resolveCall(name, [word(json?.onNull ?? 'NULL'), word(rawMarks(values)), ...e.args.map(b)], span)
+      return resolveCall(name, [word(json?.onNull ?? 'NULL'), word(rawMarks(values)), ...e.args.map((x, i) => (i % 2 === 1 ? bindValue(x, b) : b(x)))], span)
     }
     case 'JSON_ARRAY':
-      return resolveCall(name, [word(json?.onNull ?? 'ABSENT'), word(rawMarks(e.args)), ...e.args.map(b)], span)
+      return resolveCall(name, [word(json?.onNull ?? 'ABSENT'), word(rawMarks(e.args)), ...e.args.map(x => bindValue(x, b))], span)
     default:
       throw WeirError.unsupported(`${name} is not supported yet`, { span, help: 'JSON_ARRAYAGG is; JSON_OBJECT builds an object per row' })
   }
 }
 
-/** '1' for each value written as a JSON_OBJECT / JSON_ARRAY call: Flink inserts those as JSON, not as a string. */
+/** True for a call of `names` written as a plain (unquoted) function name. */
+function isCallOf(v: ast.Expr, names: readonly string[]): v is ast.FunctionCall {
+  return v.kind === 'FunctionCall' && !v.name.quoted && names.includes(v.name.value.toUpperCase())
+}
+
+/** '1' for each value written as a JSON_OBJECT / JSON_ARRAY / JSON call: Flink inserts those as JSON, not as a string. */
 function rawMarks(values: readonly ast.Expr[]): string {
-  return values.map(v => (v.kind === 'FunctionCall' && !v.name.quoted && ['JSON_OBJECT', 'JSON_ARRAY'].includes(v.name.value.toUpperCase()) ? '1' : '0')).join(
-    '',
-  )
+  return values.map(v => (isCallOf(v, ['JSON_OBJECT', 'JSON_ARRAY', 'JSON']) ? '1' : '0')).join('')
+}
+
+/** A value of JSON_OBJECT / JSON_ARRAY: `JSON(s)` (JSON text inserted as JSON, the only place Flink allows it), or any expression. */
+function bindValue(x: ast.Expr, b: (x: ast.Expr) => Rex): Rex {
+  if (!isCallOf(x, ['JSON']) || x.json !== undefined || x.distinct || x.star) return b(x)
+  if (x.args.length !== 1) throw WeirError.plan(`JSON takes 1 argument but was given ${x.args.length}`, { span: x.span, help: 'JSON(json text)' })
+  let s = b(x.args[0]!)
+  if (s.type.kind === 'NULL') s = castTo(s, T.string(), x.span)
+  if (s.type.kind !== 'STRING') {
+    throw WeirError.plan(`cannot apply 'JSON' to (${formatType(s.type)})`, { span: x.span, help: 'JSON takes the JSON text as a STRING' })
+  }
+  return mkCall('JSON', [s], T.string(true), x.span)
 }
 
 /**
