@@ -22,3 +22,5 @@ export type { JobGraph } from './core/job-graph.js'
 export { defineProcessFunction, listState, mapState, valueState } from './ptf/api.js'
 export type { ColumnType, Columns, Context, ListHandle, MapHandle, OpenContext, ProcessFunction, ProcessFunctionDefinition, RowOf, StateOptions, TimerContext,
   Timers, ValueHandle } from './ptf/api.js'
+export { defineAggregateFunction, defineScalarFunction } from './udf/api.js'
+export type { AggregateFunction, AggregateFunctionDefinition, ArgTypes, ScalarFunction, ScalarFunctionDefinition, SqlType } from './udf/api.js'

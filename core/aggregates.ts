@@ -25,6 +25,19 @@ export interface AggCall {
   readonly ignoreNulls?: boolean
   /** JSON_OBJECTAGG's second argument: the input column of the value's JSON text (NULL: skipped, ABSENT ON NULL). `arg` is the key. */
   readonly valueArg?: number
+  /** A user-defined aggregate (fn 'USER'): where its definition is, loaded on each thread that runs it. */
+  readonly user?: {
+    readonly name: string
+    readonly module: string
+    readonly export: string
+    /** 'udf.on-error' = 'skip': a row the function fails on is left out (and counted). */
+    readonly skip: boolean
+    /** It defines retract (may consume an updating input) and merge (SESSION windows). */
+    readonly retract: boolean
+    readonly merge: boolean
+  }
+  /** A user-defined aggregate's argument columns, in order (`arg` is the first). */
+  readonly args?: readonly number[]
 }
 
 /** The aggregate functions, by their canonical names (STDDEV and VARIANCE bind as STDDEV_SAMP and VAR_SAMP). */
@@ -45,3 +58,4 @@ export type AggFunctionName =
   | 'JSON_OBJECTAGG'
   | 'COLLECT'
   | 'APPROX_COUNT_DISTINCT'
+  | 'USER'

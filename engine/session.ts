@@ -216,7 +216,7 @@ export class Session {
         return { kind: 'ok', message: `reset '${stmt.key}'` }
       }
       case 'ShowTables': {
-        if (stmt.what === 'FUNCTIONS') return { kind: 'table', ...showFunctions(this.catalog.functions.list().map(f => f.name)) }
+        if (stmt.what === 'FUNCTIONS') return { kind: 'table', ...showFunctions(this.catalog.functions.list()) }
         if (stmt.what !== 'TABLES' && stmt.what !== 'VIEWS') return { kind: 'table', ...showNamespaces(stmt.what, this.catalog) }
         const objs = this.catalog.list(stmt.what === 'TABLES' ? undefined : 'view')
         return { kind: 'table', columns: [stmt.what === 'TABLES' ? 'table name' : 'view name'], rows: objs.map(o => [o.name]) }

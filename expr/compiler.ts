@@ -7,6 +7,7 @@ import type { Batch, Row } from '../core/batch.js'
 import { inputsUsed, type Rex } from '../core/rex.js'
 import type { CallRex } from './registry.js'
 import { functionDef } from './builtins.js'
+import { userFunctionDef } from './functions/user.js'
 import { makeCastFn } from './cast.js'
 import { decimalArithmetic, decimalView } from './coercion.js'
 import { decimalDivide, pow10, rescale } from './decimal.js'
@@ -287,7 +288,7 @@ class CodeGen {
   }
 
   private generic(c: CallRex, out: string[]): string {
-    const def = functionDef(c.op)
+    const def = functionDef(c.op) ?? userFunctionDef(c.op)
     if (def === undefined) throw WeirError.internal(`no implementation for operator '${c.op}'`)
     if (def.inline !== undefined) {
       const probe = def.inline(c.args.map((_, i) => `a${i}`), c)

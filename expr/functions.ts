@@ -9,6 +9,7 @@ import type { BindContext } from './registry.js'
 import { evalConstant } from './compiler.js'
 import { BY_NAME } from './builtins.js'
 import { closest } from '../common/names.js'
+import { userFunction } from './functions/user.js'
 
 export { callableFunctionNames, functionDef, functionNames } from './builtins.js'
 
@@ -51,6 +52,9 @@ export function resolveCall(name: string, args: readonly Rex[], span?: Span): Re
   const upper = name.toUpperCase()
   const def = BY_NAME.get(upper)
   if (def === undefined) {
+    // A session's user function (CREATE FUNCTION): never folded, its code runs in the job.
+    const user = userFunction(name)
+    if (user !== undefined) return user.bind(args, context(name, span))
     const suggestion = suggestFunction(upper)
     throw WeirError.plan(`unknown function '${name}'`, { span, help: suggestion ? `did you mean '${suggestion}'?` : undefined })
   }

@@ -10,6 +10,7 @@ import { integralBits } from '../common/types.js'
 import { add64, div64, sub64, wrapInt, type Int64 } from '../common/int64.js'
 import { MORE_AGGREGATES, MoreAggregates, moreInitialSlots, moreSlots } from './aggregates-more.js'
 import { isKeyedAggregate, KEYED_SLOTS, KeyedAggregates, keyedInitialSlots } from './aggregates-keyed.js'
+import { isUserAggregate, UserAggregates } from '../udf/aggregates.js'
 
 /**
  * An accumulator: slot 0 counts rows (accumulated minus retracted); the calls' slots follow.
@@ -113,6 +114,8 @@ export class AggregateHandler {
   private readonly more: MoreAggregates | null
   /** JSON_OBJECTAGG, COLLECT, ARRAY_AGG(DISTINCT) and APPROX_COUNT_DISTINCT calls (aggregates-keyed.ts), or null when none. */
   private readonly keyed: KeyedAggregates | null
+  /** User-defined aggregates (udf/aggregates.ts), one slot each, or null when none. */
+  private readonly user: UserAggregates | null
   private readonly ttl: StateTtlConfig | undefined
   private readonly prefix: string
 
@@ -132,7 +135,15 @@ export class AggregateHandler {
     let slot = 1
     const more: { call: AggCall; index: number; slot: number }[] = []
     const keyed: { call: AggCall; index: number; slot: number }[] = []
+    const user: { call: AggCall; index: number; slot: number }[] = []
     calls.forEach((call, i) => {
+      if (isUserAggregate(call)) {
+        user.push({ call, index: i, slot })
+        initial.push(null)
+        slot += 1
+        this.outOps[i] = MORE
+        return
+      }
       if (isKeyedAggregate(call)) {
         keyed.push({ call, index: i, slot })
         initial.push(...keyedInitialSlots(call))
@@ -184,6 +195,7 @@ export class AggregateHandler {
       initial.push(...this.more.extraInitial)
     }
     this.keyed = keyed.length > 0 ? new KeyedAggregates(keyed, this.prefix, this.ttl) : null
+    this.user = user.length > 0 ? new UserAggregates(user, this.retracting) : null
     this.width = slot
     this.initial = initial
     this.pOps = Int32Array.from(pOps)
@@ -266,6 +278,7 @@ export class AggregateHandler {
     if (this.hasMaps) this.countValues(acc, row, 1)
     if (this.more !== null) this.more.accumulate(acc, row)
     if (this.keyed !== null) this.keyed.accumulate(acc, row)
+    if (this.user !== null) this.user.accumulate(acc, row)
   }
 
   /** Removes a row (a -U or -D input). */
@@ -302,6 +315,7 @@ export class AggregateHandler {
     if (this.hasMaps) this.countValues(acc, row, -1)
     if (this.more !== null) this.more.retract(acc, row)
     if (this.keyed !== null) this.keyed.retract(acc, row)
+    if (this.user !== null) this.user.retract(acc, row)
   }
 
   /** Writes the calls' results into `out[offset…]`, in call order. */
@@ -351,6 +365,7 @@ export class AggregateHandler {
     }
     if (this.more !== null) this.more.getValue(acc, out, offset)
     if (this.keyed !== null) this.keyed.getValue(acc, out, offset)
+    if (this.user !== null) this.user.getValue(acc, out, offset)
   }
 
   /** Clears the accumulator and the value-count maps at the current key and namespace. */
@@ -398,6 +413,7 @@ export class AggregateHandler {
   private mergePlain(target: Accumulator, source: Accumulator): void {
     target[0] = (target[0] as number) + (source[0] as number)
     this.more?.mergePlain(target, source)
+    this.user?.mergePlain(target, source)
     const ops = this.pOps, slots = this.pSlots
     for (let i = 0; i < ops.length; i++) {
       const s = slots[i]!

@@ -40,8 +40,16 @@ export function describeObject(obj: CatalogObject, catalog: Catalog, config: Job
   return { columns: ['name', 'type'], rows: bound.plan.fields.map((f, i) => [obj.columns?.[i] ?? f.name, formatType(f.type)]) }
 }
 
-/** SHOW FUNCTIONS: the scalar functions called by name, the aggregates, the window table functions, and the session's own (CREATE FUNCTION). */
-export function showFunctions(user: readonly string[] = []): Listing {
-  const names = [...callableFunctionNames(), ...AGGREGATE_FUNCTIONS, 'JSON_ARRAYAGG', 'TUMBLE', 'HOP', 'CUMULATE', 'SESSION', ...user].sort()
-  return { columns: ['function name'], rows: names.map(n => [n]) }
+/**
+ * SHOW FUNCTIONS: the scalar functions called by name, the aggregates, the window table functions,
+ * and the session's own (CREATE FUNCTION), each with its kind.
+ */
+export function showFunctions(user: readonly { readonly name: string; readonly kind: 'process' | 'scalar' | 'aggregate' }[] = []): Listing {
+  const rows: [string, string][] = [
+    ...callableFunctionNames().map(n => [n, 'scalar'] as [string, string]),
+    ...[...AGGREGATE_FUNCTIONS, 'JSON_ARRAYAGG'].map(n => [n, 'aggregate'] as [string, string]),
+    ...['TUMBLE', 'HOP', 'CUMULATE', 'SESSION'].map(n => [n, 'window table function'] as [string, string]),
+    ...user.map(f => [f.name, `user ${f.kind === 'process' ? 'process table function' : f.kind}`] as [string, string]),
+  ]
+  return { columns: ['function name', 'kind'], rows: rows.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)) }
 }

@@ -3,6 +3,7 @@ import type { Rex } from '../core/rex.js'
 import { formatType, type Field } from '../common/types.js'
 import { formatValue } from '../common/values.js'
 import { formatDuration } from '../common/durations.js'
+import { userCallRef } from '../expr/functions/user.js'
 
 const INFIX = new Set(['+', '-', '*', '/', '%', '=', '<>', '<', '<=', '>', '>=', 'AND', 'OR', '||'])
 
@@ -48,7 +49,7 @@ export function formatRex(rex: Rex, fields: readonly Field[]): string {
         case 'MAP':
           return `${rex.op}[${a.join(', ')}]`
         default:
-          return `${rex.op}(${a.join(', ')})`
+          return `${userCallRef(rex.op)?.name ?? rex.op}(${a.join(', ')})`
       }
     }
   }

@@ -28,16 +28,30 @@ const WEIR_ENTRIES: Readonly<Record<string, string>> = {
   'weir/testing': pathToFileURL(join(DIST, 'testing/index.js')).href,
 }
 
-const loaded = new Map<string, Promise<ProcessFunction>>()
-
 /**
- * The definition a module exports. Loaded once per text of the module and thread (a worker thread
- * loads it again): a module edited since is loaded anew (CREATE FUNCTION again in the REPL, or a
- * restore into a changed module, sees the change).
+ * The process function a module exports (its default export, or its only defineProcessFunction one).
  *
  * @example const def = await loadProcessFunction('/jobs/rules/fraud.ts', 'TYPESCRIPT')
  */
 export async function loadProcessFunction(path: string, language: ModuleLanguage): Promise<ProcessFunction> {
+  const def = definitionOf(await importModule(path, language), path)
+  try {
+    checkDefinition(def)
+  } catch (e) {
+    throw new ModuleLoadError(`module '${path}': ${(e as Error).message}`, 'export default defineProcessFunction({ output, state, process(row, ctx) { … } })')
+  }
+  return (def as Partial<ProcessFunction>).__weir === 'process-function' ? def as ProcessFunction : { ...def, __weir: 'process-function' }
+}
+
+const modules = new Map<string, Promise<Record<string, unknown>>>()
+
+/**
+ * A module's exports, imported once per text of the module and thread (a worker thread imports it
+ * again): a module edited since is imported anew (CREATE FUNCTION again in the REPL, or a restore
+ * into a changed module, sees the change). Shared by process table functions and user-defined
+ * scalar and aggregate functions (udf/load.ts).
+ */
+export async function importModule(path: string, language: ModuleLanguage): Promise<Record<string, unknown>> {
   if (!isAbsolute(path)) throw new ModuleLoadError(`module path '${path}' is not absolute`, 'internal: the planner resolves paths')
   let source: string
   try {
@@ -49,32 +63,24 @@ export async function loadProcessFunction(path: string, language: ModuleLanguage
   }
   const version = createHash('sha1').update(source).digest('hex').slice(0, 16)
   const key = `${language}:${path}:${version}`
-  let p = loaded.get(key)
+  let p = modules.get(key)
   if (p === undefined) {
-    p = load(path, language, source, version)
-    loaded.set(key, p)
-    p.catch(() => loaded.delete(key))
+    p = importVersion(path, language, source, version)
+    modules.set(key, p)
+    p.catch(() => modules.delete(key))
   }
   return p
 }
 
-async function load(path: string, language: ModuleLanguage, source: string, version: string): Promise<ProcessFunction> {
+async function importVersion(path: string, language: ModuleLanguage, source: string, version: string): Promise<Record<string, unknown>> {
   const ts = language === 'TYPESCRIPT' || /\.(c|m)?ts$/.test(extname(path))
   // A .js module is imported by its URL with its version: Node caches imports by URL.
   const url = ts ? await compiled(path, source) : `${pathToFileURL(path).href}?v=${version}`
-  let mod: Record<string, unknown>
   try {
-    mod = await import(url) as Record<string, unknown>
+    return await import(url) as Record<string, unknown>
   } catch (e) {
     throw new ModuleLoadError(`module '${path}' failed to load: ${(e as Error).message}`, 'fix the module so that importing it succeeds')
   }
-  const def = definitionOf(mod, path)
-  try {
-    checkDefinition(def)
-  } catch (e) {
-    throw new ModuleLoadError(`module '${path}': ${(e as Error).message}`, 'export default defineProcessFunction({ output, state, process(row, ctx) { … } })')
-  }
-  return (def as Partial<ProcessFunction>).__weir === 'process-function' ? def as ProcessFunction : { ...def, __weir: 'process-function' }
 }
 
 function definitionOf(mod: Record<string, unknown>, path: string): unknown {

@@ -12,6 +12,7 @@ import { stateBackendFor } from '../state/backends.js'
 import type { StateHandle } from '../state/handles.js'
 import { makeKey } from '../state/key-encoding.js'
 import { createOperator } from '../operators/registry.js'
+import { loadUserFunctionsOf } from '../udf/load.js'
 import { getObject } from '../checkpoint/objects.js'
 import type { CheckpointRef, OperatorManifest, SubtaskData } from './checkpoint.js'
 import { emit, type Task } from './subtasks.js'
@@ -41,6 +42,8 @@ export async function openOperator(task: Task, setup: OperatorSetup): Promise<vo
   task.state = state
   const domains = [...(task.eventTimers ? ['event' as const] : []), ...(task.processingTimers ? ['processing' as const] : [])]
   const timers = new TimerServiceImpl(() => state.getCurrentKey() ?? NO_KEY, { maxParallelism, domains, operatorId: node.id })
+  // Expressions compile when the operator is built: the user functions they call are loaded first.
+  await loadUserFunctionsOf(node.spec)
   const operator = createOperator(node.spec)
   const ctx: OperatorContext = {
     operatorId: node.id,

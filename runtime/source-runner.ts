@@ -7,6 +7,7 @@ import type { Batch, Row } from '../core/batch.js'
 import type { JobGraph, SourceSpec } from '../core/job-graph.js'
 import type { SourceChunk, SourceReader, SplitPosition } from '../connectors/api.js'
 import { getConnector } from '../connectors/registry.js'
+import { loadUserFunctionsOf } from '../udf/load.js'
 import { compileCalc, compileScalar } from '../expr/index.js'
 import { inputsUsed } from '../core/rex.js'
 import type { SourceManifest } from './checkpoint.js'
@@ -66,6 +67,7 @@ export class SourceRunner {
       batchSize: this.graph.config.batchSize,
       restoredPositions: start?.restoredPositions,
     })
+    await loadUserFunctionsOf(spec)
     const identity = !spec.filter && spec.projection.length === spec.physicalSchema.length &&
       spec.projection.every((r, i) => r.kind === 'Input' && r.index === i)
     const splits = reader.splitCount

@@ -1,7 +1,7 @@
 // A job's configuration, typed: what the options in force say, read once when the job is planned.
 // The job graph carries it to the runtime; nothing downstream reads an option's text again.
 import { BATCH_SIZE, CHECKPOINT_INTERVAL, CHECKPOINTS_DIR, CHECKPOINTS_RETAINED, MAX_PARALLELISM, WORKER_THREADS, MINI_BATCH, ON_JOB_FAILURE, PARALLELISM,
-  PIPELINE_NAME, S3_ACCESS_KEY, S3_ENDPOINT, S3_PATH_STYLE, S3_REGION, S3_SECRET_KEY, SAVEPOINTS_DIR, SINK_NOT_NULL, PROCESS_FUNCTION_ON_ERROR, STATE_BACKEND,
+  PIPELINE_NAME, S3_ACCESS_KEY, S3_ENDPOINT, S3_PATH_STYLE, S3_REGION, S3_SECRET_KEY, SAVEPOINTS_DIR, SINK_NOT_NULL, PROCESS_FUNCTION_ON_ERROR, STATE_BACKEND, UDF_ON_ERROR,
   STATE_CACHE_SIZE, STATE_DIR, STATE_TTL, WRITE_BUFFER_SIZE, type ConfigOption, type OnJobFailure, type StateBackendKind } from './options.js'
 import { invalidValue, readOption } from './set.js'
 
@@ -65,6 +65,8 @@ export interface JobConfig {
   readonly sinkNotNull: 'error' | 'drop'
   /** What an exception in a process function's handler does ('weir.process-function.on-error'). */
   readonly processFunctionOnError: 'fail' | 'skip'
+  /** What a failing user-defined function does ('udf.on-error'). */
+  readonly udfOnError: 'fail' | 'skip'
   readonly state: StateConfig
   readonly checkpointing: CheckpointingConfig
   readonly s3: S3Config
@@ -94,6 +96,7 @@ export function jobConfigOf(settings: OptionSettings): JobConfig {
     onJobFailure: get(ON_JOB_FAILURE),
     sinkNotNull: get(SINK_NOT_NULL),
     processFunctionOnError: get(PROCESS_FUNCTION_ON_ERROR),
+    udfOnError: get(UDF_ON_ERROR),
     state: withoutUnset({ backend: get(STATE_BACKEND), dir: get(STATE_DIR), cacheBytes: get(STATE_CACHE_SIZE), writeBufferBytes: get(WRITE_BUFFER_SIZE) }),
     checkpointing: withoutUnset({
       intervalMs: get(CHECKPOINT_INTERVAL),

@@ -170,6 +170,14 @@ export const PROCESS_FUNCTION_ON_ERROR = option<'fail' | 'skip'>({
     "(or timer), counts it and goes on. Not Flink's (a Java PTF catches its own exceptions)",
 })
 
+export const UDF_ON_ERROR = option<'fail' | 'skip'>({
+  key: 'udf.on-error',
+  type: oneOf('fail', 'skip'),
+  default: 'fail',
+  description: "a user-defined function that throws (or returns a value of the wrong type): 'FAIL' fails the job naming the function and the row; " +
+    "'SKIP' gives NULL for a scalar call and leaves the row out of an aggregate, and counts it",
+})
+
 // Flink options whose meaning Weir has only one way: accepted when they say that way, and kept out
 // of JobConfig (nothing reads them).
 const UTC = new Set(['utc', 'z', 'gmt', 'etc/utc', 'utc+0', 'utc+00:00', '+00:00', 'gmt+0', 'gmt+00:00'])
@@ -230,6 +238,7 @@ export const ALL_OPTIONS: readonly ConfigOption<unknown>[] = [
   S3_PATH_STYLE,
   SINK_NOT_NULL,
   PROCESS_FUNCTION_ON_ERROR,
+  UDF_ON_ERROR,
   RUNTIME_MODE,
   CHECKPOINTING_MODE,
   INCREMENTAL,

@@ -2,13 +2,14 @@
 // canonical function name, the argument column, and LISTAGG's separator.
 import type * as ast from '../../grammar/ast.js'
 import type { DataType } from '../../common/types.js'
-import { T, withoutTimeAttr } from '../../common/types.js'
+import { T, withNullable, withoutTimeAttr } from '../../common/types.js'
 import { WeirError } from '../../common/errors.js'
 import type { Rex } from '../../core/rex.js'
 import type { AggFunctionName } from '../../core/aggregates.js'
 import { canonicalAggregate } from '../../expr/aggregate-types.js'
 import { distinctTuple } from '../../expr/functions/distinct-tuple.js'
 import type { Scope } from './scope.js'
+import { checkUserArgs, skipFailingCalls, userAggregate, userSignature, type UserAggregateRef, type UserScalarOrAggregate } from '../functions.js'
 import { bindExpr } from './expr-binder.js'
 
 export interface AggArguments {
@@ -19,6 +20,10 @@ export interface AggArguments {
   readonly separator?: string
   readonly ignoreNulls?: boolean
   readonly valueArg?: number
+  /** A user-defined aggregate: its definition, argument columns and result type. */
+  readonly user?: UserAggregateRef
+  readonly args?: readonly number[]
+  readonly userType?: DataType
 }
 
 /** Aggregates that accept DISTINCT (the others refuse it rather than ignore it). */
@@ -27,6 +32,8 @@ const DISTINCT_OK = new Set<string>(['COUNT', 'SUM', 'MIN', 'MAX', 'AVG', 'ARRAY
 
 /** Binds the arguments of `call`, adding the argument expression as a column with `add`. */
 export function bindAggArguments(call: ast.FunctionCall, scope: Scope, add: (r: Rex) => number): AggArguments {
+  const user = userAggregate(call.name.value)
+  if (user !== undefined) return bindUserAggArguments(user, call, scope, add)
   const written = call.name.value.toUpperCase()
   const fn = canonicalAggregate(written)
   if (call.star) {
@@ -75,4 +82,22 @@ export function bindAggArguments(call: ast.FunctionCall, scope: Scope, add: (r: 
       help: 'DISTINCT leaves NULL out, as COUNT(DISTINCT x) does: write ARRAY_AGG(DISTINCT x)' })
   }
   return { fn, arg, argType: withoutTimeAttr(rex.type), ...(separator !== undefined ? { separator } : {}), ...(ignoreNulls ? { ignoreNulls } : {}) }
+}
+
+/** A user-defined aggregate's arguments: checked against its declaration, each a pre-projected column. */
+function bindUserAggArguments(fn: UserScalarOrAggregate, call: ast.FunctionCall, scope: Scope, add: (r: Rex) => number): AggArguments {
+  if (call.star || call.distinct || call.nullTreatment !== undefined) {
+    throw WeirError.unsupported(
+      `${call.star ? '*' : call.distinct ? 'DISTINCT' : `${call.nullTreatment!.value} NULLS`} is not supported for the user aggregate '${fn.name}'`,
+      {
+        span: call.span,
+        help: `call it as ${userSignature(fn)}${call.distinct ? ', over a DISTINCT subquery' : ''}`,
+      },
+    )
+  }
+  const bound = call.args.map(a => bindExpr(a, { scope, clause: `the arguments of ${fn.name}` }))
+  const args = checkUserArgs(fn, bound, call.span).map(add)
+  const user: UserAggregateRef = { name: fn.name, module: fn.module, export: fn.export, skip: skipFailingCalls(), retract: fn.retract, merge: fn.merge }
+  const first = args[0]
+  return { fn: 'USER', arg: first ?? null, argType: first === undefined ? null : fn.args[0]!.type, user, args, userType: withNullable(fn.returns, true) }
 }

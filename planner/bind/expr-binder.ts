@@ -9,6 +9,7 @@ import { assertNever } from '../../common/assert.js'
 import { resolveCall, castTo, numberLiteral, stringLiteral, intervalLiteral, timestampLiteral, dateLiteral } from '../../expr/index.js'
 import { AGGREGATE_FUNCTIONS as AGGREGATE_FUNCTION_NAMES } from '../../expr/aggregate-types.js'
 import { typeFromAst } from './types.js'
+import { userAggregate } from '../functions.js'
 import { fieldAccess } from '../../expr/functions/collections.js'
 import { spanOf } from '../../common/span.js'
 import type { Scope } from './scope.js'
@@ -18,7 +19,7 @@ import { bindJsonCall, JSON_CLAUSE_FUNCTIONS, jsonDefaults } from './json-call.j
 export const AGGREGATE_FUNCTIONS: ReadonlySet<string> = new Set(AGGREGATE_FUNCTION_NAMES)
 
 export function isAggregateCall(e: ast.Expr): e is ast.FunctionCall {
-  return e.kind === 'FunctionCall' && e.over === undefined && AGGREGATE_FUNCTIONS.has(e.name.value.toUpperCase())
+  return e.kind === 'FunctionCall' && e.over === undefined && (AGGREGATE_FUNCTIONS.has(e.name.value.toUpperCase()) || userAggregate(e.name.value) !== undefined)
 }
 
 /** How SELECT/HAVING expressions of an aggregate query map onto the aggregate's output. */

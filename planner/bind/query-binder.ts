@@ -21,6 +21,7 @@ import { Scope } from './scope.js'
 import { bindExpr, containsAggregate, isAggregateCall, visitExpr, rexKey, type AggregateMapping } from './expr-binder.js'
 import { PreProjection } from './pre-projection.js'
 import { bindGroupingSets, groupingCallsOf } from './grouping-sets.js'
+import { withSessionFunctions } from '../functions.js'
 import { bindAggArguments } from './aggregate-args.js'
 import type { WarningSink } from '../../common/warnings.js'
 import { checkHints, configuredTtl, stateTtlOption } from './hints.js'
@@ -64,6 +65,11 @@ export class QueryBinder {
   }
 
   bindQuery(q: ast.Query): BoundRelation {
+    // The session's own functions (CREATE FUNCTION) are visible to the expressions bound inside.
+    return withSessionFunctions(this.catalog.functions, this.config.udfOnError === 'skip', () => this.bindQueryOf(q))
+  }
+
+  private bindQueryOf(q: ast.Query): BoundRelation {
     switch (q.kind) {
       case 'Select':
         return this.bindSelect(q)
@@ -565,19 +571,19 @@ export class QueryBinder {
   /** An aggregate call: its argument and FILTER condition become pre-projection columns. */
   private bindAggCall(call: ast.FunctionCall, scope: Scope, pre: PreProjection, position: number, sel?: ast.Select): AggCall {
     for (const a of call.args) if (containsAggregate(a)) throw WeirError.plan('aggregate functions cannot be nested', { span: a.span })
-    const { fn, arg, argType, separator, ignoreNulls, valueArg } = bindAggArguments(call, scope, r => pre.add(r))
+    const { fn, arg, argType, separator, ignoreNulls, valueArg, user, args, userType } = bindAggArguments(call, scope, r => pre.add(r))
     let filter: number | null = null
     if (call.filter) {
       const cond = bindExpr(call.filter, { scope, clause: 'FILTER' })
       if (cond.type.kind !== 'BOOLEAN') throw WeirError.plan(`FILTER condition must be BOOLEAN, but it is ${formatType(cond.type)}`, { span: call.filter.span })
       filter = pre.add(cond)
     }
-    const type = aggregateResultType(fn, argType, call.span, ignoreNulls || (fn === 'ARRAY_AGG' && call.distinct))
+    const type = userType ?? aggregateResultType(fn, argType, call.span, ignoreNulls || (fn === 'ARRAY_AGG' && call.distinct))
     // An aggregate selected directly under an alias is named by it (for EXPLAIN and the output schema).
     const item = sel?.items.find(i => i.kind === 'ExprItem' && i.expr === call)
     const name = item?.kind === 'ExprItem' && item.alias ? item.alias.value : `EXPR$${position}`
     return { fn, arg, argType, distinct: call.distinct, filter, type, name, ...(separator !== undefined ? { separator } : {}),
-      ...(ignoreNulls ? { ignoreNulls } : {}), ...(valueArg !== undefined ? { valueArg } : {}) }
+      ...(ignoreNulls ? { ignoreNulls } : {}), ...(valueArg !== undefined ? { valueArg } : {}), ...(user !== undefined ? { user, args } : {}) }
   }
 
   /**

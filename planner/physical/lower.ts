@@ -251,6 +251,13 @@ function checkParallelism({ parallelism, maxParallelism }: JobConfig): void {
 
 /** A sketch cannot forget a value: as Flink refuses an aggregate without retract() over an updating input. */
 function refuseUnretractable(aggs: readonly AggCall[], span: Span | undefined): void {
+  const user = aggs.find(a => a.user !== undefined && !a.user.retract)
+  if (user !== undefined) {
+    throw WeirError.unsupported(`the user aggregate '${user.user!.name}' cannot consume an updating input: it defines no retract (${user.name})`, {
+      span,
+      help: `add retract(acc, …args) to its definition in ${user.user!.module}, or apply it to an insert-only input (a table or a window aggregate)`,
+    })
+  }
   const call = aggs.find(a => a.fn === 'APPROX_COUNT_DISTINCT')
   if (call === undefined) return
   throw WeirError.unsupported(`APPROX_COUNT_DISTINCT cannot consume an updating input: its HyperLogLog sketch cannot retract a value (${call.name})`, {
