@@ -6,6 +6,7 @@ import { versionedViewBenchQueries } from './versioned-view-queries.js'
 // The Nexmark queries the benchmark runs, as Weir SQL over the built-in generator, into a blackhole sink.
 import { joinQueries } from './join-queries.js'
 import { overQueries } from './over-queries.js'
+import { q14Statements } from './q14.js'
 import { q17Select, Q17_COLUMNS } from './q17.js'
 import { timeJoinQueries } from './time-join-queries.js'
 
@@ -64,6 +65,13 @@ export function benchQueries(scale = 1): BenchQuery[] {
       stateful: false,
       sql: bidTable(stateless) + sink('auction BIGINT, price BIGINT') +
         'INSERT INTO sink SELECT auction, price FROM bid WHERE MOD(auction, 123) = 0;',
+    },
+    {
+      name: 'q14',
+      what: 'map + filter with a user-defined function in TypeScript (count_char)',
+      events: stateless,
+      stateful: false,
+      sql: bidTable(stateless) + q14Statements(),
     },
     {
       name: 'q5',
