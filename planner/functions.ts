@@ -218,7 +218,9 @@ export function checkUserArgs(fn: UserScalarOrAggregate, args: readonly Rex[], s
     const want = fn.args[i]!.type
     if (!accepts(want, a.type)) {
       throw WeirError.plan(
-        `cannot apply '${fn.name}' to (${args.map(x => formatType(x.type)).join(', ')}): argument ${i + 1} ('${fn.args[i]!.name}') is ${formatType(want)}`,
+        `cannot apply '${fn.name}' to (${args.map(x => formatType(withNullable(x.type, true))).join(', ')}): argument ${i + 1} ('${fn.args[i]!.name}') is ${
+          formatType(want)
+        }`,
         { span, help: `it is declared ${signature}; CAST the argument, or change 'args' in ${fn.module}` },
       )
     }
