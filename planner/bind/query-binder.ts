@@ -64,15 +64,11 @@ export class QueryBinder {
     this.warnings(w)
   }
 
+  /** The session's own functions (CREATE FUNCTION) are visible to the expressions bound inside (withSessionFunctions). */
   bindQuery(q: ast.Query): BoundRelation {
-    // The session's own functions (CREATE FUNCTION) are visible to the expressions bound inside.
-    return withSessionFunctions(this.catalog.functions, this.config.udfOnError === 'skip', () => this.bindQueryOf(q))
-  }
-
-  private bindQueryOf(q: ast.Query): BoundRelation {
     switch (q.kind) {
       case 'Select':
-        return this.bindSelect(q)
+        return withSessionFunctions(this.catalog.functions, this.config.udfOnError === 'skip', () => this.bindSelect(q))
       case 'SetOperation':
         return this.bindSetOperation(q)
       case 'WithQuery': {
@@ -92,9 +88,9 @@ export class QueryBinder {
         }
       }
       case 'OrderedQuery':
-        return bindOrderLimit(q, this.bindQuery(q.query), this.config)
+        return withSessionFunctions(this.catalog.functions, this.config.udfOnError === 'skip', () => bindOrderLimit(q, this.bindQuery(q.query), this.config))
       case 'ValuesQuery':
-        return this.bindValues(q)
+        return withSessionFunctions(this.catalog.functions, this.config.udfOnError === 'skip', () => this.bindValues(q))
       default:
         return assertNever(q)
     }

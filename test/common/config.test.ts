@@ -66,6 +66,7 @@ describe('JobConfig', () => {
       ['s3.path.style.access', 'false'],
       ['table.exec.sink.not-null-enforcer', 'DROP'],
       ['weir.process-function.on-error', 'SKIP'],
+      ['udf.on-error', 'SKIP'],
     ]))
     expect(config).toEqual({
       pipelineName: 'clicks',
@@ -78,6 +79,7 @@ describe('JobConfig', () => {
       onJobFailure: 'continue',
       sinkNotNull: 'drop',
       processFunctionOnError: 'skip',
+      udfOnError: 'skip',
       state: { backend: 'rocksdb', dir: '/tmp/state', cacheBytes: 512 * 1024, writeBufferBytes: MB },
       checkpointing: { intervalMs: 10_000, dir: 's3://b/chk', savepointDir: 'file:///sp', retained: 3 },
       s3: { endpoint: 'http://127.0.0.1:9000', region: 'us-east-1', accessKey: 'k', secretKey: 's', pathStyleAccess: false },
