@@ -88,7 +88,8 @@ export function jobConfigOf(settings: OptionSettings): JobConfig {
   return deepFreeze(withoutUnset({
     pipelineName: get(PIPELINE_NAME),
     batchSize: get(BATCH_SIZE),
-    parallelism: get(PARALLELISM),
+    // 'auto' is the machine's cores, but never more subtasks than key groups.
+    parallelism: settings[PARALLELISM.key]?.trim().toLowerCase() === 'auto' ? Math.min(get(PARALLELISM), get(MAX_PARALLELISM)) : get(PARALLELISM),
     maxParallelism: get(MAX_PARALLELISM),
     workerThreads: get(WORKER_THREADS),
     stateTtlMs: get(STATE_TTL),

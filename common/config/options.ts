@@ -2,7 +2,7 @@
 // default, its checks and what it means. SET checks against this table, `SET;` lists it, and
 // planning reads it into a typed JobConfig (job-config.ts). Flink's spellings are in flink.ts.
 import { RESULT_MODE, MAX_ROWS } from './client.js'
-import { boolean, duration, location, oneOf, positiveInt, size, text, trimmedText, type ValueType } from './value-types.js'
+import { boolean, duration, location, oneOf, parallelismValue, positiveInt, size, text, trimmedText, type ValueType } from './value-types.js'
 
 /**
  * One option (Flink's ConfigOption<T>): `T` is its value, with undefined when it may be unset.
@@ -100,9 +100,9 @@ export const WRITE_BUFFER_SIZE = option<number>({
 })
 export const PARALLELISM = option<number>({
   key: 'parallelism.default',
-  type: positiveInt,
+  type: parallelismValue,
   default: 1,
-  description: 'subtasks of each keyed operator, each owning a range of key groups',
+  description: "subtasks of each keyed operator, each owning a range of key groups; 'auto': one per core of this machine (at most 'pipeline.max-parallelism')",
 })
 export const WORKER_THREADS = option<boolean>({
   key: 'execution.worker-threads',

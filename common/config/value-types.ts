@@ -1,6 +1,7 @@
 // The kinds of value a job option takes — a duration, a size, a positive integer, a boolean, one of
 // a few words, a text, a location — each with how its text is read, what is wrong with a text it
 // cannot read, how a value is written back (SET's listing of defaults) and how SET stores the text.
+import { availableParallelism } from 'node:os'
 import { formatDuration, parseDuration, parseSize } from '../durations.js'
 
 /** What reading an option's text gave: its value, or what is wrong with the text. */
@@ -61,6 +62,17 @@ export function oneOf<T extends string>(...values: readonly T[]): ValueType<T> {
 }
 
 const TRUE_FALSE = oneOf('true', 'false')
+
+/** A positive integer, or 'auto' (any case): this machine's cores as Node counts them (os.availableParallelism()). */
+export const parallelismValue: ValueType<number> = {
+  parse: text => {
+    if (text.trim().toLowerCase() === 'auto') return { value: availableParallelism() }
+    const n = positiveInt.parse(text)
+    return 'problem' in n ? { problem: "expected a positive integer or 'auto' (the machine's cores)" } : n
+  },
+  format: n => String(n),
+  normalize: text => (text.trim().toLowerCase() === 'auto' ? 'auto' : text),
+}
 
 /** 'true' or 'false', in any case. */
 export const boolean: ValueType<boolean> = {

@@ -93,7 +93,7 @@ describe('SET', () => {
       "invalid value 'memory' for option 'state.backend.type': expected one of 'hashmap', 'rocksdb'",
     )
     expect((await fails(`SET 'table.exec.resource.default-parallelism' = 'many'`)).message).toBe(
-      "invalid value 'many' for option 'table.exec.resource.default-parallelism': expected a positive integer",
+      "invalid value 'many' for option 'table.exec.resource.default-parallelism': expected a positive integer or 'auto' (the machine's cores)",
     )
   })
 
