@@ -195,15 +195,17 @@ export class CheckpointCoordinator implements Alignment {
       uploads: [],
     }
     this.inflight = inflight
+    // A worker died before this checkpoint started: the subtasks it ran will never acknowledge.
+    if (this.remoteFailure !== undefined) ackFailed(this.remoteFailure)
     for (const task of this.order) {
       if (task.finished && task.send === null && task.node.spec.kind !== 'Source' && task.node.spec.kind !== 'Values') await this.snapshotTask(task, barrier)
     }
     for (const task of this.order) if (task.node.spec.kind === 'Values') this.ack(inflight)
     if (this.remote !== null) {
       this.remote.announce(barrier)
-      inflight.uploads.push(this.remote.sourcePositions(id).then(parts => {
+      inflight.uploads.push(handled(this.remote.sourcePositions(id).then(parts => {
         inflight.sourceParts.push(...parts)
-      }))
+      })))
     }
     for (const src of this.sources.sources) if (!src.task.finished) broadcast(src.task, ch => ({ t: 'barrier', ch, barrier }))
     await driver.pump()
@@ -232,8 +234,12 @@ export class CheckpointCoordinator implements Alignment {
 
   /** A worker thread failed: the checkpoint in flight cannot complete. */
   remoteFailed(e: unknown): void {
+    this.remoteFailure ??= e
     this.inflight?.ackFailed(e)
   }
+
+  /** The first failure of a worker thread: a checkpoint triggered after it cannot complete either. */
+  private remoteFailure: unknown = undefined
 
   /**
    * A subtask on a worker thread took its snapshot of checkpoint `id`; `uploaded` resolves with what
@@ -246,11 +252,11 @@ export class CheckpointCoordinator implements Alignment {
       let list = cp.operators.get(task.node.id)
       if (list === undefined) cp.operators.set(task.node.id, list = [])
       const own = list
-      cp.uploads.push(uploaded.then(m => {
+      cp.uploads.push(handled(uploaded.then(m => {
         if (m !== null) own.push(m)
-      }))
+      })))
     } else {
-      cp.uploads.push(uploaded.then(() => undefined))
+      cp.uploads.push(handled(uploaded.then(() => undefined)))
     }
     this.ack(cp)
   }
@@ -364,6 +370,8 @@ export class CheckpointCoordinator implements Alignment {
     try {
       await cp.done
     } catch (e) {
+      // A worker thread died: that is the job's failure, not the checkpoint storage's.
+      if (e === this.remoteFailure) throw e
       throw WeirError.checkpoint(`checkpoint ${cp.barrier.id} to '${cp.location}' failed: ${(e as Error).message}`, {
         help: (e instanceof WeirError ? e.help : undefined) ?? 'check that the checkpoint storage is reachable and writable',
         cause: e,
@@ -453,4 +461,13 @@ export function checkpointTarget(config: { readonly storage: CheckpointStorage; 
   return barrier.savepoint
     ? { base: new PrefixedStorage(config.savepointStorage, savepointFolder(barrier.id)), prefix: '' }
     : { base: config.storage, prefix: checkpointFolder(barrier.id) + '/' }
+}
+
+/**
+ * `p`, marked as handled: a worker's upload rejects when the worker dies, maybe before the checkpoint
+ * awaits its uploads (it fails first at its acknowledgements); the failure surfaces there, or as the job's.
+ */
+function handled<T>(p: Promise<T>): Promise<T> {
+  p.catch(() => undefined)
+  return p
 }

@@ -28,7 +28,7 @@ import { MAIN_THREAD, threadOf, usesWorkers } from './threads.js'
 import { WorkerPool } from './worker-pool.js'
 import { InFlight, Link, linkRemoteTasks } from './thread-links.js'
 import { FLAG_COUNT, type WorkerStats } from './thread-protocol.js'
-import { sharedMetrics, sharedMetricsBuffer } from './shared-metrics.js'
+import { initSharedMetrics, sharedMetrics, sharedMetricsBuffer } from './shared-metrics.js'
 
 export type { ExecutionEnv, JobMetrics } from './job-env.js'
 
@@ -73,6 +73,7 @@ class JobExecution {
     // Metrics in shared memory only when worker threads count some of them (plain fields are cheaper).
     const threaded = usesWorkers(graph)
     const metrics = threaded ? sharedMetricsBuffer(graph.nodes.length * graph.config.parallelism) : null
+    if (metrics !== null) initSharedMetrics(metrics)
     this.subtasks = buildSubtasks(graph, metrics === null ? undefined : sharedMetrics(metrics))
     this.order = this.subtasks.order
     this.local = this.order.filter(t => threadOf(t, threaded) === MAIN_THREAD)

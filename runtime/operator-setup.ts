@@ -1,6 +1,7 @@
 // Opening an operator subtask, on whichever thread runs it: its keyed-state backend (filled from the
 // checkpoint being restored, by key-group range), its timers (restored too, with the watermark they
 // were taken at) and its operator, wired to emit into the subtask's channels.
+import { STAT } from './shared-metrics.js'
 import { invariant } from '../common/assert.js'
 import { WeirError } from '../common/errors.js'
 import type { JobGraph } from '../core/job-graph.js'
@@ -102,6 +103,7 @@ async function restoreTimers(task: Task, old: OperatorManifest, restore: Checkpo
   // The watermark comes back with the state: rows that were late before the checkpoint stay late.
   // Every timer at or before it had fired before the snapshot, so none fires here.
   task.watermark = watermark
+  task.stats[STAT.watermark] = watermark
   task.chWatermark.fill(watermark)
   task.timers!.advanceWatermark(watermark, () => invariant(false, 'a restored timer was already due'))
 }

@@ -7,6 +7,7 @@ import { EventLoopYielder } from '../core/yield.js'
 import { evalConstant } from '../expr/index.js'
 import type { BarrierDriver, CheckpointCoordinator } from './checkpoint-coordinator.js'
 import type { ExecutionEnv } from './job-env.js'
+import { STAT } from './shared-metrics.js'
 import { operatorFailure } from './operator-failure.js'
 import type { SourceRead, SourceRunner } from './source-runner.js'
 import { broadcast, emit, type Task } from './subtasks.js'
@@ -104,10 +105,14 @@ export class Scheduler implements BarrierDriver {
           await this.pump()
           continue
         }
+        const stats = src.task.stats
+        const t0 = performance.now()
         try {
           sources.onChunk(src, result)
         } catch (e) {
           throw operatorFailure(e, src.task, this.graph, { batch: { rows: result.rows, kinds: result.kinds ?? null }, input: 0 })
+        } finally {
+          stats[STAT.busyMs]! += performance.now() - t0
         }
         // Read ahead: the next chunk is produced while this one waits on state I/O in the pump.
         // Its rows are handed on only after this chunk has been processed, so order is unchanged.
@@ -116,7 +121,9 @@ export class Scheduler implements BarrierDriver {
           await src.reader.close()
         }
         // Backpressure from the worker threads: no more input while they hold enough of it.
+        const waited = performance.now()
         if (this.workers !== null) await this.workers.room()
+        stats[STAT.backpressuredMs]! += performance.now() - waited
         sources.request(src)
         await this.pump(true)
         // A reader whose chunks are ready at once keeps this loop on microtasks: give timers

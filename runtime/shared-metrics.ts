@@ -1,8 +1,23 @@
-// Subtask metrics every thread of a job sees: four numbers per subtask in one SharedArrayBuffer, so
-// the job's thread reads what a worker's subtasks count (SHOW JOBS, the job's metrics) as they count.
+// Subtask metrics every thread of a job sees: FIELDS numbers per subtask in one buffer (a
+// SharedArrayBuffer when worker threads run some subtasks), so the job's thread reads what a worker's
+// subtasks count (SHOW JOBS, `weir run --stats`, the job's metrics, which operator ran when a worker
+// died) as they count. What operators count themselves (OperatorMetrics) are the first four; the
+// runtime keeps the others (busy and backpressured time, watermark, whether it is running).
 import type { OperatorMetrics } from '../core/operator.js'
 
-const FIELDS = 4
+/** The runtime's numbers of a subtask, at these offsets of its `stats` view. */
+export const STAT = {
+  /** Milliseconds spent processing items, timers and snapshots (async state reads included). */
+  busyMs: 4,
+  /** Milliseconds a source subtask waited for room before reading on (messages in flight between threads at their limit). */
+  backpressuredMs: 5,
+  /** The subtask's watermark (-Infinity: none yet). */
+  watermark: 6,
+  /** 1 while the subtask processes something (a worker that dies names the operator it was running). */
+  running: 7,
+} as const
+
+const FIELDS = 8
 
 export function sharedMetricsBuffer(subtasks: number): SharedArrayBuffer {
   return new SharedArrayBuffer(Math.max(1, subtasks) * FIELDS * 8)
@@ -36,8 +51,30 @@ class SharedMetrics implements OperatorMetrics {
   }
 }
 
+/** A subtask's metrics: what its operator counts, and the runtime's numbers (STAT offsets) in the same memory. */
+export interface SubtaskMetrics {
+  readonly metrics: OperatorMetrics
+  readonly stats: Float64Array
+}
+
 /** The metrics of subtask `index` (in the job's order) in `buffer`. */
-export function sharedMetrics(buffer: SharedArrayBuffer): (index: number) => OperatorMetrics {
+export function sharedMetrics(buffer: SharedArrayBuffer): (index: number) => SubtaskMetrics {
   const a = new Float64Array(buffer)
-  return index => new SharedMetrics(a, index * FIELDS)
+  return index => {
+    const stats = a.subarray(index * FIELDS, (index + 1) * FIELDS)
+    return { metrics: new SharedMetrics(a, index * FIELDS), stats }
+  }
+}
+
+/** The metrics of a subtask only its own thread sees: plain fields (cheaper than shared memory's accessors). */
+export function localMetrics(): SubtaskMetrics {
+  const stats = new Float64Array(FIELDS)
+  stats[STAT.watermark] = -Infinity
+  return { metrics: { lateRecordsDropped: 0, rowsIn: 0, rowsOut: 0, rowsSkipped: 0 }, stats }
+}
+
+/** Sets the shared watermark field of every subtask of `buffer` to -Infinity (none yet); the job's thread does it once. */
+export function initSharedMetrics(buffer: SharedArrayBuffer): void {
+  const a = new Float64Array(buffer)
+  for (let i = STAT.watermark; i < a.length; i += FIELDS) a[i] = -Infinity
 }

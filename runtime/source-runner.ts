@@ -16,6 +16,7 @@ import { operatorFailure } from './operator-failure.js'
 import { ownPositions, subtaskStart, type SourcePart } from './source-positions.js'
 import { broadcast, emit, type Task } from './subtasks.js'
 import { setIdle } from './watermark-status.js'
+import { STAT } from './shared-metrics.js'
 
 export interface SourceRuntime {
   readonly task: Task
@@ -189,6 +190,7 @@ export class SourceRunner {
   private sourceWatermark(src: SourceRuntime, wm: number): void {
     if (wm <= src.emittedWatermark) return
     src.emittedWatermark = wm
+    src.task.stats[STAT.watermark] = wm
     broadcast(src.task, ch => ({ t: 'wm', ch, wm }))
   }
 

@@ -15,6 +15,7 @@ import { getConnector } from '../connectors/registry.js'
 import { operatorTraits } from '../operators/registry.js'
 import type { TimerServiceImpl } from './timers.js'
 import { keysByColumns, type BatchKeys, type KeysOf } from './batch-keys.js'
+import { localMetrics, type SubtaskMetrics } from './shared-metrics.js'
 
 export interface Barrier {
   readonly id: number
@@ -78,6 +79,8 @@ export interface Task {
   readonly eventTimers: boolean
   readonly processingTimers: boolean
   readonly metrics: OperatorMetrics
+  /** The runtime's numbers of this subtask, at shared-metrics.ts's STAT offsets (busy time, watermark, checkpoints…). */
+  readonly stats: Float64Array
   /**
    * Set when this subtask runs on another thread (threads.ts): what is sent to it goes there, encoded.
    * Null when it runs on this one: items go on its queue.
@@ -104,7 +107,7 @@ export interface Subtasks {
 }
 
 /** Makes the subtasks of every node of `graph` and the channels between them. */
-export function buildSubtasks(graph: JobGraph, metricsOf?: (index: number) => OperatorMetrics): Subtasks {
+export function buildSubtasks(graph: JobGraph, metricsOf?: (index: number) => SubtaskMetrics): Subtasks {
   const maxParallelism = graph.config.maxParallelism
   const defaultParallelism = graph.config.parallelism
   if (defaultParallelism > maxParallelism) {
@@ -119,6 +122,7 @@ export function buildSubtasks(graph: JobGraph, metricsOf?: (index: number) => Op
     const traits = operatorTraits(node.spec, graph.config)
     const tasks: Task[] = []
     for (let i = 0; i < parallelism; i++) {
+      const m = metricsOf?.(order.length) ?? localMetrics()
       const task: Task = {
         node,
         index: i,
@@ -142,7 +146,8 @@ export function buildSubtasks(graph: JobGraph, metricsOf?: (index: number) => Op
         rowAtATime: traits.input === 'row',
         eventTimers: traits.timers.includes('event'),
         processingTimers: traits.timers.includes('processing'),
-        metrics: metricsOf?.(order.length) ?? { lateRecordsDropped: 0, rowsIn: 0, rowsOut: 0 },
+        metrics: m.metrics,
+        stats: m.stats,
         send: null,
         snapshotted: 0,
         ahead: null,

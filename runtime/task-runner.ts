@@ -10,6 +10,7 @@ import type { Field } from '../common/types.js'
 import type { KeyRef, Namespace } from '../core/keyed-state.js'
 import type { TimerDomain } from '../core/operator.js'
 import { operatorFailure } from './operator-failure.js'
+import { STAT } from './shared-metrics.js'
 import { dropAhead, prefetchBatch, readAhead, timerRequests } from './read-ahead.js'
 import { broadcast, type Barrier, type Item, type Task } from './subtasks.js'
 import { inputWatermark, updateIdle } from './watermark-status.js'
@@ -116,10 +117,16 @@ export class TaskRunner {
           }
           progressed = true
           const item = task.queue.shift()!
+          const stats = task.stats
+          stats[STAT.running] = 1
+          const t0 = performance.now()
           try {
             await this.process(task, item)
           } catch (e) {
             throw operatorFailure(e, task, this.graph, item.t === 'batch' ? { batch: item.batch, input: task.chInput[item.ch]! } : undefined)
+          } finally {
+            stats[STAT.busyMs]! += performance.now() - t0
+            stats[STAT.running] = 0
           }
         }
       }
@@ -237,6 +244,7 @@ export class TaskRunner {
     const wm = inputWatermark(task)
     if (wm === null || wm <= task.watermark) return
     task.watermark = wm
+    task.stats[STAT.watermark] = wm
     if (task.operator) {
       const op = task.operator
       const state = task.state!
@@ -274,8 +282,15 @@ export class TaskRunner {
   private async fireProcessingTimers(): Promise<void> {
     const now = Date.now()
     for (const task of this.order) {
+      if (!task.processingTimers) continue
+      const stats = task.stats
+      stats[STAT.running] = 1
+      const t0 = performance.now()
       await this.fireProcessingTimersOf(task, now).catch(e => {
         throw operatorFailure(e, task, this.graph)
+      }).finally(() => {
+        stats[STAT.busyMs]! += performance.now() - t0
+        stats[STAT.running] = 0
       })
     }
   }

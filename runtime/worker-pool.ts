@@ -12,11 +12,18 @@ import type { Barrier, Task } from './subtasks.js'
 import { createRings, InFlight, Link, receiveItems, Ring } from './thread-links.js'
 import { FLAG_ABORTED, fromWire, type FromWorker, type ToWorker, type WorkerInit, type WorkerStats } from './thread-protocol.js'
 import type { TaskRunner } from './task-runner.js'
-import { MAIN_THREAD, subtaskWorkerScript } from './threads.js'
+import { MAIN_THREAD, subtaskWorkerScript, threadOf } from './threads.js'
+import { OperatorFailure } from './operator-failure.js'
+import { STAT } from './shared-metrics.js'
 
 /** Worker threads started and not yet exited, and started in all, in this process (tests check none is left behind). */
 let running = 0
 let started = 0
+const live = new Set<Worker>()
+/** The worker threads of this process's jobs that run now (the crash tests terminate one). */
+export function liveSubtaskWorkers(): readonly Worker[] {
+  return [...live]
+}
 export function subtaskWorkersRunning(): number {
   return running
 }
@@ -47,6 +54,7 @@ export class WorkerPool implements RemoteSnapshots {
   private readonly uploads = new Map<string, Pending>()
   private readonly replies: ((m: FromWorker) => boolean)[] = []
   private closing = false
+  private checkpointing = false
   private coordinator: CheckpointCoordinator | null = null
   /** Per checkpoint in flight: the workers' source positions so far, and how many workers are still to answer. */
   private readonly positionsAt = new Map<number, {
@@ -95,6 +103,7 @@ export class WorkerPool implements RemoteSnapshots {
   {
     this.runner = runner
     this.coordinator = coordinator
+    this.checkpointing = init.checkpoint !== undefined
     const script = subtaskWorkerScript()
     if (script === null) {
       throw WeirError.execution(`the job runs at parallelism ${this.graph.config.parallelism} on worker threads, but the worker's script is missing`, {
@@ -132,16 +141,42 @@ export class WorkerPool implements RemoteSnapshots {
       worker.unref()
       ready.push(new Promise<void>(resolve => this.replies.push(m => m.t === 'ready' && (resolve(), true))))
       worker.on('message', (m: FromWorker) => this.onMessage(w, m))
-      worker.on('error', e => this.onFailure(e))
+      live.add(worker)
+      // An exception nothing caught on the worker ('error', then 'exit'), or the thread ended
+      // (process.exit there, terminated, out of memory): the job fails, naming what the worker ran.
+      worker.on('error', e => this.onFailure(this.crashed(w, `failed with an exception nothing caught: ${e instanceof Error ? e.message : String(e)}`, e)))
       worker.on('exit', code => {
         running--
+        live.delete(worker)
         this.exited[w] = true
-        if (!this.closing) this.onFailure(WeirError.execution(`worker thread ${w} of job '${this.graph.name}' exited (code ${code})`))
+        if (!this.closing) this.onFailure(this.crashed(w, `exited unexpectedly (exit code ${code})`))
       })
     }
     // A worker keeps the process alive while the job runs; not after it.
     for (const w of this.workers) w?.ref()
     await Promise.race([Promise.all(ready), this.failed])
+  }
+
+  /**
+   * The failure of worker `w`, which died `how`: naming the job, the operator subtask it was running
+   * (else every one it ran) and what to do.
+   */
+  private crashed(w: number, how: string, cause?: unknown): WeirError {
+    const mine = this.order.filter(t => threadOf(t, true) === w)
+    const runningTask = mine.find(t => t.stats[STAT.running] === 1)
+    const help = this.checkpointing
+      ? `the job stopped; run it again and it resumes from its last completed checkpoint (what its sinks committed since is not repeated)`
+      : `the job stopped; run it again (without 'execution.checkpointing.interval' it starts from the beginning)`
+    const error = WeirError.execution(`worker thread ${w} of job '${this.graph.name}' ${how}`, {
+      help,
+      ...(cause === undefined ? {} : { cause }),
+      notes: runningTask !== undefined || mine.length === 0
+        ? []
+        : [`it ran ${mine.map(t => `${t.node.id} (${t.node.spec.kind}, subtask ${t.index + 1} of ${t.parallelism})`).join(', ')}`],
+    })
+    if (runningTask === undefined) return error
+    return new OperatorFailure(error, { id: runningTask.node.id, kind: runningTask.node.spec.kind, subtask: runningTask.index,
+      parallelism: runningTask.parallelism }, undefined, [])
   }
 
   private onFailure(e: unknown): void {
@@ -165,7 +200,11 @@ export class WorkerPool implements RemoteSnapshots {
       }
       case 'snapshot': {
         const task = this.order[m.task]!
-        const uploaded = new Promise<SubtaskManifest | null>((resolve, reject) => this.uploads.set(`${m.checkpoint}/${m.task}`, { resolve, reject }))
+        const uploaded = new Promise<SubtaskManifest | null>((resolve, reject) => {
+          if (this.failure !== undefined) reject(this.failure)
+          else this.uploads.set(`${m.checkpoint}/${m.task}`, { resolve, reject })
+        })
+        uploaded.catch(() => undefined)
         this.coordinator!.remoteSnapshot(m.checkpoint, task, uploaded)
         return
       }
@@ -205,6 +244,7 @@ export class WorkerPool implements RemoteSnapshots {
   }
 
   private post(w: number, m: ToWorker): void {
+    if (this.exited[w]) return
     this.workers[w]!.postMessage(m)
   }
 
@@ -222,6 +262,12 @@ export class WorkerPool implements RemoteSnapshots {
       reject = rej
     })
     done.catch(() => undefined)
+    // A worker died: no answer will come.
+    if (this.failure !== undefined) {
+      reject(this.failure)
+      this.positionsAt.set(barrier.id, { parts: [], remaining: this.count - 1, resolve, reject, done })
+      return
+    }
     this.positionsAt.set(barrier.id, { parts: [], remaining: this.count - 1, resolve, reject, done })
     for (let w = 1; w < this.count; w++) this.post(w, { t: 'announce', barrier })
   }

@@ -5,6 +5,7 @@
 // the positions they record go back to the job's thread for the checkpoint's manifest.
 import type { JobGraph } from '../core/job-graph.js'
 import type { Manifest, SourceManifest } from './checkpoint.js'
+import { STAT } from './shared-metrics.js'
 import { operatorFailure } from './operator-failure.js'
 import type { SourcePart } from './source-positions.js'
 import { SourceRunner, type SourceRead } from './source-runner.js'
@@ -94,14 +95,20 @@ export class WorkerSources {
         await this.runner.pump()
         continue
       }
+      const stats = src.task.stats
+      const t0 = performance.now()
       try {
         sources.onChunk(src, result)
       } catch (e) {
         throw operatorFailure(e, src.task, this.graph, { batch: { rows: result.rows, kinds: result.kinds ?? null }, input: 0 })
+      } finally {
+        stats[STAT.busyMs]! += performance.now() - t0
       }
       if (this.controller.signal.aborted) await src.reader.close()
       // Backpressure: no more input while enough of it is in flight between the threads.
+      const waited = performance.now()
       await this.inFlight.room()
+      stats[STAT.backpressuredMs]! += performance.now() - waited
       if (this.stopped) break
       sources.request(src)
       await this.runner.pump(true)
