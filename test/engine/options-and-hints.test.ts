@@ -147,7 +147,7 @@ describe('SET', () => {
     expect(r.columns).toEqual(['key', 'value', 'default', 'description'])
     const keys = r.rows.map(row => row[0])
     expect(keys).toEqual([...keys].sort())
-    expect(keys).toHaveLength(28)
+    expect(keys).toHaveLength(30)
     const row = (key: string): readonly string[] | undefined => r.rows.find(x => x[0] === key)
     expect(row('execution.batch-size')).toEqual(['execution.batch-size', '7', '1024', 'rows per batch read from sources'])
     expect(row('state.backend')?.slice(0, 3)).toEqual(['state.backend', 'heap', 'heap (weir run: rocksdb)'])
