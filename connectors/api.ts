@@ -16,6 +16,8 @@ export interface SourceContext {
    * or null for a column of the record. Absent: every column is of the record.
    */
   readonly metadata?: readonly (string | null)[]
+  /** PARTITIONED BY: the names of schema columns whose values come from the folder a file is in (`k=v` names). */
+  readonly partitionKeys?: readonly string[]
   /**
    * Per schema column: whether the job reads it (the source's projection, filter or watermark uses
    * it). A reader may leave the others NULL and skip decoding them. Absent: every column is read.
@@ -122,6 +124,14 @@ export interface SinkContext {
    * or null for a column of the record. Absent: every column is of the record.
    */
   readonly metadata?: readonly (string | null)[]
+  /** PARTITIONED BY: the names of schema columns whose values name the folders rows are written to (in order). */
+  readonly partitionKeys?: readonly string[]
+  /**
+   * INSERT INTO t PARTITION (k = 'v', …) with every partition column given: the one partition the
+   * job writes, as the partition columns' values (INSERT OVERWRITE then replaces that partition only).
+   * Absent: each row's values decide.
+   */
+  readonly staticPartition?: readonly unknown[]
   readonly changelog: ChangelogMode
   readonly primaryKey: readonly number[]
   /** Where the print sink writes lines (stdout for `weir run`; captured in tests and the REPL). */
@@ -175,6 +185,8 @@ export interface SinkWriter {
   commit?(checkpointId: number): Promise<void>
   /** Job cancelled or failed: release resources. */
   close(): Promise<void>
+  /** The sink's input watermark advanced (a partitioned filesystem sink commits partitions by it). */
+  onWatermark?(watermark: number): void
   /**
    * Rows this writer has made visible so far: committed (a transactional sink), or made visible by
    * finish(). Without it every row written counts as visible (print, blackhole).
@@ -228,7 +240,7 @@ export class CommitWithData {
 }
 
 /** What a transactional sink is asked about before a job restores a checkpoint (see SinkFactory.committedAfter). */
-export type CommitQuery = Pick<SinkContext, 'table' | 'options' | 'jobName' | 'operatorId' | 'restoredCommit'>
+export type CommitQuery = Pick<SinkContext, 'table' | 'options' | 'jobName' | 'operatorId' | 'restoredCommit' | 'partitionKeys'>
 
 /**
  * Output a transactional sink made visible through the commits of checkpoints after a given one,
@@ -298,4 +310,6 @@ export interface ConnectorFactory {
   readonly name: string
   readonly source?: SourceFactory
   readonly sink?: SinkFactory
+  /** Tables of this connector may be PARTITIONED BY columns (SourceContext / SinkContext.partitionKeys). */
+  readonly partitioned?: true
 }

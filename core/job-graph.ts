@@ -56,6 +56,8 @@ export interface SourceSpec {
   readonly physicalSchema: readonly Field[]
   /** Per physicalSchema column: its metadata key, or null for a column of the record. Absent: none is metadata. */
   readonly metadata?: readonly (string | null)[]
+  /** PARTITIONED BY: the names of the physicalSchema columns whose values a filesystem table keeps in its folder names. */
+  readonly partitionKeys?: readonly string[]
   /**
    * Output row = these expressions over the physical row (physical columns pass through as Input
    * refs; computed columns such as `ts AS TO_TIMESTAMP(s)` or `pt AS PROCTIME()` are evaluated).
@@ -223,6 +225,10 @@ export interface SinkSpec {
   readonly schema: readonly Field[]
   /** Per schema column, the metadata key it writes (SinkContext.metadata); absent when the sink writes no metadata. */
   readonly metadata?: readonly (string | null)[]
+  /** PARTITIONED BY: the names of the schema columns whose values name the folders rows go to (SinkContext.partitionKeys). */
+  readonly partitionKeys?: readonly string[]
+  /** INSERT … PARTITION (…) naming every partition column: their values (SinkContext.staticPartition). */
+  readonly staticPartition?: readonly unknown[]
   /** What the sink receives. */
   readonly inputChangelog: ChangelogMode
   /** Primary key columns of the sink table, if declared. */

@@ -30,6 +30,7 @@ async function committedAfter(graph: JobGraph, restore: CheckpointRef | undefine
       jobName: graph.name,
       operatorId: node.id,
       restoredCommit: restore?.manifest.sinks[node.id],
+      ...(spec.partitionKeys ? { partitionKeys: spec.partitionKeys } : {}),
     }, restore?.manifest.id ?? 0)
     if (output !== undefined) found.push({ table: spec.table, output })
   }

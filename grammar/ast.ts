@@ -81,6 +81,8 @@ export interface CreateTable {
   readonly primaryKey?: PrimaryKeyDef
   readonly options: readonly OptionPair[]
   readonly comment?: string
+  /** `PARTITIONED BY (a, b)`: the columns whose values name a filesystem table's folders. */
+  readonly partitionedBy?: { readonly columns: readonly Ident[]; readonly span: Span }
   /** `LIKE base (…)`: the base table's schema and options merged in (planner/create-like.ts). */
   readonly like?: LikeClause
   /** `AS query`: the query's columns follow the declared ones, and the query fills the table (planner/create-as.ts). */
@@ -209,8 +211,18 @@ export interface Insert {
   readonly kind: 'Insert'
   readonly table: QualifiedName
   readonly overwrite: boolean
+  /** `PARTITION (k = 'v', …)`: static partition values; the query gives the other columns. */
+  readonly partition?: readonly PartitionValue[]
   readonly columns?: readonly Ident[]
   readonly query: Query
+  readonly span: Span
+}
+
+/** One `k = 'v'` of an INSERT's PARTITION clause: the value as written (a string or a number's text). */
+export interface PartitionValue {
+  readonly column: Ident
+  readonly value: string
+  readonly isString: boolean
   readonly span: Span
 }
 

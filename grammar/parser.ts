@@ -174,6 +174,11 @@ export class SqlParser extends CstParser {
       this.CONSUME(T.RParen)
     })
     this.OPTION2(() => this.SUBRULE(this.commentClause))
+    this.OPTION7(() => {
+      this.CONSUME(T.PARTITIONED)
+      this.CONSUME(T.BY)
+      this.SUBRULE2(this.nameList)
+    })
     this.OPTION3(() => {
       this.CONSUME(T.WITH)
       this.SUBRULE(this.optionList)
@@ -335,6 +340,11 @@ export class SqlParser extends CstParser {
     this.OPTION(() => this.SUBRULE(this.ifNotExists))
     this.SUBRULE(this.qualifiedName)
     this.OPTION2(() => this.SUBRULE(this.commentClause))
+    this.OPTION7(() => {
+      this.CONSUME(T.PARTITIONED)
+      this.CONSUME(T.BY)
+      this.SUBRULE2(this.nameList)
+    })
     this.OPTION3(() => {
       this.CONSUME(T.WITH)
       this.SUBRULE(this.optionList)
@@ -374,8 +384,27 @@ export class SqlParser extends CstParser {
     ])
     this.OPTION(() => this.CONSUME(T.TABLE))
     this.SUBRULE(this.qualifiedName)
+    this.OPTION3(() => this.SUBRULE(this.partitionSpec))
     this.OPTION2(() => this.SUBRULE(this.nameList))
     this.SUBRULE(this.query)
+  })
+
+  /** `PARTITION (k = 'v', …)`: an INSERT's static partition values. */
+  partitionSpec = this.RULE('partitionSpec', () => {
+    this.CONSUME(T.PARTITION)
+    this.CONSUME(T.LParen)
+    this.AT_LEAST_ONE_SEP({ SEP: T.Comma, DEF: () => this.SUBRULE(this.partitionValue) })
+    this.CONSUME(T.RParen)
+  })
+
+  partitionValue = this.RULE('partitionValue', () => {
+    this.CONSUME(T.Name)
+    this.CONSUME(T.Eq)
+    this.OPTION(() => this.CONSUME(T.AddOp))
+    this.OR(this.alts.partitionValue1 ??= [
+      { ALT: () => this.CONSUME(T.StringLit) },
+      { ALT: () => this.CONSUME(T.NumberLit) },
+    ])
   })
 
   /**

@@ -149,6 +149,7 @@ function createTable(n: CstNode, temporary: boolean, span: A.CreateTable['span']
     ...(primaryKey ? { primaryKey } : {}),
     options: optionList ? options(optionList, s) : [],
     ...commentOf(node(n, 'commentClause')),
+    ...partitionedBy(n, s),
     ...(likeNode ? { like: likeClause(likeNode, s) } : {}),
     ...(asNode ? { asQuery: query(asNode, s) } : {}),
     span,
@@ -350,12 +351,33 @@ function describeStatement(stmt: Exclude<A.Statement, A.Insert>): string {
   return STATEMENT_NAMES[stmt.kind]
 }
 
+function partitionedBy(n: CstNode, s: Spans): Pick<A.CreateTable, 'partitionedBy'> {
+  if (!has(n, 'PARTITIONED')) return {}
+  const list = child(n, 'nameList')
+  return { partitionedBy: { columns: nameList(list, s), span: s.of(list) } }
+}
+
+function partitionSpec(n: CstNode, s: Spans): A.PartitionValue[] {
+  return nodes(n, 'partitionValue').map(v => {
+    const str = token(v, 'StringLit')
+    const sign = token(v, 'AddOp')?.image ?? ''
+    return {
+      column: ident(v, s),
+      value: str ? stringValue(str) : sign + token(v, 'NumberLit')!.image,
+      isString: str !== undefined,
+      span: s.of(v),
+    }
+  })
+}
+
 function insert(n: CstNode, s: Spans): A.Insert {
   const cols = node(n, 'nameList')
+  const partition = node(n, 'partitionSpec')
   return {
     kind: 'Insert',
     table: qualifiedName(child(n, 'qualifiedName'), s),
     overwrite: has(n, 'OVERWRITE'),
+    ...(partition ? { partition: partitionSpec(partition, s) } : {}),
     ...(cols ? { columns: nameList(cols, s) } : {}),
     query: query(child(n, 'query'), s),
     span: s.of(n),

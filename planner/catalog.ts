@@ -38,6 +38,8 @@ export interface CatalogTable {
   readonly primaryKey: readonly string[]
   readonly options: Readonly<Record<string, string>>
   readonly comment?: string
+  /** `PARTITIONED BY (…)`: physical columns, in order, whose values name the folders of a filesystem table. */
+  readonly partitionKeys?: readonly string[]
   /** Where each option's key is in the CREATE TABLE text. */
   readonly optionSpans: Readonly<Record<string, Span>>
   /** Where each option's value is. */

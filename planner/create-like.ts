@@ -17,6 +17,7 @@ export interface TableParts {
   readonly optionValueSpans: Readonly<Record<string, Span>>
   readonly watermark?: ast.WatermarkDef
   readonly primaryKey?: ast.PrimaryKeyDef
+  readonly partitionedBy?: ast.CreateTable['partitionedBy']
 }
 
 /** The merging strategy of each feature: Flink's defaults, then ALL, then each option as written. */
@@ -120,5 +121,14 @@ export function mergeLike(like: ast.LikeClause, own: TableParts, catalog: Catalo
     }
     primaryKey = { columns: base.primaryKey.map(value => ({ value, quoted: false, span: here })), enforced: false, span: here }
   }
-  return { columns, options, optionSpans, optionValueSpans, ...(watermark ? { watermark } : {}), ...(primaryKey ? { primaryKey } : {}) }
+  let partitionedBy = own.partitionedBy
+  if ((base.partitionKeys ?? []).length > 0 && s.PARTITIONS === 'INCLUDING') {
+    if (partitionedBy) {
+      throw WeirError.plan(`the base table '${base.name}' is partitioned already (by ${base.partitionKeys!.join(', ')})`, { span: partitionedBy.span,
+        help: 'use EXCLUDING PARTITIONS to partition the new table otherwise' })
+    }
+    partitionedBy = { columns: base.partitionKeys!.map(value => ({ value, quoted: false, span: here })), span: here }
+  }
+  return { columns, options, optionSpans, optionValueSpans, ...(watermark ? { watermark } : {}), ...(primaryKey ? { primaryKey } : {}),
+    ...(partitionedBy ? { partitionedBy } : {}) }
 }

@@ -16,6 +16,7 @@ import { bindExpr } from './bind/expr-binder.js'
 import { Scope } from './bind/scope.js'
 import type { Catalog } from './catalog.js'
 import { mergeLike } from './create-like.js'
+import { closest } from '../common/names.js'
 
 /**
  * The table a CREATE TABLE declares; `catalog` holds the table its LIKE clause names, if it has one;
@@ -53,7 +54,8 @@ export function tableFromAst(stmt: ast.CreateTable, catalog?: Catalog, derived: 
     throw WeirError.unsupported('PRIMARY KEY constraints cannot be enforced', { span: stmt.primaryKey.span,
       help: 'declare it as PRIMARY KEY (…) NOT ENFORCED' })
   }
-  const own = { columns: ownColumns, options, optionSpans, optionValueSpans, watermark: stmt.watermark, primaryKey: stmt.primaryKey }
+  const own = { columns: ownColumns, options, optionSpans, optionValueSpans, watermark: stmt.watermark, primaryKey: stmt.primaryKey,
+    ...(stmt.partitionedBy ? { partitionedBy: stmt.partitionedBy } : {}) }
   if (stmt.like && !catalog) throw WeirError.internal('CREATE TABLE … LIKE needs the catalog')
   const merged = stmt.like ? mergeLike(stmt.like, own, catalog!) : own
   const columns = merged.columns
@@ -66,6 +68,7 @@ export function tableFromAst(stmt: ast.CreateTable, catalog?: Catalog, derived: 
     }
     return col.name
   })
+  const partitionKeys = partitionColumns(merged.partitionedBy, columns, name)
   // As in Flink, a primary key implies NOT NULL: its columns' types say so in DESCRIBE and in
   // queries, a source rejects a record without a value for one, and a sink enforces it.
   const keyed = new Set(primaryKey)
@@ -78,6 +81,7 @@ export function tableFromAst(stmt: ast.CreateTable, catalog?: Catalog, derived: 
     optionSpans: merged.optionSpans,
     optionValueSpans: merged.optionValueSpans,
     ...comment(stmt),
+    ...(partitionKeys.length > 0 ? { partitionKeys } : {}),
     span: stmt.span,
     watermark: merged.watermark
       ? { column: merged.watermark.column.value, expr: merged.watermark.expr, exprText: merged.watermark.exprText, span: merged.watermark.span }
@@ -90,6 +94,37 @@ export function tableFromAst(stmt: ast.CreateTable, catalog?: Catalog, derived: 
   checkConnector(table)
   return table
 }
+
+/** `PARTITIONED BY (…)`: distinct physical columns, not all of them (a file needs a column of its own). */
+function partitionColumns(by: ast.CreateTable['partitionedBy'], columns: readonly TableColumn[], table: string): string[] {
+  if (by === undefined) return []
+  const keys: string[] = []
+  for (const id of by.columns) {
+    const col = columns.find(c => c.name.toLowerCase() === id.value.toLowerCase())
+    if (!col) {
+      const guess = closest(id.value, columns.map(c => c.name))
+      throw WeirError.plan(`partition column '${id.value}' is not a column of '${table}'`, { span: id.span,
+        help: guess !== undefined ? `did you mean '${guess}'?` : `name columns of the table in PARTITIONED BY` })
+    }
+    if (col.kind !== 'physical') {
+      throw WeirError.plan(`partition column '${col.name}' is a ${col.kind} column`, { span: id.span,
+        help: 'partition by physical columns (as in Flink): their values name the folders' })
+    }
+    if (keys.includes(col.name)) throw WeirError.plan(`partition column '${col.name}' is named twice`, { span: id.span })
+    if (!PARTITION_TYPES.has(col.type.kind)) {
+      throw WeirError.plan(`partition column '${col.name}' is ${formatType(col.type)}: a folder name cannot hold it`, { span: id.span,
+        help: 'partition by a STRING, number, BOOLEAN, DATE or TIMESTAMP column (e.g. a computed day in the query that fills the table)' })
+    }
+    keys.push(col.name)
+  }
+  if (keys.length >= columns.filter(c => c.kind === 'physical').length) {
+    throw WeirError.plan(`every physical column of '${table}' is a partition column: its files would hold nothing`, { span: by.span,
+      help: 'leave at least one physical column out of PARTITIONED BY' })
+  }
+  return keys
+}
+
+const PARTITION_TYPES: ReadonlySet<string> = new Set(['STRING', 'TINYINT', 'SMALLINT', 'INT', 'BIGINT', 'DECIMAL', 'DOUBLE', 'BOOLEAN', 'DATE', 'TIMESTAMP'])
 
 function checkWatermark(table: CatalogTable, wm: ast.WatermarkDef): void {
   const col = table.columns.find(c => c.name.toLowerCase() === wm.column.value.toLowerCase())
@@ -129,6 +164,10 @@ export function checkConnector(table: CatalogTable): void {
   if (metadataColumn !== undefined && (factory.source?.metadataKeys ?? factory.sink?.writableMetadataKeys ?? []).length === 0) {
     throw WeirError.unsupported(`METADATA columns are not supported by connector '${factory.name}'`, { span: metadataColumn.span,
       help: `remove the column, or compute it with AS (the 'kafka' connector offers metadata columns)` })
+  }
+  if ((table.partitionKeys ?? []).length > 0 && factory.partitioned !== true) {
+    throw WeirError.unsupported(`connector '${factory.name}' does not support PARTITIONED BY`, { span: table.span,
+      help: `partition a 'filesystem' table, or remove PARTITIONED BY` })
   }
   const { physical, metadata } = connectorColumns(table)
   try {

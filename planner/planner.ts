@@ -7,7 +7,7 @@ import type { DataType, Field } from '../common/types.js'
 import { formatType, sameType, isNumeric, withoutTimeAttr, withNullable } from '../common/types.js'
 import { inputRef, literal } from '../core/rex.js'
 import type { Rex } from '../core/rex.js'
-import { castTo } from '../expr/index.js'
+import { castTo, evalConstant } from '../expr/index.js'
 import { getConnector } from '../connectors/registry.js'
 import type { Catalog, CatalogTable } from './catalog.js'
 import type { LogicalPlan } from './logical/nodes.js'
@@ -38,10 +38,13 @@ export function planInsert(stmt: ast.Insert, catalog: Catalog, config: JobConfig
   checkWritable(target)
   const query = new QueryBinder(catalog, config, warn).bindQuery(stmt.query)
   if (stmt.overwrite) checkBoundedOverwrite(query.plan, stmt)
-  const input = conformToSink(query.plan, target, stmt)
+  const statics = staticPartition(stmt, target)
+  const input = conformToSink(query.plan, target, stmt, statics)
   const written = writtenColumns(target)
   const fields = input.fields.map((f, i) => ({ name: written[i]!.name, type: f.type }))
-  const sink: LogicalPlan = { kind: 'Sink', input, table: target, fields, span: stmt.span, ...(stmt.overwrite ? { overwrite: true as const } : {}) }
+  const keys = target.partitionKeys ?? []
+  const whole = keys.length > 0 && keys.every(k => statics.has(k)) ? { staticPartition: keys.map(k => statics.get(k)!.value) } : {}
+  const sink: LogicalPlan = { kind: 'Sink', input, table: target, fields, span: stmt.span, ...(stmt.overwrite ? { overwrite: true as const } : {}), ...whole }
   const optimized = optimize(sink)
   checkChangelog(optimized)
   return optimized
@@ -70,13 +73,57 @@ export function planSelect(stmt: ast.QueryStatement, catalog: Catalog, config: J
   return optimized
 }
 
+/** A static partition column's value: the literal cast to the column's type. */
+interface StaticValue {
+  readonly value: unknown
+  readonly type: DataType
+}
+
+/**
+ * `INSERT … PARTITION (k = 'v', …)`: each named column must be a partition column of the table; its
+ * value is cast to the column's type now, so a value that cannot be one is refused at the literal.
+ */
+function staticPartition(stmt: ast.Insert, table: CatalogTable): Map<string, StaticValue> {
+  const out = new Map<string, StaticValue>()
+  if (stmt.partition === undefined) return out
+  const keys = table.partitionKeys ?? []
+  if (keys.length === 0) {
+    throw WeirError.plan(`table '${table.name}' is not partitioned: INSERT cannot name a PARTITION`, { span: stmt.partition[0]!.span,
+      help: 'remove the PARTITION clause, or insert into a table created with PARTITIONED BY' })
+  }
+  for (const p of stmt.partition) {
+    const key = keys.find(k => k.toLowerCase() === p.column.value.toLowerCase())
+    if (key === undefined) {
+      throw WeirError.plan(`'${p.column.value}' is not a partition column of '${table.name}'`, { span: p.column.span,
+        help: `its partition columns are ${keys.join(', ')}` })
+    }
+    if (out.has(key)) throw WeirError.plan(`partition column '${key}' is given twice`, { span: p.span })
+    const type = withNullable(table.columns.find(c => c.name === key)!.type, true)
+    let value: unknown
+    try {
+      value = evalConstant(castTo(literal(p.value, { kind: 'STRING', nullable: false }), type, p.span))
+    } catch (e) {
+      if (!(e instanceof WeirError)) throw e
+      throw WeirError.plan(`partition value '${p.value}' is not a ${formatType(type)} (column '${key}')`, { span: p.span,
+        help: `give a value of the column's type` })
+    }
+    if (value === null || value === undefined) {
+      throw WeirError.plan(`partition value '${p.value}' is not a ${formatType(type)} (column '${key}')`, { span: p.span })
+    }
+    out.set(key, { value, type })
+  }
+  return out
+}
+
 /**
  * Maps query columns onto the sink's written columns (physical and non-VIRTUAL metadata) by position
- * (or by the INSERT column list), with implicit casts.
+ * (or by the INSERT column list), with implicit casts; static partition columns take their values.
  */
-function conformToSink(plan: LogicalPlan, table: CatalogTable, stmt: ast.Insert): LogicalPlan {
+function conformToSink(plan: LogicalPlan, table: CatalogTable, stmt: ast.Insert, statics: ReadonlyMap<string, StaticValue>): LogicalPlan {
   const sinkCols = writtenColumns(table)
   const qf = plan.fields
+  // The query fills the columns a PARTITION clause does not give.
+  const open = sinkCols.flatMap((c, i) => (statics.has(c.name) ? [] : [i]))
   let sources: (number | null)[]
   if (stmt.columns) {
     if (stmt.columns.length !== qf.length) {
@@ -86,19 +133,29 @@ function conformToSink(plan: LogicalPlan, table: CatalogTable, stmt: ast.Insert)
     stmt.columns.forEach((c, i) => {
       const at = sinkCols.findIndex(s => s.name.toLowerCase() === c.value.toLowerCase())
       if (at < 0) throw WeirError.plan(`'${table.name}' has no column '${c.value}'`, { span: c.span })
+      if (statics.has(sinkCols[at]!.name)) {
+        throw WeirError.plan(`column '${sinkCols[at]!.name}' has its value in the PARTITION clause`, { span: c.span, help: 'leave it out of the column list' })
+      }
       sources[at] = i
     })
   } else {
-    if (qf.length !== sinkCols.length) {
-      throw WeirError.plan(`the query produces ${qf.length} columns but '${table.name}' has ${sinkCols.length} (${sinkCols.map(c => c.name).join(', ')})`, {
+    if (qf.length !== open.length) {
+      const what = statics.size > 0 ? `${open.length} columns besides its static partition` : `${sinkCols.length}`
+      throw WeirError.plan(`the query produces ${qf.length} columns but '${table.name}' has ${what} (${open.map(i => sinkCols[i]!.name).join(', ')})`, {
         span: stmt.query.span,
         help: 'select one value per sink column, in order, or list the target columns after the table name',
       })
     }
-    sources = sinkCols.map((_, i) => i)
+    sources = sinkCols.map(() => null)
+    open.forEach((at, i) => (sources[at] = i))
   }
   let identity = true
   const exprs: Rex[] = sinkCols.map((col, i) => {
+    const fixed = statics.get(col.name)
+    if (fixed !== undefined) {
+      identity = false
+      return literal(fixed.value, fixed.type)
+    }
     const from = sources[i]!
     if (from === null) {
       if (!col.type.nullable) {

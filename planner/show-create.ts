@@ -24,8 +24,10 @@ function createTableText(t: CatalogTable): string {
   if (t.watermark) elements.push(`WATERMARK FOR ${quoteName(t.watermark.column)} AS ${t.watermark.exprText}`)
   if (t.primaryKey.length > 0) elements.push(`PRIMARY KEY (${t.primaryKey.map(quoteName).join(', ')}) NOT ENFORCED`)
   const options = Object.entries(t.options).map(([k, v]) => `  ${quoteString(k)} = ${quoteString(v)}`)
-  const comment = t.comment !== undefined ? `\nCOMMENT ${quoteString(t.comment)}\n` : ' '
-  return `CREATE TABLE ${quoteName(t.name)} (\n${elements.map(e => `  ${e}`).join(',\n')}\n)${comment}WITH (\n${options.join(',\n')}\n)`
+  const comment = t.comment !== undefined ? `\nCOMMENT ${quoteString(t.comment)}` : ''
+  const partitioned = (t.partitionKeys ?? []).length > 0 ? `\nPARTITIONED BY (${t.partitionKeys!.map(quoteName).join(', ')})` : ''
+  const gap = comment === '' && partitioned === '' ? ' ' : '\n'
+  return `CREATE TABLE ${quoteName(t.name)} (\n${elements.map(e => `  ${e}`).join(',\n')}\n)${comment}${partitioned}${gap}WITH (\n${options.join(',\n')}\n)`
 }
 
 function columnText(c: TableColumn): string {

@@ -232,6 +232,8 @@ class JobExecution {
       options: spec.options,
       schema: spec.schema,
       ...(spec.metadata ? { metadata: spec.metadata } : {}),
+      ...(spec.partitionKeys ? { partitionKeys: spec.partitionKeys } : {}),
+      ...(spec.staticPartition ? { staticPartition: spec.staticPartition } : {}),
       ...(spec.overwrite ? { overwrite: true } : {}),
       changelog: spec.inputChangelog,
       primaryKey: spec.primaryKey,

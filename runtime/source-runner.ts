@@ -62,6 +62,7 @@ export class SourceRunner {
       options: spec.options,
       schema: spec.physicalSchema,
       ...(spec.metadata !== undefined ? { metadata: spec.metadata } : {}),
+      ...(spec.partitionKeys !== undefined ? { partitionKeys: spec.partitionKeys } : {}),
       readColumns: readColumns(spec),
       subtask: { index: task.index, parallelism: task.parallelism },
       signal: this.signal,

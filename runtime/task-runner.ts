@@ -261,6 +261,7 @@ export class TaskRunner {
       op.onWatermark?.(wm)
       if (state.needsPrefetch) await state.flush()
     }
+    task.sink?.onWatermark?.(wm)
     const out = task.operator?.outputWatermark?.(wm) ?? wm
     broadcast(task, ch => ({ t: 'wm', ch, wm: out }))
   }

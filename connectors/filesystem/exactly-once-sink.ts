@@ -50,7 +50,7 @@ function fileNamePart(s: string): string {
  * the dot of a hidden one). Operator ids have the form `<n>-<kind>`, so `<job>-<operator>` splits
  * only one way and two jobs or sinks never share a prefix.
  */
-function partPrefix(jobName: string, operatorId: string): string {
+export function partPrefix(jobName: string, operatorId: string): string {
   return `part-${fileNamePart(jobName)}-${fileNamePart(operatorId)}-`
 }
 
@@ -173,13 +173,28 @@ async function recover(dir: string, prefix: string, restoredCommit: unknown, tab
   return { kept, overwrite }
 }
 
+/**
+ * Recovery in a folder the sink has no writer for yet (a partition the restored checkpoint promised
+ * nothing in): deletes this job's leftover hidden parts there; a fresh start also drops its commit log.
+ */
+export async function cleanFolder(ctx: SinkContext, dir: string): Promise<void> {
+  const prefix = partPrefix(ctx.jobName, ctx.operatorId)
+  const nothing = ctx.restoredCommit === undefined || ctx.restoredCommit === null ? undefined : { pending: [] }
+  await recover(dir, prefix, nothing, ctx.table, new CommitLog(dir, prefix))
+}
+
+/** The visible names of the files a restored commit promises (for committedAfter). */
+export function promisedFiles(commit: unknown, table: string): string[] {
+  return promisedBy(commit, table).map(p => finalNameOf(p.file))
+}
+
 /** What recover() leaves to the writer: an unfinished INSERT OVERWRITE's pending parts and its commit. */
 interface Recovered {
   readonly kept: Sealed[]
   readonly overwrite: OverwriteCommit | undefined
 }
 
-export async function createExactlyOnceWriter(ctx: SinkContext, dir: string, ext: string, encode: BatchEncoder): Promise<SinkWriter> {
+export async function createExactlyOnceWriter(ctx: SinkContext, dir: string, ext: string, encode: BatchEncoder): Promise<SinkWriter & { idle(): boolean }> {
   const prefix = partPrefix(ctx.jobName, ctx.operatorId)
   const log = new CommitLog(dir, prefix)
   const recovered = await recover(dir, prefix, ctx.restoredCommit, ctx.table, log)
@@ -251,6 +266,11 @@ class ExactlyOnceFileWriter implements SinkWriter {
 
   committedRows(): number {
     return this.committed
+  }
+
+  /** Nothing written since the last checkpoint, nothing waiting for a commit, not an overwrite: the writer can go. */
+  idle(): boolean {
+    return this.partRows === 0 && this.sealed.length === 0 && this.replaces === null && !this.part.created
   }
 
   /** Only flushes: the rows become visible through the final checkpoint's commit. */

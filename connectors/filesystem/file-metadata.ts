@@ -1,7 +1,8 @@
 // The metadata a filesystem source offers for `col TYPE METADATA [FROM 'key']` columns, as Flink's
 // filesystem connector names them: the file a row was read from (its path, name, size and last
-// modification time). The reader of the record columns runs as without them; each chunk's rows get
-// their file's values spliced in at the metadata columns' places.
+// modification time); and the partition columns of a PARTITIONED BY table, whose values are in the
+// names of the folders a file is in. The reader of the record columns runs as without them; each
+// chunk's rows get their file's values spliced in at these columns' places.
 import { stat } from 'node:fs/promises'
 import { basename } from 'node:path'
 import { WeirError } from '../../common/errors.js'
@@ -16,6 +17,14 @@ interface FileFacts {
   readonly path: string
   readonly size: number
   readonly modified: number
+  /** The partition columns' values (PARTITIONED BY order), from the file's folder. */
+  readonly partition: Row
+}
+
+/** A partitioned table's files: per split, its partition values (PARTITIONED BY order). */
+export interface FilePartitions {
+  readonly keys: readonly string[]
+  readonly values: readonly Row[]
 }
 
 interface MetadataKey {
@@ -63,15 +72,16 @@ export function checkFileMetadata(schema: readonly Field[], metadata: readonly (
   }
 }
 
-/** True when some column of the source is metadata. */
+/** True when some column of the source is metadata or a partition column. */
 export function hasFileMetadata(ctx: SourceContext): boolean {
-  return ctx.metadata?.some(m => m !== null) === true
+  return ctx.metadata?.some(m => m !== null) === true || (ctx.partitionKeys ?? []).length > 0
 }
 
-/** The context of the reader of the record columns: the table's schema without its metadata columns. */
+/** The context of the reader of the record columns: the table's schema without its metadata and partition columns. */
 export function recordContext(ctx: SourceContext): SourceContext {
-  const keep = ctx.schema.map((_, i) => (ctx.metadata?.[i] ?? null) === null)
-  const { metadata: _, ...rest } = ctx
+  const keys = ctx.partitionKeys ?? []
+  const keep = ctx.schema.map((f, i) => (ctx.metadata?.[i] ?? null) === null && !keys.includes(f.name))
+  const { metadata: _, partitionKeys: __, ...rest } = ctx
   return {
     ...rest,
     schema: ctx.schema.filter((_, i) => keep[i]),
@@ -91,14 +101,21 @@ export class FileMetadataReader implements SourceReader {
   /** Per table column: the metadata key's reader, or the index of the record column. */
   private readonly columns: ({ read: (f: FileFacts) => unknown } | number)[]
 
-  constructor(private readonly inner: SourceReader, private readonly files: readonly string[], ctx: SourceContext) {
+  constructor(
+    private readonly inner: SourceReader,
+    private readonly files: readonly string[],
+    ctx: SourceContext,
+    private readonly partitions?: FilePartitions,
+  ) {
     this.splitCount = inner.splitCount
     if (inner.concurrentSplits !== undefined) this.concurrentSplits = inner.concurrentSplits
     if (inner.startPositions !== undefined) this.startPositions = inner.startPositions
     let record = 0
-    this.columns = ctx.schema.map((_, i) => {
+    this.columns = ctx.schema.map((f, i) => {
       const key = ctx.metadata?.[i] ?? null
-      return key === null ? record++ : KEYS[key]!
+      if (key !== null) return KEYS[key]!
+      const p = partitions?.keys.indexOf(f.name) ?? -1
+      return p >= 0 ? { read: (facts: FileFacts) => facts.partition[p] } : record++
     })
     this.table = ctx.table
   }
@@ -132,7 +149,7 @@ export class FileMetadataReader implements SourceReader {
       throw fsError(e, { kind: 'connector', op: 'read', path, what: `the source of table '${this.table}'`,
         setting: `the 'path' option of table '${this.table}'` })
     }
-    const facts = { path, size: info.size, modified: Math.floor(info.mtimeMs) }
+    const facts = { path, size: info.size, modified: Math.floor(info.mtimeMs), partition: this.partitions?.values[split] ?? [] }
     this.facts.set(split, facts)
     return facts
   }

@@ -5,6 +5,7 @@ import type { ConnectorFactory } from '../api.js'
 import { resolveFsOptions } from './options.js'
 import { fileSinkCommittedAfter } from './exactly-once-sink.js'
 import { checkFileSinkOptions, createFileSink } from './sink.js'
+import { partitionedCommittedAfter } from './partitioned-sink.js'
 import { createFileSource } from './source.js'
 import { checkCsvColumns } from './csv-columns.js'
 import { checkFileMetadata, FILE_METADATA_KEYS } from './file-metadata.js'
@@ -39,7 +40,9 @@ export const filesystemConnector: ConnectorFactory = {
       checkFileSinkOptions(options)
     },
     create: createFileSink,
-    committedAfter: fileSinkCommittedAfter,
+    committedAfter: (query, checkpointId) =>
+      (query.partitionKeys ?? []).length > 0 ? partitionedCommittedAfter(query, checkpointId) : fileSinkCommittedAfter(query, checkpointId),
     overwrite: true,
   },
+  partitioned: true,
 }

@@ -2,6 +2,7 @@
 // the readers and writers use. Format options ('json.*', 'csv.*') must match the chosen 'format'.
 import { WeirError } from '../../common/errors.js'
 import type { ConnectorOptions } from '../api.js'
+import { parseDuration } from '../../common/durations.js'
 import { aboutKey, aboutValue, badValue, boolOption, charOption, checkKnownOptions, checkRequiredOptions, enumOption } from '../options.js'
 
 export type FileFormat = 'json' | 'csv' | 'debezium-json'
@@ -47,9 +48,31 @@ export interface FsConfig {
    * "Reading a JSON file"); it pays off where the operators cost more per row than decoding does.
    */
   readonly decodeThread: 'auto' | 'true' | 'false'
+  /** 'partition.default-name': the folder of a NULL or empty partition value. */
+  readonly defaultPartition: string
+  /** How a PARTITIONED BY sink commits a partition (partition-commit.ts). */
+  readonly partitionCommit: PartitionCommitConfig
 }
 
-const COMMON = ['path', 'format', 'source.decode-thread']
+/**
+ * 'sink.partition-commit.*': when a partition is done (its files are visible and the trigger says no
+ * more rows will come) the policies run; 'success-file' writes an empty marker file into its folder.
+ */
+export interface PartitionCommitConfig {
+  /** 'process-time': when the wall clock passes the partition's first write plus the delay; 'partition-time': when the watermark passes the time its values stand for plus the delay. */
+  readonly trigger: 'process-time' | 'partition-time'
+  readonly delayMs: number
+  readonly successFile: boolean
+  readonly successFileName: string
+  /** 'partition.time-extractor.timestamp-pattern': e.g. '$dt $hour:00:00'; default: the first partition column's value. */
+  readonly timestampPattern: string | null
+  /** 'partition.time-extractor.timestamp-formatter': the pattern's text format (default 'yyyy-MM-dd HH:mm:ss'). */
+  readonly timestampFormatter: string
+}
+
+const COMMON = ['path', 'format', 'source.decode-thread', 'partition.default-name', 'sink.partition-commit.trigger', 'sink.partition-commit.delay',
+  'sink.partition-commit.policy.kind', 'sink.partition-commit.success-file.name', 'sink.partition-commit.watermark-time-zone', 'partition.time-extractor.kind',
+  'partition.time-extractor.timestamp-pattern', 'partition.time-extractor.timestamp-formatter']
 /** Each format's options (the Kafka source takes the json and csv ones too). */
 export const FORMAT_OPTIONS: Record<FileFormat, readonly string[]> = {
   'json': ['json.ignore-parse-errors', 'json.fail-on-missing-field', 'json.timestamp-format.standard', 'json.timestamp-format.epoch'],
@@ -135,7 +158,57 @@ export function resolveFsOptions(options: ConnectorOptions): FsConfig {
     throw badValue('csv.field-delimiter', options['csv.field-delimiter'] ?? ',', 'a character other than the quote character and line breaks')
   }
   const decodeThread = enumOption(options, 'source.decode-thread', ['auto', 'true', 'false'] as const, 'false')
-  return { path, format, json, csv, schemaInclude, decodeThread }
+  const defaultPartition = options['partition.default-name'] ?? '__DEFAULT_PARTITION__'
+  if (defaultPartition === '' || /[/\\]/.test(defaultPartition) || defaultPartition.startsWith('.')) {
+    throw badValue('partition.default-name', defaultPartition, 'a folder name (not empty, without / or \\, not starting with a dot)')
+  }
+  return { path, format, json, csv, schemaInclude, decodeThread, defaultPartition, partitionCommit: partitionCommitOptions(options) }
+}
+
+function partitionCommitOptions(options: ConnectorOptions): PartitionCommitConfig {
+  const trigger = enumOption(options, 'sink.partition-commit.trigger', ['process-time', 'partition-time'] as const, 'process-time')
+  const delayText = options['sink.partition-commit.delay']
+  const delayMs = delayText === undefined ? 0 : parseDuration(delayText)
+  if (delayMs === null) throw badValue('sink.partition-commit.delay', delayText!, `a duration such as '0 s', '1 h' or '10 min'`)
+  const kinds = (options['sink.partition-commit.policy.kind'] ?? '').split(',').map(k => k.trim().toLowerCase()).filter(k => k !== '')
+  for (const k of kinds) {
+    if (k === 'success-file') continue
+    if (k === 'metastore' || k === 'custom') {
+      throw aboutValue(WeirError.unsupported(`partition commit policy '${k}' is not supported`, {
+        help: k === 'metastore'
+          ? `'metastore' registers partitions in a Hive metastore, which Weir has no catalog for: use 'success-file'`
+          : `custom policy classes are Java: use 'success-file'`,
+      }), 'sink.partition-commit.policy.kind')
+    }
+    throw badValue('sink.partition-commit.policy.kind', options['sink.partition-commit.policy.kind']!, `'success-file' (or a comma-separated list of policies)`)
+  }
+  const zone = options['sink.partition-commit.watermark-time-zone']
+  if (zone !== undefined && !['UTC', 'GMT', 'Z', '+00:00'].includes(zone.trim().toUpperCase())) {
+    throw aboutValue(WeirError.unsupported(`'sink.partition-commit.watermark-time-zone' = '${zone}' is not supported yet`, {
+      help: `partition times are compared with the watermark in UTC: remove the option or set it to 'UTC'`,
+    }), 'sink.partition-commit.watermark-time-zone')
+  }
+  const kind = options['partition.time-extractor.kind']
+  if (kind !== undefined && kind.trim().toLowerCase() !== 'default') {
+    throw aboutValue(WeirError.unsupported(`'partition.time-extractor.kind' = '${kind}' is not supported`, {
+      help: `the 'default' extractor reads the time from 'partition.time-extractor.timestamp-pattern'; custom extractors are Java classes`,
+    }), 'partition.time-extractor.kind')
+  }
+  const timestampFormatter = options['partition.time-extractor.timestamp-formatter'] ?? 'yyyy-MM-dd HH:mm:ss'
+  if (!/^(?:yyyy|MM|dd|HH|mm|ss|[^A-Za-z])+$/.test(timestampFormatter) || !timestampFormatter.includes('yyyy')) {
+    throw badValue('partition.time-extractor.timestamp-formatter', timestampFormatter,
+      `a pattern of yyyy, MM, dd, HH, mm, ss and separators, e.g. 'yyyy-MM-dd HH:mm:ss' or 'yyyyMMdd'`)
+  }
+  const name = options['sink.partition-commit.success-file.name'] ?? '_SUCCESS'
+  if (name === '' || /[/\\]/.test(name)) throw badValue('sink.partition-commit.success-file.name', name, 'a file name')
+  return {
+    trigger,
+    delayMs,
+    successFile: kinds.includes('success-file'),
+    successFileName: name,
+    timestampPattern: options['partition.time-extractor.timestamp-pattern'] ?? null,
+    timestampFormatter,
+  }
 }
 
 /** Flink has no option for numeric timestamps (it rejects them): this one says what they count. */

@@ -13,6 +13,7 @@ import { resolveFsOptions, type FsConfig } from './options.js'
 import { PartFile, sinkFsError } from './part-file.js'
 import { partSeq, timeOrderedUuid } from './part-names.js'
 import { removeReplaced, visibleFiles } from './overwrite.js'
+import { createPartitionedSink } from './partitioned-sink.js'
 
 function batchEncoder(ctx: SinkContext, config: FsConfig): BatchEncoder {
   switch (config.format) {
@@ -65,8 +66,24 @@ export async function createFileSink(ctx: SinkContext): Promise<SinkWriter> {
     throw sinkFsError(e, ctx.table, 'create', dir)
   }
   const ext = config.format === 'csv' ? 'csv' : 'json'
+  const keys = ctx.partitionKeys ?? []
+  if (keys.length > 0) {
+    // The files of a partition hold the other columns; its folder's name holds these.
+    const encode = batchEncoder({ ...ctx, schema: ctx.schema.filter(f => !keys.includes(f.name)) }, config)
+    return createPartitionedSink(ctx, config, { ext, encode, plain: folder => plainWriter(ctx, folder, ext, encode) })
+  }
   const encode = batchEncoder(ctx, config)
   if (ctx.exactlyOnce) return createExactlyOnceWriter(ctx, dir, ext, encode)
+  return plainWriter(ctx, dir, ext, encode)
+}
+
+/** Without checkpoints: one part in `dir`, visible at finish() (replacing the folder's files for INSERT OVERWRITE). */
+async function plainWriter(ctx: SinkContext, dir: string, ext: string, encode: BatchEncoder): Promise<SinkWriter> {
+  try {
+    await mkdir(dir, { recursive: true })
+  } catch (e) {
+    throw sinkFsError(e, ctx.table, 'create', dir)
+  }
   const name = `part-${timeOrderedUuid()}-${partSeq(0)}.${ext}`
   const replaces = ctx.overwrite === true ? await visibleFiles(dir, ctx.table) : []
   return new FileSinkWriter(new PartFile(join(dir, `.${name}.inprogress`), ctx.table), dir, name, encode, ctx.table, replaces)

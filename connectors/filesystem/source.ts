@@ -21,7 +21,8 @@ import { LineReader, type LineStart } from './line-reader.js'
 import { resolveFsOptions, type FsConfig } from './options.js'
 import { ThreadedFileReader, useDecodeThread } from './decode-thread.js'
 import type { ColumnBatchBuilder } from './column-batch.js'
-import { FileMetadataReader, hasFileMetadata, recordContext } from './file-metadata.js'
+import { FileMetadataReader, hasFileMetadata, recordContext, type FilePartitions } from './file-metadata.js'
+import { listPartitionFolders, parseFolder, partitionRow } from './partitions.js'
 
 /**
  * A file split's position after a chunk: the file (its path as listed), the byte offset just after
@@ -94,11 +95,46 @@ export function decoderFor(config: FsConfig, ctx: SourceContext): RecordDecoder 
 
 export async function createFileSource(tableCtx: SourceContext): Promise<SourceReader> {
   const config = resolveFsOptions(tableCtx.options)
-  const files = await listSourceFiles(config.path, tableCtx.table)
-  // Metadata columns (file-metadata.ts) are added around a reader of the record's columns.
+  const keys = tableCtx.partitionKeys ?? []
+  const { files, partitions } = keys.length === 0
+    ? { files: await listSourceFiles(config.path, tableCtx.table), partitions: undefined }
+    : await listPartitionedFiles(config.path, keys, tableCtx, config.defaultPartition)
+  // Metadata and partition columns (file-metadata.ts) are added around a reader of the record's columns.
   const ctx = hasFileMetadata(tableCtx) ? recordContext(tableCtx) : tableCtx
   const reader = await createRecordReader(config, files, ctx)
-  return ctx === tableCtx ? reader : new FileMetadataReader(reader, files, tableCtx)
+  return ctx === tableCtx ? reader : new FileMetadataReader(reader, files, tableCtx, partitions)
+}
+
+/**
+ * A PARTITIONED BY table's files: those of its partition folders (`k1=v1/k2=v2/…` under 'path'), in
+ * folder order, each with its folder's partition values.
+ */
+async function listPartitionedFiles(
+  path: string,
+  keys: readonly string[],
+  ctx: SourceContext,
+  defaultName: string,
+): Promise<{ files: string[]; partitions: FilePartitions }> {
+  const root = resolve(path)
+  const info = await stat(root).catch((e: unknown) => {
+    throw sourceFsError(e, 'read', root, ctx.table)
+  })
+  if (!info.isDirectory()) {
+    throw WeirError.connector(`path '${path}' of partitioned table '${ctx.table}' is not a folder`, {
+      help: `a PARTITIONED BY table is a folder of partition folders (${keys.map(k => `${k}=…`).join('/')}): give the folder in 'path'`,
+    })
+  }
+  const fields = keys.map(k => ctx.schema.find(f => f.name === k)!)
+  const files: string[] = []
+  const values: Row[] = []
+  for (const folder of await listPartitionFolders(root, keys, ctx.table)) {
+    const row = partitionRow(folder, parseFolder(folder, keys, defaultName)!, fields, ctx.table)
+    for (const file of await listSourceFiles(join(root, folder), ctx.table)) {
+      files.push(file)
+      values.push(row)
+    }
+  }
+  return { files, partitions: { keys, values } }
 }
 
 async function createRecordReader(config: FsConfig, files: string[], ctx: SourceContext): Promise<SourceReader> {

@@ -269,6 +269,8 @@ export interface Sink {
   readonly span: Span
   /** INSERT OVERWRITE: what the table held is replaced by what the (bounded) query writes. */
   readonly overwrite?: true
+  /** INSERT … PARTITION (…) naming every partition column: their values, in PARTITIONED BY order. */
+  readonly staticPartition?: readonly unknown[]
 }
 
 /**

@@ -169,8 +169,9 @@ export function lowerToJobGraph(plans: readonly LogicalPlan[], name: string, con
           const notNull = written.flatMap((c, i) => (!c.type.nullable && plan.fields[i]!.type.nullable ? [i] : []))
           const metadata = written.some(c => c.kind === 'metadata') ? { metadata: written.map(c => c.metadataKey ?? null) } : {}
           id = add('sink', { kind: 'Sink', table: t.name, connector: t.options['connector']!, options, schema: plan.fields, ...metadata, inputChangelog,
-            primaryKey, ...(notNull.length > 0 ? { notNull } : {}), ...(plan.overwrite ? { overwrite: true } : {}) }, [{ node: input, exchange: forward }],
-            plan, mode)
+            primaryKey, ...(notNull.length > 0 ? { notNull } : {}), ...(plan.overwrite ? { overwrite: true } : {}),
+            ...((t.partitionKeys ?? []).length > 0 ? { partitionKeys: t.partitionKeys } : {}),
+            ...(plan.staticPartition ? { staticPartition: plan.staticPartition } : {}) }, [{ node: input, exchange: forward }], plan, mode)
         } else {
           id = add('collect', { kind: 'Collect', schema: plan.fields, inputChangelog }, [{ node: input, exchange: forward }], plan, mode)
         }
@@ -216,6 +217,7 @@ function sourceSpec(scan: Scan, over?: readonly Rex[]): OperatorSpec {
     filter,
     watermark,
     ...metadata,
+    ...((table.partitionKeys ?? []).length > 0 ? { partitionKeys: table.partitionKeys } : {}),
   }
 }
 
