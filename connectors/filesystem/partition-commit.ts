@@ -16,8 +16,10 @@ import { parseFolder } from './partitions.js'
 export interface Awaiting {
   readonly created: number
   readonly time: number | null
-  /** The last checkpoint that sealed rows of it; null while rows wait for the next one (or without checkpoints). */
+  /** The last checkpoint that sealed rows of it (null: none yet, or no checkpoints). */
   checkpoint: number | null
+  /** Rows written since the last checkpoint was prepared. */
+  dirty: boolean
 }
 
 /** The parts of a timestamp formatter, e.g. 'yyyy-MM-dd HH:mm:ss' or 'yyyyMMdd'. */
@@ -92,12 +94,12 @@ export class PartitionCommitter {
 
   /** What a newly written partition waits with. */
   awaiting(folder: string, now: number): Awaiting {
-    return { created: now, time: this.time === null ? null : this.time.of(folder), checkpoint: null }
+    return { created: now, time: this.time === null ? null : this.time.of(folder), checkpoint: null, dirty: true }
   }
 
   /** Restored from a checkpoint: its rows are visible (the checkpoint completed). */
   restored(folder: string, created: number): Awaiting {
-    return { ...this.awaiting(folder, created), checkpoint: 0 }
+    return { ...this.awaiting(folder, created), checkpoint: 0, dirty: false }
   }
 
   /** Whether the trigger lets a partition with visible rows commit now. */

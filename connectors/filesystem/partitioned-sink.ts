@@ -139,7 +139,7 @@ class PartitionedFileWriter implements SinkWriter {
       await w.write({ rows: g.rows, kinds: batch.kinds === null ? null : Uint8Array.from(g.kinds) })
       const a = this.awaiting.get(folder)
       if (a === undefined) this.awaiting.set(folder, this.committer.awaiting(folder, Date.now()))
-      else a.checkpoint = null
+      else a.dirty = true
     }
   }
 
@@ -168,7 +168,10 @@ class PartitionedFileWriter implements SinkWriter {
     }
     const awaiting: Record<string, number> = {}
     for (const [folder, a] of this.awaiting) {
-      a.checkpoint ??= checkpointId
+      if (a.dirty) {
+        a.checkpoint = checkpointId
+        a.dirty = false
+      }
       awaiting[folder] = a.created
     }
     this.watermarkAt.set(checkpointId, this.watermark)
@@ -195,11 +198,13 @@ class PartitionedFileWriter implements SinkWriter {
     }
   }
 
+  /** Commits the ready partitions; one with rows written since waits again, as a partition written anew. */
   private async commitPartitions(ready: (a: Awaiting) => boolean): Promise<void> {
     for (const [folder, a] of [...this.awaiting]) {
       if (!ready(a)) continue
       await this.committer.commit(folder)
-      this.awaiting.delete(folder)
+      if (a.dirty) this.awaiting.set(folder, this.committer.awaiting(folder, Date.now()))
+      else this.awaiting.delete(folder)
     }
   }
 

@@ -90,6 +90,7 @@ describe('PARTITIONED BY: the filesystem sink', () => {
     const want = await expected()
     expect(want.length).toBeGreaterThan(4000)
     expect(await written(out)).toEqual(want)
+    expect(leaves(out).some(l => l.success), 'no commit policy: no success files').toBe(false)
   })
 
   it('the filesystem source reads the partition columns back from the folder names (NULL and escaped values too)', async () => {
@@ -97,5 +98,207 @@ describe('PARTITIONED BY: the filesystem sink', () => {
     await runInsertJob(`${SOURCE()}${SINK(out)}${INSERT}`, {})
     const rows = await readBack(`${SINK(out)} SELECT id, v, dt, kind FROM o;`)
     expect(lines(rows)).toEqual(await expected())
+  })
+})
+
+/** Leaf partition folders (relative), and whether each has its success file. */
+function leaves(out: string): { folder: string; success: boolean; rows: number }[] {
+  const found: { folder: string; success: boolean; rows: number }[] = []
+  for (const dt of readdirSync(out).filter(f => f.startsWith('dt='))) {
+    for (const kind of readdirSync(join(out, dt)).filter(f => f.startsWith('kind='))) {
+      const dir = join(out, dt, kind)
+      const files = readdirSync(dir)
+      const rows = files.filter(f => !f.startsWith('.') && !f.startsWith('_'))
+        .reduce((n, f) => n + readFileSync(join(dir, f), 'utf8').split('\n').filter(l => l !== '').length, 0)
+      found.push({ folder: `${dt}/${kind}`, success: files.includes('_SUCCESS'), rows })
+    }
+  }
+  return found.sort((a, b) => a.folder.localeCompare(b.folder))
+}
+
+describe.each(RESTORE_BACKENDS)('PARTITIONED BY with checkpoints ($name)', b => {
+  it('cancelled midway and restored, the partitions hold exactly the rows of a straight run; at the end each has its _SUCCESS', async () => {
+    const dir = mkdtempSync(join(root, 'run-'))
+    const options = { ...b.options(dir), 'execution.checkpointing.interval': '5 ms', 'execution.batch-size': '1',
+      'state.checkpoints.dir': mkdtempSync(join(dir, 'chk-')) }
+    const out = mkdtempSync(join(root, 'out-'))
+    const sql = `${SOURCE()}${SINK(out, `, 'sink.partition-commit.policy.kind' = 'success-file'`)}${INSERT}`
+    const cancel = new AbortController()
+    let midway = 0
+    const first = await runInsertJob(sql, options, cancel.signal, id => {
+      if (id >= 3 && midway === 0) {
+        midway = leaves(out).reduce((n, l) => n + l.rows, 0)
+        if (midway > 0) cancel.abort()
+      }
+    })
+    expect(first.cancelled).toBe(true)
+    const want = await expected()
+    expect(midway).toBeGreaterThan(0)
+    expect(midway).toBeLessThan(want.length)
+    const second = await runInsertJob(sql, options)
+    expect(second.sourceRecordsRead, 'the restored run resumed midway').toBeLessThan(ROWS)
+    expect(await written(out)).toEqual(want)
+    expect(leaves(out).filter(l => !l.success)).toEqual([])
+    expect(leaves(out)).toHaveLength(DAYS * 5)
+  }, 60_000)
+})
+
+describe('partition commit triggers', () => {
+  it(`'partition-time': a partition gets its _SUCCESS only once complete (the watermark passed its day), while the job still runs`, async () => {
+    const out = mkdtempSync(join(root, 'out-'))
+    const sink = SINK(out, `, 'sink.partition-commit.policy.kind' = 'success-file', 'sink.partition-commit.trigger' = 'partition-time',
+      'partition.time-extractor.timestamp-pattern' = '$dt 00:00:00', 'sink.partition-commit.delay' = '1 d'`)
+    const final = new Map<string, number>()
+    for (const l of lines(await duck(`SELECT id, v, strftime(CAST(ts AS TIMESTAMP), '%Y-%m-%d'), kind FROM read_json('${input}') WHERE v > 10`))) {
+      const r = JSON.parse(l) as { dt: string; kind: string | null }
+      const key = `dt=${r.dt}/kind=${r.kind === null ? '__DEFAULT_PARTITION__' : encodeURIComponent(r.kind)}`
+      final.set(key, (final.get(key) ?? 0) + 1)
+    }
+    let committedEarly = 0
+    const incomplete: string[] = []
+    await runInsertJob(`${SOURCE()}${sink}${INSERT}`, { 'execution.checkpointing.interval': '5 ms', 'execution.batch-size': '1',
+      'state.checkpoints.dir': mkdtempSync(join(root, 'chk-')) }, undefined, () => {
+      const now = leaves(out)
+      for (const l of now.filter(x => x.success)) {
+        if (l.rows !== final.get(l.folder)) incomplete.push(`${l.folder}: ${l.rows} of ${final.get(l.folder)}`)
+      }
+      if (now.some(l => l.success) && now.some(l => l.folder.startsWith('dt=2024-05-06') && !l.success)) committedEarly++
+    })
+    expect(incomplete).toEqual([])
+    expect(committedEarly, 'earlier days were committed before the last one was').toBeGreaterThan(0)
+    expect(leaves(out).every(l => l.success)).toBe(true)
+  }, 60_000)
+
+  it(`'process-time' with a delay: no _SUCCESS while the job runs (an hour has not passed), every one at the end of the input`, async () => {
+    const out = mkdtempSync(join(root, 'out-'))
+    const sink = SINK(out, `, 'sink.partition-commit.policy.kind' = 'success-file', 'sink.partition-commit.delay' = '1 h'`)
+    let early = 0
+    let checkpoints = 0
+    await runInsertJob(`${SOURCE()}${sink}${INSERT}`, { 'execution.checkpointing.interval': '5 ms', 'execution.batch-size': '1',
+      'state.checkpoints.dir': mkdtempSync(join(root, 'chk-')) }, undefined, () => {
+      checkpoints++
+      early += leaves(out).filter(l => l.success).length
+    })
+    expect(checkpoints).toBeGreaterThan(3)
+    expect(early).toBe(0)
+    expect(leaves(out).every(l => l.success)).toBe(true)
+    expect(await written(out)).toEqual(await expected())
+  }, 60_000)
+})
+
+describe('INSERT … PARTITION and INSERT OVERWRITE of a partitioned table', () => {
+  /** A table written in full, then overwritten by `sql`; the rows DuckDB reads from it after. */
+  async function overwrite(sql: string, options: Record<string, string> = {}): Promise<{ out: string; rows: string[] }> {
+    const out = mkdtempSync(join(root, 'out-'))
+    await runInsertJob(`${SOURCE()}${SINK(out)}${INSERT}`, {})
+    await runInsertJob(`${SOURCE()}${SINK(out)}${sql}`, options)
+    return { out, rows: await written(out) }
+  }
+
+  it('a static PARTITION puts every row in its folder; the query gives the other columns', async () => {
+    const out = mkdtempSync(join(root, 'out-'))
+    await runInsertJob(`${SOURCE()}${SINK(out)}INSERT INTO o PARTITION (dt = '2023-12-31') SELECT id, v, kind FROM t WHERE v > 10;`, {})
+    expect(readdirSync(out).filter(f => !f.startsWith('.'))).toEqual(['dt=2023-12-31'])
+    const want = (await expected()).map(l => ({ ...JSON.parse(l) as object, dt: '2023-12-31' })).map(r => JSON.stringify(r)).sort()
+    expect(await written(out)).toEqual(want)
+  })
+
+  for (const checkpoints of [false, true]) {
+    const options = (): Record<string, string> =>
+      checkpoints ? { 'execution.checkpointing.interval': '5 ms', 'state.checkpoints.dir': mkdtempSync(join(root, 'chk-')) } : {}
+    it(`dynamic INSERT OVERWRITE replaces the partitions the query writes, and only those${checkpoints ? ' (with checkpoints)' : ''}`, async () => {
+      const { rows } = await overwrite(`INSERT OVERWRITE o SELECT id, v * 1000, DATE_FORMAT(ts, 'yyyy-MM-dd'), kind FROM t WHERE v > 50 AND id < 2000;`,
+        options())
+      const all = (await expected()).map(l => JSON.parse(l) as { id: number; v: number; dt: string; kind: string | null })
+      const replaced = new Set(
+        (await duck(
+          `SELECT DISTINCT strftime(CAST(ts AS TIMESTAMP), '%Y-%m-%d') || '/' || coalesce(kind, '') FROM read_json('${input}') WHERE v > 50 AND id < 2000`,
+        ))
+          .map(([p]) => String(p)),
+      )
+      const kept = all.filter(r => !replaced.has(`${r.dt}/${r.kind ?? ''}`))
+      const fresh = await duck(`SELECT id, v * 1000, strftime(CAST(ts AS TIMESTAMP), '%Y-%m-%d'), kind FROM read_json('${input}') WHERE v > 50 AND id < 2000`)
+      expect(rows).toEqual([...kept.map(r => JSON.stringify(r)), ...lines(fresh)].sort())
+      expect(kept.length).toBeGreaterThan(0)
+    })
+
+    it(`INSERT OVERWRITE … PARTITION (all keys) replaces that one partition, even with no rows${checkpoints ? ' (with checkpoints)' : ''}`, async () => {
+      const { out, rows } = await overwrite(`INSERT OVERWRITE o PARTITION (dt = '2024-05-02', kind = 'a') SELECT id, v FROM t WHERE v > 1000;`, options())
+      const want = (await expected()).filter(l => !(l.includes('"dt":"2024-05-02"') && l.includes('"kind":"a"')))
+      expect(rows).toEqual(want)
+      expect(leaves(out).find(l => l.folder === 'dt=2024-05-02/kind=a')?.rows).toBe(0)
+    })
+  }
+})
+
+describe('partition columns of other types', () => {
+  it('INT and DATE partitions: folders by their text, read back as their types, as DuckDB reads them', async () => {
+    const out = mkdtempSync(join(root, 'out-'))
+    const table = `CREATE TABLE p (id INT, d DATE, h INT) PARTITIONED BY (d, h) WITH ('connector' = 'filesystem', 'path' = '${out}', 'format' = 'json');`
+    await runInsertJob(`${SOURCE()}${table}INSERT INTO p SELECT id, CAST(ts AS DATE), CAST(HOUR(ts) AS INT) FROM t WHERE id % 7 = 0;`, {})
+    expect(readdirSync(join(out, 'd=2024-05-03'))).toContain('h=0')
+    const rows = await readBack(`${table} SELECT id, d, h, h + 1 FROM p WHERE h >= 10;`)
+    const got = rows.map(r => `${String(r[0])} ${typeof r[1]} ${String(r[2])} ${String(r[3])}`).sort()
+    const want = (await duck(`SELECT id, hour(CAST(ts AS TIMESTAMP)) FROM read_json('${input}') WHERE id % 7 = 0 AND hour(CAST(ts AS TIMESTAMP)) >= 10`))
+      .map(([id, h]) => `${String(id)} number ${String(h)} ${Number(h) + 1}`).sort()
+    expect(got).toEqual(want)
+    expect(got.length).toBeGreaterThan(100)
+  })
+
+  it('a folder whose value is not of the column type fails the read naming the folder', async () => {
+    const out = mkdtempSync(join(root, 'out-'))
+    const table = `CREATE TABLE p (id INT, h INT) PARTITIONED BY (h) WITH ('connector' = 'filesystem', 'path' = '${out}', 'format' = 'json');`
+    await runInsertJob(`${SOURCE()}${table}INSERT INTO p SELECT id, 1 FROM t WHERE id < 5;`, {})
+    const bad = join(out, 'h=seven')
+    rmSync(bad, { recursive: true, force: true })
+    writeFileSync(join(out, 'h=1', 'extra.json'), '{"id":99}\n')
+    await import('node:fs/promises').then(fs => fs.mkdir(bad)).then(() => writeFileSync(join(bad, 'x.json'), '{"id":100}\n'))
+    const e = await readBack(`${table} SELECT * FROM p;`).then(() => undefined, (x: unknown) => x as Error)
+    expect(e?.message).toMatch(/partition folder 'h=seven' of table 'p' has 'seven' for column 'h', which is not a/)
+  })
+})
+
+describe('PARTITIONED BY refused where it cannot work, at its place', () => {
+  const fs = (cols: string, by: string, extra = ''): string =>
+    `CREATE TABLE o (${cols}) PARTITIONED BY (${by}) WITH ('connector' = 'filesystem', 'path' = '/tmp/x', 'format' = 'json'${extra});`
+  it.each([
+    [fs('a INT, b STRING', 'c'), `partition column 'c' is not a column of 'o'`, 50],
+    [fs('a INT, b AS a + 1', 'b'), `partition column 'b' is a computed column`, 52],
+    [fs('a INT, b STRING', 'a, b'), `every physical column of 'o' is a partition column: its files would hold nothing`, 49],
+    [fs('a INT, b ARRAY<INT>', 'b'), `partition column 'b' is ARRAY<INT>: a folder name cannot hold it`, 54],
+    [fs('a INT, b STRING', 'b, b'), `partition column 'b' is named twice`, 53],
+  ])('%s', async (sql, message, column) => {
+    const e = await sqlError(sql)
+    expect(e.message).toBe(message)
+    expect(e.span?.start).toMatchObject({ line: 1, column })
+  })
+
+  it('other connectors, commit policies Weir has not, a PARTITION clause that does not fit', async () => {
+    expect((await sqlError(`CREATE TABLE k (a INT, b STRING) PARTITIONED BY (b) WITH ('connector' = 'datagen');`)).message)
+      .toBe(`connector 'datagen' does not support PARTITIONED BY`)
+    const metastore = await sqlError(fs('a INT, b STRING', 'b', `, 'sink.partition-commit.policy.kind' = 'metastore'`))
+    expect(metastore.message).toBe(`partition commit policy 'metastore' is not supported`)
+    const plain = `CREATE TABLE s (a INT, b STRING) WITH ('connector' = 'filesystem', 'path' = '/tmp/x', 'format' = 'json');\n`
+    const notPartitioned = await sqlError(`${plain}INSERT INTO s PARTITION (b = 'x') SELECT 1;`)
+    expect(notPartitioned.message).toBe(`table 's' is not partitioned: INSERT cannot name a PARTITION`)
+    expect(notPartitioned.span?.start).toMatchObject({ line: 2, column: 26 })
+    const part = `${fs('a INT, b STRING, n INT', 'b, n')}\n`
+    expect((await sqlError(`${part}INSERT INTO o PARTITION (a = 1) SELECT 1, 'x', 2;`)).message).toBe(`'a' is not a partition column of 'o'`)
+    const badInt = await sqlError(`${part}INSERT INTO o PARTITION (n = 'seven') SELECT 1, 'x';`)
+    expect(badInt.message).toBe(`partition value 'seven' is not a INT (column 'n')`)
+    expect(badInt.span?.start).toMatchObject({ line: 2, column: 26 })
+    expect((await sqlError(`${part}INSERT INTO o PARTITION (n = 3) SELECT 1;`)).message)
+      .toBe(`the query produces 1 columns but 'o' has 2 columns besides its static partition (a, b)`)
+  })
+
+  it('SHOW CREATE TABLE prints it; LIKE copies it unless told EXCLUDING PARTITIONS', async () => {
+    const session = new Session({ println: () => undefined })
+    const res = await session.executeSql(`${fs('a INT, b STRING', 'b')}
+CREATE TABLE o2 WITH ('path' = '/tmp/y') LIKE o;
+CREATE TABLE o3 WITH ('path' = '/tmp/z') LIKE o (EXCLUDING PARTITIONS);
+SHOW CREATE TABLE o2; SHOW CREATE TABLE o3;`)
+    const texts = res.flatMap(r => (r.kind === 'explain' ? [r.text] : []))
+    expect(texts[0]).toContain('\nPARTITIONED BY (`b`)\nWITH (')
+    expect(texts[1]).not.toContain('PARTITIONED')
   })
 })
