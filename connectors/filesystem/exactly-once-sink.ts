@@ -8,7 +8,7 @@ import type { Batch } from '../../core/batch.js'
 import { checkpointList, type CommitQuery, type CommittedOutput, type SinkContext, type SinkWriter } from '../api.js'
 import { CommitLog } from './commit-log.js'
 import type { BatchEncoder } from './encoders.js'
-import { resolveFsOptions } from './options.js'
+import { resolveFsOptions, type FsConfig } from './options.js'
 import { PartFile, sinkFsError } from './part-file.js'
 import { partSeq, timeOrderedUuid } from './part-names.js'
 import { isVisibleName, removeReplaced, visibleFiles } from './overwrite.js'
@@ -103,9 +103,13 @@ async function publish(dir: string, pending: string, table: string): Promise<boo
 
 interface Sealed {
   readonly file: string
-  readonly checkpoint: number
+  /** The checkpoint that promises it; ROLLED until one is prepared. */
+  checkpoint: number
   readonly rows: number
 }
+
+/** The checkpoint of a part the rolling policy sealed between checkpoints: the next one prepared. */
+const ROLLED = Number.MAX_SAFE_INTEGER
 
 function promisedBy(restored: unknown, table: string): Sealed[] {
   return readCommit(restored, table).pending
@@ -202,7 +206,8 @@ export async function createExactlyOnceWriter(ctx: SinkContext, dir: string, ext
   // checkpoint lists, as nothing of the job is visible yet).
   const replaces = ctx.overwrite !== true ? null : recovered.overwrite?.replaces ?? await visibleFiles(dir, ctx.table)
   // A fresh uuid per writer: names never collide with an earlier run's, published or not, and sort after them.
-  return new ExactlyOnceFileWriter(dir, `${prefix}${timeOrderedUuid()}`, ext, encode, ctx.table, log, replaces, recovered.kept)
+  return new ExactlyOnceFileWriter(dir, `${prefix}${timeOrderedUuid()}`, ext, encode, ctx.table, log, replaces, recovered.kept,
+    resolveFsOptions(ctx.options).rolling)
 }
 
 /** SinkFactory.committedAfter of the filesystem sink: what its commit log says later commits made visible. */
@@ -245,10 +250,14 @@ class ExactlyOnceFileWriter implements SinkWriter {
     /** INSERT OVERWRITE: the files the table held when the job started; null for INSERT INTO. */
     private readonly replaces: readonly string[] | null,
     kept: readonly Sealed[],
+    private readonly rolling: FsConfig['rolling'],
   ) {
     this.sealed = [...kept]
     this.part = this.newPart()
   }
+  /** Bytes appended to the in-progress part, and when its first row came (rolling policy). */
+  private partBytes = 0
+  private partStarted = 0
 
   private get name(): string {
     return `${this.stem}-${partSeq(this.seq)}.${this.ext}`
@@ -260,8 +269,31 @@ class ExactlyOnceFileWriter implements SinkWriter {
 
   write(batch: Batch): void | Promise<void> {
     if (batch.rows.length === 0) return
+    if (this.partRows === 0) this.partStarted = Date.now()
     this.partRows += batch.rows.length
-    return this.part.append(this.encode(batch))
+    const text = this.encode(batch)
+    this.partBytes += Buffer.byteLength(text)
+    const appended = this.part.append(text)
+    if (this.partBytes < this.rolling.fileSize && Date.now() - this.partStarted < this.rolling.rolloverMs) return appended
+    return (async () => {
+      await appended
+      await this.roll(ROLLED)
+    })()
+  }
+
+  /** Seals the in-progress part as pending for checkpoint `checkpointId` (ROLLED: for the next one prepared); false without rows. */
+  private async roll(checkpointId: number): Promise<boolean> {
+    if (!await this.part.seal(true)) return false
+    const pending = `.${this.name}${PENDING}`
+    await rename(this.part.path, join(this.dir, pending)).catch((e: unknown) => {
+      throw sinkFsError(e, this.table, 'rename', this.part.path, join(this.dir, pending))
+    })
+    this.sealed.push({ file: pending, checkpoint: checkpointId, rows: this.partRows })
+    this.partRows = 0
+    this.partBytes = 0
+    this.seq++
+    this.part = this.newPart()
+    return true
   }
 
   committedRows(): number {
@@ -280,19 +312,11 @@ class ExactlyOnceFileWriter implements SinkWriter {
   }
 
   async prepareCommit(checkpointId: number): Promise<FileSinkCommit> {
-    // No rows since the last checkpoint: no file.
-    if (await this.part.seal(true)) {
-      const pending = `.${this.name}${PENDING}`
-      await rename(this.part.path, join(this.dir, pending)).catch((e: unknown) => {
-        throw sinkFsError(e, this.table, 'rename', this.part.path, join(this.dir, pending))
-      })
-      // The checkpoint will promise this file: its name must survive a crash.
-      await syncDir(this.dir, this.table)
-      this.sealed.push({ file: pending, checkpoint: checkpointId, rows: this.partRows })
-      this.partRows = 0
-      this.seq++
-      this.part = this.newPart()
-    }
+    // No rows since the last checkpoint: no file. Parts rolled since are this checkpoint's too.
+    const rolled = this.sealed.some(s => s.checkpoint === ROLLED)
+    for (const s of this.sealed) if (s.checkpoint === ROLLED) s.checkpoint = checkpointId
+    // The checkpoint will promise these files: their names must survive a crash.
+    if ((await this.roll(checkpointId)) || rolled) await syncDir(this.dir, this.table)
     const pending = this.sealed.map(s => ({ file: s.file, checkpoint: s.checkpoint, rows: s.rows }))
     if (this.replaces === null) return { pending }
     if (this.finished) this.lastCheckpoint ??= checkpointId

@@ -2,7 +2,8 @@
 // the readers and writers use. Format options ('json.*', 'csv.*') must match the chosen 'format'.
 import { WeirError } from '../../common/errors.js'
 import type { ConnectorOptions } from '../api.js'
-import { parseDuration } from '../../common/durations.js'
+import { parseDuration, parseSize } from '../../common/durations.js'
+import { fileURLToPath } from 'node:url'
 import { aboutKey, aboutValue, badValue, boolOption, charOption, checkKnownOptions, checkRequiredOptions, enumOption } from '../options.js'
 
 export type FileFormat = 'json' | 'csv' | 'debezium-json'
@@ -52,6 +53,12 @@ export interface FsConfig {
   readonly defaultPartition: string
   /** How a PARTITIONED BY sink commits a partition (partition-commit.ts). */
   readonly partitionCommit: PartitionCommitConfig
+  /**
+   * 'sink.rolling-policy.file-size' / '.rollover-interval': with checkpoints, a part also rolls (is
+   * sealed, to be published by the next checkpoint) once it holds this many bytes or is this old when
+   * rows come; every checkpoint rolls it in any case.
+   */
+  readonly rolling: { readonly fileSize: number; readonly rolloverMs: number }
 }
 
 /**
@@ -72,7 +79,8 @@ export interface PartitionCommitConfig {
 
 const COMMON = ['path', 'format', 'source.decode-thread', 'partition.default-name', 'sink.partition-commit.trigger', 'sink.partition-commit.delay',
   'sink.partition-commit.policy.kind', 'sink.partition-commit.success-file.name', 'sink.partition-commit.watermark-time-zone', 'partition.time-extractor.kind',
-  'partition.time-extractor.timestamp-pattern', 'partition.time-extractor.timestamp-formatter']
+  'partition.time-extractor.timestamp-pattern', 'partition.time-extractor.timestamp-formatter', 'sink.rolling-policy.file-size',
+  'sink.rolling-policy.rollover-interval', 'sink.rolling-policy.check-interval', 'sink.rolling-policy.inactivity-interval']
 /** Each format's options (the Kafka source takes the json and csv ones too). */
 export const FORMAT_OPTIONS: Record<FileFormat, readonly string[]> = {
   'json': ['json.ignore-parse-errors', 'json.fail-on-missing-field', 'json.timestamp-format.standard', 'json.timestamp-format.epoch'],
@@ -107,7 +115,7 @@ export function resolveFsOptions(options: ConnectorOptions): FsConfig {
   }
   checkKnownOptions('filesystem', options, ALL_OPTIONS)
   checkRequiredOptions('filesystem', options, ['path'])
-  const path = options['path']!
+  const path = localPath(options['path']!)
   if (path.trim() === '') {
     throw aboutValue(WeirError.connector(`option 'path' of connector 'filesystem' is empty`, { help: `set 'path' to a file or a directory` }), 'path')
   }
@@ -162,7 +170,25 @@ export function resolveFsOptions(options: ConnectorOptions): FsConfig {
   if (defaultPartition === '' || /[/\\]/.test(defaultPartition) || defaultPartition.startsWith('.')) {
     throw badValue('partition.default-name', defaultPartition, 'a folder name (not empty, without / or \\, not starting with a dot)')
   }
-  return { path, format, json, csv, schemaInclude, decodeThread, defaultPartition, partitionCommit: partitionCommitOptions(options) }
+  return { path, format, json, csv, schemaInclude, decodeThread, defaultPartition, partitionCommit: partitionCommitOptions(options),
+    rolling: rollingOptions(options) }
+}
+
+/** Flink's defaults: 128 MB, 30 min. The check and inactivity intervals are checked only: a part is looked at when rows come. */
+function rollingOptions(options: ConnectorOptions): FsConfig['rolling'] {
+  const duration = (key: string, fallback: number): number => {
+    const text = options[key]
+    if (text === undefined) return fallback
+    const ms = parseDuration(text)
+    if (ms === null || ms <= 0) throw badValue(key, text, `a duration such as '30 min' or '10 s'`)
+    return ms
+  }
+  const sizeText = options['sink.rolling-policy.file-size']
+  const fileSize = sizeText === undefined ? 128 * 1024 * 1024 : parseSize(sizeText)
+  if (fileSize === null || fileSize <= 0) throw badValue('sink.rolling-policy.file-size', sizeText!, `a size such as '128 mb' or '1 gb'`)
+  duration('sink.rolling-policy.check-interval', 60_000)
+  duration('sink.rolling-policy.inactivity-interval', 30 * 60_000)
+  return { fileSize, rolloverMs: duration('sink.rolling-policy.rollover-interval', 30 * 60_000) }
 }
 
 function partitionCommitOptions(options: ConnectorOptions): PartitionCommitConfig {
@@ -209,6 +235,24 @@ function partitionCommitOptions(options: ConnectorOptions): PartitionCommitConfi
     timestampPattern: options['partition.time-extractor.timestamp-pattern'] ?? null,
     timestampFormatter,
   }
+}
+
+/** A 'path' as a local path: `file:///data/x` (Flink's spelling) is `/data/x`; other schemes are refused. */
+function localPath(path: string): string {
+  if (/^file:/i.test(path)) {
+    try {
+      // file:/x and file:///x are both local paths, as in Flink (Hadoop's Path).
+      return fileURLToPath(path.replace(/^file:\/*/i, 'file:///'))
+    } catch {
+      throw badValue('path', path, 'a local path or a file:// URI')
+    }
+  }
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(path)) {
+    throw aboutValue(WeirError.unsupported(`filesystem path '${path}' is not local: only local paths and file:// URIs are supported`, {
+      help: 'write to a local folder (S3 is for checkpoints: state.checkpoints.dir)',
+    }), 'path')
+  }
+  return path
 }
 
 /** Flink has no option for numeric timestamps (it rejects them): this one says what they count. */

@@ -302,3 +302,84 @@ SHOW CREATE TABLE o2; SHOW CREATE TABLE o3;`)
     expect(texts[1]).not.toContain('PARTITIONED')
   })
 })
+
+describe('Nexmark q10 with its published text, and the rolling policy', () => {
+  const BID = (events: number): string =>
+    `CREATE TABLE bid (
+  auction BIGINT, bidder BIGINT, price BIGINT, channel STRING, url STRING, dateTime TIMESTAMP(3), extra STRING,
+  WATERMARK FOR dateTime AS dateTime - INTERVAL '4' SECOND
+) WITH ('connector' = 'nexmark', 'nexmark.table' = 'bid', 'nexmark.events.num' = '${events}', 'nexmark.event.rate' = '1000');\n`
+  const Q10 = (out: string, rolling = `'sink.rolling-policy.rollover-interval' = '1min'`): string =>
+    `CREATE TABLE fs_sink (
+  auction  BIGINT,
+  bidder  BIGINT,
+  price  BIGINT,
+  dateTime  TIMESTAMP(3),
+  extra  VARCHAR,
+  dt STRING,
+  hm STRING
+) PARTITIONED BY (dt, hm) WITH (
+  'connector' = 'filesystem',
+  'path' = 'file://${out}/bid/',
+  'format' = 'csv',
+  'sink.partition-commit.trigger' = 'partition-time',
+  'sink.partition-commit.delay' = '1 min',
+  'sink.partition-commit.policy.kind' = 'success-file',
+  'partition.time-extractor.timestamp-pattern' = '$dt $hm:00',
+  ${rolling}
+);
+
+INSERT INTO fs_sink
+SELECT auction, bidder, price, dateTime, extra, DATE_FORMAT(dateTime, 'yyyy-MM-dd'), DATE_FORMAT(dateTime, 'HH:mm')
+FROM bid;`
+
+  /** The bids as a JSON file, which DuckDB turns into the rows q10 must write. */
+  async function bidsOracle(events: number): Promise<string[]> {
+    const all = mkdtempSync(join(root, 'bids-'))
+    await runInsertJob(`${BID(events)}CREATE TABLE allbids (auction BIGINT, bidder BIGINT, price BIGINT, dateTime TIMESTAMP(3), extra STRING)
+      WITH ('connector' = 'filesystem', 'path' = '${all}', 'format' = 'json');
+      INSERT INTO allbids SELECT auction, bidder, price, dateTime, extra FROM bid;`, {})
+    const rows = await duck(`SELECT auction, strftime(CAST(dateTime AS TIMESTAMP), '%Y-%m-%d'), strftime(CAST(dateTime AS TIMESTAMP), '%H:%M')
+      FROM read_json('${all}/*.json')`)
+    return rows.map(([a, dt, hm]) => `${String(a)} ${String(dt)} ${String(hm)}`).sort()
+  }
+
+  async function q10Rows(out: string): Promise<string[]> {
+    const rows = await duck(`SELECT column0, dt, hm FROM read_csv('${out}/bid/*/*/*.csv', hive_partitioning = true, hive_types_autocast = false,
+      header = false)`)
+    return rows.map(([a, dt, hm]) => `${String(a)} ${String(dt)} ${decodeURIComponent(String(hm))}`).sort()
+  }
+
+  it('q10 writes every bid into its dt/hm partition (checked by DuckDB), each with its _SUCCESS', async () => {
+    const out = mkdtempSync(join(root, 'q10-'))
+    await runInsertJob(`${BID(30_000)}${Q10(out)}`, { 'execution.checkpointing.interval': '20 ms', 'state.checkpoints.dir': mkdtempSync(join(root, 'chk-')) })
+    const want = await bidsOracle(30_000)
+    expect(want.length).toBeGreaterThan(20_000)
+    expect(await q10Rows(out)).toEqual(want)
+    const days = readdirSync(join(out, 'bid')).filter(d => d.startsWith('dt='))
+    expect(days.length).toBeGreaterThan(0)
+    for (const d of days) {
+      for (const hm of readdirSync(join(out, 'bid', d))) expect(existsSync(join(out, 'bid', d, hm, '_SUCCESS'))).toBe(true)
+    }
+  }, 60_000)
+
+  it(`'sink.rolling-policy.file-size' rolls parts between checkpoints; the rows are still each written once`, async () => {
+    const out = mkdtempSync(join(root, 'q10-'))
+    let checkpoints = 0
+    await runInsertJob(`${BID(20_000)}${Q10(out, `'sink.rolling-policy.file-size' = '2 kb'`)}`, { 'execution.checkpointing.interval': '1 h',
+      'state.checkpoints.dir': mkdtempSync(join(root, 'chk-')) }, undefined, () => checkpoints++)
+    const parts = readdirSync(join(out, 'bid'), { recursive: true }).map(String).filter(f => f.endsWith('.csv'))
+    expect(checkpoints, 'one checkpoint: the one after the end').toBeLessThanOrEqual(1)
+    const partitions = new Set(parts.map(f => f.split('/').slice(0, 2).join('/')))
+    // Without rolling: one part per partition (one checkpoint); a part rolls at the end of the batch that fills it.
+    expect(parts.length).toBeGreaterThan(3 * partitions.size)
+    expect(await q10Rows(out)).toEqual(await bidsOracle(20_000))
+  }, 60_000)
+
+  it('refuses a rolling option it cannot read, and a path that is not local', async () => {
+    const bad = await sqlError(Q10('/tmp/q', `'sink.rolling-policy.file-size' = 'big'`))
+    expect(bad.message).toBe(`invalid value 'big' for option 'sink.rolling-policy.file-size': expected a size such as '128 mb' or '1 gb'`)
+    const s3 = await sqlError(`CREATE TABLE o (a INT, b STRING) WITH ('connector' = 'filesystem', 'path' = 's3://bucket/x', 'format' = 'json');`)
+    expect(s3.message).toBe(`filesystem path 's3://bucket/x' is not local: only local paths and file:// URIs are supported`)
+  })
+})
