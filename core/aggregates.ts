@@ -30,7 +30,7 @@ export interface AggCall {
     readonly name: string
     readonly module: string
     readonly export: string
-    /** 'udf.on-error' = 'skip': a row the function fails on is left out (and counted). */
+    /** 'weir.udf.on-error' = 'skip': a row the function fails on is left out (and counted). */
     readonly skip: boolean
     /** It defines retract (may consume an updating input) and merge (SESSION windows). */
     readonly retract: boolean

@@ -175,7 +175,7 @@ export function userAggregate(name: string): UserScalarOrAggregate | undefined {
   return fn?.kind === 'aggregate' ? fn : undefined
 }
 
-/** Whether failing user functions are skipped ('udf.on-error' = 'skip') in the query being bound. */
+/** Whether failing user functions are skipped ('weir.udf.on-error' = 'skip') in the query being bound. */
 export function skipFailingCalls(): boolean {
   return active?.skip ?? false
 }

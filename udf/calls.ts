@@ -1,6 +1,6 @@
 // Running a user function's code on engine values: what it returns checked against its declared
 // type and put in the engine's form, and what it throws turned into an error naming the function
-// and its arguments — or, under 'udf.on-error' = 'skip', counted.
+// and its arguments — or, under 'weir.udf.on-error' = 'skip', counted.
 import { WeirError } from '../common/errors.js'
 import { INT64_MAX, INT64_MIN, int64 } from '../common/int64.js'
 import type { SqlType } from './api.js'
@@ -8,7 +8,7 @@ import type { SqlType } from './api.js'
 /** Calls that failed and were skipped, by function name, on this thread. */
 const skipped = new Map<string, number>()
 
-/** How many failing calls of each function this thread skipped under 'udf.on-error' = 'skip'. */
+/** How many failing calls of each function this thread skipped under 'weir.udf.on-error' = 'skip'. */
 export function skippedUserCalls(): ReadonlyMap<string, number> {
   return skipped
 }
@@ -17,7 +17,7 @@ export function skippedUserCalls(): ReadonlyMap<string, number> {
 export function countSkip(name: string, error: WeirError): void {
   const n = (skipped.get(name) ?? 0) + 1
   skipped.set(name, n)
-  if (n === 1) process.emitWarning(`${error.message} (skipped under 'udf.on-error' = 'skip'; further failures of '${name}' are counted)`)
+  if (n === 1) process.emitWarning(`${error.message} (skipped under 'weir.udf.on-error' = 'skip'; further failures of '${name}' are counted)`)
 }
 
 const show = (
@@ -34,7 +34,7 @@ export function callFailed(name: string, what: string, args: readonly unknown[],
   const message = e instanceof Error ? e.message : String(e)
   return WeirError.execution(`user function '${name}' failed in ${what} on ${describeCall(name, args)}: ${message}`, {
     cause: e,
-    help: `fix the function, or SET 'udf.on-error' = 'skip' to ${what === 'eval' ? 'give NULL for' : 'leave out the rows of'} the calls that fail`,
+    help: `fix the function, or SET 'weir.udf.on-error' = 'skip' to ${what === 'eval' ? 'give NULL for' : 'leave out the rows of'} the calls that fail`,
   })
 }
 

@@ -65,7 +65,7 @@ export interface JobConfig {
   readonly sinkNotNull: 'error' | 'drop'
   /** What an exception in a process function's handler does ('weir.process-function.on-error'). */
   readonly processFunctionOnError: 'fail' | 'skip'
-  /** What a failing user-defined function does ('udf.on-error'). */
+  /** What a failing user-defined function does ('weir.udf.on-error'). */
   readonly udfOnError: 'fail' | 'skip'
   readonly state: StateConfig
   readonly checkpointing: CheckpointingConfig

@@ -171,7 +171,7 @@ export const PROCESS_FUNCTION_ON_ERROR = option<'fail' | 'skip'>({
 })
 
 export const UDF_ON_ERROR = option<'fail' | 'skip'>({
-  key: 'udf.on-error',
+  key: 'weir.udf.on-error',
   type: oneOf('fail', 'skip'),
   default: 'fail',
   description: "a user-defined function that throws (or returns a value of the wrong type): 'FAIL' fails the job naming the function and the row; " +

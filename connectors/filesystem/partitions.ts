@@ -5,7 +5,7 @@
 import { readdir, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { DataType, Field } from '../../common/types.js'
-import { formatDate, formatDecimal, formatDouble, formatTimestamp } from '../../common/values.js'
+import { formatValue } from '../../common/values.js'
 import { fsError } from '../../common/fs-errors.js'
 import type { Row } from '../../core/batch.js'
 import { converterFor } from './convert.js'
@@ -34,24 +34,10 @@ export function unescapePathName(s: string): string {
   return s.replace(/%([0-9A-Fa-f]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)))
 }
 
-/** A partition value as folder text: as CAST(v AS STRING) gives it (booleans in lower case, as Flink writes them). */
+/** A partition value as folder text: as CAST(v AS STRING) gives it, booleans in lower case (as Flink writes them). */
 export function partitionText(v: unknown, type: DataType): string | null {
   if (v === null || v === undefined) return null
-  switch (type.kind) {
-    case 'TIMESTAMP':
-    case 'TIMESTAMP_LTZ':
-      return formatTimestamp(v as number)
-    case 'DATE':
-      return formatDate(v as number)
-    case 'DECIMAL':
-      return formatDecimal(v as bigint, type.scale)
-    case 'DOUBLE':
-      return formatDouble(v as number)
-    case 'BOOLEAN':
-      return v ? 'true' : 'false'
-    default:
-      return String(v)
-  }
+  return type.kind === 'BOOLEAN' ? (v ? 'true' : 'false') : formatValue(v, type)
 }
 
 /** Where each partition column is in a row of `schema`, in PARTITIONED BY order. */

@@ -11,7 +11,7 @@ export interface UserCallRef {
   /** Absolute path of its module, and the export. */
   readonly module: string
   readonly export: string
-  /** 'udf.on-error' = 'skip': a failing call gives NULL (and is counted) instead of failing the job. */
+  /** 'weir.udf.on-error' = 'skip': a failing call gives NULL (and is counted) instead of failing the job. */
   readonly skip: boolean
 }
 

@@ -66,7 +66,7 @@ describe('JobConfig', () => {
       ['s3.path.style.access', 'false'],
       ['table.exec.sink.not-null-enforcer', 'DROP'],
       ['weir.process-function.on-error', 'SKIP'],
-      ['udf.on-error', 'SKIP'],
+      ['weir.udf.on-error', 'SKIP'],
     ]))
     expect(config).toEqual({
       pipelineName: 'clicks',

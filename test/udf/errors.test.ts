@@ -1,7 +1,7 @@
 // What user-defined functions refuse, each at its SQL line and column with a caret and what to do (a
 // missing or unusable export, a Java class, a built-in's name, wrong arity or types, an aggregate where
 // it cannot go, one without retract over an updating input), and what a failing function does at run
-// time: the job fails naming the function and the row, or under 'udf.on-error' = 'skip' the call
+// time: the job fails naming the function and the row, or under 'weir.udf.on-error' = 'skip' the call
 // gives NULL (scalar) or the row is left out (aggregate).
 import { describe, expect, it } from 'vitest'
 import { mkdtempSync, writeFileSync } from 'node:fs'
@@ -115,12 +115,12 @@ describe('a function that fails at run time', () => {
     expect(e.message).toContain("user function 'picky' failed in eval on picky(91): too big: 91")
     // The call runs in the source's projection, which reads only v.
     expect(e.notes.join('\n')).toMatch(/input row: .*v=91/)
-    expect(e.help).toContain("SET 'udf.on-error' = 'skip'")
+    expect(e.help).toContain("SET 'weir.udf.on-error' = 'skip'")
   })
 
-  it("under 'udf.on-error' = 'skip' a failing scalar call gives NULL", async () => {
+  it("under 'weir.udf.on-error' = 'skip' a failing scalar call gives NULL", async () => {
     const got = await rows(`${TABLE}CREATE FUNCTION picky AS '${M}/strings.ts#picky';
-      SET 'udf.on-error' = 'skip';
+      SET 'weir.udf.on-error' = 'skip';
       SELECT v, picky(v) FROM t`)
     expect(got).toHaveLength(100)
     for (const [v, p] of got) expect(p).toBe((v as number) > 90 ? null : (v as number) * 1000)
@@ -138,7 +138,7 @@ describe('a function that fails at run time', () => {
     const e = await fails(`${sql}CREATE TABLE out (k STRING, n BIGINT) WITH ('connector' = 'blackhole');
       INSERT INTO out SELECT k, unlucky(v) FROM t GROUP BY k;`)
     expect(e.message).toContain("user function 'unlucky' failed in accumulate on unlucky(13): thirteen")
-    const got = await rows(`${sql}SELECT k, unlucky(v), COUNT(*) FROM t GROUP BY k`, { 'udf.on-error': 'skip' })
+    const got = await rows(`${sql}SELECT k, unlucky(v), COUNT(*) FROM t GROUP BY k`, { 'weir.udf.on-error': 'skip' })
     const byKey = new Map(got.map(r => [r[0], r]))
     // v = 13 is row 13, key k0 (i = 12): one row fewer there.
     expect(byKey.get('k0')).toEqual(['k0', 33, 34])
