@@ -2,7 +2,8 @@
 // types are not checked), a .js / .mjs file is imported as it is. Its definition is the default
 // export, or the only export made by defineProcessFunction.
 import { createHash } from 'node:crypto'
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
+import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, extname, isAbsolute, join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -94,11 +95,31 @@ function definitionOf(mod: Record<string, unknown>, path: string): unknown {
 }
 
 /**
+ * What a compiled module's text depends on besides its path and source: where 'weir' resolves to,
+ * the compiler's version, and this file's way of compiling (bump `v1` when `compiled` changes).
+ */
+const COMPILE_SCHEME = `v1 ${JSON.stringify(WEIR_ENTRIES)} typescript@${compilerVersion()}`
+
+function compilerVersion(): string {
+  try {
+    return (createRequire(import.meta.url)('typescript/package.json') as { version: string }).version
+  } catch {
+    return 'unknown'
+  }
+}
+
+/**
  * Compiles a TypeScript module to an ES module in the system's temporary folder (named by a hash of
  * its path and text, so each thread and each run of the same text finds it). Relative imports are
  * made absolute, and 'weir' points at this package, so the copy imports what the original would.
  */
 async function compiled(path: string, source: string): Promise<string> {
+  // Named by what the output depends on, so that a run finds an earlier run's copy without loading the
+  // compiler (importing TypeScript costs ~1 s of CPU, which each worker thread would pay again).
+  const hash = createHash('sha256').update(COMPILE_SCHEME).update('\0').update(path).update('\0').update(source).digest('hex').slice(0, 24)
+  const folder = join(tmpdir(), 'weir-process-functions')
+  const file = join(folder, `${hash}.mjs`)
+  if (await stat(file).then(s => s.isFile(), () => false)) return pathToFileURL(file).href
   const { default: ts } = await import('typescript')
   const dir = dirname(path)
   const rewrite = (spec: string): string => {
@@ -134,9 +155,6 @@ async function compiled(path: string, source: string): Promise<string> {
       'fix the TypeScript syntax error',
     )
   }
-  const hash = createHash('sha256').update(path).update('\0').update(out.outputText).digest('hex').slice(0, 24)
-  const folder = join(tmpdir(), 'weir-process-functions')
-  const file = join(folder, `${hash}.mjs`)
   await mkdir(folder, { recursive: true })
   // Written under a unique name, then renamed: a thread importing it never reads half a file.
   const staging = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}`

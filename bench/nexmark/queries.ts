@@ -7,6 +7,7 @@ import { versionedViewBenchQueries } from './versioned-view-queries.js'
 import { joinQueries } from './join-queries.js'
 import { overQueries } from './over-queries.js'
 import { q14Statements } from './q14.js'
+import { ptfQueries } from './ptf-queries.js'
 import { q17Select, Q17_COLUMNS } from './q17.js'
 import { timeJoinQueries } from './time-join-queries.js'
 
@@ -145,5 +146,5 @@ export function benchQueries(scale = 1): BenchQuery[] {
       sql: `SET 'parallelism.default' = '2';\nSET 'execution.worker-threads' = 'true';\n` + q.sql })
     )
   return [...onHeap, ...onRocks, ...checkpointed, ...overQueries(stateful, bidTable, rocksdb), ...timeJoinQueries(scale), big, ...rankQueries(scale),
-    ...temporalBenchQueries(scale), ...versionedViewBenchQueries(scale), ...parallel]
+    ...temporalBenchQueries(scale), ...versionedViewBenchQueries(scale), ...parallel, ...ptfQueries(stateful, bidTable, rocksdb)]
 }
