@@ -29,12 +29,16 @@ export class ProcessFunctionOperator implements Operator {
   /** The row a handler is running for (null: a timer), for the error that names it. */
   private current: Row | null = null
   private readonly handlerCtx: Handlers
-  private readonly inputNames: readonly string[]
+  /** Makes the object a handler sees from an input row: one shape for every row (a compiled literal). */
+  private readonly rowObject: (row: Row) => Record<string, unknown>
 
   /** `definition`: the function itself, instead of loading spec.module (weir/testing's harness). */
   constructor(readonly spec: ProcessFunctionSpec, private readonly definition?: ProcessFunction) {
     const self = this
-    this.inputNames = spec.input.map(f => f.name)
+    // Field names are quoted by JSON.stringify: any column name is a property name here.
+    this.rowObject = new Function('row', `return { ${spec.input.map((f, i) => `${JSON.stringify(f.name)}: row[${i}]`).join(', ')} }`) as (
+      row: Row,
+    ) => Record<string, unknown>
     const timers: Timers = {
       registerEventTime: ts => self.ctx.timers.registerEventTimeTimer(checkTime(ts, self), ''),
       registerProcessingTime: ts => self.ctx.timers.registerProcessingTimeTimer(checkTime(ts, self), ''),
@@ -91,7 +95,7 @@ export class ProcessFunctionOperator implements Operator {
     if (rows.length === 0) return
     const keys = this.ctx.keysOf(rows, input)
     const state = this.ctx.state
-    const names = this.inputNames
+    const rowObject = this.rowObject
     const def = this.def
     const hctx = this.handlerCtx as unknown as Context<never, never, never>
     for (let i = 0; i < rows.length; i++) {
@@ -101,10 +105,14 @@ export class ProcessFunctionOperator implements Operator {
         state.setCurrentKey(key)
         this.key = key
       }
-      const obj: Record<string, unknown> = {}
-      for (let c = 0; c < names.length; c++) obj[names[c]!] = row[c]
       this.current = row
-      this.run(() => def.process(obj as never, hctx), this.skip)
+      // As run() does, without a closure per row.
+      const emitted = this.outRows.length
+      try {
+        def.process(rowObject(row) as never, hctx)
+      } catch (e) {
+        this.caught(e, emitted, this.skip)
+      }
     }
     this.current = null
     this.flush()
@@ -176,20 +184,26 @@ export class ProcessFunctionOperator implements Operator {
     try {
       f()
     } catch (e) {
-      const error = e instanceof UserCodeError ? e.error : this.failure(e instanceof Error ? e.message : String(e), e).error
-      if (!skip) throw error
-      this.outRows.length = emitted
-      if (this.outKinds !== null) this.outKinds.length = emitted
-      const m = this.ctx.metrics
-      m.rowsSkipped = (m.rowsSkipped ?? 0) + 1
-      if (!this.warned) {
-        this.warned = true
-        process.stderr.write(
-          `warning: ${error.message} — skipped ('weir.process-function.on-error' = 'skip'); later failures of this subtask are counted, not logged\n`,
-        )
-      }
+      this.caught(e, emitted, skip)
     }
   }
+
+  /** A handler threw: fails the job, or with `skip` takes back what it emitted (the first `emitted` rows stay) and counts it. */
+  private caught(e: unknown, emitted: number, skip: boolean): void {
+    const error = e instanceof UserCodeError ? e.error : this.failure(e instanceof Error ? e.message : String(e), e).error
+    if (!skip) throw error
+    this.outRows.length = emitted
+    if (this.outKinds !== null) this.outKinds.length = emitted
+    const m = this.ctx.metrics
+    m.rowsSkipped = (m.rowsSkipped ?? 0) + 1
+    if (!this.warned) {
+      this.warned = true
+      process.stderr.write(
+        `warning: ${error.message} — skipped ('weir.process-function.on-error' = 'skip'); later failures of this subtask are counted, not logged\n`,
+      )
+    }
+  }
+
 
   failure(message: string, cause?: unknown, help = 'fix the function, or filter the rows it cannot take before calling it'): UserCodeError {
     const spec = this.spec
