@@ -204,7 +204,6 @@ export class ProcessFunctionOperator implements Operator {
     }
   }
 
-
   failure(message: string, cause?: unknown, help = 'fix the function, or filter the rows it cannot take before calling it'): UserCodeError {
     const spec = this.spec
     const key = this.key?.values.map((v, k) => formatValue(v, spec.input[spec.keys[k]!]!.type)).join(', ')

@@ -40,6 +40,8 @@ export function ptfQueries(events: number, bidTable: (events: number) => string,
   ].map(q => ({ ...q, events, stateful: true, sql: bidTable(events) + q.sql }))
   return [
     ...heap.map(q => ({ ...q, backend: 'heap' as const })),
-    ...heap.map(q => ({ ...q, name: `${q.name}-rocksdb`, backend: 'rocksdb' as const, what: `${q.what}, RocksDB, 64 MB cache`, sql: rocksdb('64 mb') + q.sql })),
+    ...heap.map(q => ({ ...q, name: `${q.name}-rocksdb`, backend: 'rocksdb' as const, what: `${q.what}, RocksDB, 64 MB cache`,
+      sql: rocksdb('64 mb') + q.sql })
+    ),
   ]
 }
