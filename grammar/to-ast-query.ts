@@ -168,7 +168,11 @@ function fromItem(n: CstNode, s: Spans): A.FromItem {
       }
     }
     case 'windowTvfRef':
-      return windowTvf(c, s)
+      // TABLE(f(…)): a window TVF (a DESCRIPTOR says so too: a misspelt one), or a call of a user's table
+      // function spelled as Flink's docs spell it.
+      return WINDOW_FUNCTIONS.some(f => f === token(c, 'Name')!.image.toUpperCase()) || nodes(c, 'tvfArg').some(a => node(a, 'descriptorArg'))
+        ? windowTvf(c, s)
+        : tableFunctionCall(c, s)
     case 'tableFunctionRef':
       return tableFunctionCall(c, s)
     case 'unnestRef':

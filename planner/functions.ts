@@ -114,7 +114,8 @@ export class FunctionRegistry {
         help: `call it in an expression: SELECT ${found.name}(${found.args.map(a => a.name).join(', ')}) FROM …`,
       })
     }
-    const guess = closest(name.value, [...this.byName.values()].filter(f => f.kind === 'process').map(f => f.name))
+    // TABLE(f(…)) reaches here for any name but a window function's: a misspelt TUMBLE is one too.
+    const guess = closest(name.value, [...[...this.byName.values()].filter(f => f.kind === 'process').map(f => f.name), 'TUMBLE', 'HOP', 'CUMULATE', 'SESSION'])
     throw WeirError.plan(`table function '${name.value}' not found`, {
       span: name.span,
       help: guess ? `did you mean '${guess}'?` : `create it first: CREATE FUNCTION ${name.value} AS './${name.value}.ts' LANGUAGE TYPESCRIPT`,

@@ -11,5 +11,6 @@ CREATE TABLE sessions (user_id STRING, session_start TIMESTAMP(3), session_end T
 
 CREATE FUNCTION sessionize AS './sessionize.ts' LANGUAGE TYPESCRIPT;
 
+-- TABLE(…) around the call, as Flink's documentation writes it, or without: the same call.
 INSERT INTO sessions
-SELECT * FROM sessionize(input => TABLE clicks PARTITION BY user_id, gap_s => 600);
+SELECT * FROM TABLE(sessionize(input => TABLE clicks PARTITION BY user_id, gap_s => 600));

@@ -67,6 +67,14 @@ describe('refusals at the SQL', () => {
     expect(text).toContain('<sql>:4:60')
   })
 
+  it('spelled TABLE(f(…)): an unknown function, or a misspelt window function without its DESCRIPTOR, with a guess at the name', async () => {
+    const text = await refused(`${TABLE}SELECT * FROM TABLE(countr(input => TABLE payments PARTITION BY card_id))`)
+    expect(text).toContain("table function 'countr' not found")
+    expect(text).toContain("did you mean 'counter'?")
+    expect(text).toContain('<sql>:4:21')
+    expect(await refused(`${TABLE}SELECT * FROM TABLE(TUMBL(TABLE payments))`)).toContain("did you mean 'TUMBLE'?")
+  })
+
   it('an input without a column the function reads', async () => {
     const text = await refused(`${TABLE}SELECT * FROM counter(input => TABLE (SELECT card_id FROM payments) PARTITION BY card_id)`)
     expect(text).toContain("counter reads column 'amount', which its input does not have")
