@@ -19,6 +19,11 @@ export interface SourceContext {
   /** PARTITIONED BY: the names of schema columns whose values come from the folder a file is in (`k=v` names). */
   readonly partitionKeys?: readonly string[]
   /**
+   * Partition pruning: false for partition values (PARTITIONED BY order) whose rows the job's filter
+   * drops all of; a source may skip such partitions (it need not: the filter runs on rows too).
+   */
+  readonly partitionFilter?: (values: Row) => boolean
+  /**
    * Per schema column: whether the job reads it (the source's projection, filter or watermark uses
    * it). A reader may leave the others NULL and skip decoding them. Absent: every column is read.
    */

@@ -16,6 +16,7 @@ import { operatorFailure } from './operator-failure.js'
 import { ownPositions, subtaskStart, type SourcePart } from './source-positions.js'
 import { broadcast, emit, type Task } from './subtasks.js'
 import { setIdle } from './watermark-status.js'
+import { partitionFilter } from './partition-filter.js'
 import { STAT } from './shared-metrics.js'
 
 export interface SourceRuntime {
@@ -57,19 +58,22 @@ export class SourceRunner {
     const factory = getConnector(spec.connector)
     invariant(factory.source, `connector ${spec.connector} has no source`)
     const start = old === undefined ? undefined : subtaskStart(old, task.index, task.parallelism)
+    // Before the reader: a pushed-down filter (partition pruning among them) may call user functions.
+    await loadUserFunctionsOf(spec)
+    const prune = partitionFilter(spec)
     const reader = await factory.source.create({
       table: spec.table,
       options: spec.options,
       schema: spec.physicalSchema,
       ...(spec.metadata !== undefined ? { metadata: spec.metadata } : {}),
       ...(spec.partitionKeys !== undefined ? { partitionKeys: spec.partitionKeys } : {}),
+      ...(prune !== undefined ? { partitionFilter: prune } : {}),
       readColumns: readColumns(spec),
       subtask: { index: task.index, parallelism: task.parallelism },
       signal: this.signal,
       batchSize: this.graph.config.batchSize,
       restoredPositions: start?.restoredPositions,
     })
-    await loadUserFunctionsOf(spec)
     const identity = !spec.filter && spec.projection.length === spec.physicalSchema.length &&
       spec.projection.every((r, i) => r.kind === 'Input' && r.index === i)
     const splits = reader.splitCount

@@ -129,6 +129,7 @@ async function listPartitionedFiles(
   const values: Row[] = []
   for (const folder of await listPartitionFolders(root, keys, ctx.table)) {
     const row = partitionRow(folder, parseFolder(folder, keys, defaultName)!, fields, ctx.table)
+    if (ctx.partitionFilter?.(row) === false) continue
     for (const file of await listSourceFiles(join(root, folder), ctx.table)) {
       files.push(file)
       values.push(row)

@@ -383,3 +383,22 @@ FROM bid;`
     expect(s3.message).toBe(`filesystem path 's3://bucket/x' is not local: only local paths and file:// URIs are supported`)
   })
 })
+
+describe('partition pruning', () => {
+  it('a WHERE on partition columns skips the folders it rules out (a broken file there is never read); other conditions still filter rows', async () => {
+    const out = mkdtempSync(join(root, 'out-'))
+    await runInsertJob(`${SOURCE()}${SINK(out)}${INSERT}`, {})
+    // A file that fails any read of its folder: only a pruned folder lets the queries below succeed.
+    writeFileSync(join(out, 'dt=2024-05-01', 'kind=a', 'broken.json'), 'not json\n')
+    const pruned = await readBack(`${SINK(out)} SELECT id, v, dt, kind FROM o WHERE dt >= '2024-05-03' AND kind IN ('a', 'b/c') AND v < 50;`)
+    const want = (await expected()).filter(l => {
+      const r = JSON.parse(l) as { v: number; dt: string; kind: string | null }
+      return r.dt >= '2024-05-03' && (r.kind === 'a' || r.kind === 'b/c') && r.v < 50
+    })
+    expect(want.length).toBeGreaterThan(100)
+    expect(lines(pruned)).toEqual(want)
+    // Without a condition on the partition, the broken file is read and fails the job, naming it.
+    const e = await readBack(`${SINK(out)} SELECT id FROM o WHERE v < 50;`).then(() => undefined, (x: unknown) => x as Error)
+    expect(e?.message).toMatch(/broken\.json/)
+  })
+})
