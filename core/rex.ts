@@ -54,6 +54,11 @@ export function substituteInputs(rex: Rex, exprs: readonly Rex[]): Rex {
   }
 }
 
+/** The conjuncts of a condition: `a AND (b AND c)` → [a, b, c]. */
+export function conjunctsOf(rex: Rex): Rex[] {
+  return rex.kind === 'Call' && rex.op === 'AND' ? rex.args.flatMap(conjunctsOf) : [rex]
+}
+
 /** True if evaluating the expression twice can give different results (PROCTIME, CURRENT_TIMESTAMP, RAND). */
 export function isNonDeterministic(rex: Rex): boolean {
   if (rex.kind !== 'Call') return false

@@ -4,12 +4,8 @@
 // reading rows the filter would drop.
 import type { Row } from '../core/batch.js'
 import type { SourceSpec } from '../core/job-graph.js'
-import { inputsUsed, isNonDeterministic, readsWatermark, type Rex } from '../core/rex.js'
+import { conjunctsOf, inputsUsed, isNonDeterministic, readsWatermark } from '../core/rex.js'
 import { compilePredicate } from '../expr/index.js'
-
-function conjuncts(rex: Rex): Rex[] {
-  return rex.kind === 'Call' && rex.op === 'AND' ? rex.args.flatMap(conjuncts) : [rex]
-}
 
 /**
  * A test of partition values (in PARTITIONED BY order) that every row of the partition would have to
@@ -21,7 +17,7 @@ export function partitionFilter(spec: SourceSpec): ((values: Row) => boolean) | 
   const keys = spec.partitionKeys ?? []
   if (keys.length === 0 || spec.filter === undefined) return undefined
   const at = keys.map(k => spec.physicalSchema.findIndex(f => f.name === k))
-  const tests = conjuncts(spec.filter)
+  const tests = conjunctsOf(spec.filter)
     .filter(c => {
       const used = [...inputsUsed(c)]
       return used.length > 0 && used.every(i => at.includes(i)) && !isNonDeterministic(c) && !readsWatermark(c)

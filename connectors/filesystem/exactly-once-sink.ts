@@ -217,13 +217,32 @@ export async function fileSinkCommittedAfter(query: CommitQuery, checkpointId: n
   const restored = query.restoredCommit
   const promised = new Set(restored === undefined || restored === null ? [] : promisedBy(restored, query.table).map(p => finalNameOf(p.file)))
   const { checkpoints, files, unlisted } = await log.visibleAfter(checkpointId, promised)
+  return committedOutput(dir, checkpoints, files, unlisted, [log.path])
+}
+
+/**
+ * What committedAfter reports: the files (relative to `dir`) that commit records (`logs`) say later
+ * commits made visible; `unlisted`: older commits were compacted out of a record. Undefined: none.
+ */
+export function committedOutput(dir: string, checkpoints: readonly number[], files: readonly string[], unlisted: boolean, logs: readonly string[]):
+  | CommittedOutput
+  | undefined
+{
   if (files.length === 0 && !unlisted) return undefined
-  const items = unlisted ? [...files, `files of commits before the record's oldest entry (it keeps the latest commits only)`] : files
+  const one = logs.length === 1
+  const items = unlisted
+    ? [...files, one ?
+      `files of commits before the record's oldest entry (it keeps the latest commits only)`
+      : `files of commits before the records' oldest entries (they keep the latest commits only)`]
+    : files
   const n = items.length
+  const quoted = (xs: readonly string[]): string => `${xs.slice(0, 2).map(x => `'${x}'`).join(', ')}${xs.length > 2 ? ', …' : ''}`
   return {
-    checkpoints,
-    description: `rows in ${n} file${n === 1 ? '' : 's'} in '${dir}' (${items.slice(0, 2).map(i => `'${i}'`).join(', ')}${n > 2 ? ', …' : ''})`,
-    remedy: `delete the files that '${log.path}' lists for ${checkpointList(checkpoints)}`,
+    checkpoints: [...checkpoints],
+    description: `rows in ${n} file${n === 1 ? '' : 's'} in '${dir}' (${quoted(items)})`,
+    remedy: one
+      ? `delete the files that '${logs[0]}' lists for ${checkpointList(checkpoints)}`
+      : `delete the files that the commit records (${quoted(logs)}) list for ${checkpointList(checkpoints)}`,
   }
 }
 

@@ -7,11 +7,10 @@ import { join, resolve } from 'node:path'
 import { WeirError } from '../../common/errors.js'
 import type { Batch, Row } from '../../core/batch.js'
 import type { CommitQuery, CommittedOutput, SinkContext, SinkWriter } from '../api.js'
-import { checkpointList } from '../api.js'
 import { CommitLog } from './commit-log.js'
 import type { BatchEncoder } from './encoders.js'
 import { sinkFsError } from './part-file.js'
-import { cleanFolder, createExactlyOnceWriter, partPrefix, promisedFiles, type FileSinkCommit } from './exactly-once-sink.js'
+import { cleanFolder, committedOutput, createExactlyOnceWriter, partPrefix, promisedFiles, type FileSinkCommit } from './exactly-once-sink.js'
 import { resolveFsOptions, type FsConfig } from './options.js'
 import { PartitionCommitter, type Awaiting } from './partition-commit.js'
 import { isPartitionFolder, listPartitionFolders, partitionFolder, partitionIndexes } from './partitions.js'
@@ -234,15 +233,5 @@ export async function partitionedCommittedAfter(query: CommitQuery, checkpointId
     logs.push(log.path)
     unlisted ||= found.unlisted
   }
-  if (files.length === 0 && !unlisted) return undefined
-  const items = unlisted ? [...files, `files of commits before the records' oldest entries (they keep the latest commits only)`] : files
-  const n = items.length
-  const ids = [...checkpoints].sort((a, b) => a - b)
-  return {
-    checkpoints: ids,
-    description: `rows in ${n} file${n === 1 ? '' : 's'} in '${root}' (${items.slice(0, 2).map(i => `'${i}'`).join(', ')}${n > 2 ? ', …' : ''})`,
-    remedy: `delete the files that the partitions' commit records (${logs.slice(0, 2).map(l => `'${l}'`).join(', ')}${logs.length > 2 ? ', …' : ''}) list for ${
-      checkpointList(ids)
-    }`,
-  }
+  return committedOutput(root, [...checkpoints].sort((a, b) => a - b), files, unlisted, logs)
 }

@@ -8,7 +8,7 @@ import type { Span } from '../../common/span.js'
 import { WeirError } from '../../common/errors.js'
 import { formatDuration } from '../../common/durations.js'
 import type { Rex } from '../../core/rex.js'
-import { inputsUsed, isNonDeterministic, remapInputs } from '../../core/rex.js'
+import { conjunctsOf, inputsUsed, isNonDeterministic, remapInputs } from '../../core/rex.js'
 import { resolveCall } from '../../expr/index.js'
 import type { JobConfig } from '../../common/config/index.js'
 import type { LogicalPlan, SideTtl } from '../logical/nodes.js'
@@ -162,11 +162,6 @@ function bindBoolean(e: ast.Expr, scope: Scope, clause: string): Rex {
     throw WeirError.plan(`${clause} condition must be BOOLEAN`, { span: e.span })
   }
   return rex
-}
-
-export function conjunctsOf(rex: Rex): Rex[] {
-  if (rex.kind === 'Call' && rex.op === 'AND') return rex.args.flatMap(conjunctsOf)
-  return [rex]
 }
 
 function within(cols: ReadonlySet<number>, t: Tree): boolean {

@@ -5,7 +5,7 @@
 import { WeirError } from '../../common/errors.js'
 import { T } from '../../common/types.js'
 import type { Rex } from '../../core/rex.js'
-import { inputRef, inputsUsed, literal } from '../../core/rex.js'
+import { conjunctsOf, inputRef, inputsUsed, literal } from '../../core/rex.js'
 import { evalConstant, resolveCall } from '../../expr/index.js'
 import { changelogOf } from '../changelog.js'
 import type { LogicalPlan, Over, Rank } from '../logical/nodes.js'
@@ -20,7 +20,7 @@ export function rankFromFilter(plan: LogicalPlan): LogicalPlan | undefined {
   const rankCol = over.fields.length - 1
   let start = 1, end = Infinity, bounded = false
   const rest: Rex[] = []
-  for (const c of conjuncts(plan.condition)) {
+  for (const c of conjunctsOf(plan.condition)) {
     const b = rankBound(c, rankCol)
     if (b === undefined) {
       rest.push(c)
@@ -99,10 +99,6 @@ export function pruneRankColumn(plan: LogicalPlan): LogicalPlan | undefined {
   if (used.has(col)) return undefined
   const narrowed: Rank = { ...rank, outputRank: false, fields: rank.fields.slice(0, col) }
   return { ...plan, input: filter ? { ...filter, input: narrowed, fields: narrowed.fields } : narrowed }
-}
-
-function conjuncts(rex: Rex): Rex[] {
-  return rex.kind === 'Call' && rex.op === 'AND' ? rex.args.flatMap(conjuncts) : [rex]
 }
 
 const FLIP: Readonly<Record<string, string>> = { '<': '>', '<=': '>=', '>': '<', '>=': '<=', '=': '=' }
