@@ -4,41 +4,12 @@
 // The committed changelog must materialize to the same rows. (Where the updating input comes from
 // several subtasks, their interleaving, and so the order LISTAGG keeps, may differ from run to
 // run: that case compares the values each list holds, and that FIRST/LAST are among them.)
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import type { JobMetrics } from '../../runtime/executor.js'
-import { writeSeededRows } from '../support/seeded-rows.js'
-import { debeziumRows } from '../support/debezium-files.js'
-import { checkpointedThenRestored, RESTORE_MATRIX, runInsertJob } from '../support/restore-runs.js'
-
-const ROWS = 8000
-let root: string
-let input: string
-
-beforeAll(() => {
-  root = mkdtempSync(join(tmpdir(), 'weir-agg-more-'))
-  input = join(root, 'input.jsonl')
-  writeSeededRows(input, { rows: ROWS, keys: 12, seed: 5 })
-})
-afterAll(() => {
-  rmSync(root, { recursive: true, force: true })
-})
-
-type Row = Record<string, unknown>
-
-interface Case {
-  readonly name: string
-  readonly columns: string
-  readonly query: string
-  /** A row in a form that must not depend on the run (default: as written). */
-  readonly normalize?: (row: Row) => Row
-}
+import { expect } from 'vitest'
+import { describeRestoreCases, type RestoreCase, type Row } from '../support/restore-cases.js'
 
 const WORDS = `(SELECT k, v, ts, NULLIF(CONCAT('w', CAST(MOD(v, 13) AS STRING)), 'w0') AS w, CAST(v AS DOUBLE) / 8 AS x FROM t)`
 
-const CASES: readonly Case[] = [
+const CASES: readonly RestoreCase[] = [
   {
     name: 'GROUP BY over an append-only input',
     columns: 'k STRING, f STRING, l STRING, la STRING, sd DOUBLE, vs INT, vp DOUBLE, aa ARRAY<STRING>, ai ARRAY<STRING>',
@@ -65,33 +36,15 @@ const CASES: readonly Case[] = [
   },
 ]
 
-function sql(c: Case, out: string): string {
-  return `
-    CREATE TABLE t (k STRING, v INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '2' SECOND)
-      WITH ('connector' = 'filesystem', 'path' = '${input}', 'format' = 'json');
-    CREATE TABLE out (${c.columns}) WITH ('connector' = 'filesystem', 'path' = '${out}', 'format' = 'debezium-json');
-    INSERT INTO out ${c.query};`
-}
-
-const run = (c: Case, out: string, options: Record<string, string>): Promise<JobMetrics> =>
-  runInsertJob(sql(c, out), { 'pipeline.name': 'agg-more-job', ...options })
-
-describe.each(CASES)('$name', c => {
-  let expected: string[]
-  beforeAll(async () => {
-    const out = mkdtempSync(join(root, 'straight-'))
-    expect((await run(c, out, { 'state.backend': 'heap', 'execution.batch-size': '1' })).cancelled).toBe(false)
-    expected = debeziumRows(out, c.normalize)
-    expect(expected.length).toBeGreaterThan(3)
+describeRestoreCases({
+  name: 'agg-more',
+  seeded: { rows: 8000, keys: 12, seed: 5 },
+  cases: CASES,
+  checkStraight: rows => {
+    expect(rows.length).toBeGreaterThan(3)
     // The lists are not trivial: the state held several values per group.
-    expect(Math.max(...expected.map(r => ((JSON.parse(r) as Row).la as string).length))).toBeGreaterThan(20)
+    expect(Math.max(...rows.map(r => ((JSON.parse(r) as Row).la as string).length))).toBeGreaterThan(20)
     // ARRAY_AGG held values (NULLs too, where the case has them) in every run compared.
-    expect(expected.some(r => JSON.stringify((JSON.parse(r) as Row).aa).length > 10)).toBe(true)
-  }, 120_000)
-
-  it.each(RESTORE_MATRIX)('$b.name: checkpointed at p=$a, cancelled, restored at p=$z', async ({ b, a, z }) => {
-    const out = mkdtempSync(join(root, 'out-'))
-    await checkpointedThenRestored({ root, out, sql: sql(c, out), options: { 'pipeline.name': 'agg-more-job', ...b.options(root) }, a, z, sourceRows: ROWS })
-    expect(debeziumRows(out, c.normalize)).toEqual(expected)
-  }, 240_000)
+    expect(rows.some(r => JSON.stringify((JSON.parse(r) as Row).aa).length > 10)).toBe(true)
+  },
 })

@@ -2,35 +2,10 @@
 // over an updating input, in TUMBLE windows and in SESSION windows (whose merges merge the maps), on
 // heap and RocksDB: straight; checkpointed and cancelled midway; restored from the checkpoint at
 // another parallelism. The committed changelog must materialize to the same rows.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import type { JobMetrics } from '../../runtime/executor.js'
-import { writeSeededRows } from '../support/seeded-rows.js'
-import { debeziumRows } from '../support/debezium-files.js'
-import { checkpointedThenRestored, RESTORE_MATRIX, runInsertJob } from '../support/restore-runs.js'
+import { expect } from 'vitest'
+import { describeRestoreCases, type RestoreCase } from '../support/restore-cases.js'
 
-const ROWS = 6000
-let root: string
-let input: string
-
-beforeAll(() => {
-  root = mkdtempSync(join(tmpdir(), 'weir-keyed-aggs-'))
-  input = join(root, 'input.jsonl')
-  writeSeededRows(input, { rows: ROWS, keys: 12, seed: 11 })
-})
-afterAll(() => {
-  rmSync(root, { recursive: true, force: true })
-})
-
-interface Case {
-  readonly name: string
-  readonly columns: string
-  readonly query: string
-}
-
-const CASES: readonly Case[] = [
+const CASES: readonly RestoreCase[] = [
   {
     // Each key's count moves from one group to the next: its member and element are retracted from one, added to another.
     name: 'GROUP BY over an updating input',
@@ -53,31 +28,13 @@ const CASES: readonly Case[] = [
   },
 ]
 
-function sql(c: Case, out: string): string {
-  return `
-    CREATE TABLE t (k STRING, v INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '2' SECOND)
-      WITH ('connector' = 'filesystem', 'path' = '${input}', 'format' = 'json');
-    CREATE TABLE out (${c.columns}) WITH ('connector' = 'filesystem', 'path' = '${out}', 'format' = 'debezium-json');
-    INSERT INTO out ${c.query};`
-}
-
-const run = (c: Case, out: string, options: Record<string, string>): Promise<JobMetrics> =>
-  runInsertJob(sql(c, out), { 'pipeline.name': 'keyed-aggs-job', ...options })
-
-describe.each(CASES)('$name', c => {
-  let expected: string[]
-  beforeAll(async () => {
-    const out = mkdtempSync(join(root, 'straight-'))
-    expect((await run(c, out, { 'state.backend': 'heap', 'execution.batch-size': '1' })).cancelled).toBe(false)
-    expected = debeziumRows(out)
-    expect(expected.length).toBeGreaterThanOrEqual(3)
+describeRestoreCases({
+  name: 'keyed-aggs',
+  seeded: { rows: 6000, keys: 12, seed: 11 },
+  cases: CASES,
+  checkStraight: rows => {
+    expect(rows.length).toBeGreaterThanOrEqual(3)
     // The collections are not trivial: some group held several elements.
-    expect(Math.max(...expected.map(r => ((JSON.parse(r) as { c: string }).c.match(/=/g) ?? []).length))).toBeGreaterThan(2)
-  }, 120_000)
-
-  it.each(RESTORE_MATRIX)('$b.name: checkpointed at p=$a, cancelled, restored at p=$z', async ({ b, a, z }) => {
-    const out = mkdtempSync(join(root, 'out-'))
-    await checkpointedThenRestored({ root, out, sql: sql(c, out), options: { 'pipeline.name': 'keyed-aggs-job', ...b.options(root) }, a, z, sourceRows: ROWS })
-    expect(debeziumRows(out)).toEqual(expected)
-  }, 240_000)
+    expect(Math.max(...rows.map(r => ((JSON.parse(r) as { c: string }).c.match(/=/g) ?? []).length))).toBeGreaterThan(2)
+  },
 })
