@@ -6,6 +6,7 @@
 import type { MapState } from '../core/keyed-state.js'
 import type { Accumulator } from './aggregates.js'
 import { int64 } from '../common/int64.js'
+import { murmurFinish, murmurRound } from '../common/murmur3.js'
 
 /** Register index bits (precision): m = 2^P registers. */
 export const HLL_PRECISION = 14
@@ -64,24 +65,10 @@ function canonical(v: unknown): string {
   }
 }
 
-/** MurmurHash3's (x86, 32-bit) block mixing and finalizer, one block per UTF-16 code unit of `text`. */
+/** MurmurHash3 (x86, 32-bit) with one block per UTF-16 code unit of `text`. */
 function murmur(text: string, seed: number): number {
-  let h = seed >>> 0
+  let h = seed | 0
   const n = text.length
-  for (let i = 0; i < n; i++) {
-    let k = text.charCodeAt(i)
-    k = Math.imul(k, 0xcc9e2d51)
-    k = (k << 15) | (k >>> 17)
-    k = Math.imul(k, 0x1b873593)
-    h ^= k
-    h = (h << 13) | (h >>> 19)
-    h = (Math.imul(h, 5) + 0xe6546b64) | 0
-  }
-  h ^= n
-  h ^= h >>> 16
-  h = Math.imul(h, 0x85ebca6b)
-  h ^= h >>> 13
-  h = Math.imul(h, 0xc2b2ae35)
-  h ^= h >>> 16
-  return h >>> 0
+  for (let i = 0; i < n; i++) h = murmurRound(h, text.charCodeAt(i))
+  return murmurFinish(h ^ n) >>> 0
 }

@@ -2,6 +2,7 @@
 // bytes, never from JS object identity, so it is the same in every process and after a restore.
 import type { KeyRef } from '../core/keyed-state.js'
 import { MAX_PARALLELISM } from '../common/config/options.js'
+import { murmurFinish, murmurRound } from '../common/murmur3.js'
 
 /** Key groups when a caller names none: 'pipeline.max-parallelism''s default. */
 export const DEFAULT_MAX_PARALLELISM = MAX_PARALLELISM.default
@@ -56,34 +57,19 @@ function encodeNumber(n: number): string {
   return String.fromCharCode(3, hi >>> 16, hi & 0xffff, lo >>> 16, lo & 0xffff)
 }
 
-/** murmur3 (32-bit) of the UTF-16 code units of `s`. */
+/** murmur3 (32-bit) of the UTF-16 code units of `s`, two to a block. */
 export function hashString(s: string, seed = 0x9747b28c): number {
-  let h = seed >>> 0
+  let h = seed | 0
   const len = s.length
   let i = 0
-  for (; i + 1 < len; i += 2) {
-    let k = (s.charCodeAt(i) | (s.charCodeAt(i + 1) << 16)) >>> 0
-    k = Math.imul(k, 0xcc9e2d51)
-    k = (k << 15) | (k >>> 17)
-    k = Math.imul(k, 0x1b873593)
-    h ^= k
-    h = (h << 13) | (h >>> 19)
-    h = (Math.imul(h, 5) + 0xe6546b64) >>> 0
-  }
+  for (; i + 1 < len; i += 2) h = murmurRound(h, s.charCodeAt(i) | (s.charCodeAt(i + 1) << 16))
   if (i < len) {
     let k = s.charCodeAt(i)
     k = Math.imul(k, 0xcc9e2d51)
     k = (k << 15) | (k >>> 17)
-    k = Math.imul(k, 0x1b873593)
-    h ^= k
+    h ^= Math.imul(k, 0x1b873593)
   }
-  h ^= len * 2
-  h ^= h >>> 16
-  h = Math.imul(h, 0x85ebca6b)
-  h ^= h >>> 13
-  h = Math.imul(h, 0xc2b2ae35)
-  h ^= h >>> 16
-  return h >>> 0
+  return murmurFinish(h ^ (len * 2)) >>> 0
 }
 
 export function keyGroupOf(encoded: string, maxParallelism = DEFAULT_MAX_PARALLELISM): number {
