@@ -2,7 +2,7 @@
 // written to JSON, but for the bigints of DECIMAL and large BIGINT literals inside expressions.
 import type { Field } from '../common/types.js'
 import type { JobConfig } from '../common/config/index.js'
-import type { Rex } from './rex.js'
+import { inputsUsed, type Rex } from './rex.js'
 import type { AggCall } from './aggregates.js'
 import type { TimeDomain, WindowSpec } from './windows.js'
 import type { DeduplicateSpec, RankSpec } from './rank.js'
@@ -302,4 +302,13 @@ export type TransformSpec = Exclude<OperatorSpec, EndpointSpec>
 /** Whether the runtime runs the node itself (no operator of operators/). */
 export function isEndpoint(spec: OperatorSpec): spec is EndpointSpec {
   return spec.kind === 'Source' || spec.kind === 'Values' || spec.kind === 'Sink' || spec.kind === 'Collect'
+}
+
+/** Which physical columns a source's job reads: those its projection, filter and watermark use. */
+export function sourceReadColumns(spec: SourceSpec): boolean[] {
+  const used = new Set<number>()
+  for (const r of spec.projection) inputsUsed(r, used)
+  if (spec.filter) inputsUsed(spec.filter, used)
+  if (spec.watermark) inputsUsed(spec.watermark.expr, used)
+  return spec.physicalSchema.map((_, i) => used.has(i))
 }

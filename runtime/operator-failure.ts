@@ -5,7 +5,7 @@ import type { Field } from '../common/types.js'
 import { formatValue } from '../common/values.js'
 import { compileCalc, compileScalar } from '../expr/index.js'
 import type { Batch, Row } from '../core/batch.js'
-import type { JobGraph, PhysicalNode } from '../core/job-graph.js'
+import { type JobGraph, type PhysicalNode, sourceReadColumns } from '../core/job-graph.js'
 
 /** The operator subtask an error came from (ids as in the plan, e.g. '3-calc'). */
 export interface FailedOperator {
@@ -63,7 +63,10 @@ export function operatorFailure(e: unknown, task: Subtask, graph: JobGraph, inpu
     })
   const row = error.kind === 'execution' && input !== undefined ? failingRow(task.node, input.batch.rows) : undefined
   const operator = { id: task.node.id, kind: task.node.spec.kind, subtask: task.index, parallelism: task.parallelism }
-  return new OperatorFailure(error, operator, row === undefined ? undefined : formatRow(row, inputFields(graph, task.node, input!.input)), error.notes)
+  const spec = task.node.spec
+  // A source decodes only the columns the job reads: the others are not in the row (not NULL in the record).
+  const shown = spec.kind === 'Source' ? sourceReadColumns(spec) : undefined
+  return new OperatorFailure(error, operator, row === undefined ? undefined : formatRow(row, inputFields(graph, task.node, input!.input), shown), error.notes)
 }
 
 /** The columns of the rows a node reads on `input`: a source's physical columns, else its input's output. */
@@ -102,14 +105,16 @@ function failingRow(node: PhysicalNode, rows: readonly Row[]): Row | undefined {
 const MAX_VALUE = 80
 
 /**
- * A row as `name=value, …`: strings quoted as SQL literals, long values cut.
+ * A row as `name=value, …`: strings quoted as SQL literals, long values cut; with `shown`, only the
+ * columns it marks.
  * @example formatRow([5, 'a'], [{ name: 'id', type: T.bigint() }, { name: 's', type: T.string() }]) // "id=5, s='a'"
  */
-export function formatRow(row: Row, fields: readonly Field[]): string {
-  return fields.map((f, i) => {
+export function formatRow(row: Row, fields: readonly Field[], shown?: readonly boolean[]): string {
+  return fields.flatMap((f, i) => {
+    if (shown?.[i] === false) return []
     const v = row[i]
     let text = typeof v === 'string' ? `'${v.replaceAll("'", "''")}'` : formatValue(v, f.type)
     if (text.length > MAX_VALUE) text = text.slice(0, MAX_VALUE) + '…'
-    return `${f.name}=${text}`
+    return [`${f.name}=${text}`]
   }).join(', ')
 }

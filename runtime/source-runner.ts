@@ -4,12 +4,11 @@
 // produced while this one waits on state I/O.
 import { invariant } from '../common/assert.js'
 import type { Batch, Row } from '../core/batch.js'
-import type { JobGraph, SourceSpec } from '../core/job-graph.js'
+import { type JobGraph, type SourceSpec, sourceReadColumns } from '../core/job-graph.js'
 import type { SourceChunk, SourceReader, SplitPosition } from '../connectors/api.js'
 import { getConnector } from '../connectors/registry.js'
 import { loadUserFunctionsOf } from '../udf/load.js'
 import { compileCalc, compileScalar } from '../expr/index.js'
-import { inputsUsed } from '../core/rex.js'
 import type { SourceManifest } from './checkpoint.js'
 import type { FaultInjector } from './faults.js'
 import { operatorFailure } from './operator-failure.js'
@@ -68,7 +67,7 @@ export class SourceRunner {
       ...(spec.metadata !== undefined ? { metadata: spec.metadata } : {}),
       ...(spec.partitionKeys !== undefined ? { partitionKeys: spec.partitionKeys } : {}),
       ...(prune !== undefined ? { partitionFilter: prune } : {}),
-      readColumns: readColumns(spec),
+      readColumns: sourceReadColumns(spec),
       subtask: { index: task.index, parallelism: task.parallelism },
       signal: this.signal,
       batchSize: this.graph.config.batchSize,
@@ -281,13 +280,4 @@ function splitsWatermark(src: SourceRuntime): number | null {
   if (wm === Infinity && idle) return null
   if (wm === Infinity) wm = src.splitMax.reduce((a, b) => (b > a ? b : a), -Infinity)
   return wm
-}
-
-/** Which physical columns the job reads: those the source's projection, filter and watermark use. */
-function readColumns(spec: SourceSpec): boolean[] {
-  const used = new Set<number>()
-  for (const r of spec.projection) inputsUsed(r, used)
-  if (spec.filter) inputsUsed(spec.filter, used)
-  if (spec.watermark) inputsUsed(spec.watermark.expr, used)
-  return spec.physicalSchema.map((_, i) => used.has(i))
 }

@@ -2,7 +2,7 @@
 // at once with its operator and row and stops the others per 'weir.on-job-failure'; a cancel emits
 // no window that is still open.
 import { describe, expect, it } from 'vitest'
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { tmpdir } from 'node:os'
 import { Session, type StatementResult } from '../../engine/session.js'
@@ -196,6 +196,16 @@ describe('a failing job', () => {
       SELECT CAST(s AS INT) FROM w;`).catch((x: unknown) => x) as WeirError
     expect(cast.message).toMatch(/^cannot cast '.{3}' to INT$/)
     expect(cast.notes[1]).toMatch(/^input row: s='.{3}'$/)
+  })
+
+  it("shows of a source's input row the columns the job read, not the others as NULL", async () => {
+    const dir = tmp()
+    writeFileSync(join(dir, 'in.json'), '{"a": 1, "b": "x", "c": 2}\n{"a": 2, "b": "y", "c": 0}\n')
+    const e = await new Session().executeSql(`CREATE TABLE t (a INT, b STRING, c INT) WITH ('connector' = 'filesystem', 'path' = '${dir}',
+      'format' = 'json');
+      SELECT b, 10 / c FROM t;`).catch((x: unknown) => x) as WeirError
+    expect(e.message).toBe('division by zero')
+    expect(e.notes[1]).toBe("input row: b='y', c=0")
   })
 })
 
