@@ -6,6 +6,7 @@ export { Session, type SessionOptions, type StatementResult } from './engine/ses
 export type { Script, SelectConsumer, SelectInfo } from './engine/script.js'
 export type { JobInfo, JobOutcome, JobStatus } from './engine/jobs.js'
 export type { JobSample } from './runtime/job-probe.js'
+export type { SubtaskCheckpoint, SubtaskSample } from './runtime/subtask-stats.js'
 export { completionNames, type CompletionNames, type NamedObject } from './engine/completion-names.js'
 export { readCheckpointInfo, type CheckpointInfo } from './engine/checkpoint-info.js'
 export { clientSettings, type ClientSettings, type ResultMode } from './common/config/index.js'

@@ -14,6 +14,8 @@ export interface CliArgs {
   readonly quiet: boolean
   readonly fresh: boolean
   readonly from?: string
+  /** `--stats`: print every subtask's numbers to stderr this often (ms) and at the end. */
+  readonly stats?: number
 }
 
 /** What a program starting the command may add to what the command line says. */
@@ -59,10 +61,23 @@ async function main(argv: string[], hooks: CommandHooks): Promise<number> {
   const files: string[] = []
   let quiet = false, fresh = false
   let from: string | undefined
+  let stats: number | undefined
   for (let i = 0; i < rest.length; i++) {
     const a = rest[i]!
     if (a === '--quiet' || a === '-q') quiet = true
-    else if (a === '--fresh' && command === 'run') fresh = true
+    else if ((a === '--stats' || a.startsWith('--stats=')) && command === 'run') {
+      // The interval is the next argument unless that is an option or the SQL file.
+      const next = rest[i + 1]
+      const text = a !== '--stats' ? a.slice('--stats='.length) : next !== undefined && !next.startsWith('-') && !/\.sql$/i.test(next) ? rest[++i]! : '5s'
+      // Loaded here: --help and --version load nothing but this file and the usage text.
+      const { parseDuration } = await import('../common/durations.js')
+      const ms = parseDuration(text)
+      if (ms === null || ms <= 0) {
+        process.stderr.write(`error: --stats takes an interval such as 2s, 500ms or 1min (default 5s), not '${text}'\n\n${USAGE}\n`)
+        return 2
+      }
+      stats = ms
+    } else if (a === '--fresh' && command === 'run') fresh = true
     else if ((a === '--from-checkpoint' || a === '--from-savepoint') && command === 'run') {
       const path = rest[++i]
       if (path === undefined || path.startsWith('-')) {
@@ -88,7 +103,7 @@ async function main(argv: string[], hooks: CommandHooks): Promise<number> {
     return 2
   }
   const file = files[0]!
-  const args: CliArgs = { command, file, jobNamePrefix: basename(file).replace(/\.sql$/i, '') || 'weir-job', quiet, fresh, from }
+  const args: CliArgs = { command, file, jobNamePrefix: basename(file).replace(/\.sql$/i, '') || 'weir-job', quiet, fresh, from, stats }
 
   // The AWS SDK warns once per process that it will need Node 22 from 2027; `weir` runs on Node 20
   // on purpose, so the CLI (its own process) keeps that out of the job's output.

@@ -10,6 +10,9 @@ usage:
       --from-checkpoint PATH      start from this checkpoint folder (…/<job>/chk-<n>)
       --from-savepoint PATH       start from this savepoint folder (…/<job>/savepoint-<n>)
       --quiet, -q                 no progress messages
+      --stats [INTERVAL]          print every operator subtask's rows in/out, rows/s, busy and backpressured %,
+                                  watermark, state size and last checkpoint to stderr every INTERVAL
+                                  (default 5s; 2s, 500ms, 1min) and at the end
   weir savepoint FILE.sql         take a savepoint of the jobs \`weir run FILE.sql\` runs here, stop them, print where it is
   weir explain FILE.sql           print the plan of each INSERT / SELECT in FILE (DDL and SET are applied)
   weir --version | --help

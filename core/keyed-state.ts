@@ -107,6 +107,8 @@ export interface StateStats {
   readonly entries: number
   /** Key and value bytes a disk backend has written in its flushes, cumulative. */
   readonly bytesWritten?: number
+  /** A heap backend's estimate of what its state takes on the heap. */
+  readonly bytes?: number
 }
 
 /** One (key, namespace) whose state a batch or a timer is about to touch. */

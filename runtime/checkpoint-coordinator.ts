@@ -20,6 +20,7 @@ import { recordSinkCommit } from './sink-commits.js'
 import type { SourceRunner } from './source-runner.js'
 import { sourcesManifest, type SourcePart } from './source-positions.js'
 import { barrierArrived, channelEnded } from './alignment.js'
+import { checkpointCompleted, snapshotTaken } from './subtask-stats.js'
 import { broadcast, type Barrier, type Task } from './subtasks.js'
 import type { Alignment } from './task-runner.js'
 
@@ -34,6 +35,8 @@ export interface BarrierDriver {
 /** A checkpoint whose barrier is travelling or whose files are uploading. */
 interface Inflight {
   readonly barrier: Barrier
+  /** Epoch ms when it was triggered. */
+  readonly triggeredAt: number
   /** Where its objects go: the job folder (checkpoints) or the savepoint's own folder. */
   readonly base: CheckpointStorage
   /** Prefix of its own objects within base ('chk-7/' or ''). */
@@ -179,6 +182,7 @@ export class CheckpointCoordinator implements Alignment {
     allAcked.catch(() => undefined) // surfaces through done
     const inflight: Inflight = {
       barrier,
+      triggeredAt: Date.now(),
       base,
       prefix,
       location,
@@ -288,15 +292,21 @@ export class CheckpointCoordinator implements Alignment {
   /** The synchronous part of a subtask's snapshot; uploads are queued on the in-flight checkpoint. */
   private readonly snapshotTask = async (task: Task, barrier: Barrier): Promise<void> => {
     await dropAhead(task)
+    const started = performance.now()
     const cp = this.inflight
     invariant(cp !== null && cp.barrier.id === barrier.id, `barrier ${barrier.id} without its checkpoint`)
     task.snapshotted = barrier.id
     this.ack(cp)
     if (task.sink) {
-      if (this.exactlyOnce && task.sink.prepareCommit) await this.sealSink(cp, task)
+      const upload = this.exactlyOnce && task.sink.prepareCommit ? await this.sealSink(cp, task) : undefined
+      const stored = snapshotTaken(task, barrier.id, started)
+      cp.uploads.push((upload ?? Promise.resolve()).then(() => stored({})))
       return
     }
-    if (!task.stateful) return
+    if (!task.stateful) {
+      snapshotTaken(task, barrier.id, started)({})
+      return
+    }
     const id = task.node.id
     const own = `${cp.prefix}${safeFileName(id)}-${task.index}/`
     // Serialized now: later batches mutate the live objects.
@@ -312,11 +322,13 @@ export class CheckpointCoordinator implements Alignment {
     let list = cp.operators.get(id)
     if (list === undefined) cp.operators.set(id, list = [])
     list.push(subtask)
-    cp.uploads.push(encoded.then(async gz => {
+    const dataStored = encoded.then(async gz => {
       subtask.data = await putObject(cp.base, own + 'data.bin.gz', gz)
       const hold = this.env.faults?.at('upload', { checkpointId: barrier.id, operatorId: id, subtask: task.index })
       if (hold) await hold
-    }))
+      return subtask.data
+    })
+    cp.uploads.push(dataStored.then(() => undefined))
     const snapshot = await task.state!.checkpoint({
       storage: cp.base,
       ownPrefix: own,
@@ -325,15 +337,18 @@ export class CheckpointCoordinator implements Alignment {
       checkpointId: barrier.id,
       tmpDir: this.tmpDir,
     })
-    cp.uploads.push(snapshot.upload.then(handle => {
+    const stored = snapshotTaken(task, barrier.id, started)
+    cp.uploads.push(Promise.all([dataStored, snapshot.upload]).then(([object, handle]) => {
       subtask.state = handle
+      stored({ data: object, state: handle })
     }))
   }
 
   /** The sink's prepareCommit for the checkpoint; the upload of data it sealed joins the checkpoint's. */
-  private async sealSink(cp: Inflight, task: Task): Promise<void> {
+  private async sealSink(cp: Inflight, task: Task): Promise<Promise<void> | undefined> {
     const upload = recordSinkCommit(cp, cp.base, cp.prefix, task.node.id, await task.sink!.prepareCommit!(cp.barrier.id))
     if (upload !== undefined) cp.uploads.push(upload)
+    return upload
   }
 
   private async writeInflightManifest(cp: Inflight, finished: boolean): Promise<void> {
@@ -393,6 +408,7 @@ export class CheckpointCoordinator implements Alignment {
     this.remote?.completed(cp.barrier.id, cp.sources)
     this.checkpointsCompleted++
     this.lastCompleted = { id: cp.barrier.id, at: Date.now() }
+    checkpointCompleted(this.order, cp.barrier.id, cp.triggeredAt)
     this.env.onCheckpoint?.(cp.barrier.id, cp.location)
     if (cp.barrier.savepoint) {
       this.savepointLocation = cp.location
@@ -418,6 +434,7 @@ export class CheckpointCoordinator implements Alignment {
     const id = this.nextCheckpointId++
     const cp: Inflight = {
       barrier: { id, savepoint: false },
+      triggeredAt: Date.now(),
       base: this.env.checkpoint!.storage,
       prefix: checkpointFolder(id) + '/',
       location: joinUri(this.env.checkpoint!.storage.uri, checkpointFolder(id)),

@@ -28,7 +28,8 @@ import { MAIN_THREAD, threadOf, usesWorkers } from './threads.js'
 import { WorkerPool } from './worker-pool.js'
 import { InFlight, Link, linkRemoteTasks } from './thread-links.js'
 import { FLAG_COUNT, type WorkerStats } from './thread-protocol.js'
-import { initSharedMetrics, sharedMetrics, sharedMetricsBuffer } from './shared-metrics.js'
+import { initSharedMetrics, sharedMetrics, sharedMetricsBuffer, STAT } from './shared-metrics.js'
+import { stateAtEnd, subtaskSamples } from './subtask-stats.js'
 
 export type { ExecutionEnv, JobMetrics } from './job-env.js'
 
@@ -268,6 +269,7 @@ class JobExecution {
       checkpointsCompleted: 0,
       alreadyFinished: true,
       restoredFrom: this.restoredFrom(),
+      subtasks: [],
       cancelled: false,
     }
   }
@@ -320,7 +322,7 @@ class JobExecution {
       if (spec.kind === 'Collect') sinkRows['(select)'] = task.metrics.rowsIn
       late += task.metrics.lateRecordsDropped
       skipped += task.metrics.rowsSkipped ?? 0
-      if (task.stateful && task.state !== undefined) stateEntries[task.node.id] = (stateEntries[task.node.id] ?? 0) + task.state.stats().entries
+      if (task.stateful && task.state !== undefined) stateEntries[task.node.id] = (stateEntries[task.node.id] ?? 0) + stateAtEnd(task)
     }
     let stateDiskBytes: number | undefined
     let stateStoredEntries: number | undefined
@@ -337,6 +339,7 @@ class JobExecution {
     for (const task of this.local) {
       if (task.state?.storageStats === undefined) continue
       const stats = await task.state.storageStats(this.env.countStoredState === true)
+      task.stats[STAT.stateBytes] = stats.diskBytes
       stateDiskBytes = (stateDiskBytes ?? 0) + stats.diskBytes
       if (stats.storedEntries !== undefined) stateStoredEntries = (stateStoredEntries ?? 0) + stats.storedEntries
     }
@@ -354,6 +357,7 @@ class JobExecution {
       checkpointsCompleted: this.checkpoints.checkpointsCompleted,
       savepoint: this.checkpoints.savepointLocation,
       restoredFrom: this.restoredFrom(),
+      subtasks: subtaskSamples(this.order),
       cancelled,
     }
   }

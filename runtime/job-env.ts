@@ -5,6 +5,7 @@ import type { Batch } from '../core/batch.js'
 import type { CheckpointConfig, CheckpointRef } from './checkpoint.js'
 import type { FaultInjector } from './faults.js'
 import type { JobProbe } from './job-probe.js'
+import type { SubtaskSample } from './subtask-stats.js'
 
 export interface ExecutionEnv {
   /** Where print sinks write. */
@@ -64,5 +65,7 @@ export interface JobMetrics {
   readonly alreadyFinished?: boolean
   /** The checkpoint or savepoint the job started from. */
   readonly restoredFrom?: { readonly kind: 'checkpoint' | 'savepoint'; readonly id: number; readonly location: string }
+  /** Every subtask's numbers at the end, in the job graph's order (what `weir run --stats` prints last). */
+  readonly subtasks: readonly SubtaskSample[]
   readonly cancelled: boolean
 }

@@ -3,6 +3,7 @@
 // Read from the counters the job keeps anyway, when asked — a viewer samples it on a timer, so
 // nothing is paid per row.
 import type { Task } from './subtasks.js'
+import { subtaskSamples, type SubtaskSample } from './subtask-stats.js'
 
 /** A running job's numbers at one moment. */
 export interface JobSample {
@@ -17,6 +18,8 @@ export interface JobSample {
   readonly watermark: number | undefined
   /** The checkpoint or savepoint this run completed last, and when (epoch ms). */
   readonly lastCheckpoint: { readonly id: number; readonly at: number } | undefined
+  /** Every subtask's numbers, in the job graph's order (sources first). */
+  readonly subtasks: readonly SubtaskSample[]
 }
 
 /** Samples a job; given to ExecutionEnv.onStart once the job has opened. */
@@ -41,6 +44,7 @@ export function jobProbe(
       rowsOut,
       watermark: watermark === -Infinity || ends.length === 0 ? undefined : watermark,
       lastCheckpoint: lastCheckpoint(),
+      subtasks: subtaskSamples(order),
     }
   }
 }

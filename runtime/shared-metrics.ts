@@ -15,9 +15,32 @@ export const STAT = {
   watermark: 6,
   /** 1 while the subtask processes something (a worker that dies names the operator it was running). */
   running: 7,
+  /** Live keyed-state entries when last sampled (subtask-stats.ts; NaN: keeps no keyed state). */
+  stateEntries: 8,
+  /** Bytes of its keyed state when last sampled: the heap's estimate of its objects, a disk backend's files (NaN: not known yet). */
+  stateBytes: 9,
+  /** performance.now() of its own thread when the state is sampled next. */
+  stateDueAt: 10,
+  /** The checkpoint whose snapshot this subtask finished storing last (0: none), and its figures: */
+  uploadedId: 11,
+  /** ms of the synchronous part (processing waited for it), */
+  uploadedSyncMs: 12,
+  /** ms from then until its files were stored, */
+  uploadedAsyncMs: 13,
+  /** bytes it stored (what an incremental checkpoint references from earlier ones not counted), */
+  uploadedBytes: 14,
+  /** and when they were stored (epoch ms). */
+  uploadedAt: 15,
+  /** The same four of the last completed checkpoint this subtask took part in (0: none), set when the checkpoint completes: */
+  checkpointId: 16,
+  checkpointSyncMs: 17,
+  checkpointAsyncMs: 18,
+  checkpointBytes: 19,
+  /** ms from the checkpoint's trigger until this subtask's files were stored. */
+  checkpointEndToEndMs: 20,
 } as const
 
-const FIELDS = 8
+const FIELDS = 21
 
 export function sharedMetricsBuffer(subtasks: number): SharedArrayBuffer {
   return new SharedArrayBuffer(Math.max(1, subtasks) * FIELDS * 8)
@@ -69,12 +92,18 @@ export function sharedMetrics(buffer: SharedArrayBuffer): (index: number) => Sub
 /** The metrics of a subtask only its own thread sees: plain fields (cheaper than shared memory's accessors). */
 export function localMetrics(): SubtaskMetrics {
   const stats = new Float64Array(FIELDS)
-  stats[STAT.watermark] = -Infinity
+  initFields(stats, 0)
   return { metrics: { lateRecordsDropped: 0, rowsIn: 0, rowsOut: 0, rowsSkipped: 0 }, stats }
 }
 
-/** Sets the shared watermark field of every subtask of `buffer` to -Infinity (none yet); the job's thread does it once. */
+/** Sets the fields of every subtask of `buffer` that start other than 0 (the watermark: none yet); the job's thread does it once. */
 export function initSharedMetrics(buffer: SharedArrayBuffer): void {
   const a = new Float64Array(buffer)
-  for (let i = STAT.watermark; i < a.length; i += FIELDS) a[i] = -Infinity
+  for (let at = 0; at < a.length; at += FIELDS) initFields(a, at)
+}
+
+function initFields(a: Float64Array, at: number): void {
+  a[at + STAT.watermark] = -Infinity
+  a[at + STAT.stateEntries] = NaN
+  a[at + STAT.stateBytes] = NaN
 }

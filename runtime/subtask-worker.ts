@@ -16,7 +16,8 @@ import type { CheckpointRef, SubtaskData, SubtaskManifest } from './checkpoint.j
 import { checkpointTarget } from './checkpoint-coordinator.js'
 import { openOperator } from './operator-setup.js'
 import { dropAhead } from './read-ahead.js'
-import { sharedMetrics } from './shared-metrics.js'
+import { sharedMetrics, STAT } from './shared-metrics.js'
+import { stateAtEnd, snapshotTaken } from './subtask-stats.js'
 import { buildSubtasks, type Barrier, type Task } from './subtasks.js'
 import { TaskRunner, type Alignment } from './task-runner.js'
 import { InFlight, Link, linkRemoteTasks, receiveItems, Ring, type ItemsMessage, type PostTarget } from './thread-links.js'
@@ -66,10 +67,12 @@ let announced: Barrier | null = null
 /** A subtask's snapshot: timers and state, uploaded here; the job's thread is told at once and when uploaded. */
 async function snapshot(task: Task, barrier: Barrier): Promise<void> {
   await dropAhead(task)
+  const started = performance.now()
   task.snapshotted = barrier.id
   const index = order.indexOf(task)
   send({ t: 'snapshot', checkpoint: barrier.id, task: index })
   if (!task.stateful) {
+    snapshotTaken(task, barrier.id, started)({})
     send({ t: 'uploaded', checkpoint: barrier.id, task: index, subtask: null })
     return
   }
@@ -86,11 +89,13 @@ async function snapshot(task: Task, barrier: Barrier): Promise<void> {
     checkpointId: barrier.id,
     tmpDir,
   })
+  const stored = snapshotTaken(task, barrier.id, started)
   const upload = async (): Promise<SubtaskManifest> => {
     const [dataObject, handle] = await Promise.all([encoded.then(gz => putObject(base as CheckpointStorage, own + 'data.bin.gz', gz)), state.upload]) as [
       StoredObject,
       StateHandle,
     ]
+    stored({ data: dataObject, state: handle })
     return { index: task.index, keyGroups: task.range, data: dataObject, state: handle, watermark }
   }
   upload().then(
@@ -124,9 +129,10 @@ async function stats(countStored: boolean): Promise<WorkerStats> {
   let diskBytes: number | undefined
   let storedEntries: number | undefined
   for (const task of local) {
-    if (task.stateful) entries.push([order.indexOf(task), task.state!.stats().entries])
+    if (task.stateful) entries.push([order.indexOf(task), stateAtEnd(task)])
     if (task.state?.storageStats === undefined) continue
     const s = await task.state.storageStats(countStored)
+    task.stats[STAT.stateBytes] = s.diskBytes
     diskBytes = (diskBytes ?? 0) + s.diskBytes
     if (s.storedEntries !== undefined) storedEntries = (storedEntries ?? 0) + s.storedEntries
   }

@@ -11,6 +11,7 @@ import type { KeyRef, Namespace } from '../core/keyed-state.js'
 import type { TimerDomain } from '../core/operator.js'
 import { operatorFailure } from './operator-failure.js'
 import { STAT } from './shared-metrics.js'
+import { sampleStateIfDue } from './subtask-stats.js'
 import { dropAhead, prefetchBatch, readAhead, timerRequests } from './read-ahead.js'
 import { broadcast, type Barrier, type Item, type Task } from './subtasks.js'
 import { inputWatermark, updateIdle } from './watermark-status.js'
@@ -125,8 +126,10 @@ export class TaskRunner {
           } catch (e) {
             throw operatorFailure(e, task, this.graph, item.t === 'batch' ? { batch: item.batch, input: task.chInput[item.ch]! } : undefined)
           } finally {
-            stats[STAT.busyMs]! += performance.now() - t0
+            const t1 = performance.now()
+            stats[STAT.busyMs]! += t1 - t0
             stats[STAT.running] = 0
+            if (task.stateful) sampleStateIfDue(task, t1)
           }
         }
       }

@@ -97,6 +97,11 @@ export interface SubtaskStateBackend<H extends BackendHandle = BackendHandle> ex
    * entries, RocksDB writes back and links its files); the slow part runs in `upload`.
    */
   checkpoint(options: StateSnapshotOptions): Promise<PendingStateSnapshot<H>>
+  /**
+   * Backends that keep working state on disk: the bytes of its files now, without writing first
+   * (what the cache holds unwritten is not in it); the live metrics sample it.
+   */
+  diskBytes?(): Promise<number>
   /** Backends that keep working state on disk: writes what they hold and says what it takes (JobMetrics). */
   storageStats?(countStored: boolean): Promise<StateStorageStats>
   /** Backends that keep working state on disk: closes and deletes it (a job's working state never outlives it; checkpoints do). */

@@ -23,3 +23,9 @@ export function handleOfFormat1(subtask: Format1Subtask): StateHandle {
   if (subtask.backend === 'rocksdb') return { ...(subtask.rocksdb as Omit<RocksDbStateHandle, 'backend'>), backend: 'rocksdb' }
   return { backend: 'heap', entries: subtask.data }
 }
+
+/** The bytes a checkpoint stored for this handle itself (objects it names from earlier checkpoints not counted). */
+export function storedBytesOf(handle: StateHandle): number {
+  if (handle.backend === 'rocksdb') return handle.uploaded.storedSize
+  return 'entries' in handle ? handle.entries.bytes : handle.uploaded.bytes
+}

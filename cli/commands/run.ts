@@ -5,10 +5,11 @@ import { fsError } from '../../common/fs-errors.js'
 import { renderError, runDefaults, Session, type JobMetrics, type StatementResult } from '../../index.js'
 import { renderTable, changeCells, renderJobFailure, StreamingTable } from '../format.js'
 import type { CliArgs, CommandHooks } from '../main.js'
+import { StatsPrinter } from './run-stats.js'
 import { takeRunLock, type RunLock, type StartedJob } from './run-lock.js'
 
 export async function run(args: CliArgs, hooks: CommandHooks = {}): Promise<number> {
-  const { command, file, jobNamePrefix, quiet, fresh, from } = args
+  const { command, file, jobNamePrefix, quiet, fresh, from, stats } = args
   let sql: string
   try {
     sql = readFileSync(file, 'utf8')
@@ -71,6 +72,8 @@ export async function run(args: CliArgs, hooks: CommandHooks = {}): Promise<numb
       return (_, batch) => table.rows(batch.rows, batch.kinds)
     },
   })
+  // --stats: tables on stderr while jobs run, and the last one of each when it ends.
+  const printer = stats === undefined || command !== 'run' ? undefined : new StatsPrinter(session, stats, text => process.stderr.write(text))
   // Held while the file runs here: a second run of it is refused, and `weir savepoint` finds this one.
   let runLock: RunLock | undefined
   const started: StartedJob[] = []
@@ -97,6 +100,7 @@ export async function run(args: CliArgs, hooks: CommandHooks = {}): Promise<numb
       process.stderr.write(`warning: '${file}' has no SQL statements; nothing to ${command}\n`)
       return 0
     }
+    printer?.start()
     await session.run(script, result => {
       if (result.kind === 'job') started.push(result)
       report(result, log)
@@ -109,6 +113,13 @@ export async function run(args: CliArgs, hooks: CommandHooks = {}): Promise<numb
       // A failure was reported when it happened.
       if (outcome.metrics !== undefined) { for (const line of summary(outcome.name, outcome.metrics, from)) log(line) }
     }
+    printer?.stop()
+    if (printer !== undefined) {
+      for (const job of session.listJobs()) {
+        const outcome = await job.outcome
+        if (outcome.metrics !== undefined) printer.ended(job, outcome.metrics)
+      }
+    }
     return failures > 0 ? 1 : interrupted ? 130 : 0
   } catch (e) {
     process.stderr.write(renderError(e, sql, file) + '\n')
@@ -117,6 +128,7 @@ export async function run(args: CliArgs, hooks: CommandHooks = {}): Promise<numb
     await session.settleJobs()
     return 1
   } finally {
+    printer?.stop()
     // Asked for a savepoint (SIGTERM): say for `weir savepoint` where each job's went.
     await runLock?.release(stop.signal.aborted ? started : undefined).catch(e => {
       process.stderr.write(renderError(e) + '\n')

@@ -11,6 +11,7 @@ import { StateTableBase, type StateKind } from '../state-table.js'
 import type { PendingStateSnapshot, StateSnapshotOptions, SubtaskStateBackend } from '../backend.js'
 import type { HeapStateHandle } from './factory.js'
 import { IncrementalSnapshots } from './incremental.js'
+import { estimateBytes } from './heap-bytes.js'
 import type { ChangedSlot, HeapEntry, HeapSnapshot } from './entries.js'
 
 export type { ChangedSlot, HeapEntry, HeapListEntry, HeapMapEntry, HeapSnapshot, HeapValueEntry } from './entries.js'
@@ -176,10 +177,8 @@ export class HeapKeyedStateBackend implements SubtaskStateBackend<HeapStateHandl
 
   stats(): StateStats {
     let entries = 0
-    for (const table of this.tables.values()) {
-      for (const slot of table.slots.values()) entries += countLive(table, slot, this.ttlNow)
-    }
-    return { entries }
+    for (const table of this.tables.values()) for (const slot of table.slots.values()) entries += countLive(table, slot, this.ttlNow)
+    return { entries, bytes: estimateBytes(this.tables.values()) }
   }
 
   /**
