@@ -25,6 +25,7 @@ describe('weir --version and --help', () => {
       const r = spawnSync(process.execPath, ['--import', join(process.cwd(), 'test/support/trace-loads.mjs'), bin, flag], { encoding: 'utf8', timeout: 60_000 })
       expect(r.status).toBe(0)
       expect(r.stdout).toMatch(flag === '--version' ? /^weir \d+\.\d+\.\d+\n$/ : /usage:/)
+      if (flag === '--help') expect(r.stdout).toMatch(/--stats \[INTERVAL\] +print every operator subtask's rows in\/out/)
       const loaded = r.stderr.split('\n').filter(l => l.startsWith('load: file:')).map(l => l.slice('load: '.length))
       expect(loaded.some(u => u.endsWith('/dist/cli/main.js'))).toBe(true)
       expect(loaded.filter(u => !/\/(bin\/weir|dist\/cli\/(main|usage))\.js$/.test(u))).toEqual([])
