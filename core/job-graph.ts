@@ -255,6 +255,12 @@ export interface CollectSpec {
 export interface UpsertMaterializeSpec {
   readonly kind: 'UpsertMaterialize'
   readonly keys: readonly number[]
+  /**
+   * The input is an upsert stream (+I/+U set a key's row, -D deletes it by key, no -U): the operator
+   * keeps the last row per key and emits retractions (-U before +U, -D of the stored row), as Flink's
+   * ChangelogNormalize. Absent: a retract stream, emitted as one upsert per key (no -U).
+   */
+  readonly upsertInput?: true
   /** State TTL in ms ('table.exec.state.ttl'); 0 means state never expires. */
   readonly ttlMs: number
 }

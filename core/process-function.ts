@@ -34,6 +34,11 @@ export interface ProcessFunctionSpec {
   readonly states: readonly ProcessStateInfo[]
   /** Whether the module declares onTimer (then it may register timers of both domains). */
   readonly timers: boolean
-  /** 'retract': its output carries changes (-U/+U/-D) of rows it emitted; absent: insert-only. */
-  readonly changelog?: 'retract'
+  /**
+   * 'retract': its output carries changes (-U/+U/-D) of rows it emitted; 'upsert': the latest row per
+   * upsert key (+I/+U without -U) and deletes by key (-D); absent: insert-only.
+   */
+  readonly changelog?: 'retract' | 'upsert'
+  /** With 'upsert': the output columns that, after the key columns, identify a row. */
+  readonly upsertKey?: readonly string[]
 }

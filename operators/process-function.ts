@@ -154,9 +154,13 @@ export class ProcessFunctionOperator implements Operator {
     const spec = this.spec
     const kind = kindName === undefined ? 0 : KINDS.indexOf(kindName as string)
     if (kind < 0) throw this.failure(`emit's kind must be one of ${KINDS.map(k => `'${k}'`).join(', ')}, got ${JSON.stringify(kindName)}`)
-    if (kind !== 0 && spec.changelog !== 'retract') {
+    if (kind !== 0 && spec.changelog === undefined) {
       throw this.failure(`emitted a '${KINDS[kind]}' row, but the function's output is insert-only`, undefined,
-        "declare changelog: 'retract' in defineProcessFunction({ … }) to emit changes of earlier rows")
+        "declare changelog: 'retract' (or 'upsert' with an upsertKey) in defineProcessFunction({ … }) to emit changes of earlier rows")
+    }
+    if (kind === 1 && spec.changelog === 'upsert') {
+      throw this.failure(`emitted a '-U' row, but the function's output is an upsert stream`, undefined,
+        "emit the new row as '+U' (it replaces the row of its upsert key) or delete the key with '-D'; declare changelog: 'retract' to emit retractions")
     }
     if (typeof value !== 'object' || value === null) throw this.failure(`emit takes an object of the output columns, got ${String(value)}`)
     const o = value as Record<string, unknown>

@@ -7,6 +7,11 @@
 // and batch: the newest live row (+I or +U), or a delete when the key has none left (as Flink's
 // SinkUpsertMaterializer). A retraction of a row it does not hold (its insert expired by TTL) changes
 // nothing.
+//
+// With `upsertInput` it normalizes an upsert stream (a process function's changelog: 'upsert') for
+// consumers that need retractions, as Flink's ChangelogNormalize: a +I/+U replaces the key's row, a -D
+// removes it whatever its other columns hold, and each batch's change of a key goes out as -U of the
+// old row then +U of the new one, or -D of the stored row.
 import { BatchBuilder, RowKind, type Batch, type Row } from '../core/batch.js'
 import type { UpsertMaterializeSpec } from '../core/job-graph.js'
 import { valueState, type StateTtlConfig, type ValueState } from '../core/keyed-state.js'
@@ -36,6 +41,7 @@ export class UpsertMaterializeOperator implements Operator {
     if (rows.length === 0) return
     const { ctx, grouper, out, live } = this
     const kinds = batch.kinds
+    const upsertInput = this.spec.upsertInput === true
     const ng = grouper.group(rows, ctx.keysOf(rows, input))
     const next = grouper.next
     for (let g = 0; g < ng; g++) {
@@ -48,8 +54,14 @@ export class UpsertMaterializeOperator implements Operator {
         const row = rows[i]!
         const kind = kinds === null ? RowKind.INSERT : kinds[i]!
         if (kind === RowKind.INSERT || kind === RowKind.UPDATE_AFTER) {
+          if (upsertInput) list.length = 0
           list.push(row)
           changed = true
+          continue
+        }
+        if (upsertInput) {
+          changed ||= list.length > 0
+          list.length = 0
           continue
         }
         // The newest equal row goes: retractions come newest first for a key that holds duplicates.
@@ -68,7 +80,11 @@ export class UpsertMaterializeOperator implements Operator {
       // An older row (or a copy of the newest) that went leaves the key's row as it was: nothing to say.
       if (after === before || (after !== undefined && before !== undefined && rowsEqual(after, before))) continue
       if (after === undefined) out.push(before!, RowKind.DELETE)
-      else out.push(after, before === undefined ? RowKind.INSERT : RowKind.UPDATE_AFTER)
+      else if (before === undefined) out.push(after, RowKind.INSERT)
+      else {
+        if (upsertInput) out.push(before, RowKind.UPDATE_BEFORE)
+        out.push(after, RowKind.UPDATE_AFTER)
+      }
     }
     grouper.release()
     const b = out.take()

@@ -71,8 +71,8 @@ function infer(plan: LogicalPlan): { mode: ChangelogMode; origin?: LogicalPlan }
           },
         )
       }
-      // A function declared changelog: 'retract' emits changes of its rows.
-      return plan.fn.changelog === 'retract' ? { mode: 'updating', origin: plan } : { mode: 'insert-only' }
+      // A function declared changelog: 'retract' or 'upsert' emits changes of its rows.
+      return plan.fn.changelog !== 'insert-only' ? { mode: 'updating', origin: plan } : { mode: 'insert-only' }
     }
     case 'Over':
       // OVER aggregates append one row per input row; an updating input is refused when lowered.

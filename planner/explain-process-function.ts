@@ -7,7 +7,12 @@ import type { PhysicalNode, ProcessFunctionSpec, ProcessStateInfo } from '../cor
 export function describeProcessFunction(s: ProcessFunctionSpec, input: readonly Field[], mode: string): string {
   const args = Object.entries(s.args).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(', ')
   return `ProcessFunction(function=[${s.function}], partitionBy=[${s.keys.map(k => input[k]!.name).join(', ')}]${args ? `, args=[${args}]` : ''}, `
-    + `output=[${s.output.map(f => f.name).join(', ')}], ${mode})`
+    + `output=[${s.output.map(f => f.name).join(', ')}]${s.changelog === 'upsert' ? `, upsertKey=[${upsertKeyNames(s, input)}]` : ''}, ${mode})`
+}
+
+/** The PARTITION BY columns and the declared upsert key: what identifies a row of an upsert function's output. */
+function upsertKeyNames(s: ProcessFunctionSpec, input: readonly Field[]): string {
+  return [...s.keys.map(k => input[k]!.name), ...(s.upsertKey ?? [])].join(', ')
 }
 
 function shape(st: ProcessStateInfo): string {

@@ -82,7 +82,9 @@ export function explainOperator(graph: JobGraph, id: string): string | undefined
 
 function mode(node: PhysicalNode, opts: ExplainOptions): string {
   // An update that is its +U alone (no consumer reads -U rows): Flink's ONLY_UPDATE_AFTER.
-  const noBefore = node.spec.kind === 'UpsertMaterialize' || (node.spec.kind === 'GroupAggregate' && node.spec.emitUpdateBefore === false)
+  const noBefore = (node.spec.kind === 'UpsertMaterialize' && node.spec.upsertInput !== true)
+    || (node.spec.kind === 'ProcessFunction' && node.spec.changelog === 'upsert') ||
+    (node.spec.kind === 'GroupAggregate' && node.spec.emitUpdateBefore === false)
   if (opts.changelogMode) return `changelogMode=[${node.changelog === 'insert-only' ? 'I' : noBefore ? 'I,UA,D' : 'I,UB,UA,D'}]`
   return `changelog=[${node.changelog}${noBefore ? ', no -U' : ''}]`
 }
@@ -192,7 +194,7 @@ function describeNode(node: PhysicalNode, input: readonly Field[], opts: Explain
     case 'Sort':
       return describeSort(s, input, m)
     case 'UpsertMaterialize':
-      return `UpsertMaterialize(key=[${s.keys.map(i => node.schema[i]!.name).join(', ')}], ${m})`
+      return `${s.upsertInput ? 'ChangelogNormalize' : 'UpsertMaterialize'}(key=[${s.keys.map(i => node.schema[i]!.name).join(', ')}], ${m})`
     case 'ProcessFunction':
       return describeProcessFunction(s, input, m)
     default:
@@ -271,9 +273,11 @@ function stateLines(node: PhysicalNode, input: readonly Field[], warnings: strin
       const ttl = s.ttlMs > 0 ? formatDuration(s.ttlMs) : 'none'
       const bounded = s.ttlMs > 0 ? `yes: keys idle for ${formatDuration(s.ttlMs)} expire` : 'NO: the live rows of every sink key, kept until deleted'
       return [
-        `state: ValueState<live rows> per sink key (the query's rows are not unique by the sink's PRIMARY KEY); key=[${
-          s.keys.map(i => node.schema[i]!.name).join(', ')
-        }]; ttl=[${ttl}]; bounded=[${bounded}]`,
+        `state: ${
+          s.upsertInput
+            ? 'ValueState<last row> per upsert key (its consumers need retractions of the upsert stream)'
+            : "ValueState<live rows> per sink key (the query's rows are not unique by the sink's PRIMARY KEY)"
+        }; key=[${s.keys.map(i => node.schema[i]!.name).join(', ')}]; ttl=[${ttl}]; bounded=[${bounded}]`,
       ]
     }
     case 'ProcessFunction':

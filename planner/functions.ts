@@ -27,8 +27,10 @@ export interface CatalogFunction {
   readonly args: readonly Field[]
   readonly states: readonly ProcessStateInfo[]
   readonly timers: boolean
-  /** 'retract': it emits changes of its rows (an updating stream). */
-  readonly changelog: 'insert-only' | 'retract'
+  /** 'retract': it emits changes of its rows (an updating stream); 'upsert': the latest row per upsert key. */
+  readonly changelog: 'insert-only' | 'retract' | 'upsert'
+  /** With 'upsert': the output columns that, after the PARTITION BY columns, identify a row. */
+  readonly upsertKey: readonly string[]
   readonly span: Span
 }
 
@@ -72,6 +74,7 @@ export function catalogFunction(stmt: ast.CreateFunction, module: string, langua
     states,
     timers: typeof def.onTimer === 'function',
     changelog: def.changelog ?? 'insert-only',
+    upsertKey: def.upsertKey ?? [],
     span: stmt.span,
   }
 }

@@ -76,10 +76,16 @@ function infer(plan: LogicalPlan): readonly number[] | undefined {
     case 'Unnest':
     case 'WindowTvf':
     case 'Union':
-    // A function may emit any number of rows per key.
-    case 'ProcessTable':
       return undefined
+    case 'ProcessTable':
+      // A function may emit any number of rows per key, unless it emits the latest row per upsert key.
+      return plan.fn.changelog === 'upsert' ? processUpsertKey(plan.keys.length, plan.fn.output, plan.fn.upsertKey) : undefined
     default:
       return assertNever(plan)
   }
+}
+
+/** The columns of a process function's output rows ([...PARTITION BY columns, ...output]) its upsert key names. */
+export function processUpsertKey(partitionColumns: number, output: readonly { name: string }[], upsertKey: readonly string[]): number[] {
+  return [...Array.from({ length: partitionColumns }, (_, i) => i), ...upsertKey.map(c => partitionColumns + output.findIndex(f => f.name === c))]
 }

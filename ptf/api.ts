@@ -128,6 +128,8 @@ export interface Timers {
 /**
  * The kind of an emitted row: an insert (the default), or — with `changelog: 'retract'` — a change of
  * a row emitted before: its old version retracted ('-U') then its new one ('+U'), or deleted ('-D').
+ * With `changelog: 'upsert'`, '+I' and '+U' both set the latest row of its upsert key and '-D'
+ * deletes the row of its key (its other columns are not read); '-U' is refused.
  */
 export type RowKindName = '+I' | '-U' | '+U' | '-D'
 
@@ -146,7 +148,8 @@ export interface Context<O extends Columns, S extends StateDecls, A extends Colu
   readonly processingTime: number
   /**
    * Outputs a row; the PARTITION BY columns are prepended to it. `kind` (default '+I') other than
-   * '+I' needs `changelog: 'retract'`: a retraction repeats the row emitted before, as it was.
+   * '+I' needs `changelog: 'retract'` (a retraction repeats the row emitted before, as it was) or
+   * `changelog: 'upsert'` ('+U' replaces the row of the same upsert key, '-D' deletes it).
    */
   emit(row: RowOf<O>, kind?: RowKindName): void
 }
@@ -173,9 +176,16 @@ export interface ProcessFunctionDefinition<I extends Columns, O extends Columns,
   /**
    * 'insert-only' (default): every emitted row is final. 'retract': the function also emits changes
    * of rows it emitted ('-U' then '+U', '-D'), and SQL downstream sees an updating stream (a GROUP BY
-   * over it retracts, a sink needs a changelog format or a primary key).
+   * over it retracts, a sink needs a changelog format or a primary key). 'upsert': the function emits
+   * the latest row per `upsertKey` ('+I'/'+U', no '-U' before it) and deletes by key ('-D'); an
+   * upsert sink with that key takes it as it is, other consumers get it with retractions added.
    */
-  readonly changelog?: 'insert-only' | 'retract'
+  readonly changelog?: 'insert-only' | 'retract' | 'upsert'
+  /**
+   * With `changelog: 'upsert'`: the output columns that, with the PARTITION BY columns, identify a row
+   * (`[]`: one row per partition key).
+   */
+  readonly upsertKey?: readonly (keyof O & string)[]
   readonly state?: S
   /** Called per input row with the row's key current. Synchronous: state reads never wait. */
   process(row: RowOf<I>, ctx: Context<O, S, A>): void
@@ -230,9 +240,11 @@ export function checkDefinition(d: unknown): asserts d is ProcessFunctionDefinit
       if (!TYPES.includes(type as ColumnType)) throw new TypeError(`${what} column '${name}' has type ${JSON.stringify(type)}; use one of ${TYPES.join(', ')}`)
     }
   }
-  if (def['changelog'] !== undefined && def['changelog'] !== 'insert-only' && def['changelog'] !== 'retract') {
-    throw new TypeError(`changelog ${JSON.stringify(def['changelog'])} is not one of 'insert-only', 'retract'`)
+  const changelog = def['changelog']
+  if (changelog !== undefined && changelog !== 'insert-only' && changelog !== 'retract' && changelog !== 'upsert') {
+    throw new TypeError(`changelog ${JSON.stringify(changelog)} is not one of 'insert-only', 'retract', 'upsert'`)
   }
+  checkUpsertKey(def['upsertKey'], changelog === 'upsert', Object.keys(def['output'] as object))
   const names = new Set<string>()
   for (const [field, s] of Object.entries((def['state'] ?? {}) as Record<string, unknown>)) {
     const decl = s as Partial<StateDecl> | null
@@ -241,5 +253,26 @@ export function checkDefinition(d: unknown): asserts d is ProcessFunctionDefinit
     }
     if (names.has(decl.name)) throw new TypeError(`two states are named '${decl.name}'`)
     names.add(decl.name)
+  }
+}
+
+function checkUpsertKey(key: unknown, upsert: boolean, output: readonly string[]): void {
+  if (!upsert) {
+    if (key !== undefined) throw new TypeError("upsertKey is declared but changelog is not 'upsert': declare changelog: 'upsert' too, or drop upsertKey")
+    return
+  }
+  if (key === undefined) {
+    throw new TypeError(
+      "changelog: 'upsert' needs upsertKey: the output columns that identify a row beside the PARTITION BY columns (upsertKey: [] for one row per partition key)",
+    )
+  }
+  if (!Array.isArray(key)) throw new TypeError(`upsertKey must be an array of output column names, got ${JSON.stringify(key)}`)
+  const seen = new Set<unknown>()
+  for (const c of key) {
+    if (typeof c !== 'string' || !output.includes(c)) {
+      throw new TypeError(`upsertKey column ${JSON.stringify(c)} is not an output column (output: ${output.join(', ') || 'none'})`)
+    }
+    if (seen.has(c)) throw new TypeError(`upsertKey names '${c}' twice`)
+    seen.add(c)
   }
 }

@@ -85,6 +85,7 @@ export async function harness(definition: ProcessFunction, options: HarnessOptio
     ),
     timers: typeof definition.onTimer === 'function',
     ...(definition.changelog === 'retract' ? { changelog: 'retract' as const } : {}),
+    ...(definition.changelog === 'upsert' ? { changelog: 'upsert' as const, upsertKey: definition.upsertKey ?? [] } : {}),
   }
   let now = options.processingTime ?? 0
   const state = new HeapKeyedStateBackend()

@@ -22,12 +22,15 @@ import { overAggregateSpec } from './over-aggregate.js'
 import { timeJoinSpec } from './time-join-spec.js'
 import { materializerKeys, updateBeforeReaders } from '../update-before.js'
 import { connectorOptions } from '../catalog.js'
+import { upsertTakenAsIs } from '../upsert-output.js'
+import { processUpsertKey } from '../unique-keys.js'
 
 /** Lowers one or more sink plans (one per INSERT of a statement set) into a job graph. */
 export function lowerToJobGraph(plans: readonly LogicalPlan[], name: string, config: JobConfig): JobGraph {
   checkParallelism(config)
   const nodes: PhysicalNode[] = []
   const readsUpdateBefore = updateBeforeReaders(plans)
+  const upsertAsIs = upsertTakenAsIs(plans)
   const memo = new Map<LogicalPlan, string>()
   const add = (kind: string, spec: OperatorSpec, inputs: PhysicalNode['inputs'], plan: LogicalPlan, changelog: ChangelogMode): string => {
     const id = `${nodes.length + 1}-${kind}`
@@ -103,10 +106,20 @@ export function lowerToJobGraph(plans: readonly LogicalPlan[], name: string, con
       }
       case 'ProcessTable': {
         const { fn } = plan
+        const changelog = fn.changelog === 'retract' ?
+          { changelog: 'retract' as const }
+          : fn.changelog === 'upsert' ?
+          { changelog: 'upsert' as const, upsertKey: fn.upsertKey }
+          : {}
         id = add('process-function', { kind: 'ProcessFunction', function: fn.name, module: fn.module, keys: plan.keys,
           input: plan.input.fields.map(f => ({ name: f.name, type: withoutTimeAttr(f.type) })), output: fn.output, args: plan.args, states: fn.states,
-          timers: fn.timers, ...(fn.changelog === 'retract' ? { changelog: 'retract' as const } : {}) }, [{ node: lower(plan.input),
-          exchange: keyed(plan.keys) }], plan, mode)
+          timers: fn.timers, ...changelog }, [{ node: lower(plan.input), exchange: keyed(plan.keys) }], plan, mode)
+        if (fn.changelog === 'upsert' && !upsertAsIs(plan)) {
+          // Its consumers need retractions: the last row per upsert key turns each upsert into -U/+U and a delete by key into the row's -D.
+          const keys = processUpsertKey(plan.keys.length, fn.output, fn.upsertKey)
+          id = add('changelog-normalize', { kind: 'UpsertMaterialize', keys, ttlMs: config.stateTtlMs, upsertInput: true }, [{ node: id,
+            exchange: keyed(keys) }], plan, mode)
+        }
         break
       }
       case 'Over': {
