@@ -11,6 +11,7 @@ import { formatValue } from '../common/values.js'
 import type { Field } from '../common/types.js'
 import type { Context, ProcessFunction, Timers, TimerContext } from '../ptf/api.js'
 import { loadProcessFunction } from '../ptf/load.js'
+import { HandlerJournal } from '../ptf/rollback.js'
 
 type Handlers = Context<never, never, never> & { timeDomain: 'event' | 'processing' }
 
@@ -22,6 +23,8 @@ export class ProcessFunctionOperator implements Operator {
   /** Their kinds (RowKind), while one is not an insert; null while all are. */
   private outKinds: number[] | null = null
   private skip = false
+  /** With `skip`: the state writes and timer operations of the running handler call, undone if it throws. */
+  private journal: HandlerJournal | null = null
   /** The first skipped failure's message (logged once per subtask). */
   private warned = false
   private readonly state: Record<string, unknown> = {}
@@ -66,6 +69,11 @@ export class ProcessFunctionOperator implements Operator {
   async open(ctx: OperatorContext): Promise<void> {
     this.ctx = ctx
     this.skip = ctx.config.processFunctionOnError === 'skip'
+    const journal = this.journal = this.skip ? new HandlerJournal() : null
+    if (journal !== null) {
+      const ctxTimers = this.handlerCtx as { timers: Timers }
+      ctxTimers.timers = journal.timers(ctxTimers.timers)
+    }
     const spec = this.spec
     this.def = this.definition ?? await loadProcessFunction(spec.module, /\.(c|m)?ts$/.test(spec.module) ? 'TYPESCRIPT' : 'JAVASCRIPT')
     const declared = Object.entries(this.def.state ?? {})
@@ -81,11 +89,12 @@ export class ProcessFunctionOperator implements Operator {
         ? { ttlMs: s.ttlMs, updateType: s.updateTtlOnRead ? 'OnReadAndWrite' : 'OnCreateAndWrite' }
         : undefined
       const desc = { kind: s.kind, name: s.name, ...(ttl ? { ttl } : {}) } as const
-      this.state[s.field] = s.kind === 'value' ?
+      const handle = s.kind === 'value' ?
         ctx.state.getValueState(desc as never)
         : s.kind === 'list' ?
         ctx.state.getListState(desc as never)
         : ctx.state.getMapState(desc as never)
+      this.state[s.field] = journal === null ? handle : journal.handle(s.kind, handle)
     }
     if (this.def.open) this.run(() => this.def.open!({ args: spec.args as never, functionName: spec.function }), false)
   }
@@ -110,6 +119,7 @@ export class ProcessFunctionOperator implements Operator {
       const emitted = this.outRows.length
       try {
         def.process(rowObject(row) as never, hctx)
+        this.journal?.commit()
       } catch (e) {
         this.caught(e, emitted, this.skip)
       }
@@ -179,23 +189,25 @@ export class ProcessFunctionOperator implements Operator {
 
   /**
    * Runs user code; what it throws fails the job naming the function, the key and the row — or, with
-   * `skip` ('weir.process-function.on-error' = 'skip'), the rows it emitted for this row or timer are
-   * taken back, the row is counted (JobMetrics.skippedRecords) and the first failure logged. State it
-   * wrote before it threw stays written (as in Flink: state is not transactional per row).
+   * `skip` ('weir.process-function.on-error' = 'skip'), what the call did is undone — the rows it
+   * emitted taken back, its state writes restored and its timer operations dropped (ptf/rollback.ts) —
+   * the row is counted (JobMetrics.skippedRecords) and the first failure logged.
    */
   private run(f: () => void, skip: boolean): void {
     const emitted = this.outRows.length
     try {
       f()
+      this.journal?.commit()
     } catch (e) {
       this.caught(e, emitted, skip)
     }
   }
 
-  /** A handler threw: fails the job, or with `skip` takes back what it emitted (the first `emitted` rows stay) and counts it. */
+  /** A handler threw: fails the job, or with `skip` undoes the call (the first `emitted` rows stay) and counts it. */
   private caught(e: unknown, emitted: number, skip: boolean): void {
     const error = e instanceof UserCodeError ? e.error : this.failure(e instanceof Error ? e.message : String(e), e).error
     if (!skip) throw error
+    this.journal?.rollback()
     this.outRows.length = emitted
     if (this.outKinds !== null) this.outKinds.length = emitted
     const m = this.ctx.metrics
