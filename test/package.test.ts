@@ -112,9 +112,9 @@ function sources(dir: string): string[] {
 
 describe('the weir command', () => {
   it('reaches the engine only through the package entry (STYLE.md: cli/ uses the public API)', () => {
-    // Besides the entry, the command uses common/'s process and file-error helpers and, for its own
+    // Besides the entry, the command uses common/'s process, file-error and duration helpers and, for its own
     // run lock (.weir/run), the lock files of checkpoint/.
-    const allowed = /^(cli\/.*|index|common\/(fs-errors|process-identity)|checkpoint\/(job-lock|storage\/file-lock|storage\/lock))\.js$/
+    const allowed = /^(cli\/.*|index|common\/(fs-errors|process-identity|durations)|checkpoint\/(job-lock|storage\/file-lock|storage\/lock))\.js$/
     const reaches: string[] = []
     for (const file of sources('cli')) {
       for (const m of readFileSync(join(root, file), 'utf8').matchAll(/(?:from\s+|import\(\s*)'(\.[^']+)'/g)) {

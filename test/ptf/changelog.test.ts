@@ -14,7 +14,7 @@ import { debeziumRows } from '../support/debezium-files.js'
 import { checkpointedThenRestored, RESTORE_BACKENDS, runInsertJob } from '../support/restore-runs.js'
 
 const MODULES = resolve(import.meta.dirname, 'modules')
-const ROWS = 1500
+const ROWS = 6000
 const payments = Array.from({ length: ROWS }, (_, i) => ({ card_id: `c${(i * 7) % 13}`, amount: ((i * 7919) % 1000) / 4 }))
 
 let root: string
