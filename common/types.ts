@@ -13,6 +13,8 @@
 //   TIMESTAMP(3)       number, epoch milliseconds (wall-clock, no zone)
 //   TIMESTAMP_LTZ(3)   number, epoch milliseconds (an instant)
 //   DATE               number, days since 1970-01-01
+//   TIME(p)            number, milliseconds since midnight in [0, 86400000) (as Flink holds it: an int of
+//                      milliseconds; fractions beyond milliseconds are not kept)
 //   INTERVAL           number, milliseconds (day-time intervals only)
 //   ROW<a T, b U>      a JS array of the field values in field order (a row within the row)
 //   ARRAY<T>           a JS array of the elements (SQL index i is JS index i - 1)
@@ -37,6 +39,7 @@ export type DataType =
   | { readonly kind: 'TIMESTAMP'; readonly nullable: boolean; readonly precision: number; readonly timeAttr?: TimeAttribute }
   | { readonly kind: 'TIMESTAMP_LTZ'; readonly nullable: boolean; readonly precision: number; readonly timeAttr?: TimeAttribute }
   | { readonly kind: 'DATE'; readonly nullable: boolean }
+  | { readonly kind: 'TIME'; readonly nullable: boolean; readonly precision: number }
   | { readonly kind: 'INTERVAL'; readonly nullable: boolean }
   | { readonly kind: 'ROW'; readonly nullable: boolean; readonly fields: readonly Field[] }
   | { readonly kind: 'ARRAY'; readonly nullable: boolean; readonly element: DataType }
@@ -59,6 +62,8 @@ export const T = {
   timestampLtz: (precision = 3, nullable = true, timeAttr?: TimeAttribute): DataType =>
     timeAttr ? { kind: 'TIMESTAMP_LTZ', nullable, precision, timeAttr } : { kind: 'TIMESTAMP_LTZ', nullable, precision },
   date: (nullable = true): DataType => ({ kind: 'DATE', nullable }),
+  /** TIME(p): Flink's default precision is 0. */
+  time: (precision = 0, nullable = true): DataType => ({ kind: 'TIME', nullable, precision }),
   interval: (nullable = true): DataType => ({ kind: 'INTERVAL', nullable }),
   row: (fields: readonly Field[], nullable = true): DataType => ({ kind: 'ROW', nullable, fields }),
   array: (element: DataType, nullable = true): DataType => ({ kind: 'ARRAY', nullable, element }),
@@ -129,6 +134,8 @@ export function formatType(t: DataType): string {
       return `TIMESTAMP(${t.precision})${nn}${t.timeAttr === 'rowtime' ? ' *ROWTIME*' : t.timeAttr === 'proctime' ? ' *PROCTIME*' : ''}`
     case 'TIMESTAMP_LTZ':
       return `TIMESTAMP_LTZ(${t.precision})${nn}${t.timeAttr === 'rowtime' ? ' *ROWTIME*' : t.timeAttr === 'proctime' ? ' *PROCTIME*' : ''}`
+    case 'TIME':
+      return `TIME(${t.precision})${nn}`
     case 'INTERVAL':
       return `INTERVAL${nn}`
     case 'NULL':

@@ -22,6 +22,32 @@ export function formatDate(days: number): string {
   return `${pad(d.getUTCFullYear(), 4)}-${pad(d.getUTCMonth() + 1, 2)}-${pad(d.getUTCDate(), 2)}`
 }
 
+/**
+ * Milliseconds of the day as TIME(precision) prints: 45296789 at 3 → '12:34:56.789', at 0 → '12:34:56'.
+ * Digits beyond milliseconds are zeros (values hold milliseconds, as Flink's).
+ */
+export function formatTime(ms: number, precision = 0): string {
+  const h = Math.floor(ms / 3_600_000), m = Math.floor(ms / 60_000) % 60, s = Math.floor(ms / 1000) % 60
+  const base = `${pad(h, 2)}:${pad(m, 2)}:${pad(s, 2)}`
+  if (precision <= 0) return base
+  return `${base}.${(pad(ms % 1000, 3) + '000000').slice(0, precision)}`
+}
+
+const TIME_RE = /^\s*(\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.(\d{1,9}))?)?\s*$/
+
+/**
+ * Parses 'HH:mm[:ss[.fff…]]' to milliseconds of the day (fractions beyond milliseconds are cut off, as
+ * Flink's int of milliseconds does); null when the text is not a time of day (hour over 23 and so on).
+ */
+export function parseTime(text: string): number | null {
+  const m = TIME_RE.exec(text)
+  if (!m) return null
+  const hour = Number(m[1]), minute = Number(m[2]), second = Number(m[3] ?? 0)
+  if (hour > 23 || minute > 59 || second > 59) return null
+  const millis = m[4] ? Number(m[4].padEnd(3, '0').slice(0, 3)) : 0
+  return ((hour * 60 + minute) * 60 + second) * 1000 + millis
+}
+
 const TS_RE = /^\s*(\d{4})-(\d{1,2})-(\d{1,2})(?:[ T](\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.(\d{1,9}))?)?)?\s*(Z|[+-]\d{2}:?\d{2})?\s*$/
 
 /**
@@ -104,6 +130,8 @@ export function formatValue(v: unknown, type: DataType, nullText = 'NULL'): stri
       return formatTimestamp(v as number)
     case 'DATE':
       return formatDate(v as number)
+    case 'TIME':
+      return formatTime(v as number, type.precision)
     case 'DECIMAL':
       return formatDecimal(v as bigint, type.scale)
     case 'DOUBLE':

@@ -193,6 +193,11 @@ function randomGen(options: ConnectorOptions, col: string, type: DataType): Valu
       const maxPast = durationOption(options, fieldKey(col, 'max-past'), 0)
       return (_i, rand, now) => now - Math.floor(rand() * (maxPast + 1))
     }
+    // Any time of the day, uniformly, at the column's precision (milliseconds at most).
+    case 'TIME': {
+      const unit = type.precision >= 3 ? 1 : 10 ** (3 - type.precision)
+      return (_i, rand) => Math.floor(rand() * (86_400_000 / unit)) * unit
+    }
     case 'DATE': {
       const maxPastDays = Math.floor(durationOption(options, fieldKey(col, 'max-past'), 0) / 86_400_000)
       return (_i, rand, now) => Math.floor(now / 86_400_000) - Math.floor(rand() * (maxPastDays + 1))

@@ -74,6 +74,7 @@ export function aggregateResultType(fn: AggFunctionName, argType: DataType | nul
         case 'TIMESTAMP':
         case 'TIMESTAMP_LTZ':
         case 'DATE':
+        case 'TIME':
         case 'INTERVAL':
         case 'NULL':
           throw rejected(fn, arg, 'CAST the argument to a numeric type', span)

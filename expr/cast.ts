@@ -3,7 +3,7 @@
 import { WeirError } from '../common/errors.js'
 import type { Span } from '../common/span.js'
 import { integralBits, isNumeric, sameType, withNullable, type DataType } from '../common/types.js'
-import { formatDate, formatDecimal, formatDouble, formatInterval, formatTimestamp, formatValue, parseDate, parseDecimal,
+import { formatDate, formatDecimal, formatDouble, formatInterval, formatTime, formatTimestamp, formatValue, parseDate, parseDecimal, parseTime,
   parseTimestamp } from '../common/values.js'
 import { literal, type Rex } from '../core/rex.js'
 import { decimalView, typeName } from './coercion.js'
@@ -41,10 +41,13 @@ export function canCast(from: DataType, to: DataType): boolean {
     case 'DECIMAL':
       return isNumeric(to) || to.kind === 'BOOLEAN' || to.kind === 'TIMESTAMP_LTZ'
     case 'TIMESTAMP':
-      return to.kind === 'TIMESTAMP_LTZ' || to.kind === 'DATE'
+      return to.kind === 'TIMESTAMP_LTZ' || to.kind === 'DATE' || to.kind === 'TIME'
     case 'TIMESTAMP_LTZ':
-      return to.kind === 'TIMESTAMP' || to.kind === 'DATE' || isNumeric(to)
+      return to.kind === 'TIMESTAMP' || to.kind === 'DATE' || to.kind === 'TIME' || isNumeric(to)
     case 'DATE':
+      return to.kind === 'TIMESTAMP' || to.kind === 'TIMESTAMP_LTZ'
+    // A time of day on 1970-01-01, as Flink casts it.
+    case 'TIME':
       return to.kind === 'TIMESTAMP' || to.kind === 'TIMESTAMP_LTZ'
     case 'INTERVAL':
       return false
@@ -102,6 +105,7 @@ function sameTimeDetails(a: DataType, b: DataType): boolean {
   if ((a.kind === 'TIMESTAMP' || a.kind === 'TIMESTAMP_LTZ') && (b.kind === 'TIMESTAMP' || b.kind === 'TIMESTAMP_LTZ')) {
     return a.precision === b.precision && a.timeAttr === b.timeAttr
   }
+  if (a.kind === 'TIME' && b.kind === 'TIME') return a.precision === b.precision
   return true
 }
 
@@ -185,6 +189,10 @@ function castFn(from: DataType, to: DataType, fail: (v: unknown) => null): CastF
         }
         case 'DATE':
           return v => formatDate(v)
+        case 'TIME': {
+          const p = from.precision
+          return v => formatTime(v, p)
+        }
         case 'INTERVAL':
           return v => formatInterval(v)
         case 'ROW':
@@ -333,6 +341,8 @@ function castFn(from: DataType, to: DataType, fail: (v: unknown) => null): CastF
           return p >= 3 || from.precision <= p ? id : v => truncateToPrecision(v, p)
         case 'DATE':
           return v => v * MS_PER_DAY
+        case 'TIME':
+          return p >= 3 ? id : v => truncateToPrecision(v, p)
         case 'STRING':
           return (v: string) => {
             const ts = parseTimestamp(v)
@@ -350,6 +360,24 @@ function castFn(from: DataType, to: DataType, fail: (v: unknown) => null): CastF
           const fs = from.scale
           return v => truncateToPrecision(Number(rescale(v, fs, 3)), p)
         }
+        default:
+          break
+      }
+      break
+    }
+    case 'TIME': {
+      const p = to.precision
+      switch (from.kind) {
+        case 'TIME':
+          return p >= 3 || from.precision <= p ? id : v => truncateToPrecision(v, p)
+        case 'TIMESTAMP':
+        case 'TIMESTAMP_LTZ':
+          return v => truncateToPrecision(v - floorDiv(v, MS_PER_DAY) * MS_PER_DAY, p)
+        case 'STRING':
+          return (v: string) => {
+            const t = parseTime(v)
+            return t === null ? fail(v) : truncateToPrecision(t, p)
+          }
         default:
           break
       }

@@ -103,6 +103,7 @@ export function commonType(types: readonly DataType[]): DataType | null {
     if (known.some(t => t.kind === 'TIMESTAMP')) return T.timestamp(precision, nullable)
     return T.date(nullable)
   }
+  if (known.every(t => t.kind === 'TIME')) return T.time(Math.max(...known.map(t => (t.kind === 'TIME' ? t.precision : 0))), nullable)
   if (known.every(t => t.kind === first.kind)) return withNullable(withoutTimeAttr(first), nullable)
   return null
 }
@@ -116,7 +117,8 @@ export function comparisonType(a: DataType, b: DataType): DataType | null {
   const common = commonType([a, b])
   if (common !== null) return common
   const castable = (s: DataType, o: DataType): boolean =>
-    s.kind === 'STRING' && (isNumeric(o) || o.kind === 'TIMESTAMP' || o.kind === 'TIMESTAMP_LTZ' || o.kind === 'DATE' || o.kind === 'BOOLEAN')
+    s.kind === 'STRING' &&
+    (isNumeric(o) || o.kind === 'TIMESTAMP' || o.kind === 'TIMESTAMP_LTZ' || o.kind === 'DATE' || o.kind === 'TIME' || o.kind === 'BOOLEAN')
   if (castable(a, b)) return withNullable(withoutTimeAttr(b), a.nullable || b.nullable)
   if (castable(b, a)) return withNullable(withoutTimeAttr(a), a.nullable || b.nullable)
   return null

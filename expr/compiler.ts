@@ -335,6 +335,14 @@ class CodeGen {
       case 'TIMESTAMP':
       case 'TIMESTAMP_LTZ':
         return this.strict(c.args, out, ([a, b]) => `(${a} ${op} ${b})`)
+      // A time of day wraps around midnight: TIME '23:00:00' + INTERVAL '2' HOUR is 01:00:00.
+      case 'TIME': {
+        const timeFirst = x.type.kind === 'TIME'
+        return this.strict(c.args, out, ([a, b]) => {
+          const [d, i] = timeFirst ? [a, b] : [b, a]
+          return `(((${d} ${op} ${i} % 86400000) % 86400000 + 86400000) % 86400000)`
+        })
+      }
       case 'DATE': {
         const dateFirst = x.type.kind === 'DATE'
         return this.strict(c.args, out, ([a, b]) => {

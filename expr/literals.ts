@@ -3,7 +3,7 @@
 import { WeirError } from '../common/errors.js'
 import type { Span } from '../common/span.js'
 import { T } from '../common/types.js'
-import { parseDate, parseTimestamp } from '../common/values.js'
+import { parseDate, parseTime, parseTimestamp } from '../common/values.js'
 import { literal, type Rex } from '../core/rex.js'
 import { MAX_PRECISION } from './decimal.js'
 import { INT64_MAX, INT64_MIN, int64 } from '../common/int64.js'
@@ -173,4 +173,12 @@ export function dateLiteral(text: string, span?: Span): Rex {
   const days = parseDate(text)
   if (days === null) throw WeirError.plan(`invalid DATE literal '${text}'`, { span, help: `write DATE 'yyyy-MM-dd'` })
   return literal(days, T.date(false))
+}
+
+/** TIME 'HH:mm:ss[.SSS]' → TIME(p) NOT NULL (milliseconds of the day), p = the fraction digits written. */
+export function timeLiteral(text: string, span?: Span): Rex {
+  const ms = parseTime(text)
+  if (ms === null) throw WeirError.plan(`invalid TIME literal '${text}'`, { span, help: `write TIME 'HH:mm:ss[.SSS]', hours 00 to 23` })
+  const m = /:\d{1,2}\.(\d+)\s*$/.exec(text)
+  return literal(ms, T.time(m ? Math.min(9, m[1]!.length) : 0, false))
 }

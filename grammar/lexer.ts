@@ -295,13 +295,13 @@ for (const [word, type] of T.KEYWORDS) {
   longestKeyword = Math.max(longestKeyword, word.length)
 }
 
-/** Keyword or identifier. TIMESTAMP / TIMESTAMP_LTZ / DATE followed by a string start a typed literal. */
+/** Keyword or identifier. TIMESTAMP / TIMESTAMP_LTZ / DATE / TIME followed by a string start a typed literal. */
 function wordType(text: string, start: number, end: number, cases: number): TokenType {
   if (end - start > longestKeyword || (cases & NON_ASCII) !== 0) return T.Identifier
   const word = text.slice(start, end)
   const type = KEYWORD_SPELLINGS.get(cases === (LOWER | UPPER) ? word.toUpperCase() : word)
   if (type === undefined) return T.Identifier
-  if (type === T.TIMESTAMP || type === T.DATE || type === T.TIMESTAMP_LTZ) {
+  if (type === T.TIMESTAMP || type === T.DATE || type === T.TIMESTAMP_LTZ || type === T.TIME) {
     let j = end
     for (let c = text.charCodeAt(j); c === Ch.Space || c === Ch.LF || c === Ch.Tab || c === Ch.CR; c = text.charCodeAt(++j));
     if (text.charCodeAt(j) === Ch.Quote) return T.LiteralPrefix

@@ -61,6 +61,7 @@ function kindOf(field: Field): number {
     case 'BIGINT':
     case 'DOUBLE':
     case 'DATE':
+    case 'TIME':
     case 'TIMESTAMP':
     case 'TIMESTAMP_LTZ':
     case 'INTERVAL':

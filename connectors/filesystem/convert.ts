@@ -3,7 +3,7 @@
 // the file, line and column.
 import type { DataType } from '../../common/types.js'
 import { formatType } from '../../common/types.js'
-import { parseDate, parseDecimal, parseTimestamp } from '../../common/values.js'
+import { parseDate, parseDecimal, parseTime, parseTimestamp } from '../../common/values.js'
 import { assertNever } from '../../common/assert.js'
 import { int64, intRange, type Int64 } from '../../common/int64.js'
 import { nestedConverter } from './convert-nested.js'
@@ -19,6 +19,8 @@ export interface ConvertOptions {
   readonly epoch: 'seconds' | 'millis' | null
   /** The option that sets `epoch`, for the error's help line. */
   readonly epochOption: string
+  /** A TIME keeps whole seconds only, as Flink's json format reads one (its csv format keeps milliseconds). */
+  readonly wholeSecondTimes?: boolean
 }
 
 const NO_OPTIONS: ConvertOptions = { epoch: null, epochOption: 'json.timestamp-format.epoch' }
@@ -276,6 +278,15 @@ function date(v: unknown, type: DataType): number {
   throw new ConvertError(typeof v === 'number' ? `the number ${v}` : show(v), `${formatType(type)} as 'yyyy-MM-dd'`)
 }
 
+/** A TIME from 'HH:mm:ss[.fff]', cut to a multiple of `unit` milliseconds (1000 for the json format, as Flink reads it). */
+function time(v: unknown, type: DataType, unit: number): number {
+  if (typeof v === 'string') {
+    const t = parseTime(v)
+    if (t !== null) return unit === 1 ? t : t - (t % unit)
+  }
+  throw new ConvertError(typeof v === 'number' ? `the number ${v}` : show(v), `${formatType(type)} as 'HH:mm:ss[.SSS]'`)
+}
+
 function boolean(v: unknown, type: DataType): boolean {
   if (typeof v === 'boolean') return v
   if (typeof v === 'string') {
@@ -323,6 +334,8 @@ export function converterFor(type: DataType, options: ConvertOptions = NO_OPTION
     }
     case 'DATE':
       return v => date(v, type)
+    case 'TIME':
+      return options.wholeSecondTimes === true ? v => time(v, type, 1000) : v => time(v, type, type.precision >= 3 ? 1 : 10 ** (3 - type.precision))
     case 'INTERVAL':
       return v => {
         if (typeof v === 'number' && Number.isFinite(v)) return v

@@ -34,7 +34,9 @@ export class JsonDecoder implements RecordDecoder {
     this.ignoreOption = `${prefix}.ignore-parse-errors`
     this.names = schema.map(f => f.name)
     this.lowerNames = schema.map(f => f.name.toLowerCase())
-    this.converters = schema.map(f => converterFor(f.type, { epoch: config.timestampEpoch, epochOption: `${prefix}.timestamp-format.epoch` }))
+    this.converters = schema.map(f =>
+      converterFor(f.type, { epoch: config.timestampEpoch, epochOption: `${prefix}.timestamp-format.epoch`, wholeSecondTimes: true })
+    )
     this.isDecimal = schema.map(f => f.type.kind === 'DECIMAL')
     this.hasDecimal = this.isDecimal.includes(true)
     this.hasNested = schema.some(f => f.type.kind === 'ROW' || f.type.kind === 'ARRAY' || f.type.kind === 'MAP')

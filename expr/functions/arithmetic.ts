@@ -1,12 +1,12 @@
 // + - * / % and unary minus: numeric widening with Flink's DECIMAL precision rules, and day-time
-// interval arithmetic on timestamps and dates.
+// interval arithmetic on timestamps, dates and times of day (a TIME wraps around midnight).
 import { T, isNumeric, withNullable, withoutTimeAttr, type DataType } from '../../common/types.js'
 import type { Rex } from '../../core/rex.js'
 import { adjustDecimal, decimalArithmetic, decimalView, typeName, widerNumeric } from '../coercion.js'
 import { MAX_PRECISION } from '../decimal.js'
 import { checkArity, mkCall, type BindContext, type FunctionDef } from '../registry.js'
 
-const isTime = (t: DataType): boolean => t.kind === 'TIMESTAMP' || t.kind === 'TIMESTAMP_LTZ' || t.kind === 'DATE'
+const isTime = (t: DataType): boolean => t.kind === 'TIMESTAMP' || t.kind === 'TIMESTAMP_LTZ' || t.kind === 'DATE' || t.kind === 'TIME'
 
 function cannotApply(op: string, a: Rex, b: Rex, ctx: BindContext): Error {
   const help = a.type.kind === 'STRING' || b.type.kind === 'STRING'

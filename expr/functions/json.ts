@@ -8,7 +8,7 @@
 // where it is written. toJson writes a scalar as JSON_STRING / JSON_OBJECT do (json-build.ts).
 import { T, withNullable, type DataType } from '../../common/types.js'
 import { WeirError } from '../../common/errors.js'
-import { formatDate, formatDecimal, formatTimestamp } from '../../common/values.js'
+import { formatDate, formatDecimal, formatTime, formatTimestamp } from '../../common/values.js'
 import { checkArgs, literalValue, mkCall, type BindContext, type CallRex, type FunctionDef, type Impl } from '../registry.js'
 import type { Rex } from '../../core/rex.js'
 import { typeName } from '../coercion.js'
@@ -328,6 +328,9 @@ export function toJson(type: DataType): ((v: never) => string) | undefined {
       return (v: bigint) => formatDecimal(v, type.scale)
     case 'DATE':
       return (v: number) => JSON.stringify(formatDate(v))
+    // As Java's LocalTime.toString: 12:34, 12:34:56, 12:34:56.789.
+    case 'TIME':
+      return (v: number) => JSON.stringify(v % 60_000 === 0 ? formatTime(v).slice(0, 5) : formatTime(v, v % 1000 === 0 ? 0 : 3))
     case 'TIMESTAMP':
     case 'TIMESTAMP_LTZ':
       return (v: number) => JSON.stringify(isoTimestamp(v))

@@ -39,6 +39,8 @@ const EXTRACT_UNITS = [
 ] as const
 const EXTRACT_ALIASES: Record<string, string> = { DAYOFWEEK: 'DOW', DAYOFYEAR: 'DOY', DAYOFMONTH: 'DAY' }
 const INTERVAL_UNITS = ['DAY', 'HOUR', 'MINUTE', 'SECOND', 'MILLISECOND', 'EPOCH']
+/** What EXTRACT takes from a TIME (Calcite refuses the date fields). */
+const TIME_OF_DAY_UNITS = ['HOUR', 'MINUTE', 'SECOND', 'MILLISECOND', 'MICROSECOND', 'NANOSECOND']
 const TIME_UNITS = ['MILLISECOND', 'SECOND', 'MINUTE', 'HOUR', 'DAY', 'WEEK', 'MONTH', 'QUARTER', 'YEAR'] as const
 const FIXED_MS: Record<string, number> = {
   MILLISECOND: 1,
@@ -135,8 +137,10 @@ function bindExtract(args: readonly Rex[], ctx: BindContext): Rex {
   if (x.type.kind === 'NULL') x = ctx.cast(x, T.timestamp(3))
   if (x.type.kind === 'INTERVAL') {
     if (!INTERVAL_UNITS.includes(unit)) throw ctx.error(`cannot extract ${unit} from an INTERVAL`, `units for intervals: ${INTERVAL_UNITS.join(', ')}`)
+  } else if (x.type.kind === 'TIME') {
+    if (!TIME_OF_DAY_UNITS.includes(unit)) throw ctx.error(`cannot extract ${unit} from a TIME`, `units for times: ${TIME_OF_DAY_UNITS.join(', ')}`)
   } else if (!isTemporal(x.type)) {
-    throw ctx.error(`cannot extract ${unit} from ${typeName(x.type)}`, 'EXTRACT needs a TIMESTAMP, TIMESTAMP_LTZ, DATE or INTERVAL')
+    throw ctx.error(`cannot extract ${unit} from ${typeName(x.type)}`, 'EXTRACT needs a TIMESTAMP, TIMESTAMP_LTZ, DATE, TIME or INTERVAL')
   }
   return mkCall('EXTRACT', [literal(unit, T.string(false)), x], T.bigint(x.type.nullable), ctx.span)
 }
@@ -153,9 +157,9 @@ function extractImpl(call: CallRex): Impl {
 function extractShorthand(name: string, unit: string): FunctionDef {
   return {
     names: [name],
-    signature: `${name}(TIMESTAMP or DATE)`,
+    signature: `${name}(${TIME_OF_DAY_UNITS.includes(unit) ? 'TIMESTAMP or TIME' : 'TIMESTAMP or DATE'})`,
     bind: (args, ctx) => {
-      checkArity(args, 1, 1, ctx, `${name}(TIMESTAMP or DATE)`)
+      checkArity(args, 1, 1, ctx, `${name}(${TIME_OF_DAY_UNITS.includes(unit) ? 'TIMESTAMP or TIME' : 'TIMESTAMP or DATE'})`)
       return ctx.call('EXTRACT', [literal(unit, T.string(false)), args[0]!])
     },
   }
@@ -447,5 +451,8 @@ export const TIME: readonly FunctionDef[] = [
   clock(['CURRENT_TIMESTAMP', 'NOW', 'CURRENT_ROW_TIMESTAMP'], T.timestampLtz(3, false), 'Date.now()', Date.now),
   clock(['LOCALTIMESTAMP'], T.timestamp(3, false), 'Date.now()', Date.now),
   clock(['CURRENT_DATE'], T.date(false), 'Math.floor(Date.now() / 86400000)', () => Math.floor(Date.now() / MS_PER_DAY)),
+  // TIME(0) in the session time zone (always UTC in Weir), read on every row as Flink does in streaming.
+  clock(['LOCALTIME', 'CURRENT_TIME'], T.time(0, false), 'Math.floor(Date.now() % 86400000 / 1000) * 1000',
+    () => Math.floor((Date.now() % MS_PER_DAY) / 1000) * 1000),
   clock(['PROCTIME'], T.timestampLtz(3, false, 'proctime'), 'Date.now()', Date.now),
 ]

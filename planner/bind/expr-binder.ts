@@ -6,7 +6,7 @@ import { inputRef, literal } from '../../core/rex.js'
 import { T } from '../../common/types.js'
 import { WeirError } from '../../common/errors.js'
 import { assertNever } from '../../common/assert.js'
-import { resolveCall, castTo, numberLiteral, stringLiteral, intervalLiteral, timestampLiteral, dateLiteral } from '../../expr/index.js'
+import { resolveCall, castTo, numberLiteral, stringLiteral, intervalLiteral, timestampLiteral, dateLiteral, timeLiteral } from '../../expr/index.js'
 import { AGGREGATE_FUNCTIONS as AGGREGATE_FUNCTION_NAMES } from '../../expr/aggregate-types.js'
 import { typeFromAst } from './types.js'
 import { userAggregate } from '../functions.js'
@@ -208,6 +208,8 @@ function bindNode(e: ast.Expr, ctx: BindContext): Rex {
         }
         case 'date':
           return dateLiteral(e.text, e.span)
+        case 'time':
+          return timeLiteral(e.text, e.span)
         default:
           return assertNever(lt)
       }

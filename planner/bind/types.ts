@@ -44,6 +44,11 @@ export function typeFromAst(t: ast.TypeName): DataType {
       return T.timestampLtz(checkPrecision(t), nullable)
     case 'DATE':
       return T.date(nullable)
+    case 'TIME': {
+      const precision = t.params[0] ?? 0
+      if (precision < 0 || precision > 9) throw WeirError.plan(`TIME precision must be between 0 and 9, got ${precision}`, { span: t.span })
+      return T.time(precision, nullable)
+    }
     case 'ROW':
       return T.row((t.fields ?? []).map(f => ({ name: f.name.value, type: typeFromAst(f.type) })), nullable)
     case 'ARRAY':
@@ -53,7 +58,7 @@ export function typeFromAst(t: ast.TypeName): DataType {
     default:
       throw WeirError.unsupported(`type ${t.name} is not supported`, {
         span: t.span,
-        help: 'supported types: BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, DOUBLE, DECIMAL(p, s), STRING, VARCHAR, TIMESTAMP(3), TIMESTAMP_LTZ(3), DATE',
+        help: 'supported types: BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, DOUBLE, DECIMAL(p, s), STRING, VARCHAR, TIMESTAMP(3), TIMESTAMP_LTZ(3), DATE, TIME(p)',
       })
   }
 }

@@ -73,7 +73,7 @@ describe('syntax errors', () => {
   })
 
   it('reports Flink types Weir lacks as unsupported', () => {
-    expect(syntaxErrorOf('CREATE TABLE t (a TIME)')).toMatchObject({ at: '1:19', kind: 'unsupported', message: 'type TIME is not supported' })
+    expect(syntaxErrorOf('CREATE TABLE t (a RAW)')).toMatchObject({ at: '1:19', kind: 'unsupported', message: 'type RAW is not supported' })
     expect(syntaxErrorOf('CREATE TABLE t (a MULTISET<INT>)')).toMatchObject({ at: '1:19', kind: 'unsupported', message: 'type MULTISET is not supported' })
   })
 
