@@ -96,6 +96,8 @@ function typeWidth(type: DataType): number {
       return type.precision + 2
     case 'DATE':
       return 10
+    case 'BYTES':
+      return MAX_STREAMED_WIDTH
     case 'TIME':
       return 8 + (type.precision > 0 ? type.precision + 1 : 0)
     case 'TIMESTAMP':

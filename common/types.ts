@@ -15,6 +15,7 @@
 //   DATE               number, days since 1970-01-01
 //   TIME(p)            number, milliseconds since midnight in [0, 86400000) (as Flink holds it: an int of
 //                      milliseconds; fractions beyond milliseconds are not kept)
+//   BYTES              Uint8Array (BINARY(n) and VARBINARY(n) are BYTES, as VARCHAR(n) is STRING)
 //   INTERVAL           number, milliseconds (day-time intervals only)
 //   ROW<a T, b U>      a JS array of the field values in field order (a row within the row)
 //   ARRAY<T>           a JS array of the elements (SQL index i is JS index i - 1)
@@ -40,6 +41,7 @@ export type DataType =
   | { readonly kind: 'TIMESTAMP_LTZ'; readonly nullable: boolean; readonly precision: number; readonly timeAttr?: TimeAttribute }
   | { readonly kind: 'DATE'; readonly nullable: boolean }
   | { readonly kind: 'TIME'; readonly nullable: boolean; readonly precision: number }
+  | { readonly kind: 'BYTES'; readonly nullable: boolean }
   | { readonly kind: 'INTERVAL'; readonly nullable: boolean }
   | { readonly kind: 'ROW'; readonly nullable: boolean; readonly fields: readonly Field[] }
   | { readonly kind: 'ARRAY'; readonly nullable: boolean; readonly element: DataType }
@@ -62,6 +64,7 @@ export const T = {
   timestampLtz: (precision = 3, nullable = true, timeAttr?: TimeAttribute): DataType =>
     timeAttr ? { kind: 'TIMESTAMP_LTZ', nullable, precision, timeAttr } : { kind: 'TIMESTAMP_LTZ', nullable, precision },
   date: (nullable = true): DataType => ({ kind: 'DATE', nullable }),
+  bytes: (nullable = true): DataType => ({ kind: 'BYTES', nullable }),
   /** TIME(p): Flink's default precision is 0. */
   time: (precision = 0, nullable = true): DataType => ({ kind: 'TIME', nullable, precision }),
   interval: (nullable = true): DataType => ({ kind: 'INTERVAL', nullable }),

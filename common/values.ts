@@ -33,6 +33,40 @@ export function formatTime(ms: number, precision = 0): string {
   return `${base}.${(pad(ms % 1000, 3) + '000000').slice(0, precision)}`
 }
 
+/** Bytes as lower-case hex digits, two a byte. */
+export function hexOf(bytes: Uint8Array): string {
+  let s = ''
+  for (let i = 0; i < bytes.length; i++) s += (bytes[i]! < 16 ? '0' : '') + bytes[i]!.toString(16)
+  return s
+}
+
+/** Hex digits (either case, an even count) as bytes; null when the text is not that. */
+export function bytesOfHex(text: string): Uint8Array | null {
+  if (text.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(text)) return null
+  const out = new Uint8Array(text.length / 2)
+  for (let i = 0; i < out.length; i++) out[i] = parseInt(text.slice(2 * i, 2 * i + 2), 16)
+  return out
+}
+
+/** Bytes as base64 text (with padding), as Flink's json and csv formats write BYTES. */
+export function base64Of(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('base64')
+}
+
+/** Base64 text (standard alphabet, padded or not) as bytes; null when the text is not base64. */
+export function bytesOfBase64(text: string): Uint8Array | null {
+  const t = text.trim()
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(t) || t.length % 4 === 1) return null
+  return new Uint8Array(Buffer.from(t, 'base64'))
+}
+
+/** -1, 0 or 1: bytes compared unsigned, one by one, a prefix first (as Flink orders BINARY values). */
+export function compareBytes(a: Uint8Array, b: Uint8Array): number {
+  const n = Math.min(a.length, b.length)
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i]! < b[i]! ? -1 : 1
+  return a.length === b.length ? 0 : a.length < b.length ? -1 : 1
+}
+
 const TIME_RE = /^\s*(\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.(\d{1,9}))?)?\s*$/
 
 /**
@@ -132,6 +166,8 @@ export function formatValue(v: unknown, type: DataType, nullText = 'NULL'): stri
       return formatDate(v as number)
     case 'TIME':
       return formatTime(v as number, type.precision)
+    case 'BYTES':
+      return `x'${hexOf(v as Uint8Array)}'`
     case 'DECIMAL':
       return formatDecimal(v as bigint, type.scale)
     case 'DOUBLE':

@@ -193,6 +193,11 @@ function randomGen(options: ConnectorOptions, col: string, type: DataType): Valu
       const maxPast = durationOption(options, fieldKey(col, 'max-past'), 0)
       return (_i, rand, now) => now - Math.floor(rand() * (maxPast + 1))
     }
+    // Random bytes, 'fields.<col>.length' of them (100 by default, as a STRING's characters).
+    case 'BYTES': {
+      const length = intOption(options, fieldKey(col, 'length'), 100, 0, 1 << 24)
+      return (_i, rand) => Uint8Array.from({ length }, () => Math.floor(rand() * 256))
+    }
     // Any time of the day, uniformly, at the column's precision (milliseconds at most).
     case 'TIME': {
       const unit = type.precision >= 3 ? 1 : 10 ** (3 - type.precision)

@@ -75,6 +75,7 @@ export function aggregateResultType(fn: AggFunctionName, argType: DataType | nul
         case 'TIMESTAMP_LTZ':
         case 'DATE':
         case 'TIME':
+        case 'BYTES':
         case 'INTERVAL':
         case 'NULL':
           throw rejected(fn, arg, 'CAST the argument to a numeric type', span)
@@ -82,6 +83,8 @@ export function aggregateResultType(fn: AggFunctionName, argType: DataType | nul
       break
     case 'MIN':
     case 'MAX':
+      // Flink has no MIN or MAX of BINARY values.
+      if (arg.kind === 'BYTES') throw rejected(fn, arg, 'CAST the argument to STRING, or compare with HEX(x)', span)
       if (arg.kind === 'NULL') throw rejected(fn, arg, 'CAST the argument to a type, e.g. CAST(NULL AS INT)', span)
       return withNullable(arg, true)
     case 'FIRST_VALUE':

@@ -50,6 +50,7 @@ export function canCast(from: DataType, to: DataType): boolean {
     case 'TIME':
       return to.kind === 'TIMESTAMP' || to.kind === 'TIMESTAMP_LTZ'
     case 'INTERVAL':
+    case 'BYTES':
       return false
   }
 }
@@ -148,6 +149,9 @@ const FALSE_WORDS = new Set(['false', 'f', 'no', 'n', '0'])
 
 type CastFn = (v: any) => unknown
 
+const UTF8_ENCODER = new TextEncoder()
+const UTF8_DECODER = new TextDecoder('utf-8')
+
 /**
  * The run-time conversion for CAST(from AS to), for non-null input. A bad value raises a WeirError
  * execution error ("cannot cast 'abc' to INT"), or gives NULL when `tryCast`. DECIMAL overflow
@@ -195,6 +199,9 @@ function castFn(from: DataType, to: DataType, fail: (v: unknown) => null): CastF
         }
         case 'INTERVAL':
           return v => formatInterval(v)
+        // The bytes read as UTF-8, as Flink casts BYTES to STRING (a bad sequence becomes U+FFFD).
+        case 'BYTES':
+          return v => UTF8_DECODER.decode(v)
         case 'ROW':
         case 'ARRAY':
         case 'MAP':
@@ -385,6 +392,11 @@ function castFn(from: DataType, to: DataType, fail: (v: unknown) => null): CastF
     }
     case 'INTERVAL':
       if (from.kind === 'INTERVAL') return id
+      break
+    case 'BYTES':
+      if (from.kind === 'BYTES') return id
+      // A string's UTF-8 bytes, as Flink casts STRING to BYTES.
+      if (from.kind === 'STRING') return v => UTF8_ENCODER.encode(v)
       break
     case 'ROW':
     case 'ARRAY':

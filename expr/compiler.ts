@@ -15,6 +15,7 @@ import { likeMatcher } from './like.js'
 import { equalsFor } from './nested-values.js'
 import { castCanOverflow, inlineCast } from './inline-cast.js'
 import { add64, div64, mod64, mul64, neg64, sub64 } from '../common/int64.js'
+import { compareBytes } from '../common/values.js'
 
 const COMPARE: Record<string, string> = { '=': '===', '<>': '!==', '<': '<', '<=': '<=', '>': '>', '>=': '>=' }
 
@@ -115,7 +116,7 @@ class CodeGen {
         const [x, y] = rex.args as [Rex, Rex]
         if (isNested(x.type)) return `(${this.nestedEquality(rex, out)} === true)`
         const a = this.value(x, out), b = this.value(y, out)
-        const cmp = `${a} ${COMPARE[rex.op]} ${b}`
+        const cmp = x.type.kind === 'BYTES' ? `${this.constant(compareBytes)}(${a}, ${b}) ${COMPARE[rex.op]} 0` : `${a} ${COMPARE[rex.op]} ${b}`
         // `a === literal` is already false for NULL; every other form needs explicit checks.
         if (rex.op === '=' && (isNonNullLiteral(x) || isNonNullLiteral(y))) return `(${cmp})`
         const guards = [x, y].map((e, i) => (mayBeNull(e) ? `${i === 0 ? a : b} != null` : '')).filter(Boolean)
@@ -197,6 +198,11 @@ class CodeGen {
       case '>':
       case '>=':
         if (isNested(c.args[0]!.type)) return this.nestedEquality(c, out)
+        // BYTES compare byte by byte (Uint8Arrays are not equal by ===).
+        if (c.args[0]!.type.kind === 'BYTES') {
+          const cmp = this.constant(compareBytes)
+          return this.strict(c.args, out, ([a, b]) => `(${cmp}(${a}, ${b}) ${COMPARE[c.op]} 0)`)
+        }
         return this.strict(c.args, out, ([a, b]) => `(${a} ${COMPARE[c.op]} ${b})`)
       case 'AND':
       case 'OR':
@@ -220,7 +226,8 @@ class CodeGen {
         if (isNested(c.args[0]!.type)) return this.nestedEquality(c, out)
         const a = this.value(c.args[0]!, out), b = this.value(c.args[1]!, out)
         const v = this.fresh()
-        const distinct = `(${a} == null ? ${b} != null : (${b} == null || ${a} !== ${b}))`
+        const differ = c.args[0]!.type.kind === 'BYTES' ? `${this.constant(compareBytes)}(${a}, ${b}) !== 0` : `${a} !== ${b}`
+        const distinct = `(${a} == null ? ${b} != null : (${b} == null || ${differ}))`
         out.push(`const ${v} = ${c.op === 'IS_DISTINCT_FROM' ? distinct : `!${distinct}`};`)
         return v
       }

@@ -3,8 +3,8 @@
 export { callableFunctionNames, resolveCall, functionDef, functionNames, suggestFunction } from './functions.js'
 export { castTo, canCast, implicitCast } from './cast.js'
 export { commonType, comparisonType, typeName } from './coercion.js'
-export { numberLiteral, stringLiteral, booleanLiteral, nullLiteral, intervalLiteral, timestampLiteral, timestampLtzLiteral, dateLiteral,
-  timeLiteral } from './literals.js'
+export { numberLiteral, stringLiteral, booleanLiteral, nullLiteral, intervalLiteral, timestampLiteral, timestampLtzLiteral, dateLiteral, timeLiteral,
+  binaryLiteral } from './literals.js'
 export { compileScalar, compilePredicate, compileCalc, calcSource, evalConstant, NO_WATERMARK } from './compiler.js'
 export type { EvalEnv } from './compiler.js'
 export type { FunctionDef, BindContext, Impl, CallRex } from './registry.js'

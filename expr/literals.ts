@@ -3,7 +3,7 @@
 import { WeirError } from '../common/errors.js'
 import type { Span } from '../common/span.js'
 import { T } from '../common/types.js'
-import { parseDate, parseTime, parseTimestamp } from '../common/values.js'
+import { bytesOfHex, parseDate, parseTime, parseTimestamp } from '../common/values.js'
 import { literal, type Rex } from '../core/rex.js'
 import { MAX_PRECISION } from './decimal.js'
 import { INT64_MAX, INT64_MIN, int64 } from '../common/int64.js'
@@ -181,4 +181,11 @@ export function timeLiteral(text: string, span?: Span): Rex {
   if (ms === null) throw WeirError.plan(`invalid TIME literal '${text}'`, { span, help: `write TIME 'HH:mm:ss[.SSS]', hours 00 to 23` })
   const m = /:\d{1,2}\.(\d+)\s*$/.exec(text)
   return literal(ms, T.time(m ? Math.min(9, m[1]!.length) : 0, false))
+}
+
+/** x'0aFF' → BYTES NOT NULL: two hex digits a byte, either case (an odd count is an error, as in Flink). */
+export function binaryLiteral(text: string, span?: Span): Rex {
+  const bytes = bytesOfHex(text.replace(/\s+/g, ''))
+  if (bytes === null) throw WeirError.plan(`invalid binary literal x'${text}'`, { span, help: `write two hex digits (0-9, a-f) a byte, e.g. x'0aff'` })
+  return literal(bytes, T.bytes(false))
 }

@@ -6,6 +6,7 @@
 // differs from any value (only a NULL at the top makes `=` unknown); ARRAYs are equal element by
 // element, ROWs field by field, and MAPs entry by entry whatever their order.
 import type { DataType } from '../common/types.js'
+import { compareBytes } from '../common/values.js'
 
 /** Equality of two non-null values of type `t`. */
 export type Equals = (a: any, b: any) => boolean
@@ -50,6 +51,8 @@ export function equalsFor(t: DataType): Equals {
         return true
       }
     }
+    case 'BYTES':
+      return (a: Uint8Array, b: Uint8Array) => compareBytes(a, b) === 0
     default:
       // BIGINT has one form per value (a number while safe, else a bigint) and DECIMAL is a bigint: === is exact.
       return same
@@ -80,6 +83,7 @@ export function compareFor(t: DataType): Compare {
       return Number.isNaN(a) ? (Number.isNaN(b) ? 0 : 1) : -1
     }
   }
+  if (t.kind === 'BYTES') return compareBytes
   return (a, b) => (a < b ? -1 : a > b ? 1 : 0)
 }
 

@@ -495,7 +495,7 @@ export interface SubqueryExpr {
 export interface Literal {
   readonly kind: 'Literal'
   /** 'number' keeps the text so DECIMAL literals stay exact; 'timestamp' and 'date' keep the quoted text. */
-  readonly type: 'number' | 'string' | 'boolean' | 'null' | 'timestamp' | 'date' | 'timestamp_ltz' | 'time'
+  readonly type: 'number' | 'string' | 'boolean' | 'null' | 'timestamp' | 'date' | 'timestamp_ltz' | 'time' | 'binary'
   readonly text: string
   readonly span: Span
 }

@@ -299,6 +299,8 @@ for (const [word, type] of T.KEYWORDS) {
 function wordType(text: string, start: number, end: number, cases: number): TokenType {
   if (end - start > longestKeyword || (cases & NON_ASCII) !== 0) return T.Identifier
   const word = text.slice(start, end)
+  // x'0aFF': a binary literal (the quote right after the x, as SQL writes it).
+  if (end - start === 1 && (word === 'x' || word === 'X') && text.charCodeAt(end) === Ch.Quote) return T.LiteralPrefix
   const type = KEYWORD_SPELLINGS.get(cases === (LOWER | UPPER) ? word.toUpperCase() : word)
   if (type === undefined) return T.Identifier
   if (type === T.TIMESTAMP || type === T.DATE || type === T.TIMESTAMP_LTZ || type === T.TIME) {

@@ -374,7 +374,7 @@ function intervalLiteral(n: CstNode, s: Spans): A.IntervalLiteral {
 function typedLiteral(n: CstNode, s: Spans): A.Literal {
   const text = stringValue(token(n, 'StringLit')!)
   const prefix = token(n, 'LiteralPrefix')!.image.toUpperCase()
-  const type = prefix === 'DATE' ? 'date' : prefix === 'TIME' ? 'time' : prefix === 'TIMESTAMP_LTZ' ? 'timestamp_ltz' : 'timestamp'
+  const type = prefix === 'X' ? 'binary' : prefix === 'DATE' ? 'date' : prefix === 'TIME' ? 'time' : prefix === 'TIMESTAMP_LTZ' ? 'timestamp_ltz' : 'timestamp'
   return { kind: 'Literal', type, text, span: s.of(n) }
 }
 
@@ -514,6 +514,9 @@ export const TYPE_NAMES: Record<string, string> = {
   TIMESTAMP_LTZ: 'TIMESTAMP_LTZ',
   DATE: 'DATE',
   TIME: 'TIME',
+  BYTES: 'BYTES',
+  VARBINARY: 'BYTES',
+  BINARY: 'BYTES',
 }
 /** How many parameters each canonical type takes. */
 const MAX_PARAMS: Record<string, number> = {
@@ -529,11 +532,12 @@ const MAX_PARAMS: Record<string, number> = {
   TIMESTAMP_LTZ: 1,
   DATE: 0,
   TIME: 1,
+  BYTES: 1,
 }
 /** Flink types Weir does not have (yet): reported as unsupported rather than unknown. */
-const UNSUPPORTED_TYPES = new Set(['BYTES', 'BINARY', 'VARBINARY', 'MULTISET', 'RAW', 'INTERVAL', 'CHARACTER', 'BOOL'])
+const UNSUPPORTED_TYPES = new Set(['MULTISET', 'RAW', 'INTERVAL', 'CHARACTER', 'BOOL'])
 const SUPPORTED_TYPES_HELP =
-  'supported types: BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, DOUBLE, DECIMAL(p, s), STRING, VARCHAR(n), TIMESTAMP(p), TIMESTAMP_LTZ(p), DATE, TIME(p), ROW<…>, ARRAY<…>, MAP<…>'
+  'supported types: BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, DOUBLE, DECIMAL(p, s), STRING, VARCHAR(n), TIMESTAMP(p), TIMESTAMP_LTZ(p), DATE, TIME(p), BYTES, VARBINARY(n), ROW<…>, ARRAY<…>, MAP<…>'
 
 export function typeName(n: CstNode, s: Spans): A.TypeName {
   const id = identFromToken(token(n, 'Name')!, s)

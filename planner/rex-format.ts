@@ -16,6 +16,7 @@ export function formatRex(rex: Rex, fields: readonly Field[]): string {
       if (rex.type.kind === 'STRING') return `'${String(rex.value).replace(/'/g, "''")}'`
       if (rex.type.kind === 'INTERVAL') return `INTERVAL '${formatDuration(rex.value as number)}'`
       if (rex.type.kind === 'TIMESTAMP' || rex.type.kind === 'TIMESTAMP_LTZ') return `TIMESTAMP '${formatValue(rex.value, rex.type)}'`
+      if (rex.type.kind === 'BYTES') return formatValue(rex.value, rex.type)
       if (rex.type.kind === 'TIME') return `TIME '${formatValue(rex.value, rex.type)}'`
       return formatValue(rex.value, rex.type)
     case 'Call': {

@@ -11,7 +11,7 @@ export const DEFAULT_MAX_PARALLELISM = MAX_PARALLELISM.default
  * Encodes key values to a string that is equal for equal keys and, for keys of one JS type,
  * orders like the values. Tags: \x00 NULL, \x01 false, \x02 true, \x03 number, \x04 string, \x05 bigint,
  * \x09 … \x0a a nested value (ROW, ARRAY, MAP as [k, v] pairs: common/types.ts), its elements encoded
- * in between (\x06–\x08 stay free: they tag RocksDB map user keys, state/rocksdb/codec.ts).
+ * in between, \x0b bytes (BYTES values: each byte as 0x100 + byte, then \x00) (\x06–\x08 stay free: they tag RocksDB map user keys, state/rocksdb/codec.ts).
  * A BIGINT is a number while safe and a bigint beyond 2^53 (common/int64.ts): one encoding per value,
  * though those beyond 2^53 sort after the numbers (nothing relies on key order across forms).
  */
@@ -34,6 +34,12 @@ function encodeValue(v: unknown): string {
       // Most keys hold no NUL: the scan is cheaper than the regular expression's replace.
       return '\x04' + (v.indexOf('\x00') < 0 ? v : v.replace(/\x00/g, '\x00\xff')) + '\x00\x00'
     default:
+      // BYTES: each byte as the code unit 0x100 + byte, then \x00 (shorter sorts first, as Flink orders them).
+      if (v instanceof Uint8Array) {
+        let out = '\x0b'
+        for (let i = 0; i < v.length; i++) out += String.fromCharCode(0x100 + v[i]!)
+        return out + '\x00'
+      }
       if (Array.isArray(v)) {
         let out = '\x09'
         for (const e of v) out += encodeValue(e)

@@ -3,7 +3,7 @@
 // the file, line and column.
 import type { DataType } from '../../common/types.js'
 import { formatType } from '../../common/types.js'
-import { parseDate, parseDecimal, parseTime, parseTimestamp } from '../../common/values.js'
+import { bytesOfBase64, parseDate, parseDecimal, parseTime, parseTimestamp } from '../../common/values.js'
 import { assertNever } from '../../common/assert.js'
 import { int64, intRange, type Int64 } from '../../common/int64.js'
 import { nestedConverter } from './convert-nested.js'
@@ -334,6 +334,12 @@ export function converterFor(type: DataType, options: ConvertOptions = NO_OPTION
     }
     case 'DATE':
       return v => date(v, type)
+    case 'BYTES':
+      return v => {
+        const b = typeof v === 'string' ? bytesOfBase64(v) : null
+        if (b === null) throw new ConvertError(show(v), 'BYTES as base64 text')
+        return b
+      }
     case 'TIME':
       return options.wholeSecondTimes === true ? v => time(v, type, 1000) : v => time(v, type, type.precision >= 3 ? 1 : 10 ** (3 - type.precision))
     case 'INTERVAL':

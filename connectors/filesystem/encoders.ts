@@ -1,7 +1,7 @@
 // Row → text line encoders for the filesystem sink: JSON lines, CSV, and Debezium-style JSON change
 // events. Encoders are built once per schema, so writing a row is a loop over precomputed pieces.
 import type { DataType, Field } from '../../common/types.js'
-import { formatDate, formatDecimal, formatDouble, formatInterval, formatTime, formatTimestamp } from '../../common/values.js'
+import { base64Of, formatDate, formatDecimal, formatDouble, formatInterval, formatTime, formatTimestamp } from '../../common/values.js'
 import { RowKind, type Batch, type Row } from '../../core/batch.js'
 import type { CsvConfig, JsonConfig } from './options.js'
 import { nestedJsonEncoder } from './encode-nested.js'
@@ -35,6 +35,9 @@ function jsonValueEncoder(type: DataType, config: JsonConfig): ValueEncoder {
         : v => `"${formatTimestamp(v as number)}"`
     case 'DATE':
       return v => `"${formatDate(v as number)}"`
+    // Base64 text, as Flink's json format writes a binary value (Jackson's binary node).
+    case 'BYTES':
+      return v => `"${base64Of(v as Uint8Array)}"`
     // Whole seconds, as Flink's json format writes a TIME ('HH:mm:ss', the fraction dropped).
     case 'TIME':
       return v => `"${formatTime(v as number)}"`
@@ -100,6 +103,9 @@ function csvValueText(type: DataType): ValueEncoder {
       return v => formatTimestamp(v as number)
     case 'DATE':
       return v => formatDate(v as number)
+    // Base64, as Flink's csv format writes a binary value.
+    case 'BYTES':
+      return v => base64Of(v as Uint8Array)
     // As Flink's csv format (ISO_LOCAL_TIME): '12:34:56', or the fraction without trailing zeros ('12:34:56.25').
     case 'TIME':
       return v => formatTime(v as number, 3).replace(/\.?0+$/, '')

@@ -5,6 +5,7 @@ import { abs64, wrapInt, type Int64 } from '../../common/int64.js'
 import { seededRandom } from '../../common/random.js'
 import type { Rex } from '../../core/rex.js'
 import { javaBytes } from './text.js'
+import { bytesOfHex, hexOf } from '../../common/values.js'
 import { MAX_PRECISION, decimalToDouble, doubleToExactDecimal, pow10, rescale, rescaleDown } from '../decimal.js'
 import { anyNullable, badArgs, checkArgs, checkArity, literalValue, mkCall, simple, strict, type BindContext, type CallRex, type FunctionDef,
   type Impl } from '../registry.js'
@@ -111,19 +112,22 @@ function unaryDouble(names: string[], js: string): FunctionDef {
  * in 64-bit two's complement); HEX of a string is its UTF-8 bytes. Upper-case, as Flink's.
  */
 function radix(name: string, base: number, strings: boolean): FunctionDef {
-  const signature = strings ? `${name}(INT) or ${name}(STRING)` : `${name}(INT)`
+  const signature = strings ? `${name}(INT), ${name}(STRING) or ${name}(BYTES)` : `${name}(INT)`
   return {
     names: [name],
     signature,
     bind: (args, ctx) => {
       checkArity(args, 1, 1, ctx, signature)
       const typed = args[0]!.type.kind === 'NULL' ? ctx.cast(args[0]!, T.bigint()) : args[0]!
-      if ((typed.type.kind !== 'STRING' || !strings) && integralBits(typed.type) === 0) throw badArgs(args, ctx, signature)
+      const text = typed.type.kind === 'STRING' || typed.type.kind === 'BYTES'
+      if ((!text || !strings) && integralBits(typed.type) === 0) throw badArgs(args, ctx, signature)
       return mkCall(name, [typed], T.string(typed.type.nullable), ctx.span)
     },
     impl: call =>
       call.args[0]!.type.kind === 'STRING'
         ? { fn: (s: string) => javaBytes(s).toString('hex').toUpperCase(), nulls: 'strict' }
+        : call.args[0]!.type.kind === 'BYTES'
+        ? { fn: (b: Uint8Array) => hexOf(b).toUpperCase(), nulls: 'strict' }
         : { fn: (x: Int64) => BigInt.asUintN(64, BigInt(x)).toString(base).toUpperCase(), nulls: 'strict' },
   }
 }
@@ -188,6 +192,8 @@ export const MATH: readonly FunctionDef[] = [
   // Integers in base 2 / 16 as Java's Long.toBinaryString / toHexString: negatives in 64-bit two's complement.
   radix('BIN', 2, false),
   radix('HEX', 16, true),
+  // As Flink's UNHEX: an odd count of digits gets a leading 0; any character that is not a hex digit gives NULL.
+  simple(['UNHEX'], 'UNHEX(STRING)', ['STRING'], 1, () => T.bytes(), strict((s: string) => bytesOfHex(s.length % 2 === 1 ? '0' + s : s)), true),
   simple(['LOG'], 'LOG(NUMERIC) or LOG(base, NUMERIC)', ['DOUBLE', 'DOUBLE'], 1, dbl,
     strict((a: number, b?: number) => (b === undefined ? Math.log(a) : Math.log(b) / Math.log(a)))),
   simple(['ATAN2'], 'ATAN2(NUMERIC, NUMERIC)', ['DOUBLE', 'DOUBLE'], 2, dbl, strict(Math.atan2), false, a => `Math.atan2(${a[0]}, ${a[1]})`),

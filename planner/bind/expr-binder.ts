@@ -6,7 +6,8 @@ import { inputRef, literal } from '../../core/rex.js'
 import { T } from '../../common/types.js'
 import { WeirError } from '../../common/errors.js'
 import { assertNever } from '../../common/assert.js'
-import { resolveCall, castTo, numberLiteral, stringLiteral, intervalLiteral, timestampLiteral, dateLiteral, timeLiteral } from '../../expr/index.js'
+import { resolveCall, castTo, numberLiteral, stringLiteral, intervalLiteral, timestampLiteral, dateLiteral, timeLiteral,
+  binaryLiteral } from '../../expr/index.js'
 import { AGGREGATE_FUNCTIONS as AGGREGATE_FUNCTION_NAMES } from '../../expr/aggregate-types.js'
 import { typeFromAst } from './types.js'
 import { userAggregate } from '../functions.js'
@@ -210,6 +211,8 @@ function bindNode(e: ast.Expr, ctx: BindContext): Rex {
           return dateLiteral(e.text, e.span)
         case 'time':
           return timeLiteral(e.text, e.span)
+        case 'binary':
+          return binaryLiteral(e.text, e.span)
         default:
           return assertNever(lt)
       }

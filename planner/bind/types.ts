@@ -44,6 +44,10 @@ export function typeFromAst(t: ast.TypeName): DataType {
       return T.timestampLtz(checkPrecision(t), nullable)
     case 'DATE':
       return T.date(nullable)
+    case 'BYTES':
+    case 'VARBINARY':
+    case 'BINARY':
+      return T.bytes(nullable)
     case 'TIME': {
       const precision = t.params[0] ?? 0
       if (precision < 0 || precision > 9) throw WeirError.plan(`TIME precision must be between 0 and 9, got ${precision}`, { span: t.span })
@@ -58,7 +62,8 @@ export function typeFromAst(t: ast.TypeName): DataType {
     default:
       throw WeirError.unsupported(`type ${t.name} is not supported`, {
         span: t.span,
-        help: 'supported types: BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, DOUBLE, DECIMAL(p, s), STRING, VARCHAR, TIMESTAMP(3), TIMESTAMP_LTZ(3), DATE, TIME(p)',
+        help:
+          'supported types: BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, DOUBLE, DECIMAL(p, s), STRING, VARCHAR, TIMESTAMP(3), TIMESTAMP_LTZ(3), DATE, TIME(p), BYTES',
       })
   }
 }

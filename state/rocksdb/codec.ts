@@ -200,7 +200,7 @@ export function prefixEnd(prefix: Uint8Array): Buffer {
 
 /**
  * The index just past the one encoded value that starts at `i` of an encodeKey string
- * (tags: \x00 null, \x01 false, \x02 true, \x03 number + 4 units, \x04 string …\x00\x00, \x05 bigint …\x00, \x09 nested … \x0a).
+ * (tags: \x00 null, \x01 false, \x02 true, \x03 number + 4 units, \x04 string …\x00\x00, \x05 bigint …\x00, \x09 nested … \x0a, \x0b bytes …\x00).
  */
 export function skipEncoded(s: string, i: number): number {
   switch (s.charCodeAt(i)) {
@@ -219,7 +219,8 @@ export function skipEncoded(s: string, i: number): number {
         j = z + 2 // \x00\xff: an escaped NUL inside the text
       }
     }
-    case 5: {
+    case 5:
+    case 11: {
       const z = s.indexOf('\x00', i + 1)
       return z < 0 ? s.length : z + 1
     }
@@ -265,6 +266,12 @@ export function decodeEncoded(s: string, i: number): unknown {
       return s.slice(i + 1, skipEncoded(s, i) - 2).replace(/\x00\xff/g, '\x00')
     case 5:
       return BigInt(s.slice(i + 1, skipEncoded(s, i) - 1))
+    case 11: {
+      const end = skipEncoded(s, i) - 1
+      const out = new Uint8Array(end - i - 1)
+      for (let j = i + 1; j < end; j++) out[j - i - 1] = s.charCodeAt(j) - 0x100
+      return out
+    }
     case 9: {
       const out: unknown[] = []
       for (let j = i + 1; j < s.length && s.charCodeAt(j) !== 10; j = skipEncoded(s, j)) out.push(decodeEncoded(s, j))
@@ -670,9 +677,10 @@ function encodedEnd(key: Uint8Array, i: number, tag: number): number {
       return i + 10 <= key.length ? i + 10 : -1
     case 4:
     case 5:
+    case 11:
       for (let j = i + 2; j + 1 < key.length; j += 2) {
         if (key[j] !== 0 || key[j + 1] !== 0) continue
-        if (tag === 5) return j + 2
+        if (tag !== 4) return j + 2
         // \0\0 ends a string; \0\xff is an escaped NUL inside it.
         if (j + 3 < key.length && key[j + 2] === 0 && key[j + 3] === 0) return j + 4
         if (j + 3 < key.length && key[j + 2] === 0 && key[j + 3] === 0xff) {

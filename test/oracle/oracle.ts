@@ -5,12 +5,12 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { expect } from 'vitest'
-import { DuckDBDateValue, DuckDBDecimalValue, DuckDBTimeValue, DuckDBInstance, DuckDBListValue, DuckDBTimestampValue, DuckDBTypeId,
+import { DuckDBBlobValue, DuckDBDateValue, DuckDBDecimalValue, DuckDBTimeValue, DuckDBInstance, DuckDBListValue, DuckDBTimestampValue, DuckDBTypeId,
   type DuckDBConnection } from '@duckdb/node-api'
 import { Session } from '../../engine/session.js'
 import type { Field } from '../../common/types.js'
 import { Mulberry32 } from '../../common/random.js'
-import { formatDate, formatDecimal, formatTime, formatTimestamp } from '../../common/values.js'
+import { formatDate, formatDecimal, formatTime, formatTimestamp, hexOf } from '../../common/values.js'
 
 // ---------------------------------------------------------------------------------------------
 // Seeded randomness
@@ -314,6 +314,8 @@ export function canonWeir(v: unknown, field: Field): string {
       return formatDate(v as number)
     case 'TIME':
       return formatTime(v as number, 3)
+    case 'BYTES':
+      return `x${hexOf(v as Uint8Array)}`
     case 'ARRAY':
       // Element by element (an ARRAY_AGG result against DuckDB's list).
       return `[${(v as unknown[]).map(e => canonWeir(e, { ...field, type: t.element })).join(', ')}]`
@@ -342,6 +344,7 @@ export function canonDuck(v: unknown, isDouble: boolean): string {
     return formatTimestamp(Number(v.micros / 1000n))
   }
   if (v instanceof DuckDBDateValue) return formatDate(v.days)
+  if (v instanceof DuckDBBlobValue) return `x${hexOf(v.bytes)}`
   if (v instanceof DuckDBTimeValue) {
     if (v.micros % 1000n !== 0n) throw new Error(`DuckDB time ${String(v)} has sub-millisecond digits`)
     return formatTime(Number(v.micros / 1000n), 3)

@@ -1,4 +1,4 @@
-// GROUP BY keyed by a TIME (and keeping TIMEs as aggregate values) on heap and RocksDB: straight;
+// GROUP BY keyed by a TIME and by BYTES (keeping TIMEs and BYTES as aggregate values) on heap and RocksDB: straight;
 // checkpointed and cancelled midway; restored from the checkpoint at another parallelism. The
 // committed changelog must materialize to the same rows, and the straight run to hand-computed ones.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -50,6 +50,22 @@ const CASES: readonly Case[] = [
       }
       // The json format writes a TIME in whole seconds, as Flink's does.
       return [...groups].map(([k, g]) => ({ t: formatTime(k), n: g.n, lo: formatTime(g.lo), hi: formatTime(g.hi) }))
+    },
+  },
+  {
+    name: 'GROUP BY a BYTES key, with LAST_VALUE of BYTES',
+    columns: 'b BYTES, n BIGINT, total BIGINT, last_b VARBINARY(20)',
+    query: `SELECT CAST(k AS BYTES), COUNT(*), SUM(CAST(v AS BIGINT)), LAST_VALUE(UNHEX(CONCAT(CAST(v + 16 AS STRING), 'ff')))
+      FROM t GROUP BY CAST(k AS BYTES)`,
+    expected: () => {
+      const groups = new Map<string, { n: number; total: number; last: number }>()
+      for (const e of events) {
+        const g = groups.get(e.k) ?? { n: 0, total: 0, last: 0 }
+        groups.set(e.k, { n: g.n + 1, total: g.total + e.v, last: e.v })
+      }
+      // The json format writes BYTES as base64, as Flink's does.
+      const b64 = (hex: string): string => Buffer.from(hex.length % 2 ? '0' + hex : hex, 'hex').toString('base64')
+      return [...groups].map(([k, g]) => ({ b: Buffer.from(k).toString('base64'), n: g.n, total: g.total, last_b: b64(`${g.last + 16}ff`) }))
     },
   },
 ]
