@@ -28,6 +28,7 @@ const AFTER_EXPRESSION = new Set<TokenType>([
   T.IN,
   T.LIKE,
   T.SIMILAR,
+  T.OVERLAPS,
   T.ESCAPE,
   T.Dot,
   T.LParen,

@@ -1229,6 +1229,7 @@ export class SqlParser extends CstParser {
             { ALT: () => this.SUBRULE(this.inTail) },
             { ALT: () => this.SUBRULE(this.likeTail) },
             { ALT: () => this.SUBRULE(this.similarTail) },
+            { ALT: () => this.SUBRULE(this.overlapsTail) },
           ])
         },
       },
@@ -1278,6 +1279,12 @@ export class SqlParser extends CstParser {
       this.CONSUME(T.ESCAPE)
       this.SUBRULE2(this.arithmetic, { LABEL: 'escape' })
     })
+  })
+
+  /** `(start, end) OVERLAPS (start, end | interval)`: the periods are row constructors, checked when bound. */
+  overlapsTail = this.RULE('overlapsTail', () => {
+    this.CONSUME(T.OVERLAPS)
+    this.SUBRULE(this.arithmetic, { LABEL: 'period' })
   })
 
   /** `||`, `+ -`, `* / %` only (no comparison or boolean operators): BETWEEN bounds, LIKE patterns, POSITION operands. */

@@ -169,7 +169,17 @@ class Climber {
       const between = node(tail, 'betweenTail')
       const inList = node(tail, 'inTail')
       const like = node(tail, 'likeTail') ?? node(tail, 'similarTail')
-      if (between) {
+      const overlaps = node(tail, 'overlapsTail')
+      if (overlaps) {
+        const period = arithmetic(child(overlaps, 'period'), s)
+        const parts = (e: A.Expr): A.Expr[] => {
+          if (e.kind === 'FunctionCall' && e.name.value.toUpperCase() === 'ROW' && e.args.length === 2) return [...e.args]
+          throw WeirError.syntax('OVERLAPS compares two periods written (start, end) or (start, interval)', { span: e.span,
+            help: "e.g. (t1, t2) OVERLAPS (t3, INTERVAL '1' HOUR)" })
+        }
+        const overlapsCall = call({ value: 'OVERLAPS', quoted: false, span: s.of(overlaps) }, [...parts(operand), ...parts(period)], span)
+        expr = negated ? { kind: 'UnaryOp', op: 'NOT', operand: overlapsCall, span } : overlapsCall
+      } else if (between) {
         const low = arithmetic(child(between, 'low'), s), high = arithmetic(child(between, 'high'), s)
         expr = { kind: 'Between', operand, low, high, negated, ...(has(between, 'SYMMETRIC') ? { symmetric: true } : {}), span }
       } else if (inList && has(inList, 'query')) {

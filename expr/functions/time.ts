@@ -5,7 +5,7 @@ import { T, isNumeric, isTemporal, withoutTimeAttr, type DataType } from '../../
 import { parseDate, parseTimestamp } from '../../common/values.js'
 import { literal, type Rex } from '../../core/rex.js'
 import { castTo } from '../cast.js'
-import { typeName } from '../coercion.js'
+import { commonType, typeName } from '../coercion.js'
 import { rescaleDown } from '../decimal.js'
 import { cached } from '../like.js'
 import { compileFormatter, compileParser, dateFormatError } from '../date-format.js'
@@ -406,7 +406,31 @@ const unixTimestampParse = parsing('UNIX_TIMESTAMP', T.bigint(), ms => Math.floo
   return ms === null ? null : Math.floor(ms / 1000)
 })
 
+/**
+ * `(s1, e1) OVERLAPS (s2, e2)`: each period ordered (an end before its start is swapped), an interval end
+ * added to its start; true when each starts no later than the other ends (ends included, as Flink's Calcite).
+ */
+function bindOverlaps(args: readonly Rex[], ctx: BindContext): Rex {
+  const signature = '(start, end | interval) OVERLAPS (start, end | interval)'
+  checkArity(args, 4, 4, ctx, signature)
+  const point = (s: Rex, e: Rex): [Rex, Rex] => [s, e.type.kind === 'INTERVAL' ? ctx.call('+', [s, e]) : e]
+  const [s1, e1] = point(args[0]!, args[1]!), [s2, e2] = point(args[2]!, args[3]!)
+  const all = [s1, e1, s2, e2]
+  const common = commonType(all.map(a => a.type))
+  if (common === null || !(isTemporal(common) || common.kind === 'TIME')) {
+    throw ctx.error(`OVERLAPS needs periods of one datetime type, got ${all.map(a => typeName(a.type)).join(', ')}`,
+      'write (start, end) or (start, INTERVAL …) with TIMESTAMP, DATE or TIME values')
+  }
+  return mkCall('OVERLAPS', all.map(a => ctx.cast(a, common)), T.boolean(anyNullable(all)), ctx.span)
+}
+
+function overlaps(s1: number, e1: number, s2: number, e2: number): boolean {
+  const lo1 = Math.min(s1, e1), hi1 = Math.max(s1, e1), lo2 = Math.min(s2, e2), hi2 = Math.max(s2, e2)
+  return lo1 <= hi2 && lo2 <= hi1
+}
+
 export const TIME: readonly FunctionDef[] = [
+  { names: ['OVERLAPS'], signature: '(start, end) OVERLAPS (start, end)', bind: bindOverlaps, impl: () => ({ fn: overlaps, nulls: 'strict' }) },
   { names: ['EXTRACT'], signature: 'EXTRACT(unit FROM x)', bind: bindExtract, impl: extractImpl },
   extractShorthand('YEAR', 'YEAR'),
   extractShorthand('QUARTER', 'QUARTER'),

@@ -119,3 +119,18 @@ describe('TIME columns', () => {
     expect(`${e.message} ${e.help ?? ''}`).toContain('in.json')
   })
 })
+
+describe('OVERLAPS', () => {
+  it("Flink's documented examples, swapped ends, touching ends, and a period that is not two values", async () => {
+    expect(await rows(`SELECT (TIME '2:55:00', INTERVAL '1' HOUR) OVERLAPS (TIME '3:30:00', INTERVAL '2' HOUR),
+      (TIME '9:00:00', TIME '10:00:00') OVERLAPS (TIME '10:15:00', INTERVAL '3' HOUR),
+      (TIMESTAMP '2024-01-10 00:00:00', TIMESTAMP '2024-01-01 00:00:00') OVERLAPS (DATE '2024-01-05', DATE '2024-01-06'),
+      (DATE '2024-01-01', DATE '2024-01-10') OVERLAPS (DATE '2024-01-10', DATE '2024-01-20'),
+      (DATE '2024-01-01', CAST(NULL AS DATE)) OVERLAPS (DATE '2024-01-10', DATE '2024-01-20')`))
+      .toEqual([['TRUE', 'FALSE', 'TRUE', 'TRUE', 'NULL']])
+    const e = await fails(`SELECT (1, 2) OVERLAPS (3, 4)`)
+    expect(e.message).toBe('OVERLAPS needs periods of one datetime type, got INT, INT, INT, INT')
+    const p = await fails(`SELECT DATE '2024-01-01' OVERLAPS (DATE '2024-01-10', DATE '2024-01-20')`)
+    expect(p.message).toBe('OVERLAPS compares two periods written (start, end) or (start, interval)')
+  })
+})
