@@ -1380,9 +1380,14 @@ export class SqlParser extends CstParser {
     this.CONSUME(T.END)
   })
 
+  /** `WHEN v1 [, v2]* THEN r`: several values only in a CASE with an operand (Flink's simple CASE). */
   whenClause = this.RULE('whenClause', () => {
     this.CONSUME(T.WHEN)
     this.SUBRULE(this.expression, { LABEL: 'when' })
+    this.MANY(() => {
+      this.CONSUME(T.Comma)
+      this.SUBRULE3(this.expression, { LABEL: 'when' })
+    })
     this.CONSUME(T.THEN)
     this.SUBRULE2(this.expression, { LABEL: 'then' })
   })

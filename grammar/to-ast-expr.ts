@@ -394,7 +394,18 @@ function caseExpr(n: CstNode, s: Spans): A.CaseExpr {
   return {
     kind: 'CaseExpr',
     ...(operand ? { operand: expression(operand, s) } : {}),
-    whens: nodes(n, 'whenClause').map(w => ({ when: expression(child(w, 'when'), s), then: expression(child(w, 'then'), s) })),
+    // `WHEN a, b THEN r` is `WHEN a THEN r WHEN b THEN r`: the first value equal to the operand wins either way.
+    whens: nodes(n, 'whenClause').flatMap(w => {
+      const values = nodes(w, 'when')
+      if (!operand && values.length > 1) {
+        throw WeirError.syntax('a list of values after WHEN needs a CASE with an operand', {
+          span: s.of(values[1]!),
+          help: 'write CASE x WHEN 1, 2 THEN …, or join the conditions with OR: CASE WHEN c1 OR c2 THEN …',
+        })
+      }
+      const then = expression(child(w, 'then'), s)
+      return values.map(v => ({ when: expression(v, s), then }))
+    }),
     ...(otherwise ? { else: expression(otherwise, s) } : {}),
     span: s.of(n),
   }

@@ -4,6 +4,7 @@
 import { T, isNumeric, isTemporal, withoutTimeAttr, type DataType } from '../../common/types.js'
 import { parseDate, parseTimestamp } from '../../common/values.js'
 import { literal, type Rex } from '../../core/rex.js'
+import { INT64_MIN, type Int64 } from '../../common/int64.js'
 import { castTo } from '../cast.js'
 import { commonType, typeName } from '../coercion.js'
 import { rescaleDown } from '../decimal.js'
@@ -279,8 +280,17 @@ function dateFormatImpl(call: CallRex): Impl {
   }
 }
 
-/** TO_TIMESTAMP / TO_DATE / UNIX_TIMESTAMP(string[, format]): parse failures give NULL. */
-function parsing(name: string, result: DataType, convert: (ms: number) => number, noFormat: (s: string) => number | null): FunctionDef {
+/**
+ * TO_TIMESTAMP / TO_DATE / UNIX_TIMESTAMP(string[, format]): a parse failure gives `failed` (NULL,
+ * except UNIX_TIMESTAMP's Long.MIN_VALUE, as Flink's DateTimeUtils.unixTimestamp).
+ */
+function parsing(
+  name: string,
+  result: DataType,
+  convert: (ms: number) => Int64,
+  noFormat: (s: string) => number | null,
+  failed: Int64 | null = null,
+): FunctionDef {
   const signature = `${name}(STRING[, format])`
   return {
     names: [name],
@@ -295,10 +305,10 @@ function parsing(name: string, result: DataType, convert: (ms: number) => number
       return {
         nulls: 'strict',
         fn: (s: string, p?: string) => {
-          if (parser === null) return noFormat(s)
+          if (parser === null) return noFormat(s) ?? failed
           const parse = parser(p)
           const ms = parse === null ? null : parse(s)
-          return ms === null ? null : convert(ms)
+          return ms === null ? failed : convert(ms)
         },
       }
     },
@@ -401,10 +411,13 @@ function clock(names: string[], type: DataType, js: string, fn: () => number): F
   }
 }
 
-const unixTimestampParse = parsing('UNIX_TIMESTAMP', T.bigint(), ms => Math.floor(ms / 1000), s => {
+// Whole seconds as Java's long division gives them (toward zero), and Long.MIN_VALUE for text that
+// does not parse, as Flink's UNIX_TIMESTAMP(string[, format]).
+const epochSeconds = (ms: number): number => Math.trunc(ms / 1000) || 0
+const unixTimestampParse = parsing('UNIX_TIMESTAMP', T.bigint(), epochSeconds, s => {
   const ms = parseTimestamp(s)
-  return ms === null ? null : Math.floor(ms / 1000)
-})
+  return ms === null ? null : epochSeconds(ms)
+}, INT64_MIN)
 
 /**
  * `(s1, e1) OVERLAPS (s2, e2)`: each period ordered (an end before its start is swapped), an interval end

@@ -134,6 +134,16 @@ describe('DATE_FORMAT and parsing', () => {
     expect(apply('UNIX_TIMESTAMP', [T.string()], ['1970-01-02 00:00:00'])).toBe(86400)
     expect(apply('UNIX_TIMESTAMP', [T.string(), T.string()], ['1970/01/02', 'yyyy/MM/dd'])).toBe(86400)
     expect(apply('FROM_UNIXTIME', [T.bigint()], [0])).toBe('1970-01-01 00:00:00')
+  })
+
+  it('UNIX_TIMESTAMP of text that does not parse is Long.MIN_VALUE, and cuts toward zero (Flink)', () => {
+    const unix = (...args: string[]) => apply('UNIX_TIMESTAMP', args.map(() => T.string()), args)
+    expect(unix('garbage')).toBe(-(2n ** 63n))
+    expect(unix('1970-01-01 08:00:01.001', 'yyyy-MM-dd HH:mm:ss.SSS X')).toBe(-(2n ** 63n))
+    expect(unix('1970-01-01 08:00:01.001 +0800', 'yyyy-MM-dd HH:mm:ss.SSS X')).toBe(1)
+    expect(unix('1969-12-31 23:59:59.500', 'yyyy-MM-dd HH:mm:ss.SSS')).toBe(0)
+    expect(unix('1969-12-31 23:59:58.500', 'yyyy-MM-dd HH:mm:ss.SSS')).toBe(-1)
+    expect(apply('UNIX_TIMESTAMP', [T.string()], [null])).toBe(null)
     expect(apply('FROM_UNIXTIME', [T.bigint(), T.string()], [86400, 'yyyy-MM-dd'])).toBe('1970-01-02')
   })
 

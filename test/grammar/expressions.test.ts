@@ -1,7 +1,7 @@
 // Expression parsing: literals, precedence and associativity, predicates, and the special function syntaxes.
 import { describe, expect, it } from 'vitest'
 import { parseExpression } from '../../grammar/index.js'
-import { col, id, num, showExpr, str, strip } from './helpers.js'
+import { col, errorOf, id, num, showExpr, str, strip } from './helpers.js'
 
 describe('literals', () => {
   it('keeps numbers as written', () => {
@@ -147,6 +147,13 @@ describe('CASE and CAST', () => {
   it('parses searched and simple CASE', () => {
     expect(showExpr('CASE WHEN a > 1 THEN 1 WHEN b THEN 2 ELSE 3 END')).toBe('CASE((a > 1) -> 1; b -> 2; ELSE 3)')
     expect(strip(parseExpression("CASE x WHEN 1 THEN 'a' END"))).toEqual({ kind: 'CaseExpr', operand: col('x'), whens: [{ when: num('1'), then: str('a') }] })
+  })
+
+  it('reads a simple CASE with several values per WHEN as one WHEN per value (Flink), and refuses them without an operand', () => {
+    expect(showExpr("CASE x WHEN 1, 2 THEN 'a' WHEN 3 THEN 'b' END")).toBe(showExpr("CASE x WHEN 1 THEN 'a' WHEN 2 THEN 'a' WHEN 3 THEN 'b' END"))
+    const e = errorOf(() => parseExpression("CASE WHEN a, b THEN 'a' END"))
+    expect(e.message).toBe('a list of values after WHEN needs a CASE with an operand')
+    expect(e.span?.start.column).toBe(14)
   })
 
   it('parses CAST and TRY_CAST with types', () => {

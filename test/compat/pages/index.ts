@@ -1,0 +1,5 @@
+// Every page of the compatibility suite, by the part of Flink's documentation it comes from.
+import type { CompatPage } from '../compat-case.js'
+import { WINDOW_PAGES } from './window-tvf.js'
+
+export const QUERY_PAGES: readonly CompatPage[] = [...WINDOW_PAGES]
