@@ -41,12 +41,27 @@ export function describeObject(obj: CatalogObject, catalog: Catalog, config: Job
 }
 
 /**
- * SHOW FUNCTIONS: the scalar functions called by name, the aggregates, the window table functions,
- * and the session's own (CREATE FUNCTION), each with its kind.
+ * Functions written as syntax of their own rather than as calls by name: CAST, the grouping-set
+ * functions, and the ranking functions (OVER only; RANK and DENSE_RANK under a Top-N filter).
+ */
+const SYNTAX_FUNCTIONS: readonly [string, string][] = [
+  ['CAST', 'scalar'],
+  ['TRY_CAST', 'scalar'],
+  ['GROUPING', 'grouping'],
+  ['GROUPING_ID', 'grouping'],
+  ['ROW_NUMBER', 'ranking (OVER)'],
+  ['RANK', 'ranking (OVER)'],
+  ['DENSE_RANK', 'ranking (OVER)'],
+]
+
+/**
+ * SHOW FUNCTIONS: the scalar functions called by name and those written as syntax, the aggregates,
+ * the window table functions, and the session's own (CREATE FUNCTION), each with its kind.
  */
 export function showFunctions(user: readonly { readonly name: string; readonly kind: 'process' | 'scalar' | 'aggregate' }[] = []): Listing {
   const rows: [string, string][] = [
     ...callableFunctionNames().map(n => [n, 'scalar'] as [string, string]),
+    ...SYNTAX_FUNCTIONS.filter(([n]) => !callableFunctionNames().includes(n)),
     ...[...AGGREGATE_FUNCTIONS, 'JSON_ARRAYAGG'].map(n => [n, 'aggregate'] as [string, string]),
     ...['TUMBLE', 'HOP', 'CUMULATE', 'SESSION'].map(n => [n, 'window table function'] as [string, string]),
     ...user.map(f => [f.name, `user ${f.kind === 'process' ? 'process table function' : f.kind}`] as [string, string]),

@@ -30,7 +30,7 @@ describe('completion', () => {
     expect(tab('SEL|')).toEqual({ text: 'SELECT |', candidates: ['SELECT'] })
     expect(tab('sel|').text).toBe('select |')
     expect(tab('Sel|').text).toBe('SELECT |')
-    expect(tab('SELECT * FROM bid GRO|').text).toBe('SELECT * FROM bid GROUP |')
+    expect(tab('SELECT * FROM bid GROUP BY auction HAV|').text).toBe('SELECT * FROM bid GROUP BY auction HAVING |')
   })
 
   it('takes its keywords from the grammar, type names and interval units included', () => {
