@@ -21,6 +21,8 @@ export interface AggCall {
   readonly name: string
   /** LISTAGG's separator (a literal); ',' when absent. */
   readonly separator?: string
+  /** APPROX_PERCENTILE's percentage in [0, 1] and relative accuracy α in (0, 1) (literals). */
+  readonly percentile?: { readonly q: number; readonly accuracy: number }
   /** ARRAY_AGG(x IGNORE NULLS): NULL values are skipped (by default ARRAY_AGG keeps them, as Flink). */
   readonly ignoreNulls?: boolean
   /** JSON_OBJECTAGG's second argument: the input column of the value's JSON text (NULL: skipped, ABSENT ON NULL). `arg` is the key. */
@@ -58,4 +60,5 @@ export type AggFunctionName =
   | 'JSON_OBJECTAGG'
   | 'COLLECT'
   | 'APPROX_COUNT_DISTINCT'
+  | 'APPROX_PERCENTILE'
   | 'USER'

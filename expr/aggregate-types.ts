@@ -25,6 +25,7 @@ export const AGGREGATE_FUNCTIONS: readonly string[] = [
   'JSON_OBJECTAGG',
   'COLLECT',
   'APPROX_COUNT_DISTINCT',
+  'APPROX_PERCENTILE',
 ]
 
 /** The canonical name of an aggregate as written (Flink's aliases: STDDEV is STDDEV_SAMP, VARIANCE is VAR_SAMP). */
@@ -34,6 +35,9 @@ export function canonicalAggregate(name: string): AggFunctionName {
   if (upper === 'VARIANCE') return 'VAR_SAMP'
   return upper as AggFunctionName
 }
+
+/** APPROX_PERCENTILE's relative accuracy α when its third argument is absent (1%). */
+export const DEFAULT_PERCENTILE_ACCURACY = 0.01
 
 /** DECIMAL precision Flink widens SUM and AVG results to. */
 export const MAX_DECIMAL_PRECISION = 38
@@ -81,6 +85,19 @@ export function aggregateResultType(fn: AggFunctionName, argType: DataType | nul
           throw rejected(fn, arg, 'CAST the argument to a numeric type', span)
       }
       break
+    case 'APPROX_PERCENTILE':
+      // A DOUBLE whatever the numeric argument (an estimate), NULL for no values.
+      switch (arg.kind) {
+        case 'TINYINT':
+        case 'SMALLINT':
+        case 'INT':
+        case 'BIGINT':
+        case 'DOUBLE':
+        case 'DECIMAL':
+          return T.double(true)
+        default:
+          throw rejected(fn, arg, 'APPROX_PERCENTILE takes a number: CAST the argument to a numeric type', span)
+      }
     case 'MIN':
     case 'MAX':
       // Flink has no MIN or MAX of BINARY values.

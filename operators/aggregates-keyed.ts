@@ -9,20 +9,25 @@ import type { AggCall } from '../core/aggregates.js'
 import type { Row } from '../core/batch.js'
 import type { Accumulator } from './aggregates.js'
 import { HLL_INITIAL, hllAdd, hllEstimate } from './hyperloglog.js'
+import { addToBucket, SKETCH_INITIAL, sketchAdd, sketchPercentile } from './ddsketch.js'
+import type { DataType } from '../common/types.js'
 
 // Kinds. Slots of each (from its first slot s):
 //   OBJECT          [entries, JSON text | null (stale)]      MapState<key, JSON text of the value>
 //   COLLECT         [distinct elements, 0]                   MapState<element, count>
 //   DISTINCT_ARRAY  [last order given, values | null (stale)] MapState<value, [count, order]>
 //   HLL             [registers at 0, Σ 2^(RMAX − rank)]       MapState<register, rank>
+//   PERCENTILE      [values held, zeros held]                 MapState<bucket key, count> (ddsketch.ts)
 const OBJECT = 0
 const COLLECT = 1
 const DISTINCT_ARRAY = 2
 const HLL = 3
+const PERCENTILE = 4
 
 /** True for the calls computed here. */
 export function isKeyedAggregate(call: AggCall): boolean {
-  return call.fn === 'JSON_OBJECTAGG' || call.fn === 'COLLECT' || call.fn === 'APPROX_COUNT_DISTINCT' || (call.fn === 'ARRAY_AGG' && call.distinct)
+  return call.fn === 'JSON_OBJECTAGG' || call.fn === 'COLLECT' || call.fn === 'APPROX_COUNT_DISTINCT' || call.fn === 'APPROX_PERCENTILE' ||
+    (call.fn === 'ARRAY_AGG' && call.distinct)
 }
 
 function kindOf(call: AggCall): number {
@@ -33,6 +38,8 @@ function kindOf(call: AggCall): number {
       return COLLECT
     case 'APPROX_COUNT_DISTINCT':
       return HLL
+    case 'APPROX_PERCENTILE':
+      return PERCENTILE
     default:
       return DISTINCT_ARRAY
   }
@@ -47,6 +54,8 @@ export function keyedInitialSlots(call: AggCall): unknown[] {
       return [0, 0]
     case DISTINCT_ARRAY:
       return [0, null]
+    case PERCENTILE:
+      return SKETCH_INITIAL()
     default:
       return HLL_INITIAL()
   }
@@ -63,6 +72,10 @@ interface Entry {
   readonly value: number
   readonly filter: number
   readonly name: string
+  /** APPROX_PERCENTILE: its argument as a double, and the sketch's γ and ln γ. */
+  readonly toDouble: (v: unknown) => number
+  readonly gamma: number
+  readonly logGamma: number
   state: MapState<unknown, unknown>
 }
 
@@ -73,9 +86,11 @@ export class KeyedAggregates {
   constructor(calls: readonly { call: AggCall; index: number; slot: number }[], prefix: string, private readonly ttl: StateTtlConfig | undefined) {
     for (const { call, index, slot } of calls) {
       const kind = kindOf(call)
-      const name = `${prefix}${['object', 'collect', 'distinct-array', 'hll'][kind]}-${index}`
+      const name = `${prefix}${['object', 'collect', 'distinct-array', 'hll', 'ddsketch'][kind]}-${index}`
+      const accuracy = call.percentile?.accuracy ?? 0.01
+      const gamma = (1 + accuracy) / (1 - accuracy)
       this.entries.push({ call, index, kind, slot, arg: call.arg!, value: call.valueArg ?? -1, filter: call.filter ?? -1, name,
-        state: undefined as unknown as MapState<unknown, unknown> })
+        toDouble: doubleOf(call.argType), gamma, logGamma: Math.log(gamma), state: undefined as unknown as MapState<unknown, unknown> })
     }
   }
 
@@ -115,6 +130,9 @@ export class KeyedAggregates {
         case HLL:
           hllAdd(acc, e.slot, e.state as MapState<number, number>, v)
           break
+        case PERCENTILE:
+          this.sketch(e, acc, v, 1)
+          break
       }
     }
   }
@@ -135,7 +153,8 @@ export class KeyedAggregates {
       }
       if (v == null) continue
       if (e.kind === HLL) throw WeirError.internal('APPROX_COUNT_DISTINCT received a retraction (the planner refuses it over an updating input)')
-      this.count(e, acc, v, -1)
+      if (e.kind === PERCENTILE) this.sketch(e, acc, v, -1)
+      else this.count(e, acc, v, -1)
     }
   }
 
@@ -166,6 +185,9 @@ export class KeyedAggregates {
         case HLL:
           out[offset + e.index] = hllEstimate(acc, s)
           break
+        case PERCENTILE:
+          out[offset + e.index] = sketchPercentile(acc, s, e.state as MapState<number, number>, e.call.percentile?.q ?? 0.5, e.gamma)
+          break
       }
     }
   }
@@ -191,9 +213,18 @@ export class KeyedAggregates {
           case HLL:
             hllAdd(target, e.slot, e.state as MapState<number, number>, null, k as number, v as number)
             break
+          case PERCENTILE:
+            addToBucket(target, e.slot, e.state as MapState<number, number>, k as number, v as number)
+            break
         }
       }
     }
+  }
+
+  /** APPROX_PERCENTILE: one more (or one fewer) row holds `v`; NaN and ±Infinity are left out. */
+  private sketch(e: Entry, acc: Accumulator, v: unknown, sign: 1 | -1): void {
+    const x = e.toDouble(v)
+    if (Number.isFinite(x)) sketchAdd(acc, e.slot, e.state as MapState<number, number>, x, sign, e.logGamma)
   }
 
   /** COLLECT and ARRAY_AGG(DISTINCT): one more (or one fewer) row holds `v`. */
@@ -228,6 +259,15 @@ export class KeyedAggregates {
       state.put(v, [now, old[1]])
     }
   }
+}
+
+/** A numeric SQL value as a double: a DECIMAL's unscaled bigint scaled down, a BIGINT beyond 2^53 rounded. */
+function doubleOf(type: DataType | null): (v: unknown) => number {
+  if (type?.kind === 'DECIMAL') {
+    const scale = 10 ** type.scale
+    return v => Number(v as bigint) / scale
+  }
+  return v => Number(v)
 }
 
 /** Adds a member to JSON_OBJECTAGG's map; a key held already fails the job, as in Flink. */

@@ -112,7 +112,11 @@ export function formatWindow(w: WindowSpec): string {
 function formatAgg(a: AggCall, input: readonly Field[], outName: string): string {
   const arg = a.arg === null ? '*' : input[a.arg]?.name ?? `$${a.arg}`
   const filter = a.filter === null ? '' : ` FILTER (WHERE ${input[a.filter]?.name ?? `$${a.filter}`})`
-  const separator = a.separator === undefined ? '' : `, '${a.separator.replaceAll("'", "''")}'`
+  const separator = a.separator !== undefined
+    ? `, '${a.separator.replaceAll("'", "''")}'`
+    : a.percentile !== undefined
+    ? `, ${a.percentile.q}, ${a.percentile.accuracy}`
+    : ''
   if (a.valueArg !== undefined) return `${a.fn}(KEY ${arg} VALUE ${input[a.valueArg]?.name ?? `$${a.valueArg}`})${filter} AS ${outName}`
   return `${a.fn}(${a.distinct ? 'DISTINCT ' : ''}${arg}${separator}${a.ignoreNulls === true ? ' IGNORE NULLS' : ''})${filter} AS ${outName}`
 }
@@ -307,6 +311,8 @@ function keyedState(a: AggCall, input: readonly Field[]): string | undefined {
       return `MapState<${arg}, count> for COLLECT(${a.distinct ? 'DISTINCT ' : ''}…)`
     case 'APPROX_COUNT_DISTINCT':
       return `MapState<register, rank> (HyperLogLog, 2^14 registers) for APPROX_COUNT_DISTINCT(${arg})`
+    case 'APPROX_PERCENTILE':
+      return `MapState<bucket, count> (DDSketch, relative accuracy ${a.percentile?.accuracy}) for APPROX_PERCENTILE(${arg})`
     case 'ARRAY_AGG':
       return a.distinct ? `MapState<${arg}, [count, order]> for ARRAY_AGG(DISTINCT …)` : undefined
     default:

@@ -11,6 +11,7 @@ import { distinctTuple } from '../../expr/functions/distinct-tuple.js'
 import type { Scope } from './scope.js'
 import { checkUserArgs, skipFailingCalls, userAggregate, userSignature, type UserAggregateRef, type UserScalarOrAggregate } from '../functions.js'
 import { bindExpr } from './expr-binder.js'
+import { DEFAULT_PERCENTILE_ACCURACY } from '../../expr/aggregate-types.js'
 
 export interface AggArguments {
   readonly fn: AggFunctionName
@@ -18,6 +19,7 @@ export interface AggArguments {
   readonly arg: number | null
   readonly argType: DataType | null
   readonly separator?: string
+  readonly percentile?: { readonly q: number; readonly accuracy: number }
   readonly ignoreNulls?: boolean
   readonly valueArg?: number
   /** A user-defined aggregate: its definition, argument columns and result type. */
@@ -41,7 +43,8 @@ export function bindAggArguments(call: ast.FunctionCall, scope: Scope, add: (r: 
     return { fn, arg: null, argType: null }
   }
   if (call.distinct && !DISTINCT_OK.has(fn)) {
-    throw WeirError.unsupported(`${written}(DISTINCT …) is not supported${fn === 'JSON_OBJECTAGG' ? ' (nor in Flink)' : ' yet (Flink has it)'}`, {
+    const flink = fn === 'JSON_OBJECTAGG' ? ' (nor in Flink)' : fn === 'APPROX_PERCENTILE' ? '' : ' yet (Flink has it)'
+    throw WeirError.unsupported(`${written}(DISTINCT …) is not supported${flink}`, {
       span: call.span,
       help: `remove DISTINCT, or apply ${written} to a DISTINCT subquery`,
     })
@@ -56,6 +59,7 @@ export function bindAggArguments(call: ast.FunctionCall, scope: Scope, add: (r: 
     const text = bindExpr(call.args[1]!, { scope, clause: 'the value of JSON_OBJECTAGG' })
     return { fn, arg: add(key), argType: withoutTimeAttr(key.type), valueArg: add(text) }
   }
+  if (fn === 'APPROX_PERCENTILE') return bindApproxPercentile(call, scope, add)
   const maxArgs = fn === 'LISTAGG' ? 2 : 1
   if (call.args.length < 1 || call.args.length > maxArgs) {
     throw WeirError.plan(`${written} takes ${maxArgs === 2 ? 'one or two arguments' : 'one argument'}, got ${call.args.length}`, {
@@ -82,6 +86,25 @@ export function bindAggArguments(call: ast.FunctionCall, scope: Scope, add: (r: 
       help: 'DISTINCT leaves NULL out, as COUNT(DISTINCT x) does: write ARRAY_AGG(DISTINCT x)' })
   }
   return { fn, arg, argType: withoutTimeAttr(rex.type), ...(separator !== undefined ? { separator } : {}), ...(ignoreNulls ? { ignoreNulls } : {}) }
+}
+
+/** APPROX_PERCENTILE(x, percentage [, accuracy]): both literals, the percentage in [0, 1], the accuracy in (0, 1). */
+function bindApproxPercentile(call: ast.FunctionCall, scope: Scope, add: (r: Rex) => number): AggArguments {
+  const help = 'write APPROX_PERCENTILE(x, 0.95) or APPROX_PERCENTILE(x, 0.95, 0.001): the percentage in [0, 1], the relative accuracy in (0, 1), default 0.01'
+  if (call.args.length < 2 || call.args.length > 3) {
+    throw WeirError.plan(`APPROX_PERCENTILE takes two or three arguments, got ${call.args.length}`, { span: call.span, help })
+  }
+  const constant = (e: ast.Expr, what: string, ok: (v: number) => boolean): number => {
+    const v = e.kind === 'Literal' && e.type === 'number' ? Number(e.text) : NaN
+    if (!Number.isFinite(v) || !ok(v)) {
+      throw WeirError.plan(`APPROX_PERCENTILE's ${what} must be a numeric literal ${what === 'percentage' ? 'in [0, 1]' : 'in (0, 1)'}`, { span: e.span, help })
+    }
+    return v
+  }
+  const q = constant(call.args[1]!, 'percentage', v => v >= 0 && v <= 1)
+  const accuracy = call.args[2] === undefined ? DEFAULT_PERCENTILE_ACCURACY : constant(call.args[2], 'accuracy', v => v > 0 && v < 1)
+  const rex = bindExpr(call.args[0]!, { scope, clause: 'the argument of APPROX_PERCENTILE' })
+  return { fn: 'APPROX_PERCENTILE', arg: add(rex), argType: withoutTimeAttr(rex.type), percentile: { q, accuracy } }
 }
 
 /** A user-defined aggregate's arguments: checked against its declaration, each a pre-projected column. */

@@ -152,7 +152,7 @@ function bindCall(call: ast.FunctionCall, spec: ast.WindowSpec, order: readonly 
   }
   checkAggregateOrder(fn, spec, order, exprs)
   const frame = bindFrame(spec.frame)
-  const { fn: aggFn, arg, argType, separator, ignoreNulls } = bindAggArguments(call, scope, add)
+  const { fn: aggFn, arg, argType, separator, ignoreNulls, percentile } = bindAggArguments(call, scope, add)
   let filter: number | null = null
   if (call.filter) {
     const cond = bindExpr(call.filter, { scope, clause: 'FILTER' })
@@ -161,7 +161,7 @@ function bindCall(call: ast.FunctionCall, spec: ast.WindowSpec, order: readonly 
   }
   const type = aggregateResultType(aggFn, argType, call.span, ignoreNulls)
   const agg: AggCall = { fn: aggFn, arg, argType, distinct: call.distinct, filter, type, name, ...(separator !== undefined ? { separator } : {}),
-    ...(ignoreNulls ? { ignoreNulls } : {}) }
+    ...(ignoreNulls ? { ignoreNulls } : {}), ...(percentile !== undefined ? { percentile } : {}) }
   return { fn: agg.fn, agg, frame, type, name, span: call.span }
 }
 

@@ -567,7 +567,7 @@ export class QueryBinder {
   /** An aggregate call: its argument and FILTER condition become pre-projection columns. */
   private bindAggCall(call: ast.FunctionCall, scope: Scope, pre: PreProjection, position: number, sel?: ast.Select): AggCall {
     for (const a of call.args) if (containsAggregate(a)) throw WeirError.plan('aggregate functions cannot be nested', { span: a.span })
-    const { fn, arg, argType, separator, ignoreNulls, valueArg, user, args, userType } = bindAggArguments(call, scope, r => pre.add(r))
+    const { fn, arg, argType, separator, percentile, ignoreNulls, valueArg, user, args, userType } = bindAggArguments(call, scope, r => pre.add(r))
     let filter: number | null = null
     if (call.filter) {
       const cond = bindExpr(call.filter, { scope, clause: 'FILTER' })
@@ -579,7 +579,8 @@ export class QueryBinder {
     const item = sel?.items.find(i => i.kind === 'ExprItem' && i.expr === call)
     const name = item?.kind === 'ExprItem' && item.alias ? item.alias.value : `EXPR$${position}`
     return { fn, arg, argType, distinct: call.distinct, filter, type, name, ...(separator !== undefined ? { separator } : {}),
-      ...(ignoreNulls ? { ignoreNulls } : {}), ...(valueArg !== undefined ? { valueArg } : {}), ...(user !== undefined ? { user, args } : {}) }
+      ...(ignoreNulls ? { ignoreNulls } : {}), ...(valueArg !== undefined ? { valueArg } : {}), ...(user !== undefined ? { user, args } : {}),
+      ...(percentile !== undefined ? { percentile } : {}) }
   }
 
   /**
