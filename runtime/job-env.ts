@@ -46,7 +46,10 @@ export interface JobMetrics {
   /** Of sinkRows, those the sinks made visible: committed by a checkpoint, or written by a sink without transactions. */
   readonly sinkCommittedRows: Record<string, number>
   readonly lateRecordsDropped: number
-  /** Bad records sources skipped ('…ignore-parse-errors'), and rows a process function's handler threw on ('weir.process-function.on-error' = 'skip'). */
+  /**
+   * Bad records sources skipped ('…ignore-parse-errors'), rows a process function's handler threw on
+   * ('weir.process-function.on-error' = 'skip'), and user function calls that threw under 'weir.udf.on-error' = 'skip'.
+   */
   readonly skippedRecords: number
   /** Live state entries per stateful operator at the end (summed over its subtasks). */
   readonly stateEntries: Record<string, number>

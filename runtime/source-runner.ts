@@ -17,6 +17,7 @@ import { broadcast, emit, type Task } from './subtasks.js'
 import { setIdle } from './watermark-status.js'
 import { partitionFilter } from './partition-filter.js'
 import { STAT } from './shared-metrics.js'
+import { skippedCallsSoFar } from '../common/skipped-calls.js'
 
 export interface SourceRuntime {
   readonly task: Task
@@ -33,6 +34,8 @@ export interface SourceRuntime {
   emittedWatermark: number
   rowsOut: number
   recordsRead: number
+  /** User function calls of the projection and filter skipped under 'weir.udf.on-error' = 'skip'. */
+  callsSkipped: number
   readonly bounded: boolean
 }
 
@@ -91,6 +94,7 @@ export class SourceRunner {
       emittedWatermark: start?.watermark ?? -Infinity,
       rowsOut: 0,
       recordsRead: 0,
+      callsSkipped: 0,
       bounded: factory.source.bounded(spec.options),
     })
   }
@@ -178,7 +182,9 @@ export class SourceRunner {
       // Its consumers count it again before its rows.
       setIdle(src.task, false)
       const read = { rows, kinds: chunk.kinds ?? null }
+      const skippedBefore = skippedCallsSoFar()
       const batch = src.calc ? src.calc(read) : read
+      src.callsSkipped += skippedCallsSoFar() - skippedBefore
       if (batch) {
         src.rowsOut += batch.rows.length
         emit(src.task, batch)
@@ -250,7 +256,7 @@ export class SourceRunner {
       sourceRows[s.spec.table] = (sourceRows[s.spec.table] ?? 0) + s.rowsOut
       ;(subtaskRecordsRead[s.task.node.id] ??= [])[s.task.index] = s.recordsRead
       recordsRead += s.recordsRead
-      skipped += s.reader.metrics()['skippedRecords'] ?? 0
+      skipped += (s.reader.metrics()['skippedRecords'] ?? 0) + s.callsSkipped
     }
     return { sourceRows, recordsRead, subtaskRecordsRead, skipped }
   }

@@ -12,6 +12,7 @@ import type { TimerDomain } from '../core/operator.js'
 import { operatorFailure } from './operator-failure.js'
 import { STAT } from './shared-metrics.js'
 import { sampleStateIfDue } from './subtask-stats.js'
+import { skippedCallsSoFar } from '../common/skipped-calls.js'
 import { dropAhead, prefetchBatch, readAhead, timerRequests } from './read-ahead.js'
 import { broadcast, type Barrier, type Item, type Task } from './subtasks.js'
 import { inputWatermark, updateIdle } from './watermark-status.js'
@@ -178,6 +179,7 @@ export class TaskRunner {
           if (next !== undefined && readAhead(task, next)) await new Promise<void>(resolve => setImmediate(resolve))
         }
         state.setTtlTime(Date.now())
+        const skippedBefore = skippedCallsSoFar()
         if (task.rowAtATime && item.batch.rows.length > 1) {
           // Mini-batch off: every row is its own batch, so every row emits its own change.
           const { rows, kinds } = item.batch
@@ -185,6 +187,7 @@ export class TaskRunner {
         } else {
           op.processBatch(item.batch, input)
         }
+        countSkippedCalls(task, skippedBefore)
         // Incremental TTL cleanup: each batch sweeps three entries per row it brought. New keys arrive
         // at most one per row, so the sweep laps the state faster than it grows: with rate R and TTL T,
         // about 1.5·R·T entries stay live.
@@ -253,10 +256,12 @@ export class TaskRunner {
       const state = task.state!
       if (task.eventTimers) {
         if (state.needsPrefetch) await state.prefetch(timerRequests(task, task.timers!.dueEventTimers(wm)))
+        const skippedBefore = skippedCallsSoFar()
         task.timers!.advanceWatermark(wm, (ts: number, key: KeyRef, ns: Namespace) => {
           state.setCurrentKey(key)
           op.onTimer?.(ts, ns, 'event')
         })
+        countSkippedCalls(task, skippedBefore)
       } else {
         // No event timers: only the operator's clock (currentWatermark) moves.
         task.timers!.advanceWatermark(wm, NO_TIMER_DUE)
@@ -309,12 +314,20 @@ export class TaskRunner {
       if (due.length === 0) return
       await state.prefetch(timerRequests(task, due))
     }
+    const skippedBefore = skippedCallsSoFar()
     task.timers.advanceProcessingTime(now, (ts: number, key: KeyRef, ns: Namespace) => {
       state.setCurrentKey(key)
       op.onTimer?.(ts, ns, 'processing' as TimerDomain)
     })
+    countSkippedCalls(task, skippedBefore)
     if (state.needsPrefetch) await state.flush()
   }
 }
 
 const NO_TIMER_DUE = (): void => invariant(false, 'an event timer fired for an operator that declared none')
+
+/** User function calls skipped ('weir.udf.on-error' = 'skip') since `before`, in the task's synchronous call just made: its skipped rows. */
+function countSkippedCalls(task: Task, before: number): void {
+  const n = skippedCallsSoFar() - before
+  if (n > 0) task.metrics.rowsSkipped = (task.metrics.rowsSkipped ?? 0) + n
+}

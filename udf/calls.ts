@@ -4,6 +4,7 @@
 import { WeirError } from '../common/errors.js'
 import { INT64_MAX, INT64_MIN, int64 } from '../common/int64.js'
 import type { SqlType } from './api.js'
+import { noteSkippedCall } from '../common/skipped-calls.js'
 
 /** Calls that failed and were skipped, by function name, on this thread. */
 const skipped = new Map<string, number>()
@@ -17,6 +18,7 @@ export function skippedUserCalls(): ReadonlyMap<string, number> {
 export function countSkip(name: string, error: WeirError): void {
   const n = (skipped.get(name) ?? 0) + 1
   skipped.set(name, n)
+  noteSkippedCall()
   if (n === 1) process.emitWarning(`${error.message} (skipped under 'weir.udf.on-error' = 'skip'; further failures of '${name}' are counted)`)
 }
 

@@ -25,11 +25,16 @@ async function refused(sql: string): Promise<string> {
 }
 
 async function rows(sql: string, options: Record<string, string> = {}): Promise<unknown[][]> {
+  return (await rowsAndSkipped(sql, options)).rows
+}
+
+/** The inserted rows and the job's JobMetrics.skippedRecords. */
+async function rowsAndSkipped(sql: string, options: Record<string, string> = {}): Promise<{ rows: unknown[][]; skipped: number }> {
   const session = new Session({ println: () => undefined, options })
   const results = await session.executeSql(sql)
   const last = results.at(-1)
   if (last?.kind !== 'rows') throw new Error(`expected rows, got ${last?.kind}`)
-  return last.changes.filter(c => c.kind === 0 || c.kind === 2).map(c => [...c.row])
+  return { rows: last.changes.filter(c => c.kind === 0 || c.kind === 2).map(c => [...c.row]), skipped: last.metrics.skippedRecords }
 }
 
 describe('refusals at CREATE FUNCTION', () => {
@@ -119,10 +124,20 @@ describe('a function that fails at run time', () => {
   })
 
   it("under 'weir.udf.on-error' = 'skip' a failing scalar call gives NULL", async () => {
-    const got = await rows(`${TABLE}CREATE FUNCTION picky AS '${M}/strings.ts#picky';
+    const { rows: got, skipped } = await rowsAndSkipped(`${TABLE}CREATE FUNCTION picky AS '${M}/strings.ts#picky';
       SET 'weir.udf.on-error' = 'skip';
       SELECT v, picky(v) FROM t`)
     expect(got).toHaveLength(100)
+    // The job counts the calls it skipped (v = 91 … 100), as it counts a process function's skipped rows.
+    expect(skipped).toBe(got.filter(r => (r[0] as number) > 90).length)
+    expect(skipped).toBeGreaterThan(0)
+    // On two worker threads, the calls skipped in each are summed; a GROUP BY's call runs in the aggregate.
+    const parallel = await rowsAndSkipped(
+      `${TABLE}CREATE FUNCTION picky AS '${M}/strings.ts#picky';
+      SELECT k, SUM(picky(v)) FROM t GROUP BY k`,
+      { 'weir.udf.on-error': 'skip', 'parallelism.default': '2' },
+    )
+    expect(parallel.skipped).toBe(skipped)
     for (const [v, p] of got) expect(p).toBe((v as number) > 90 ? null : (v as number) * 1000)
   })
 
@@ -138,7 +153,8 @@ describe('a function that fails at run time', () => {
     const e = await fails(`${sql}CREATE TABLE out (k STRING, n BIGINT) WITH ('connector' = 'blackhole');
       INSERT INTO out SELECT k, unlucky(v) FROM t GROUP BY k;`)
     expect(e.message).toContain("user function 'unlucky' failed in accumulate on unlucky(13): thirteen")
-    const got = await rows(`${sql}SELECT k, unlucky(v), COUNT(*) FROM t GROUP BY k`, { 'weir.udf.on-error': 'skip' })
+    const { rows: got, skipped } = await rowsAndSkipped(`${sql}SELECT k, unlucky(v), COUNT(*) FROM t GROUP BY k`, { 'weir.udf.on-error': 'skip' })
+    expect(skipped).toBe(1)
     const byKey = new Map(got.map(r => [r[0], r]))
     // v = 13 is row 13, key k0 (i = 12): one row fewer there.
     expect(byKey.get('k0')).toEqual(['k0', 33, 34])
