@@ -81,7 +81,9 @@ export function bindGroupingSets(g: GroupingSetsInput): { aggregate: LogicalPlan
   const preFields = pre.fields(g.input.fields)
   const project: LogicalPlan = { kind: 'Project', input: g.input, exprs: pre.exprs, fields: preFields, span: sel.span }
   const idType = T.bigint(false)
-  const carried = [...new Set(aggs.flatMap(a => [a.arg, a.filter, a.valueArg ?? null]).filter((c): c is number => c !== null))].sort((x, y) => x - y)
+  // Every column an aggregate reads: its argument (a user aggregate's further ones too), FILTER and JSON_OBJECTAGG's value.
+  const carried = [...new Set(aggs.flatMap(a => [a.arg, a.filter, a.valueArg ?? null, ...(a.args ?? [])]).filter((c): c is number => c !== null))]
+    .sort((x, y) => x - y)
   const carriedAt = new Map(carried.map((c, i) => [c, n + i]))
   const idColumn = n + carried.length
   const keyFields: Field[] = preKeys.map((c, i) => ({ name: preFields[c]!.name, type: withNullable(withoutTimeAttr(keyRex[i]!.type), true) }))
@@ -105,7 +107,8 @@ export function bindGroupingSets(g: GroupingSetsInput): { aggregate: LogicalPlan
     span,
   }
   const shifted = aggs.map(a => ({ ...a, arg: a.arg === null ? null : carriedAt.get(a.arg)!, filter: a.filter === null ? null : carriedAt.get(a.filter)!,
-    ...(a.valueArg !== undefined ? { valueArg: carriedAt.get(a.valueArg)! } : {}) })
+    ...(a.valueArg !== undefined ? { valueArg: carriedAt.get(a.valueArg)! } : {}),
+    ...(a.args !== undefined ? { args: a.args.map(c => carriedAt.get(c)!) } : {}) })
   )
   const outFields: Field[] = [...keyFields, { name: '$e', type: idType }, ...shifted.map(a => ({ name: a.name, type: a.type }))]
   const aggregate: LogicalPlan = {

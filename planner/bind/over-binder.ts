@@ -10,6 +10,7 @@ import type { AggCall } from '../../core/aggregates.js'
 import { evalConstant } from '../../expr/index.js'
 import { aggregateResultType, AGGREGATE_FUNCTIONS as AGGREGATE_FUNCTIONS_LIST } from '../../expr/aggregate-types.js'
 import { bindAggArguments } from './aggregate-args.js'
+import { userAggregate } from '../functions.js'
 import type { LogicalPlan } from '../logical/nodes.js'
 import type { FrameBoundSpec, OrderKey, Over, OverCall, OverFrame } from '../logical/over.js'
 import { RANK_FUNCTIONS } from '../logical/over.js'
@@ -140,7 +141,7 @@ function bindCall(call: ast.FunctionCall, spec: ast.WindowSpec, order: readonly 
     }
     return { fn: fn as OverCall['fn'], frame: RANK_FRAME, type: T.bigint(false), name, span: call.span }
   }
-  if (!AGGREGATE_FUNCTIONS.has(fn)) {
+  if (!AGGREGATE_FUNCTIONS.has(fn) && userAggregate(call.name.value) === undefined) {
     throw WeirError.plan(`${fn} is not a window function`, {
       span: call.name.span,
       help: `OVER applies to ROW_NUMBER, RANK, DENSE_RANK and the aggregates ${AGGREGATE_FUNCTIONS_LIST.join(', ')}`,
@@ -152,16 +153,23 @@ function bindCall(call: ast.FunctionCall, spec: ast.WindowSpec, order: readonly 
   }
   checkAggregateOrder(fn, spec, order, exprs)
   const frame = bindFrame(spec.frame)
-  const { fn: aggFn, arg, argType, separator, ignoreNulls, percentile } = bindAggArguments(call, scope, add)
+  const { fn: aggFn, arg, argType, separator, ignoreNulls, percentile, user, args, userType } = bindAggArguments(call, scope, add)
+  // A bounded frame takes each row back out as it leaves the frame: a user aggregate needs retract.
+  if (user !== undefined && !user.retract && frame.lower.kind !== 'UNBOUNDED_PRECEDING') {
+    throw WeirError.unsupported(`the user aggregate '${user.name}' defines no retract, which a bounded OVER frame needs to take rows out`, {
+      span: call.span,
+      help: `add retract(acc, …args) to its definition in ${user.module}, or use a frame from UNBOUNDED PRECEDING`,
+    })
+  }
   let filter: number | null = null
   if (call.filter) {
     const cond = bindExpr(call.filter, { scope, clause: 'FILTER' })
     if (cond.type.kind !== 'BOOLEAN') throw WeirError.plan(`FILTER condition must be BOOLEAN, but it is ${formatType(cond.type)}`, { span: call.filter.span })
     filter = add(cond)
   }
-  const type = aggregateResultType(aggFn, argType, call.span, ignoreNulls)
+  const type = userType ?? aggregateResultType(aggFn, argType, call.span, ignoreNulls)
   const agg: AggCall = { fn: aggFn, arg, argType, distinct: call.distinct, filter, type, name, ...(separator !== undefined ? { separator } : {}),
-    ...(ignoreNulls ? { ignoreNulls } : {}), ...(percentile !== undefined ? { percentile } : {}) }
+    ...(ignoreNulls ? { ignoreNulls } : {}), ...(percentile !== undefined ? { percentile } : {}), ...(user !== undefined ? { user, args } : {}) }
   return { fn: agg.fn, agg, frame, type, name, span: call.span }
 }
 

@@ -25,12 +25,15 @@ export function pruneOverColumns(plan: LogicalPlan): LogicalPlan | undefined {
   for (const c of over.calls) {
     if (c.agg?.arg != null) used.add(c.agg.arg)
     if (c.agg?.filter != null) used.add(c.agg.filter)
+    // A user aggregate's further arguments (`arg` is its first).
+    for (const a of c.agg?.args ?? []) used.add(a)
   }
   if (used.size === width) return undefined
   const keep = [...used].sort((a, b) => a - b)
   const map = new Map(keep.map((old, i) => [old, i]))
   const col = (i: number): number => map.get(i)!
-  const agg = (a: AggCall): AggCall => ({ ...a, arg: a.arg === null ? null : col(a.arg), filter: a.filter === null ? null : col(a.filter) })
+  const agg = (a: AggCall): AggCall => ({ ...a, arg: a.arg === null ? null : col(a.arg), filter: a.filter === null ? null : col(a.filter),
+    ...(a.args !== undefined ? { args: a.args.map(col) } : {}) })
   const pruned: Over = {
     ...over,
     input: narrow(over.input, keep),

@@ -41,6 +41,24 @@ const CASES: readonly { name: string; weir: string; duck: string }[] = [
     duck: `SELECT n % 4 AS m, AVG(CAST(n AS DOUBLE)), COUNT(*) FROM (SELECT k, CAST(COUNT(v) AS INT) AS n FROM t GROUP BY k) GROUP BY m`,
   },
   {
+    // Regression: the Expand of grouping sets carried only a call's first argument, so a two-argument
+    // user aggregate read its weight from another column (NULL in one set, a wrong value in the other).
+    name: 'a two-argument aggregate under GROUPING SETS',
+    weir: `SELECT k, wavg(v, 1.0 + ABS(x)), spread(v) FROM t GROUP BY GROUPING SETS ((k), ())`,
+    duck: `SELECT k, SUM(v * (1.0 + ABS(x))) FILTER (WHERE v IS NOT NULL AND x IS NOT NULL) /
+        SUM(1.0 + ABS(x)) FILTER (WHERE v IS NOT NULL AND x IS NOT NULL), MAX(v) - MIN(v) FROM t GROUP BY GROUPING SETS ((k), ())`,
+  },
+  {
+    // A bounded frame retracts the rows leaving it; the unbounded one only accumulates (spread has no retract).
+    name: 'aggregates in OVER windows: a RANGE interval frame and an unbounded one',
+    weir: `SELECT k, ts, v, wavg(v, 2.0) OVER (PARTITION BY k ORDER BY ts RANGE BETWEEN INTERVAL '2' SECOND PRECEDING AND CURRENT ROW),
+        wavg(v, CAST(v AS DOUBLE) * 0 + 3.0) OVER (PARTITION BY k ORDER BY ts RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW), spread(v) OVER (PARTITION BY k ORDER BY ts)
+      FROM t`,
+    duck: `SELECT k, ts, v, AVG(CAST(v AS DOUBLE)) OVER (PARTITION BY k ORDER BY ts RANGE BETWEEN INTERVAL 2 SECONDS PRECEDING AND CURRENT ROW),
+        AVG(CAST(v AS DOUBLE)) OVER (PARTITION BY k ORDER BY ts RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW),
+        MAX(v) OVER (PARTITION BY k ORDER BY ts) - MIN(v) OVER (PARTITION BY k ORDER BY ts) FROM t`,
+  },
+  {
     name: 'aggregates in TUMBLE windows',
     weir: `SELECT k, window_start, wavg(v, 1.0 + ABS(x)), spread(v)
       FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY k, window_start, window_end`,
