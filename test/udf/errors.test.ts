@@ -106,6 +106,15 @@ SELECT spread(n) FROM (SELECT k, CAST(COUNT(*) AS INT) AS n FROM t GROUP BY k)`)
     expect(text).toContain('help: add retract(acc, …args)')
   })
 
+  it('an aggregate without retract over a bounded OVER frame, at the call', async () => {
+    const text = await refused(`CREATE TABLE w (k STRING, v INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) WITH ('connector' = 'datagen');
+CREATE FUNCTION spread AS '${M}/aggregates.ts#spread';
+SELECT spread(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) FROM w`)
+    expect(text).toContain("the user aggregate 'spread' defines no retract, which a bounded OVER frame needs to take rows out")
+    expect(text).toContain('<sql>:3:8')
+    expect(text).toContain('or use a frame from UNBOUNDED PRECEDING')
+  })
+
   it('a scalar function called as a table function', async () => {
     const text = await refused(`${TABLE}SELECT * FROM count_char(input => TABLE t PARTITION BY k)`)
     expect(text).toContain("'count_char' is a scalar function, not a table function")
