@@ -41,12 +41,13 @@ export function describeObject(obj: CatalogObject, catalog: Catalog, config: Job
 }
 
 /**
- * Functions written as syntax of their own rather than as calls by name: CAST, the grouping-set
- * functions, and the ranking functions (OVER only; RANK and DENSE_RANK under a Top-N filter).
+ * Functions written as syntax of their own rather than as calls by name: CAST, the OVERLAPS
+ * predicate, the grouping-set functions, and the ranking functions (OVER only; RANK and DENSE_RANK under a Top-N filter).
  */
 const SYNTAX_FUNCTIONS: readonly [string, string][] = [
   ['CAST', 'scalar'],
   ['TRY_CAST', 'scalar'],
+  ['OVERLAPS', 'scalar'],
   ['GROUPING', 'grouping'],
   ['GROUPING_ID', 'grouping'],
   ['ROW_NUMBER', 'ranking (OVER)'],

@@ -6,14 +6,10 @@ import { Session } from '../../engine/session.js'
 import { compareFunctions, FLINK_FUNCTION_NAMES } from './flink-functions.js'
 
 const NOT_YET: Readonly<Record<string, string>> = {
-  UNHEX: 'returns BYTES (types branch)',
-  DECODE: 'reads BYTES (types branch)',
-  ENCODE: 'returns BYTES (types branch)',
+  DECODE: 'not written yet',
+  ENCODE: 'not written yet',
   JSON_QUOTE: 'not written yet',
   JSON_UNQUOTE: 'not written yet',
-  LOCALTIME: 'returns TIME (types branch)',
-  CURRENT_TIME: 'returns TIME (types branch)',
-  OVERLAPS: 'types branch',
   GROUP_ID: 'not written yet',
   LEAD: 'OVER offset functions not written yet',
   LAG: 'OVER offset functions not written yet',
