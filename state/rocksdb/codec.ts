@@ -504,12 +504,6 @@ function write(v: unknown): void {
 /** ASCII text up to this length is copied by hand (8–16 units ~3× faster than native; 24–47 1.5–6× slower). */
 const SHORT_TEXT = 16
 
-/** Buffer's undocumented native halves of write(…, 'utf8') and toString('utf8', …), without their argument checks. */
-interface NodeBuffer extends Buffer {
-  utf8Write(s: string, offset: number): number
-  utf8Slice(start: number, end: number): string
-}
-
 function writeString(s: string): void {
   const n = s.length
   ensure(5 + n * 3)
@@ -529,8 +523,7 @@ function writeString(s: string): void {
       return
     }
   }
-  // Not write(s, start, 'utf8'): its argument checks cost more than the copy of a row's text.
-  const len = (scratch as NodeBuffer).utf8Write(s, start)
+  const len = scratch.write(s, start, 'utf8')
   putU32(scratch, pos + 1, len)
   pos = start + len
 }
@@ -585,7 +578,7 @@ function read(): unknown {
       const n = b.readUInt32LE(rpos)
       const start = rpos + 4
       rpos = start + n
-      return n <= SHORT_TEXT ? asciiOrUtf8(b, start, start + n) : (b as NodeBuffer).utf8Slice(start, start + n)
+      return n <= SHORT_TEXT ? asciiOrUtf8(b, start, start + n) : b.toString('utf8', start, start + n)
     }
     case 7: {
       const v = b.readBigInt64LE(rpos)
@@ -630,7 +623,7 @@ function asciiOrUtf8(b: Buffer, start: number, end: number): string {
   let out = ''
   for (let i = start; i < end; i++) {
     const c = b[i]!
-    if (c >= 0x80) return (b as NodeBuffer).utf8Slice(start, end)
+    if (c >= 0x80) return b.toString('utf8', start, end)
     out += String.fromCharCode(c)
   }
   return out
