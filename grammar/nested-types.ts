@@ -31,7 +31,7 @@ export function postfixes(acc: A.Expr, post: readonly CstNode[], s: Spans, expre
   return acc
 }
 
-export const NESTED_TYPE_NAMES: ReadonlySet<string> = new Set(['ROW', 'ARRAY', 'MAP'])
+export const NESTED_TYPE_NAMES: ReadonlySet<string> = new Set(['ROW', 'ARRAY', 'MAP', 'MULTISET'])
 
 /** The TypeName of a ROW / ARRAY / MAP CST node; `typeName` converts the types inside. */
 export function nestedTypeName(n: CstNode, s: Spans, written: string, typeName: (n: CstNode, s: Spans) => A.TypeName): A.TypeName {
@@ -55,7 +55,7 @@ export function nestedTypeName(n: CstNode, s: Spans, written: string, typeName: 
     if (fields.length === 0) throw WeirError.syntax('ROW needs at least one field', { span, help: helpFor('ROW') })
     return { kind: 'TypeName', name: 'ROW', params: [], notNull, span, fields }
   }
-  const want = written === 'ARRAY' ? 1 : 2
+  const want = written === 'ARRAY' || written === 'MULTISET' ? 1 : 2
   if (args.length !== want || has(n, 'LParen')) {
     throw WeirError.syntax(`type ${written} takes ${want === 1 ? 'one element type' : 'a key type and a value type'} in <…>`, { span, help: helpFor(written) })
   }
@@ -68,5 +68,11 @@ export function nestedTypeName(n: CstNode, s: Spans, written: string, typeName: 
 }
 
 function helpFor(name: string): string {
-  return name === 'ROW' ? 'e.g. ROW<id BIGINT, name STRING>' : name === 'ARRAY' ? 'e.g. ARRAY<INT>' : 'e.g. MAP<STRING, INT>'
+  return name === 'ROW'
+    ? 'e.g. ROW<id BIGINT, name STRING>'
+    : name === 'ARRAY'
+    ? 'e.g. ARRAY<INT>'
+    : name === 'MULTISET'
+    ? 'e.g. MULTISET<STRING>'
+    : 'e.g. MAP<STRING, INT>'
 }

@@ -556,16 +556,16 @@ const MAX_PARAMS: Record<string, number> = {
   BYTES: 1,
 }
 /** Flink types Weir does not have (yet): reported as unsupported rather than unknown. */
-const UNSUPPORTED_TYPES = new Set(['MULTISET', 'RAW', 'INTERVAL', 'CHARACTER', 'BOOL'])
+const UNSUPPORTED_TYPES = new Set(['RAW', 'INTERVAL', 'CHARACTER', 'BOOL'])
 const SUPPORTED_TYPES_HELP =
-  'supported types: BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, DOUBLE, DECIMAL(p, s), STRING, VARCHAR(n), TIMESTAMP(p), TIMESTAMP_LTZ(p), DATE, TIME(p), BYTES, VARBINARY(n), ROW<…>, ARRAY<…>, MAP<…>'
+  'supported types: BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, DOUBLE, DECIMAL(p, s), STRING, VARCHAR(n), TIMESTAMP(p), TIMESTAMP_LTZ(p), DATE, TIME(p), BYTES, VARBINARY(n), ROW<…>, ARRAY<…>, MAP<…>, MULTISET<…>'
 
 export function typeName(n: CstNode, s: Spans): A.TypeName {
   const id = identFromToken(token(n, 'Name')!, s)
   const written = id.value.toUpperCase()
   if (!id.quoted && NESTED_TYPE_NAMES.has(written)) return nestedTypeName(n, s, written, typeName)
   if ((has(n, 'Lt') || nodes(n, 'typeArg').length > 0) && !UNSUPPORTED_TYPES.has(written)) {
-    throw WeirError.syntax(`type ${written} takes no element types`, { span: s.of(n), help: 'only ROW, ARRAY and MAP have types inside them' })
+    throw WeirError.syntax(`type ${written} takes no element types`, { span: s.of(n), help: 'only ROW, ARRAY, MAP and MULTISET have types inside them' })
   }
   let name = id.quoted ? undefined : TYPE_NAMES[written]
   if (name === undefined) {

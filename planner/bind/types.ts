@@ -59,6 +59,8 @@ export function typeFromAst(t: ast.TypeName): DataType {
       return T.array(typeFromAst(t.elements![0]!), nullable)
     case 'MAP':
       return T.map(typeFromAst(t.elements![0]!), typeFromAst(t.elements![1]!), nullable)
+    case 'MULTISET':
+      return T.multiset(typeFromAst(t.elements![0]!), nullable)
     default:
       throw WeirError.unsupported(`type ${t.name} is not supported`, {
         span: t.span,

@@ -71,6 +71,20 @@ describe('nested values through the json format', () => {
     ])
   })
 
+  it('a MULTISET column: a JSON object of each element and its count, in and out; CARDINALITY counts duplicates', async () => {
+    const dir = tmp()
+    writeFileSync(join(dir, 'in.jsonl'), '{"id":1,"m":{"x":2,"y":1}}\n{"id":2,"m":{}}\n{"id":3,"m":null}\n')
+    const session = new Session({ println: () => undefined })
+    await session.executeSql(`CREATE TABLE src (id INT, m MULTISET<STRING>) WITH ('connector' = 'filesystem', 'path' = '${join(dir, 'in.jsonl')}',
+        'format' = 'json');
+      CREATE TABLE dst (id INT, m MULTISET<STRING>, n INT) WITH ('connector' = 'filesystem', 'path' = '${join(dir, 'out')}', 'format' = 'json');`)
+    const [described] = await session.executeSql('DESCRIBE src')
+    expect(JSON.stringify(described)).toContain('MULTISET<STRING>')
+    await session.executeSql('INSERT INTO dst SELECT id, m, CARDINALITY(m) FROM src')
+    await session.awaitJobs()
+    expect(lines(join(dir, 'out')).sort()).toEqual(['{"id":1,"m":{"x":2,"y":1},"n":3}', '{"id":2,"m":{},"n":0}', '{"id":3,"m":null,"n":null}'])
+  })
+
   it('values built in SQL, read from nested columns, and written nested by a debezium-json sink', async () => {
     const dir = tmp()
     writeFileSync(join(dir, 'in.jsonl'), INPUT.map(r => JSON.stringify(r)).join('\n') + '\n')

@@ -74,7 +74,8 @@ describe('syntax errors', () => {
 
   it('reports Flink types Weir lacks as unsupported', () => {
     expect(syntaxErrorOf('CREATE TABLE t (a RAW)')).toMatchObject({ at: '1:19', kind: 'unsupported', message: 'type RAW is not supported' })
-    expect(syntaxErrorOf('CREATE TABLE t (a MULTISET<INT>)')).toMatchObject({ at: '1:19', kind: 'unsupported', message: 'type MULTISET is not supported' })
+    expect(syntaxErrorOf('CREATE TABLE t (a BOOL)')).toMatchObject({ at: '1:19', kind: 'unsupported', message: 'type BOOL is not supported' })
+    expect(syntaxErrorOf('CREATE TABLE t (a MULTISET<INT, STRING>)')).toMatchObject({ at: '1:19', message: 'type MULTISET takes one element type in <…>' })
   })
 
   it('checks type parameters', () => {
