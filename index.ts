@@ -21,7 +21,8 @@ export { formatValue } from './common/values.js'
 export { RowKind, ROW_KIND_SHORT, type Batch, type Row } from './core/batch.js'
 export type { JobGraph } from './core/job-graph.js'
 export { defineProcessFunction, listState, mapState, valueState } from './ptf/api.js'
-export type { ColumnType, Columns, Context, ListHandle, MapHandle, OpenContext, ProcessFunction, ProcessFunctionDefinition, RowOf, StateOptions, TimerContext,
-  Timers, ValueHandle } from './ptf/api.js'
+export { codecs, type StateCodec } from './ptf/codecs.js'
+export type { ColumnType, Columns, Context, ListHandle, MapHandle, OpenContext, ProcessFunction, ProcessFunctionDefinition, RowOf, StateOptions, CodecOptions,
+  TimerContext, Timers, ValueHandle } from './ptf/api.js'
 export { defineAggregateFunction, defineScalarFunction } from './udf/api.js'
 export type { AggregateFunction, AggregateFunctionDefinition, ArgTypes, ScalarFunction, ScalarFunctionDefinition, SqlType } from './udf/api.js'

@@ -12,6 +12,8 @@ export interface ProcessStateInfo {
   /** 0: no TTL. */
   readonly ttlMs: number
   readonly updateTtlOnRead: boolean
+  /** The id of its values' codec (ptf/codecs.ts); absent: the default, 'json'. */
+  readonly codec?: string
 }
 
 /**

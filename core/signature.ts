@@ -96,7 +96,7 @@ function ownSignature(node: PhysicalNode): Record<string, unknown> {
       // A user's process function: its key, and each state's backend name and shape. A new state
       // is fine on restore (it starts empty); a removed or retyped one is refused (PROCESS_STATES).
       return { kind: spec.kind, function: spec.function, partitionBy: keyNames(node, spec.keys.length),
-        states: Object.fromEntries(spec.states.map(s => [s.name, s.kind])) }
+        states: Object.fromEntries(spec.states.map(s => [s.name, s.codec === undefined ? s.kind : `${s.kind}/${s.codec}`])) }
     default:
       return { kind: spec.kind }
   }
@@ -130,7 +130,15 @@ export function describeSignatureChange(was: Readonly<Record<string, unknown>>, 
   return changes.length === 0 ? null : changes.join('; ')
 }
 
-const SHAPE: Readonly<Record<string, string>> = { value: 'valueState', list: 'listState', map: 'mapState' }
+const SHAPES: Readonly<Record<string, string>> = { value: 'valueState', list: 'listState', map: 'mapState' }
+
+/** A state's recorded kind ('value', or 'value/<codec id>' for a codec other than the default) as the user declares it. */
+function shapeOf(recorded: string): string {
+  const slash = recorded.indexOf('/')
+  const kind = slash < 0 ? recorded : recorded.slice(0, slash)
+  const shape = SHAPES[kind] ?? kind
+  return slash < 0 ? shape : `${shape} with codec ${recorded.slice(slash + 1)}`
+}
 
 /**
  * A process function's states, by backend name → kind: each one the checkpoint has must still be
@@ -141,11 +149,11 @@ function describeStatesChange(fn: string, was: Readonly<Record<string, string>>,
   for (const [name, kind] of Object.entries(was)) {
     const is = now[name]
     if (is === undefined) {
-      changes.push(`process function '${fn}' no longer declares state '${name}' (${SHAPE[kind] ?? kind}), which the checkpoint holds` +
-        ` (declare ${SHAPE[kind] ?? kind}('${name}') again to keep it)`)
+      changes.push(`process function '${fn}' no longer declares state '${name}' (${shapeOf(kind)}), which the checkpoint holds` +
+        ` (declare ${SHAPES[kind.split('/')[0]!] ?? kind}('${name}'${kind.includes('/') ? ', { codec }' : ''}) again to keep it)`)
     } else if (is !== kind) {
-      changes.push(`process function '${fn}' declares state '${name}' as ${SHAPE[is] ?? is}, but the checkpoint holds it as ${SHAPE[kind] ?? kind}` +
-        ` (declare it as ${SHAPE[kind] ?? kind} again, or give the new state another name: a new state starts empty)`)
+      changes.push(`process function '${fn}' declares state '${name}' as ${shapeOf(is)}, but the checkpoint holds it as ${shapeOf(kind)}` +
+        ` (declare it as ${shapeOf(kind)} again, or give the new state another name: a new state starts empty)`)
     }
   }
   return changes.length === 0 ? null : changes.join('; ')

@@ -12,6 +12,7 @@ import type { Field } from '../common/types.js'
 import type { Context, ProcessFunction, Timers, TimerContext } from '../ptf/api.js'
 import { loadProcessFunction } from '../ptf/load.js'
 import { HandlerJournal } from '../ptf/rollback.js'
+import { mappedHandle, valueMapping } from '../ptf/codecs.js'
 
 type Handlers = Context<never, never, never> & { timeDomain: 'event' | 'processing' }
 
@@ -80,7 +81,7 @@ export class ProcessFunctionOperator implements Operator {
     for (const s of spec.states) {
       // The module may have changed since the plan: its state must still be what the plan (and EXPLAIN) said.
       const now = declared.find(([field]) => field === s.field)?.[1]
-      if (now === undefined || now.kind !== s.kind || now.name !== s.name) {
+      if (now === undefined || now.kind !== s.kind || now.name !== s.name || (now.codecId ?? 'json') !== (s.codec ?? 'json')) {
         throw WeirError.execution(`process function '${spec.function}': state '${s.field}' of ${spec.module} changed since the job was planned`, {
           help: 'plan the job again (CREATE FUNCTION loads the module)',
         })
@@ -94,7 +95,9 @@ export class ProcessFunctionOperator implements Operator {
         : s.kind === 'list' ?
         ctx.state.getListState(desc as never)
         : ctx.state.getMapState(desc as never)
-      this.state[s.field] = journal === null ? handle : journal.handle(s.kind, handle)
+      const journaled = journal === null ? handle : journal.handle(s.kind, handle)
+      const mapping = valueMapping(now.codec, message => this.failure(`state '${s.name}': ${message}`, undefined, 'write values the codec takes'))
+      this.state[s.field] = mapping === null ? journaled : mappedHandle(s.kind, journaled, mapping)
     }
     if (this.def.open) this.run(() => this.def.open!({ args: spec.args as never, functionName: spec.function }), false)
   }

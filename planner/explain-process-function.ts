@@ -16,7 +16,8 @@ function upsertKeyNames(s: ProcessFunctionSpec, input: readonly Field[]): string
 }
 
 function shape(st: ProcessStateInfo): string {
-  return st.kind === 'value' ? `ValueState '${st.name}'` : st.kind === 'list' ? `ListState '${st.name}'` : `MapState '${st.name}'`
+  const codec = st.codec === undefined ? '' : ` (codec ${st.codec})`
+  return (st.kind === 'value' ? `ValueState '${st.name}'` : st.kind === 'list' ? `ListState '${st.name}'` : `MapState '${st.name}'`) + codec
 }
 
 export function processFunctionStateLines(node: PhysicalNode, s: ProcessFunctionSpec, input: readonly Field[], warnings: string[]): string[] {

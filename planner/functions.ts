@@ -54,15 +54,23 @@ export function dataTypeOf(t: ColumnType): DataType {
 const fieldsOf = (cols: Readonly<Record<string, ColumnType>> | undefined): Field[] =>
   Object.entries(cols ?? {}).map(([name, type]) => ({ name, type: dataTypeOf(type) }))
 
-/** What CREATE FUNCTION registers for a loaded module. */
-export function catalogFunction(stmt: ast.CreateFunction, module: string, language: CatalogFunction['language'], def: ProcessFunction): CatalogFunction {
-  const states: ProcessStateInfo[] = Object.entries(def.state ?? {}).map(([field, d]) => ({
+/** The states a process function declares, as its spec (EXPLAIN, checkpoints) records them. */
+export function processStateInfos(def: ProcessFunction): ProcessStateInfo[] {
+  return Object.entries(def.state ?? {}).map(([field, d]) => ({
     field,
     name: d.name,
     kind: d.kind,
     ttlMs: d.ttlMs,
     updateTtlOnRead: d.updateTtlOnRead,
+    // The default codec is not written, so plans and checkpoints from before codecs read the same.
+    ...(d.codecId !== undefined && d.codecId !== 'json' ? { codec: d.codecId } : {}),
   }))
+}
+
+/** What CREATE FUNCTION registers for a loaded module. */
+export function catalogFunction(stmt: ast.CreateFunction, module: string, language: CatalogFunction['language'], def: ProcessFunction): CatalogFunction {
+  const states = processStateInfos(def)
+
   return {
     kind: 'process',
     name: stmt.name.parts.at(-1)!.value,

@@ -2,6 +2,7 @@
 // and its handlers with `defineProcessFunction`; SQL calls it with a partitioned input
 // (`SELECT * FROM f(input => TABLE t PARTITION BY k)`) and the runtime scopes the state to each key.
 import { parseDuration } from '../common/durations.js'
+import { type AnyCodec, codecId } from './codecs.js'
 
 /** The SQL types a process function's rows and arguments may declare. */
 export type ColumnType = 'STRING' | 'BOOLEAN' | 'INT' | 'BIGINT' | 'DOUBLE' | 'TIMESTAMP(3)'
@@ -23,11 +24,19 @@ export interface StateOptions {
   readonly updateTtlOnRead?: boolean
 }
 
+/** A state's options and how its values (a MapState's values) are stored: `codecs.json` (the default), `number`, `string`, `boolean`, `row({ … })`, or your own `{ id, encode, decode }`. */
+export interface CodecOptions<T> extends StateOptions {
+  readonly codec?: AnyCodec<T>
+}
+
 interface StateDeclBase {
   readonly name: string
   /** 0: no TTL. */
   readonly ttlMs: number
   readonly updateTtlOnRead: boolean
+  /** The codec's id ('json' by default), as checkpoints record it. */
+  readonly codecId: string
+  readonly codec?: AnyCodec<unknown>
 }
 
 /** One value per key. */
@@ -50,7 +59,7 @@ export interface MapStateDecl<K, V> extends StateDeclBase {
 
 export type StateDecl = ValueStateDecl<unknown> | ListStateDecl<unknown> | MapStateDecl<unknown, unknown>
 
-function ttlOf(name: string, options: StateOptions | undefined): StateDeclBase {
+function ttlOf(name: string, options: (StateOptions & { readonly codec?: unknown }) | undefined): StateDeclBase {
   const ttl = options?.ttl
   let ttlMs = 0
   if (typeof ttl === 'number') ttlMs = ttl
@@ -58,24 +67,25 @@ function ttlOf(name: string, options: StateOptions | undefined): StateDeclBase {
   if (!Number.isFinite(ttlMs) || ttlMs < 0) {
     throw new TypeError(`state '${name}': ttl ${JSON.stringify(ttl)} is not a duration (write '1 h', '30 min' or milliseconds)`)
   }
-  return { name, ttlMs, updateTtlOnRead: options?.updateTtlOnRead === true }
+  const codec = options?.codec as AnyCodec<unknown> | undefined
+  return { name, ttlMs, updateTtlOnRead: options?.updateTtlOnRead === true, codecId: codecId(name, codec), ...(codec ? { codec } : {}) }
 }
 
 /**
  * Declares a ValueState. Values are JSON-compatible (numbers, strings, booleans, null, arrays, plain objects).
  * @example state: { count: valueState<number>('count', { ttl: '1 h' }) }
  */
-export function valueState<T>(name: string, options?: StateOptions): ValueStateDecl<T> {
+export function valueState<T>(name: string, options?: CodecOptions<T>): ValueStateDecl<T> {
   return { kind: 'value', ...ttlOf(name, options) }
 }
 
 /** @example state: { seen: listState<{ ts: number }>('seen') } */
-export function listState<T>(name: string, options?: StateOptions): ListStateDecl<T> {
+export function listState<T>(name: string, options?: CodecOptions<T>): ListStateDecl<T> {
   return { kind: 'list', ...ttlOf(name, options) }
 }
 
 /** @example state: { perMerchant: mapState<string, number>('per_merchant', { ttl: '1 d' }) } */
-export function mapState<K extends string | number, V>(name: string, options?: StateOptions): MapStateDecl<K, V> {
+export function mapState<K extends string | number, V>(name: string, options?: CodecOptions<V>): MapStateDecl<K, V> {
   return { kind: 'map', ...ttlOf(name, options) }
 }
 

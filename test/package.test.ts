@@ -79,6 +79,7 @@ describe('the package entry', () => {
       'Session',
       'WeirError',
       'clientSettings',
+      'codecs',
       'completionNames',
       'defineAggregateFunction',
       'defineProcessFunction',

@@ -8,7 +8,8 @@ import type { ProcessFunctionSpec } from '../core/process-function.js'
 import { DEFAULT_JOB_CONFIG } from '../common/config/index.js'
 import type { Field } from '../common/types.js'
 import { ProcessFunctionOperator } from '../operators/process-function.js'
-import { dataTypeOf } from '../planner/functions.js'
+import { dataTypeOf, processStateInfos } from '../planner/functions.js'
+import { mappedHandle, valueMapping } from '../ptf/codecs.js'
 import type { ColumnType, ProcessFunction } from '../ptf/api.js'
 import { TimerServiceImpl } from '../runtime/timers.js'
 import { HeapKeyedStateBackend } from '../state/heap/heap-backend.js'
@@ -80,9 +81,7 @@ export async function harness(definition: ProcessFunction, options: HarnessOptio
     input,
     output,
     args,
-    states: Object.entries(definition.state ?? {}).map(([field, d]) => ({ field, name: d.name, kind: d.kind, ttlMs: d.ttlMs,
-      updateTtlOnRead: d.updateTtlOnRead })
-    ),
+    states: processStateInfos(definition),
     timers: typeof definition.onTimer === 'function',
     ...(definition.changelog === 'retract' ? { changelog: 'retract' as const } : {}),
     ...(definition.changelog === 'upsert' ? { changelog: 'upsert' as const, upsertKey: definition.upsertKey ?? [] } : {}),
@@ -127,7 +126,9 @@ export async function harness(definition: ProcessFunction, options: HarnessOptio
       : s.kind === 'list'
       ? state.getListState(desc as never)
       : state.getMapState(desc as never)
-    handles.set(s.field, { kind: s.kind, handle })
+    // Values as the handlers see them: through the state's codec.
+    const mapping = valueMapping(definition.state?.[s.field]?.codec, message => new TypeError(message))
+    handles.set(s.field, { kind: s.kind, handle: mapping === null ? handle : mappedHandle(s.kind, handle, mapping) })
   }
   return {
     processElement(row) {

@@ -9,6 +9,7 @@ const HERE = fileURLToPath(import.meta.url)
 /** The repository's bench/nexmark, from the sources (tests) or from dist/bench/nexmark (the built bench). */
 const SOURCES = HERE.endsWith('.ts') ? dirname(HERE) : resolve(dirname(HERE), '../../../bench/nexmark')
 const COUNTER = resolve(SOURCES, 'udf/bid-counter.ts')
+const COUNTER_TYPED = resolve(SOURCES, 'udf/bid-counter-typed.ts')
 const PER_AUCTION = resolve(SOURCES, 'udf/per-auction.ts')
 
 export function ptfQueries(events: number, bidTable: (events: number) => string, rocksdb: (cache: string) => string): BenchQuery[] {
@@ -21,6 +22,11 @@ export function ptfQueries(events: number, bidTable: (events: number) => string,
       name: 'ptf-count',
       what: 'process function: bids per bidder in a ValueState',
       sql: counter + 'INSERT INTO sink SELECT * FROM bid_counter(input => TABLE bid PARTITION BY bidder);',
+    },
+    {
+      name: 'ptf-count-typed',
+      what: 'ptf-count with its state declared codecs.number',
+      sql: counter.replace(COUNTER, COUNTER_TYPED) + 'INSERT INTO sink SELECT * FROM bid_counter(input => TABLE bid PARTITION BY bidder);',
     },
     {
       name: 'ptf-count-groupby',

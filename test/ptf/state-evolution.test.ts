@@ -1,6 +1,6 @@
 // A process function's state declaration across a restore: a checkpoint of the per-key counter is
-// refused when the module restored into retyped (valueState → mapState) or removed the state it
-// holds, naming the function and the state and what to do; a module that adds a state restores
+// refused when the module restored into retyped (valueState → mapState, or another codec) or removed
+// the state it holds, naming the function and the state and what to do; a module that adds a state restores
 // and gives the straight run's rows. On heap and RocksDB.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -16,7 +16,7 @@ const payments = Array.from({ length: ROWS }, (_, i) => ({ card_id: `c${(i * 7) 
 
 /** The counter of counter.ts, its state declared by `state` and read/written by `get`/`set`. */
 const counterModule = (state: string, get = 'ctx.state.totals.value()', set = 'ctx.state.totals.update(now)'): string => `
-import { defineProcessFunction, valueState, mapState, listState } from 'weir'
+import { codecs, defineProcessFunction, valueState, mapState, listState } from 'weir'
 export default defineProcessFunction({
   input: { card_id: 'STRING', amount: 'DOUBLE' },
   output: { n: 'BIGINT', total: 'DOUBLE' },
@@ -87,6 +87,11 @@ describe.each(RESTORE_BACKENDS)('a changed state declaration on restore ($name)'
       { n: ctx.state.totals.get('n')!, total: ctx.state.totals.get('total')! }`, `ctx.state.totals.put('n', now.n); ctx.state.totals.put('total', now.total)`)))
       .toMatch(
         /ProcessFunction\) changed: process function 'counter' declares state 'totals' as mapState, but the checkpoint holds it as valueState \(declare it as valueState again, or give the new state another name/,
+      )
+    // The same state with another codec: its stored values would be read as the other encoding.
+    expect(await refusal(counterModule(`totals: valueState<{ n: number; total: number }>('totals', { codec: codecs.row({ n: 'BIGINT', total: 'DOUBLE' }) })`)))
+      .toMatch(
+        /process function 'counter' declares state 'totals' as valueState with codec row<n BIGINT, total DOUBLE>, but the checkpoint holds it as valueState \(declare it as valueState again/,
       )
     // The state renamed: the checkpoint's 'totals' would be lost.
     expect(await refusal(counterModule(`totals: valueState<{ n: number; total: number }>('sums')`)))
