@@ -1,7 +1,7 @@
 // Result types of the built-in aggregate functions, following Flink's type inference.
 import type { Span } from '../common/span.js'
 import { WeirError } from '../common/errors.js'
-import { formatType, T, withNullable, withoutTimeAttr, type DataType } from '../common/types.js'
+import { formatType, isNumeric, T, withNullable, withoutTimeAttr, type DataType } from '../common/types.js'
 import type { AggFunctionName } from '../core/aggregates.js'
 
 export type { AggFunctionName }
@@ -87,17 +87,8 @@ export function aggregateResultType(fn: AggFunctionName, argType: DataType | nul
       break
     case 'APPROX_PERCENTILE':
       // A DOUBLE whatever the numeric argument (an estimate), NULL for no values.
-      switch (arg.kind) {
-        case 'TINYINT':
-        case 'SMALLINT':
-        case 'INT':
-        case 'BIGINT':
-        case 'DOUBLE':
-        case 'DECIMAL':
-          return T.double(true)
-        default:
-          throw rejected(fn, arg, 'APPROX_PERCENTILE takes a number: CAST the argument to a numeric type', span)
-      }
+      if (isNumeric(arg)) return T.double(true)
+      throw rejected(fn, arg, 'APPROX_PERCENTILE takes a number: CAST the argument to a numeric type', span)
     case 'MIN':
     case 'MAX':
       // Flink has no MIN or MAX of BINARY values.

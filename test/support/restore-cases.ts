@@ -38,8 +38,8 @@ export interface RestoreSuite<C extends RestoreCase> {
   readonly sourceRows?: (c: C) => number
   /** Where checkpoints are taken (a) and restored (z); RESTORE_MATRIX where absent. */
   readonly matrix?: readonly { readonly b: Backend; readonly a: number; readonly z: number }[]
-  /** Asserts the straight run's rows hold what the case means to test (several values per group…). */
-  readonly checkStraight: (rows: readonly string[], c: C) => void
+  /** Asserts the straight run's rows hold what the case means to test (several values per group…); `input` is the seeded file. */
+  readonly checkStraight: (rows: readonly string[], c: C, input: string) => void
   /** Asserted of every run's rows, straight and restored. */
   readonly checkEach?: (rows: readonly string[]) => void
 }
@@ -78,7 +78,7 @@ export function describeRestoreCases<C extends RestoreCase>(suite: RestoreSuite<
       const metrics = await runInsertJob(sql(c, out), { ...job, 'state.backend': 'heap', 'execution.batch-size': '1' })
       expect(metrics.cancelled).toBe(false)
       expected = rowsOf(c, out)
-      suite.checkStraight(expected, c)
+      suite.checkStraight(expected, c, input)
     }, 120_000)
 
     it.each(suite.matrix ?? RESTORE_MATRIX)('$b.name: checkpointed at p=$a, cancelled, restored at p=$z', async ({ b, a, z }) => {
