@@ -7,11 +7,9 @@
 // columns q17 reads) and q17 (GROUP BY auction, day with heap state); read-all and read-proj drain
 // the source's reader directly, without a job (every column read, or those of proj).
 //
-// Usage: node dist/bench/file-source-speed.js [EVENTS] [FILE] [QUERY[:thread|:main][:pN]...]
+// Usage: node dist/bench/file-source-speed.js [EVENTS] [FILE] [QUERY[:thread|:main]...]
 // A ':thread' / ':main' suffix sets 'source.decode-thread' to 'true' / 'false' (default: 'auto'), so
-// the two can alternate in one run: q0:main q0:thread q0:main q0:thread. ':p2' runs the job at
-// 'parallelism.default' = 2 on worker threads: the file's byte ranges ('source.split-size', default
-// 32 MB) are dealt to 2 source subtasks (queries only, not read-all / read-proj).
+// the two can alternate in one run: q0:main q0:thread q0:main q0:thread.
 // FILE is written when missing and kept (so builds can be compared on one file, alternating);
 // without it a temporary file is used and removed.
 import { createWriteStream, existsSync, mkdtempSync, rmSync } from 'node:fs'
@@ -73,9 +71,8 @@ const file = given ?? join(dir!, 'bids.json')
 try {
   if (!existsSync(file)) console.log(`wrote ${await writeBids(file, events)} bids to ${file}`)
   for (const arg of names.length === 0 ? Object.keys(QUERIES) : names) {
-    const [name = arg, ...variants] = arg.split(':')
-    const thread = variants.includes('thread') ? 'true' : variants.includes('main') ? 'false' : 'auto'
-    const parallelism = Number(variants.find(v => /^p\d+$/.test(v))?.slice(1) ?? 1)
+    const [name = arg, variant] = arg.split(':')
+    const thread = variant === 'thread' ? 'true' : variant === 'main' ? 'false' : 'auto'
     const sql = QUERIES[name]
     const direct = name === 'read-all' || name === 'read-proj'
     if (sql === undefined && !direct) throw new Error(`unknown query '${name}' (${Object.keys(QUERIES).join(', ')}, read-all, read-proj)`)
@@ -86,9 +83,8 @@ try {
     if (direct) n = await readDirect(file, name === 'read-proj', thread)
     else {
       const session = new Session({ println: () => undefined })
-      const parallel = parallelism === 1 ? '' : `SET 'parallelism.default' = '${parallelism}';\nSET 'execution.worker-threads' = 'true';\n`
       await session.executeSql(
-        `${parallel}CREATE TABLE bid (${BID}) WITH ('connector' = 'filesystem', 'path' = '${file}', 'format' = 'json', 'source.decode-thread' = '${thread}');\n${sql}`,
+        `CREATE TABLE bid (${BID}) WITH ('connector' = 'filesystem', 'path' = '${file}', 'format' = 'json', 'source.decode-thread' = '${thread}');\n${sql}`,
       )
       const [m] = await session.awaitJobs()
       n = m!.sourceRecordsRead
