@@ -175,20 +175,20 @@ SET 'state.checkpoints.dir' = 'file://${join(dir, `checkpoints-${p}`)}';
 CREATE TABLE bid (
   auction BIGINT, bidder BIGINT, price BIGINT, channel STRING, url STRING, dateTime TIMESTAMP(3), extra STRING,
   WATERMARK FOR dateTime AS dateTime - INTERVAL '4' SECOND
-) WITH ('connector' = 'nexmark', 'nexmark.table' = 'bid', 'nexmark.events.num' = '60000', 'nexmark.event.rate' = '20000');
+) WITH ('connector' = 'nexmark', 'nexmark.table' = 'bid', 'nexmark.events.num' = '100000', 'nexmark.event.rate' = '20000');
 CREATE TABLE sink (auction BIGINT, n BIGINT) WITH ('connector' = 'blackhole');
 INSERT INTO sink SELECT auction, COUNT(*) FROM bid GROUP BY auction;
 `)
       return file
     }
     const runs = [1, 2].map(p => {
-      const r = weir('run', '--fresh', '--stats', '1s', job(p))
+      const r = weir('run', '--fresh', '--stats', '250ms', job(p))
       expect(r.code, r.stderr).toBe(0)
       expect(r.stdout).toBe('')
       return statsTables(r.stderr)
     })
     const [one, two] = runs as [StatsRow[][], StatsRow[][]]
-    // 60,000 events at 20,000/s: tables while it ran, and one at its end.
+    // 100,000 events at 20,000/s (5 s): tables while it ran, and one at its end.
     expect(two.length).toBeGreaterThan(1)
     const last = two.at(-1)!
     expect(rowsOf(last, 'source').length).toBe(2)
@@ -196,8 +196,8 @@ INSERT INTO sink SELECT auction, COUNT(*) FROM bid GROUP BY auction;
     expect(agg.length).toBe(2)
     for (const table of [one.at(-1)!, last]) {
       // Nexmark's bids are 46 of every 50 events.
-      expect(sum(rowsOf(table, 'source'), x => x.rowsOut)).toBe(55_200)
-      expect(sum(rowsOf(table, 'group-aggregate'), x => x.rowsIn)).toBe(55_200)
+      expect(sum(rowsOf(table, 'source'), x => x.rowsOut)).toBe(92_000)
+      expect(sum(rowsOf(table, 'group-aggregate'), x => x.rowsIn)).toBe(92_000)
     }
     // (Its rows out are not compared: an aggregate emits one change per key and batch, and batches differ with the parallelism.)
     expect(sum(agg, entriesOf)).toBe(sum(rowsOf(one.at(-1)!, 'group-aggregate'), entriesOf))
