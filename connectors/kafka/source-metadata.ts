@@ -17,6 +17,8 @@ interface MetadataKey {
   readonly type: DataType['kind']
   readonly typeText: string
   readonly read: MetadataReader
+  /** Weir's other reading, for a STRING column (the headers as a JSON object of text). */
+  readonly asText?: MetadataReader
   /** The value format that offers it; undefined: the connector's own, for every format. */
   readonly format?: 'debezium-json'
 }
@@ -26,9 +28,9 @@ const KEYS: Readonly<Record<string, MetadataKey>> = {
   'partition': { type: 'INT', typeText: 'INT', read: (_, tp) => tp.partition },
   'offset': { type: 'BIGINT', typeText: 'BIGINT', read: m => Number(m.offset) },
   'timestamp': { type: 'TIMESTAMP_LTZ', typeText: 'TIMESTAMP_LTZ(3)', read: m => Number(m.timestamp) },
-  // Flink's is MAP<STRING, BYTES>; Weir has neither type yet, so the headers come as one JSON object
-  // of name to value read as UTF-8 text (the last value of a repeated name, as Flink's map keeps).
-  'headers': { type: 'STRING', typeText: 'STRING', read: headersJson },
+  // Flink's MAP<STRING, BYTES> of each name to its value (the last value of a repeated name, as
+  // Flink's map keeps); a STRING column gets them as one JSON object of name to UTF-8 text instead.
+  'headers': { type: 'MAP', typeText: 'MAP<STRING, BYTES>', read: headersMap, asText: headersJson },
   // The change event's metadata (Flink's debezium-json keys, prefixed 'value.' as the value format's).
   // An event without the field gives NULL. Flink's 'value.source.properties' is a MAP: not offered.
   'value.ingestion-timestamp': { type: 'TIMESTAMP_LTZ', typeText: 'TIMESTAMP_LTZ(3)', format: 'debezium-json',
@@ -66,6 +68,17 @@ const NOT_METADATA: Readonly<Record<string, string>> = {
 
 const utf8 = new TextDecoder('utf-8', { fatal: true })
 
+/** The headers as a MAP<STRING, BYTES> value: [name, bytes | null] pairs, names distinct (the last value of a repeated one). */
+function headersMap(m: KafkaMessage): [string, Uint8Array | null][] {
+  const out: [string, Uint8Array | null][] = []
+  for (const [name, v] of Object.entries(m.headers ?? {})) {
+    const last = Array.isArray(v) ? v.at(-1) : v
+    // A copy: the fetched batch's buffer is not kept alive by the rows read from it.
+    out.push([name, last === undefined || last === null ? null : typeof last === 'string' ? Buffer.from(last, 'utf8') : Uint8Array.from(last)])
+  }
+  return out
+}
+
 function headersJson(m: KafkaMessage, tp: TopicPartition): string {
   const out: Record<string, string | null> = {}
   for (const [name, v] of Object.entries(m.headers ?? {})) {
@@ -78,7 +91,7 @@ function headersJson(m: KafkaMessage, tp: TopicPartition): string {
       } catch {
         throw WeirError.execution(
           `header '${name}' of the message at topic '${tp.topic}', partition ${tp.partition}, offset ${m.offset} is not UTF-8 text`,
-          { help: `metadata 'headers' gives header values as text (Weir has no BYTES type yet); drop the 'headers' column to read such messages` },
+          { help: `a STRING column of metadata 'headers' reads header values as text: declare it MAP<STRING, BYTES> to read bytes` },
         )
       }
     }
@@ -114,12 +127,14 @@ export function checkMetadataColumns(schema: readonly Field[], metadata: readonl
         { column: f.name },
       )
     }
-    const ok = f.type.kind === spec.type && (f.type.kind !== 'TIMESTAMP_LTZ' || f.type.precision === 3)
+    const ok = (f.type.kind === spec.type && (f.type.kind !== 'TIMESTAMP_LTZ' || f.type.precision === 3)
+      && (f.type.kind !== 'MAP' || (f.type.key.kind === 'STRING' && f.type.value.kind === 'BYTES' && f.type.multiset !== true)))
+      || (spec.asText !== undefined && f.type.kind === 'STRING')
     if (!ok) {
       throw about(
         WeirError.connector(`metadata '${k}' of connector 'kafka' is ${spec.typeText}, but column '${f.name}' is declared ${formatType(f.type)}`, {
           help: k === 'headers'
-            ? `declare the column as STRING: Weir has no MAP or BYTES type yet, so the headers are a JSON object of name to UTF-8 text`
+            ? `declare the column as MAP<STRING, BYTES> (each header's bytes), or as STRING for a JSON object of each header's UTF-8 text`
             : `declare the column as ${spec.typeText}, and convert it in a computed column if you need another type`,
         }),
         { column: f.name },
@@ -132,6 +147,8 @@ export function checkMetadataColumns(schema: readonly Field[], metadata: readonl
 export function metadataReaders(ctx: SourceContext): (MetadataReader | null)[] {
   return ctx.schema.map((_, i) => {
     const k = ctx.metadata?.[i] ?? null
-    return k === null ? null : KEYS[k]!.read
+    if (k === null) return null
+    const spec = KEYS[k]!
+    return spec.asText !== undefined && ctx.schema[i]!.type.kind === 'STRING' ? spec.asText : spec.read
   })
 }

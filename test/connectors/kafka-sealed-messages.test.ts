@@ -31,6 +31,18 @@ describe('sealed Kafka messages', () => {
     expect(decodeSealedMessages(encodeSealedMessages(messages), 'test')).toEqual(messages)
   })
 
+  it('keep headers of bytes (a MAP<STRING, BYTES> column), apart from headers of text', () => {
+    const bytes: Message[] = [
+      [0, 'k', 'v', null, [['bin', Uint8Array.from([0xff, 0x00, 0xc3])], ['none', null], ['text', Uint8Array.from(Buffer.from('é'))]]],
+      [1, null, 'w', 5, []],
+      [2, 'k', 'x', null, { a: 'b' }],
+    ]
+    const back = decodeSealedMessages(encodeSealedMessages(bytes), 'test')
+    expect(back).toEqual(bytes)
+    expect(back[0]![4]).toBeInstanceOf(Array)
+    expect(back[2]![4]).not.toBeInstanceOf(Array)
+  })
+
   it('hold text of any width: three UTF-8 bytes per character throughout, and lone surrogates (as U+FFFD, as Kafka gets them)', () => {
     const wide: Message[] = Array.from({ length: 200 }, (_, i) => [i % 3, `€${i}`, '中'.repeat(100 + i)])
     expect(decodeSealedMessages(encodeSealedMessages(wide), 'test')).toEqual(wide)
@@ -72,7 +84,7 @@ describe('sealed Kafka messages', () => {
     ]
     // A flag this version does not know (a field a later version added) is refused, not dropped.
     const unknownFlag = Buffer.from(bytes)
-    unknownFlag[12] = unknownFlag[12]! | 32
+    unknownFlag[12] = unknownFlag[12]! | 64
     cases.push([unknownFlag, /fields this version does not know/])
     for (const [data, why] of cases) {
       const e = await errorOf(() => decodeSealedMessages(data, 'checkpoint 3'))

@@ -584,6 +584,55 @@ describe('metadata the Kafka sinks write', () => {
   }, 300_000)
 })
 
+describe("a MAP<STRING, BYTES> 'headers' column on the Kafka sinks", () => {
+  it('writes each entry as a header of those bytes (not UTF-8 too, NULL as a header without a value); the source reads them back', async () => {
+    await createTopic('stamped-bytes', 1)
+    const ddl = `CREATE TABLE stamped_bytes (id INT, h MAP<STRING, BYTES> METADATA FROM 'headers')
+      WITH ('connector' = 'kafka', ${kafkaOptions(`stamped-bytes`)}, 'format' = 'json',
+      'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset');`
+    const session = new Session({ println: () => undefined })
+    await session.executeSql(`${ddl} INSERT INTO stamped_bytes VALUES
+      (1, MAP['bin', X'FF00C3', 'trace', CAST('abc' AS BYTES)]),
+      (2, MAP['none', CAST(NULL AS BYTES)]),
+      (3, CAST(NULL AS MAP<STRING, BYTES>));`)
+    await session.awaitJobs()
+    const read = await new Session({ println: () => undefined }).executeSql(
+      `${ddl} SELECT id, CARDINALITY(h), HEX(h['bin']), HEX(h['trace']), h['none'] IS NULL FROM stamped_bytes;`,
+    )
+    const rows = read.at(-1)!
+    if (rows.kind !== 'rows') throw new Error(rows.kind)
+    expect(rows.changes.map(c => c.row).sort((a, b) => (a[0] as number) - (b[0] as number))).toEqual([
+      [1, 2, 'FF00C3', '616263', true],
+      [2, 1, null, null, true],
+      [3, 0, null, null, true],
+    ])
+    const got = new Map((await readTopic('stamped-bytes', 1)).map(m => [(JSON.parse(m.value!) as { id: number }).id, m]))
+    expect(got.get(1)!.headerBytes).toEqual({ bin: Buffer.from([0xff, 0x00, 0xc3]), trace: Buffer.from('abc') })
+    expect(got.get(2)!.headerBytes).toEqual({ none: null })
+    expect(got.get(3)!.headerBytes).toEqual({})
+  }, 300_000)
+
+  it('keeps them in an exactly-once checkpoint, and refuses a header named NULL', async () => {
+    await createTopic('stamped-bytes-once', 1)
+    const schema: Field[] = [{ name: 'k', type: T.string() }, { name: 'h', type: T.map(T.string(), T.bytes()) }]
+    const options = { topic: 'stamped-bytes-once', 'properties.bootstrap.servers': broker.bootstrap, 'value.format': 'csv' }
+    const job = { jobName: 'stamped-bytes-job', operatorId: '4-sink', exactlyOnce: true, metadata: [null, 'headers'] }
+    const w = await kafkaSink.create(sinkCtx(options, schema, undefined, job))
+    await w.write({ rows: [['a', [['x', Uint8Array.from([0xfe, 0x01])]]], ['b', []]], kinds: null })
+    const sealed = await w.prepareCommit!(1) as CommitWithData
+    await w.close()
+    const restoredCommit = JSON.parse(JSON.stringify(sealed.commit)) as unknown
+    const restored = await kafkaSink.create(sinkCtx(options, schema, undefined, { ...job, restoredCommit, restoredData: Uint8Array.from(sealed.data) }))
+    await restored.close()
+    const got = await readTopic('stamped-bytes-once', 1)
+    expect(got.map(m => [m.value, m.headerBytes])).toEqual([['a', { x: Buffer.from([0xfe, 0x01]) }], ['b', {}]])
+    const bad = await kafkaSink.create(sinkCtx(options, schema, undefined, { ...job, jobName: 'stamped-bytes-bad' }))
+    const e = await errorOf(async () => bad.write({ rows: [['c', [[null, Uint8Array.from([1])]]]], kinds: null }))
+    await bad.close()
+    expect(e.message).toContain(`cannot write a header named NULL (column 'h', metadata 'headers')`)
+  }, 300_000)
+})
+
 describe("'key.fields-prefix' on the Kafka sinks", () => {
   it('writes the key columns without the prefix in the key (and not in the value); the source reads them back', async () => {
     await createTopic('prefixed', 2)

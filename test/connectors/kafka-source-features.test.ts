@@ -150,7 +150,7 @@ describe('message keys', () => {
 })
 
 describe(`metadata 'headers'`, () => {
-  it('is a JSON object of each header to its UTF-8 value (Weir has no MAP or BYTES type)', async () => {
+  it('is a JSON object of each header to its UTF-8 value in a STRING column', async () => {
     await produce(suite.kafka, 'headed', 1, [
       { partition: 0, value: '{"id": 1}', headers: { trace: 'abc', bin: Buffer.from('é', 'utf8') } },
       { partition: 0, value: '{"id": 2}' },
@@ -163,11 +163,30 @@ describe(`metadata 'headers'`, () => {
       [3, { twice: '2' }],
     ])
     const typed = await failure(table('t', `id INT, h INT METADATA FROM 'headers'`, 'headed'))
-    expect(typed.message).toContain(`metadata 'headers' of connector 'kafka' is STRING, but column 'h' is declared INT`)
-    expect(typed.help).toContain('no MAP or BYTES type')
+    expect(typed.message).toContain(`metadata 'headers' of connector 'kafka' is MAP<STRING, BYTES>, but column 'h' is declared INT`)
+    expect(typed.help).toContain('or as STRING for a JSON object')
+    const mapOfText = await failure(table('t', `id INT, h MAP<STRING, STRING> METADATA FROM 'headers'`, 'headed'))
+    expect(mapOfText.message).toContain(`is MAP<STRING, BYTES>, but column 'h' is declared MAP<STRING, STRING>`)
     const key = await failure(table('t', `id INT, k STRING METADATA FROM 'key'`, 'headed'))
     expect(key.message).toContain(`connector 'kafka' has no metadata 'key'`)
     expect(key.help).toContain(`'key.format' and 'key.fields'`)
+  }, 120_000)
+})
+
+describe(`metadata 'headers' as MAP<STRING, BYTES>`, () => {
+  it("is each header's bytes, as Flink reads them (the last value of a repeated name; bytes that are not UTF-8 too)", async () => {
+    await produce(suite.kafka, 'headed-bytes', 1, [
+      { partition: 0, value: '{"id": 1}', headers: { trace: 'abc', bin: Buffer.from([0xff, 0x00, 0xc3]) } },
+      { partition: 0, value: '{"id": 2}' },
+      { partition: 0, value: '{"id": 3}', headers: { twice: ['1', '2'] } },
+    ])
+    const { rows } = await select(`${table('t', `id INT, h MAP<STRING, BYTES> METADATA FROM 'headers' VIRTUAL`, 'headed-bytes', BOUNDED)}
+      SELECT id, CARDINALITY(h), HEX(h['trace']), HEX(h['bin']), CAST(h['twice'] AS STRING) FROM t;`)
+    expect(rows.map(r => JSON.parse(r) as unknown)).toEqual([
+      [1, 2, '616263', 'FF00C3', null],
+      [2, 0, null, null, null],
+      [3, 1, null, null, '2'],
+    ])
   }, 120_000)
 })
 

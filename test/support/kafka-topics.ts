@@ -37,6 +37,8 @@ export interface Received {
   readonly timestamp: number
   /** Its headers, each value as UTF-8 text (null: a header without a value). */
   readonly headers: Readonly<Record<string, string | null>>
+  /** Its headers' bytes (null: a header without a value). */
+  readonly headerBytes: Readonly<Record<string, Buffer | null>>
 }
 
 let reads = 0
@@ -77,7 +79,11 @@ export async function readTopic(kafka: Kafka, topic: string, partitions: number,
             return
           }
           const headers = Object.fromEntries(Object.entries(message.headers ?? {}).map(([h, v]) => [h, v === undefined || v === null ? null : String(v)]))
-          got.push({ partition, offset: Number(message.offset), key, value: message.value?.toString() ?? null, timestamp: Number(message.timestamp), headers })
+          const headerBytes = Object.fromEntries(
+            Object.entries(message.headers ?? {}).map(([h, v]) => [h, v === undefined || v === null ? null : Buffer.from(v as Buffer)]),
+          )
+          got.push({ partition, offset: Number(message.offset), key, value: message.value?.toString() ?? null, timestamp: Number(message.timestamp), headers,
+            headerBytes })
         },
       }).catch(fail)
     })

@@ -10,8 +10,11 @@ import { resolveFsOptions, type CsvConfig, type JsonConfig } from '../../filesys
 import { keyPartition } from './murmur2.js'
 import type { KafkaSinkConfig, SinkValueFormat } from './options.js'
 
-/** A message's headers: name → UTF-8 text. */
-export type MessageHeaders = Readonly<Record<string, string>>
+/**
+ * A message's headers: name → UTF-8 text (from a STRING 'headers' column: a JSON object), or
+ * [name, bytes | null] pairs (from a MAP<STRING, BYTES> one, Flink's type).
+ */
+export type MessageHeaders = Readonly<Record<string, string>> | readonly (readonly [string, Uint8Array | null])[]
 
 /**
  * [partition (null, in checkpoints of earlier versions: the producer's partitioner picks it by key), key, value (null: a tombstone),
@@ -110,9 +113,19 @@ export class MessageEncoder {
     return message
   }
 
-  /** The 'headers' column's JSON object of header names to text, as the Kafka source reads them. */
+  /** The 'headers' column's map of header names to bytes, or its JSON object of names to text, as the Kafka source reads them. */
   private headers(v: unknown): MessageHeaders | null {
     if (v === null || v === undefined) return null
+    if (this.schema[this.config.headersColumn!]!.type.kind === 'MAP') {
+      const pairs = v as readonly (readonly [string | null, Uint8Array | null])[]
+      if (pairs.some(([name]) => name === null)) {
+        const column = this.schema[this.config.headersColumn!]!.name
+        throw WeirError.execution(`the Kafka sink of topic '${this.config.topic}' cannot write a header named NULL (column '${column}', metadata 'headers')`, {
+          help: `give every header a name, e.g. MAP['trace', CAST('abc' AS BYTES)], or filter the NULL keys out`,
+        })
+      }
+      return pairs as readonly (readonly [string, Uint8Array | null])[]
+    }
     let parsed: unknown
     try {
       parsed = JSON.parse(v as string)
@@ -126,7 +139,10 @@ export class MessageEncoder {
       const text = (v as string).length > 60 ? (v as string).slice(0, 60) + '…' : (v as string)
       throw WeirError.execution(
         `the Kafka sink of topic '${this.config.topic}' cannot write headers ${JSON.stringify(text)} (column '${column}', metadata 'headers')`,
-        { help: `metadata 'headers' is a JSON object of header names to text or null, e.g. '{"trace":"abc"}' (Weir has no MAP type yet)` },
+        {
+          help:
+            `a STRING column of metadata 'headers' is a JSON object of header names to text or null, e.g. '{"trace":"abc"}'; declare it MAP<STRING, BYTES> to write bytes`,
+        },
       )
     }
     const headers = parsed as Record<string, string | null>

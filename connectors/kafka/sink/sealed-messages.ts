@@ -6,12 +6,13 @@
 //
 //   'WKM1' | count: u32 | text bytes: u32
 //   count × [ flags: u8 | partition: i32 if flags & 4 | key length: u32 if flags & 1 | value length: u32 if flags & 2
-//             | timestamp: f64 if flags & 8 | headers length: u32 if flags & 16 ]
-//   text: the keys, values and headers (as a JSON object) of the messages in order, as one UTF-8 string
+//             | timestamp: f64 if flags & 8 | headers length: u32 if flags & (16 | 32) ]
+//   text: the keys, values and headers (as JSON) of the messages in order, as one UTF-8 string
 //
 // Flags: 1 the message has a key, 2 a value (none: a tombstone), 4 a partition (none: chosen by the
 // producer, as in checkpoints of earlier versions), 8 a timestamp, 16 headers (the table's 'timestamp'
-// and 'headers' metadata). Other bits are reserved for fields a message may gain: a decoder refuses
+// and 'headers' metadata: a JSON object of names to text), 32 headers of bytes (a MAP<STRING, BYTES>
+// 'headers' column: a JSON array of [name, base64 or null] pairs). Other bits are reserved for fields a message may gain: a decoder refuses
 // bits it does not know rather than drop them.
 // Lengths count UTF-16 code units: the text is decoded in one call and cut into keys and values by
 // length, which costs far less per message than one UTF-8 call per string. (A lone surrogate is
@@ -26,12 +27,19 @@ const HAS_VALUE = 2
 const HAS_PARTITION = 4
 const HAS_TIMESTAMP = 8
 const HAS_HEADERS = 16
-const KNOWN_FLAGS = HAS_KEY | HAS_VALUE | HAS_PARTITION | HAS_TIMESTAMP | HAS_HEADERS
+const HAS_BINARY_HEADERS = 32
+const KNOWN_FLAGS = HAS_KEY | HAS_VALUE | HAS_PARTITION | HAS_TIMESTAMP | HAS_HEADERS | HAS_BINARY_HEADERS
 /** Characters of keys and values per chunk at most (a single larger message gets a chunk of its own). */
 const CHUNK_CHARS = 1 << 25
 
-/** A message's headers as the text stored for them (null: none). */
-const headersText = (m: Message): string | null => (m[4] === undefined || m[4] === null ? null : JSON.stringify(m[4]))
+/** A message's headers as the text stored for them (null: none); pairs of bytes as [name, base64 | null]. */
+function headersText(m: Message): string | null {
+  const h = m[4]
+  if (h === undefined || h === null) return null
+  if (!Array.isArray(h)) return JSON.stringify(h)
+  const pairs = h as readonly (readonly [string, Uint8Array | null])[]
+  return JSON.stringify(pairs.map(([n, v]) => [n, v === null ? null : Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64')]))
+}
 const charsOf = (m: Message): number => (m[1]?.length ?? 0) + (m[2]?.length ?? 0) + (m[4] === undefined || m[4] === null ? 0 : headersText(m)!.length)
 
 /**
@@ -82,7 +90,7 @@ function encodeChunk(messages: readonly Message[], start: number, end: number): 
     const m = messages[i]!
     const partition = m[0], key = m[1], value = m[2], timestamp = m[3] ?? null, headers = headersText(m)
     buf[h++] = (key !== null ? HAS_KEY : 0) | (value !== null ? HAS_VALUE : 0) | (partition !== null ? HAS_PARTITION : 0)
-      | (timestamp !== null ? HAS_TIMESTAMP : 0) | (headers !== null ? HAS_HEADERS : 0)
+      | (timestamp !== null ? HAS_TIMESTAMP : 0) | (headers === null ? 0 : Array.isArray(m[4]) ? HAS_BINARY_HEADERS : HAS_HEADERS)
     if (partition !== null) h = buf.writeInt32LE(partition, h)
     if (key !== null) {
       h = buf.writeUInt32LE(key.length, h)
@@ -129,13 +137,13 @@ export function decodeSealedMessages(data: Uint8Array, where: string): Message[]
       const f = flags[i] = buf[o++]!
       if ((f & ~KNOWN_FLAGS) !== 0) throw damaged(`message ${out.length + i} has fields this version does not know (flags ${f})`)
       const need = ((f & HAS_PARTITION) !== 0 ? 4 : 0) + ((f & HAS_KEY) !== 0 ? 4 : 0) + ((f & HAS_VALUE) !== 0 ? 4 : 0)
-        + ((f & HAS_TIMESTAMP) !== 0 ? 8 : 0) + ((f & HAS_HEADERS) !== 0 ? 4 : 0)
+        + ((f & HAS_TIMESTAMP) !== 0 ? 8 : 0) + ((f & (HAS_HEADERS | HAS_BINARY_HEADERS)) !== 0 ? 4 : 0)
       if (o + need > buf.length) throw damaged(`it ends inside message ${out.length + i}'s header`)
       if ((f & HAS_PARTITION) !== 0) o += (partitions[i] = buf.readInt32LE(o), 4)
       if ((f & HAS_KEY) !== 0) o += (keyLengths[i] = buf.readUInt32LE(o), 4)
       if ((f & HAS_VALUE) !== 0) o += (valueLengths[i] = buf.readUInt32LE(o), 4)
       if ((f & HAS_TIMESTAMP) !== 0) o += (timestamps[i] = buf.readDoubleLE(o), 8)
-      if ((f & HAS_HEADERS) !== 0) o += (headerLengths[i] = buf.readUInt32LE(o), 4)
+      if ((f & (HAS_HEADERS | HAS_BINARY_HEADERS)) !== 0) o += (headerLengths[i] = buf.readUInt32LE(o), 4)
     }
     if (o + textBytes > buf.length) throw damaged(`its text is cut short`)
     const text = buf.toString('utf8', o, o + textBytes)
@@ -146,13 +154,17 @@ export function decodeSealedMessages(data: Uint8Array, where: string): Message[]
       const key = (f & HAS_KEY) !== 0 ? text.slice(at, at += keyLengths[i]!) : null
       const value = (f & HAS_VALUE) !== 0 ? text.slice(at, at += valueLengths[i]!) : null
       const message: Message = [(f & HAS_PARTITION) !== 0 ? partitions[i]! : null, key, value]
-      if ((f & (HAS_TIMESTAMP | HAS_HEADERS)) !== 0) {
-        const headers = (f & HAS_HEADERS) !== 0 ? text.slice(at, at += headerLengths[i]!) : null
+      if ((f & (HAS_TIMESTAMP | HAS_HEADERS | HAS_BINARY_HEADERS)) !== 0) {
+        const headers = (f & (HAS_HEADERS | HAS_BINARY_HEADERS)) !== 0 ? text.slice(at, at += headerLengths[i]!) : null
         let parsed: MessageHeaders | null = null
         try {
           parsed = headers === null ? null : JSON.parse(headers) as MessageHeaders
         } catch {
           throw damaged(`message ${out.length}'s headers are not JSON`)
+        }
+        if ((f & HAS_BINARY_HEADERS) !== 0) {
+          const pairs = parsed as unknown as readonly [string, string | null][]
+          parsed = pairs.map(([n, v]) => [n, v === null ? null : new Uint8Array(Buffer.from(v, 'base64'))] as const)
         }
         message.push((f & HAS_TIMESTAMP) !== 0 ? timestamps[i]! : null, parsed)
       }
