@@ -300,6 +300,12 @@ export interface SinkFactory {
    * need them emit no -U rows.
    */
   readonly updateBefore?: (options: ConnectorOptions) => 'upsert' | 'ignored'
+  /**
+   * True when the sink writes an upsert stream (updates by a unique key without -U rows, as a process
+   * function with changelog 'upsert' emits) as it comes, needing no normalization in front of it: it
+   * shows each row rather than keeping a table (print).
+   */
+  readonly upsertsAsTheyCome?: boolean
   create(ctx: SinkContext): Promise<SinkWriter>
   /**
    * Transactional sinks: the output of this job's sink (query.jobName, query.operatorId) that is

@@ -51,6 +51,7 @@ export const printConnector: ConnectorFactory = {
   sink: {
     validate,
     acceptsUpdates: () => true,
+    upsertsAsTheyCome: true,
     async create(ctx: SinkContext): Promise<SinkWriter> {
       validate(ctx.options)
       const id = ctx.options['print-identifier']

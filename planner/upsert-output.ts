@@ -40,8 +40,9 @@ export function upsertTakenAsIs(roots: readonly LogicalPlan[]): (fn: ProcessTabl
 function sinkTakesUpserts(sink: Sink): boolean {
   const table = sink.table
   if (table === undefined) return false // a SELECT's result view applies retractions
-  if (table.options['connector'] === 'print') return true
-  const use = getConnector(table.options['connector']!).sink?.updateBefore?.(connectorOptions(table.options))
+  const factory = getConnector(table.options['connector']!).sink
+  if (factory?.upsertsAsTheyCome === true) return true
+  const use = factory?.updateBefore?.(connectorOptions(table.options))
   if (use === 'ignored') return true
   if (use !== 'upsert') return false
   const written = writtenColumns(table)
