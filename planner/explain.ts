@@ -23,6 +23,7 @@ export interface ExplainOptions {
 
 export function explainJobGraph(graph: JobGraph, opts: ExplainOptions = {}): string {
   const byId = new Map(graph.nodes.map(n => [n.id, n]))
+  const inputsOf: InputsOf = n => n.inputs.map(e => byId.get(e.node)!)
   const roots = graph.nodes.filter(n => n.spec.kind === 'Sink' || n.spec.kind === 'Collect')
   const lines: string[] = ['== Physical Plan ==']
   const warnings: string[] = []
@@ -43,7 +44,7 @@ export function explainJobGraph(graph: JobGraph, opts: ExplainOptions = {}): str
       reuse = `(reuse_id=[${reuseIds.size}])`
     }
     const inputFields = node.inputs.length > 0 ? byId.get(node.inputs[0]!.node)!.schema : []
-    lines.push(`${prefix}${describeNode(node, inputFields, opts)}${reuse}`)
+    lines.push(`${prefix}${describeNode(node, inputFields, opts, inputsOf)}${reuse}`)
     for (const s of stateLines(node, inputFields, warnings)) lines.push(`${childPrefix}${node.inputs.length ? '|  ' : '   '}${s}`)
     node.inputs.forEach((edge, i) => {
       const last = i === node.inputs.length - 1
@@ -77,16 +78,37 @@ export function explainOperator(graph: JobGraph, id: string): string | undefined
   const node = graph.nodes.find(n => n.id === id)
   if (node === undefined) return undefined
   const input = node.inputs.length > 0 ? graph.nodes.find(n => n.id === node.inputs[0]!.node)?.schema ?? [] : []
-  return describeNode(node, input, {})
+  return describeNode(node, input, {}, n => n.inputs.map(e => graph.nodes.find(m => m.id === e.node)!))
 }
 
-function mode(node: PhysicalNode, opts: ExplainOptions): string {
+function mode(node: PhysicalNode, opts: ExplainOptions, inputsOf: InputsOf): string {
   // An update that is its +U alone (no consumer reads -U rows): Flink's ONLY_UPDATE_AFTER.
   const noBefore = (node.spec.kind === 'UpsertMaterialize' && node.spec.upsertInput !== true)
     || (node.spec.kind === 'ProcessFunction' && node.spec.changelog === 'upsert') ||
     (node.spec.kind === 'GroupAggregate' && node.spec.emitUpdateBefore === false)
-  if (opts.changelogMode) return `changelogMode=[${node.changelog === 'insert-only' ? 'I' : noBefore ? 'I,UA,D' : 'I,UB,UA,D'}]`
-  return `changelog=[${node.changelog}${noBefore ? ', no -U' : ''}]`
+  if (!opts.changelogMode) return `changelog=[${node.changelog}${noBefore ? ', no -U' : ''}]`
+  if (node.changelog === 'insert-only') return 'changelogMode=[I]'
+  return `changelogMode=[I,${noBefore ? '' : 'UB,'}UA${mayDelete(node, inputsOf) ? ',D' : ''}]`
+}
+
+/**
+ * Whether an updating node's rows may include deletions, as Flink's changelog modes tell: not those of
+ * a group aggregate or a keep-last deduplication over an insert-only input (a group, once there, only
+ * changes), nor what a projection, a filter or a sink passes on of such a stream.
+ */
+function mayDelete(node: PhysicalNode, inputsOf: InputsOf): boolean {
+  const inputs = inputsOf(node)
+  switch (node.spec.kind) {
+    case 'GroupAggregate':
+    case 'Deduplicate':
+      return inputs.some(i => i.changelog !== 'insert-only')
+    case 'Calc':
+    case 'Sink':
+    case 'Collect':
+      return inputs.some(i => i.changelog !== 'insert-only' && mayDelete(i, inputsOf))
+    default:
+      return true
+  }
 }
 
 function names(fields: readonly Field[]): string {
@@ -121,9 +143,12 @@ function formatAgg(a: AggCall, input: readonly Field[], outName: string): string
   return `${a.fn}(${a.distinct ? 'DISTINCT ' : ''}${arg}${separator}${a.ignoreNulls === true ? ' IGNORE NULLS' : ''})${filter} AS ${outName}`
 }
 
-function describeNode(node: PhysicalNode, input: readonly Field[], opts: ExplainOptions): string {
+/** The nodes a node reads. */
+type InputsOf = (node: PhysicalNode) => readonly PhysicalNode[]
+
+function describeNode(node: PhysicalNode, input: readonly Field[], opts: ExplainOptions, inputsOf: InputsOf): string {
   const s = node.spec
-  const m = mode(node, opts)
+  const m = mode(node, opts, inputsOf)
   switch (s.kind) {
     case 'Source': {
       const physical = s.physicalSchema

@@ -69,10 +69,22 @@ describe('EXPLAIN', () => {
     expect(text).not.toContain('Warnings')
   })
 
-  it('EXPLAIN CHANGELOG_MODE prints row kinds', async () => {
+  it('EXPLAIN CHANGELOG_MODE prints row kinds: no deletions from a GROUP BY over insert-only rows, as Flink', async () => {
     const text = await explain(`EXPLAIN CHANGELOG_MODE SELECT bidder, COUNT(*) FROM bid GROUP BY bidder`)
-    expect(text).toContain('changelogMode=[I,UB,UA,D]')
+    expect(text).toMatch(/Collect.*changelogMode=\[I,UB,UA\]\)$/m)
+    expect(text).toMatch(/GroupAggregate.*changelogMode=\[I,UB,UA\]\)$/m)
     expect(text).toContain('changelogMode=[I]')
+    expect(text).not.toContain('UA,D')
+    // Over an updating input a group can go (its count back to 0): deletions, passed on by a filter.
+    const twice = await explain(`EXPLAIN CHANGELOG_MODE SELECT n, COUNT(*) FROM (SELECT bidder, COUNT(*) AS n FROM bid GROUP BY bidder)
+      GROUP BY n HAVING COUNT(*) > 1`)
+    expect(twice).toMatch(/Collect.*changelogMode=\[I,UB,UA,D\]\)$/m)
+    expect(twice.match(/GroupAggregate.*changelogMode=\[I,UB,UA\]\)$/gm)?.length).toBe(1)
+    expect(twice.match(/GroupAggregate.*changelogMode=\[I,UB,UA,D\]\)$/gm)?.length).toBe(1)
+    // A left join's padded rows are retracted.
+    const joined = await explain(`EXPLAIN CHANGELOG_MODE SELECT b.bidder, c.n FROM bid b
+      LEFT JOIN (SELECT auction, COUNT(*) AS n FROM bid GROUP BY auction) c ON b.auction = c.auction`)
+    expect(joined).toMatch(/Join.*changelogMode=\[I,UB,UA,D\]/)
   })
 
   it('marks a GROUP BY over an updating input as consuming retractions', async () => {

@@ -146,7 +146,6 @@ export const DDL_PAGES: readonly CompatPage[] = [{
       sql: `${T} EXPLAIN CHANGELOG_MODE SELECT amount, COUNT(*) FROM Orders GROUP BY amount`,
       contains: true,
       expect: ['changelogMode=[I,UB,UA]'],
-      fails: 'Weir declares a group aggregate over an insert-only input [I,UB,UA,D] (Flink: [I,UB,UA])',
     },
     {
       name: 'EXPLAIN PLAN FOR',
