@@ -179,7 +179,9 @@ describe('partition commit triggers', () => {
       checkpoints++
       early += leaves(out).filter(l => l.success).length
     })
-    expect(checkpoints).toBeGreaterThan(3)
+    // How many checkpoints complete while the input lasts depends on the host's load (3 or more on an
+    // idle one, 2 seen at a load of 11); each one that did saw no _SUCCESS.
+    expect(checkpoints, 'checkpoints while the job ran').toBeGreaterThan(0)
     expect(early).toBe(0)
     expect(leaves(out).every(l => l.success)).toBe(true)
     expect(await written(out)).toEqual(await expected())
