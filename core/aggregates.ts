@@ -23,9 +23,14 @@ export interface AggCall {
   readonly separator?: string
   /** APPROX_PERCENTILE's percentage in [0, 1] and relative accuracy α in (0, 1) (literals). */
   readonly percentile?: { readonly q: number; readonly accuracy: number }
+  /** PERCENTILE's percentages, each in [0, 1] (literals); `array` when written as an ARRAY (the result is then ARRAY<DOUBLE>). */
+  readonly percentages?: { readonly values: readonly number[]; readonly array: boolean }
   /** ARRAY_AGG(x IGNORE NULLS): NULL values are skipped (by default ARRAY_AGG keeps them, as Flink). */
   readonly ignoreNulls?: boolean
-  /** JSON_OBJECTAGG's second argument: the input column of the value's JSON text (NULL: skipped, ABSENT ON NULL). `arg` is the key. */
+  /**
+   * JSON_OBJECTAGG's second argument: the input column of the value's JSON text (NULL: skipped, ABSENT ON NULL). `arg` is the key.
+   * PERCENTILE's frequency: the input column of the count each row stands for (NULL or ≤ 0: skipped).
+   */
   readonly valueArg?: number
   /** A user-defined aggregate (fn 'USER'): where its definition is, loaded on each thread that runs it. */
   readonly user?: {
@@ -61,4 +66,5 @@ export type AggFunctionName =
   | 'COLLECT'
   | 'APPROX_COUNT_DISTINCT'
   | 'APPROX_PERCENTILE'
+  | 'PERCENTILE'
   | 'USER'

@@ -26,6 +26,7 @@ export const AGGREGATE_FUNCTIONS: readonly string[] = [
   'COLLECT',
   'APPROX_COUNT_DISTINCT',
   'APPROX_PERCENTILE',
+  'PERCENTILE',
 ]
 
 /** The canonical name of an aggregate as written (Flink's aliases: STDDEV is STDDEV_SAMP, VARIANCE is VAR_SAMP). */
@@ -89,6 +90,10 @@ export function aggregateResultType(fn: AggFunctionName, argType: DataType | nul
       // A DOUBLE whatever the numeric argument (an estimate), NULL for no values.
       if (isNumeric(arg)) return T.double(true)
       throw rejected(fn, arg, 'APPROX_PERCENTILE takes a number: CAST the argument to a numeric type', span)
+    case 'PERCENTILE':
+      // Exact and interpolated: a DOUBLE whatever the numeric argument (ARRAY<DOUBLE> for an ARRAY of percentages, typed by the binder).
+      if (isNumeric(arg)) return T.double(true)
+      throw rejected(fn, arg, 'PERCENTILE takes a number: CAST the argument to a numeric type', span)
     case 'MIN':
     case 'MAX':
       // Flink has no MIN or MAX of BINARY values.

@@ -11,6 +11,7 @@ import type { Accumulator } from './aggregates.js'
 import { HLL_INITIAL, hllAdd, hllEstimate } from './hyperloglog.js'
 import { addToBucket, SKETCH_INITIAL, sketchAdd, sketchPercentile } from './ddsketch.js'
 import type { DataType } from '../common/types.js'
+import { exactPercentiles } from './percentile.js'
 
 // Kinds. Slots of each (from its first slot s):
 //   OBJECT          [entries, JSON text | null (stale)]      MapState<key, JSON text of the value>
@@ -18,15 +19,18 @@ import type { DataType } from '../common/types.js'
 //   DISTINCT_ARRAY  [last order given, values | null (stale)] MapState<value, [count, order]>
 //   HLL             [registers at 0, Σ 2^(RMAX − rank)]       MapState<register, rank>
 //   PERCENTILE      [values held, zeros held]                 MapState<bucket key, count> (ddsketch.ts)
+//   EXACT           [0, 0] (unused)                           MapState<value as a double, count> (percentile.ts)
 const OBJECT = 0
 const COLLECT = 1
 const DISTINCT_ARRAY = 2
 const HLL = 3
 const PERCENTILE = 4
+const EXACT = 5
 
 /** True for the calls computed here. */
 export function isKeyedAggregate(call: AggCall): boolean {
   return call.fn === 'JSON_OBJECTAGG' || call.fn === 'COLLECT' || call.fn === 'APPROX_COUNT_DISTINCT' || call.fn === 'APPROX_PERCENTILE' ||
+    call.fn === 'PERCENTILE' ||
     (call.fn === 'ARRAY_AGG' && call.distinct)
 }
 
@@ -40,6 +44,8 @@ function kindOf(call: AggCall): number {
       return HLL
     case 'APPROX_PERCENTILE':
       return PERCENTILE
+    case 'PERCENTILE':
+      return EXACT
     default:
       return DISTINCT_ARRAY
   }
@@ -51,6 +57,7 @@ export function keyedInitialSlots(call: AggCall): unknown[] {
     case OBJECT:
       return [0, '{}']
     case COLLECT:
+    case EXACT:
       return [0, 0]
     case DISTINCT_ARRAY:
       return [0, null]
@@ -86,7 +93,7 @@ export class KeyedAggregates {
   constructor(calls: readonly { call: AggCall; index: number; slot: number }[], prefix: string, private readonly ttl: StateTtlConfig | undefined) {
     for (const { call, index, slot } of calls) {
       const kind = kindOf(call)
-      const name = `${prefix}${['object', 'collect', 'distinct-array', 'hll', 'ddsketch'][kind]}-${index}`
+      const name = `${prefix}${['object', 'collect', 'distinct-array', 'hll', 'ddsketch', 'percentile'][kind]}-${index}`
       const accuracy = call.percentile?.accuracy ?? 0.01
       const gamma = (1 + accuracy) / (1 - accuracy)
       this.entries.push({ call, index, kind, slot, arg: call.arg!, value: call.valueArg ?? -1, filter: call.filter ?? -1, name,
@@ -133,6 +140,9 @@ export class KeyedAggregates {
         case PERCENTILE:
           this.sketch(e, acc, v, 1)
           break
+        case EXACT:
+          this.exact(e, v, row, 1)
+          break
       }
     }
   }
@@ -154,6 +164,7 @@ export class KeyedAggregates {
       if (v == null) continue
       if (e.kind === HLL) throw WeirError.internal('APPROX_COUNT_DISTINCT received a retraction (the planner refuses it over an updating input)')
       if (e.kind === PERCENTILE) this.sketch(e, acc, v, -1)
+      else if (e.kind === EXACT) this.exact(e, v, row, -1)
       else this.count(e, acc, v, -1)
     }
   }
@@ -188,6 +199,12 @@ export class KeyedAggregates {
         case PERCENTILE:
           out[offset + e.index] = sketchPercentile(acc, s, e.state as MapState<number, number>, e.call.percentile?.q ?? 0.5, e.gamma)
           break
+        case EXACT: {
+          const p = e.call.percentages!
+          const values = p.values.length === 0 ? null : exactPercentiles((e.state as MapState<number, number>).entries(), p.values)
+          out[offset + e.index] = values === null ? null : p.array ? values : values[0]
+          break
+        }
       }
     }
   }
@@ -216,6 +233,9 @@ export class KeyedAggregates {
           case PERCENTILE:
             addToBucket(target, e.slot, e.state as MapState<number, number>, k as number, v as number)
             break
+          case EXACT:
+            addCount(e.state as MapState<number, number>, k as number, v as number)
+            break
         }
       }
     }
@@ -225,6 +245,18 @@ export class KeyedAggregates {
   private sketch(e: Entry, acc: Accumulator, v: unknown, sign: 1 | -1): void {
     const x = e.toDouble(v)
     if (Number.isFinite(x)) sketchAdd(acc, e.slot, e.state as MapState<number, number>, x, sign, e.logGamma)
+  }
+
+  /** PERCENTILE: `v` counted `sign` × its frequency (1 without one) more times; a NULL or non-positive frequency leaves the row out. */
+  private exact(e: Entry, v: unknown, row: Row, sign: 1 | -1): void {
+    let n = 1
+    if (e.value >= 0) {
+      const f = row[e.value]
+      if (f == null) return
+      n = Number(f)
+      if (!(n > 0)) return
+    }
+    addCount(e.state as MapState<number, number>, e.toDouble(v), sign * n)
   }
 
   /** COLLECT and ARRAY_AGG(DISTINCT): one more (or one fewer) row holds `v`. */
@@ -259,6 +291,14 @@ export class KeyedAggregates {
       state.put(v, [now, old[1]])
     }
   }
+}
+
+/** Adds `n` (possibly negative) to the count of `x` (−0 counted as 0); a count that reaches 0 leaves the map. */
+function addCount(state: MapState<number, number>, x: number, n: number): void {
+  const key = x === 0 ? 0 : x
+  const now = (state.get(key) ?? 0) + n
+  if (now === 0) state.remove(key)
+  else state.put(key, now)
 }
 
 /** A numeric SQL value as a double: a DECIMAL's unscaled bigint scaled down, a BIGINT beyond 2^53 rounded. */

@@ -50,6 +50,7 @@ const SYNTAX_FUNCTIONS: readonly [string, string][] = [
   ['OVERLAPS', 'scalar'],
   ['GROUPING', 'grouping'],
   ['GROUPING_ID', 'grouping'],
+  ['GROUP_ID', 'grouping'],
   ['ROW_NUMBER', 'ranking (OVER)'],
   ['RANK', 'ranking (OVER)'],
   ['DENSE_RANK', 'ranking (OVER)'],

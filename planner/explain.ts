@@ -138,8 +138,14 @@ function formatAgg(a: AggCall, input: readonly Field[], outName: string): string
     ? `, '${a.separator.replaceAll("'", "''")}'`
     : a.percentile !== undefined
     ? `, ${a.percentile.q}, ${a.percentile.accuracy}`
+    : a.percentages !== undefined
+    ? `, ${a.percentages.array ? `ARRAY[${a.percentages.values.join(', ')}]` : a.percentages.values[0]}${
+      a.valueArg !== undefined ? `, ${input[a.valueArg]?.name ?? `$${a.valueArg}`}` : ''
+    }`
     : ''
-  if (a.valueArg !== undefined) return `${a.fn}(KEY ${arg} VALUE ${input[a.valueArg]?.name ?? `$${a.valueArg}`})${filter} AS ${outName}`
+  if (a.valueArg !== undefined && a.fn === 'JSON_OBJECTAGG') {
+    return `${a.fn}(KEY ${arg} VALUE ${input[a.valueArg]?.name ?? `$${a.valueArg}`})${filter} AS ${outName}`
+  }
   return `${a.fn}(${a.distinct ? 'DISTINCT ' : ''}${arg}${separator}${a.ignoreNulls === true ? ' IGNORE NULLS' : ''})${filter} AS ${outName}`
 }
 
@@ -338,6 +344,8 @@ function keyedState(a: AggCall, input: readonly Field[]): string | undefined {
       return `MapState<register, rank> (HyperLogLog, 2^14 registers) for APPROX_COUNT_DISTINCT(${arg})`
     case 'APPROX_PERCENTILE':
       return `MapState<bucket, count> (DDSketch, relative accuracy ${a.percentile?.accuracy}) for APPROX_PERCENTILE(${arg})`
+    case 'PERCENTILE':
+      return `MapState<value, count> for PERCENTILE(${arg})`
     case 'ARRAY_AGG':
       return a.distinct ? `MapState<${arg}, [count, order]> for ARRAY_AGG(DISTINCT …)` : undefined
     default:

@@ -8,6 +8,7 @@ import type { AggCall } from '../core/aggregates.js'
 import type { Rex } from '../core/rex.js'
 import { implicitCast } from '../expr/cast.js'
 import { userOp, withUserFunctions } from '../expr/functions/user.js'
+import { withCurrentDatabase } from '../expr/functions/session.js'
 import { mkCall, type FunctionDef } from '../expr/registry.js'
 import { WeirError } from '../common/errors.js'
 import { closest } from '../common/names.js'
@@ -168,14 +169,15 @@ let active: { readonly registry: FunctionRegistry; readonly skip: boolean } | un
  * Binds with the session's scalar and aggregate functions visible (QueryBinder.bindQuery). Binding is
  * synchronous, so one session's functions are never seen while another session binds.
  */
-export function withSessionFunctions<T>(registry: FunctionRegistry, skip: boolean, bind: () => T): T {
+export function withSessionFunctions<T>(registry: FunctionRegistry, skip: boolean, database: string, bind: () => T): T {
   const outer = active
   active = { registry, skip }
   try {
-    return withUserFunctions(name => {
-      const fn = registry.get(name)
-      return fn === undefined || fn.kind === 'process' ? undefined : userCallDef(fn, skip)
-    }, bind)
+    return withCurrentDatabase(database, () =>
+      withUserFunctions(name => {
+        const fn = registry.get(name)
+        return fn === undefined || fn.kind === 'process' ? undefined : userCallDef(fn, skip)
+      }, bind))
   } finally {
     active = outer
   }

@@ -14,6 +14,10 @@ import { STRING_COLLECTIONS } from './string-collections.js'
 import { TEXT } from './text.js'
 import { CONVERT_TZ } from './zones.js'
 import { CURRENT_WATERMARK } from './watermark.js'
+import { CHARSET_FUNCTIONS } from './charsets.js'
+import { JSON_QUOTE_FUNCTIONS } from './json-quote.js'
+import { CURRENT_DATABASE } from './session.js'
 
 export const MORE: readonly FunctionDef[] = [...TEXT, PRINTF, ...HASH, ...INSPECT, ...SIMILAR, ...JSON_FUNCTIONS, ...JSON_BUILD_FUNCTIONS,
-  DISTINCT_TUPLE_FUNCTION, CONVERT_TZ, ...COLLECTIONS, ...ARRAY_FUNCTIONS, ...MAP_FUNCTIONS, ...STRING_COLLECTIONS, CURRENT_WATERMARK]
+  DISTINCT_TUPLE_FUNCTION, CONVERT_TZ, ...COLLECTIONS, ...ARRAY_FUNCTIONS, ...MAP_FUNCTIONS, ...STRING_COLLECTIONS, CURRENT_WATERMARK, ...CHARSET_FUNCTIONS,
+  ...JSON_QUOTE_FUNCTIONS, CURRENT_DATABASE]

@@ -42,6 +42,7 @@ const EXTRACT_ALIASES: Record<string, string> = { DAYOFWEEK: 'DOW', DAYOFYEAR: '
 const INTERVAL_UNITS = ['DAY', 'HOUR', 'MINUTE', 'SECOND', 'MILLISECOND', 'EPOCH']
 /** What EXTRACT takes from a TIME (Calcite refuses the date fields). */
 const TIME_OF_DAY_UNITS = ['HOUR', 'MINUTE', 'SECOND', 'MILLISECOND', 'MICROSECOND', 'NANOSECOND']
+const TIME_OF_DAY_TRUNC_UNITS = ['HOUR', 'MINUTE', 'SECOND', 'MILLISECOND']
 const TIME_UNITS = ['MILLISECOND', 'SECOND', 'MINUTE', 'HOUR', 'DAY', 'WEEK', 'MONTH', 'QUARTER', 'YEAR'] as const
 const FIXED_MS: Record<string, number> = {
   MILLISECOND: 1,
@@ -208,12 +209,21 @@ function floorCeilTo(name: 'FLOOR_TO' | 'CEIL_TO'): FunctionDef {
       checkArity(args, 2, 2, ctx, signature)
       let x = args[0]!
       if (x.type.kind === 'NULL') x = ctx.cast(x, T.timestamp(3))
+      if (x.type.kind === 'TIME') {
+        // A time of day floors and ceils to HOUR, MINUTE, SECOND or MILLISECOND (a CEIL past 23:00 TO HOUR wraps to 00:00).
+        const unit = unitArg(args[1], TIME_OF_DAY_TRUNC_UNITS, ctx)
+        return mkCall(name, [x, literal(unit, T.string(false))], x.type, ctx.span)
+      }
       const unit = unitArg(args[1], TIME_UNITS, ctx)
-      if (!isTemporal(x.type)) throw ctx.error(`cannot apply ${signature} to ${typeName(x.type)}`, 'the value must be a TIMESTAMP, TIMESTAMP_LTZ or DATE')
+      if (!isTemporal(x.type)) throw ctx.error(`cannot apply ${signature} to ${typeName(x.type)}`, 'the value must be a TIMESTAMP, TIMESTAMP_LTZ, DATE or TIME')
       return mkCall(name, [x, literal(unit, T.string(false))], withoutTimeAttr(x.type), ctx.span)
     },
     impl: call => {
       const unit = literalValue(call.args[1]) as string
+      if (call.args[0]!.type.kind === 'TIME') {
+        const step = FIXED_MS[unit]!
+        return { fn: (t: number) => (ceil ? Math.ceil(t / step) * step : Math.floor(t / step) * step) % MS_PER_DAY, nulls: 'strict' }
+      }
       if (call.args[0]!.type.kind === 'DATE') {
         if (FIXED_MS[unit] !== undefined && unit !== 'WEEK') return { fn: (d: number) => d, nulls: 'strict' }
         return { fn: (d: number) => floorDiv((ceil ? ceilMillis : floorMillis)(d * MS_PER_DAY, unit), MS_PER_DAY), nulls: 'strict' }

@@ -2,9 +2,11 @@
 // canonical function name, the argument column, and LISTAGG's separator.
 import type * as ast from '../../grammar/ast.js'
 import type { DataType } from '../../common/types.js'
-import { T, withNullable, withoutTimeAttr } from '../../common/types.js'
+import { formatType, isIntegral, isNumeric, T, withNullable, withoutTimeAttr } from '../../common/types.js'
 import { WeirError } from '../../common/errors.js'
 import type { Rex } from '../../core/rex.js'
+import { inputsUsed } from '../../core/rex.js'
+import { castTo, evalConstant } from '../../expr/index.js'
 import type { AggFunctionName } from '../../core/aggregates.js'
 import { canonicalAggregate } from '../../expr/aggregate-types.js'
 import { distinctTuple } from '../../expr/functions/distinct-tuple.js'
@@ -20,9 +22,10 @@ export interface AggArguments {
   readonly argType: DataType | null
   readonly separator?: string
   readonly percentile?: { readonly q: number; readonly accuracy: number }
+  readonly percentages?: { readonly values: readonly number[]; readonly array: boolean }
   readonly ignoreNulls?: boolean
   readonly valueArg?: number
-  /** A user-defined aggregate: its definition, argument columns and result type. */
+  /** A user-defined aggregate: its definition, argument columns and result type (`userType` also types PERCENTILE over an ARRAY). */
   readonly user?: UserAggregateRef
   readonly args?: readonly number[]
   readonly userType?: DataType
@@ -60,6 +63,7 @@ export function bindAggArguments(call: ast.FunctionCall, scope: Scope, add: (r: 
     return { fn, arg: add(key), argType: withoutTimeAttr(key.type), valueArg: add(text) }
   }
   if (fn === 'APPROX_PERCENTILE') return bindApproxPercentile(call, scope, add)
+  if (fn === 'PERCENTILE') return bindPercentile(call, scope, add)
   const maxArgs = fn === 'LISTAGG' ? 2 : 1
   if (call.args.length < 1 || call.args.length > maxArgs) {
     throw WeirError.plan(`${written} takes ${maxArgs === 2 ? 'one or two arguments' : 'one argument'}, got ${call.args.length}`, {
@@ -105,6 +109,47 @@ function bindApproxPercentile(call: ast.FunctionCall, scope: Scope, add: (r: Rex
   const accuracy = call.args[2] === undefined ? DEFAULT_PERCENTILE_ACCURACY : constant(call.args[2], 'accuracy', v => v > 0 && v < 1)
   const rex = bindExpr(call.args[0]!, { scope, clause: 'the argument of APPROX_PERCENTILE' })
   return { fn: 'APPROX_PERCENTILE', arg: add(rex), argType: withoutTimeAttr(rex.type), percentile: { q, accuracy } }
+}
+
+/**
+ * PERCENTILE(x, percentage [, frequency]) as Flink's: the percentage a constant in [0, 1] or an ARRAY
+ * of them (then the result is ARRAY<DOUBLE>), the frequency an integer column (rows whose frequency
+ * is NULL or ≤ 0 are left out).
+ */
+function bindPercentile(call: ast.FunctionCall, scope: Scope, add: (r: Rex) => number): AggArguments {
+  const help = 'write PERCENTILE(x, 0.5), PERCENTILE(x, ARRAY[0.25, 0.75]) or PERCENTILE(x, 0.5, frequency): percentages in [0, 1]'
+  if (call.args.length < 2 || call.args.length > 3) {
+    throw WeirError.plan(`PERCENTILE takes two or three arguments, got ${call.args.length}`, { span: call.span, help })
+  }
+  const rex = bindExpr(call.args[0]!, { scope, clause: 'the argument of PERCENTILE' })
+  if (!isNumeric(rex.type) && rex.type.kind !== 'NULL') {
+    throw WeirError.plan(`PERCENTILE does not accept ${formatType(withNullable(rex.type, true))}`, { span: call.args[0]!.span,
+      help: 'PERCENTILE takes a number: CAST the argument to a numeric type' })
+  }
+  const pExpr = call.args[1]!
+  const p = bindExpr(pExpr, { scope, clause: 'the percentage of PERCENTILE' })
+  const array = p.type.kind === 'ARRAY'
+  if (inputsUsed(p).size > 0 || !(array ? isNumeric(p.type.element) : isNumeric(p.type))) {
+    throw WeirError.plan('the percentage of PERCENTILE must be a numeric constant or an ARRAY of them', { span: pExpr.span, help })
+  }
+  const value = evalConstant(castTo(p, array ? T.array(T.double(false), false) : T.double(false), pExpr.span))
+  const values = value == null ? null : array ? (value as (number | null)[]) : [value as number]
+  if (values === null || values.some(v => v === null || !(v >= 0 && v <= 1))) {
+    const bad = values === null ? 'NULL' : String(values.find(v => v === null || !(v >= 0 && v <= 1)))
+    throw WeirError.plan(`the percentage of PERCENTILE must be between 0 and 1, got ${bad}`, { span: pExpr.span, help })
+  }
+  let valueArg: number | undefined
+  const fExpr = call.args[2]
+  if (fExpr !== undefined) {
+    const f = bindExpr(fExpr, { scope, clause: 'the frequency of PERCENTILE' })
+    if (!isIntegral(f.type) && f.type.kind !== 'NULL') {
+      throw WeirError.plan(`the frequency of PERCENTILE must be an integer, got ${formatType(withNullable(f.type, true))}`, { span: fExpr.span,
+        help: 'the frequency is how many times the row counts: an INT or BIGINT column (rows where it is NULL or ≤ 0 are left out)' })
+    }
+    valueArg = add(f)
+  }
+  return { fn: 'PERCENTILE', arg: add(rex), argType: withoutTimeAttr(rex.type), percentages: { values: values as number[], array },
+    ...(valueArg !== undefined ? { valueArg } : {}), ...(array ? { userType: T.array(T.double(true), true) } : {}) }
 }
 
 /** A user-defined aggregate's arguments: checked against its declaration, each a pre-projected column. */

@@ -22,7 +22,7 @@ import { PreProjection } from './pre-projection.js'
 
 /** Keys beyond this would not leave the id's bits and set ordinals within a safe integer. */
 const MAX_KEYS = 40
-const GROUPING_FUNCTIONS = new Set(['GROUPING', 'GROUPING_ID'])
+const GROUPING_FUNCTIONS = new Set(['GROUPING', 'GROUPING_ID', 'GROUP_ID'])
 
 export function isGroupingCall(e: ast.Expr): e is ast.FunctionCall {
   return e.kind === 'FunctionCall' && GROUPING_FUNCTIONS.has(e.name.value.toUpperCase())
@@ -135,9 +135,19 @@ export function bindGroupingSets(g: GroupingSetsInput): { aggregate: LogicalPlan
   return { aggregate, mapping }
 }
 
-/** GROUPING(a, b, …): the bits of the id for a, b, … (a the highest), as BIGINT NOT NULL. */
+/**
+ * GROUPING(a, b, …): the bits of the id for a, b, … (a the highest), as BIGINT NOT NULL. GROUP_ID():
+ * the ordinal of the row's set among the sets listed alike (0 for the first), the id above its n bits.
+ */
 function groupingValue(call: ast.FunctionCall, id: Rex, n: number, scope: Scope, keyOf: ReadonlyMap<string, number>): Rex {
   const name = call.name.value.toUpperCase()
+  if (name === 'GROUP_ID') {
+    if (call.args.length > 0) {
+      throw WeirError.plan(`GROUP_ID takes no arguments, got ${call.args.length}`, { span: call.span,
+        help: 'GROUP_ID() tells apart grouping sets listed more than once: 0 for the first, 1 for the second…' })
+    }
+    return n === 0 ? literal(0, T.bigint(false)) : resolveCall('/', [id, literal(2 ** n, T.bigint(false))])
+  }
   if (call.args.length === 0) {
     throw WeirError.plan(`${name} takes one or more GROUP BY expressions`, { span: call.span, help: `write e.g. ${name}(a, b)` })
   }

@@ -153,7 +153,7 @@ function bindCall(call: ast.FunctionCall, spec: ast.WindowSpec, order: readonly 
   }
   checkAggregateOrder(fn, spec, order, exprs)
   const frame = bindFrame(spec.frame)
-  const { fn: aggFn, arg, argType, separator, ignoreNulls, percentile, user, args, userType } = bindAggArguments(call, scope, add)
+  const { fn: aggFn, arg, argType, separator, ignoreNulls, percentile, percentages, valueArg, user, args, userType } = bindAggArguments(call, scope, add)
   // A bounded frame takes each row back out as it leaves the frame: a user aggregate needs retract.
   if (user !== undefined && !user.retract && frame.lower.kind !== 'UNBOUNDED_PRECEDING') {
     throw WeirError.unsupported(`the user aggregate '${user.name}' defines no retract, which a bounded OVER frame needs to take rows out`, {
@@ -169,7 +169,8 @@ function bindCall(call: ast.FunctionCall, spec: ast.WindowSpec, order: readonly 
   }
   const type = userType ?? aggregateResultType(aggFn, argType, call.span, ignoreNulls)
   const agg: AggCall = { fn: aggFn, arg, argType, distinct: call.distinct, filter, type, name, ...(separator !== undefined ? { separator } : {}),
-    ...(ignoreNulls ? { ignoreNulls } : {}), ...(percentile !== undefined ? { percentile } : {}), ...(user !== undefined ? { user, args } : {}) }
+    ...(ignoreNulls ? { ignoreNulls } : {}), ...(percentile !== undefined ? { percentile } : {}), ...(user !== undefined ? { user, args } : {}),
+    ...(percentages !== undefined ? { percentages } : {}), ...(valueArg !== undefined && aggFn === 'PERCENTILE' ? { valueArg } : {}) }
   return { fn: agg.fn, agg, frame, type, name, span: call.span }
 }
 

@@ -68,7 +68,7 @@ export class QueryBinder {
   bindQuery(q: ast.Query): BoundRelation {
     switch (q.kind) {
       case 'Select':
-        return withSessionFunctions(this.catalog.functions, this.config.udfOnError === 'skip', () => this.bindSelect(q))
+        return withSessionFunctions(this.catalog.functions, this.config.udfOnError === 'skip', this.catalog.currentDatabase, () => this.bindSelect(q))
       case 'SetOperation':
         return this.bindSetOperation(q)
       case 'WithQuery': {
@@ -88,9 +88,10 @@ export class QueryBinder {
         }
       }
       case 'OrderedQuery':
-        return withSessionFunctions(this.catalog.functions, this.config.udfOnError === 'skip', () => bindOrderLimit(q, this.bindQuery(q.query), this.config))
+        return withSessionFunctions(this.catalog.functions, this.config.udfOnError === 'skip', this.catalog.currentDatabase,
+          () => bindOrderLimit(q, this.bindQuery(q.query), this.config))
       case 'ValuesQuery':
-        return withSessionFunctions(this.catalog.functions, this.config.udfOnError === 'skip', () => this.bindValues(q))
+        return withSessionFunctions(this.catalog.functions, this.config.udfOnError === 'skip', this.catalog.currentDatabase, () => this.bindValues(q))
       default:
         return assertNever(q)
     }
@@ -567,7 +568,7 @@ export class QueryBinder {
   /** An aggregate call: its argument and FILTER condition become pre-projection columns. */
   private bindAggCall(call: ast.FunctionCall, scope: Scope, pre: PreProjection, position: number, sel?: ast.Select): AggCall {
     for (const a of call.args) if (containsAggregate(a)) throw WeirError.plan('aggregate functions cannot be nested', { span: a.span })
-    const { fn, arg, argType, separator, percentile, ignoreNulls, valueArg, user, args, userType } = bindAggArguments(call, scope, r => pre.add(r))
+    const { fn, arg, argType, separator, percentile, percentages, ignoreNulls, valueArg, user, args, userType } = bindAggArguments(call, scope, r => pre.add(r))
     let filter: number | null = null
     if (call.filter) {
       const cond = bindExpr(call.filter, { scope, clause: 'FILTER' })
@@ -580,7 +581,7 @@ export class QueryBinder {
     const name = item?.kind === 'ExprItem' && item.alias ? item.alias.value : `EXPR$${position}`
     return { fn, arg, argType, distinct: call.distinct, filter, type, name, ...(separator !== undefined ? { separator } : {}),
       ...(ignoreNulls ? { ignoreNulls } : {}), ...(valueArg !== undefined ? { valueArg } : {}), ...(user !== undefined ? { user, args } : {}),
-      ...(percentile !== undefined ? { percentile } : {}) }
+      ...(percentile !== undefined ? { percentile } : {}), ...(percentages !== undefined ? { percentages } : {}) }
   }
 
   /**

@@ -6,18 +6,11 @@ import { Session } from '../../engine/session.js'
 import { compareFunctions, FLINK_FUNCTION_NAMES } from './flink-functions.js'
 
 const NOT_YET: Readonly<Record<string, string>> = {
-  DECODE: 'not written yet',
-  ENCODE: 'not written yet',
-  JSON_QUOTE: 'not written yet',
-  JSON_UNQUOTE: 'not written yet',
-  GROUP_ID: 'not written yet',
   LEAD: 'OVER offset functions not written yet',
   LAG: 'OVER offset functions not written yet',
   CUME_DIST: 'OVER distribution functions not written yet',
   PERCENT_RANK: 'OVER distribution functions not written yet',
   NTILE: 'OVER distribution functions not written yet',
-  PERCENTILE: 'exact percentile not written yet',
-  CURRENT_DATABASE: 'not written yet',
 }
 
 describe("Flink's built-in functions in SHOW FUNCTIONS", () => {

@@ -77,7 +77,7 @@ export const ARITHMETIC: readonly FunctionExample[] = [
   { fn: 'HEX', expr: 'HEX(20)', value: '14' },
   { fn: 'HEX', expr: 'HEX(100)', value: '64' },
   { fn: 'HEX', expr: "HEX('hello,world')", value: '68656C6C6F2C776F726C64' },
-  { fn: 'UNHEX', expr: "DECODE(UNHEX('466C696E6B'), 'UTF-8')", value: 'Flink', fails: 'DECODE not written yet' },
+  { fn: 'UNHEX', expr: "DECODE(UNHEX('466C696E6B'), 'UTF-8')", value: 'Flink' },
   { fn: 'TRUNCATE', expr: 'TRUNCATE(42.324, 2)', value: '42.32' },
   { fn: 'TRUNCATE', expr: 'TRUNCATE(42.324)', value: '42' },
   { fn: 'TRUNCATE', expr: 'TRUNCATE(CAST(42.324 AS DOUBLE))', value: '42.0' },
@@ -130,8 +130,8 @@ export const STRING: readonly FunctionExample[] = [
   { fn: 'ASCII', expr: 'ASCII(CAST(NULL AS VARCHAR))', value: 'NULL' },
   { fn: 'CHR', expr: 'CHR(97)', value: 'a' },
   { fn: 'CHR', expr: 'CHR(353)', value: 'a' },
-  { fn: 'DECODE', expr: "DECODE(ENCODE('Flink', 'UTF-8'), 'UTF-8')", value: 'Flink', fails: 'DECODE/ENCODE not written yet' },
-  { fn: 'ENCODE', expr: "CHAR_LENGTH(DECODE(ENCODE('ab', 'UTF-16BE'), 'UTF-16BE'))", value: '2', fails: 'DECODE/ENCODE not written yet' },
+  { fn: 'DECODE', expr: "DECODE(ENCODE('Flink', 'UTF-8'), 'UTF-8')", value: 'Flink' },
+  { fn: 'ENCODE', expr: "CHAR_LENGTH(DECODE(ENCODE('ab', 'UTF-16BE'), 'UTF-16BE'))", value: '2' },
   { fn: 'INSTR', expr: "INSTR('Flink', 'in')", value: '3' },
   { fn: 'LEFT', expr: "LEFT('Flink', 2)", value: 'Fl' },
   { fn: 'LEFT', expr: "LEFT('Flink', -1)", value: '' },
@@ -149,8 +149,10 @@ export const STRING: readonly FunctionExample[] = [
   { fn: 'STR_TO_MAP', expr: "STR_TO_MAP('a=1,b=2')", value: '{a=1, b=2}' },
   { fn: 'SUBSTR', expr: "SUBSTR('Flink SQL', 7)", value: 'SQL' },
   { fn: 'SUBSTR', expr: "SUBSTR('Flink SQL', 1, 5)", value: 'Flink' },
-  { fn: 'JSON_QUOTE', expr: "JSON_QUOTE('a\"b')", value: '"a\\"b"', fails: 'JSON_QUOTE is not a Weir function yet' },
-  { fn: 'JSON_UNQUOTE', expr: 'JSON_UNQUOTE(\'"a\\\\tb"\')', value: 'a\tb', fails: 'JSON_UNQUOTE is not a Weir function yet' },
+  { fn: 'JSON_QUOTE', expr: "JSON_QUOTE('a\"b')", value: '"a\\"b"' },
+  { fn: 'JSON_UNQUOTE', expr: 'JSON_UNQUOTE(\'"a\\tb"\')', value: 'a\tb' },
+  { fn: 'JSON_UNQUOTE', expr: "JSON_UNQUOTE('Hello, World!')", value: 'Hello, World!' },
+  { fn: 'JSON_QUOTE', expr: "JSON_QUOTE('Hello, World!')", value: '"Hello, World!"' },
   { fn: 'ELT', expr: "ELT(2, 'a', 'b', 'c')", value: 'b' },
   { fn: 'ELT', expr: "ELT(4, 'a', 'b', 'c')", value: 'NULL' },
 ]
@@ -179,8 +181,8 @@ export const TEMPORAL: readonly FunctionExample[] = [
   { fn: 'HOUR', expr: "HOUR(TIMESTAMP '1994-09-27 13:14:15')", value: '13' },
   { fn: 'MINUTE', expr: "MINUTE(TIMESTAMP '1994-09-27 13:14:15')", value: '14' },
   { fn: 'SECOND', expr: "SECOND(TIMESTAMP '1994-09-27 13:14:15')", value: '15' },
-  { fn: 'FLOOR', expr: "FLOOR(TIME '12:44:31' TO MINUTE)", value: '12:44:00', fails: 'FLOOR of a TIME not written yet' },
-  { fn: 'CEIL', expr: "CEIL(TIME '12:44:31' TO MINUTE)", value: '12:45:00', fails: 'CEIL of a TIME not written yet' },
+  { fn: 'FLOOR', expr: "FLOOR(TIME '12:44:31' TO MINUTE)", value: '12:44:00' },
+  { fn: 'CEIL', expr: "CEIL(TIME '12:44:31' TO MINUTE)", value: '12:45:00' },
   { fn: 'FLOOR', expr: "FLOOR(TIMESTAMP '1994-09-27 13:14:15' TO HOUR)", value: '1994-09-27 13:00:00.000' },
   {
     fn: 'OVERLAPS',
@@ -341,7 +343,7 @@ export const CONSTRUCTION_HASH: readonly FunctionExample[] = [
     value: 'cf83e1357eefb8bdf1542850d66d8007d620e4050b5715dc83f4a921d36ce9ce47d0d13c5d85f2b0ff8318d2877eec2f63b931bd47417a81a538327af927da3e',
   },
   { fn: 'SHA2', expr: "SHA2('', 256)", value: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855' },
-  { fn: 'CURRENT_DATABASE', expr: 'CURRENT_DATABASE()', value: 'default_database', fails: 'CURRENT_DATABASE() is not a Weir function yet' },
+  { fn: 'CURRENT_DATABASE', expr: 'CURRENT_DATABASE()', value: 'default_database' },
 ]
 
 export const FUNCTION_EXAMPLES: Readonly<Record<string, readonly FunctionExample[]>> = {

@@ -115,7 +115,6 @@ export const MORE_QUERY_PAGES: readonly CompatPage[] = [{
       name: 'GROUP_ID()',
       sql: `SELECT supplier_id, GROUP_ID() FROM ${PRODUCTS} GROUP BY GROUPING SETS ((supplier_id), (supplier_id))`,
       expect: ['supplier1 | 0', 'supplier2 | 0', 'supplier1 | 1', 'supplier2 | 1'],
-      fails: 'GROUP_ID() is not a Weir function yet',
     },
   ],
 }, {
@@ -153,7 +152,16 @@ export const MORE_QUERY_PAGES: readonly CompatPage[] = [{
       name: 'PERCENTILE, interpolated',
       sql: 'SELECT PERCENTILE(amount, 0.5) FROM Orders',
       expect: ['3.5'],
-      fails: 'PERCENTILE is not a Weir function yet',
+    },
+    {
+      name: 'PERCENTILE with a frequency',
+      sql: 'SELECT PERCENTILE(col, 0.5, freq) FROM (VALUES (0, 1), (10, 2)) AS tab(col, freq)',
+      expect: ['10.0'],
+    },
+    {
+      name: 'PERCENTILE of an ARRAY of percentages',
+      sql: 'SELECT PERCENTILE(col, ARRAY[0.25, 0.75]) FROM (VALUES (0), (10)) AS tab(col)',
+      expect: ['[2.5, 7.5]'],
     },
   ],
 }, {
