@@ -114,11 +114,12 @@ function charsetFunction(name: 'ENCODE' | 'DECODE'): FunctionDef {
     names: [name],
     signature,
     bind: (args, ctx) => {
-      const [value, cs] = checkArgs(args, [name === 'ENCODE' ? 'STRING' : 'ANY', 'STRING'], 2, ctx, signature)
-      let v = value!
+      // A bare NULL to DECODE is NULL BYTES ('ANY' would make it a STRING).
+      const typed = name === 'DECODE' && args[0]?.type.kind === 'NULL' ? [ctx.cast(args[0], T.bytes()), ...args.slice(1)] : args
+      const [value, cs] = checkArgs(typed, [name === 'ENCODE' ? 'STRING' : 'ANY', 'STRING'], 2, ctx, signature)
+      const v = value!
       if (name === 'DECODE') {
-        if (v.type.kind === 'NULL') v = ctx.cast(v, T.bytes())
-        else if (v.type.kind !== 'BYTES') {
+        if (v.type.kind !== 'BYTES') {
           throw ctx.error(`cannot apply 'DECODE' to a ${v.type.kind}: it decodes BYTES`,
             `expected ${signature}; for a string, ENCODE it first or CAST it to BYTES`)
         }

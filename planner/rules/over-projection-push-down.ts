@@ -25,6 +25,8 @@ export function pruneOverColumns(plan: LogicalPlan): LogicalPlan | undefined {
   for (const c of over.calls) {
     if (c.agg?.arg != null) used.add(c.agg.arg)
     if (c.agg?.filter != null) used.add(c.agg.filter)
+    // PERCENTILE's frequency.
+    if (c.agg?.valueArg !== undefined) used.add(c.agg.valueArg)
     // A user aggregate's further arguments (`arg` is its first).
     for (const a of c.agg?.args ?? []) used.add(a)
   }
@@ -33,7 +35,7 @@ export function pruneOverColumns(plan: LogicalPlan): LogicalPlan | undefined {
   const map = new Map(keep.map((old, i) => [old, i]))
   const col = (i: number): number => map.get(i)!
   const agg = (a: AggCall): AggCall => ({ ...a, arg: a.arg === null ? null : col(a.arg), filter: a.filter === null ? null : col(a.filter),
-    ...(a.args !== undefined ? { args: a.args.map(col) } : {}) })
+    ...(a.args !== undefined ? { args: a.args.map(col) } : {}), ...(a.valueArg !== undefined ? { valueArg: col(a.valueArg) } : {}) })
   const pruned: Over = {
     ...over,
     input: narrow(over.input, keep),

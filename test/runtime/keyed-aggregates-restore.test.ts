@@ -1,4 +1,4 @@
-// JSON_OBJECTAGG, COLLECT, ARRAY_AGG(DISTINCT), APPROX_COUNT_DISTINCT and APPROX_PERCENTILE (their MapStates) in a GROUP BY
+// JSON_OBJECTAGG, COLLECT, ARRAY_AGG(DISTINCT), APPROX_COUNT_DISTINCT, APPROX_PERCENTILE and PERCENTILE (their MapStates) in a GROUP BY
 // over an updating input, in TUMBLE windows and in SESSION windows (whose merges merge the maps), on
 // heap and RocksDB: straight; checkpointed and cancelled midway; restored from the checkpoint at
 // another parallelism. The committed changelog must materialize to the same rows.
@@ -9,9 +9,9 @@ const CASES: readonly RestoreCase[] = [
   {
     // Each key's count moves from one group to the next: its member and element are retracted from one, added to another.
     name: 'GROUP BY over an updating input',
-    columns: 'g INT, o STRING, c STRING, n INT, p DOUBLE',
+    columns: 'g INT, o STRING, c STRING, n INT, p DOUBLE, q DOUBLE',
     query: `SELECT CAST(MOD(n, 3) AS INT), JSON_OBJECTAGG(KEY k VALUE n), CAST(COLLECT(MOD(n, 7)) AS STRING), CARDINALITY(COLLECT(DISTINCT k)),
-        APPROX_PERCENTILE(n, 0.5)
+        APPROX_PERCENTILE(n, 0.5), PERCENTILE(n, 0.3)
       FROM (SELECT k, COUNT(*) AS n FROM t GROUP BY k) GROUP BY MOD(n, 3)`,
   },
   {
@@ -23,10 +23,10 @@ const CASES: readonly RestoreCase[] = [
   },
   {
     name: 'SESSION window aggregate (merging sessions merges the maps)',
-    columns: 'k STRING, ws TIMESTAMP(3), a BIGINT, c STRING, o STRING, p DOUBLE',
+    columns: 'k STRING, ws TIMESTAMP(3), a BIGINT, c STRING, o STRING, p DOUBLE, q ARRAY<DOUBLE>',
     query: `SELECT k, window_start, APPROX_COUNT_DISTINCT(v), CAST(COLLECT(MOD(v, 5)) AS STRING),
         JSON_OBJECTAGG(KEY CONCAT(CAST(ts AS STRING), ':', CAST(v AS STRING)) VALUE v) FILTER (WHERE MOD(v, 10) = 0),
-        APPROX_PERCENTILE(v, 0.25, 0.001)
+        APPROX_PERCENTILE(v, 0.25, 0.001), PERCENTILE(v, ARRAY[0.1, 0.5], MOD(v, 3))
       FROM TABLE(SESSION(TABLE t PARTITION BY k, DESCRIPTOR(ts), INTERVAL '1' SECOND)) GROUP BY k, window_start, window_end`,
   },
 ]
