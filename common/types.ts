@@ -8,6 +8,9 @@
 //                      (one form per value; see common/int64.ts). Arithmetic on every integer type
 //                      wraps as Java's does (as Flink).
 //   DOUBLE             number
+//   FLOAT              number holding a 32-bit float (Math.fround'ed); a DOUBLE with `float: true`, so every
+//                      path that moves numbers takes it unchanged; rounded where a value is made (read, cast,
+//                      arithmetic, aggregate result) and printed as Java's Float.toString
 //   DECIMAL(p, s)      bigint holding the unscaled value (123.45 in DECIMAL(10,2) is 12345n)
 //   STRING             string
 //   TIMESTAMP(3)       number, epoch milliseconds (wall-clock, no zone)
@@ -16,7 +19,8 @@
 //   TIME(p)            number, milliseconds since midnight in [0, 86400000) (as Flink holds it: an int of
 //                      milliseconds; fractions beyond milliseconds are not kept)
 //   BYTES              Uint8Array (BINARY(n) and VARBINARY(n) are BYTES, as VARCHAR(n) is STRING)
-//   INTERVAL           number, milliseconds (day-time intervals only)
+//   INTERVAL           number: milliseconds (INTERVAL DAY TO SECOND), or whole months with `yearMonth: true`
+//                      (INTERVAL YEAR TO MONTH), as Flink holds them (a long of millis, an int of months)
 //   ROW<a T, b U>      a JS array of the field values in field order (a row within the row)
 //   ARRAY<T>           a JS array of the elements (SQL index i is JS index i - 1)
 //   MAP<K, V>          a JS array of [key, value] pairs in insertion order, keys distinct (a later
@@ -34,7 +38,7 @@ export type DataType =
   | { readonly kind: 'SMALLINT'; readonly nullable: boolean }
   | { readonly kind: 'INT'; readonly nullable: boolean }
   | { readonly kind: 'BIGINT'; readonly nullable: boolean }
-  | { readonly kind: 'DOUBLE'; readonly nullable: boolean }
+  | { readonly kind: 'DOUBLE'; readonly nullable: boolean; readonly float?: true }
   | { readonly kind: 'DECIMAL'; readonly nullable: boolean; readonly precision: number; readonly scale: number }
   | { readonly kind: 'STRING'; readonly nullable: boolean }
   | { readonly kind: 'TIMESTAMP'; readonly nullable: boolean; readonly precision: number; readonly timeAttr?: TimeAttribute }
@@ -42,7 +46,7 @@ export type DataType =
   | { readonly kind: 'DATE'; readonly nullable: boolean }
   | { readonly kind: 'TIME'; readonly nullable: boolean; readonly precision: number }
   | { readonly kind: 'BYTES'; readonly nullable: boolean }
-  | { readonly kind: 'INTERVAL'; readonly nullable: boolean }
+  | { readonly kind: 'INTERVAL'; readonly nullable: boolean; readonly yearMonth?: true }
   | { readonly kind: 'ROW'; readonly nullable: boolean; readonly fields: readonly Field[] }
   | { readonly kind: 'ARRAY'; readonly nullable: boolean; readonly element: DataType }
   | { readonly kind: 'MAP'; readonly nullable: boolean; readonly key: DataType; readonly value: DataType; readonly multiset?: true }
@@ -57,6 +61,8 @@ export const T = {
   int: (nullable = true): DataType => ({ kind: 'INT', nullable }),
   bigint: (nullable = true): DataType => ({ kind: 'BIGINT', nullable }),
   double: (nullable = true): DataType => ({ kind: 'DOUBLE', nullable }),
+  /** FLOAT (REAL): a 32-bit float, held as a DOUBLE marked `float`. */
+  float: (nullable = true): DataType => ({ kind: 'DOUBLE', nullable, float: true }),
   decimal: (precision: number, scale: number, nullable = true): DataType => ({ kind: 'DECIMAL', nullable, precision, scale }),
   string: (nullable = true): DataType => ({ kind: 'STRING', nullable }),
   timestamp: (precision = 3, nullable = true, timeAttr?: TimeAttribute): DataType =>
@@ -68,6 +74,8 @@ export const T = {
   /** TIME(p): Flink's default precision is 0. */
   time: (precision = 0, nullable = true): DataType => ({ kind: 'TIME', nullable, precision }),
   interval: (nullable = true): DataType => ({ kind: 'INTERVAL', nullable }),
+  /** INTERVAL YEAR TO MONTH: a number of months. */
+  intervalYearMonth: (nullable = true): DataType => ({ kind: 'INTERVAL', nullable, yearMonth: true }),
   row: (fields: readonly Field[], nullable = true): DataType => ({ kind: 'ROW', nullable, fields }),
   array: (element: DataType, nullable = true): DataType => ({ kind: 'ARRAY', nullable, element }),
   map: (key: DataType, value: DataType, nullable = true): DataType => ({ kind: 'MAP', nullable, key, value }),
@@ -89,6 +97,16 @@ export function withoutTimeAttr(t: DataType): DataType {
     return rest as DataType
   }
   return t
+}
+
+/** FLOAT (REAL): a DOUBLE marked `float`. */
+export function isFloat(t: DataType): boolean {
+  return t.kind === 'DOUBLE' && t.float === true
+}
+
+/** INTERVAL YEAR TO MONTH (months), as against INTERVAL DAY TO SECOND (milliseconds). */
+export function isYearMonth(t: DataType): boolean {
+  return t.kind === 'INTERVAL' && t.yearMonth === true
 }
 
 export function isNumeric(t: DataType): boolean {
@@ -140,7 +158,9 @@ export function formatType(t: DataType): string {
     case 'TIME':
       return `TIME(${t.precision})${nn}`
     case 'INTERVAL':
-      return `INTERVAL${nn}`
+      return t.yearMonth === true ? `INTERVAL YEAR TO MONTH${nn}` : `INTERVAL${nn}`
+    case 'DOUBLE':
+      return t.float === true ? `FLOAT${nn}` : `DOUBLE${nn}`
     case 'NULL':
       return 'NULL'
     case 'ROW':
@@ -168,6 +188,8 @@ export function isNested(t: DataType): boolean {
 export function sameType(a: DataType, b: DataType): boolean {
   if (a.kind !== b.kind) return false
   if (a.kind === 'DECIMAL' && b.kind === 'DECIMAL') return a.precision === b.precision && a.scale === b.scale
+  if (a.kind === 'DOUBLE' && b.kind === 'DOUBLE') return a.float === b.float
+  if (a.kind === 'INTERVAL' && b.kind === 'INTERVAL') return a.yearMonth === b.yearMonth
   if (a.kind === 'ROW' && b.kind === 'ROW') {
     return a.fields.length === b.fields.length && a.fields.every((f, i) => f.name === b.fields[i]!.name && sameType(f.type, b.fields[i]!.type))
   }

@@ -155,6 +155,46 @@ export function formatDouble(v: number): string {
   return String(v)
 }
 
+/**
+ * A FLOAT as Java's Float.toString (Flink's text for FLOAT): the fewest digits that read back as the same
+ * float (0.1 stays '0.1'), plain from 10^-3 to under 10^7 with at least one fraction digit ('1.0'), else
+ * computerized scientific notation ('1.0E10', '1.0E-4').
+ */
+export function formatFloat(v: number): string {
+  if (Number.isNaN(v)) return 'NaN'
+  if (!Number.isFinite(v)) return v > 0 ? 'Infinity' : '-Infinity'
+  if (v === 0) return 1 / v < 0 ? '-0.0' : '0.0'
+  const f = Math.fround(v)
+  let digits = '', exp = 0
+  for (let p = 1; p <= 9; p++) {
+    const s = f.toExponential(p - 1)
+    if (Math.fround(Number(s)) === f) {
+      const [mant, e] = s.split('e') as [string, string]
+      digits = mant.replace('-', '').replace('.', '')
+      exp = Number(e)
+      break
+    }
+  }
+  digits = digits.replace(/0+$/, '') || '0'
+  const sign = f < 0 ? '-' : ''
+  const abs = Math.abs(f)
+  if (abs >= 1e-3 && abs < 1e7) {
+    if (exp >= 0) {
+      const int = digits.slice(0, exp + 1).padEnd(exp + 1, '0')
+      const frac = digits.slice(exp + 1) || '0'
+      return `${sign}${int}.${frac}`
+    }
+    return `${sign}0.${'0'.repeat(-exp - 1)}${digits}`
+  }
+  return `${sign}${digits[0]}.${digits.slice(1) || '0'}E${exp}`
+}
+
+/** Months as a year-month interval, as Flink prints INTERVAL YEAR TO MONTH: 27 → '+2-03', -14 → '-1-02'. */
+export function formatYearMonth(months: number): string {
+  const abs = Math.abs(months)
+  return `${months < 0 ? '-' : '+'}${Math.floor(abs / 12)}-${pad(abs % 12, 2)}`
+}
+
 /** A value as text for print, CSV and error messages; NULL prints as 'NULL' unless `nullText` says otherwise. */
 export function formatValue(v: unknown, type: DataType, nullText = 'NULL'): string {
   if (v === null || v === undefined) return nullText
@@ -171,11 +211,11 @@ export function formatValue(v: unknown, type: DataType, nullText = 'NULL'): stri
     case 'DECIMAL':
       return formatDecimal(v as bigint, type.scale)
     case 'DOUBLE':
-      return formatDouble(v as number)
+      return type.float === true ? formatFloat(v as number) : formatDouble(v as number)
     case 'BOOLEAN':
       return v ? 'TRUE' : 'FALSE'
     case 'INTERVAL':
-      return formatInterval(v as number)
+      return type.yearMonth === true ? formatYearMonth(v as number) : formatInterval(v as number)
     // As Flink casts them to STRING: ROW (1, abc), ARRAY [1, 2], MAP {a=1, b=2}; NULL inside as NULL.
     case 'ROW':
       return '(' + (v as readonly unknown[]).map((x, i) => formatValue(x, type.fields[i]!.type)).join(', ') + ')'

@@ -46,7 +46,12 @@ function rowShape(schema: readonly Field[]): string {
   return schema.map(f => typeShape(f.type)).join(', ')
 }
 
+/**
+ * A FLOAT stays 'DOUBLE' (its values are stored as the same doubles, and checkpoints taken while FLOAT was
+ * read as DOUBLE restore); a year-month INTERVAL holds months, not milliseconds, so it has its own shape.
+ */
 function typeShape(t: DataType): string {
+  if (t.kind === 'INTERVAL' && t.yearMonth === true) return 'INTERVAL YEAR TO MONTH'
   return t.kind === 'DECIMAL' ? `DECIMAL(${t.precision}, ${t.scale})` : t.kind
 }
 

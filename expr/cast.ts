@@ -3,8 +3,8 @@
 import { WeirError } from '../common/errors.js'
 import type { Span } from '../common/span.js'
 import { integralBits, isNumeric, sameType, withNullable, type DataType } from '../common/types.js'
-import { formatDate, formatDecimal, formatDouble, formatInterval, formatTime, formatTimestamp, formatValue, parseDate, parseDecimal, parseTime,
-  parseTimestamp } from '../common/values.js'
+import { formatDate, formatDecimal, formatDouble, formatFloat, formatInterval, formatYearMonth, formatTime, formatTimestamp, formatValue, parseDate,
+  parseDecimal, parseTime, parseTimestamp } from '../common/values.js'
 import { literal, type Rex } from '../core/rex.js'
 import { decimalView, typeName } from './coercion.js'
 import { decimalToDouble, doubleToDecimal, fitsPrecision, pow10, rescale } from './decimal.js'
@@ -26,6 +26,7 @@ export function canCast(from: DataType, to: DataType): boolean {
     if (from.kind === 'MAP' && to.kind === 'MAP') return canCast(from.key, to.key) && canCast(from.value, to.value)
     return false
   }
+  if (from.kind === 'INTERVAL' && to.kind === 'INTERVAL') return from.yearMonth === to.yearMonth
   if (from.kind === to.kind) return true
   if (to.kind === 'STRING') return true
   switch (from.kind) {
@@ -53,6 +54,21 @@ export function canCast(from: DataType, to: DataType): boolean {
     case 'BYTES':
       return false
   }
+}
+
+/** CAST(from AS to) where either side may be a FLOAT: the DOUBLE conversion, rounded to 32 bits for a FLOAT target. */
+function castFn(from: DataType, to: DataType, fail: (v: unknown) => null): CastFn {
+  if (to.kind === 'DOUBLE' && to.float === true) {
+    if (from.kind === 'DOUBLE' && from.float === true) return v => v
+    const f = castFnOf(from, to, fail)
+    return v => {
+      const r = f(v)
+      return typeof r === 'number' ? Math.fround(r) : r
+    }
+  }
+  if (to.kind === 'STRING' && from.kind === 'DOUBLE' && from.float === true) return formatFloat
+  if (to.kind === 'STRING' && from.kind === 'INTERVAL' && from.yearMonth === true) return formatYearMonth
+  return castFnOf(from, to, fail)
 }
 
 function castHelp(from: DataType, to: DataType): string | undefined {
@@ -164,7 +180,7 @@ export function makeCastFn(from: DataType, to: DataType, tryCast: boolean, span?
   return castFn(from, to, fail)
 }
 
-function castFn(from: DataType, to: DataType, fail: (v: unknown) => null): CastFn {
+function castFnOf(from: DataType, to: DataType, fail: (v: unknown) => null): CastFn {
   const id: CastFn = v => v
   switch (to.kind) {
     case 'NULL':
@@ -391,7 +407,7 @@ function castFn(from: DataType, to: DataType, fail: (v: unknown) => null): CastF
       break
     }
     case 'INTERVAL':
-      if (from.kind === 'INTERVAL') return id
+      if (from.kind === 'INTERVAL' && from.yearMonth === to.yearMonth) return id
       break
     case 'BYTES':
       if (from.kind === 'BYTES') return id

@@ -67,7 +67,12 @@ const NUMERIC_RANK = { TINYINT: 0, SMALLINT: 1, INT: 2, BIGINT: 3, DECIMAL: 4, D
 export function widerNumeric(a: DataType, b: DataType): DataType {
   const nullable = a.nullable || b.nullable
   const ra = NUMERIC_RANK[a.kind as keyof typeof NUMERIC_RANK], rb = NUMERIC_RANK[b.kind as keyof typeof NUMERIC_RANK]
-  if (ra === 5 || rb === 5) return T.double(nullable)
+  if (ra === 5 || rb === 5) {
+    // FLOAT with FLOAT or an integer stays FLOAT; with a DOUBLE or a DECIMAL it is a DOUBLE (Calcite's rule).
+    const fa = ra === 5 ? a.kind === 'DOUBLE' && a.float === true : rb === 5 ? true : false
+    const fb = rb === 5 ? b.kind === 'DOUBLE' && b.float === true : true
+    return fa && fb && ra !== 4 && rb !== 4 ? T.float(nullable) : T.double(nullable)
+  }
   if (ra === 4 || rb === 4) {
     const da = decimalView(a)!, db = decimalView(b)!
     const scale = Math.max(da.scale, db.scale)
@@ -104,6 +109,8 @@ export function commonType(types: readonly DataType[]): DataType | null {
     return T.date(nullable)
   }
   if (known.every(t => t.kind === 'TIME')) return T.time(Math.max(...known.map(t => (t.kind === 'TIME' ? t.precision : 0))), nullable)
+  // A year-month and a day-time interval have no common type (months against milliseconds).
+  if (first.kind === 'INTERVAL' && known.some(t => t.kind === 'INTERVAL' && t.yearMonth !== first.yearMonth)) return null
   if (known.every(t => t.kind === first.kind)) return withNullable(withoutTimeAttr(first), nullable)
   return null
 }

@@ -16,6 +16,7 @@ import { equalsFor } from './nested-values.js'
 import { castCanOverflow, inlineCast } from './inline-cast.js'
 import { add64, div64, mod64, mul64, neg64, sub64 } from '../common/int64.js'
 import { compareBytes } from '../common/values.js'
+import { addMonthsToDays, addMonthsToMillis } from './calendar.js'
 
 const COMPARE: Record<string, string> = { '=': '===', '<>': '!==', '<': '<', '<=': '<=', '>': '>', '>=': '>=' }
 
@@ -322,6 +323,7 @@ class CodeGen {
       case 'BIGINT':
         return this.integral(c, out)
       case 'DOUBLE':
+        if (t.float === true) return this.strict(c.args, out, ([a, b]) => `Math.fround(${a} ${op} ${b})`)
         return this.strict(c.args, out, ([a, b]) => `(${a} ${op} ${b})`)
       case 'DECIMAL':
         return this.decimalArithmetic(c, out)
@@ -341,20 +343,24 @@ class CodeGen {
         })
       case 'TIMESTAMP':
       case 'TIMESTAMP_LTZ':
+      case 'DATE': {
+        // A year-month interval adds calendar months, the day clamped to the month's end (as Java's plusMonths).
+        const timeFirst = x.type.kind === t.kind, i = timeFirst ? y : x
+        if (i.type.kind === 'INTERVAL' && i.type.yearMonth === true) {
+          const add = this.constant(t.kind === 'DATE' ? addMonthsToDays : addMonthsToMillis)
+          return this.strict(c.args, out, ([a, b]) => (timeFirst ? `${add}(${a}, ${op === '-' ? `-(${b})` : b})` : `${add}(${b}, ${a})`))
+        }
+        if (t.kind === 'DATE') {
+          return this.strict(c.args, out, ([a, b]) => (timeFirst ? `(${a} ${op} Math.trunc(${b} / 86400000))` : `(${b} + Math.trunc(${a} / 86400000))`))
+        }
         return this.strict(c.args, out, ([a, b]) => `(${a} ${op} ${b})`)
+      }
       // A time of day wraps around midnight: TIME '23:00:00' + INTERVAL '2' HOUR is 01:00:00.
       case 'TIME': {
         const timeFirst = x.type.kind === 'TIME'
         return this.strict(c.args, out, ([a, b]) => {
           const [d, i] = timeFirst ? [a, b] : [b, a]
           return `(((${d} ${op} ${i} % 86400000) % 86400000 + 86400000) % 86400000)`
-        })
-      }
-      case 'DATE': {
-        const dateFirst = x.type.kind === 'DATE'
-        return this.strict(c.args, out, ([a, b]) => {
-          const [d, i] = dateFirst ? [a, b] : [b, a]
-          return `(${d} ${op} Math.trunc(${i} / 86400000))`
         })
       }
       default:

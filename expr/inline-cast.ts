@@ -27,6 +27,7 @@ export function inlineCast(from: DataType, to: DataType): ((a: string) => string
       return bits === 16 ? a => `((${a} << 16) >> 16)` : a => `((${a} << 24) >> 24)`
     }
     case 'DOUBLE':
+      if (to.float === true) return from.kind === 'DOUBLE' && from.float === true ? id : undefined
       if (from.kind === 'BIGINT') return a => `(typeof ${a} === 'number' ? ${a} : Number(${a}))`
       if (fromBits !== 0 || from.kind === 'DOUBLE') return id
       // Exact: both the unscaled value (< 10^15 < 2^53) and the power of ten are exact doubles.
@@ -38,6 +39,7 @@ export function inlineCast(from: DataType, to: DataType): ((a: string) => string
       return undefined
     case 'STRING':
       if (from.kind === 'STRING') return id
+      if (from.kind === 'INTERVAL') return undefined
       if (fromBits !== 0) return a => `String(${a})`
       return undefined
     case 'BOOLEAN':
@@ -52,7 +54,7 @@ export function inlineCast(from: DataType, to: DataType): ((a: string) => string
       if (from.kind === 'DATE') return a => `(${a} * 86400000)`
       return undefined
     case 'INTERVAL':
-      return from.kind === 'INTERVAL' ? id : undefined
+      return from.kind === 'INTERVAL' && from.yearMonth === to.yearMonth ? id : undefined
     default:
       return undefined
   }

@@ -81,18 +81,17 @@ function normalizeUnit(unit: string): string {
 
 /**
  * A day-time interval literal in milliseconds: `INTERVAL '10' SECOND`, `INTERVAL '1.5' SECONDS`,
- * `INTERVAL '1 02:00:00' DAY TO SECOND`, `INTERVAL '1:30' HOUR TO MINUTE`. Year-month intervals are
- * not supported (they are not a fixed number of milliseconds).
+ * `INTERVAL '1 02:00:00' DAY TO SECOND`, `INTERVAL '1:30' HOUR TO MINUTE`; a year-month one
+ * (`INTERVAL '2-3' YEAR TO MONTH`, YEAR, MONTH) in months, typed INTERVAL YEAR TO MONTH.
  *
  * @example intervalLiteral('1:30', 'HOUR', 'MINUTE', false, span) // Literal 5400000 : INTERVAL NOT NULL
  */
 export function intervalLiteral(text: string, unit: string, toUnit: string | undefined, negative: boolean, span?: Span): Rex {
   const from = normalizeUnit(unit)
   const to = toUnit === undefined ? undefined : normalizeUnit(toUnit)
-  for (const u of [from, to]) {
-    if (u === 'YEAR' || u === 'MONTH' || u === 'QUARTER') {
-      throw WeirError.unsupported('year-month intervals are not supported; use days', { span, help: `write e.g. INTERVAL '30' DAY` })
-    }
+  if (from === 'YEAR' || from === 'MONTH' || to === 'YEAR' || to === 'MONTH') return yearMonthLiteral(text, from, to, negative, span)
+  if (from === 'QUARTER' || to === 'QUARTER') {
+    throw WeirError.plan(`INTERVAL … QUARTER is not an interval qualifier`, { span, help: `write INTERVAL '3' MONTH for a quarter` })
   }
   const unknown = [from, to].find(u => u !== undefined && UNIT_MS[u] === undefined)
   if (unknown !== undefined) {
@@ -114,6 +113,36 @@ export function intervalLiteral(text: string, unit: string, toUnit: string | und
     throw WeirError.plan(`invalid interval literal '${text}' for ${from}${to === undefined ? '' : ` TO ${to}`}`, { span, help: `write e.g. ${example}` })
   }
   return literal(negative ? -ms : ms, T.interval(false))
+}
+
+/**
+ * A year-month interval literal in months (as Flink: INTERVAL YEAR TO MONTH holds an int of months):
+ * `INTERVAL '2-3' YEAR TO MONTH` 27, `INTERVAL '1' YEAR` 12, `INTERVAL '14' MONTH` 14.
+ */
+function yearMonthLiteral(text: string, from: string, to: string | undefined, negative: boolean, span: Span | undefined): Rex {
+  const t = text.trim()
+  let months: number | null = null
+  if (to === undefined || to === from) {
+    if (from !== 'YEAR' && from !== 'MONTH') throw badYearMonthQualifier(from, to, span)
+    const m = /^([+-])?(\d+)$/.exec(t)
+    if (m) months = Number(m[2]) * (from === 'YEAR' ? 12 : 1) * (m[1] === '-' ? -1 : 1)
+  } else {
+    if (from !== 'YEAR' || to !== 'MONTH') throw badYearMonthQualifier(from, to, span)
+    const m = /^([+-])?(\d+)-(\d{1,2})$/.exec(t)
+    // The months field is 0 to 11, as Calcite checks it.
+    if (m && Number(m[3]) < 12) months = (Number(m[2]) * 12 + Number(m[3])) * (m[1] === '-' ? -1 : 1)
+  }
+  if (months === null || !Number.isSafeInteger(months) || Math.abs(months) > 2 ** 31 - 1) {
+    const example = to === undefined || to === from ? `INTERVAL '2' ${from}` : `INTERVAL '2-3' YEAR TO MONTH`
+    throw WeirError.plan(`invalid interval literal '${text}' for ${from}${to === undefined || to === from ? '' : ` TO ${to}`}`, { span,
+      help: `write e.g. ${example} (years, then months 0 to 11)` })
+  }
+  return literal(negative ? -months : months, T.intervalYearMonth(false))
+}
+
+function badYearMonthQualifier(from: string, to: string | undefined, span: Span | undefined): WeirError {
+  return WeirError.plan(`invalid interval qualifier ${from}${to === undefined ? '' : ` TO ${to}`}`, { span,
+    help: 'a year-month interval is YEAR, MONTH or YEAR TO MONTH; a day-time one DAY, HOUR, MINUTE or SECOND (… TO …)' })
 }
 
 function rangeUnits(from: string, to: string): string[] | undefined {

@@ -522,8 +522,8 @@ export const TYPE_NAMES: Record<string, string> = {
   INT: 'INT',
   INTEGER: 'INT',
   BIGINT: 'BIGINT',
-  FLOAT: 'DOUBLE',
-  REAL: 'DOUBLE',
+  FLOAT: 'FLOAT',
+  REAL: 'FLOAT',
   DOUBLE: 'DOUBLE',
   DECIMAL: 'DECIMAL',
   DEC: 'DECIMAL',
@@ -547,6 +547,7 @@ const MAX_PARAMS: Record<string, number> = {
   INT: 0,
   BIGINT: 0,
   DOUBLE: 0,
+  FLOAT: 0,
   DECIMAL: 2,
   STRING: 1,
   TIMESTAMP: 1,
@@ -558,7 +559,7 @@ const MAX_PARAMS: Record<string, number> = {
 /** Flink types Weir does not have (yet): reported as unsupported rather than unknown. */
 const UNSUPPORTED_TYPES = new Set(['RAW', 'INTERVAL', 'CHARACTER', 'BOOL'])
 const SUPPORTED_TYPES_HELP =
-  'supported types: BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, DOUBLE, DECIMAL(p, s), STRING, VARCHAR(n), TIMESTAMP(p), TIMESTAMP_LTZ(p), DATE, TIME(p), BYTES, VARBINARY(n), ROW<…>, ARRAY<…>, MAP<…>, MULTISET<…>'
+  'supported types: BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, FLOAT, DOUBLE, DECIMAL(p, s), STRING, VARCHAR(n), TIMESTAMP(p), TIMESTAMP_LTZ(p), DATE, TIME(p), BYTES, VARBINARY(n), ROW<…>, ARRAY<…>, MAP<…>, MULTISET<…>'
 
 export function typeName(n: CstNode, s: Spans): A.TypeName {
   const id = identFromToken(token(n, 'Name')!, s)

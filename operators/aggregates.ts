@@ -6,7 +6,7 @@ import type { KeyedStateStore, KeyRef, MapState, Namespace, StateTtlConfig, Valu
 import { mapState, valueState } from '../core/keyed-state.js'
 import type { AggCall } from '../core/aggregates.js'
 import type { Row } from '../core/batch.js'
-import { integralBits } from '../common/types.js'
+import { integralBits, isFloat } from '../common/types.js'
 import { add64, div64, sub64, wrapInt, type Int64 } from '../common/int64.js'
 import { MORE_AGGREGATES, MoreAggregates, moreInitialSlots, moreSlots } from './aggregates-more.js'
 import { isKeyedAggregate, KEYED_SLOTS, KeyedAggregates, keyedInitialSlots } from './aggregates-keyed.js'
@@ -59,6 +59,8 @@ interface ValueCounts {
   readonly depShifts: number[]
   /** Some STDDEV/VAR, FIRST_VALUE, LAST_VALUE or LISTAGG call is DISTINCT over this argument (aggregates-more.ts's `transition`). */
   toMore: boolean
+  /** Some user aggregate is DISTINCT over this argument (udf/aggregates.ts's `transition`). */
+  toUser?: boolean
 }
 
 export interface AggregateHandlerOptions {
@@ -109,6 +111,7 @@ export class AggregateHandler {
   private readonly outMap: Int32Array
   private readonly outScale: (bigint | null)[]
   private readonly outBits: Int32Array
+  private readonly floatOuts: number[] = []
   private readonly initial: Accumulator
   /** STDDEV/VAR, FIRST_VALUE, LAST_VALUE and LISTAGG calls (aggregates-more.ts), or null when none. */
   private readonly more: MoreAggregates | null
@@ -137,7 +140,10 @@ export class AggregateHandler {
     const keyed: { call: AggCall; index: number; slot: number }[] = []
     const user: { call: AggCall; index: number; slot: number }[] = []
     calls.forEach((call, i) => {
+      if (isFloat(call.type)) this.floatOuts.push(i)
       if (isUserAggregate(call)) {
+        // DISTINCT: the value counts over its argument (a ROW of them for several) feed it each value's first appearance.
+        if (call.distinct) this.valueCounts(call.arg!, call.filter ?? -1).toUser = true
         user.push({ call, index: i, slot })
         initial.push(null)
         slot += 1
@@ -366,6 +372,8 @@ export class AggregateHandler {
     if (this.more !== null) this.more.getValue(acc, out, offset)
     if (this.keyed !== null) this.keyed.getValue(acc, out, offset)
     if (this.user !== null) this.user.getValue(acc, out, offset)
+    // A FLOAT result (SUM, AVG, STDDEV… of a FLOAT) is computed on doubles and rounded to 32 bits here.
+    for (const i of this.floatOuts) if (typeof out[offset + i] === 'number') out[offset + i] = Math.fround(out[offset + i] as number)
   }
 
   /** Clears the accumulator and the value-count maps at the current key and namespace. */
@@ -500,6 +508,7 @@ export class AggregateHandler {
       }
     }
     if (m.toMore) this.more!.transition(acc, m.arg, m.filter, v, sign)
+    if (m.toUser === true) this.user!.transition(acc, m.arg, m.filter, v, sign)
   }
 
   /** The current extreme was retracted: scan the value counts (one entry per distinct value). */

@@ -14,6 +14,7 @@ export function formatRex(rex: Rex, fields: readonly Field[]): string {
     case 'Literal':
       if (rex.value === null) return 'NULL'
       if (rex.type.kind === 'STRING') return `'${String(rex.value).replace(/'/g, "''")}'`
+      if (rex.type.kind === 'INTERVAL' && rex.type.yearMonth === true) return `INTERVAL '${formatValue(rex.value, rex.type)}' YEAR TO MONTH`
       if (rex.type.kind === 'INTERVAL') return `INTERVAL '${formatDuration(rex.value as number)}'`
       if (rex.type.kind === 'TIMESTAMP' || rex.type.kind === 'TIMESTAMP_LTZ') return `TIMESTAMP '${formatValue(rex.value, rex.type)}'`
       if (rex.type.kind === 'BYTES') return formatValue(rex.value, rex.type)

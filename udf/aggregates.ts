@@ -16,6 +16,8 @@ interface Entry {
   readonly args: readonly number[]
   readonly filter: number
   readonly strict: boolean
+  /** DISTINCT: fed by `transition` with each distinct value (a ROW of the arguments when there are several), not by rows. */
+  readonly distinct: boolean
 }
 
 /** Whether a call is a user-defined aggregate. */
@@ -34,21 +36,35 @@ export class UserAggregates {
           help: `add retract(acc, …args) to ${call.user!.module}, then plan the job again`,
         })
       }
-      return { call, def, index, slot, args: call.args ?? [], filter: call.filter ?? -1, strict: def.nulls !== 'call' }
+      return { call, def, index, slot, args: call.args ?? [], filter: call.filter ?? -1, strict: def.nulls !== 'call', distinct: call.distinct }
     })
   }
 
   accumulate(acc: unknown[], row: Row): void {
-    for (const e of this.entries) this.apply(e, acc, row, 'accumulate')
+    for (const e of this.entries) if (!e.distinct) this.apply(e, acc, row, 'accumulate')
   }
 
   retract(acc: unknown[], row: Row): void {
-    for (const e of this.entries) this.apply(e, acc, row, 'retract')
+    for (const e of this.entries) if (!e.distinct) this.apply(e, acc, row, 'retract')
+  }
+
+  /**
+   * The non-NULL value `v` of the distinct column `arg` (under FILTER `filter`) appeared in its group (+1:
+   * accumulate) or left it (-1: retract), as Flink feeds a DISTINCT aggregate from its distinct MapView.
+   */
+  transition(acc: unknown[], arg: number, filter: number, v: unknown, sign: 1 | -1): void {
+    for (const e of this.entries) {
+      if (!e.distinct || e.call.arg !== arg || e.filter !== filter) continue
+      this.applyArgs(e, acc, e.args.length > 1 ? [...(v as readonly unknown[])] : [v], sign > 0 ? 'accumulate' : 'retract')
+    }
   }
 
   private apply(e: Entry, acc: unknown[], row: Row, what: 'accumulate' | 'retract'): void {
     if (e.filter >= 0 && row[e.filter] !== true) return
-    const args = e.args.map(c => row[c])
+    this.applyArgs(e, acc, e.args.map(c => row[c]), what)
+  }
+
+  private applyArgs(e: Entry, acc: unknown[], args: unknown[], what: 'accumulate' | 'retract'): void {
     if (e.strict && args.some(a => a === null || a === undefined)) return
     const before = acc[e.slot] ?? null
     try {
@@ -78,6 +94,8 @@ export class UserAggregates {
   /** Folds the accumulators of `source` into `target` (SESSION windows merging). */
   mergePlain(target: unknown[], source: unknown[]): void {
     for (const e of this.entries) {
+      // A DISTINCT call's accumulator is rebuilt from the merged value counts (their transitions), not merged.
+      if (e.distinct) continue
       const from = source[e.slot] ?? null
       if (from === null) continue
       const into = target[e.slot] ?? null

@@ -320,6 +320,7 @@ export function converterFor(type: DataType, options: ConvertOptions = NO_OPTION
     case 'BIGINT':
       return v => typeof v === 'number' && Number.isSafeInteger(v) ? v + 0 : integer(v, type, 64)
     case 'DOUBLE':
+      if (type.float === true) return v => Math.fround(typeof v === 'number' ? v : double(v, type))
       return v => typeof v === 'number' ? v : double(v, type)
     case 'DECIMAL': {
       const limit = 10n ** BigInt(type.precision)

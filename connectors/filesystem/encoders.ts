@@ -1,7 +1,8 @@
 // Row → text line encoders for the filesystem sink: JSON lines, CSV, and Debezium-style JSON change
 // events. Encoders are built once per schema, so writing a row is a loop over precomputed pieces.
 import type { DataType, Field } from '../../common/types.js'
-import { base64Of, formatDate, formatDecimal, formatDouble, formatInterval, formatTime, formatTimestamp } from '../../common/values.js'
+import { base64Of, formatDate, formatDecimal, formatDouble, formatFloat, formatInterval, formatYearMonth, formatTime,
+  formatTimestamp } from '../../common/values.js'
 import { RowKind, type Batch, type Row } from '../../core/batch.js'
 import type { CsvConfig, JsonConfig } from './options.js'
 import { nestedJsonEncoder } from './encode-nested.js'
@@ -22,7 +23,9 @@ function jsonValueEncoder(type: DataType, config: JsonConfig): ValueEncoder {
     case 'BIGINT':
     case 'INTERVAL':
       return v => String(v)
+    // A FLOAT as Jackson writes Java's float (Float.toString: 0.1, 1.0E10), which is JSON; NaN and ±Infinity as for DOUBLE.
     case 'DOUBLE':
+      if (type.float === true) return v => (Number.isFinite(v) ? formatFloat(v as number) : JSON.stringify(v))
       return v => JSON.stringify(v)
     case 'BOOLEAN':
       return v => (v ? 'true' : 'false')
@@ -93,6 +96,7 @@ function csvValueText(type: DataType): ValueEncoder {
     case 'BIGINT':
       return v => String(v)
     case 'DOUBLE':
+      if (type.float === true) return v => formatFloat(v as number)
       return v => formatDouble(v as number)
     case 'BOOLEAN':
       return v => (v ? 'true' : 'false')
@@ -110,7 +114,7 @@ function csvValueText(type: DataType): ValueEncoder {
     case 'TIME':
       return v => formatTime(v as number, 3).replace(/\.?0+$/, '')
     case 'INTERVAL':
-      return v => formatInterval(v as number)
+      return type.yearMonth === true ? v => formatYearMonth(v as number) : v => formatInterval(v as number)
     case 'ROW':
     case 'ARRAY':
     case 'MAP':

@@ -32,7 +32,9 @@ function numeric(op: string, a: Rex, b: Rex, ctx: BindContext): Rex {
   const nullable = a.type.nullable || b.type.nullable
   const ta = a.type, tb = b.type
   if (ta.kind === 'DOUBLE' || tb.kind === 'DOUBLE') {
-    return mkCall(op, [ctx.cast(a, T.double()), ctx.cast(b, T.double())], T.double(nullable), ctx.span)
+    // FLOAT op FLOAT (or an integer) is a FLOAT, rounded to 32 bits; with a DOUBLE or a DECIMAL, a DOUBLE.
+    const t = widerNumeric(ta, tb)
+    return mkCall(op, [ctx.cast(a, withNullable(t, true)), ctx.cast(b, withNullable(t, true))], withNullable(t, nullable), ctx.span)
   }
   if (ta.kind === 'DECIMAL' || tb.kind === 'DECIMAL') {
     const da = decimalView(ta)!, db = decimalView(tb)!
@@ -59,6 +61,8 @@ function bindArithmetic(op: string): FunctionDef['bind'] {
     if (isNumeric(ta) && isNumeric(tb)) return numeric(op, a, b, ctx)
     const call = (type: DataType, x: Rex = a, y: Rex = b): Rex => mkCall(op, [x, y], withNullable(withoutTimeAttr(type), nullable), ctx.span)
     const asNumber = (x: Rex): Rex => (x.type.kind === 'DECIMAL' ? ctx.cast(x, T.double()) : x)
+    const ym = (t: DataType): boolean => t.kind === 'INTERVAL' && t.yearMonth === true
+    if (ym(ta) || ym(tb)) return yearMonthArithmetic(op, a, b, call, asNumber, ctx)
     switch (op) {
       case '+':
         if (isTime(ta) && tb.kind === 'INTERVAL') return call(ta)
@@ -82,6 +86,35 @@ function bindArithmetic(op: string): FunctionDef['bind'] {
     }
     throw cannotApply(op, a, b, ctx)
   }
+}
+
+/**
+ * + - * / with an INTERVAL YEAR TO MONTH (months): added to or taken from a DATE or a TIMESTAMP as calendar
+ * months, with another year-month interval, scaled by a number. Not with a TIME or a day-time interval (as Flink).
+ */
+function yearMonthArithmetic(op: string, a: Rex, b: Rex, call: (type: DataType, x?: Rex, y?: Rex) => Rex, asNumber: (x: Rex) => Rex, ctx: BindContext): Rex {
+  const ta = a.type, tb = b.type
+  const ym = (t: DataType): boolean => t.kind === 'INTERVAL' && t.yearMonth === true
+  const dated = (t: DataType): boolean => t.kind === 'TIMESTAMP' || t.kind === 'TIMESTAMP_LTZ' || t.kind === 'DATE'
+  switch (op) {
+    case '+':
+      if (dated(ta) && ym(tb)) return call(ta)
+      if (ym(ta) && dated(tb)) return call(tb)
+      if (ym(ta) && ym(tb)) return call(ta)
+      break
+    case '-':
+      if (dated(ta) && ym(tb)) return call(ta)
+      if (ym(ta) && ym(tb)) return call(ta)
+      break
+    case '*':
+      if (ym(ta) && isNumeric(tb)) return call(ta, a, asNumber(b))
+      if (isNumeric(ta) && ym(tb)) return call(tb, asNumber(a), b)
+      break
+    case '/':
+      if (ym(ta) && isNumeric(tb)) return call(ta, a, asNumber(b))
+      break
+  }
+  throw cannotApply(op, a, b, ctx)
 }
 
 export const ARITHMETIC: readonly FunctionDef[] = [

@@ -8,7 +8,7 @@
 // where it is written. toJson writes a scalar as JSON_STRING / JSON_OBJECT do (json-build.ts).
 import { T, withNullable, type DataType } from '../../common/types.js'
 import { WeirError } from '../../common/errors.js'
-import { formatDate, formatDecimal, formatTime, formatTimestamp } from '../../common/values.js'
+import { formatDate, formatDecimal, formatFloat, formatTime, formatTimestamp } from '../../common/values.js'
 import { checkArgs, literalValue, mkCall, type BindContext, type CallRex, type FunctionDef, type Impl } from '../registry.js'
 import type { Rex } from '../../core/rex.js'
 import { typeName } from '../coercion.js'
@@ -162,7 +162,7 @@ function returning(type: DataType): (v: JsonValue) => unknown {
     if (typeof v === 'string') return cast(v)
     if (typeof v === 'boolean') return type.kind === 'BOOLEAN' ? v : undefined
     if (!(v instanceof JsonNumber) || type.kind === 'BOOLEAN') return undefined
-    if (bits === undefined) return type.kind === 'DOUBLE' ? Number(v.text) : cast(v.text)
+    if (bits === undefined) return type.kind === 'DOUBLE' ? (type.float === true ? Math.fround(Number(v.text)) : Number(v.text)) : cast(v.text)
     const n = truncated(v)
     if (n === undefined || n < -(1n << bits) || n >= 1n << bits) return undefined
     return type.kind === 'BIGINT' ? int64(n) : Number(n)
@@ -323,6 +323,7 @@ export function toJson(type: DataType): ((v: never) => string) | undefined {
     case 'TINYINT':
       return (v: number | bigint) => String(v)
     case 'DOUBLE':
+      if (type.float === true) return (v: number) => (Number.isFinite(v) ? formatFloat(v) : javaDouble(v))
       return (v: number) => javaDouble(v)
     case 'DECIMAL':
       return (v: bigint) => formatDecimal(v, type.scale)

@@ -13,6 +13,7 @@ import { distinctTuple } from '../../expr/functions/distinct-tuple.js'
 import type { Scope } from './scope.js'
 import { checkUserArgs, skipFailingCalls, userAggregate, userSignature, type UserAggregateRef, type UserScalarOrAggregate } from '../functions.js'
 import { bindExpr } from './expr-binder.js'
+import { resolveCall } from '../../expr/index.js'
 import { DEFAULT_PERCENTILE_ACCURACY } from '../../expr/aggregate-types.js'
 
 export interface AggArguments {
@@ -154,18 +155,20 @@ function bindPercentile(call: ast.FunctionCall, scope: Scope, add: (r: Rex) => n
 
 /** A user-defined aggregate's arguments: checked against its declaration, each a pre-projected column. */
 function bindUserAggArguments(fn: UserScalarOrAggregate, call: ast.FunctionCall, scope: Scope, add: (r: Rex) => number): AggArguments {
-  if (call.star || call.distinct || call.nullTreatment !== undefined) {
+  if (call.star || call.nullTreatment !== undefined || (call.distinct && call.args.length === 0)) {
     throw WeirError.unsupported(
-      `${call.star ? '*' : call.distinct ? 'DISTINCT' : `${call.nullTreatment!.value} NULLS`} is not supported for the user aggregate '${fn.name}'`,
-      {
-        span: call.span,
-        help: `call it as ${userSignature(fn)}${call.distinct ? ', over a DISTINCT subquery' : ''}`,
-      },
+      `${
+        call.star ? '*' : call.distinct ? 'DISTINCT without arguments' : `${call.nullTreatment!.value} NULLS`
+      } is not supported for the user aggregate '${fn.name}'`,
+      { span: call.span, help: `call it as ${userSignature(fn)}` },
     )
   }
   const bound = call.args.map(a => bindExpr(a, { scope, clause: `the arguments of ${fn.name}` }))
-  const args = checkUserArgs(fn, bound, call.span).map(add)
+  const checked = checkUserArgs(fn, bound, call.span)
+  const args = checked.map(add)
   const user: UserAggregateRef = { name: fn.name, module: fn.module, export: fn.export, skip: skipFailingCalls(), retract: fn.retract, merge: fn.merge }
   const first = args[0]
-  return { fn: 'USER', arg: first ?? null, argType: first === undefined ? null : fn.args[0]!.type, user, args, userType: withNullable(fn.returns, true) }
+  // DISTINCT over several arguments keeps their combinations: one ROW column, the distinct value counts' key.
+  const arg = call.distinct && checked.length > 1 ? add(resolveCall('ROW', checked, call.span)) : first ?? null
+  return { fn: 'USER', arg, argType: first === undefined ? null : fn.args[0]!.type, user, args, userType: withNullable(fn.returns, true) }
 }

@@ -228,7 +228,12 @@ function bindBound(frame: ast.WindowFrame, b: ast.FrameBound): FrameBoundSpec {
       help: `write e.g. RANGE BETWEEN INTERVAL '10' MINUTE PRECEDING AND CURRENT ROW, or count rows with ROWS BETWEEN ${offset.text} PRECEDING AND CURRENT ROW`,
     })
   }
-  const ms = evalConstant(bindExpr(offset, { scope: EMPTY_SCOPE, clause: 'the frame' }))
+  const bound = bindExpr(offset, { scope: EMPTY_SCOPE, clause: 'the frame' })
+  if (bound.type.kind === 'INTERVAL' && bound.type.yearMonth === true) {
+    throw WeirError.unsupported('a RANGE frame offset must be a day-time interval', { span: offset.span,
+      help: `write e.g. RANGE BETWEEN INTERVAL '30' DAY PRECEDING AND CURRENT ROW` })
+  }
+  const ms = evalConstant(bound)
   if (typeof ms !== 'number' || ms < 0) throw WeirError.plan('a RANGE frame offset must be a non-negative interval', { span: offset.span })
   return { kind, offset: ms }
 }

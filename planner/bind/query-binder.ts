@@ -250,9 +250,9 @@ export class QueryBinder {
       }
       if (values.has(key)) throw WeirError.plan(`${key} is given twice`, { span: arg.span })
       const rex = bindExpr(arg.value, { scope: new Scope([]), clause: `${tvf.fn} arguments` })
-      if (rex.type.kind !== 'INTERVAL') {
-        throw WeirError.plan(`${tvf.fn} ${key} must be an interval, got ${formatType(rex.type)}`, { span: arg.value.span,
-          help: `write e.g. INTERVAL '10' SECOND` })
+      if (rex.type.kind !== 'INTERVAL' || rex.type.yearMonth === true) {
+        throw WeirError.plan(`${tvf.fn} ${key} must be a day-time interval, got ${formatType(rex.type)}`, { span: arg.value.span,
+          help: `write e.g. INTERVAL '10' SECOND (a window's length is a fixed time: INTERVAL '30' DAY, not months)` })
       }
       const ms = evalConstant(rex)
       if (typeof ms !== 'number') throw WeirError.plan(`${tvf.fn} ${key} must be a constant interval`, { span: arg.value.span })

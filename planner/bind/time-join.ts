@@ -195,7 +195,8 @@ function shifted(r: Rex): { col: number; delta: number } | undefined {
 
 function intervalMs(r: Rex): number | undefined {
   r = stripCast(r)
-  return r.kind === 'Literal' && r.type.kind === 'INTERVAL' && typeof r.value === 'number' ? r.value : undefined
+  // A year-month interval is no fixed number of milliseconds: no interval-join bound (the condition stays a filter).
+  return r.kind === 'Literal' && r.type.kind === 'INTERVAL' && r.type.yearMonth !== true && typeof r.value === 'number' ? r.value : undefined
 }
 
 /** Casts between timestamp types (precision, LTZ) keep the instant. */

@@ -20,9 +20,10 @@ export function typeFromAst(t: ast.TypeName): DataType {
     case 'BIGINT':
       return T.bigint(nullable)
     case 'DOUBLE':
+      return T.double(nullable)
     case 'FLOAT':
     case 'REAL':
-      return T.double(nullable)
+      return T.float(nullable)
     case 'DECIMAL':
     case 'NUMERIC':
     case 'DEC': {
@@ -65,7 +66,7 @@ export function typeFromAst(t: ast.TypeName): DataType {
       throw WeirError.unsupported(`type ${t.name} is not supported`, {
         span: t.span,
         help:
-          'supported types: BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, DOUBLE, DECIMAL(p, s), STRING, VARCHAR, TIMESTAMP(3), TIMESTAMP_LTZ(3), DATE, TIME(p), BYTES',
+          'supported types: BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, FLOAT, DOUBLE, DECIMAL(p, s), STRING, VARCHAR, TIMESTAMP(3), TIMESTAMP_LTZ(3), DATE, TIME(p), BYTES',
       })
   }
 }

@@ -46,3 +46,14 @@ export const unlucky = defineAggregateFunction({
   },
   getValue: (acc: { n: number }) => acc.n,
 })
+
+/** The sum of the values, retractable (a number accumulator, returned anew): SUM's equal, for DISTINCT. */
+export const total = defineAggregateFunction({
+  args: ['INT'],
+  returns: 'BIGINT',
+  create: () => 0,
+  accumulate: (acc: number, v: number) => acc + v,
+  retract: (acc: number, v: number) => acc - v,
+  merge: (a: number, b: number) => a + b,
+  getValue: (acc: number) => acc,
+})
