@@ -1,6 +1,6 @@
 // Literal builders for the binder: numbers, intervals, timestamps and dates.
 import { describe, expect, it } from 'vitest'
-import { T } from '../../common/types.js'
+import { T, formatType } from '../../common/types.js'
 import { dateLiteral, intervalLiteral, numberLiteral, stringLiteral, timestampLiteral, timestampLtzLiteral } from '../../expr/index.js'
 import { errorOf, lit, span } from './helpers.js'
 
@@ -59,12 +59,28 @@ describe('intervalLiteral', () => {
     expect(ms('01:30', 'MINUTE', 'SECOND')).toBe(90_000)
   })
 
-  it('rejects year-month intervals as unsupported', () => {
-    const e = errorOf(() => intervalLiteral('1', 'MONTH', undefined, false, span))
-    expect(e.kind).toBe('unsupported')
-    expect(e.message).toBe('year-month intervals are not supported; use days')
-    expect(e.span).toEqual(span)
-    expect(errorOf(() => intervalLiteral('1-2', 'YEAR', 'MONTH', false, span)).kind).toBe('unsupported')
+  it('reads year-month intervals as months, typed INTERVAL YEAR TO MONTH', () => {
+    const ym = (text: string, unit: string, to?: string, negative = false): unknown => {
+      const r = intervalLiteral(text, unit, to, negative, span)
+      expect(formatType(r.type)).toBe('INTERVAL YEAR TO MONTH NOT NULL')
+      return r.kind === 'Literal' ? r.value : undefined
+    }
+    expect(ym('2-3', 'YEAR', 'MONTH')).toBe(27)
+    expect(ym('1', 'YEAR')).toBe(12)
+    expect(ym('14', 'MONTH')).toBe(14)
+    expect(ym('-2-3', 'YEAR', 'MONTH')).toBe(-27)
+    expect(ym('1', 'YEARS', undefined, true)).toBe(-12)
+  })
+
+  it('rejects bad year-month text and qualifiers, saying what to write', () => {
+    const bad = errorOf(() => intervalLiteral('2-12', 'YEAR', 'MONTH', false, span))
+    expect(bad.message).toBe("invalid interval literal '2-12' for YEAR TO MONTH")
+    expect(bad.help).toContain("INTERVAL '2-3' YEAR TO MONTH")
+    expect(bad.span).toEqual(span)
+    expect(errorOf(() => intervalLiteral('1.5', 'YEAR', undefined, false, span)).message).toBe("invalid interval literal '1.5' for YEAR")
+    const mixed = errorOf(() => intervalLiteral('1 2', 'MONTH', 'DAY', false, span))
+    expect(mixed.message).toBe('invalid interval qualifier MONTH TO DAY')
+    expect(errorOf(() => intervalLiteral('1', 'QUARTER', undefined, false, span)).help).toBe("write INTERVAL '3' MONTH for a quarter")
   })
 
   it('rejects bad text and qualifiers with an example', () => {
