@@ -1,10 +1,11 @@
-// A batch as bytes, for crossing threads (a transferred ArrayBuffer, never a structured clone of row
-// objects). Column by column, each in the layout its values allow: a column of numbers (and NULLs) is
-// a Float64Array with a null bitmap; a column of strings (and NULLs) one run of UTF-8 bytes with an
-// end offset per row (Latin-1 when every character is one byte, so decoding is a plain slice); a
-// column of booleans a byte a row; any other column — bigints (BIGINT beyond 2^53, DECIMAL), nested
-// values, a mix — is v8-serialized as one array. Row kinds follow as one byte per row. Every value comes back as it went:
-// the same JS type, -0 and NaN included.
+// A batch as bytes, for crossing threads (a transferred ArrayBuffer or a shared ring, never a structured
+// clone of row objects). Column by column, each in the layout its values allow, NULLs in a bitmap: a
+// column of numbers is a Float64Array; of bigints within 64 bits (BIGINT beyond 2^53, DECIMAL's
+// unscaled values) a BigInt64Array; of strings one run of UTF-8 bytes with an end offset per row
+// (Latin-1 when every character is one byte, so decoding is a plain slice); of BYTES (plain
+// Uint8Arrays) one run of bytes with ends; of booleans a byte a row. Any other column — nested values,
+// bigints beyond 64 bits, a mix — is v8-serialized as one array. Row kinds follow as one byte per row.
+// Every value comes back as it went: the same JS type, -0 and NaN included.
 import v8 from 'node:v8'
 import type { Batch, Row } from '../core/batch.js'
 
@@ -12,22 +13,33 @@ const F64 = 1
 const STR = 2
 const ANY = 3
 const BOOL = 4
+const I64 = 5
+const BYTES = 6
+
+const I64_MIN = -(1n << 63n)
+const I64_MAX = (1n << 63n) - 1n
+/** Characters of strings joined for one write (the joined string stays out of V8's large-object space). */
+const JOIN_CHARS = 16_384
 
 /** Node's Buffer slicing without toString's argument checks. */
-type Slicing = Buffer & { latin1Slice(start: number, end: number): string; utf8Slice(start: number, end: number): string }
+type Slicing = Buffer & {
+  latin1Slice(start: number, end: number): string
+  utf8Slice(start: number, end: number): string
+  utf8Write(s: string, offset: number, length: number): number
+}
 
 /** Bytes being appended to, grown by doubling. */
 class Writer {
-  buf: Buffer
+  buf: Slicing
   pos = 0
   constructor(size: number) {
-    this.buf = Buffer.allocUnsafeSlow(Math.max(64, size))
+    this.buf = Buffer.allocUnsafeSlow(Math.max(64, size)) as Slicing
   }
   ensure(n: number): void {
     if (this.pos + n <= this.buf.length) return
     let size = this.buf.length * 2
     while (size < this.pos + n) size *= 2
-    const next = Buffer.allocUnsafeSlow(size)
+    const next = Buffer.allocUnsafeSlow(size) as Slicing
     this.buf.copy(next, 0, 0, this.pos)
     this.buf = next
   }
@@ -53,19 +65,34 @@ class Writer {
   }
 }
 
+function kindOf(v: unknown): number {
+  switch (typeof v) {
+    case 'number':
+      return F64
+    case 'string':
+      return STR
+    case 'boolean':
+      return BOOL
+    case 'bigint':
+      return v >= I64_MIN && v <= I64_MAX ? I64 : ANY
+    default:
+      return v instanceof Uint8Array && v.constructor === Uint8Array ? BYTES : ANY
+  }
+}
+
 function columnKind(rows: readonly Row[], c: number): number {
   let kind = 0
   for (let r = 0; r < rows.length; r++) {
     const v = rows[r]![c]
     if (v === null) continue
-    const k = typeof v === 'number' ? F64 : typeof v === 'string' ? STR : typeof v === 'boolean' ? BOOL : ANY
+    const k = kindOf(v)
     if (k === ANY || (kind !== 0 && k !== kind)) return ANY
     kind = k
   }
   return kind === 0 ? F64 : kind
 }
 
-/** Marks row r NULL in the bitmap at `at`, if it is; true when some row is. */
+/** Writes column c's NULL bitmap: bit r set when row r is NULL. */
 function nullBitmap(w: Writer, rows: readonly Row[], c: number): void {
   const n = rows.length
   const size = (n + 7) >> 3
@@ -74,6 +101,76 @@ function nullBitmap(w: Writer, rows: readonly Row[], c: number): void {
   w.buf.fill(0, at, at + size)
   for (let r = 0; r < n; r++) if (rows[r]![c] === null) w.buf[at + (r >> 3)]! |= 1 << (r & 7)
   w.pos += size
+}
+
+/** Strings as UTF-8 with an end per row (ends first, at a multiple of 8), and a flag: all one byte a character. */
+function writeStrings(w: Writer, rows: readonly Row[], c: number): void {
+  const n = rows.length
+  let chars = 0
+  for (let r = 0; r < n; r++) {
+    const v = rows[r]![c]
+    if (v !== null) chars += (v as string).length
+  }
+  const flagAt = w.pos
+  w.u8(0)
+  w.align()
+  // One ensure for the lot (UTF-8 takes at most 3 bytes per UTF-16 unit), so the view of the ends stays valid.
+  w.ensure(n * 4 + chars * 3)
+  const ends = new Uint32Array(w.buf.buffer, w.buf.byteOffset + w.pos, n)
+  w.pos += n * 4
+  const buf = w.buf
+  const start = w.pos
+  // The strings joined, up to JOIN_CHARS characters at a time, each run written in one call (a call into
+  // C++ per value cost more than the copying); while a run's characters are one byte each, its ends
+  // follow from the lengths, else its values are written again one by one.
+  let pos = start
+  let joined = ''
+  let from = 0
+  for (let r = 0; r < n; r++) {
+    const v = rows[r]![c]
+    if (v !== null) joined += v as string
+    ends[r] = joined.length
+    if (joined.length < JOIN_CHARS && r < n - 1) continue
+    const written = joined.length === 0 ? 0 : buf.utf8Write(joined, pos, joined.length * 3)
+    if (written === joined.length) {
+      const base = pos - start
+      for (let i = from; i <= r; i++) ends[i]! += base
+      pos += written
+    } else {
+      for (let i = from; i <= r; i++) {
+        const u = rows[i]![c]
+        if (u !== null) pos += buf.utf8Write(u as string, pos, (u as string).length * 3)
+        ends[i] = pos - start
+      }
+    }
+    joined = ''
+    from = r + 1
+  }
+  buf[flagAt] = pos - start === chars ? 1 : 0
+  w.pos = pos
+}
+
+/** Plain Uint8Arrays: ends (at a multiple of 8), then the bytes. */
+function writeBytes(w: Writer, rows: readonly Row[], c: number): void {
+  const n = rows.length
+  let total = 0
+  for (let r = 0; r < n; r++) {
+    const v = rows[r]![c]
+    if (v !== null) total += (v as Uint8Array).length
+  }
+  w.align()
+  w.ensure(n * 4 + total)
+  const ends = new Uint32Array(w.buf.buffer, w.buf.byteOffset + w.pos, n)
+  w.pos += n * 4
+  const start = w.pos
+  for (let r = 0; r < n; r++) {
+    const v = rows[r]![c]
+    if (v !== null) {
+      w.buf.set(v as Uint8Array, w.pos)
+      w.pos += (v as Uint8Array).length
+    }
+    ends[r] = w.pos - start
+  }
 }
 
 /** One writer per thread, reused: what it encodes is copied out before the next batch. */
@@ -114,6 +211,16 @@ export function encodeBatchBytes(batch: Batch): Uint8Array {
         f[r] = v === null ? 0 : (v as number)
       }
       w.pos += n * 8
+    } else if (kind === I64) {
+      nullBitmap(w, rows, c)
+      w.align()
+      w.ensure(n * 8)
+      const f = new BigInt64Array(w.buf.buffer, w.buf.byteOffset + w.pos, n)
+      for (let r = 0; r < n; r++) {
+        const v = rows[r]![c]
+        f[r] = v === null ? 0n : (v as bigint)
+      }
+      w.pos += n * 8
     } else if (kind === BOOL) {
       // One byte a row: 0 false, 1 true, 2 NULL.
       w.ensure(n)
@@ -124,27 +231,10 @@ export function encodeBatchBytes(batch: Batch): Uint8Array {
       w.pos += n
     } else if (kind === STR) {
       nullBitmap(w, rows, c)
-      // Ends first (known size), then the bytes; the flag says whether they are all one byte a character.
-      const flagAt = w.pos
-      w.u8(0)
-      w.align()
-      const endsAt = w.pos
-      w.ensure(n * 4)
-      w.pos += n * 4
-      const start = w.pos
-      let ascii = true
-      for (let r = 0; r < n; r++) {
-        const v = rows[r]![c]
-        if (v !== null) {
-          const s = v as string
-          w.ensure(s.length * 3)
-          const len = w.buf.write(s, w.pos, 'utf8')
-          if (len !== s.length) ascii = false
-          w.pos += len
-        }
-        w.buf.writeUInt32LE(w.pos - start, endsAt + r * 4)
-      }
-      w.buf[flagAt] = ascii ? 1 : 0
+      writeStrings(w, rows, c)
+    } else if (kind === BYTES) {
+      nullBitmap(w, rows, c)
+      writeBytes(w, rows, c)
     } else {
       const values = new Array<unknown>(n)
       for (let r = 0; r < n; r++) values[r] = rows[r]![c]
@@ -176,41 +266,54 @@ export function decodeBatch(data: ArrayBufferLike, offset = 0, length = data.byt
   }
   for (let c = 0; c < cols; c++) {
     const kind = buf[pos++]
-    if (kind === F64 || kind === STR) {
-      const bitmap = pos
-      pos += (n + 7) >> 3
-      const isNull = (r: number): boolean => (buf[bitmap + (r >> 3)]! & (1 << (r & 7))) !== 0
-      if (kind === F64) {
-        align()
-        const f = new Float64Array(data, offset + pos, n)
-        for (let r = 0; r < n; r++) rows[r]![c] = isNull(r) ? null : f[r]
-        pos += n * 8
-      } else {
-        const ascii = buf[pos++] === 1
-        align()
-        const ends = pos
-        pos += n * 4
-        const start = pos
-        let prev = 0
-        for (let r = 0; r < n; r++) {
-          const end = buf.readUInt32LE(ends + r * 4)
-          rows[r]![c] = isNull(r) ? null : ascii ? buf.latin1Slice(start + prev, start + end) : buf.utf8Slice(start + prev, start + end)
-          prev = end
-        }
-        pos = start + prev
-      }
-    } else if (kind === BOOL) {
+    if (kind === BOOL) {
       for (let r = 0; r < n; r++) {
         const b = buf[pos + r]
         rows[r]![c] = b === 2 ? null : b === 1
       }
       pos += n
-    } else {
+    } else if (kind === ANY) {
       const len = buf.readUInt32LE(pos)
       pos += 4
       const values = v8.deserialize(buf.subarray(pos, pos + len)) as unknown[]
       for (let r = 0; r < n; r++) rows[r]![c] = values[r]
       pos += len
+    } else {
+      const bitmap = pos
+      pos += (n + 7) >> 3
+      const isNull = (r: number): boolean => (buf[bitmap + (r >> 3)]! & (1 << (r & 7))) !== 0
+      if (kind === F64 || kind === I64) {
+        align()
+        const f = kind === F64 ? new Float64Array(data, offset + pos, n) : new BigInt64Array(data, offset + pos, n)
+        for (let r = 0; r < n; r++) rows[r]![c] = isNull(r) ? null : f[r]!
+        pos += n * 8
+      } else if (kind === STR) {
+        const ascii = buf[pos++] === 1
+        align()
+        const ends = new Uint32Array(data, offset + pos, n)
+        const start = pos + n * 4
+        let prev = 0
+        for (let r = 0; r < n; r++) {
+          const end = ends[r]!
+          rows[r]![c] = isNull(r) ? null : ascii ? buf.latin1Slice(start + prev, start + end) : buf.utf8Slice(start + prev, start + end)
+          prev = end
+        }
+        pos = start + prev
+      } else if (kind === BYTES) {
+        align()
+        const ends = new Uint32Array(data, offset + pos, n)
+        const start = pos + n * 4
+        let prev = 0
+        for (let r = 0; r < n; r++) {
+          const end = ends[r]!
+          // A copy of its own (slice), not a view that would keep the ring or the whole batch alive.
+          rows[r]![c] = isNull(r) ? null : new Uint8Array(buf.subarray(start + prev, start + end))
+          prev = end
+        }
+        pos = start + prev
+      } else {
+        throw new Error(`a batch that crossed threads has column ${c} of unknown kind ${kind} (the sender's batch codec differs from this thread's)`)
+      }
     }
   }
   return { rows, kinds }
