@@ -46,3 +46,44 @@ describe('batch codec, booleans', () => {
     expect(decodeBatch(encodeBatch({ rows, kinds: null })).rows).toEqual(rows)
   })
 })
+
+describe('batch codec, typed columns', () => {
+  it('bigints at the 64-bit limits (DECIMAL unscaled values) as one column, beyond them by the general path', () => {
+    const min = -(1n << 63n), max = (1n << 63n) - 1n
+    const rows = [[min, 1n << 64n], [max, null], [null, -(1n << 63n) - 1n], [0n, 5n], [-1n, 0n]]
+    const out = roundTrip({ rows, kinds: null }).rows
+    expect(out).toEqual(rows)
+    expect(out.every(r => r[0] === null || typeof r[0] === 'bigint')).toBe(true)
+  })
+
+  it('BYTES as plain Uint8Arrays of their own (empty ones and NULLs too); a Buffer keeps being a Buffer', () => {
+    const rows = [[Uint8Array.of(1, 2, 255)], [new Uint8Array(0)], [null], [Uint8Array.from({ length: 300 }, (_, i) => i & 0xff)]]
+    const out = roundTrip({ rows, kinds: null }).rows
+    expect(out).toEqual(rows)
+    expect(out[0]![0]!.constructor).toBe(Uint8Array)
+    expect((out[0]![0] as Uint8Array).buffer.byteLength).toBe(3)
+    const buffers = roundTrip({ rows: [[Buffer.from('ab')], [null]], kinds: null }).rows
+    expect(Buffer.isBuffer(buffers[0]![0])).toBe(true)
+    expect(buffers[0]![0]).toEqual(Buffer.from('ab'))
+  })
+
+  it('strings across the joined runs: long, empty, NULL, and non-ASCII in one run but not the others', () => {
+    const long = 'abcdefghij'.repeat(2000)
+    const rows: (string | null)[][] = []
+    for (let i = 0; i < 40; i++) rows.push([i % 5 === 0 ? null : i % 7 === 0 ? '' : long.slice(i, 3000 + i * 13)])
+    rows.push(['ünïcødé ☃ 𝄞 ' + long], ['\u0000 nul \u007f del'], ['tail'])
+    for (let i = 0; i < 10; i++) rows.push([long.slice(0, 5000 + i)])
+    expect(roundTrip({ rows, kinds: null }).rows).toEqual(rows)
+    const latin1 = [['caf\u00e9'], ['\u00ff'.repeat(20000)], ['x']]
+    expect(roundTrip({ rows: latin1, kinds: null }).rows).toEqual(latin1)
+  })
+
+  it('refuses bytes of an unknown column kind, saying which column', () => {
+    const data = encodeBatch({ rows: [[1, 2]], kinds: null })
+    const bytes = new Uint8Array(data)
+    // The second column's kind byte follows the first column: header 9, kind 1, bitmap 1, padding to 16, 8 bytes.
+    expect(bytes[24]).toBe(1)
+    bytes[24] = 99
+    expect(() => decodeBatch(data)).toThrow(/column 1 of unknown kind 99/)
+  })
+})
