@@ -260,7 +260,8 @@ export function decodeBatch(data: ArrayBufferLike, offset = 0, length = data.byt
     pos += n
   }
   const rows: Row[] = new Array(n)
-  for (let r = 0; r < n; r++) rows[r] = new Array(cols)
+  // Filled with NULLs first: the rows start with elements of any type, so storing a value never changes their kind.
+  for (let r = 0; r < n; r++) rows[r] = new Array(cols).fill(null)
   const align = (): void => {
     pos += (8 - (pos & 7)) & 7
   }
@@ -282,9 +283,15 @@ export function decodeBatch(data: ArrayBufferLike, offset = 0, length = data.byt
       const bitmap = pos
       pos += (n + 7) >> 3
       const isNull = (r: number): boolean => (buf[bitmap + (r >> 3)]! & (1 << (r & 7))) !== 0
-      if (kind === F64 || kind === I64) {
+      if (kind === F64) {
         align()
-        const f = kind === F64 ? new Float64Array(data, offset + pos, n) : new BigInt64Array(data, offset + pos, n)
+        const f = new Float64Array(data, offset + pos, n)
+        for (let r = 0; r < n; r++) rows[r]![c] = isNull(r) ? null : f[r]!
+        pos += n * 8
+      } else if (kind === I64) {
+        // A loop of its own: one element type per typed-array read keeps it monomorphic.
+        align()
+        const f = new BigInt64Array(data, offset + pos, n)
         for (let r = 0; r < n; r++) rows[r]![c] = isNull(r) ? null : f[r]!
         pos += n * 8
       } else if (kind === STR) {
