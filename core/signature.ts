@@ -5,6 +5,7 @@ import type { DataType, Field } from '../common/types.js'
 import type { AggCall } from './aggregates.js'
 import type { JobGraph, PhysicalNode } from './job-graph.js'
 import { keepsAppendedRows } from './join-layout.js'
+import { describeRowCall, isFrameCall } from './over-aggregate.js'
 
 /** Operators that keep their input rows themselves in state (not accumulators over them). */
 const STORES_ROWS: ReadonlySet<string> = new Set([
@@ -78,8 +79,9 @@ function ownSignature(node: PhysicalNode): Record<string, unknown> {
       return { kind: spec.kind, joinType: spec.joinType, time: spec.timeDomain, keys: spec.rightKeys.length }
     case 'OverAggregate':
       // Frames decide what the retained rows and accumulators hold; the partition keys, how state is keyed.
-      return { kind: spec.kind, keys: spec.partitionKeys.map(i => `$${i}`), time: spec.timeDomain,
-        calls: spec.calls.map(c => (c.fn === 'ROW_NUMBER' ? 'ROW_NUMBER()' : `${describeAgg(c.agg)} ${c.frame.unit} ${c.frame.preceding ?? 'UNBOUNDED'}`)) }
+      return { kind: spec.kind, keys: spec.partitionKeys.map(i => `$${i}`), time: spec.timeDomain, calls: spec.calls.map(
+        c => (isFrameCall(c) ? `${describeAgg(c.agg)} ${c.frame.unit} ${c.frame.preceding ?? 'UNBOUNDED'}` : describeRowCall(c, i => `$${i}`)),
+      ) }
     case 'IntervalJoin':
       // The bounds decide when each side's rows are removed; the time domain, which timers hold them.
       // layout: a list per (key, time bucket, side) since 'time-bucket-lists'; 'time-buckets' kept a

@@ -5,6 +5,7 @@ import { formatDuration } from '../common/durations.js'
 import type { AggCall } from '../core/aggregates.js'
 import type { PhysicalNode } from '../core/job-graph.js'
 import type { OverAggregateSpec, OverFrameSpec } from '../core/over-aggregate.js'
+import { describeRowCall, isFrameCall } from '../core/over-aggregate.js'
 
 type FormatAgg = (a: AggCall, input: readonly Field[], outName: string) => string
 
@@ -12,7 +13,9 @@ export function describeOverAggregate(s: OverAggregateSpec, node: PhysicalNode, 
   const width = node.schema.length - s.calls.length
   const calls = s.calls.map((c, i) => {
     const name = node.schema[width + i]!.name
-    return c.fn === 'ROW_NUMBER' ? `ROW_NUMBER() AS ${name}` : formatAgg(c.agg, input, name).replace(/ AS [^ ]+$/, ` OVER (${frameText(c.frame)}) AS ${name}`)
+    return isFrameCall(c)
+      ? formatAgg(c.agg, input, name).replace(/ AS [^ ]+$/, ` OVER (${frameText(c.frame)}) AS ${name}`)
+      : `${describeRowCall(c, i => input[i]!.name)} AS ${name}`
   })
   return `OverAggregate(partitionBy=[${s.partitionKeys.map(i => input[i]!.name).join(', ')}], orderBy=[${input[s.timeIndex]!.name}${
     s.timeDomain === 'processing' ? ' (proctime)' : ''
@@ -21,7 +24,8 @@ export function describeOverAggregate(s: OverAggregateSpec, node: PhysicalNode, 
 
 export function overStateLines(s: OverAggregateSpec, node: PhysicalNode, input: readonly Field[], warnings: string[]): string[] {
   const key = s.partitionKeys.length > 0 ? s.partitionKeys.map(i => input[i]!.name).join(', ') : '(none: one global partition)'
-  const frames = s.calls.flatMap(c => (c.fn === 'ROW_NUMBER' ? [] : [c.frame]))
+  const frames = s.calls.flatMap(c => (isFrameCall(c) ? [c.frame] : []))
+  const lags = s.calls.flatMap(c => (c.fn === 'LAG' ? [c.offset] : []))
   const bounded = frames.filter(f => f.preceding !== null)
   const shapes: string[] = []
   if (s.timeDomain === 'event') shapes.push('ValueState<rows> per (key, timestamp) of the rows waiting for the watermark (freed as it passes them)')
@@ -29,6 +33,7 @@ export function overStateLines(s: OverAggregateSpec, node: PhysicalNode, input: 
     shapes.push(`MapState<row number, row> of the rows the frames still need (${[...new Set(bounded.map(retention))].join('; ')})`)
   }
   if (frames.length > 0) shapes.push('ValueState<accumulators> per key and frame')
+  if (lags.length > 0) shapes.push(`ValueState<the last ${lags.join(', ')} values of LAG's argument${lags.length > 1 ? 's' : ''}> per key`)
   shapes.push('ValueState<row count and frame heads> per key')
   // Only frames that are all bounded RANGE frames let a key's state go entirely once its rows leave them.
   const freed = frames.length === s.calls.length && frames.every(f => f.unit === 'RANGE' && f.preceding !== null)

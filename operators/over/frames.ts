@@ -5,13 +5,15 @@ import type { KeyedStateStore, MapState } from '../../core/keyed-state.js'
 import { mapState } from '../../core/keyed-state.js'
 import type { AggCall } from '../../core/aggregates.js'
 import type { OverAggCallSpec, OverFrameSpec } from '../../core/over-aggregate.js'
+import { isFrameCall } from '../../core/over-aggregate.js'
+import { OverRowCalls } from './row-calls.js'
 import { AggregateHandler, type Accumulator } from '../aggregates.js'
 
 /**
  * Per key, one number array (a ValueState): the next row's sequence number (rows are numbered in
  * time order; it is ROW_NUMBER − 1), the oldest retained row, the time of the last peer group,
  * the cleanup timer pending (0/1) and its time, then one head per bounded frame: the oldest row
- * still inside that frame.
+ * still inside that frame, then (with DENSE_RANK) the number of peer groups so far.
  */
 export const NEXT = 0
 export const FLOOR = 1
@@ -43,8 +45,8 @@ interface FrameGroup {
  */
 export class OverFrames {
   readonly groups: readonly FrameGroup[]
-  /** Output columns (from the first call column) of the ROW_NUMBER calls. */
-  private readonly rowNumbers: Int32Array
+  /** ROW_NUMBER, RANK, DENSE_RANK and LAG: computed row by row, apart from the frames. */
+  private readonly rowCalls: OverRowCalls
   readonly callCount: number
   /** Some frame is bounded: rows are retained until they leave every frame. */
   readonly retains: boolean
@@ -57,12 +59,8 @@ export class OverFrames {
   constructor(calls: readonly OverAggCallSpec[]) {
     this.callCount = calls.length
     const byFrame = new Map<string, { frame: OverFrameSpec; aggs: AggCall[]; outputs: number[] }>()
-    const rowNumbers: number[] = []
     calls.forEach((c, i) => {
-      if (c.fn === 'ROW_NUMBER') {
-        rowNumbers.push(i)
-        return
-      }
+      if (!isFrameCall(c)) return
       const key = `${c.frame.unit} ${c.frame.preceding}`
       let g = byFrame.get(key)
       if (g === undefined) byFrame.set(key, g = { frame: c.frame, aggs: [], outputs: [] })
@@ -82,22 +80,24 @@ export class OverFrames {
         values: new Array<unknown>(g.aggs.length),
       }
     })
-    this.rowNumbers = Int32Array.from(rowNumbers)
     this.retains = this.groups.some(g => g.head >= 0)
     const ranges = this.groups.filter(g => !g.rows && g.head >= 0)
     this.rangeReach = ranges.length > 0 ? Math.max(...ranges.map(g => g.preceding)) : -1
-    this.freeable = rowNumbers.length === 0 && this.groups.length === ranges.length
+    const metaSlot = HEADS + this.groups.filter(g => g.head >= 0).length
+    this.rowCalls = new OverRowCalls(calls, metaSlot)
+    // A rank or LAG call needs the key's count of rows (or last values) for ever: its state never goes by time.
+    this.freeable = this.rowCalls.empty && this.groups.length === ranges.length
   }
 
   open(store: KeyedStateStore): void {
     for (const g of this.groups) g.handler.open(store)
     if (this.retains) this.retained = store.getMapState(mapState<number, Retained>('retained'))
+    this.rowCalls.open(store)
   }
 
-  /** A new key's meta: nothing numbered, nothing retained. */
+  /** A new key's meta: nothing numbered, nothing retained, no peer group seen. */
   newMeta(): number[] {
-    const meta = new Array<number>(HEADS + this.groups.filter(g => g.head >= 0).length).fill(0)
-    return meta
+    return new Array<number>(this.rowCalls.metaLength).fill(0)
   }
 
   /**
@@ -119,8 +119,7 @@ export class OverFrames {
       for (let c = 0; c < width; c++) row[c] = src[c]
       out[j] = row
     }
-    const rowNumbers = this.rowNumbers
-    for (let r = 0; r < rowNumbers.length; r++) for (let j = 0; j < m; j++) out[j]![width + rowNumbers[r]!] = first + j + 1
+    this.rowCalls.compute(rows, out, width, first, meta)
     for (const g of this.groups) {
       const h = g.handler
       const acc = h.accState.value() ?? h.createAccumulator()
@@ -165,6 +164,7 @@ export class OverFrames {
   clear(): void {
     for (const g of this.groups) g.handler.clear()
     if (this.retains) this.retained.clear()
+    this.rowCalls.clear()
   }
 
   /** ROWS: moves the head to `to`, retracting the rows it passes. */
@@ -205,6 +205,6 @@ export class OverFrames {
 
   /** The state names (for the prefetch of a batch's pending rows, which needs none of these). */
   stateNames(): string[] {
-    return [...this.groups.flatMap(g => g.handler.stateNames()), ...(this.retains ? ['retained'] : [])]
+    return [...this.groups.flatMap(g => g.handler.stateNames()), ...(this.retains ? ['retained'] : []), ...this.rowCalls.stateNames()]
   }
 }

@@ -17,6 +17,7 @@ import { RANK_FUNCTIONS } from '../logical/over.js'
 import { AGGREGATE_FUNCTIONS, bindExpr, rexKey, visitExpr } from './expr-binder.js'
 import { isWindowCall, misplacedWindowCall } from './window-calls.js'
 import { Scope } from './scope.js'
+import { bindLag, refuseUnstreamable } from './over-offset.js'
 
 /** The window function calls of a SELECT list, in order. */
 export function windowCallsOf(items: readonly ast.SelectItem[]): ast.FunctionCall[] {
@@ -128,6 +129,11 @@ function bindCall(call: ast.FunctionCall, spec: ast.WindowSpec, order: readonly 
   const fn = call.name.value.toUpperCase()
   const item = sel.items.find(i => i.kind === 'ExprItem' && i.expr === call)
   const name = item?.kind === 'ExprItem' && item.alias ? item.alias.value : `EXPR$${position}`
+  refuseUnstreamable(call)
+  if (fn === 'LAG') {
+    checkAggregateOrder(fn, spec, order, exprs)
+    return bindLag(call, spec, scope, add, RANK_FRAME, name)
+  }
   if (RANK_FUNCTIONS.has(fn)) {
     if (call.args.length > 0 || call.star || call.distinct || call.filter) {
       throw WeirError.plan(`${fn}() takes no arguments`, { span: call.span, help: `write ${fn}() OVER (PARTITION BY … ORDER BY …)` })
@@ -144,7 +150,7 @@ function bindCall(call: ast.FunctionCall, spec: ast.WindowSpec, order: readonly 
   if (!AGGREGATE_FUNCTIONS.has(fn) && userAggregate(call.name.value) === undefined) {
     throw WeirError.plan(`${fn} is not a window function`, {
       span: call.name.span,
-      help: `OVER applies to ROW_NUMBER, RANK, DENSE_RANK and the aggregates ${AGGREGATE_FUNCTIONS_LIST.join(', ')}`,
+      help: `OVER applies to ROW_NUMBER, RANK, DENSE_RANK, LAG and the aggregates ${AGGREGATE_FUNCTIONS_LIST.join(', ')}`,
     })
   }
   if (fn === 'APPROX_COUNT_DISTINCT') {

@@ -2,11 +2,11 @@
 // expression binder refuses them with this message unless the SELECT list bound them to an Over node.
 import type * as ast from '../../grammar/ast.js'
 import { WeirError } from '../../common/errors.js'
-import { RANK_FUNCTIONS } from '../logical/over.js'
+import { OVER_ONLY_FUNCTIONS, RANK_FUNCTIONS } from '../logical/over.js'
 
-/** A call the SELECT list binds to an Over node's output: one with OVER, or a rank function (which needs OVER). */
+/** A call the SELECT list binds to an Over node's output: one with OVER, or a function that needs OVER (RANK, LAG …). */
 export function isWindowCall(e: ast.Expr): boolean {
-  return e.kind === 'FunctionCall' && (e.over !== undefined || RANK_FUNCTIONS.has(e.name.value.toUpperCase()))
+  return e.kind === 'FunctionCall' && (e.over !== undefined || OVER_ONLY_FUNCTIONS.has(e.name.value.toUpperCase()))
 }
 
 export function misplacedWindowCall(e: ast.FunctionCall, clause: string, inAggregate: boolean): WeirError {
@@ -14,7 +14,9 @@ export function misplacedWindowCall(e: ast.FunctionCall, clause: string, inAggre
   if (e.over === undefined) {
     return WeirError.plan(`${fn}() needs an OVER clause`, {
       span: e.span,
-      help: `write ${fn}() OVER (PARTITION BY key ORDER BY column), and filter on it in an outer query for a Top-N or deduplication`,
+      help: RANK_FUNCTIONS.has(fn)
+        ? `write ${fn}() OVER (PARTITION BY key ORDER BY column), and filter on it in an outer query for a Top-N or deduplication`
+        : `write ${fn}(…) OVER (PARTITION BY key ORDER BY ts), ordered by a time attribute`,
     })
   }
   if (inAggregate) {

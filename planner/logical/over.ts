@@ -11,6 +11,9 @@ import type { LogicalPlan } from './nodes.js'
 export type { OrderKey, RankFn } from '../../core/rank.js'
 export const RANK_FUNCTIONS: ReadonlySet<string> = new Set<RankFn>(['ROW_NUMBER', 'RANK', 'DENSE_RANK'])
 
+/** Functions that exist only with OVER: the ranks, LAG, and those refused on streams (LEAD, the distributions). */
+export const OVER_ONLY_FUNCTIONS: ReadonlySet<string> = new Set([...RANK_FUNCTIONS, 'LAG', 'LEAD', 'CUME_DIST', 'PERCENT_RANK', 'NTILE'])
+
 /**
  * One end of a frame. `offset` is a row count for ROWS, and milliseconds for a RANGE over a time
  * attribute (`INTERVAL '1' HOUR PRECEDING` → 3600000).
@@ -30,13 +33,22 @@ export interface OverFrame {
   readonly explicit: boolean
 }
 
+/** LAG's input columns (the value, and the default or null) and its constant offset. */
+export interface LagArgs {
+  readonly arg: number
+  readonly offset: number
+  readonly default: number | null
+}
+
 /**
  * A window function call. Aggregates (COUNT/SUM/MIN/MAX/AVG) carry their AggCall (argument and
- * FILTER are input columns); rank functions take no argument and have no frame of their own.
+ * FILTER are input columns); LAG its LagArgs; rank functions take no argument. Neither ranks nor
+ * LAG have a frame of their own.
  */
 export interface OverCall {
-  readonly fn: RankFn | AggCall['fn']
+  readonly fn: RankFn | AggCall['fn'] | 'LAG'
   readonly agg?: AggCall
+  readonly lag?: LagArgs
   readonly frame: OverFrame
   readonly type: DataType
   readonly name: string

@@ -1,5 +1,5 @@
-// Lowering of an Over node that no rank rule consumed into an OverAggregate operator: aggregates
-// and ROW_NUMBER (a running row number) over one ascending time attribute, on an insert-only input.
+// Lowering of an Over node that no rank rule consumed into an OverAggregate operator: aggregates,
+// LAG and running ranks over one ascending time attribute, on an insert-only input.
 import { WeirError } from '../../common/errors.js'
 import type { OverAggCallSpec, OverAggregateSpec, OverFrameSpec } from '../../core/over-aggregate.js'
 import type { FrameBoundSpec, Over, OverFrame } from '../logical/over.js'
@@ -20,8 +20,10 @@ export function overAggregateSpec(plan: Over): OverAggregateSpec {
   const order = plan.orderKeys
   const timeOrdered = plan.orderTime !== undefined && order.length === 1 && !order[0]!.descending
   const calls: OverAggCallSpec[] = plan.calls.map(c => {
-    if (c.fn === 'ROW_NUMBER' && timeOrdered) return { fn: 'ROW_NUMBER', name: c.name }
-    // RANK, DENSE_RANK, or a ROW_NUMBER not in time order: only a rank filter makes them streamable.
+    // In time order a rank is a running count (peers: rows at one time); in any other order only a
+    // rank filter (a Top-N) makes it streamable.
+    if ((c.fn === 'ROW_NUMBER' || c.fn === 'RANK' || c.fn === 'DENSE_RANK') && timeOrdered) return { fn: c.fn, name: c.name }
+    if (c.lag !== undefined) return { fn: 'LAG', ...c.lag, name: c.name }
     if (c.agg === undefined) throw unsupportedOver({ ...plan, calls: [c] })
     return { fn: c.agg.fn, agg: c.agg, frame: frameOf(c.frame) }
   })

@@ -1,5 +1,5 @@
 // Column pruning through an OVER aggregate: its input keeps only the columns read above it and
-// those its partition keys, ORDER BY and calls (arguments, FILTERs) read. The OVER operator holds
+// those its partition keys, ORDER BY and calls (arguments, FILTERs, LAG's value and default) read. The OVER operator holds
 // rows in state (those waiting for the watermark, and those its frames still need), so every column
 // dropped here is a column not stored or serialized per row.
 import type { AggCall } from '../../core/aggregates.js'
@@ -29,6 +29,8 @@ export function pruneOverColumns(plan: LogicalPlan): LogicalPlan | undefined {
     if (c.agg?.valueArg !== undefined) used.add(c.agg.valueArg)
     // A user aggregate's further arguments (`arg` is its first).
     for (const a of c.agg?.args ?? []) used.add(a)
+    if (c.lag !== undefined) used.add(c.lag.arg)
+    if (c.lag?.default != null) used.add(c.lag.default)
   }
   if (used.size === width) return undefined
   const keep = [...used].sort((a, b) => a - b)
@@ -41,7 +43,13 @@ export function pruneOverColumns(plan: LogicalPlan): LogicalPlan | undefined {
     input: narrow(over.input, keep),
     partitionKeys: over.partitionKeys.map(col),
     orderKeys: over.orderKeys.map(k => ({ ...k, index: col(k.index) })),
-    calls: over.calls.map(c => (c.agg === undefined ? c : { ...c, agg: agg(c.agg) })),
+    calls: over.calls.map(c =>
+      c.agg !== undefined
+        ? { ...c, agg: agg(c.agg) }
+        : c.lag !== undefined
+        ? { ...c, lag: { ...c.lag, arg: col(c.lag.arg), default: c.lag.default === null ? null : col(c.lag.default) } }
+        : c
+    ),
     fields: [...keep.map(i => over.fields[i]!), ...over.fields.slice(width)],
   }
   // Above the Over: its own columns follow the kept input columns.
