@@ -103,6 +103,25 @@ describe.each(DATA_SETS)('OVER aggregates vs DuckDB, seed $seed, tick $tickMs ms
                MIN(d) OVER (PARTITION BY k ORDER BY ts, rowid ROWS 2 PRECEDING) AS m2, COUNT(*) OVER (PARTITION BY k ORDER BY ts) AS c FROM t`,
     })
   })
+
+  it.skipIf(files > 1)('LAG with offsets 0 to 3 and defaults, beside the aggregates (peers in arrival order)', async () => {
+    const spec = '(PARTITION BY k ORDER BY ts)'
+    const duckSpec = '(PARTITION BY k ORDER BY ts, rowid)'
+    const lags = ['LAG(v)', 'LAG(s, 2)', "LAG(s, 3, 'none')", 'LAG(d, 1, d)', 'LAG(x, 0)', 'LAG(b, 2, 0)', 'LAG(ts, 1)']
+    await expectSame({
+      weir: `SELECT ${COLUMNS}, ${lags.map((l, i) => `${l} OVER ${spec} AS l${i}`).join(', ')}, SUM(v) OVER ${spec} AS total FROM t`,
+      duck: `SELECT ${COLUMNS}, ${lags.map((l, i) => `${l} OVER ${duckSpec} AS l${i}`).join(', ')}, SUM(v) OVER (PARTITION BY k ORDER BY ts) AS total FROM t`,
+    })
+  })
+
+  it('RANK and DENSE_RANK in time order (peers: rows at one time), per key and over one global partition', async () => {
+    for (const by of ['PARTITION BY k ', '']) {
+      await expectSame({
+        weir: `SELECT ${COLUMNS}, RANK() OVER w AS r, DENSE_RANK() OVER w AS dr, COUNT(*) OVER w AS c FROM t WINDOW w AS (${by}ORDER BY ts)`,
+        duck: `SELECT ${COLUMNS}, RANK() OVER w AS r, DENSE_RANK() OVER w AS dr, COUNT(*) OVER w AS c FROM t WINDOW w AS (${by}ORDER BY ts)`,
+      })
+    }
+  })
 })
 
 describe('late rows of an OVER aggregate', () => {
