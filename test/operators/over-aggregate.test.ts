@@ -70,6 +70,28 @@ describe('OVER aggregate operator', () => {
     expect(h.take().at(-1)).toEqual(['+I', 'a', 39, 390, 38 + 37 + 39])
   })
 
+  it('LAG, RANK and DENSE_RANK: peers share a rank, LAG reads back through them in arrival order, the LAG state keeps offset values', async () => {
+    const lag = (offset: number, dflt: number | null): OverAggCallSpec => ({ fn: 'LAG', arg: 1, offset, default: dflt, name: `lag${offset}` })
+    const calls: OverAggCallSpec[] = [lag(1, null), lag(2, 2), { fn: 'RANK', name: 'r' }, { fn: 'DENSE_RANK', name: 'dr' }, { fn: 'ROW_NUMBER', name: 'rn' }]
+    const h = await harness(op(calls), { keys: [0] })
+    h.process([['a', 1, 10], ['a', 2, 20], ['a', 3, 20], ['b', 9, 20], ['a', 4, 30]])
+    h.watermark(30)
+    expect(h.take()).toEqual([
+      ['+I', 'a', 1, 10, null, 10, 1, 1, 1],
+      ['+I', 'a', 2, 20, 1, 20, 2, 2, 2],
+      ['+I', 'a', 3, 20, 2, 1, 2, 2, 3],
+      ['+I', 'b', 9, 20, null, 20, 1, 1, 1],
+      ['+I', 'a', 4, 30, 3, 2, 4, 3, 4],
+    ])
+    for (let i = 5; i < 30; i++) {
+      h.process([['a', i, i * 10]])
+      h.watermark(i * 10)
+    }
+    // Per key: meta and one LAG entry (the last 1 and 2 values) — nothing grows with the rows.
+    expect(h.state.stats().entries).toBe(4)
+    expect(h.take().at(-1)).toEqual(['+I', 'a', 29, 290, 28, 27, 29, 28, 29])
+  })
+
   it('processing time: computes rows on arrival, the rows of a key in one batch are RANGE peers', async () => {
     const h = await harness(op([sum({ unit: 'RANGE', preceding: 100 }), sum({ unit: 'ROWS', preceding: null })], 'processing'), { keys: [0], now: 1000 })
     h.process([['a', 1, null], ['b', 2, null], ['a', 3, null]])

@@ -86,7 +86,9 @@ describe('OVER aggregates refused', () => {
   it('ranks and a ROW_NUMBER that does not follow time need a filter on their result', async () => {
     for (
       const [sql, at] of [
-        ['SELECT auction, RANK() OVER (PARTITION BY auction ORDER BY dateTime) FROM bid', 'RANK() OVER (PARTITION BY auction ORDER BY dateTime)'],
+        ['SELECT auction, RANK() OVER (PARTITION BY auction ORDER BY price) FROM bid', 'RANK() OVER (PARTITION BY auction ORDER BY price)'],
+        ['SELECT auction, DENSE_RANK() OVER (PARTITION BY auction ORDER BY dateTime DESC) FROM bid',
+          'DENSE_RANK() OVER (PARTITION BY auction ORDER BY dateTime DESC)'],
         ['SELECT auction, ROW_NUMBER() OVER (PARTITION BY auction ORDER BY dateTime DESC) FROM bid',
           'ROW_NUMBER() OVER (PARTITION BY auction ORDER BY dateTime DESC)'],
         ['SELECT auction, ROW_NUMBER() OVER (ORDER BY dateTime, price) FROM bid', 'ROW_NUMBER() OVER (ORDER BY dateTime, price)'],
@@ -94,6 +96,52 @@ describe('OVER aggregates refused', () => {
     ) {
       const r = await refusal(DDL + sql)
       expect({ message: r.message, at: r.at }).toEqual({ message: expect.stringContaining('only supported under a filter on its result'), at })
+      expect(r.help).not.toBe('')
+    }
+  })
+
+  it('LAG, RANK and DENSE_RANK in time order: one OverAggregate keeping the last LAG values per key', async () => {
+    const text = await explain(`SELECT auction, LAG(price) OVER w AS p1, LAG(price, 3, 0) OVER w AS p3, RANK() OVER w AS r, DENSE_RANK() OVER w AS dr
+      FROM bid WINDOW w AS (PARTITION BY auction ORDER BY dateTime)`)
+    const [line, state] = overLines(text)
+    expect(line).toMatch(/LAG\(price, 1\) AS p1, LAG\(price, 3, \$f\d+\) AS p3, RANK\(\) AS r, DENSE_RANK\(\) AS dr\]/)
+    expect(state).toContain("ValueState<the last 1, 3 values of LAG's arguments> per key")
+    expect(text).toMatch(/OverAggregate on \[auction\]\) keeps state for every partition key forever/)
+  })
+
+  it('LEAD, CUME_DIST, PERCENT_RANK and NTILE are refused on a stream, saying why, with a caret on the call', async () => {
+    for (
+      const [call, why] of [
+        ['LEAD(price)', 'a row that comes after it'],
+        ['LEAD(price, 2, 0)', 'a row that comes after it'],
+        ['CUME_DIST()', 'number of rows of the whole partition'],
+        ['PERCENT_RANK()', 'number of rows of the whole partition'],
+        ['NTILE(4)', 'number of rows of the whole partition'],
+      ] as const
+    ) {
+      const over = `${call} OVER (PARTITION BY auction ORDER BY dateTime)`
+      const r = await refusal(`${DDL}SELECT auction,\n  ${over} FROM bid`)
+      const fn = call.slice(0, call.indexOf('('))
+      expect(r).toMatchObject({ kind: 'unsupported', message: expect.stringContaining(`${fn} is not supported on a stream`), at: over })
+      expect(r.message).toContain(why)
+      expect(r.help).toMatch(/LAG|RANK|ROW_NUMBER/)
+    }
+  })
+
+  it('LAG: refused with a frame, a column as offset, a negative offset, a default of another type, or without OVER', async () => {
+    const cases = [
+      ['LAG(price) OVER (PARTITION BY auction ORDER BY dateTime ROWS 2 PRECEDING)', 'LAG takes no ROWS or RANGE frame', 'ROWS 2 PRECEDING'],
+      ['LAG(price, bidder) OVER (PARTITION BY auction ORDER BY dateTime)', "LAG's offset must be a constant", 'bidder'],
+      ['LAG(price, -1) OVER (PARTITION BY auction ORDER BY dateTime)', "LAG's offset must be a whole number ≥ 0, but it is -1", '-1'],
+      ["LAG(price, 1, 'none') OVER (PARTITION BY auction ORDER BY dateTime)",
+        "LAG's default must have the type of its value, BIGINT, but it is STRING NOT NULL", "'none'"],
+      ['LAG(price) OVER (PARTITION BY auction ORDER BY price)', 'an OVER aggregate must be ordered by a time attribute, but this is BIGINT', 'price'],
+      ['LAG(price)', 'LAG() needs an OVER clause', 'LAG(price)'],
+      ['LAG() OVER (PARTITION BY auction ORDER BY dateTime)', 'LAG takes one to three arguments, got 0', 'LAG() OVER (PARTITION BY auction ORDER BY dateTime)'],
+    ] as const
+    for (const [call, message, at] of cases) {
+      const r = await refusal(`${DDL}SELECT auction, ${call} FROM bid`)
+      expect({ message: r.message, at: r.at }).toEqual({ message, at })
       expect(r.help).not.toBe('')
     }
   })
