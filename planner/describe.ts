@@ -42,7 +42,7 @@ export function describeObject(obj: CatalogObject, catalog: Catalog, config: Job
 
 /**
  * Functions written as syntax of their own rather than as calls by name: CAST, the OVERLAPS
- * predicate, the grouping-set functions, and the ranking functions (OVER only; RANK and DENSE_RANK under a Top-N filter).
+ * predicate, the grouping-set functions, the ranking functions and LAG (OVER only).
  */
 const SYNTAX_FUNCTIONS: readonly [string, string][] = [
   ['CAST', 'scalar'],
@@ -54,6 +54,7 @@ const SYNTAX_FUNCTIONS: readonly [string, string][] = [
   ['ROW_NUMBER', 'ranking (OVER)'],
   ['RANK', 'ranking (OVER)'],
   ['DENSE_RANK', 'ranking (OVER)'],
+  ['LAG', 'offset (OVER)'],
 ]
 
 /**

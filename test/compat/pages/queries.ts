@@ -189,7 +189,16 @@ export const MORE_QUERY_PAGES: readonly CompatPage[] = [{
       name: 'LAG over a partition',
       sql: 'SELECT order_id, LAG(amount) OVER (PARTITION BY product ORDER BY order_time) FROM Orders',
       expect: ['1 | NULL', '2 | NULL', '3 | 3', '4 | NULL', '5 | 5', '6 | 2'],
-      fails: 'LAG/LEAD are not Weir functions yet',
+    },
+    {
+      name: 'LAG with an offset and a default',
+      sql: 'SELECT order_id, LAG(amount, 2, 0) OVER (PARTITION BY product ORDER BY order_time) FROM Orders',
+      expect: ['1 | 0', '2 | 0', '3 | 0', '4 | 0', '5 | 0', '6 | 3'],
+    },
+    {
+      name: 'RANK and DENSE_RANK in time order',
+      sql: 'SELECT order_id, RANK() OVER w, DENSE_RANK() OVER w FROM Orders WINDOW w AS (PARTITION BY product ORDER BY order_time)',
+      expect: ['1 | 1 | 1', '2 | 1 | 1', '3 | 2 | 2', '4 | 1 | 1', '5 | 2 | 2', '6 | 3 | 3'],
     },
   ],
 }, {
