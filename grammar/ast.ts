@@ -3,6 +3,8 @@
 import type { Span } from '../common/span.js'
 import type { CreateFunction, DropFunction, TableFunctionCall } from './ast-functions.js'
 export type { CreateFunction, DropFunction, TableFunctionArg, TableFunctionCall } from './ast-functions.js'
+import type { AlterObject } from './ast-alter.js'
+export type { AlterAction, AlterObject, AlterSchema, ColumnPosition } from './ast-alter.js'
 
 /** A name as written, with its span. Unquoted names keep their case; lookups are case-insensitive. */
 export interface Ident {
@@ -301,21 +303,6 @@ export interface ShowCreate {
   readonly name: QualifiedName
   readonly span: Span
 }
-
-/** `ALTER TABLE|VIEW [IF EXISTS] name action`. */
-export interface AlterObject {
-  readonly kind: 'AlterObject'
-  readonly object: 'TABLE' | 'VIEW'
-  readonly name: QualifiedName
-  readonly ifExists: boolean
-  readonly action: AlterAction
-  readonly span: Span
-}
-
-export type AlterAction =
-  | { readonly kind: 'SetOptions'; readonly options: readonly OptionPair[] }
-  | { readonly kind: 'ResetOptions'; readonly keys: readonly { readonly key: string; readonly span: Span }[] }
-  | { readonly kind: 'Rename'; readonly to: QualifiedName }
 
 // ---------------------------------------------------------------- queries
 

@@ -546,7 +546,10 @@ export class SqlParser extends CstParser {
     this.SUBRULE(this.qualifiedName)
   })
 
-  /** `ALTER TABLE|VIEW [IF EXISTS] t SET ('k' = 'v', …) | RESET ('k', …) | RENAME TO u`. */
+  /**
+   * `ALTER TABLE|VIEW [IF EXISTS] t SET ('k' = 'v', …) | RESET ('k', …) | RENAME TO u`, and for tables
+   * `ADD|MODIFY element | (element, …)`, `DROP PRIMARY KEY | WATERMARK | c | (c, …)`, `RENAME c TO d`.
+   */
   alterStatement = this.RULE('alterStatement', () => {
     this.CONSUME(T.ALTER)
     this.OR(this.alts.alterStatement1 ??= [
@@ -576,11 +579,74 @@ export class SqlParser extends CstParser {
       {
         ALT: () => {
           this.CONSUME(T.RENAME)
-          this.CONSUME(T.TO)
-          this.SUBRULE2(this.qualifiedName, { LABEL: 'newName' })
+          this.OR3(this.alts.alterStatement3 ??= [
+            {
+              ALT: () => {
+                this.CONSUME(T.TO)
+                this.SUBRULE2(this.qualifiedName, { LABEL: 'newName' })
+              },
+            },
+            {
+              ALT: () => {
+                this.CONSUME(T.Name, { LABEL: 'oldColumn' })
+                this.CONSUME2(T.TO)
+                this.CONSUME2(T.Name, { LABEL: 'newColumn' })
+              },
+            },
+          ])
+        },
+      },
+      {
+        ALT: () => {
+          this.OR4(this.alts.alterStatement4 ??= [
+            { ALT: () => this.CONSUME(T.ADD) },
+            { ALT: () => this.CONSUME(T.MODIFY) },
+          ])
+          this.OR5(this.alts.alterStatement5 ??= [
+            {
+              ALT: () => {
+                this.CONSUME2(T.LParen)
+                this.AT_LEAST_ONE_SEP2({ SEP: T.Comma, DEF: () => this.SUBRULE(this.alterElement) })
+                this.CONSUME2(T.RParen)
+              },
+            },
+            { ALT: () => this.SUBRULE2(this.alterElement) },
+          ])
+        },
+      },
+      {
+        ALT: () => {
+          this.CONSUME(T.DROP)
+          this.OR6(this.alts.alterStatement6 ??= [
+            {
+              ALT: () => {
+                this.CONSUME(T.PRIMARY)
+                this.CONSUME(T.KEY)
+              },
+            },
+            { ALT: () => this.CONSUME(T.WATERMARK) },
+            { ALT: () => this.SUBRULE(this.nameList) },
+            { ALT: () => this.CONSUME3(T.Name, { LABEL: 'dropColumn' }) },
+          ])
         },
       },
     ])
+  })
+
+  /** One element of ALTER TABLE … ADD / MODIFY: a column (placed FIRST or AFTER another), a watermark, a primary key. */
+  alterElement = this.RULE('alterElement', () => {
+    this.SUBRULE(this.tableElement)
+    this.OPTION(() => {
+      this.OR(this.alts.alterElement1 ??= [
+        { ALT: () => this.CONSUME(T.FIRST) },
+        {
+          ALT: () => {
+            this.CONSUME(T.AFTER)
+            this.CONSUME(T.Name, { LABEL: 'after' })
+          },
+        },
+      ])
+    })
   })
 
   /** `STOP JOB 'id' [WITH SAVEPOINT]` (Flink's SQL client). */

@@ -2,7 +2,8 @@
 // Queries and expressions are in to-ast-query.ts and to-ast-expr.ts.
 import { WeirError } from '../common/errors.js'
 import type * as A from './ast.js'
-import { child, has, ident, isToken, nameList, node, nodes, alt, qualifiedName, stringValue, token, tokens, type CstNode, type Spans } from './cst.js'
+import { child, has, ident, identFromToken, isToken, nameList, node, nodes, alt, qualifiedName, stringValue, token, tokens, type CstNode,
+  type Spans } from './cst.js'
 import { expression, typeName } from './to-ast-expr.js'
 import { dottedText, query } from './to-ast-query.js'
 import * as T from './tokens.js'
@@ -97,7 +98,8 @@ function createStatement(n: CstNode, s: Spans): A.CreateTable | A.CreateView | A
   return createTable(child(n, 'createTableBody'), temporary, s.of(n), s)
 }
 
-function createTable(n: CstNode, temporary: boolean, span: A.CreateTable['span'], s: Spans): A.CreateTable {
+/** The columns, watermark and primary key of CREATE TABLE's (or ALTER TABLE … ADD's) elements. */
+function tableElements(elements: readonly CstNode[], s: Spans): { columns: A.ColumnDef[]; watermark?: A.WatermarkDef; primaryKey?: A.PrimaryKeyDef } {
   const columns: A.ColumnDef[] = []
   let watermark: A.WatermarkDef | undefined
   let primaryKey: A.PrimaryKeyDef | undefined
@@ -105,7 +107,7 @@ function createTable(n: CstNode, temporary: boolean, span: A.CreateTable['span']
     if (primaryKey) throw WeirError.syntax('a table has at most one PRIMARY KEY', { span: pk.span, help: 'list all key columns in one PRIMARY KEY (a, b)' })
     primaryKey = pk
   }
-  for (const element of nodes(n, 'tableElement')) {
+  for (const element of elements) {
     const c = alt(element) as CstNode
     switch (c.name) {
       case 'watermarkDef': {
@@ -128,6 +130,11 @@ function createTable(n: CstNode, temporary: boolean, span: A.CreateTable['span']
         throw WeirError.internal(`unhandled table element ${c.name}`)
     }
   }
+  return { columns, ...(watermark ? { watermark } : {}), ...(primaryKey ? { primaryKey } : {}) }
+}
+
+function createTable(n: CstNode, temporary: boolean, span: A.CreateTable['span'], s: Spans): A.CreateTable {
+  const { columns, watermark, primaryKey } = tableElements(nodes(n, 'tableElement'), s)
   const optionList = node(n, 'optionList')
   const likeNode = node(n, 'likeClause')
   const asNode = node(n, 'query')
@@ -232,8 +239,51 @@ function alter(n: CstNode, s: Spans): A.AlterObject {
     ? { kind: 'SetOptions', options: options(list, s) }
     : newName
     ? { kind: 'Rename', to: qualifiedName(newName, s) }
+    : has(n, 'RENAME')
+    ? { kind: 'RenameColumn', from: identFromToken(token(n, 'oldColumn')!, s), to: identFromToken(token(n, 'newColumn')!, s) }
+    : has(n, 'ADD') || has(n, 'MODIFY')
+    ? alterSchema(n, s)
+    : has(n, 'DROP')
+    ? alterDrop(n, s)
     : { kind: 'ResetOptions', keys: tokens(n, 'StringLit').map(t => ({ key: stringValue(t), span: s.ofToken(t) })) }
   return { kind: 'AlterObject', object: has(n, 'VIEW') ? 'VIEW' : 'TABLE', name: qualifiedName(names[0]!, s), ifExists: has(n, 'IF'), action, span: s.of(n) }
+}
+
+/** ALTER TABLE … ADD / MODIFY: its elements, and where each column goes (FIRST, AFTER c). */
+function alterSchema(n: CstNode, s: Spans): A.AlterAction {
+  const elements = nodes(n, 'alterElement')
+  const positions = new Map<A.ColumnDef, A.ColumnPosition>()
+  const { columns, watermark, primaryKey } = tableElements(elements.map(e => child(e, 'tableElement')), s)
+  let next = 0
+  for (const e of elements) {
+    const isColumn = (alt(child(e, 'tableElement')) as CstNode).name === 'columnDef'
+    const after = token(e, 'after')
+    const first = token(e, 'FIRST')
+    if ((after || first) && !isColumn) {
+      throw WeirError.syntax(`${first ? 'FIRST' : 'AFTER'} places a column; a watermark or primary key has no place`, {
+        span: s.ofToken((first ?? token(e, 'AFTER'))!),
+        help: 'remove FIRST / AFTER from this element',
+      })
+    }
+    if (!isColumn) continue
+    const col = columns[next++]!
+    if (first) positions.set(col, { kind: 'First', span: s.ofToken(first) })
+    else if (after) positions.set(col, { kind: 'After', column: identFromToken(after, s), span: s.of(e) })
+  }
+  return {
+    kind: has(n, 'ADD') ? 'AddSchema' : 'ModifySchema',
+    columns: columns.map(c => ({ column: c, ...(positions.has(c) ? { position: positions.get(c)! } : {}) })),
+    ...(watermark ? { watermark } : {}),
+    ...(primaryKey ? { primaryKey } : {}),
+  }
+}
+
+/** ALTER TABLE … DROP PRIMARY KEY | WATERMARK | c | (c, …). */
+function alterDrop(n: CstNode, s: Spans): A.AlterAction {
+  if (has(n, 'PRIMARY')) return { kind: 'DropPrimaryKey', span: s.ofToken(token(n, 'PRIMARY')!) }
+  if (has(n, 'WATERMARK')) return { kind: 'DropWatermark', span: s.ofToken(token(n, 'WATERMARK')!) }
+  const list = node(n, 'nameList')
+  return { kind: 'DropColumns', columns: list ? nameList(list, s) : [identFromToken(token(n, 'dropColumn')!, s)] }
 }
 
 function options(n: CstNode, s: Spans): A.OptionPair[] {

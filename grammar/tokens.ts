@@ -216,6 +216,10 @@ export const ZONE = nonReserved('ZONE')
 // Statement words of ALTER TABLE / ALTER VIEW.
 export const ALTER = nonReserved('ALTER')
 export const RENAME = nonReserved('RENAME')
+export const ADD = nonReserved('ADD')
+export const MODIFY = nonReserved('MODIFY')
+export const AFTER = nonReserved('AFTER')
+export const COLUMNS = nonReserved('COLUMNS')
 
 /** Every token type, categories included: the parser's vocabulary. */
 export const ALL_TOKENS: readonly TokenType[] = [

@@ -1,10 +1,12 @@
 // ALTER TABLE … SET / RESET / RENAME TO and ALTER VIEW … RENAME TO: a catalog entry changed in place,
-// its options checked by its connector as at CREATE TABLE.
+// its options checked by its connector as at CREATE TABLE; ADD / MODIFY / DROP / RENAME c TO d are in
+// alter-schema.ts.
 import type * as ast from '../grammar/ast.js'
 import { WeirError } from '../common/errors.js'
 import type { Span } from '../common/span.js'
 import type { Catalog, CatalogObject, CatalogTable } from './catalog.js'
 import { checkConnector } from './ddl.js'
+import { alterSchema } from './alter-schema.js'
 
 /**
  * Applies an ALTER statement to `catalog`; the message says what it did. A missing object is an
@@ -25,12 +27,20 @@ export function alterObject(stmt: ast.AlterObject, catalog: Catalog): string {
   if (action.kind === 'Rename') return rename(obj, action.to, catalog)
   if (obj.kind !== 'table') {
     // Flink's ALTER VIEW has RENAME TO and AS query only.
+    if (action.kind !== 'SetOptions' && action.kind !== 'ResetOptions') {
+      throw WeirError.plan(`'${obj.name}' is a view: ALTER VIEW changes its name only, not its columns`, { span: stmt.span,
+        help: `ALTER VIEW ${obj.name} RENAME TO new_name renames it; to change its columns, DROP VIEW and CREATE VIEW again` })
+    }
     throw WeirError.unsupported(`ALTER VIEW … ${action.kind === 'SetOptions' ? 'SET' : 'RESET'} is not supported: a view has no options`, {
       span: stmt.span,
       help: `ALTER VIEW ${obj.name} RENAME TO new_name renames it; to change its query, DROP VIEW and CREATE VIEW again`,
     })
   }
-  const altered = action.kind === 'SetOptions' ? setOptions(obj, action.options, stmt.span) : resetOptions(obj, action.keys, stmt.span)
+  const altered = action.kind === 'SetOptions'
+    ? setOptions(obj, action.options, stmt.span)
+    : action.kind === 'ResetOptions'
+    ? resetOptions(obj, action.keys, stmt.span)
+    : alterSchema(obj, action, stmt.span)
   catalog.replace(obj, altered)
   return `table '${obj.name}' altered`
 }

@@ -126,6 +126,54 @@ function partitionColumns(by: ast.CreateTable['partitionedBy'], columns: readonl
 
 const PARTITION_TYPES: ReadonlySet<string> = new Set(['STRING', 'TINYINT', 'SMALLINT', 'INT', 'BIGINT', 'DECIMAL', 'DOUBLE', 'BOOLEAN', 'DATE', 'TIMESTAMP'])
 
+/**
+ * A table whose schema ALTER TABLE changed, checked again as CREATE TABLE checks one: computed
+ * columns bound again, key columns NOT NULL, partition columns physical, the watermark and the
+ * connector. `added` is a watermark and `fresh` the columns the statement declares (their errors point into it); errors about
+ * what the table already had point at the statement (`span`), since their spans are in older text.
+ */
+export function rebuiltTable(t: CatalogTable, added: ast.WatermarkDef | undefined, span: Span, fresh: ReadonlySet<TableColumn> = new Set()): CatalogTable {
+  const keyed = new Set(t.primaryKey.map(k => k.toLowerCase()))
+  const computedOf = (c: TableColumn): TableColumn => fresh.has(c) ? c : { ...c, type: { kind: 'NULL', nullable: true } }
+  let table: CatalogTable = {
+    ...t,
+    columns: t.columns.map(c => c.kind === 'computed' ? computedOf(c) : keyed.has(c.name.toLowerCase()) ? { ...c, type: withNullable(c.type, false) } : c),
+  }
+  for (const k of t.partitionKeys ?? []) {
+    const col = table.columns.find(c => c.name.toLowerCase() === k.toLowerCase())
+    if (col?.kind !== 'physical') {
+      throw WeirError.plan(`partition column '${k}' of '${t.name}' must stay a physical column`, { span,
+        help: 'a table keeps its PARTITIONED BY columns as they are; create a new table to partition it otherwise' })
+    }
+  }
+  const restated = (e: unknown, what: string): unknown =>
+    e instanceof WeirError && e.kind !== 'internal' ?
+      WeirError.plan(`after this change, ${what} of '${t.name}' is not valid: ${e.message}`, { span, help: `change or drop it in the same ALTER TABLE` }) :
+      e
+  // The statement's own computed columns first, so that their errors point into it.
+  const physical = Scope.of(table.columns.filter(c => c.kind !== 'computed').map(c => ({ name: c.name, type: c.type })))
+  for (const c of table.columns) if (c.kind === 'computed' && fresh.has(c)) bindExpr(c.expr!, { scope: physical, clause: 'a computed column' })
+  let fields
+  try {
+    fields = tableFields(table).fields
+  } catch (e) {
+    throw restated(e, 'a computed column')
+  }
+  table = { ...table, columns: table.columns.map((c, i) => (c.kind === 'computed' ? { ...c, type: fields[i]!.type } : c)) }
+  if (added !== undefined) checkWatermark(table, added)
+  else if (table.watermark !== undefined) {
+    const wm = table.watermark
+    try {
+      checkWatermark(table, { column: { value: wm.column, quoted: false, span }, expr: wm.expr, exprText: wm.exprText, span })
+    } catch (e) {
+      throw restated(e, 'the watermark')
+    }
+  }
+  const here = (m: Readonly<Record<string, Span>>): Record<string, Span> => Object.fromEntries(Object.keys(m).map(k => [k, span]))
+  checkConnector({ ...table, span, optionSpans: here(table.optionSpans), optionValueSpans: here(table.optionValueSpans) })
+  return table
+}
+
 function checkWatermark(table: CatalogTable, wm: ast.WatermarkDef): void {
   const col = table.columns.find(c => c.name.toLowerCase() === wm.column.value.toLowerCase())
   if (!col) {

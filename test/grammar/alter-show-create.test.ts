@@ -2,7 +2,8 @@
 // CREATE keeps for SHOW CREATE.
 import { describe, expect, it } from 'vitest'
 import { parseSql } from '../../grammar/index.js'
-import { id, one, strip } from './helpers.js'
+import { renderError } from '../../common/errors.js'
+import { errorOf, id, one, strip, syntaxErrorOf } from './helpers.js'
 
 const name = (...parts: string[]) => ({ parts: parts.map(p => id(p)) })
 
@@ -37,6 +38,63 @@ describe('ALTER', () => {
     expect(() => parseSql('ALTER TABLE t RESET ()')).toThrow(/a string/)
     expect(() => parseSql(`ALTER TABLE t SET ('a' = '1', 'a' = '2')`)).toThrow("option 'a' is given twice")
     expect(() => parseSql('ALTER TABLE t')).toThrow()
+  })
+})
+
+describe('ALTER TABLE … ADD / MODIFY / DROP / RENAME c TO d', () => {
+  it('parses ADD and MODIFY of one element or a list, with FIRST / AFTER', () => {
+    const st = strip(one(`ALTER TABLE t ADD (x INT FIRST, y AS x + 1 AFTER a, WATERMARK FOR ts AS ts, PRIMARY KEY (x) NOT ENFORCED)`))
+    expect(st).toMatchObject({
+      action: {
+        kind: 'AddSchema',
+        columns: [
+          { column: { kind: 'PhysicalColumn', name: id('x') }, position: { kind: 'First' } },
+          { column: { kind: 'ComputedColumn', name: id('y'), exprText: 'x + 1' }, position: { kind: 'After', column: id('a') } },
+        ],
+        watermark: { column: id('ts'), exprText: 'ts' },
+        primaryKey: { columns: [id('x')], enforced: false },
+      },
+    })
+    expect(strip(one('alter table t modify b STRING'))).toMatchObject({
+      action: { kind: 'ModifySchema', columns: [{ column: { kind: 'PhysicalColumn', name: id('b') } }] },
+    })
+  })
+
+  it('parses DROP of columns, PRIMARY KEY and WATERMARK, and RENAME c TO d', () => {
+    expect(strip(one('ALTER TABLE t DROP (a, b)'))).toMatchObject({ action: { kind: 'DropColumns', columns: [id('a'), id('b')] } })
+    expect(strip(one('ALTER TABLE t DROP a'))).toMatchObject({ action: { kind: 'DropColumns', columns: [id('a')] } })
+    expect(strip(one('ALTER TABLE t DROP PRIMARY KEY'))).toMatchObject({ action: { kind: 'DropPrimaryKey' } })
+    expect(strip(one('ALTER TABLE t DROP WATERMARK'))).toMatchObject({ action: { kind: 'DropWatermark' } })
+    expect(strip(one('ALTER TABLE t RENAME a TO `b c`'))).toMatchObject({ action: { kind: 'RenameColumn', from: id('a'), to: id('b c', true) } })
+    expect(strip(one('ALTER TABLE t RENAME TO u'))).toMatchObject({ action: { kind: 'Rename', to: name('u') } })
+  })
+
+  it('keeps ADD, MODIFY, AFTER and COLUMNS usable as names', () => {
+    expect(one('SELECT add, modify, after, columns FROM t').kind).toBe('QueryStatement')
+    expect(strip(one('ALTER TABLE t ADD after INT AFTER add'))).toMatchObject({
+      action: { columns: [{ column: { name: id('after') }, position: { kind: 'After', column: id('add') } }] },
+    })
+  })
+
+  it('refuses FIRST / AFTER on a watermark or key, two keys, and a DROP of nothing, with line:column', () => {
+    expect(syntaxErrorOf('ALTER TABLE t ADD (\n  WATERMARK FOR ts AS ts FIRST)')).toMatchObject({
+      at: '2:26',
+      message: 'FIRST places a column; a watermark or primary key has no place',
+    })
+    expect(syntaxErrorOf('ALTER TABLE t ADD (a INT PRIMARY KEY NOT ENFORCED, PRIMARY KEY (a) NOT ENFORCED)')).toMatchObject({
+      at: '1:52',
+      message: 'a table has at most one PRIMARY KEY',
+    })
+    expect(syntaxErrorOf('ALTER TABLE t DROP')).toMatchObject({ at: '1:19', message: expect.stringMatching(/^unexpected end of input/) })
+    const sql = 'ALTER TABLE t ADD PRIMARY KEY (a) NOT ENFORCED AFTER b'
+    expect(renderError(errorOf(() => parseSql(sql)), sql)).toBe([
+      'error: AFTER places a column; a watermark or primary key has no place',
+      ' --> <sql>:1:48',
+      '  |',
+      '1 | ALTER TABLE t ADD PRIMARY KEY (a) NOT ENFORCED AFTER b',
+      '  |                                                ^^^^^',
+      'help: remove FIRST / AFTER from this element',
+    ].join('\n'))
   })
 })
 
