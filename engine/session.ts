@@ -12,8 +12,8 @@ import { findLatest, jobStorage, openCheckpointAt, type CheckpointConfig, type C
 import { withJobLock } from '../checkpoint/job-lock.js'
 import { checkRecoveryTarget, warnCommittedAfter } from './committed-output.js'
 import { parseDuration } from '../common/durations.js'
-import { alterObject, applyNamespaceStatement, Catalog, createTableAs, showNamespaces, describe, explain, showFunctions, explainJobGraph, planQuery, showCreate,
-  tableFromAst, viewFromAst, type PlanContext } from '../planner/index.js'
+import { alterObject, applyNamespaceStatement, Catalog, createTableAs, showNamespaces, describe, explain, showFunctions, showColumns, likeFilter,
+  explainJobGraph, planQuery, showCreate, tableFromAst, viewFromAst, type PlanContext } from '../planner/index.js'
 import { jobConfigOf, listOptions, resetOption, setOption, type JobConfig } from '../common/config/index.js'
 import { renderWarning, type WarningSink } from '../common/warnings.js'
 import { JobSet, type JobControl, type JobInfo, type JobKind, type JobOutcome } from './jobs.js'
@@ -218,9 +218,14 @@ export class Session {
       case 'ShowTables': {
         if (stmt.what === 'FUNCTIONS') return { kind: 'table', ...showFunctions(this.catalog.functions.list()) }
         if (stmt.what !== 'TABLES' && stmt.what !== 'VIEWS') return { kind: 'table', ...showNamespaces(stmt.what, this.catalog) }
-        const objs = this.catalog.list(stmt.what === 'TABLES' ? undefined : 'view')
+        const keep = likeFilter(stmt.like)
+        const objs = this.catalog.list(stmt.what === 'TABLES' ? undefined : 'view', stmt.from && { name: stmt.from, span: stmt.from.span }).filter(o =>
+          keep(o.name)
+        )
         return { kind: 'table', columns: [stmt.what === 'TABLES' ? 'table name' : 'view name'], rows: objs.map(o => [o.name]) }
       }
+      case 'ShowColumns':
+        return { kind: 'table', ...showColumns(stmt, this.planContext) }
       case 'ShowJobs':
         return { kind: 'showJobs' }
       case 'StopJob':

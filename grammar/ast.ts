@@ -64,6 +64,7 @@ export type Statement =
   | ResetOption
   | Explain
   | ShowTables
+  | ShowColumns
   | ShowJobs
   | StopJob
   | Describe
@@ -271,6 +272,24 @@ export interface ShowTables {
   readonly kind: 'ShowTables'
   /** SHOW TABLES, VIEWS, FUNCTIONS, CATALOGS, DATABASES, CURRENT CATALOG or CURRENT DATABASE */
   readonly what: 'TABLES' | 'VIEWS' | 'FUNCTIONS' | 'CATALOGS' | 'DATABASES' | 'CURRENT CATALOG' | 'CURRENT DATABASE'
+  /** SHOW TABLES FROM|IN [catalog.]db */
+  readonly from?: QualifiedName
+  readonly like?: ShowLike
+  readonly span: Span
+}
+
+/** `SHOW COLUMNS FROM|IN t [[NOT] LIKE 'p']`: DESCRIBE's rows of the columns whose names match. */
+export interface ShowColumns {
+  readonly kind: 'ShowColumns'
+  readonly table: QualifiedName
+  readonly like?: ShowLike
+  readonly span: Span
+}
+
+/** `[NOT] LIKE 'pattern'` (SQL LIKE: `%` any run, `_` one character; case-sensitive, as in Flink). */
+export interface ShowLike {
+  readonly pattern: string
+  readonly not: boolean
   readonly span: Span
 }
 

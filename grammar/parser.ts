@@ -517,7 +517,24 @@ export class SqlParser extends CstParser {
   showStatement = this.RULE('showStatement', () => {
     this.CONSUME(T.SHOW)
     this.OR(this.alts.showStatement1 ??= [
-      { ALT: () => this.CONSUME(T.TABLES) },
+      {
+        ALT: () => {
+          this.CONSUME(T.TABLES)
+          this.OPTION(() => {
+            this.SUBRULE(this.fromOrIn)
+            this.SUBRULE(this.qualifiedName)
+          })
+          this.OPTION2(() => this.SUBRULE(this.showLike))
+        },
+      },
+      {
+        ALT: () => {
+          this.CONSUME(T.COLUMNS)
+          this.SUBRULE2(this.fromOrIn)
+          this.SUBRULE2(this.qualifiedName)
+          this.OPTION3(() => this.SUBRULE2(this.showLike))
+        },
+      },
       { ALT: () => this.CONSUME(T.VIEWS) },
       { ALT: () => this.CONSUME(T.FUNCTIONS) },
       { ALT: () => this.CONSUME(T.JOBS) },
@@ -534,6 +551,20 @@ export class SqlParser extends CstParser {
       },
       { ALT: () => this.SUBRULE(this.showCreate) },
     ])
+  })
+
+  fromOrIn = this.RULE('fromOrIn', () => {
+    this.OR(this.alts.fromOrIn1 ??= [
+      { ALT: () => this.CONSUME(T.FROM) },
+      { ALT: () => this.CONSUME(T.IN) },
+    ])
+  })
+
+  /** `[NOT] LIKE 'pattern'` of SHOW TABLES / SHOW COLUMNS. */
+  showLike = this.RULE('showLike', () => {
+    this.OPTION(() => this.CONSUME(T.NOT))
+    this.CONSUME(T.LIKE)
+    this.CONSUME(T.StringLit)
   })
 
   /** `SHOW CREATE TABLE t` / `SHOW CREATE VIEW v`. */

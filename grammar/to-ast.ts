@@ -46,7 +46,9 @@ function statement(n: CstNode, s: Spans): A.Statement {
         const sc = child(c, 'showCreate')
         return { kind: 'ShowCreate', object: has(sc, 'VIEW') ? 'VIEW' : 'TABLE', name: qualifiedName(child(sc, 'qualifiedName'), s), span: s.of(c) }
       }
-      return { kind: 'ShowTables', what: showWhat(c), span: s.of(c) }
+      if (has(c, 'COLUMNS')) return { kind: 'ShowColumns', table: qualifiedName(child(c, 'qualifiedName'), s), ...showLike(c, s), span: s.of(c) }
+      return { kind: 'ShowTables', what: showWhat(c), ...(has(c, 'fromOrIn') ? { from: qualifiedName(child(c, 'qualifiedName'), s) } : {}), ...showLike(c, s),
+        span: s.of(c) }
     case 'useStatement':
       return { kind: 'Use', catalog: has(c, 'CATALOG'), name: qualifiedName(child(c, 'qualifiedName'), s), span: s.of(c) }
     case 'stopJobStatement': {
@@ -350,6 +352,11 @@ function dropStatement(n: CstNode, s: Spans): A.DropObject {
   }
 }
 
+function showLike(n: CstNode, s: Spans): { like?: A.ShowLike } {
+  const like = node(n, 'showLike')
+  return like ? { like: { pattern: stringValue(token(like, 'StringLit')!), not: has(like, 'NOT'), span: s.of(like) } } : {}
+}
+
 function showWhat(n: CstNode): A.ShowTables['what'] {
   if (has(n, 'CURRENT')) return has(n, 'CATALOG') ? 'CURRENT CATALOG' : 'CURRENT DATABASE'
   for (const w of ['VIEWS', 'FUNCTIONS', 'CATALOGS', 'DATABASES'] as const) if (has(n, w)) return w
@@ -387,6 +394,7 @@ const STATEMENT_NAMES: Record<Exclude<A.Statement['kind'], 'Insert'>, string> = 
   ResetOption: 'RESET',
   Explain: 'EXPLAIN',
   ShowTables: 'SHOW',
+  ShowColumns: 'SHOW COLUMNS',
   ShowJobs: 'SHOW JOBS',
   StopJob: 'STOP JOB',
   Describe: 'DESCRIBE',

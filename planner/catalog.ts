@@ -156,9 +156,18 @@ export class Catalog {
     this.homes.set(obj, db)
   }
 
-  /** The objects of the current database. */
-  list(kind?: 'table' | 'view'): CatalogObject[] {
-    return [...this.current.objects.values()].filter(o => kind === undefined || o.kind === kind).sort((a, b) => a.name.localeCompare(b.name))
+  /** The objects of the current database, or of `from` (SHOW TABLES FROM [catalog.]db). */
+  list(kind?: 'table' | 'view', from?: { readonly name: ObjectName; readonly span: Span }): CatalogObject[] {
+    let db = this.current
+    if (from !== undefined) {
+      const [catalog, name] = this.databasePath(from.name, from.span)
+      const c = this.catalogs.get(catalog.toLowerCase())
+      if (c === undefined) throw this.noCatalog(catalog, from.span)
+      db = c.databases.get(name.toLowerCase()) ?? (() => {
+        throw this.noDatabase(c.name, name, from.span)
+      })()
+    }
+    return [...db.objects.values()].filter(o => kind === undefined || o.kind === kind).sort((a, b) => a.name.localeCompare(b.name))
   }
 
   /** The objects of the database `obj` lives in (the views that may read it). */

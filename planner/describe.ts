@@ -1,5 +1,6 @@
 // DESCRIBE of a table or view and SHOW FUNCTIONS, as the rows a session shows.
 import { formatType } from '../common/types.js'
+import type * as ast from '../grammar/ast.js'
 import type { Catalog, CatalogObject } from './catalog.js'
 import { QueryBinder } from './bind/query-binder.js'
 import { tableFields } from './bind/table-fields.js'
@@ -39,6 +40,26 @@ export function describeObject(obj: CatalogObject, catalog: Catalog, config: Job
   const bound = new QueryBinder(catalog, config).bindQuery(obj.query)
   return { columns: ['name', 'type'], rows: bound.plan.fields.map((f, i) => [obj.columns?.[i] ?? f.name, formatType(f.type)]) }
 }
+
+/**
+ * The names SHOW TABLES / SHOW COLUMNS `[NOT] LIKE 'pattern'` keeps: SQL LIKE (`%` any run, `_` one
+ * character, `\\` escapes the next), case-sensitive as in Flink.
+ *
+ * @example likeFilter({ pattern: 'Ord%', not: false, span })('Orders') // true
+ */
+export function likeFilter(like: ast.ShowLike | undefined): (name: string) => boolean {
+  if (like === undefined) return () => true
+  let re = ''
+  for (let i = 0; i < like.pattern.length; i++) {
+    const ch = like.pattern[i]!
+    if (ch === '\\' && i + 1 < like.pattern.length) re += escapeRe(like.pattern[++i]!)
+    else re += ch === '%' ? '[\\s\\S]*' : ch === '_' ? '[\\s\\S]' : escapeRe(ch)
+  }
+  const rx = new RegExp(`^${re}$`, 'u')
+  return name => rx.test(name) !== like.not
+}
+
+const escapeRe = (ch: string): string => ch.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
 /**
  * Functions written as syntax of their own rather than as calls by name: CAST, the OVERLAPS

@@ -7,8 +7,8 @@ import type { WarningSink } from '../common/warnings.js'
 import type { JobGraph } from '../core/job-graph.js'
 import type { JobConfig } from '../common/config/index.js'
 import type { Catalog } from './catalog.js'
-import { describeObject, type Listing } from './describe.js'
-export { describeObject, showFunctions } from './describe.js'
+import { describeObject, likeFilter, type Listing } from './describe.js'
+export { describeObject, likeFilter, showFunctions } from './describe.js'
 import { explainJobGraph } from './explain.js'
 import { lowerToJobGraph } from './physical/lower.js'
 import { planInsert, planSelect } from './planner.js'
@@ -61,6 +61,13 @@ export function planQuery(stmt: ast.Insert | ast.StatementSet | ast.QueryStateme
 /** EXPLAIN [CHANGELOG_MODE] of an INSERT, a statement set or a SELECT: the text of its job graph (named 'explain'; no job is started). */
 export function explain(stmt: ast.Explain, ctx: PlanContext): string {
   return explainJobGraph(planQuery(stmt.statement, ctx).jobGraph('explain'), { changelogMode: stmt.changelogMode })
+}
+
+/** SHOW COLUMNS FROM t [[NOT] LIKE 'p']: DESCRIBE's rows of the columns whose names match. */
+export function showColumns(stmt: ast.ShowColumns, ctx: PlanContext): Listing {
+  const listing = describeObject(ctx.catalog.resolve(stmt.table, stmt.table.span), ctx.catalog, ctx.config)
+  const keep = likeFilter(stmt.like)
+  return { columns: listing.columns, rows: listing.rows.filter(r => keep(r[0]!)) }
 }
 
 /** DESCRIBE of a table or view; an unknown name is a plan error at the name with a did-you-mean. */

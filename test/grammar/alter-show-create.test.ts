@@ -98,6 +98,20 @@ describe('ALTER TABLE … ADD / MODIFY / DROP / RENAME c TO d', () => {
   })
 })
 
+describe('SHOW TABLES / SHOW COLUMNS with FROM and LIKE', () => {
+  it('parses FROM / IN and [NOT] LIKE', () => {
+    expect(strip(one(`SHOW TABLES FROM c.db NOT LIKE 'a%'`))).toEqual({ kind: 'ShowTables', what: 'TABLES', from: name('c', 'db'),
+      like: { pattern: 'a%', not: true } })
+    expect(strip(one(`show columns in t like '_x'`))).toEqual({ kind: 'ShowColumns', table: name('t'), like: { pattern: '_x', not: false } })
+    expect(strip(one('SHOW TABLES'))).toEqual({ kind: 'ShowTables', what: 'TABLES' })
+  })
+
+  it('refuses SHOW COLUMNS without FROM and LIKE without a pattern, with line:column', () => {
+    expect(syntaxErrorOf('SHOW COLUMNS t')).toMatchObject({ at: '1:14', message: expect.stringMatching(/^unexpected 't'/) })
+    expect(syntaxErrorOf('SHOW TABLES LIKE\n  x')).toMatchObject({ at: '2:3', message: expect.stringMatching(/^unexpected 'x', expected a string/) })
+  })
+})
+
 describe('SHOW CREATE', () => {
   it('parses SHOW CREATE TABLE and SHOW CREATE VIEW', () => {
     expect(strip(one('SHOW CREATE TABLE db.t'))).toEqual({ kind: 'ShowCreate', object: 'TABLE', name: name('db', 't') })

@@ -127,9 +127,9 @@ export const DDL_PAGES: readonly CompatPage[] = [{
       name: 'SHOW TABLES LIKE',
       sql: `${T} CREATE TABLE other (x INT) WITH ('connector' = 'datagen'); SHOW TABLES LIKE 'Ord%'`,
       expect: ['Orders'],
-      fails: 'SHOW TABLES LIKE is not supported yet',
     },
-    { name: 'SHOW COLUMNS FROM', sql: `${T} SHOW COLUMNS FROM Orders`, expect: [], fails: 'SHOW COLUMNS is not supported yet' },
+    { name: 'SHOW COLUMNS FROM … LIKE', sql: `${T} SHOW COLUMNS FROM Orders LIKE '%r%'`,
+      expect: ['order_id | INT | TRUE |  |  | ', 'price | INT | TRUE |  | AS … | '] },
   ],
 }, {
   page: 'sql/explain.md',
