@@ -3,12 +3,11 @@
 import type { Field } from '../../common/types.js'
 import type { ConnectorOptions, SplitPosition } from '../api.js'
 import type { BatchLayout } from './column-batch.js'
-import type { Restore } from './source.js'
+import type { FileSplit } from './splits.js'
 
-/** What the worker reads: the reader's files, where each starts, and its context without the signal. */
+/** What the worker reads: the reader's splits (each with where it starts), and its context without the signal. */
 export interface WorkerInit {
-  readonly files: readonly string[]
-  readonly restore: Restore
+  readonly splits: readonly FileSplit[]
   readonly table: string
   readonly options: ConnectorOptions
   readonly schema: readonly Field[]

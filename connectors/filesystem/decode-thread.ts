@@ -11,10 +11,10 @@ import { availableParallelism } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
 import { type ErrorKind, WeirError } from '../../common/errors.js'
-import type { SourceChunk, SourceContext, SourceReader } from '../api.js'
+import type { SourceChunk, SourceContext, SourceReader, SplitPosition } from '../api.js'
 import type { Credit, FromWorker, WorkerInit } from './decode-protocol.js'
 import { toRows } from './column-batch.js'
-import type { Restore } from './source.js'
+import { startPosition, type FileSplit } from './splits.js'
 
 /**
  * The worker's script: beside this module once built; from the TypeScript sources (tests), the built
@@ -49,18 +49,19 @@ type Item = FromWorker | { readonly t: 'exit'; readonly error: unknown }
 
 export class ThreadedFileReader implements SourceReader {
   readonly splitCount: number
+  readonly startPositions: readonly SplitPosition[]
   private worker: Worker | null
   private readonly queue: Item[] = []
   private waiting: ((item: Item | null) => void) | null = null
   private done = false
-  private lastMetrics: Readonly<Record<string, number>> = { skippedRecords: 0, rowsRead: 0, bytesRead: 0, filesRead: 0 }
+  private lastMetrics: Readonly<Record<string, number>> = { skippedRecords: 0, rowsRead: 0, bytesRead: 0, splitsRead: 0 }
   private readonly onAbort = (): void => this.deliver(null)
 
-  constructor(files: readonly string[], restore: Restore, private readonly ctx: SourceContext) {
-    this.splitCount = files.length
+  constructor(splits: readonly FileSplit[], private readonly ctx: SourceContext) {
+    this.splitCount = splits.length
+    this.startPositions = splits.map(startPosition)
     const init: WorkerInit = {
-      files,
-      restore,
+      splits,
       table: ctx.table,
       options: ctx.options,
       schema: ctx.schema,

@@ -54,7 +54,7 @@ async function run(): Promise<void> {
     const scanner = jsonScanner(decoder, config, ctx)
     // createFileSource starts a worker only for a source its scanner reads.
     if (scanner === null) throw new Error(`the decode worker of table '${ctx.table}' got a source that is not read by the JSON scanner`)
-    reader = new FileSourceReader(init.files, init.restore, decoder, scanner, config.json.ignoreParseErrors, ctx)
+    reader = new FileSourceReader(init.splits, decoder, scanner, config.json.ignoreParseErrors, ctx)
     // The columns the scanner fills; the others hold values only for records JsonDecoder decoded.
     const columns = new ColumnBatchBuilder(ctx.schema, scannedColumns(ctx), Math.max(1, ctx.batchSize))
     let parts: ChunkPart[] = []

@@ -91,7 +91,8 @@ export function recordContext(ctx: SourceContext): SourceContext {
 
 /**
  * A reader that adds the file metadata columns to the rows of `inner`, which reads the record
- * columns of `files` (split i is files[i]). Each file is looked at once, when its first chunk comes.
+ * columns of `files` (split i is a byte range of files[splitFiles[i]]). Each file is looked at once,
+ * when its first chunk comes.
  */
 export class FileMetadataReader implements SourceReader {
   readonly splitCount: number
@@ -104,6 +105,7 @@ export class FileMetadataReader implements SourceReader {
   constructor(
     private readonly inner: SourceReader,
     private readonly files: readonly string[],
+    private readonly splitFiles: readonly number[],
     ctx: SourceContext,
     private readonly partitions?: FilePartitions,
   ) {
@@ -124,7 +126,8 @@ export class FileMetadataReader implements SourceReader {
   async next(): Promise<SourceChunk | null> {
     const chunk = await this.inner.next()
     if (chunk === null || chunk.rows.length === 0) return chunk
-    const facts = this.facts.get(chunk.split) ?? await this.look(chunk.split)
+    const file = this.splitFiles[chunk.split]!
+    const facts = this.facts.get(file) ?? await this.look(file)
     const values = this.columns.map(c => (typeof c === 'number' ? undefined : c.read(facts)))
     const rows: Row[] = new Array(chunk.rows.length)
     const n = this.columns.length
@@ -140,8 +143,8 @@ export class FileMetadataReader implements SourceReader {
     return { ...chunk, rows }
   }
 
-  private async look(split: number): Promise<FileFacts> {
-    const path = this.files[split]!
+  private async look(file: number): Promise<FileFacts> {
+    const path = this.files[file]!
     let info
     try {
       info = await stat(path)
@@ -149,8 +152,8 @@ export class FileMetadataReader implements SourceReader {
       throw fsError(e, { kind: 'connector', op: 'read', path, what: `the source of table '${this.table}'`,
         setting: `the 'path' option of table '${this.table}'` })
     }
-    const facts = { path, size: info.size, modified: Math.floor(info.mtimeMs), partition: this.partitions?.values[split] ?? [] }
-    this.facts.set(split, facts)
+    const facts = { path, size: info.size, modified: Math.floor(info.mtimeMs), partition: this.partitions?.values[file] ?? [] }
+    this.facts.set(file, facts)
     return facts
   }
 

@@ -21,6 +21,8 @@ export const filesystemConnector: ConnectorFactory = {
       checkCsvColumns(resolveFsOptions(options).format, schema.filter((_, i) => (metadata?.[i] ?? null) === null))
     },
     metadataKeys: FILE_METADATA_KEYS,
+    // Files, and byte ranges of large JSON files, are dealt to the subtasks (splits.ts).
+    splittable: true,
     bounded() {
       return true
     },

@@ -14,10 +14,17 @@ export interface LineStart {
   readonly line: number
 }
 
-/** How a LineReader reads: block size in bytes, and whether it hands out byte ranges (`nextRange`) instead of strings (`nextLine`). */
+/**
+ * How a LineReader reads: block size in bytes, whether it hands out byte ranges (`nextRange`) instead
+ * of strings (`nextLine`), and for a byte range of the file (splits.ts): `skipFirst`, the first line
+ * (the rest of the line that `start.offset` is in) is passed over, not counted; `limit`, a line
+ * starting at or after this offset is not read (the file ends there for the caller).
+ */
 export interface LineReaderOptions {
   readonly blockBytes?: number
   readonly bytes?: boolean
+  readonly skipFirst?: boolean
+  readonly limit?: number
 }
 
 /** Lines of one UTF-8 file, without their '\n' / '\r\n' terminators. */
@@ -63,17 +70,26 @@ export class LineReader {
   lineStart = 0
   lineEnd = 0
   private readonly byteMode: boolean
+  private skipFirst: boolean
+  private readonly limit: number
+  /** A line at or after `limit` was reached: the range has ended (`fill()` closes the file and says so). */
+  private limited = false
+  /** Text mode with a limit: the file offset where the line `nextLine` last gave starts. */
+  private textLineOffset = 0
 
   constructor(private readonly path: string, start: LineStart = { offset: 0, line: 0 }, options: LineReaderOptions = {}) {
     this.buf = Buffer.allocUnsafe(options.blockBytes ?? 1 << 20)
     this.spare = Buffer.allocUnsafe(this.buf.length)
     this.byteMode = options.bytes ?? false
+    this.skipFirst = options.skipFirst ?? false
+    this.limit = options.limit ?? Infinity
     this.first = start.offset === 0
     this.readPos = start.offset
     this.blockStart = start.offset
     this.blockEnd = start.offset
-    this.lineNo = start.line
-    this.blockFirstLine = start.line
+    // The line passed over is counted while it is read (so the offsets of a non-ASCII block count right), then not.
+    this.lineNo = this.skipFirst ? start.line - 1 : start.line
+    this.blockFirstLine = this.lineNo
   }
 
   /**
@@ -81,6 +97,26 @@ export class LineReader {
    * (false once the file has ended).
    */
   nextLine(): string | null {
+    if (this.skipFirst) {
+      if (this.nextLineText() === null) return null
+      this.skipFirst = false
+    }
+    if (this.limit !== Infinity) {
+      if (this.pos >= this.text.length) return null
+      const at = this.offset
+      if (at >= this.limit) {
+        this.limited = true
+        this.text = ''
+        this.pos = 0
+        this.blockEnd = at
+        return null
+      }
+      this.textLineOffset = at
+    }
+    return this.nextLineText()
+  }
+
+  private nextLineText(): string | null {
     const text = this.text
     const pos = this.pos
     if (pos >= text.length) return null
@@ -101,6 +137,24 @@ export class LineReader {
    * when the block is used up (then call `fill()`, false once the file has ended).
    */
   nextRange(): boolean {
+    if (this.skipFirst) {
+      if (!this.nextLineRange()) return false
+      this.skipFirst = false
+    }
+    if (this.limit !== Infinity && this.blockStart + this.pos >= this.limit && this.pos < this.bytes.length) {
+      this.limited = true
+      this.bytes = this.bytes.subarray(0, this.pos)
+      return false
+    }
+    return this.nextLineRange()
+  }
+
+  /** The file offset where the line last handed out starts (with a `limit`, in text mode too). */
+  get lineOffset(): number {
+    return this.byteMode ? this.blockStart + this.lineStart : this.textLineOffset
+  }
+
+  private nextLineRange(): boolean {
     const bytes = this.bytes
     const pos = this.pos
     const length = bytes.length
@@ -148,6 +202,7 @@ export class LineReader {
 
   /** Reads the next block of whole lines; false at end of file. */
   async fill(): Promise<boolean> {
+    if (this.limited && !this.eof) await this.close()
     if (this.eof) return false
     if (this.handle === null) this.handle = await open(this.path, 'r')
     // The block in hand is given up: the next goes to the spare buffer, after the partial line that

@@ -49,6 +49,12 @@ export interface FsConfig {
    * "Reading a JSON file"); it pays off where the operators cost more per row than decoding does.
    */
   readonly decodeThread: 'auto' | 'true' | 'false'
+  /**
+   * 'source.split-size': a 'json' or 'debezium-json' file larger than this is read as byte ranges of
+   * this size (splits.ts), which the source's subtasks share. Default 32 MB (Flink's block size of
+   * local files, by which its file source splits).
+   */
+  readonly splitSize: number
   /** 'partition.default-name': the folder of a NULL or empty partition value. */
   readonly defaultPartition: string
   /** How a PARTITIONED BY sink commits a partition (partition-commit.ts). */
@@ -77,10 +83,10 @@ export interface PartitionCommitConfig {
   readonly timestampFormatter: string
 }
 
-const COMMON = ['path', 'format', 'source.decode-thread', 'partition.default-name', 'sink.partition-commit.trigger', 'sink.partition-commit.delay',
-  'sink.partition-commit.policy.kind', 'sink.partition-commit.success-file.name', 'sink.partition-commit.watermark-time-zone', 'partition.time-extractor.kind',
-  'partition.time-extractor.timestamp-pattern', 'partition.time-extractor.timestamp-formatter', 'sink.rolling-policy.file-size',
-  'sink.rolling-policy.rollover-interval', 'sink.rolling-policy.check-interval', 'sink.rolling-policy.inactivity-interval']
+const COMMON = ['path', 'format', 'source.decode-thread', 'source.split-size', 'partition.default-name', 'sink.partition-commit.trigger',
+  'sink.partition-commit.delay', 'sink.partition-commit.policy.kind', 'sink.partition-commit.success-file.name', 'sink.partition-commit.watermark-time-zone',
+  'partition.time-extractor.kind', 'partition.time-extractor.timestamp-pattern', 'partition.time-extractor.timestamp-formatter',
+  'sink.rolling-policy.file-size', 'sink.rolling-policy.rollover-interval', 'sink.rolling-policy.check-interval', 'sink.rolling-policy.inactivity-interval']
 /** Each format's options (the Kafka source takes the json and csv ones too). */
 export const FORMAT_OPTIONS: Record<FileFormat, readonly string[]> = {
   'json': ['json.ignore-parse-errors', 'json.fail-on-missing-field', 'json.timestamp-format.standard', 'json.timestamp-format.epoch'],
@@ -166,13 +172,19 @@ export function resolveFsOptions(options: ConnectorOptions): FsConfig {
     throw badValue('csv.field-delimiter', options['csv.field-delimiter'] ?? ',', 'a character other than the quote character and line breaks')
   }
   const decodeThread = enumOption(options, 'source.decode-thread', ['auto', 'true', 'false'] as const, 'false')
+  const splitText = options['source.split-size']
+  const splitSize = splitText === undefined ? DEFAULT_SPLIT_SIZE : parseSize(splitText)
+  if (splitSize === null || splitSize <= 0) throw badValue('source.split-size', splitText!, `a size such as '32 mb' or '64 kb'`)
   const defaultPartition = options['partition.default-name'] ?? '__DEFAULT_PARTITION__'
   if (defaultPartition === '' || /[/\\]/.test(defaultPartition) || defaultPartition.startsWith('.')) {
     throw badValue('partition.default-name', defaultPartition, 'a folder name (not empty, without / or \\, not starting with a dot)')
   }
-  return { path, format, json, csv, schemaInclude, decodeThread, defaultPartition, partitionCommit: partitionCommitOptions(options),
+  return { path, format, json, csv, schemaInclude, decodeThread, splitSize, defaultPartition, partitionCommit: partitionCommitOptions(options),
     rolling: rollingOptions(options) }
 }
+
+/** 'source.split-size' when not set: 32 MB. */
+export const DEFAULT_SPLIT_SIZE = 32 * 1024 * 1024
 
 /** Flink's defaults: 128 MB, 30 min. The check and inactivity intervals are checked only: a part is looked at when rows come. */
 function rollingOptions(options: ConnectorOptions): FsConfig['rolling'] {

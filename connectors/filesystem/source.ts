@@ -1,12 +1,13 @@
-// The filesystem source: lists the files under 'path' (one split each, read in name order) and turns
+// The filesystem source: lists the files under 'path' (in name order), cuts them into splits (whole
+// files, or byte ranges of large JSON files; splits.ts) shared by the source's subtasks, and turns
 // their lines into rows (debezium-json lines into changes, with row kinds), a chunk of ~batchSize rows
-// per `next()`. Bad records fail the job with the
-// file and line, or are skipped and counted with '<format>.ignore-parse-errors'. Each chunk carries
-// its file's byte offset, and a restored reader seeks there. JSON lines are read from the file's bytes
+// per `next()`. Bad records fail the job with the file and line (or byte offset, in a range that
+// starts mid-file), or are skipped and counted with '<format>.ignore-parse-errors'. Each chunk carries
+// its split's byte offset, and a restored reader seeks there. JSON lines are read from the file's bytes
 // by JsonFieldScanner (only the columns the job reads; json-scan.ts), the unusual ones as text by
 // JsonDecoder, so rows and errors are those of decoding every line's text, but that a column the job
 // does not read is NULL and its value unchecked (as in Flink's projected JSON format).
-import { open, readdir, stat } from 'node:fs/promises'
+import { readdir, stat } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { WeirError } from '../../common/errors.js'
 import { fsError, type FsOperation } from '../../common/fs-errors.js'
@@ -17,29 +18,13 @@ import { DebeziumDecoder } from './debezium-decoder.js'
 import { ChunkRows, MORE, RecordError, rowsOf, SKIP, type Changes, type RecordDecoder } from './decoder.js'
 import { JsonDecoder } from './json-decoder.js'
 import { FALLBACK, JsonFieldScanner } from './json-scan.js'
-import { LineReader, type LineStart } from './line-reader.js'
+import { LineReader } from './line-reader.js'
 import { resolveFsOptions, type FsConfig } from './options.js'
 import { ThreadedFileReader, useDecodeThread } from './decode-thread.js'
 import type { ColumnBatchBuilder } from './column-batch.js'
 import { FileMetadataReader, hasFileMetadata, recordContext, type FilePartitions } from './file-metadata.js'
 import { listPartitionFolders, parseFolder, partitionRow } from './partitions.js'
-
-/**
- * A file split's position after a chunk: the file (its path as listed), the byte offset just after
- * the last line the chunk consumed, that line's number (so errors after a restore name the right
- * line), and whether the file was read to its end.
- *
- * @example { file: '/data/clicks/a.json', offset: 18342, line: 250, ended: false }
- */
-export interface FilePosition {
-  readonly file: string
-  readonly offset: number
-  readonly line: number
-  readonly ended: boolean
-}
-
-/** Where a split starts: at the beginning (null), after a line, or nowhere (already ended). */
-export type FileStart = (LineStart & { readonly ended: boolean }) | null
+import { ownSplits, positionOf, startPosition, type FileSplit } from './splits.js'
 
 /** A failed file-system call on a path of table `table`'s source. */
 function sourceFsError(e: unknown, op: FsOperation, path: string, table: string): WeirError {
@@ -101,8 +86,9 @@ export async function createFileSource(tableCtx: SourceContext): Promise<SourceR
     : await listPartitionedFiles(config.path, keys, tableCtx, config.defaultPartition)
   // Metadata and partition columns (file-metadata.ts) are added around a reader of the record's columns.
   const ctx = hasFileMetadata(tableCtx) ? recordContext(tableCtx) : tableCtx
-  const reader = await createRecordReader(config, files, ctx)
-  return ctx === tableCtx ? reader : new FileMetadataReader(reader, files, tableCtx, partitions)
+  const splits = await ownSplits(files, config, tableCtx)
+  const reader = createRecordReader(config, splits, ctx)
+  return ctx === tableCtx ? reader : new FileMetadataReader(reader, files, splits.map(s => s.fileIndex), tableCtx, partitions)
 }
 
 /**
@@ -138,17 +124,14 @@ async function listPartitionedFiles(
   return { files, partitions: { keys, values } }
 }
 
-async function createRecordReader(config: FsConfig, files: string[], ctx: SourceContext): Promise<SourceReader> {
-  const restore = ctx.restoredPositions === undefined
-    ? { starts: files.map(() => null), moved: false }
-    : await restoreStarts(files, ctx.restoredPositions, config.path, ctx.table)
+function createRecordReader(config: FsConfig, splits: readonly FileSplit[], ctx: SourceContext): SourceReader {
   const ignoreErrors = config.format === 'csv' ? config.csv.ignoreParseErrors : config.json.ignoreParseErrors
   const decoder = decoderFor(config, ctx)
   const scanner = jsonScanner(decoder, config, ctx)
   // JSON lines read from their bytes can be read and decoded on a thread of their own (decode-thread.ts);
   // other formats, and a thread turned off or not available, read on this one.
-  if (scanner !== null && useDecodeThread(config.decodeThread, ctx.table)) return new ThreadedFileReader(files, restore, ctx)
-  return new FileSourceReader(files, restore, decoder, scanner, ignoreErrors, ctx)
+  if (scanner !== null && useDecodeThread(config.decodeThread, ctx.table)) return new ThreadedFileReader(splits, ctx)
+  return new FileSourceReader(splits, decoder, scanner, ignoreErrors, ctx)
 }
 
 /**
@@ -167,103 +150,15 @@ export function scannedColumns(ctx: SourceContext): boolean[] {
   return ctx.schema.map((f, i) => (ctx.readColumns?.[i] ?? true) || !f.type.nullable)
 }
 
-function asFilePosition(p: SplitPosition, split: number, table: string): FilePosition {
-  const o = p as Partial<Record<keyof FilePosition, unknown>> | null
-  const count = (v: unknown): boolean => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0
-  if (typeof o !== 'object' || o === null || typeof o.file !== 'string' || !count(o.offset) || !count(o.line) || typeof o.ended !== 'boolean') {
-    throw WeirError.checkpoint(`the checkpoint holds an invalid position for split ${split} of table '${table}': ${JSON.stringify(p)}`, {
-      help: `a filesystem source's position is { file, offset, line, ended }; was the checkpoint taken with another connector for '${table}'?`,
-    })
-  }
-  return o as FilePosition
-}
-
-/** The further on of two positions of one file (positions of a file only move forward). */
-function further(a: FilePosition, b: FilePosition): FilePosition {
-  return a.offset !== b.offset ? (a.offset > b.offset ? a : b) : a.ended ? a : b
-}
-
-/** Where the listed files start after a restore, and whether a split's position now belongs to another split number. */
-export interface Restore {
-  readonly starts: FileStart[]
-  readonly moved: boolean
-}
-
 /**
- * Where each listed file starts after a restore. Positions are matched to files by path, not by
- * split number, so a file added since the checkpoint is read from its start; a file the checkpoint
- * had read from that is gone, or shorter than its offset, is an error: resuming would not give the
- * rows an uninterrupted run would have.
+ * Reads the splits of one source subtask (splits.ts: whole files, or byte ranges of large ones), one
+ * after another in file order, a chunk of ~batchSize rows per `next()`.
  */
-async function restoreStarts(files: readonly string[], restored: readonly (SplitPosition | null)[], path: string, table: string): Promise<Restore> {
-  const byFile = new Map<string, FilePosition>()
-  let moved = restored.length !== files.length
-  for (let split = 0; split < restored.length; split++) {
-    const raw = restored[split]
-    if (raw === null || raw === undefined) continue
-    const p = asFilePosition(raw, split, table)
-    // A file can be named twice when its split number moved in an earlier restore (see `moved`).
-    const seen = byFile.get(p.file)
-    byFile.set(p.file, seen === undefined ? p : further(seen, p))
-    if (files[split] !== p.file) moved = true
-  }
-  const starts: FileStart[] = files.map(() => null)
-  for (const p of byFile.values()) {
-    const where = `the checkpoint read it up to byte ${p.offset} (line ${p.line})`
-    const record = { source: p.file, line: p.line, offset: p.offset }
-    const index = files.indexOf(p.file)
-    if (index === -1) {
-      const exists = await stat(p.file).then(s => s.isFile(), () => false)
-      throw WeirError.connector(exists
-        ? `cannot resume table '${table}': file '${p.file}' is no longer among the files of path '${path}'; ${where}`
-        : `cannot resume table '${table}': file '${p.file}' is missing; ${where}`, {
-        record,
-        help:
-          `a resumed job reads on from where its checkpoint stopped, so the files it was reading must stay; put the file back, or start the job without the checkpoint`,
-      })
-    }
-    const size = await stat(p.file).then(s => s.size, e => {
-      throw sourceFsError(e, 'read', p.file, table)
-    })
-    if (size < p.offset) {
-      throw WeirError.connector(`cannot resume table '${table}': file '${p.file}' has ${size} bytes, but ${where}`, {
-        record,
-        help: `the file was truncated or replaced after the checkpoint; put the original back, or start the job without the checkpoint`,
-      })
-    }
-    if (!p.ended && p.offset > 0 && p.offset < size && !(await followsNewline(p.file, p.offset, table))) {
-      throw WeirError.connector(
-        `cannot resume table '${table}': file '${p.file}' changed since the checkpoint (byte ${p.offset} no longer follows a line break); ${where}`,
-        {
-          record,
-          help: `files must not be rewritten while a job reads them; put the original back, or start the job without the checkpoint`,
-        },
-      )
-    }
-    starts[index] = { offset: p.offset, line: p.line, ended: p.ended }
-  }
-  return { starts, moved }
-}
-
-/** Whether the byte before `offset` is a '\n', as it is at every offset a position records (but the end of a file). */
-async function followsNewline(file: string, offset: number, table: string): Promise<boolean> {
-  try {
-    const handle = await open(file, 'r')
-    try {
-      const byte = Buffer.alloc(1)
-      await handle.read(byte, 0, 1, offset - 1)
-      return byte[0] === 10
-    } finally {
-      await handle.close()
-    }
-  } catch (e) {
-    throw sourceFsError(e, 'read', file, table)
-  }
-}
-
 export class FileSourceReader implements SourceReader {
   readonly splitCount: number
-  private fileIndex = 0
+  /** Every split's start (a checkpoint taken before it is read records it; splits.ts). */
+  readonly startPositions: readonly SplitPosition[]
+  private splitIndex = 0
   private lines: LineReader | null = null
   private skipped = 0
   private rowsRead = 0
@@ -271,79 +166,84 @@ export class FileSourceReader implements SourceReader {
   /** Line where a record spanning several lines (CSV) started. */
   private recordStart = 0
   private recordText = ''
-
-  private readonly starts: readonly FileStart[]
-  /** Empty chunks that carry restored positions to their new split numbers, given before any rows. */
-  private readonly announce: SourceChunk[] = []
-  /** Splits whose end an announcement already reported. */
-  private readonly announcedEnd = new Set<number>()
   /** Columns declared NOT NULL (primary key columns are). */
   private readonly notNull: readonly number[]
 
   constructor(
-    private readonly files: readonly string[],
-    restore: Restore,
+    private readonly splits: readonly FileSplit[],
     private readonly decoder: RecordDecoder,
     /** JSON lines: reads them from their bytes (the reader then hands out byte ranges, see `scanLine`). */
     private readonly scanner: JsonFieldScanner | null,
     private readonly ignoreErrors: boolean,
     private readonly ctx: SourceContext,
   ) {
-    this.splitCount = files.length
-    this.starts = restore.starts
+    this.splitCount = splits.length
+    this.startPositions = splits.map(startPosition)
     this.notNull = ctx.schema.flatMap((f, i) => (f.type.nullable ? [] : [i]))
-    if (restore.moved) {
-      // The files changed since the checkpoint, so split numbers did. Whoever keeps the positions
-      // per split number (the runtime, for the next checkpoint) learns each file's at once, instead
-      // of keeping, until the file's first chunk, the position restored under that number.
-      for (let split = 0; split < files.length; split++) {
-        const start = this.starts[split]
-        if (start === null || start === undefined) continue
-        const position: FilePosition = { file: files[split]!, offset: start.offset, line: start.line, ended: start.ended }
-        this.announce.push(start.ended ? { rows: [], split, splitEnded: true, position } : { rows: [], split, position })
-        if (start.ended) this.announcedEnd.add(split)
-      }
+  }
+
+  /**
+   * The split to read from, its line reader opened; or a chunk that ends a split restored as ended,
+   * or null when every split is done.
+   */
+  private open(bytes: boolean): SourceChunk | LineReader | null {
+    if (this.lines !== null) return this.lines
+    if (this.splitIndex >= this.splits.length) return null
+    const split = this.splits[this.splitIndex]!
+    const resume = split.resume
+    if (resume?.ended === true) {
+      // Read to its end before the checkpoint: nothing more, but the split still reports its end.
+      return { rows: [], split: this.splitIndex++, splitEnded: true, position: startPosition(split) }
     }
+    const offset = resume?.offset ?? split.start
+    const line = resume?.line ?? 0
+    // A byte range ends at its end (a whole file's last range, and a range's errors, want the offsets
+    // of lines: an unreachable limit keeps them).
+    const ranged = split.start > 0 || split.end !== null
+    const limit = split.end ?? (ranged ? Number.MAX_SAFE_INTEGER : Infinity)
+    // A range not started yet begins with the rest of the line its first byte is in (if it follows a
+    // newline, that rest is the empty line ending at it): read from the byte before, passing that line over.
+    this.lines = offset === split.start && split.start > 0
+      ? new LineReader(split.file, { offset: offset - 1, line }, { bytes, skipFirst: true, limit })
+      : new LineReader(split.file, { offset, line }, { bytes, limit })
+    return this.lines
+  }
+
+  /** The end of the split being read: its last chunk's position. */
+  private async endSplit(lines: LineReader): Promise<{ split: number; splitEnded: true; position: SplitPosition }> {
+    await lines.close()
+    this.bytesRead += lines.bytesRead
+    this.lines = null
+    const split = this.splitIndex++
+    return { split, splitEnded: true, position: positionOf(this.splits[split]!, lines.offset, lines.lineNo, true) }
+  }
+
+  private positionNow(lines: LineReader): { split: number; position: SplitPosition } {
+    return { split: this.splitIndex, position: positionOf(this.splits[this.splitIndex]!, lines.offset, lines.lineNo, false) }
   }
 
   async next(): Promise<SourceChunk | null> {
     if (this.ctx.signal.aborted) return null
-    const announced = this.announce.shift()
-    if (announced !== undefined) return announced
-    while (this.lines === null && this.announcedEnd.has(this.fileIndex)) this.fileIndex++
-    if (this.fileIndex >= this.files.length) return null
-    const split = this.fileIndex
-    const file = this.files[split]!
-    if (this.lines === null) {
-      const start = this.starts[split] ?? null
-      if (start?.ended === true) {
-        // Read to its end before the checkpoint: nothing more, but the split still reports its end.
-        this.fileIndex++
-        return { rows: [], split, splitEnded: true, position: { file, offset: start.offset, line: start.line, ended: true } satisfies FilePosition }
-      }
-      this.lines = new LineReader(file, start ?? undefined, { bytes: this.scanner !== null })
-    }
-    const lines = this.lines
+    const opened = this.open(this.scanner !== null)
+    if (!(opened instanceof LineReader)) return opened
+    const lines = opened
+    const file = this.splits[this.splitIndex]!.file
     const out = new ChunkRows()
     const rows = out.rows
     const want = Math.max(1, this.ctx.batchSize)
     const decoder = this.decoder
     const scanner = this.scanner
     while (rows.length < want) {
-      if (scanner !== null && this.scanLine(scanner, lines, out, file)) continue
+      if (scanner !== null && this.scanLine(scanner, lines, out)) continue
       const line = scanner === null ? lines.nextLine() : null
       if (line === null) {
         if (this.ctx.signal.aborted) return null
         if (await this.fill(lines, file)) continue
         // End of file: an open quoted field is a bad last record.
-        if (decoder.reset()) this.fail(new RecordError('unterminated quoted field at end of file'), file, this.recordStart, this.recordText)
+        if (decoder.reset()) this.fail(new RecordError('unterminated quoted field at end of file'), lines, this.recordStart, this.recordText)
         this.recordText = ''
-        this.bytesRead += lines.bytesRead
-        this.lines = null
-        this.fileIndex++
         this.rowsRead += rows.length
-        const position: FilePosition = { file, offset: lines.offset, line: lines.lineNo, ended: true }
-        return { rows, ...out.chunkKinds(), split, splitEnded: true, position }
+        return { rows, ...out.chunkKinds(), ...(await this.endSplit(lines)) }
       }
       let result
       try {
@@ -351,7 +251,7 @@ export class FileSourceReader implements SourceReader {
       } catch (e) {
         if (!(e instanceof RecordError)) throw e
         const multiLine = this.recordText !== ''
-        this.fail(e, file, multiLine ? this.recordStart : lines.lineNo, multiLine ? this.recordText + '\n' + line : line)
+        this.fail(e, lines, multiLine ? this.recordStart : lines.lineNo, multiLine ? this.recordText + '\n' + line : line)
         this.recordText = ''
         continue
       }
@@ -366,7 +266,7 @@ export class FileSourceReader implements SourceReader {
       const nullIn = this.nullInNotNull(result)
       if (nullIn !== -1) {
         const multiLine = this.recordText !== ''
-        this.fail(this.notNullError(nullIn), file, multiLine ? this.recordStart : lines.lineNo, multiLine ? this.recordText + '\n' + line : line)
+        this.fail(this.notNullError(nullIn), lines, multiLine ? this.recordStart : lines.lineNo, multiLine ? this.recordText + '\n' + line : line)
         this.recordText = ''
         continue
       }
@@ -375,7 +275,7 @@ export class FileSourceReader implements SourceReader {
     }
     this.rowsRead += rows.length
     // A chunk ends right after a whole record, so no CSV record spans two chunks' positions.
-    return { rows, ...out.chunkKinds(), split, position: { file, offset: lines.offset, line: lines.lineNo, ended: false } satisfies FilePosition }
+    return { rows, ...out.chunkKinds(), ...this.positionNow(lines) }
   }
   /**
    * The next chunk of a JSON file read by the scanner, its rows put into `columns` (the decode
@@ -384,37 +284,23 @@ export class FileSourceReader implements SourceReader {
    */
   async nextInto(columns: ColumnBatchBuilder): Promise<SourceChunk | null> {
     if (this.ctx.signal.aborted) return null
-    const announced = this.announce.shift()
-    if (announced !== undefined) return announced
-    while (this.lines === null && this.announcedEnd.has(this.fileIndex)) this.fileIndex++
-    if (this.fileIndex >= this.files.length) return null
-    const split = this.fileIndex
-    const file = this.files[split]!
-    if (this.lines === null) {
-      const start = this.starts[split] ?? null
-      if (start?.ended === true) {
-        this.fileIndex++
-        return { rows: [], split, splitEnded: true, position: { file, offset: start.offset, line: start.line, ended: true } satisfies FilePosition }
-      }
-      this.lines = new LineReader(file, start ?? undefined, { bytes: true })
-    }
-    const lines = this.lines
+    const opened = this.open(true)
+    if (!(opened instanceof LineReader)) return opened
+    const lines = opened
+    const file = this.splits[this.splitIndex]!.file
     const scanner = this.scanner!
     const want = Math.max(1, this.ctx.batchSize)
     while (columns.length < want) {
-      if (this.scanInto(scanner, lines, columns, file)) continue
+      if (this.scanInto(scanner, lines, columns)) continue
       if (this.ctx.signal.aborted) return null
       // The block in hand is given up for the next: the bytes spans point into are copied first.
       columns.release()
       if (await this.fill(lines, file)) continue
-      this.bytesRead += lines.bytesRead
-      this.lines = null
-      this.fileIndex++
       this.rowsRead += columns.length
-      return { rows: [], split, splitEnded: true, position: { file, offset: lines.offset, line: lines.lineNo, ended: true } satisfies FilePosition }
+      return { rows: [], ...(await this.endSplit(lines)) }
     }
     this.rowsRead += columns.length
-    return { rows: [], split, position: { file, offset: lines.offset, line: lines.lineNo, ended: false } satisfies FilePosition }
+    return { rows: [], ...this.positionNow(lines) }
   }
 
   /**
@@ -435,7 +321,7 @@ export class FileSourceReader implements SourceReader {
    * when the block is used up. The same steps as for a line's text in `next`, JSON having no
    * multi-line records; the text is made only for a FALLBACK or an error.
    */
-  private scanLine(scanner: JsonFieldScanner, lines: LineReader, out: ChunkRows, file: string): boolean {
+  private scanLine(scanner: JsonFieldScanner, lines: LineReader, out: ChunkRows): boolean {
     if (!lines.nextRange()) return false
     let result: Row | typeof FALLBACK | ReturnType<RecordDecoder['decode']>
     try {
@@ -443,13 +329,13 @@ export class FileSourceReader implements SourceReader {
       if (result === FALLBACK) result = this.decoder.decode(lines.lineText())
     } catch (e) {
       if (!(e instanceof RecordError)) throw e
-      this.fail(e, file, lines.lineNo, lines.lineText())
+      this.fail(e, lines, lines.lineNo, lines.lineText())
       return true
     }
     if (result === SKIP || result === MORE) return true
     const nullIn = this.nullInNotNull(result)
     if (nullIn !== -1) {
-      this.fail(this.notNullError(nullIn), file, lines.lineNo, lines.lineText())
+      this.fail(this.notNullError(nullIn), lines, lines.lineNo, lines.lineText())
       return true
     }
     out.add(result)
@@ -460,7 +346,7 @@ export class FileSourceReader implements SourceReader {
    * `scanLine` into columns: the scanner puts the record's values straight into `out`, the unusual
    * records decoded by JsonDecoder are added as rows; the same errors, checks and skips, in order.
    */
-  private scanInto(scanner: JsonFieldScanner, lines: LineReader, out: ColumnBatchBuilder, file: string): boolean {
+  private scanInto(scanner: JsonFieldScanner, lines: LineReader, out: ColumnBatchBuilder): boolean {
     if (!lines.nextRange()) return false
     let result: ReturnType<RecordDecoder['decode']>
     try {
@@ -471,7 +357,7 @@ export class FileSourceReader implements SourceReader {
         const nullIn = this.notNull.length === 0 ? -1 : this.notNull.find(c => out.isNull(c)) ?? -1
         if (nullIn !== -1) {
           out.dropRow()
-          this.fail(this.notNullError(nullIn), file, lines.lineNo, lines.lineText())
+          this.fail(this.notNullError(nullIn), lines, lines.lineNo, lines.lineText())
           return true
         }
         out.commit()
@@ -481,13 +367,13 @@ export class FileSourceReader implements SourceReader {
     } catch (e) {
       out.dropRow()
       if (!(e instanceof RecordError)) throw e
-      this.fail(e, file, lines.lineNo, lines.lineText())
+      this.fail(e, lines, lines.lineNo, lines.lineText())
       return true
     }
     if (result === SKIP || result === MORE) return true
     const nullIn = this.nullInNotNull(result)
     if (nullIn !== -1) {
-      this.fail(this.notNullError(nullIn), file, lines.lineNo, lines.lineText())
+      this.fail(this.notNullError(nullIn), lines, lines.lineNo, lines.lineText())
       return true
     }
     out.add(rowsOf(result)[0]!)
@@ -503,14 +389,22 @@ export class FileSourceReader implements SourceReader {
     }
   }
 
-  /** Throws the user-facing error for a bad record, or counts it when bad records are skipped. */
-  private fail(e: RecordError, file: string, line: number, text: string): void {
+  /**
+   * Throws the user-facing error for a bad record (line `line` of the split being read), or counts it
+   * when bad records are skipped. A split that starts mid-file does not know its line numbers (it
+   * would have to read the file before it): its errors give the line's byte offset instead.
+   */
+  private fail(e: RecordError, lines: LineReader, line: number, text: string): void {
     if (this.ignoreErrors) {
       this.skipped++
       return
     }
-    throw WeirError.execution(`bad record at ${file}:${line} (table '${this.ctx.table}'): ${e.detail}`, {
-      record: { source: file, line, record: text },
+    const split = this.splits[this.splitIndex]!
+    const file = split.file
+    const where = split.start === 0 ? `${file}:${line}` : `${file} byte ${lines.lineOffset}`
+    const note = split.start === 0 ? '' : ` (line number unknown: the file is read in byte ranges of 'source.split-size', this one from byte ${split.start})`
+    throw WeirError.execution(`bad record at ${where} (table '${this.ctx.table}'): ${e.detail}${note}`, {
+      record: split.start === 0 ? { source: file, line, record: text } : { source: file, offset: lines.lineOffset, record: text },
       help: `${e.help === undefined ? '' : `${e.help}; or `}set '${this.decoder.ignoreOption}' = 'true' to skip bad records`,
     })
   }
@@ -520,15 +414,14 @@ export class FileSourceReader implements SourceReader {
       skippedRecords: this.skipped,
       rowsRead: this.rowsRead,
       bytesRead: this.bytesRead + (this.lines?.bytesRead ?? 0),
-      filesRead: this.fileIndex,
+      splitsRead: this.splitIndex,
     }
   }
 
   async close(): Promise<void> {
     const lines = this.lines
     this.lines = null
-    this.fileIndex = this.files.length
-    this.announce.length = 0
+    this.splitIndex = this.splits.length
     if (lines !== null) await lines.close()
   }
 }
