@@ -7,9 +7,11 @@
 // columns q17 reads) and q17 (GROUP BY auction, day with heap state); read-all and read-proj drain
 // the source's reader directly, without a job (every column read, or those of proj).
 //
-// Usage: node dist/bench/file-source-speed.js [EVENTS] [FILE] [QUERY[:thread|:main]...]
+// Usage: node dist/bench/file-source-speed.js [EVENTS] [FILE] [QUERY[:thread|:main][:pN]...]
 // A ':thread' / ':main' suffix sets 'source.decode-thread' to 'true' / 'false' (default: 'auto'), so
-// the two can alternate in one run: q0:main q0:thread q0:main q0:thread.
+// the two can alternate in one run: q0:main q0:thread q0:main q0:thread. ':p2' runs the job at
+// 'parallelism.default' = 2 on worker threads: the file's byte ranges ('source.split-size', default
+// 32 MB) are dealt to 2 source subtasks (queries only, not read-all / read-proj).
 // FILE is written when missing and kept (so builds can be compared on one file, alternating);
 // without it a temporary file is used and removed.
 import { createWriteStream, existsSync, mkdtempSync, rmSync } from 'node:fs'
@@ -71,8 +73,9 @@ const file = given ?? join(dir!, 'bids.json')
 try {
   if (!existsSync(file)) console.log(`wrote ${await writeBids(file, events)} bids to ${file}`)
   for (const arg of names.length === 0 ? Object.keys(QUERIES) : names) {
-    const [name = arg, variant] = arg.split(':')
-    const thread = variant === 'thread' ? 'true' : variant === 'main' ? 'false' : 'auto'
+    const [name = arg, ...variants] = arg.split(':')
+    const thread = variants.includes('thread') ? 'true' : variants.includes('main') ? 'false' : 'auto'
+    const parallelism = Number(variants.find(v => /^p\d+$/.test(v))?.slice(1) ?? 1)
     const sql = QUERIES[name]
     const direct = name === 'read-all' || name === 'read-proj'
     if (sql === undefined && !direct) throw new Error(`unknown query '${name}' (${Object.keys(QUERIES).join(', ')}, read-all, read-proj)`)
@@ -83,8 +86,9 @@ try {
     if (direct) n = await readDirect(file, name === 'read-proj', thread)
     else {
       const session = new Session({ println: () => undefined })
+      const parallel = parallelism === 1 ? '' : `SET 'parallelism.default' = '${parallelism}';\nSET 'execution.worker-threads' = 'true';\n`
       await session.executeSql(
-        `CREATE TABLE bid (${BID}) WITH ('connector' = 'filesystem', 'path' = '${file}', 'format' = 'json', 'source.decode-thread' = '${thread}');\n${sql}`,
+        `${parallel}CREATE TABLE bid (${BID}) WITH ('connector' = 'filesystem', 'path' = '${file}', 'format' = 'json', 'source.decode-thread' = '${thread}');\n${sql}`,
       )
       const [m] = await session.awaitJobs()
       n = m!.sourceRecordsRead

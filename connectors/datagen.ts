@@ -1,6 +1,7 @@
 // The 'datagen' connector (as in Flink): random or sequence values per column, rate-limited by
 // 'rows-per-second', bounded by 'number-of-rows' or by a sequence's end; 'seed' makes it repeatable.
 // A position holds the row count and the generator's state, so a restored reader continues exactly.
+// At parallelism N the rows are shared by N splits (datagen-splits.ts).
 import { WeirError } from '../common/errors.js'
 import type { DataType, Field } from '../common/types.js'
 import { formatType, integralBits, isNumeric } from '../common/types.js'
@@ -8,7 +9,7 @@ import { INT64_MAX, INT64_MIN, add64, int64, intRange } from '../common/int64.js
 import { Mulberry32 } from '../common/random.js'
 import type { Row } from '../core/batch.js'
 import type { ConnectorFactory, ConnectorOptions, SourceChunk, SourceContext, SourceReader, SplitPosition } from './api.js'
-import { singleSplitPosition } from './positions.js'
+import { datagenPosition, freshDatagenSplits, restoredDatagenSplits } from './datagen-splits.js'
 import { EventLoopYielder } from '../core/yield.js'
 import { about, aboutKey, aboutValue, bigintOption, boolOption, checkKnownOptions, closest, durationOption, enumOption, intOption,
   numberOption } from './options.js'
@@ -286,71 +287,85 @@ function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
 }
 
 /**
- * The position of datagen's one split after a chunk: rows generated so far, the random generator's
- * state after them, and the clock (epoch ms) that row 0 was scheduled at. Random TIMESTAMP and DATE
- * values count back from a row's scheduled time, clock + row × 1000 / 'rows-per-second', rather than
- * from the wall clock, so that a restored reader makes the same values (they trail the wall clock
- * when the job cannot keep up with the rate, or after a restore).
+ * The position of a datagen split after a chunk (datagen-splits.ts): the index of its next row (at
+ * parallelism 1, the rows generated so far), the random generator's state after them, and the clock
+ * (epoch ms) that row 0 was scheduled at. Random TIMESTAMP and DATE values count back from a row's
+ * scheduled time, clock + row × 1000 / 'rows-per-second', rather than from the wall clock, so that a
+ * restored reader makes the same values (they trail the wall clock when the job cannot keep up with
+ * the rate, or after a restore).
  *
  * @example { rows: 2048, rng: 2914405157, clock: 1767225600000 }
  */
-export interface DatagenPosition {
-  readonly rows: number
-  readonly rng: number
-  readonly clock: number
+export type DatagenPosition = ReturnType<typeof datagenPosition>
+
+interface LiveSplit {
+  rows: number
+  clock: number
+  readonly rng: Mulberry32
+  readonly rand: () => number
+  readonly stride: number
+  readonly residue: number
+  ended: boolean
 }
 
-function asDatagenPosition(restored: readonly (SplitPosition | null)[] | undefined, table: string): DatagenPosition | null {
-  const isUint = (v: unknown, max: number): boolean => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 && v <= max
-  return singleSplitPosition(restored, table, 'datagen', '{ rows, rng, clock }', p => {
-    const o = p as Partial<Record<keyof DatagenPosition, unknown>>
-    const valid = isUint(o.rows, Number.MAX_SAFE_INTEGER) && isUint(o.rng, 0xffffffff) && typeof o.clock === 'number' && Number.isFinite(o.clock)
-    return valid ? o as DatagenPosition : null
-  })
-}
-
+/** Reads the splits its subtask owns, the one furthest behind first; paced at its share of 'rows-per-second'. */
 class DatagenReader implements SourceReader {
-  readonly splitCount = 1
-  private emitted: number
+  readonly splitCount: number
+  readonly startPositions: readonly SplitPosition[]
+  /** Every split holds the watermark back from the start (they make rows of the same times together). */
+  readonly concurrentSplits = true
+  private readonly splits: LiveSplit[]
+  private emitted = 0
   private ended = false
-  /** Pacing: the wall-clock time when row `pacedFrom` was due (set by the first next()). */
+  /** Pacing: the wall-clock time of the first next(), from which this reader's rows are due at its rate. */
   private startedAt = -1
-  private readonly pacedFrom: number
-  /** When row 0 was scheduled: the timestamps' base (NaN until the first next() of a fresh start). */
-  private clock: number
-  private readonly rng: Mulberry32
-  private readonly rand: () => number
+  /** This reader's share of the rows (its splits' share of the residues), so of 'rows-per-second'. */
+  private readonly rate: number
   private readonly yielder = new EventLoopYielder()
 
   constructor(private readonly plan: DatagenPlan, private readonly ctx: SourceContext) {
-    const restored = asDatagenPosition(ctx.restoredPositions, ctx.table)
+    const index = ctx.subtask?.index ?? 0, parallelism = ctx.subtask?.parallelism ?? 1
     // Without 'seed', a fresh start picks one; positions carry the state, so a restore continues it.
-    this.rng = new Mulberry32(restored?.rng ?? plan.seed ?? Math.floor(Math.random() * 2 ** 32))
-    this.rand = () => this.rng.nextDouble()
-    this.emitted = restored?.rows ?? 0
-    this.pacedFrom = this.emitted
-    this.clock = restored?.clock ?? NaN
+    const seed = plan.seed ?? Math.floor(Math.random() * 2 ** 32)
+    const splits = ctx.restoredPositions === undefined
+      ? freshDatagenSplits(index, parallelism, seed)
+      : restoredDatagenSplits(ctx.restoredPositions, ctx.table, index, parallelism, seed)
+    this.splits = splits.map(s => {
+      const rng = new Mulberry32(s.rng)
+      return { rows: s.rows, clock: s.clock, rng, rand: () => rng.nextDouble(), stride: s.stride, residue: s.residue, ended: false }
+    })
+    this.splitCount = splits.length
+    this.startPositions = splits.map(datagenPosition)
+    this.rate = plan.rowsPerSecond * splits.reduce((n, s) => n + 1 / s.stride, 0)
   }
 
-  private position(): DatagenPosition {
-    return { rows: this.emitted, rng: this.rng.state, clock: this.clock }
+  private position(s: LiveSplit): SplitPosition {
+    return datagenPosition({ rows: s.rows, rng: s.rng.state, clock: s.clock, stride: s.stride, residue: s.residue })
   }
 
   async next(): Promise<SourceChunk | null> {
     const { signal } = this.ctx
     if (signal.aborted || this.ended) return null
     const { total, rowsPerSecond, columns } = this.plan
-    if (this.startedAt < 0) {
-      this.startedAt = Date.now()
-      if (Number.isNaN(this.clock)) this.clock = this.startedAt
+    let at = -1
+    for (let i = 0; i < this.splits.length; i++) {
+      const s = this.splits[i]!
+      if (!s.ended && (at < 0 || s.rows < this.splits[at]!.rows)) at = i
     }
-    if (this.emitted >= total) {
-      // Restored after its last row: nothing more, but the split still reports its end.
+    if (at < 0) {
       this.ended = true
-      return { rows: [], split: 0, splitEnded: true, position: this.position() }
+      return null
     }
-    // Rows are due at `rowsPerSecond` (from the start, or from the restore): wait until the first row of this chunk is due.
-    const due = this.startedAt + ((this.emitted - this.pacedFrom) / rowsPerSecond) * 1000
+    const split = this.splits[at]!
+    if (this.startedAt < 0) this.startedAt = Date.now()
+    if (Number.isNaN(split.clock)) split.clock = this.startedAt
+    if (split.rows >= total) {
+      // Restored after its last row: nothing more, but the split still reports its end.
+      split.ended = true
+      return { rows: [], split: at, splitEnded: true, position: this.position(split) }
+    }
+    // Rows are due at the reader's rate (from the start, or from the restore): wait until the first row of this chunk is due.
+    const due = this.startedAt + (this.emitted / this.rate) * 1000
     const wait = due - Date.now()
     if (wait > 0) {
       if (!(await sleep(wait, signal))) return null
@@ -361,13 +376,15 @@ class DatagenReader implements SourceReader {
         if (signal.aborted) return null
       }
     }
-    const chunk = Math.min(Math.max(1, this.ctx.batchSize), Math.max(1, Math.ceil(rowsPerSecond / 10)), total - this.emitted)
+    const left = Math.ceil((total - split.rows) / split.stride)
+    const chunk = Math.min(Math.max(1, this.ctx.batchSize), Math.max(1, Math.ceil(this.rate / 10)), left)
     const rows: Row[] = new Array(chunk)
-    const rand = this.rand
-    const clock = this.clock
+    const rand = split.rand
+    const clock = split.clock
     const n = columns.length
+    const stride = split.stride
     for (let r = 0; r < chunk; r++) {
-      const i = this.emitted + r
+      const i = split.rows + r * stride
       const now = clock + Math.floor((i * 1000) / rowsPerSecond)
       const row = new Array<unknown>(n)
       for (let c = 0; c < n; c++) {
@@ -376,12 +393,13 @@ class DatagenReader implements SourceReader {
       }
       rows[r] = row
     }
+    split.rows += chunk * stride
     this.emitted += chunk
-    if (this.emitted >= total) {
-      this.ended = true
-      return { rows, split: 0, splitEnded: true, position: this.position() }
+    if (split.rows >= total) {
+      split.ended = true
+      return { rows, split: at, splitEnded: true, position: this.position(split) }
     }
-    return { rows, split: 0, position: this.position() }
+    return { rows, split: at, position: this.position(split) }
   }
 
   metrics(): Readonly<Record<string, number>> {
@@ -403,6 +421,8 @@ export const datagenConnector: ConnectorFactory = {
     validate(options, schema) {
       plan(options, schema)
     },
+    // Row i is a function of i and its split's generator: subtasks share the rows by residue (datagen-splits.ts).
+    splittable: true,
     bounded(options) {
       if (options['number-of-rows'] !== undefined) return true
       return Object.entries(options).some(([k, v]) => /^fields\..+\.kind$/.test(k) && v.trim().toLowerCase() === 'sequence')

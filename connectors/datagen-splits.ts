@@ -1,0 +1,118 @@
+// The splits of the datagen source. Row i (0-based, of 'number-of-rows' or a sequence's length) is
+// a sequence field's start + i, so the rows can be shared out without coordination: split
+// (stride m, residue r) makes the rows i ≡ r (mod m). At parallelism P a fresh run has the P splits
+// (P, k), one per subtask, each paced at 'rows-per-second' / P, so the subtasks together make the
+// table's rows and sequences exactly once, as Flink's datagen does at parallelism P. Random fields
+// come from each split's own generator, seeded from 'seed' and the split's residue (at P = 1 from
+// 'seed' itself, as before splits).
+//
+// A split's position is the index of its next row, its random generator's state and the clock its
+// timestamps count from. Restored at another parallelism the splits are re-mapped as nexmark's are:
+// split (m, r) at next row e is cut into the classes (M, e + t·m mod M) for M = lcm(every m, P), which
+// hold exactly the rows it had still to make; subtask k takes those whose residue is k mod P. A class
+// cut from a split continues its sequences exactly; its random fields get a generator seeded from the
+// split's state and t, so they are not the values an uninterrupted run would have made (they are at
+// the same parallelism, where no split is cut).
+import { WeirError } from '../common/errors.js'
+import { Mulberry32 } from '../common/random.js'
+import type { SplitPosition } from './api.js'
+
+/** The largest stride a re-mapping may reach; beyond it a restore is refused. */
+export const MAX_DATAGEN_STRIDE = 5040
+
+/**
+ * A datagen split and where it is: the rows i ≥ next with i ≡ residue (mod stride).
+ *
+ * @example { rows: 2048, rng: 2914405157, clock: 1767225600000 } (one split), { rows: 2049, rng: 77, clock: 1767225600000, stride: 2, residue: 1 }
+ */
+export interface DatagenSplit {
+  /** The index of the split's next row (at stride 1, the rows made so far). */
+  readonly rows: number
+  readonly rng: number
+  /** When row 0 was scheduled (epoch ms); NaN until a fresh split's first rows. */
+  readonly clock: number
+  readonly stride: number
+  readonly residue: number
+}
+
+/** The position a checkpoint stores for a split ({ rows, rng, clock } at stride 1, as before splits). */
+export function datagenPosition(s: DatagenSplit): SplitPosition {
+  const base = { rows: s.rows, rng: s.rng, clock: s.clock }
+  return s.stride === 1 ? base : { ...base, stride: s.stride, residue: s.residue }
+}
+
+/** A generator seed derived from `seed` and `n` (distinct n, unrelated sequences). */
+function mix(seed: number, n: number): number {
+  return new Mulberry32((seed ^ Math.imul(n + 1, 0x9e3779b9)) >>> 0).next()
+}
+
+/** The split of subtask `index` of `parallelism` on a fresh start; `seed` is 'seed' or a random one. */
+export function freshDatagenSplits(index: number, parallelism: number, seed: number): DatagenSplit[] {
+  return [{ rows: index, rng: parallelism === 1 ? seed >>> 0 : mix(seed, index), clock: NaN, stride: parallelism, residue: index }]
+}
+
+/** The splits subtask `index` of `parallelism` resumes from every split of a checkpoint, by residue. */
+export function restoredDatagenSplits(restored: readonly (SplitPosition | null)[], table: string, index: number, parallelism: number,
+  seed: number): DatagenSplit[]
+{
+  // A run at parallelism 1 before its first chunk recorded nothing: its one split from the start.
+  if (restored.length === 1 && restored[0] === null) return freshDatagenSplits(index, parallelism, seed)
+  const old = restored.map((p, i) => parse(p, i, restored.length, table))
+  let stride = parallelism
+  for (const s of old) stride = lcm(stride, s.stride)
+  if (stride > MAX_DATAGEN_STRIDE) {
+    throw WeirError.checkpoint(
+      `cannot re-map the ${old.length} datagen splits of table '${table}' onto parallelism ${parallelism}: their rows would need ${stride} splits (at most ${MAX_DATAGEN_STRIDE})`,
+      { help: `restore at the parallelism the checkpoint was taken at (or one dividing it), or start over with --fresh` },
+    )
+  }
+  const covered = new Set<number>()
+  const mine: DatagenSplit[] = []
+  for (const s of old) {
+    for (let t = 0; t < stride / s.stride; t++) {
+      const next = s.rows + t * s.stride
+      const residue = next % stride
+      if (covered.has(residue)) {
+        throw WeirError.checkpoint(`the checkpoint's datagen splits of table '${table}' overlap: row residue ${residue} (mod ${stride}) is in two of them`, {
+          help: 'the checkpoint was not written by this version of Weir, or was edited; start over with --fresh',
+        })
+      }
+      covered.add(residue)
+      const rng = stride === s.stride ? s.rng : mix(s.rng, t)
+      if (residue % parallelism === index) mine.push({ rows: next, rng, clock: s.clock, stride, residue })
+    }
+  }
+  if (covered.size !== stride) {
+    throw WeirError.checkpoint(`the checkpoint's datagen splits of table '${table}' leave out rows (${stride - covered.size} of ${stride} residues)`, {
+      help: 'the checkpoint was not written by this version of Weir, or was edited; start over with --fresh',
+    })
+  }
+  return mine.sort((a, b) => a.residue - b.residue)
+}
+
+function parse(p: SplitPosition | null, i: number, count: number, table: string): DatagenSplit {
+  const o = (typeof p === 'object' && p !== null ? p : {}) as Partial<Record<keyof DatagenSplit, unknown>>
+  const isUint = (v: unknown, max: number): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 && v <= max
+  const stride = o.stride ?? 1, residue = o.residue ?? 0
+  const ok = isUint(o.rows, Number.MAX_SAFE_INTEGER) && isUint(o.rng, 0xffffffff) &&
+    (o.clock === null || (typeof o.clock === 'number' && Number.isFinite(o.clock))) &&
+    isUint(stride, MAX_DATAGEN_STRIDE) && stride >= 1 && isUint(residue, stride - 1) && o.rows % stride === residue
+  if (!ok) {
+    const which = count === 1 ? '' : `split ${i + 1} of ${count} of `
+    throw WeirError.checkpoint(`the checkpoint holds an invalid position for ${which}table '${table}': ${JSON.stringify(p)}`, {
+      help:
+        `a datagen source's position is { rows, rng, clock } (and stride, residue at parallelism > 1); was the checkpoint taken with another connector for '${table}'?`,
+    })
+  }
+  // A split recorded before its first rows has no clock yet (NaN, stored as null).
+  return { rows: o.rows as number, rng: o.rng as number, clock: o.clock === null ? NaN : o.clock as number, stride, residue }
+}
+
+function gcd(a: number, b: number): number {
+  while (b !== 0) [a, b] = [b, a % b]
+  return a
+}
+
+function lcm(a: number, b: number): number {
+  return (a / gcd(a, b)) * b
+}
