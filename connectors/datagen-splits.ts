@@ -7,12 +7,10 @@
 // 'seed' itself, as before splits).
 //
 // A split's position is the index of its next row, its random generator's state and the clock its
-// timestamps count from. Restored at another parallelism the splits are re-mapped as nexmark's are:
-// split (m, r) at next row e is cut into the classes (M, e + t·m mod M) for M = lcm(every m, P), which
-// hold exactly the rows it had still to make; subtask k takes those whose residue is k mod P. A class
-// cut from a split continues its sequences exactly; its random fields get a generator seeded from the
-// split's state and t, so they are not the values an uninterrupted run would have made (they are at
-// the same parallelism, where no split is cut).
+// timestamps count from. Restored at another parallelism the splits are dealt again whole (split j of
+// the checkpoint to subtask j mod P), never cut: a split's random fields depend on the draws before,
+// so only a split that goes on whole gives exactly the rows (random values too) of an uninterrupted
+// run. The price: restored at a higher parallelism, the extra subtasks get no rows of that run.
 import { WeirError } from '../common/errors.js'
 import { Mulberry32 } from '../common/random.js'
 import type { SplitPosition } from './api.js'
@@ -58,28 +56,23 @@ export function restoredDatagenSplits(restored: readonly (SplitPosition | null)[
   // A run at parallelism 1 before its first chunk recorded nothing: its one split from the start.
   if (restored.length === 1 && restored[0] === null) return freshDatagenSplits(index, parallelism, seed)
   const old = restored.map((p, i) => parse(p, i, restored.length, table))
-  let stride = parallelism
+  let stride = 1
   for (const s of old) stride = lcm(stride, s.stride)
   if (stride > MAX_DATAGEN_STRIDE) {
-    throw WeirError.checkpoint(
-      `cannot re-map the ${old.length} datagen splits of table '${table}' onto parallelism ${parallelism}: their rows would need ${stride} splits (at most ${MAX_DATAGEN_STRIDE})`,
-      { help: `restore at the parallelism the checkpoint was taken at (or one dividing it), or start over with --fresh` },
-    )
+    throw WeirError.checkpoint(`the ${old.length} datagen splits of table '${table}' interleave ${stride} ways (at most ${MAX_DATAGEN_STRIDE})`, {
+      help: 'the checkpoint was not written by this version of Weir, or was edited; start over with --fresh',
+    })
   }
   const covered = new Set<number>()
-  const mine: DatagenSplit[] = []
   for (const s of old) {
     for (let t = 0; t < stride / s.stride; t++) {
-      const next = s.rows + t * s.stride
-      const residue = next % stride
+      const residue = (s.rows + t * s.stride) % stride
       if (covered.has(residue)) {
         throw WeirError.checkpoint(`the checkpoint's datagen splits of table '${table}' overlap: row residue ${residue} (mod ${stride}) is in two of them`, {
           help: 'the checkpoint was not written by this version of Weir, or was edited; start over with --fresh',
         })
       }
       covered.add(residue)
-      const rng = stride === s.stride ? s.rng : mix(s.rng, t)
-      if (residue % parallelism === index) mine.push({ rows: next, rng, clock: s.clock, stride, residue })
     }
   }
   if (covered.size !== stride) {
@@ -87,7 +80,9 @@ export function restoredDatagenSplits(restored: readonly (SplitPosition | null)[
       help: 'the checkpoint was not written by this version of Weir, or was edited; start over with --fresh',
     })
   }
-  return mine.sort((a, b) => a.residue - b.residue)
+  // Whole splits are dealt, never cut: each goes on with its own generator, so random fields give
+  // exactly the values of an uninterrupted run (at the parallelism the splits were made at).
+  return old.filter((_, j) => j % parallelism === index)
 }
 
 function parse(p: SplitPosition | null, i: number, count: number, table: string): DatagenSplit {

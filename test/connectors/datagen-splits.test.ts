@@ -1,7 +1,7 @@
 // datagen split at parallelism N (datagen-splits.ts): the subtasks' readers together make each row of
 // 'number-of-rows' once (a sequence's values disjoint and complete), paced at their share of the
-// rate; stopped after any chunk at p = a and restored at p = z, the rest, once; at the same
-// parallelism a restored random field continues exactly as an uninterrupted run.
+// rate; stopped after any chunk at p = a and restored at p = z, the rest, once, random fields
+// exactly as an uninterrupted run at p = a (splits are dealt whole on a restore, never cut).
 import { describe, expect, it } from 'vitest'
 import { T, type Field } from '../../common/types.js'
 import type { SourceReader, SplitPosition } from '../../connectors/api.js'
@@ -61,8 +61,8 @@ describe('datagen splits', () => {
           after.push(...(await drain(await open(k, z, JSON.parse(JSON.stringify(positions)) as SplitPosition[], 50))).flatMap(c => c.rows))
         }
         expect(ids([...before, ...after]), `${a} → ${z} after ${stop} chunks`).toEqual(ALL)
-        if (a === z) {
-          // No split was cut: the random values are those of an uninterrupted run.
+        {
+          // Splits are dealt whole, never cut: the random values are those of an uninterrupted run at p = a.
           const straight = (await Promise.all(Array.from({ length: a }, async (_, k) => (await drain(await open(k, a, undefined, 50))).flatMap(c => c.rows))))
             .flat()
           const key = (rows: Row[]): string[] => rows.map(r => `${String(r[0])}:${String(r[1])}`).sort()
