@@ -21,6 +21,11 @@ export class Mulberry32 {
     return (t ^ (t >>> 14)) >>> 0
   }
 
+  /** Passes over the next `n` draws (an integer ≥ 0) at once: the state only counts them. */
+  skip(n: number): void {
+    this.state = (this.state + Math.imul(n % 4294967296, 0x6d2b79f5)) >>> 0
+  }
+
   /** The next uniform double in [0, 1). */
   nextDouble(): number {
     return this.next() / 4294967296

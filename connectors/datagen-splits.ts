@@ -3,14 +3,15 @@
 // (stride m, residue r) makes the rows i ≡ r (mod m). At parallelism P a fresh run has the P splits
 // (P, k), one per subtask, each paced at 'rows-per-second' / P, so the subtasks together make the
 // table's rows and sequences exactly once, as Flink's datagen does at parallelism P. Random fields
-// come from each split's own generator, seeded from 'seed' and the split's residue (at P = 1 from
-// 'seed' itself, as before splits).
+// are those of one generator seeded by 'seed' drawing row after row, as at parallelism 1: a split's
+// generator passes over the other splits' rows (it counts their draws without making their values,
+// `RowSkipper`), so a seeded table has the same rows at any parallelism.
 //
-// A split's position is the index of its next row, its random generator's state and the clock its
+// A split's position is the index of its next row, the generator's state there and the clock its
 // timestamps count from. Restored at another parallelism the splits are dealt again whole (split j of
-// the checkpoint to subtask j mod P), never cut: a split's random fields depend on the draws before,
-// so only a split that goes on whole gives exactly the rows (random values too) of an uninterrupted
-// run. The price: restored at a higher parallelism, the extra subtasks get no rows of that run.
+// the checkpoint to subtask j mod P), never cut, so every row is made once with the values of an
+// uninterrupted run. The price: restored at a higher parallelism, the extra subtasks get no rows of
+// that run.
 import { WeirError } from '../common/errors.js'
 import { Mulberry32 } from '../common/random.js'
 import type { SplitPosition } from './api.js'
@@ -39,22 +40,25 @@ export function datagenPosition(s: DatagenSplit): SplitPosition {
   return s.stride === 1 ? base : { ...base, stride: s.stride, residue: s.residue }
 }
 
-/** A generator seed derived from `seed` and `n` (distinct n, unrelated sequences). */
-function mix(seed: number, n: number): number {
-  return new Mulberry32((seed ^ Math.imul(n + 1, 0x9e3779b9)) >>> 0).next()
-}
+/** Advances a generator past `rows` rows' draws, without making their values. */
+export type RowSkipper = (rng: Mulberry32, rows: number) => void
 
-/** The split of subtask `index` of `parallelism` on a fresh start; `seed` is 'seed' or a random one. */
-export function freshDatagenSplits(index: number, parallelism: number, seed: number): DatagenSplit[] {
-  return [{ rows: index, rng: parallelism === 1 ? seed >>> 0 : mix(seed, index), clock: NaN, stride: parallelism, residue: index }]
+/**
+ * The split of subtask `index` of `parallelism` on a fresh start; `seed` is 'seed' or a random one:
+ * its generator starts where row `index` starts.
+ */
+export function freshDatagenSplits(index: number, parallelism: number, seed: number, skip: RowSkipper): DatagenSplit[] {
+  const rng = new Mulberry32(seed)
+  skip(rng, index)
+  return [{ rows: index, rng: rng.state, clock: NaN, stride: parallelism, residue: index }]
 }
 
 /** The splits subtask `index` of `parallelism` resumes from every split of a checkpoint, by residue. */
-export function restoredDatagenSplits(restored: readonly (SplitPosition | null)[], table: string, index: number, parallelism: number,
-  seed: number): DatagenSplit[]
+export function restoredDatagenSplits(restored: readonly (SplitPosition | null)[], table: string, index: number, parallelism: number, seed: number,
+  skip: RowSkipper): DatagenSplit[]
 {
   // A run at parallelism 1 before its first chunk recorded nothing: its one split from the start.
-  if (restored.length === 1 && restored[0] === null) return freshDatagenSplits(index, parallelism, seed)
+  if (restored.length === 1 && restored[0] === null) return freshDatagenSplits(index, parallelism, seed, skip)
   const old = restored.map((p, i) => parse(p, i, restored.length, table))
   let stride = 1
   for (const s of old) stride = lcm(stride, s.stride)

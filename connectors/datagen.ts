@@ -9,7 +9,7 @@ import { INT64_MAX, INT64_MIN, add64, int64, intRange } from '../common/int64.js
 import { Mulberry32 } from '../common/random.js'
 import type { Row } from '../core/batch.js'
 import type { ConnectorFactory, ConnectorOptions, SourceChunk, SourceContext, SourceReader, SplitPosition } from './api.js'
-import { datagenPosition, freshDatagenSplits, restoredDatagenSplits } from './datagen-splits.js'
+import { datagenPosition, freshDatagenSplits, restoredDatagenSplits, type RowSkipper } from './datagen-splits.js'
 import { EventLoopYielder } from '../core/yield.js'
 import { about, aboutKey, aboutValue, bigintOption, boolOption, checkKnownOptions, closest, durationOption, enumOption, intOption,
   numberOption } from './options.js'
@@ -25,14 +25,24 @@ const SEQUENCE_ONLY = ['start', 'end']
  */
 type ValueGen = (i: number, rand: () => number, now: number) => unknown
 
+/**
+ * How many draws a column's value takes (when it is not NULL): a fixed number, or (a variable-length
+ * STRING) a function that takes the draws deciding how many and returns how many more it takes. A
+ * subtask passes over the rows of other subtasks by these, without making their values.
+ */
+type Draws = number | ((rand: () => number) => number)
+
 interface ColumnGen {
   readonly gen: ValueGen
+  readonly draws: Draws
   readonly nullRate: number
   /** For sequences: how many values before the sequence ends. */
   readonly count?: number
 }
 
 interface DatagenPlan {
+  /** Advances a generator past rows' draws (a split passes over the other splits' rows; datagen-splits.ts). */
+  readonly skip: RowSkipper
   readonly rowsPerSecond: number
   readonly numberOfRows: number | undefined
   readonly seed: number | undefined
@@ -47,14 +57,17 @@ function fieldKey(col: string, opt: string): string {
 
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'))
 
-function randomString(length: number, varLen: boolean): ValueGen {
-  return (_i, rand) => {
+function randomString(length: number, varLen: boolean): { gen: ValueGen; draws: Draws } {
+  // A draw per two characters (hex digits of a byte), after the length's draw with 'var-len'.
+  const draws: Draws = varLen ? rand => Math.ceil(Math.floor(rand() * (length + 1)) / 2) : Math.ceil(length / 2)
+  const gen: ValueGen = (_i, rand) => {
     const n = varLen ? Math.floor(rand() * (length + 1)) : length
     let s = ''
     while (s.length + 2 <= n) s += HEX[Math.floor(rand() * 256)]!
     if (s.length < n) s += HEX[Math.floor(rand() * 256)]![0]
     return s
   }
+  return { gen, draws }
 }
 
 function planColumn(options: ConnectorOptions, field: Field): ColumnGen {
@@ -112,20 +125,20 @@ function planColumn(options: ConnectorOptions, field: Field): ColumnGen {
           fieldKey(col, bigStart < min ? 'start' : 'end'))
       }
       const first = int64(bigStart)
-      return { gen: bits === 64 ? i => add64(first, i) : i => (first as number) + i, nullRate, count }
+      return { gen: bits === 64 ? i => add64(first, i) : i => (first as number) + i, draws: 0, nullRate, count }
     }
     const start = intOption(options, fieldKey(col, 'start'), 0)
     switch (type.kind) {
       case 'DOUBLE':
         return { gen: type.float === true ? i => Math.fround(start + i) : i => start + i, nullRate, count }
       case 'INTERVAL':
-        return { gen: i => start + i, nullRate, count }
+        return { gen: i => start + i, draws: 0, nullRate, count }
       case 'DECIMAL': {
         const factor = 10n ** BigInt(type.scale)
-        return { gen: i => BigInt(start + i) * factor, nullRate, count }
+        return { gen: i => BigInt(start + i) * factor, draws: 0, nullRate, count }
       }
       case 'STRING':
-        return { gen: i => String(start + i), nullRate, count }
+        return { gen: i => String(start + i), draws: 0, nullRate, count }
       default:
         throw aboutValue(
           WeirError.connector(`column '${col}' of type ${formatType(type)} cannot be a sequence`, {
@@ -135,7 +148,7 @@ function planColumn(options: ConnectorOptions, field: Field): ColumnGen {
         )
     }
   }
-  return { gen: randomGen(options, col, type), nullRate }
+  return { ...randomGen(options, col, type), nullRate }
 }
 
 /** 'fields.<col>.<upper>' is below 'fields.<col>.<lower>': an error about the upper one's value. */
@@ -143,7 +156,7 @@ function belowOther(col: string, upper: string, high: number | bigint, lower: st
   return aboutValue(WeirError.connector(`option '${fieldKey(col, upper)}' (${high}) is less than '${fieldKey(col, lower)}' (${low})`), fieldKey(col, upper))
 }
 
-function randomGen(options: ConnectorOptions, col: string, type: DataType): ValueGen {
+function randomGen(options: ConnectorOptions, col: string, type: DataType): { gen: ValueGen; draws: Draws } {
   const range = (defMin: number, defMax: number): [number, number] => {
     const min = numberOption(options, fieldKey(col, 'min'), defMin)
     const max = numberOption(options, fieldKey(col, 'max'), defMax)
@@ -158,7 +171,7 @@ function randomGen(options: ConnectorOptions, col: string, type: DataType): Valu
   }
   switch (type.kind) {
     case 'BOOLEAN':
-      return (_i, rand) => rand() < 0.5
+      return one((_i, rand) => rand() < 0.5)
     case 'TINYINT':
     case 'SMALLINT':
     case 'INT':
@@ -181,7 +194,7 @@ function randomGen(options: ConnectorOptions, col: string, type: DataType): Valu
         return (_i, rand) => Math.fround(min + rand() * (max - min))
       }
       const [min, max] = range(Number.MIN_VALUE, Number.MAX_VALUE)
-      return (_i, rand) => min + rand() * (max - min)
+      return one((_i, rand) => min + rand() * (max - min))
     }
     case 'DECIMAL': {
       const digits = type.precision - type.scale
@@ -189,7 +202,7 @@ function randomGen(options: ConnectorOptions, col: string, type: DataType): Valu
       const [min, max] = range(-limit, limit)
       const scale = 10 ** type.scale
       const lo = Math.ceil(min * scale), hi = Math.floor(max * scale)
-      return (_i, rand) => BigInt(Math.min(hi, lo + Math.floor(rand() * (hi - lo + 1))))
+      return one((_i, rand) => BigInt(Math.min(hi, lo + Math.floor(rand() * (hi - lo + 1)))))
     }
     case 'STRING': {
       const length = intOption(options, fieldKey(col, 'length'), 100, 0, 1 << 24)
@@ -198,21 +211,21 @@ function randomGen(options: ConnectorOptions, col: string, type: DataType): Valu
     case 'TIMESTAMP':
     case 'TIMESTAMP_LTZ': {
       const maxPast = durationOption(options, fieldKey(col, 'max-past'), 0)
-      return (_i, rand, now) => now - Math.floor(rand() * (maxPast + 1))
+      return one((_i, rand, now) => now - Math.floor(rand() * (maxPast + 1)))
     }
     // Random bytes, 'fields.<col>.length' of them (100 by default, as a STRING's characters).
     case 'BYTES': {
       const length = intOption(options, fieldKey(col, 'length'), 100, 0, 1 << 24)
-      return (_i, rand) => Uint8Array.from({ length }, () => Math.floor(rand() * 256))
+      return { gen: (_i, rand) => Uint8Array.from({ length }, () => Math.floor(rand() * 256)), draws: length }
     }
     // Any time of the day, uniformly, at the column's precision (milliseconds at most).
     case 'TIME': {
       const unit = type.precision >= 3 ? 1 : 10 ** (3 - type.precision)
-      return (_i, rand) => Math.floor(rand() * (86_400_000 / unit)) * unit
+      return one((_i, rand) => Math.floor(rand() * (86_400_000 / unit)) * unit)
     }
     case 'DATE': {
       const maxPastDays = Math.floor(durationOption(options, fieldKey(col, 'max-past'), 0) / 86_400_000)
-      return (_i, rand, now) => Math.floor(now / 86_400_000) - Math.floor(rand() * (maxPastDays + 1))
+      return one((_i, rand, now) => Math.floor(now / 86_400_000) - Math.floor(rand() * (maxPastDays + 1)))
     }
     case 'ROW':
     case 'ARRAY':
@@ -221,22 +234,28 @@ function randomGen(options: ConnectorOptions, col: string, type: DataType): Valu
         help: 'generate its fields as columns of their own and build the value in a view (ROW(…), ARRAY[…], MAP[…])',
       })
     case 'NULL':
-      return () => null
+      return { gen: () => null, draws: 0 }
   }
 }
 
 /** Uniform integers in [min, max]: one draw while the span is exact in a double, else two draws of 32 bits. */
-function randomInteger(min: bigint, max: bigint): ValueGen {
+function randomInteger(min: bigint, max: bigint): { gen: ValueGen; draws: Draws } {
   const span = max - min + 1n
   if (span <= 2n ** 53n) {
     const lo = Number(min), hi = Number(max), n = Number(span)
-    if (Number.isSafeInteger(lo) && Number.isSafeInteger(hi)) return (_i, rand) => Math.min(hi, lo + Math.floor(rand() * n))
-    return (_i, rand) => int64(min + BigInt(Math.floor(rand() * n)))
+    if (Number.isSafeInteger(lo) && Number.isSafeInteger(hi)) return one((_i, rand) => Math.min(hi, lo + Math.floor(rand() * n)))
+    return one((_i, rand) => int64(min + BigInt(Math.floor(rand() * n))))
   }
-  return (_i, rand) => {
+  const gen: ValueGen = (_i, rand) => {
     const bits = (BigInt(Math.floor(rand() * 4294967296)) << 32n) | BigInt(Math.floor(rand() * 4294967296))
     return int64(min + (span === 2n ** 64n ? bits : bits % span))
   }
+  return { gen, draws: 2 }
+}
+
+/** A value of one draw. */
+function one(gen: ValueGen): { gen: ValueGen; draws: Draws } {
+  return { gen, draws: 1 }
 }
 
 function plan(options: ConnectorOptions, schema: readonly Field[]): DatagenPlan {
@@ -267,7 +286,29 @@ function plan(options: ConnectorOptions, schema: readonly Field[]): DatagenPlan 
   const gens = schema.map(f => planColumn(options, f))
   let total = numberOfRows ?? Infinity
   for (const g of gens) if (g.count !== undefined) total = Math.min(total, g.count)
-  return { rowsPerSecond, numberOfRows, seed, columns: gens, total }
+  return { skip: rowSkipper(gens), rowsPerSecond, numberOfRows, seed, columns: gens, total }
+}
+
+/**
+ * Passes over rows as making them would, drawing only what decides how many draws they take (a
+ * 'null-rate' draw, a variable length); rows of a fixed number of draws are passed over at once.
+ */
+function rowSkipper(columns: readonly ColumnGen[]): RowSkipper {
+  let fixed: number | null = 0
+  for (const c of columns) fixed = fixed !== null && c.nullRate === 0 && typeof c.draws === 'number' ? fixed + c.draws : null
+  if (fixed !== null) {
+    const perRow = fixed
+    return (rng, rows) => rng.skip(Math.imul(rows, perRow) >>> 0)
+  }
+  return (rng, rows) => {
+    const rand = (): number => rng.nextDouble()
+    for (let r = 0; r < rows; r++) {
+      for (const c of columns) {
+        if (c.nullRate > 0 && rand() < c.nullRate) continue
+        rng.skip(typeof c.draws === 'number' ? c.draws : c.draws(rand))
+      }
+    }
+  }
 }
 
 /** Resolves after `ms`, or early (with false) when the signal aborts. */
@@ -328,8 +369,8 @@ class DatagenReader implements SourceReader {
     // Without 'seed', a fresh start picks one; positions carry the state, so a restore continues it.
     const seed = plan.seed ?? Math.floor(Math.random() * 2 ** 32)
     const splits = ctx.restoredPositions === undefined
-      ? freshDatagenSplits(index, parallelism, seed)
-      : restoredDatagenSplits(ctx.restoredPositions, ctx.table, index, parallelism, seed)
+      ? freshDatagenSplits(index, parallelism, seed, plan.skip)
+      : restoredDatagenSplits(ctx.restoredPositions, ctx.table, index, parallelism, seed, plan.skip)
     this.splits = splits.map(s => {
       const rng = new Mulberry32(s.rng)
       return { rows: s.rows, clock: s.clock, rng, rand: () => rng.nextDouble(), stride: s.stride, residue: s.residue, ended: false }
@@ -383,6 +424,7 @@ class DatagenReader implements SourceReader {
     const clock = split.clock
     const n = columns.length
     const stride = split.stride
+    const skip = this.plan.skip
     for (let r = 0; r < chunk; r++) {
       const i = split.rows + r * stride
       const now = clock + Math.floor((i * 1000) / rowsPerSecond)
@@ -392,6 +434,8 @@ class DatagenReader implements SourceReader {
         row[c] = g.nullRate > 0 && rand() < g.nullRate ? null : g.gen(i, rand, now)
       }
       rows[r] = row
+      // The other splits' rows up to this split's next: the generator stays where row i + stride starts.
+      if (stride > 1) skip(split.rng, stride - 1)
     }
     split.rows += chunk * stride
     this.emitted += chunk

@@ -24,7 +24,7 @@ import { ThreadedFileReader, useDecodeThread } from './decode-thread.js'
 import type { ColumnBatchBuilder } from './column-batch.js'
 import { FileMetadataReader, hasFileMetadata, recordContext, type FilePartitions } from './file-metadata.js'
 import { listPartitionFolders, parseFolder, partitionRow } from './partitions.js'
-import { ownSplits, positionOf, startPosition, type FileSplit } from './splits.js'
+import { announced, ownSplits, positionOf, startPosition, type FileSplit } from './splits.js'
 
 /** A failed file-system call on a path of table `table`'s source. */
 function sourceFsError(e: unknown, op: FsOperation, path: string, table: string): WeirError {
@@ -168,6 +168,8 @@ export class FileSourceReader implements SourceReader {
   private recordText = ''
   /** Columns declared NOT NULL (primary key columns are). */
   private readonly notNull: readonly number[]
+  /** Empty chunks carrying restored positions to their new split numbers, handed on before any rows (splits.ts `announced`). */
+  private readonly announce: SourceChunk[]
 
   constructor(
     private readonly splits: readonly FileSplit[],
@@ -180,6 +182,7 @@ export class FileSourceReader implements SourceReader {
     this.splitCount = splits.length
     this.startPositions = splits.map(startPosition)
     this.notNull = ctx.schema.flatMap((f, i) => (f.type.nullable ? [] : [i]))
+    this.announce = announced(splits)
   }
 
   /**
@@ -188,6 +191,12 @@ export class FileSourceReader implements SourceReader {
    */
   private open(bytes: boolean): SourceChunk | LineReader | null {
     if (this.lines !== null) return this.lines
+    const announced = this.announce.shift()
+    if (announced !== undefined) return announced
+    // A split restored as ended whose announcement reported its end has nothing more to say.
+    while (this.splitIndex < this.splits.length && this.splits[this.splitIndex]!.announce === true && this.splits[this.splitIndex]!.resume?.ended === true) {
+      this.splitIndex++
+    }
     if (this.splitIndex >= this.splits.length) return null
     const split = this.splits[this.splitIndex]!
     const resume = split.resume
@@ -203,9 +212,11 @@ export class FileSourceReader implements SourceReader {
     const limit = split.end ?? (ranged ? Number.MAX_SAFE_INTEGER : Infinity)
     // A range not started yet begins with the rest of the line its first byte is in (if it follows a
     // newline, that rest is the empty line ending at it): read from the byte before, passing that line over.
+    // A small range needs no 1 MB blocks (a line longer than the block still grows it).
+    const blockBytes = split.end === null ? undefined : Math.min(1 << 20, Math.max(1 << 16, split.end - offset + 1))
     this.lines = offset === split.start && split.start > 0
-      ? new LineReader(split.file, { offset: offset - 1, line }, { bytes, skipFirst: true, limit })
-      : new LineReader(split.file, { offset, line }, { bytes, limit })
+      ? new LineReader(split.file, { offset: offset - 1, line }, { bytes, skipFirst: true, limit, ...(blockBytes === undefined ? {} : { blockBytes }) })
+      : new LineReader(split.file, { offset, line }, { bytes, limit, ...(blockBytes === undefined ? {} : { blockBytes }) })
     return this.lines
   }
 

@@ -13,7 +13,7 @@
 import { open, stat } from 'node:fs/promises'
 import { WeirError } from '../../common/errors.js'
 import { fsError } from '../../common/fs-errors.js'
-import type { SourceContext, SplitPosition } from '../api.js'
+import type { SourceChunk, SourceContext, SplitPosition } from '../api.js'
 import type { FsConfig } from './options.js'
 
 /**
@@ -27,6 +27,11 @@ export interface FileSplit {
   readonly start: number
   readonly end: number | null
   readonly resume: { readonly offset: number; readonly line: number; readonly ended: boolean } | null
+  /**
+   * Restored, but the checkpoint held its position under another split number (files were added, or
+   * the parallelism changed): the reader first hands on an empty chunk with it (see `announced`).
+   */
+  readonly announce?: boolean
 }
 
 /**
@@ -84,8 +89,33 @@ export async function ownSplits(files: readonly string[], config: FsConfig, ctx:
   const all = await allSplits(files, config, ctx)
   const index = ctx.subtask?.index ?? 0, parallelism = ctx.subtask?.parallelism ?? 1
   // A changelog is read in the order it was written (a key's update after its insert), by subtask 0 alone.
-  if (config.format === 'debezium-json') return index === 0 ? all : []
-  return all.filter((_, j) => j % parallelism === index)
+  const own = config.format === 'debezium-json' ? (index === 0 ? all : []) : all.filter((_, j) => j % parallelism === index)
+  const restored = ctx.restoredPositions
+  if (restored === undefined) return own
+  return own.map((s, j) => (s.resume !== null && !samePosition(restored[j], startPosition(s)) ? { ...s, announce: true } : s))
+}
+
+/** Whether a restored position (as stored) is `p`: same file, range and place. */
+function samePosition(raw: SplitPosition | null | undefined, p: FilePosition): boolean {
+  const o = raw as Partial<FilePosition> | null | undefined
+  return typeof o === 'object' && o !== null && o.file === p.file && (o.start ?? 0) === (p.start ?? 0) && (o.end ?? null) === (p.end ?? null) &&
+    o.offset === p.offset && o.line === p.line && o.ended === p.ended
+}
+
+/**
+ * The empty chunks a reader hands on before any rows: each restored split whose position the
+ * checkpoint held under another split number gets it under its own number at once. Whoever keeps
+ * positions per split number from the restored array (and not from SourceReader.startPositions)
+ * then never loses one: a split's old number may meanwhile get another split's rows.
+ */
+export function announced(splits: readonly FileSplit[]): SourceChunk[] {
+  const out: SourceChunk[] = []
+  splits.forEach((s, split) => {
+    if (s.announce !== true) return
+    const position = startPosition(s)
+    out.push(s.resume?.ended === true ? { rows: [], split, splitEnded: true, position } : { rows: [], split, position })
+  })
+  return out
 }
 
 /** The canonical list: every file's splits in file order, each file's by start. */

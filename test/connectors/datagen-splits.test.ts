@@ -1,7 +1,7 @@
 // datagen split at parallelism N (datagen-splits.ts): the subtasks' readers together make each row of
 // 'number-of-rows' once (a sequence's values disjoint and complete), paced at their share of the
-// rate; stopped after any chunk at p = a and restored at p = z, the rest, once, random fields
-// exactly as an uninterrupted run at p = a (splits are dealt whole on a restore, never cut).
+// rate, random fields the same as at p = 1; stopped after any chunk at p = a and restored at p = z,
+// the rest, once, random fields exactly as an uninterrupted run (splits are dealt whole on a restore).
 import { describe, expect, it } from 'vitest'
 import { T, type Field } from '../../common/types.js'
 import type { SourceReader, SplitPosition } from '../../connectors/api.js'
@@ -21,21 +21,32 @@ const OPTIONS = {
 }
 const ALL = Array.from({ length: 997 }, (_, i) => 10 + i)
 
-function open(index: number, parallelism: number, restored?: readonly (SplitPosition | null)[], batch = 1024): Promise<SourceReader> {
-  return datagenConnector.source!.create({ ...sourceCtx(OPTIONS, SCHEMA, batch, undefined, restored), subtask: { index, parallelism } })
+// Rows of a varying number of draws: a NULL takes none for its value, a string one per two characters.
+const VARYING_SCHEMA: Field[] = [...SCHEMA, { name: 's', type: T.string() }]
+const VARYING = { ...OPTIONS, 'fields.r.null-rate': '0.3', 'fields.s.length': '9', 'fields.s.var-len': 'true' }
+
+function open(index: number, parallelism: number, restored?: readonly (SplitPosition | null)[], batch = 1024, varying = false): Promise<SourceReader> {
+  const ctx = varying ? sourceCtx(VARYING, VARYING_SCHEMA, batch, undefined, restored) : sourceCtx(OPTIONS, SCHEMA, batch, undefined, restored)
+  return datagenConnector.source!.create({ ...ctx, subtask: { index, parallelism } })
 }
 const ids = (rows: readonly Row[]): number[] => rows.map(r => r[0] as number).sort((a, b) => a - b)
 
 describe('datagen splits', () => {
-  it('p subtasks make every row once: the sequence complete and disjoint, random fields from per-split seeds', async () => {
-    const one = (await drain(await open(0, 1))).flatMap(c => c.rows)
-    expect(ids(one)).toEqual(ALL)
-    for (const p of [2, 3]) {
-      const parts = await Promise.all(Array.from({ length: p }, async (_, k) => (await drain(await open(k, p))).flatMap(c => c.rows)))
-      expect(ids(parts.flat()), `p = ${p}`).toEqual(ALL)
-      for (const part of parts) expect(part.length).toBeGreaterThanOrEqual(Math.floor(997 / p))
-      // The subtasks' random values are not copies of each other's.
-      expect(parts[0]!.slice(0, 20).map(r => r[1])).not.toEqual(parts[1]!.slice(0, 20).map(r => r[1]))
+  it('p subtasks make every row once: the sequence complete and disjoint, random fields those of p = 1', async () => {
+    const key = (rows: Row[]): string[] => rows.map(r => JSON.stringify(r)).sort()
+    for (const varying of [false, true]) {
+      const one = (await drain(await open(0, 1, undefined, 1024, varying))).flatMap(c => c.rows)
+      expect(ids(one)).toEqual(ALL)
+      if (varying) expect(one.filter(r => r[1] === null).length).toBeGreaterThan(200)
+      for (const p of [2, 3]) {
+        const parts = await Promise.all(
+          Array.from({ length: p }, async (_, k) => (await drain(await open(k, p, undefined, 1024, varying))).flatMap(c => c.rows)),
+        )
+        expect(ids(parts.flat()), `p = ${p}`).toEqual(ALL)
+        for (const part of parts) expect(part.length).toBeGreaterThanOrEqual(Math.floor(997 / p))
+        // Row i has the values it has at p = 1: a seeded table is the same table at any parallelism.
+        expect(key(parts.flat()), `p = ${p}${varying ? ', rows of varying draws' : ''}`).toEqual(key(one))
+      }
     }
   })
 
@@ -62,7 +73,7 @@ describe('datagen splits', () => {
         }
         expect(ids([...before, ...after]), `${a} → ${z} after ${stop} chunks`).toEqual(ALL)
         {
-          // Splits are dealt whole, never cut: the random values are those of an uninterrupted run at p = a.
+          // Splits are dealt whole, never cut: the random values are those of an uninterrupted run.
           const straight = (await Promise.all(Array.from({ length: a }, async (_, k) => (await drain(await open(k, a, undefined, 50))).flatMap(c => c.rows))))
             .flat()
           const key = (rows: Row[]): string[] => rows.map(r => `${String(r[0])}:${String(r[1])}`).sort()
