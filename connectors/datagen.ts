@@ -130,7 +130,7 @@ function planColumn(options: ConnectorOptions, field: Field): ColumnGen {
     const start = intOption(options, fieldKey(col, 'start'), 0)
     switch (type.kind) {
       case 'DOUBLE':
-        return { gen: type.float === true ? i => Math.fround(start + i) : i => start + i, nullRate, count }
+        return { gen: type.float === true ? i => Math.fround(start + i) : i => start + i, draws: 0, nullRate, count }
       case 'INTERVAL':
         return { gen: i => start + i, draws: 0, nullRate, count }
       case 'DECIMAL': {
@@ -191,7 +191,7 @@ function randomGen(options: ConnectorOptions, col: string, type: DataType): { ge
       if (type.float === true) {
         // Float.MIN_VALUE and Float.MAX_VALUE, as Flink's datagen defaults for FLOAT.
         const [min, max] = range(1.401298464324817e-45, 3.4028234663852886e38)
-        return (_i, rand) => Math.fround(min + rand() * (max - min))
+        return one((_i, rand) => Math.fround(min + rand() * (max - min)))
       }
       const [min, max] = range(Number.MIN_VALUE, Number.MAX_VALUE)
       return one((_i, rand) => min + rand() * (max - min))
