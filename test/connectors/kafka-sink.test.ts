@@ -9,13 +9,14 @@ import { join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Kafka } from 'kafkajs'
 import { T, type Field } from '../../common/types.js'
-import { CommitWithData } from '../../connectors/api.js'
+import { CommitWithData, type ConnectorOptions } from '../../connectors/api.js'
 import { kafkaSink } from '../../connectors/kafka/sink/index.js'
 import { Session } from '../../engine/session.js'
 import { startKafkaBroker, type KafkaBroker } from '../support/kafka-server.js'
 import { createTopics, readTopic as readAll, type Received } from '../support/kafka-topics.js'
 import { canonWeirRow, expectSameMultiset, materialize, OracleData } from '../oracle/oracle.js'
-import { errorOf, sinkCtx } from './helpers.js'
+import type { Row } from '../../core/batch.js'
+import { errorOf, sinkCtx, type SinkJob } from './helpers.js'
 
 const WEIR = resolve('bin/weir.js')
 const WEIR_WITH_FAULTS = resolve('dist/test/support/weir-with-faults.js')
@@ -43,6 +44,29 @@ function createTopic(topic: string, partitions: number): Promise<void> {
 
 function readTopic(topic: string, partitions: number, readUncommitted = false): Promise<Received[]> {
   return readAll(kafka, topic, partitions, { readUncommitted })
+}
+
+/**
+ * Writes `rows` through an exactly-once sink, seals them in checkpoint 1 and closes it; then a sink
+ * restored from what that checkpoint stores, as a restore reads it back (the commit as JSON, the
+ * messages as bytes), commits them.
+ */
+async function sealAndRestore(options: ConnectorOptions, schema: readonly Field[], job: SinkJob, rows: Row[]): Promise<void> {
+  const w = await kafkaSink.create(sinkCtx(options, schema, undefined, job))
+  await w.write({ rows, kinds: null })
+  const sealed = await w.prepareCommit!(1) as CommitWithData
+  await w.close()
+  const restoredCommit = JSON.parse(JSON.stringify(sealed.commit)) as unknown
+  const restored = await kafkaSink.create(sinkCtx(options, schema, undefined, { ...job, restoredCommit, restoredData: Uint8Array.from(sealed.data) }))
+  await restored.close()
+}
+
+/** The error a new sink of `job` fails with when it writes `rows`. */
+async function writeError(options: ConnectorOptions, schema: readonly Field[], job: SinkJob, rows: Row[]): Promise<Error> {
+  const w = await kafkaSink.create(sinkCtx(options, schema, undefined, job))
+  const e = await errorOf(async () => w.write({ rows, kinds: null }))
+  await w.close()
+  return e
 }
 
 /** Runs `weir run job.sql` in `dir`; `crashAt` ('<point>:<n>') kills it at a checkpoint's point, `killAfterMs` at a moment. */
@@ -565,21 +589,12 @@ describe('metadata the Kafka sinks write', () => {
     const schema: Field[] = [{ name: 'k', type: T.string() }, { name: 'ts', type: T.timestampLtz(3) }, { name: 'h', type: T.string() }]
     const options = { topic: 'stamped-once', 'properties.bootstrap.servers': broker.bootstrap, 'value.format': 'csv' }
     const job = { jobName: 'stamped-job', operatorId: '4-sink', exactlyOnce: true, metadata: [null, 'timestamp', 'headers'] }
-    const w = await kafkaSink.create(sinkCtx(options, schema, undefined, job))
-    await w.write({ rows: [['a', 5000, '{"x":"1"}'], ['b', null, null]], kinds: null })
-    // What the checkpoint stores, as a restore reads it back: the commit as JSON, the messages as bytes.
-    const sealed = await w.prepareCommit!(1) as CommitWithData
-    await w.close()
-    const restoredCommit = JSON.parse(JSON.stringify(sealed.commit)) as unknown
-    const restored = await kafkaSink.create(sinkCtx(options, schema, undefined, { ...job, restoredCommit, restoredData: Uint8Array.from(sealed.data) }))
-    await restored.close()
+    await sealAndRestore(options, schema, job, [['a', 5000, '{"x":"1"}'], ['b', null, null]])
     const got = await readTopic('stamped-once', 1)
     expect(got.map(m => [m.value, m.headers])).toEqual([['a', { x: '1' }], ['b', {}]])
     expect(got[0]!.timestamp).toBe(5000)
     expect(got[1]!.timestamp).not.toBe(5000)
-    const bad = await kafkaSink.create(sinkCtx(options, schema, undefined, { ...job, jobName: 'stamped-bad' }))
-    const e = await errorOf(async () => bad.write({ rows: [['c', null, '{"n":1}']], kinds: null }))
-    await bad.close()
+    const e = await writeError(options, schema, { ...job, jobName: 'stamped-bad' }, [['c', null, '{"n":1}']])
     expect(e.message).toContain(`cannot write headers "{\\"n\\":1}" (column 'h', metadata 'headers')`)
   }, 300_000)
 })
@@ -617,18 +632,10 @@ describe("a MAP<STRING, BYTES> 'headers' column on the Kafka sinks", () => {
     const schema: Field[] = [{ name: 'k', type: T.string() }, { name: 'h', type: T.map(T.string(), T.bytes()) }]
     const options = { topic: 'stamped-bytes-once', 'properties.bootstrap.servers': broker.bootstrap, 'value.format': 'csv' }
     const job = { jobName: 'stamped-bytes-job', operatorId: '4-sink', exactlyOnce: true, metadata: [null, 'headers'] }
-    const w = await kafkaSink.create(sinkCtx(options, schema, undefined, job))
-    await w.write({ rows: [['a', [['x', Uint8Array.from([0xfe, 0x01])]]], ['b', []]], kinds: null })
-    const sealed = await w.prepareCommit!(1) as CommitWithData
-    await w.close()
-    const restoredCommit = JSON.parse(JSON.stringify(sealed.commit)) as unknown
-    const restored = await kafkaSink.create(sinkCtx(options, schema, undefined, { ...job, restoredCommit, restoredData: Uint8Array.from(sealed.data) }))
-    await restored.close()
+    await sealAndRestore(options, schema, job, [['a', [['x', Uint8Array.from([0xfe, 0x01])]]], ['b', []]])
     const got = await readTopic('stamped-bytes-once', 1)
     expect(got.map(m => [m.value, m.headerBytes])).toEqual([['a', { x: Buffer.from([0xfe, 0x01]) }], ['b', {}]])
-    const bad = await kafkaSink.create(sinkCtx(options, schema, undefined, { ...job, jobName: 'stamped-bytes-bad' }))
-    const e = await errorOf(async () => bad.write({ rows: [['c', [[null, Uint8Array.from([1])]]]], kinds: null }))
-    await bad.close()
+    const e = await writeError(options, schema, { ...job, jobName: 'stamped-bytes-bad' }, [['c', [[null, Uint8Array.from([1])]]]])
     expect(e.message).toContain(`cannot write a header named NULL (column 'h', metadata 'headers')`)
   }, 300_000)
 })
