@@ -40,7 +40,11 @@ function headersText(m: Message): string | null {
   const pairs = h as readonly (readonly [string, Uint8Array | null])[]
   return JSON.stringify(pairs.map(([n, v]) => [n, v === null ? null : Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64')]))
 }
-const charsOf = (m: Message): number => (m[1]?.length ?? 0) + (m[2]?.length ?? 0) + (m[4] === undefined || m[4] === null ? 0 : headersText(m)!.length)
+
+/** Each message's headers as text (null: none), made once for sizing and writing; null when no message has any. */
+type HeaderTexts = readonly (string | null)[] | null
+
+const charsOf = (m: Message, headers: string | null | undefined): number => (m[1]?.length ?? 0) + (m[2]?.length ?? 0) + (headers?.length ?? 0)
 
 /**
  * The messages, in order, as bytes that decodeSealedMessages reads back.
@@ -48,19 +52,25 @@ const charsOf = (m: Message): number => (m[1]?.length ?? 0) + (m[2]?.length ?? 0
  * @example decodeSealedMessages(encodeSealedMessages([[0, 'k', 'v'], [1, 'k2', null]]), 'chk-3')  // the same two messages
  */
 export function encodeSealedMessages(messages: readonly Message[]): Buffer {
+  const headers: HeaderTexts = messages.some(m => m[4] !== undefined && m[4] !== null) ? messages.map(headersText) : null
   const chunks: Buffer[] = []
   let start = 0
   do {
     let end = start
     let chars = 0
-    while (end < messages.length && (end === start || chars + charsOf(messages[end]!) <= CHUNK_CHARS)) chars += charsOf(messages[end++]!)
-    chunks.push(encodeChunk(messages, start, end))
+    while (end < messages.length) {
+      const n = charsOf(messages[end]!, headers?.[end])
+      if (end > start && chars + n > CHUNK_CHARS) break
+      chars += n
+      end++
+    }
+    chunks.push(encodeChunk(messages, headers, start, end))
     start = end
   } while (start < messages.length)
   return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
 }
 
-function encodeChunk(messages: readonly Message[], start: number, end: number): Buffer {
+function encodeChunk(messages: readonly Message[], headerTexts: HeaderTexts, start: number, end: number): Buffer {
   let headerBytes = HEADER
   let chars = 0
   let longest = 0
@@ -68,7 +78,7 @@ function encodeChunk(messages: readonly Message[], start: number, end: number): 
     const m = messages[i]!
     headerBytes += 1 + (m[0] !== null ? 4 : 0) + (m[1] !== null ? 4 : 0) + (m[2] !== null ? 4 : 0) + (m[3] !== undefined && m[3] !== null ? 8 : 0)
       + (m[4] !== undefined && m[4] !== null ? 4 : 0)
-    const n = charsOf(m)
+    const n = charsOf(m, headerTexts?.[i])
     chars += n
     if (n > longest) longest = n
   }
@@ -88,7 +98,7 @@ function encodeChunk(messages: readonly Message[], start: number, end: number): 
   let o = headerBytes
   for (let i = start; i < end; i++) {
     const m = messages[i]!
-    const partition = m[0], key = m[1], value = m[2], timestamp = m[3] ?? null, headers = headersText(m)
+    const partition = m[0], key = m[1], value = m[2], timestamp = m[3] ?? null, headers = headerTexts?.[i] ?? null
     buf[h++] = (key !== null ? HAS_KEY : 0) | (value !== null ? HAS_VALUE : 0) | (partition !== null ? HAS_PARTITION : 0)
       | (timestamp !== null ? HAS_TIMESTAMP : 0) | (headers === null ? 0 : Array.isArray(m[4]) ? HAS_BINARY_HEADERS : HAS_HEADERS)
     if (partition !== null) h = buf.writeInt32LE(partition, h)
