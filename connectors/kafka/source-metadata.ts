@@ -69,21 +69,20 @@ const NOT_METADATA: Readonly<Record<string, string>> = {
 const utf8 = new TextDecoder('utf-8', { fatal: true })
 
 /** The headers as a MAP<STRING, BYTES> value: [name, bytes | null] pairs, names distinct (the last value of a repeated one). */
+/** Each header's name and value, the last value of a repeated name (as Flink's map keeps); null: none. */
+function lastValues(m: KafkaMessage): [string, string | Buffer | null][] {
+  return Object.entries(m.headers ?? {}).map(([name, v]) => [name, (Array.isArray(v) ? v.at(-1) : v) ?? null])
+}
+
 function headersMap(m: KafkaMessage): [string, Uint8Array | null][] {
-  const out: [string, Uint8Array | null][] = []
-  for (const [name, v] of Object.entries(m.headers ?? {})) {
-    const last = Array.isArray(v) ? v.at(-1) : v
-    // A copy: the fetched batch's buffer is not kept alive by the rows read from it.
-    out.push([name, last === undefined || last === null ? null : typeof last === 'string' ? Buffer.from(last, 'utf8') : Uint8Array.from(last)])
-  }
-  return out
+  // A copy: the fetched batch's buffer is not kept alive by the rows read from it.
+  return lastValues(m).map(([name, last]) => [name, last === null ? null : typeof last === 'string' ? Buffer.from(last, 'utf8') : Uint8Array.from(last)])
 }
 
 function headersJson(m: KafkaMessage, tp: TopicPartition): string {
   const out: Record<string, string | null> = {}
-  for (const [name, v] of Object.entries(m.headers ?? {})) {
-    const last = Array.isArray(v) ? v.at(-1) : v
-    if (last === undefined || last === null) out[name] = null
+  for (const [name, last] of lastValues(m)) {
+    if (last === null) out[name] = null
     else if (typeof last === 'string') out[name] = last
     else {
       try {
