@@ -56,8 +56,10 @@ describe.each(Object.keys(BACKENDS))('state TTL of semi/anti joins and set opera
     expect(entries(unbounded)).toBe(perRow * 6000)
     // With TTL: about 2 × rate × TTL keys (~2000) live, however long the streams ran.
     expect(entries(long)).toBeLessThan(perRow * 6000 / 2)
-    // (The same slack in keys for a query that keeps more entries per key: NOT IN's four.)
-    expect(Math.abs(entries(long) - entries(short))).toBeLessThan(2500 * Math.max(1, perRow / 3))
+    // Levels off: without a TTL the long run's 4000 more keys would add perRow × 4000 entries; under it the
+    // difference is what the last 200 ms held, which a stall of the host (datagen then catches up in one
+    // burst) can raise by a few thousand entries: half the growth is the bound a leaking engine cannot meet.
+    expect(Math.abs(entries(long) - entries(short))).toBeLessThan(perRow * 4000 / 2)
     if (backend === 'rocksdb') {
       // On disk too: the background sweep deletes expired entries.
       expect(unbounded.stateStoredEntries).toBe(perRow * 6000)
