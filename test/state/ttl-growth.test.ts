@@ -45,12 +45,13 @@ describe.each(Object.keys(BACKENDS))('state TTL on %s', backend => {
     // With TTL: about rate × TTL keys are live (~1000), however long the stream ran.
     expect(entries(long)).toBeLessThan(3000)
     expect(entries(short)).toBeLessThan(2500)
-    expect(Math.abs(entries(long) - entries(short))).toBeLessThan(1500)
+    // (Half the 5000 entries the long run would add without a TTL: a stalled host's catch-up burst stays below it.)
+    expect(Math.abs(entries(long) - entries(short))).toBeLessThan(2500)
     if (backend === 'rocksdb') {
       // On disk too: the background sweep deletes expired entries, so what is stored levels off.
       expect(unbounded.stateStoredEntries).toBe(7500)
       expect(long.stateStoredEntries!).toBeLessThan(3500)
-      expect(Math.abs(long.stateStoredEntries! - short.stateStoredEntries!)).toBeLessThan(2000)
+      expect(Math.abs(long.stateStoredEntries! - short.stateStoredEntries!)).toBeLessThan(2500)
     }
   })
 })
