@@ -147,12 +147,19 @@ export function formatDecimal(unscaled: bigint, scale: number): string {
   return negative ? `-${s}` : s
 }
 
-/** A double as Flink prints it: integral values keep '.0', others the shortest round-trip form. */
+/**
+ * A DOUBLE as Flink prints it (Java's Double.toString): the fewest digits that read back as the same double,
+ * plain from 10^-3 to under 10^7 with at least one fraction digit ('1.0', '0.001'), else computerized
+ * scientific notation ('1.0E7', '1.5E-4', '-1.0E21').
+ */
 export function formatDouble(v: number): string {
   if (Number.isNaN(v)) return 'NaN'
   if (!Number.isFinite(v)) return v > 0 ? 'Infinity' : '-Infinity'
-  if (Number.isInteger(v) && Math.abs(v) < 1e21) return `${v}.0`
-  return String(v)
+  if (v === 0) return 1 / v < 0 ? '-0.0' : '0.0'
+  const a = Math.abs(v)
+  if (a >= 1e-3 && a < 1e7) return Number.isInteger(v) ? `${v}.0` : String(v)
+  const [m, e] = v.toExponential().split('e') as [string, string]
+  return `${m.includes('.') ? m : `${m}.0`}E${Number(e)}`
 }
 
 /**

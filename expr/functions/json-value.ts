@@ -3,6 +3,8 @@
 // `1.50` is printed back as `1.5` and `1e2` as `100.0`. JSON.parse would reorder integer-like keys
 // and lose whether a number was written with a fraction, so this is a small parser of its own.
 
+import { formatDouble } from '../../common/values.js'
+
 /** A JSON number, kept as written; `integer` when it has no fraction or exponent. */
 export class JsonNumber {
   constructor(readonly text: string, readonly integer: boolean) {}
@@ -174,23 +176,9 @@ class Parser {
   }
 }
 
-/** A double as Java's Double.toString prints it (`100.0`, `0.1`, `1.0E7`, `1.5E-5`). */
-export function javaDouble(x: number): string {
-  if (Number.isNaN(x)) return 'NaN'
-  if (!Number.isFinite(x)) return x > 0 ? 'Infinity' : '-Infinity'
-  if (x === 0) return 1 / x < 0 ? '-0.0' : '0.0'
-  const a = Math.abs(x)
-  if (a >= 1e-3 && a < 1e7) {
-    const s = String(x)
-    return s.includes('.') ? s : `${s}.0`
-  }
-  const [m, e] = x.toExponential().split('e') as [string, string]
-  return `${m.includes('.') ? m : `${m}.0`}E${e.startsWith('+') ? e.slice(1) : e}`
-}
-
 /** A number's text as Jackson reads it and Java prints it: an integer's digits, else a double. */
 export function numberText(n: JsonNumber): string {
-  return n.integer ? BigInt(n.text).toString() : javaDouble(Number(n.text))
+  return n.integer ? BigInt(n.text).toString() : formatDouble(Number(n.text))
 }
 
 /** Compact JSON of a value, as Jackson writes it (members in their order, numbers as numberText). */

@@ -8,14 +8,14 @@
 // where it is written. toJson writes a scalar as JSON_STRING / JSON_OBJECT do (json-build.ts).
 import { T, withNullable, type DataType } from '../../common/types.js'
 import { WeirError } from '../../common/errors.js'
-import { formatDate, formatDecimal, formatFloat, formatTime, formatTimestamp } from '../../common/values.js'
+import { formatDate, formatDecimal, formatDouble, formatFloat, formatTime, formatTimestamp } from '../../common/values.js'
 import { checkArgs, literalValue, mkCall, type BindContext, type CallRex, type FunctionDef, type Impl } from '../registry.js'
 import type { Rex } from '../../core/rex.js'
 import { typeName } from '../coercion.js'
 import { makeCastFn } from '../cast.js'
 import { int64 } from '../../common/int64.js'
 import { evalJsonPath, type JsonPath, JsonPathError, parseJsonPath } from './json-path.js'
-import { javaDouble, JsonNumber, type JsonValue, numberText, parseJson, writeJson } from './json-value.js'
+import { JsonNumber, type JsonValue, numberText, parseJson, writeJson } from './json-value.js'
 
 /** Parsed paths of non-literal path arguments, kept up to this many. */
 const KEPT_PATHS = 256
@@ -323,8 +323,8 @@ export function toJson(type: DataType): ((v: never) => string) | undefined {
     case 'TINYINT':
       return (v: number | bigint) => String(v)
     case 'DOUBLE':
-      if (type.float === true) return (v: number) => (Number.isFinite(v) ? formatFloat(v) : javaDouble(v))
-      return (v: number) => javaDouble(v)
+      if (type.float === true) return (v: number) => (Number.isFinite(v) ? formatFloat(v) : formatDouble(v))
+      return (v: number) => formatDouble(v)
     case 'DECIMAL':
       return (v: bigint) => formatDecimal(v, type.scale)
     case 'DATE':

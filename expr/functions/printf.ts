@@ -28,15 +28,6 @@ function numeric(digits: string, negative: boolean, flags: string, width: number
   return pad(sign + digits, width, flags.includes('-'))
 }
 
-/** Java's Double.toString: plain between 10^-3 and 10^7, else computerized scientific ('1.0E7'). */
-export function javaDouble(v: number): string {
-  const a = Math.abs(v)
-  if (Object.is(v, -0)) return '-0.0'
-  if (a === 0 || !Number.isFinite(v) || (a >= 1e-3 && a < 1e7)) return formatDouble(v)
-  const [m, e] = v.toExponential().split('e') as [string, string]
-  return `${m.includes('.') ? m : `${m}.0`}E${Number(e)}`
-}
-
 /** Java's LocalDateTime.toString of epoch milliseconds (how Flink's TimestampData prints). */
 function javaDateTime(ms: number): string {
   const iso = new Date(ms).toISOString() // yyyy-MM-ddTHH:mm:ss.SSSZ
@@ -52,7 +43,7 @@ function javaDateTime(ms: number): string {
 function textOf(t: DataType): (v: unknown) => string {
   switch (t.kind) {
     case 'DOUBLE':
-      return v => javaDouble(v as number)
+      return v => formatDouble(v as number)
     case 'DECIMAL': {
       const scale = t.scale
       return v => formatDecimal(v as bigint, scale)

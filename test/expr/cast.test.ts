@@ -122,6 +122,11 @@ describe('CAST at run time', () => {
     expect(cast(1_700_000_000, T.bigint(), T.timestampLtz(3))).toBe(1_700_000_000_000)
     expect(cast(1_700_000_000_999, T.timestampLtz(3), T.bigint())).toBe(1_700_000_000)
   })
+  it('prints a DOUBLE as Java does: plain from 10^-3 to under 10^7, scientific outside', () => {
+    const text = (v: number) => cast(v, T.double(), T.string())
+    expect([1e10, 1e7, 9999999, 123.25, 0.001, 1e-4, -2.5e-5, 1e21, -0].map(text))
+      .toEqual(['1.0E10', '1.0E7', '9999999.0', '123.25', '0.001', '1.0E-4', '-2.5E-5', '1.0E21', '-0.0'])
+  })
 })
 
 describe('commonType', () => {

@@ -284,7 +284,7 @@ describe('PRINTF', () => {
     expect(printf('%s', [T.date()], [19934])).toBe('19934')
     expect(printf('%s', [T.timestamp(3)], [Date.UTC(2024, 6, 30, 10, 24, 0, 256)])).toBe('2024-07-30T10:24:00.256')
     expect(printf('%s', [T.timestamp(3)], [Date.UTC(2024, 6, 30, 10, 24)])).toBe('2024-07-30T10:24')
-    // Java's Double.toString (not Weir's CAST, which prints '10000000.0').
+    // Java's Double.toString, as CAST prints a DOUBLE too.
     expect(printf('%s|%s|%s|%s|%s|%s', [D, D, D, D, D, D], [1e7, 1234.5, 0.001, 1.5e-4, -0, 1e21])).toBe('1.0E7|1234.5|0.001|1.5E-4|-0.0|1.0E21')
     expect(printf('a%nb', [], [])).toBe('a\nb')
     expect(printf(null, [I], [1])).toBe(null)
