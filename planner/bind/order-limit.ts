@@ -6,7 +6,8 @@
 //   - ORDER BY … LIMIT n over an unbounded stream: a global Top-N, its changelog updating as rows enter
 //     and leave the top (a Rank over no partition key, as Flink plans it).
 // Other ORDER BY without LIMIT over an unbounded stream is refused, naming the unbounded tables. The keys are
-// the query's output columns, by name or position, or expressions over them.
+// the query's output columns, by name or position, expressions over them, or (order-source.ts) columns and
+// expressions of the query's input, sorted as hidden select items and projected away after the sort.
 import type * as ast from '../../grammar/ast.js'
 import { WeirError } from '../../common/errors.js'
 import { isIntegral, timeAttrOf } from '../../common/types.js'
@@ -21,15 +22,19 @@ import { inputsOf, type LogicalPlan, type Scan } from '../logical/nodes.js'
 import { bindExpr } from './expr-binder.js'
 import { configuredTtl } from './hints.js'
 import { Scope } from './scope.js'
+import { orderSource } from './order-source.js'
 import type { BoundRelation } from './join-binder.js'
 
-export function bindOrderLimit(q: ast.OrderedQuery, inner: BoundRelation, config: JobConfig): BoundRelation {
+export function bindOrderLimit(q: ast.OrderedQuery, bind: (query: ast.Query) => BoundRelation, config: JobConfig): BoundRelation {
+  const { inner, output, hidden } = orderSource(q, bind)
   const base = inner.plan
+  const visible = output.plan.fields
   const limit = q.limit === undefined ? null : limitOf(q.limit)
-  // Keys that are not output columns are computed into extra columns, dropped again after sorting.
+  // Keys that are expressions over output columns are computed into extra columns; these and the hidden
+  // select items (order-source.ts) are dropped again after sorting.
   const extra: Rex[] = []
-  const orderKeys: OrderKey[] = q.orderBy.map(item => ({
-    index: keyColumn(item, base, inner.scope, extra),
+  const orderKeys: OrderKey[] = q.orderBy.map((item, i) => ({
+    index: hidden[i] ?? keyColumn(item, base, visible.length, output.scope, extra),
     descending: item.descending,
     nullsFirst: item.nullsFirst ?? !item.descending,
   }))
@@ -37,13 +42,14 @@ export function bindOrderLimit(q: ast.OrderedQuery, inner: BoundRelation, config
     kind: 'Project',
     input: base,
     exprs: [...base.fields.map((f, i) => inputRef(i, f.type)), ...extra],
-    fields: [...base.fields, ...extra.map((e, i) => ({ name: `$order${i}`, type: e.type }))],
+    fields: [...base.fields, ...extra.map((e, i) => ({ name: `$order_expr${i}`, type: e.type }))],
     span: q.span,
   }
   const ordered = orderedPlan(q, input, orderKeys, limit, config)
-  if (extra.length === 0) return { plan: ordered, scope: inner.scope }
-  const plan: LogicalPlan = { kind: 'Project', input: ordered, exprs: base.fields.map((f, i) => inputRef(i, f.type)), fields: base.fields, span: q.span }
-  return { plan, scope: inner.scope }
+  if (ordered.fields.length === visible.length) return { plan: ordered, scope: output.scope }
+  const plan: LogicalPlan = { kind: 'Project', input: ordered, exprs: base.fields.slice(0, visible.length).map((f, i) => inputRef(i, f.type)),
+    fields: base.fields.slice(0, visible.length), span: q.span }
+  return { plan, scope: output.scope }
 }
 
 function orderedPlan(q: ast.OrderedQuery, input: LogicalPlan, orderKeys: readonly OrderKey[], limit: number | null, config: JobConfig): LogicalPlan {
@@ -111,9 +117,8 @@ function limitOf(e: ast.Expr): number {
 }
 
 /** The column an ORDER BY item sorts by: an output column by name or position, or a computed one appended to `extra`. */
-function keyColumn(item: ast.OrderItem, base: LogicalPlan, scope: Scope, extra: Rex[]): number {
+function keyColumn(item: ast.OrderItem, base: LogicalPlan, width: number, scope: Scope, extra: Rex[]): number {
   const e = item.expr
-  const width = base.fields.length
   if (e.kind === 'Literal' && e.type === 'number' && /^\d+$/.test(e.text)) {
     const n = Number(e.text)
     if (n < 1 || n > width) {
@@ -134,7 +139,7 @@ function keyColumn(item: ast.OrderItem, base: LogicalPlan, scope: Scope, extra: 
   }
   if (rex.kind === 'Input') return rex.index
   extra.push(rex)
-  return width + extra.length - 1
+  return base.fields.length + extra.length - 1
 }
 
 /** The tables `plan` reads whose connector does not end by itself. */

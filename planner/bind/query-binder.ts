@@ -89,7 +89,7 @@ export class QueryBinder {
       }
       case 'OrderedQuery':
         return withSessionFunctions(this.catalog.functions, this.config.udfOnError === 'skip', this.catalog.currentDatabase,
-          () => bindOrderLimit(q, this.bindQuery(q.query), this.config))
+          () => bindOrderLimit(q, query => this.bindQuery(query), this.config))
       case 'ValuesQuery':
         return withSessionFunctions(this.catalog.functions, this.config.udfOnError === 'skip', this.catalog.currentDatabase, () => this.bindValues(q))
       default:
