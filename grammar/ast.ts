@@ -262,8 +262,11 @@ export interface ResetOption {
 
 export interface Explain {
   readonly kind: 'Explain'
-  /** EXPLAIN CHANGELOG_MODE … */
+  /** EXPLAIN CHANGELOG_MODE, ESTIMATED_COST, PLAN_ADVICE, JSON_EXECUTION_PLAN: which of them the statement names. */
   readonly changelogMode: boolean
+  readonly estimatedCost: boolean
+  readonly planAdvice: boolean
+  readonly jsonExecutionPlan: boolean
   readonly statement: Insert | QueryStatement | StatementSet
   readonly span: Span
 }

@@ -78,7 +78,7 @@ const NAME_CONTEXT: readonly (readonly [string, string])[] = [
   ['floorCeilExpr', 'a time unit'],
   ['hintValue', 'a value'],
   ['hintItem', 'a hint name'],
-  ['explainStatement', 'CHANGELOG_MODE'],
+  ['explainStatement', 'ESTIMATED_COST, CHANGELOG_MODE, PLAN_ADVICE, JSON_EXECUTION_PLAN'],
   ['alias', 'an alias'],
   ['unnestRef', 'ORDINALITY'],
   ['descriptorArg', 'a column name'],

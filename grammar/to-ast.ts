@@ -442,13 +442,19 @@ function insert(n: CstNode, s: Spans): A.Insert {
   }
 }
 
+const EXPLAIN_DETAILS = ['ESTIMATED_COST', 'CHANGELOG_MODE', 'PLAN_ADVICE', 'JSON_EXECUTION_PLAN'] as const
+
 function explain(n: CstNode, s: Spans): A.Explain {
-  let changelogMode = false
+  const details = new Set<string>()
   for (const id of nameList(n, s)) {
-    if (id.value.toUpperCase() === 'CHANGELOG_MODE') changelogMode = true
-    else {
-      throw WeirError.unsupported(`EXPLAIN ${id.value} is not supported`, { span: id.span, help: 'use EXPLAIN or EXPLAIN CHANGELOG_MODE' })
+    const detail = id.value.toUpperCase()
+    if (!(EXPLAIN_DETAILS as readonly string[]).includes(detail)) {
+      throw WeirError.unsupported(`EXPLAIN ${id.value} is not supported`, {
+        span: id.span,
+        help: `EXPLAIN takes ${EXPLAIN_DETAILS.join(', ')}, comma-separated, or none`,
+      })
     }
+    details.add(detail)
   }
   const ins = node(n, 'insertStatement')
   const set = node(n, 'explainedStatementSet')
@@ -458,5 +464,13 @@ function explain(n: CstNode, s: Spans): A.Explain {
     : set
     ? statementSet(set, s)
     : { kind: 'QueryStatement', query: query(q!, s), span: s.of(q!) }
-  return { kind: 'Explain', changelogMode, statement, span: s.of(n) }
+  return {
+    kind: 'Explain',
+    changelogMode: details.has('CHANGELOG_MODE'),
+    estimatedCost: details.has('ESTIMATED_COST'),
+    planAdvice: details.has('PLAN_ADVICE'),
+    jsonExecutionPlan: details.has('JSON_EXECUTION_PLAN'),
+    statement,
+    span: s.of(n),
+  }
 }

@@ -7,6 +7,7 @@ import type { JobGraph, PhysicalNode } from '../core/job-graph.js'
 import type { AggCall } from '../core/aggregates.js'
 import type { WindowSpec } from '../core/windows.js'
 import { formatRex } from './rex-format.js'
+import { estimatedCosts } from './explain-cost.js'
 import { describeJoin, joinStateLines } from './explain-join.js'
 import { dedupStateLine, describeDeduplicate, describeRank, describeSort, sortStateLine, rankStateLine } from './explain-rank.js'
 import { describeTemporalJoin, temporalJoinStateLines } from './explain-temporal-join.js'
@@ -19,12 +20,17 @@ import { describeProcessFunction, processFunctionStateLines } from './explain-pr
 export interface ExplainOptions {
   /** EXPLAIN CHANGELOG_MODE: print row kinds Flink-style (I, UB, UA, D) on every operator. */
   readonly changelogMode?: boolean
+  /** EXPLAIN ESTIMATED_COST: each operator's rows, rate and cumulative rows as far as Weir can derive them (explain-cost.ts). */
+  readonly estimatedCost?: boolean
+  /** EXPLAIN PLAN_ADVICE: the warnings about unbounded state given as Flink's advice section. */
+  readonly planAdvice?: boolean
 }
 
 export function explainJobGraph(graph: JobGraph, opts: ExplainOptions = {}): string {
   const byId = new Map(graph.nodes.map(n => [n.id, n]))
   const inputsOf: InputsOf = n => n.inputs.map(e => byId.get(e.node)!)
   const roots = graph.nodes.filter(n => n.spec.kind === 'Sink' || n.spec.kind === 'Collect')
+  const costs = opts.estimatedCost === true ? estimatedCosts(graph) : undefined
   const lines: string[] = ['== Physical Plan ==']
   const warnings: string[] = []
   // A node several operators read (a source a statement set shares) is printed once, with the id
@@ -44,7 +50,8 @@ export function explainJobGraph(graph: JobGraph, opts: ExplainOptions = {}): str
       reuse = `(reuse_id=[${reuseIds.size}])`
     }
     const inputFields = node.inputs.length > 0 ? byId.get(node.inputs[0]!.node)!.schema : []
-    lines.push(`${prefix}${describeNode(node, inputFields, opts, inputsOf)}${reuse}`)
+    const cost = costs === undefined ? '' : `: ${costs.get(node.id)}`
+    lines.push(`${prefix}${describeNode(node, inputFields, opts, inputsOf)}${reuse}${cost}`)
     for (const s of stateLines(node, inputFields, warnings)) lines.push(`${childPrefix}${node.inputs.length ? '|  ' : '   '}${s}`)
     node.inputs.forEach((edge, i) => {
       const last = i === node.inputs.length - 1
@@ -63,7 +70,11 @@ export function explainJobGraph(graph: JobGraph, opts: ExplainOptions = {}): str
     })
   }
   for (const r of roots) visit(r, '', '')
-  if (warnings.length) {
+  if (opts.planAdvice === true) {
+    lines.push('', '== Plan Advice ==')
+    if (warnings.length === 0) lines.push('No available advice: no operator keeps state that grows without bound.')
+    warnings.forEach((w, i) => lines.push(`advice[${i + 1}]: [WARNING] ${w}`))
+  } else if (warnings.length) {
     lines.push('', '== Warnings ==')
     for (const w of warnings) lines.push(`warning: ${w}`)
   }

@@ -9,7 +9,9 @@ import type { JobConfig } from '../common/config/index.js'
 import type { Catalog } from './catalog.js'
 import { describeObject, likeFilter, type Listing } from './describe.js'
 export { describeObject, likeFilter, showFunctions } from './describe.js'
-import { explainJobGraph } from './explain.js'
+import { explainJobGraph, explainOperator } from './explain.js'
+import { jsonExecutionPlan } from './explain-json.js'
+import { nodeParallelisms } from '../runtime/subtasks.js'
 import { lowerToJobGraph } from './physical/lower.js'
 import { planInsert, planSelect } from './planner.js'
 import { planStatementSet } from './statement-set.js'
@@ -60,7 +62,11 @@ export function planQuery(stmt: ast.Insert | ast.StatementSet | ast.QueryStateme
 
 /** EXPLAIN [CHANGELOG_MODE] of an INSERT, a statement set or a SELECT: the text of its job graph (named 'explain'; no job is started). */
 export function explain(stmt: ast.Explain, ctx: PlanContext): string {
-  return explainJobGraph(planQuery(stmt.statement, ctx).jobGraph('explain'), { changelogMode: stmt.changelogMode })
+  const graph = planQuery(stmt.statement, ctx).jobGraph('explain')
+  const text = explainJobGraph(graph, { changelogMode: stmt.changelogMode, estimatedCost: stmt.estimatedCost, planAdvice: stmt.planAdvice })
+  if (!stmt.jsonExecutionPlan) return text
+  const json = jsonExecutionPlan(graph, nodeParallelisms(graph), node => explainOperator(graph, node.id)!)
+  return `${text}\n\n== Physical Execution Plan ==\n${json}`
 }
 
 /** SHOW COLUMNS FROM t [[NOT] LIKE 'p']: DESCRIBE's rows of the columns whose names match. */

@@ -118,7 +118,7 @@ export function buildSubtasks(graph: JobGraph, metricsOf?: (index: number) => Su
   const byNode = new Map<string, Task[]>()
   const order: Task[] = []
   for (const node of graph.nodes) {
-    const parallelism = parallelismOf(node, defaultParallelism, byNode)
+    const parallelism = parallelismOf(node, defaultParallelism, id => byNode.get(id)?.length)
     const traits = operatorTraits(node.spec, graph.config)
     const tasks: Task[] = []
     for (let i = 0; i < parallelism; i++) {
@@ -163,11 +163,18 @@ export function buildSubtasks(graph: JobGraph, metricsOf?: (index: number) => Su
   return { byNode, order }
 }
 
+/** How many subtasks each node of `graph` runs (as buildSubtasks makes them), by node id: EXPLAIN JSON_EXECUTION_PLAN prints them. */
+export function nodeParallelisms(graph: JobGraph): Map<string, number> {
+  const out = new Map<string, number>()
+  for (const node of graph.nodes) out.set(node.id, parallelismOf(node, graph.config.parallelism, id => out.get(id)))
+  return out
+}
+
 /**
  * Sources whose connector splits (Kafka: its partitions) and keyed operators run as many subtasks as
  * 'parallelism.default'; other sources, VALUES and sinks as one; forward chains follow their input.
  */
-function parallelismOf(node: PhysicalNode, p: number, byNode: ReadonlyMap<string, readonly Task[]>): number {
+function parallelismOf(node: PhysicalNode, p: number, of: (id: string) => number | undefined): number {
   switch (node.spec.kind) {
     case 'Source':
       return getConnector(node.spec.connector).source?.splittable === true ? p : 1
@@ -180,7 +187,7 @@ function parallelismOf(node: PhysicalNode, p: number, byNode: ReadonlyMap<string
   }
   if (node.inputs.some(e => e.exchange.kind === 'single')) return 1
   if (node.inputs.some(e => e.exchange.kind === 'hash')) return p
-  const ps = node.inputs.map(e => byNode.get(e.node)?.length ?? 1)
+  const ps = node.inputs.map(e => of(e.node) ?? 1)
   return ps.every(x => x === ps[0]) ? ps[0] ?? 1 : 1
 }
 

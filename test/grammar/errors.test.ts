@@ -109,7 +109,7 @@ describe('syntax errors', () => {
     expect(syntaxErrorOf("SELECT /*+ OPTIONS('a' = ) */ 1")).toMatchObject({ at: '1:26', message: "unexpected ')', expected a value, a string or a number" })
     expect(syntaxErrorOf('SELECT a /*+ X */ FROM t')).toMatchObject({ at: '1:10', message: "unexpected hint '/*+', expected FROM, ',' or end of statement" })
     expect(syntaxErrorOf('EXPLAIN')).toMatchObject({ at: '1:8',
-      message: 'unexpected end of input, expected a query, CHANGELOG_MODE, PLAN, INSERT or STATEMENT' })
+      message: 'unexpected end of input, expected a query, ESTIMATED_COST, CHANGELOG_MODE, PLAN_ADVICE, JSON_EXECUTION_PLAN, PLAN, INSERT or STATEMENT' })
     expect(syntaxErrorOf('SELECT a FROM t JOIN u USING (a)')).toMatchObject({ at: '1:24',
       message: expect.stringContaining("unexpected 'USING', expected FOR, ON, JOIN") })
   })
@@ -125,8 +125,8 @@ describe('syntax errors', () => {
     expect(syntaxErrorOf('SELECT x OVER (PARTITION BY y) FROM t')).toMatchObject({ at: '1:10', help: expect.stringContaining('OVER follows a function call') })
     expect(syntaxErrorOf('SELECT a FROM t WHERE a = SELECT b FROM u')).toMatchObject({ at: '1:27',
       help: 'a subquery in an expression goes in parentheses: (SELECT …)' })
-    expect(syntaxErrorOf('EXPLAIN ESTIMATED_COST SELECT 1')).toMatchObject({ at: '1:9', kind: 'unsupported',
-      message: 'EXPLAIN ESTIMATED_COST is not supported' })
+    expect(syntaxErrorOf('EXPLAIN JSON_EXECUTION_PLAN, COST SELECT 1')).toMatchObject({ at: '1:30', kind: 'unsupported',
+      message: 'EXPLAIN COST is not supported' })
   })
 
   it('reports bad characters from the lexer with a position', () => {
