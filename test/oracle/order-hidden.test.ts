@@ -2,7 +2,8 @@
 // and projected away after the sort, so the rows (in order) equal DuckDB's and the columns are the selected
 // ones only. Covers input columns, expressions over them, output aliases binding before input columns,
 // aggregates of a GROUP BY query, LIMIT / FETCH, an INSERT into a sink with exactly the selected columns,
-// the streaming sort (time attribute first) in the plan, and the refusals (DISTINCT, UNION) with their caret.
+// a sort on hidden keys checkpointed, cancelled and restored, the streaming sort (time attribute first) in the
+// plan, and the refusals (DISTINCT, UNION) with their caret.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -10,7 +11,8 @@ import { join } from 'node:path'
 import { Session } from '../../engine/session.js'
 import { WeirError } from '../../common/errors.js'
 import { canonWeirRow, OracleData, rocksDir } from './oracle.js'
-import { debeziumRows } from '../support/debezium-files.js'
+import { debeziumRows, hasCommittedRows } from '../support/debezium-files.js'
+import type { JobMetrics } from '../../runtime/executor.js'
 
 const OPTIONS: readonly { name: string; options: () => Record<string, string> }[] = [
   { name: 'heap', options: () => ({ 'execution.batch-size': '13' }) },
@@ -117,4 +119,47 @@ describe('over a stream, and what is refused', () => {
     const span = (error as WeirError).span!
     expect(`${span.start.line}:${span.start.column}`).toBe(at)
   })
+})
+
+describe('a sort on hidden keys checkpointed, cancelled and restored', () => {
+  const sql = (out: string): string =>
+    `${data.ddl}
+    CREATE TABLE out (k STRING) WITH ('connector' = 'filesystem', 'path' = '${out}', 'format' = 'debezium-json');
+    CREATE TABLE firsts (k STRING) WITH ('connector' = 'filesystem', 'path' = '${out}-firsts', 'format' = 'debezium-json');
+    EXECUTE STATEMENT SET BEGIN
+      INSERT INTO out SELECT k FROM t ORDER BY v DESC, ts, b LIMIT 30;
+      INSERT INTO firsts SELECT k FROM t LIMIT 1500;
+    END;`
+
+  async function run(out: string, options: Record<string, string>, signal?: AbortSignal, onCheckpoint?: () => void): Promise<JobMetrics> {
+    const session = new Session({ println: () => undefined, signal, options: { 'pipeline.name': 'hidden-sort-job', ...options }, onCheckpoint })
+    await session.executeSql(sql(out))
+    return (await session.awaitJobs())[0]!
+  }
+
+  it.each(OPTIONS)('$name: the same 30 rows as a straight run and as DuckDB', async ({ options }) => {
+    const root = mkdtempSync(join(tmpdir(), 'weir-hidden-sort-restore-'))
+    try {
+      const straight = join(root, 'straight')
+      await run(straight, options())
+      const expected = debeziumRows(straight)
+      const duck = await data.duck('SELECT k FROM t ORDER BY v DESC NULLS LAST, ts, b NULLS FIRST LIMIT 30')
+      expect(expected).toEqual(duck.map(k => JSON.stringify({ k: k === 'NULL' ? null : JSON.parse(k) as unknown })).sort())
+
+      const out = join(root, 'restored')
+      const common = { ...options(), 'execution.checkpointing.interval': '5 ms', 'state.checkpoints.dir': join(root, 'chk'), 'execution.batch-size': '1',
+        'table.exec.mini-batch.enabled': 'false' }
+      const cancel = new AbortController()
+      const first = await run(out, common, cancel.signal, () => {
+        if (hasCommittedRows(`${out}-firsts`)) cancel.abort()
+      })
+      expect(first.cancelled).toBe(true)
+      expect(debeziumRows(out), 'a cancelled sort emits nothing').toEqual([])
+      const second = await run(out, common)
+      expect(second.sourceRecordsRead, 'the restored run resumes from the checkpoint').toBeLessThan(2000)
+      expect(debeziumRows(out)).toEqual(expected)
+    } finally {
+      rmSync(root, { recursive: true, force: true })
+    }
+  }, 120_000)
 })
