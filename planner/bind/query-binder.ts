@@ -31,6 +31,7 @@ import { bindJoinedFrom, type BoundRelation, type JoinContext } from './join-bin
 import { misplacedAsOf } from './temporal-join.js'
 import { standaloneUnnest, unnestBelowWindowTvf } from './unnest.js'
 import { bindProcessTable } from './process-table.js'
+import { lostTimeAttribute, regularKeys } from './window-time.js'
 import { joinWhereSubqueries, selectScalars, setOperation, splitWhere, subqueryHost, withScalars } from './subquery-binder.js'
 import type { JobConfig } from '../../common/config/index.js'
 
@@ -191,10 +192,12 @@ export class QueryBinder {
     const timeField = input.plan.fields[timeIndex]!
     const attr = timeAttrOf(input.scope.fields[timeIndex]!.type)
     if (!attr) {
-      throw WeirError.plan(`the DESCRIPTOR column '${tvf.timeCol.value}' of ${tvf.fn} must be a time attribute, but it is ${formatType(timeField.type)}`, {
-        span: tvf.timeCol.span,
-        help: `declare 'WATERMARK FOR ${tvf.timeCol.value} AS ${tvf.timeCol.value} - INTERVAL '5' SECOND' in the table, or use a column defined AS PROCTIME()`,
-      })
+      throw lostTimeAttribute(input.plan, timeIndex, tvf.timeCol, tvf.fn) ??
+        WeirError.plan(`the DESCRIPTOR column '${tvf.timeCol.value}' of ${tvf.fn} must be a time attribute, but it is ${formatType(timeField.type)}`, {
+          span: tvf.timeCol.span,
+          help:
+            `declare 'WATERMARK FOR ${tvf.timeCol.value} AS ${tvf.timeCol.value} - INTERVAL '5' SECOND' in the table, or use a column defined AS PROCTIME()`,
+        })
     }
     const window = this.windowSpec(tvf)
     const partitionKeys = tvf.partitionBy.map(p => {
@@ -496,12 +499,7 @@ export class QueryBinder {
     const scope = rel.scope
     const pre = new PreProjection()
     const timeCol = pre.add(inputRef(tvf.timeIndex, tvf.input.fields[tvf.timeIndex]!.type))
-    const keyRex = groupRex.filter(r => !(r.kind === 'Input' && (r.index === n || r.index === n + 1)))
-    for (const k of keyRex) {
-      if (refsWindow(k)) {
-        throw WeirError.unsupported('GROUP BY expressions over window_time are not supported in a window aggregate', { span: sel.groupBy![0]!.span })
-      }
-    }
+    const keyRex = regularKeys(groupRex, n, sel.groupBy, sel.span)
     // Session windows are per PARTITION BY key: those columns must be grouping keys.
     for (const p of tvf.partitionKeys) {
       if (!keyRex.some(r => r.kind === 'Input' && r.index === p)) {
@@ -545,12 +543,13 @@ export class QueryBinder {
     const groupOutput = new Map<string, number>(keyRex.map((r, i) => [rexKey(r), i]))
     groupOutput.set(rexKey(inputRef(n, tvf.fields[n]!.type)), k + a)
     groupOutput.set(rexKey(inputRef(n + 1, tvf.fields[n + 1]!.type)), k + a + 1)
+    // window_time is window_end - 1 ms: it may be selected (as the next window's time attribute) grouped by or not.
+    groupOutput.set(rexKey(inputRef(n + 2, tvf.fields[n + 2]!.type)), k + a + 2)
     const mapping: AggregateMapping = {
       inputScope: scope,
       groupOutput,
       aggOutput: new Map(aggCalls.map((c, i) => [c, k + i])),
       outputTypes: outFields.map(f => f.type),
-      extraColumns: new Map([['window_time', k + a + 2]]),
     }
     return this.finishAggregate(sel, aggregate, mapping)
   }
