@@ -169,9 +169,10 @@ export class OracleData {
   /**
    * Generates the rows and loads them. With `files` > 1, Weir reads a directory of that many files
    * (consecutive runs of the rows in arrival order, one split each) instead of a single file.
+   * `events`, when given, are loaded instead of generated ones.
    */
-  static async create(opts: GenOptions & { readonly files?: number }): Promise<OracleData> {
-    const events = generateEvents(opts)
+  static async create(opts: GenOptions & { readonly files?: number; readonly events?: readonly Event[] }): Promise<OracleData> {
+    const events = opts.events ?? generateEvents(opts)
     const dir = mkdtempSync(join(tmpdir(), 'weir-oracle-'))
     const files = opts.files ?? 1
     let path = join(dir, 'events.jsonl')
