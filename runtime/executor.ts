@@ -77,14 +77,14 @@ class JobExecution {
     if (metrics !== null) initSharedMetrics(metrics)
     this.subtasks = buildSubtasks(graph, metrics === null ? undefined : sharedMetrics(metrics))
     this.order = this.subtasks.order
-    this.local = this.order.filter(t => threadOf(t, threaded) === MAIN_THREAD)
+    this.local = this.order.filter(t => threadOf(t, threaded, graph.config.parallelism) === MAIN_THREAD)
     this.sources = new SourceRunner(graph, this.signal, env.faults)
     if (threaded) {
       const count = graph.config.parallelism
       const shared = { inFlight: InFlight.create(), flags: new SharedArrayBuffer(4 * FLAG_COUNT), metrics: metrics! }
       this.workers = new WorkerPool(graph, this.order, count, shared, env.faults)
       const pool = this.workers
-      linkRemoteTasks(this.order, t => threadOf(t, true), MAIN_THREAD, w => pool.links[w]!)
+      linkRemoteTasks(this.order, t => threadOf(t, true, graph.config.parallelism), MAIN_THREAD, w => pool.links[w]!)
       if (this.signal.aborted) pool.aborted()
       else this.signal.addEventListener('abort', () => pool.aborted(), { once: true })
     } else {

@@ -31,7 +31,7 @@ const send = (m: FromWorker, transfer?: ArrayBuffer[]): void => port.postMessage
 
 const graph = init.graph
 const { order } = buildSubtasks(graph, sharedMetrics(init.metrics))
-const local = order.filter(t => threadOf(t, true) === init.worker)
+const local = order.filter(t => threadOf(t, true, graph.config.parallelism) === init.worker)
 const flags = new Int32Array(init.flags)
 const inFlight = new InFlight(init.inFlight)
 
@@ -42,7 +42,7 @@ const main = new Link(port as unknown as PostTarget, inFlight, ring(self, MAIN_T
 const peers = init.peers.map((p, v) => (p === null ? null : new Link(p as unknown as PostTarget, inFlight, ring(self, v), self)))
 /** The rings of the links into this worker, by sending thread + 1. */
 const incoming = init.rings.map((_, from) => (from - 1 === self ? null : ring(from - 1, self)))
-linkRemoteTasks(order, t => threadOf(t, true), init.worker, thread => (thread === MAIN_THREAD ? main : peers[thread]!))
+linkRemoteTasks(order, t => threadOf(t, true, graph.config.parallelism), init.worker, thread => (thread === MAIN_THREAD ? main : peers[thread]!))
 const flush = (): void => {
   main.flush()
   for (const p of peers) p?.flush()

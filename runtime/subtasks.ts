@@ -4,7 +4,7 @@
 import { invariant } from '../common/assert.js'
 import { WeirError } from '../common/errors.js'
 import type { Batch, Row } from '../core/batch.js'
-import type { JobGraph, PhysicalNode } from '../core/job-graph.js'
+import type { JobGraph, PhysicalNode, SourceSpec } from '../core/job-graph.js'
 import type { Operator, OperatorContext, OperatorMetrics } from '../core/operator.js'
 import type { KeyRef, Namespace } from '../core/keyed-state.js'
 import type { SubtaskStateBackend } from '../state/backend.js'
@@ -172,12 +172,12 @@ export function nodeParallelisms(graph: JobGraph): Map<string, number> {
 
 /**
  * Sources whose connector splits (Kafka: its partitions) and keyed operators run as many subtasks as
- * 'parallelism.default'; other sources, VALUES and sinks as one; forward chains follow their input.
+ * 'parallelism.default' (a source its 'scan.parallelism' where it has one); other sources, VALUES and sinks as one; forward chains follow their input.
  */
 function parallelismOf(node: PhysicalNode, p: number, of: (id: string) => number | undefined): number {
   switch (node.spec.kind) {
     case 'Source':
-      return getConnector(node.spec.connector).source?.splittable === true ? p : 1
+      return getConnector(node.spec.connector).source?.splittable === true ? scanParallelism(node.spec, p) : 1
     case 'Values':
     case 'Sink':
     case 'Collect':
@@ -189,6 +189,19 @@ function parallelismOf(node: PhysicalNode, p: number, of: (id: string) => number
   if (node.inputs.some(e => e.exchange.kind === 'hash')) return p
   const ps = node.inputs.map(e => of(e.node) ?? 1)
   return ps.every(x => x === ps[0]) ? ps[0] ?? 1 : 1
+}
+
+/** A splitting source's parallelism: its table's 'scan.parallelism' (as in Flink, at most the job's), else the job's `p`. */
+function scanParallelism(spec: SourceSpec, p: number): number {
+  const text = spec.options['scan.parallelism']
+  if (text === undefined) return p
+  const n = /^\s*\d+\s*$/.test(text) ? Number(text) : NaN
+  if (!(n >= 1 && n <= p)) {
+    throw WeirError.plan(`table '${spec.table}': 'scan.parallelism' = '${text}' is not a whole number from 1 to 'parallelism.default' = ${p}`, {
+      help: `set 'scan.parallelism' between 1 and ${p}, or raise 'parallelism.default'`,
+    })
+  }
+  return n
 }
 
 /** Creates the channels from every producer subtask into the subtasks of `node`. */

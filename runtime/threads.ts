@@ -4,7 +4,10 @@
 // thread, beside the sources that do not split, sinks,
 // VALUES, SELECT results and the operators that run as one subtask, and the checkpoint coordinator. So a
 // job at parallelism N uses N threads (one more would compete with them for N cores), and rows cross
-// threads only where the plan has an exchange or a change of parallelism.
+// threads only where the plan has an exchange or a change of parallelism. A source that splits, read at
+// a lower parallelism P than the job's ('scan.parallelism' < N), reads on worker threads 1..P instead,
+// ahead of the operators it feeds, which run (at P) on the job's thread and those workers but one: its
+// every row crosses a thread to its consumer.
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import type { JobGraph } from '../core/job-graph.js'
@@ -14,9 +17,13 @@ import type { Task } from './subtasks.js'
 /** The job's own thread. */
 export const MAIN_THREAD = -1
 
-/** The thread `task` runs on: MAIN_THREAD, or the worker of its subtask index. */
-export function threadOf(task: Task, workers: boolean): number {
-  if (!workers || task.parallelism === 1 || task.index === 0) return MAIN_THREAD
+/** The thread `task` runs on: MAIN_THREAD, or the worker of its subtask index; `parallelism` is the job's ('parallelism.default'). */
+export function threadOf(task: Task, workers: boolean, parallelism: number): number {
+  if (!workers) return MAIN_THREAD
+  if (task.node.spec.kind === 'Source' && task.parallelism < parallelism && task.node.spec.options['scan.parallelism'] !== undefined) {
+    return task.index + 1
+  }
+  if (task.parallelism === 1 || task.index === 0) return MAIN_THREAD
   switch (task.node.spec.kind) {
     // A source that splits runs as N subtasks (subtasks.ts): split k on worker k, with what is chained to it.
     case 'Source':

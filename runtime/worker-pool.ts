@@ -162,7 +162,7 @@ export class WorkerPool implements RemoteSnapshots {
    * (else every one it ran) and what to do.
    */
   private crashed(w: number, how: string, cause?: unknown): WeirError {
-    const mine = this.order.filter(t => threadOf(t, true) === w)
+    const mine = this.order.filter(t => threadOf(t, true, this.graph.config.parallelism) === w)
     const runningTask = mine.find(t => t.stats[STAT.running] === 1)
     const help = this.checkpointing
       ? `the job stopped; run it again and it resumes from its last completed checkpoint (what its sinks committed since is not repeated)`

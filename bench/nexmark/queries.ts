@@ -147,6 +147,12 @@ export function benchQueries(scale = 1): BenchQuery[] {
     .map(q => ({ ...q, name: `${q.name}-p2`, what: `${q.what}, parallelism 2 (worker threads)`,
       sql: `SET 'parallelism.default' = '2';\nSET 'execution.worker-threads' = 'true';\n` + q.sql })
     )
+  // q1-hop is the thread hop alone: every row crosses one. The generator reads at 'scan.parallelism' 1 on
+  // worker thread 1, and q1's Calc and the sink run on the job's thread (threads.ts).
+  const hop = onHeap.filter(q => q.name === 'q1').map(q => ({ ...q, name: 'q1-hop', what: `${q.what}, generator on a worker thread (every row crosses)`,
+    sql: `SET 'parallelism.default' = '2';\nSET 'execution.worker-threads' = 'true';\n` +
+      q.sql.replace(`'nexmark.table' = 'bid',`, `'nexmark.table' = 'bid', 'scan.parallelism' = '1',`) })
+  )
   return [...onHeap, ...onRocks, ...checkpointed, ...overQueries(stateful, bidTable, rocksdb), ...timeJoinQueries(scale), big, ...rankQueries(scale),
-    ...temporalBenchQueries(scale), ...versionedViewBenchQueries(scale), ...parallel, ...ptfQueries(stateful, bidTable, rocksdb)]
+    ...temporalBenchQueries(scale), ...versionedViewBenchQueries(scale), ...parallel, ...hop, ...ptfQueries(stateful, bidTable, rocksdb)]
 }

@@ -78,6 +78,8 @@ const OPTIONS = [
   'nexmark.next-event.rate',
   'nexmark.seed',
   'nexmark.base-time',
+  // Read by the runtime (subtasks.ts): how many subtasks generate the events.
+  'scan.parallelism',
   ...TUNING,
   ...TUNING.map(t => `nexmark.${t}`),
 ]
