@@ -73,6 +73,8 @@ export interface RemoteSnapshots {
   sourcePositions(id: number): Promise<SourcePart[]>
   /** Their latest positions (the last a worker reported: at a barrier, or where a source ended). */
   lastSourcePositions(): SourcePart[]
+  /** Whether every source subtask on a worker thread has ended. */
+  sourcesEnded(): boolean
   /** Checkpoint `id` completed with `sources`: their readers may report their positions. */
   completed(id: number, sources: Readonly<Record<string, SourceManifest>>): void
 }
@@ -136,8 +138,9 @@ export class CheckpointCoordinator implements Alignment {
    */
   async triggered(driver: BarrierDriver): Promise<void> {
     // The commits of earlier checkpoints first: a sink seals its next output only after they are done.
+    // None once every source has ended, on this thread and the workers (a source may read only there).
     await this.committing
-    if (this.inflight === null && !this.sources.allEnded() && !this.signal.aborted) await this.trigger(false, driver)
+    if (this.inflight === null && !(this.sources.allEnded() && (this.remote?.sourcesEnded() ?? true)) && !this.signal.aborted) await this.trigger(false, driver)
   }
 
   /** The in-flight checkpoint's uploads are done: complete it, and schedule the next. */

@@ -66,6 +66,8 @@ export class WorkerPool implements RemoteSnapshots {
   }>()
   /** The last positions each source subtask on a worker reported, by node/index. */
   private readonly lastPositions = new Map<string, SourcePart>()
+  /** The source subtasks on workers that ended (node/index). */
+  private readonly endedSources = new Set<string>()
   private runner: TaskRunner | null = null
 
   constructor(
@@ -300,6 +302,12 @@ export class WorkerPool implements RemoteSnapshots {
     return [...this.lastPositions.values()]
   }
 
+  sourcesEnded(): boolean {
+    const parallelism = this.graph.config.parallelism
+    const remote = this.order.filter(t => t.node.spec.kind === 'Source' && threadOf(t, true, parallelism) !== MAIN_THREAD)
+    return remote.every(t => this.endedSources.has(`${t.node.id}/${t.index}`))
+  }
+
   completed(id: number, sources: Readonly<Record<string, SourceManifest>>): void {
     for (const [w] of this.started()) this.post(w, { t: 'completed', checkpoint: id, sources })
   }
@@ -307,7 +315,10 @@ export class WorkerPool implements RemoteSnapshots {
   /** A worker reported where its source subtasks were: at checkpoint `m.checkpoint`'s barrier, or (0) where one ended. */
   private onPositions(m: { readonly checkpoint: number; readonly parts: readonly SourcePart[] }): void {
     for (const part of m.parts) this.lastPositions.set(`${part.node}/${part.index}`, part)
-    if (m.checkpoint === 0) return
+    if (m.checkpoint === 0) {
+      for (const part of m.parts) this.endedSources.add(`${part.node}/${part.index}`)
+      return
+    }
     const pending = this.positionsAt.get(m.checkpoint)
     if (pending === undefined) return
     pending.parts.push(...m.parts)

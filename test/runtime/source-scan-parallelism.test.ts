@@ -1,11 +1,22 @@
 // A splitting source read at a lower parallelism than the job's ('scan.parallelism'): on worker threads
 // it reads on workers 1..P and every row crosses a thread to the operators it feeds (threads.ts). The
 // rows must be exactly those of a run on one thread; a bad value is refused naming the table.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { Session } from '../../engine/session.js'
 import { subtaskWorkersRunning, subtaskWorkersStarted } from '../../runtime/worker-pool.js'
 import { MAIN_THREAD, threadOf } from '../../runtime/threads.js'
 import { materialize } from '../oracle/oracle.js'
+import { debeziumRows } from '../support/debezium-files.js'
+import { checkpointedThenRestored, RESTORE_BACKENDS, runInsertJob } from '../support/restore-runs.js'
+
+const root = mkdtempSync(join(tmpdir(), 'weir-scan-parallelism-'))
+const insert = (out: string, scan: string | null): string =>
+  `${bid(scan)}
+  CREATE TABLE out (k BIGINT, n BIGINT, s BIGINT) WITH ('connector' = 'filesystem', 'path' = '${out}', 'format' = 'debezium-json');
+  INSERT INTO out SELECT MOD(auction, 13), COUNT(*), SUM(price) FROM bid GROUP BY MOD(auction, 13);`
 
 const bid = (scan: string | null): string => `
   CREATE TABLE bid (auction BIGINT, bidder BIGINT, price BIGINT, dateTime TIMESTAMP(3), extra STRING)
@@ -27,6 +38,7 @@ async function run(sql: string, p: number, scan: string | null): Promise<unknown
 
 describe("'scan.parallelism' below the job's parallelism", () => {
   afterAll(() => {
+    rmSync(root, { recursive: true, force: true })
     expect(subtaskWorkersRunning(), 'no worker thread outlives its job').toBe(0)
   })
 
@@ -62,4 +74,21 @@ describe("'scan.parallelism' below the job's parallelism", () => {
       )
     }
   })
+
+  it.each(RESTORE_BACKENDS.flatMap(b => [[2, 2], [2, 3]].map(([a, z]) => ({ b, a: a!, z: z! }))))(
+    '$b.name: one generator subtask on a worker, checkpointed at p=$a, cancelled, restored at p=$z: every row once',
+    async ({ b, a, z }) => {
+      const straight = mkdtempSync(join(root, 'straight-'))
+      const m = await runInsertJob(insert(straight, '1'), { 'parallelism.default': '2', 'execution.worker-threads': 'true' })
+      expect(Object.values(m.sourceSubtaskRecordsRead!)[0], 'one source subtask').toHaveLength(1)
+      const one = mkdtempSync(join(root, 'one-'))
+      await runInsertJob(insert(one, null), { 'parallelism.default': '1' })
+      expect(debeziumRows(straight).sort()).toEqual(debeziumRows(one).sort())
+      const out = mkdtempSync(join(root, 'out-'))
+      await checkpointedThenRestored({ root, out, sql: insert(out, '1'), options: { 'pipeline.name': 'scan-parallelism', ...b.options(root) }, a, z,
+        sourceRows: 18400 })
+      expect(debeziumRows(out).sort()).toEqual(debeziumRows(one).sort())
+    },
+    240_000,
+  )
 })
