@@ -8,7 +8,8 @@
 // (so GROUPING(a, b) over keys (a, b) is the id itself), plus, above those bits, the ordinal of a set
 // listed more than once (duplicate sets are separate aggregates, as in SQL and Flink).
 import type * as ast from '../../grammar/ast.js'
-import type { Field } from '../../common/types.js'
+import type { DataType, Field } from '../../common/types.js'
+import type { Span } from '../../common/span.js'
 import { T, withNullable, withoutTimeAttr } from '../../common/types.js'
 import { WeirError } from '../../common/errors.js'
 import type { Rex } from '../../core/rex.js'
@@ -55,22 +56,8 @@ export interface GroupingSetsInput {
 /** Project → Expand → Aggregate, and how the SELECT's expressions map onto the aggregate's output. */
 export function bindGroupingSets(g: GroupingSetsInput): { aggregate: LogicalPlan; mapping: AggregateMapping } {
   const { sel, scope } = g
-  // The distinct keys, and each GROUP BY expression's key.
-  const keyRex: Rex[] = [], keyOf = new Map<string, number>()
-  const exprKey = g.groupRex.map(r => {
-    const k = rexKey(r)
-    let i = keyOf.get(k)
-    if (i === undefined) keyOf.set(k, i = keyRex.push(r) - 1)
-    return i
-  })
+  const { keyRex, keyOf, sets, span } = groupingKeys(sel, g.groupRex)
   const n = keyRex.length
-  const span = sel.groupingSets?.span ?? sel.groupBy?.[0]?.span ?? sel.span
-  if (n > MAX_KEYS) {
-    throw WeirError.unsupported(`GROUPING SETS, ROLLUP and CUBE take at most ${MAX_KEYS} distinct GROUP BY expressions; this query has ${n}`, { span })
-  }
-  const sets = (sel.groupingSets?.sets ?? [exprKey.map((_, i) => i)]).map(s => new Set(s.map(i => exprKey[i]!)))
-  // Each GROUP BY expression groups some set (as parsed); a rewrite that added keys to GROUP BY alone would NULL them everywhere.
-  if (!keyRex.every((_, i) => sets.some(s => s.has(i)))) throw WeirError.internal('a GROUP BY expression is in no grouping set')
 
   // Pre-projection [keys…, aggregate arguments and FILTER conditions…]; the Expand puts the keys,
   // NULL where a set leaves them out, in front of the columns the aggregates read (an argument may
@@ -81,35 +68,7 @@ export function bindGroupingSets(g: GroupingSetsInput): { aggregate: LogicalPlan
   const preFields = pre.fields(g.input.fields)
   const project: LogicalPlan = { kind: 'Project', input: g.input, exprs: pre.exprs, fields: preFields, span: sel.span }
   const idType = T.bigint(false)
-  // Every column an aggregate reads: its argument (a user aggregate's further ones too), FILTER and JSON_OBJECTAGG's value.
-  const carried = [...new Set(aggs.flatMap(a => [a.arg, a.filter, a.valueArg ?? null, ...(a.args ?? [])]).filter((c): c is number => c !== null))]
-    .sort((x, y) => x - y)
-  const carriedAt = new Map(carried.map((c, i) => [c, n + i]))
-  const idColumn = n + carried.length
-  const keyFields: Field[] = preKeys.map((c, i) => ({ name: preFields[c]!.name, type: withNullable(withoutTimeAttr(keyRex[i]!.type), true) }))
-  const seen = new Map<string, number>()
-  const projections = sets.map(set => {
-    let mask = 0
-    for (let i = 0; i < n; i++) if (!set.has(i)) mask += 2 ** (n - 1 - i)
-    const dup = seen.get(String(mask)) ?? 0
-    seen.set(String(mask), dup + 1)
-    return [
-      ...preKeys.map((c, i) => set.has(i) ? inputRef(c, preFields[c]!.type) : literal(null, keyFields[i]!.type)),
-      ...carried.map(c => inputRef(c, preFields[c]!.type)),
-      literal(mask + dup * 2 ** n, idType),
-    ]
-  })
-  const expand: LogicalPlan = {
-    kind: 'Expand',
-    input: project,
-    projections,
-    fields: [...keyFields, ...carried.map(c => preFields[c]!), { name: '$e', type: idType }],
-    span,
-  }
-  const shifted = aggs.map(a => ({ ...a, arg: a.arg === null ? null : carriedAt.get(a.arg)!, filter: a.filter === null ? null : carriedAt.get(a.filter)!,
-    ...(a.valueArg !== undefined ? { valueArg: carriedAt.get(a.valueArg)! } : {}),
-    ...(a.args !== undefined ? { args: a.args.map(c => carriedAt.get(c)!) } : {}) })
-  )
+  const { expand, keyFields, aggs: shifted, idColumn } = expandSets({ project, keyCols: preKeys, keyTypes: keyRex.map(r => r.type), sets, aggs, span })
   const outFields: Field[] = [...keyFields, { name: '$e', type: idType }, ...shifted.map(a => ({ name: a.name, type: a.type }))]
   const aggregate: LogicalPlan = {
     kind: 'Aggregate',
@@ -135,11 +94,32 @@ export function bindGroupingSets(g: GroupingSetsInput): { aggregate: LogicalPlan
   return { aggregate, mapping }
 }
 
+/** The distinct GROUP BY expressions, each one's position by rexKey, and the grouping sets as sets of positions. */
+export function groupingKeys(sel: ast.Select, groupRex: readonly Rex[]): { keyRex: Rex[]; keyOf: Map<string, number>; sets: Set<number>[]; span: Span } {
+  // The distinct keys, and each GROUP BY expression's key.
+  const keyRex: Rex[] = [], keyOf = new Map<string, number>()
+  const exprKey = groupRex.map(r => {
+    const k = rexKey(r)
+    let i = keyOf.get(k)
+    if (i === undefined) keyOf.set(k, i = keyRex.push(r) - 1)
+    return i
+  })
+  const n = keyRex.length
+  const span = sel.groupingSets?.span ?? sel.groupBy?.[0]?.span ?? sel.span
+  if (n > MAX_KEYS) {
+    throw WeirError.unsupported(`GROUPING SETS, ROLLUP and CUBE take at most ${MAX_KEYS} distinct GROUP BY expressions; this query has ${n}`, { span })
+  }
+  const sets = (sel.groupingSets?.sets ?? [exprKey.map((_, i) => i)]).map(s => new Set(s.map(i => exprKey[i]!)))
+  // Each GROUP BY expression groups some set (as parsed); a rewrite that added keys to GROUP BY alone would NULL them everywhere.
+  if (!keyRex.every((_, i) => sets.some(s => s.has(i)))) throw WeirError.internal('a GROUP BY expression is in no grouping set')
+  return { keyRex, keyOf, sets, span }
+}
+
 /**
  * GROUPING(a, b, …): the bits of the id for a, b, … (a the highest), as BIGINT NOT NULL. GROUP_ID():
  * the ordinal of the row's set among the sets listed alike (0 for the first), the id above its n bits.
  */
-function groupingValue(call: ast.FunctionCall, id: Rex, n: number, scope: Scope, keyOf: ReadonlyMap<string, number>): Rex {
+export function groupingValue(call: ast.FunctionCall, id: Rex, n: number, scope: Scope, keyOf: ReadonlyMap<string, number>): Rex {
   const name = call.name.value.toUpperCase()
   if (name === 'GROUP_ID') {
     if (call.args.length > 0) {
@@ -165,4 +145,59 @@ function groupingValue(call: ast.FunctionCall, id: Rex, n: number, scope: Scope,
     value = value === undefined ? weighted : resolveCall('+', [value, weighted])
   })
   return value!
+}
+
+export interface ExpandSetsInput {
+  /** The pre-projection the Expand reads. */
+  readonly project: LogicalPlan
+  /** Each distinct key's pre-projection column; undefined for a key in every set that the Expand does not emit (a window's bounds). */
+  readonly keyCols: readonly (number | undefined)[]
+  readonly keyTypes: readonly DataType[]
+  /** The grouping sets, as sets of key positions. */
+  readonly sets: readonly ReadonlySet<number>[]
+  readonly aggs: readonly AggCall[]
+  /** Further pre-projection columns to carry through unchanged (a window's time column). */
+  readonly alsoCarry?: readonly number[]
+  readonly span: Span
+}
+
+/**
+ * The Expand of grouping sets: [emitted keys (NULL outside the set)…, carried columns…, $e] once per
+ * set; the aggregates re-pointed at the carried columns.
+ */
+export function expandSets(e: ExpandSetsInput): { expand: LogicalPlan; keyFields: Field[]; aggs: AggCall[]; carriedAt: Map<number, number>; idColumn: number } {
+  const n = e.keyCols.length
+  const preFields = e.project.fields
+  const idType = T.bigint(false)
+  const emitted = e.keyCols.flatMap((c, i) => c === undefined ? [] : [{ c, i }])
+  const m = emitted.length
+  // Every column an aggregate reads: its argument (a user aggregate's further ones too), FILTER and JSON_OBJECTAGG's value.
+  const carried = [...new Set([...e.aggs.flatMap(a => [a.arg, a.filter, a.valueArg ?? null, ...(a.args ?? [])]), ...(e.alsoCarry ?? [])]
+    .filter((c): c is number => c !== null))].sort((x, y) => x - y)
+  const carriedAt = new Map(carried.map((c, i) => [c, m + i]))
+  const keyFields: Field[] = emitted.map(({ c, i }) => ({ name: preFields[c]!.name, type: withNullable(withoutTimeAttr(e.keyTypes[i]!), true) }))
+  const seen = new Map<number, number>()
+  const projections = e.sets.map(set => {
+    let mask = 0
+    for (let i = 0; i < n; i++) if (!set.has(i)) mask += 2 ** (n - 1 - i)
+    const dup = seen.get(mask) ?? 0
+    seen.set(mask, dup + 1)
+    return [
+      ...emitted.map(({ c, i }, j) => set.has(i) ? inputRef(c, preFields[c]!.type) : literal(null, keyFields[j]!.type)),
+      ...carried.map(c => inputRef(c, preFields[c]!.type)),
+      literal(mask + dup * 2 ** n, idType),
+    ]
+  })
+  const expand: LogicalPlan = {
+    kind: 'Expand',
+    input: e.project,
+    projections,
+    fields: [...keyFields, ...carried.map(c => preFields[c]!), { name: '$e', type: idType }],
+    span: e.span,
+  }
+  const aggs = e.aggs.map(a => ({ ...a, arg: a.arg === null ? null : carriedAt.get(a.arg)!, filter: a.filter === null ? null : carriedAt.get(a.filter)!,
+    ...(a.valueArg !== undefined ? { valueArg: carriedAt.get(a.valueArg)! } : {}),
+    ...(a.args !== undefined ? { args: a.args.map(c => carriedAt.get(c)!) } : {}) })
+  )
+  return { expand, keyFields, aggs, carriedAt, idColumn: m + carried.length }
 }

@@ -21,6 +21,7 @@ import { Scope } from './scope.js'
 import { bindExpr, containsAggregate, isAggregateCall, visitExpr, rexKey, type AggregateMapping } from './expr-binder.js'
 import { PreProjection } from './pre-projection.js'
 import { bindGroupingSets, groupingCallsOf } from './grouping-sets.js'
+import { bindWindowGroupingSets, refuseOrderedInSession } from './window-grouping-sets.js'
 import { withSessionFunctions } from '../functions.js'
 import { bindAggArguments } from './aggregate-args.js'
 import type { WarningSink } from '../../common/warnings.js'
@@ -440,14 +441,10 @@ export class QueryBinder {
 
     const groupingCalls = groupingCallsOf(sel)
     if (sel.groupingSets !== undefined || groupingCalls.length > 0) {
-      if (tvf && windowKeys) {
-        throw WeirError.unsupported('GROUPING SETS, ROLLUP, CUBE and GROUPING() are not supported in a window aggregate yet', {
-          span: sel.groupingSets?.span ?? groupingCalls[0]!.span,
-          help: 'group the window TVF by plain keys, or use a GROUP BY with grouping sets over its result',
-        })
-      }
-      const { aggregate, mapping } = bindGroupingSets({ sel, input: rel.plan, scope, groupRex, aggCalls, groupingCalls, bindAggCall: (call, pre, position) =>
-        this.bindAggCall(call, scope, pre, position, sel), ttl: this.ttlFor(sel, rel) })
+      const bindAggCall = (call: ast.FunctionCall, pre: PreProjection, position: number): AggCall => this.bindAggCall(call, scope, pre, position, sel)
+      const { aggregate, mapping } = tvf && windowKeys
+        ? bindWindowGroupingSets({ sel, tvf, filtersAbove, scope, groupRex, aggCalls, groupingCalls, bindAggCall })
+        : bindGroupingSets({ sel, input: rel.plan, scope, groupRex, aggCalls, groupingCalls, bindAggCall, ttl: this.ttlFor(sel, rel) })
       return this.finishAggregate(sel, aggregate, mapping)
     }
     if (tvf && windowKeys) return this.bindWindowAggregate(sel, rel, tvf, filtersAbove, groupRex, aggCalls)
@@ -680,19 +677,4 @@ function renameFields(fields: readonly Field[], columns: readonly ast.Ident[] | 
     throw WeirError.plan(`${columns.length} column names given for a query with ${fields.length} columns`, { span: columns[0]?.span ?? span })
   }
   return fields.map((f, i) => ({ name: columns[i]!.value, type: f.type }))
-}
-
-/**
- * Sessions merge when a row bridges them, and which session's values came first is then unknown:
- * Flink's FIRST_VALUE, LAST_VALUE and LISTAGG cannot merge either.
- */
-function refuseOrderedInSession(aggs: readonly AggCall[], calls: readonly ast.FunctionCall[]): void {
-  aggs.forEach((a, i) => {
-    if (a.fn === 'FIRST_VALUE' || a.fn === 'LAST_VALUE' || a.fn === 'LISTAGG' || a.fn === 'ARRAY_AGG') {
-      throw WeirError.unsupported(`${a.fn} is not supported in a SESSION window aggregate (merging sessions loses the order of values)`, {
-        span: calls[i]!.span,
-        help: 'use a TUMBLE, HOP or CUMULATE window, or MIN/MAX of the value',
-      })
-    }
-  })
 }

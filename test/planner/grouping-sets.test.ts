@@ -95,11 +95,23 @@ describe('bad input', () => {
     expect(r.line).toBe(2)
   })
 
-  it('grouping sets in a window aggregate are refused as not supported yet', async () => {
-    const r = await refused(`SELECT a, window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' MINUTE))
-      GROUP BY window_start, window_end, ROLLUP(a);`)
-    expect(r.message).toBe('GROUPING SETS, ROLLUP, CUBE and GROUPING() are not supported in a window aggregate yet')
-    expect(r.at).toBe('GROUP BY window_start, window_end, ROLLUP(a)')
+  it('a window aggregate set without window_start and window_end is refused at the sets', async () => {
+    const r = await refused(`SELECT a, COUNT(*) FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' MINUTE))
+      GROUP BY GROUPING SETS ((window_start, window_end, a), (window_start, window_end), (a));`)
+    expect(r.message).toBe('a window aggregate needs window_start and window_end in every grouping set')
+    expect(r.line).toBe(3)
+    expect(r.help).toContain('GROUP BY window_start, window_end, GROUPING SETS')
+  })
+
+  it('a window aggregate with ROLLUP plans an Expand under the window aggregate', async () => {
+    const results = await new Session({ println: () => undefined }).executeSql(`${DDL}EXPLAIN SELECT a, window_start, COUNT(*), GROUPING(a)
+      FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end, ROLLUP(a);`)
+    const text = JSON.stringify(results.at(-1))
+    expect(text).toContain('Expand(projects=[{a, ts, 0}, {NULL, ts, 1}]')
+    expect(text).toMatch(
+      /WindowAggregate\(window=\[TUMBLE\(size=1 min\)\], time=\[ts\], groupBy=\[a, \$e\][^\n]*\\n.*\+- Exchange\(distribution=\[hash\[a, \$e\]\]\)\\n *\+- Expand/,
+    )
+    expect(text).toContain('($e % 2) AS EXPR$3')
   })
 
   it('grouping sets with a legacy group window are refused as not supported yet', async () => {

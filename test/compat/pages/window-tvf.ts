@@ -134,7 +134,6 @@ export const WINDOW_PAGES: readonly CompatPage[] = [{
         `${w('08:10', '08:20')} | supplier3 | 2.00`,
         `${w('08:10', '08:20')} | supplier5 | 6.00`,
       ],
-      fails: 'GROUPING SETS are not yet planned in window aggregates (README: Grouping sets)',
     },
     {
       name: 'ROLLUP in a window aggregate',
@@ -143,9 +142,16 @@ export const WINDOW_PAGES: readonly CompatPage[] = [{
         GROUP BY window_start, window_end, ROLLUP (supplier_id)`,
       expect: [
         `${w('08:00', '08:10')} | NULL | 17.00`,
+        `${w('08:00', '08:10')} | supplier1 | 6.00`,
+        `${w('08:00', '08:10')} | supplier2 | 4.00`,
+        `${w('08:00', '08:10')} | supplier3 | 2.00`,
+        `${w('08:00', '08:10')} | supplier4 | 5.00`,
         `${w('08:10', '08:20')} | NULL | 12.00`,
+        `${w('08:10', '08:20')} | supplier1 | 1.00`,
+        `${w('08:10', '08:20')} | supplier2 | 3.00`,
+        `${w('08:10', '08:20')} | supplier3 | 2.00`,
+        `${w('08:10', '08:20')} | supplier5 | 6.00`,
       ],
-      fails: 'ROLLUP is not yet planned in window aggregates (README: Grouping sets)',
     },
     {
       name: 'cascading window aggregates: a window over window_time of another',
