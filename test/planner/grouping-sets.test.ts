@@ -103,6 +103,13 @@ describe('bad input', () => {
     expect(r.help).toContain('GROUP BY window_start, window_end, GROUPING SETS')
   })
 
+  it("a set without a SESSION's PARTITION BY column is refused at the sets", async () => {
+    const r = await refused(`SELECT a, b, COUNT(*) FROM TABLE(SESSION(TABLE t PARTITION BY a, DESCRIPTOR(ts), INTERVAL '1' MINUTE))
+      GROUP BY window_start, window_end, ROLLUP(a, b);`)
+    expect(r.message).toBe("SESSION is partitioned by 'a', so every grouping set of the window aggregate must group by it")
+    expect(r).toMatchObject({ line: 3, at: 'GROUP BY window_start, window_end, ROLLUP(a, b)' })
+  })
+
   it('a window aggregate with ROLLUP plans an Expand under the window aggregate', async () => {
     const results = await new Session({ println: () => undefined }).executeSql(`${DDL}EXPLAIN SELECT a, window_start, COUNT(*), GROUPING(a)
       FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end, ROLLUP(a);`)
