@@ -20,6 +20,8 @@ export type AlterAction =
   | AlterSchema
   | { readonly kind: 'DropColumns'; readonly columns: readonly Ident[] }
   | { readonly kind: 'DropPrimaryKey' | 'DropWatermark'; readonly span: Span }
+  /** `DROP CONSTRAINT name`: the primary key, named as CREATE TABLE named it (or as Flink names an unnamed one). */
+  | { readonly kind: 'DropConstraint'; readonly name: Ident }
 
 /** ALTER TABLE … ADD / MODIFY: columns (each placed `FIRST`, `AFTER c`, or where it was / last), a watermark, a primary key. */
 export interface AlterSchema {

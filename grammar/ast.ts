@@ -148,6 +148,8 @@ export interface WatermarkDef {
 
 /** `PRIMARY KEY (a, b) NOT ENFORCED`. */
 export interface PrimaryKeyDef {
+  /** `CONSTRAINT name`: the name ALTER TABLE … DROP CONSTRAINT drops it by. */
+  readonly name?: Ident
   readonly columns: readonly Ident[]
   readonly enforced: boolean
   readonly span: Span

@@ -656,6 +656,7 @@ export class SqlParser extends CstParser {
               },
             },
             { ALT: () => this.CONSUME(T.WATERMARK) },
+            { ALT: () => this.SUBRULE(this.constraintName) },
             { ALT: () => this.SUBRULE(this.nameList) },
             { ALT: () => this.CONSUME3(T.Name, { LABEL: 'dropColumn' }) },
           ])

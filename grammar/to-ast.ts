@@ -120,7 +120,7 @@ function tableElements(elements: readonly CstNode[], s: Spans): { columns: A.Col
         break
       }
       case 'primaryKeyDef':
-        setPrimaryKey({ columns: nameList(child(c, 'nameList'), s), enforced: enforced(c), span: s.of(c) })
+        setPrimaryKey({ ...constraintName(c, s), columns: nameList(child(c, 'nameList'), s), enforced: enforced(c), span: s.of(c) })
         break
       case 'columnDef': {
         const col = columnDef(c, s)
@@ -188,6 +188,12 @@ function likeClause(n: CstNode, s: Spans): A.LikeClause {
 }
 
 /** Without `NOT ENFORCED` a key is ENFORCED, which Flink (and the planner) reject. */
+/** `CONSTRAINT name` before a primary key, when written. */
+function constraintName(n: CstNode, s: Spans): { name?: A.Ident } {
+  const c = node(n, 'constraintName')
+  return c === undefined ? {} : { name: ident(c, s) }
+}
+
 function enforced(n: CstNode): boolean {
   const e = node(n, 'enforcement')
   return e === undefined || !has(e, 'NOT')
@@ -209,7 +215,7 @@ function columnDef(n: CstNode, s: Spans): { column: A.ColumnDef; primaryKey?: A.
     const seen = a.name === 'metadataAttribute' ? metadata : a.name === 'columnPrimaryKey' ? primaryKey : comment
     if (seen) throw WeirError.syntax(`column '${name.value}' repeats ${s.text(a).split(/\s/)[0]!.toUpperCase()}`, { span: s.of(a) })
     if (a.name === 'metadataAttribute') metadata = a
-    else if (a.name === 'columnPrimaryKey') primaryKey = { columns: [name], enforced: enforced(a), span: s.of(a) }
+    else if (a.name === 'columnPrimaryKey') primaryKey = { ...constraintName(a, s), columns: [name], enforced: enforced(a), span: s.of(a) }
     else comment = a
   }
   if (metadata) {
@@ -280,9 +286,11 @@ function alterSchema(n: CstNode, s: Spans): A.AlterAction {
   }
 }
 
-/** ALTER TABLE … DROP PRIMARY KEY | WATERMARK | c | (c, …). */
+/** ALTER TABLE … DROP PRIMARY KEY | WATERMARK | CONSTRAINT name | c | (c, …). */
 function alterDrop(n: CstNode, s: Spans): A.AlterAction {
   if (has(n, 'PRIMARY')) return { kind: 'DropPrimaryKey', span: s.ofToken(token(n, 'PRIMARY')!) }
+  const constraint = node(n, 'constraintName')
+  if (constraint) return { kind: 'DropConstraint', name: ident(constraint, s) }
   if (has(n, 'WATERMARK')) return { kind: 'DropWatermark', span: s.ofToken(token(n, 'WATERMARK')!) }
   const list = node(n, 'nameList')
   return { kind: 'DropColumns', columns: list ? nameList(list, s) : [identFromToken(token(n, 'dropColumn')!, s)] }

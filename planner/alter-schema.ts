@@ -6,11 +6,13 @@ import type * as ast from '../grammar/ast.js'
 import { WeirError } from '../common/errors.js'
 import type { Span } from '../common/span.js'
 import { closest } from '../common/names.js'
-import type { CatalogTable, TableColumn } from './catalog.js'
+import { type CatalogTable, primaryKeyName, type TableColumn } from './catalog.js'
 import { typeFromAst } from './bind/types.js'
 import { rebuiltTable } from './ddl.js'
 
-type SchemaAction = Extract<ast.AlterAction, { kind: 'AddSchema' | 'ModifySchema' | 'DropColumns' | 'DropPrimaryKey' | 'DropWatermark' | 'RenameColumn' }>
+type SchemaAction = Extract<ast.AlterAction, {
+  kind: 'AddSchema' | 'ModifySchema' | 'DropColumns' | 'DropPrimaryKey' | 'DropConstraint' | 'DropWatermark' | 'RenameColumn'
+}>
 type Watermark = NonNullable<CatalogTable['watermark']>
 
 /**
@@ -29,8 +31,9 @@ export function alterSchema(t: CatalogTable, action: SchemaAction, span: Span): 
       if (t.primaryKey.length === 0) {
         throw WeirError.plan(`table '${t.name}' has no primary key to drop`, { span: action.span, help: `DESCRIBE ${t.name} shows its columns and keys` })
       }
-      // As in Flink, the key's columns stay NOT NULL.
-      return rebuiltTable({ ...t, primaryKey: [] }, undefined, span)
+      return withoutKey(t, span)
+    case 'DropConstraint':
+      return dropConstraint(t, action.name, span)
     case 'DropWatermark':
       if (t.watermark === undefined) {
         throw WeirError.plan(`table '${t.name}' has no watermark to drop`, { span: action.span, help: `DESCRIBE ${t.name} shows its columns and watermark` })
@@ -39,6 +42,32 @@ export function alterSchema(t: CatalogTable, action: SchemaAction, span: Span): 
     case 'RenameColumn':
       return renameColumn(t, action.from, action.to, span)
   }
+}
+
+/** `t` without its primary key; as in Flink, the key's columns stay NOT NULL. */
+function withoutKey(t: CatalogTable, span: Span): CatalogTable {
+  const { primaryKeyName: _, ...rest } = t
+  return rebuiltTable({ ...rest, primaryKey: [] }, undefined, span)
+}
+
+/**
+ * DROP CONSTRAINT name: a table's only constraint is its primary key, so the name must be the key's
+ * (as written in CONSTRAINT name, else Flink's generated `PK_` + columns); compared as a name is,
+ * without regard to case.
+ */
+function dropConstraint(t: CatalogTable, name: ast.Ident, span: Span): CatalogTable {
+  if (t.primaryKey.length === 0) {
+    throw WeirError.plan(`table '${t.name}' has no constraint '${name.value}': it has no primary key`, { span: name.span,
+      help: `DESCRIBE ${t.name} shows its columns and keys` })
+  }
+  const own = primaryKeyName(t.primaryKeyName, t.primaryKey)
+  if (!sameName(own, name.value)) {
+    throw WeirError.plan(`table '${t.name}' has no constraint '${name.value}': its primary key (${t.primaryKey.join(', ')}) is named '${own}'`, {
+      span: name.span,
+      help: `ALTER TABLE ${t.name} DROP CONSTRAINT ${own}, or DROP PRIMARY KEY`,
+    })
+  }
+  return withoutKey(t, span)
 }
 
 function addOrModify(t: CatalogTable, action: Extract<SchemaAction, { kind: 'AddSchema' | 'ModifySchema' }>, span: Span): CatalogTable {
@@ -77,6 +106,11 @@ function addOrModify(t: CatalogTable, action: Extract<SchemaAction, { kind: 'Add
     }
     primaryKey = keyColumns(action.primaryKey, columns, t.name)
   }
+  const keyName = action.primaryKey !== undefined
+    ? { primaryKeyName: primaryKeyName(action.primaryKey.name?.value, primaryKey) }
+    : t.primaryKeyName !== undefined
+    ? { primaryKeyName: t.primaryKeyName }
+    : {}
   let watermark: Watermark | undefined = t.watermark
   let newWatermark: ast.WatermarkDef | undefined
   if (action.watermark !== undefined) {
@@ -92,7 +126,7 @@ function addOrModify(t: CatalogTable, action: Extract<SchemaAction, { kind: 'Add
     watermark = { column: wm.column.value, expr: wm.expr, exprText: wm.exprText, span: wm.span }
     newWatermark = wm
   }
-  return rebuiltTable({ ...t, columns, primaryKey, watermark }, newWatermark, span, fresh)
+  return rebuiltTable({ ...t, columns, primaryKey, ...keyName, watermark }, newWatermark, span, fresh)
 }
 
 function dropColumns(t: CatalogTable, names: readonly ast.Ident[], span: Span): CatalogTable {

@@ -36,6 +36,8 @@ export interface CatalogTable {
   readonly columns: readonly TableColumn[]
   readonly watermark?: { readonly column: string; readonly expr: ast.Expr; readonly exprText: string; readonly span: Span }
   readonly primaryKey: readonly string[]
+  /** The primary key's constraint name: `CONSTRAINT name` as written, else Flink's `PK_` + its columns joined by `_`. */
+  readonly primaryKeyName?: string
   readonly options: Readonly<Record<string, string>>
   readonly comment?: string
   /** `PARTITIONED BY (…)`: physical columns, in order, whose values name the folders of a filesystem table. */
@@ -46,6 +48,15 @@ export interface CatalogTable {
   readonly optionValueSpans: Readonly<Record<string, Span>>
   readonly span: Span
   /** The CREATE TABLE text, for error messages that point into it. */
+}
+
+/**
+ * A primary key's constraint name: the one written, else the one Flink gives an unnamed key.
+ *
+ * @example primaryKeyName(undefined, ['id', 'day']) // 'PK_id_day'
+ */
+export function primaryKeyName(written: string | undefined, columns: readonly string[]): string {
+  return written ?? `PK_${columns.join('_')}`
 }
 
 export interface CatalogView {

@@ -119,7 +119,8 @@ export function mergeLike(like: ast.LikeClause, own: TableParts, catalog: Catalo
       throw WeirError.plan(`the base table '${base.name}' has a primary key already`, { span: primaryKey.span,
         help: 'use EXCLUDING CONSTRAINTS to declare another' })
     }
-    primaryKey = { columns: base.primaryKey.map(value => ({ value, quoted: false, span: here })), enforced: false, span: here }
+    const name = base.primaryKeyName !== undefined ? { name: { value: base.primaryKeyName, quoted: false, span: here } } : {}
+    primaryKey = { ...name, columns: base.primaryKey.map(value => ({ value, quoted: false, span: here })), enforced: false, span: here }
   }
   let partitionedBy = own.partitionedBy
   if ((base.partitionKeys ?? []).length > 0 && s.PARTITIONS === 'INCLUDING') {

@@ -8,7 +8,7 @@ import { formatType, isTimestamp, withNullable } from '../common/types.js'
 import { subjectOf } from '../connectors/options.js'
 import { getConnector } from '../connectors/registry.js'
 import type { CatalogTable, CatalogView, TableColumn } from './catalog.js'
-import { connectorOptions } from './catalog.js'
+import { connectorOptions, primaryKeyName } from './catalog.js'
 import { typeFromAst } from './bind/types.js'
 import { QueryBinder } from './bind/query-binder.js'
 import { connectorColumns, tableFields } from './bind/table-fields.js'
@@ -77,6 +77,7 @@ export function tableFromAst(stmt: ast.CreateTable, catalog?: Catalog, derived: 
     name,
     columns: columns.map(c => (keyed.has(c.name) ? { ...c, type: withNullable(c.type, false) } : c)),
     primaryKey,
+    ...(primaryKey.length > 0 ? { primaryKeyName: primaryKeyName(merged.primaryKey?.name?.value, primaryKey) } : {}),
     options: merged.options,
     optionSpans: merged.optionSpans,
     optionValueSpans: merged.optionValueSpans,

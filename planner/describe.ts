@@ -16,8 +16,9 @@ export interface Listing {
 
 /**
  * DESCRIBE: a table's columns with their types as a query sees them (a computed column's type is
- * its expression's), nullability, key, and which column the watermark is on; a view's columns with
- * the types of its query.
+ * its expression's, a time attribute marked `*ROWTIME*` / `*PROCTIME*` as Flink prints it),
+ * nullability, key, a computed column's `AS expr`, and the watermark's expression on its column; a
+ * view's columns with the types of its query.
  *
  * @example describeObject(catalog.resolve('clicks', span), catalog, config).rows[0] // ['user_id', 'STRING', 'TRUE', '', '', '']
  */
@@ -28,11 +29,12 @@ export function describeObject(obj: CatalogObject, catalog: Catalog, config: Job
       columns: ['name', 'type', 'null', 'key', 'extras', 'watermark'],
       rows: obj.columns.map((c, i) => [
         c.name,
-        formatType({ ...fields[i]!.type, nullable: true } as typeof c.type).replace(/ \*\w+\*$/, ''),
+        // As Flink: the type without NOT NULL (the null column says it), with the time attribute's mark.
+        formatType({ ...fields[i]!.type, nullable: true } as typeof c.type),
         fields[i]!.type.nullable ? 'TRUE' : 'FALSE',
         obj.primaryKey.includes(c.name) ? `PRI(${obj.primaryKey.join(', ')})` : '',
-        c.kind === 'computed' ? 'AS …' : '',
-        obj.watermark && obj.watermark.column.toLowerCase() === c.name.toLowerCase() ? 'yes' : '',
+        c.kind === 'computed' ? `AS ${c.exprText}` : '',
+        obj.watermark && obj.watermark.column.toLowerCase() === c.name.toLowerCase() ? obj.watermark.exprText : '',
       ]),
     }
   }

@@ -4,7 +4,7 @@
 import { WeirError } from '../common/errors.js'
 import { formatType } from '../common/types.js'
 import type { Span } from '../common/span.js'
-import type { CatalogObject, CatalogTable, CatalogView, TableColumn } from './catalog.js'
+import { type CatalogObject, type CatalogTable, type CatalogView, primaryKeyName, type TableColumn } from './catalog.js'
 
 /**
  * The DDL of `obj`, which `object` (as written after SHOW CREATE) must name the kind of.
@@ -22,7 +22,12 @@ export function showCreate(obj: CatalogObject, object: 'TABLE' | 'VIEW', span: S
 function createTableText(t: CatalogTable): string {
   const elements = t.columns.map(columnText)
   if (t.watermark) elements.push(`WATERMARK FOR ${quoteName(t.watermark.column)} AS ${t.watermark.exprText}`)
-  if (t.primaryKey.length > 0) elements.push(`PRIMARY KEY (${t.primaryKey.map(quoteName).join(', ')}) NOT ENFORCED`)
+  if (t.primaryKey.length > 0) {
+    // As Flink prints it: the constraint's name (the written one, or the one it generated) first.
+    elements.push(
+      `CONSTRAINT ${quoteName(primaryKeyName(t.primaryKeyName, t.primaryKey))} PRIMARY KEY (${t.primaryKey.map(quoteName).join(', ')}) NOT ENFORCED`,
+    )
+  }
   const options = Object.entries(t.options).map(([k, v]) => `  ${quoteString(k)} = ${quoteString(v)}`)
   const comment = t.comment !== undefined ? `\nCOMMENT ${quoteString(t.comment)}` : ''
   const partitioned = (t.partitionKeys ?? []).length > 0 ? `\nPARTITIONED BY (${t.partitionKeys!.map(quoteName).join(', ')})` : ''

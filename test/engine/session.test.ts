@@ -29,11 +29,11 @@ describe('catalog statements', () => {
     expect(desc.rows.map(r => [r[0], r[1], r[2]])).toEqual([
       ['id', 'BIGINT', 'FALSE'],
       ['name', 'STRING', 'TRUE'],
-      ['ts', 'TIMESTAMP(3)', 'TRUE'],
+      ['ts', 'TIMESTAMP(3) *ROWTIME*', 'TRUE'],
       ['d', 'BIGINT', 'FALSE'],
     ])
     expect(desc.rows[0]![3]).toBe('PRI(id)')
-    expect(desc.rows[2]![5]).toBe('yes')
+    expect(desc.rows[2]![5]).toBe("ts - INTERVAL '1' SECOND")
     const [descView] = await s.executeSql('DESCRIBE v') as [Extract<StatementResult, { kind: 'table' }>]
     expect(descView.rows).toEqual([['id', 'BIGINT NOT NULL'], ['name', 'STRING']])
     await s.executeSql('DROP VIEW v; DROP TABLE IF EXISTS nope; DROP TABLE t')

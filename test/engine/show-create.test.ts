@@ -60,7 +60,7 @@ describe('SHOW CREATE TABLE', () => {
         '  `ptime` AS PROCTIME(),',
         '  `doubled` AS amount * 2,',
         "  WATERMARK FOR `ts` AS ts - INTERVAL '1' SECOND,",
-        '  PRIMARY KEY (`user`) NOT ENFORCED',
+        '  CONSTRAINT `PK_user` PRIMARY KEY (`user`) NOT ENFORCED',
         ') WITH (',
         "  'connector' = 'datagen',",
         "  'rows-per-second' = '5',",

@@ -80,7 +80,7 @@ describe('CREATE TABLE', () => {
         expr: { kind: 'BinaryOp', op: '-', left: col('ts'), right: { kind: 'IntervalLiteral', text: '5', negative: false, unit: 'SECOND' } },
         exprText: "ts - INTERVAL '5' SECOND",
       },
-      primaryKey: { columns: [id('id'), id('price')], enforced: false },
+      primaryKey: { name: id('pk'), columns: [id('id'), id('price')], enforced: false },
       options: [{ key: 'connector', value: 'kafka' }, { key: 'topic', value: "it's" }],
       comment: 'orders',
     })

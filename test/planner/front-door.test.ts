@@ -68,8 +68,8 @@ describe('planner front door', () => {
       ['user_id', 'STRING', 'FALSE', '', '', ''],
       ['url', 'STRING', 'TRUE', '', '', ''],
       ['n', 'INT', 'TRUE', '', '', ''],
-      ['ts', 'TIMESTAMP(3)', 'TRUE', '', '', 'yes'],
-      ['doubled', 'INT', 'TRUE', '', 'AS …', ''],
+      ['ts', 'TIMESTAMP(3) *ROWTIME*', 'TRUE', '', '', "ts - INTERVAL '5' SECOND"],
+      ['doubled', 'INT', 'TRUE', '', 'AS n * 2', ''],
     ])
     const view = describeStmt(one('DESCRIBE per_user', 'Describe'), ctx)
     expect(view).toEqual({ columns: ['name', 'type'], rows: [['user_id', 'STRING NOT NULL'], ['c', 'BIGINT NOT NULL']] })
