@@ -12,7 +12,8 @@
 //                      path that moves numbers takes it unchanged; rounded where a value is made (read, cast,
 //                      arithmetic, aggregate result) and printed as Java's Float.toString
 //   DECIMAL(p, s)      bigint holding the unscaled value (123.45 in DECIMAL(10,2) is 12345n)
-//   STRING             string
+//   STRING             string; CHAR(n) is a STRING with `char: n`, the type of a string literal of n characters
+//                      (as Flink types it), so every path that moves strings takes it unchanged
 //   TIMESTAMP(3)       number, epoch milliseconds (wall-clock, no zone)
 //   TIMESTAMP_LTZ(3)   number, epoch milliseconds (an instant)
 //   DATE               number, days since 1970-01-01
@@ -40,7 +41,7 @@ export type DataType =
   | { readonly kind: 'BIGINT'; readonly nullable: boolean }
   | { readonly kind: 'DOUBLE'; readonly nullable: boolean; readonly float?: true }
   | { readonly kind: 'DECIMAL'; readonly nullable: boolean; readonly precision: number; readonly scale: number }
-  | { readonly kind: 'STRING'; readonly nullable: boolean }
+  | { readonly kind: 'STRING'; readonly nullable: boolean; readonly char?: number }
   | { readonly kind: 'TIMESTAMP'; readonly nullable: boolean; readonly precision: number; readonly timeAttr?: TimeAttribute }
   | { readonly kind: 'TIMESTAMP_LTZ'; readonly nullable: boolean; readonly precision: number; readonly timeAttr?: TimeAttribute }
   | { readonly kind: 'DATE'; readonly nullable: boolean }
@@ -65,6 +66,8 @@ export const T = {
   float: (nullable = true): DataType => ({ kind: 'DOUBLE', nullable, float: true }),
   decimal: (precision: number, scale: number, nullable = true): DataType => ({ kind: 'DECIMAL', nullable, precision, scale }),
   string: (nullable = true): DataType => ({ kind: 'STRING', nullable }),
+  /** CHAR(n): a string literal's type (Flink's); a STRING marked with its length. */
+  char: (length: number, nullable = true): DataType => ({ kind: 'STRING', nullable, char: length }),
   timestamp: (precision = 3, nullable = true, timeAttr?: TimeAttribute): DataType =>
     timeAttr ? { kind: 'TIMESTAMP', nullable, precision, timeAttr } : { kind: 'TIMESTAMP', nullable, precision },
   timestampLtz: (precision = 3, nullable = true, timeAttr?: TimeAttribute): DataType =>
@@ -161,6 +164,8 @@ export function formatType(t: DataType): string {
       return t.yearMonth === true ? `INTERVAL YEAR TO MONTH${nn}` : `INTERVAL${nn}`
     case 'DOUBLE':
       return t.float === true ? `FLOAT${nn}` : `DOUBLE${nn}`
+    case 'STRING':
+      return t.char !== undefined ? `CHAR(${t.char})${nn}` : `STRING${nn}`
     case 'NULL':
       return 'NULL'
     case 'ROW':

@@ -111,6 +111,12 @@ export function commonType(types: readonly DataType[]): DataType | null {
   if (known.every(t => t.kind === 'TIME')) return T.time(Math.max(...known.map(t => (t.kind === 'TIME' ? t.precision : 0))), nullable)
   // A year-month and a day-time interval have no common type (months against milliseconds).
   if (first.kind === 'INTERVAL' && known.some(t => t.kind === 'INTERVAL' && t.yearMonth !== first.yearMonth)) return null
+  // CHARs of one length stay that CHAR; of different lengths, or with a STRING, a STRING and no
+  // padding (Flink pads to the longest CHAR: a deliberate difference, see the README).
+  if (first.kind === 'STRING' && known.every(t => t.kind === 'STRING')) {
+    const lengths = new Set(known.map(t => (t.kind === 'STRING' ? t.char : undefined)))
+    return lengths.size === 1 && first.char !== undefined ? T.char(first.char, nullable) : T.string(nullable)
+  }
   if (known.every(t => t.kind === first.kind)) return withNullable(withoutTimeAttr(first), nullable)
   return null
 }

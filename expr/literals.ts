@@ -49,9 +49,12 @@ export function numberLiteral(text: string, span?: Span): Rex {
   return literal(value, T.decimal(digits, 0, false))
 }
 
-/** A character string literal: STRING NOT NULL. `text` is the unquoted, unescaped content. */
+/**
+ * A character string literal: CHAR(n) NOT NULL, n its length in UTF-16 units (Java's String.length, as
+ * Flink counts; `''` is CHAR(0), Flink's empty literal). `text` is the unquoted, unescaped content.
+ */
 export function stringLiteral(text: string): Rex {
-  return literal(text, T.string(false))
+  return literal(text, T.char(text.length, false))
 }
 
 /** TRUE / FALSE: BOOLEAN NOT NULL. */

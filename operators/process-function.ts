@@ -8,7 +8,7 @@ import type { KeyRef, Namespace, StateTtlConfig } from '../core/keyed-state.js'
 import type { Operator, OperatorContext, OperatorDescriptor, TimerDomain } from '../core/operator.js'
 import { WeirError } from '../common/errors.js'
 import { formatValue } from '../common/values.js'
-import type { Field } from '../common/types.js'
+import { type Field, formatType, withNullable } from '../common/types.js'
 import type { Context, ProcessFunction, Timers, TimerContext } from '../ptf/api.js'
 import { loadProcessFunction } from '../ptf/load.js'
 import { HandlerJournal } from '../ptf/rollback.js'
@@ -40,7 +40,10 @@ export class ProcessFunctionOperator implements Operator {
   constructor(readonly spec: ProcessFunctionSpec, private readonly definition?: ProcessFunction) {
     const self = this
     // Field names are quoted by JSON.stringify: any column name is a property name here.
-    this.rowObject = new Function('row', `return { ${spec.input.map((f, i) => `${JSON.stringify(f.name)}: row[${i}]`).join(', ')} }`) as (
+    // A FLOAT column reaches the handler as a 32-bit float, whatever number its input held.
+    const read = (f: Field,
+      i: number): string => (f.type.kind === 'DOUBLE' && f.type.float === true ? `row[${i}] === null ? null : Math.fround(row[${i}])` : `row[${i}]`)
+    this.rowObject = new Function('row', `return { ${spec.input.map((f, i) => `${JSON.stringify(f.name)}: ${read(f, i)}`).join(', ')} }`) as (
       row: Row,
     ) => Record<string, unknown>
     const timers: Timers = {
@@ -264,7 +267,7 @@ function checkValue(v: unknown, f: Field, op: ProcessFunctionOperator): unknown 
       if (typeof v === 'boolean') return v
       break
     case 'DOUBLE':
-      if (typeof v === 'number') return v
+      if (typeof v === 'number') return f.type.float === true ? Math.fround(v) : v
       break
     case 'INT':
     case 'BIGINT':
@@ -274,7 +277,11 @@ function checkValue(v: unknown, f: Field, op: ProcessFunctionOperator): unknown 
     default:
       return v
   }
-  throw op.failure(`emitted ${JSON.stringify(v)} as '${f.name}', which is declared ${f.type.kind === 'TIMESTAMP' ? 'TIMESTAMP(3) (epoch ms)' : f.type.kind}`)
+  throw op.failure(
+    `emitted ${JSON.stringify(v)} as '${f.name}', which is declared ${
+      f.type.kind === 'TIMESTAMP' ? 'TIMESTAMP(3) (epoch ms)' : formatType(withNullable(f.type, true))
+    }`,
+  )
 }
 
 /** Keyed state per PARTITION BY key; timers of both domains when the module has onTimer; a TTL'd state is swept. */

@@ -45,6 +45,8 @@ export function dataTypeOf(t: ColumnType): DataType {
       return T.int()
     case 'BIGINT':
       return T.bigint()
+    case 'FLOAT':
+      return T.float()
     case 'DOUBLE':
       return T.double()
     case 'TIMESTAMP(3)':
@@ -208,7 +210,8 @@ function accepts(want: DataType, have: DataType): boolean {
     case 'BIGINT':
       return isIntegral(have)
     case 'DOUBLE':
-      return isNumeric(have)
+      // A FLOAT takes what Flink casts to it implicitly: every number but a DOUBLE (which would narrow).
+      return isNumeric(have) && !(want.float === true && have.kind === 'DOUBLE' && have.float !== true)
     case 'TIMESTAMP':
       return have.kind === 'TIMESTAMP' || have.kind === 'TIMESTAMP_LTZ'
     default:

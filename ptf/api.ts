@@ -5,9 +5,9 @@ import { parseDuration } from '../common/durations.js'
 import { type AnyCodec, codecId } from './codecs.js'
 
 /** The SQL types a process function's rows and arguments may declare. */
-export type ColumnType = 'STRING' | 'BOOLEAN' | 'INT' | 'BIGINT' | 'DOUBLE' | 'TIMESTAMP(3)'
+export type ColumnType = 'STRING' | 'BOOLEAN' | 'INT' | 'BIGINT' | 'FLOAT' | 'DOUBLE' | 'TIMESTAMP(3)'
 
-/** The JavaScript value of a column of SQL type `C` (TIMESTAMP(3): epoch milliseconds). */
+/** The JavaScript value of a column of SQL type `C` (TIMESTAMP(3): epoch milliseconds; FLOAT: a number rounded to 32 bits). */
 export type ValueOf<C extends ColumnType> = C extends 'STRING' ? string : C extends 'BOOLEAN' ? boolean : number
 
 /** Column names and their SQL types, in order. */
@@ -210,7 +210,7 @@ export type ProcessFunction<I extends Columns = Columns, O extends Columns = Col
   & ProcessFunctionDefinition<I, O, S, A>
   & { readonly __weir: 'process-function' }
 
-const TYPES: readonly ColumnType[] = ['STRING', 'BOOLEAN', 'INT', 'BIGINT', 'DOUBLE', 'TIMESTAMP(3)']
+const TYPES: readonly ColumnType[] = ['STRING', 'BOOLEAN', 'INT', 'BIGINT', 'FLOAT', 'DOUBLE', 'TIMESTAMP(3)']
 
 /**
  * Declares a process function; export it as the module's default (or only) export.

@@ -39,6 +39,7 @@ const FIELD_CHECKS: Readonly<Record<ColumnType, (v: unknown) => boolean>> = {
   'BOOLEAN': v => typeof v === 'boolean',
   'INT': v => Number.isInteger(v) && (v as number) >= -(2 ** 31) && (v as number) < 2 ** 31,
   'BIGINT': v => Number.isSafeInteger(v),
+  'FLOAT': v => typeof v === 'number',
   'DOUBLE': v => typeof v === 'number',
   'TIMESTAMP(3)': v => Number.isInteger(v),
 }

@@ -13,7 +13,8 @@ export type ArgTypes = Readonly<Record<string, SqlType>> | readonly SqlType[]
  * A scalar function: one value per call.
  * - `nulls: 'strict'` (the default): a call with a NULL argument gives NULL without running `eval`;
  *   `'call'`: `eval` sees the nulls.
- * - BIGINT values are numbers (a bigint beyond ±2^53), TIMESTAMP(3) values epoch milliseconds.
+ * - BIGINT values are numbers (a bigint beyond ±2^53), TIMESTAMP(3) values epoch milliseconds, FLOAT
+ *   values numbers holding a 32-bit float (a result is rounded to one with Math.fround).
  */
 export interface ScalarFunctionDefinition<A extends ArgTypes, R extends SqlType> {
   readonly args: A
@@ -51,7 +52,7 @@ export interface AggregateFunction<A extends ArgTypes = ArgTypes, R extends SqlT
 
 export type UserFunction = ScalarFunction | AggregateFunction
 
-const TYPES: readonly string[] = ['STRING', 'BOOLEAN', 'INT', 'BIGINT', 'DOUBLE', 'TIMESTAMP(3)']
+const TYPES: readonly string[] = ['STRING', 'BOOLEAN', 'INT', 'BIGINT', 'FLOAT', 'DOUBLE', 'TIMESTAMP(3)']
 
 /**
  * A scalar function for `CREATE FUNCTION … AS './module.ts#name'`.

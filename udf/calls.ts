@@ -64,6 +64,10 @@ export function engineValue(v: unknown, type: SqlType, name: string, args: reado
     case 'DOUBLE':
       if (typeof v !== 'number') throw bad()
       return v
+    case 'FLOAT':
+      // 32-bit, as the engine holds a FLOAT (a double beyond its range becomes ±Infinity, as Java's (float) cast).
+      if (typeof v !== 'number') throw bad()
+      return Math.fround(v)
     case 'TIMESTAMP(3)':
       if (v instanceof Date && !Number.isNaN(v.getTime())) return v.getTime()
       if (typeof v !== 'number' || !Number.isFinite(v)) throw bad()
@@ -82,6 +86,7 @@ function jsTypeOf(type: SqlType): string {
     case 'BIGINT':
       return 'safe integer number or a bigint'
     case 'DOUBLE':
+    case 'FLOAT':
       return 'number'
     case 'TIMESTAMP(3)':
       return 'number of epoch milliseconds or a Date'

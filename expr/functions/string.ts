@@ -185,7 +185,13 @@ function bindConcat(op: string, min: number, max: number, signature: string): Fu
     checkArity(args, min, max, ctx, signature)
     for (const a of args) if (a.type.kind === 'INTERVAL') throw badArgs(args, ctx, signature)
     const typed = toStrings(args, ctx)
-    return mkCall(op, typed, T.string(anyNullable(typed)), ctx.span)
+    // `||` of CHARs is the CHAR of their summed length (Calcite's rule, which Flink keeps); CONCAT
+    // and anything with a STRING give a STRING.
+    const chars = typed.map(a => (a.type.kind === 'STRING' ? a.type.char : undefined))
+    const type = op === '||' && chars.every(n => n !== undefined)
+      ? T.char(chars.reduce((x, y) => x! + y!, 0)!, anyNullable(typed))
+      : T.string(anyNullable(typed))
+    return mkCall(op, typed, type, ctx.span)
   }
 }
 

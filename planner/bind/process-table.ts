@@ -85,11 +85,12 @@ function constantArg(a: Extract<ast.TableFunctionArg, { kind: 'ScalarArg' }>, de
   }
   const v = evalConstant(rex)
   if (v === null || typeof v === 'string' || typeof v === 'boolean') return v
-  if (typeof v === 'number') return v
+  const float = decl.type.kind === 'DOUBLE' && decl.type.float === true ? Math.fround : (x: number) => x
+  if (typeof v === 'number') return float(v)
   if (typeof v === 'bigint') {
     // A DECIMAL literal: its unscaled value and scale.
     const scale = t.kind === 'DECIMAL' ? t.scale : 0
-    return Number(v) / 10 ** scale
+    return float(Number(v) / 10 ** scale)
   }
   throw WeirError.plan(`argument '${decl.name}' of ${fn} must be a constant`, { span: a.value.span })
 }

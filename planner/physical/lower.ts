@@ -1,7 +1,7 @@
 // Logical plan → job graph: operators with stable ids, hash exchanges in front of keyed operators,
 // Filter+Project fused into one Calc, and scans turned into sources with their watermark.
 import { WeirError } from '../../common/errors.js'
-import { withoutTimeAttr } from '../../common/types.js'
+import { type DataType, type Field, withoutTimeAttr } from '../../common/types.js'
 import { assertNever } from '../../common/assert.js'
 import type { Rex } from '../../core/rex.js'
 import type { AggCall } from '../../core/aggregates.js'
@@ -112,8 +112,8 @@ export function lowerToJobGraph(plans: readonly LogicalPlan[], name: string, con
           { changelog: 'upsert' as const, upsertKey: fn.upsertKey }
           : {}
         id = add('process-function', { kind: 'ProcessFunction', function: fn.name, module: fn.module, keys: plan.keys,
-          input: plan.input.fields.map(f => ({ name: f.name, type: withoutTimeAttr(f.type) })), output: fn.output, args: plan.args, states: fn.states,
-          timers: fn.timers, ...changelog }, [{ node: lower(plan.input), exchange: keyed(plan.keys) }], plan, mode)
+          input: plan.input.fields.map(f => ({ name: f.name, type: declaredFloat(fn.input, f.name) ?? withoutTimeAttr(f.type) })), output: fn.output,
+          args: plan.args, states: fn.states, timers: fn.timers, ...changelog }, [{ node: lower(plan.input), exchange: keyed(plan.keys) }], plan, mode)
         if (fn.changelog === 'upsert' && !upsertAsIs(plan)) {
           // Its consumers need retractions: the last row per upsert key turns each upsert into -U/+U and a delete by key into the row's -D.
           const keys = processUpsertKey(plan.keys.length, fn.output, fn.upsertKey)
@@ -279,4 +279,10 @@ function refuseUnretractable(aggs: readonly AggCall[], span: Span | undefined): 
     span,
     help: 'apply it to an insert-only input (a table or a window aggregate), or use COUNT(DISTINCT …), which retracts',
   })
+}
+
+/** A column the process function declares FLOAT reaches it as one (rounded to 32 bits), whatever number its input holds. */
+function declaredFloat(declared: readonly Field[], name: string): DataType | undefined {
+  const d = declared.find(x => x.name.toLowerCase() === name.toLowerCase())
+  return d !== undefined && d.type.kind === 'DOUBLE' && d.type.float === true ? d.type : undefined
 }

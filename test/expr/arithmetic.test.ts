@@ -189,7 +189,7 @@ describe('time arithmetic', () => {
 
   it('rejects strings plus intervals', () => {
     expect(errorOf(() => call('+', str('x'), intervalLiteral('1', 'SECOND', undefined, false, span))).message)
-      .toBe(`cannot apply '+' to STRING and INTERVAL`)
+      .toBe(`cannot apply '+' to CHAR(1) and INTERVAL`)
   })
 })
 

@@ -40,7 +40,7 @@ describe('CASE', () => {
 
   it('rejects incompatible branches and non-boolean conditions', () => {
     const e = errorOf(() => call('CASE', call('>', x, num('0')), num('1'), str('a')))
-    expect(e.message).toBe('CASE branches have incompatible types INT and STRING')
+    expect(e.message).toBe('CASE branches have incompatible types INT and CHAR(1)')
     expect(e.span).toEqual(span)
     expect(errorOf(() => call('CASE', x, num('1'))).message).toBe('CASE WHEN needs a BOOLEAN condition, got INT')
   })

@@ -28,8 +28,10 @@ describe('numberLiteral', () => {
     expect(errorOf(() => numberLiteral('1.2.3', span)).message).toBe(`invalid numeric literal '1.2.3'`)
   })
 
-  it('strings are STRING NOT NULL', () => {
-    expect(stringLiteral("it's")).toEqual(lit("it's", T.string(false)))
+  it("strings are CHAR(n) NOT NULL, n their length, as Flink types them ('' is CHAR(0))", () => {
+    expect(stringLiteral("it's")).toEqual(lit("it's", T.char(4, false)))
+    expect(formatType(stringLiteral("it's").type)).toBe('CHAR(4) NOT NULL')
+    expect(formatType(stringLiteral('').type)).toBe('CHAR(0) NOT NULL')
   })
 })
 

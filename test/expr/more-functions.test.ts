@@ -163,7 +163,7 @@ describe('base64, CHR, URL encoding', () => {
     expect(apply('CHR', [I], [255])).toBe('ÿ')
     expect(apply('CHR', [I], [-1])).toBe('')
     expect(apply('CHR', [I], [null])).toBe(null)
-    expect(errorOf(() => call('CHR', str('a'))).message).toBe(`cannot apply 'CHR' to (STRING)`)
+    expect(errorOf(() => call('CHR', str('a'))).message).toBe(`cannot apply 'CHR' to (CHAR(1))`)
   })
 
   it('URL_ENCODE / URL_DECODE as Java URLEncoder / URLDecoder (UTF-8)', () => {
@@ -247,7 +247,7 @@ describe('ELT', () => {
   it('refuses a negative literal index, a non-integer index and mixed types', () => {
     // Flink: ELT(-1, 'a') fails validation with "Index must be an integer starting from '0', but was '-1'."
     expect(errorOf(() => call('ELT', num('-1'), str('a'))).message).toBe('ELT index must be an integer starting from 0, but was -1')
-    expect(errorOf(() => call('ELT', str('1'), str('a'))).message).toBe(`'ELT' needs an integer index, got STRING`)
+    expect(errorOf(() => call('ELT', str('1'), str('a'))).message).toBe(`'ELT' needs an integer index, got CHAR(1)`)
     expect(errorOf(() => call('ELT', num('1'))).message).toBe(`'ELT' takes at least 2 arguments but was given 1`)
     expect(errorOf(() => call('ELT', num('1'), str('a'), lit(true, T.boolean(false)))).message).toMatch(/^ELT expressions have incompatible types/)
   })
@@ -434,16 +434,16 @@ describe('wrong arity and types', () => {
     expect(arity.message).toBe(`'STARTSWITH' takes 2 arguments but was given 1`)
     expect(arity.help).toBe('STARTSWITH(STRING, prefix)')
     const types = errorOf(() => call('TRANSLATE', col(0, S), col(1, I), str('x')))
-    expect(types.message).toBe(`cannot apply 'TRANSLATE' to (STRING, INT, STRING)`)
+    expect(types.message).toBe(`cannot apply 'TRANSLATE' to (STRING, INT, CHAR(1))`)
     expect(types.help).toBe('expected TRANSLATE(STRING, fromStr, toStr)')
     expect(types.span).toEqual(span)
     expect(errorOf(() => call('PARSE_URL', str('http://a'))).message).toBe(`'PARSE_URL' takes 2 to 3 arguments but was given 1`)
     expect(errorOf(() => call('URL_ENCODE', col(0, I))).message).toBe(`cannot apply 'URL_ENCODE' to (INT)`)
     expect(errorOf(() => call('SHA2', str('a'))).message).toBe(`'SHA2' takes 2 arguments but was given 1`)
-    expect(errorOf(() => call('SINH', str('a'))).message).toBe(`cannot apply 'SINH' to (STRING)`)
+    expect(errorOf(() => call('SINH', str('a'))).message).toBe(`cannot apply 'SINH' to (CHAR(1))`)
     expect(errorOf(() => call('IS_ALPHA')).message).toBe(`'IS_ALPHA' takes 1 argument but was given 0`)
     expect(errorOf(() => call('TYPEOF')).message).toBe(`'TYPEOF' takes 1 to 2 arguments but was given 0`)
-    expect(errorOf(() => call('INSTR', str('a'), str('b'), str('c'))).message).toBe(`cannot apply 'INSTR' to (STRING, STRING, STRING)`)
+    expect(errorOf(() => call('INSTR', str('a'), str('b'), str('c'))).message).toBe(`cannot apply 'INSTR' to (CHAR(1), CHAR(1), CHAR(1))`)
   })
 })
 

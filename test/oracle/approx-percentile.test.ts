@@ -129,7 +129,7 @@ describe('APPROX_PERCENTILE refuses, where it is written', () => {
     ['SELECT APPROX_PERCENTILE(x, y)', "APPROX_PERCENTILE's percentage must be a numeric literal in [0, 1]", 29],
     ['SELECT APPROX_PERCENTILE(x, 0.5, 0)', "APPROX_PERCENTILE's accuracy must be a numeric literal in (0, 1)", 34],
     ['SELECT APPROX_PERCENTILE(x)', 'APPROX_PERCENTILE takes two or three arguments, got 1', 8],
-    ["SELECT APPROX_PERCENTILE('a', 0.5)", 'APPROX_PERCENTILE does not accept STRING', 8],
+    ["SELECT APPROX_PERCENTILE('a', 0.5)", 'APPROX_PERCENTILE does not accept CHAR(1)', 8],
     ['SELECT APPROX_PERCENTILE(DISTINCT x, 0.5)', 'APPROX_PERCENTILE(DISTINCT …) is not supported', 8],
   ])('%s', async (sql, message, column) => {
     const e = await refused(sql + from)

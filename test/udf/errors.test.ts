@@ -57,7 +57,7 @@ describe('refusals at CREATE FUNCTION', () => {
     const file = join(dir, 'bad-type.mjs')
     writeFileSync(file, "export const f = { __weir: 'scalar-function', args: { x: 'VARCHAR(3)' }, returns: 'INT', eval: () => 1 }\n")
     const text = await refused(`CREATE FUNCTION f AS '${file}#f' LANGUAGE JAVASCRIPT`)
-    expect(text).toContain(`argument 'x' has type "VARCHAR(3)"; the types are STRING, BOOLEAN, INT, BIGINT, DOUBLE, TIMESTAMP(3)`)
+    expect(text).toContain(`argument 'x' has type "VARCHAR(3)"; the types are STRING, BOOLEAN, INT, BIGINT, FLOAT, DOUBLE, TIMESTAMP(3)`)
   })
 
   it("Nexmark's published q14 names a Java class", async () => {
@@ -88,7 +88,7 @@ describe('refusals where a call is planned', () => {
 
   it('an argument of the wrong type', async () => {
     const text = await refused(`${TABLE}SELECT count_char(v, 'a') FROM t`)
-    expect(text).toContain("cannot apply 'count_char' to (INT, STRING): argument 1 ('s') is STRING")
+    expect(text).toContain("cannot apply 'count_char' to (INT, CHAR(1)): argument 1 ('s') is STRING")
     expect(text).toContain('<sql>:3:8')
     expect(text).toContain('CAST the argument')
   })
