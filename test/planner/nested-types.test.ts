@@ -35,9 +35,9 @@ describe('nested types in the planner', () => {
     const r = (await session.executeSql('DESCRIBE v')).at(-1)!
     if (r.kind !== 'table') throw new Error(r.kind)
     expect(r.rows.map(row => `${row[0]} ${row[1]}`)).toEqual([
-      'c ROW<EXPR$0 INT, EXPR$1 STRING NOT NULL> NOT NULL',
+      'c ROW<EXPR$0 INT, EXPR$1 CHAR(1) NOT NULL> NOT NULL',
       'd ARRAY<DECIMAL(11, 1) NOT NULL> NOT NULL',
-      'e MAP<STRING NOT NULL, INT> NOT NULL',
+      'e MAP<CHAR(1) NOT NULL, INT> NOT NULL',
       'f ROW<i BIGINT, s STRING> NOT NULL',
       'g INT',
       'h INT',
@@ -46,14 +46,14 @@ describe('nested types in the planner', () => {
 
   it('type errors name what exists and point at the expression', async () => {
     const cases: [string, string, string, string][] = [
-      ["SELECT arr['x'] FROM t", 'an ARRAY is indexed by an integer, not STRING', "arr['x']", 'indexes start at 1'],
+      ["SELECT arr['x'] FROM t", 'an ARRAY is indexed by an integer, not CHAR(1)', "arr['x']", 'indexes start at 1'],
       ['SELECT r.nope FROM t', "field 'nope' not found in ROW<a INT, b STRING, n ROW<z ARRAY<INT>>>", 'r.nope', 'its fields: a, b, n'],
       ['SELECT t.r.n.q FROM t', "field 'q' not found in ROW<z ARRAY<INT>>", 't.r.n.q', 'its fields: z'],
       ['SELECT m[1] FROM t', 'a MAP<STRING, INT> is indexed by its key type STRING, not INT', 'm[1]', ''],
       ['SELECT id[1] FROM t', 'cannot use […] on a value of type INT', 'id[1]', 'only ARRAY and MAP values are indexed'],
       ['SELECT r[1] FROM t', 'a ROW is not indexed with […]', 'r[1]', 'r.a, r.b, r.n'],
       ['SELECT id.x FROM t', "cannot read field 'x' of a value of type INT", 'id.x', 'only ROW values have fields'],
-      ["SELECT ARRAY[1, 'a'] FROM t", 'the elements of ARRAY[…] have no common type: INT, STRING', "ARRAY[1, 'a']", 'CAST'],
+      ["SELECT ARRAY[1, 'a'] FROM t", 'the elements of ARRAY[…] have no common type: INT, CHAR(1)', "ARRAY[1, 'a']", 'CAST'],
       ["SELECT MAP['a'] FROM t", 'MAP[…] takes keys and values in pairs, got 1 value', "MAP['a']", "MAP['a', 1, 'b', 2]"],
       ['SELECT CARDINALITY(id) FROM t', "cannot apply 'CARDINALITY' to INT", 'CARDINALITY(id)', 'ARRAY | MAP'],
       ['SELECT r < r FROM t',

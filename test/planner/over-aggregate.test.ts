@@ -134,7 +134,7 @@ describe('OVER aggregates refused', () => {
       ['LAG(price, bidder) OVER (PARTITION BY auction ORDER BY dateTime)', "LAG's offset must be a constant", 'bidder'],
       ['LAG(price, -1) OVER (PARTITION BY auction ORDER BY dateTime)', "LAG's offset must be a whole number ≥ 0, but it is -1", '-1'],
       ["LAG(price, 1, 'none') OVER (PARTITION BY auction ORDER BY dateTime)",
-        "LAG's default must have the type of its value, BIGINT, but it is STRING NOT NULL", "'none'"],
+        "LAG's default must have the type of its value, BIGINT, but it is CHAR(4) NOT NULL", "'none'"],
       ['LAG(price) OVER (PARTITION BY auction ORDER BY price)', 'an OVER aggregate must be ordered by a time attribute, but this is BIGINT', 'price'],
       ['LAG(price)', 'LAG() needs an OVER clause', 'LAG(price)'],
       ['LAG() OVER (PARTITION BY auction ORDER BY dateTime)', 'LAG takes one to three arguments, got 0', 'LAG() OVER (PARTITION BY auction ORDER BY dateTime)'],
