@@ -279,16 +279,23 @@ export class ColumnBatchBuilder implements ColumnSink {
   }
 }
 
-/** The rows of a batch: fresh arrays the engine owns (strings and numbers are copied out of the buffer). */
+/**
+ * The rows of a batch: fresh arrays the engine owns (strings and numbers are copied out of the buffer).
+ * Where a batch has several ASCII STRING columns, each row's text from its first to its last such value
+ * is made one string, and the values are substrings of it (one native slice a row instead of one a
+ * value: v8 shares a long substring's characters with its parent, so a value keeps at most its own
+ * record's text alive, never the batch's).
+ */
 export function toRows(layout: BatchLayout, buffer: ArrayBuffer): Row[] {
   const n = layout.rows
   const width = layout.columns.length
   const rows = new Array<Row>(n)
   for (let r = 0; r < n; r++) rows[r] = new Array<unknown>(width).fill(null)
   const run = (layout.run === -1 ? Buffer.alloc(0) : Buffer.from(buffer, layout.run, layout.runLength)) as Slicing
+  const narrow: number[] = []
   for (let c = 0; c < width; c++) {
     const col = layout.columns[c]!
-    const bitmap = col.nulls === -1 ? null : new Uint8Array(buffer, col.nulls, (n + 7) >>> 3)
+    const bitmap = nullsOf(col, buffer, n)
     switch (col.kind) {
       case F64: {
         const values = new Float64Array(buffer, col.at, n)
@@ -297,12 +304,15 @@ export function toRows(layout: BatchLayout, buffer: ArrayBuffer): Row[] {
         break
       }
       case STR: {
+        if (col.length !== 1) {
+          narrow.push(c)
+          break
+        }
         const starts = new Int32Array(buffer, col.at, n)
         const ends = new Int32Array(buffer, col.at + ((n * 4 + 7) & ~7), n)
-        const wide = col.length === 1
         for (let r = 0; r < n; r++) {
           if (bitmap !== null && (bitmap[r >>> 3]! & (1 << (r & 7))) !== 0) continue
-          rows[r]![c] = wide ? run.utf8Slice(starts[r]!, ends[r]!) : run.latin1Slice(starts[r]!, ends[r]!)
+          rows[r]![c] = run.utf8Slice(starts[r]!, ends[r]!)
         }
         break
       }
@@ -312,10 +322,51 @@ export function toRows(layout: BatchLayout, buffer: ArrayBuffer): Row[] {
         break
       }
     }
-    if (col.exceptions !== -1) {
-      const [at, values] = v8.deserialize(Buffer.from(buffer, col.exceptions, col.exceptionsLength)) as [number[], unknown[]]
-      for (let i = 0; i < at.length; i++) rows[at[i]!]![c] = values[i]
-    }
+  }
+  if (narrow.length > 0) asciiStrings(layout, buffer, run, narrow, rows)
+  // Exceptions last: they replace what the column's layout held for their rows.
+  for (let c = 0; c < width; c++) {
+    const col = layout.columns[c]!
+    if (col.exceptions === -1) continue
+    const [at, values] = v8.deserialize(Buffer.from(buffer, col.exceptions, col.exceptionsLength)) as [number[], unknown[]]
+    for (let i = 0; i < at.length; i++) rows[at[i]!]![c] = values[i]
   }
   return rows
+}
+
+function nullsOf(col: ColumnLayout, buffer: ArrayBuffer, n: number): Uint8Array | null {
+  return col.nulls === -1 ? null : new Uint8Array(buffer, col.nulls, (n + 7) >>> 3)
+}
+
+/** The values of the STRING columns `columns` (all ASCII) into `rows`: one latin1 slice of the run a row, the values its substrings. */
+function asciiStrings(layout: BatchLayout, buffer: ArrayBuffer, run: Slicing, columns: readonly number[], rows: Row[]): void {
+  const n = layout.rows
+  const k = columns.length
+  const starts = columns.map(c => new Int32Array(buffer, layout.columns[c]!.at, n))
+  const ends = columns.map(c => new Int32Array(buffer, layout.columns[c]!.at + ((n * 4 + 7) & ~7), n))
+  const nulls = columns.map(c => nullsOf(layout.columns[c]!, buffer, n))
+  const present = new Uint8Array(k)
+  for (let r = 0; r < n; r++) {
+    const row = rows[r]!
+    // The row's text spans its non-empty values (an empty one is '', wherever its span points).
+    let lo = 0x7fffffff
+    let hi = -1
+    for (let j = 0; j < k; j++) {
+      const bitmap = nulls[j]!
+      const isPresent = bitmap === null || (bitmap[r >>> 3]! & (1 << (r & 7))) === 0
+      present[j] = isPresent ? 1 : 0
+      if (!isPresent) continue
+      const s = starts[j]![r]!
+      const e = ends[j]![r]!
+      if (s === e) continue
+      if (s < lo) lo = s
+      if (e > hi) hi = e
+    }
+    if (hi < 0) {
+      for (let j = 0; j < k; j++) if (present[j] === 1) row[columns[j]!] = ''
+      continue
+    }
+    const text = run.latin1Slice(lo, hi)
+    for (let j = 0; j < k; j++) if (present[j] === 1) row[columns[j]!] = text.slice(starts[j]![r]! - lo, ends[j]![r]! - lo)
+  }
 }

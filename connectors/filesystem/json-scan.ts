@@ -115,14 +115,15 @@ export class JsonFieldScanner {
    */
   scan(buf: Buffer, start: number, end: number): boolean {
     const b = buf as Slicing
-    this.buf = b
     const raw = this.raw
     const n = raw.length
     for (let c = 0; c < n; c++) raw[c] = undefined
-    if (b.buffer !== this.wordsOf) {
+    // Lines of one block come in one Buffer: its words are made once per block.
+    if (b !== this.buf && b.buffer !== this.wordsOf) {
       this.wordsOf = b.buffer
       this.words = new Uint32Array(b.buffer, 0, b.buffer.byteLength >>> 2)
     }
+    this.buf = b
     this.base = b.byteOffset
     let i = skipWs(b, start, end)
     if (i >= end || b[i] !== OPEN_BRACE) return false
@@ -247,6 +248,25 @@ export class JsonFieldScanner {
       return e
     }
     if (c === MINUS || (c >= 48 && c <= 57)) {
+      if (!this.decoder.isDecimal[column]) {
+        // An integer of 1 to 15 digits (exact in a double, below 2^53) is parsed while it is scanned;
+        // a fraction, an exponent, more digits or a leading zero take the general path below.
+        const first = c === MINUS ? i + 1 : i
+        let j = first
+        let v = 0
+        while (j < end) {
+          const x = b[j]! - 48
+          if (x < 0 || x > 9) break
+          v = v * 10 + x
+          j++
+        }
+        const digits = j - first
+        const next = j < end ? b[j]! : 0
+        if (digits >= 1 && digits <= 15 && (b[first] !== 48 || digits === 1) && next !== 46 /* . */ && next !== 101 && next !== 69 /* e E */) {
+          this.raw[column] = c === MINUS ? -v : v
+          return j
+        }
+      }
       const e = scanNumber(b, i, end)
       if (e < 0) return -1
       this.raw[column] = this.number(b, i, e, column)
