@@ -49,6 +49,19 @@ describe('fast paths', () => {
     }
   })
 
+  it('reads timestamps of one second in a row exactly as from text (the second is kept from one to the next)', () => {
+    const texts: string[] = []
+    for (const second of ['2015-07-15 00:00:00', '2015-07-15T00:00:00', '2015-07-15 00:00:01', '2024-02-29 23:59:59', '2023-02-29 23:59:59',
+      '2015-07-15 00:00:0x', '2015-07-15 00:00:60'])
+    {
+      for (const tail of ['', '.', '.0', '.5', '.12', '.123', '.1234', '.1a', '.a', 'x', '.999', '9', '.00']) texts.push(second + tail)
+    }
+    for (const [i, text] of [...texts, ...texts.reverse()].entries()) {
+      const bytes = Buffer.from('x'.repeat(i % 5) + text + '"')
+      expect(fastTimestampBytes(bytes, i % 5, i % 5 + text.length), text).toBe(fastTimestamp(text))
+    }
+  })
+
   it('parses plain decimals exactly as parseDecimal does, and defers the rest', () => {
     for (const [text, scale] of [['123.45', 2], ['-0.5', 3], ['7', 0], ['0.1', 4], ['999999999999999', 0], ['12.', 2]] as const) {
       expect(fastDecimal(text, scale)).toBe(parseDecimal(text, scale))
