@@ -5,7 +5,9 @@
 //
 // Queries: q0 (`SELECT *`: every column decoded), proj (`SELECT auction, price, dateTime`: the
 // columns q17 reads) and q17 (GROUP BY auction, day with heap state); read-all and read-proj drain
-// the source's reader directly, without a job (every column read, or those of proj).
+// the source's reader directly, without a job (every column read, or those of proj); decode-all and
+// decode-proj do the decode worker's work alone on this thread (its reader into column batches, no
+// messages, no rows made), to measure the scanner apart from the threads around it.
 //
 // Usage: node dist/bench/file-source-speed.js [EVENTS] [FILE] [QUERY[:thread|:main][:pN]...]
 // A ':thread' / ':main' suffix sets 'source.decode-thread' to 'true' / 'false' (default: 'auto'), so
@@ -18,7 +20,11 @@ import { createWriteStream, existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { finished } from 'node:stream/promises'
+import { ColumnBatchBuilder } from '../connectors/filesystem/column-batch.js'
 import { filesystemConnector } from '../connectors/filesystem/index.js'
+import { resolveFsOptions } from '../connectors/filesystem/options.js'
+import { decoderFor, FileSourceReader, jsonScanner, scannedColumns } from '../connectors/filesystem/source.js'
+import { ownSplits } from '../connectors/filesystem/splits.js'
 import { Session } from '../engine/session.js'
 import { BID_SCHEMA } from './kafka/bids.js'
 import { bidRows, encodeBid } from './kafka/bids.js'
@@ -52,6 +58,31 @@ async function readDirect(file: string, projected: boolean, thread: string): Pro
   return n
 }
 
+/** The decode worker's work on this thread: the file's chunks read into column batches (every column, or those of proj); how many rows. */
+async function decodeDirect(file: string, projected: boolean): Promise<number> {
+  const ctx = {
+    table: 'bid',
+    options: { connector: 'filesystem', path: file, format: 'json' },
+    schema: BID_SCHEMA,
+    signal: new AbortController().signal,
+    batchSize: 1024,
+    ...(projected ? { readColumns: BID_SCHEMA.map(f => ['auction', 'price', 'dateTime'].includes(f.name)) } : {}),
+  }
+  const config = resolveFsOptions(ctx.options)
+  const decoder = decoderFor(config, ctx)
+  const reader = new FileSourceReader(await ownSplits([file], config, ctx), decoder, jsonScanner(decoder, config, ctx), false, ctx)
+  const columns = new ColumnBatchBuilder(ctx.schema, scannedColumns(ctx), ctx.batchSize)
+  let spare: ArrayBuffer | null = null
+  let n = 0
+  while ((await reader.nextInto(columns)) !== null) {
+    const { layout, buffer } = columns.finish(spare)
+    n += layout.rows
+    spare = buffer
+  }
+  await reader.close()
+  return n
+}
+
 /** Writes the bids of `events` Nexmark events to `file` as JSON lines; returns how many. */
 async function writeBids(file: string, events: number): Promise<number> {
   const out = createWriteStream(file)
@@ -78,12 +109,16 @@ try {
     const parallelism = Number(variants.find(v => /^p\d+$/.test(v))?.slice(1) ?? 1)
     const sql = QUERIES[name]
     const direct = name === 'read-all' || name === 'read-proj'
-    if (sql === undefined && !direct) throw new Error(`unknown query '${name}' (${Object.keys(QUERIES).join(', ')}, read-all, read-proj)`)
+    const decodeOnly = name === 'decode-all' || name === 'decode-proj'
+    if (sql === undefined && !direct && !decodeOnly) {
+      throw new Error(`unknown query '${name}' (${Object.keys(QUERIES).join(', ')}, read-all, read-proj, decode-all, decode-proj)`)
+    }
     const cpu = process.cpuUsage()
     const main = threadCpuSeconds() ?? 0
     const start = performance.now()
     let n: number
     if (direct) n = await readDirect(file, name === 'read-proj', thread)
+    else if (decodeOnly) n = await decodeDirect(file, name === 'decode-proj')
     else {
       const session = new Session({ println: () => undefined })
       const parallel = parallelism === 1 ? '' : `SET 'parallelism.default' = '${parallelism}';\nSET 'execution.worker-threads' = 'true';\n`
