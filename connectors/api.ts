@@ -290,6 +290,13 @@ export interface SinkFactory {
   readonly writableMetadataKeys?: readonly string[]
   /** True when the sink can replace the table's contents (INSERT OVERWRITE, SinkContext.overwrite). */
   readonly overwrite?: boolean
+  /**
+   * True when the sink can run as several subtasks, each writing its share on the thread of the input
+   * subtask it is chained to, with nothing to commit together (runtime/sink-parallelism.ts): it takes
+   * 'sink.parallelism'. Such a writer may be created on a worker thread: its SinkContext.println and
+   * log are then unusable, and it must not be transactional (no prepareCommit / commit).
+   */
+  readonly parallel?: boolean
   /** Whether the sink, with these options, can take -U/+U/-D rows. */
   acceptsUpdates(options: ConnectorOptions): boolean
   /**

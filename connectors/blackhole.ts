@@ -1,7 +1,8 @@
 // The 'blackhole' sink: takes every row (updates too) and discards it, counting rows; for benchmarks.
+// It splits: at parallelism N it runs as N subtasks chained to its input's ('sink.parallelism' sets another number).
 import type { Batch } from '../core/batch.js'
 import type { ConnectorFactory, SinkWriter } from './api.js'
-import { checkKnownOptions } from './options.js'
+import { checkKnownOptions, checkSinkParallelism } from './options.js'
 
 /** A writer that only counts what it is given. */
 export class BlackholeWriter implements SinkWriter {
@@ -22,8 +23,10 @@ export const blackholeConnector: ConnectorFactory = {
   name: 'blackhole',
   sink: {
     validate(options) {
-      checkKnownOptions('blackhole', options, [])
+      checkKnownOptions('blackhole', options, ['sink.parallelism'])
+      checkSinkParallelism(options)
     },
+    parallel: true,
     acceptsUpdates: () => true,
     updateBefore: () => 'ignored',
     async create() {

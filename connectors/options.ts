@@ -58,6 +58,11 @@ export function checkKnownOptions(
 ): void {
   for (const key of Object.keys(options)) {
     if (key === 'connector' || known.includes(key) || isKnown(key)) continue
+    if (key === 'sink.parallelism') {
+      throw aboutKey(WeirError.connector(`connector '${connector}' writes with one subtask: it does not take 'sink.parallelism'`, {
+        help: `remove 'sink.parallelism'; of Weir's sinks only 'blackhole' runs as several subtasks`,
+      }), key)
+    }
     const guess = closest(key, known)
     throw aboutKey(WeirError.connector(`unsupported option '${key}' for connector '${connector}'`, {
       help: guess !== undefined
@@ -96,6 +101,14 @@ export function intOption(options: ConnectorOptions, key: string, fallback: numb
     throw badValue(key, text, `a whole number between ${min} and ${max}`)
   }
   return v
+}
+
+/** 'sink.parallelism' of a sink that splits (SinkFactory.parallel): a whole number from 1, or absent. */
+export function checkSinkParallelism(options: ConnectorOptions): void {
+  const text = options['sink.parallelism']
+  if (text !== undefined && !(/^\s*\d+\s*$/.test(text) && Number(text) >= 1)) {
+    throw badValue('sink.parallelism', text, 'a whole number from 1 (how many subtasks write the table)')
+  }
 }
 
 /** A whole number option within [min, max], exact at any size (for BIGINT values beyond 2^53). */

@@ -5,14 +5,23 @@ import type { Field } from '../common/types.js'
 import { formatValue } from '../common/values.js'
 import { ROW_KIND_SHORT, type Batch, type Row } from '../core/batch.js'
 import type { ConnectorFactory, ConnectorOptions, SinkContext, SinkWriter } from './api.js'
-import { boolOption, checkKnownOptions, intOption } from './options.js'
+import { aboutValue, boolOption, checkKnownOptions, checkSinkParallelism } from './options.js'
+import { WeirError } from '../common/errors.js'
 
 const OPTIONS = ['print-identifier', 'standard-error', 'sink.parallelism']
 
 function validate(options: ConnectorOptions): void {
   checkKnownOptions('print', options, OPTIONS)
   boolOption(options, 'standard-error', false)
-  intOption(options, 'sink.parallelism', 1, 1)
+  checkSinkParallelism(options)
+  if (options['sink.parallelism'] !== undefined && Number(options['sink.parallelism']) !== 1) {
+    throw aboutValue(
+      WeirError.connector(`connector 'print' writes with one subtask (its lines keep the order of the query's output): 'sink.parallelism' can only be 1`, {
+        help: `remove 'sink.parallelism', or write to 'blackhole', which runs as several subtasks`,
+      }),
+      'sink.parallelism',
+    )
+  }
 }
 
 /** `+I[1, NULL, foo]`: the row kind, then each value as formatValue prints it. */

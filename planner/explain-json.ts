@@ -2,8 +2,10 @@
 // ({"nodes":[{"id","type","pact","contents","parallelism","predecessors":[{"id","ship_strategy","side"}]}]}):
 // one node per operator, numbered in the job graph's order (producers first); its parallelism as the
 // runtime makes its subtasks; how rows reach it from each input: FORWARD (subtask i to subtask i),
-// HASH[keys] (by the key columns' key group), GLOBAL (every row to the one subtask).
+// HASH[keys] (by the key columns' key group), GLOBAL (every row to the one subtask), REBALANCE
+// (round-robin, into a sink of another parallelism: runtime/sink-parallelism.ts).
 import type { JobGraph, PhysicalNode } from '../core/job-graph.js'
+import { sinkShipping, type SinkShipping } from '../runtime/sink-parallelism.js'
 
 interface JsonNode {
   readonly id: number
@@ -25,8 +27,9 @@ export function jsonExecutionPlan(graph: JobGraph, parallelism: ReadonlyMap<stri
     const p = parallelism.get(node.id) ?? 1
     const predecessors = node.inputs.map((edge, i) => {
       const input = byId.get(edge.node)!
-      return { id: number.get(edge.node)!, ship_strategy: shipStrategy(edge.exchange, input, parallelism.get(edge.node) ?? 1, p),
-        side: i === 0 ? 'first' as const : 'second' as const }
+      const from = parallelism.get(edge.node) ?? 1
+      const exchange = node.spec.kind === 'Sink' ? sinkShipping(node.spec, from, p) : edge.exchange
+      return { id: number.get(edge.node)!, ship_strategy: shipStrategy(exchange, input, from, p), side: i === 0 ? 'first' as const : 'second' as const }
     })
     return {
       id: number.get(node.id)!,
@@ -45,7 +48,8 @@ export function jsonExecutionPlan(graph: JobGraph, parallelism: ReadonlyMap<stri
 }
 
 /** As the runtime connects the subtasks (runtime/subtasks.ts connect). */
-function shipStrategy(exchange: PhysicalNode['inputs'][number]['exchange'], input: PhysicalNode, from: number, to: number): string {
+function shipStrategy(exchange: PhysicalNode['inputs'][number]['exchange'] | SinkShipping, input: PhysicalNode, from: number, to: number): string {
+  if (exchange.kind === 'rebalance') return 'REBALANCE'
   if (exchange.kind === 'hash') return `HASH[${exchange.keys.map(k => input.schema[k]?.name ?? `$${k}`).join(', ')}]`
   if (exchange.kind === 'single' || from !== to) return 'GLOBAL'
   return 'FORWARD'

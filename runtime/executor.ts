@@ -316,8 +316,9 @@ class JobExecution {
     for (const task of this.order) {
       const spec = task.node.spec
       if (spec.kind === 'Sink') {
-        sinkRows[spec.table] = (sinkRows[spec.table] ?? 0) + task.metrics.rowsIn - (task.sink!.droppedRows?.() ?? 0)
-        sinkCommittedRows[spec.table] = (sinkCommittedRows[spec.table] ?? 0) + (task.sink!.committedRows?.() ?? task.metrics.rowsIn)
+        // A subtask on a worker thread (a sink that splits) counts in shared memory, and commits nothing.
+        sinkRows[spec.table] = (sinkRows[spec.table] ?? 0) + task.metrics.rowsIn - (task.sink?.droppedRows?.() ?? 0)
+        sinkCommittedRows[spec.table] = (sinkCommittedRows[spec.table] ?? 0) + (task.sink?.committedRows?.() ?? task.metrics.rowsIn)
       }
       if (spec.kind === 'Collect') sinkRows['(select)'] = task.metrics.rowsIn
       late += task.metrics.lateRecordsDropped

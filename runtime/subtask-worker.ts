@@ -15,6 +15,7 @@ import { barrierArrived, channelEnded } from './alignment.js'
 import type { CheckpointRef, SubtaskData, SubtaskManifest } from './checkpoint.js'
 import { checkpointTarget } from './checkpoint-coordinator.js'
 import { openOperator } from './operator-setup.js'
+import { openSplitSink } from './sink-parallelism.js'
 import { dropAhead } from './read-ahead.js'
 import { sharedMetrics, STAT } from './shared-metrics.js'
 import { stateAtEnd, snapshotTaken } from './subtask-stats.js'
@@ -151,6 +152,7 @@ async function close(): Promise<void> {
     await task.operator?.close?.()?.catch?.((e: unknown) => errors.push(toWire(e)))
     await dropAhead(task).catch(() => undefined)
     await task.state?.close().catch(e => errors.push(toWire(e)))
+    await task.sink?.close().catch(e => errors.push(toWire(e)))
   }
   // Working state is not durable: checkpoints are. Its folders go.
   for (const task of local) await task.state?.destroy?.().catch(() => undefined)
@@ -211,7 +213,10 @@ async function start(): Promise<void> {
   sources = new WorkerSources(graph, local.filter(t => t.node.spec.kind === 'Source'), runner, inFlight,
     parts => send({ t: 'source-positions', checkpoint: 0, parts }))
   const setup = { graph, restore, stateDir: init.stateDir, tmpDir }
-  for (const task of local) if (task.node.spec.kind !== 'Source') await openOperator(task, setup)
+  for (const task of local) {
+    if (task.node.spec.kind === 'Sink') await openSplitSink(task, graph)
+    else if (task.node.spec.kind !== 'Source') await openOperator(task, setup)
+  }
   await sources.open(restore?.manifest)
   // Cancelled before it started: its sources read nothing.
   if (Atomics.load(flags, FLAG_ABORTED) === 1) sources.abort()

@@ -15,6 +15,7 @@ import { getConnector } from '../connectors/registry.js'
 import { operatorTraits } from '../operators/registry.js'
 import type { TimerServiceImpl } from './timers.js'
 import { keysByColumns, type BatchKeys, type KeysOf } from './batch-keys.js'
+import { sinkParallelism, sinkShipping } from './sink-parallelism.js'
 import { localMetrics, type SubtaskMetrics } from './shared-metrics.js'
 
 export interface Barrier {
@@ -37,6 +38,8 @@ export interface OutEdge {
   readonly channels: readonly number[]
   /** The keys of a batch's rows, whose key groups pick their targets (a hash exchange into several subtasks), or null: every row to targets[0]. */
   readonly route: KeysOf | null
+  /** With no route and several targets (a sink's REBALANCE, sink-parallelism.ts): the target of the next batch, round-robin. */
+  readonly spread?: { next: number }
   readonly maxParallelism: number
 }
 
@@ -172,14 +175,17 @@ export function nodeParallelisms(graph: JobGraph): Map<string, number> {
 
 /**
  * Sources whose connector splits (Kafka: its partitions) and keyed operators run as many subtasks as
- * 'parallelism.default' (a source its 'scan.parallelism' where it has one); other sources, VALUES and sinks as one; forward chains follow their input.
+ * 'parallelism.default' (a source its 'scan.parallelism' where it has one); sinks that split as
+ * their input (or their 'sink.parallelism': sink-parallelism.ts); other sources and sinks, VALUES and
+ * SELECT results as one; forward chains follow their input.
  */
 function parallelismOf(node: PhysicalNode, p: number, of: (id: string) => number | undefined): number {
   switch (node.spec.kind) {
     case 'Source':
       return getConnector(node.spec.connector).source?.splittable === true ? scanParallelism(node.spec, p) : 1
-    case 'Values':
     case 'Sink':
+      return sinkParallelism(node.spec, of(node.inputs[0]!.node) ?? 1, p)
+    case 'Values':
     case 'Collect':
       return 1
     default:
@@ -207,9 +213,11 @@ function scanParallelism(spec: SourceSpec, p: number): number {
 /** Creates the channels from every producer subtask into the subtasks of `node`. */
 function connect(node: PhysicalNode, byNode: ReadonlyMap<string, readonly Task[]>, maxParallelism: number): void {
   const consumers = byNode.get(node.id)!
-  node.inputs.forEach((edge, input) => {
-    const producers = byNode.get(edge.node)
-    invariant(producers, `unknown input ${edge.node}`)
+  node.inputs.forEach((planned, input) => {
+    const producers = byNode.get(planned.node)
+    invariant(producers, `unknown input ${planned.node}`)
+    const shipping = node.spec.kind === 'Sink' ? sinkShipping(node.spec, producers.length, consumers.length) : planned.exchange
+    const edge = { node: planned.node, exchange: shipping }
     const addChannel = (t: Task): number => {
       t.chInput.push(input)
       t.chWatermark.push(-Infinity)
@@ -223,6 +231,9 @@ function connect(node: PhysicalNode, byNode: ReadonlyMap<string, readonly Task[]
         // Per batch, so rows of one key share its KeyRef (batch-keys.ts): a key is hashed once, not per row.
         const keysOf = keysByColumns(edge.exchange.keys, maxParallelism)
         producer.outputs.push({ targets: consumers, channels: consumers.map(addChannel), route: keysOf, maxParallelism })
+      } else if (edge.exchange.kind === 'rebalance') {
+        // Each producer starts at its own subtask, so p producers into p' subtasks share the load from the first batch.
+        producer.outputs.push({ targets: consumers, channels: consumers.map(addChannel), route: null, spread: { next: producer.index }, maxParallelism })
       } else if (producers.length === consumers.length) {
         const target = consumers[producer.index]!
         producer.outputs.push({ targets: [target], channels: [addChannel(target)], route: null, maxParallelism })
@@ -240,7 +251,8 @@ export function emit(task: Task, batch: Batch): void {
   task.metrics.rowsOut += batch.rows.length
   for (const out of task.outputs) {
     if (out.route === null) {
-      deliver(out.targets[0]!, { t: 'batch', ch: out.channels[0]!, batch })
+      const t = out.spread === undefined ? 0 : out.spread.next++ % out.targets.length
+      deliver(out.targets[t]!, { t: 'batch', ch: out.channels[t]!, batch })
       continue
     }
     const n = out.targets.length

@@ -1,8 +1,7 @@
 // Which thread runs each subtask. With 'execution.worker-threads' at 'parallelism.default' = N > 1,
-// subtask i ≥ 1 of every keyed operator and of every source that splits (and of the operators chained
-// to them) runs on worker thread i, with its own state backend and timers; subtask 0 runs on the job's
-// thread, beside the sources that do not split, sinks,
-// VALUES, SELECT results and the operators that run as one subtask, and the checkpoint coordinator. So a
+// subtask i ≥ 1 of every keyed operator, of every source and sink that splits (and of the operators
+// chained to them) runs on worker thread i, with its own state backend and timers; subtask 0 runs on
+// the job's thread, beside the sources and sinks that do not split, VALUES, SELECT results and the operators that run as one subtask, and the checkpoint coordinator. So a
 // job at parallelism N uses N threads (one more would compete with them for N cores), and rows cross
 // threads only where the plan has an exchange or a change of parallelism. A source that splits, read at
 // a lower parallelism P than the job's ('scan.parallelism' < N), reads on worker threads 1..P instead,
@@ -25,10 +24,11 @@ export function threadOf(task: Task, workers: boolean, parallelism: number): num
   }
   if (task.parallelism === 1 || task.index === 0) return MAIN_THREAD
   switch (task.node.spec.kind) {
-    // A source that splits runs as N subtasks (subtasks.ts): split k on worker k, with what is chained to it.
+    // A source that splits runs as N subtasks (subtasks.ts): split k on worker k, with what is chained to
+    // it; so does a sink that splits (sink-parallelism.ts), with what it is chained to.
     case 'Source':
-      return task.index
     case 'Sink':
+      return task.index
     case 'Values':
     case 'Collect':
       return MAIN_THREAD

@@ -1,0 +1,80 @@
+// How many subtasks a sink runs as, and how rows reach them. A sink whose connector splits
+// (SinkFactory.parallel: blackhole) runs at its table's 'sink.parallelism', else at the parallelism
+// of its input, chained to it (subtask i writes what input subtask i produced, on the same thread); a
+// sink that cannot split runs as one subtask. As Flink: where the two parallelisms differ, an
+// insert-only input is spread round-robin (REBALANCE); an updating input goes by the sink's PRIMARY KEY
+// (HASH), so every change of a key reaches the one subtask that writes that key, and without a key a
+// different 'sink.parallelism' is refused.
+import { invariant } from '../common/assert.js'
+import { WeirError } from '../common/errors.js'
+import type { JobGraph, SinkSpec } from '../core/job-graph.js'
+import { enforceNotNull } from '../connectors/not-null-enforcer.js'
+import { getConnector } from '../connectors/registry.js'
+import type { Task } from './subtasks.js'
+
+/** How a sink's input reaches its subtasks. */
+export type SinkShipping =
+  | { readonly kind: 'forward' }
+  | { readonly kind: 'rebalance' }
+  | { readonly kind: 'hash'; readonly keys: readonly number[] }
+
+/** Whether the sink's connector writes with several subtasks. */
+export function sinkSplits(spec: SinkSpec): boolean {
+  return getConnector(spec.connector).sink?.parallel === true
+}
+
+/** The number of subtasks of a sink fed by `input` subtasks, in a job at parallelism `p`. */
+export function sinkParallelism(spec: SinkSpec, input: number, p: number): number {
+  const text = spec.options['sink.parallelism']
+  if (!sinkSplits(spec)) return 1
+  if (text === undefined) return input
+  const n = /^\s*\d+\s*$/.test(text) ? Number(text) : NaN
+  if (!(n >= 1 && n <= p)) {
+    throw WeirError.plan(`table '${spec.table}': 'sink.parallelism' = '${text}' is not a whole number from 1 to 'parallelism.default' = ${p}`, {
+      help: `set 'sink.parallelism' between 1 and ${p}, or raise 'parallelism.default'`,
+    })
+  }
+  if (n > 1 && n !== input && spec.inputChangelog === 'updating' && spec.primaryKey.length === 0) {
+    throw WeirError.plan(
+      `table '${spec.table}': 'sink.parallelism' = ${n} differs from the parallelism of its input (${input}), whose rows are updates, and the table has no PRIMARY KEY`,
+      { help: `the changes of one row must reach one sink subtask: declare a PRIMARY KEY on '${spec.table}', or remove 'sink.parallelism'` },
+    )
+  }
+  return n
+}
+
+/** How rows go from `input` subtasks to the sink's `sink` subtasks. */
+export function sinkShipping(spec: SinkSpec, input: number, sink: number): SinkShipping {
+  if (sink === 1) return { kind: 'forward' }
+  // Even at the input's parallelism: the input may be partitioned by other keys. Where it is keyed by
+  // the same values, their key groups are the same, and every row stays with its subtask.
+  if (spec.inputChangelog === 'updating' && spec.primaryKey.length > 0) return { kind: 'hash', keys: spec.primaryKey }
+  return input === sink ? { kind: 'forward' } : { kind: 'rebalance' }
+}
+
+/**
+ * Opens subtask `task` of a sink that splits on the worker thread that runs it (threads.ts). Such a sink
+ * has nothing to commit and prints nothing (SinkFactory.parallel), so it needs nothing of the job's thread.
+ */
+export async function openSplitSink(task: Task, graph: JobGraph): Promise<void> {
+  const spec = task.node.spec
+  invariant(spec.kind === 'Sink', `${task.node.id} is not a sink`)
+  const factory = getConnector(spec.connector).sink
+  invariant(factory?.parallel === true, `sink ${task.node.id} ('${spec.connector}') does not split, yet subtask ${task.index} runs on a worker`)
+  const writer = await factory.create({
+    table: spec.table,
+    options: spec.options,
+    schema: spec.schema,
+    ...(spec.metadata ? { metadata: spec.metadata } : {}),
+    ...(spec.partitionKeys ? { partitionKeys: spec.partitionKeys } : {}),
+    ...(spec.staticPartition ? { staticPartition: spec.staticPartition } : {}),
+    changelog: spec.inputChangelog,
+    primaryKey: spec.primaryKey,
+    println: () => invariant(false, `sink ${task.node.id} printed on a worker thread`),
+    jobName: graph.name,
+    operatorId: task.node.id,
+    exactlyOnce: false,
+  })
+  invariant(writer.prepareCommit === undefined, `sink ${task.node.id} ('${spec.connector}') splits but commits`)
+  task.sink = enforceNotNull(writer, spec, graph.config.sinkNotNull)
+}
