@@ -28,8 +28,10 @@ export function jsonExecutionPlan(graph: JobGraph, parallelism: ReadonlyMap<stri
     const predecessors = node.inputs.map((edge, i) => {
       const input = byId.get(edge.node)!
       const from = parallelism.get(edge.node) ?? 1
+      // A sink's key is named as its table names it.
       const exchange = node.spec.kind === 'Sink' ? sinkShipping(node.spec, from, p) : edge.exchange
-      return { id: number.get(edge.node)!, ship_strategy: shipStrategy(exchange, input, from, p), side: i === 0 ? 'first' as const : 'second' as const }
+      return { id: number.get(edge.node)!, ship_strategy: shipStrategy(exchange, node.spec.kind === 'Sink' ? node.spec.schema : input.schema, from, p),
+        side: i === 0 ? 'first' as const : 'second' as const }
     })
     return {
       id: number.get(node.id)!,
@@ -48,9 +50,9 @@ export function jsonExecutionPlan(graph: JobGraph, parallelism: ReadonlyMap<stri
 }
 
 /** As the runtime connects the subtasks (runtime/subtasks.ts connect). */
-function shipStrategy(exchange: PhysicalNode['inputs'][number]['exchange'] | SinkShipping, input: PhysicalNode, from: number, to: number): string {
+function shipStrategy(exchange: PhysicalNode['inputs'][number]['exchange'] | SinkShipping, columns: PhysicalNode['schema'], from: number, to: number): string {
   if (exchange.kind === 'rebalance') return 'REBALANCE'
-  if (exchange.kind === 'hash') return `HASH[${exchange.keys.map(k => input.schema[k]?.name ?? `$${k}`).join(', ')}]`
+  if (exchange.kind === 'hash') return `HASH[${exchange.keys.map(k => columns[k]?.name ?? `$${k}`).join(', ')}]`
   if (exchange.kind === 'single' || from !== to) return 'GLOBAL'
   return 'FORWARD'
 }

@@ -142,10 +142,10 @@ export class Scheduler implements BarrierDriver {
     }
   }
 
-  /** Serves wake-ups until every subtask of this thread has finished (or a worker failed). */
+  /** Serves wake-ups until every subtask of this thread, and the sink subtasks of the workers, have finished (or a worker failed). */
   private async drain(): Promise<void> {
     let done = false
-    const finished = this.runner.allFinished().then(() => {
+    const finished = Promise.all([this.runner.allFinished(), this.workers!.sinksFinished()]).then(() => {
       done = true
     })
     while (!done) {

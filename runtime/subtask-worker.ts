@@ -221,6 +221,8 @@ async function start(): Promise<void> {
   // Cancelled before it started: its sources read nothing.
   if (Atomics.load(flags, FLAG_ABORTED) === 1) sources.abort()
   send({ t: 'ready' })
+  // The job's thread waits for this where sink subtasks run here: they write what reaches them after its own subtasks end.
+  runner.allFinished().then(() => send({ t: 'finished' }), fail)
 }
 
 start().catch(fail)

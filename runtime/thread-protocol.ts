@@ -70,6 +70,8 @@ export type FromWorker =
    */
   | { readonly t: 'source-positions'; readonly checkpoint: number; readonly parts: readonly SourcePart[] }
   | { readonly t: 'stats'; readonly stats: WorkerStats }
+  /** Every subtask of the worker has finished (its sink subtasks have written all they were given). */
+  | { readonly t: 'finished' }
   | { readonly t: 'closed'; readonly errors: readonly WireError[] }
 
 /** An error as it crosses threads: a WeirError's parts (an OperatorFailure's too), or another error's message. */

@@ -69,6 +69,9 @@ export class WorkerPool implements RemoteSnapshots {
   /** The source subtasks on workers that ended (node/index). */
   private readonly endedSources = new Set<string>()
   private runner: TaskRunner | null = null
+  /** The workers whose every subtask has finished ('finished'), and the wait for those that run sinks. */
+  private readonly finishedWorkers = new Set<number>()
+  private onWorkerFinished: (() => void) | null = null
 
   constructor(
     private readonly graph: JobGraph,
@@ -233,11 +236,33 @@ export class WorkerPool implements RemoteSnapshots {
       case 'source-positions':
         this.onPositions(m)
         return
+      case 'finished':
+        this.finishedWorkers.add(w)
+        this.onWorkerFinished?.()
+        return
       default: {
         const i = this.replies.findIndex(r => r(m))
         if (i >= 0) this.replies.splice(i, 1)
       }
     }
+  }
+
+  /**
+   * Resolves once every worker that runs sink subtasks (sink-parallelism.ts) has finished them: they
+   * write what reaches them after this thread's subtasks have ended. (A failure wakes the job's loop.)
+   */
+  sinksFinished(): Promise<void> {
+    const p = this.graph.config.parallelism
+    const sinkWorkers = new Set(this.order.filter(t => t.node.spec.kind === 'Sink').map(t => threadOf(t, true, p)).filter(w => w !== MAIN_THREAD))
+    const done = (): boolean => [...sinkWorkers].every(w => this.finishedWorkers.has(w) || this.exited[w] === true)
+    if (done()) return Promise.resolve()
+    return new Promise(resolve => {
+      this.onWorkerFinished = () => {
+        if (!done()) return
+        this.onWorkerFinished = null
+        resolve()
+      }
+    })
   }
 
   /** The workers started, with their numbers. */

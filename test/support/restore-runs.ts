@@ -54,6 +54,8 @@ export async function checkpointedThenRestored(opts: {
   readonly a: number
   readonly z: number
   readonly sourceRows: number
+  /** Given the metrics of each run, the cancelled one first. */
+  readonly onRun?: (metrics: JobMetrics) => void
 }): Promise<void> {
   const { root, out, a, z } = opts
   const options = { ...opts.options, 'execution.checkpointing.interval': '5 ms', 'state.checkpoints.dir': mkdtempSync(join(root, 'chk-')),
@@ -63,9 +65,11 @@ export async function checkpointedThenRestored(opts: {
     // Only after a checkpoint that committed rows: one taken before the source's first chunk holds no position.
     if (id >= 1 && hasCommittedRows(out)) cancel.abort()
   })
+  opts.onRun?.(first)
   expect(first.cancelled).toBe(true)
   expect(first.checkpointsCompleted).toBeGreaterThanOrEqual(1)
   const second = await runInsertJob(opts.sql, { ...options, 'parallelism.default': String(z), 'execution.worker-threads': 'true' })
+  opts.onRun?.(second)
   expect(second.cancelled).toBe(false)
   expect(second.sourceRecordsRead, 'the restored run resumed midway').toBeLessThan(opts.sourceRows)
 }
