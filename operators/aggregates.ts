@@ -229,6 +229,20 @@ export class AggregateHandler {
     return this.initial.slice()
   }
 
+  /**
+   * Whether every call keeps its whole state in the accumulator's plain slots (COUNT, SUM, AVG, MIN,
+   * MAX of insert-only input: no value-count maps, no DISTINCT, no user aggregates), so mergeInto
+   * combines two accumulators without touching state.
+   */
+  get plainOnly(): boolean {
+    return !this.retracting && this.maps.length === 0 && this.more === null && this.keyed === null && this.user === null
+  }
+
+  /** Adds `source` into `target` (plainOnly handlers only; `source` is not changed). */
+  mergeInto(target: Accumulator, source: Accumulator): void {
+    this.mergePlain(target, source)
+  }
+
   /** Row count of an accumulator (rows accumulated minus rows retracted). */
   rowCount(acc: Accumulator): number {
     return acc[0] as number

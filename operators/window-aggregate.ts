@@ -1,13 +1,22 @@
 // Window aggregates over TUMBLE, HOP, CUMULATE and SESSION windows, in event or processing time.
 // Accumulators live per (key, window) with the window's end (sessions: an id) as namespace; a timer
 // at end − 1 emits the final row [...keys, ...aggs, window_start, window_end, window_time] and clears it.
+//
+// An event-time HOP whose size is a multiple of its slide, over aggregates that merge without state
+// (AggregateHandler.plainOnly), keeps one accumulator per (key, slice) instead, as Flink's sliced
+// windows do: a slice is one slide wide and named by its end, so a row updates one accumulator, not
+// size / slide of them. A new slice registers the timers of its windows not fired yet (deduplicated
+// with its neighbours'); the timer at a window's end − 1 merges the window's slices (all prefetched for
+// it), emits it, and clears its oldest slice, which no later window holds. (Registering the next
+// window's timer only as a window fires would save timers, but a due one then fires in the same
+// watermark step with slices no prefetch loaded.)
 import { WeirError } from '../common/errors.js'
 import { BatchBuilder, RowKind, type Batch, type Row } from '../core/batch.js'
 import type { WindowAggregateSpec } from '../core/job-graph.js'
 import type { Operator, OperatorContext, OperatorDescriptor, TimerDomain } from '../core/operator.js'
 import { valueState, type KeyRef, type Namespace, type PrefetchRequest, type ValueState } from '../core/keyed-state.js'
 import { AggregateHandler, KeyGrouper, type Accumulator } from './aggregates.js'
-import { assignWindowEnds, maxWindowsPerRow, validateWindow, windowStartOf, type AlignedWindowSpec } from './windows.js'
+import { assignWindowEnds, floorMod, maxWindowsPerRow, validateWindow, windowStartOf, type AlignedWindowSpec } from './windows.js'
 
 /** Numbers per session in the 'sessions' state: start, end, namespace, pending timer. */
 const SESSION_FIELDS = 4
@@ -32,6 +41,10 @@ export class WindowAggregateOperator implements Operator {
   private readonly handler: AggregateHandler
   private readonly eventTime: boolean
   private readonly aligned: AlignedWindowSpec | null
+  /** Sliced HOP (see the file's head): the slide, or 0 when windows are kept whole. */
+  private readonly slide: number
+  /** Sliced HOP: the window's size. */
+  private readonly size: number
   private readonly gap: number
   private ctx!: OperatorContext
   private readonly grouper = new KeyGrouper()
@@ -72,7 +85,13 @@ export class WindowAggregateOperator implements Operator {
     this.prefetchAllNamespaces = !this.eventTime
     if (this.aligned === null && this.eventTime) this.prefetchState = (batch, input, load) => this.prefetchSessions(batch, input, load)
     // Window aggregates take insert-only input (the planner rejects updating input).
-    this.handler = new AggregateHandler(spec.aggs, { retracting: false })
+    const whole = new AggregateHandler(spec.aggs, { retracting: false })
+    const w = spec.window
+    const sliced = this.eventTime && w.kind === 'HOP' && w.size > w.slide && w.size % w.slide === 0 && whole.plainOnly
+    this.slide = sliced ? w.slide : 0
+    this.size = sliced ? w.size : 0
+    // Slices under a state name of their own: a checkpoint of whole windows is never read as slices.
+    this.handler = sliced ? new AggregateHandler(spec.aggs, { retracting: false, statePrefix: 'slice-' }) : whole
   }
 
   open(ctx: OperatorContext): void {
@@ -130,6 +149,12 @@ export class WindowAggregateOperator implements Operator {
   timerStateRequests(key: KeyRef, namespace: Namespace): readonly PrefetchRequest[] {
     if (!this.eventTime) return [{ key }]
     if (this.aligned === null) return [{ key, namespace: '', states: SESSION_LIST }, { key, namespace, states: this.accStates }]
+    if (this.slide > 0) {
+      // Every slice of the window ending at `namespace`.
+      const out: PrefetchRequest[] = []
+      for (let s = (namespace as number) - this.size + this.slide; s <= (namespace as number); s += this.slide) out.push({ key, namespace: s })
+      return out
+    }
     return [{ key, namespace }]
   }
 
@@ -146,11 +171,17 @@ export class WindowAggregateOperator implements Operator {
     const ends = this.rowEnds
     const timeIndex = this.spec.timeIndex
     const wm = ctx.timers.currentWatermark()
+    const slide = this.slide
     for (let i = 0; i < rows.length; i++) {
       const row = rows[i]!
       const ts = row[timeIndex] as number | null
       if (ts == null) continue
       const key = keys[i]!
+      if (slide > 0) {
+        const end = this.sliceEnd(ts)
+        if (end + this.size - slide - 1 > wm) add(key, end)
+        continue
+      }
       const count = assignWindowEnds(window, ts, ends)
       for (let w = 0; w < count; w++) if (ends[w]! - 1 > wm) add(key, ends[w]!)
     }
@@ -169,14 +200,16 @@ export class WindowAggregateOperator implements Operator {
       }
     }
     const ng = this.grouper.group(rows, ctx.keysOf(rows, input))
-    if (this.aligned !== null) this.processAligned(rows, ng, this.aligned)
+    if (this.slide > 0) this.processSlices(rows, ng)
+    else if (this.aligned !== null) this.processAligned(rows, ng, this.aligned)
     else this.processSessions(rows, ng)
     this.grouper.release()
   }
 
   onTimer(timestamp: number, namespace: Namespace, domain: TimerDomain): void {
     const key = this.ctx.state.getCurrentKey()!
-    if (this.aligned !== null) this.fireAligned(key, namespace as number)
+    if (this.slide > 0) this.fireSlices(key, namespace as number)
+    else if (this.aligned !== null) this.fireAligned(key, namespace as number)
     else this.fireSession(key, timestamp, namespace as number)
     // Event-time results go out together at onWatermark; processing time has no such call.
     if (domain === 'processing') this.flush()
@@ -244,6 +277,91 @@ export class WindowAggregateOperator implements Operator {
       this.writeBack()
     }
     ctx.metrics.lateRecordsDropped += dropped
+  }
+
+  /** Sliced HOP: the end of the slice holding `ts` (the earliest end of a window holding it). */
+  private sliceEnd(ts: number): number {
+    const w = this.aligned as Extract<AlignedWindowSpec, { kind: 'HOP' }>
+    return ts - floorMod(ts - w.offset, this.slide) + this.slide
+  }
+
+  /**
+   * Sliced HOP: each row into its slice (one accumulator per row, not one per window); a row whose
+   * last window has fired is late. A new slice registers the timers of its windows not fired yet
+   * (its neighbours' hold most of them already: timers are deduplicated).
+   */
+  private processSlices(rows: Row[], ng: number): void {
+    const ctx = this.ctx
+    const state = ctx.state
+    const handler = this.handler
+    const grouper = this.grouper
+    const next = grouper.next
+    const timeIndex = this.spec.timeIndex
+    const wm = ctx.timers.currentWatermark()
+    const slide = this.slide
+    const last = this.size - slide
+    const cacheEnds = this.cacheEnds, cacheAccs = this.cacheAccs
+    let dropped = 0
+    for (let g = 0; g < ng; g++) {
+      state.setCurrentKey(grouper.keys[g]!)
+      for (let i = grouper.first[g]!; i !== -1; i = next[i]!) {
+        const row = rows[i]!
+        const ts = row[timeIndex] as number | null
+        if (ts == null) {
+          dropped++
+          continue
+        }
+        const end = this.sliceEnd(ts)
+        if (end + last - 1 <= wm) {
+          dropped++
+          continue
+        }
+        let acc: Accumulator | null = null
+        for (let c = 0; c < this.cacheSize; c++) {
+          if (cacheEnds[c] === end) {
+            acc = cacheAccs[c]!
+            break
+          }
+        }
+        if (acc === null) {
+          if (this.cacheSize === WINDOW_CACHE) this.writeBack()
+          handler.accState.setNamespace(end)
+          acc = handler.accState.value() ?? null
+          if (acc === null) {
+            acc = handler.createAccumulator()
+            for (let e = end; e <= end + last; e += slide) if (e - 1 > wm) this.registerTimer(e - 1, e)
+          }
+          cacheEnds[this.cacheSize] = end
+          cacheAccs[this.cacheSize++] = acc
+        }
+        handler.accumulate(acc, row)
+      }
+      this.writeBack()
+    }
+    ctx.metrics.lateRecordsDropped += dropped
+  }
+
+  /**
+   * Sliced HOP: the window ending at `end` is the merge of its slices. Emitted if any slice holds a
+   * row; then its oldest slice goes (no later window holds it).
+   */
+  private fireSlices(key: KeyRef, end: number): void {
+    const handler = this.handler
+    const accState = handler.accState
+    const slide = this.slide
+    const oldest = end - this.size + slide
+    let acc: Accumulator | null = null
+    for (let s = oldest; s <= end; s += slide) {
+      accState.setNamespace(s)
+      const slice = accState.value()
+      if (slice === undefined) continue
+      acc ??= handler.createAccumulator()
+      handler.mergeInto(acc, slice)
+    }
+    if (acc === null) return
+    this.emitWindow(key, acc, end - this.size, end)
+    accState.setNamespace(oldest)
+    accState.clear()
   }
 
   /** The accumulator of window `end` for the current key; a new window registers its timer. */
