@@ -229,20 +229,10 @@ export class AggregateHandler {
     return this.initial.slice()
   }
 
-  /**
-   * Whether every call keeps its whole state in the accumulator's plain slots (COUNT, SUM, AVG, MIN,
-   * MAX of insert-only input: no value-count maps, no DISTINCT, no user aggregates), so mergeInto
-   * combines two accumulators without touching state.
-   */
+  /** Whether every call keeps all its state in the accumulator (no maps, DISTINCT or user aggregates): mergePlain then merges windows. */
   get plainOnly(): boolean {
     return !this.retracting && this.maps.length === 0 && this.more === null && this.keyed === null && this.user === null
   }
-
-  /** Adds `source` into `target` (plainOnly handlers only; `source` is not changed). */
-  mergeInto(target: Accumulator, source: Accumulator): void {
-    this.mergePlain(target, source)
-  }
-
   /** Row count of an accumulator (rows accumulated minus rows retracted). */
   rowCount(acc: Accumulator): number {
     return acc[0] as number
@@ -432,7 +422,7 @@ export class AggregateHandler {
     this.setNamespace(targetNs)
   }
 
-  private mergePlain(target: Accumulator, source: Accumulator): void {
+  mergePlain(target: Accumulator, source: Accumulator): void {
     target[0] = (target[0] as number) + (source[0] as number)
     this.more?.mergePlain(target, source)
     this.user?.mergePlain(target, source)

@@ -356,7 +356,7 @@ export class WindowAggregateOperator implements Operator {
       const slice = accState.value()
       if (slice === undefined) continue
       acc ??= handler.createAccumulator()
-      handler.mergeInto(acc, slice)
+      handler.mergePlain(acc, slice)
     }
     if (acc === null) return
     this.emitWindow(key, acc, end - this.size, end)

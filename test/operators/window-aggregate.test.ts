@@ -6,6 +6,7 @@ import type { AggCall } from '../../core/aggregates.js'
 import type { WindowSpec } from '../../core/windows.js'
 import { T } from '../../common/types.js'
 import { aggCall, harness } from './harness.js'
+import type { Row } from '../../core/batch.js'
 
 // Input rows: [key, value, ts]
 const countSum = [aggCall('COUNT', null), aggCall('SUM', 1, T.int())]
@@ -67,6 +68,43 @@ describe('WindowAggregateOperator', () => {
     expect(h.metrics.lateRecordsDropped).toBe(1)
     h.end()
     expect(h.take()).toEqual([['+I', 'a', 2, 6, 5, 15, 14]])
+  })
+
+  it('HOP kept as slices: every window once, the same straight and restored from a checkpoint, no slice left at the end', async () => {
+    const hop = spec({ kind: 'HOP', slide: 2, size: 6, offset: 0 }, [aggCall('COUNT', null), aggCall('MAX', 1, T.int())])
+    const first: Row[] = [['a', 5, 0], ['a', 1, 3], ['b', 7, 4], ['a', 9, 5]]
+    const second: Row[] = [['a', 2, 6], ['b', 3, 11], ['a', 4, 3]] // (a, 4, 3): only windows ending at 8 are still open
+    const straight = await run(hop)
+    straight.process(first)
+    straight.watermark(5)
+    straight.process(second)
+    straight.end()
+    const expected = straight.take()
+    // b's row at 4 is in the slice ending at 6: windows [0, 6), [2, 8), [4, 10).
+    expect(expected).toEqual([
+      ['+I', 'a', 1, 5, -4, 2, 1],
+      ['+I', 'a', 2, 5, -2, 4, 3],
+      ['+I', 'a', 3, 9, 0, 6, 5],
+      ['+I', 'b', 1, 7, 0, 6, 5],
+      ['+I', 'a', 4, 9, 2, 8, 7],
+      ['+I', 'b', 1, 7, 2, 8, 7],
+      ['+I', 'a', 2, 9, 4, 10, 9],
+      ['+I', 'b', 1, 7, 4, 10, 9],
+      ['+I', 'a', 1, 2, 6, 12, 11],
+      ['+I', 'b', 1, 3, 6, 12, 11],
+      ['+I', 'b', 1, 3, 8, 14, 13],
+      ['+I', 'b', 1, 3, 10, 16, 15],
+    ])
+    expect(straight.state.stats().entries).toBe(0)
+    const before = await run(hop)
+    before.process(first)
+    before.watermark(5)
+    const emitted = before.take()
+    const after = await harness(new WindowAggregateOperator(hop), { keys: hop.keys, restore: before.checkpoint() })
+    after.process(second)
+    after.end()
+    expect([...emitted, ...after.take()]).toEqual(expected)
+    expect(after.state.stats().entries).toBe(0)
   })
 
   it('CUMULATE: emits the growing windows of each period', async () => {
