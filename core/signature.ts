@@ -6,6 +6,7 @@ import type { AggCall } from './aggregates.js'
 import type { JobGraph, PhysicalNode } from './job-graph.js'
 import { keepsAppendedRows } from './join-layout.js'
 import { describeRowCall, isFrameCall } from './over-aggregate.js'
+import { slicesHop } from './window-slicing.js'
 
 /** Operators that keep their input rows themselves in state (not accumulators over them). */
 const STORES_ROWS: ReadonlySet<string> = new Set([
@@ -62,8 +63,10 @@ function ownSignature(node: PhysicalNode): Record<string, unknown> {
     case 'GroupAggregate':
       return { kind: spec.kind, keys: keyNames(node, spec.keys.length), aggregates: spec.aggs.map(describeAgg), inputUpdating: spec.inputUpdating }
     case 'WindowAggregate':
+      // layout 'slices': a HOP keeps accumulators per slice (core/window-slicing.ts) since the field was
+      // added; such a window of an earlier checkpoint kept them per window, which is no longer read.
       return { kind: spec.kind, keys: keyNames(node, spec.keys.length), aggregates: spec.aggs.map(describeAgg), window: { ...spec.window },
-        time: spec.timeDomain }
+        time: spec.timeDomain, ...(slicesHop(spec) ? { layout: 'slices' } : {}) }
     case 'Join': {
       // Which side is outer and how each side is keyed decide what its entries mean.
       // appended: an inner insert-only side without a unique key keeps chunks of rows in a list

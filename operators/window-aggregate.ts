@@ -13,6 +13,7 @@
 import { WeirError } from '../common/errors.js'
 import { BatchBuilder, RowKind, type Batch, type Row } from '../core/batch.js'
 import type { WindowAggregateSpec } from '../core/job-graph.js'
+import { slicesHop } from '../core/window-slicing.js'
 import type { Operator, OperatorContext, OperatorDescriptor, TimerDomain } from '../core/operator.js'
 import { valueState, type KeyRef, type Namespace, type PrefetchRequest, type ValueState } from '../core/keyed-state.js'
 import { AggregateHandler, KeyGrouper, type Accumulator } from './aggregates.js'
@@ -87,7 +88,7 @@ export class WindowAggregateOperator implements Operator {
     // Window aggregates take insert-only input (the planner rejects updating input).
     const whole = new AggregateHandler(spec.aggs, { retracting: false })
     const w = spec.window
-    const sliced = this.eventTime && w.kind === 'HOP' && w.size > w.slide && w.size % w.slide === 0 && whole.plainOnly
+    const sliced = slicesHop(spec) && whole.plainOnly && w.kind === 'HOP'
     this.slide = sliced ? w.slide : 0
     this.size = sliced ? w.size : 0
     // Slices under a state name of their own: a checkpoint of whole windows is never read as slices.

@@ -1,5 +1,6 @@
 // EXPLAIN text for a job graph: operators, keys, exchanges, changelog modes, and for every stateful
 // operator its state (shape, key, TTL) and whether that state is bounded, with warnings.
+import { slicesHop } from '../core/window-slicing.js'
 import { assertNever } from '../common/assert.js'
 import type { Field } from '../common/types.js'
 import { formatDuration } from '../common/durations.js'
@@ -256,7 +257,11 @@ function stateLines(node: PhysicalNode, input: readonly Field[], warnings: strin
       const mapStates = s.aggs.filter(a => a.distinct && keyedState(a, input) === undefined).map(a =>
         `MapState<${a.arg === null ? '*' : input[a.arg]!.name}, count> per window for ${a.fn}(DISTINCT)`
       ).concat(s.aggs.flatMap(a => keyedState(a, input) ?? []).map(m => `${m} per window`))
-      const shape = s.window.kind === 'SESSION' ? 'ValueState<sessions + accumulators> per key' : 'ValueState<accumulators> per (key, window)'
+      const shape = s.window.kind === 'SESSION'
+        ? 'ValueState<sessions + accumulators> per key'
+        : slicesHop(s)
+        ? 'ValueState<accumulators> per (key, slice)'
+        : 'ValueState<accumulators> per (key, window)'
       const cleanup = s.timeDomain === 'event' ? 'cleared when the watermark passes the window end' : 'cleared when processing time passes the window end'
       return [`state: ${[shape, ...mapStates].join('; ')}; key=[${keyNames(s.keys)}]; ttl=[not needed]; bounded=[yes: ${cleanup}]`]
     }
