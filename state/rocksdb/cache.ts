@@ -22,6 +22,11 @@ export class Table extends StateTableBase<Slot, MapEntry> {
    * did not parse came in by a key-group copy): its prefetches scan even where the filter says never written.
    */
   unfiltered = false
+  /**
+   * A list state's element as its last write measured it (encoded, ENTRY_OVERHEAD included): an
+   * element added since counts at this size against the cache's budget until its write (ListCell.held).
+   */
+  elementBytes = ENTRY_OVERHEAD + 64
 
   constructor(name: string, kind: Kind, readonly id: number) {
     super(name, kind)
@@ -310,6 +315,11 @@ export class ListCell extends CellBase {
   stored = false
   /** Cleared while a prefetch was reading it (blind-clear.ts): what that read returns is stale. */
   staleRead = false
+  /**
+   * What the elements added since its last write count for in `size` (each at its table's
+   * elementBytes): deferred write-back holds them, so the cache's budget must see them.
+   */
+  held = 0
 
   constructor(slot: Slot, ns: Namespace, readonly key: Buffer) {
     super(slot, ns)
@@ -363,6 +373,11 @@ export interface CacheHost {
   liveEntries: number
   /** Writes (update, add, put) since the last write batch: what deferred write-back holds in memory. */
   changes: number
+  /**
+   * Bytes of the list elements added since the last write batch, each at its table's elementBytes:
+   * what holding them costs when one write batch stages them all (see WriteBack.flush).
+   */
+  heldBytes: number
   markDirty(cell: Cell): void
   /** A new empty cell in a slot that has every namespace resident. */
   absentCell(slot: Slot, ns: Namespace): Cell

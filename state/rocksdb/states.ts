@@ -131,7 +131,11 @@ export class RocksListState<T> extends RocksState<ListCell> implements ListState
     return c.items as T[]
   }
 
-  /** Appends one element: the next flush writes only it. */
+  /**
+   * Appends one element: the next flush writes only it. Until then it counts against the cache's
+   * budget at the size its list's elements last had (a change is one element, however large: a join
+   * side's element is a batch's rows under one key), so deferred write-back holds no more than fits.
+   */
   add(value: T): void {
     const c = this.cell()
     if (c.items.length === 0) this.host.liveEntries++
@@ -139,6 +143,10 @@ export class RocksListState<T> extends RocksState<ListCell> implements ListState
     c.items.push(value)
     c.times.push(this.host.ttlNow)
     c.seqs.push(c.nextSeq++)
+    const bytes = this.table.elementBytes
+    c.held += bytes
+    this.host.heldBytes += bytes
+    this.store.setCellSize(c, c.size + bytes)
     if (!c.dirty) this.host.markDirty(c)
   }
 

@@ -32,6 +32,7 @@ export class RocksStore implements CacheHost {
   /** Approximate live entries: +1 on create, −1 on delete; countEntries() recomputes it. */
   liveEntries = 0
   changes = 0
+  heldBytes = 0
   /** Key and value bytes written (puts, and deletes of the sweep are counted apart). */
   bytesWritten = 0
   /** Cells changed since the last write batch. */

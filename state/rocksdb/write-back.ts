@@ -20,6 +20,13 @@ import type { RocksStore } from './store.js'
  */
 const HELD_CELLS = REUSED_OPS * 8
 
+/**
+ * Deferred write-back holds list elements up to this share of the cache's budget (heldBytes): a
+ * change can be a whole batch's rows under one key (a join side's element, ~1.2 KB in Nexmark q20),
+ * and 131,072 of them staged ~150 MB for one write batch (peak RSS ~1.2 GB at a 64 MB cache).
+ */
+const HELD_BYTES_SHARE = 1 / 8
+
 /** Where a list element's or map entry's stored key is built before the batch copies it (grows). */
 let entryKeyBuf = Buffer.allocUnsafe(1024)
 
@@ -36,7 +43,12 @@ export class WriteBack {
    * @param writer the bundles' write batch, reused (one is in flight at most, and the next waits for it)
    * @param maxHeldChanges deferred write-back: the changes held before a flush writes them anyway (0: every flush writes)
    */
-  constructor(private readonly store: RocksStore, private readonly writer: NativeWriteBatch, private readonly maxHeldChanges: number) {}
+  constructor(private readonly store: RocksStore, private readonly writer: NativeWriteBatch, private readonly maxHeldChanges: number) {
+    this.maxHeldBytes = store.cacheBytes * HELD_BYTES_SHARE
+  }
+
+  /** Deferred write-back: the list bytes held before a flush writes them anyway. */
+  private readonly maxHeldBytes: number
 
   /**
    * Writes every dirty entry in one write batch (with writeBack 'deferred', only once enough is
@@ -47,7 +59,11 @@ export class WriteBack {
    * A failed write surfaces at the next call. Cheap when nothing is dirty.
    */
   async flush(): Promise<void> {
-    if (this.maxHeldChanges > 0 && this.store.changes <= this.maxHeldChanges && this.store.dirty.length < HELD_CELLS && (await this.makeRoom())) {
+    const store = this.store
+    if (
+      this.maxHeldChanges > 0 && store.changes <= this.maxHeldChanges && store.heldBytes <= this.maxHeldBytes && store.dirty.length < HELD_CELLS &&
+      (await this.makeRoom())
+    ) {
       this.store.epoch++
       return
     }
@@ -110,6 +126,7 @@ export class WriteBack {
       await this.settle()
       const cells = this.store.dirty
       this.store.changes = 0
+      this.store.heldBytes = 0
       this.store.dirty = []
       const w = this.writer
       let bytes = 0
@@ -184,7 +201,9 @@ export class WriteBack {
         return bytes
       }
       case 'list': {
-        let size = cell.size
+        // What its held elements counted for is replaced by what they measure now.
+        let size = cell.size - cell.held
+        cell.held = 0
         let from = cell.flushed
         if (cell.replaced && !cell.stored) {
           // Nothing of it on disk: no range to delete.
@@ -210,13 +229,16 @@ export class WriteBack {
         if (from < cell.items.length) this.addPrefix(cell)
         // Key and value are built in scratch buffers and copied into bytes the batch holds.
         const kb = entryKeyRoom(cell.key.length + 4)
+        let values = 0
         for (let i = from; i < cell.items.length; i++) {
           const kn = writeListElementKey(kb, cell.key, cell.seqs[i]!)
           const vn = encodeEntryInPlace(ttl ? cell.times[i]! : null, cell.items[i])
           w.putHeld(kb, kn, entryScratch(), vn)
           bytes += kn + vn
+          values += vn
           if (i >= cell.flushed || cell.replaced) size += ENTRY_OVERHEAD + vn
         }
+        if (from < cell.items.length) table.elementBytes = ENTRY_OVERHEAD + Math.ceil(values / (cell.items.length - from))
         cell.replaced = false
         cell.rewrite = false
         cell.dropped = NO_SEQS
