@@ -26,6 +26,8 @@ const HELD_CELLS = REUSED_OPS * 8
  * and 131,072 of them staged ~150 MB for one write batch (peak RSS ~1.2 GB at a 64 MB cache).
  */
 const HELD_BYTES_SHARE = 1 / 8
+/** …and at least this much (as held changes are at least 1,024): a small cache writes no more often for it. */
+const MIN_HELD_BYTES = 1 << 20
 
 /** Where a list element's or map entry's stored key is built before the batch copies it (grows). */
 let entryKeyBuf = Buffer.allocUnsafe(1024)
@@ -44,7 +46,7 @@ export class WriteBack {
    * @param maxHeldChanges deferred write-back: the changes held before a flush writes them anyway (0: every flush writes)
    */
   constructor(private readonly store: RocksStore, private readonly writer: NativeWriteBatch, private readonly maxHeldChanges: number) {
-    this.maxHeldBytes = store.cacheBytes * HELD_BYTES_SHARE
+    this.maxHeldBytes = Math.max(MIN_HELD_BYTES, store.cacheBytes * HELD_BYTES_SHARE)
   }
 
   /** Deferred write-back: the list bytes held before a flush writes them anyway. */
