@@ -82,8 +82,10 @@ describe('option validation', () => {
   it('validates print and blackhole options', () => {
     expect(() => getConnector('print').sink!.validate({ connector: 'print', 'print-identifier': 'q', 'standard-error': 'false' }, schema)).not.toThrow()
     expect(errorOf(() => getConnector('print').sink!.validate({ 'print-identifer': 'q' }, schema)).help).toBe(`did you mean 'print-identifier'?`)
+    // blackhole's one option is Flink's 'sink.parallelism' (it splits).
     expect(errorOf(() => getConnector('blackhole').sink!.validate({ foo: 'bar' }, schema)).help).toBe(
-      `connector 'blackhole' takes no options besides 'connector'`,
+      `the supported options are 'sink.parallelism'`,
     )
+    expect(() => getConnector('blackhole').sink!.validate({ connector: 'blackhole', 'sink.parallelism': '2' }, schema)).not.toThrow()
   })
 })
