@@ -10,6 +10,7 @@
 // it), emits it, and clears its oldest slice, which no later window holds. (Registering the next
 // window's timer only as a window fires would save timers, but a due one then fires in the same
 // watermark step with slices no prefetch loaded.)
+import { invariant } from '../common/assert.js'
 import { WeirError } from '../common/errors.js'
 import { BatchBuilder, RowKind, type Batch, type Row } from '../core/batch.js'
 import type { WindowAggregateSpec } from '../core/job-graph.js'
@@ -86,13 +87,14 @@ export class WindowAggregateOperator implements Operator {
     this.prefetchAllNamespaces = !this.eventTime
     if (this.aligned === null && this.eventTime) this.prefetchState = (batch, input, load) => this.prefetchSessions(batch, input, load)
     // Window aggregates take insert-only input (the planner rejects updating input).
-    const whole = new AggregateHandler(spec.aggs, { retracting: false })
+    // One decision (core/window-slicing.ts) for this operator, EXPLAIN and the checkpoint's signature.
     const w = spec.window
-    const sliced = slicesHop(spec) && whole.plainOnly && w.kind === 'HOP'
+    const sliced = slicesHop(spec) && w.kind === 'HOP'
     this.slide = sliced ? w.slide : 0
     this.size = sliced ? w.size : 0
     // Slices under a state name of their own: a checkpoint of whole windows is never read as slices.
-    this.handler = sliced ? new AggregateHandler(spec.aggs, { retracting: false, statePrefix: 'slice-' }) : whole
+    this.handler = new AggregateHandler(spec.aggs, { retracting: false, ...(sliced ? { statePrefix: 'slice-' } : {}) })
+    invariant(!sliced || this.handler.plainOnly, 'a sliced HOP window aggregate keeps state beside its accumulators')
   }
 
   open(ctx: OperatorContext): void {
