@@ -13,6 +13,7 @@ import { makeStagingDir } from '../state/backend.js'
 import { getConnector } from '../connectors/registry.js'
 import { enforceNotNull } from '../connectors/not-null-enforcer.js'
 import { operatorSignature, describeSignatureChange } from '../core/signature.js'
+import { sinkTableContext } from './sink-context.js'
 import type { Manifest } from './checkpoint.js'
 import { CheckpointCoordinator } from './checkpoint-coordinator.js'
 import type { ExecutionEnv, JobMetrics } from './job-env.js'
@@ -229,15 +230,7 @@ class JobExecution {
   /** What a sink is created with: the same on a run and when a finished job only completes its commits. */
   private sinkContext(task: Task, spec: SinkSpec, exactlyOnce: boolean, restored: Pick<SinkContext, 'restoredCommit' | 'restoredData'>): SinkContext {
     return {
-      table: spec.table,
-      options: spec.options,
-      schema: spec.schema,
-      ...(spec.metadata ? { metadata: spec.metadata } : {}),
-      ...(spec.partitionKeys ? { partitionKeys: spec.partitionKeys } : {}),
-      ...(spec.staticPartition ? { staticPartition: spec.staticPartition } : {}),
-      ...(spec.overwrite ? { overwrite: true } : {}),
-      changelog: spec.inputChangelog,
-      primaryKey: spec.primaryKey,
+      ...sinkTableContext(spec),
       println: this.env.println,
       jobName: this.graph.name,
       operatorId: task.node.id,

@@ -10,6 +10,8 @@ import { WeirError } from '../common/errors.js'
 import type { JobGraph, SinkSpec } from '../core/job-graph.js'
 import { enforceNotNull } from '../connectors/not-null-enforcer.js'
 import { getConnector } from '../connectors/registry.js'
+import { parallelismOption } from './parallelism-option.js'
+import { sinkTableContext } from './sink-context.js'
 import type { Task } from './subtasks.js'
 
 /** How a sink's input reaches its subtasks. */
@@ -25,15 +27,9 @@ export function sinkSplits(spec: SinkSpec): boolean {
 
 /** The number of subtasks of a sink fed by `input` subtasks, in a job at parallelism `p`. */
 export function sinkParallelism(spec: SinkSpec, input: number, p: number): number {
-  const text = spec.options['sink.parallelism']
   if (!sinkSplits(spec)) return 1
-  if (text === undefined) return input
-  const n = /^\s*\d+\s*$/.test(text) ? Number(text) : NaN
-  if (!(n >= 1 && n <= p)) {
-    throw WeirError.plan(`table '${spec.table}': 'sink.parallelism' = '${text}' is not a whole number from 1 to 'parallelism.default' = ${p}`, {
-      help: `set 'sink.parallelism' between 1 and ${p}, or raise 'parallelism.default'`,
-    })
-  }
+  const n = parallelismOption(spec.table, spec.options, 'sink.parallelism', p)
+  if (n === undefined) return input
   if (n > 1 && n !== input && spec.inputChangelog === 'updating' && spec.primaryKey.length === 0) {
     throw WeirError.plan(
       `table '${spec.table}': 'sink.parallelism' = ${n} differs from the parallelism of its input (${input}), whose rows are updates, and the table has no PRIMARY KEY`,
@@ -62,14 +58,7 @@ export async function openSplitSink(task: Task, graph: JobGraph): Promise<void> 
   const factory = getConnector(spec.connector).sink
   invariant(factory?.parallel === true, `sink ${task.node.id} ('${spec.connector}') does not split, yet subtask ${task.index} runs on a worker`)
   const writer = await factory.create({
-    table: spec.table,
-    options: spec.options,
-    schema: spec.schema,
-    ...(spec.metadata ? { metadata: spec.metadata } : {}),
-    ...(spec.partitionKeys ? { partitionKeys: spec.partitionKeys } : {}),
-    ...(spec.staticPartition ? { staticPartition: spec.staticPartition } : {}),
-    changelog: spec.inputChangelog,
-    primaryKey: spec.primaryKey,
+    ...sinkTableContext(spec),
     println: () => invariant(false, `sink ${task.node.id} printed on a worker thread`),
     jobName: graph.name,
     operatorId: task.node.id,

@@ -15,6 +15,7 @@ import { getConnector } from '../connectors/registry.js'
 import { operatorTraits } from '../operators/registry.js'
 import type { TimerServiceImpl } from './timers.js'
 import { keysByColumns, type BatchKeys, type KeysOf } from './batch-keys.js'
+import { parallelismOption } from './parallelism-option.js'
 import { sinkParallelism, sinkShipping } from './sink-parallelism.js'
 import { localMetrics, type SubtaskMetrics } from './shared-metrics.js'
 
@@ -199,15 +200,7 @@ function parallelismOf(node: PhysicalNode, p: number, of: (id: string) => number
 
 /** A splitting source's parallelism: its table's 'scan.parallelism' (as in Flink, at most the job's), else the job's `p`. */
 function scanParallelism(spec: SourceSpec, p: number): number {
-  const text = spec.options['scan.parallelism']
-  if (text === undefined) return p
-  const n = /^\s*\d+\s*$/.test(text) ? Number(text) : NaN
-  if (!(n >= 1 && n <= p)) {
-    throw WeirError.plan(`table '${spec.table}': 'scan.parallelism' = '${text}' is not a whole number from 1 to 'parallelism.default' = ${p}`, {
-      help: `set 'scan.parallelism' between 1 and ${p}, or raise 'parallelism.default'`,
-    })
-  }
-  return n
+  return parallelismOption(spec.table, spec.options, 'scan.parallelism', p) ?? p
 }
 
 /** Creates the channels from every producer subtask into the subtasks of `node`. */
