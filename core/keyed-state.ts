@@ -77,6 +77,13 @@ export interface ListState<T> extends NamespacedState {
    * timers to prefetch nothing for it (`Operator.timerStateRequests`).
    */
   clear(): void
+  /**
+   * Removes the list for good, blind as `clear`: the caller promises that nothing reads or writes
+   * this (key, namespace) again, not even a prefetch (an interval join's time bucket once no row can
+   * join it or land in it). A disk backend then deletes a list its cache does not hold without
+   * bringing it in: one range delete in the next write, with no cache entry made for it.
+   */
+  drop(): void
 }
 
 /** A map per (key, namespace); each entry is stored on its own, so one get/put touches one entry. */

@@ -128,6 +128,9 @@ export class IntervalJoinOperator implements Operator {
     }
     requested.push({ batch, input })
     const timers = this.ctx.timers
+    // The watermark can only have advanced when the batch is processed: a row already expired now is
+    // not stored then, and its bucket may be one an expiry dropped (ListState.drop: never asked for again).
+    const watermark = timers.currentWatermark()
     for (let i = 0; i < rows.length; i++) {
       const key = keys[i]!
       if (!this.eventTime) {
@@ -136,7 +139,7 @@ export class IntervalJoinOperator implements Operator {
       }
       const t = rows[i]![timeCol] as number | null
       if (t === null || t === undefined || hasNull(key.values)) continue
-      add(key, IntervalJoinOperator.ns(Math.floor(t / w), input))
+      if (this.expiry(t, input) > watermark) add(key, IntervalJoinOperator.ns(Math.floor(t / w), input))
       const last = Math.floor(this.to(t, input) / w)
       for (let b = Math.floor(this.from(t, input) / w); b <= last; b++) {
         const ns = IntervalJoinOperator.ns(b, other)
@@ -282,8 +285,12 @@ export class IntervalJoinOperator implements Operator {
     const buckets = this.buckets
     buckets.setNamespace(ns)
     if (!this.outer[input]) {
-      // Blind: nothing of the bucket was prefetched (timerStateRequests).
-      buckets.clear()
+      // Blind: nothing of the bucket was prefetched (timerStateRequests). And for good: once the
+      // watermark passed its last row's expiry no row lands in it (a row at t >= watermark expires
+      // after it: its own bucket is later) and no row of the other side reaches back to it. In
+      // processing time a row asks for every bucket of its key (a scan), so there it is a clear.
+      if (this.eventTime) buckets.drop()
+      else buckets.clear()
       return
     }
     const bucket = buckets.get()

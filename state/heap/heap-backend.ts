@@ -636,6 +636,11 @@ class HeapListState<T> extends HeapState implements ListState<T> {
     }
     touch(this.table, slot)
   }
+
+  /** On the heap no different from clear(). */
+  drop(): void {
+    this.clear()
+  }
 }
 
 /** MapState on the heap: the TTL rules are TtlMapState's; a (key, namespace) without entries has no cell. */

@@ -3,7 +3,7 @@
 // dirty for the next flush.
 import type { ListState, Namespace, ValueState } from '../../core/keyed-state.js'
 import { TtlMapState } from '../map-state.js'
-import { clearList } from './blind-clear.js'
+import { clearList, dropList } from './blind-clear.js'
 import { ABSENT, type CacheHost, type Cell, dropSeq, type ListCell, type MapCell, MapEntry, NO_SEQS, notResident, type Table, type ValueCell } from './cache.js'
 import type { RocksStore } from './store.js'
 
@@ -174,6 +174,11 @@ export class RocksListState<T> extends RocksState<ListCell> implements ListState
   /** Blind: the list need not be resident (see blind-clear.ts). */
   clear(): void {
     clearList(this.store, this.table, this.ns)
+  }
+
+  /** Blind and past the cache when the key is not resident (see blind-clear.ts). */
+  drop(): void {
+    dropList(this.store, this.table, this.ns)
   }
 }
 

@@ -37,6 +37,11 @@ export class RocksStore implements CacheHost {
   bytesWritten = 0
   /** Cells changed since the last write batch. */
   dirty: Cell[] = []
+  /**
+   * (key, namespace) prefixes of lists dropped without a cache entry (blind-clear.ts, dropList): the
+   * next write batch range-deletes each before its puts.
+   */
+  droppedPrefixes: Buffer[] = []
   /** Bundle counter: slots asked for in this epoch are the most recently used. */
   epoch = 1
   cacheUsed = 0

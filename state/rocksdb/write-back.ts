@@ -123,7 +123,7 @@ export class WriteBack {
   /** Issues one write batch of the dirty cells (whatever the write-back mode), then evicts. */
   private async write(): Promise<void> {
     this.store.checkUsable()
-    if (this.store.dirty.length > 0 || this.store.tables.pendingMeta.length > 0) {
+    if (this.store.dirty.length > 0 || this.store.tables.pendingMeta.length > 0 || this.store.droppedPrefixes.length > 0) {
       // One write batch in flight at most, so batches apply in order.
       await this.settle()
       const cells = this.store.dirty
@@ -138,6 +138,13 @@ export class WriteBack {
           bytes += k.length + v.length
         }
         this.store.tables.pendingMeta = []
+        // Dropped lists first: a later list of the same prefix (none is expected) keeps its puts.
+        const dropped = this.store.droppedPrefixes
+        this.store.droppedPrefixes = []
+        for (const prefix of dropped) {
+          w.deleteRange(prefix, prefixEnd(prefix))
+          bytes += prefix.length * 2
+        }
         this.bloomAdds = 0
         for (const c of cells) bytes += this.writeCell(w, c)
         // In one go, before anything can prefetch these keys: their filter blocks are memory misses
