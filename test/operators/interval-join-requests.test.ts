@@ -60,6 +60,20 @@ describe('interval join state requests', () => {
     expect(requests(op, batch([['c', 99], ['d', 99]]), 0)).toEqual(['c:12', 'c:13', 'd:12'])
   })
 
+  it('a row already expired when requested asks for no bucket of its own (one the expiry may have dropped)', async () => {
+    // 2 <= l - r <= 5: a left row at l expires at l - 1, so one at the watermark is never stored.
+    const op = new IntervalJoinOperator({ ...spec('INNER'), lower: 2, upper: 5 })
+    const h = await harness(op, { keys: [0] })
+    h.process([['a', 30]], undefined, 1) // right bucket 10 (width 3): namespace 21, expiring at 36
+    h.process([['a', 32]], undefined, 0) // left bucket 10 (20): pairs with it (32 - 30 = 2)
+    expect(h.take()).toEqual([['+I', 'a', 32, 'a', 30]])
+    h.watermark(40) // both buckets' timers fired: dropped
+    // A left row at 40 is not late but expires at 39: it pairs with right rows in [35, 38] only and is not stored.
+    expect(requests(op, batch([['a', 40], ['b', 42]]), 0)).toEqual(['b:28'])
+    op.processBatch(batch([['a', 40], ['b', 42]]), 0)
+    expect(h.take()).toEqual([])
+  })
+
   it("an outer side's buckets are all asked for (its timers are per row expiry, not per bucket)", async () => {
     const op = new IntervalJoinOperator(spec('RIGHT'))
     await harness(op, { keys: [0] })

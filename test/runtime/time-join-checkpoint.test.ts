@@ -28,7 +28,15 @@ afterAll(() => {
 
 const tumble = (filter: string) => `(SELECT * FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '5' SECOND)) WHERE ${filter})`
 
-const CASES: readonly { readonly name: string; readonly sink: string; readonly query: string }[] = [
+const CASES: readonly { readonly name: string; readonly sink: string; readonly query: string; readonly inner?: true }[] = [
+  {
+    // Both sides inner: a bucket goes whole when it expires (dropped blind; on RocksDB past the cache).
+    name: 'interval INNER join (expired buckets dropped)',
+    sink: 'k STRING, a INT, b INT',
+    query: `SELECT a.k, a.v, b.v FROM (SELECT * FROM t WHERE v < 30) a JOIN (SELECT * FROM t WHERE v > 70) b
+      ON a.k = b.k AND a.ts BETWEEN b.ts - INTERVAL '1' SECOND AND b.ts + INTERVAL '500' MILLISECOND`,
+    inner: true,
+  },
   {
     name: 'interval LEFT join (unmatched rows padded when they expire)',
     sink: 'k STRING, a INT, b INT',
@@ -87,7 +95,7 @@ describe.each(CASES)('$name', c => {
     expected = visibleRows(out).sort()
     expect(expected.length).toBeGreaterThan(100)
     // Padded rows are among them: a join that never pads would fail.
-    expect(expected.some(r => r.includes('null'))).toBe(true)
+    expect(expected.some(r => r.includes('null'))).toBe(c.inner !== true)
   })
 
   it.each(BACKENDS.flatMap(b => PARALLELISM.map(([a, z]) => ({ b, a, z }))))('$b.name: checkpointed at p=$a, cancelled, restored at p=$z',
@@ -106,5 +114,13 @@ describe.each(CASES)('$name', c => {
       // Restored state and source positions, not a rerun.
       expect(log.join('\n')).toMatch(/resuming from checkpoint \d+/)
       expect(visibleRows(out).sort()).toEqual(expected)
+      // Every row expired by the end of input: an inner join's buckets all went. (RocksDB restored at
+      // another parallelism reports one entry left, with clear() as with drop(): its live-entry
+      // count is approximate after a rescale, see the report of branch q7r; not asserted there.)
+      if (c.inner === true && (b.name === 'heap' || a === z)) {
+        const join = Object.entries(second.stateEntries).filter(([op]) => /join/i.test(op))
+        expect(join.length).toBeGreaterThan(0)
+        for (const [op, n] of join) expect(n, op).toBe(0)
+      }
     })
 })
