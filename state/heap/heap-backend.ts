@@ -636,11 +636,7 @@ class HeapListState<T> extends HeapState implements ListState<T> {
     }
     touch(this.table, slot)
   }
-
-  /** On the heap no different from clear(). */
-  drop(): void {
-    this.clear()
-  }
+  readonly drop = (): void => this.clear() // ListState.drop: on the heap, a clear
 }
 
 /** MapState on the heap: the TTL rules are TtlMapState's; a (key, namespace) without entries has no cell. */
