@@ -90,10 +90,17 @@ export class Scheduler implements BarrierDriver {
         this.throwIfWorkerFailed()
         // Held batches wait for the next chunk only if it is ready at once: never for slow input.
         const immediate = this.runner.holding ? new Promise<null>(resolve => setImmediate(() => resolve(null))) : null
-        const got: SourceRead | null = await Promise.race([...sources.reads(), new Promise<null>(resolve => {
-          this.wakeLoop = () => resolve(null)
-        }), ...(immediate ? [immediate] : [])])
+        let wake!: () => void
+        const woken = new Promise<null>(resolve => {
+          wake = () => resolve(null)
+        })
+        this.wakeLoop = wake
+        const got: SourceRead | null = await Promise.race([...sources.reads(), woken, ...(immediate ? [immediate] : [])])
         this.wakeLoop = undefined
+        // Settled, the wake-up lets go of the race: left pending, it would keep the race's result (a chunk
+        // and its rows) reachable from its reactions, and once it outlived two scavenges, every chunk
+        // after it would be promoted to the old space (~130 MB of 1.84M bids: 0.2 µs/row of GC).
+        wake()
         this.throwIfWorkerFailed()
         if (got === null) {
           if (this.runner.holding) await this.pump()

@@ -79,10 +79,15 @@ export class WorkerSources {
     sources.requestAll()
     while (sources.reading && !this.stopped) {
       const immediate = this.runner.holding ? new Promise<null>(resolve => setImmediate(() => resolve(null))) : null
-      const got: SourceRead | null = await Promise.race([...sources.reads(), new Promise<null>(resolve => {
-        this.wakeLoop = () => resolve(null)
-      }), ...(immediate ? [immediate] : [])])
+      let wake!: () => void
+      const woken = new Promise<null>(resolve => {
+        wake = () => resolve(null)
+      })
+      this.wakeLoop = wake
+      const got: SourceRead | null = await Promise.race([...sources.reads(), woken, ...(immediate ? [immediate] : [])])
       this.wakeLoop = null
+      // Settled, so it lets go of the race's result (see the job's loop, scheduler.ts).
+      wake()
       if (this.stopped) break
       if (got === null) {
         if (this.runner.holding) await this.runner.pump()
