@@ -87,6 +87,9 @@ export class JsonFieldScanner {
   private words: Uint32Array<ArrayBufferLike> = new Uint32Array(0)
   private wordsOf: ArrayBufferLike | null = null
   private base = 0
+  /** While `row()` runs: the record's ASCII spans' bytes as one string (see `sliceRecord`), from byte `recordFrom`; else null. */
+  private recordText: string | null = null
+  private recordFrom = 0
 
   /** `read[i]`: whether column i of the decoder's schema is read (others give NULL). */
   constructor(private readonly decoder: JsonDecoder, names: readonly string[], read: readonly boolean[], private readonly failOnMissingField: boolean) {
@@ -118,6 +121,8 @@ export class JsonFieldScanner {
     const raw = this.raw
     const n = raw.length
     for (let c = 0; c < n; c++) raw[c] = undefined
+    // A row() that a RecordError cut short leaves its record's text: never that of another record.
+    this.recordText = null
     // Lines of one block come in one Buffer: its words are made once per block.
     if (b !== this.buf && b.buffer !== this.wordsOf) {
       this.wordsOf = b.buffer
@@ -171,13 +176,38 @@ export class JsonFieldScanner {
   private row(): Row {
     const raw = this.raw
     const n = raw.length
+    this.sliceRecord()
     const row = new Array<unknown>(n)
     for (let c = 0; c < n; c++) {
       const v = raw[c]
       if (v === undefined && this.failOnMissingField) this.decoder.missing(c)
       row[c] = v === undefined || v === null || !this.read[c] ? null : this.converted[c] === 1 ? v : this.decoder.convert(c, v === SPAN ? this.spanText(c) : v)
     }
+    this.recordText = null
     return row
+  }
+
+  /**
+   * Before `row()` makes the record's values: with two or more ASCII spans to make strings of, one
+   * latin1 slice of the bytes from the first to the last (`recordText`), whose substrings the spans'
+   * strings are — one native call a record instead of one a value (the calls, not the copying, cost
+   * most). v8 shares a long substring's characters with its parent, so a value keeps at most the text
+   * of its own record alive, as the decode thread's rows do (column-batch.ts).
+   */
+  private sliceRecord(): void {
+    const raw = this.raw
+    let lo = Number.MAX_SAFE_INTEGER
+    let hi = -1
+    let spans = 0
+    for (let c = 0; c < raw.length; c++) {
+      if (raw[c] !== SPAN || !this.read[c] || this.spanWide[c] === 1) continue
+      spans++
+      if (this.spanStart[c]! < lo) lo = this.spanStart[c]!
+      if (this.spanEnd[c]! > hi) hi = this.spanEnd[c]!
+    }
+    if (spans < 2) return
+    this.recordText = this.buf.latin1Slice(lo, hi)
+    this.recordFrom = lo
   }
 
   /**
@@ -202,7 +232,9 @@ export class JsonFieldScanner {
   private spanText(c: number): string {
     const s = this.spanStart[c]!
     const e = this.spanEnd[c]!
-    return this.spanWide[c] === 1 ? this.buf.utf8Slice(s, e) : this.buf.latin1Slice(s, e)
+    if (this.spanWide[c] === 1) return this.buf.utf8Slice(s, e)
+    const text = this.recordText
+    return text === null ? this.buf.latin1Slice(s, e) : text.slice(s - this.recordFrom, e - this.recordFrom)
   }
 
   /**
