@@ -27,12 +27,14 @@ function workerScript(): URL | null {
 }
 
 /**
- * Whether to read on a worker ('source.decode-thread'): 'auto' when a second core can run it, 'true'
- * always (an error when the worker's script is missing), 'false' never.
+ * Whether to read on a worker ('source.decode-thread'): 'auto' when each of the source's `subtasks`
+ * (running at once, each on a thread) can have a second core for its decode thread — else the decode
+ * threads only compete with the subtasks' threads for the cores, and their messages cost more CPU
+ * per row than they save; 'true' always (an error when the worker's script is missing), 'false' never.
  */
-export function useDecodeThread(setting: 'auto' | 'true' | 'false', table: string): boolean {
+export function useDecodeThread(setting: 'auto' | 'true' | 'false', table: string, subtasks = 1): boolean {
   if (setting === 'false') return false
-  if (workerScript() !== null) return setting === 'true' || availableParallelism() >= 2
+  if (workerScript() !== null) return setting === 'true' || availableParallelism() >= 2 * subtasks
   if (setting === 'auto') return false
   throw WeirError.connector(`table '${table}' sets 'source.decode-thread' = 'true', but the decode worker's script is missing`, {
     help: `build Weir (npx tsc -p tsconfig.json), or set 'source.decode-thread' = 'false'`,

@@ -43,7 +43,7 @@ export interface FsConfig {
   readonly schemaInclude: boolean
   /**
    * 'source.decode-thread': whether a JSON source reads and decodes its files on a worker thread
-   * (decode-thread.ts); 'auto': when the machine has at least two cores. Default 'false': on this
+   * (decode-thread.ts); 'auto': when the machine has two cores per source subtask. Default 'false': on this
    * project's 2-core benchmark host the worker costs more per row (decode + encode + message) than
    * the whole main-thread reader, so it frees the main thread but has not raised throughput (README,
    * "Reading a JSON file"); it pays off where the operators cost more per row than decoding does.

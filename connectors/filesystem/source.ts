@@ -130,7 +130,7 @@ function createRecordReader(config: FsConfig, splits: readonly FileSplit[], ctx:
   const scanner = jsonScanner(decoder, config, ctx)
   // JSON lines read from their bytes can be read and decoded on a thread of their own (decode-thread.ts);
   // other formats, and a thread turned off or not available, read on this one.
-  if (scanner !== null && useDecodeThread(config.decodeThread, ctx.table)) return new ThreadedFileReader(splits, ctx)
+  if (scanner !== null && useDecodeThread(config.decodeThread, ctx.table, ctx.subtask?.parallelism)) return new ThreadedFileReader(splits, ctx)
   return new FileSourceReader(splits, decoder, scanner, ignoreErrors, ctx)
 }
 

@@ -5,6 +5,7 @@
 // and no worker outlives its reader, whether it ended, was cancelled or failed.
 // The worker runs the built script (dist/): `npx tsc -p tsconfig.json` before these tests.
 import { writeFileSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { T, type Field } from '../../common/types.js'
@@ -341,6 +342,19 @@ describe('decode worker', () => {
     const plainReader = await source.create(sourceCtx({ connector: 'filesystem', path: dir, format: 'csv' }, SCHEMA.slice(0, 2)))
     expect(plainReader instanceof ThreadedFileReader).toBe(false)
     await plainReader.close()
+  })
+
+  it("'auto' reads on a worker only with two cores for each of the source's subtasks", async () => {
+    writeFileSync(join(dir, 'a.json'), '{"id":1}\n')
+    const cores = availableParallelism()
+    for (const parallelism of [1, 2, 3]) {
+      const ctx = { ...sourceCtx({ connector: 'filesystem', path: dir, format: 'json', 'source.decode-thread': 'auto' }, SCHEMA.slice(0, 2)),
+        subtask: { index: 0, parallelism } }
+      const reader = await source.create(ctx)
+      expect(reader instanceof ThreadedFileReader, `${parallelism} subtasks on ${cores} cores`).toBe(cores >= 2 * parallelism)
+      expect((await drain(reader)).flatMap(c => c.rows).length).toBe(reader.splitCount === 0 ? 0 : 1)
+      await reader.close()
+    }
   })
 
   it('stops its worker once the file has ended or a record failed, before close()', async () => {
