@@ -181,7 +181,11 @@ export class JsonFieldScanner {
     for (let c = 0; c < n; c++) {
       const v = raw[c]
       if (v === undefined && this.failOnMissingField) this.decoder.missing(c)
-      row[c] = v === undefined || v === null || !this.read[c] ? null : this.converted[c] === 1 ? v : this.decoder.convert(c, v === SPAN ? this.spanText(c) : v)
+      if (v === undefined || v === null || !this.read[c]) row[c] = null
+      else if (this.converted[c] === 1) row[c] = v
+      // A STRING column's converter keeps a string as it is.
+      else if (v === SPAN) row[c] = this.isString[c] ? this.spanText(c) : this.decoder.convert(c, this.spanText(c))
+      else row[c] = this.decoder.convert(c, v)
     }
     this.recordText = null
     return row
