@@ -5,9 +5,12 @@
 // (Latin-1 when every character is one byte, so decoding is a plain slice); of BYTES (plain
 // Uint8Arrays) one run of bytes with ends; of booleans a byte a row. Any other column — nested values,
 // bigints beyond 64 bits, a mix — is v8-serialized as one array. Row kinds follow as one byte per row.
-// Every value comes back as it went: the same JS type, -0 and NaN included.
+// Every value comes back as it went: the same JS type, -0 and NaN included. The rows' keys may follow
+// (a hash exchange computed them to route the rows: the receiver takes them instead of computing them
+// again): the batch's distinct keys, each once, and a key number per row.
 import v8 from 'node:v8'
 import type { Batch, Row } from '../core/batch.js'
+import type { KeyRef } from '../core/keyed-state.js'
 
 const F64 = 1
 const STR = 2
@@ -26,6 +29,8 @@ type Slicing = Buffer & {
   latin1Slice(start: number, end: number): string
   utf8Slice(start: number, end: number): string
   utf8Write(s: string, offset: number, length: number): number
+  ucs2Slice(start: number, end: number): string
+  ucs2Write(s: string, offset: number, length: number): number
 }
 
 /** Bytes being appended to, grown by doubling. */
@@ -176,9 +181,9 @@ function writeBytes(w: Writer, rows: readonly Row[], c: number): void {
 /** One writer per thread, reused: what it encodes is copied out before the next batch. */
 const scratch = new Writer(1 << 16)
 
-/** The batch as one ArrayBuffer (of its own: it can be transferred). */
-export function encodeBatch(batch: Batch): ArrayBuffer {
-  const bytes = encodeBatchBytes(batch)
+/** The batch as one ArrayBuffer (of its own: it can be transferred), with its rows' keys when given. */
+export function encodeBatch(batch: Batch, keys?: readonly KeyRef[]): ArrayBuffer {
+  const bytes = encodeBatchBytes(batch, keys)
   const out = new ArrayBuffer(bytes.length)
   new Uint8Array(out).set(bytes)
   return out
@@ -188,7 +193,7 @@ export function encodeBatch(batch: Batch): ArrayBuffer {
  * The batch's bytes, in a scratch buffer valid until the next call (copy them out). Offsets within are
  * multiples of 8 where typed arrays read them: put them at a multiple of 8.
  */
-export function encodeBatchBytes(batch: Batch): Uint8Array {
+export function encodeBatchBytes(batch: Batch, keys?: readonly KeyRef[]): Uint8Array {
   const { rows, kinds } = batch
   const n = rows.length
   const cols = n === 0 ? 0 : rows[0]!.length
@@ -243,11 +248,64 @@ export function encodeBatchBytes(batch: Batch): Uint8Array {
       w.bytes(bytes)
     }
   }
+  writeKeys(w, keys)
   return w.buf.subarray(0, w.pos)
+}
+
+/** Key numbers by row, reused from batch to batch. */
+let keyIds = new Uint32Array(1024)
+
+/**
+ * After the columns: 0, or 1 and the rows' keys — the number of distinct keys; each one's key group
+ * and encoding (its length, then its UTF-16 code units); at a multiple of 8, each row's key number.
+ * Rows of one key share one KeyRef (batch-keys.ts), so a key goes once per batch.
+ */
+function writeKeys(w: Writer, keys: readonly KeyRef[] | undefined): void {
+  if (keys === undefined) {
+    w.u8(0)
+    return
+  }
+  w.u8(1)
+  const n = keys.length
+  if (keyIds.length < n) keyIds = new Uint32Array(n)
+  const ids = new Map<KeyRef, number>()
+  const distinct: KeyRef[] = []
+  for (let r = 0; r < n; r++) {
+    const key = keys[r]!
+    let id = ids.get(key)
+    if (id === undefined) {
+      id = distinct.length
+      ids.set(key, id)
+      distinct.push(key)
+    }
+    keyIds[r] = id
+  }
+  w.u32(distinct.length)
+  for (const key of distinct) {
+    w.u32(key.group)
+    w.u32(key.encoded.length)
+    w.ensure(key.encoded.length * 2)
+    w.pos += w.buf.ucs2Write(key.encoded, w.pos, key.encoded.length * 2)
+  }
+  w.align()
+  w.ensure(n * 4)
+  new Uint32Array(w.buf.buffer, w.buf.byteOffset + w.pos, n).set(keyIds.subarray(0, n))
+  w.pos += n * 4
 }
 
 /** The batch `encodeBatch` made (or the bytes `encodeBatchBytes` made, at `offset`, a multiple of 8, of `data`). */
 export function decodeBatch(data: ArrayBufferLike, offset = 0, length = data.byteLength - offset): Batch {
+  return decodeBatchKeys(data, offset, length, null).batch
+}
+
+/**
+ * The batch and, when it came with its rows' keys and `keyColumns` names the columns they are of, those
+ * keys (a KeyRef per distinct key, its values taken from the first row that has it); else null.
+ */
+export function decodeBatchKeys(data: ArrayBufferLike, offset: number, length: number, keyColumns: readonly number[] | null): {
+  batch: Batch
+  keys: KeyRef[] | null
+} {
   const buf = Buffer.from(data, offset, length) as Slicing
   let pos = 0
   const n = buf.readUInt32LE(0)
@@ -300,9 +358,23 @@ export function decodeBatch(data: ArrayBufferLike, offset = 0, length = data.byt
         const ends = new Uint32Array(data, offset + pos, n)
         const start = pos + n * 4
         let prev = 0
+        // A value whose bytes are the last one's (a short string repeated: a day, a channel) is that string again, not a new one.
+        let last: string | null = null
+        let lastAt = 0
+        let lastLength = -1
         for (let r = 0; r < n; r++) {
           const end = ends[r]!
-          rows[r]![c] = isNull(r) ? null : ascii ? buf.latin1Slice(start + prev, start + end) : buf.utf8Slice(start + prev, start + end)
+          if (isNull(r)) rows[r]![c] = null
+          else {
+            const at = start + prev, len = end - prev
+            if (len === lastLength && len <= REPEAT_BYTES && sameBytes(buf, at, lastAt, len)) rows[r]![c] = last
+            else {
+              last = ascii ? buf.latin1Slice(at, start + end) : buf.utf8Slice(at, start + end)
+              rows[r]![c] = last
+              lastAt = at
+              lastLength = len
+            }
+          }
           prev = end
         }
         pos = start + prev
@@ -323,5 +395,38 @@ export function decodeBatch(data: ArrayBufferLike, offset = 0, length = data.byt
       }
     }
   }
-  return { rows, kinds }
+  if (buf[pos++] !== 1 || keyColumns === null) return { batch: { rows, kinds }, keys: null }
+  const count = buf.readUInt32LE(pos)
+  pos += 4
+  const groups = new Array<number>(count)
+  const encodings = new Array<string>(count)
+  for (let k = 0; k < count; k++) {
+    groups[k] = buf.readUInt32LE(pos)
+    const units = buf.readUInt32LE(pos + 4)
+    pos += 8
+    encodings[k] = buf.ucs2Slice(pos, pos + units * 2)
+    pos += units * 2
+  }
+  pos += (8 - (pos & 7)) & 7
+  const ids = new Uint32Array(data, offset + pos, n)
+  const made = new Array<KeyRef | undefined>(count)
+  const keys = new Array<KeyRef>(n)
+  for (let r = 0; r < n; r++) {
+    const id = ids[r]!
+    let key = made[id]
+    if (key === undefined) {
+      const row = rows[r]!
+      key = made[id] = { values: keyColumns.map(c => row[c]), encoded: encodings[id]!, group: groups[id]! }
+    }
+    keys[r] = key
+  }
+  return { batch: { rows, kinds }, keys }
+}
+
+/** Strings up to this many bytes are compared with the last one before a new one is made. */
+const REPEAT_BYTES = 32
+
+function sameBytes(buf: Uint8Array, a: number, b: number, len: number): boolean {
+  for (let i = 0; i < len; i++) if (buf[a + i] !== buf[b + i]) return false
+  return true
 }

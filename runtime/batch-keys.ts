@@ -11,8 +11,10 @@ export type KeysOf = (rows: readonly Row[]) => KeyRef[]
 const NONE: readonly KeyRef[] = []
 
 /**
- * Per subtask, the keys of the last two batches asked for: the one being processed and the one read
- * ahead. A batch is known by its rows array (batches are never changed once built) and its input.
+ * Per subtask, the keys of the last few batches asked for or handed over: the one being processed,
+ * the one read ahead, and those a hash exchange routed here with their keys computed (on this thread,
+ * or on the sending one: thread-links.ts) that wait in its queue. A batch is known by its rows array
+ * (batches are never changed once built) and its input.
  *
  * @example
  * const keys = new BatchKeys([keysByColumns([0], 128)])
@@ -20,18 +22,16 @@ const NONE: readonly KeyRef[] = []
  * keys.release(batch.rows) // processed: its rows and keys may die young
  */
 export class BatchKeys {
-  private rowsA: readonly Row[] | null = null
-  private inputA = -1
-  private keysA = NONE
-  private rowsB: readonly Row[] | null = null
-  private inputB = -1
-  private keysB = NONE
+  private readonly rows: (readonly Row[] | null)[] = new Array(SLOTS).fill(null)
+  private readonly inputs: number[] = new Array(SLOTS).fill(-1)
+  private readonly keys: (readonly KeyRef[])[] = new Array(SLOTS).fill(NONE)
+  /** The slot the next batch takes (the oldest). */
+  private next = 0
 
   constructor(private readonly keyFns: readonly KeysOf[]) {}
 
   of(rows: readonly Row[], input: number): readonly KeyRef[] {
-    if (rows === this.rowsA && input === this.inputA) return this.keysA
-    if (rows === this.rowsB && input === this.inputB) return this.keysB
+    for (let i = 0; i < SLOTS; i++) if (this.rows[i] === rows && this.inputs[i] === input) return this.keys[i]!
     const keys = this.keyFns[input]!(rows)
     this.seed(rows, input, keys)
     return keys
@@ -39,32 +39,29 @@ export class BatchKeys {
 
   /**
    * The keys of a batch on its way here, computed already (a hash exchange routed it by the same
-   * columns on this thread): `of` gives them without computing them again.
+   * columns): `of` gives them without computing them again.
    */
   seed(rows: readonly Row[], input: number, keys: readonly KeyRef[]): void {
-    // The newer entry stays; this batch takes the older one's place.
-    this.rowsB = this.rowsA
-    this.inputB = this.inputA
-    this.keysB = this.keysA
-    this.rowsA = rows
-    this.inputA = input
-    this.keysA = keys
+    const i = this.next
+    this.next = (i + 1) % SLOTS
+    this.rows[i] = rows
+    this.inputs[i] = input
+    this.keys[i] = keys
   }
 
   /** Forgets a processed batch, so its rows and keys are not kept alive by this cache. */
   release(rows: readonly Row[]): void {
-    if (rows === this.rowsA) {
-      this.rowsA = null
-      this.inputA = -1
-      this.keysA = NONE
-    }
-    if (rows === this.rowsB) {
-      this.rowsB = null
-      this.inputB = -1
-      this.keysB = NONE
+    for (let i = 0; i < SLOTS; i++) {
+      if (this.rows[i] !== rows) continue
+      this.rows[i] = null
+      this.inputs[i] = -1
+      this.keys[i] = NONE
     }
   }
 }
+
+/** Batches whose keys a subtask keeps: beyond them (a long queue), a batch's keys are computed again when it is processed. */
+const SLOTS = 8
 
 /**
  * Keys by the values of `columns` (none: one constant key). Rows with equal keys share one KeyRef: a

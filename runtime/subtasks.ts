@@ -25,7 +25,8 @@ export interface Barrier {
 }
 
 export type Item =
-  | { readonly t: 'batch'; readonly ch: number; readonly batch: Batch }
+  /** `keys`: the rows' keys, on a batch a hash exchange routes to another thread (they travel with it). */
+  | { readonly t: 'batch'; readonly ch: number; readonly batch: Batch; readonly keys?: readonly KeyRef[] }
   | { readonly t: 'wm'; readonly ch: number; readonly wm: number }
   | { readonly t: 'end'; readonly ch: number }
   | { readonly t: 'barrier'; readonly ch: number; readonly barrier: Barrier }
@@ -252,23 +253,31 @@ export function emit(task: Task, batch: Batch): void {
     const rows: Row[][] = Array.from({ length: n }, () => [])
     const kinds: number[][] | null = batch.kinds ? Array.from({ length: n }, () => []) : null
     // The keys of the rows for a subtask on this thread: it keys its state by the same columns, so it
-    // takes them as they are (BatchKeys.seed) instead of computing them again.
-    const local: (KeyRef[] | null)[] = out.targets.map(t => (t.send === null && t.batchKeys !== null ? [] : null))
+    // takes them as they are (BatchKeys.seed) instead of computing them again. A subtask on another
+    // thread gets them with the rows (thread-links.ts), unless it is a sink (which keys nothing).
+    const keyed: (KeyRef[] | null)[] = out.targets.map(t =>
+      (t.send === null ? t.batchKeys !== null : t.node.spec.kind !== 'Sink' && t.node.spec.kind !== 'Collect') ? [] : null
+    )
     const keys = out.route(batch.rows)
     const maxP = out.maxParallelism
     for (let i = 0; i < batch.rows.length; i++) {
       const key = keys[i]!
       const t = subtaskOf(key.group, n, maxP)
       rows[t]!.push(batch.rows[i]!)
-      local[t]?.push(key)
+      keyed[t]?.push(key)
       if (kinds) kinds[t]!.push(batch.kinds![i]!)
     }
     for (let t = 0; t < n; t++) {
       if (rows[t]!.length === 0) continue
       const target = out.targets[t]!
       const ch = out.channels[t]!
-      if (local[t] != null) target.batchKeys!.seed(rows[t]!, target.chInput[ch]!, local[t]!)
-      deliver(target, { t: 'batch', ch, batch: { rows: rows[t]!, kinds: kinds ? Uint8Array.from(kinds[t]!) : null } })
+      const routed = { rows: rows[t]!, kinds: kinds ? Uint8Array.from(kinds[t]!) : null }
+      const k = keyed[t]!
+      if (target.send !== null) target.send(k === null ? { t: 'batch', ch, batch: routed } : { t: 'batch', ch, batch: routed, keys: k })
+      else {
+        if (k !== null) target.batchKeys!.seed(routed.rows, target.chInput[ch]!, k)
+        target.queue.push({ t: 'batch', ch, batch: routed })
+      }
     }
   }
 }

@@ -11,7 +11,7 @@
 // (a worker waiting on another could wait in a cycle). What the sources stop sending bounds what
 // every thread holds.
 import type { Barrier, Item, Task } from './subtasks.js'
-import { decodeBatch, encodeBatchBytes } from './batch-codec.js'
+import { decodeBatchKeys, encodeBatchBytes } from './batch-codec.js'
 
 /** An item as it travels: its subtask by index in the job's order, a batch as bytes in the link's ring (or in `data`). */
 export type WireItem =
@@ -124,7 +124,7 @@ export class Link {
   push(index: number, item: Item): void {
     switch (item.t) {
       case 'batch': {
-        const bytes = encodeBatchBytes(item.batch)
+        const bytes = encodeBatchBytes(item.batch, item.keys)
         const put = this.ring.put(bytes)
         if (put !== null) {
           this.items.push({ t: 'ring', task: index, ch: item.ch, at: put.at, length: bytes.length, end: put.end })
@@ -168,10 +168,10 @@ export function receiveItems(message: ItemsMessage, order: readonly Task[], ring
     const task = order[w.task]!
     switch (w.t) {
       case 'batch':
-        task.queue.push({ t: 'batch', ch: w.ch, batch: decodeBatch(w.data) })
+        task.queue.push(received(task, w.ch, w.data, 0, w.data.byteLength))
         break
       case 'ring':
-        task.queue.push({ t: 'batch', ch: w.ch, batch: decodeBatch(ring.buffer, w.at, w.length) })
+        task.queue.push(received(task, w.ch, ring.buffer, w.at, w.length))
         ring.release(w.end)
         break
       case 'wm':
@@ -188,6 +188,16 @@ export function receiveItems(message: ItemsMessage, order: readonly Task[], ring
         break
     }
   }
+}
+
+/** A batch that crossed to `task`: the keys that came with it are its (BatchKeys.seed), as a hash exchange on this thread gives them. */
+function received(task: Task, ch: number, data: ArrayBufferLike, at: number, length: number): Item {
+  const input = task.chInput[ch]!
+  const edge = task.node.inputs[input]
+  const columns = task.batchKeys !== null && edge?.exchange.kind === 'hash' ? edge.exchange.keys : null
+  const { batch, keys } = decodeBatchKeys(data, at, length, columns)
+  if (keys !== null) task.batchKeys!.seed(batch.rows, input, keys)
+  return { t: 'batch', ch, batch }
 }
 
 /**

@@ -1,6 +1,7 @@
 // Batches crossing threads as bytes: every value comes back with its JS type and exact value.
 import { describe, expect, it } from 'vitest'
-import { decodeBatch, encodeBatch } from '../../runtime/batch-codec.js'
+import { decodeBatch, decodeBatchKeys, encodeBatch } from '../../runtime/batch-codec.js'
+import { keysByColumns } from '../../runtime/batch-keys.js'
 import type { Batch } from '../../core/batch.js'
 
 const roundTrip = (b: Batch): Batch => decodeBatch(encodeBatch(b))
@@ -85,5 +86,36 @@ describe('batch codec, typed columns', () => {
     expect(bytes[24]).toBe(1)
     bytes[24] = 99
     expect(() => decodeBatch(data)).toThrow(/column 1 of unknown kind 99/)
+  })
+
+  it('a repeated string comes back as the same value, and strings of equal length that differ as themselves', () => {
+    const rows = [['2015-07-15'], ['2015-07-15'], ['2015-07-16'], [null], ['2015-07-16'], ['ü-ü'], ['ü-ü'], ['ü-v'], [''], [''], ['x'.repeat(40)], [
+      'x'.repeat(40),
+    ], ['x'.repeat(39) + 'y'], ['2015-07-15']]
+    const out = roundTrip({ rows, kinds: null })
+    expect(out.rows).toEqual(rows)
+    expect(out.rows.map(r => r[0])).toEqual(rows.map(r => r[0]))
+  })
+
+  it("carries the rows' keys: the receiver's keys are those it would compute, one KeyRef per distinct key", () => {
+    // Keys by columns 2 and 0, of awkward values: NaN, -0 (their encodings hold surrogate code units), non-ASCII, NULL, a bigint.
+    const rows = [[1, 'a', 'k𝄞'], [NaN, 'b', 'k𝄞'], [-0, 'c', 'é'], [1, 'd', 'k𝄞'], [null, 'e', 'é'], [7n, 'f', null], [NaN, 'g', 'k𝄞']]
+    const route = keysByColumns([2, 0], 128)
+    const sent = route(rows)
+    const plainWith = (keys: typeof sent): ArrayBuffer => encodeBatch({ rows, kinds: null }, keys)
+    const data = plainWith(sent)
+    const { batch, keys } = decodeBatchKeys(data, 0, data.byteLength, [2, 0])
+    expect(batch.rows).toEqual(rows)
+    const computed = keysByColumns([2, 0], 128)(batch.rows)
+    expect(keys!.map(k => k.encoded)).toEqual(computed.map(k => k.encoded))
+    expect(keys!.map(k => k.group)).toEqual(computed.map(k => k.group))
+    expect(keys!.map(k => k.values)).toEqual(computed.map(k => k.values))
+    expect(Object.is(keys![2]!.values[1], -0)).toBe(true)
+    // Rows 0 and 3 share their key (so did the sender's): one KeyRef.
+    expect(keys![3]).toBe(keys![0])
+    // Without key columns (a receiver that keys nothing), or sent without keys: no keys.
+    expect(decodeBatchKeys(plainWith(sent), 0, plainWith(sent).byteLength, null).keys).toBeNull()
+    const plain = encodeBatch({ rows, kinds: null })
+    expect(decodeBatchKeys(plain, 0, plain.byteLength, [2, 0]).keys).toBeNull()
   })
 })

@@ -35,21 +35,28 @@ describe('BatchKeys', () => {
     expect(calls).toEqual([2, 2])
   })
 
-  it('remembers the batch read ahead and the one processed, not a third', () => {
+  it('remembers the last eight batches (read ahead, processed, queued with their keys), not a ninth', () => {
     const { keys, calls } = counted()
-    const b1 = rowsOf(['a', 'x']), b2 = rowsOf(['b', 'y']), b3 = rowsOf(['c', 'z'])
-    const k1 = keys.of(b1, 0)
-    const k2 = keys.of(b2, 0)
-    expect(keys.of(b1, 0)).toBe(k1)
-    expect(keys.of(b2, 0)).toBe(k2)
-    expect(calls[0]).toBe(2)
-    keys.of(b3, 0) // takes the place of the older of the two (b1 was computed first)
-    expect(keys.of(b2, 0)).toBe(k2)
-    expect(calls[0]).toBe(3)
-    const again = keys.of(b1, 0)
-    expect(again).not.toBe(k1)
-    expect(again.map(k => k.encoded)).toEqual(k1.map(k => k.encoded))
-    expect(calls[0]).toBe(4)
+    const batches = Array.from({ length: 9 }, (_, i) => rowsOf([`k${i}`, 'x']))
+    const first = batches.slice(0, 8).map(b => keys.of(b, 0))
+    batches.slice(0, 8).forEach((b, i) => expect(keys.of(b, 0)).toBe(first[i]))
+    expect(calls[0]).toBe(8)
+    keys.of(batches[8]!, 0) // takes the place of the oldest (batches[0] was computed first)
+    expect(keys.of(batches[7]!, 0)).toBe(first[7])
+    expect(calls[0]).toBe(9)
+    const again = keys.of(batches[0]!, 0)
+    expect(again).not.toBe(first[0])
+    expect(again.map(k => k.encoded)).toEqual(first[0]!.map(k => k.encoded))
+    expect(calls[0]).toBe(10)
+  })
+
+  it('gives the keys seeded for a batch without computing them', () => {
+    const { keys, calls } = counted()
+    const rows = rowsOf(['a', 'x'])
+    const seeded = keysByColumns([0], 128)(rows)
+    keys.seed(rows, 0, seeded)
+    expect(keys.of(rows, 0)).toBe(seeded)
+    expect(calls[0]).toBe(0)
   })
 
   it('forgets a released batch', () => {
