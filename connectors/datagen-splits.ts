@@ -94,7 +94,7 @@ function parse(p: SplitPosition | null, i: number, count: number, table: string)
   const isUint = (v: unknown, max: number): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 && v <= max
   const stride = o.stride ?? 1, residue = o.residue ?? 0
   const ok = isUint(o.rows, Number.MAX_SAFE_INTEGER) && isUint(o.rng, 0xffffffff) &&
-    (o.clock === null || (typeof o.clock === 'number' && Number.isFinite(o.clock))) &&
+    (o.clock === null || (typeof o.clock === 'number' && (Number.isFinite(o.clock) || Number.isNaN(o.clock)))) &&
     isUint(stride, MAX_DATAGEN_STRIDE) && stride >= 1 && isUint(residue, stride - 1) && o.rows % stride === residue
   if (!ok) {
     const which = count === 1 ? '' : `split ${i + 1} of ${count} of `
@@ -103,7 +103,8 @@ function parse(p: SplitPosition | null, i: number, count: number, table: string)
         `a datagen source's position is { rows, rng, clock } (and stride, residue at parallelism > 1); was the checkpoint taken with another connector for '${table}'?`,
     })
   }
-  // A split recorded before its first rows has no clock yet (NaN, stored as null).
+  // A split recorded before its first rows has no clock yet: NaN, which a checkpoint's manifest keeps
+  // as NaN (plain JSON would make it null: read as NaN too).
   return { rows: o.rows as number, rng: o.rng as number, clock: o.clock === null ? NaN : o.clock as number, stride, residue }
 }
 
