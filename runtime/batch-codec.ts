@@ -141,6 +141,11 @@ function writeStrings(w: Writer, rows: readonly Row[], c: number): void {
       const base = pos - start
       for (let i = from; i <= r; i++) ends[i]! += base
       pos += written
+    } else if (!wellFormed(joined)) {
+      // A lone surrogate (SUBSTRING of an emoji, JSON's "\ud800") has no UTF-8: the whole column goes as UTF-16.
+      buf[flagAt] = UTF16
+      w.pos = writeUtf16(buf, rows, c, start, ends)
+      return
     } else {
       for (let i = from; i <= r; i++) {
         const u = rows[i]![c]
@@ -151,8 +156,27 @@ function writeStrings(w: Writer, rows: readonly Row[], c: number): void {
     joined = ''
     from = r + 1
   }
-  buf[flagAt] = pos - start === chars ? 1 : 0
+  buf[flagAt] = pos - start === chars ? ASCII : UTF8
   w.pos = pos
+}
+
+/** A string column's text: one byte a character, UTF-8, or UTF-16 (a value holds a lone surrogate, which UTF-8 would turn into U+FFFD). */
+const UTF8 = 0, ASCII = 1, UTF16 = 2
+
+/** Every surrogate in `s` is half of a pair (String.prototype.isWellFormed, in Node 20, not in ES2023's types). */
+function wellFormed(s: string): boolean {
+  return (s as string & { isWellFormed(): boolean }).isWellFormed()
+}
+
+/** The column's values from `start` as UTF-16 (2 bytes a unit: within the 3 a unit the writer reserved); returns the end. */
+function writeUtf16(buf: Slicing, rows: readonly Row[], c: number, start: number, ends: Uint32Array): number {
+  let pos = start
+  for (let r = 0; r < rows.length; r++) {
+    const u = rows[r]![c]
+    if (u !== null) pos += buf.ucs2Write(u as string, pos, (u as string).length * 2)
+    ends[r] = pos - start
+  }
+  return pos
 }
 
 /** Plain Uint8Arrays: ends (at a multiple of 8), then the bytes. */
@@ -353,7 +377,7 @@ export function decodeBatchKeys(data: ArrayBufferLike, offset: number, length: n
         for (let r = 0; r < n; r++) rows[r]![c] = isNull(r) ? null : f[r]!
         pos += n * 8
       } else if (kind === STR) {
-        const ascii = buf[pos++] === 1
+        const text = buf[pos++]!
         align()
         const ends = new Uint32Array(data, offset + pos, n)
         const start = pos + n * 4
@@ -369,7 +393,7 @@ export function decodeBatchKeys(data: ArrayBufferLike, offset: number, length: n
             const at = start + prev, len = end - prev
             if (len === lastLength && len <= REPEAT_BYTES && sameBytes(buf, at, lastAt, len)) rows[r]![c] = last
             else {
-              last = ascii ? buf.latin1Slice(at, start + end) : buf.utf8Slice(at, start + end)
+              last = text === ASCII ? buf.latin1Slice(at, start + end) : text === UTF8 ? buf.utf8Slice(at, start + end) : buf.ucs2Slice(at, start + end)
               rows[r]![c] = last
               lastAt = at
               lastLength = len

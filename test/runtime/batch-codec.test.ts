@@ -35,6 +35,17 @@ describe('batch codec', () => {
     expect(roundTrip({ rows: [], kinds: null }).rows).toEqual([])
   })
 
+  it('a lone surrogate stays itself (UTF-8 has none: the column goes as UTF-16), beside ASCII, non-ASCII, pairs and NULLs, in any run', () => {
+    const odd = ['\ud800', 'a\udfffb', '\ud83d', '\ude00x']
+    for (const at of [0, 1, 17, 2999]) {
+      const rows: (string | null)[][] = Array.from({ length: 3000 }, (_, i) => [i % 5 === 0 ? null : i % 3 === 0 ? `é${i}😀` : `a${i}`])
+      rows[at] = [odd[at % odd.length]!]
+      const out = roundTrip({ rows, kinds: null }).rows
+      expect(out).toEqual(rows)
+      expect(out[at]![0]).toBe(odd[at % odd.length])
+    }
+  })
+
   it('a large batch: 5,000 rows of mixed columns', () => {
     const rows = Array.from({ length: 5000 }, (_, i) => [i, `s${i}`, i % 7 === 0 ? null : i * 0.5, i % 3 === 0 ? 'ü' + i : 'a' + i, BigInt(i) * 10n ** 20n])
     expect(roundTrip({ rows, kinds: null }).rows).toEqual(rows)
