@@ -69,6 +69,15 @@ export interface ValueState<T> extends NamespacedState {
 export interface ListState<T> extends NamespacedState {
   get(): readonly T[]
   add(value: T): void
+  /**
+   * For a list of chunks (`T` an array type, the list read as their concatenation): appends the items
+   * of `chunk` to the last element while the backend may still change it in place, or else adds
+   * `chunk` as a new element; the concatenation is the same either way. On RocksDB the last element
+   * takes them while it is not yet written and its list has no TTL, so a list written once per many
+   * batches stores one entry for them all instead of one per batch; the heap backend adds (a
+   * snapshot may still hold its elements). The list keeps `chunk`: do not change it afterwards.
+   */
+  addChunk(chunk: T): void
   update(values: readonly T[]): void
   /**
    * Removes the list of the current key and namespace, blind: unlike every other call it needs no

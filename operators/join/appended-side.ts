@@ -1,9 +1,10 @@
 // One input of a regular join whose rows are only ever appended (core/join-layout.ts: inner,
-// insert-only, no unique key): a ListState per join key whose elements are chunks of rows, one chunk
-// per join key per input batch. A row is written once and never looked up again by value, so it needs
-// no row hash, no read before its write and no count; and the rows of one key in a batch share one
-// stored element (on RocksDB one key, one write-batch operation and one memtable insert for them all:
-// Nexmark q20's bids come ~10 per auction in a batch of 1,024).
+// insert-only, no unique key): a ListState per join key whose elements are chunks of rows, added per
+// join key per input batch (`addChunk`: on RocksDB a chunk not yet written takes the next batches'
+// rows too). A row is written once and never looked up again by value, so it needs no row hash, no
+// read before its write and no count; and the rows of one key share one stored element (on RocksDB
+// one key, one write-batch operation and one memtable insert for them all: Nexmark q20's bids come
+// ~10 per auction in a batch of 1,024, and a key's chunk gathers the batches between two writes).
 import type { Row } from '../../core/batch.js'
 import type { JoinSideSpec } from '../../core/job-graph.js'
 import type { KeyedStateStore, KeyRef, ListState } from '../../core/keyed-state.js'
@@ -57,7 +58,7 @@ export class AppendedSide implements JoinSideState {
     if (this.pending.size === 0) return
     for (const p of this.pending.values()) {
       this.state.setCurrentKey(p.key)
-      this.list.add(p.rows)
+      this.list.addChunk(p.rows)
     }
     this.pending.clear()
   }

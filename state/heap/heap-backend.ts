@@ -619,6 +619,11 @@ class HeapListState<T> extends HeapState implements ListState<T> {
     touch(this.table, slot)
   }
 
+  /** A new element: a snapshot taken earlier may hold the last one, which must not change under it. */
+  addChunk(chunk: T): void {
+    this.add(chunk)
+  }
+
   update(values: readonly T[]): void {
     if (values.length === 0) {
       this.clear()

@@ -2,6 +2,7 @@
 // resident cells, with the heap backend's semantics (TTL included); every change marks its cell
 // dirty for the next flush.
 import type { ListState, Namespace, ValueState } from '../../core/keyed-state.js'
+import { WeirError } from '../../common/errors.js'
 import { TtlMapState } from '../map-state.js'
 import { clearList, dropList } from './blind-clear.js'
 import { ABSENT, type CacheHost, type Cell, dropSeq, type ListCell, type MapCell, MapEntry, NO_SEQS, notResident, type Table, type ValueCell } from './cache.js'
@@ -143,6 +144,28 @@ export class RocksListState<T> extends RocksState<ListCell> implements ListState
     c.items.push(value)
     c.times.push(this.host.ttlNow)
     c.seqs.push(c.nextSeq++)
+    const bytes = this.table.elementBytes
+    c.held += bytes
+    this.host.heldBytes += bytes
+    this.store.setCellSize(c, c.size + bytes)
+    if (!c.dirty) this.host.markDirty(c)
+  }
+
+  /**
+   * Into the last element while no write batch has encoded it (`flushed` says how many have been) and
+   * the list has no TTL (an element keeps the time it was added at, which rows added later must not
+   * take); otherwise a new element. Held bytes are counted as for an add.
+   */
+  addChunk(chunk: T): void {
+    const c = this.cell()
+    if (this.table.ttlMs !== 0 || c.items.length <= c.flushed || !Array.isArray(chunk)) {
+      this.add(chunk)
+      return
+    }
+    const last = c.items[c.items.length - 1]
+    if (!Array.isArray(last)) throw WeirError.internal(`list state '${this.table.name}' holds an element that is not a chunk`)
+    for (let i = 0; i < chunk.length; i++) last.push(chunk[i])
+    this.host.changes++
     const bytes = this.table.elementBytes
     c.held += bytes
     this.host.heldBytes += bytes
