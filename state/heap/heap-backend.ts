@@ -605,6 +605,7 @@ class HeapListState<T> extends HeapState implements ListState<T> {
     return out
   }
 
+  readonly addChunk = (chunk: T): void => this.add(chunk)
   add(value: T): void {
     const now = this.backend.ttlNow
     const item = this.table.ttlMs > 0 ? new Cell(value, now) : value
@@ -617,11 +618,6 @@ class HeapListState<T> extends HeapState implements ListState<T> {
       slot.set(this.ns, new Cell([item], now))
     }
     touch(this.table, slot)
-  }
-
-  /** A new element: a snapshot taken earlier may hold the last one, which must not change under it. */
-  addChunk(chunk: T): void {
-    this.add(chunk)
   }
 
   update(values: readonly T[]): void {
