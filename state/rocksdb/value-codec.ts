@@ -73,7 +73,11 @@ export function decodeEntryKey<T>(buf: Buffer, none: T): unknown {
 
 // The serializer writes into one growing scratch buffer; values are copied out at the end.
 // Tags: 0 null, 1 undefined, 2 false, 3 true, 4 int32, 5 f64, 6 string (u32 length + UTF-8),
-// 7 int64 bigint, 8 other bigint (decimal text), 9 array (u32 count + items), 10 anything else (v8).
+// 7 int64 bigint, 8 other bigint (decimal text), 9 array (u32 count + items), 10 anything else (v8),
+// 11 plain object, and with LEB128 varints (LEB: least significant 7 bits first, high bit = more):
+// 12 int32 (zigzag), 13 integer past int32 below 2^48 in magnitude (zigzag), 14 string (byte length
+// + UTF-8), 15 array (count + items). A Nexmark bid row takes ~15 of its ~200 bytes less than with
+// 4, 5, 6 and 9 (still read: values written before them are).
 let scratch = Buffer.allocUnsafe(1 << 16)
 let pos = 0
 
@@ -94,9 +98,20 @@ function write(v: unknown): void {
     case 'number':
       if ((v | 0) === v && (v !== 0 || 1 / v > 0)) {
         ensure(5)
-        scratch[pos] = 4
-        putU32(scratch, pos + 1, v)
-        pos += 5
+        const z = ((v << 1) ^ (v >> 31)) >>> 0
+        if (z < SMALL_INT) {
+          scratch[pos++] = 12
+          putVarint(z)
+        } else {
+          scratch[pos] = 4
+          putU32(scratch, pos + 1, v)
+          pos += 5
+        }
+      } else if (Number.isInteger(v) && v !== 0 && v < WIDE_INT && v > -WIDE_INT) {
+        // An integer past int32 (a millisecond timestamp: 41 bits) in 7 bytes rather than 9.
+        ensure(9)
+        scratch[pos++] = 13
+        putVarint(v > 0 ? v * 2 : -v * 2 - 1)
       } else {
         ensure(9)
         const b = scratch, p = pos
@@ -143,10 +158,9 @@ function write(v: unknown): void {
         return
       }
       if (Array.isArray(v)) {
-        ensure(5)
-        scratch[pos] = 9
-        putU32(scratch, pos + 1, v.length)
-        pos += 5
+        ensure(6)
+        scratch[pos++] = 15
+        putVarint(v.length)
         for (let i = 0; i < v.length; i++) write(v[i])
         return
       }
@@ -182,10 +196,9 @@ const SHORT_TEXT = 16
 function writeString(s: string): void {
   const n = s.length
   ensure(5 + n * 3)
-  scratch[pos] = 6
-  const start = pos + 5
   if (n <= SHORT_TEXT) {
     // Short ASCII text is the common case; copying it by hand beats a native call.
+    const start = pos + 2
     let i = 0
     for (; i < n; i++) {
       const c = s.charCodeAt(i)
@@ -193,14 +206,51 @@ function writeString(s: string): void {
       scratch[start + i] = c
     }
     if (i === n) {
-      putU32(scratch, pos + 1, n)
+      scratch[pos] = 14
+      scratch[pos + 1] = n
       pos = start + n
       return
     }
   }
+  if (n * 3 < 1 << 14) {
+    // At most 16,383 UTF-8 bytes: the length in two LEB128 bytes (the first with its continuation
+    // bit, whatever the value), written after the text.
+    const len = scratch.write(s, pos + 3, 'utf8')
+    scratch[pos] = 14
+    scratch[pos + 1] = (len & 0x7f) | 0x80
+    scratch[pos + 2] = len >>> 7
+    pos += 3 + len
+    return
+  }
+  scratch[pos] = 6
+  const start = pos + 5
   const len = scratch.write(s, start, 'utf8')
   putU32(scratch, pos + 1, len)
   pos = start + len
+}
+
+/** int32s whose zigzag is below this take tag 12 (a LEB128 varint of at most 3 bytes) rather than tag 4's 4 bytes. */
+const SMALL_INT = 1 << 21
+/** Integers past int32 of magnitude below this take tag 13 (zigzag LEB128, at most 7 bytes) rather than an f64's 8. */
+const WIDE_INT = 2 ** 48
+
+/** Writes `n` (a non-negative integer below 2^53) as LEB128 at pos (the room is ensured: up to 8 bytes). */
+function putVarint(n: number): void {
+  if (n < 0x80) {
+    scratch[pos++] = n
+    return
+  }
+  if (n < 0x4000) {
+    scratch[pos] = (n & 0x7f) | 0x80
+    scratch[pos + 1] = n >>> 7
+    pos += 2
+    return
+  }
+  while (n >= 0x80) {
+    scratch[pos++] = (n % 0x80) | 0x80
+    n = Math.floor(n / 0x80)
+  }
+  scratch[pos++] = n
 }
 
 /**
@@ -273,6 +323,26 @@ function read(): unknown {
       for (let i = 0; i < n; i++) out[i] = read()
       return out
     }
+    case 12: {
+      const z = readVarint(b)
+      return (z >>> 1) ^ -(z & 1)
+    }
+    case 13: {
+      const z = readVarint(b)
+      return z % 2 === 0 ? z / 2 : -(z + 1) / 2
+    }
+    case 14: {
+      const n = readVarint(b)
+      const start = rpos
+      rpos = start + n
+      return n <= SHORT_TEXT ? asciiOrUtf8(b, start, start + n) : b.toString('utf8', start, start + n)
+    }
+    case 15: {
+      const n = readVarint(b)
+      const out = new Array<unknown>(n)
+      for (let i = 0; i < n; i++) out[i] = read()
+      return out
+    }
     case 10: {
       const n = b.readUInt32LE(rpos)
       const v = v8.deserialize(b.subarray(rpos + 4, rpos + 4 + n))
@@ -291,6 +361,17 @@ function read(): unknown {
     }
     default:
       throw WeirError.internal(`unknown state value tag ${b[rpos - 1]}`)
+  }
+}
+
+function readVarint(b: Buffer): number {
+  let c = b[rpos++]!
+  if (c < 0x80) return c
+  let n = c & 0x7f
+  for (let scale = 0x80;; scale *= 0x80) {
+    c = b[rpos++]!
+    n += (c & 0x7f) * scale
+    if (c < 0x80) return n
   }
 }
 

@@ -70,3 +70,89 @@ describe('plain objects in RocksDB values', () => {
     expect(Object.getPrototypeOf(back)).toBe(Object.prototype)
   })
 })
+
+describe('varint tags in RocksDB values', () => {
+  // Tag of the value right after the one-byte header (no TTL clock, no user key).
+  const tagOf = (v: unknown): number => encodeEntry(null, v)[1]!
+
+  it('integers around every width boundary come back equal, -0 and fractions included', () => {
+    const edges = [0, 1, 63, 64, 127, 128, 8191, 8192, 2 ** 20 - 1, 2 ** 20, 2 ** 21, 2 ** 31 - 1, 2 ** 31, 2 ** 32, 1714521600000, 2 ** 48 - 1, 2 ** 48,
+      2 ** 53 - 1, 2 ** 53]
+    for (const e of edges) {
+      for (const v of [e, -e, e + 0.5, -e - 0.5]) {
+        expect(Object.is(roundTrip(v), v)).toBe(true)
+        expect(roundTrip([v, 'x', v])).toEqual([v, 'x', v])
+      }
+    }
+    for (const v of [-0, NaN, Infinity, -Infinity, 2 ** -1074, Number.MAX_VALUE]) expect(Object.is(roundTrip(v), v)).toBe(true)
+    expect(Object.is((roundTrip([-0]) as number[])[0], -0)).toBe(true)
+  })
+
+  it('take the shortest tag: small int32 12, wide integers 13, f64 only for fractions and -0', () => {
+    expect(tagOf(5)).toBe(12)
+    expect(encodeEntry(null, 5).length).toBe(3)
+    expect(tagOf(-(2 ** 20))).toBe(12)
+    expect(tagOf(2 ** 20)).toBe(4) // zigzag 2^21 would take 4 varint bytes: no shorter than tag 4's
+    expect(tagOf(1714521600000)).toBe(13)
+    expect(encodeEntry(null, 1714521600000).length).toBe(1 + 1 + 6)
+    expect(tagOf(2 ** 48)).toBe(5)
+    expect(tagOf(-0)).toBe(5)
+    expect(tagOf(0.5)).toBe(5)
+  })
+
+  it('strings of every length around the one- and two-byte length boundaries come back equal', () => {
+    for (const n of [0, 1, 15, 16, 17, 42, 43, 127, 128, 5460, 5461, 5462, 20000]) {
+      for (const u of ['a', 'é', '€', '😀']) {
+        const s = 'b'.repeat(Math.max(0, n - u.length)) + (n >= u.length ? u : '')
+        expect(roundTrip(s)).toBe(s)
+        expect(roundTrip([s, 1, s])).toEqual([s, 1, s])
+      }
+    }
+    expect(tagOf('short')).toBe(14)
+    expect(tagOf('x'.repeat(5461))).toBe(14)
+    expect(tagOf('x'.repeat(5462))).toBe(6) // 3 bytes a unit might not fit a two-byte length
+  })
+
+  it('arrays of every count around the varint boundaries come back equal', () => {
+    for (const n of [0, 1, 127, 128, 16383, 16384, 70000]) {
+      const a = Array.from({ length: n }, (_, i) => (i % 3 === 0 ? i : i % 3 === 1 ? `v${i}` : null))
+      expect(roundTrip(a)).toEqual(a)
+      expect(roundTrip([a, [a]])).toEqual([a, [a]])
+    }
+    expect(tagOf([])).toBe(15)
+  })
+
+  it('a Nexmark bid row takes ~15 bytes less than with the fixed-width tags', () => {
+    const row = [1042, 2017, 5_000_000, 'channel-1234', 'https://www.nexmark.com/qozz/jys/_jrm/item.htm?query=1&channel_id=1610612736', 1714521600123,
+      'x'.repeat(68)]
+    expect(roundTrip(row)).toEqual(row)
+    // Fixed-width: array 5, three int32 5 each, f64 9, strings 5 + text each.
+    const fixed = 1 + 5 + 15 + 9 + 3 * 5 + 12 + 78 + 68
+    expect(encodeEntry(null, row).length).toBeLessThanOrEqual(fixed - 15)
+  })
+
+  it('values written with the fixed-width tags before (4 int32, 5 f64, 6 string, 9 array) still read', () => {
+    const header = encodeEntry(null, 1)[0]!
+    const old = Buffer.alloc(64)
+    let p = 0
+    old[p++] = header
+    old[p++] = 9
+    old.writeUInt32LE(4, p)
+    p += 4
+    old[p++] = 4
+    old.writeInt32LE(-7, p)
+    p += 4
+    old[p++] = 5
+    old.writeDoubleLE(1714521600123, p)
+    p += 8
+    old[p++] = 6
+    old.writeUInt32LE(Buffer.byteLength('grocé'), p)
+    p += 4
+    p += old.write('grocé', p, 'utf8')
+    old[p++] = 6
+    old.writeUInt32LE(20, p)
+    p += 4
+    p += old.write('y'.repeat(20), p, 'latin1')
+    expect(decodeEntry(old.subarray(0, p))).toEqual([-7, 1714521600123, 'grocé', 'y'.repeat(20)])
+  })
+})
