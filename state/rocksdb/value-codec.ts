@@ -234,23 +234,41 @@ const SMALL_INT = 1 << 21
 /** Integers past int32 of magnitude below this take tag 13 (zigzag LEB128, at most 7 bytes) rather than an f64's 8. */
 const WIDE_INT = 2 ** 48
 
-/** Writes `n` (a non-negative integer below 2^53) as LEB128 at pos (the room is ensured: up to 8 bytes). */
+/**
+ * Writes `n` (a non-negative integer below 2^53) as LEB128 at pos (the room is ensured: up to 8
+ * bytes). Integer operations throughout: a loop of % and Math.floor over a millisecond timestamp
+ * made encoding a Nexmark bid row ~100 ns (14%) slower.
+ */
 function putVarint(n: number): void {
+  const b = scratch
   if (n < 0x80) {
-    scratch[pos++] = n
-    return
-  }
-  if (n < 0x4000) {
-    scratch[pos] = (n & 0x7f) | 0x80
-    scratch[pos + 1] = n >>> 7
+    b[pos++] = n
+  } else if (n < 0x4000) {
+    b[pos] = (n & 0x7f) | 0x80
+    b[pos + 1] = n >>> 7
     pos += 2
-    return
+  } else if (n < 0x200000) {
+    b[pos] = (n & 0x7f) | 0x80
+    b[pos + 1] = ((n >>> 7) & 0x7f) | 0x80
+    b[pos + 2] = n >>> 14
+    pos += 3
+  } else if (n < 0x10000000) {
+    b[pos] = (n & 0x7f) | 0x80
+    b[pos + 1] = ((n >>> 7) & 0x7f) | 0x80
+    b[pos + 2] = ((n >>> 14) & 0x7f) | 0x80
+    b[pos + 3] = n >>> 21
+    pos += 4
+  } else {
+    // The low 28 bits, then the rest (below 2^25) as a varint of its own.
+    const hi = Math.floor(n / 0x10000000)
+    const lo = n - hi * 0x10000000
+    b[pos] = (lo & 0x7f) | 0x80
+    b[pos + 1] = ((lo >>> 7) & 0x7f) | 0x80
+    b[pos + 2] = ((lo >>> 14) & 0x7f) | 0x80
+    b[pos + 3] = (lo >>> 21) | 0x80
+    pos += 4
+    putVarint(hi)
   }
-  while (n >= 0x80) {
-    scratch[pos++] = (n % 0x80) | 0x80
-    n = Math.floor(n / 0x80)
-  }
-  scratch[pos++] = n
 }
 
 /**
