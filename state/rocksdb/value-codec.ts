@@ -216,17 +216,35 @@ function writeString(s: string): void {
     // At most 16,383 UTF-8 bytes: the length in two LEB128 bytes (the first with its continuation
     // bit, whatever the value), written after the text.
     const len = scratch.write(s, pos + 3, 'utf8')
+    if (len !== n && !wellFormed(s)) return writeUtf16(s)
     scratch[pos] = 14
     scratch[pos + 1] = (len & 0x7f) | 0x80
     scratch[pos + 2] = len >>> 7
     pos += 3 + len
     return
   }
-  scratch[pos] = 6
   const start = pos + 5
   const len = scratch.write(s, start, 'utf8')
+  if (len !== n && !wellFormed(s)) return writeUtf16(s)
+  scratch[pos] = 6
   putU32(scratch, pos + 1, len)
   pos = start + len
+}
+
+/** Every surrogate in `s` is half of a pair (String.prototype.isWellFormed, in Node 20, not in ES2023's types). */
+function wellFormed(s: string): boolean {
+  return (s as string & { isWellFormed(): boolean }).isWellFormed()
+}
+
+/**
+ * Tag 16: a string with a lone surrogate (SUBSTRING of an emoji, JSON's "\ud800"), which UTF-8
+ * cannot hold (it would read back as U+FFFD): its UTF-16 code units, their count a varint. The room
+ * writeString ensured (5 + 3 a unit) holds the tag, the count and 2 bytes a unit.
+ */
+function writeUtf16(s: string): void {
+  scratch[pos++] = 16
+  putVarint(s.length)
+  pos += scratch.write(s, pos, 'utf16le')
 }
 
 /** int32s whose zigzag is below this take tag 12 (a LEB128 varint of at most 3 bytes) rather than tag 4's 4 bytes. */
@@ -360,6 +378,12 @@ function read(): unknown {
       const out = new Array<unknown>(n)
       for (let i = 0; i < n; i++) out[i] = read()
       return out
+    }
+    case 16: {
+      const n = readVarint(b) * 2
+      const start = rpos
+      rpos = start + n
+      return b.toString('utf16le', start, start + n)
     }
     case 10: {
       const n = b.readUInt32LE(rpos)

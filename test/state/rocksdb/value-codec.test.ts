@@ -113,6 +113,20 @@ describe('varint tags in RocksDB values', () => {
     expect(tagOf('x'.repeat(5462))).toBe(6) // 3 bytes a unit might not fit a two-byte length
   })
 
+  it('a lone surrogate stays itself (UTF-8 has none: such a string is stored as UTF-16, tag 16), at every length', () => {
+    for (const n of [1, 2, 16, 17, 5461, 5462, 20000]) {
+      for (const odd of ['\ud800', '\udfff', '😀'.slice(0, 1), '😀'.slice(1)]) {
+        for (const s of [odd + 'é'.repeat(n - 1), 'a'.repeat(n - 1) + odd]) {
+          expect(roundTrip(s)).toBe(s)
+          expect(roundTrip([s, 'é', s])).toEqual([s, 'é', s])
+          expect(tagOf(s)).toBe(16)
+        }
+      }
+    }
+    // Well-formed text keeps UTF-8, pairs included.
+    expect(tagOf('😀é')).toBe(14)
+  })
+
   it('arrays of every count around the varint boundaries come back equal', () => {
     for (const n of [0, 1, 127, 128, 16383, 16384, 70000]) {
       const a = Array.from({ length: n }, (_, i) => (i % 3 === 0 ? i : i % 3 === 1 ? `v${i}` : null))
