@@ -619,7 +619,6 @@ class HeapListState<T> extends HeapState implements ListState<T> {
     }
     touch(this.table, slot)
   }
-
   update(values: readonly T[]): void {
     if (values.length === 0) {
       this.clear()
