@@ -16,7 +16,7 @@ import { keyGroupRange, makeKey } from '../../state/key-encoding.js'
 import { POINT_DELETES } from '../../state/rocksdb/blind-clear.js'
 import { RocksDbKeyedStateBackend } from '../../state/rocksdb/index.js'
 import { restoreRocksDbSubtask, takeLocalSnapshot, uploadSnapshot } from '../../state/rocksdb/snapshot.js'
-import { cleanup, harnesses, liveEntries, openRocks, restore, settle, snapshot, tempDir, written } from './rocksdb/harness.js'
+import { cleanup, type Harness, harnesses, liveEntries, openRocks, restore, settle, snapshot, tempDir, written } from './rocksdb/harness.js'
 
 afterEach(cleanup)
 
@@ -96,6 +96,20 @@ async function check(b: KeyedStateBackend, model: Model, keys = KEYS): Promise<v
   expect(await liveEntries(b)).toBe(lists)
 }
 
+/** Lists cleared or dropped, then snapshotted and restored into each third of the key groups: every third holds the model. */
+async function restoredInThirds(open: Harness['open'], how: 'clear' | 'drop'): Promise<void> {
+  const source = await open()
+  const model = await fill(source)
+  clearBlind(source, model, KEYS, how)
+  await settle(source)
+  const snap = await snapshot(source, { start: 0, end: 127 })
+  for (let j = 0; j < 3; j++) {
+    const target = await open({ keyGroupRange: keyGroupRange(j, 3) })
+    await restore(target, snap)
+    await check(target, model)
+  }
+}
+
 describe.each(harnesses)('ListState.clear() without a prefetch on $name', ({ open }) => {
   it('deletes lists of every size, resident or not, and leaves the other namespace and keys alone', async () => {
     const b = await open()
@@ -136,18 +150,7 @@ describe.each(harnesses)('ListState.clear() without a prefetch on $name', ({ ope
     await check(b, model)
   })
 
-  it('snapshots and restores the cleared state at another parallelism', async () => {
-    const source = await open()
-    const model = await fill(source)
-    clearBlind(source, model)
-    await settle(source)
-    const snap = await snapshot(source, { start: 0, end: 127 })
-    for (let j = 0; j < 3; j++) {
-      const target = await open({ keyGroupRange: keyGroupRange(j, 3) })
-      await restore(target, snap)
-      await check(target, model)
-    }
-  })
+  it('snapshots and restores the cleared state at another parallelism', () => restoredInThirds(open, 'clear'))
 })
 
 describe('ListState.clear() without a prefetch on RocksDB', () => {
@@ -283,18 +286,7 @@ describe.each(harnesses)('ListState.drop() without a prefetch on $name', ({ open
     await check(b, model)
   })
 
-  it('snapshots and restores the dropped state at another parallelism', async () => {
-    const source = await open()
-    const model = await fill(source)
-    clearBlind(source, model, KEYS, 'drop')
-    await settle(source)
-    const snap = await snapshot(source, { start: 0, end: 127 })
-    for (let j = 0; j < 3; j++) {
-      const target = await open({ keyGroupRange: keyGroupRange(j, 3) })
-      await restore(target, snap)
-      await check(target, model)
-    }
-  })
+  it('snapshots and restores the dropped state at another parallelism', () => restoredInThirds(open, 'drop'))
 })
 
 describe('ListState.drop() without a prefetch on RocksDB', () => {
