@@ -238,7 +238,6 @@ export class WindowAggregateOperator implements Operator {
     const wm = eventTime ? ctx.timers.currentWatermark() : Number.NEGATIVE_INFINITY
     const procTime = eventTime ? 0 : ctx.timers.currentProcessingTime()
     const ends = this.rowEnds
-    const cacheEnds = this.cacheEnds, cacheAccs = this.cacheAccs
     let dropped = 0
     for (let g = 0; g < ng; g++) {
       state.setCurrentKey(grouper.keys[g]!)
@@ -256,19 +255,7 @@ export class WindowAggregateOperator implements Operator {
           const end = ends[w]!
           if (end - 1 <= wm) continue // this window has fired already
           accepted = true
-          let acc: Accumulator | null = null
-          for (let c = 0; c < this.cacheSize; c++) {
-            if (cacheEnds[c] === end) {
-              acc = cacheAccs[c]!
-              break
-            }
-          }
-          if (acc === null) {
-            if (this.cacheSize === WINDOW_CACHE) this.writeBack()
-            acc = this.loadWindow(end)
-            cacheEnds[this.cacheSize] = end
-            cacheAccs[this.cacheSize++] = acc
-          }
+          const acc = this.accumulatorOf(end, wm)
           if (handler.hasMaps && mapNs !== end) {
             handler.setNamespace(end)
             mapNs = end
@@ -301,9 +288,7 @@ export class WindowAggregateOperator implements Operator {
     const next = grouper.next
     const timeIndex = this.spec.timeIndex
     const wm = ctx.timers.currentWatermark()
-    const slide = this.slide
-    const last = this.size - slide
-    const cacheEnds = this.cacheEnds, cacheAccs = this.cacheAccs
+    const last = this.size - this.slide
     let dropped = 0
     for (let g = 0; g < ng; g++) {
       state.setCurrentKey(grouper.keys[g]!)
@@ -319,25 +304,7 @@ export class WindowAggregateOperator implements Operator {
           dropped++
           continue
         }
-        let acc: Accumulator | null = null
-        for (let c = 0; c < this.cacheSize; c++) {
-          if (cacheEnds[c] === end) {
-            acc = cacheAccs[c]!
-            break
-          }
-        }
-        if (acc === null) {
-          if (this.cacheSize === WINDOW_CACHE) this.writeBack()
-          handler.accState.setNamespace(end)
-          acc = handler.accState.value() ?? null
-          if (acc === null) {
-            acc = handler.createAccumulator()
-            for (let e = end; e <= end + last; e += slide) if (e - 1 > wm) this.registerTimer(e - 1, e)
-          }
-          cacheEnds[this.cacheSize] = end
-          cacheAccs[this.cacheSize++] = acc
-        }
-        handler.accumulate(acc, row)
+        handler.accumulate(this.accumulatorOf(end, wm), row)
       }
       this.writeBack()
     }
@@ -365,6 +332,33 @@ export class WindowAggregateOperator implements Operator {
     this.emitWindow(key, acc, end - this.size, end)
     accState.setNamespace(oldest)
     accState.clear()
+  }
+
+  /**
+   * The accumulator of window (or, sliced, slice) `end` for the current key: from the bundle's cache,
+   * else loaded and cached, writing the cache back first when it is full.
+   */
+  private accumulatorOf(end: number, wm: number): Accumulator {
+    const cacheEnds = this.cacheEnds
+    for (let c = 0; c < this.cacheSize; c++) if (cacheEnds[c] === end) return this.cacheAccs[c]!
+    if (this.cacheSize === WINDOW_CACHE) this.writeBack()
+    const acc = this.slide > 0 ? this.loadSlice(end, wm) : this.loadWindow(end)
+    cacheEnds[this.cacheSize] = end
+    this.cacheAccs[this.cacheSize++] = acc
+    return acc
+  }
+
+  /** Sliced HOP: the accumulator of slice `end` for the current key; a new slice registers the timers of its windows not fired yet. */
+  private loadSlice(end: number, wm: number): Accumulator {
+    const handler = this.handler
+    const slide = this.slide
+    handler.accState.setNamespace(end)
+    let acc = handler.accState.value()
+    if (acc === undefined) {
+      acc = handler.createAccumulator()
+      for (let e = end; e <= end + this.size - slide; e += slide) if (e - 1 > wm) this.registerTimer(e - 1, e)
+    }
+    return acc
   }
 
   /** The accumulator of window `end` for the current key; a new window registers its timer. */
