@@ -137,9 +137,25 @@ export class SourceRunner {
     return this.pending.size > 0
   }
 
-  /** The reads in progress, to race against each other and the loop's wake-ups. */
-  reads(): IterableIterator<Promise<SourceRead>> {
-    return this.pending.values()
+  /**
+   * The first of the reads in progress to settle, or null when the wake-up handed to `arm` is called
+   * first (or, `immediate`, when none has settled by the next turn of the event loop). The wake-up is
+   * settled after the race either way: left pending, it would keep the race's result (a chunk and its
+   * rows) reachable from its reactions, and once it outlived two scavenges every chunk after it would be
+   * promoted to the old space (~130 MB of 1.84M bids: 0.2 µs/row of GC).
+   */
+  async next(immediate: boolean, arm: (wake: () => void) => void): Promise<SourceRead | null> {
+    let wake!: () => void
+    const woken = new Promise<null>(resolve => {
+      wake = () => resolve(null)
+    })
+    arm(wake)
+    const now = immediate ? [new Promise<null>(resolve => setImmediate(() => resolve(null)))] : []
+    try {
+      return await Promise.race([...this.pending.values(), woken, ...now])
+    } finally {
+      wake()
+    }
   }
 
   /**

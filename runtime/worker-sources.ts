@@ -8,7 +8,7 @@ import type { Manifest, SourceManifest } from './checkpoint.js'
 import { STAT } from './shared-metrics.js'
 import { operatorFailure } from './operator-failure.js'
 import type { SourcePart } from './source-positions.js'
-import { SourceRunner, type SourceRead } from './source-runner.js'
+import { SourceRunner } from './source-runner.js'
 import { broadcast, type Barrier, type Task } from './subtasks.js'
 import type { TaskRunner } from './task-runner.js'
 import type { InFlight } from './thread-links.js'
@@ -78,16 +78,10 @@ export class WorkerSources {
     await this.runner.pump()
     sources.requestAll()
     while (sources.reading && !this.stopped) {
-      const immediate = this.runner.holding ? new Promise<null>(resolve => setImmediate(() => resolve(null))) : null
-      let wake!: () => void
-      const woken = new Promise<null>(resolve => {
-        wake = () => resolve(null)
+      const got = await sources.next(this.runner.holding, wake => {
+        this.wakeLoop = wake
       })
-      this.wakeLoop = wake
-      const got: SourceRead | null = await Promise.race([...sources.reads(), woken, ...(immediate ? [immediate] : [])])
       this.wakeLoop = null
-      // Settled, so it lets go of the race's result (see the job's loop, scheduler.ts).
-      wake()
       if (this.stopped) break
       if (got === null) {
         if (this.runner.holding) await this.runner.pump()
