@@ -270,3 +270,11 @@ export function isPlainKeyValue(v: unknown): boolean {
       return v === null
   }
 }
+
+/**
+ * Every surrogate in `s` is half of a pair (String.prototype.isWellFormed, in Node 20, not in
+ * ES2023's types): a string UTF-8 can hold; a lone surrogate would come back from it as U+FFFD.
+ */
+export function wellFormed(s: string): boolean {
+  return (s as string & { isWellFormed(): boolean }).isWellFormed()
+}

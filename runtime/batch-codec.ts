@@ -11,6 +11,7 @@
 import v8 from 'node:v8'
 import type { Batch, Row } from '../core/batch.js'
 import type { KeyRef } from '../core/keyed-state.js'
+import { wellFormed } from '../common/values.js'
 
 const F64 = 1
 const STR = 2
@@ -162,11 +163,6 @@ function writeStrings(w: Writer, rows: readonly Row[], c: number): void {
 
 /** A string column's text: one byte a character, UTF-8, or UTF-16 (a value holds a lone surrogate, which UTF-8 would turn into U+FFFD). */
 const UTF8 = 0, ASCII = 1, UTF16 = 2
-
-/** Every surrogate in `s` is half of a pair (String.prototype.isWellFormed, in Node 20, not in ES2023's types). */
-function wellFormed(s: string): boolean {
-  return (s as string & { isWellFormed(): boolean }).isWellFormed()
-}
 
 /** The column's values from `start` as UTF-16 (2 bytes a unit: within the 3 a unit the writer reserved); returns the end. */
 function writeUtf16(buf: Slicing, rows: readonly Row[], c: number, start: number, ends: Uint32Array): number {

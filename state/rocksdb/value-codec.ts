@@ -2,6 +2,7 @@
 // in a compact serializer (numbers, strings, arrays, plain objects; v8 for anything unusual).
 import v8 from 'node:v8'
 import { WeirError } from '../../common/errors.js'
+import { wellFormed } from '../../common/values.js'
 
 const f64 = new Float64Array(1)
 /** f64's bytes: as writeDoubleLE writes them where the platform is little-endian (else writeDoubleLE is used). */
@@ -229,11 +230,6 @@ function writeString(s: string): void {
   scratch[pos] = 6
   putU32(scratch, pos + 1, len)
   pos = start + len
-}
-
-/** Every surrogate in `s` is half of a pair (String.prototype.isWellFormed, in Node 20, not in ES2023's types). */
-function wellFormed(s: string): boolean {
-  return (s as string & { isWellFormed(): boolean }).isWellFormed()
 }
 
 /**
