@@ -144,11 +144,7 @@ export class RocksListState<T> extends RocksState<ListCell> implements ListState
     c.items.push(value)
     c.times.push(this.host.ttlNow)
     c.seqs.push(c.nextSeq++)
-    const bytes = this.table.elementBytes
-    c.held += bytes
-    this.host.heldBytes += bytes
-    this.store.setCellSize(c, c.size + bytes)
-    if (!c.dirty) this.host.markDirty(c)
+    this.hold(c)
   }
 
   /**
@@ -166,6 +162,11 @@ export class RocksListState<T> extends RocksState<ListCell> implements ListState
     if (!Array.isArray(last)) throw WeirError.internal(`list state '${this.table.name}' holds an element that is not a chunk`)
     for (let i = 0; i < chunk.length; i++) last.push(chunk[i])
     this.host.changes++
+    this.hold(c)
+  }
+
+  /** What `add` or `addChunk` put in `c` counts at its table's elementBytes until written, and `c` is dirty. */
+  private hold(c: ListCell): void {
     const bytes = this.table.elementBytes
     c.held += bytes
     this.host.heldBytes += bytes
