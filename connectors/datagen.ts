@@ -10,7 +10,7 @@ import { Mulberry32 } from '../common/random.js'
 import type { Row } from '../core/batch.js'
 import type { ConnectorFactory, ConnectorOptions, SourceChunk, SourceContext, SourceReader, SplitPosition } from './api.js'
 import { datagenPosition, freshDatagenSplits, restoredDatagenSplits, type RowSkipper } from './datagen-splits.js'
-import { EventLoopYielder } from '../core/yield.js'
+import { EventLoopYielder, sleep } from '../core/yield.js'
 import { about, aboutKey, aboutValue, bigintOption, boolOption, checkKnownOptions, closest, durationOption, enumOption, intOption,
   numberOption } from './options.js'
 
@@ -309,22 +309,6 @@ function rowSkipper(columns: readonly ColumnGen[]): RowSkipper {
       }
     }
   }
-}
-
-/** Resolves after `ms`, or early (with false) when the signal aborts. */
-function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
-  if (signal.aborted) return Promise.resolve(false)
-  return new Promise(resolve => {
-    const onAbort = (): void => {
-      clearTimeout(timer)
-      resolve(false)
-    }
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort)
-      resolve(true)
-    }, ms)
-    signal.addEventListener('abort', onAbort, { once: true })
-  })
 }
 
 /**

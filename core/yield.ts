@@ -1,5 +1,6 @@
 // Lets generator sources give timers, I/O and signal handlers a turn: a reader whose next() always
 // resolves at once would otherwise keep a consuming loop on microtasks only, and Ctrl-C would never run.
+// Paced generators (datagen's 'rows-per-second', nexmark's 'max-emit-speed' = false) sleep until rows are due.
 
 /** Says when a busy reader should await one macrotask turn (every `everyMs` milliseconds at most). */
 export class EventLoopYielder {
@@ -14,4 +15,20 @@ export class EventLoopYielder {
     this.last = now
     return new Promise(resolve => setImmediate(resolve))
   }
+}
+
+/** Resolves after `ms`, or early (with false) when the signal aborts. */
+export function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(false)
+  return new Promise(resolve => {
+    const onAbort = (): void => {
+      clearTimeout(timer)
+      resolve(false)
+    }
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort)
+      resolve(true)
+    }, ms)
+    signal.addEventListener('abort', onAbort, { once: true })
+  })
 }

@@ -6,7 +6,7 @@ import type { DataType, Field, TypeKind } from '../../common/types.js'
 import { formatType } from '../../common/types.js'
 import { parseTimestamp } from '../../common/values.js'
 import type { ConnectorOptions } from '../api.js'
-import { about, aboutKey, aboutValue, badValue, checkKnownOptions, closest, enumOption, intOption, numberOption } from '../options.js'
+import { about, aboutKey, aboutValue, badValue, boolOption, checkKnownOptions, closest, enumOption, intOption, numberOption } from '../options.js'
 
 export type NexmarkTable = 'person' | 'auction' | 'bid'
 
@@ -33,6 +33,11 @@ export interface NexmarkConfig {
   readonly maxEvents: number
   /** Events per second of event time. */
   readonly rate: number
+  /**
+   * 'max-emit-speed' (true unless set, as in the reference generator): rows go out as fast as the job
+   * takes them; false paces event n to its wall-clock time, the start + n / rate seconds.
+   */
+  readonly maxEmitSpeed: boolean
   readonly seed: number
   /** Event time of event 0, epoch ms. */
   readonly baseTime: number
@@ -76,6 +81,8 @@ const OPTIONS = [
   'nexmark.first-event.rate',
   'next-event.rate',
   'nexmark.next-event.rate',
+  'max-emit-speed',
+  'nexmark.max-emit-speed',
   'nexmark.seed',
   'nexmark.base-time',
   // Read by the runtime (subtasks.ts): how many subtasks generate the events.
@@ -139,6 +146,8 @@ export function resolveNexmarkConfig(options: ConnectorOptions, schema: readonly
       help: `remove '${nextRateKey}' or give it the same value as the event rate`,
     }), nextRateKey)
   }
+  const speedKey = pick(options, ['nexmark.max-emit-speed', 'max-emit-speed'])
+  const maxEmitSpeed = speedKey === undefined ? true : boolOption(options, speedKey, true)
   const seed = intOption(options, 'nexmark.seed', 0)
   const personProportion = tuningInt(options, 'person.proportion', 1, 0)
   const auctionProportion = tuningInt(options, 'auction.proportion', 3, 0)
@@ -177,6 +186,7 @@ export function resolveNexmarkConfig(options: ConnectorOptions, schema: readonly
     table,
     maxEvents: events === 0 ? Infinity : events,
     rate,
+    maxEmitSpeed,
     seed,
     baseTime: parseBaseTime(options),
     personProportion,

@@ -1,5 +1,6 @@
 // The 'nexmark' connector: one table ('nexmark.table' = bid | auction | person) of the Nexmark event
-// stream, generated as fast as the consumer takes it in chunks of batchSize rows. Event n is a
+// stream, generated as fast as the consumer takes it in chunks of batchSize rows (or, with
+// 'max-emit-speed' = 'false', each event at its wall-clock time at 'event.rate'). Event n is a
 // function of n alone, so the source splits (splits.ts: each subtask generates its own blocks of
 // events), a position is an event number and a restored reader starts there.
 import type { Row } from '../../core/batch.js'
@@ -7,7 +8,7 @@ import type { ConnectorFactory, SourceChunk, SourceContext, SourceReader, SplitP
 import { nexmarkBounded, resolveNexmarkConfig, type NexmarkConfig } from './config.js'
 import { auctionRowBuilder, bidRowBuilder, NexmarkModel, personRowBuilder, type RowBuilder } from './generator.js'
 import { freshSplits, restoredSplits, splitPosition, type NexmarkSplit } from './splits.js'
-import { EventLoopYielder } from '../../core/yield.js'
+import { EventLoopYielder, sleep } from '../../core/yield.js'
 
 export { resolveNexmarkConfig } from './config.js'
 
@@ -130,6 +131,9 @@ class NexmarkReader implements SourceReader {
   private readonly yielder = new EventLoopYielder()
   private readonly splits: { event: number; readonly stride: number; readonly residue: number; readonly block: number; ended: boolean }[]
   private ended = false
+  /** Pacing ('max-emit-speed' = false): when the first next() ran, and the event due then (0, or where a restore resumed). */
+  private startedAt = -1
+  private readonly firstEvent: number
 
   constructor(config: NexmarkConfig, private readonly ctx: SourceContext) {
     this.gen = new NexmarkTableGenerator(config)
@@ -141,15 +145,14 @@ class NexmarkReader implements SourceReader {
     this.splits = restored.map(s => ({ ...s, event: nextOwn(s, config.maxEvents), ended: false }))
     this.splitCount = this.splits.length
     this.startPositions = this.splits.map(splitPosition)
+    // A fresh run's clock starts at event 0 for every subtask (a subtask's first block may start later); a restored one
+    // at the earliest event its splits resume from.
+    this.firstEvent = ctx.restoredPositions === undefined ? 0 : Math.min(...restored.map(s => s.event))
   }
 
   async next(): Promise<SourceChunk | null> {
-    if (this.ended || this.ctx.signal.aborted) return null
-    const turn = this.yielder.due()
-    if (turn !== null) {
-      await turn
-      if (this.ctx.signal.aborted) return null
-    }
+    const { signal } = this.ctx
+    if (this.ended || signal.aborted) return null
     let at = -1
     for (let i = 0; i < this.splits.length; i++) {
       const s = this.splits[i]!
@@ -160,9 +163,24 @@ class NexmarkReader implements SourceReader {
       return null
     }
     const split = this.splits[at]!
+    const { rate, maxEmitSpeed } = this.gen.config
+    let limit = Infinity
+    // Paced: wait until the chunk's first event is due (the split's events are the stream's numbers, so every subtask keeps to
+    // the one clock and together they make 'event.rate'); a chunk spans at most a tenth of a second of events.
+    const wait = maxEmitSpeed ? 0 : this.dueAt(split.event) - Date.now()
+    if (wait > 0) {
+      if (!(await sleep(wait, signal))) return null
+    } else {
+      const turn = this.yielder.due()
+      if (turn !== null) {
+        await turn
+        if (signal.aborted) return null
+      }
+    }
+    if (!maxEmitSpeed) limit = split.event + Math.max(1, Math.ceil(rate / 10))
     const rows: Row[] = []
     // At the split's next event of its own, so the split furthest behind in event time is read first.
-    split.event = nextOwn({ ...split, event: this.fillSplit(split, rows, Math.max(1, this.ctx.batchSize)) }, this.gen.config.maxEvents)
+    split.event = nextOwn({ ...split, event: this.fillSplit(split, rows, Math.max(1, this.ctx.batchSize), limit) }, this.gen.config.maxEvents)
     const position = splitPosition(split)
     if (split.event >= this.gen.config.maxEvents || this.gen.done) {
       split.ended = true
@@ -171,15 +189,21 @@ class NexmarkReader implements SourceReader {
     return { rows, split: at, position }
   }
 
-  /** Appends up to `max` rows of `split` from its position; returns its position after them. */
-  private fillSplit(split: NexmarkSplit, out: Row[], max: number): number {
+  /** When event `n` is due at 'event.rate', in epoch ms, counted from this reader's first next(). */
+  private dueAt(n: number): number {
+    if (this.startedAt < 0) this.startedAt = Date.now()
+    return this.startedAt + ((n - this.firstEvent) * 1000) / this.gen.config.rate
+  }
+
+  /** Appends up to `max` rows of `split`'s events before `limit` from its position; returns its position after them. */
+  private fillSplit(split: NexmarkSplit, out: Row[], max: number, limit: number): number {
     const gen = this.gen
-    const end = gen.config.maxEvents
+    const end = Math.min(gen.config.maxEvents, limit)
     const { stride, residue, block } = split
     let n = split.event
     if (stride === 1) {
       gen.position = n
-      gen.fill(out, max)
+      gen.fill(out, max, end)
       return gen.position
     }
     let made = 0
@@ -190,7 +214,7 @@ class NexmarkReader implements SourceReader {
       if (skip !== 0) n = (b + skip) * block
       if (n >= end) break
       gen.position = n
-      made += gen.fill(out, max - made, (Math.floor(n / block) + 1) * block)
+      made += gen.fill(out, max - made, Math.min((Math.floor(n / block) + 1) * block, end))
       n = gen.position
       if (gen.done) break
     }

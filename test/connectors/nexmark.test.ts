@@ -211,3 +211,53 @@ describe('nexmark event sequence', () => {
     expect(chunks).toBeGreaterThan(0)
   })
 })
+
+describe("nexmark 'max-emit-speed' = 'false'", () => {
+  // 2,000 events at 2,000 per second: due over one second, a tenth of a second of events per chunk.
+  const paced = { connector: 'nexmark', 'nexmark.table': 'bid', 'nexmark.events.num': '2000', 'nexmark.event.rate': '2000', 'max-emit-speed': 'false' }
+
+  /** Each chunk's rows, its first event time, and when (ms after the read began) it arrived. */
+  async function timedChunks(options: Record<string, string>, subtask?: { index: number; parallelism: number }) {
+    source.validate(options, BID)
+    const reader = await source.create({ ...sourceCtx(options, BID, 1024), ...(subtask !== undefined ? { subtask } : {}) })
+    const start = Date.now()
+    const chunks: { rows: Row[]; at: number }[] = []
+    for (let c = await reader.next(); c !== null; c = await reader.next()) chunks.push({ rows: c.rows, at: Date.now() - start })
+    return chunks
+  }
+
+  it('emits each event no earlier than its time at the event rate, the same rows as unpaced', async () => {
+    const unpaced = await table('bid', BID, { 'nexmark.events.num': '2000', 'nexmark.event.rate': '2000' }, 1024)
+    const chunks = await timedChunks(paced)
+    expect(chunks.flatMap(c => c.rows)).toEqual(unpaced)
+    // Unpaced, 1024 rows a chunk; paced, at most 200 events' worth (a tenth of a second).
+    expect(chunks.length).toBeGreaterThanOrEqual(10)
+    const base = unpaced[0]![5] as number
+    for (const c of chunks) {
+      if (c.rows.length === 0) continue
+      expect(c.rows.length).toBeLessThanOrEqual(200)
+      // A bid's event time is base + its number / rate: it may not arrive before that much wall-clock time has passed
+      // (less a few ms of timer slack); the first chunk's first bid is event 4.
+      const due = (c.rows[0]![5] as number) - base - 2
+      expect(c.at).toBeGreaterThanOrEqual(due - 5)
+    }
+    expect(chunks.at(-1)!.at).toBeGreaterThanOrEqual(890)
+  })
+
+  it('paces the subtasks of a split source to the one clock, together the rows of one reader', async () => {
+    const unpaced = await table('bid', BID, { 'nexmark.events.num': '2000', 'nexmark.event.rate': '2000' }, 1024)
+    const parts = await Promise.all([0, 1].map(index => timedChunks(paced, { index, parallelism: 2 })))
+    const rows = parts.flatMap(p => p.flatMap(c => c.rows))
+    const key = (r: Row): string => JSON.stringify(r)
+    expect(rows.map(key).sort()).toEqual(unpaced.map(key).sort())
+    const base = unpaced[0]![5] as number
+    for (const c of parts.flat()) if (c.rows.length > 0) expect(c.at).toBeGreaterThanOrEqual((c.rows[0]![5] as number) - base - 2 - 5)
+    // Subtask 1's blocks of events 1000–1999 are due from 500 ms on.
+    expect(parts[1]!.find(c => c.rows.length > 0)!.at).toBeGreaterThanOrEqual(490)
+  })
+
+  it("refuses a value that is not 'true' or 'false'", async () => {
+    const e = await errorOf(() => source.validate({ ...paced, 'max-emit-speed': 'slow' }, BID))
+    expect(e.message).toContain("'max-emit-speed'")
+  })
+})
