@@ -1,6 +1,8 @@
-// The connectors Weir knows, by the name a table's 'connector' option gives.
+// The connectors Weir knows, by the name a table's 'connector' option gives, all loaded (the planner's view;
+// catalog.ts loads them one by one for worker threads).
 import { WeirError } from '../common/errors.js'
 import type { ConnectorFactory } from './api.js'
+import { addConnectors } from './catalog.js'
 import { blackholeConnector } from './blackhole.js'
 import { datagenConnector } from './datagen.js'
 import { filesystemConnector } from './filesystem/index.js'
@@ -10,9 +12,10 @@ import { nexmarkConnector } from './nexmark/index.js'
 import { closest } from './options.js'
 import { printConnector } from './print.js'
 
-const CONNECTORS: ReadonlyMap<string, ConnectorFactory> = new Map(
-  [blackholeConnector, datagenConnector, filesystemConnector, kafkaConnector, nexmarkConnector, printConnector, upsertKafkaConnector].map(c => [c.name, c]),
-)
+const ALL = [blackholeConnector, datagenConnector, filesystemConnector, kafkaConnector, nexmarkConnector, printConnector, upsertKafkaConnector]
+const CONNECTORS: ReadonlyMap<string, ConnectorFactory> = new Map(ALL.map(c => [c.name, c]))
+// The job's thread has every connector; the runtime's modules look them up in the catalog (a worker loads only its own).
+addConnectors(ALL)
 
 /**
  * The connector called `name` (exact, then ignoring case); throws a connector error naming the

@@ -9,7 +9,7 @@ import { invariant } from '../common/assert.js'
 import { WeirError } from '../common/errors.js'
 import type { JobGraph, SinkSpec } from '../core/job-graph.js'
 import { enforceNotNull } from '../connectors/not-null-enforcer.js'
-import { getConnector } from '../connectors/registry.js'
+import { loadedConnector } from '../connectors/catalog.js'
 import { parallelismOption } from './parallelism-option.js'
 import { sinkTableContext } from './sink-context.js'
 import type { Task } from './subtasks.js'
@@ -22,7 +22,7 @@ export type SinkShipping =
 
 /** Whether the sink's connector writes with several subtasks. */
 export function sinkSplits(spec: SinkSpec): boolean {
-  return getConnector(spec.connector).sink?.parallel === true
+  return loadedConnector(spec.connector).sink?.parallel === true
 }
 
 /** The number of subtasks of a sink fed by `input` subtasks, in a job at parallelism `p`. */
@@ -55,7 +55,7 @@ export function sinkShipping(spec: SinkSpec, input: number, sink: number): SinkS
 export async function openSplitSink(task: Task, graph: JobGraph): Promise<void> {
   const spec = task.node.spec
   invariant(spec.kind === 'Sink', `${task.node.id} is not a sink`)
-  const factory = getConnector(spec.connector).sink
+  const factory = loadedConnector(spec.connector).sink
   invariant(factory?.parallel === true, `sink ${task.node.id} ('${spec.connector}') does not split, yet subtask ${task.index} runs on a worker`)
   const writer = await factory.create({
     ...sinkTableContext(spec),

@@ -6,7 +6,7 @@ import { invariant } from '../common/assert.js'
 import type { Batch, Row } from '../core/batch.js'
 import { type JobGraph, type SourceSpec, sourceReadColumns } from '../core/job-graph.js'
 import type { SourceChunk, SourceReader, SplitPosition } from '../connectors/api.js'
-import { getConnector } from '../connectors/registry.js'
+import { loadedConnector } from '../connectors/catalog.js'
 import { loadUserFunctionsOf } from '../udf/load.js'
 import { compileCalc, compileScalar } from '../expr/index.js'
 import type { SourceManifest } from './checkpoint.js'
@@ -57,7 +57,7 @@ export class SourceRunner {
    * a splittable source's reader picks the splits its subtask owns from all of them.
    */
   async open(task: Task, spec: SourceSpec, old: SourceManifest | undefined): Promise<void> {
-    const factory = getConnector(spec.connector)
+    const factory = loadedConnector(spec.connector)
     invariant(factory.source, `connector ${spec.connector} has no source`)
     const start = old === undefined ? undefined : subtaskStart(old, task.index, task.parallelism)
     // Before the reader: a pushed-down filter (partition pruning among them) may call user functions.

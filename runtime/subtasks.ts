@@ -11,7 +11,7 @@ import type { SubtaskStateBackend } from '../state/backend.js'
 import type { StateHandle } from '../state/handles.js'
 import { keyGroupRange, subtaskOf } from '../state/key-encoding.js'
 import type { SinkWriter } from '../connectors/api.js'
-import { getConnector } from '../connectors/registry.js'
+import { loadedConnector } from '../connectors/catalog.js'
 import { operatorTraits } from '../operators/registry.js'
 import type { TimerServiceImpl } from './timers.js'
 import { keysByColumns, type BatchKeys, type KeysOf } from './batch-keys.js'
@@ -184,7 +184,7 @@ export function nodeParallelisms(graph: JobGraph): Map<string, number> {
 function parallelismOf(node: PhysicalNode, p: number, of: (id: string) => number | undefined): number {
   switch (node.spec.kind) {
     case 'Source':
-      return getConnector(node.spec.connector).source?.splittable === true ? scanParallelism(node.spec, p) : 1
+      return loadedConnector(node.spec.connector).source?.splittable === true ? scanParallelism(node.spec, p) : 1
     case 'Sink':
       return sinkParallelism(node.spec, of(node.inputs[0]!.node) ?? 1, p)
     case 'Values':

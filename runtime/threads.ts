@@ -10,7 +10,7 @@
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import type { JobGraph } from '../core/job-graph.js'
-import { getConnector } from '../connectors/registry.js'
+import { loadedConnector } from '../connectors/catalog.js'
 import type { Task } from './subtasks.js'
 
 /** The job's own thread. */
@@ -55,7 +55,7 @@ export function usesWorkers(graph: JobGraph): boolean {
   if (graph.config.parallelism === 1 || !graph.config.workerThreads) return false
   return graph.nodes.some(n =>
     (!ENDPOINTS.has(n.spec.kind) && n.inputs.some(e => e.exchange.kind === 'hash')) ||
-    (n.spec.kind === 'Source' && getConnector(n.spec.connector).source?.splittable === true)
+    (n.spec.kind === 'Source' && loadedConnector(n.spec.connector).source?.splittable === true)
   )
 }
 

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { T } from '../../common/types.js'
 import { WeirError } from '../../common/errors.js'
 import { connectorNames, getConnector } from '../../connectors/registry.js'
+import { CONNECTOR_NAMES, importConnector, loadConnectors, loadedConnector } from '../../connectors/catalog.js'
 import { editDistance } from '../../connectors/options.js'
 
 function errorOf(fn: () => unknown): WeirError {
@@ -87,5 +88,19 @@ describe('option validation', () => {
       `the supported options are 'sink.parallelism'`,
     )
     expect(() => getConnector('blackhole').sink!.validate({ connector: 'blackhole', 'sink.parallelism': '2' }, schema)).not.toThrow()
+  })
+})
+
+describe('connector catalog (what a worker thread loads)', () => {
+  it('names every connector of the registry, each to its own module, matched as the registry matches', async () => {
+    expect(CONNECTOR_NAMES).toEqual(connectorNames())
+    for (const name of connectorNames()) {
+      expect(await importConnector(name)).toBe(getConnector(name))
+      expect(await importConnector(` ${name.toUpperCase()} `)).toBe(getConnector(name))
+    }
+    expect(await importConnector('kafak')).toBeUndefined()
+    await loadConnectors(['NEXMARK', 'kafak'])
+    expect(loadedConnector('Nexmark')).toBe(getConnector('nexmark'))
+    expect(() => loadedConnector('kafak')).toThrow(`connector 'kafak' is not loaded on this thread`)
   })
 })
