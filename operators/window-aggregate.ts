@@ -56,6 +56,8 @@ export class WindowAggregateOperator implements Operator {
   private readonly cacheEnds = new Float64Array(WINDOW_CACHE)
   private readonly cacheAccs: (Accumulator | null)[] = new Array<Accumulator | null>(WINDOW_CACHE).fill(null)
   private cacheSize = 0
+  /** stateRequests: per key, the one window or slice its rows of the batch asked for last. */
+  private readonly asked = new Map<KeyRef, number>()
   /**
    * SESSION: per key, the open sessions as flat [start, end, namespace, timer] quadruples. `timer`
    * is the time of the session's one pending timer; it may lag behind end − 1 when the session grew
@@ -175,6 +177,9 @@ export class WindowAggregateOperator implements Operator {
     const timeIndex = this.spec.timeIndex
     const wm = ctx.timers.currentWatermark()
     const slide = this.slide
+    // A row in one window (TUMBLE) or slice (sliced HOP) asks only if the key's last such row asked for
+    // another: rows of a key share its KeyRef, and most of a batch's rows repeat a (key, window).
+    const asked = this.asked
     for (let i = 0; i < rows.length; i++) {
       const row = rows[i]!
       const ts = row[timeIndex] as number | null
@@ -182,12 +187,24 @@ export class WindowAggregateOperator implements Operator {
       const key = keys[i]!
       if (slide > 0) {
         const end = this.sliceEnd(ts)
-        if (end + this.size - slide - 1 > wm) add(key, end)
+        if (end + this.size - slide - 1 > wm && asked.get(key) !== end) {
+          asked.set(key, end)
+          add(key, end)
+        }
         continue
       }
       const count = assignWindowEnds(window, ts, ends)
+      if (count === 1) {
+        const end = ends[0]!
+        if (end - 1 > wm && asked.get(key) !== end) {
+          asked.set(key, end)
+          add(key, end)
+        }
+        continue
+      }
       for (let w = 0; w < count; w++) if (ends[w]! - 1 > wm) add(key, ends[w]!)
     }
+    asked.clear()
   }
 
   processBatch(batch: Batch, input: number): void {
