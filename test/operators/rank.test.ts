@@ -31,6 +31,25 @@ describe('TopNOperator', () => {
     expect(h.state.stats().entries).toBe(3)
   })
 
+  it('over an insert-only input drops a row on arrival only once N rows rank before it, within a batch and across batches', async () => {
+    // ROW_NUMBER <= 2: 3 and 4 come while fewer than two rows rank before them (kept, then 3 trimmed); 1 comes after two.
+    const h = await harness(new TopNOperator(topN()), { keys: [0] })
+    h.process([['a', 5], ['a', 3], ['a', 4], ['a', 1]])
+    expect(h.take()).toEqual([['+I', 'a', 5, 1], ['+I', 'a', 4, 2]])
+    h.process([['a', 2], ['a', 6], ['a', 0]])
+    expect(h.take()).toEqual([['-U', 'a', 5, 1], ['+U', 'a', 6, 1], ['-U', 'a', 4, 2], ['+U', 'a', 5, 2]])
+    // Equal rows are one entry holding two: the entry before 4 holds two rows, so 4 ranks third.
+    const dup = await harness(new TopNOperator(topN({ end: 3 })), { keys: [0] })
+    dup.process([['a', 5], ['a', 5], ['a', 3], ['a', 4]])
+    expect(dup.take()).toEqual([['+I', 'a', 5, 1], ['+I', 'a', 5, 2], ['+I', 'a', 4, 3]])
+    // rn BETWEEN 2 AND 3: what follows the third row is dropped, the first is kept but not emitted.
+    const mid = await harness(new TopNOperator(topN({ start: 2, end: 3 })), { keys: [0] })
+    mid.process([['a', 9], ['a', 1], ['a', 8], ['a', 7], ['a', 2]])
+    expect(mid.take()).toEqual([['+I', 'a', 8, 2], ['+I', 'a', 7, 3]])
+    mid.process([['a', 10]])
+    expect(mid.take()).toEqual([['-U', 'a', 8, 2], ['+U', 'a', 9, 2], ['-U', 'a', 7, 3], ['+U', 'a', 8, 3]])
+  })
+
   it('stores each row under a small integer of its partition: a row that enters takes the key of the one it pushes out', async () => {
     const h = await harness(new TopNOperator(topN()), { keys: [0] })
     for (let i = 0; i < 50; i++) h.process([['a', i]])
