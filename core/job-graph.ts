@@ -120,6 +120,28 @@ export interface GroupAggregateSpec {
   readonly ttlMs: number
   /** False: no consumer reads -U rows (an upsert sink by the group keys, a blackhole), so an update is its +U alone. Absent: true. */
   readonly emitUpdateBefore?: boolean
+  /**
+   * 'global': the second phase of a two-phase aggregation. Its input rows are a LocalGroupAggregate's
+   * partial accumulators ([...keys, ...accumulator], core/partial-aggregate.ts), merged instead of
+   * accumulated; `keys` are their first columns, `aggs` the calls as the local one computes them (over
+   * its input). Its state is the one-phase aggregate's, so checkpoints restore across the strategy.
+   */
+  readonly phase?: 'global'
+  /** Why the aggregate stays one-phase though 'table.optimizer.agg-phase-strategy' asked for two (for EXPLAIN). */
+  readonly onePhase?: string
+}
+
+/**
+ * The first phase of a two-phase aggregation, chained to its input ahead of the hash exchange: folds
+ * each input batch's rows per group key into an accumulator, with no state, and emits one row per
+ * key ([...keys, ...accumulator], core/partial-aggregate.ts) before the batch is done — so it holds
+ * nothing across a watermark or a checkpoint barrier. Only mergeable calls (COUNT, SUM, MIN, MAX, AVG)
+ * over an insert-only input.
+ */
+export interface LocalGroupAggregateSpec {
+  readonly kind: 'LocalGroupAggregate'
+  readonly keys: readonly number[]
+  readonly aggs: readonly AggCall[]
 }
 
 /** One input of a regular join, as the join keeps it in state. */
@@ -280,6 +302,7 @@ export type OperatorSpec =
   | WindowAssignSpec
   | WindowAggregateSpec
   | GroupAggregateSpec
+  | LocalGroupAggregateSpec
   | OverAggregateSpec
   | UnionSpec
   | JoinSpec

@@ -121,6 +121,11 @@ export interface OperatorTraits {
    * another is an internal error.
    */
   readonly timers: readonly TimerDomain[]
+  /**
+   * The columns `ctx.keysOf` keys its input rows by where no hash exchange keys them (a local
+   * aggregate groups a batch's rows as the exchange after it will key them). Absent: none, one key.
+   */
+  readonly groupKeys?: readonly number[]
 }
 
 /**

@@ -5,6 +5,7 @@ import { RowKind, BatchBuilder, type Batch, type Row } from '../core/batch.js'
 import type { GroupAggregateSpec } from '../core/job-graph.js'
 import type { Operator, OperatorContext, OperatorDescriptor } from '../core/operator.js'
 import type { StateTtlConfig } from '../core/keyed-state.js'
+import { invariant } from '../common/assert.js'
 import { AggregateHandler, KeyGrouper, type Accumulator } from './aggregates.js'
 
 /**
@@ -18,6 +19,8 @@ export class GroupAggregateOperator implements Operator {
   readonly spec: GroupAggregateSpec
   private readonly handler: AggregateHandler
   private readonly keyIdx: Int32Array
+  /** A global aggregate's (spec.phase): its input rows are partial accumulators after the keys, merged. */
+  private readonly merging: boolean
   private readonly ttl: StateTtlConfig | undefined
   private ctx!: OperatorContext
   private readonly out = new BatchBuilder()
@@ -28,6 +31,9 @@ export class GroupAggregateOperator implements Operator {
     this.keyIdx = Int32Array.from(spec.keys)
     this.ttl = spec.ttlMs > 0 ? { ttlMs: spec.ttlMs, updateType: 'OnCreateAndWrite' } : undefined
     this.handler = new AggregateHandler(spec.aggs, { retracting: spec.inputUpdating, ttl: this.ttl })
+    this.merging = spec.phase === 'global'
+    invariant(!this.merging || (this.handler.plainOnly && spec.keys.every((k, i) => k === i)),
+      'a global aggregate merges plain accumulators, keyed by the first columns of its input')
   }
 
   open(ctx: OperatorContext): void {
@@ -66,7 +72,11 @@ export class GroupAggregateOperator implements Operator {
       } else {
         prev = this.result(keyRow, acc)
       }
-      if (kinds === null) {
+      if (this.merging) {
+        // The local aggregates' partial rows ([...keys, ...accumulator]) of this key: insert-only.
+        const nk = this.keyIdx.length
+        for (; i !== -1; i = next[i]!) handler.mergePlain(acc, rows[i]!.slice(nk))
+      } else if (kinds === null) {
         for (; i !== -1; i = next[i]!) handler.accumulate(acc, rows[i]!)
       } else {
         for (; i !== -1; i = next[i]!) {

@@ -13,6 +13,7 @@ import { union } from './union.js'
 import { windowAssign } from './window-assign.js'
 import { windowAggregate } from './window-aggregate.js'
 import { groupAggregate } from './group-aggregate.js'
+import { localGroupAggregate } from './local-aggregate.js'
 import { regularJoin } from './join/regular-join.js'
 import { deduplicate, rank } from './rank/descriptors.js'
 import { temporalJoin } from './join/temporal-join.js'
@@ -35,6 +36,7 @@ const OPERATORS: { readonly [K in TransformSpec['kind']]: OperatorDescriptor<Ext
   WindowAssign: windowAssign,
   WindowAggregate: windowAggregate,
   GroupAggregate: groupAggregate,
+  LocalGroupAggregate: localGroupAggregate,
   Join: regularJoin,
   Deduplicate: deduplicate,
   Rank: rank,

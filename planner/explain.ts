@@ -16,6 +16,7 @@ import { describeSubqueryNode, subqueryStateLines } from './explain-subquery.js'
 import { describeOverAggregate, overStateLines } from './explain-over.js'
 import { describeTimeJoin, timeJoinStateLines } from './explain-time-join.js'
 import { describeUnnest } from './explain-unnest.js'
+import { describeGlobalAggregate, describeLocalAggregate } from './explain-two-phase.js'
 import { describeProcessFunction, processFunctionStateLines } from './explain-process-function.js'
 
 export interface ExplainOptions {
@@ -207,12 +208,16 @@ function describeNode(node: PhysicalNode, input: readonly Field[], opts: Explain
     }
     case 'GroupAggregate': {
       const k = s.keys.length
-      if (s.aggs.length === 0) return `Distinct(keys=[${s.keys.map(i => input[i]!.name).join(', ')}], ${m})`
+      if (s.phase === 'global') return describeGlobalAggregate(s, node, input, m)
+      const onePhase = s.onePhase === undefined ? '' : `, onePhase=[${s.onePhase}]`
+      if (s.aggs.length === 0) return `Distinct(keys=[${s.keys.map(i => input[i]!.name).join(', ')}]${onePhase}, ${m})`
       const aggs = s.aggs.map((a, i) => formatAgg(a, input, node.schema[k + i]!.name))
       return `GroupAggregate(groupBy=[${s.keys.map(i => input[i]!.name).join(', ')}], select=[${[...s.keys.map(i => input[i]!.name), ...aggs].join(', ')}]${
         s.inputUpdating ? ', consumesRetractions=[true]' : ''
-      }, ${m})`
+      }${onePhase}, ${m})`
     }
+    case 'LocalGroupAggregate':
+      return describeLocalAggregate(s, node, input, m, formatAgg)
     case 'OverAggregate':
       return describeOverAggregate(s, node, input, m, formatAgg)
     case 'Union':
@@ -335,6 +340,7 @@ function stateLines(node: PhysicalNode, input: readonly Field[], warnings: strin
       return processFunctionStateLines(node, s, input, warnings)
     case 'Source':
     case 'Values':
+    case 'LocalGroupAggregate':
     case 'Calc':
     case 'Expand':
     case 'Unnest':

@@ -12,7 +12,7 @@ import type { SubtaskStateBackend } from '../state/backend.js'
 import { stateBackendFor } from '../state/backends.js'
 import type { StateHandle } from '../state/handles.js'
 import { makeKey } from '../state/key-encoding.js'
-import { createOperator } from '../operators/registry.js'
+import { createOperator, operatorTraits } from '../operators/registry.js'
 import { loadUserFunctionsOf } from '../udf/load.js'
 import { getObject } from '../checkpoint/objects.js'
 import type { CheckpointRef, OperatorManifest, SubtaskData } from './checkpoint.js'
@@ -34,7 +34,8 @@ export interface OperatorSetup {
 export async function openOperator(task: Task, setup: OperatorSetup): Promise<void> {
   const node = task.node
   const maxParallelism = setup.graph.config.maxParallelism
-  const keyFns = node.inputs.map(edge => keysByColumns(edge.exchange.kind === 'hash' ? edge.exchange.keys : [], maxParallelism))
+  const groupKeys = operatorTraits(node.spec, setup.graph.config).groupKeys ?? []
+  const keyFns = node.inputs.map(edge => keysByColumns(edge.exchange.kind === 'hash' ? edge.exchange.keys : groupKeys, maxParallelism))
   const batchKeys = new BatchKeys(keyFns)
   task.batchKeys = batchKeys
   const old = setup.restore?.manifest.operators[node.id]

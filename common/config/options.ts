@@ -46,6 +46,14 @@ export const MINI_BATCH = option<boolean>({
   default: true,
   description: 'group aggregates fold the rows of one batch per key before emitting; false emits a change per row',
 })
+/** How a GROUP BY is split ('table.optimizer.agg-phase-strategy'), as Flink's values (any case). */
+export type AggPhaseStrategy = 'auto' | 'one_phase' | 'two_phase'
+export const AGG_PHASE_STRATEGY = option<AggPhaseStrategy>({
+  key: 'table.optimizer.agg-phase-strategy',
+  type: oneOf('auto', 'one_phase', 'two_phase'),
+  default: 'auto',
+  description: "'two_phase': a GROUP BY folds each batch per key before the exchange and merges after it; 'auto': so at parallelism > 1; 'one_phase': never",
+})
 export const PIPELINE_NAME = option<string | undefined>({ key: 'pipeline.name', type: text, default: undefined, description: 'the job name' })
 export const ON_JOB_FAILURE = option<OnJobFailure>({
   key: 'weir.on-job-failure',
@@ -217,6 +225,7 @@ const LOCAL_TIME_ZONE = option<string>({
 export const ALL_OPTIONS: readonly ConfigOption<unknown>[] = [
   STATE_TTL,
   MINI_BATCH,
+  AGG_PHASE_STRATEGY,
   PIPELINE_NAME,
   ON_JOB_FAILURE,
   MAX_PARALLELISM,

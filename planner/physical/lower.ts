@@ -24,6 +24,7 @@ import { materializerKeys, updateBeforeReaders } from '../update-before.js'
 import { connectorOptions } from '../catalog.js'
 import { upsertTakenAsIs } from '../upsert-output.js'
 import { processUpsertKey } from '../unique-keys.js'
+import { splitAggregate } from './two-phase.js'
 
 /** Lowers one or more sink plans (one per INSERT of a statement set) into a job graph. */
 export function lowerToJobGraph(plans: readonly LogicalPlan[], name: string, config: JobConfig): JobGraph {
@@ -32,8 +33,11 @@ export function lowerToJobGraph(plans: readonly LogicalPlan[], name: string, con
   const readsUpdateBefore = updateBeforeReaders(plans)
   const upsertAsIs = upsertTakenAsIs(plans)
   const memo = new Map<LogicalPlan, string>()
+  // Ids number the plan's operators; a local aggregate shares its global aggregate's number, so the
+  // ids of stateful operators (which checkpoints are keyed by) are the same with and without it.
+  let numbered = 0
   const add = (kind: string, spec: OperatorSpec, inputs: PhysicalNode['inputs'], plan: LogicalPlan, changelog: ChangelogMode): string => {
-    const id = `${nodes.length + 1}-${kind}`
+    const id = `${++numbered}-${kind}`
     nodes.push({ id, spec, inputs, schema: plan.fields, changelog })
     return id
   }
@@ -82,8 +86,16 @@ export function lowerToJobGraph(plans: readonly LogicalPlan[], name: string, con
         const inputUpdating = changelogOf(plan.input).mode === 'updating'
         if (inputUpdating) refuseUnretractable(plan.aggs, plan.span)
         const emitUpdateBefore = readsUpdateBefore(plan)
-        id = add(plan.distinct ? 'distinct' : 'group-aggregate', { kind: 'GroupAggregate', keys: plan.keys, aggs: plan.aggs, inputUpdating, ttlMs: plan.ttlMs,
-          ...(emitUpdateBefore ? {} : { emitUpdateBefore }) }, [{ node: input, exchange: keyed(plan.keys) }], plan, mode)
+        const kind = plan.distinct ? 'distinct' : 'group-aggregate'
+        const split = splitAggregate({ kind: 'GroupAggregate', keys: plan.keys, aggs: plan.aggs, inputUpdating, ttlMs: plan.ttlMs,
+          ...(emitUpdateBefore ? {} : { emitUpdateBefore }) }, plan.input.fields, config)
+        if ('local' in split) {
+          const local = `${numbered + 1}-local-${kind}`
+          nodes.push({ id: local, spec: split.local, inputs: [{ node: input, exchange: forward }], schema: split.localSchema, changelog: 'insert-only' })
+          id = add(kind, split.global, [{ node: local, exchange: keyed(split.global.keys) }], plan, mode)
+        } else {
+          id = add(kind, split, [{ node: input, exchange: keyed(plan.keys) }], plan, mode)
+        }
         break
       }
       case 'WindowAggregate': {

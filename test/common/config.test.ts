@@ -26,6 +26,7 @@ describe('JobConfig', () => {
       workerThreads: false,
       stateTtlMs: 0,
       miniBatch: true,
+      aggPhaseStrategy: 'auto',
       onJobFailure: 'stop-with-savepoint',
       sinkNotNull: 'error',
       processFunctionOnError: 'fail',
