@@ -20,7 +20,7 @@ export interface OptionSetting {
  * What `SET 'key' = 'value'` does, or a plan error for an unknown key or a bad value.
  *
  * @example setOption('state.backend.type', 'hashmap', span)        // { key: 'state.backend', value: 'heap' }
- * @example setOption('table.optimizer.agg-phase-strategy', 'X', span) // { warning: { message: "option … is ignored: …" } }
+ * @example setOption('table.optimizer.join-reorder-enabled', 'true', span) // { warning: { message: "option … is ignored: …" } }
  */
 export function setOption(key: string, value: string, span?: Span): OptionSetting {
   const alias = FLINK_ALIASES[key]

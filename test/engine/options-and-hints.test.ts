@@ -99,14 +99,15 @@ describe('SET', () => {
 
   it('stores enumerated values the way the engine compares them', async () => {
     const { s } = session()
-    await s.executeSql(`SET 'state.backend' = 'HEAP'; SET 'table.exec.mini-batch.enabled' = 'FALSE'`)
-    expect(s.currentOptions).toMatchObject({ 'state.backend': 'heap', 'table.exec.mini-batch.enabled': 'false' })
+    await s.executeSql(`SET 'state.backend' = 'HEAP'; SET 'table.exec.mini-batch.enabled' = 'FALSE'; SET 'table.optimizer.agg-phase-strategy' = 'TWO_PHASE'`)
+    expect(s.currentOptions).toMatchObject({ 'state.backend': 'heap', 'table.exec.mini-batch.enabled': 'false',
+      'table.optimizer.agg-phase-strategy': 'two_phase' })
   })
 
   it.each([
     ['table.exec.source.idle-timeout', '10 s', 'Weir does not mark sources idle'],
     ['table.exec.mini-batch.allow-latency', '2 s', "Weir's mini-batches are the rows a source read together"],
-    ['table.optimizer.agg-phase-strategy', 'TWO_PHASE', "Weir's planner has no such switch"],
+    ['table.optimizer.join-reorder-enabled', 'true', "Weir's planner has no such switch"],
     ['sql-client.display.max-column-width', '40', "'weir run' prints a SELECT's changes as a table"],
     ['execution.checkpointing.timeout', '10 min', 'a checkpoint is not timed out'],
     ['restart-strategy.type', 'fixed-delay', 'Weir does not restart a failed job'],

@@ -141,7 +141,7 @@ describe('when the GROUP BY stays one-phase', () => {
   })
 
   it('AUTO at parallelism 1 and ONE_PHASE at 2 plan one phase, and say nothing of it', async () => {
-    for (const opts of [{ [STRATEGY]: 'AUTO' }, { 'parallelism.default': '2', [STRATEGY]: 'ONE_PHASE' }]) {
+    for (const opts of <Record<string, string>[]> [{ [STRATEGY]: 'AUTO' }, { 'parallelism.default': '2', [STRATEGY]: 'ONE_PHASE' }]) {
       const text = await explain('SELECT k, COUNT(*) FROM t GROUP BY k', opts)
       expect(text).toContain('+- GroupAggregate(groupBy=[k]')
       expect(text).not.toContain('onePhase')
