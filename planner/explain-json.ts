@@ -64,6 +64,8 @@ function typeOf(node: PhysicalNode): string {
       return `Source: ${spec.table}`
     case 'Sink':
       return `Sink: ${spec.table}`
+    case 'GroupAggregate':
+      return spec.phase === 'global' ? 'GlobalGroupAggregate' : spec.kind
     default:
       return spec.kind
   }

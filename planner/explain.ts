@@ -296,7 +296,7 @@ function stateLines(node: PhysicalNode, input: readonly Field[], warnings: strin
         : 'NO: one entry per distinct key, kept forever'
       if (s.ttlMs === 0 && s.keys.length > 0) {
         warnings.push(
-          `${node.id} (${s.aggs.length === 0 ? 'Distinct' : 'GroupAggregate'} on [${
+          `${node.id} (${s.phase === 'global' ? 'GlobalGroupAggregate' : s.aggs.length === 0 ? 'Distinct' : 'GroupAggregate'} on [${
             keyNames(s.keys)
           }]) keeps state for every key forever, so its state grows without bound; `
             + `set 'table.exec.state.ttl' (e.g. SET 'table.exec.state.ttl' = '1 h') or add a /*+ STATE_TTL('<alias>' = '1 h') */ hint`,

@@ -68,6 +68,7 @@ describe('JobConfig', () => {
       ['table.exec.sink.not-null-enforcer', 'DROP'],
       ['weir.process-function.on-error', 'SKIP'],
       ['weir.udf.on-error', 'SKIP'],
+      ['table.optimizer.agg-phase-strategy', 'TWO_PHASE'],
     ]))
     expect(config).toEqual({
       pipelineName: 'clicks',
@@ -77,6 +78,7 @@ describe('JobConfig', () => {
       workerThreads: true,
       stateTtlMs: 3_600_000,
       miniBatch: false,
+      aggPhaseStrategy: 'two_phase',
       onJobFailure: 'continue',
       sinkNotNull: 'drop',
       processFunctionOnError: 'skip',
