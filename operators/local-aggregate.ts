@@ -9,7 +9,8 @@ import type { LocalGroupAggregateSpec } from '../core/job-graph.js'
 import type { Operator, OperatorContext, OperatorDescriptor } from '../core/operator.js'
 import { partialColumns } from '../core/partial-aggregate.js'
 import { invariant } from '../common/assert.js'
-import { AggregateHandler, KeyGrouper } from './aggregates.js'
+import type { KeyRef } from '../core/keyed-state.js'
+import { AggregateHandler, type Accumulator } from './aggregates.js'
 
 /**
  * Output row: [...key values, ...accumulator] (core/partial-aggregate.ts names its columns).
@@ -21,7 +22,10 @@ import { AggregateHandler, KeyGrouper } from './aggregates.js'
 export class LocalGroupAggregateOperator implements Operator {
   private readonly handler: AggregateHandler
   private readonly keyIdx: Int32Array
-  private readonly grouper = new KeyGrouper()
+  /** The batch's accumulator per key, and each group's accumulator and first row, in order of first appearance. */
+  private readonly groups = new Map<KeyRef, Accumulator>()
+  private readonly accs: Accumulator[] = []
+  private readonly keyRows: Row[] = []
   private readonly out = new BatchBuilder()
   private ctx!: OperatorContext
 
@@ -39,26 +43,39 @@ export class LocalGroupAggregateOperator implements Operator {
 
   processBatch(batch: Batch, input: number): void {
     const rows = batch.rows
-    if (rows.length === 0) return
+    const n = rows.length
+    if (n === 0) return
     invariant(batch.kinds === null || batch.kinds.every(k => k === 0), 'a local aggregate takes an insert-only input')
-    const grouper = this.grouper
-    const ng = grouper.group(rows, this.ctx.keysOf(rows, input))
-    const next = grouper.next
+    // Rows of equal plain keys share one KeyRef (runtime/batch-keys.ts), so grouping by the KeyRef
+    // itself needs no string hashing; a key that is not plain (NaN, -0, a nested value) has a KeyRef
+    // per row, and its rows then make a partial row each, which the global aggregate merges alike.
+    const keys = this.ctx.keysOf(rows, input)
+    const groups = this.groups, accs = this.accs, keyRows = this.keyRows
     const handler = this.handler
+    for (let i = 0; i < n; i++) {
+      const key = keys[i]!
+      let acc = groups.get(key)
+      if (acc === undefined) {
+        acc = handler.createAccumulator()
+        groups.set(key, acc)
+        accs.push(acc)
+        keyRows.push(rows[i]!)
+      }
+      handler.accumulate(acc, rows[i]!)
+    }
     const keyIdx = this.keyIdx
     const nk = keyIdx.length
     const out = this.out
-    for (let g = 0; g < ng; g++) {
-      let i = grouper.first[g]!
-      const keyRow = rows[i]!
-      const acc = handler.createAccumulator()
-      for (; i !== -1; i = next[i]!) handler.accumulate(acc, rows[i]!)
+    for (let g = 0; g < accs.length; g++) {
+      const acc = accs[g]!, keyRow = keyRows[g]!
       const row: Row = new Array(nk + acc.length)
       for (let k = 0; k < nk; k++) row[k] = keyRow[keyIdx[k]!]
-      for (let s = 0; s < acc.length; s++) row[nk + s] = acc[s]
+      for (let c = 0; c < acc.length; c++) row[nk + c] = acc[c]
       out.push(row)
     }
-    grouper.release()
+    groups.clear()
+    accs.length = 0
+    keyRows.length = 0
     const partial = out.take()
     if (partial !== null) this.ctx.output.emit(partial)
   }
