@@ -5,8 +5,12 @@
 // aggregate's state (accumulators per key), so checkpoints restore across the strategy.
 //
 // When ('table.optimizer.agg-phase-strategy'):
-// - 'one_phase': never. 'two_phase': whenever it is safe. 'auto': when it is safe and the job runs at
-//   parallelism > 1 (at 1 there is no exchange to spare: the local phase would be extra work).
+// - 'two_phase': whenever it is safe. 'one_phase' and 'auto': never. Flink's AUTO splits whenever it
+//   is safe; Weir's does not, as measured: its one-phase aggregate already folds each batch per key
+//   (one state access per key and batch, like Flink's mini-batch aggregate), and rows cross threads
+//   through shared memory, so what the local phase spares (the crossing of the rows it folds) costs
+//   about what it adds (a pass over every row, a partial row per key) — q17 at parallelism 2 used as
+//   much CPU per event or more, and a GROUP BY over keys that rarely repeat in a batch (count-10M) more.
 // - Safe, as Flink: mini-batch on ('table.exec.mini-batch.enabled': Weir's mini-batch is the batch a
 //   source read, so the local phase needs no buffer or timer), every call mergeable (COUNT, SUM, MIN,
 //   MAX, AVG, with FILTER; no DISTINCT, no user aggregate), and — unlike Flink, which counts
@@ -30,8 +34,7 @@ export interface TwoPhase {
  * @example splitAggregate(spec, fields, config) // { local, localSchema, global } at parallelism 2
  */
 export function splitAggregate(spec: GroupAggregateSpec, input: readonly Field[], config: JobConfig): TwoPhase | GroupAggregateSpec {
-  const strategy = config.aggPhaseStrategy
-  if (strategy === 'one_phase' || (strategy === 'auto' && config.parallelism === 1)) return spec
+  if (config.aggPhaseStrategy !== 'two_phase') return spec
   const why = onePhaseReason(spec, config)
   if (why !== undefined) return { ...spec, onePhase: why }
   const local: LocalGroupAggregateSpec = { kind: 'LocalGroupAggregate', keys: spec.keys, aggs: spec.aggs }

@@ -1,5 +1,5 @@
 // Two-phase GROUP BY ('table.optimizer.agg-phase-strategy', planner/physical/two-phase.ts): at
-// parallelism 1, 2 and 3 the materialized changelog of a local/global aggregate must equal DuckDB's
+// parallelism 1, 2 and 3 (TWO_PHASE; AUTO is one phase in Weir) the materialized changelog of a local/global aggregate must equal DuckDB's
 // result and the one-phase aggregate's, for NULL keys and values, COUNT(*) and COUNT(col), FILTER,
 // AVG of integers and decimals, MIN/MAX of strings, a global aggregate, SELECT DISTINCT, and keys
 // that appear in one batch only. Each case also checks that the plan really has the two phases.
@@ -14,10 +14,10 @@ const CONFIGS: readonly { name: string; options: Readonly<Record<string, string>
   // Small batches: a key's partial rows come in many batches, and the global retracts between them.
   { name: 'p=2 TWO_PHASE, batches of 7', options: { 'parallelism.default': '2', [STRATEGY]: 'TWO_PHASE', 'execution.batch-size': '7' } },
   // Whole files in a batch: many keys per batch, each folded before the exchange.
-  { name: 'p=3 AUTO, batches of 1024', options: { 'parallelism.default': '3', [STRATEGY]: 'AUTO' } },
-  { name: 'p=2 AUTO on worker threads, RocksDB, batches of 50',
-    options: { 'parallelism.default': '2', [STRATEGY]: 'auto', 'execution.worker-threads': 'true', 'execution.batch-size': '50', 'state.backend': 'rocksdb',
-      'state.cache.size': '64 kb', 'state.dir': rocksDir() } },
+  { name: 'p=3 TWO_PHASE, batches of 1024', options: { 'parallelism.default': '3', [STRATEGY]: 'TWO_PHASE' } },
+  { name: 'p=2 TWO_PHASE on worker threads, RocksDB, batches of 50',
+    options: { 'parallelism.default': '2', [STRATEGY]: 'two_phase', 'execution.worker-threads': 'true', 'execution.batch-size': '50',
+      'state.backend': 'rocksdb', 'state.cache.size': '64 kb', 'state.dir': rocksDir() } },
   { name: 'p=1 TWO_PHASE, batches of 13', options: { 'parallelism.default': '1', [STRATEGY]: 'two_phase', 'execution.batch-size': '13' } },
 ]
 
@@ -140,8 +140,12 @@ describe('when the GROUP BY stays one-phase', () => {
     expect(text).toContain("onePhase=['table.exec.mini-batch.enabled' is false")
   })
 
-  it('AUTO at parallelism 1 and ONE_PHASE at 2 plan one phase, and say nothing of it', async () => {
-    for (const opts of <Record<string, string>[]> [{ [STRATEGY]: 'AUTO' }, { 'parallelism.default': '2', [STRATEGY]: 'ONE_PHASE' }]) {
+  it('AUTO (the default) and ONE_PHASE plan one phase at any parallelism, and say nothing of it', async () => {
+    const cases: Record<string, string>[] = [{ [STRATEGY]: 'AUTO' }, { 'parallelism.default': '2' }, { 'parallelism.default': '3', [STRATEGY]: 'AUTO' }, {
+      'parallelism.default': '2',
+      [STRATEGY]: 'ONE_PHASE',
+    }]
+    for (const opts of cases) {
       const text = await explain('SELECT k, COUNT(*) FROM t GROUP BY k', opts)
       expect(text).toContain('+- GroupAggregate(groupBy=[k]')
       expect(text).not.toContain('onePhase')

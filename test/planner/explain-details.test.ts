@@ -41,8 +41,7 @@ function jsonOf(text: string): JsonPlan {
 
 describe('EXPLAIN JSON_EXECUTION_PLAN', () => {
   it('a GROUP BY at parallelism 2: every operator, its parallelism, HASH on the group key, the collector fed GLOBAL', async () => {
-    // One phase (a two-phase GROUP BY's plan: test/planner/explain-two-phase.test.ts).
-    const text = await explain(`SET 'parallelism.default' = '2'; SET 'table.optimizer.agg-phase-strategy' = 'ONE_PHASE';
+    const text = await explain(`SET 'parallelism.default' = '2';
       EXPLAIN JSON_EXECUTION_PLAN SELECT k, COUNT(*) AS n FROM g WHERE v > 3 GROUP BY k`)
     expect(text.startsWith('== Physical Plan ==\n')).toBe(true)
     const plan = jsonOf(text)

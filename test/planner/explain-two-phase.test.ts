@@ -20,8 +20,8 @@ async function explain(sql: string): Promise<string> {
 }
 
 describe('EXPLAIN of a two-phase GROUP BY', () => {
-  it('at parallelism 2 (AUTO): the local phase computes accumulator columns, the global merges them', async () => {
-    const text = await explain(`SET 'parallelism.default' = '2';
+  it('at parallelism 2: the local phase computes accumulator columns, the global merges them', async () => {
+    const text = await explain(`SET 'parallelism.default' = '2'; SET 'table.optimizer.agg-phase-strategy' = 'TWO_PHASE';
       EXPLAIN SELECT auction, COUNT(*) AS n, COUNT(*) FILTER (WHERE price > 100) AS big, AVG(price) AS a, MAX(channel) AS c FROM bid GROUP BY auction`)
     expect(text).toBe([
       '== Physical Plan ==',
@@ -45,13 +45,15 @@ describe('EXPLAIN of a two-phase GROUP BY', () => {
   })
 
   it('SELECT DISTINCT splits too, and the local phase is insert-only', async () => {
-    const text = await explain(`SET 'parallelism.default' = '2'; EXPLAIN CHANGELOG_MODE SELECT DISTINCT bidder FROM bid`)
+    const text = await explain(`SET 'parallelism.default' = '2'; SET 'table.optimizer.agg-phase-strategy' = 'TWO_PHASE';
+      EXPLAIN CHANGELOG_MODE SELECT DISTINCT bidder FROM bid`)
     expect(text).toContain('+- GlobalGroupAggregate(groupBy=[bidder], select=[bidder], changelogMode=[I,UB,UA])')
     expect(text).toContain('+- LocalGroupAggregate(groupBy=[bidder], select=[bidder, COUNT(*) AS count1$0], changelogMode=[I])')
   })
 
   it("JSON_EXECUTION_PLAN: the local phase runs at its input's parallelism, forward; the global after a hash", async () => {
-    const text = await explain(`SET 'parallelism.default' = '2'; EXPLAIN JSON_EXECUTION_PLAN SELECT bidder, MIN(price) FROM bid GROUP BY bidder`)
+    const text = await explain(`SET 'parallelism.default' = '2'; SET 'table.optimizer.agg-phase-strategy' = 'TWO_PHASE';
+      EXPLAIN JSON_EXECUTION_PLAN SELECT bidder, MIN(price) FROM bid GROUP BY bidder`)
     const plan = JSON.parse(text.slice(text.indexOf('{'))) as {
       nodes: { id: number; type: string; parallelism: number; predecessors?: { ship_strategy: string }[] }[]
     }
