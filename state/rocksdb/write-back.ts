@@ -12,13 +12,12 @@ import type { RocksStore } from './store.js'
 /**
  * Deferred write-back holds at most this many dirty cells (see makeRoom): as many as a 64 MB cache
  * holds changes, so that state that lives and goes within the budget (a window's keys, cleared when
- * it fires) is never written. At REUSED_OPS * 3/4 (12,288), Nexmark q8-rocksdb (a window's ~80K
- * cells) wrote and then deleted nearly all of them: 2.78–3.30 process CPU-µs/event against
- * 2.06–2.13 at this bound, peak RSS 333–344 MB against 253–256. A batch past REUSED_OPS allocates
- * its extra operations: count-10M (every key new, nothing cleared) peaks ~110 MB higher (601–603
- * against 703–725 MB at 2M events) at the same CPU.
+ * it fires) is never written. At 12,288, Nexmark q8-rocksdb (a window's ~80K cells) wrote and
+ * then deleted nearly all of them: 2.78–3.30 process CPU-µs/event against 2.06–2.13 at this bound,
+ * peak RSS 333–344 MB against 253–256. The write batch reuses the operations of this many
+ * (REUSED_OPS), so a full batch allocates none per entry.
  */
-const HELD_CELLS = REUSED_OPS * 8
+const HELD_CELLS = REUSED_OPS
 
 /**
  * Deferred write-back holds list elements up to this share of the cache's budget (heldBytes): a

@@ -3,7 +3,7 @@
 import { join } from 'node:path'
 import RocksDB from 'rocksdb-native'
 import { afterEach, describe, expect, it } from 'vitest'
-import { NativeReadBatch, NativeWriteBatch } from '../../../state/rocksdb/native-batch.js'
+import { NativeReadBatch, NativeWriteBatch, REUSED_OPS } from '../../../state/rocksdb/native-batch.js'
 import { cleanup, openRawDb, tempDir } from './harness.js'
 
 afterEach(cleanup)
@@ -93,6 +93,55 @@ describe('NativeWriteBatch and NativeReadBatch', () => {
     for (const k of keys) r.addBytes(Buffer.from(k, 'latin1'), k.length)
     const values = await r.read(false)
     for (let i = 0; i < keys.length; i++) expect(values[i]?.toString('latin1')).toBe(expected.get(keys[i]!))
+  })
+
+  it('a full deferred write-back batch reuses its operations and byte lanes, and each batch writes its own values', async () => {
+    const db = await openRawDb()
+    const w = new NativeWriteBatch(db)
+    const r0 = (w as unknown as { r: { ops: object[]; lanes: ({ views: object[] } | undefined)[] } }).r
+    const ops = r0.ops
+    // What deferred write-back holds before it writes (write-back.ts, HELD_CELLS): a full batch.
+    const n = 131_072
+    expect(REUSED_OPS).toBeGreaterThanOrEqual(n)
+    const key = Buffer.alloc(16)
+    const value = Buffer.alloc(12)
+    let kept: object[] = []
+    for (let batch = 0; batch < 4; batch++) {
+      // The same keys each time (in another order), each batch its own values: a view or operation
+      // left pointing at an earlier batch's bytes would write that batch's value.
+      for (let i = 0; i < n; i++) {
+        const k = (i * 7919 + batch) % n
+        key.fill(0x6b).writeUInt32BE(k, 12)
+        value.fill(0).writeUInt32BE(batch, 0)
+        value.writeUInt32BE(k, 8)
+        w.putBytes(key, 16, value, 12)
+      }
+      await w.apply()
+      expect(ops).toHaveLength(n)
+      const views = [...r0.lanes[16]!.views, ...r0.lanes[12]!.views]
+      expect(views).toHaveLength(2 * n)
+      // The first batch grows the lanes (views into a grown buffer are made again once); from then on
+      // nothing is made again.
+      if (batch === 1) kept = [...ops, ...views]
+      else if (batch > 1) expect([...ops, ...views].every((o, i) => o === kept[i])).toBe(true)
+      const r = new NativeReadBatch(db)
+      for (let k = 0; k < n; k += 997) {
+        key.fill(0x6b).writeUInt32BE(k, 12)
+        r.addBytes(key, 16)
+      }
+      const got = await r.read(false)
+      got.forEach((v, j) => {
+        expect(v?.readUInt32BE(0)).toBe(batch)
+        expect(v?.readUInt32BE(8)).toBe(j * 997)
+      })
+    }
+    // A batch past what is kept still writes every entry; its extra operations are not kept.
+    for (let i = 0; i < n + 10; i++) w.put(Buffer.from(`z${i}`), Buffer.from(`${i}`))
+    await w.apply()
+    expect(ops).toHaveLength(n)
+    const r = new NativeReadBatch(db)
+    r.addBytes(Buffer.from(`z${n + 9}`), `z${n + 9}`.length)
+    expect((await r.read(false))[0]?.toString()).toBe(`${n + 9}`)
   })
 
   it('deletes single keys and ranges, in order with the puts of the same batch', async () => {
