@@ -1,8 +1,8 @@
 // EXPLAIN of deduplication and Top-N: which operator the rank rules chose, its keys, range and
 // changelog, its state (shape, key, TTL, bounded) and the unbounded-state warning.
 import { describe, expect, it } from 'vitest'
-import { Session } from '../../engine/session.js'
 import { refusal } from './refused.js'
+import { explainAfter } from '../support/explain.js'
 
 const DDL = `
 CREATE TABLE bid (
@@ -11,12 +11,8 @@ CREATE TABLE bid (
 ) WITH ('connector' = 'nexmark', 'nexmark.events.num' = '1000');
 `
 
-async function explain(sql: string): Promise<string> {
-  const session = new Session({ println: () => undefined })
-  await session.executeSql(DDL)
-  const r = (await session.executeSql(sql)).at(-1)!
-  if (r.kind !== 'explain') throw new Error(`expected an explain result, got ${r.kind}`)
-  return r.text
+function explain(sql: string): Promise<string> {
+  return explainAfter(DDL, sql)
 }
 
 const topN = (fn: string, over: string, cond: string, cols = '*') => `SELECT ${cols} FROM (SELECT *, ${fn} OVER (${over}) AS rn FROM bid) WHERE ${cond}`

@@ -2,7 +2,7 @@
 // call into its accumulator columns, and a GlobalGroupAggregate after it merging them (Flink's names
 // and layout); a global aggregate's partial rows go to a single subtask.
 import { describe, expect, it } from 'vitest'
-import { Session } from '../../engine/session.js'
+import { explainAfter } from '../support/explain.js'
 
 const DDL = `
 CREATE TABLE bid (
@@ -11,12 +11,8 @@ CREATE TABLE bid (
 ) WITH ('connector' = 'nexmark', 'nexmark.events.num' = '1000');
 `
 
-async function explain(sql: string): Promise<string> {
-  const session = new Session({ println: () => undefined })
-  await session.executeSql(DDL)
-  const r = (await session.executeSql(sql)).at(-1)!
-  if (r.kind !== 'explain') throw new Error(`expected an explain result, got ${r.kind}`)
-  return r.text
+function explain(sql: string): Promise<string> {
+  return explainAfter(DDL, sql)
 }
 
 describe('EXPLAIN of a two-phase GROUP BY', () => {

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest'
 import { Session } from '../../engine/session.js'
 import { WeirError } from '../../common/errors.js'
 import { refusal } from './refused.js'
+import { explainAfter } from '../support/explain.js'
 
 const DDL = `
 CREATE TABLE bid (auction BIGINT, bidder BIGINT, price BIGINT NOT NULL, channel STRING, dateTime TIMESTAMP(3))
@@ -14,12 +15,8 @@ CREATE TABLE auction (id BIGINT NOT NULL, seller BIGINT, category BIGINT, reserv
   WITH ('connector' = 'datagen', 'number-of-rows' = '10');
 `
 
-async function explain(sql: string): Promise<string> {
-  const session = new Session({ println: () => undefined })
-  await session.executeSql(DDL)
-  const r = (await session.executeSql(sql)).at(-1)!
-  if (r.kind !== 'explain') throw new Error(`expected an explain result, got ${r.kind}`)
-  return r.text
+function explain(sql: string): Promise<string> {
+  return explainAfter(DDL, sql)
 }
 
 describe('EXPLAIN of subqueries', () => {

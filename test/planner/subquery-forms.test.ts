@@ -3,8 +3,8 @@
 // and of correlated scalar subqueries (the subquery grouped by its correlation, joined per key); and
 // the forms still refused, with a caret on what Weir cannot plan and what it supports instead.
 import { describe, expect, it } from 'vitest'
-import { Session } from '../../engine/session.js'
 import { refusal } from './refused.js'
+import { explainAfter } from '../support/explain.js'
 
 const DDL = `
 CREATE TABLE bid (auction BIGINT, bidder BIGINT, price BIGINT NOT NULL, channel STRING, dateTime TIMESTAMP(3))
@@ -13,12 +13,8 @@ CREATE TABLE auction (id BIGINT NOT NULL, seller BIGINT, category BIGINT, reserv
   WITH ('connector' = 'datagen', 'number-of-rows' = '10');
 `
 
-async function explain(sql: string): Promise<string> {
-  const session = new Session({ println: () => undefined })
-  await session.executeSql(DDL)
-  const r = (await session.executeSql(sql)).at(-1)!
-  if (r.kind !== 'explain') throw new Error(`expected an explain result, got ${r.kind}`)
-  return r.text
+function explain(sql: string): Promise<string> {
+  return explainAfter(DDL, sql)
 }
 
 describe('EXPLAIN of the subquery forms', () => {
