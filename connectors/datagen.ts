@@ -10,7 +10,7 @@ import { Mulberry32 } from '../common/random.js'
 import type { Row } from '../core/batch.js'
 import type { ConnectorFactory, ConnectorOptions, SourceChunk, SourceContext, SourceReader, SplitPosition } from './api.js'
 import { datagenPosition, freshDatagenSplits, restoredDatagenSplits, type RowSkipper } from './datagen-splits.js'
-import { EventLoopYielder, sleep } from '../core/yield.js'
+import { EventLoopYielder } from '../core/yield.js'
 import { about, aboutKey, aboutValue, bigintOption, boolOption, checkKnownOptions, closest, durationOption, enumOption, intOption,
   numberOption } from './options.js'
 
@@ -392,15 +392,7 @@ class DatagenReader implements SourceReader {
     // Rows are due at the reader's rate (from the start, or from the restore): wait until the first row of this chunk is due.
     const due = this.startedAt + (this.emitted / this.rate) * 1000
     const wait = due - Date.now()
-    if (wait > 0) {
-      if (!(await sleep(wait, signal))) return null
-    } else {
-      const turn = this.yielder.due()
-      if (turn !== null) {
-        await turn
-        if (signal.aborted) return null
-      }
-    }
+    if (!(await this.yielder.waitFor(wait, signal))) return null
     const left = Math.ceil((total - split.rows) / split.stride)
     const chunk = Math.min(Math.max(1, this.ctx.batchSize), Math.max(1, Math.ceil(this.rate / 10)), left)
     const rows: Row[] = new Array(chunk)

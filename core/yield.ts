@@ -8,6 +8,17 @@ export class EventLoopYielder {
 
   constructor(private readonly everyMs = 20) {}
 
+  /**
+   * Waits until a paced reader's next rows are due, `wait` ms from now (a reader that is behind, or not
+   * paced, gives the event loop its turn when one is due instead); false once `signal` has aborted.
+   */
+  async waitFor(wait: number, signal: AbortSignal): Promise<boolean> {
+    if (wait > 0) return sleep(wait, signal)
+    const turn = this.due()
+    if (turn !== null) await turn
+    return !signal.aborted
+  }
+
   /** A promise resolving on the next event-loop turn when one is due, else null. */
   due(): Promise<void> | null {
     const now = performance.now()

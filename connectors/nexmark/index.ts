@@ -8,7 +8,7 @@ import type { ConnectorFactory, SourceChunk, SourceContext, SourceReader, SplitP
 import { nexmarkBounded, resolveNexmarkConfig, type NexmarkConfig } from './config.js'
 import { auctionRowBuilder, bidRowBuilder, NexmarkModel, personRowBuilder, type RowBuilder } from './generator.js'
 import { freshSplits, restoredSplits, splitPosition, type NexmarkSplit } from './splits.js'
-import { EventLoopYielder, sleep } from '../../core/yield.js'
+import { EventLoopYielder } from '../../core/yield.js'
 
 export { resolveNexmarkConfig } from './config.js'
 
@@ -168,15 +168,7 @@ class NexmarkReader implements SourceReader {
     // Paced: wait until the chunk's first event is due (the split's events are the stream's numbers, so every subtask keeps to
     // the one clock and together they make 'event.rate'); a chunk spans at most a tenth of a second of events.
     const wait = maxEmitSpeed ? 0 : this.dueAt(split.event) - Date.now()
-    if (wait > 0) {
-      if (!(await sleep(wait, signal))) return null
-    } else {
-      const turn = this.yielder.due()
-      if (turn !== null) {
-        await turn
-        if (signal.aborted) return null
-      }
-    }
+    if (!(await this.yielder.waitFor(wait, signal))) return null
     if (!maxEmitSpeed) limit = split.event + Math.max(1, Math.ceil(rate / 10))
     const rows: Row[] = []
     // At the split's next event of its own, so the split furthest behind in event time is read first.
