@@ -31,8 +31,8 @@ CREATE TABLE bid (
 
 const sink = (columns: string): string => `CREATE TABLE sink (${columns}) WITH ('connector' = 'blackhole');\n`
 
-/** Where the checkpointed variants put their checkpoints (query.ts empties it before and after). */
-export const BENCH_CHECKPOINTS = join(tmpdir(), 'weir-bench-checkpoints')
+/** Where the checkpointed variants put their checkpoints (query.ts empties it before and after): this process's own, so benchmarks run side by side keep theirs. */
+export const BENCH_CHECKPOINTS = join(tmpdir(), `weir-bench-checkpoints-${process.pid}`)
 const checkpointEvery = (interval: string): string =>
   `SET 'execution.checkpointing.interval' = '${interval}';\nSET 'state.checkpoints.dir' = 'file://${BENCH_CHECKPOINTS}';\n`
 const rocksdb = (cache: string): string => `SET 'state.backend' = 'rocksdb';\nSET 'state.cache.size' = '${cache}';\n`
