@@ -422,8 +422,8 @@ export class AggregateHandler {
     this.setNamespace(targetNs)
   }
 
-  mergePlain(target: Accumulator, source: Accumulator): void {
-    target[0] = (target[0] as number) + (source[0] as number)
+  mergePlain(target: Accumulator, source: Accumulator, at = 0): void {
+    target[0] = (target[0] as number) + (source[at] as number)
     this.more?.mergePlain(target, source)
     this.user?.mergePlain(target, source)
     const ops = this.pOps, slots = this.pSlots
@@ -432,34 +432,34 @@ export class AggregateHandler {
       switch (ops[i]) {
         case COUNT_STAR:
         case COUNT:
-          target[s] = (target[s] as number) + (source[s] as number)
+          target[s] = (target[s] as number) + (source[at + s] as number)
           break
         case SUM_DBL:
         case AVG_DBL:
-          target[s] = (target[s] as number) + (source[s] as number)
-          target[s + 1] = (target[s + 1] as number) + (source[s + 1] as number)
+          target[s] = (target[s] as number) + (source[at + s] as number)
+          target[s + 1] = (target[s + 1] as number) + (source[at + s + 1] as number)
           break
         case SUM_INT: {
           const sh = this.pShifts[i]!
-          target[s] = (((target[s] as number) + (source[s] as number)) << sh) >> sh
-          target[s + 1] = (target[s + 1] as number) + (source[s + 1] as number)
+          target[s] = (((target[s] as number) + (source[at + s] as number)) << sh) >> sh
+          target[s + 1] = (target[s + 1] as number) + (source[at + s + 1] as number)
           break
         }
         case SUM_LONG:
         case AVG_INT:
-          target[s] = add64(target[s] as Int64, source[s] as Int64)
-          target[s + 1] = (target[s + 1] as number) + (source[s + 1] as number)
+          target[s] = add64(target[s] as Int64, source[at + s] as Int64)
+          target[s + 1] = (target[s + 1] as number) + (source[at + s + 1] as number)
           break
         case SUM_DEC:
         case AVG_DEC:
-          target[s] = (target[s] as bigint) + (source[s] as bigint)
-          target[s + 1] = (target[s + 1] as number) + (source[s + 1] as number)
+          target[s] = (target[s] as bigint) + (source[at + s] as bigint)
+          target[s + 1] = (target[s + 1] as number) + (source[at + s + 1] as number)
           break
         case MIN:
-          if (source[s] !== null && (target[s] === null || (source[s] as number) < (target[s] as number))) target[s] = source[s]
+          if (source[at + s] !== null && (target[s] === null || (source[at + s] as number) < (target[s] as number))) target[s] = source[at + s]
           break
         case MAX:
-          if (source[s] !== null && (target[s] === null || (source[s] as number) > (target[s] as number))) target[s] = source[s]
+          if (source[at + s] !== null && (target[s] === null || (source[at + s] as number) > (target[s] as number))) target[s] = source[at + s]
           break
       }
     }

@@ -73,9 +73,10 @@ export class GroupAggregateOperator implements Operator {
         prev = this.result(keyRow, acc)
       }
       if (this.merging) {
-        // The local aggregates' partial rows ([...keys, ...accumulator]) of this key: insert-only.
+        // The local aggregates' partial rows ([...keys, ...accumulator]) of this key, insert-only: merged from
+        // the accumulator's first column on (mergePlain's `at`; plain calls only, so no maps or user aggregates).
         const nk = this.keyIdx.length
-        for (; i !== -1; i = next[i]!) handler.mergePlain(acc, rows[i]!.slice(nk))
+        for (; i !== -1; i = next[i]!) handler.mergePlain(acc, rows[i]!, nk)
       } else if (kinds === null) {
         for (; i !== -1; i = next[i]!) handler.accumulate(acc, rows[i]!)
       } else {
