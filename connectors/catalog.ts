@@ -20,8 +20,8 @@ const loaded = new Map<string, ConnectorFactory>()
 /** The names of every connector, sorted. */
 export const CONNECTOR_NAMES: readonly string[] = Object.keys(MODULES).sort()
 
-/** A name as the catalog keys it: exact, else trimmed and lower-cased (as `getConnector` matches them). */
-function keyOf(name: string): string {
+/** A connector's name as written in a table's options, as Weir keys it: exact, else trimmed and lower-cased. */
+export function connectorKey(name: string): string {
   return Object.hasOwn(MODULES, name) ? name : name.trim().toLowerCase()
 }
 
@@ -32,13 +32,13 @@ export function addConnectors(factories: readonly ConnectorFactory[]): void {
 
 /** Imports the module of the connector called `name` (matched as `getConnector` matches), or undefined for an unknown name. */
 export async function importConnector(name: string): Promise<ConnectorFactory | undefined> {
-  const key = keyOf(name)
+  const key = connectorKey(name)
   return Object.hasOwn(MODULES, key) ? MODULES[key]!() : undefined
 }
 
 /** Imports the connectors called `names` that are not loaded yet (unknown names are left to `loadedConnector` to report). */
 export async function loadConnectors(names: Iterable<string>): Promise<void> {
-  const missing = [...new Set([...names].map(keyOf))].filter(n => !loaded.has(n))
+  const missing = [...new Set([...names].map(connectorKey))].filter(n => !loaded.has(n))
   addConnectors((await Promise.all(missing.map(importConnector))).filter(f => f !== undefined))
 }
 
@@ -48,7 +48,7 @@ export async function loadConnectors(names: Iterable<string>): Promise<void> {
  * @example loadedConnector('nexmark').source!.splittable // true
  */
 export function loadedConnector(name: string): ConnectorFactory {
-  const f = loaded.get(keyOf(name))
+  const f = loaded.get(connectorKey(name))
   if (f === undefined) {
     throw WeirError.internal(`connector '${name}' is not loaded on this thread`, { help: 'this is a bug in Weir; please report it with the job' })
   }

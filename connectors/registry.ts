@@ -2,7 +2,7 @@
 // catalog.ts loads them one by one for worker threads).
 import { WeirError } from '../common/errors.js'
 import type { ConnectorFactory } from './api.js'
-import { addConnectors } from './catalog.js'
+import { addConnectors, connectorKey } from './catalog.js'
 import { blackholeConnector } from './blackhole.js'
 import { datagenConnector } from './datagen.js'
 import { filesystemConnector } from './filesystem/index.js'
@@ -24,7 +24,7 @@ addConnectors(ALL)
  * @example getConnector('filesystem').source!.validate({ path: 'data.json' }, schema)
  */
 export function getConnector(name: string): ConnectorFactory {
-  const exact = CONNECTORS.get(name) ?? CONNECTORS.get(name.trim().toLowerCase())
+  const exact = CONNECTORS.get(connectorKey(name))
   if (exact !== undefined) return exact
   const guess = closest(name, CONNECTORS.keys())
   throw WeirError.connector(`unknown connector '${name}'`, {
