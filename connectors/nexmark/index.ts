@@ -164,12 +164,11 @@ class NexmarkReader implements SourceReader {
     }
     const split = this.splits[at]!
     const { rate, maxEmitSpeed } = this.gen.config
-    let limit = Infinity
     // Paced: wait until the chunk's first event is due (the split's events are the stream's numbers, so every subtask keeps to
     // the one clock and together they make 'event.rate'); a chunk spans at most a tenth of a second of events.
     const wait = maxEmitSpeed ? 0 : this.dueAt(split.event) - Date.now()
     if (!(await this.yielder.waitFor(wait, signal))) return null
-    if (!maxEmitSpeed) limit = split.event + Math.max(1, Math.ceil(rate / 10))
+    const limit = maxEmitSpeed ? Infinity : split.event + Math.max(1, Math.ceil(rate / 10))
     const rows: Row[] = []
     // At the split's next event of its own, so the split furthest behind in event time is read first.
     split.event = nextOwn({ ...split, event: this.fillSplit(split, rows, Math.max(1, this.ctx.batchSize), limit) }, this.gen.config.maxEvents)
