@@ -3,20 +3,23 @@
 // at another; on heap and on RocksDB. The caller compares the sink's committed rows.
 import { mkdtempSync } from 'node:fs'
 import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { expect } from 'vitest'
 import { Session } from '../../engine/session.js'
 import type { JobMetrics } from '../../runtime/executor.js'
+import type { FaultInjector } from '../../runtime/faults.js'
 import { hasCommittedRows } from './debezium-files.js'
 
 /** Runs the one INSERT job of `sql` (mini-batch off) to its end, or until `signal` aborts. */
-export async function runInsertJob(sql: string, options: Record<string, string>, signal?: AbortSignal,
-  onCheckpoint?: (id: number) => void): Promise<JobMetrics>
+export async function runInsertJob(sql: string, options: Record<string, string>, signal?: AbortSignal, onCheckpoint?: (id: number) => void,
+  faults?: FaultInjector): Promise<JobMetrics>
 {
   const session = new Session({
     println: () => undefined,
     signal,
     options: { 'table.exec.mini-batch.enabled': 'false', ...options },
     onCheckpoint: (_job, id) => onCheckpoint?.(id),
+    faults,
   })
   await session.executeSql(sql)
   const [metrics] = await session.awaitJobs()
@@ -64,7 +67,7 @@ export async function checkpointedThenRestored(opts: {
   const first = await runInsertJob(opts.sql, { ...options, 'parallelism.default': String(a), 'execution.worker-threads': 'true' }, cancel.signal, id => {
     // Only after a checkpoint that committed rows: one taken before the source's first chunk holds no position.
     if (id >= 1 && hasCommittedRows(out)) cancel.abort()
-  })
+  }, holdEndUntil(cancel.signal))
   opts.onRun?.(first)
   expect(first.cancelled).toBe(true)
   expect(first.checkpointsCompleted).toBeGreaterThanOrEqual(1)
@@ -72,4 +75,19 @@ export async function checkpointedThenRestored(opts: {
   opts.onRun?.(second)
   expect(second.cancelled).toBe(false)
   expect(second.sourceRecordsRead, 'the restored run resumed midway').toBeLessThan(opts.sourceRows)
+}
+
+/**
+ * Holds the end of each source read on the job's thread until `cancelled` aborts (at most 5 s): on a
+ * loaded host the first run could otherwise read all of its input before a checkpoint committed rows,
+ * and end uncancelled. (Sources read on worker threads are not held: the hook runs on this thread.)
+ */
+function holdEndUntil(cancelled: AbortSignal): FaultInjector {
+  return {
+    at: (point, detail) => {
+      if (point !== 'source-end' || (detail as { cancelled: boolean }).cancelled || cancelled.aborted) return
+      const aborted = new Promise<void>(resolve => cancelled.addEventListener('abort', () => resolve(), { once: true }))
+      return Promise.race([aborted, sleep(5000, undefined, { ref: false })])
+    },
+  }
 }
