@@ -60,6 +60,25 @@ export function bytesOfBase64(text: string): Uint8Array | null {
   return new Uint8Array(Buffer.from(t, 'base64'))
 }
 
+/**
+ * SQL's order of two values of one type for MIN, MAX and ORDER BY: NaN after every other number
+ * (DuckDB, PostgreSQL and Java's Double.compare order it so), whatever the order rows arrive in —
+ * with < and > alone NaN is neither below nor above anything, and the first value seen would win.
+ */
+export function before(v: unknown, than: unknown): boolean {
+  return (v as number) < (than as number) || (than !== than && v === v)
+}
+
+/** `v` comes after `than` in the order of `before` (NaN after every other number). */
+export function after(v: unknown, than: unknown): boolean {
+  return (v as number) > (than as number) || (v !== v && than === than)
+}
+
+/** Equal values, NaN equal to NaN (for a retracted extreme). */
+export function sameValue(a: unknown, b: unknown): boolean {
+  return a === b || (a !== a && b !== b)
+}
+
 /** -1, 0 or 1: bytes compared unsigned, one by one, a prefix first (as Flink orders BINARY values). */
 export function compareBytes(a: Uint8Array, b: Uint8Array): number {
   const n = Math.min(a.length, b.length)

@@ -12,6 +12,7 @@ import { HLL_INITIAL, hllAdd, hllEstimate } from './hyperloglog.js'
 import { addToBucket, SKETCH_INITIAL, sketchAdd, sketchPercentile } from './ddsketch.js'
 import type { DataType } from '../common/types.js'
 import { exactPercentiles } from './percentile.js'
+import { after, before } from '../common/values.js'
 
 // Kinds. Slots of each (from its first slot s):
 //   OBJECT          [entries, JSON text | null (stale)]      MapState<key, JSON text of the value>
@@ -335,7 +336,7 @@ function objectText(state: MapState<string, string>): string {
 
 /** A total order on values of one SQL type (numbers, bigints, strings, booleans; nested values by their JSON). */
 function compareValues(a: unknown, b: unknown): number {
-  if ((typeof a === 'number' || typeof a === 'bigint') && (typeof b === 'number' || typeof b === 'bigint')) return a < b ? -1 : a > b ? 1 : 0
+  if ((typeof a === 'number' || typeof a === 'bigint') && (typeof b === 'number' || typeof b === 'bigint')) return before(a, b) ? -1 : after(a, b) ? 1 : 0
   const x = typeof a === 'string' ? a : JSON.stringify(a, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))
   const y = typeof b === 'string' ? b : JSON.stringify(b, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))
   return x < y ? -1 : x > y ? 1 : 0

@@ -7,6 +7,7 @@ import { mapState, valueState } from '../core/keyed-state.js'
 import type { AggCall } from '../core/aggregates.js'
 import type { Row } from '../core/batch.js'
 import { integralBits, isFloat } from '../common/types.js'
+import { after, before, sameValue } from '../common/values.js'
 import { add64, div64, sub64, wrapInt, type Int64 } from '../common/int64.js'
 import { MORE_AGGREGATES, MoreAggregates, moreInitialSlots, moreSlots } from './aggregates-more.js'
 import { isKeyedAggregate, KEYED_SLOTS, KeyedAggregates, keyedInitialSlots } from './aggregates-keyed.js'
@@ -275,12 +276,12 @@ export class AggregateHandler {
         }
         case MIN: {
           const v = row[args[i]!]
-          if (v != null && (acc[s] === null || (v as number) < (acc[s] as number))) acc[s] = v
+          if (v != null && (acc[s] === null || before(v, acc[s]))) acc[s] = v
           break
         }
         case MAX: {
           const v = row[args[i]!]
-          if (v != null && (acc[s] === null || (v as number) > (acc[s] as number))) acc[s] = v
+          if (v != null && (acc[s] === null || after(v, acc[s]))) acc[s] = v
           break
         }
       }
@@ -456,10 +457,10 @@ export class AggregateHandler {
           target[s + 1] = (target[s + 1] as number) + (source[at + s + 1] as number)
           break
         case MIN:
-          if (source[at + s] !== null && (target[s] === null || (source[at + s] as number) < (target[s] as number))) target[s] = source[at + s]
+          if (source[at + s] !== null && (target[s] === null || before(source[at + s], target[s]))) target[s] = source[at + s]
           break
         case MAX:
-          if (source[at + s] !== null && (target[s] === null || (source[at + s] as number) > (target[s] as number))) target[s] = source[at + s]
+          if (source[at + s] !== null && (target[s] === null || after(source[at + s], target[s]))) target[s] = source[at + s]
           break
       }
     }
@@ -501,13 +502,13 @@ export class AggregateHandler {
           break
         case MIN_MAP:
           if (acc[s + 1] === true) break // stale: recomputed from the map when read
-          if (sign > 0) { if (acc[s] === null || (v as number) < (acc[s] as number)) acc[s] = v }
-          else if (acc[s] === v) acc[s + 1] = true
+          if (sign > 0) { if (acc[s] === null || before(v, acc[s])) acc[s] = v }
+          else if (sameValue(acc[s], v)) acc[s + 1] = true
           break
         case MAX_MAP:
           if (acc[s + 1] === true) break
-          if (sign > 0) { if (acc[s] === null || (v as number) > (acc[s] as number)) acc[s] = v }
-          else if (acc[s] === v) acc[s + 1] = true
+          if (sign > 0) { if (acc[s] === null || after(v, acc[s])) acc[s] = v }
+          else if (sameValue(acc[s], v)) acc[s + 1] = true
           break
       }
     }
@@ -520,7 +521,7 @@ export class AggregateHandler {
     let best: unknown = null
     for (const [v, c] of m.state.entries()) {
       if (c <= 0) continue
-      if (best === null || (min ? (v as number) < (best as number) : (v as number) > (best as number))) best = v
+      if (best === null || (min ? before(v, best) : after(v, best))) best = v
     }
     acc[s] = best
     acc[s + 1] = false

@@ -3,14 +3,14 @@
 // ROW_NUMBER among peers is then the same in every run, after a restore and at any parallelism.
 import type { Row } from '../../core/batch.js'
 import type { OrderKey } from '../../core/rank.js'
-import { compareBytes } from '../../common/values.js'
+import { after, before, compareBytes } from '../../common/values.js'
 
 export type RowCompare = (a: Row, b: Row) => number
 
-/** SQL values of one column type compare with < and > (numbers and bigints mix correctly); NULL is placed by the caller. */
+/** SQL values of one column type compare with < and > (numbers and bigints mix correctly; NaN after every number); NULL is placed by the caller. */
 function compareValues(x: unknown, y: unknown): number {
   if (x instanceof Uint8Array) return compareBytes(x, y as Uint8Array)
-  return (x as number) < (y as number) ? -1 : (x as number) > (y as number) ? 1 : 0
+  return before(x, y) ? -1 : after(x, y) ? 1 : 0
 }
 
 /** Compares rows by the ORDER BY keys only: 0 for peers. */
