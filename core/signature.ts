@@ -63,10 +63,11 @@ function ownSignature(node: PhysicalNode): Record<string, unknown> {
     case 'GroupAggregate':
       return { kind: spec.kind, keys: keyNames(node, spec.keys.length), aggregates: spec.aggs.map(describeAgg), inputUpdating: spec.inputUpdating }
     case 'WindowAggregate':
-      // layout 'slices': a HOP keeps accumulators per slice (core/window-slicing.ts) since the field was
-      // added; such a window of an earlier checkpoint kept them per window, which is no longer read.
+      // layout 'key-slices': a HOP keeps its slices' accumulators in one entry per key, with one timer
+      // (operators/hop-slices.ts). Before: no layout (accumulators per window), then 'slices' (an entry
+      // per (key, slice) and a timer per (key, window)); neither is read any more.
       return { kind: spec.kind, keys: keyNames(node, spec.keys.length), aggregates: spec.aggs.map(describeAgg), window: { ...spec.window },
-        time: spec.timeDomain, ...(slicesHop(spec) ? { layout: 'slices' } : {}) }
+        time: spec.timeDomain, ...(slicesHop(spec) ? { layout: 'key-slices' } : {}) }
     case 'Join': {
       // Which side is outer and how each side is keyed decide what its entries mean.
       // appended: an inner insert-only side without a unique key keeps chunks of rows in a list

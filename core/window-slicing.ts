@@ -8,7 +8,7 @@ import type { WindowAggregateSpec } from './job-graph.js'
 /** Aggregates that merge from their accumulators alone (no value maps, no user state). */
 const PLAIN: ReadonlySet<AggFunctionName> = new Set(['COUNT', 'SUM', 'MIN', 'MAX', 'AVG'])
 
-/** Whether the window aggregate keeps one accumulator per (key, slice) (the operator checks its handler agrees). */
+/** Whether the window aggregate keeps accumulators per slice (the operator checks its handler agrees). */
 export function slicesHop(spec: WindowAggregateSpec): boolean {
   const w = spec.window
   return spec.timeDomain === 'event' && w.kind === 'HOP' && w.size > w.slide && w.size % w.slide === 0

@@ -3,13 +3,9 @@
 // at end − 1 emits the final row [...keys, ...aggs, window_start, window_end, window_time] and clears it.
 //
 // An event-time HOP whose size is a multiple of its slide, over aggregates that merge without state
-// (AggregateHandler.plainOnly), keeps one accumulator per (key, slice) instead, as Flink's sliced
-// windows do: a slice is one slide wide and named by its end, so a row updates one accumulator, not
-// size / slide of them. A new slice registers the timers of its windows not fired yet (deduplicated
-// with its neighbours'); the timer at a window's end − 1 merges the window's slices (all prefetched for
-// it), emits it, and clears its oldest slice, which no later window holds. (Registering the next
-// window's timer only as a window fires would save timers, but a due one then fires in the same
-// watermark step with slices no prefetch loaded.)
+// (AggregateHandler.plainOnly), keeps accumulators per slice instead, as Flink's sliced windows do: a
+// slice is one slide wide, so a row updates one accumulator, not size / slide of them. A key's slices
+// are one state entry with one pending timer (operators/hop-slices.ts).
 import { invariant } from '../common/assert.js'
 import { WeirError } from '../common/errors.js'
 import { BatchBuilder, RowKind, type Batch, type Row } from '../core/batch.js'
@@ -18,6 +14,7 @@ import { slicesHop } from '../core/window-slicing.js'
 import type { Operator, OperatorContext, OperatorDescriptor, TimerDomain } from '../core/operator.js'
 import { valueState, type KeyRef, type Namespace, type PrefetchRequest, type ValueState } from '../core/keyed-state.js'
 import { AggregateHandler, KeyGrouper, type Accumulator } from './aggregates.js'
+import { HopSlices } from './hop-slices.js'
 import { assignWindowEnds, floorMod, maxWindowsPerRow, validateWindow, windowStartOf, type AlignedWindowSpec } from './windows.js'
 
 /** Numbers per session in the 'sessions' state: start, end, namespace, pending timer. */
@@ -43,10 +40,8 @@ export class WindowAggregateOperator implements Operator {
   private readonly handler: AggregateHandler
   private readonly eventTime: boolean
   private readonly aligned: AlignedWindowSpec | null
-  /** Sliced HOP (see the file's head): the slide, or 0 when windows are kept whole. */
-  private readonly slide: number
-  /** Sliced HOP: the window's size. */
-  private readonly size: number
+  /** Sliced HOP (see the file's head), or null when windows are kept whole. */
+  private readonly slices: HopSlices | null
   private readonly gap: number
   private ctx!: OperatorContext
   private readonly grouper = new KeyGrouper()
@@ -91,16 +86,21 @@ export class WindowAggregateOperator implements Operator {
     // Window aggregates take insert-only input (the planner rejects updating input).
     // One decision (core/window-slicing.ts) for this operator, EXPLAIN and the checkpoint's signature.
     const w = spec.window
+    this.handler = new AggregateHandler(spec.aggs, { retracting: false })
     const sliced = slicesHop(spec) && w.kind === 'HOP'
-    this.slide = sliced ? w.slide : 0
-    this.size = sliced ? w.size : 0
-    // Slices under a state name of their own: a checkpoint of whole windows is never read as slices.
-    this.handler = new AggregateHandler(spec.aggs, { retracting: false, ...(sliced ? { statePrefix: 'slice-' } : {}) })
     invariant(!sliced || this.handler.plainOnly, 'a sliced HOP window aggregate keeps state beside its accumulators')
+    // Slices under a state of their own (hop-slices.ts): a checkpoint of whole windows is never read as slices.
+    this.slices = sliced
+      ? new HopSlices(this.handler, w.size, w.slide, w.offset, spec.timeIndex, (key, acc, start, end) => this.emitWindow(key, acc, start, end))
+      : null
   }
 
   open(ctx: OperatorContext): void {
     this.ctx = ctx
+    if (this.slices !== null) {
+      this.slices.open(ctx)
+      return
+    }
     this.handler.open(ctx.state)
     if (this.aligned === null) this.sessions = ctx.state.getValueState(valueState<number[]>(SESSION_LIST[0]!))
     this.accStates = this.handler.stateNames()
@@ -154,12 +154,7 @@ export class WindowAggregateOperator implements Operator {
   timerStateRequests(key: KeyRef, namespace: Namespace): readonly PrefetchRequest[] {
     if (!this.eventTime) return [{ key }]
     if (this.aligned === null) return [{ key, namespace: '', states: SESSION_LIST }, { key, namespace, states: this.accStates }]
-    if (this.slide > 0) {
-      // Every slice of the window ending at `namespace`.
-      const out: PrefetchRequest[] = []
-      for (let s = (namespace as number) - this.size + this.slide; s <= (namespace as number); s += this.slide) out.push({ key, namespace: s })
-      return out
-    }
+    if (this.slices !== null) return this.slices.timerStateRequests(key)
     return [{ key, namespace }]
   }
 
@@ -172,27 +167,22 @@ export class WindowAggregateOperator implements Operator {
       for (let i = 0; i < rows.length; i++) add(keys[i]!, undefined)
       return
     }
+    if (this.slices !== null) {
+      this.slices.stateRequests(rows, keys, add)
+      return
+    }
     const window = this.aligned
     const ends = this.rowEnds
     const timeIndex = this.spec.timeIndex
     const wm = ctx.timers.currentWatermark()
-    const slide = this.slide
-    // A row in one window (TUMBLE) or slice (sliced HOP) asks only if the key's last such row asked for
-    // another: rows of a key share its KeyRef, and most of a batch's rows repeat a (key, window).
+    // A row in one window (TUMBLE) asks only if the key's last such row asked for another: rows of a
+    // key share its KeyRef, and most of a batch's rows repeat a (key, window).
     const asked = this.asked
     for (let i = 0; i < rows.length; i++) {
       const row = rows[i]!
       const ts = row[timeIndex] as number | null
       if (ts == null) continue
       const key = keys[i]!
-      if (slide > 0) {
-        const end = this.sliceEnd(ts)
-        if (end + this.size - slide - 1 > wm && asked.get(key) !== end) {
-          asked.set(key, end)
-          add(key, end)
-        }
-        continue
-      }
       const count = assignWindowEnds(window, ts, ends)
       if (count === 1) {
         const end = ends[0]!
@@ -220,7 +210,7 @@ export class WindowAggregateOperator implements Operator {
       }
     }
     const ng = this.grouper.group(rows, ctx.keysOf(rows, input))
-    if (this.slide > 0) this.processSlices(rows, ng)
+    if (this.slices !== null) ctx.metrics.lateRecordsDropped += this.slices.process(rows, this.grouper, ng)
     else if (this.aligned !== null) this.processAligned(rows, ng, this.aligned)
     else this.processSessions(rows, ng)
     this.grouper.release()
@@ -228,7 +218,7 @@ export class WindowAggregateOperator implements Operator {
 
   onTimer(timestamp: number, namespace: Namespace, domain: TimerDomain): void {
     const key = this.ctx.state.getCurrentKey()!
-    if (this.slide > 0) this.fireSlices(key, namespace as number)
+    if (this.slices !== null) this.slices.fire(key, namespace as number)
     else if (this.aligned !== null) this.fireAligned(key, namespace as number)
     else this.fireSession(key, timestamp, namespace as number)
     // Event-time results go out together at onWatermark; processing time has no such call.
@@ -272,7 +262,7 @@ export class WindowAggregateOperator implements Operator {
           const end = ends[w]!
           if (end - 1 <= wm) continue // this window has fired already
           accepted = true
-          const acc = this.accumulatorOf(end, wm)
+          const acc = this.accumulatorOf(end)
           if (handler.hasMaps && mapNs !== end) {
             handler.setNamespace(end)
             mapNs = end
@@ -286,95 +276,17 @@ export class WindowAggregateOperator implements Operator {
     ctx.metrics.lateRecordsDropped += dropped
   }
 
-  /** Sliced HOP: the end of the slice holding `ts` (the earliest end of a window holding it). */
-  private sliceEnd(ts: number): number {
-    const w = this.aligned as Extract<AlignedWindowSpec, { kind: 'HOP' }>
-    return ts - floorMod(ts - w.offset, this.slide) + this.slide
-  }
-
   /**
-   * Sliced HOP: each row into its slice (one accumulator per row, not one per window); a row whose
-   * last window has fired is late. A new slice registers the timers of its windows not fired yet
-   * (its neighbours' hold most of them already: timers are deduplicated).
-   */
-  private processSlices(rows: Row[], ng: number): void {
-    const ctx = this.ctx
-    const state = ctx.state
-    const handler = this.handler
-    const grouper = this.grouper
-    const next = grouper.next
-    const timeIndex = this.spec.timeIndex
-    const wm = ctx.timers.currentWatermark()
-    const last = this.size - this.slide
-    let dropped = 0
-    for (let g = 0; g < ng; g++) {
-      state.setCurrentKey(grouper.keys[g]!)
-      for (let i = grouper.first[g]!; i !== -1; i = next[i]!) {
-        const row = rows[i]!
-        const ts = row[timeIndex] as number | null
-        if (ts == null) {
-          dropped++
-          continue
-        }
-        const end = this.sliceEnd(ts)
-        if (end + last - 1 <= wm) {
-          dropped++
-          continue
-        }
-        handler.accumulate(this.accumulatorOf(end, wm), row)
-      }
-      this.writeBack()
-    }
-    ctx.metrics.lateRecordsDropped += dropped
-  }
-
-  /**
-   * Sliced HOP: the window ending at `end` is the merge of its slices. Emitted if any slice holds a
-   * row; then its oldest slice goes (no later window holds it).
-   */
-  private fireSlices(key: KeyRef, end: number): void {
-    const handler = this.handler
-    const accState = handler.accState
-    const slide = this.slide
-    const oldest = end - this.size + slide
-    let acc: Accumulator | null = null
-    for (let s = oldest; s <= end; s += slide) {
-      accState.setNamespace(s)
-      const slice = accState.value()
-      if (slice === undefined) continue
-      acc ??= handler.createAccumulator()
-      handler.mergePlain(acc, slice)
-    }
-    if (acc === null) return
-    this.emitWindow(key, acc, end - this.size, end)
-    accState.setNamespace(oldest)
-    accState.clear()
-  }
-
-  /**
-   * The accumulator of window (or, sliced, slice) `end` for the current key: from the bundle's cache,
+   * The accumulator of window `end` for the current key: from the bundle's cache,
    * else loaded and cached, writing the cache back first when it is full.
    */
-  private accumulatorOf(end: number, wm: number): Accumulator {
+  private accumulatorOf(end: number): Accumulator {
     const cacheEnds = this.cacheEnds
     for (let c = 0; c < this.cacheSize; c++) if (cacheEnds[c] === end) return this.cacheAccs[c]!
     if (this.cacheSize === WINDOW_CACHE) this.writeBack()
-    const acc = this.slide > 0 ? this.loadSlice(end, wm) : this.loadWindow(end)
+    const acc = this.loadWindow(end)
     cacheEnds[this.cacheSize] = end
     this.cacheAccs[this.cacheSize++] = acc
-    return acc
-  }
-
-  /** Sliced HOP: the accumulator of slice `end` for the current key; a new slice registers the timers of its windows not fired yet. */
-  private loadSlice(end: number, wm: number): Accumulator {
-    const handler = this.handler
-    const slide = this.slide
-    handler.accState.setNamespace(end)
-    let acc = handler.accState.value()
-    if (acc === undefined) {
-      acc = handler.createAccumulator()
-      for (let e = end; e <= end + this.size - slide; e += slide) if (e - 1 > wm) this.registerTimer(e - 1, e)
-    }
     return acc
   }
 

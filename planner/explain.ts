@@ -265,7 +265,7 @@ function stateLines(node: PhysicalNode, input: readonly Field[], warnings: strin
       const shape = s.window.kind === 'SESSION'
         ? 'ValueState<sessions + accumulators> per key'
         : slicesHop(s)
-        ? 'ValueState<accumulators> per (key, slice)'
+        ? 'ValueState<accumulators of its slices> per key'
         : 'ValueState<accumulators> per (key, window)'
       const cleanup = s.timeDomain === 'event' ? 'cleared when the watermark passes the window end' : 'cleared when processing time passes the window end'
       return [`state: ${[shape, ...mapStates].join('; ')}; key=[${keyNames(s.keys)}]; ttl=[not needed]; bounded=[yes: ${cleanup}]`]

@@ -79,7 +79,9 @@ describe('WindowAggregateOperator', () => {
     straight.watermark(5)
     straight.process(second)
     straight.end()
-    const expected = straight.take()
+    // Windows of one end go out in no set order across keys (a key's timer is registered as its previous window fires).
+    const byWindow = (rows: unknown[][]) => rows.sort((x, y) => (x[5] as number) - (y[5] as number) || String(x[1]).localeCompare(String(y[1])))
+    const expected = byWindow(straight.take())
     // b's row at 4 is in the slice ending at 6: windows [0, 6), [2, 8), [4, 10).
     expect(expected).toEqual([
       ['+I', 'a', 1, 5, -4, 2, 1],
@@ -103,7 +105,7 @@ describe('WindowAggregateOperator', () => {
     const after = await harness(new WindowAggregateOperator(hop), { keys: hop.keys, restore: before.checkpoint() })
     after.process(second)
     after.end()
-    expect([...emitted, ...after.take()]).toEqual(expected)
+    expect(byWindow([...emitted, ...after.take()])).toEqual(expected)
     expect(after.state.stats().entries).toBe(0)
   })
 

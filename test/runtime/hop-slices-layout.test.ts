@@ -1,5 +1,6 @@
-// An event-time HOP window aggregate over plain aggregates keeps its accumulators per slice (layout
-// 'slices') since slicing came; before, per window, under state the sliced operator does not read.
+// An event-time HOP window aggregate over plain aggregates keeps its slices' accumulators in one entry
+// per key (layout 'key-slices'); before, per window, then an entry per (key, slice) (layout 'slices'),
+// under state the operator does not read.
 // A checkpoint without the layout is refused on restore, naming the operator and the layout, rather
 // than restored into state the operator would not find (windows in flight silently lost). EXPLAIN says
 // which layout a window aggregate keeps.
@@ -57,9 +58,16 @@ it('a checkpoint of a HOP aggregate kept per window is refused, naming the layou
   const checkpoints = mkdtempSync(join(root, 'chk-'))
   // The same checkpoint as the operator before slicing would have written it: no layout field.
   await expectOlderLayoutRefused(checkpoints, run, 'WindowAggregate', signature => {
-    expect(signature['layout']).toBe('slices')
+    expect(signature['layout']).toBe('key-slices')
     delete signature['layout']
-  }, /operator \S+ \(WindowAggregate\) changed: layout .* → "?slices"?/)
+  }, /operator \S+ \(WindowAggregate\) changed: layout .* → "?key-slices"?/)
+})
+
+it('a checkpoint of a HOP aggregate kept per (key, slice) with a timer per window is refused, naming the layout', async () => {
+  const checkpoints = mkdtempSync(join(root, 'chk-'))
+  await expectOlderLayoutRefused(checkpoints, run, 'WindowAggregate', signature => {
+    signature['layout'] = 'slices'
+  }, /operator \S+ \(WindowAggregate\) changed: layout "?slices"? → "?key-slices"?/)
 })
 
 it('a checkpoint of a sliced HOP aggregate restores', async () => {
@@ -71,8 +79,8 @@ it('a checkpoint of a sliced HOP aggregate restores', async () => {
 })
 
 it('EXPLAIN says a sliced HOP keeps accumulators per slice, and per window where it cannot slice', async () => {
-  expect(await explain('COUNT(*), SUM(v)')).toContain('ValueState<accumulators> per (key, slice)')
+  expect(await explain('COUNT(*), SUM(v)')).toContain('ValueState<accumulators of its slices> per key')
   const distinct = await explain('COUNT(DISTINCT v), SUM(v)')
   expect(distinct).toContain('per (key, window)')
-  expect(distinct).not.toContain('per (key, slice)')
+  expect(distinct).not.toContain('of its slices')
 })
