@@ -15,6 +15,9 @@ function spec(window: WindowSpec, aggs: AggCall[] = countSum, extra: Partial<Win
   return { kind: 'WindowAggregate', window, timeIndex: 2, timeDomain: 'event', keys: [0], aggs, ...extra }
 }
 
+/** Output rows by window end, then key: windows of one end go out in no set order across keys (a sliced HOP key's timer is registered as its previous window fires). */
+const byWindow = (rows: unknown[][]) => rows.sort((x, y) => (x[5] as number) - (y[5] as number) || String(x[1]).localeCompare(String(y[1])))
+
 async function run(s: WindowAggregateSpec) {
   return harness(new WindowAggregateOperator(s), { keys: s.keys })
 }
@@ -79,8 +82,6 @@ describe('WindowAggregateOperator', () => {
     straight.watermark(5)
     straight.process(second)
     straight.end()
-    // Windows of one end go out in no set order across keys (a key's timer is registered as its previous window fires).
-    const byWindow = (rows: unknown[][]) => rows.sort((x, y) => (x[5] as number) - (y[5] as number) || String(x[1]).localeCompare(String(y[1])))
     const expected = byWindow(straight.take())
     // b's row at 4 is in the slice ending at 6: windows [0, 6), [2, 8), [4, 10).
     expect(expected).toEqual([
@@ -107,6 +108,42 @@ describe('WindowAggregateOperator', () => {
     after.end()
     expect(byWindow([...emitted, ...after.take()])).toEqual(expected)
     expect(after.state.stats().entries).toBe(0)
+  })
+
+  it("HOP kept as slices: an older slice after a newer one moves the key's one timer earlier; no window twice, none lost", async () => {
+    const hop = spec({ kind: 'HOP', slide: 2, size: 6, offset: 0 })
+    const h = await run(hop)
+    h.process([['a', 1, 13]]) // slice 14: windows ending 14, 16, 18; the key's timer at 14
+    h.watermark(9) // window 10 fires (empty for a)
+    expect(h.take()).toEqual([])
+    h.process([['a', 2, 9]]) // slice 10: window 10 has fired, 12 and 14 have not; the timer moves to 12
+    h.watermark(11)
+    expect(h.take()).toEqual([['+I', 'a', 1, 2, 6, 12, 11]])
+    h.process([['a', 4, 7]]) // slice 8: every window holding it fired (late)
+    expect(h.metrics.lateRecordsDropped).toBe(1)
+    h.end()
+    expect(h.take()).toEqual([
+      ['+I', 'a', 2, 3, 8, 14, 13],
+      ['+I', 'a', 1, 1, 10, 16, 15],
+      ['+I', 'a', 1, 1, 12, 18, 17],
+    ])
+    expect(h.state.stats().entries).toBe(0)
+  })
+
+  it('HOP kept as slices: a watermark past several windows fires each of them, in order, skipping the empty ones', async () => {
+    const h = await run(spec({ kind: 'HOP', slide: 2, size: 4, offset: 0 }))
+    h.process([['a', 1, 1], ['a', 2, 3], ['b', 4, 2], ['a', 8, 11]])
+    h.watermark(100)
+    expect(byWindow(h.take())).toEqual([
+      ['+I', 'a', 1, 1, -2, 2, 1],
+      ['+I', 'a', 2, 3, 0, 4, 3],
+      ['+I', 'b', 1, 4, 0, 4, 3],
+      ['+I', 'a', 1, 2, 2, 6, 5],
+      ['+I', 'b', 1, 4, 2, 6, 5],
+      ['+I', 'a', 1, 8, 8, 12, 11],
+      ['+I', 'a', 1, 8, 10, 14, 13],
+    ])
+    expect(h.state.stats().entries).toBe(0)
   })
 
   it('CUMULATE: emits the growing windows of each period', async () => {
