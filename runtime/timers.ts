@@ -51,20 +51,35 @@ class TimerQueue {
   private heap: number[] = []
   private readonly buckets = new Map<number, Bucket>()
   private count = 0
+  /**
+   * The keys of the (timestamp, namespace) added to last, while its bucket is live: most adds repeat
+   * it (a window's keys, a sliced HOP's next windows registered as a window fires). Forgotten whenever
+   * a bucket goes.
+   */
+  private lastTs = Number.NaN
+  private lastNs: Namespace | undefined = undefined
+  private lastKeys: Map<string, KeyRef> | null = null
 
   get size(): number {
     return this.count
   }
 
   add(ts: number, key: KeyRef, ns: Namespace): void {
-    let bucket = this.buckets.get(ts)
-    if (bucket === undefined) {
-      bucket = new Map()
-      this.buckets.set(ts, bucket)
-      this.push(ts)
+    let keys = this.lastKeys
+    if (keys === null || ts !== this.lastTs || ns !== this.lastNs) {
+      let bucket = this.buckets.get(ts)
+      if (bucket === undefined) {
+        bucket = new Map()
+        this.buckets.set(ts, bucket)
+        this.push(ts)
+      }
+      let found = bucket.get(ns)
+      if (found === undefined) bucket.set(ns, found = new Map())
+      keys = found
+      this.lastTs = ts
+      this.lastNs = ns
+      this.lastKeys = keys
     }
-    let keys = bucket.get(ns)
-    if (keys === undefined) bucket.set(ns, keys = new Map())
     const size = keys.size
     keys.set(key.encoded, key)
     if (keys.size !== size) this.count++
@@ -87,6 +102,7 @@ class TimerQueue {
       const bucket = this.buckets.get(ts)
       if (bucket !== undefined && hasTimers(bucket)) return ts
       this.buckets.delete(ts)
+      this.lastKeys = null
       this.pop()
     }
     return undefined
@@ -109,6 +125,7 @@ class TimerQueue {
       }
       if (!hasTimers(bucket)) {
         if (this.buckets.get(ts) === bucket) this.buckets.delete(ts)
+        this.lastKeys = null
         // The heap top may have changed if `fire` registered earlier timestamps; peek() drops ts later.
         if (this.heap[0] === ts) this.pop()
       }

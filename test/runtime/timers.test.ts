@@ -26,6 +26,23 @@ function setup() {
 }
 
 describe('TimerServiceImpl', () => {
+  it('a timestamp fired and emptied takes timers again, in a new bucket that fires (the queue remembers the bucket it added to last)', () => {
+    const t = setup()
+    t.key('a')
+    t.timers.registerEventTimeTimer(10, 7)
+    t.timers.advanceWatermark(10, t.fire)
+    t.key('b')
+    t.timers.registerEventTimeTimer(10, 7)
+    t.timers.registerEventTimeTimer(12, 7)
+    expect(t.timers.hasEventTimeTimer(10, 7, makeKey(['b']))).toBe(true)
+    t.timers.advanceWatermark(12, t.fire)
+    expect(t.fired).toEqual([[10, 'a', 7], [10, 'b', 7], [12, 'b', 7]])
+    t.key('c')
+    t.timers.registerEventTimeTimer(12, 7)
+    t.timers.advanceWatermark(13, t.fire)
+    expect(t.fired.at(-1)).toEqual([12, 'c', 7])
+  })
+
   it('fires event timers up to the watermark in timestamp order', () => {
     const t = setup()
     t.key('a')
