@@ -15,7 +15,7 @@ import type { Operator, OperatorContext, OperatorDescriptor, TimerDomain } from 
 import { valueState, type KeyRef, type Namespace, type PrefetchRequest, type ValueState } from '../core/keyed-state.js'
 import { AggregateHandler, KeyGrouper, type Accumulator } from './aggregates.js'
 import { HopSlices } from './hop-slices.js'
-import { assignWindowEnds, floorMod, maxWindowsPerRow, validateWindow, windowStartOf, type AlignedWindowSpec } from './windows.js'
+import { assignWindowEnds, maxWindowsPerRow, validateWindow, windowStartOf, type AlignedWindowSpec } from './windows.js'
 
 /** Numbers per session in the 'sessions' state: start, end, namespace, pending timer. */
 const SESSION_FIELDS = 4
