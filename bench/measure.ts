@@ -49,3 +49,49 @@ export class PeakMemory {
     this.rss = process.resourceUsage().maxRSS * 1024
   }
 }
+
+/**
+ * CPU seconds of the threads of this process that a job started (its worker threads: those that
+ * appear after construction), sampled every 100 ms from /proc since a thread's figures go with it when
+ * it ends (only the new threads are read then: a sample costs ~0.1 ms), with the CPU the threads that
+ * were there before (the job's own thread aside: V8's GC and compiler helpers, libuv's pool) used
+ * meanwhile. Empty figures where there is no /proc.
+ */
+export class ThreadCpu {
+  private readonly before: Map<string, number>
+  private readonly started = new Map<string, number>()
+  private readonly timer = setInterval(() => this.sample(), 100)
+
+  constructor() {
+    this.before = this.read(null)
+  }
+
+  /** The CPU seconds of every thread but the job's and those `except` names. */
+  private read(except: ReadonlyMap<string, number> | null): Map<string, number> {
+    const out = new Map<string, number>()
+    try {
+      for (const tid of readdirSync('/proc/self/task')) {
+        if (tid === String(process.pid) || except?.has(tid)) continue
+        const cpu = threadCpuSeconds(tid)
+        if (cpu !== undefined) out.set(tid, cpu)
+      }
+    } catch {
+      // no /proc
+    }
+    return out
+  }
+
+  sample(): void {
+    for (const [tid, cpu] of this.read(this.before)) this.started.set(tid, cpu)
+  }
+
+  /** Stops sampling after a last sample: the started threads' CPU seconds (in order of id), and the others' (the job's thread excluded). */
+  stop(): { workers: number[]; helpers: number } {
+    clearInterval(this.timer)
+    this.sample()
+    const workers = [...this.started].sort((a, b) => Number(a[0]) - Number(b[0])).map(([, cpu]) => +cpu.toFixed(2))
+    let helpers = 0
+    for (const [tid, cpu] of this.read(this.started)) helpers += cpu - (this.before.get(tid) ?? 0)
+    return { workers, helpers: +helpers.toFixed(2) }
+  }
+}

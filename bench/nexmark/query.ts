@@ -3,7 +3,7 @@ import { readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Session } from '../../engine/session.js'
-import { PeakMemory, threadCpuSeconds } from '../measure.js'
+import { PeakMemory, ThreadCpu, threadCpuSeconds } from '../measure.js'
 import { benchQueries, BENCH_CHECKPOINTS } from './queries.js'
 
 const [name, scaleArg] = process.argv.slice(2)
@@ -27,6 +27,7 @@ const onCheckpoint = (_job: string, _id: number, location: string): void => {
   }
 }
 const session = new Session({ println: () => undefined, recovery: { fresh: true }, onCheckpoint })
+const threads = new ThreadCpu()
 const cpu0 = process.cpuUsage()
 const main0 = threadCpuSeconds()
 const start = process.hrtime.bigint()
@@ -35,6 +36,7 @@ const [metrics] = await session.awaitJobs()
 const seconds = Number(process.hrtime.bigint() - start) / 1e9
 const cpu = process.cpuUsage(cpu0)
 const main1 = threadCpuSeconds()
+const { workers, helpers } = threads.stop()
 peak.stop()
 rmSync(BENCH_CHECKPOINTS, { recursive: true, force: true })
 const stateEntries = Object.values(metrics!.stateEntries).reduce((a, b) => a + b, 0)
@@ -50,6 +52,9 @@ process.stdout.write(JSON.stringify({
   stateEntries,
   cpuSeconds: (cpu.user + cpu.system) / 1e6,
   mainThreadCpuSeconds: main0 === undefined || main1 === undefined ? undefined : main1 - main0,
+  // The worker threads' CPU seconds, and the other threads' (V8's GC and compiler helpers, libuv's pool).
+  workerThreadCpuSeconds: workers,
+  helperThreadCpuSeconds: helpers,
   checkpoints: metrics!.checkpointsCompleted,
   stateBytesStored,
 }) + '\n')
