@@ -147,6 +147,12 @@ export function benchQueries(scale = 1): BenchQuery[] {
     .map(q => ({ ...q, name: `${q.name}-p2`, what: `${q.what}, parallelism 2 (worker threads)`,
       sql: `SET 'parallelism.default' = '2';\nSET 'execution.worker-threads' = 'true';\n` + q.sql })
     )
+  // q11 and q17 at parallelism 2 with their subtasks taking turns on the job's thread ('-p2-1t'): beside
+  // '-p2', what running two subtasks costs apart from the threads (the exchange's codec, a second isolate).
+  const oneThread = onHeap.filter(q => q.name === 'q11' || q.name === 'q17')
+    .map(q => ({ ...q, name: `${q.name}-p2-1t`, what: `${q.what}, parallelism 2 on one thread`,
+      sql: `SET 'parallelism.default' = '2';\nSET 'execution.worker-threads' = 'false';\n` + q.sql })
+    )
   // q1-hop is the thread hop alone: every row crosses one. The generator reads at 'scan.parallelism' 1 on
   // worker thread 1, and q1's Calc and the sink run on the job's thread (threads.ts).
   const hop = onHeap.filter(q => q.name === 'q1').map(q => ({ ...q, name: 'q1-hop', what: `${q.what}, generator on a worker thread (every row crosses)`,
@@ -154,5 +160,5 @@ export function benchQueries(scale = 1): BenchQuery[] {
       q.sql.replace(`'nexmark.table' = 'bid',`, `'nexmark.table' = 'bid', 'scan.parallelism' = '1',`) })
   )
   return [...onHeap, ...onRocks, ...checkpointed, ...overQueries(stateful, bidTable, rocksdb), ...timeJoinQueries(scale), big, ...rankQueries(scale),
-    ...temporalBenchQueries(scale), ...versionedViewBenchQueries(scale), ...parallel, ...hop, ...ptfQueries(stateful, bidTable, rocksdb)]
+    ...temporalBenchQueries(scale), ...versionedViewBenchQueries(scale), ...parallel, ...oneThread, ...hop, ...ptfQueries(stateful, bidTable, rocksdb)]
 }
