@@ -88,7 +88,7 @@ export function keysByColumns(columns: readonly number[], maxParallelism: number
   // First column's value → its KeyRef, or the KeyRefs with that first value (several columns).
   let seen = new Map<unknown, KeyRef | KeyRef[]>()
   return rows => {
-    // A new Map rather than this one cleared: see KeyGrouper.group (operators/aggregates.ts).
+    // A new Map rather than this one cleared: see RegularJoinOperator.stateRequests.
     if (seen.size > MAX_KEPT) seen = new Map()
     const keys = new Array<KeyRef>(rows.length)
     for (let i = 0; i < rows.length; i++) {

@@ -60,7 +60,7 @@ export class AppendedSide implements JoinSideState {
       this.state.setCurrentKey(p.key)
       this.list.addChunk(p.rows)
     }
-    // A new Map, not this one cleared (see KeyGrouper.group in operators/aggregates.ts).
+    // A new Map, not this one cleared (see RegularJoinOperator.stateRequests).
     this.pending = new Map()
   }
 

@@ -194,7 +194,7 @@ export class Ranker {
 
   /** The keys of this batch's entries (stored, or given by this persist so far). */
   private collectUsed(): void {
-    // A new Set, not this one cleared (see KeyGrouper.group in operators/aggregates.ts).
+    // A new Set, not this one cleared (see RegularJoinOperator.stateRequests).
     const used = (this.used = new Set())
     for (const e of this.entries) if (e.key >= 0) used.add(e.key)
   }

@@ -1,5 +1,5 @@
 // The per-batch lookups that are made new for each batch rather than cleared (a long-lived Map or Set
-// has its hash tables allocated in V8's old space: see KeyGrouper.group): each batch starts with none
+// has its hash tables allocated in V8's old space: see RegularJoinOperator.stateRequests): each batch starts with none
 // of the last batch's keys — a key the regular join asked for in one batch is asked for again in the
 // next, and the key grouper's groups are the batch's own.
 import { describe, expect, it } from 'vitest'
