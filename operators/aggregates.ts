@@ -658,7 +658,7 @@ export class KeyGrouper {
   first = new Int32Array(1024)
   next = new Int32Array(1024)
   private last = new Int32Array(1024)
-  private groupOf = new Map<string, number>()
+  private readonly groupOf = new Map<string, number>()
 
   /** Returns the number of groups. */
   group(rows: readonly Row[], rowKeys: readonly KeyRef[]): number {
@@ -669,9 +669,9 @@ export class KeyGrouper {
       this.last = new Int32Array(size)
       this.next = new Int32Array(size)
     }
-    // A new Map per batch, not this one cleared (see RegularJoinOperator.stateRequests).
-    const groupOf = (this.groupOf = new Map())
+    const groupOf = this.groupOf
     const first = this.first, last = this.last, next = this.next, keys = this.keys
+    groupOf.clear()
     keys.length = 0
     let ng = 0
     for (let i = 0; i < n; i++) {
@@ -695,6 +695,6 @@ export class KeyGrouper {
   /** Drops the references to the last batch's keys. */
   release(): void {
     this.keys.length = 0
-    this.groupOf = new Map()
+    this.groupOf.clear()
   }
 }

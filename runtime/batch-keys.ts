@@ -86,10 +86,9 @@ export function keysByColumns(columns: readonly number[], maxParallelism: number
     return makeKey(values, maxParallelism)
   }
   // First column's value → its KeyRef, or the KeyRefs with that first value (several columns).
-  let seen = new Map<unknown, KeyRef | KeyRef[]>()
+  const seen = new Map<unknown, KeyRef | KeyRef[]>()
   return rows => {
-    // A new Map rather than this one cleared: see RegularJoinOperator.stateRequests.
-    if (seen.size > MAX_KEPT) seen = new Map()
+    if (seen.size > MAX_KEPT) seen.clear()
     const keys = new Array<KeyRef>(rows.length)
     for (let i = 0; i < rows.length; i++) {
       const row = rows[i]!

@@ -25,7 +25,7 @@ export class AppendedSide implements JoinSideState {
   readonly records: SideRecord[] = []
   private used = 0
   /** This batch's rows by encoded join key, in the order their keys first came. */
-  private pending = new Map<string, Pending>()
+  private readonly pending = new Map<string, Pending>()
 
   constructor(private readonly spec: JoinSideSpec, private readonly name: string) {}
 
@@ -60,8 +60,7 @@ export class AppendedSide implements JoinSideState {
       this.state.setCurrentKey(p.key)
       this.list.addChunk(p.rows)
     }
-    // A new Map, not this one cleared (see RegularJoinOperator.stateRequests).
-    this.pending = new Map()
+    this.pending.clear()
   }
 
   retract(): boolean {

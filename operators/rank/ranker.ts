@@ -47,7 +47,7 @@ export class Ranker {
   /** Keys of entries taken out by `persist`, for new entries to take (a put then replaces a delete). */
   private readonly freed: number[] = []
   /** Keys in use, while `persist` looks for an unused one. */
-  private used = new Set<number>()
+  private readonly used = new Set<number>()
   /** ROW_NUMBER over an insert-only input: `add` drops a row `end` rows follow no later than `trim` would (see there). */
   private readonly dropPastEnd: boolean
 
@@ -194,8 +194,8 @@ export class Ranker {
 
   /** The keys of this batch's entries (stored, or given by this persist so far). */
   private collectUsed(): void {
-    // A new Set, not this one cleared (see RegularJoinOperator.stateRequests).
-    const used = (this.used = new Set())
+    const used = this.used
+    used.clear()
     for (const e of this.entries) if (e.key >= 0) used.add(e.key)
   }
 }

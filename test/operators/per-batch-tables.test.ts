@@ -1,7 +1,9 @@
-// The per-batch lookups that are made new for each batch rather than cleared (a long-lived Map or Set
-// has its hash tables allocated in V8's old space: see RegularJoinOperator.stateRequests): each batch starts with none
-// of the last batch's keys — a key the regular join asked for in one batch is asked for again in the
-// next, and the key grouper's groups are the batch's own.
+// The per-batch lookups of the regular join and the key grouper: each batch starts with none of the
+// last batch's keys — a key the regular join asked for in one batch is asked for again in the next, an
+// appended join side stores each batch's rows once, and the key grouper's groups are the batch's own.
+// These lookups are long-lived Maps and Sets cleared per batch. Made new per batch instead (V8 puts a
+// cleared or grown table in its Map's generation: old space for a long-lived one) they measured no
+// faster on Nexmark q20, q9 and q4 on RocksDB (2026-12-04), so they stay as they are.
 import { describe, expect, it } from 'vitest'
 import type { Batch, Row } from '../../core/batch.js'
 import type { JoinSideSpec, JoinSpec } from '../../core/job-graph.js'
