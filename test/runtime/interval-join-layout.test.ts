@@ -10,6 +10,7 @@ import { Session } from '../../engine/session.js'
 import type { JobMetrics } from '../../runtime/executor.js'
 import { expectOlderLayoutRefused } from '../support/checkpoint-signatures.js'
 import { writeSeededRows } from '../support/seeded-rows.js'
+import { holdSourceEndsUntil } from '../support/restore-runs.js'
 
 let root: string
 let input: string
@@ -26,6 +27,7 @@ async function run(checkpoints: string, cancelAt?: number): Promise<JobMetrics> 
   const session = new Session({
     println: () => undefined,
     signal: cancel.signal,
+    faults: cancelAt === undefined ? undefined : holdSourceEndsUntil(cancel.signal),
     options: { 'pipeline.name': 'interval-layout', 'execution.checkpointing.interval': '5 ms', 'state.checkpoints.dir': checkpoints,
       'execution.batch-size': '5' },
     onCheckpoint: (_job, id) => {

@@ -10,6 +10,7 @@ import { Session } from '../../engine/session.js'
 import type { JobMetrics } from '../../runtime/executor.js'
 import { visibleRows } from '../connectors/helpers.js'
 import { writeSeededRows } from '../support/seeded-rows.js'
+import { holdSourceEndsUntil } from '../support/restore-runs.js'
 
 const ROWS = 8000
 let root: string
@@ -70,6 +71,7 @@ async function run(c: Case, out: string, options: Record<string, string>, signal
   const session = new Session({
     println: () => undefined,
     signal,
+    faults: signal === undefined ? undefined : holdSourceEndsUntil(signal),
     log: m => log?.push(m),
     options: { 'pipeline.name': 'join-ckpt-job', ...options },
     onCheckpoint: (_job, id) => onCheckpoint?.(id),

@@ -10,6 +10,7 @@ import { isWeirError } from '../../common/errors.js'
 import { Session } from '../../engine/session.js'
 import type { JobMetrics } from '../../runtime/executor.js'
 import { writeSeededRows } from '../support/seeded-rows.js'
+import { holdSourceEndsUntil } from '../support/restore-runs.js'
 
 let root: string
 let input: string
@@ -26,6 +27,7 @@ async function run(select: string, checkpoints: string, cancelAt?: number): Prom
   const session = new Session({
     println: () => undefined,
     signal: cancel.signal,
+    faults: cancelAt === undefined ? undefined : holdSourceEndsUntil(cancel.signal),
     options: { 'pipeline.name': 'stored-rows', 'execution.checkpointing.interval': '5 ms', 'state.checkpoints.dir': checkpoints, 'execution.batch-size': '5' },
     onCheckpoint: (_job, id) => {
       if (cancelAt !== undefined && id >= cancelAt) cancel.abort()

@@ -11,6 +11,7 @@ import { Session } from '../../engine/session.js'
 import type { JobMetrics } from '../../runtime/executor.js'
 import { visibleRows } from '../connectors/helpers.js'
 import { writeSeededRows } from '../support/seeded-rows.js'
+import { holdSourceEndsUntil } from '../support/restore-runs.js'
 
 const ROWS = 10000
 let root: string
@@ -71,6 +72,7 @@ async function run(sqlText: string, options: Record<string, string>, signal?: Ab
   const session = new Session({
     println: () => undefined,
     signal,
+    faults: signal === undefined ? undefined : holdSourceEndsUntil(signal),
     log: m => log?.push(m),
     options: { 'pipeline.name': 'time-join-ckpt-job', ...options },
     onCheckpoint: (_job, id) => onCheckpoint?.(id),

@@ -67,7 +67,7 @@ export async function checkpointedThenRestored(opts: {
   const first = await runInsertJob(opts.sql, { ...options, 'parallelism.default': String(a), 'execution.worker-threads': 'true' }, cancel.signal, id => {
     // Only after a checkpoint that committed rows: one taken before the source's first chunk holds no position.
     if (id >= 1 && hasCommittedRows(out)) cancel.abort()
-  }, holdEndUntil(cancel.signal))
+  }, holdSourceEndsUntil(cancel.signal))
   opts.onRun?.(first)
   expect(first.cancelled).toBe(true)
   expect(first.checkpointsCompleted).toBeGreaterThanOrEqual(1)
@@ -82,7 +82,7 @@ export async function checkpointedThenRestored(opts: {
  * loaded host the first run could otherwise read all of its input before a checkpoint committed rows,
  * and end uncancelled. (Sources read on worker threads are not held: the hook runs on this thread.)
  */
-function holdEndUntil(cancelled: AbortSignal): FaultInjector {
+export function holdSourceEndsUntil(cancelled: AbortSignal): FaultInjector {
   return {
     at: (point, detail) => {
       if (point !== 'source-end' || (detail as { cancelled: boolean }).cancelled || cancelled.aborted) return
