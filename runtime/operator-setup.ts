@@ -66,7 +66,7 @@ export async function openOperator(task: Task, setup: OperatorSetup): Promise<vo
 /** The keyed-state backend for one subtask, per 'state.backend', filled from the checkpoint being restored. */
 async function createStateBackend(task: Task, old: OperatorManifest | undefined, setup: OperatorSetup): Promise<SubtaskStateBackend<StateHandle>> {
   const settings = setup.graph.config.state
-  const factory = stateBackendFor(settings.backend, task.stateful)
+  const factory = await stateBackendFor(settings.backend, task.stateful)
   const overlapping = old?.subtasks.filter(s => s.keyGroups.start <= task.range.end && s.keyGroups.end >= task.range.start) ?? []
   for (const s of overlapping) {
     if (s.state.backend !== factory.name) {
