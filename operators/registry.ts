@@ -1,11 +1,8 @@
-// The one place that maps an operator spec from the plan to its implementation and to what it
-// declares to the runtime (its traits). A new kind of TransformSpec fails the build here until it
-// has its descriptor; the runtime needs no change for it.
+// Every operator, imported eagerly for the job's thread (the executor imports this module): the
+// catalog (catalog.ts) holds them by kind; a worker thread imports only its job's kinds through
+// `loadOperators` instead of this module.
+import { addOperators } from './catalog.js'
 import { sort } from './rank/sort.js'
-import type { JobConfig } from '../common/config/index.js'
-import { isEndpoint, type OperatorSpec, type TransformSpec } from '../core/job-graph.js'
-import { STATELESS, type Operator, type OperatorDescriptor, type OperatorTraits } from '../core/operator.js'
-import { WeirError } from '../common/errors.js'
 import { calc } from './calc.js'
 import { expand } from './expand.js'
 import { unnest } from './unnest.js'
@@ -28,7 +25,9 @@ import { windowSemiJoin } from './join/window-semi-join.js'
 import { upsertMaterialize } from './upsert-materialize.js'
 import { processFunction } from './process-function.js'
 
-const OPERATORS: { readonly [K in TransformSpec['kind']]: OperatorDescriptor<Extract<TransformSpec, { kind: K }>> } = {
+export { createOperator, operatorTraits } from './catalog.js'
+
+addOperators({
   Calc: calc,
   Expand: expand,
   Unnest: unnest,
@@ -52,26 +51,4 @@ const OPERATORS: { readonly [K in TransformSpec['kind']]: OperatorDescriptor<Ext
   WindowSemiJoin: windowSemiJoin,
   UpsertMaterialize: upsertMaterialize,
   ProcessFunction: processFunction,
-}
-
-function descriptorOf<S extends TransformSpec>(spec: S): OperatorDescriptor<S> {
-  return OPERATORS[spec.kind] as unknown as OperatorDescriptor<S>
-}
-
-/**
- * What the runtime needs to know of a node: its operator's declaration, or for the nodes the runtime
- * runs itself (sources, sinks, VALUES, a SELECT's collector) none of it: no keyed state, no timers.
- */
-export function operatorTraits(spec: OperatorSpec, config: JobConfig): OperatorTraits {
-  if (isEndpoint(spec)) return STATELESS
-  const traits = descriptorOf(spec).traits(spec, config)
-  if (traits.timers.length > 0 && !traits.keyedState) {
-    throw WeirError.internal(`operator ${spec.kind} declares timers but no keyed state: timers are keyed and checkpointed with the state`)
-  }
-  return traits
-}
-
-export function createOperator(spec: OperatorSpec): Operator {
-  if (isEndpoint(spec)) throw WeirError.internal(`${spec.kind} is driven by the runtime, not created as an operator`)
-  return descriptorOf(spec).create(spec)
-}
+})

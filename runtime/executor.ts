@@ -24,6 +24,8 @@ import { dropAhead } from './read-ahead.js'
 import { restoredSinkCommit } from './sink-commits.js'
 import { jobProbe } from './job-probe.js'
 import { openOperator } from './operator-setup.js'
+// Every operator, for this (the job's) thread: a worker loads only its job's (operators/catalog.ts).
+import '../operators/registry.js'
 import { TaskRunner } from './task-runner.js'
 import { MAIN_THREAD, threadOf, usesWorkers } from './threads.js'
 import { WorkerPool } from './worker-pool.js'

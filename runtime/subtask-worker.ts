@@ -6,6 +6,7 @@ import { rm } from 'node:fs/promises'
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads'
 import { safeFileName } from '../common/names.js'
 import { loadConnectors } from '../connectors/catalog.js'
+import { loadOperators } from '../operators/catalog.js'
 import { encodeObject, putObject } from '../checkpoint/objects.js'
 import { openCheckpointStorage } from '../checkpoint/storage/index.js'
 import type { CheckpointStorage } from '../checkpoint/storage/api.js'
@@ -34,6 +35,8 @@ const send = (m: FromWorker, transfer?: ArrayBuffer[]): void => port.postMessage
 const graph = init.graph
 // Only the connectors this job reads and writes (the job's thread has them all).
 await loadConnectors(graph.nodes.flatMap(n => (n.spec.kind === 'Source' || n.spec.kind === 'Sink' ? [n.spec.connector] : [])))
+// Likewise only the operators of its graph; its state backend is imported as its first subtask opens (state/backends.ts).
+await loadOperators(graph.nodes.map(n => n.spec))
 const { order } = buildSubtasks(graph, sharedMetrics(init.metrics))
 const local = order.filter(t => threadOf(t, true, graph.config.parallelism) === init.worker)
 const flags = new Int32Array(init.flags)
