@@ -325,7 +325,7 @@ export type OperatorSpec =
 /** The nodes the runtime runs itself: sources and sinks through their connectors, VALUES, and a SELECT's collector. */
 export type EndpointSpec = SourceSpec | ValuesSpec | SinkSpec | CollectSpec
 
-/** The nodes an operator runs (operators/registry.ts has each kind's descriptor). */
+/** The nodes an operator runs (operators/catalog.ts has each kind's descriptor). */
 export type TransformSpec = Exclude<OperatorSpec, EndpointSpec>
 
 /** Whether the runtime runs the node itself (no operator of operators/). */

@@ -130,7 +130,7 @@ export interface OperatorTraits {
 
 /**
  * An operator kind as the runtime sees it: its traits for a spec, and how to create it.
- * operators/registry.ts lists one per kind of spec.
+ * operators/catalog.ts lists one per kind of spec.
  *
  * @example
  * export const union: OperatorDescriptor<UnionSpec> = {

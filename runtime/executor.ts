@@ -218,7 +218,7 @@ class JobExecution {
         case 'Values':
         case 'Collect':
           break
-        // Every other kind is an operator's (operators/registry.ts).
+        // Every other kind is an operator's (operators/catalog.ts).
         default:
           await openOperator(task, { graph: this.graph, restore, stateDir: this.stateDir, tmpDir: this.tmpDir })
       }
