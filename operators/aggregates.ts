@@ -1,6 +1,5 @@
-// Accumulators for COUNT, SUM, MIN, MAX and AVG (with FILTER, DISTINCT and retraction), compiled
-// once per list of AggCalls into op-code tables so a whole row accumulates in one tight loop.
-// Per group: a small array in one ValueState, plus one MapState<value, count> per distinct argument.
+// Accumulators for COUNT, SUM, MIN, MAX and AVG (with FILTER, DISTINCT and retraction), compiled once per list of AggCalls into
+// op-code tables so a whole row accumulates in one tight loop. Per group: a small array in one ValueState, plus one MapState<value, count> per distinct argument.
 import { WeirError } from '../common/errors.js'
 import type { KeyedStateStore, KeyRef, MapState, Namespace, StateTtlConfig, ValueState } from '../core/keyed-state.js'
 import { mapState, valueState } from '../core/keyed-state.js'
