@@ -35,6 +35,12 @@ export interface JobGraph {
   readonly nodes: readonly PhysicalNode[]
   /** The job's configuration: the options in force when it was planned, read once. */
   readonly config: JobConfig
+  /**
+   * Sub-plan reuse (planner/physical/reuse.ts): each operator id the plan had that is not in `nodes`
+   * because an identical operator over the same inputs computes it, mapped to that operator's id.
+   * A checkpoint records it, so one taken with other merges is refused rather than misread.
+   */
+  readonly reused?: Readonly<Record<string, string>>
 }
 
 export interface PhysicalNode {

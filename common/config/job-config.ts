@@ -1,6 +1,6 @@
 // A job's configuration, typed: what the options in force say, read once when the job is planned.
 // The job graph carries it to the runtime; nothing downstream reads an option's text again.
-import { AGG_PHASE_STRATEGY, BATCH_SIZE, CHECKPOINT_INTERVAL, CHECKPOINTS_DIR, CHECKPOINTS_RETAINED, MAX_PARALLELISM, WORKER_THREADS, MINI_BATCH,
+import { AGG_PHASE_STRATEGY, REUSE_SOURCE, REUSE_SUB_PLAN, BATCH_SIZE, CHECKPOINT_INTERVAL, CHECKPOINTS_DIR, CHECKPOINTS_RETAINED, MAX_PARALLELISM, WORKER_THREADS, MINI_BATCH,
   ON_JOB_FAILURE, PARALLELISM, PIPELINE_NAME, S3_ACCESS_KEY, S3_ENDPOINT, S3_PATH_STYLE, S3_REGION, S3_SECRET_KEY, SAVEPOINTS_DIR, SINK_NOT_NULL,
   PROCESS_FUNCTION_ON_ERROR, STATE_BACKEND, UDF_ON_ERROR, STATE_CACHE_SIZE, STATE_DIR, STATE_TTL, WRITE_BUFFER_SIZE, type AggPhaseStrategy, type ConfigOption,
   type OnJobFailure, type StateBackendKind } from './options.js'
@@ -63,6 +63,10 @@ export interface JobConfig {
   readonly miniBatch: boolean
   /** How a GROUP BY is split into a local and a global phase ('table.optimizer.agg-phase-strategy'). */
   readonly aggPhaseStrategy: AggPhaseStrategy
+  /** Identical operators over identical inputs run once ('table.optimizer.reuse-sub-plan-enabled'). */
+  readonly reuseSubPlan: boolean
+  /** Identical scans of one table read it once ('table.optimizer.reuse-source-enabled'; only with reuseSubPlan). */
+  readonly reuseSource: boolean
   readonly onJobFailure: OnJobFailure
   /** What a sink does with NULL in a NOT NULL column ('table.exec.sink.not-null-enforcer'). */
   readonly sinkNotNull: 'error' | 'drop'
@@ -98,6 +102,8 @@ export function jobConfigOf(settings: OptionSettings): JobConfig {
     stateTtlMs: get(STATE_TTL),
     miniBatch: get(MINI_BATCH),
     aggPhaseStrategy: get(AGG_PHASE_STRATEGY),
+    reuseSubPlan: get(REUSE_SUB_PLAN),
+    reuseSource: get(REUSE_SOURCE),
     onJobFailure: get(ON_JOB_FAILURE),
     sinkNotNull: get(SINK_NOT_NULL),
     processFunctionOnError: get(PROCESS_FUNCTION_ON_ERROR),

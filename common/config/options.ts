@@ -55,6 +55,20 @@ export const AGG_PHASE_STRATEGY = option<AggPhaseStrategy>({
   description:
     "'two_phase': a GROUP BY folds each batch per key before the exchange and merges after it; 'auto' and 'one_phase': one phase (measured: no gain in Weir)",
 })
+/** Sub-plan reuse (planner/physical/reuse.ts): an operator computed twice from the same inputs runs once, read by both. */
+export const REUSE_SUB_PLAN = option<boolean>({
+  key: 'table.optimizer.reuse-sub-plan-enabled',
+  type: boolean,
+  default: true,
+  description: 'a subquery a query computes twice (the same operators over the same inputs) runs once, its rows read by both; false plans each apart',
+})
+/** Source reuse: two identical scans of one table read it once (only while sub-plan reuse is on, as in Flink). */
+export const REUSE_SOURCE = option<boolean>({
+  key: 'table.optimizer.reuse-source-enabled',
+  type: boolean,
+  default: true,
+  description: "two identical scans of one table in a query read it once (with 'table.optimizer.reuse-sub-plan-enabled'); false reads it once per scan",
+})
 export const PIPELINE_NAME = option<string | undefined>({ key: 'pipeline.name', type: text, default: undefined, description: 'the job name' })
 export const ON_JOB_FAILURE = option<OnJobFailure>({
   key: 'weir.on-job-failure',
@@ -227,6 +241,8 @@ export const ALL_OPTIONS: readonly ConfigOption<unknown>[] = [
   STATE_TTL,
   MINI_BATCH,
   AGG_PHASE_STRATEGY,
+  REUSE_SUB_PLAN,
+  REUSE_SOURCE,
   PIPELINE_NAME,
   ON_JOB_FAILURE,
   MAX_PARALLELISM,

@@ -25,6 +25,7 @@ import { connectorOptions } from '../catalog.js'
 import { upsertTakenAsIs } from '../upsert-output.js'
 import { processUpsertKey } from '../unique-keys.js'
 import { splitAggregate } from './two-phase.js'
+import { reuseSubPlans } from './reuse.js'
 
 /** Lowers one or more sink plans (one per INSERT of a statement set) into a job graph. */
 export function lowerToJobGraph(plans: readonly LogicalPlan[], name: string, config: JobConfig): JobGraph {
@@ -209,7 +210,9 @@ export function lowerToJobGraph(plans: readonly LogicalPlan[], name: string, con
     return id
   }
   for (const p of plans) lower(p)
-  return { name, nodes, config }
+  // Identical subtrees, planned apart, become one operator read by each (reuse.ts).
+  const merged = reuseSubPlans(nodes, config)
+  return Object.keys(merged.reused).length === 0 ? { name, nodes, config } : { name, nodes: merged.nodes, config, reused: merged.reused }
 }
 
 function sourceSpec(scan: Scan, over?: readonly Rex[]): OperatorSpec {

@@ -27,6 +27,8 @@ describe('JobConfig', () => {
       stateTtlMs: 0,
       miniBatch: true,
       aggPhaseStrategy: 'auto',
+      reuseSubPlan: true,
+      reuseSource: true,
       onJobFailure: 'stop-with-savepoint',
       sinkNotNull: 'error',
       processFunctionOnError: 'fail',
