@@ -374,6 +374,7 @@ export class CheckpointCoordinator implements Alignment {
       sources: cp.sources,
       sinks: cp.sinks,
       sinkData: cp.sinkData,
+      ...(this.graph.reused === undefined ? {} : { reused: this.graph.reused }),
     }
     if (cp.barrier.savepoint) await writeManifest(cp.base, '', manifest)
     else await writeManifest(cp.base, checkpointFolder(cp.barrier.id), manifest)

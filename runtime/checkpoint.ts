@@ -87,6 +87,11 @@ export interface Manifest {
    * Absent in checkpoints of earlier versions, whose sinks kept everything in `sinks`.
    */
   readonly sinkData?: Readonly<Record<string, StoredObject>>
+  /**
+   * The job graph's sub-plan reuse (JobGraph.reused): which operators were merged into which. Absent
+   * when none was (and in checkpoints of earlier versions, which merged none).
+   */
+  readonly reused?: Readonly<Record<string, string>>
 }
 
 /** A manifest and the storage its paths are relative to. */

@@ -13,6 +13,7 @@ import { makeStagingDir } from '../state/backend.js'
 import { getConnector } from '../connectors/registry.js'
 import { enforceNotNull } from '../connectors/not-null-enforcer.js'
 import { operatorSignature, describeSignatureChange } from '../core/signature.js'
+import { checkReuseCompatible } from './reuse-compat.js'
 import { sinkTableContext } from './sink-context.js'
 import type { Manifest } from './checkpoint.js'
 import { CheckpointCoordinator } from './checkpoint-coordinator.js'
@@ -159,6 +160,8 @@ class JobExecution {
         },
       )
     }
+    // Before the operators: a change in reuse shows as operators missing on one side, which this names.
+    checkReuseCompatible(manifest, this.graph, where)
     const stateful = this.graph.nodes.filter(n => this.subtasks.byNode.get(n.id)![0]!.stateful)
     for (const node of stateful) {
       const old = manifest.operators[node.id]

@@ -71,6 +71,8 @@ describe('JobConfig', () => {
       ['weir.process-function.on-error', 'SKIP'],
       ['weir.udf.on-error', 'SKIP'],
       ['table.optimizer.agg-phase-strategy', 'TWO_PHASE'],
+      ['table.optimizer.reuse-sub-plan-enabled', 'FALSE'],
+      ['table.optimizer.reuse-source-enabled', 'false'],
     ]))
     expect(config).toEqual({
       pipelineName: 'clicks',
@@ -81,6 +83,8 @@ describe('JobConfig', () => {
       stateTtlMs: 3_600_000,
       miniBatch: false,
       aggPhaseStrategy: 'two_phase',
+      reuseSubPlan: false,
+      reuseSource: false,
       onJobFailure: 'continue',
       sinkNotNull: 'drop',
       processFunctionOnError: 'skip',
