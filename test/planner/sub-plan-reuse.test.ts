@@ -1,6 +1,7 @@
 // Plan tests of sub-plan reuse (planner/physical/reuse.ts): a subquery computed twice is one operator
 // with a reuse_id, read again through Reused(reference_id); non-deterministic work is never merged;
 // 'table.optimizer.reuse-sub-plan-enabled' = 'false' gives the plan without reuse.
+import { resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { Session } from '../../engine/session.js'
 
@@ -121,5 +122,21 @@ describe('sub-plan reuse in EXPLAIN', () => {
       JOIN (SELECT auction, COUNT(*) AS n, window_start FROM TABLE(TUMBLE(TABLE bid, DESCRIPTOR(dateTime), INTERVAL '1' SECOND)) GROUP BY auction, window_start, window_end) b
       ON a.auction = b.auction AND a.window_start = b.window_start`)
     expect(count(event, /WindowAggregate\(/), event).toBe(1)
+  })
+
+  it('a user function or user aggregate is computed in each branch (Weir cannot know it is deterministic)', async () => {
+    const M = resolve(import.meta.dirname, '../udf/modules')
+    const session = new Session({ println: () => undefined })
+    await session.executeSql(`${DDL} CREATE FUNCTION count_char AS '${M}/strings.ts#countChar'; CREATE FUNCTION spread AS '${M}/aggregates.ts#spread';`)
+    const text = async (sql: string): Promise<string> => ((await session.executeSql(`EXPLAIN ${sql}`)).at(-1) as { text: string }).text
+    const scalar = await text(`SELECT count_char(url, 'a') FROM bid UNION ALL SELECT count_char(url, 'a') FROM bid`)
+    expect(count(scalar, /count_char\(/), scalar).toBe(2)
+    const agg = await text(`WITH c AS (SELECT auction, spread(CAST(price AS INT)) AS s FROM bid GROUP BY auction)
+      SELECT a.auction, a.s, b.s FROM c a JOIN c b ON a.auction = b.auction`)
+    expect(count(agg, /GroupAggregate\(/), agg).toBe(2)
+    // The same queries with built-ins instead are merged.
+    const builtin = await text(`WITH c AS (SELECT auction, MAX(price) - MIN(price) AS s FROM bid GROUP BY auction)
+      SELECT a.auction, a.s, b.s FROM c a JOIN c b ON a.auction = b.auction`)
+    expect(count(builtin, /GroupAggregate\(/), builtin).toBe(1)
   })
 })
