@@ -35,8 +35,8 @@ export function explainJobGraph(graph: JobGraph, opts: ExplainOptions = {}): str
   const costs = opts.estimatedCost === true ? estimatedCosts(graph) : undefined
   const lines: string[] = ['== Physical Plan ==']
   const warnings: string[] = []
-  // A node several operators read (a source a statement set shares) is printed once, with the id
-  // its other readers refer to, as Flink prints a reused node.
+  // A node several operators read (a source a statement set shares, a subquery sub-plan reuse computes
+  // once: physical/reuse.ts) is printed once, with the id its other readers refer to, as Flink prints a reused node.
   const readers = new Map<string, number>()
   for (const n of graph.nodes) for (const e of n.inputs) readers.set(e.node, (readers.get(e.node) ?? 0) + 1)
   const reuseIds = new Map<string, number>()
