@@ -135,17 +135,18 @@ describe.each(QUERIES)('sub-plan reuse vs DuckDB: $name', q => {
   }, 120_000)
 
   it.each([
-    { backend: 'heap', a: 1, z: 2 },
-    { backend: 'rocksdb', a: 2, z: 1 },
-  ])('$backend: checkpointed at p = $a, cancelled midway, restored at p = $z: what a straight run commits', async ({ backend, a, z }) => {
-    const out = mkdtempSync(join(root, 'out-'))
-    const options = checkpointed(backend === 'rocksdb' ? { 'state.backend': 'rocksdb', 'state.cache.size': '64 kb', 'state.dir': rocksDir() } : {})
-    await cancelledAfterACheckpoint(q, out, { ...options, 'parallelism.default': String(a) })
-    const second = await run(q, out, { ...options, 'parallelism.default': String(z) })
-    expect(second.cancelled).toBe(false)
-    expect(second.sourceRecordsRead, 'the restored run resumed midway').toBeLessThan(big.events.length)
-    expectSameMultiset(debeziumRows(out), straight)
-  }, 240_000)
+    { backend: 'heap', a: 1, z: 2, threads: false },
+    { backend: 'rocksdb', a: 2, z: 1, threads: true },
+  ])('$backend: checkpointed at p = $a (worker threads: $threads), cancelled midway, restored at p = $z: what a straight run commits',
+    async ({ backend, a, z, threads }) => {
+      const out = mkdtempSync(join(root, 'out-'))
+      const options = checkpointed(backend === 'rocksdb' ? { 'state.backend': 'rocksdb', 'state.cache.size': '64 kb', 'state.dir': rocksDir() } : {})
+      await cancelledAfterACheckpoint(q, out, { ...options, 'parallelism.default': String(a), 'execution.worker-threads': String(threads) })
+      const second = await run(q, out, { ...options, 'parallelism.default': String(z) })
+      expect(second.cancelled).toBe(false)
+      expect(second.sourceRecordsRead, 'the restored run resumed midway').toBeLessThan(big.events.length)
+      expectSameMultiset(debeziumRows(out), straight)
+    }, 240_000)
 })
 
 describe('a checkpoint across a change of sub-plan reuse', () => {
