@@ -275,12 +275,12 @@ export class AggregateHandler {
         }
         case MIN: {
           const v = row[args[i]!]
-          if (v != null && (acc[s] === null || before(v, acc[s]))) acc[s] = v
+          if (v != null && (acc[s] === null || (v as number) < (acc[s] as number) || acc[s] !== acc[s])) acc[s] = v
           break
         }
         case MAX: {
           const v = row[args[i]!]
-          if (v != null && (acc[s] === null || after(v, acc[s]))) acc[s] = v
+          if (v != null && (acc[s] === null || (v as number) > (acc[s] as number) || v !== v)) acc[s] = v
           break
         }
       }
@@ -501,12 +501,12 @@ export class AggregateHandler {
           break
         case MIN_MAP:
           if (acc[s + 1] === true) break // stale: recomputed from the map when read
-          if (sign > 0) { if (acc[s] === null || before(v, acc[s])) acc[s] = v }
+          if (sign > 0) { if (acc[s] === null || (v as number) < (acc[s] as number) || acc[s] !== acc[s]) acc[s] = v }
           else if (sameValue(acc[s], v)) acc[s + 1] = true
           break
         case MAX_MAP:
           if (acc[s + 1] === true) break
-          if (sign > 0) { if (acc[s] === null || after(v, acc[s])) acc[s] = v }
+          if (sign > 0) { if (acc[s] === null || (v as number) > (acc[s] as number) || v !== v) acc[s] = v }
           else if (sameValue(acc[s], v)) acc[s + 1] = true
           break
       }
