@@ -160,22 +160,26 @@ class JobExecution {
         },
       )
     }
-    // Before the operators: a change in reuse shows as operators missing on one side, which this names.
-    checkReuseCompatible(manifest, this.graph, where)
     const stateful = this.graph.nodes.filter(n => this.subtasks.byNode.get(n.id)![0]!.stateful)
+    // First an operator in both whose state changed: the most exact cause (a query change that also
+    // stops two scans from merging is named by what changed in the operator, not by the merge).
     for (const node of stateful) {
       const old = manifest.operators[node.id]
-      if (old === undefined) {
+      const change = old === undefined ? null : describeSignatureChange(old.signature, operatorSignature(node, this.graph))
+      if (change !== null) {
+        throw WeirError.checkpoint(`the job no longer matches checkpoint '${where}': operator ${node.id} (${node.spec.kind}) changed: ${change}`, {
+          help: 'its state cannot be read by the new query; undo the change, or start over with --fresh',
+        })
+      }
+    }
+    // Before operators missing on one side: a change in reuse shows as those, and this names it.
+    checkReuseCompatible(manifest, this.graph, where)
+    for (const node of stateful) {
+      if (manifest.operators[node.id] === undefined) {
         const had = Object.entries(manifest.operators).map(([id]) => id)
         throw WeirError.checkpoint(`the job no longer matches checkpoint '${where}': operator ${node.id} has state but is not in the checkpoint` +
           (had.length ? ` (the checkpoint has ${had.join(', ')})` : ' (the checkpoint has no stateful operators)'), {
           help: 'the query changed shape since the checkpoint was taken; start over with --fresh',
-        })
-      }
-      const change = describeSignatureChange(old.signature, operatorSignature(node, this.graph))
-      if (change !== null) {
-        throw WeirError.checkpoint(`the job no longer matches checkpoint '${where}': operator ${node.id} (${node.spec.kind}) changed: ${change}`, {
-          help: 'its state cannot be read by the new query; undo the change, or start over with --fresh',
         })
       }
     }
