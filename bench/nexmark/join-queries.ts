@@ -17,6 +17,25 @@ CREATE TABLE ${name} (${COLUMNS[name]},
 ) WITH ('connector' = 'nexmark', 'nexmark.table' = '${name}', 'nexmark.events.num' = '${events}', 'nexmark.event.rate' = '100000');
 `
 
+/** Nexmark q5 as published (hot items): the same HOP(2 s, 10 s) count of bids per auction, joined with its maximum per window. */
+export const Q5_PUBLISHED = `
+SELECT AuctionBids.auction, AuctionBids.num
+FROM (
+  SELECT auction, count(*) AS num, window_start AS starttime, window_end AS endtime
+  FROM TABLE(HOP(TABLE bid, DESCRIPTOR(\`dateTime\`), INTERVAL '2' SECOND, INTERVAL '10' SECOND))
+  GROUP BY auction, window_start, window_end
+) AS AuctionBids
+JOIN (
+  SELECT max(CountBids.num) AS maxn, CountBids.starttime, CountBids.endtime
+  FROM (
+    SELECT count(*) AS num, window_start AS starttime, window_end AS endtime
+    FROM TABLE(HOP(TABLE bid, DESCRIPTOR(\`dateTime\`), INTERVAL '2' SECOND, INTERVAL '10' SECOND))
+    GROUP BY auction, window_start, window_end
+  ) AS CountBids
+  GROUP BY CountBids.starttime, CountBids.endtime
+) AS MaxBids
+ON AuctionBids.starttime = MaxBids.starttime AND AuctionBids.endtime = MaxBids.endtime AND AuctionBids.num >= MaxBids.maxn`
+
 /** q3, q20 and q4 on the heap backend (queries.ts adds their RocksDB variants). */
 export function joinQueries(events: number): Omit<BenchQuery, 'backend'>[] {
   return [
@@ -78,22 +97,7 @@ export function joinQueries(events: number): Omit<BenchQuery, 'backend'>[] {
       sql: table('bid', events) + `
         CREATE TABLE nexmark_q5 (auction BIGINT, num BIGINT) WITH ('connector' = 'blackhole');
         INSERT INTO nexmark_q5
-        SELECT AuctionBids.auction, AuctionBids.num
-        FROM (
-          SELECT auction, count(*) AS num, window_start AS starttime, window_end AS endtime
-          FROM TABLE(HOP(TABLE bid, DESCRIPTOR(\`dateTime\`), INTERVAL '2' SECOND, INTERVAL '10' SECOND))
-          GROUP BY auction, window_start, window_end
-        ) AS AuctionBids
-        JOIN (
-          SELECT max(CountBids.num) AS maxn, CountBids.starttime, CountBids.endtime
-          FROM (
-            SELECT count(*) AS num, window_start AS starttime, window_end AS endtime
-            FROM TABLE(HOP(TABLE bid, DESCRIPTOR(\`dateTime\`), INTERVAL '2' SECOND, INTERVAL '10' SECOND))
-            GROUP BY auction, window_start, window_end
-          ) AS CountBids
-          GROUP BY CountBids.starttime, CountBids.endtime
-        ) AS MaxBids
-        ON AuctionBids.starttime = MaxBids.starttime AND AuctionBids.endtime = MaxBids.endtime AND AuctionBids.num >= MaxBids.maxn;`,
+        ${Q5_PUBLISHED};`,
     },
     {
       name: 'q9',

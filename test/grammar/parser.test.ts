@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { parseSql } from '../../grammar/index.js'
 import type { CreateTable, Join, Select, WindowTvf } from '../../grammar/ast.js'
 import { col, id, num, one, queryOf, show, str, strip } from './helpers.js'
+import { Q5_PUBLISHED } from '../../bench/nexmark/join-queries.js'
 
 function selectOf(sql: string): Select {
   const q = queryOf(sql)
@@ -482,24 +483,7 @@ describe('window table functions', () => {
 
 describe('a Nexmark query end to end', () => {
   it('parses q5-style hot items with nested windowed subqueries', () => {
-    const sql = `
-      SELECT AuctionBids.auction, AuctionBids.num
-      FROM (
-        SELECT auction, count(*) AS num, window_start AS starttime, window_end AS endtime
-        FROM TABLE(HOP(TABLE bid, DESCRIPTOR(dateTime), INTERVAL '2' SECOND, INTERVAL '10' SECOND))
-        GROUP BY auction, window_start, window_end
-      ) AS AuctionBids
-      JOIN (
-        SELECT max(CountBids.num) AS maxn, CountBids.starttime, CountBids.endtime
-        FROM (
-          SELECT count(*) AS num, window_start AS starttime, window_end AS endtime
-          FROM TABLE(HOP(TABLE bid, DESCRIPTOR(dateTime), INTERVAL '2' SECOND, INTERVAL '10' SECOND))
-          GROUP BY auction, window_start, window_end
-        ) AS CountBids
-        GROUP BY CountBids.starttime, CountBids.endtime
-      ) AS MaxBids
-      ON AuctionBids.starttime = MaxBids.starttime AND AuctionBids.endtime = MaxBids.endtime AND AuctionBids.num >= MaxBids.maxn`
-    const s = selectOf(sql)
+    const s = selectOf(Q5_PUBLISHED)
     expect(s.from).toMatchObject({ kind: 'Join', joinType: 'INNER', left: { kind: 'SubqueryRef' }, right: { kind: 'SubqueryRef' } })
   })
 })

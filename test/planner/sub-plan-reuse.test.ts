@@ -4,6 +4,7 @@
 import { resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { Session } from '../../engine/session.js'
+import { Q5_PUBLISHED } from '../../bench/nexmark/join-queries.js'
 
 const DDL = `
 CREATE TABLE bid (
@@ -13,23 +14,7 @@ CREATE TABLE bid (
 `
 
 /** Nexmark q5 as published: the same HOP count of bids per auction, joined and under the MAX per window. */
-const Q5 = `
-SELECT AuctionBids.auction, AuctionBids.num
-FROM (
-  SELECT auction, count(*) AS num, window_start AS starttime, window_end AS endtime
-  FROM TABLE(HOP(TABLE bid, DESCRIPTOR(dateTime), INTERVAL '2' SECOND, INTERVAL '10' SECOND))
-  GROUP BY auction, window_start, window_end
-) AS AuctionBids
-JOIN (
-  SELECT max(CountBids.num) AS maxn, CountBids.starttime, CountBids.endtime
-  FROM (
-    SELECT count(*) AS num, window_start AS starttime, window_end AS endtime
-    FROM TABLE(HOP(TABLE bid, DESCRIPTOR(dateTime), INTERVAL '2' SECOND, INTERVAL '10' SECOND))
-    GROUP BY auction, window_start, window_end
-  ) AS CountBids
-  GROUP BY CountBids.starttime, CountBids.endtime
-) AS MaxBids
-ON AuctionBids.starttime = MaxBids.starttime AND AuctionBids.endtime = MaxBids.endtime AND AuctionBids.num >= MaxBids.maxn`
+const Q5 = Q5_PUBLISHED
 
 async function explain(sql: string, options: Record<string, string> = {}): Promise<string> {
   const session = new Session({ println: () => undefined, options })
