@@ -16,8 +16,11 @@ CREATE TABLE bid (
 /** Nexmark q5 as published: the same HOP count of bids per auction, joined and under the MAX per window. */
 const Q5 = Q5_PUBLISHED
 
+/** Reuse is off by default (options.ts says why): these plans turn it on. */
+const ON = { 'table.optimizer.reuse-sub-plan-enabled': 'true' }
+
 async function explain(sql: string, options: Record<string, string> = {}): Promise<string> {
-  const session = new Session({ println: () => undefined, options })
+  const session = new Session({ println: () => undefined, options: { ...ON, ...options } })
   await session.executeSql(DDL)
   const r = (await session.executeSql(`EXPLAIN ${sql}`)).at(-1)!
   if (r.kind !== 'explain') throw new Error(`expected an explain result, got ${r.kind}`)
@@ -93,7 +96,7 @@ describe('sub-plan reuse in EXPLAIN', () => {
   it('NOW() in a filter and a processing-time window are not merged; the same query without them is', async () => {
     const now = await explain(`SELECT auction FROM bid WHERE dateTime < NOW() UNION ALL SELECT auction FROM bid WHERE dateTime < NOW()`)
     expect(count(now, /NOW\(\)|CURRENT_TIMESTAMP/), now).toBe(2)
-    const session = new Session({ println: () => undefined })
+    const session = new Session({ println: () => undefined, options: ON })
     await session.executeSql(`${DDL} CREATE TABLE pbid (auction BIGINT, pt AS PROCTIME()) WITH ('connector' = 'nexmark', 'nexmark.events.num' = '10');`)
     const r = (await session.executeSql(`EXPLAIN SELECT a.auction, a.n, b.n FROM
       (SELECT auction, COUNT(*) AS n, window_start FROM TABLE(TUMBLE(TABLE pbid, DESCRIPTOR(pt), INTERVAL '1' SECOND)) GROUP BY auction, window_start, window_end) a
@@ -111,7 +114,7 @@ describe('sub-plan reuse in EXPLAIN', () => {
 
   it('a user function or user aggregate is computed in each branch (Weir cannot know it is deterministic)', async () => {
     const M = resolve(import.meta.dirname, '../udf/modules')
-    const session = new Session({ println: () => undefined })
+    const session = new Session({ println: () => undefined, options: ON })
     await session.executeSql(`${DDL} CREATE FUNCTION count_char AS '${M}/strings.ts#countChar'; CREATE FUNCTION spread AS '${M}/aggregates.ts#spread';`)
     const text = async (sql: string): Promise<string> => ((await session.executeSql(`EXPLAIN ${sql}`)).at(-1) as { text: string }).text
     const scalar = await text(`SELECT count_char(url, 'a') FROM bid UNION ALL SELECT count_char(url, 'a') FROM bid`)
