@@ -217,6 +217,9 @@ export class SourceRunner {
     if (wm <= src.emittedWatermark) return
     src.emittedWatermark = wm
     src.task.stats[STAT.watermark] = wm
+    // A watermark makes an idle subtask active first (as Flink's sources do): its consumers skip the
+    // watermarks of a channel they hold idle. (An idle subtask with no split ends with one: `ended`.)
+    setIdle(src.task, false)
     broadcast(src.task, ch => ({ t: 'wm', ch, wm }))
   }
 

@@ -15,7 +15,7 @@ import { sampleStateIfDue } from './subtask-stats.js'
 import { skippedCallsSoFar } from '../common/skipped-calls.js'
 import { dropAhead, prefetchBatch, readAhead, timerRequests } from './read-ahead.js'
 import { broadcast, type Barrier, type Item, type Task } from './subtasks.js'
-import { inputWatermark, updateIdle } from './watermark-status.js'
+import { inputWatermark, setIdle, updateIdle } from './watermark-status.js'
 
 /** Where barriers go: the alignment of a subtask's channels, then its snapshot. */
 export interface Alignment {
@@ -217,6 +217,14 @@ export class TaskRunner {
           await this.alignment.channelEnded(task)
           return
         }
+        // The last input ended. If it ended on its own (not cancelled), it holds nothing back either: the
+        // watermark reaches what every input sent last, though the last to end was idle until then and
+        // its final watermark went unseen (a source subtask with no split, whose end came after the
+        // others' on a loaded host: its open windows never fired, and their rows were lost).
+        if (!this.hooks.aborted()) {
+          task.chWatermark[item.ch] = Infinity
+          await this.advanceWatermark(task)
+        }
         // Bounded input ended: processing-time windows still open fire now, then the operator finishes.
         // A cancelled job's input did not end: its open windows are not complete, and only timers
         // whose time has come fire (what a stop with a savepoint keeps in the savepoint instead).
@@ -271,6 +279,8 @@ export class TaskRunner {
     }
     task.sink?.onWatermark?.(wm)
     const out = task.operator?.outputWatermark?.(wm) ?? wm
+    // Only at the end can a subtask that is idle advance (every input ended): active again first, so its consumers see the watermark.
+    if (task.idle) setIdle(task, false)
     broadcast(task, ch => ({ t: 'wm', ch, wm: out }))
   }
 

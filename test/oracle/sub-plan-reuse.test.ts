@@ -133,15 +133,7 @@ describe.each(QUERIES)('sub-plan reuse vs DuckDB: $name', q => {
     expect(straight.length, 'as many rows as DuckDB gives').toBe(Number((await big.duck(`SELECT COUNT(*) FROM (${q.duck})`))[0]))
   }, 120_000)
 
-  // KNOWN WRONG RESULT, not explained yet (why reuse is off by default, common/config/options.ts): q5's
-  // shape on RocksDB at p = 2 on worker threads gave 15 of 486 rows other than DuckDB's in about 3 of 4
-  // runs on a loaded host (reuse off: 4 of 4 right; heap on worker threads fails alike). Skipped so the suite stays green; run it with
-  // `-t "q5.*straight"` after other tests of this file, under load, to reproduce.
-  const known = (c: (typeof CONFIGS)[number]): boolean => q.merged.source.startsWith('WindowAggregate') && c.name === 'RocksDB, p = 2, worker threads'
-  it.each(CONFIGS.filter(c => !known(c)))('$name: straight through, as DuckDB', async c => {
-    await data.expectSame(q.weir, q.duck, { ...ON, ...c.options() })
-  }, 120_000)
-  it.skip.each(CONFIGS.filter(known))('$name: straight through, as DuckDB (known wrong result with reuse on)', async c => {
+  it.each(CONFIGS)('$name: straight through, as DuckDB', async c => {
     await data.expectSame(q.weir, q.duck, { ...ON, ...c.options() })
   }, 120_000)
 
