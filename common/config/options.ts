@@ -59,10 +59,8 @@ export const AGG_PHASE_STRATEGY = option<AggPhaseStrategy>({
 export const REUSE_SUB_PLAN = option<boolean>({
   key: 'table.optimizer.reuse-sub-plan-enabled',
   type: boolean,
-  // Off by default (Flink: on) until a wrong result seen with it on is explained: Nexmark q5's shape at
-  // p = 2 on worker threads (heap or RocksDB) gave other rows than DuckDB in ~3 of 4 loaded runs (test/oracle/sub-plan-reuse.test.ts).
-  default: false,
-  description: 'true: a subquery a query computes twice (the same operators over the same inputs) runs once, its rows read by both',
+  default: true,
+  description: 'a subquery a query computes twice (the same operators over the same inputs) runs once, its rows read by both; false plans each apart',
 })
 /** Source reuse: two identical scans of one table read it once (only while sub-plan reuse is on, as in Flink). */
 export const REUSE_SOURCE = option<boolean>({

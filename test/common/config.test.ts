@@ -27,7 +27,7 @@ describe('JobConfig', () => {
       stateTtlMs: 0,
       miniBatch: true,
       aggPhaseStrategy: 'auto',
-      reuseSubPlan: false,
+      reuseSubPlan: true,
       reuseSource: true,
       onJobFailure: 'stop-with-savepoint',
       sinkNotNull: 'error',
@@ -71,7 +71,7 @@ describe('JobConfig', () => {
       ['weir.process-function.on-error', 'SKIP'],
       ['weir.udf.on-error', 'SKIP'],
       ['table.optimizer.agg-phase-strategy', 'TWO_PHASE'],
-      ['table.optimizer.reuse-sub-plan-enabled', 'TRUE'],
+      ['table.optimizer.reuse-sub-plan-enabled', 'FALSE'],
       ['table.optimizer.reuse-source-enabled', 'false'],
     ]))
     expect(config).toEqual({
@@ -83,7 +83,7 @@ describe('JobConfig', () => {
       stateTtlMs: 3_600_000,
       miniBatch: false,
       aggPhaseStrategy: 'two_phase',
-      reuseSubPlan: true,
+      reuseSubPlan: false,
       reuseSource: false,
       onJobFailure: 'continue',
       sinkNotNull: 'drop',

@@ -83,7 +83,7 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true })
 })
 
-/** Reuse is off by default (options.ts says why): these runs turn it on unless a case sets it. */
+/** Reuse is on by default; set here so these runs do not depend on the default. */
 const ON = { 'table.optimizer.reuse-sub-plan-enabled': 'true' }
 
 async function explain(query: string, options: Record<string, string> = {}): Promise<string> {
