@@ -93,6 +93,13 @@ export interface ListState<T> extends NamespacedState {
    * bringing it in: one range delete in the next write, with no cache entry made for it.
    */
   drop(): void
+  /**
+   * Drops every list of this state, of every key and namespace of this subtask, for good and blind
+   * as `drop`: the caller promises that none of them is read or written again (an interval join's
+   * buckets once the final watermark has passed: every one has expired). A disk backend deletes them
+   * with one range delete per key group, where a `drop` per list costs one each.
+   */
+  dropAll(): void
 }
 
 /** A map per (key, namespace); each entry is stored on its own, so one get/put touches one entry. */

@@ -13,6 +13,7 @@ import type { HeapStateHandle } from './factory.js'
 import { IncrementalSnapshots } from './incremental.js'
 import { estimateBytes } from './heap-bytes.js'
 import type { ChangedSlot, HeapEntry, HeapSnapshot } from './entries.js'
+import { Cell, KeySlot, MapCell } from './cells.js'
 
 export type { ChangedSlot, HeapEntry, HeapListEntry, HeapMapEntry, HeapSnapshot, HeapValueEntry } from './entries.js'
 
@@ -25,54 +26,8 @@ export interface HeapBackendOptions {
 
 type Kind = StateKind
 
-/** A stored value and the TTL clock at its last write (or read, under OnReadAndWrite). */
-class Cell {
-  constructor(public v: unknown, public t: number) {}
-}
-
-/** A map-state entry; `k` keeps the caller's key when the Map is keyed by its encoding (object keys). */
-class MapCell {
-  constructor(readonly k: unknown, public v: unknown, public t: number) {}
-}
-
 function cloneValue<T>(v: T): T {
   return typeof v === 'object' && v !== null ? structuredClone(v) : v
-}
-
-/**
- * All namespaces of one state for one key. The default namespace '' lives in a field so that
- * un-namespaced state (the common case) costs no second Map lookup.
- * Cell payloads: value state → the value; list → unknown[] (or Cell[] with TTL); map → Map<unknown, MapCell>.
- */
-class KeySlot {
-  d: Cell | undefined = undefined
-  ns: Map<Namespace, Cell> | null = null
-  /** The table's epoch when the slot was last recorded as changed (see touch). */
-  mark = 0
-  constructor(readonly key: KeyRef) {}
-
-  get(ns: Namespace): Cell | undefined {
-    return ns === '' ? this.d : this.ns === null ? undefined : this.ns.get(ns)
-  }
-
-  set(ns: Namespace, cell: Cell): void {
-    if (ns === '') this.d = cell
-    else (this.ns ??= new Map()).set(ns, cell)
-  }
-
-  delete(ns: Namespace): void {
-    if (ns === '') this.d = undefined
-    else if (this.ns !== null) this.ns.delete(ns)
-  }
-
-  isEmpty(): boolean {
-    return this.d === undefined && (this.ns === null || this.ns.size === 0)
-  }
-
-  *cells(): IterableIterator<[Namespace, Cell]> {
-    if (this.d !== undefined) yield ['', this.d]
-    if (this.ns !== null) yield* this.ns
-  }
 }
 
 /** The data of one named state, shared by its handle; the handle's current-key slot is cached here. */
@@ -637,6 +592,14 @@ class HeapListState<T> extends HeapState implements ListState<T> {
     touch(this.table, slot)
   }
   readonly drop = (): void => this.clear() // ListState.drop: on the heap, a clear
+
+  /** ListState.dropAll: the table holds this state only, so every slot goes (each recorded as changed for the next checkpoint). */
+  dropAll(): void {
+    const table = this.table
+    for (const slot of table.slots.values()) touch(table, slot)
+    table.slots.clear()
+    table.cachedSlot = undefined
+  }
 }
 
 /** MapState on the heap: the TTL rules are TtlMapState's; a (key, namespace) without entries has no cell. */

@@ -4,7 +4,7 @@
 import type { ListState, Namespace, ValueState } from '../../core/keyed-state.js'
 import { WeirError } from '../../common/errors.js'
 import { TtlMapState } from '../map-state.js'
-import { clearList, dropList } from './blind-clear.js'
+import { clearList, dropAllLists, dropList } from './blind-clear.js'
 import { ABSENT, type CacheHost, type Cell, dropSeq, type ListCell, type MapCell, MapEntry, NO_SEQS, notResident, type Table, type ValueCell } from './cache.js'
 import type { RocksStore } from './store.js'
 
@@ -219,6 +219,11 @@ export class RocksListState<T> extends RocksState<ListCell> implements ListState
   /** Blind and past the cache when the key is not resident (see blind-clear.ts). */
   drop(): void {
     dropList(this.store, this.table, this.ns)
+  }
+
+  /** Blind, one range delete per key group (see blind-clear.ts). */
+  dropAll(): void {
+    dropAllLists(this.store, this.table)
   }
 }
 
