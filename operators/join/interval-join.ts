@@ -11,8 +11,10 @@
 // timer per (key, bucket, side) at the expiry of its last possible row, a blind clear that reads
 // nothing back (ListState.clear needs no prefetch: on disk it is a delete); an outer side
 // keeps a timer per distinct expiry, so each unmatched row is emitted NULL-padded on time (never
-// behind the output watermark). Matching checks the exact bounds, so rows a bucket keeps a little
-// past their expiry never pair. The output is insert-only.
+// behind the output watermark). At the final watermark (a bounded input's end) every bucket expires
+// at once: with both sides inner they go in one ListState.dropAll (on disk a range delete per key
+// group, not one per bucket). Matching checks the exact bounds, so rows a bucket keeps a little past
+// their expiry never pair. The output is insert-only.
 //
 // The output keeps the left time as its time attribute. A right row at tr >= watermark can still
 // pair with a stored left row as early as tr + lower, so when lower < 0 the output watermark is
@@ -39,6 +41,10 @@ export class IntervalJoinOperator implements Operator {
   private readonly lower: number
   private readonly upper: number
   private readonly delay: number
+  /** Both sides inner in event time: every stored bucket has its timer, and all of them expire at the final watermark. */
+  private readonly innerOnly: boolean
+  /** The final watermark has dropped every bucket (see onTimer). */
+  private droppedAll = false
   /** Bucket width in ms: the interval's width, so a row's matches lie in at most two buckets. */
   private readonly width: number
   private buckets!: ListState<Stored>
@@ -63,6 +69,7 @@ export class IntervalJoinOperator implements Operator {
     this.upper = spec.upper
     this.delay = Math.max(0, -spec.lower)
     this.width = Math.max(1, spec.upper - spec.lower)
+    this.innerOnly = this.eventTime && !spec.left.outer && !spec.right.outer
   }
 
   open(ctx: OperatorContext): void {
@@ -289,8 +296,14 @@ export class IntervalJoinOperator implements Operator {
       // watermark passed its last row's expiry no row lands in it (a row at t >= watermark expires
       // after it: its own bucket is later) and no row of the other side reaches back to it. In
       // processing time a row asks for every bucket of its key (a scan), so there it is a clear.
-      if (this.eventTime) buckets.drop()
-      else buckets.clear()
+      if (!this.eventTime) buckets.clear()
+      else if (this.innerOnly && this.ctx.timers.currentWatermark() === Infinity) {
+        // The final watermark: every bucket of both sides expires now, and no row is stored after it
+        // (any later row is late). They go in one call at the first of their timers (on disk, a range
+        // delete per key group instead of one per bucket); the others find nothing left to drop.
+        if (!this.droppedAll) buckets.dropAll()
+        this.droppedAll = true
+      } else buckets.drop()
       return
     }
     const bucket = buckets.get()

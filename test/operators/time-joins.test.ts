@@ -81,6 +81,34 @@ describe('interval join operator', () => {
     expect(h.take()).toEqual([['+I', 'a', 95, 'a', 100]])
   })
 
+  it('INNER: the final watermark drops every bucket of both sides at once, and a row after it is late, not stored', async () => {
+    const h = await ij(interval('INNER'))
+    h.process([['a', 100], ['b', 200], ['c', 300]])
+    h.process([['a', 95], ['c', 1000]], undefined, 1)
+    h.watermark(150)
+    expect(h.take()).toEqual([['+I', 'a', 100, 'a', 95]])
+    expect(h.state.stats().entries).toBeGreaterThan(0)
+    h.end()
+    expect(h.state.stats().entries).toBe(0)
+    h.process([['c', 2000]], undefined, 1)
+    h.process([['c', 995]])
+    expect(h.metrics.lateRecordsDropped).toBe(2)
+    expect(h.state.stats().entries).toBe(0)
+    expect(h.take()).toEqual([])
+  })
+
+  it.each(['LEFT', 'RIGHT', 'FULL'] as const)('%s: the final watermark still pads every unmatched row of an outer side', async type => {
+    const h = await ij(interval(type))
+    h.process([['a', 100], ['b', 200]])
+    h.process([['a', 95], ['c', 300]], undefined, 1)
+    h.end()
+    const padded = h.take().filter(r => r.includes(null)).sort()
+    const left = type === 'LEFT' || type === 'FULL' ? [['+I', 'b', 200, null, null]] : []
+    const right = type === 'RIGHT' || type === 'FULL' ? [['+I', null, null, 'c', 300]] : []
+    expect(padded).toEqual([...left, ...right].sort())
+    expect(h.state.stats().entries).toBe(0)
+  })
+
   it('holds the output watermark back by -lower', async () => {
     expect(new IntervalJoinOperator(interval('INNER')).outputWatermark(1000)).toBe(990)
     expect(new IntervalJoinOperator({ ...interval('INNER'), lower: 3 }).outputWatermark(1000)).toBe(1000)
