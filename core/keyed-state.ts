@@ -78,12 +78,6 @@ export interface ListState<T> extends NamespacedState {
    * snapshot may still hold its elements). The list keeps `chunk`: do not change it afterwards.
    */
   addChunk(chunk: T): void
-  /**
-   * Adds `value` to the list of the current key and namespace, which the caller knows holds nothing
-   * (never written, or cleared or dropped since): blind as `clear`, it needs no prefetch (an interval
-   * join's new time bucket, which its timers tell has no rows). A read of the list in flight is void.
-   */
-  addToEmpty(value: T): void
   update(values: readonly T[]): void
   /**
    * Removes the list of the current key and namespace, blind: unlike every other call it needs no

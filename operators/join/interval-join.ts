@@ -4,10 +4,7 @@
 // buckets of the other side its interval spans; a disk backend answers a list it never wrote from its
 // written-keys filter with no read (the common case: most join keys see few rows), where a map per
 // key cost a prefix scan per side and row, and a row added writes only itself (a bucket kept as one
-// value was rewritten whole at each write-back: the hottest keys' buckets hold hundreds of rows). On an
-// inner side in event time the timers tell which buckets hold rows (one timer per stored bucket), so a
-// row whose own bucket is new asks for nothing and is added to it blind (ListState.addToEmpty): in
-// Nexmark q7 ~280K of ~460K bids start a bucket. A row is dropped once
+// value was rewritten whole at each write-back: the hottest keys' buckets hold hundreds of rows). A row is dropped once
 // the other side can no longer send a match: no row of the other side behind the watermark is
 // accepted (late rows are dropped and counted), so a left row at tl waits until the watermark passes
 // tl - lower, a right row at tr until it passes tr + upper. An inner side's bucket goes whole, by one
@@ -126,19 +123,15 @@ export class IntervalJoinOperator implements Operator {
     // in buckets no timer shows yet: its keys' buckets are requested too. (What that batch requested
     // itself is resident only until the flush after it, not necessarily while this one runs.)
     let pending: Set<string> | null = null
-    // Likewise a batch of this input: its keys' own buckets may get their first row, and so their
-    // timer, only then. Any other own bucket without a timer holds nothing: no request, the row
-    // is added to it blind (ListState.addToEmpty).
-    const ownByTimers = this.knownByTimers(input)
-    let pendingOwn: Set<string> | null = null
     const requested = this.requested
     for (let i = requested.length - 1; i >= 0; i--) if (requested[i]!.batch === batch) requested.splice(i, 1)
     if (requested.length > 1) requested.splice(0, requested.length - 1)
-    for (const r of requested) {
-      if (r.input === other ? !byTimers : !ownByTimers) continue
-      const keys = this.ctx.keysOf(r.batch.rows, r.input)
-      const into = r.input === other ? (pending ??= new Set()) : (pendingOwn ??= new Set())
-      for (const k of keys) into.add(k.encoded)
+    if (byTimers) {
+      for (const r of requested) {
+        if (r.input !== other) continue
+        pending ??= new Set()
+        for (const k of this.ctx.keysOf(r.batch.rows, other)) pending.add(k.encoded)
+      }
     }
     requested.push({ batch, input })
     const timers = this.ctx.timers
@@ -153,11 +146,7 @@ export class IntervalJoinOperator implements Operator {
       }
       const t = rows[i]![timeCol] as number | null
       if (t === null || t === undefined || hasNull(key.values)) continue
-      if (this.expiry(t, input) > watermark) {
-        const b = Math.floor(t / w)
-        const ns = IntervalJoinOperator.ns(b, input)
-        if (!ownByTimers || timers.hasEventTimeTimer(this.bucketExpiry(b, input), ns, key) || pendingOwn?.has(key.encoded) === true) add(key, ns)
-      }
+      if (this.expiry(t, input) > watermark) add(key, IntervalJoinOperator.ns(Math.floor(t / w), input))
       const last = Math.floor(this.to(t, input) / w)
       for (let b = Math.floor(this.from(t, input) / w); b <= last; b++) {
         const ns = IntervalJoinOperator.ns(b, other)
@@ -212,7 +201,6 @@ export class IntervalJoinOperator implements Operator {
     const buckets = this.buckets
     const w = this.width
     const bare = this.bare(input)
-    const ownByTimers = this.knownByTimers(input)
     // Rows of the other side from here on are at or after `clock`.
     const clock = eventTime ? timers.currentWatermark() : timers.currentProcessingTime()
     let late = 0
@@ -237,23 +225,14 @@ export class IntervalJoinOperator implements Operator {
         continue
       }
       const b = Math.floor(t / w)
-      const ns = IntervalJoinOperator.ns(b, input)
-      buckets.setNamespace(ns)
-      const stored: Stored = outer ? [t, row, matched ? 1 : 0] : bare ? row : [t, row]
-      let created: boolean
-      if (ownByTimers) {
-        // No timer, no row: the bucket was not requested (stateRequests) and is added to blind.
-        created = !timers.hasEventTimeTimer(this.bucketExpiry(b, input), ns, key)
-        if (created) buckets.addToEmpty(stored)
-        else buckets.add(stored)
-      } else {
-        created = buckets.get().length === 0
-        buckets.add(stored)
-      }
+      buckets.setNamespace(IntervalJoinOperator.ns(b, input))
+      const created = buckets.get().length === 0
+      buckets.add(outer ? [t, row, matched ? 1 : 0] : bare ? row : [t, row])
       // An outer side's rows each expire on time (padded ones must not trail the watermark); an
       // inner side's bucket goes whole when its last possible row expires.
       if (!outer && !created) continue
       const at = outer ? expiry : this.bucketExpiry(b, input)
+      const ns = IntervalJoinOperator.ns(b, input)
       if (eventTime) timers.registerEventTimeTimer(at, ns)
       else timers.registerProcessingTimeTimer(at, ns)
     }

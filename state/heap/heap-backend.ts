@@ -561,7 +561,6 @@ class HeapListState<T> extends HeapState implements ListState<T> {
   }
 
   readonly addChunk = (chunk: T): void => this.add(chunk)
-  readonly addToEmpty = (value: T): void => this.add(value) // nothing to prefetch on the heap
   add(value: T): void {
     const now = this.backend.ttlNow
     const item = this.table.ttlMs > 0 ? new Cell(value, now) : value

@@ -4,7 +4,6 @@
 // operator that drops a list whole (an expired time bucket) then needs no prefetch for it.
 import { CELL_OVERHEAD, dropSeq, hashOf, type ListCell, NO_SEQS, notResident, type Table } from './cache.js'
 import type { Namespace } from '../../core/keyed-state.js'
-import { WeirError } from '../../common/errors.js'
 import type { RocksStore } from './store.js'
 import { cellKey, namespaceBytes } from './codec.js'
 
@@ -126,33 +125,6 @@ export function dropAllLists(store: RocksStore, table: Table): void {
   store.changes++
   if (store.tables.list.length === 1) store.liveEntries = 0
   else store.liveEntries -= live
-}
-
-/**
- * Makes the current key's list `table` in namespace `ns` resident and empty without reading it, for
- * ListState.addToEmpty: the caller knows it holds nothing (never written, or cleared or dropped since,
- * and a clear or drop not yet written goes before the next write's puts). A read in flight for it (a
- * read-ahead asked for it) is made stale: what it brings is dropped when it lands.
- */
-export function emptyListResident(store: RocksStore, table: Table, ns: Namespace): void {
-  const key = store.currentKey
-  if (key === undefined) notResident(table, key, ns)
-  let slot = key === table.cachedKey ? table.cachedSlot : table.slots.get(key.encoded)
-  if (slot === undefined) {
-    slot = store.newSlot(table, key, hashOf(key.encoded))
-    table.cachedKey = key
-    table.cachedSlot = slot
-  }
-  const c = slot.get(ns) as ListCell | undefined
-  if (c === undefined) {
-    store.newCell(slot, ns)
-    return
-  }
-  if (c.loading) {
-    c.loading = false
-    c.staleRead = true
-  }
-  if (c.items.length > 0) throw WeirError.internal(`list state '${table.name}' was added to as empty, but holds elements`)
 }
 
 /** The cell holds no element any more, none of them counted as flushed. */

@@ -4,7 +4,7 @@
 import type { ListState, Namespace, ValueState } from '../../core/keyed-state.js'
 import { WeirError } from '../../common/errors.js'
 import { TtlMapState } from '../map-state.js'
-import { clearList, dropAllLists, dropList, emptyListResident } from './blind-clear.js'
+import { clearList, dropAllLists, dropList } from './blind-clear.js'
 import { ABSENT, type CacheHost, type Cell, dropSeq, type ListCell, type MapCell, MapEntry, NO_SEQS, notResident, type Table, type ValueCell } from './cache.js'
 import type { RocksStore } from './store.js'
 
@@ -158,12 +158,6 @@ export class RocksListState<T> extends RocksState<ListCell> implements ListState
       c.seqs.push(c.nextSeq++)
     }
     this.hold(c)
-  }
-
-  /** Blind: the list need not be resident, and is made so, empty (see blind-clear.ts). */
-  addToEmpty(value: T): void {
-    emptyListResident(this.store, this.table, this.ns)
-    this.add(value)
   }
 
   /**
