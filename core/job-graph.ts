@@ -111,6 +111,12 @@ export interface WindowAggregateSpec {
   readonly timeDomain: TimeDomain
   readonly keys: readonly number[]
   readonly aggs: readonly AggCall[]
+  /**
+   * A window attached to the input (Flink's WindowAttachedWindowingStrategy): the input's columns
+   * holding each row's window_start and window_end (a window aggregate's output, renamed or not), so
+   * no window is assigned; timeIndex is the end column. Absent: windows are assigned from timeIndex.
+   */
+  readonly attached?: { readonly start: number; readonly end: number }
 }
 
 /**

@@ -67,7 +67,7 @@ function ownSignature(node: PhysicalNode): Record<string, unknown> {
       // (operators/hop-slices.ts). Before: no layout (accumulators per window), then 'slices' (an entry
       // per (key, slice) and a timer per (key, window)); neither is read any more.
       return { kind: spec.kind, keys: keyNames(node, spec.keys.length), aggregates: spec.aggs.map(describeAgg), window: { ...spec.window },
-        time: spec.timeDomain, ...(slicesHop(spec) ? { layout: 'key-slices' } : {}) }
+        time: spec.timeDomain, ...(slicesHop(spec) ? { layout: 'key-slices' } : {}), ...(spec.attached ? { attached: { ...spec.attached } } : {}) }
     case 'Join': {
       // Which side is outer and how each side is keyed decide what its entries mean.
       // appended: an inner insert-only side without a unique key keeps chunks of rows in a list

@@ -1,5 +1,5 @@
 // Which window aggregates keep their state per slice (operators/window-aggregate.ts): an event-time
-// HOP whose size is a multiple of its slide, over aggregates whose whole state is the accumulator.
+// HOP whose size is a multiple of its slide (and assigned, not attached), over aggregates whose whole state is the accumulator.
 // The operator slices only where this says so, EXPLAIN describes the state by it, and a checkpoint's
 // signature records it, so state kept per window (before slicing existed) is refused, not misread.
 import type { AggFunctionName } from './aggregates.js'
@@ -11,6 +11,6 @@ const PLAIN: ReadonlySet<AggFunctionName> = new Set(['COUNT', 'SUM', 'MIN', 'MAX
 /** Whether the window aggregate keeps accumulators per slice (the operator checks its handler agrees). */
 export function slicesHop(spec: WindowAggregateSpec): boolean {
   const w = spec.window
-  return spec.timeDomain === 'event' && w.kind === 'HOP' && w.size > w.slide && w.size % w.slide === 0
+  return spec.attached === undefined && spec.timeDomain === 'event' && w.kind === 'HOP' && w.size > w.slide && w.size % w.slide === 0
     && spec.aggs.every(a => PLAIN.has(a.fn) && !a.distinct && a.user === undefined)
 }

@@ -6,6 +6,10 @@
 // (AggregateHandler.plainOnly), keeps accumulators per slice instead, as Flink's sliced windows do: a
 // slice is one slide wide, so a row updates one accumulator, not size / slide of them. A key's slices
 // are one state entry with one pending timer (operators/hop-slices.ts).
+//
+// A window attached to the input (spec.attached: GROUP BY the window_start and window_end of a window
+// aggregate's output) is not assigned: each row belongs to the window its window_end names, kept and
+// fired like an assigned one.
 import { invariant } from '../common/assert.js'
 import { WeirError } from '../common/errors.js'
 import { BatchBuilder, RowKind, type Batch, type Row } from '../core/batch.js'
@@ -80,6 +84,7 @@ export class WindowAggregateOperator implements Operator {
     this.eventTime = spec.timeDomain === 'event'
     this.aligned = spec.window.kind === 'SESSION' ? null : spec.window
     this.gap = spec.window.kind === 'SESSION' ? spec.window.gap : 0
+    invariant(spec.attached === undefined || (this.aligned !== null && this.eventTime), 'an attached window is an event-time TUMBLE, HOP or CUMULATE')
     this.rowEnds = new Float64Array(this.aligned === null ? 1 : maxWindowsPerRow(this.aligned))
     this.prefetchAllNamespaces = !this.eventTime
     if (this.aligned === null && this.eventTime) this.prefetchState = (batch, input, load) => this.prefetchSessions(batch, input, load)
@@ -183,7 +188,7 @@ export class WindowAggregateOperator implements Operator {
       const ts = row[timeIndex] as number | null
       if (ts == null) continue
       const key = keys[i]!
-      const count = assignWindowEnds(window, ts, ends)
+      const count = this.windowEndsOf(window, ts, ends)
       if (count === 1) {
         const end = ends[0]!
         if (end - 1 > wm && asked.get(key) !== end) {
@@ -256,7 +261,7 @@ export class WindowAggregateOperator implements Operator {
           dropped++
           continue
         }
-        const count = assignWindowEnds(window, ts, ends)
+        const count = this.windowEndsOf(window, ts, ends)
         let accepted = false
         for (let w = 0; w < count; w++) {
           const end = ends[w]!
@@ -274,6 +279,13 @@ export class WindowAggregateOperator implements Operator {
       this.writeBack()
     }
     ctx.metrics.lateRecordsDropped += dropped
+  }
+
+  /** The ends of the windows a row falls in; an attached window's time column is its window_end (one window). */
+  private windowEndsOf(window: AlignedWindowSpec, ts: number, ends: Float64Array): number {
+    if (this.spec.attached === undefined) return assignWindowEnds(window, ts, ends)
+    ends[0] = ts
+    return 1
   }
 
   /**

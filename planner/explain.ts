@@ -200,9 +200,10 @@ function describeNode(node: PhysicalNode, input: readonly Field[], opts: Explain
     case 'WindowAggregate': {
       const k = s.keys.length
       const aggs = s.aggs.map((a, i) => formatAgg(a, input, node.schema[k + i]!.name))
-      return `WindowAggregate(window=[${formatWindow(s.window)}], time=[${input[s.timeIndex]?.name}${
-        s.timeDomain === 'processing' ? ' (proctime)' : ''
-      }], groupBy=[${s.keys.map(i => input[i]!.name).join(', ')}], select=[${
+      const time = s.attached
+        ? `attached=[window_start=${input[s.attached.start]?.name}, window_end=${input[s.attached.end]?.name}]`
+        : `time=[${input[s.timeIndex]?.name}${s.timeDomain === 'processing' ? ' (proctime)' : ''}]`
+      return `WindowAggregate(window=[${formatWindow(s.window)}], ${time}, groupBy=[${s.keys.map(i => input[i]!.name).join(', ')}], select=[${
         [...s.keys.map(i => input[i]!.name), ...aggs, 'window_start', 'window_end', 'window_time'].join(', ')
       }], ${m})`
     }

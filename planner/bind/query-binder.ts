@@ -3,14 +3,11 @@
 import { bindOrderLimit } from './order-limit.js'
 import type * as ast from '../../grammar/ast.js'
 import type { Span } from '../../common/span.js'
-
-import type { DataType, Field } from '../../common/types.js'
-import { T, timeAttrOf, withoutTimeAttr, sameType, formatType, withNullable } from '../../common/types.js'
+import { type DataType, type Field, T, timeAttrOf, withoutTimeAttr, sameType, formatType, withNullable } from '../../common/types.js'
 import { WeirError } from '../../common/errors.js'
 import { assertNever } from '../../common/assert.js'
 import { formatDuration } from '../../common/durations.js'
-import type { Rex } from '../../core/rex.js'
-import { inputRef, literal, inputsUsed, remapInputs } from '../../core/rex.js'
+import { type Rex, inputRef, literal, inputsUsed, remapInputs } from '../../core/rex.js'
 import { castTo, commonType, evalConstant } from '../../expr/index.js'
 import { aggregateResultType } from '../../expr/aggregate-types.js'
 import type { AggCall } from '../../core/aggregates.js'
@@ -22,6 +19,7 @@ import { bindExpr, containsAggregate, isAggregateCall, visitExpr, rexKey, type A
 import { PreProjection } from './pre-projection.js'
 import { bindGroupingSets, groupingCallsOf } from './grouping-sets.js'
 import { bindWindowGroupingSets, refuseOrderedInSession } from './window-grouping-sets.js'
+import { bindAttachedWindowAggregate } from './attached-window.js'
 import { withSessionFunctions } from '../functions.js'
 import { bindAggArguments } from './aggregate-args.js'
 import type { WarningSink } from '../../common/warnings.js'
@@ -448,6 +446,8 @@ export class QueryBinder {
       return this.finishAggregate(sel, aggregate, mapping)
     }
     if (tvf && windowKeys) return this.bindWindowAggregate(sel, rel, tvf, filtersAbove, groupRex, aggCalls)
+    const att = tvf ? undefined : bindAttachedWindowAggregate({ sel, rel, groupRex, aggCalls, bindAggCall: this.bindAggCall.bind(this) })
+    if (att) return this.finishAggregate(sel, att.aggregate, att.mapping)
 
     // Pre-projection: [group keys…, aggregate arguments…, FILTER conditions…] over the input.
     const pre = new PreProjection()

@@ -78,6 +78,8 @@ export interface WindowAggregate {
   readonly timeDomain: TimeDomain
   readonly keys: readonly number[]
   readonly aggs: readonly AggCall[]
+  /** The window is the input's own (its window_start, window_end columns; timeIndex = end), not assigned: see WindowAggregateSpec. */
+  readonly attached?: { readonly start: number; readonly end: number }
   readonly fields: readonly Field[]
   readonly span: Span
 }

@@ -102,7 +102,7 @@ export function lowerToJobGraph(plans: readonly LogicalPlan[], name: string, con
       case 'WindowAggregate': {
         const input = lower(plan.input)
         id = add('window-aggregate', { kind: 'WindowAggregate', window: plan.window, timeIndex: plan.timeIndex, timeDomain: plan.timeDomain, keys: plan.keys,
-          aggs: plan.aggs }, [{ node: input, exchange: keyed(plan.keys) }], plan, mode)
+          aggs: plan.aggs, ...(plan.attached ? { attached: plan.attached } : {}) }, [{ node: input, exchange: keyed(plan.keys) }], plan, mode)
         break
       }
       case 'WindowTvf': {
