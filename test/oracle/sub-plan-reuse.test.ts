@@ -54,7 +54,8 @@ const QUERIES: readonly Query[] = [
       SELECT A.k, A.n, epoch_ms(A.we) FROM c A JOIN (SELECT MAX(n) AS maxn, ws, we FROM c GROUP BY ws, we) M
       ON A.ws = M.ws AND A.we = M.we AND A.n >= M.maxn`,
     sink: 'k STRING, n BIGINT, we TIMESTAMP(3)',
-    merged: /WindowAggregate\(/g,
+    // The HOP count (its window assigned from ts); the MAX above it is a window aggregate with the window attached.
+    merged: /WindowAggregate\(window=\[HOP\(slide=2 s, size=10 s\)\], time=/g,
   },
 ]
 
