@@ -6,7 +6,8 @@ import type { TimeDomain, WindowSpec } from '../core/windows.js'
 import type { LogicalPlan } from './logical/nodes.js'
 
 export interface WindowColumn {
-  readonly role: 'start' | 'end'
+  /** window_start, window_end, or window_time (window_end - 1 ms, the time attribute a window aggregate's output carries). */
+  readonly role: 'start' | 'end' | 'time'
   readonly window: WindowSpec
   readonly domain: TimeDomain
   /** The window TVF or window aggregate the column comes from. */
@@ -34,6 +35,7 @@ function infer(plan: LogicalPlan): (WindowColumn | undefined)[] {
       const n = plan.fields.length
       cols[n - 3] = { role: 'start', window: plan.window, domain: plan.timeDomain, origin: plan }
       cols[n - 2] = { role: 'end', window: plan.window, domain: plan.timeDomain, origin: plan }
+      cols[n - 1] = { role: 'time', window: plan.window, domain: plan.timeDomain, origin: plan }
       return cols
     }
     case 'Project': {

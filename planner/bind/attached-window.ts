@@ -16,8 +16,8 @@ import { rexKey, type AggregateMapping } from './expr-binder.js'
 import { PreProjection } from './pre-projection.js'
 import type { Scope } from './scope.js'
 
-/** The GROUP BY keys that are the input's window_start and window_end (input column indexes), when both are there. */
-export function attachedWindowKeys(input: LogicalPlan, groupRex: readonly Rex[]): { start: number; end: number } | undefined {
+/** The GROUP BY keys that are the input's window_start and window_end (input column indexes), when both are there, and its window_time if grouped. */
+export function attachedWindowKeys(input: LogicalPlan, groupRex: readonly Rex[]): { start: number; end: number; time: readonly number[] } | undefined {
   const cols = windowColumnsOf(input)
   for (const s of groupRex) {
     const start = s.kind === 'Input' ? cols[s.index] : undefined
@@ -27,7 +27,9 @@ export function attachedWindowKeys(input: LogicalPlan, groupRex: readonly Rex[])
       // Both bounds of one windowing; Weir attaches event-time TUMBLE, HOP and CUMULATE windows only
       // (a session's end does not name its start; a processing-time window has fired when its row arrives).
       if (end?.role !== 'end' || end.origin !== start.origin || end.domain !== 'event' || end.window.kind === 'SESSION') continue
-      return { start: (s as { index: number }).index, end: (e as { index: number }).index }
+      // Grouping by the same windowing's window_time adds no key (it is window_end - 1 ms): it becomes the output's (Flink's timeColumns).
+      const time = groupRex.flatMap(t => (t.kind === 'Input' && cols[t.index]?.role === 'time' && cols[t.index]!.origin === start.origin ? [t.index] : []))
+      return { start: (s as { index: number }).index, end: (e as { index: number }).index, time }
     }
   }
   return undefined
@@ -55,7 +57,7 @@ export function bindAttachedWindowAggregate(a: AttachedWindowInput): { aggregate
   const pre = new PreProjection()
   const start = pre.add(inputRef(window.start, input.fields[window.start]!.type))
   const end = pre.add(inputRef(window.end, input.fields[window.end]!.type))
-  const isWindow = (r: Rex): boolean => r.kind === 'Input' && (r.index === window.start || r.index === window.end)
+  const isWindow = (r: Rex): boolean => r.kind === 'Input' && (r.index === window.start || r.index === window.end || window.time.includes(r.index))
   const keyRex = groupRex.filter(r => !isWindow(r))
   const keys = keyRex.map(r => pre.add(r))
   const aggs = a.aggCalls.map((call, i) => a.bindAggCall(call, a.rel.scope, pre, keys.length + i, sel))
@@ -84,6 +86,7 @@ export function bindAttachedWindowAggregate(a: AttachedWindowInput): { aggregate
   const groupOutput = new Map<string, number>(keyRex.map((r, i) => [rexKey(r), i]))
   groupOutput.set(rexKey(inputRef(window.start, input.fields[window.start]!.type)), k + n)
   groupOutput.set(rexKey(inputRef(window.end, input.fields[window.end]!.type)), k + n + 1)
+  for (const t of window.time) groupOutput.set(rexKey(inputRef(t, input.fields[t]!.type)), k + n + 2)
   const mapping: AggregateMapping = {
     inputScope: a.rel.scope,
     groupOutput,

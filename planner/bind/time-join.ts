@@ -32,7 +32,7 @@ function windowJoin(j: JoinInputs): LogicalPlan | undefined {
     const l = lcols[pair[0]], r = rcols[pair[1]]
     if (l === undefined || r === undefined || l.role !== r.role) continue
     if (l.role === 'start') start = [l, r]
-    else end = [l, r, pair[0], pair[1]]
+    else if (l.role === 'end') end = [l, r, pair[0], pair[1]]
   }
   if (start === undefined || end === undefined) return undefined
   const [l, r] = end

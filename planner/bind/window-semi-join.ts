@@ -20,7 +20,7 @@ export function windowSemiJoin(plan: SemiJoin): SemiJoin {
     const l = lcols[lk], r = rcols[rk]
     if (l === undefined || r === undefined || l.role !== r.role) return
     if (l.role === 'start') start = [l, r]
-    else end = [l, r, lk, rk]
+    else if (l.role === 'end') end = [l, r, lk, rk]
   })
   if (start === undefined || end === undefined) return plan
   const [l, r, leftEnd, rightEnd] = end

@@ -52,6 +52,15 @@ const QUERIES: readonly Query[] = [
       ) GROUP BY ws, we`,
   },
   {
+    name: "TUMBLE, grouped by its window_time too (no key: the output's window_time)",
+    weir: `SELECT ws, we, wt, MAX(n), COUNT(*) FROM (
+        SELECT k, COUNT(*) AS n, window_start AS ws, window_end AS we, window_time AS wt FROM ${TUMBLE} GROUP BY k, window_start, window_end
+      ) GROUP BY wt, ws, we`,
+    duck: `SELECT epoch_ms(ws), epoch_ms(we), epoch_ms(we - 1), MAX(n), COUNT(*) FROM (
+        SELECT k, COUNT(*) AS n, ws, we FROM (${duckWindows.tumble(5000)}) GROUP BY k, ws, we
+      ) GROUP BY ws, we`,
+  },
+  {
     name: 'CUMULATE, renamed',
     weir: `SELECT ws, we, MAX(n), SUM(sv) FROM (${inner(CUMULATE, true)}) GROUP BY ws, we`,
     duck: `SELECT epoch_ms(ws), epoch_ms(we), MAX(n), SUM(sv) FROM (${duckInner(duckWindows.cumulate(2000, 6000))}) GROUP BY ws, we`,
@@ -122,7 +131,7 @@ describe.each(QUERIES)('window aggregate with the window attached vs DuckDB: $na
 })
 
 describe('checkpointed, cancelled midway and restored at another parallelism', () => {
-  const cases = [QUERIES[2]!, QUERIES[5]!]
+  const cases = [QUERIES[2]!, QUERIES[6]!]
   const sinks = ['ws TIMESTAMP(3), we TIMESTAMP(3), m BIGINT, c BIGINT', 'k STRING, n BIGINT, we TIMESTAMP(3)']
   it.each(RESTORE_BACKENDS.flatMap(b => [0, 1].map(i => ({ b, i, name: `${b.name}: ${cases[i]!.name}` }))))('$name', async ({ b, i }) => {
     const q = cases[i]!
@@ -173,7 +182,7 @@ describe('late rows', () => {
 
 describe('a checkpoint of the plan before the attached window', () => {
   it('is refused on restore, naming the operators that changed', async () => {
-    const q = QUERIES[5]!
+    const q = QUERIES[6]!
     // The plan q5's shape had before: the MAX per window a GroupAggregate and the join a regular one
     // (here forced by window bounds computed from the columns, which are then no window's bounds).
     const before = q.weir.replace('GROUP BY C.ws, C.we', "GROUP BY C.ws + INTERVAL '0' SECOND, C.we + INTERVAL '0' SECOND")

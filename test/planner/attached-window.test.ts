@@ -62,6 +62,12 @@ describe('a GROUP BY over a windowed input', () => {
     expect(text).not.toMatch(/warning|unbounded/i)
   })
 
+  it("grouped by the input's window_time too: no key (it is window_end - 1 ms), a global window aggregate", async () => {
+    const text = await explain(`SELECT ws, we, wt, MAX(num) FROM (${HOP_COUNT}) GROUP BY ws, wt, we`)
+    expect(text).toMatch(/WindowAggregate\(window=\[HOP\(slide=2 s, size=10 s\)\], attached=\[window_start=ws, window_end=we\], groupBy=\[\]/)
+    expect(text).toContain('Exchange(distribution=[single])')
+  })
+
   it('one window column only: a GroupAggregate (the window is not attached)', async () => {
     const text = await explain(`SELECT we, MAX(num) FROM (${HOP_COUNT}) GROUP BY we`)
     expect(text).toContain('GroupAggregate(')
