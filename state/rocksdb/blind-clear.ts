@@ -110,7 +110,7 @@ export function dropAllLists(store: RocksStore, table: Table): void {
         c.loading = false
         c.staleRead = true
       }
-      if (c.items.length > 0 || c.hidden > 0) live++
+      if (c.items.length > 0) live++
       emptyItems(c)
       c.replaced = false
       c.stored = false
