@@ -141,12 +141,6 @@ export interface PrefetchRequest {
   readonly namespace?: Namespace
   /** Only these states (by name); undefined means every state of the operator. */
   readonly states?: readonly string[]
-  /**
-   * States (by name) of ListState that the batch only appends to (add / addChunk), never reads: a
-   * backend need not make their elements resident, only what an append needs. Any other request
-   * for the same (key, namespace) makes them resident whole again.
-   */
-  readonly append?: readonly string[]
 }
 
 /**

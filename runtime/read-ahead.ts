@@ -45,8 +45,8 @@ function stateRequests(task: Task, batch: Batch, input: number): PrefetchRequest
   const requests: PrefetchRequest[] = []
   const op = task.operator!
   if (op.stateRequests) {
-    op.stateRequests(batch, input, (key, namespace, append) => {
-      requests.push(append === undefined ? { key, namespace } : { key, namespace, append })
+    op.stateRequests(batch, input, (key, namespace) => {
+      requests.push({ key, namespace })
     })
     return requests
   }

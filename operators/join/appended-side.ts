@@ -26,12 +26,8 @@ export class AppendedSide implements JoinSideState {
   private used = 0
   /** This batch's rows by encoded join key, in the order their keys first came. */
   private readonly pending = new Map<string, Pending>()
-  /** Its list state: a batch of its own input only appends to it (`insert`); the other input's rows read it (`scan`). */
-  readonly appendOnly: readonly string[]
 
-  constructor(private readonly spec: JoinSideSpec, private readonly name: string) {
-    this.appendOnly = [`${name}-rows`]
-  }
+  constructor(private readonly spec: JoinSideSpec, private readonly name: string) {}
 
   get outer(): boolean {
     return false
@@ -44,7 +40,7 @@ export class AppendedSide implements JoinSideState {
   open(state: KeyedStateStore): void {
     this.state = state
     // Its own state name: a side kept as a map (join-side.ts) never shares a table with it.
-    this.list = state.getListState(listState<Row[]>(this.appendOnly[0]!, ttlOf(this.spec.ttlMs)))
+    this.list = state.getListState(listState<Row[]>(`${this.name}-rows`, ttlOf(this.spec.ttlMs)))
   }
 
   /**

@@ -33,12 +33,6 @@ export interface SideRecord {
 export interface JoinSideState {
   readonly outer: boolean
   readonly width: number
-  /**
-   * The states a batch of this side's own input only appends to (PrefetchRequest.append): its rows
-   * go in without a read, so a disk backend need not hold what is stored of them. Undefined when an
-   * insert reads state first.
-   */
-  readonly appendOnly: readonly string[] | undefined
   /** What the last `scan` read (its first `scan()` records). */
   readonly records: SideRecord[]
   open(state: KeyedStateStore): void
@@ -82,10 +76,6 @@ export class JoinSide implements JoinSideState {
 
   get width(): number {
     return this.spec.width
-  }
-
-  get appendOnly(): undefined {
-    return undefined
   }
 
   open(state: KeyedStateStore): void {

@@ -31,18 +31,16 @@ export class RegularJoinOperator implements Operator {
   /**
    * For a disk backend: each distinct join key of the batch once (every row of a key touches the same
    * two sides' state), and no NULL key (its rows touch no state). Rather than the runtime's request per
-   * row: a batch of q20's bids names ~100 auctions in 1,024 rows. A side kept as appended rows is only
-   * appended to by its own input's batch (JoinSideState.appendOnly): its stored rows need not be read.
+   * row: a batch of q20's bids names ~100 auctions in 1,024 rows.
    */
-  stateRequests(batch: Batch, input: number, add: (key: KeyRef, namespace: Namespace | undefined, append?: readonly string[]) => void): void {
+  stateRequests(batch: Batch, input: number, add: (key: KeyRef, namespace: Namespace | undefined) => void): void {
     const keys = this.ctx.keysOf(batch.rows, input)
-    const append = this.sides[input]!.appendOnly
     const seen = this.requested
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i]!
       if (seen.has(key.encoded) || hasNull(key.values)) continue
       seen.add(key.encoded)
-      add(key, '', append)
+      add(key, '')
     }
     seen.clear()
   }

@@ -44,7 +44,7 @@ export function clearList(store: RocksStore, table: Table, ns: Namespace): void 
     const bloom = store.bloom
     c.stored = bloom === null || table.unfiltered || bloom.mayContain(c.key)
     if (c.stored) store.liveEntries--
-  } else if (c.items.length > 0 || c.hidden > 0) {
+  } else if (c.items.length > 0) {
     store.liveEntries--
   }
   if (!c.stored) {
@@ -53,7 +53,7 @@ export function clearList(store: RocksStore, table: Table, ns: Namespace): void 
     c.replaced = false
     return
   }
-  if (!unread && c.hidden === 0 && !c.replaced && c.flushed + c.dropped.length <= POINT_DELETES) {
+  if (!unread && !c.replaced && c.flushed + c.dropped.length <= POINT_DELETES) {
     // Every stored element is known: delete each (its sequence number stays used, so no later add reuses it before the delete).
     for (let i = 0; i < c.flushed; i++) dropSeq(c, c.seqs[i]!)
     emptyItems(c)
@@ -137,5 +137,4 @@ function emptyItems(c: ListCell): void {
   }
   c.flushed = 0
   c.rewrite = false
-  c.hidden = 0
 }

@@ -27,13 +27,6 @@ export class Table extends StateTableBase<Slot, MapEntry> {
    * element added since counts at this size against the cache's budget until its write (ListCell.held).
    */
   elementBytes = ENTRY_OVERHEAD + 64
-  /**
-   * A list state some batch only appends to (PrefetchRequest.append), without TTL: once written, its
-   * elements leave the cache (ListCell.hidden) unless a read asked for the list since the last
-   * flush, and a read of it loads them back. A regular join's side of appended rows: most are never
-   * read again, and held in the cache they outlived young-generation collections only to die later.
-   */
-  appended = false
 
   constructor(name: string, kind: Kind, readonly id: number) {
     super(name, kind)
@@ -327,16 +320,6 @@ export class ListCell extends CellBase {
    * elementBytes): deferred write-back holds them, so the cache's budget must see them.
    */
   held = 0
-  /**
-   * Elements stored before `items[0]` that the cache does not hold (Table.appended: dropped once
-   * written). Appends need none of them; a read must not happen while there are any (a prefetch that
-   * is not an append loads them back first).
-   */
-  hidden = 0
-  /** The epoch of the last prefetch that asked to read the list: the flush of that epoch keeps its elements. */
-  readEpoch = 0
-  /** A prefetch is loading the hidden elements back. */
-  unhiding = false
 
   constructor(slot: Slot, ns: Namespace, readonly key: Buffer) {
     super(slot, ns)
@@ -395,8 +378,6 @@ export interface CacheHost {
    * what holding them costs when one write batch stages them all (see WriteBack.flush).
    */
   heldBytes: number
-  /** Elements added since the last write batch to lists of appended tables: the next flush writes them, so they leave the cache young. */
-  appendedHeld: number
   markDirty(cell: Cell): void
   /** A new empty cell in a slot that has every namespace resident. */
   absentCell(slot: Slot, ns: Namespace): Cell

@@ -77,8 +77,7 @@ function hasLive(table: Table, cell: Cell, now: number): boolean {
     case 'value':
       return cell.v !== ABSENT && !table.expired(cell.t, now)
     case 'list':
-      // Hidden elements were written without TTL (Table.appended).
-      return cell.hidden > 0 || cell.times.some(t => !table.expired(t, now))
+      return cell.times.some(t => !table.expired(t, now))
     case 'map':
       for (const e of cell.m.values()) if (!table.expired(e.t, now)) return true
       return false

@@ -50,9 +50,7 @@ export class Prefetcher {
    * Makes every state of each (key, namespace) resident: ValueState entries through one read batch,
    * map and list contents through prefix scans [key group][state][key][namespace], and for a request
    * without namespace every namespace of the key through scans [key group][state][key]. Absence is
-   * remembered, so asking again for a resident or known-absent pair costs no I/O. A list the request
-   * only appends to (PrefetchRequest.append) may stay without its written elements (ListCell.hidden);
-   * any other request loads them back.
+   * remembered, so asking again for a resident or known-absent pair costs no I/O.
    */
   async prefetch(requests: readonly PrefetchRequest[]): Promise<void> {
     const store = this.store
@@ -63,7 +61,6 @@ export class Prefetcher {
     const { start, end } = store.keyGroupRange
     const gets: ValueCell[] = []
     const scans: Scan[] = []
-    const unhide: ListCell[] = []
     let created = false
     // Some of it is being loaded by an earlier prefetch still reading (a runtime reading ahead).
     let loadingElsewhere = false
@@ -84,23 +81,13 @@ export class Prefetcher {
       if (key.group < start || key.group > end) store.outOfRange(key)
       const ns = req.namespace
       const h = hashes[i]!
-      const append = req.append
       for (const table of req.states === undefined ? tables : store.tables.named(req.states)) {
-        // Whether this request reads a list of an appended table (it may have hidden elements).
-        let reads = false
-        if (table.kind === 'list' && table.ttlMs === 0) {
-          if (append !== undefined && append.includes(table.name)) table.appended = true
-          else reads = table.appended
-        }
         let slot = table.slots.get(key.encoded, h)
         if (slot === undefined) {
           slot = store.newSlot(table, key, h)
           created = true
         } else {
           slot.epoch = epoch
-        }
-        if (reads && (slot.allNs || ns === undefined)) {
-          for (const c of slot.cells()) if (this.reading(c as ListCell, epoch, unhide)) loadingElsewhere = true
         }
         if (slot.allNs) continue
         if (slot.loadingAll) {
@@ -115,23 +102,21 @@ export class Prefetcher {
         const resident = slot.get(ns)
         if (resident !== undefined) {
           if (resident.loading) loadingElsewhere = true
-          else if (reads && this.reading(resident as ListCell, epoch, unhide)) loadingElsewhere = true
           continue
         }
         const cell = store.newCell(slot, ns)
         cell.loading = true
-        if (reads) (cell as ListCell).readEpoch = epoch
         if (cell.kind === 'value') gets.push(cell)
         else scans.push({ slot, cell })
       }
     }
     if (created) { for (const table of tables) table.invalidate() }
     const earlier = loadingElsewhere ? [...this.loads] : []
-    if (gets.length === 0 && scans.length === 0 && unhide.length === 0) {
+    if (gets.length === 0 && scans.length === 0) {
       await this.awaitLoads(earlier)
       return
     }
-    const loading = Promise.all([this.readValues(gets), this.runScans(scans), this.unhide(unhide)])
+    const loading = Promise.all([this.readValues(gets), this.runScans(scans)])
     this.loads.add(loading)
     try {
       await loading
@@ -142,75 +127,11 @@ export class Prefetcher {
         if (s.cell !== null) this.store.dropCell(s.cell)
         else s.slot.loadingAll = false
       }
-      // Still hidden: the next read asks again.
-      for (const c of unhide) c.unhiding = false
       throw ioFailed(this.store.dir, e, 'reading')
     } finally {
       this.loads.delete(loading)
     }
     await this.awaitLoads(earlier)
-  }
-
-  /**
-   * A resident list of an appended table that a request reads: its flush of this epoch keeps its
-   * elements, and hidden ones are queued to load back (into `unhide`). True when another prefetch is
-   * loading them already.
-   */
-  private reading(cell: ListCell, epoch: number, unhide: ListCell[]): boolean {
-    if (cell.kind !== 'list') return false
-    cell.readEpoch = epoch
-    if (cell.hidden === 0) return false
-    if (cell.unhiding) return true
-    cell.unhiding = true
-    unhide.push(cell)
-    return false
-  }
-
-  /**
-   * Loads the hidden elements of lists back, by prefix scans once the write batch that may hold them
-   * has been applied. Elements added meanwhile (the batch before is running) are resident already:
-   * only those stored under sequence numbers before the first resident one are taken.
-   */
-  private async unhide(cells: readonly ListCell[]): Promise<void> {
-    if (cells.length === 0) return
-    const store = this.store
-    if (store.inflight !== null) await store.inflight
-    store.checkUsable()
-    let next = 0
-    const worker = async (): Promise<void> => {
-      while (next < cells.length) {
-        const c = cells[next++]!
-        this.fillHidden(c, await this.scan(c.key))
-      }
-    }
-    await Promise.all(Array.from({ length: Math.min(SCAN_CONCURRENCY, cells.length) }, worker))
-  }
-
-  private fillHidden(cell: ListCell, entries: readonly { key: Buffer; value: Buffer }[]): void {
-    cell.unhiding = false
-    // Cleared or replaced meanwhile: what the disk held is going.
-    if (cell.hidden === 0) return
-    const first = cell.items.length > 0 ? cell.seqs[0]! : cell.nextSeq
-    const now = this.store.ttlNow
-    const items: unknown[] = [], times: number[] = [], seqs: number[] = []
-    let size = 0
-    for (const { key, value } of entries) {
-      const seq = key.readUInt32BE(key.length - 4)
-      if (seq >= first) break
-      items.push(decodeEntry(value))
-      times.push(now)
-      seqs.push(seq)
-      size += ENTRY_OVERHEAD + value.length
-    }
-    if (items.length !== cell.hidden) {
-      throw WeirError.internal(`list state '${cell.slot.table.name}': ${cell.hidden} written elements left the cache, ${items.length} were read back`)
-    }
-    cell.items = cell.items.length === 0 ? items : items.concat(cell.items)
-    cell.times = cell.times.length === 0 ? times : times.concat(cell.times)
-    cell.seqs = cell.seqs.length === 0 ? seqs : seqs.concat(cell.seqs)
-    cell.flushed += items.length
-    cell.hidden = 0
-    this.store.setCellSize(cell, cell.size + size)
   }
 
   /** Waits for earlier prefetches; if one failed, what it was loading is not resident: that is this call's failure too. */

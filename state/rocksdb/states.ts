@@ -99,11 +99,6 @@ export class RocksListState<T> extends RocksState<ListCell> implements ListState
   /** The resident array itself (do not modify it); expired elements are dropped first. */
   get(): readonly T[] {
     const c = this.cell()
-    if (c.hidden > 0) {
-      throw WeirError.internal(
-        `list state '${this.table.name}' was read where its prefetch asked only to append to it (${c.hidden} stored elements not resident)`,
-      )
-    }
     const table = this.table
     if (table.ttlMs === 0 || c.items.length === 0) return c.items as T[]
     const now = this.host.ttlNow
@@ -146,7 +141,7 @@ export class RocksListState<T> extends RocksState<ListCell> implements ListState
     const c = this.cell()
     this.host.changes++
     if (c.items.length === 0) {
-      if (c.hidden === 0) this.host.liveEntries++
+      this.host.liveEntries++
       // Arrays of one: a first push reserves 17 slots in each of the three, ~400 heap bytes a list
       // that most lists never use (most join keys' buckets keep one row), and the collector copies them.
       c.items = [value]
@@ -183,7 +178,6 @@ export class RocksListState<T> extends RocksState<ListCell> implements ListState
     const bytes = this.table.elementBytes
     c.held += bytes
     this.host.heldBytes += bytes
-    if (this.table.appended) this.host.appendedHeld++
     this.store.setCellSize(c, c.size + bytes)
     if (!c.dirty) this.host.markDirty(c)
   }
@@ -195,7 +189,7 @@ export class RocksListState<T> extends RocksState<ListCell> implements ListState
       return
     }
     const c = this.cell()
-    if (c.items.length === 0 && c.hidden === 0) this.host.liveEntries++
+    if (c.items.length === 0) this.host.liveEntries++
     this.host.changes += values.length
     const now = this.host.ttlNow
     c.items = values.slice()
@@ -206,8 +200,6 @@ export class RocksListState<T> extends RocksState<ListCell> implements ListState
     c.replaced = true
     c.rewrite = false
     c.dropped = NO_SEQS
-    // The range delete takes the elements the cache does not hold too.
-    c.hidden = 0
     this.host.markDirty(c)
   }
 

@@ -33,7 +33,6 @@ export class RocksStore implements CacheHost {
   liveEntries = 0
   changes = 0
   heldBytes = 0
-  appendedHeld = 0
   /** Key and value bytes written (puts, and deletes of the sweep are counted apart). */
   bytesWritten = 0
   /** Cells changed since the last write batch. */

@@ -28,9 +28,6 @@ const HELD_BYTES_SHARE = 1 / 8
 /** …and at least this much (as held changes are at least 1,024): a small cache writes no more often for it. */
 const MIN_HELD_BYTES = 1 << 20
 
-/** A written list of an appended table keeps its elements in the cache while it has fewer than this (WriteBack.hides). */
-const HIDE_FROM = 2
-
 /** Where a list element's or map entry's stored key is built before the batch copies it (grows). */
 let entryKeyBuf = Buffer.allocUnsafe(1024)
 
@@ -60,15 +57,13 @@ export class WriteBack {
    * budget. Write-behind: the batch is handed to RocksDB and applied while the next bundle runs (one
    * batch in flight at most; the next flush waits for it, and its slots stay resident until then,
    * unless they take the cache more than 1/16 over its budget: then this flush waits for it).
-   * A failed write surfaces at the next call. Cheap when nothing is dirty. Elements added to lists of
-   * appended tables are written at once, deferred or not: once written they leave the cache, and so
-   * die young (Table.appended).
+   * A failed write surfaces at the next call. Cheap when nothing is dirty.
    */
   async flush(): Promise<void> {
     const store = this.store
     if (
-      this.maxHeldChanges > 0 && store.appendedHeld === 0 && store.changes <= this.maxHeldChanges && store.heldBytes <= this.maxHeldBytes &&
-      store.dirty.length < HELD_CELLS && (await this.makeRoom())
+      this.maxHeldChanges > 0 && store.changes <= this.maxHeldChanges && store.heldBytes <= this.maxHeldBytes && store.dirty.length < HELD_CELLS &&
+      (await this.makeRoom())
     ) {
       this.store.epoch++
       return
@@ -133,7 +128,6 @@ export class WriteBack {
       const cells = this.store.dirty
       this.store.changes = 0
       this.store.heldBytes = 0
-      this.store.appendedHeld = 0
       this.store.dirty = []
       const w = this.writer
       let bytes = 0
@@ -258,16 +252,7 @@ export class WriteBack {
         cell.dropped = NO_SEQS
         cell.flushed = cell.items.length
         // Every stored element was known and deleted, or the range went: the disk holds none of it now.
-        if (cell.items.length === 0 && cell.hidden === 0) cell.stored = false
-        if (table.appended && this.hides(cell)) {
-          // Written (the batch holds their bytes): the elements leave the cache.
-          cell.hidden += cell.items.length
-          cell.items = []
-          cell.times = []
-          cell.seqs = []
-          cell.flushed = 0
-          size = CELL_OVERHEAD + cell.key.length
-        }
+        if (cell.items.length === 0) cell.stored = false
         this.store.setCellSize(cell, Math.max(size, CELL_OVERHEAD + cell.key.length))
         return bytes
       }
@@ -308,16 +293,6 @@ export class WriteBack {
         return bytes
       }
     }
-  }
-
-  /**
-   * Whether a written list of an appended table lets its elements go: not while a prefetch of this
-   * epoch asked to read it (the batch it was read for may not have run yet: a runtime reads one batch
-   * ahead) or is loading its hidden elements, and not a list of one element (little to keep, and
-   * such a list is often read: q20's auction, by each batch of its bids).
-   */
-  private hides(cell: ListCell): boolean {
-    return cell.items.length > 0 && cell.hidden + cell.items.length >= HIDE_FROM && cell.readEpoch !== this.store.epoch && !cell.unhiding
   }
 
   /**
