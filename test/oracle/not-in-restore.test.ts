@@ -11,6 +11,7 @@ import { Session } from '../../engine/session.js'
 import type { JobMetrics } from '../../runtime/executor.js'
 import { OracleData, PathsTaken, canonWeirRow, expectSameMultiset, kindCounts, materialize, rocksDir } from './oracle.js'
 import { T, type Field } from '../../common/types.js'
+import { holdsEnd } from '../support/restore-runs.js'
 
 const QUERIES: readonly { name: string; weir: string; duck: string }[] = [
   {
@@ -53,7 +54,7 @@ afterAll(async () => {
 async function run(query: string, out: string, options: Record<string, string>, signal?: AbortSignal,
   onCheckpoint?: (id: number) => void): Promise<JobMetrics>
 {
-  const session = new Session({ println: () => undefined, signal, options: { 'pipeline.name': 'not-in-job', ...options },
+  const session = new Session({ println: () => undefined, signal, faults: holdsEnd(signal), options: { 'pipeline.name': 'not-in-job', ...options },
     onCheckpoint: (_job, id) => onCheckpoint?.(id) })
   await session.executeSql(`${data.ddl}
     CREATE TABLE out (k STRING, v INT) WITH ('connector' = 'filesystem', 'path' = '${out}', 'format' = 'debezium-json');

@@ -13,6 +13,7 @@ import { WeirError } from '../../common/errors.js'
 import { canonWeirRow, OracleData, rocksDir } from './oracle.js'
 import { debeziumRows, hasCommittedRows } from '../support/debezium-files.js'
 import type { JobMetrics } from '../../runtime/executor.js'
+import { holdsEnd } from '../support/restore-runs.js'
 
 const OPTIONS: readonly { name: string; options: () => Record<string, string> }[] = [
   { name: 'heap', options: () => ({ 'execution.batch-size': '13' }) },
@@ -132,7 +133,8 @@ describe('a sort on hidden keys checkpointed, cancelled and restored', () => {
     END;`
 
   async function run(out: string, options: Record<string, string>, signal?: AbortSignal, onCheckpoint?: () => void): Promise<JobMetrics> {
-    const session = new Session({ println: () => undefined, signal, options: { 'pipeline.name': 'hidden-sort-job', ...options }, onCheckpoint })
+    const session = new Session({ println: () => undefined, signal, faults: holdsEnd(signal), options: { 'pipeline.name': 'hidden-sort-job', ...options },
+      onCheckpoint })
     await session.executeSql(sql(out))
     return (await session.awaitJobs())[0]!
   }

@@ -12,6 +12,7 @@ import type { JobMetrics } from '../../runtime/executor.js'
 import { OracleData, expectSameMultiset, rocksDir } from './oracle.js'
 import { debeziumRows, hasCommittedRows } from '../support/debezium-files.js'
 import { duckWindows } from './window-tvfs.js'
+import { holdsEnd } from '../support/restore-runs.js'
 
 const HOP = `TABLE(HOP(TABLE t, DESCRIPTOR(ts), INTERVAL '2' SECOND, INTERVAL '10' SECOND))`
 
@@ -95,7 +96,7 @@ async function explain(query: string, options: Record<string, string> = {}): Pro
 
 /** Runs `q` over the big data set into a debezium-json file sink in `out`. */
 async function run(q: Query, out: string, options: Record<string, string>, signal?: AbortSignal, onCheckpoint?: (id: number) => void): Promise<JobMetrics> {
-  const session = new Session({ println: () => undefined, signal, options: { 'pipeline.name': 'reuse-job', ...ON, ...options },
+  const session = new Session({ println: () => undefined, signal, faults: holdsEnd(signal), options: { 'pipeline.name': 'reuse-job', ...ON, ...options },
     onCheckpoint: (_job, id) => onCheckpoint?.(id) })
   await session.executeSql(`${big.ddl}
     CREATE TABLE out (${q.sink}) WITH ('connector' = 'filesystem', 'path' = '${out}', 'format' = 'debezium-json');

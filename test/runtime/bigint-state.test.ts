@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import { Session } from '../../engine/session.js'
 import type { JobMetrics } from '../../runtime/executor.js'
 import { mulberry32 } from '../../common/random.js'
+import { holdsEnd } from '../support/restore-runs.js'
 
 const ROWS = 12000
 const KEYS = 60
@@ -58,6 +59,7 @@ async function run(out: string, options: Record<string, string>,
   const session = new Session({
     println: () => undefined,
     signal: extra.signal,
+    faults: holdsEnd(extra.signal),
     onCheckpoint: (_job, id) => extra.onCheckpoint?.(id),
     options: { 'pipeline.name': 'bigint-job', 'table.exec.mini-batch.enabled': 'false', ...options },
   })

@@ -10,6 +10,7 @@ import type { JobMetrics } from '../../runtime/executor.js'
 import { isWeirError } from '../../common/errors.js'
 import { visibleRows } from '../connectors/helpers.js'
 import { writeSeededRows } from '../support/seeded-rows.js'
+import { holdsEnd } from '../support/restore-runs.js'
 
 const ROWS = 30000
 let root: string
@@ -119,6 +120,7 @@ async function run(c: Case, out: string, options: Record<string, string>, extra:
   const session = new Session({
     println: () => undefined,
     signal: extra.signal,
+    faults: holdsEnd(extra.signal),
     options: { 'pipeline.name': 'ckpt-job', ...c.options, ...options },
     onCheckpoint: (_job, id) => extra.onCheckpoint?.(id),
     log: m => extra.log?.push(m),

@@ -77,6 +77,11 @@ export async function checkpointedThenRestored(opts: {
   expect(second.sourceRecordsRead, 'the restored run resumed midway').toBeLessThan(opts.sourceRows)
 }
 
+/** A cancellable run's fault hook: its sources' ends held until `signal` aborts (holdSourceEndsUntil); none without a signal. */
+export function holdsEnd(signal: AbortSignal | undefined): FaultInjector | undefined {
+  return signal === undefined ? undefined : holdSourceEndsUntil(signal)
+}
+
 /**
  * Holds the end of each source read on the job's thread until `cancelled` aborts (at most 5 s): on a
  * loaded host the first run could otherwise read all of its input before a checkpoint committed rows,
