@@ -4,6 +4,18 @@
 import { assertNever } from '../common/assert.js'
 import type { TimeDomain, WindowSpec } from '../core/windows.js'
 import type { LogicalPlan } from './logical/nodes.js'
+import { type DataType, type Field, T } from '../common/types.js'
+
+/** A window aggregate's output: its keys, its aggregates, then window_start, window_end and window_time (of type `time`). */
+export function windowAggregateFields(keys: readonly Field[], aggs: readonly { readonly name: string; readonly type: DataType }[], time: DataType): Field[] {
+  return [
+    ...keys,
+    ...aggs.map(a => ({ name: a.name, type: a.type })),
+    { name: 'window_start', type: T.timestamp(3, false) },
+    { name: 'window_end', type: T.timestamp(3, false) },
+    { name: 'window_time', type: time },
+  ]
+}
 
 export interface WindowColumn {
   /** window_start, window_end, or window_time (window_end - 1 ms, the time attribute a window aggregate's output carries). */

@@ -5,13 +5,12 @@
 // passes its end and its state goes then. The output is insert-only and windowed (window_start,
 // window_end, window_time), so a window join or window Top-N may follow (Nexmark q5's MAX per window).
 import type * as ast from '../../grammar/ast.js'
-import type { Field } from '../../common/types.js'
 import { T, withoutTimeAttr } from '../../common/types.js'
 import type { Rex } from '../../core/rex.js'
 import { inputRef } from '../../core/rex.js'
 import type { AggCall } from '../../core/aggregates.js'
 import type { LogicalPlan } from '../logical/nodes.js'
-import { windowColumnsOf } from '../window-columns.js'
+import { windowAggregateFields, windowColumnsOf } from '../window-columns.js'
 import { rexKey, type AggregateMapping } from './expr-binder.js'
 import { PreProjection } from './pre-projection.js'
 import type { Scope } from './scope.js'
@@ -63,13 +62,8 @@ export function bindAttachedWindowAggregate(a: AttachedWindowInput): { aggregate
   const aggs = a.aggCalls.map((call, i) => a.bindAggCall(call, a.rel.scope, pre, keys.length + i, sel))
   const preFields = pre.fields(input.fields)
   const project: LogicalPlan = { kind: 'Project', input, exprs: pre.exprs, fields: preFields, span: sel.span }
-  const outFields: Field[] = [
-    ...keys.map((k, i) => ({ name: preFields[k]!.name, type: withoutTimeAttr(keyRex[i]!.type) })),
-    ...aggs.map(x => ({ name: x.name, type: x.type })),
-    { name: 'window_start', type: T.timestamp(3, false) },
-    { name: 'window_end', type: T.timestamp(3, false) },
-    { name: 'window_time', type: T.timestamp(3, false, 'rowtime') },
-  ]
+  const outFields = windowAggregateFields(keys.map((k, i) => ({ name: preFields[k]!.name, type: withoutTimeAttr(keyRex[i]!.type) })), aggs,
+    T.timestamp(3, false, 'rowtime'))
   const k = keys.length, n = aggs.length
   const aggregate: LogicalPlan = {
     kind: 'WindowAggregate',

@@ -20,6 +20,7 @@ import { PreProjection } from './pre-projection.js'
 import { bindGroupingSets, groupingCallsOf } from './grouping-sets.js'
 import { bindWindowGroupingSets, refuseOrderedInSession } from './window-grouping-sets.js'
 import { bindAttachedWindowAggregate } from './attached-window.js'
+import { windowAggregateFields } from '../window-columns.js'
 import { withSessionFunctions } from '../functions.js'
 import { bindAggArguments } from './aggregate-args.js'
 import type { WarningSink } from '../../common/warnings.js'
@@ -518,13 +519,7 @@ export class QueryBinder {
     const project: LogicalPlan = { kind: 'Project', input, exprs: pre.exprs,
       fields: preFields.map((f, i) => i === timeCol ? { name: f.name, type: tvf.input.fields[tvf.timeIndex]!.type } : f), span: sel.span }
     const wt = tvf.fields[n + 2]!
-    const outFields: Field[] = [
-      ...keys.map((k, i) => ({ name: preFields[k]!.name, type: withoutTimeAttr(keyRex[i]!.type) })),
-      ...aggs.map(a => ({ name: a.name, type: a.type })),
-      { name: 'window_start', type: T.timestamp(3, false) },
-      { name: 'window_end', type: T.timestamp(3, false) },
-      { name: 'window_time', type: wt.type },
-    ]
+    const outFields = windowAggregateFields(keys.map((k, i) => ({ name: preFields[k]!.name, type: withoutTimeAttr(keyRex[i]!.type) })), aggs, wt.type)
     const k = keys.length, a = aggs.length
     const aggregate: LogicalPlan = {
       kind: 'WindowAggregate',

@@ -5,7 +5,6 @@
 // window_end are in every set (Flink's rule): the window aggregate makes them, the Expand never NULLs
 // them, and their bits in the id are always 0.
 import type * as ast from '../../grammar/ast.js'
-import type { Field } from '../../common/types.js'
 import { T } from '../../common/types.js'
 import { WeirError } from '../../common/errors.js'
 import type { Rex } from '../../core/rex.js'
@@ -16,6 +15,7 @@ import type { Scope } from './scope.js'
 import { rexKey, type AggregateMapping } from './expr-binder.js'
 import { PreProjection } from './pre-projection.js'
 import { expandSets, groupingKeys, groupingValue } from './grouping-sets.js'
+import { windowAggregateFields } from '../window-columns.js'
 
 export interface WindowGroupingSetsInput {
   readonly sel: ast.Select
@@ -82,14 +82,7 @@ export function bindWindowGroupingSets(g: WindowGroupingSetsInput): { aggregate:
     alsoCarry: [timeCol], span })
   const idType = T.bigint(false)
   const m = keyFields.length, a = shifted.length
-  const outFields: Field[] = [
-    ...keyFields,
-    { name: '$e', type: idType },
-    ...shifted.map(s => ({ name: s.name, type: s.type })),
-    { name: 'window_start', type: T.timestamp(3, false) },
-    { name: 'window_end', type: T.timestamp(3, false) },
-    { name: 'window_time', type: tvf.fields[n + 2]!.type },
-  ]
+  const outFields = windowAggregateFields([...keyFields, { name: '$e', type: idType }], shifted, tvf.fields[n + 2]!.type)
   const aggregate: LogicalPlan = {
     kind: 'WindowAggregate',
     input: expand,
