@@ -87,6 +87,13 @@ export interface Operator {
    * that may still emit rows older than its input watermark (an interval join) holds it back.
    */
   outputWatermark?(watermark: number): number
+  /**
+   * Called once when the event-time watermark reaches +Infinity (every input has ended), before any
+   * timer fires for it. True says the operator has let go of all its keyed state for good
+   * (ListState.dropAll) and would do nothing at any of its event timers: the runtime deletes them all
+   * unfired instead of calling onTimer for each (an inner interval join keeps one per stored bucket).
+   */
+  onFinalWatermark?(): boolean
   /** Called after due event timers have fired and before the watermark is forwarded. */
   onWatermark?(watermark: number): void
   /**

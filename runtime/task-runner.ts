@@ -263,6 +263,8 @@ export class TaskRunner {
       const op = task.operator
       const state = task.state!
       if (task.eventTimers) {
+        // At the final watermark an operator that dropped all its state has nothing for its timers to do.
+        if (wm === Infinity && op.onFinalWatermark?.() === true) task.timers!.deleteAllEventTimers()
         if (state.needsPrefetch) await state.prefetch(timerRequests(task, task.timers!.dueEventTimers(wm)))
         const skippedBefore = skippedCallsSoFar()
         task.timers!.advanceWatermark(wm, (ts: number, key: KeyRef, ns: Namespace) => {

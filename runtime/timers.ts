@@ -94,6 +94,14 @@ class TimerQueue {
     if (keys !== undefined && keys.delete(key.encoded)) this.count--
   }
 
+  /** Deletes every timer (not from within fireUntil). */
+  clear(): void {
+    this.buckets.clear()
+    this.heap = []
+    this.count = 0
+    this.lastKeys = null
+  }
+
   /** The earliest timestamp that still has a timer. */
   peek(): number | undefined {
     const heap = this.heap
@@ -234,6 +242,14 @@ export class TimerServiceImpl implements TimerService {
   registerEventTimeTimer(timestamp: number, namespace: Namespace = ''): void {
     if (!this.eventDeclared) throw this.undeclared('event')
     this.event.add(timestamp, this.currentKey(), namespace)
+  }
+
+  /**
+   * Deletes every event-time timer, of every key and namespace, unfired: for the runtime when an
+   * operator says at the final watermark that none of them has anything left to do (Operator.onFinalWatermark).
+   */
+  deleteAllEventTimers(): void {
+    this.event.clear()
   }
 
   deleteEventTimeTimer(timestamp: number, namespace: Namespace = ''): void {

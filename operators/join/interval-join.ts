@@ -13,7 +13,7 @@
 // keeps a timer per distinct expiry, so each unmatched row is emitted NULL-padded on time (never
 // behind the output watermark). At the final watermark (a bounded input's end) every bucket expires
 // at once: with both sides inner they go in one ListState.dropAll (on disk a range delete per key
-// group, not one per bucket). Matching checks the exact bounds, so rows a bucket keeps a little past
+// group, not one per bucket), and their timers are deleted unfired. Matching checks the exact bounds, so rows a bucket keeps a little past
 // their expiry never pair. The output is insert-only.
 //
 // The output keeps the left time as its time attribute. A right row at tr >= watermark can still
@@ -41,10 +41,8 @@ export class IntervalJoinOperator implements Operator {
   private readonly lower: number
   private readonly upper: number
   private readonly delay: number
-  /** Both sides inner in event time: every stored bucket has its timer, and all of them expire at the final watermark. */
+  /** Both sides inner in event time: every stored bucket has its timer, and all of them go at the final watermark (onFinalWatermark). */
   private readonly innerOnly: boolean
-  /** The final watermark has dropped every bucket (see onTimer). */
-  private droppedAll = false
   /** Bucket width in ms: the interval's width, so a row's matches lie in at most two buckets. */
   private readonly width: number
   private buckets!: ListState<Stored>
@@ -297,13 +295,7 @@ export class IntervalJoinOperator implements Operator {
       // after it: its own bucket is later) and no row of the other side reaches back to it. In
       // processing time a row asks for every bucket of its key (a scan), so there it is a clear.
       if (!this.eventTime) buckets.clear()
-      else if (this.innerOnly && this.ctx.timers.currentWatermark() === Infinity) {
-        // The final watermark: every bucket of both sides expires now, and no row is stored after it
-        // (any later row is late). They go in one call at the first of their timers (on disk, a range
-        // delete per key group instead of one per bucket); the others find nothing left to drop.
-        if (!this.droppedAll) buckets.dropAll()
-        this.droppedAll = true
-      } else buckets.drop()
+      else buckets.drop()
       return
     }
     const bucket = buckets.get()
@@ -317,6 +309,18 @@ export class IntervalJoinOperator implements Operator {
     if (kept.length === 0) buckets.clear()
     else if (kept.length !== bucket.length) buckets.update(kept)
     if (domain === 'processing') this.flush()
+  }
+
+  /**
+   * The final watermark (a bounded input's end): every bucket of both sides expires now, and no row is
+   * stored after it (any later row is late). With both sides inner they all go in one ListState.dropAll
+   * (on disk a range delete per key group, not one per bucket), and their timers, one per bucket, are
+   * deleted unfired (Nexmark q7: ~280K). An outer side's rows are padded at their timers.
+   */
+  onFinalWatermark(): boolean {
+    if (!this.innerOnly) return false
+    this.buckets.dropAll()
+    return true
   }
 
   onWatermark(): void {

@@ -87,6 +87,12 @@ export async function harness(op: Operator, options: HarnessOptions): Promise<Ha
     state.setCurrentKey(key)
     op.onTimer?.(ts, ns, domain)
   }
+  const watermark = (wm: number): void => {
+    // As the runtime does (TaskRunner.advanceWatermark): the final watermark is announced first.
+    if (wm === Number.POSITIVE_INFINITY && op.onFinalWatermark?.() === true) timers.deleteAllEventTimers()
+    timers.advanceWatermark(wm, fire('event'))
+    op.onWatermark?.(wm)
+  }
   return {
     ctx,
     state,
@@ -107,18 +113,14 @@ export async function harness(op: Operator, options: HarnessOptions): Promise<Ha
       metrics.rowsIn += rows.length
       op.processBatch({ rows, kinds: codes }, input)
     },
-    watermark(wm) {
-      timers.advanceWatermark(wm, fire('event'))
-      op.onWatermark?.(wm)
-    },
+    watermark,
     processingTime(t) {
       now = t
       state.setTtlTime(t)
       timers.advanceProcessingTime(t, fire('processing'))
     },
     end() {
-      timers.advanceWatermark(Number.POSITIVE_INFINITY, fire('event'))
-      op.onWatermark?.(Number.POSITIVE_INFINITY)
+      watermark(Number.POSITIVE_INFINITY)
       // As the runtime does at end of input: every processing-time timer fires, then endInput.
       timers.advanceProcessingTime(Number.POSITIVE_INFINITY, fire('processing'))
       op.endInput?.()

@@ -82,14 +82,26 @@ describe('interval join operator', () => {
   })
 
   it('INNER: the final watermark drops every bucket of both sides at once, and a row after it is late, not stored', async () => {
-    const h = await ij(interval('INNER'))
+    const op = new IntervalJoinOperator(interval('INNER'))
+    const h = await harness(op, { keys: [0] })
     h.process([['a', 100], ['b', 200], ['c', 300]])
     h.process([['a', 95], ['c', 1000]], undefined, 1)
     h.watermark(150)
     expect(h.take()).toEqual([['+I', 'a', 100, 'a', 95]])
     expect(h.state.stats().entries).toBeGreaterThan(0)
+    // One timer per stored bucket: 'b' and 'c' on the left, 'c' on the right ('a' went at 150).
+    expect(h.timers.eventTimerCount).toBe(3)
+    // The final watermark announced: state and timers go at once, and no timer is left to fire.
+    let fired = 0
+    const onTimer = op.onTimer.bind(op)
+    op.onTimer = (...args) => {
+      fired++
+      onTimer(...args)
+    }
     h.end()
     expect(h.state.stats().entries).toBe(0)
+    expect(h.timers.eventTimerCount).toBe(0)
+    expect(fired).toBe(0)
     h.process([['c', 2000]], undefined, 1)
     h.process([['c', 995]])
     expect(h.metrics.lateRecordsDropped).toBe(2)

@@ -64,6 +64,30 @@ describe('TimerServiceImpl', () => {
     expect(t.timers.eventTimerCount).toBe(0)
   })
 
+  it('deletes every event timer unfired at once, keeps processing timers, and takes new ones after', () => {
+    const t = setup()
+    t.key('a')
+    t.timers.registerEventTimeTimer(10, 1)
+    t.timers.registerEventTimeTimer(20, 2)
+    t.timers.registerProcessingTimeTimer(5)
+    t.key('b')
+    t.timers.registerEventTimeTimer(10, 1)
+    t.timers.deleteAllEventTimers()
+    expect(t.timers.eventTimerCount).toBe(0)
+    expect(t.timers.nextEventTimer()).toBeUndefined()
+    expect(t.timers.hasEventTimeTimer(10, 1, makeKey(['b']))).toBe(false)
+    expect(t.timers.dueEventTimers(Number.POSITIVE_INFINITY)).toEqual([])
+    expect(t.timers.snapshot().event).toEqual([])
+    // The queue's memory of the bucket it added to last is gone too: a timer at 10 again lands and fires.
+    t.timers.registerEventTimeTimer(10, 1)
+    t.timers.advanceWatermark(Number.POSITIVE_INFINITY, t.fire)
+    expect(t.fired).toEqual([[10, 'b', 1]])
+    expect(t.timers.processingTimerCount).toBe(1)
+    t.clock(5)
+    t.timers.advanceProcessingTime(5, t.fire)
+    expect(t.fired.at(-1)).toEqual([5, 'a', ''])
+  })
+
   it('keeps one timer per (timestamp, key, namespace)', () => {
     const t = setup()
     t.key('a')
