@@ -102,21 +102,12 @@ export function dropList(store: RocksStore, table: Table, ns: Namespace): void {
  */
 export function dropAllLists(store: RocksStore, table: Table): void {
   let live = 0
+  // The slot's cells read in place (Slot.cells() is a generator: a result object per cell, for up to
+  // every key of the cache at a bounded input's end).
   for (const slot of table.slots.values()) {
-    for (const cell of slot.cells()) {
-      const c = cell as ListCell
-      if (c.loading) {
-        // The read in flight reads what this drops: its elements are dropped when it lands.
-        c.loading = false
-        c.staleRead = true
-      }
-      if (c.items.length > 0) live++
-      emptyItems(c)
-      c.replaced = false
-      c.stored = false
-      c.dropped = NO_SEQS
-      store.setCellSize(c, CELL_OVERHEAD + c.key.length + c.held)
-    }
+    if (slot.d !== undefined) live += dropResident(store, slot.d as ListCell)
+    if (slot.c1 !== undefined) live += dropResident(store, slot.c1 as ListCell)
+    if (slot.ns !== null) { for (const c of slot.ns.values()) live += dropResident(store, c as ListCell) }
   }
   const id = table.id
   store.droppedPrefixes = store.droppedPrefixes.filter(p => ((p[2]! << 8) | p[3]!) !== id)
@@ -125,6 +116,22 @@ export function dropAllLists(store: RocksStore, table: Table): void {
   store.changes++
   if (store.tables.list.length === 1) store.liveEntries = 0
   else store.liveEntries -= live
+}
+
+/** Empties resident cell `c` for dropAllLists (the range deletes cover what it stored); 1 if it held elements. */
+function dropResident(store: RocksStore, c: ListCell): number {
+  if (c.loading) {
+    // The read in flight reads what this drops: its elements are dropped when it lands.
+    c.loading = false
+    c.staleRead = true
+  }
+  const live = c.items.length > 0 ? 1 : 0
+  emptyItems(c)
+  c.replaced = false
+  c.stored = false
+  c.dropped = NO_SEQS
+  store.setCellSize(c, CELL_OVERHEAD + c.key.length + c.held)
+  return live
 }
 
 /** The cell holds no element any more, none of them counted as flushed. */
