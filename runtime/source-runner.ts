@@ -45,10 +45,22 @@ export interface SourceRead {
   readonly result: SourceChunk | null
 }
 
+/** One read of a source: in progress, then settled with its chunk (or its failure) until the loop takes it. */
+interface Read {
+  readonly src: SourceRuntime
+  result: SourceChunk | null
+  failed: boolean
+  error: unknown
+}
+
 export class SourceRunner {
   readonly sources: SourceRuntime[] = []
-  /** The read in progress of each source still being read. */
-  private readonly pending = new Map<SourceRuntime, Promise<SourceRead>>()
+  /** The read of each source still being read: in progress, or settled and not yet handed on. */
+  private readonly pending = new Map<SourceRuntime, Read>()
+  /** Reads that settled and wait for the loop, in the order they settled. */
+  private readonly ready: Read[] = []
+  /** Wakes the loop waiting in next() when a read settles. */
+  private readySignal: (() => void) | null = null
 
   constructor(private readonly graph: JobGraph, private readonly signal: AbortSignal, private readonly faults?: FaultInjector) {}
 
@@ -108,24 +120,45 @@ export class SourceRunner {
     }
   }
 
-  /** Starts reading the next chunk of `src`. */
+  /**
+   * Starts reading the next chunk of `src`. The read is listened to once, here: when it settles it
+   * joins the reads ready for the loop. (A race over the reads in progress at every turn would add a
+   * reaction to a slow source's read each time the others' chunks win, and each reaction keeps the
+   * chunk that won reachable until that read settles: an idle Kafka partition beside a file kept
+   * every chunk read meanwhile alive, and promoted.)
+   */
   request(src: SourceRuntime): void {
     const faults = this.faults
-    const read = src.reader.next().then(async result => {
+    const read: Read = { src, result: null, failed: false, error: undefined }
+    src.reader.next().then(async result => {
       if (result === null && faults !== undefined) {
         await faults.at('source-end', { table: src.spec.table, subtask: src.task.index, cancelled: this.signal.aborted })
       }
-      return { src, result }
+      return result
     }, e => {
       throw operatorFailure(e, src.task, this.graph)
+    }).then(result => {
+      read.result = result
+      this.settled(read)
+    }, e => {
+      read.failed = true
+      read.error = e
+      this.settled(read)
     })
-    // Awaited when the loop races the reads; a read that fails before that is not an unhandled rejection.
-    read.catch(() => undefined)
-    // To the back of the race's order: of the reads that are ready when the loop races them, the
-    // first in order wins, so a source kept in place would win every time its next chunk is ready at
-    // once (a file) and starve the others until it ends (a join then buffers one whole side).
+    // To the back of the order: reads are handed on in the order they settle, so a source whose next
+    // chunk is ready at once (a file, a generator) queues behind the others that are ready and does not
+    // starve them until it ends (a join would then buffer one whole side).
     this.pending.delete(src)
     this.pending.set(src, read)
+  }
+
+  private settled(read: Read): void {
+    // A source that ended or was read again meanwhile: nobody waits for this read any more.
+    if (this.pending.get(read.src) !== read) return
+    this.ready.push(read)
+    const signal = this.readySignal
+    this.readySignal = null
+    signal?.()
   }
 
   requestAll(): void {
@@ -138,24 +171,28 @@ export class SourceRunner {
   }
 
   /**
-   * The first of the reads in progress to settle, or null when the wake-up handed to `arm` is called
-   * first (or, `immediate`, when none has settled by the next turn of the event loop). The wake-up is
-   * settled after the race either way: left pending, it would keep the race's result (a chunk and its
-   * rows) reachable from its reactions, and once it outlived two scavenges every chunk after it would be
-   * promoted to the old space (~130 MB of 1.84M bids: 0.2 µs/row of GC).
+   * The next read that settled (the first to settle of those waiting), or null when the wake-up handed
+   * to `arm` is called first (or, `immediate`, when none has settled by the next turn of the event
+   * loop). A failed read throws its error. What the loop waits on resolves with nothing, so no chunk
+   * stays reachable from it once it is handed on.
    */
   async next(immediate: boolean, arm: (wake: () => void) => void): Promise<SourceRead | null> {
-    let wake!: () => void
-    const woken = new Promise<null>(resolve => {
-      wake = () => resolve(null)
-    })
-    arm(wake)
-    const now = immediate ? [new Promise<null>(resolve => setImmediate(() => resolve(null)))] : []
-    try {
-      return await Promise.race([...this.pending.values(), woken, ...now])
-    } finally {
-      wake()
+    if (this.ready.length === 0) {
+      await new Promise<void>(resolve => {
+        this.readySignal = resolve
+        arm(resolve)
+        if (immediate) setImmediate(resolve)
+      })
+      this.readySignal = null
     }
+    const read = this.ready.shift()
+    if (read === undefined) return null
+    if (read.failed) throw read.error
+    const result = read.result
+    // Handed on: the chunk is the loop's now; the settled read (kept until the source is read again
+    // or ends, so that it still counts as being read) does not hold it.
+    read.result = null
+    return { src: read.src, result }
   }
 
   /**
