@@ -130,7 +130,7 @@ function dropResident(store: RocksStore, c: ListCell): number {
   c.replaced = false
   c.stored = false
   c.dropped = NO_SEQS
-  store.setCellSize(c, CELL_OVERHEAD + c.key.length + c.held)
+  store.setCellSize(c, CELL_OVERHEAD + c.keyLength + c.held)
   return live
 }
 

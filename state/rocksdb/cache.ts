@@ -239,17 +239,20 @@ abstract class CellBase {
   /** Placeholder while a prefetch reads it; touching it then is an engine bug. */
   loading = false
   size = CELL_OVERHEAD
-  /** The stored key of a value, or the prefix every element / entry of a list or map starts with. */
-  abstract readonly key: Buffer
-  /** `key.length`. */
-  abstract readonly keyLength: number
-  constructor(readonly slot: Slot, readonly ns: Namespace) {}
+  constructor(readonly slot: Slot, readonly ns: Namespace, readonly keyLength: number) {}
+
+  /**
+   * The stored key of a value, or the prefix every element / entry of a list or map starts with: built
+   * when a read or a write needs it, not kept. A resident cell then costs no Buffer of its own (a small
+   * Buffer is a typed array over a slice of an 8 KB pool: ~90 heap bytes the collector copies into old
+   * space with the cell, and it keeps the whole pool alive). Callers take it once per read or write.
+   */
+  get key(): Buffer {
+    return cellKey(this.slot.group, this.slot.table.id, this.slot.encoded, namespaceBytes(this.ns))
+  }
 }
 
-/**
- * One ValueState entry, or ABSENT. Its stored key is built when a read or a write needs it, not
- * kept: a resident value then costs no buffer of its own (most are read or written once per residency).
- */
+/** One ValueState entry, or ABSENT. */
 export class ValueCell extends CellBase {
   readonly kind = 'value'
   v: unknown = ABSENT
@@ -257,24 +260,26 @@ export class ValueCell extends CellBase {
   t = 0
   /** The database holds an entry for it (so clearing it needs a delete). */
   onDisk = false
-
-  constructor(slot: Slot, ns: Namespace, readonly keyLength: number) {
-    super(slot, ns)
-  }
-
-  get key(): Buffer {
-    return cellKey(this.slot.group, this.slot.table.id, this.slot.encoded, namespaceBytes(this.ns))
-  }
 }
 
-/** Where reads and writes of ValueState entries build a stored key (then copied into a batch). */
+/** Where reads and writes build a cell's stored key (then copied into a batch, or hashed into the written-keys filter). */
 let keyBuffer = Buffer.allocUnsafe(256)
 
-/** Writes a value cell's stored key (ValueCell.key) at the start of keyScratch(); returns its length. */
-export function scratchKey(cell: ValueCell): number {
-  if (keyBuffer.length < cell.keyLength) keyBuffer = Buffer.allocUnsafe(cell.keyLength * 2)
+/**
+ * Writes a cell's stored key (CellBase.key) at the start of keyScratch(), with room for `extra` more
+ * bytes after it (a list element's sequence number); returns its length.
+ */
+export function scratchKey(cell: Cell, extra = 0): number {
+  if (keyBuffer.length < cell.keyLength + extra) keyBuffer = Buffer.allocUnsafe((cell.keyLength + extra) * 2)
   const slot = cell.slot
   return writeCellKey(keyBuffer, slot.group, slot.table.id, slot.encoded, namespaceBytes(cell.ns))
+}
+
+/** Writes a list element's stored key (listElementKey(cell.key, seq)) at the start of keyScratch(); returns its length. */
+export function scratchElementKey(cell: ListCell, seq: number): number {
+  const n = scratchKey(cell, 4)
+  keyBuffer.writeUInt32BE(seq >>> 0, n)
+  return n + 4
 }
 
 /** The buffer scratchKey writes to (valid until the next call). */
@@ -320,14 +325,6 @@ export class ListCell extends CellBase {
    * elementBytes): deferred write-back holds them, so the cache's budget must see them.
    */
   held = 0
-
-  constructor(slot: Slot, ns: Namespace, readonly key: Buffer) {
-    super(slot, ns)
-  }
-
-  get keyLength(): number {
-    return this.key.length
-  }
 }
 
 /** A whole map: live entries by map key, plus what the next flush deletes and puts. */
@@ -342,14 +339,6 @@ export class MapCell extends CellBase {
   cleared = false
   /** The database may hold entries of this map (its prefix is in the written-keys filter). */
   stored = false
-
-  constructor(slot: Slot, ns: Namespace, readonly key: Buffer) {
-    super(slot, ns)
-  }
-
-  get keyLength(): number {
-    return this.key.length
-  }
 }
 
 /** A resident (key, namespace) of one state. */

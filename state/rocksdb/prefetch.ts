@@ -3,7 +3,7 @@
 // for keys the written-keys filter has never seen), lists and maps through prefix scans.
 import { WeirError } from '../../common/errors.js'
 import type { Namespace, PrefetchRequest } from '../../core/keyed-state.js'
-import { dropSeq, ENTRY_OVERHEAD, CELL_OVERHEAD, hashOf, keyScratch, type ListCell, type MapCell, MapEntry, scratchKey, type Slot,
+import { dropSeq, ENTRY_OVERHEAD, CELL_OVERHEAD, hashOf, keyScratch, type ListCell, type MapCell, MapEntry, scratchElementKey, scratchKey, type Slot,
   type ValueCell } from './cache.js'
 import { decodeEncoded, decodeEntry, decodeEntryKey, decodeUserKey, entryTime, listElementKey, prefixEnd, readUtf16be, startsWithAt } from './codec.js'
 import { ioFailed } from './folder.js'
@@ -202,7 +202,7 @@ export class Prefetcher {
         const s = scans[next++]!
         if (s.cell !== null) {
           const entries = await this.scan(s.cell.key)
-          this.fillCell(s.cell, entries, s.cell.key.length)
+          this.fillCell(s.cell, entries, s.cell.keyLength)
         } else {
           this.fillSlot(s.slot, await this.scan(s.slot.prefix))
         }
@@ -223,7 +223,10 @@ export class Prefetcher {
     let n = 0
     for (let i = 0; i < scans.length; i++) {
       const c = scans[i]!.cell
-      if (c !== null && !c.slot.table.unfiltered) bloom.locateBatch(n++, c.key, c.key.length)
+      if (c === null || c.slot.table.unfiltered) continue
+      // The key first: building it may replace the scratch buffer.
+      const kn = scratchKey(c)
+      bloom.locateBatch(n++, keyScratch(), kn)
     }
     if (n === 0) return scans
     const may = this.mayRead.length >= n ? this.mayRead : (this.mayRead = new Uint8Array(n * 2))
@@ -234,7 +237,7 @@ export class Prefetcher {
       const s = scans[i]!
       const c = s.cell
       if (c === null || c.slot.table.unfiltered) left.push(s)
-      else if (may[j++] === 0) this.fillCell(c, [], c.key.length)
+      else if (may[j++] === 0) this.fillCell(c, [], c.keyLength)
       else left.push(s)
     }
     this.skipped += scans.length - left.length
@@ -257,7 +260,12 @@ export class Prefetcher {
     }
     if (short.length === 0) return scans
     const r = this.readers.pop() ?? new NativeReadBatch(this.store.db)
-    for (const c of short) for (let j = 0; j < SHORT_LIST; j++) r.addBytes(listElementKey(c.key, j), c.key.length + 4)
+    for (const c of short) {
+      for (let j = 0; j < SHORT_LIST; j++) {
+        const kn = scratchElementKey(c, j)
+        r.addBytes(keyScratch(), kn)
+      }
+    }
     this.gets += short.length * SHORT_LIST
     const values = await r.read(false)
     this.readers.push(r)
@@ -274,8 +282,9 @@ export class Prefetcher {
         continue
       }
       const entries: { key: Buffer; value: Buffer }[] = []
-      for (let j = 0; j < n; j++) entries.push({ key: listElementKey(c.key, j), value: values[at + j]! })
-      this.fillCell(c, entries, c.key.length)
+      const key = c.key
+      for (let j = 0; j < n; j++) entries.push({ key: listElementKey(key, j), value: values[at + j]! })
+      this.fillCell(c, entries, c.keyLength)
     }
     return left
   }
@@ -338,7 +347,7 @@ export class Prefetcher {
     if (entries.length === 0) return
     const table = cell.slot.table
     const now = this.store.ttlNow
-    let size = CELL_OVERHEAD + cell.key.length
+    let size = CELL_OVERHEAD + cell.keyLength
     if (cell.kind === 'list') {
       cell.stored = true
       for (const { key, value } of entries) {

@@ -6,7 +6,7 @@ import type RocksDB from 'rocksdb-native'
 import { WeirError } from '../../common/errors.js'
 import type { KeyRef, Namespace } from '../../core/keyed-state.js'
 import { type CacheHost, type Cell, ListCell, MapCell, Slot, type Table, ValueCell } from './cache.js'
-import { cellKey, namespaceBytes } from './codec.js'
+import { namespaceBytes } from './codec.js'
 import type { KeyBloom } from './key-bloom.js'
 import { StateTables } from './tables.js'
 
@@ -113,13 +113,9 @@ export class RocksStore implements CacheHost {
   }
 
   newCell(slot: Slot, ns: Namespace): Cell {
-    const nsBytes = namespaceBytes(ns)
+    const keyLength = slot.prefixLength + namespaceBytes(ns).length
     const kind = slot.table.kind
-    const cell = kind === 'value'
-      ? new ValueCell(slot, ns, slot.prefixLength + nsBytes.length)
-      : kind === 'list'
-      ? new ListCell(slot, ns, cellKey(slot.group, slot.table.id, slot.encoded, nsBytes))
-      : new MapCell(slot, ns, cellKey(slot.group, slot.table.id, slot.encoded, nsBytes))
+    const cell = kind === 'value' ? new ValueCell(slot, ns, keyLength) : kind === 'list' ? new ListCell(slot, ns, keyLength) : new MapCell(slot, ns, keyLength)
     cell.size += cell.keyLength
     slot.set(ns, cell)
     this.resize(slot, cell.size)

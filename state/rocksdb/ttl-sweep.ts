@@ -175,18 +175,18 @@ export class TtlSweep {
         const i = cell.seqs.indexOf(key.readUInt32BE(key.length - 4))
         if (i < 0) return true
         if (!table.expired(cell.times[i]!, now)) return false
-        const per = (cell.size - CELL_OVERHEAD - cell.key.length) / cell.items.length
+        const per = (cell.size - CELL_OVERHEAD - cell.keyLength) / cell.items.length
         cell.items.splice(i, 1)
         cell.times.splice(i, 1)
         cell.seqs.splice(i, 1)
         if (i < cell.flushed) cell.flushed--
         if (cell.items.length === 0) this.store.liveEntries--
-        this.store.setCellSize(cell, Math.max(CELL_OVERHEAD + cell.key.length, cell.size - per))
+        this.store.setCellSize(cell, Math.max(CELL_OVERHEAD + cell.keyLength, cell.size - per))
         return true
       }
       case 'map': {
         let k = decodeEntryKey(value, NO_KEY)
-        if (k === NO_KEY) k = decodeUserKey(readUtf16be(key, cell.key.length, key.length))
+        if (k === NO_KEY) k = decodeUserKey(readUtf16be(key, cell.keyLength, key.length))
         const e = cell.m.get(mapKeyOf(k))
         if (e === undefined) return true
         if (!table.expired(e.t, now)) return false

@@ -209,24 +209,26 @@ export class WriteBack {
         return bytes
       }
       case 'list': {
+        // Built once here: a list cell keeps no stored key of its own (cache.ts, CellBase.key).
+        const key = cell.key
         // What its held elements counted for is replaced by what they measure now.
         let size = cell.size - cell.held
         cell.held = 0
         let from = cell.flushed
         if (cell.replaced && !cell.stored) {
           // Nothing of it on disk: no range to delete.
-          size = CELL_OVERHEAD + cell.key.length
+          size = CELL_OVERHEAD + cell.keyLength
           from = 0
         } else if (cell.replaced) {
-          w.deleteRange(cell.key, prefixEnd(cell.key))
-          bytes += cell.key.length * 2
-          size = CELL_OVERHEAD + cell.key.length
+          w.deleteRange(key, prefixEnd(key))
+          bytes += cell.keyLength * 2
+          size = CELL_OVERHEAD + cell.keyLength
           from = 0
         } else {
           if (cell.dropped.length > 0) {
-            const per = (size - CELL_OVERHEAD - cell.key.length) / (cell.items.length + cell.dropped.length)
+            const per = (size - CELL_OVERHEAD - cell.keyLength) / (cell.items.length + cell.dropped.length)
             for (const seq of cell.dropped) {
-              const k = listElementKey(cell.key, seq)
+              const k = listElementKey(key, seq)
               w.delete(k)
               bytes += k.length
               size -= per
@@ -234,12 +236,12 @@ export class WriteBack {
           }
           if (cell.rewrite) from = 0
         }
-        if (from < cell.items.length) this.addPrefix(cell)
+        if (from < cell.items.length) this.addPrefix(cell, key)
         // Key and value are built in scratch buffers and copied into bytes the batch holds.
-        const kb = entryKeyRoom(cell.key.length + 4)
+        const kb = entryKeyRoom(cell.keyLength + 4)
         let values = 0
         for (let i = from; i < cell.items.length; i++) {
-          const kn = writeListElementKey(kb, cell.key, cell.seqs[i]!)
+          const kn = writeListElementKey(kb, key, cell.seqs[i]!)
           const vn = encodeEntryInPlace(ttl ? cell.times[i]! : null, cell.items[i])
           w.putHeld(kb, kn, entryScratch(), vn)
           bytes += kn + vn
@@ -253,22 +255,23 @@ export class WriteBack {
         cell.flushed = cell.items.length
         // Every stored element was known and deleted, or the range went: the disk holds none of it now.
         if (cell.items.length === 0) cell.stored = false
-        this.store.setCellSize(cell, Math.max(size, CELL_OVERHEAD + cell.key.length))
+        this.store.setCellSize(cell, Math.max(size, CELL_OVERHEAD + cell.keyLength))
         return bytes
       }
       case 'map': {
+        const key = cell.key
         let size = cell.size
         if (cell.cleared) {
           // The range delete goes first: the puts after it in the same batch survive it.
-          w.deleteRange(cell.key, prefixEnd(cell.key))
-          bytes += cell.key.length * 2
-          size = CELL_OVERHEAD + cell.key.length
+          w.deleteRange(key, prefixEnd(key))
+          bytes += cell.keyLength * 2
+          size = CELL_OVERHEAD + cell.keyLength
           cell.cleared = false
           cell.stored = false
         }
         for (const e of cell.removed) {
           if (!e.onDisk) continue
-          const kb = this.entryKey(cell, e)
+          const kb = this.entryKey(key, e)
           w.delete(kb)
           bytes += kb.length
           size -= e.size
@@ -278,8 +281,8 @@ export class WriteBack {
         for (const e of cell.changed) {
           e.queued = false
           if (cell.m.get(e.mk) !== e) continue
-          this.addPrefix(cell)
-          const kn = this.writeEntryKey(cell, e)
+          this.addPrefix(cell, key)
+          const kn = this.writeEntryKey(key, e)
           const vn = encodeEntryInPlace(ttl ? e.t : null, e.v, userKeyNeedsCopy(e.k) ? e : undefined)
           w.putHeld(entryKeyBuf, kn, entryScratch(), vn)
           bytes += kn + vn
@@ -289,7 +292,7 @@ export class WriteBack {
           e.onDisk = true
         }
         cell.changed = []
-        this.store.setCellSize(cell, Math.max(size, CELL_OVERHEAD + cell.key.length))
+        this.store.setCellSize(cell, Math.max(size, CELL_OVERHEAD + cell.keyLength))
         return bytes
       }
     }
@@ -300,23 +303,24 @@ export class WriteBack {
    * prefix goes into the written-keys filter, so a prefetch scans it again once evicted, and skips
    * the scans of every prefix never written.
    */
-  private addPrefix(cell: ListCell | MapCell): void {
+  private addPrefix(cell: ListCell | MapCell, key: Buffer): void {
     if (cell.stored) return
     cell.stored = true
-    if (this.store.bloom !== null) this.store.bloom.locateBatch(this.bloomAdds++, cell.key, cell.key.length)
+    if (this.store.bloom !== null) this.store.bloom.locateBatch(this.bloomAdds++, key, key.length)
   }
 
   /** Writes a map entry's stored key (entryKey's) at the start of entryKeyBuf; returns its length. */
-  private writeEntryKey(cell: MapCell, e: MapEntry): number {
-    if (e.ek === null && typeof e.k === 'string') return writeStringEntryKey(entryKeyRoom(stringEntryKeyLength(cell.key, e.k)), cell.key, e.k)
-    const k = this.entryKey(cell, e)
+  private writeEntryKey(prefix: Buffer, e: MapEntry): number {
+    if (e.ek === null && typeof e.k === 'string') return writeStringEntryKey(entryKeyRoom(stringEntryKeyLength(prefix, e.k)), prefix, e.k)
+    const k = this.entryKey(prefix, e)
     entryKeyRoom(k.length).set(k, 0)
     return k.length
   }
 
-  private entryKey(cell: MapCell, e: MapEntry): Buffer {
+  /** A map entry's stored key: the map's prefix (MapCell.key) and the entry's user key. */
+  private entryKey(prefix: Buffer, e: MapEntry): Buffer {
     // A string key (most are) is written straight from the string; its encoding is not kept.
-    if (e.ek === null && typeof e.k === 'string') return stringEntryKey(cell.key, e.k)
-    return mapEntryKey(cell.key, e.ek ??= encodeUserKey(e.k))
+    if (e.ek === null && typeof e.k === 'string') return stringEntryKey(prefix, e.k)
+    return mapEntryKey(prefix, e.ek ??= encodeUserKey(e.k))
   }
 }
