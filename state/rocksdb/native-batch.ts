@@ -293,6 +293,19 @@ export class NativeWriteBatch extends NativeBatch {
     this.staged.ref(PUT, held.hold(key, keyLength), held.hold(value, valueLength))
   }
 
+  /**
+   * Puts key[0, keyLength) → a state entry (value-codec's encodeEntryInPlace of time, value and
+   * userKey), as putHeld does, the entry encoded straight into the held bytes. Returns its length.
+   */
+  putHeldEntry(key: Uint8Array, keyLength: number, time: number | null, value: unknown, userKey?: { readonly k: unknown }): number {
+    this.check()
+    const held = this.held
+    const k = held.hold(key, keyLength)
+    const v = held.holdEntry(time, value, userKey)
+    this.staged.ref(PUT, k, v)
+    return v.length
+  }
+
   /** Puts key → value; the buffers are the caller's and must not change until apply() resolves. */
   put(key: Uint8Array, value: Uint8Array): void {
     this.check()

@@ -10,6 +10,7 @@
 // each object, view and key then sits somewhere else in memory. So entries are first staged here
 // (bytes copied into one buffer, or caller buffers kept by reference), then sorted, then copied in
 // key order into the batch's reused operations. Figures: see NativeWriteBatch.
+import { encodeEntryAt, encodedLength, entryScratch } from './value-codec.js'
 
 /** Key bytes the order looks at. Past them, keys with the same first bytes keep the order they were added in. */
 const ORDER_BYTES = 16
@@ -126,6 +127,8 @@ export class StagedWrites {
 
 /** A slab of HeldBytes: kept from batch to batch up to this many bytes in all. */
 const SLAB_BYTES = 1 << 20
+/** holdEntry starts a new slab when the current one has less room than this (an entry past it is copied). */
+const ENTRY_ROOM = 4 << 10
 const KEEP_SLABS = 4
 
 /**
@@ -155,6 +158,29 @@ export class HeldBytes {
     copyInto(buf, at, src, n)
     this.used = at + n
     return new Uint8Array(buf.buffer, buf.byteOffset + at, n)
+  }
+
+  /**
+   * A view of a state entry (value-codec's encodeEntryInPlace) encoded straight into the current
+   * slab, rather than into the codec's scratch buffer and copied here. An entry that does not fit
+   * in the slab's room left is copied into the next slab.
+   */
+  holdEntry(time: number | null, value: unknown, userKey?: { readonly k: unknown }): Uint8Array {
+    let buf = this.slabs[this.slab]
+    if (buf === undefined || this.used + ENTRY_ROOM > buf.length) {
+      if (buf !== undefined) this.slab++
+      buf = this.slabs[this.slab]
+      if (buf === undefined) {
+        buf = Buffer.allocUnsafeSlow(SLAB_BYTES)
+        this.slabs[this.slab] = buf
+      }
+      this.used = 0
+    }
+    const at = this.used
+    const end = encodeEntryAt(buf, at, time, value, userKey)
+    if (end < 0) return this.hold(entryScratch(), encodedLength())
+    this.used = end
+    return new Uint8Array(buf.buffer, buf.byteOffset + at, end - at)
   }
 
   /** Every view handed out is let go (their bytes are written over from here on). */

@@ -17,7 +17,7 @@ const HAS_KEY = 0x02
 export function encodeEntry(time: number | null, value: unknown, userKey?: { readonly k: unknown }): Buffer {
   const n = encodeEntryInPlace(time, value, userKey)
   const out = Buffer.allocUnsafe(n)
-  scratch.copy(out, 0, 0, n)
+  own.copy(out, 0, 0, n)
   return out
 }
 
@@ -27,6 +27,38 @@ export function encodeEntry(time: number | null, value: unknown, userKey?: { rea
  */
 export function encodeEntryInPlace(time: number | null, value: unknown, userKey?: { readonly k: unknown }): number {
   pos = 0
+  writeEntry(time, value, userKey)
+  return pos
+}
+
+/** The buffer encodeEntryInPlace wrote into (it grows, so ask after encoding). */
+export function entryScratch(): Buffer {
+  return own
+}
+
+/**
+ * encodeEntryInPlace straight into `buf` from `at` (a write batch's held bytes: no copy from the
+ * scratch buffer). Returns the entry's end in `buf`, or -1 when it did not fit before buf's end:
+ * then the whole entry is in entryScratch()[0, encodedLength()).
+ */
+export function encodeEntryAt(buf: Buffer, at: number, time: number | null, value: unknown, userKey?: { readonly k: unknown }): number {
+  scratch = buf as Raw
+  base = pos = at
+  try {
+    writeEntry(time, value, userKey)
+    return scratch === own ? -1 : pos
+  } finally {
+    scratch = own
+    base = 0
+  }
+}
+
+/** The length of the entry encodeEntryAt moved to the scratch buffer (after it returned -1). */
+export function encodedLength(): number {
+  return pos
+}
+
+function writeEntry(time: number | null, value: unknown, userKey: { readonly k: unknown } | undefined): void {
   ensure(9)
   scratch[pos++] = FORMAT | (time === null ? 0 : HAS_TIME) | (userKey === undefined ? 0 : HAS_KEY)
   if (time !== null) {
@@ -35,12 +67,6 @@ export function encodeEntryInPlace(time: number | null, value: unknown, userKey?
   }
   if (userKey !== undefined) write(userKey.k)
   write(value)
-  return pos
-}
-
-/** The buffer encodeEntryInPlace wrote into (it grows, so ask after encoding). */
-export function entryScratch(): Buffer {
-  return scratch
 }
 
 function checkHeader(buf: Uint8Array): number {
@@ -57,7 +83,7 @@ export function entryTime(buf: Buffer): number | null {
 /** The stored value (after any user-key copy). */
 export function decodeEntry(buf: Buffer): unknown {
   const h = checkHeader(buf)
-  rbuf = buf
+  rbuf = buf as Raw
   rpos = (h & HAS_TIME) === 0 ? 1 : 9
   if ((h & HAS_KEY) !== 0) read()
   return read()
@@ -67,7 +93,7 @@ export function decodeEntry(buf: Buffer): unknown {
 export function decodeEntryKey<T>(buf: Buffer, none: T): unknown {
   const h = checkHeader(buf)
   if ((h & HAS_KEY) === 0) return none
-  rbuf = buf
+  rbuf = buf as Raw
   rpos = (h & HAS_TIME) === 0 ? 1 : 9
   return read()
 }
@@ -79,16 +105,49 @@ export function decodeEntryKey<T>(buf: Buffer, none: T): unknown {
 // 12 int32 (zigzag), 13 integer past int32 below 2^48 in magnitude (zigzag), 14 string (byte length
 // + UTF-8), 15 array (count + items). A Nexmark bid row takes ~15 of its ~200 bytes less than with
 // 4, 5, 6 and 9 (still read: values written before them are).
-let scratch = Buffer.allocUnsafe(1 << 16)
+/** The scratch buffer, where entries are encoded unless encodeEntryAt names another. */
+let own = Buffer.allocUnsafe(1 << 16) as Raw
+/** Where the serializer writes: `own`, or encodeEntryAt's buffer from `base` on. */
+let scratch = own
+let base = 0
 let pos = 0
+
+/**
+ * Node's Buffer writers and readers without Buffer.prototype.write's and toString's argument
+ * handling (the same native code): over Nexmark bid rows (a URL and a ~100-character extra each),
+ * that handling took about as long as writing the text.
+ */
+type Raw = Buffer & {
+  utf8Write(s: string, offset: number, length: number): number
+  latin1Write(s: string, offset: number, length: number): number
+  ucs2Write(s: string, offset: number, length: number): number
+  utf8Slice(start: number, end: number): string
+  latin1Slice(start: number, end: number): string
+  ucs2Slice(start: number, end: number): string
+}
 
 function ensure(n: number): void {
   if (pos + n <= scratch.length) return
-  let size = scratch.length * 2
-  while (size < pos + n) size *= 2
-  const next = Buffer.allocUnsafe(size)
+  if (scratch !== own) {
+    // encodeEntryAt's buffer has no room: the entry so far moves to the scratch buffer and goes on there.
+    const used = pos - base
+    if (own.length < used + n) own = Buffer.allocUnsafe(roomFor(own.length, used + n)) as Raw
+    scratch.copy(own, 0, base, pos)
+    scratch = own
+    base = 0
+    pos = used
+    return
+  }
+  const next = Buffer.allocUnsafe(roomFor(scratch.length, pos + n)) as Raw
   scratch.copy(next, 0, 0, pos)
-  scratch = next
+  scratch = own = next
+}
+
+/** Doubles `size` until it holds `need`. */
+function roomFor(size: number, need: number): number {
+  size *= 2
+  while (size < need) size *= 2
+  return size
 }
 
 const I64_MIN = -(2n ** 63n)
@@ -149,7 +208,7 @@ function write(v: unknown): void {
         scratch[pos++] = 8
         scratch.writeUInt32LE(text.length, pos)
         pos += 4
-        pos += scratch.write(text, pos, 'latin1')
+        pos += scratch.latin1Write(text, pos, text.length)
       }
       return
     case 'object':
@@ -216,7 +275,7 @@ function writeString(s: string): void {
   if (n * 3 < 1 << 14) {
     // At most 16,383 UTF-8 bytes: the length in two LEB128 bytes (the first with its continuation
     // bit, whatever the value), written after the text.
-    const len = scratch.write(s, pos + 3, 'utf8')
+    const len = scratch.utf8Write(s, pos + 3, scratch.length - pos - 3)
     if (len !== n && !wellFormed(s)) return writeUtf16(s)
     scratch[pos] = 14
     scratch[pos + 1] = (len & 0x7f) | 0x80
@@ -225,7 +284,7 @@ function writeString(s: string): void {
     return
   }
   const start = pos + 5
-  const len = scratch.write(s, start, 'utf8')
+  const len = scratch.utf8Write(s, start, scratch.length - start)
   if (len !== n && !wellFormed(s)) return writeUtf16(s)
   scratch[pos] = 6
   putU32(scratch, pos + 1, len)
@@ -240,7 +299,7 @@ function writeString(s: string): void {
 function writeUtf16(s: string): void {
   scratch[pos++] = 16
   putVarint(s.length)
-  pos += scratch.write(s, pos, 'utf16le')
+  pos += scratch.ucs2Write(s, pos, 2 * s.length)
 }
 
 /** int32s whose zigzag is below this take tag 12 (a LEB128 varint of at most 3 bytes) rather than tag 4's 4 bytes. */
@@ -307,7 +366,7 @@ function writeV8(v: object): void {
   pos += bytes.length
 }
 
-let rbuf: Buffer = scratch
+let rbuf: Raw = own
 let rpos = 0
 
 function read(): unknown {
@@ -335,7 +394,7 @@ function read(): unknown {
       const n = b.readUInt32LE(rpos)
       const start = rpos + 4
       rpos = start + n
-      return n <= SHORT_TEXT ? asciiOrUtf8(b, start, start + n) : b.toString('utf8', start, start + n)
+      return n <= SHORT_TEXT ? asciiOrUtf8(b, start, start + n) : b.utf8Slice(start, start + n)
     }
     case 7: {
       const v = b.readBigInt64LE(rpos)
@@ -344,7 +403,7 @@ function read(): unknown {
     }
     case 8: {
       const n = b.readUInt32LE(rpos)
-      const text = b.toString('latin1', rpos + 4, rpos + 4 + n)
+      const text = b.latin1Slice(rpos + 4, rpos + 4 + n)
       rpos += 4 + n
       return BigInt(text)
     }
@@ -367,7 +426,7 @@ function read(): unknown {
       const n = readVarint(b)
       const start = rpos
       rpos = start + n
-      return n <= SHORT_TEXT ? asciiOrUtf8(b, start, start + n) : b.toString('utf8', start, start + n)
+      return n <= SHORT_TEXT ? asciiOrUtf8(b, start, start + n) : b.utf8Slice(start, start + n)
     }
     case 15: {
       const n = readVarint(b)
@@ -379,7 +438,7 @@ function read(): unknown {
       const n = readVarint(b) * 2
       const start = rpos
       rpos = start + n
-      return b.toString('utf16le', start, start + n)
+      return b.ucs2Slice(start, start + n)
     }
     case 10: {
       const n = b.readUInt32LE(rpos)
@@ -413,11 +472,11 @@ function readVarint(b: Buffer): number {
   }
 }
 
-function asciiOrUtf8(b: Buffer, start: number, end: number): string {
+function asciiOrUtf8(b: Raw, start: number, end: number): string {
   let out = ''
   for (let i = start; i < end; i++) {
     const c = b[i]!
-    if (c >= 0x80) return b.toString('utf8', start, end)
+    if (c >= 0x80) return b.utf8Slice(start, end)
     out += String.fromCharCode(c)
   }
   return out

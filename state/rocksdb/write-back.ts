@@ -237,13 +237,12 @@ export class WriteBack {
           if (cell.rewrite) from = 0
         }
         if (from < cell.items.length) this.addPrefix(cell, key)
-        // Key and value are built in scratch buffers and copied into bytes the batch holds.
+        // The key is built in a scratch buffer and copied, the value encoded, into bytes the batch holds.
         const kb = entryKeyRoom(cell.keyLength + 4)
         let values = 0
         for (let i = from; i < cell.items.length; i++) {
           const kn = writeListElementKey(kb, key, cell.seqs[i]!)
-          const vn = encodeEntryInPlace(ttl ? cell.times[i]! : null, cell.items[i])
-          w.putHeld(kb, kn, entryScratch(), vn)
+          const vn = w.putHeldEntry(kb, kn, ttl ? cell.times[i]! : null, cell.items[i])
           bytes += kn + vn
           values += vn
           if (i >= cell.flushed || cell.replaced) size += ENTRY_OVERHEAD + vn
@@ -283,8 +282,7 @@ export class WriteBack {
           if (cell.m.get(e.mk) !== e) continue
           this.addPrefix(cell, key)
           const kn = this.writeEntryKey(key, e)
-          const vn = encodeEntryInPlace(ttl ? e.t : null, e.v, userKeyNeedsCopy(e.k) ? e : undefined)
-          w.putHeld(entryKeyBuf, kn, entryScratch(), vn)
+          const vn = w.putHeldEntry(entryKeyBuf, kn, ttl ? e.t : null, e.v, userKeyNeedsCopy(e.k) ? e : undefined)
           bytes += kn + vn
           const s = ENTRY_OVERHEAD + kn + vn
           size += s - e.size
