@@ -141,3 +141,19 @@ describe('NativeWriteBatch.putHeldEntry', () => {
     expect(stored).toBe(expected.size)
   })
 })
+
+describe('numbers and strings inside arrays', () => {
+  it('are written as the same bytes as alone (the array writes small positive integers itself)', () => {
+    const numbers = [0, -0, 0.5, -1, NaN, Infinity, 2 ** 53, -(2 ** 31), 2 ** 31 - 1, 2 ** 31, 1714521600000]
+    for (const edge of [1, 2 ** 6, 2 ** 7, 2 ** 13, 2 ** 14, 2 ** 20, 2 ** 21]) numbers.push(edge - 1, edge, edge + 1, -edge)
+    for (const x of [...numbers, ...texts, true, null, undefined, 5n]) {
+      const alone = encodeEntry(null, x).subarray(1)
+      const inArray = encodeEntry(null, [x]).subarray(1)
+      // Tag 15, a count of 1, then the value as written alone.
+      expect(inArray[0]).toBe(15)
+      expect(inArray[1]).toBe(1)
+      expect(inArray.subarray(2).equals(alone)).toBe(true)
+      expect(decodeEntry(encodeEntry(null, [x, [x]]))).toEqual([x, [x]])
+    }
+  })
+})
