@@ -146,12 +146,13 @@ class Lane {
     return v
   }
 
-  reset(): void {
+  /** After a batch; true when the lane let its buffer go (the operations' views of it must go too). */
+  reset(): boolean {
     this.n = 0
-    if (this.buf.length > KEEP_LANE_BYTES) {
-      this.buf = NONE_BUFFER
-      this.views.length = 0
-    }
+    if (this.buf.length <= KEEP_LANE_BYTES) return false
+    this.buf = NONE_BUFFER
+    this.views.length = 0
+    return true
   }
 }
 
@@ -165,9 +166,22 @@ class Reusable {
 
   constructor(readonly cf: ArrayBuffer) {}
 
+  /**
+   * Whether an operation of this batch holds a buffer other than a lane's view (the caller's, held
+   * bytes, a long key's own copy, a range's bounds): reset() lets those go. Lane views are the
+   * batch's own and reused, so a batch of them only (a read batch, most value writes) leaves its
+   * operations as they are.
+   */
+  refs = false
+  /** Whether an operation of this batch is a range delete (start and end set). */
+  ranges = false
+
   /** src[from, from + length) copied into the batch: a reused view for lengths up to MAX_LANE, a new buffer beyond. */
   bytes(src: Uint8Array, from: number, length: number): Uint8Array {
-    if (length > MAX_LANE) return Buffer.from(src.subarray(from, from + length))
+    if (length > MAX_LANE) {
+      this.refs = true
+      return Buffer.from(src.subarray(from, from + length))
+    }
     let lane = this.lanes[length]
     if (lane === undefined) lane = this.lanes[length] = new Lane(length)
     if (lane.n === 0) this.used.push(lane)
@@ -189,20 +203,33 @@ class Reusable {
     }
   }
 
-  /** After a batch: forgets its buffers (so they can be collected) and keeps the objects. */
+  /**
+   * After a batch: forgets the buffers it held that are not the lanes' (so they can be collected),
+   * and keeps the objects. Lane views stay: the next batch writes over them, and they hold nothing
+   * else alive.
+   */
   reset(): void {
     const ops = this.ops
-    for (let i = 0; i < this.n; i++) {
-      const op = ops[i]!
-      op.key = NONE
-      op.value = NONE
-      op.start = NONE
-      op.end = NONE
+    for (const lane of this.used) if (lane.reset()) this.refs = true
+    this.used.length = 0
+    if (this.refs) {
+      for (let i = 0; i < this.n; i++) {
+        const op = ops[i]!
+        op.key = NONE
+        op.value = NONE
+      }
     }
+    if (this.ranges) {
+      for (let i = 0; i < this.n; i++) {
+        const op = ops[i]!
+        op.start = NONE
+        op.end = NONE
+      }
+    }
+    this.refs = false
+    this.ranges = false
     if (ops.length > KEEP_OPS) ops.length = KEEP_OPS
     this.n = 0
-    for (const lane of this.used) lane.reset()
-    this.used.length = 0
   }
 }
 
@@ -337,9 +364,13 @@ export class NativeWriteBatch extends NativeBatch {
         const i = order[k]!
         const type = types[i]!
         const from = at[i]!
-        if (type === DELETE_RANGE) r.next(type, NONE, NONE, refs[2 * i]!, refs[2 * i + 1]!)
-        else if (from < 0) r.next(type, refs[2 * i]!, refs[2 * i + 1]!, NONE, NONE)
-        else {
+        if (type === DELETE_RANGE) {
+          r.ranges = true
+          r.next(type, NONE, NONE, refs[2 * i]!, refs[2 * i + 1]!)
+        } else if (from < 0) {
+          r.refs = true
+          r.next(type, refs[2 * i]!, refs[2 * i + 1]!, NONE, NONE)
+        } else {
           const kn = keyLength[i]!
           r.next(type, r.bytes(bytes, from, kn), r.bytes(bytes, from + kn, valueLength[i]!), NONE, NONE)
         }

@@ -157,3 +157,48 @@ describe('numbers and strings inside arrays', () => {
     }
   })
 })
+
+describe('a write batch after apply', () => {
+  it('holds none of the buffers it was given, and the next, smaller batch writes exactly its own entries', async () => {
+    const db = await openRawDb()
+    const w = new NativeWriteBatch(db)
+    const given: Uint8Array[] = []
+    const key = Buffer.alloc(16)
+    const value = Buffer.alloc(64)
+    // Batch 1: lanes (putBytes), caller buffers (put), held bytes (putHeld, putHeldEntry) and a range delete.
+    for (let i = 0; i < 2000; i++) {
+      const kn = key.write(`a${String(i).padStart(5, '0')}`, 0, 'latin1')
+      const vn = value.write(`lane ${i}`, 0, 'latin1')
+      w.putBytes(key, kn, value, vn)
+    }
+    for (let i = 0; i < 500; i++) {
+      const k = Buffer.from(`c${String(i).padStart(5, '0')}`)
+      const v = Buffer.from(`caller ${i}`)
+      given.push(k, v)
+      w.put(k, v)
+    }
+    for (let i = 0; i < 500; i++) w.putHeldEntry(key, key.write(`h${i}`, 0, 'latin1'), null, ['held', i])
+    const start = Buffer.from('z0'), end = Buffer.from('z9')
+    given.push(start, end)
+    w.deleteRange(start, end)
+    await w.apply()
+    const ops = (w as unknown as { r: { ops: { key: Uint8Array; value: Uint8Array; start: Uint8Array; end: Uint8Array }[] } }).r.ops
+    for (const op of ops) {
+      for (const b of [op.key, op.value, op.start, op.end]) expect(given.includes(b)).toBe(false)
+    }
+    // Batch 2: a few lane puts over new keys; nothing of batch 1 may be written again or in their place.
+    for (let i = 0; i < 3; i++) {
+      const kn = key.write(`b${i}`, 0, 'latin1')
+      const vn = value.write(`second ${i}`, 0, 'latin1')
+      w.putBytes(key, kn, value, vn)
+    }
+    await w.apply()
+    const stored = new Map<string, string>()
+    for await (const e of db.iterator({})) stored.set(e.key.toString('latin1'), e.value.toString('latin1'))
+    expect(stored.size).toBe(2000 + 500 + 500 + 3)
+    expect(stored.get('a00007')).toBe('lane 7')
+    expect(stored.get('c00499')).toBe('caller 499')
+    expect(decodeEntry(Buffer.from(stored.get('h42')!, 'latin1'))).toEqual(['held', 42])
+    for (let i = 0; i < 3; i++) expect(stored.get(`b${i}`)).toBe(`second ${i}`)
+  })
+})
