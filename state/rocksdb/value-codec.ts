@@ -468,16 +468,25 @@ function read(): unknown {
       const z = readVarint(b)
       return z % 2 === 0 ? z / 2 : -(z + 1) / 2
     }
-    case 14: {
-      const n = readVarint(b)
-      const start = rpos
-      rpos = start + n
-      return n <= SHORT_TEXT ? asciiOrUtf8(b, start, start + n) : b.utf8Slice(start, start + n)
-    }
+    case 14:
+      return readText(b)
     case 15: {
       const n = readVarint(b)
       const out = new Array<unknown>(n)
-      for (let i = 0; i < n; i++) out[i] = read()
+      for (let i = 0; i < n; i++) {
+        // Small integers and strings (most of a row) without read()'s switch.
+        const tag = b[rpos]!
+        if (tag === 12) {
+          rpos++
+          const z = readVarint(b)
+          out[i] = (z >>> 1) ^ -(z & 1)
+        } else if (tag === 14) {
+          rpos++
+          out[i] = readText(b)
+        } else {
+          out[i] = read()
+        }
+      }
       return out
     }
     case 16: {
@@ -516,6 +525,14 @@ function readVarint(b: Buffer): number {
     n += (c & 0x7f) * scale
     if (c < 0x80) return n
   }
+}
+
+/** Tag 14's byte length and UTF-8 text (rpos past the tag). */
+function readText(b: Raw): string {
+  const n = readVarint(b)
+  const start = rpos
+  rpos = start + n
+  return n <= SHORT_TEXT ? asciiOrUtf8(b, start, start + n) : b.utf8Slice(start, start + n)
 }
 
 function asciiOrUtf8(b: Raw, start: number, end: number): string {
