@@ -8,8 +8,10 @@ import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { Session } from '../../engine/session.js'
 import type { JobMetrics } from '../../runtime/executor.js'
+import type { FaultInjector } from '../../runtime/faults.js'
 import type { HeapChainedHandle } from '../../state/heap/factory.js'
 import { visibleRows } from '../connectors/helpers.js'
+import { holdSourceEndsUntil } from '../support/restore-runs.js'
 import { writeSeededRows } from '../support/seeded-rows.js'
 
 const ROWS = 40000
@@ -47,12 +49,15 @@ function sql(c: Case, out: string): string {
     INSERT INTO out ${c.query};`
 }
 
-async function run(c: Case, out: string, options: Record<string, string>, extra: { signal?: AbortSignal; onCheckpoint?: (id: number) => void } = {}) {
+async function run(c: Case, out: string, options: Record<string, string>,
+  extra: { signal?: AbortSignal; onCheckpoint?: (id: number) => void; faults?: FaultInjector } = {})
+{
   const session = new Session({
     println: () => undefined,
     signal: extra.signal,
     options: { 'pipeline.name': 'incr-job', 'state.backend': 'heap', ...c.options, ...options },
     onCheckpoint: (_job, id) => extra.onCheckpoint?.(id),
+    faults: extra.faults,
   })
   await session.executeSql(sql(c, out))
   const [metrics] = await session.awaitJobs()
@@ -100,11 +105,13 @@ describe.each(CASES)('$name', c => {
       const job = join(checkpoints, 'incr-job')
       // Every checkpoint's heap handles, read as it completes (retention removes most of them later).
       const taken: { id: number; handles: HeapChainedHandle[] }[] = []
+      // The source's end is held until the cancel (held 40 s at most, so a checkpoint that never completes fails the
+      // test rather than hanging it): however slow the host, the job still runs at its 8th checkpoint.
       const first = await run(c, out, { ...options, 'parallelism.default': String(a) }, { signal: cancel.signal, onCheckpoint: id => {
         const m = manifests(job).get(id)
         if (m !== undefined) taken.push({ id, handles: handlesOf(m) })
         if (id >= 8) cancel.abort()
-      } })
+      }, faults: holdSourceEndsUntil(cancel.signal, 40_000) })
       expect(first.cancelled, 'the job must still run at its 8th checkpoint').toBe(true)
       expect(taken.length).toBeGreaterThanOrEqual(8)
       // Some checkpoints stored a part of the state only, naming objects of earlier checkpoints for the rest.
@@ -123,11 +130,16 @@ describe.each(CASES)('$name', c => {
 
       const restoredFrom = Math.max(...manifests(job).keys())
       const after: HeapChainedHandle[][] = []
+      // Its source's end held until it has taken a checkpoint of its own: the first run may have read all of its input
+      // before the cancel, and the resumed job would then end at once (its final checkpoint stores no state).
+      const checkpointed = new AbortController()
       const second = await run(c, out, { ...options, 'parallelism.default': String(z) }, { onCheckpoint: id => {
         const m = manifests(job).get(id)
         if (m !== undefined) after.push(handlesOf(m))
-      } })
+        checkpointed.abort()
+      }, faults: holdSourceEndsUntil(checkpointed.signal, 40_000) })
       expect(second.cancelled).toBe(false)
+      expect(after.length, 'the resumed job took a checkpoint').toBeGreaterThan(0)
       // The resumed job builds on the restored chains: its checkpoints name objects of the first run's.
       if (c.growing) expect(after.some(hs => hs.some(h => h.objects.some(o => o.checkpointId <= restoredFrom)))).toBe(true)
       expect(visibleRows(out)).toEqual(expected)

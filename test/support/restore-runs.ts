@@ -83,16 +83,18 @@ export function holdsEnd(signal: AbortSignal | undefined): FaultInjector | undef
 }
 
 /**
- * Holds the end of each source read on the job's thread until `cancelled` aborts (at most 5 s): on a
- * loaded host the first run could otherwise read all of its input before a checkpoint committed rows,
- * and end uncancelled. (Sources read on worker threads are not held: the hook runs on this thread.)
+ * Holds the end of each source read on the job's thread until `cancelled` aborts (at most `maxMs`,
+ * 5 s unless given): on a loaded host the first run could otherwise read all of its input before a
+ * checkpoint committed rows, and end uncancelled. The bound only keeps a broken engine (a checkpoint
+ * that never completes) from hanging the test: the job then ends uncancelled and the test says so.
+ * (Sources read on worker threads are not held: the hook runs on this thread.)
  */
-export function holdSourceEndsUntil(cancelled: AbortSignal): FaultInjector {
+export function holdSourceEndsUntil(cancelled: AbortSignal, maxMs = 5000): FaultInjector {
   return {
     at: (point, detail) => {
       if (point !== 'source-end' || (detail as { cancelled: boolean }).cancelled || cancelled.aborted) return
       const aborted = new Promise<void>(resolve => cancelled.addEventListener('abort', () => resolve(), { once: true }))
-      return Promise.race([aborted, sleep(5000, undefined, { ref: false })])
+      return Promise.race([aborted, sleep(maxMs, undefined, { ref: false })])
     },
   }
 }
