@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DuckDBInstance } from '@duckdb/node-api'
-import { RESTORE_BACKENDS, runInsertJob } from '../support/restore-runs.js'
+import { holdsEnd, RESTORE_BACKENDS, runInsertJob } from '../support/restore-runs.js'
 import { sqlError, visibleRows } from './helpers.js'
 
 const ROWS = 20_000
@@ -94,7 +94,7 @@ describe('INSERT OVERWRITE into a filesystem table', () => {
           seenMidway = visibleRows(out)
           cancel.abort()
         }
-      })
+      }, holdsEnd(cancel.signal))
       expect(first.cancelled).toBe(true)
       expect(seenMidway, 'after two completed checkpoints the table still holds its old rows only').toEqual(before)
       expect(visibleRows(out)).toEqual(before)

@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DuckDBInstance } from '@duckdb/node-api'
 import { Session } from '../../engine/session.js'
-import { RESTORE_BACKENDS, runInsertJob } from '../support/restore-runs.js'
+import { holdsEnd, RESTORE_BACKENDS, runInsertJob } from '../support/restore-runs.js'
 import { sqlError } from './helpers.js'
 
 const ROWS = 6_000
@@ -130,7 +130,7 @@ describe.each(RESTORE_BACKENDS)('PARTITIONED BY with checkpoints ($name)', b => 
         midway = leaves(out).reduce((n, l) => n + l.rows, 0)
         if (midway > 0) cancel.abort()
       }
-    })
+    }, holdsEnd(cancel.signal))
     expect(first.cancelled).toBe(true)
     const want = await expected()
     expect(midway).toBeGreaterThan(0)

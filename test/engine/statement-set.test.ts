@@ -15,6 +15,7 @@ import { T, type Field } from '../../common/types.js'
 import type { JobMetrics } from '../../runtime/executor.js'
 import { canonWeirRow, expectSameMultiset, OracleData, rocksDir } from '../oracle/oracle.js'
 import { debeziumRows, hasCommittedRows } from '../support/debezium-files.js'
+import { holdsEnd } from '../support/restore-runs.js'
 
 let root: string
 let data: OracleData
@@ -82,6 +83,8 @@ async function run(out: string, options: Record<string, string>, signal?: AbortS
   const session = new Session({
     println: () => undefined,
     signal,
+    // The sources' ends held until the cancel: the job still runs at the checkpoint that triggers it.
+    faults: holdsEnd(signal),
     options: { 'pipeline.name': 'statement-set-job', ...options },
     onCheckpoint: (_job, id) => onCheckpoint?.(id),
   })

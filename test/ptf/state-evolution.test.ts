@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { isWeirError } from '../../common/errors.js'
 import { debeziumRows, hasCommittedRows } from '../support/debezium-files.js'
-import { RESTORE_BACKENDS, runInsertJob } from '../support/restore-runs.js'
+import { holdsEnd, RESTORE_BACKENDS, runInsertJob } from '../support/restore-runs.js'
 
 const ROWS = 1500
 const BASE = Date.UTC(2024, 0, 1)
@@ -73,7 +73,7 @@ describe.each(RESTORE_BACKENDS)('a changed state declaration on restore ($name)'
     const cancel = new AbortController()
     const first = await runInsertJob(sql(module, out), options, cancel.signal, id => {
       if (id >= 1 && hasCommittedRows(out)) cancel.abort()
-    })
+    }, holdsEnd(cancel.signal))
     expect(first.cancelled).toBe(true)
 
     const refusal = async (source: string): Promise<string> => {

@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import { Session } from '../../engine/session.js'
 import { WeirError } from '../../common/errors.js'
 import type { JobMetrics } from '../../runtime/executor.js'
+import { holdsEnd } from '../support/restore-runs.js'
 
 const ROWS = 30_000
 let root: string
@@ -51,6 +52,8 @@ async function run(out: string, checkpoints: string, o: RunOptions = {}): Promis
     println: () => undefined,
     signal: o.signal,
     stopWithSavepoint: o.stopWithSavepoint,
+    // The source's end held until the cancel or stop: the job still runs (its day-long windows unfired) at the checkpoint that triggers it.
+    faults: holdsEnd(o.signal ?? o.stopWithSavepoint),
     log: m => o.log?.push(m),
     recovery: { from: o.from },
     options: {

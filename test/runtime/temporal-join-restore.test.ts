@@ -10,6 +10,7 @@ import { Session } from '../../engine/session.js'
 import type { JobMetrics } from '../../runtime/executor.js'
 import { visibleRows } from '../connectors/helpers.js'
 import { writeVersionedData, type VersionedData } from '../oracle/versioned-data.js'
+import { holdsEnd } from '../support/restore-runs.js'
 
 let root: string
 let data: VersionedData
@@ -26,6 +27,8 @@ async function run(out: string, options: Record<string, string>, extra: { signal
   const session = new Session({
     println: () => undefined,
     signal: extra.signal,
+    // The source's end held until the cancel: the job still runs at the checkpoint that triggers it.
+    faults: holdsEnd(extra.signal),
     options: { 'pipeline.name': 'temporal-job', ...options },
     onCheckpoint: (_job, id) => extra.onCheckpoint?.(id),
     log: m => extra.log?.push(m),

@@ -11,6 +11,7 @@ import { Session } from '../../engine/session.js'
 import type { JobMetrics } from '../../runtime/executor.js'
 import { debeziumRows, hasCommittedRows } from '../support/debezium-files.js'
 import { writeSeededRows } from '../support/seeded-rows.js'
+import { holdsEnd } from '../support/restore-runs.js'
 
 const ROWS = 12_000
 const STRATEGY = 'table.optimizer.agg-phase-strategy'
@@ -40,6 +41,8 @@ async function run(out: string, options: Record<string, string>, extra: {
     println: () => undefined,
     signal: extra.signal,
     stopWithSavepoint: extra.stop,
+    // The source's end held until the cancel or stop: the job still runs at the checkpoint that triggers it.
+    faults: holdsEnd(extra.signal ?? extra.stop),
     options: { ...BASE, ...options },
     onCheckpoint: (_job, id) => extra.onCheckpoint?.(id),
     recovery: extra.from === undefined ? { fresh: false } : { from: extra.from },

@@ -12,6 +12,7 @@ import type { JobMetrics } from '../../runtime/executor.js'
 import { formatTimestamp } from '../../common/values.js'
 import { visibleRows } from '../connectors/helpers.js'
 import { writeViewData, type ViewData } from '../oracle/versioned-view-data.js'
+import { holdsEnd } from '../support/restore-runs.js'
 
 let root: string
 let data: ViewData
@@ -28,6 +29,8 @@ async function run(out: string, options: Record<string, string>, extra: { signal
   const session = new Session({
     println: () => undefined,
     signal: extra.signal,
+    // The source's end held until the cancel: the job still runs at the checkpoint that triggers it.
+    faults: holdsEnd(extra.signal),
     options: { 'pipeline.name': 'versioned-view-job', ...options },
     onCheckpoint: (_job, id) => extra.onCheckpoint?.(id),
     log: m => extra.log?.push(m),
