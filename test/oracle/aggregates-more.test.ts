@@ -4,15 +4,13 @@
 // Arrival order is the file's order (one file, one split), DuckDB's rowid: FIRST/LAST/LISTAGG
 // follow it in both engines.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { OracleData, kindCounts, rocksDir } from './oracle.js'
+import { OracleData, kindCounts, rocksOptions } from './oracle.js'
 
 const ROWS = 3000
 const DATA_SETS: readonly { seed: number; options: Readonly<Record<string, string>> }[] = [
   { seed: 41, options: {} },
   { seed: 42, options: { 'execution.batch-size': '1', 'table.exec.mini-batch.enabled': 'false' } },
-  { seed: 1042,
-    options: { 'state.backend': 'rocksdb', 'state.cache.size': '64 kb', 'state.dir': rocksDir(), 'execution.batch-size': '1',
-      'table.exec.mini-batch.enabled': 'false' } },
+  { seed: 1042, options: { ...rocksOptions(), 'execution.batch-size': '1', 'table.exec.mini-batch.enabled': 'false' } },
 ]
 
 /** Flink's STDDEV/VAR over an INT: (Σx² − (Σx)² / n) / n (or n − 1) in integer arithmetic, truncating. */

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api'
 import { Session } from '../../engine/session.js'
-import { materialize, rocksDir, Rng } from './oracle.js'
+import { materialize, ORACLE_BACKENDS, Rng } from './oracle.js'
 
 const N = 6_000
 const QS = [0, 0.01, 0.25, 0.5, 0.9, 0.99, 1]
@@ -92,12 +92,7 @@ async function expectWithinBound(got: Map<string, number[]>, source: string, alp
   }
 }
 
-const BACKENDS: readonly { name: string; options: () => Record<string, string> }[] = [
-  { name: 'heap', options: () => ({}) },
-  { name: 'rocksdb', options: () => ({ 'state.backend': 'rocksdb', 'state.dir': rocksDir(), 'state.cache.size': '64 kb' }) },
-]
-
-describe.each(BACKENDS)('APPROX_PERCENTILE vs DuckDB on $name', ({ options }) => {
+describe.each(ORACLE_BACKENDS)('APPROX_PERCENTILE vs DuckDB on $name', ({ options }) => {
   for (const alpha of [0.01, 0.001]) {
     it(`within relative error ${alpha} of the exact percentile, five distributions`, async () => {
       const calls = QS.map(q => `APPROX_PERCENTILE(x, ${q}, ${alpha})`).join(', ')

@@ -3,15 +3,13 @@
 // append-only input, over an updating input (an aggregate of a GROUP BY subquery: every row retracts
 // a value and adds one, the oldest occurrence leaving), and in TUMBLE windows.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { OracleData, kindCounts, rocksDir } from './oracle.js'
+import { OracleData, kindCounts, rocksOptions } from './oracle.js'
 
 const ROWS = 2000
 const DATA_SETS: readonly { seed: number; options: Readonly<Record<string, string>> }[] = [
   { seed: 51, options: {} },
   { seed: 52, options: { 'execution.batch-size': '1', 'table.exec.mini-batch.enabled': 'false' } },
-  { seed: 1052,
-    options: { 'state.backend': 'rocksdb', 'state.cache.size': '64 kb', 'state.dir': rocksDir(), 'execution.batch-size': '1',
-      'table.exec.mini-batch.enabled': 'false' } },
+  { seed: 1052, options: { ...rocksOptions(), 'execution.batch-size': '1', 'table.exec.mini-batch.enabled': 'false' } },
 ]
 
 describe.each(DATA_SETS)('ARRAY_AGG vs DuckDB, seed $seed, options $options', ({ seed, options }) => {

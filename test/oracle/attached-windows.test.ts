@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Session } from '../../engine/session.js'
-import { OracleData, expectSameMultiset, kindCounts, rocksDir, type Event } from './oracle.js'
+import { OracleData, expectSameMultiset, kindCounts, ORACLE_CONFIGS, type OracleConfig, type Event } from './oracle.js'
 import { debeziumRows } from '../support/debezium-files.js'
 import { checkpointedThenRestored, RESTORE_BACKENDS, runInsertJob, holdSourceEndsUntil } from '../support/restore-runs.js'
 import { duckWindows } from './window-tvfs.js'
@@ -85,15 +85,7 @@ const QUERIES: readonly Query[] = [
 ]
 
 const OFF = { 'table.optimizer.reuse-sub-plan-enabled': 'false' }
-const CONFIGS: readonly { name: string; options: () => Record<string, string> }[] = [
-  { name: 'heap, p = 1', options: () => ({ ...OFF, 'execution.batch-size': '7' }) },
-  { name: 'heap, p = 2', options: () => ({ ...OFF, 'execution.batch-size': '5', 'parallelism.default': '2' }) },
-  { name: 'RocksDB, p = 1',
-    options: () => ({ ...OFF, 'state.backend': 'rocksdb', 'state.cache.size': '64 kb', 'state.dir': rocksDir(), 'execution.batch-size': '3' }) },
-  { name: 'RocksDB, p = 2, worker threads',
-    options: () => ({ ...OFF, 'state.backend': 'rocksdb', 'state.cache.size': '64 kb', 'state.dir': rocksDir(), 'parallelism.default': '2',
-      'execution.worker-threads': 'true' }) },
-]
+const CONFIGS: readonly OracleConfig[] = ORACLE_CONFIGS.map(c => ({ name: c.name, options: () => ({ ...OFF, ...c.options() }) }))
 
 let data: OracleData
 let big: OracleData

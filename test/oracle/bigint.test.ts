@@ -3,14 +3,12 @@
 // windows — Weir must equal DuckDB. DuckDB's SUM(BIGINT) is a HUGEINT that never wraps, so sums
 // that overflow 64 bits are checked against Java's wrapping arithmetic instead.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { OracleData, kindCounts, materialize, rocksDir } from './oracle.js'
+import { OracleData, kindCounts, materialize, rocksOptions } from './oracle.js'
 
 const ROWS = 3000
 const DATA_SETS: readonly { seed: number; options: Readonly<Record<string, string>> }[] = [
   { seed: 404, options: { 'execution.batch-size': '7' } },
-  { seed: 505,
-    options: { 'state.backend': 'rocksdb', 'state.cache.size': '64 kb', 'state.dir': rocksDir(), 'execution.batch-size': '7',
-      'table.exec.mini-batch.enabled': 'false' } },
+  { seed: 505, options: { ...rocksOptions(), 'execution.batch-size': '7', 'table.exec.mini-batch.enabled': 'false' } },
 ]
 
 /** Flink's AVG(BIGINT): the sum divided by the count, truncated toward zero (DuckDB's AVG is a DOUBLE). */

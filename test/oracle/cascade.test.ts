@@ -4,14 +4,14 @@
 // at parallelism 2; then with rows late for the first level: those are dropped and counted, and
 // nothing the first level emits is late for the second.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { OracleData, WATERMARK_DELAY_MS, canonWeirRow, expectSameMultiset, generateEvents, materialize, rocksDir, type Event } from './oracle.js'
+import { OracleData, WATERMARK_DELAY_MS, canonWeirRow, expectSameMultiset, generateEvents, materialize, type Event, rocksOptions } from './oracle.js'
 import { Rng } from './oracle.js'
 import { timeAttrOf } from '../../common/types.js'
 
 const DATA_SETS: readonly { seed: number; files: number; options: Readonly<Record<string, string>> }[] = [
   { seed: 51, files: 1, options: {} },
   { seed: 52, files: 3, options: { 'execution.batch-size': '7' } },
-  { seed: 53, files: 1, options: { 'state.backend': 'rocksdb', 'state.cache.size': '64 kb', 'state.dir': rocksDir(), 'execution.batch-size': '5' } },
+  { seed: 53, files: 1, options: { ...rocksOptions(), 'execution.batch-size': '5' } },
   { seed: 54, files: 1, options: { 'execution.batch-size': '1', 'parallelism.default': '2' } },
 ]
 const ROWS = 3000
@@ -150,7 +150,7 @@ function lateForTumble(events: readonly Event[], size: number): number[] {
 
 describe.each<{ name: string; options: Readonly<Record<string, string>> }>([
   { name: 'heap', options: {} },
-  { name: 'rocksdb, parallelism 2', options: { 'state.backend': 'rocksdb', 'state.cache.size': '64 kb', 'state.dir': rocksDir(), 'parallelism.default': '2' } },
+  { name: 'rocksdb, parallelism 2', options: { ...rocksOptions(), 'parallelism.default': '2' } },
 ])('rows late for the first level of a cascade ($name)', ({ options }) => {
   let data: OracleData
   let late: number[]

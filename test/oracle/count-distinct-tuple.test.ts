@@ -1,12 +1,12 @@
 // Oracle test for COUNT(DISTINCT a, b, …): distinct combinations, a row with any NULL argument left
 // out, in GROUP BY over append-only and updating input and in a window aggregate, on heap and RocksDB.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { OracleData, rocksDir } from './oracle.js'
+import { OracleData, rocksOptions } from './oracle.js'
 import { duckWindows } from './window-tvfs.js'
 
 const DATA_SETS: readonly { seed: number; options: Readonly<Record<string, string>> }[] = [
   { seed: 71, options: { 'execution.batch-size': '7' } },
-  { seed: 72, options: { 'state.backend': 'rocksdb', 'state.cache.size': '64 kb', 'state.dir': rocksDir(), 'execution.batch-size': '7' } },
+  { seed: 72, options: { ...rocksOptions(), 'execution.batch-size': '7' } },
 ]
 
 /** DuckDB: the combination as one value, NULL when a part is (k holds no '|'). */

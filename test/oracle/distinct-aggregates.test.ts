@@ -4,14 +4,12 @@
 // s) is FIRST_VALUE(s), LAST_VALUE(DISTINCT s) the value that appeared for the first time last, and
 // LISTAGG(DISTINCT s) the values in order of first appearance. Arrival order is DuckDB's rowid.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { OracleData, kindCounts, materialize, rocksDir } from './oracle.js'
+import { OracleData, kindCounts, materialize, rocksOptions } from './oracle.js'
 
 const ROWS = 3000
 const DATA_SETS: readonly { seed: number; options: Readonly<Record<string, string>> }[] = [
   { seed: 51, options: {} },
-  { seed: 1052,
-    options: { 'state.backend': 'rocksdb', 'state.cache.size': '64 kb', 'state.dir': rocksDir(), 'execution.batch-size': '1',
-      'table.exec.mini-batch.enabled': 'false' } },
+  { seed: 1052, options: { ...rocksOptions(), 'execution.batch-size': '1', 'table.exec.mini-batch.enabled': 'false' } },
 ]
 
 /** Flink's STDDEV/VAR over an INT: (Σx² − (Σx)² / n) / n (or n − 1) in integer arithmetic, truncating. */

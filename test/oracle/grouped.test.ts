@@ -3,7 +3,7 @@
 // changelog must equal DuckDB's result, under small and large batches, with and without mini-batch.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { formatType } from '../../common/types.js'
-import { AVG_DEC_D, OracleData, kindCounts, selectAggs } from './oracle.js'
+import { AVG_DEC_D, OracleData, kindCounts, selectAggs, rocksOptions } from './oracle.js'
 import { rocksDir } from './oracle.js'
 
 const ROWS = 3000
@@ -12,9 +12,7 @@ const ROWS = 3000
 const DATA_SETS: readonly { seed: number; files?: number; options: Readonly<Record<string, string>> }[] = [
   { seed: 101, options: { 'execution.batch-size': '7' } },
   { seed: 202, options: { 'execution.batch-size': '7', 'table.exec.mini-batch.enabled': 'false' } },
-  { seed: 1202,
-    options: { 'state.backend': 'rocksdb', 'state.cache.size': '64 kb', 'state.dir': rocksDir(), 'execution.batch-size': '7',
-      'table.exec.mini-batch.enabled': 'false' } },
+  { seed: 1202, options: { ...rocksOptions(), 'execution.batch-size': '7', 'table.exec.mini-batch.enabled': 'false' } },
   // Read as a directory of three files (three splits).
   { seed: 303, files: 3, options: {} },
 ]

@@ -4,15 +4,13 @@
 // between batches) and on RocksDB.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { formatType } from '../../common/types.js'
-import { AVG_DEC_D, OracleData, kindCounts, rocksDir, selectAggs } from './oracle.js'
+import { AVG_DEC_D, OracleData, kindCounts, selectAggs, rocksOptions } from './oracle.js'
 
 const ROWS = 2000
 const DATA_SETS: readonly { seed: number; options: Readonly<Record<string, string>> }[] = [
   { seed: 111, options: { 'execution.batch-size': '7' } },
   { seed: 222, options: { 'execution.batch-size': '7', 'table.exec.mini-batch.enabled': 'false' } },
-  { seed: 333,
-    options: { 'state.backend': 'rocksdb', 'state.cache.size': '64 kb', 'state.dir': rocksDir(), 'execution.batch-size': '7',
-      'table.exec.mini-batch.enabled': 'false' } },
+  { seed: 333, options: { ...rocksOptions(), 'execution.batch-size': '7', 'table.exec.mini-batch.enabled': 'false' } },
   { seed: 444, options: {} },
 ]
 

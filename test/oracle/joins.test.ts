@@ -4,12 +4,12 @@
 // and a three-way join. The materialized changelog must equal DuckDB's result, and a retraction of
 // a row that was never emitted fails the test.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { OracleData, PathsTaken, kindCounts, rocksDir } from './oracle.js'
+import { OracleData, PathsTaken, kindCounts, rocksOptions } from './oracle.js'
 
 const ROWS = 500
 const DATA_SETS: readonly { seed: number; options: Readonly<Record<string, string>> }[] = [
   { seed: 31, options: { 'execution.batch-size': '7' } },
-  { seed: 32, options: { 'state.backend': 'rocksdb', 'state.cache.size': '64 kb', 'state.dir': rocksDir(), 'execution.batch-size': '5' } },
+  { seed: 32, options: { ...rocksOptions(), 'execution.batch-size': '5' } },
   { seed: 33, options: { 'execution.batch-size': '1', 'parallelism.default': '3' } },
 ]
 

@@ -4,14 +4,12 @@
 // (order of first appearance) and APPROX_COUNT_DISTINCT (exact below ~40K distinct values, where it
 // counts by linear counting), in GROUP BY and TUMBLE windows, on heap and RocksDB.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { OracleData, kindCounts, materialize, rocksDir } from './oracle.js'
+import { OracleData, kindCounts, materialize, rocksOptions } from './oracle.js'
 
 const ROWS = 2000
 const DATA_SETS: readonly { seed: number; options: Readonly<Record<string, string>> }[] = [
   { seed: 61, options: {} },
-  { seed: 1062,
-    options: { 'state.backend': 'rocksdb', 'state.cache.size': '64 kb', 'state.dir': rocksDir(), 'execution.batch-size': '1',
-      'table.exec.mini-batch.enabled': 'false' } },
+  { seed: 1062, options: { ...rocksOptions(), 'execution.batch-size': '1', 'table.exec.mini-batch.enabled': 'false' } },
 ]
 
 describe.each(DATA_SETS)('MapState aggregates vs DuckDB, seed $seed, options $options', ({ seed, options }) => {

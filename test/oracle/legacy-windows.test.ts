@@ -2,12 +2,12 @@
 // the HOP and SESSION forms): Weir runs them as the window table function, and their results over
 // generated out-of-order events must equal DuckDB's for the same windows, on heap and RocksDB.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { kindCounts, OracleData, rocksDir, selectAggs } from './oracle.js'
+import { kindCounts, OracleData, selectAggs, rocksOptions } from './oracle.js'
 import { duckWindows } from './window-tvfs.js'
 
 const DATA_SETS: readonly { seed: number; options: Readonly<Record<string, string>> }[] = [
   { seed: 41, options: { 'execution.batch-size': '7' } },
-  { seed: 42, options: { 'state.backend': 'rocksdb', 'state.cache.size': '64 kb', 'state.dir': rocksDir() } },
+  { seed: 42, options: { ...rocksOptions() } },
 ]
 
 /** DuckDB: per key (when keyed) and window, the window's bounds and the aggregates. */

@@ -4,7 +4,7 @@
 // won (a group starting with NaN kept MIN = NaN; one starting with a number never took a NaN MAX), and a
 // retracted NaN extreme was never found equal to itself.
 import { afterAll, beforeAll, describe, it } from 'vitest'
-import { OracleData, rocksDir } from './oracle.js'
+import { OracleData, rocksOptions } from './oracle.js'
 
 // Every fourth v is NaN (NULL v gives x, which may be NULL).
 const VIEW = `CREATE TEMPORARY VIEW u AS SELECT k, v, ts, CASE WHEN MOD(v, 4) = 0 THEN CAST('NaN' AS DOUBLE) ELSE x END AS y FROM t;\n`
@@ -12,7 +12,7 @@ const DUCK_U = `(SELECT k, v, ts, CASE WHEN v % 4 = 0 THEN 'NaN'::DOUBLE ELSE x 
 
 const CONFIGS: readonly { name: string; options: () => Record<string, string> }[] = [
   { name: 'heap', options: () => ({}) },
-  { name: 'rocksdb', options: () => ({ 'state.backend': 'rocksdb', 'state.cache.size': '64 kb', 'state.dir': rocksDir(), 'execution.batch-size': '7' }) },
+  { name: 'rocksdb', options: () => ({ ...rocksOptions(), 'execution.batch-size': '7' }) },
   { name: 'two-phase',
     options: () => ({ 'table.optimizer.agg-phase-strategy': 'TWO_PHASE', 'table.exec.mini-batch.enabled': 'true', 'table.exec.mini-batch.allow-latency': '1 s',
       'table.exec.mini-batch.size': '100', 'parallelism.default': '2' }) },

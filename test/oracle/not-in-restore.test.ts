@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Session } from '../../engine/session.js'
 import type { JobMetrics } from '../../runtime/executor.js'
-import { OracleData, PathsTaken, canonWeirRow, expectSameMultiset, kindCounts, materialize, rocksDir } from './oracle.js'
+import { OracleData, PathsTaken, canonWeirRow, expectSameMultiset, kindCounts, materialize, rocksOptions } from './oracle.js'
 import { T, type Field } from '../../common/types.js'
 import { holdsEnd } from '../support/restore-runs.js'
 
@@ -33,7 +33,7 @@ const QUERIES: readonly { name: string; weir: string; duck: string }[] = [
 
 const BACKENDS: readonly { name: string; options: () => Record<string, string> }[] = [
   { name: 'heap', options: () => ({ 'state.backend': 'heap' }) },
-  { name: 'rocksdb', options: () => ({ 'state.backend': 'rocksdb', 'state.cache.size': '64 kb', 'state.dir': rocksDir() }) },
+  { name: 'rocksdb', options: rocksOptions },
 ]
 
 const paths = new PathsTaken()

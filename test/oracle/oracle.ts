@@ -426,6 +426,34 @@ export function rocksDir(): string {
   return mkdtempSync(join(tmpdir(), 'weir-oracle-state-'))
 }
 
+/** The RocksDB backend with a 64 kb cache, so that state goes to disk, in a fresh folder. */
+export function rocksOptions(): Record<string, string> {
+  return { 'state.backend': 'rocksdb', 'state.cache.size': '64 kb', 'state.dir': rocksDir() }
+}
+
+/** A named way to run the oracle's queries: its options, made afresh for each use (a RocksDB run gets its own folder). */
+export interface OracleConfig {
+  readonly name: string
+  readonly options: () => Record<string, string>
+}
+
+/**
+ * Heap and RocksDB, each at parallelism 1 and 2 (RocksDB's subtasks on worker threads), with small
+ * batches at parallelism 1 so that barriers and retractions fall between rows.
+ */
+export const ORACLE_CONFIGS: readonly OracleConfig[] = [
+  { name: 'heap, p = 1', options: () => ({ 'execution.batch-size': '7' }) },
+  { name: 'heap, p = 2', options: () => ({ 'execution.batch-size': '5', 'parallelism.default': '2' }) },
+  { name: 'RocksDB, p = 1', options: () => ({ ...rocksOptions(), 'execution.batch-size': '3' }) },
+  { name: 'RocksDB, p = 2, worker threads', options: () => ({ ...rocksOptions(), 'parallelism.default': '2', 'execution.worker-threads': 'true' }) },
+]
+
+/** Heap and RocksDB, at parallelism 1 with the default batch size. */
+export const ORACLE_BACKENDS: readonly OracleConfig[] = [
+  { name: 'heap', options: () => ({}) },
+  { name: 'rocksdb', options: rocksOptions },
+]
+
 /**
  * Changelog paths a two-input query goes through (rows emitted, then retracted) depend on how its
  * inputs interleave, which varies from run to run. Each data set records how often a named path

@@ -10,14 +10,14 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Session } from '../../engine/session.js'
 import { WeirError } from '../../common/errors.js'
-import { canonWeirRow, OracleData, rocksDir } from './oracle.js'
+import { canonWeirRow, OracleData, rocksOptions } from './oracle.js'
 import { debeziumRows, hasCommittedRows } from '../support/debezium-files.js'
 import type { JobMetrics } from '../../runtime/executor.js'
 import { holdsEnd } from '../support/restore-runs.js'
 
 const OPTIONS: readonly { name: string; options: () => Record<string, string> }[] = [
   { name: 'heap', options: () => ({ 'execution.batch-size': '13' }) },
-  { name: 'rocksdb', options: () => ({ 'state.backend': 'rocksdb', 'state.cache.size': '64 kb', 'state.dir': rocksDir() }) },
+  { name: 'rocksdb', options: rocksOptions },
 ]
 
 let data: OracleData

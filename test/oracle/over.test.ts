@@ -2,7 +2,7 @@
 // ROWS, RANGE (peers included) and UNBOUNDED frames in Weir must equal DuckDB's window functions
 // over the same rows (DuckDB has SQL's frame semantics; Weir computes rows in time order).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { OracleData, duckAvgDecimal, kindCounts, rocksDir, type Agg } from './oracle.js'
+import { OracleData, duckAvgDecimal, kindCounts, rocksDir, type Agg, rocksOptions } from './oracle.js'
 import { Session } from '../../engine/session.js'
 
 // A 500 ms grid of event times gives many peers (rows of a key at the same time): RANGE frames
@@ -12,8 +12,7 @@ import { Session } from '../../engine/session.js'
 const DATA_SETS: readonly { seed: number; tickMs: number; files: number; options: Readonly<Record<string, string>> }[] = [
   { seed: 11, tickMs: 1, files: 1, options: {} },
   { seed: 22, tickMs: 1, files: 3, options: { 'execution.batch-size': '7' } },
-  { seed: 1022, tickMs: 500, files: 1,
-    options: { 'state.backend': 'rocksdb', 'state.cache.size': '64 kb', 'state.dir': rocksDir(), 'execution.batch-size': '7' } },
+  { seed: 1022, tickMs: 500, files: 1, options: { ...rocksOptions(), 'execution.batch-size': '7' } },
   { seed: 33, tickMs: 500, files: 1, options: { 'execution.batch-size': '50' } },
 ]
 const ROWS = 3000

@@ -4,14 +4,12 @@
 // retracted and added back, in TUMBLE windows, and in a bounded OVER frame (which retracts rows as
 // they leave it), on heap and RocksDB.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { OracleData, kindCounts, rocksDir } from './oracle.js'
+import { OracleData, kindCounts, rocksOptions } from './oracle.js'
 
 const ROWS = 1500
 const DATA_SETS: readonly { seed: number; options: Readonly<Record<string, string>> }[] = [
   { seed: 71, options: {} },
-  { seed: 1072,
-    options: { 'state.backend': 'rocksdb', 'state.cache.size': '64 kb', 'state.dir': rocksDir(), 'execution.batch-size': '1',
-      'table.exec.mini-batch.enabled': 'false' } },
+  { seed: 1072, options: { ...rocksOptions(), 'execution.batch-size': '1', 'table.exec.mini-batch.enabled': 'false' } },
 ]
 
 describe.each(DATA_SETS)('PERCENTILE vs DuckDB quantile_cont, seed $seed, options $options', ({ seed, options }) => {

@@ -1,14 +1,12 @@
 // Oracle tests for deduplication and Top-N: ROW_NUMBER / RANK / DENSE_RANK filtered on their result,
 // over insert-only and updating inputs and over windows, must materialize to DuckDB's result.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { OracleData, kindCounts, rocksDir } from './oracle.js'
+import { OracleData, kindCounts, rocksOptions } from './oracle.js'
 
 const DATA_SETS: readonly { seed: number; options: Readonly<Record<string, string>> }[] = [
   { seed: 41, options: {} },
   { seed: 42, options: { 'execution.batch-size': '7' } },
-  { seed: 1042,
-    options: { 'state.backend': 'rocksdb', 'state.cache.size': '64 kb', 'state.dir': rocksDir(), 'execution.batch-size': '7',
-      'table.exec.mini-batch.enabled': 'false' } },
+  { seed: 1042, options: { ...rocksOptions(), 'execution.batch-size': '7', 'table.exec.mini-batch.enabled': 'false' } },
   { seed: 43, options: { 'execution.batch-size': '1', 'parallelism.default': '2' } },
 ]
 const ROWS = 3000

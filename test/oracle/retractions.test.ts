@@ -2,16 +2,14 @@
 // inner GROUP BY emits many -U/+U (and unpaired ones where HAVING drops and restores groups); the outer
 // aggregate consumes them, and the materialized final result must equal DuckDB's.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { OracleData, duckAvgDecimal, kindCounts } from './oracle.js'
+import { OracleData, duckAvgDecimal, kindCounts, rocksOptions } from './oracle.js'
 import { rocksDir } from './oracle.js'
 
 const ROWS = 3000
 const DATA_SETS: readonly { seed: number; options: Readonly<Record<string, string>> }[] = [
   { seed: 7, options: { 'execution.batch-size': '7' } },
   { seed: 8, options: { 'execution.batch-size': '7', 'table.exec.mini-batch.enabled': 'false' } },
-  { seed: 1008,
-    options: { 'state.backend': 'rocksdb', 'state.cache.size': '64 kb', 'state.dir': rocksDir(), 'execution.batch-size': '7',
-      'table.exec.mini-batch.enabled': 'false' } },
+  { seed: 1008, options: { ...rocksOptions(), 'execution.batch-size': '7', 'table.exec.mini-batch.enabled': 'false' } },
   { seed: 9, options: { 'execution.batch-size': '1' } },
 ]
 

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Session } from '../../engine/session.js'
 import type { JobMetrics } from '../../runtime/executor.js'
-import { OracleData, expectSameMultiset, rocksDir } from './oracle.js'
+import { OracleData, expectSameMultiset, ORACLE_CONFIGS, rocksOptions } from './oracle.js'
 import { debeziumRows, hasCommittedRows } from '../support/debezium-files.js'
 import { duckWindows } from './window-tvfs.js'
 import { holdsEnd } from '../support/restore-runs.js'
@@ -58,16 +58,6 @@ const QUERIES: readonly Query[] = [
     // The HOP count (its window assigned from ts); the MAX above it is a window aggregate with the window attached.
     merged: /WindowAggregate\(window=\[HOP\(slide=2 s, size=10 s\)\], time=/g,
   },
-]
-
-const CONFIGS: readonly { name: string; options: () => Record<string, string> }[] = [
-  { name: 'heap, p = 1', options: () => ({ 'execution.batch-size': '7' }) },
-  { name: 'heap, p = 2', options: () => ({ 'execution.batch-size': '5', 'parallelism.default': '2' }) },
-  { name: 'RocksDB, p = 1',
-    options: () => ({ 'state.backend': 'rocksdb', 'state.cache.size': '64 kb', 'state.dir': rocksDir(), 'execution.batch-size': '3' }) },
-  { name: 'RocksDB, p = 2, worker threads',
-    options: () => ({ 'state.backend': 'rocksdb', 'state.cache.size': '64 kb', 'state.dir': rocksDir(), 'parallelism.default': '2',
-      'execution.worker-threads': 'true' }) },
 ]
 
 let data: OracleData
@@ -135,7 +125,7 @@ describe.each(QUERIES)('sub-plan reuse vs DuckDB: $name', q => {
     expect(straight.length, 'as many rows as DuckDB gives').toBe(Number((await big.duck(`SELECT COUNT(*) FROM (${q.duck})`))[0]))
   }, 120_000)
 
-  it.each(CONFIGS)('$name: straight through, as DuckDB', async c => {
+  it.each(ORACLE_CONFIGS)('$name: straight through, as DuckDB', async c => {
     await data.expectSame(q.weir, q.duck, { ...ON, ...c.options() })
   }, 120_000)
 
@@ -145,7 +135,7 @@ describe.each(QUERIES)('sub-plan reuse vs DuckDB: $name', q => {
   ])('$backend: checkpointed at p = $a (worker threads: $threads), cancelled midway, restored at p = $z: what a straight run commits',
     async ({ backend, a, z, threads }) => {
       const out = mkdtempSync(join(root, 'out-'))
-      const options = checkpointed(backend === 'rocksdb' ? { 'state.backend': 'rocksdb', 'state.cache.size': '64 kb', 'state.dir': rocksDir() } : {})
+      const options = checkpointed(backend === 'rocksdb' ? { ...rocksOptions() } : {})
       await cancelledAfterACheckpoint(q, out, { ...options, 'parallelism.default': String(a), 'execution.worker-threads': String(threads) })
       const second = await run(q, out, { ...options, 'parallelism.default': String(z) })
       expect(second.cancelled).toBe(false)

@@ -3,12 +3,12 @@
 // without ALL, and scalar subqueries in WHERE and SELECT. Each run's materialized changelog must
 // equal DuckDB's result, and a retraction of a row never emitted fails the test.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { OracleData, PathsTaken, kindCounts, materialize, rocksDir } from './oracle.js'
+import { OracleData, PathsTaken, kindCounts, materialize, rocksOptions } from './oracle.js'
 
 const ROWS = 400
 const DATA_SETS: readonly { seed: number; options: Readonly<Record<string, string>> }[] = [
   { seed: 41, options: { 'execution.batch-size': '7' } },
-  { seed: 42, options: { 'state.backend': 'rocksdb', 'state.cache.size': '64 kb', 'state.dir': rocksDir(), 'execution.batch-size': '5' } },
+  { seed: 42, options: { ...rocksOptions(), 'execution.batch-size': '5' } },
   { seed: 43, options: { 'execution.batch-size': '1', 'parallelism.default': '3' } },
 ]
 

@@ -5,12 +5,12 @@
 // whose rows come and go); heap and RocksDB; one and three subtasks. Each run's materialized
 // changelog must equal DuckDB's result, and a retraction of a row never emitted fails the test.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { OracleData, PathsTaken, kindCounts, rocksDir } from './oracle.js'
+import { OracleData, PathsTaken, kindCounts, rocksOptions } from './oracle.js'
 
 const ROWS = 400
 const DATA_SETS: readonly { seed: number; options: Readonly<Record<string, string>> }[] = [
   { seed: 51, options: { 'execution.batch-size': '7' } },
-  { seed: 52, options: { 'state.backend': 'rocksdb', 'state.cache.size': '64 kb', 'state.dir': rocksDir(), 'execution.batch-size': '5' } },
+  { seed: 52, options: { ...rocksOptions(), 'execution.batch-size': '5' } },
   { seed: 53, options: { 'execution.batch-size': '1', 'parallelism.default': '3' } },
 ]
 

@@ -5,13 +5,13 @@
 // Window joins: INNER, LEFT, RIGHT and FULL over TUMBLE, HOP and CUMULATE windows, emulated in DuckDB.
 // Every result must be insert-only.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { OracleData, kindCounts, rocksDir } from './oracle.js'
+import { OracleData, kindCounts, rocksOptions } from './oracle.js'
 import { DUCK_WINDOWS, WEIR_WINDOWS } from './window-tvfs.js'
 
 const ROWS = 1000
 const DATA_SETS: readonly { seed: number; tickMs: number; options: Readonly<Record<string, string>> }[] = [
   { seed: 41, tickMs: 500, options: { 'execution.batch-size': '7' } },
-  { seed: 42, tickMs: 1, options: { 'state.backend': 'rocksdb', 'state.cache.size': '64 kb', 'state.dir': rocksDir(), 'execution.batch-size': '5' } },
+  { seed: 42, tickMs: 1, options: { ...rocksOptions(), 'execution.batch-size': '5' } },
   { seed: 43, tickMs: 500, options: { 'execution.batch-size': '3', 'parallelism.default': '3' } },
 ]
 

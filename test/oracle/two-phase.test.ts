@@ -5,7 +5,7 @@
 // that appear in one batch only. Each case also checks that the plan really has the two phases.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Session } from '../../engine/session.js'
-import { AGGREGATES, AVG_DEC_D, OracleData, canonWeirRow, materialize, rocksDir, type WeirResult } from './oracle.js'
+import { AGGREGATES, AVG_DEC_D, OracleData, canonWeirRow, materialize, type WeirResult, rocksOptions } from './oracle.js'
 
 const ROWS = 3000
 const STRATEGY = 'table.optimizer.agg-phase-strategy'
@@ -16,8 +16,7 @@ const CONFIGS: readonly { name: string; options: Readonly<Record<string, string>
   // Whole files in a batch: many keys per batch, each folded before the exchange.
   { name: 'p=3 TWO_PHASE, batches of 1024', options: { 'parallelism.default': '3', [STRATEGY]: 'TWO_PHASE' } },
   { name: 'p=2 TWO_PHASE on worker threads, RocksDB, batches of 50',
-    options: { 'parallelism.default': '2', [STRATEGY]: 'two_phase', 'execution.worker-threads': 'true', 'execution.batch-size': '50',
-      'state.backend': 'rocksdb', 'state.cache.size': '64 kb', 'state.dir': rocksDir() } },
+    options: { 'parallelism.default': '2', [STRATEGY]: 'two_phase', 'execution.worker-threads': 'true', 'execution.batch-size': '50', ...rocksOptions() } },
   { name: 'p=1 TWO_PHASE, batches of 13', options: { 'parallelism.default': '1', [STRATEGY]: 'two_phase', 'execution.batch-size': '13' } },
 ]
 

@@ -1,13 +1,13 @@
 // Oracle tests for UNION ALL (of filtered scans, of retracting aggregates, of window aggregates, under a window),
 // WITH (CTEs, one referenced twice) and views, against DuckDB over the same generated rows.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { OracleData, kindCounts } from './oracle.js'
+import { OracleData, kindCounts, rocksOptions } from './oracle.js'
 import { rocksDir } from './oracle.js'
 
 const ROWS = 3000
 const DATA_SETS: readonly { seed: number; options: Readonly<Record<string, string>> }[] = [
   { seed: 41, options: { 'execution.batch-size': '7' } },
-  { seed: 1041, options: { 'state.backend': 'rocksdb', 'state.cache.size': '64 kb', 'state.dir': rocksDir(), 'execution.batch-size': '7' } },
+  { seed: 1041, options: { ...rocksOptions(), 'execution.batch-size': '7' } },
   { seed: 42, options: {} },
 ]
 

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { DuckDBInstance, DuckDBTypeId, type DuckDBConnection } from '@duckdb/node-api'
 import { Session } from '../../engine/session.js'
-import { canonDuck, canonWeirRow, expectSameMultiset, kindCounts, materialize, rocksDir, Rng, type WeirResult } from './oracle.js'
+import { canonDuck, canonWeirRow, expectSameMultiset, kindCounts, materialize, Rng, type WeirResult, rocksOptions } from './oracle.js'
 
 const WORDS = ['a', 'b', 'c', 'Dd', 'e e', '']
 const START_MS = Date.UTC(2024, 2, 10, 23, 59, 0)
@@ -49,7 +49,7 @@ const WEIR_DDL = (path: string): string =>
 const DUCK_COLUMNS = `{id: 'INTEGER', k: 'VARCHAR', tags: 'VARCHAR[]', nums: 'INTEGER[]', items: 'STRUCT(name VARCHAR, qty INTEGER)[]',
   m: 'MAP(VARCHAR, INTEGER)', ts: 'TIMESTAMP'}`
 
-const ROCKS = (): Record<string, string> => ({ 'state.backend': 'rocksdb', 'state.cache.size': '64 kb', 'state.dir': rocksDir(), 'execution.batch-size': '7' })
+const ROCKS = (): Record<string, string> => ({ ...rocksOptions(), 'execution.batch-size': '7' })
 
 describe.each([11, 12])('UNNEST vs DuckDB, seed %i', seed => {
   let dir: string

@@ -11,12 +11,12 @@ import { join } from 'node:path'
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api'
 import { Session } from '../../engine/session.js'
 import { formatTimestamp } from '../../common/values.js'
-import { canonDuck, canonWeirRow, expectSameMultiset, kindCounts, materialize, rocksDir } from './oracle.js'
+import { canonDuck, canonWeirRow, expectSameMultiset, kindCounts, materialize, rocksOptions } from './oracle.js'
 import { writeViewData, type ViewData } from './versioned-view-data.js'
 
 const DATA_SETS: readonly { seed: number; options: Readonly<Record<string, string>> }[] = [
   { seed: 51, options: { 'execution.batch-size': '7' } },
-  { seed: 52, options: { 'state.backend': 'rocksdb', 'state.cache.size': '64 kb', 'state.dir': rocksDir(), 'execution.batch-size': '5' } },
+  { seed: 52, options: { ...rocksOptions(), 'execution.batch-size': '5' } },
   { seed: 53, options: { 'execution.batch-size': '1', 'parallelism.default': '3' } },
 ]
 

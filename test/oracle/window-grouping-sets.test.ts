@@ -2,12 +2,12 @@
 // CUMULATE aggregates with grouping sets (NULL keys in the data, GROUPING() in the output) must
 // equal DuckDB's GROUP BY ws, we, GROUPING SETS (…) over the same windows assigned by arithmetic.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { OracleData, kindCounts, rocksDir, selectAggs } from './oracle.js'
+import { OracleData, kindCounts, selectAggs, rocksOptions } from './oracle.js'
 import { duckWindows } from './window-tvfs.js'
 
 const DATA_SETS: readonly { seed: number; options: Readonly<Record<string, string>> }[] = [
   { seed: 41, options: { 'execution.batch-size': '7' } },
-  { seed: 42, options: { 'state.backend': 'rocksdb', 'state.cache.size': '64 kb', 'state.dir': rocksDir(), 'execution.batch-size': '7' } },
+  { seed: 42, options: { ...rocksOptions(), 'execution.batch-size': '7' } },
 ]
 
 describe.each(DATA_SETS)('window aggregates with grouping sets vs DuckDB, seed $seed, options $options', ({ seed, options }) => {

@@ -3,13 +3,13 @@
 // CUMULATE windows (emulated in DuckDB), with NULL keys and NULL values (NOT IN's NULL rules per
 // window). Every result must be insert-only (test/planner/window-semi-join.test.ts checks the plan).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { OracleData, kindCounts, rocksDir } from './oracle.js'
+import { OracleData, kindCounts, rocksOptions } from './oracle.js'
 import { DUCK_WINDOWS, WEIR_WINDOWS } from './window-tvfs.js'
 
 const ROWS = 1000
 const DATA_SETS: readonly { seed: number; tickMs: number; options: Readonly<Record<string, string>> }[] = [
   { seed: 51, tickMs: 500, options: { 'execution.batch-size': '7' } },
-  { seed: 52, tickMs: 100, options: { 'state.backend': 'rocksdb', 'state.cache.size': '64 kb', 'state.dir': rocksDir(), 'execution.batch-size': '5' } },
+  { seed: 52, tickMs: 100, options: { ...rocksOptions(), 'execution.batch-size': '5' } },
   { seed: 53, tickMs: 500, options: { 'execution.batch-size': '3', 'parallelism.default': '3' } },
 ]
 

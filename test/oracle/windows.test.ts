@@ -1,7 +1,7 @@
 // Oracle tests for the window TVFs: TUMBLE, HOP, CUMULATE and SESSION aggregates in Weir over
 // generated out-of-order events must equal DuckDB's result for the same windows, emulated in SQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { OracleData, kindCounts, selectAggs } from './oracle.js'
+import { OracleData, kindCounts, selectAggs, rocksOptions } from './oracle.js'
 import { rocksDir } from './oracle.js'
 import { duckWindows } from './window-tvfs.js'
 
@@ -11,13 +11,11 @@ import { duckWindows } from './window-tvfs.js'
 const DATA_SETS: readonly { seed: number; tickMs: number; files: number; options: Readonly<Record<string, string>> }[] = [
   { seed: 11, tickMs: 1, files: 1, options: {} },
   { seed: 22, tickMs: 1, files: 3, options: { 'execution.batch-size': '7' } },
-  { seed: 1022, tickMs: 1, files: 3,
-    options: { 'state.backend': 'rocksdb', 'state.cache.size': '64 kb', 'state.dir': rocksDir(), 'execution.batch-size': '7' } },
+  { seed: 1022, tickMs: 1, files: 3, options: { ...rocksOptions(), 'execution.batch-size': '7' } },
   { seed: 33, tickMs: 500, files: 1, options: { 'execution.batch-size': '50' } },
   // Large batches on RocksDB: a batch holds rows of one key in several windows (slices), interleaved
   // out of order, which the window aggregate's state requests name once per run of a key's rows.
-  { seed: 1044, tickMs: 1, files: 1,
-    options: { 'state.backend': 'rocksdb', 'state.cache.size': '64 kb', 'state.dir': rocksDir(), 'execution.batch-size': '500' } },
+  { seed: 1044, tickMs: 1, files: 1, options: { ...rocksOptions(), 'execution.batch-size': '500' } },
 ]
 const ROWS = 4000
 
