@@ -116,11 +116,13 @@ async function run(c: Case, out: string, options: Record<string, string>, extra:
   log?: string[]
   fresh?: boolean
   from?: string
+  /** Holds the sources' ends until it aborts (the cancel signal where absent). */
+  holdUntil?: AbortSignal
 } = {}): Promise<JobMetrics> {
   const session = new Session({
     println: () => undefined,
     signal: extra.signal,
-    faults: holdsEnd(extra.signal),
+    faults: holdsEnd(extra.holdUntil ?? extra.signal),
     options: { 'pipeline.name': 'ckpt-job', ...c.options, ...options },
     onCheckpoint: (_job, id) => extra.onCheckpoint?.(id),
     log: m => extra.log?.push(m),
@@ -187,8 +189,10 @@ describe.each(CASES)('$name', c => {
 
   it('checkpoints taken all the way through change nothing in the output', async () => {
     const out = mkdtempSync(join(root, 'out-'))
+    // The sources' ends held until a checkpoint has completed while the job runs (one more is its final one).
+    const checkpointed = new AbortController()
     const m = await run(c, out, { 'state.backend': 'heap', 'execution.checkpointing.interval': '5 ms', 'state.checkpoints.dir': mkdtempSync(join(root, 'chk-')),
-      'execution.batch-size': '20' })
+      'execution.batch-size': '20' }, { onCheckpoint: () => checkpointed.abort(), holdUntil: checkpointed.signal })
     expect(m.checkpointsCompleted).toBeGreaterThan(1)
     expect(visibleRows(out)).toEqual(expected)
   })

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Session } from '../../engine/session.js'
 import type { JobMetrics } from '../../runtime/executor.js'
+import { holdSourceEndsUntil } from '../support/restore-runs.js'
 
 let root: string
 beforeAll(() => {
@@ -25,7 +26,14 @@ const ROWS = 40_000
 /** Runs the job into a fresh folder and returns its changelog lines, sorted. */
 async function changelog(options: Record<string, string>): Promise<{ lines: string[]; metrics: JobMetrics }> {
   const out = mkdtempSync(join(root, 'out-'))
-  const session = new Session({ println: () => undefined, options: { 'table.exec.mini-batch.enabled': 'false', ...options } })
+  // Checkpointed, the source's end is held until a checkpoint has completed while the job runs.
+  const checkpointed = new AbortController()
+  const session = new Session({
+    println: () => undefined,
+    options: { 'table.exec.mini-batch.enabled': 'false', ...options },
+    onCheckpoint: () => checkpointed.abort(),
+    faults: 'execution.checkpointing.interval' in options ? holdSourceEndsUntil(checkpointed.signal) : undefined,
+  })
   await session.executeSql(`
     CREATE TABLE ev (k BIGINT, v BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '1000000000', 'number-of-rows' = '${ROWS}',
       'fields.k.kind' = 'random', 'fields.k.min' = '1', 'fields.k.max' = '5000', 'fields.v.kind' = 'random', 'fields.v.min' = '1', 'fields.v.max' = '100', 'seed' = '7');
