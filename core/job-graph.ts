@@ -77,6 +77,8 @@ export interface SourceSpec {
    * source's watermark is the maximum of this over the rows it has read (minimum over its splits).
    */
   readonly watermark?: { readonly expr: Rex; readonly column: string; readonly text: string }
+  /** 'scan.watermark.alignment.*': read so as not to run ahead of the group's slowest source by more than the drift. */
+  readonly alignment?: { readonly group: string; readonly maxDriftMs: number }
 }
 
 export interface CalcSpec {

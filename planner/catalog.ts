@@ -1,4 +1,5 @@
 // The catalog: tables and views a session has created, looked up case-insensitively.
+import { isAlignmentOption } from '../connectors/alignment.js'
 import type * as ast from '../grammar/ast.js'
 import type { Span } from '../common/span.js'
 import type { DataType } from '../common/types.js'
@@ -27,7 +28,8 @@ export interface TableColumn {
 
 /** A table's options as its connector takes them: every one but 'connector' itself. */
 export function connectorOptions(tableOptions: Readonly<Record<string, string>>): Record<string, string> {
-  return Object.fromEntries(Object.entries(tableOptions).filter(([k]) => k !== 'connector'))
+  // Watermark alignment is the runtime's, for any source (connectors/alignment.ts): not the connector's.
+  return Object.fromEntries(Object.entries(tableOptions).filter(([k]) => k !== 'connector' && !isAlignmentOption(k)))
 }
 
 export interface CatalogTable {

@@ -1,4 +1,5 @@
 // CREATE TABLE / CREATE VIEW → catalog objects, checked: columns, watermark, primary key, connector options.
+import { watermarkAlignment } from '../connectors/alignment.js'
 import type * as ast from '../grammar/ast.js'
 import { WeirError } from '../common/errors.js'
 import type { Span } from '../common/span.js'
@@ -221,8 +222,12 @@ export function checkConnector(table: CatalogTable): void {
   const { physical, metadata } = connectorColumns(table)
   try {
     // Sources and sinks share the WITH clause; a table is checked as whatever its connector can be.
-    if (factory.source) factory.source.validate(rest, physical, metadata, table.primaryKey)
-    else factory.sink!.validate(rest, physical, table.primaryKey, metadata)
+    if (factory.source) {
+      factory.source.validate(rest, physical, metadata, table.primaryKey)
+      watermarkAlignment(table.options, table.watermark !== undefined)
+    } else {
+      factory.sink!.validate(rest, physical, table.primaryKey, metadata)
+    }
   } catch (e) {
     if (!(e instanceof WeirError)) throw e
     throw e.withSpan(spanOfSubject(table, e))

@@ -177,22 +177,56 @@ export class SourceRunner {
    * stays reachable from it once it is handed on.
    */
   async next(immediate: boolean, arm: (wake: () => void) => void): Promise<SourceRead | null> {
-    if (this.ready.length === 0) {
+    let i = this.pick()
+    while (i < 0) {
+      // Nothing ready, or only sources paused by their alignment group: wait for a read to settle
+      // (then look again) or for the wake-up.
+      let settled = false
       await new Promise<void>(resolve => {
-        this.readySignal = resolve
+        this.readySignal = () => {
+          settled = true
+          resolve()
+        }
         arm(resolve)
         if (immediate) setImmediate(resolve)
       })
       this.readySignal = null
+      i = this.pick()
+      if (!settled) break
     }
-    const read = this.ready.shift()
-    if (read === undefined) return null
+    if (i < 0) return null
+    const read = this.ready.splice(i, 1)[0]!
     if (read.failed) throw read.error
     const result = read.result
     // Handed on: the chunk is the loop's now; the settled read (kept until the source is read again
     // or ends, so that it still counts as being read) does not hold it.
     read.result = null
     return { src: read.src, result }
+  }
+
+  /**
+   * The ready read to hand on: the first to settle whose source is not paused, or -1. A source of an
+   * alignment group is paused while its watermark is ahead of the group's slowest source being read
+   * here by more than the group's drift (an ended or idle source holds nobody back, and the slowest
+   * is never paused). A failed read or a source's end is handed on at once.
+   */
+  private pick(): number {
+    const ready = this.ready
+    for (let i = 0; i < ready.length; i++) {
+      const r = ready[i]!
+      const a = r.src.spec.alignment
+      if (a === undefined || r.failed || r.result === null || !this.ahead(r.src, a.group, a.maxDriftMs)) return i
+    }
+    return -1
+  }
+
+  /** `src` is ahead of a source of `group` still being read, not idle, by more than `drift`. */
+  private ahead(src: SourceRuntime, group: string, drift: number): boolean {
+    const limit = src.emittedWatermark - drift
+    for (const other of this.pending.keys()) {
+      if (other !== src && other.emittedWatermark < limit && !other.task.idle && other.spec.alignment?.group === group) return true
+    }
+    return false
   }
 
   /**

@@ -1,13 +1,14 @@
 // Nexmark q7 (an interval join of bids with their tumbling window's highest price) and q8 (a window
 // join of new persons and new sellers' auctions in the same tumbling window), with their published
 // text over Weir's generator tables, on heap and on RocksDB.
+import { ALIGNED } from './join-queries.js'
 import type { BenchQuery } from './queries.js'
 
 const table = (name: 'person' | 'auction' | 'bid', columns: string, events: number): string => `
 CREATE TABLE ${name} (
   ${columns},
   WATERMARK FOR dateTime AS dateTime - INTERVAL '4' SECOND
-) WITH ('connector' = 'nexmark', 'nexmark.table' = '${name}', 'nexmark.events.num' = '${events}', 'nexmark.event.rate' = '100000');
+) WITH ('connector' = 'nexmark', 'nexmark.table' = '${name}', 'nexmark.events.num' = '${events}', 'nexmark.event.rate' = '100000'${ALIGNED});
 `
 const BID = 'auction BIGINT, bidder BIGINT, price BIGINT, channel STRING, url STRING, dateTime TIMESTAMP(3), extra STRING'
 const PERSON = 'id BIGINT, name STRING, emailAddress STRING, creditCard STRING, city STRING, state STRING, dateTime TIMESTAMP(3), extra STRING'

@@ -1,5 +1,6 @@
 // Logical plan → job graph: operators with stable ids, hash exchanges in front of keyed operators,
 // Filter+Project fused into one Calc, and scans turned into sources with their watermark.
+import { watermarkAlignment } from '../../connectors/alignment.js'
 import { WeirError } from '../../common/errors.js'
 import { type DataType, type Field, withoutTimeAttr } from '../../common/types.js'
 import { assertNever } from '../../common/assert.js'
@@ -235,6 +236,7 @@ function sourceSpec(scan: Scan, over?: readonly Rex[]): OperatorSpec {
     watermark = { expr: substituteInputs(wm, fullRow), column: table.watermark.column, text: sqlText(table.watermark.expr) }
   }
   const options = connectorOptions(table.options)
+  const alignment = watermarkAlignment(table.options, table.watermark !== undefined)
   return {
     kind: 'Source',
     table: table.name,
@@ -246,6 +248,7 @@ function sourceSpec(scan: Scan, over?: readonly Rex[]): OperatorSpec {
     watermark,
     ...metadata,
     ...((table.partitionKeys ?? []).length > 0 ? { partitionKeys: table.partitionKeys } : {}),
+    ...(alignment !== undefined ? { alignment } : {}),
   }
 }
 
