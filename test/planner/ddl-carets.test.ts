@@ -2,20 +2,7 @@
 // that is wrong (an unknown connector's name too), at the column a connector cannot serve — for
 // every connector — never at the whole statement when the fault is one part of it.
 import { describe, expect, it } from 'vitest'
-import { WeirError } from '../../common/errors.js'
-import { Session } from '../../engine/session.js'
-
-/** The error of `sql` and the text its span covers. */
-async function pointed(sql: string): Promise<{ message: string; at: string }> {
-  try {
-    await new Session().executeSql(sql)
-  } catch (e) {
-    expect(e).toBeInstanceOf(WeirError)
-    const span = (e as WeirError).span!
-    return { message: (e as WeirError).message, at: sql.slice(span.start.offset, span.end.offset) }
-  }
-  throw new Error('expected an error')
-}
+import { pointed } from '../support/pointed.js'
 
 const table = (cols: string, options: string): string => `CREATE TABLE t (${cols}) WITH (${options})`
 

@@ -5,8 +5,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { WeirError } from '../../common/errors.js'
 import { Session } from '../../index.js'
+import { pointed } from '../support/pointed.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'weir-alignment-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -89,16 +89,6 @@ describe('sources of one alignment group', () => {
 })
 
 describe('alignment options are checked where they are written', () => {
-  async function pointed(sql: string): Promise<{ message: string; at: string }> {
-    try {
-      await new Session().executeSql(sql)
-    } catch (e) {
-      expect(e).toBeInstanceOf(WeirError)
-      const span = (e as WeirError).span!
-      return { message: (e as WeirError).message, at: sql.slice(span.start.offset, span.end.offset) }
-    }
-    throw new Error('expected an error')
-  }
   const t = (watermark: string, options: string): string =>
     `CREATE TABLE t (id INT, ts TIMESTAMP(3)${watermark}) WITH ('connector' = 'filesystem', 'path' = '${A}', 'format' = 'json', ${options})`
   const WM = ', WATERMARK FOR ts AS ts'

@@ -7,9 +7,8 @@ import { describe, expect, it } from 'vitest'
 import { mkdtempSync } from 'node:fs'
 import { join } from 'node:path'
 import { tmpdir } from 'node:os'
-import { Session } from '../../engine/session.js'
 import type { JobMetrics } from '../../runtime/executor.js'
-import { TICK_FUNCTION, useRowClock } from '../support/row-clock.js'
+import { TICK_FUNCTION, runOnRowClock } from '../support/row-clock.js'
 
 const BACKENDS: Record<string, () => Record<string, string>> = {
   heap: () => ({ 'state.backend': 'heap' }),
@@ -44,17 +43,7 @@ function job(query: string, rows: number, ttl: boolean): string {
 }
 
 /** Runs `sql` with batches of 100 rows (10 ms on the row clock). */
-async function run(sql: string, options: Record<string, string>): Promise<JobMetrics> {
-  const clock = useRowClock(0.1)
-  try {
-    const session = new Session({ options: { ...options, 'execution.batch-size': '100' }, countStoredState: true })
-    await session.executeSql(sql)
-    const [metrics] = await session.awaitJobs()
-    return metrics!
-  } finally {
-    clock.mockRestore()
-  }
-}
+const run = (sql: string, options: Record<string, string>): Promise<JobMetrics> => runOnRowClock(sql, options, 0.1, 100)
 
 const entries = (m: JobMetrics): number => Object.values(m.stateEntries).reduce((a, b) => a + b, 0)
 

@@ -11,7 +11,7 @@ import type { JobMetrics } from '../../runtime/executor.js'
 import { valueState } from '../../core/keyed-state.js'
 import { makeKey } from '../../state/key-encoding.js'
 import { RocksDbKeyedStateBackend } from '../../state/rocksdb/index.js'
-import { TICK_FUNCTION, useRowClock } from '../support/row-clock.js'
+import { TICK_FUNCTION, runOnRowClock } from '../support/row-clock.js'
 
 const BACKENDS: Record<string, () => Record<string, string>> = {
   heap: () => ({ 'state.backend': 'heap' }),
@@ -29,17 +29,7 @@ function job(rows: number, ttl: string | undefined): string {
 }
 
 /** Runs `sql` with batches of 50 rows (10 ms on the row clock). */
-async function run(sql: string, options: Record<string, string>): Promise<JobMetrics> {
-  const clock = useRowClock(0.2)
-  try {
-    const session = new Session({ options: { ...options, 'execution.batch-size': '50' }, countStoredState: true })
-    await session.executeSql(sql)
-    const [metrics] = await session.awaitJobs()
-    return metrics!
-  } finally {
-    clock.mockRestore()
-  }
-}
+const run = (sql: string, options: Record<string, string>): Promise<JobMetrics> => runOnRowClock(sql, options, 0.2, 50)
 
 const entries = (m: JobMetrics): number => Object.values(m.stateEntries).reduce((a, b) => a + b, 0)
 

@@ -7,6 +7,8 @@
 // however fast or slow the host.
 import { join } from 'node:path'
 import { type MockInstance, vi } from 'vitest'
+import { Session } from '../../engine/session.js'
+import type { JobMetrics } from '../../runtime/executor.js'
 
 interface Clock {
   now: number
@@ -25,4 +27,17 @@ export function useRowClock(msPerRow: number): MockInstance<() => number> {
   const c: Clock = { now: Date.now(), msPerRow }
   ;(globalThis as { [key: symbol]: Clock | undefined })[Symbol.for('weir.test.row-clock')] = c
   return vi.spyOn(Date, 'now').mockImplementation(() => c.now)
+}
+
+/** Runs `sql` to its end on the row clock (`msPerRow`), in batches of `batchSize` rows, counting stored state: the job's metrics. */
+export async function runOnRowClock(sql: string, options: Record<string, string>, msPerRow: number, batchSize: number): Promise<JobMetrics> {
+  const clock = useRowClock(msPerRow)
+  try {
+    const session = new Session({ options: { ...options, 'execution.batch-size': String(batchSize) }, countStoredState: true })
+    await session.executeSql(sql)
+    const [metrics] = await session.awaitJobs()
+    return metrics!
+  } finally {
+    clock.mockRestore()
+  }
 }
