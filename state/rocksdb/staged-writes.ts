@@ -144,16 +144,7 @@ export class HeldBytes {
 
   /** A view of src[0, n) copied into the current slab. */
   hold(src: Uint8Array, n: number): Uint8Array {
-    let buf = this.slabs[this.slab]
-    if (buf === undefined || this.used + n > buf.length) {
-      if (buf !== undefined) this.slab++
-      buf = this.slabs[this.slab]
-      if (buf === undefined || n > buf.length) {
-        buf = Buffer.allocUnsafeSlow(Math.max(SLAB_BYTES, n))
-        this.slabs[this.slab] = buf
-      }
-      this.used = 0
-    }
+    const buf = this.room(n)
     const at = this.used
     copyInto(buf, at, src, n)
     this.used = at + n
@@ -166,21 +157,26 @@ export class HeldBytes {
    * in the slab's room left is copied into the next slab.
    */
   holdEntry(time: number | null, value: unknown, userKey?: { readonly k: unknown }): Uint8Array {
-    let buf = this.slabs[this.slab]
-    if (buf === undefined || this.used + ENTRY_ROOM > buf.length) {
-      if (buf !== undefined) this.slab++
-      buf = this.slabs[this.slab]
-      if (buf === undefined) {
-        buf = Buffer.allocUnsafeSlow(SLAB_BYTES)
-        this.slabs[this.slab] = buf
-      }
-      this.used = 0
-    }
+    const buf = this.room(ENTRY_ROOM)
     const at = this.used
     const end = encodeEntryAt(buf, at, time, value, userKey)
     if (end < 0) return this.hold(entryScratch(), encodedLength())
     this.used = end
     return new Uint8Array(buf.buffer, buf.byteOffset + at, end - at)
+  }
+
+  /** The slab to write into with at least n bytes free from `used`: the current one, else the next (made, or grown, as needed). */
+  private room(n: number): Buffer {
+    let buf = this.slabs[this.slab]
+    if (buf !== undefined && this.used + n <= buf.length) return buf
+    if (buf !== undefined) this.slab++
+    buf = this.slabs[this.slab]
+    if (buf === undefined || n > buf.length) {
+      buf = Buffer.allocUnsafeSlow(Math.max(SLAB_BYTES, n))
+      this.slabs[this.slab] = buf
+    }
+    this.used = 0
+    return buf
   }
 
   /** Every view handed out is let go (their bytes are written over from here on). */
