@@ -1,5 +1,5 @@
-// Fault injection: the points of a checkpoint where a crash is worst (and the end of a source, where a
-// held end makes a race reproducible), and the hook an execution environment may install to act there
+// Fault injection: the points of a checkpoint where a crash is worst (and a source's reads and its end,
+// where a held source makes a race reproducible), and the hook an execution environment may install to act there
 // (the crash tests kill the process). The runtime reads no
 // variable of its own for this: without a hook, reaching a point does nothing.
 
@@ -11,6 +11,12 @@ export interface FaultPoints {
   readonly 'before-manifest': { readonly checkpointId: number; readonly savepoint: boolean }
   /** The manifest is written (the checkpoint is complete); the sinks have not committed its output. `final`: the last checkpoint of a bounded job. */
   readonly 'before-commit': { readonly checkpointId: number; readonly final: boolean }
+  /**
+   * A source subtask is about to read its next chunk, having read and handed on `rows` rows so far (0 before its
+   * first chunk); reached only on the job's thread (not by sources read on worker threads). A hold keeps
+   * the source there, its position as of its last chunk, while the job goes on (checkpoints among it).
+   */
+  readonly 'source-rows': { readonly table: string; readonly subtask: number; readonly rows: number; readonly cancelled: boolean }
   /** A source subtask's reader has nothing more (its input ended, or the job was cancelled); its end is not handed on yet. */
   readonly 'source-end': { readonly table: string; readonly subtask: number; readonly cancelled: boolean }
 }

@@ -130,7 +130,10 @@ export class SourceRunner {
   request(src: SourceRuntime): void {
     const faults = this.faults
     const read: Read = { src, result: null, failed: false, error: undefined }
-    src.reader.next().then(async result => {
+    const hold = faults === undefined ?
+      undefined :
+      faults.at('source-rows', { table: src.spec.table, subtask: src.task.index, rows: src.recordsRead, cancelled: this.signal.aborted })
+    ;(hold === undefined ? src.reader.next() : hold.then(() => src.reader.next())).then(async result => {
       if (result === null && faults !== undefined) {
         await faults.at('source-end', { table: src.spec.table, subtask: src.task.index, cancelled: this.signal.aborted })
       }
