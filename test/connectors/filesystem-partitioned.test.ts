@@ -10,7 +10,8 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DuckDBInstance } from '@duckdb/node-api'
 import { Session } from '../../engine/session.js'
-import { holdsEnd, holdSourceEndsUntil, RESTORE_BACKENDS, runInsertJob } from '../support/restore-runs.js'
+import { holdSourceEndsUntil, RESTORE_BACKENDS, runInsertJob } from '../support/restore-runs.js'
+import { holdSourceAfter } from '../support/source-holds.js'
 import { sqlError } from './helpers.js'
 
 const ROWS = 6_000
@@ -125,12 +126,14 @@ describe.each(RESTORE_BACKENDS)('PARTITIONED BY with checkpoints ($name)', b => 
     const sql = `${SOURCE()}${SINK(out, `, 'sink.partition-commit.policy.kind' = 'success-file'`)}${INSERT}`
     const cancel = new AbortController()
     let midway = 0
+    // The source is held after half its input until the cancel: a checkpoint (the third or later) then
+    // commits the rows read so far, and none after them, however fast the host reads.
     const first = await runInsertJob(sql, options, cancel.signal, id => {
       if (id >= 3 && midway === 0) {
         midway = leaves(out).reduce((n, l) => n + l.rows, 0)
         if (midway > 0) cancel.abort()
       }
-    }, holdsEnd(cancel.signal))
+    }, holdSourceAfter(ROWS / 2, cancel.signal))
     expect(first.cancelled).toBe(true)
     const want = await expected()
     expect(midway).toBeGreaterThan(0)

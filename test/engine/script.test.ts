@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import { Session, type StatementResult } from '../../engine/session.js'
 import { WeirError } from '../../common/errors.js'
 import type { JobMetrics } from '../../runtime/executor.js'
+import { faultsOf, holdSourceAfter, type SourceHold } from '../support/source-holds.js'
 
 function tmp(): string {
   return mkdtempSync(join(tmpdir(), 'weir-script-'))
@@ -18,8 +19,26 @@ const GEN = (rate = 500): string =>
   `CREATE TABLE gen (id BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '${rate}',
   'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '1000000000');`
 
+/** A hook that aborts `stop` once the source has read `rows` rows (and holds it there until then): a cancel midway, on any host. */
+function stopAfter(rows: number, stop: AbortController): SourceHold {
+  const hold = holdSourceAfter(rows, stop.signal)
+  void hold.reached.then(() => stop.abort())
+  return hold
+}
+
 const until = async (cond: () => boolean): Promise<void> => {
   while (!cond()) await new Promise(r => setTimeout(r, 10))
+}
+
+/**
+ * Runs `sql` (ending in a SELECT) and aborts `stop` once its job's sources have read `rows` rows: a
+ * cancel midway, on any host. (A SELECT's job has no fault hook, so it is watched rather than held.)
+ */
+async function cancelledAfter(rows: number, s: Session, stop: AbortController, sql: string): Promise<StatementResult[]> {
+  const results = s.executeSql(sql)
+  await Promise.race([results, until(() => (s.listJobs('select')[0]?.sample?.rowsIn ?? 0) >= rows)])
+  stop.abort()
+  return results
 }
 
 describe('a script is planned before any job starts', () => {
@@ -217,8 +236,7 @@ describe('stopping a job emits no window that is still open', () => {
   it('a cancel (the session signal) does not fire an open processing-time window', async () => {
     const stop = new AbortController()
     const s = new Session({ signal: stop.signal })
-    setTimeout(() => stop.abort(), 500)
-    const [r] = (await s.executeSql(procWindow(`'1' HOUR`))).slice(-1) as [Extract<StatementResult, { kind: 'rows' }>]
+    const [r] = (await cancelledAfter(100, s, stop, procWindow(`'1' HOUR`))).slice(-1) as [Extract<StatementResult, { kind: 'rows' }>]
     expect(r.metrics.cancelled).toBe(true)
     expect(r.metrics.sourceRecordsRead).toBeGreaterThan(0)
     expect(r.changes).toEqual([])
@@ -227,8 +245,7 @@ describe('stopping a job emits no window that is still open', () => {
   it('a cancel emits no final watermark: an open event-time window stays unfired', async () => {
     const stop = new AbortController()
     const s = new Session({ signal: stop.signal })
-    setTimeout(() => stop.abort(), 500)
-    const [r] = (await s.executeSql(`CREATE TABLE ev (id BIGINT, ts AS TO_TIMESTAMP_LTZ(id * 1000, 3), WATERMARK FOR ts AS ts)
+    const [r] = (await cancelledAfter(100, s, stop, `CREATE TABLE ev (id BIGINT, ts AS TO_TIMESTAMP_LTZ(id * 1000, 3), WATERMARK FOR ts AS ts)
         WITH ('connector' = 'datagen', 'rows-per-second' = '1000', 'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '1000000000');
       SELECT COUNT(*) FROM TABLE(TUMBLE(TABLE ev, DESCRIPTOR(ts), INTERVAL '1' DAY)) GROUP BY window_start, window_end;`)).slice(-1) as [
       Extract<StatementResult, { kind: 'rows' }>,
@@ -246,9 +263,8 @@ describe('stopping a job emits no window that is still open', () => {
       windows.push(/^\+I\[(\d+), (\d+), (\d+)\]$/.exec(l)!.slice(1).map(Number))
     }
     const stopA = new AbortController()
-    const a = new Session({ println, options, stopWithSavepoint: stopA.signal })
+    const a = new Session({ println, options, stopWithSavepoint: stopA.signal, faults: stopAfter(100, stopA) })
     await a.executeSql(insert)
-    setTimeout(() => stopA.abort(), 500)
     const [ma] = await a.awaitJobs()
     expect(ma!.savepoint).toBeDefined()
     expect(ma!.sourceRecordsRead).toBeGreaterThan(0)
@@ -275,16 +291,24 @@ describe('sink counts', () => {
   it('counts rows committed apart from rows written: a cancel between checkpoints commits only what a checkpoint sealed', async () => {
     const out = tmp()
     const stop = new AbortController()
-    const s = new Session({ println: () => undefined, signal: stop.signal,
-      options: { 'state.checkpoints.dir': join(tmp(), 'cp'), 'execution.checkpointing.interval': '200 ms' } })
+    const visibleLines = (): number =>
+      readdirSync(out).filter(f => f.startsWith('part-')).flatMap(f => readFileSync(join(out, f), 'utf8').split('\n').filter(Boolean)).length
+    // The source is held after 200 rows until a checkpoint has committed rows, then cancelled after 400
+    // (batches of 10): rows written after that checkpoint, and a cancel between checkpoints.
+    const committed = new AbortController()
+    const s = new Session({
+      println: () => undefined,
+      signal: stop.signal,
+      faults: faultsOf(holdSourceAfter(200, committed.signal), stopAfter(400, stop)),
+      onCheckpoint: () => {
+        if (visibleLines() > 0) committed.abort()
+      },
+      options: { 'state.checkpoints.dir': join(tmp(), 'cp'), 'execution.checkpointing.interval': '200 ms', 'execution.batch-size': '10' },
+    })
     await s.executeSql(`${GEN(2000)} CREATE TABLE o (id BIGINT) WITH ('connector' = 'filesystem', 'path' = '${out}', 'format' = 'json');
       INSERT INTO o SELECT id FROM gen;`)
-    await until(() => readdirSync(out).some(f => f.startsWith('part-')))
-    await new Promise(r => setTimeout(r, 100))
-    stop.abort()
     const [m] = await s.awaitJobs()
-    const visible = readdirSync(out).filter(f => f.startsWith('part-'))
-    const lines = visible.flatMap(f => readFileSync(join(out, f), 'utf8').split('\n').filter(Boolean)).length
+    const lines = visibleLines()
     expect(lines).toBeGreaterThan(0)
     expect(m!.sinkCommittedRows['o']).toBe(lines)
     expect(m!.sinkRows['o']).toBeGreaterThanOrEqual(lines)

@@ -10,7 +10,9 @@ import { join } from 'node:path'
 import { Session } from '../../engine/session.js'
 import { WeirError } from '../../common/errors.js'
 import type { JobMetrics } from '../../runtime/executor.js'
+import type { FaultInjector } from '../../runtime/faults.js'
 import { holdsEnd } from '../support/restore-runs.js'
+import { faultsOf, holdSourceAfter } from '../support/source-holds.js'
 
 const ROWS = 30_000
 let root: string
@@ -45,6 +47,8 @@ interface RunOptions {
   readonly onCheckpoint?: (id: number) => void
   readonly log?: string[]
   readonly from?: string
+  /** Its fault hook; by default the source's end held until the cancel or stop. */
+  readonly faults?: FaultInjector
 }
 
 async function run(out: string, checkpoints: string, o: RunOptions = {}): Promise<JobMetrics> {
@@ -53,7 +57,7 @@ async function run(out: string, checkpoints: string, o: RunOptions = {}): Promis
     signal: o.signal,
     stopWithSavepoint: o.stopWithSavepoint,
     // The source's end held until the cancel or stop: the job still runs (its day-long windows unfired) at the checkpoint that triggers it.
-    faults: holdsEnd(o.signal ?? o.stopWithSavepoint),
+    faults: o.faults ?? holdsEnd(o.signal ?? o.stopWithSavepoint),
     log: m => o.log?.push(m),
     recovery: { from: o.from },
     options: {
@@ -70,6 +74,32 @@ async function run(out: string, checkpoints: string, o: RunOptions = {}): Promis
   await session.executeSql(sql(out, o.window ?? `'10' SECOND`))
   const [metrics] = await session.awaitJobs()
   return metrics!
+}
+
+/**
+ * A first run's hook and its cancel condition such that a checkpoint after another commits new rows
+ * while the job still runs, however fast the host: the source is held after a third of its input
+ * until a checkpoint has committed rows, then after two thirds until the cancel. (Without the holds
+ * the whole input may pass before the first checkpoint, which then commits all there is before the end.)
+ */
+function committingLater(out: string, cancel: AbortController): { faults: FaultInjector; onCheckpoint: (id: number) => void; committing: () => number } {
+  const committed = new AbortController()
+  let seen = 0
+  let committing = 0
+  return {
+    faults: faultsOf(holdSourceAfter(ROWS / 3, committed.signal), holdSourceAfter((2 * ROWS) / 3, cancel.signal)),
+    // Cancel at a checkpoint (after the first) whose commit made new rows visible.
+    onCheckpoint: id => {
+      const now = visibleRows(out).length
+      if (now > 0) committed.abort()
+      if (id >= 2 && now > seen && committing === 0) {
+        committing = id
+        cancel.abort()
+      }
+      seen = now
+    },
+    committing: () => committing,
+  }
 }
 
 function visibleRows(dir: string): string[] {
@@ -125,19 +155,9 @@ describe('falling back from a damaged checkpoint', () => {
     const checkpoints = mkdtempSync(join(root, 'chk-'))
     // Cancel at a checkpoint (after the first) whose commit made new rows visible.
     const cancel = new AbortController()
-    let seen = 0
-    let committing = 0
-    await run(out, checkpoints, {
-      signal: cancel.signal,
-      onCheckpoint: id => {
-        const now = visibleRows(out).length
-        if (id >= 2 && now > seen && committing === 0) {
-          committing = id
-          cancel.abort()
-        }
-        seen = now
-      },
-    })
+    const later = committingLater(out, cancel)
+    await run(out, checkpoints, { signal: cancel.signal, faults: later.faults, onCheckpoint: later.onCheckpoint })
+    const committing = later.committing()
     const before = visibleRows(out)
     expect(committing).toBeGreaterThan(1)
     expect(new Set(before).size).toBe(before.length)
@@ -184,15 +204,11 @@ describe('falling back from a damaged checkpoint', () => {
   it('from an older checkpoint the user names, runs and warns that committed rows are written again', async () => {
     const out = mkdtempSync(join(root, 'out-'))
     const checkpoints = mkdtempSync(join(root, 'chk-'))
+    // Cancelled at a checkpoint after the first that committed new rows: the oldest one kept is older.
     const cancel = new AbortController()
-    let first = 0
-    await run(out, checkpoints, {
-      signal: cancel.signal,
-      onCheckpoint: id => {
-        if (first === 0) first = id
-        else if (id > first && visibleRows(out).length > 0) cancel.abort()
-      },
-    })
+    const later = committingLater(out, cancel)
+    await run(out, checkpoints, { signal: cancel.signal, faults: later.faults, onCheckpoint: later.onCheckpoint })
+    expect(later.committing()).toBeGreaterThan(1)
     const log: string[] = []
     const older = completed(checkpoints)[0]!
     await run(out, mkdtempSync(join(root, 'chk-')), { from: join(checkpoints, 'fb', `chk-${older}`), log })
