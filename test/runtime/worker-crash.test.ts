@@ -11,6 +11,7 @@ import { Session } from '../../engine/session.js'
 import { liveSubtaskWorkers, subtaskWorkersRunning } from '../../runtime/worker-pool.js'
 import { debeziumRows, hasCommittedRows } from '../support/debezium-files.js'
 import { RESTORE_BACKENDS, runInsertJob } from '../support/restore-runs.js'
+import { holdSourceAfter } from '../support/source-holds.js'
 
 const EVENTS = 20_000
 let root: string
@@ -47,15 +48,20 @@ describe.each(RESTORE_BACKENDS)('a worker thread terminated mid-run, $name', b =
       'execution.worker-threads': 'true',
     }
     let killedAfter = 0
+    let terminated!: () => void
+    const killed = new Promise<void>(resolve => (terminated = resolve))
     const session = new Session({
       println: () => undefined,
       options,
+      // The source subtask on the job's thread is held after a fifth of its split until the worker is
+      // terminated: the job is still reading then, however fast the other subtask reads its own.
+      faults: holdSourceAfter(EVENTS / 10, killed),
       onCheckpoint: (_job, id) => {
         // After the second checkpoint that committed rows, while the job is still reading.
         if (killedAfter === 0 && id >= 2 && hasCommittedRows(out)) {
           killedAfter = id
           const [worker] = liveSubtaskWorkers()
-          setTimeout(() => void worker!.terminate(), 10)
+          setTimeout(() => void worker!.terminate().then(() => terminated()), 10)
         }
       },
     })
