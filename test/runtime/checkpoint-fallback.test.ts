@@ -133,9 +133,15 @@ describe('falling back from a damaged checkpoint', () => {
     const expected = await straight(`'1' DAY`)
     const out = mkdtempSync(join(root, 'out-'))
     const checkpoints = mkdtempSync(join(root, 'chk-'))
+    // Midway: the source held after half its input until the cancel, at the third checkpoint completed
+    // while held (one at a time: the last two were taken while held, so either resumes midway).
     const cancel = new AbortController()
-    await run(out, checkpoints, { window: `'1' DAY`, signal: cancel.signal, onCheckpoint: id => {
-      if (id >= 2) cancel.abort()
+    const hold = holdSourceAfter(ROWS / 2, cancel.signal)
+    let held = false
+    void hold.reached.then(() => (held = true))
+    let whileHeld = 0
+    await run(out, checkpoints, { window: `'1' DAY`, signal: cancel.signal, faults: faultsOf(hold, holdsEnd(cancel.signal)), onCheckpoint: id => {
+      if (id >= 2 && held && ++whileHeld >= 3) cancel.abort()
     } })
     expect(visibleRows(out)).toEqual([])
     const latest = completed(checkpoints).at(-1)!
