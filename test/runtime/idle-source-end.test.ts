@@ -57,42 +57,53 @@ afterAll(() => {
   rmSync(root, { recursive: true, force: true })
 })
 
-/** Holds the end of source subtask 1 (no split) until subtask 0 has ended and its end has travelled. */
-function lastEndFromTheIdleSubtask(): FaultInjector {
+/** Holds the end of source subtask 1 (no split) until subtask 0 has ended and its end has travelled; `held` says it was. */
+function lastEndFromTheIdleSubtask(): FaultInjector & { held: boolean } {
   let first!: () => void
   const firstEnded = new Promise<void>(resolve => (first = resolve))
-  return {
-    at: (point, detail) => {
+  const hook = {
+    held: false,
+    at: (point: string, detail: unknown) => {
       if (point !== 'source-end') return
       const { subtask } = detail as { subtask: number }
       if (subtask === 0) {
         first()
         return
       }
+      hook.held = true
       return firstEnded.then(() => sleep(100))
     },
   }
+  return hook as FaultInjector & { held: boolean }
 }
 
+/** An INSERT job (a SELECT's job gets no fault hook): its rows, from what the print sink printed. */
 async function windowCounts(faults: FaultInjector): Promise<{ rows: string[]; reads: readonly number[] | undefined }> {
-  const session = new Session({ println: () => undefined, faults, options: {
+  const printed: string[] = []
+  const session = new Session({ println: l => printed.push(l), faults, options: {
     'parallelism.default': '2',
     'execution.batch-size': '64',
   } })
-  const results = await session.executeSql(`
+  await session.executeSql(`
     CREATE TABLE t (k STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
       WITH ('connector' = 'filesystem', 'path' = '${path}', 'format' = 'json');
-    SELECT k, COUNT(*) AS n, window_end FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '2' SECOND))
+    CREATE TABLE o (k STRING, n BIGINT, window_end TIMESTAMP(3)) WITH ('connector' = 'print');
+    INSERT INTO o SELECT k, COUNT(*) AS n, window_end FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '2' SECOND))
       GROUP BY k, window_start, window_end;`)
-  const last = results.at(-1)!
-  if (last.kind !== 'rows') throw new Error(`expected rows, got ${last.kind}`)
-  const rows = last.changes.map(c => `${String(c.row[0])}|${String(c.row[1])}|${formatTimestamp(Number(c.row[2]))}`).sort()
-  return { rows, reads: last.metrics.sourceSubtaskRecordsRead?.['1-source'] }
+  const [metrics] = await session.awaitJobs()
+  const rows = printed.map(l => {
+    const m = /^\+I\[(.*), (\d+), (.*)\]$/.exec(l)
+    if (m === null) throw new Error(`not an insert: ${l}`)
+    return `${m[1]}|${m[2]}|${m[3]}`
+  }).sort()
+  return { rows, reads: metrics!.sourceSubtaskRecordsRead?.['1-source'] }
 }
 
 describe('a source subtask with no split whose end comes after the others', () => {
   it('on this thread (its end held until the other subtask has ended): every window fires', async () => {
-    const { rows, reads } = await windowCounts(lastEndFromTheIdleSubtask())
+    const hook = lastEndFromTheIdleSubtask()
+    const { rows, reads } = await windowCounts(hook)
+    expect(hook.held, "the idle subtask's end was held").toBe(true)
     expect(reads, 'one subtask reads the file, the other has no split').toEqual([ROWS, 0])
     expect(rows).toEqual(expected)
   }, 60_000)
