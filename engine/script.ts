@@ -3,6 +3,7 @@ import type { Field } from '../common/types.js'
 import type { Batch, Row } from '../core/batch.js'
 import type { JobGraph } from '../core/job-graph.js'
 import { executeJob, type JobMetrics } from '../runtime/executor.js'
+import type { FaultInjector } from '../runtime/faults.js'
 import { getConnector } from '../connectors/registry.js'
 import type { StopJob } from '../grammar/ast.js'
 import type { JobControl, JobSet } from './jobs.js'
@@ -68,6 +69,8 @@ export interface ScriptRunner {
   readonly println: (line: string) => void
   readonly onSelect?: (select: SelectInfo) => SelectConsumer | undefined
   readonly log?: (line: string) => void
+  /** The fault hook a SELECT's job is run with too (an INSERT's gets it from startJob). */
+  readonly faults?: FaultInjector
   /** The session's jobs were told to stop (Ctrl-C, SIGTERM). */
   stopped(): boolean
 }
@@ -114,6 +117,7 @@ async function runSelect(graph: JobGraph, schema: readonly Field[], runner: Scri
       executeJob(graph, {
         println: runner.println,
         onStart: control.onStart,
+        faults: runner.faults,
         // A SELECT keeps no checkpoints: a stop with a savepoint (SIGTERM) just stops it.
         signal: AbortSignal.any([control.signal, control.stopWithSavepoint]),
         onCollect: consume ?? ((_, batch) => {

@@ -151,6 +151,7 @@ export class Session {
       println: this.println,
       onSelect: this.opts.onSelect,
       log: this.opts.log,
+      faults: this.opts.faults,
       stopped: () => this.opts.signal?.aborted === true || this.opts.stopWithSavepoint?.aborted === true,
     }, onResult)
   }

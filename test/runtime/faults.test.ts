@@ -125,6 +125,23 @@ describe("the point 'source-rows'", () => {
   })
 })
 
+describe('a SELECT', () => {
+  it("runs its job with the session's hook too: its source's reads and end reach it, and a hold there holds the SELECT", async () => {
+    const seen: string[] = []
+    const faults: FaultInjector = {
+      at(point, detail) {
+        if (point === 'source-rows' || point === 'source-end') seen.push(`${point} ${(detail as { table: string }).table}`)
+      },
+    }
+    const session = new Session({ println: () => undefined, faults, options: { 'execution.batch-size': '4' } })
+    const [, result] = await session.executeSql(`
+      CREATE TABLE gen (id BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '10', 'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '10');
+      SELECT id FROM gen`)
+    expect(result!.kind).toBe('rows')
+    expect(seen).toEqual(['source-rows gen', 'source-rows gen', 'source-rows gen', 'source-rows gen', 'source-end gen'])
+  })
+})
+
 describe('the weir command', () => {
   it('reads no fault-injection variable: WEIR_CRASH_AT in its environment crashes nothing', () => {
     const dir = fresh()
