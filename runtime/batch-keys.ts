@@ -70,8 +70,10 @@ const SLOTS = 8
  * open): the KeyRefs stay in a lookup of at most MAX_KEPT keys across batches, emptied when full,
  * and a hot key costs no new object at all. Only primitives are looked up (a Map compares them by
  * value, as their encodings do); anything else (NaN, -0, objects) is encoded per row as before.
- * With several columns the lookup is by the first one, and the keys sharing it (a few: one auction,
- * its days) are told apart by comparing the other values, not by a Map per first value.
+ * With several columns the lookup is by the first one, and the keys sharing it are told apart by
+ * comparing the other values while they are a few (one auction, its days), not by a Map per first
+ * value; past SHARED_FIRST of them (a hot bidder's auctions, Nexmark q18: ~175 on average when this
+ * was a list) by a Map on the second column, whose keys sharing that are compared again.
  */
 export function keysByColumns(columns: readonly number[], maxParallelism: number): KeysOf {
   if (columns.length === 0) {
@@ -79,16 +81,22 @@ export function keysByColumns(columns: readonly number[], maxParallelism: number
     return rows => new Array<KeyRef>(rows.length).fill(key)
   }
   const first = columns[0]!
+  const second = columns.length > 1 ? columns[1]! : -1
   const n = columns.length
   const encode = (row: Row): KeyRef => {
     const values = new Array<unknown>(n)
     for (let c = 0; c < n; c++) values[c] = row[columns[c]!]
     return makeKey(values, maxParallelism)
   }
-  // First column's value → its KeyRef, or the KeyRefs with that first value (several columns).
-  const seen = new Map<unknown, KeyRef | KeyRef[]>()
+  // First column's value → its KeyRef, the KeyRefs with that first value, or those by their second value (several columns).
+  const seen = new Map<unknown, KeyRef | KeyRef[] | Map<unknown, KeyRef | KeyRef[]>>()
+  // KeyRefs in `seen`.
+  let kept = 0
   return rows => {
-    if (seen.size > MAX_KEPT) seen.clear()
+    if (kept > MAX_KEPT) {
+      seen.clear()
+      kept = 0
+    }
     const keys = new Array<KeyRef>(rows.length)
     for (let i = 0; i < rows.length; i++) {
       const row = rows[i]!
@@ -101,12 +109,32 @@ export function keysByColumns(columns: readonly number[], maxParallelism: number
       const v = row[first]
       const found = seen.get(v)
       let key: KeyRef | undefined
-      if (found === undefined) seen.set(v, key = encode(row))
-      else if (Array.isArray(found)) {
-        for (let k = 0; k < found.length && key === undefined; k++) if (sameRest(found[k]!, row, columns)) key = found[k]
-        if (key === undefined) found.push(key = encode(row))
+      if (found === undefined) {
+        seen.set(v, key = encode(row))
+        kept++
+      } else if (found instanceof Map) {
+        const w = row[second]
+        const shared = found.get(w)
+        if (shared !== undefined) key = Array.isArray(shared) ? among(shared, row, columns) : sameRest(shared, row, columns) ? shared : undefined
+        if (key === undefined) {
+          key = encode(row)
+          kept++
+          if (shared === undefined) found.set(w, key)
+          else if (Array.isArray(shared)) shared.push(key)
+          else found.set(w, [shared, key])
+        }
+      } else if (Array.isArray(found)) {
+        key = among(found, row, columns)
+        if (key === undefined) {
+          found.push(key = encode(row))
+          kept++
+          if (found.length > SHARED_FIRST) seen.set(v, bySecond(found))
+        }
       } else if (sameRest(found, row, columns)) key = found
-      else seen.set(v, [found, key = encode(row)])
+      else {
+        seen.set(v, [found, key = encode(row)])
+        kept++
+      }
       keys[i] = key
     }
     return keys
@@ -115,6 +143,27 @@ export function keysByColumns(columns: readonly number[], maxParallelism: number
 
 /** KeyRefs kept for later batches, at most (about 100 bytes each). */
 const MAX_KEPT = 4096
+/** Keys sharing a first value that are compared one by one; more are looked up by their second value. */
+const SHARED_FIRST = 8
+
+/** The key of `keys` whose values after the first are `row`'s, if any. */
+function among(keys: readonly KeyRef[], row: Row, columns: readonly number[]): KeyRef | undefined {
+  for (let k = 0; k < keys.length; k++) if (sameRest(keys[k]!, row, columns)) return keys[k]
+  return undefined
+}
+
+/** Keys sharing a first value, by their second value (those sharing that too in a list). */
+function bySecond(keys: readonly KeyRef[]): Map<unknown, KeyRef | KeyRef[]> {
+  const m = new Map<unknown, KeyRef | KeyRef[]>()
+  for (const key of keys) {
+    const w = key.values[1]
+    const shared = m.get(w)
+    if (shared === undefined) m.set(w, key)
+    else if (Array.isArray(shared)) shared.push(key)
+    else m.set(w, [shared, key])
+  }
+  return m
+}
 
 /** Whether `key`'s values after the first are those of `row` (plain values, isPlainKeyValue: === is their identity). */
 function sameRest(key: KeyRef, row: Row, columns: readonly number[]): boolean {

@@ -130,6 +130,37 @@ describe('keysByColumns', () => {
     }
   })
 
+  it('tells apart many keys sharing a first value (looked up by the second), in this batch and later ones', () => {
+    for (const columns of [[0, 1], [0, 1, 2]]) {
+      const keysOf = keysByColumns(columns, 128)
+      // One hot first value with 40 second values, some of those shared by three third values; a
+      // cold first value too; 'x' and 1 as second values of one first value are different keys.
+      const rows: Row[] = []
+      for (let i = 0; i < 120; i++) rows.push(['hot', i % 40, i % 3])
+      rows.push(['hot', '1', 0], ['hot', 1, 0], ['cold', 1, 0], ['hot', null, 0], ['hot', true, 0], ['hot', null, 0])
+      const check = (keys: readonly KeyRef[], batch: readonly Row[]) => {
+        expect(keys.map(k => k.encoded)).toEqual(batch.map(r => makeKey(columns.map(c => r[c]), 128).encoded))
+        expect(keys.map(k => k.values)).toEqual(batch.map(r => columns.map(c => r[c])))
+      }
+      const keys = keysOf(rows)
+      check(keys, rows)
+      const byEncoding = new Map<string, KeyRef>()
+      for (const k of keys) {
+        expect(k).toBe(byEncoding.get(k.encoded) ?? k)
+        byEncoding.set(k.encoded, k)
+      }
+      expect(new Set(keys).size).toBe(byEncoding.size)
+      // A later batch gets the same KeyRefs, and its new keys are new.
+      const later: Row[] = [['hot', 7, 1], ['hot', 41, 0], ['hot', 7, 2], ['hot', '1', 0], ['hot', 41, 0]]
+      const again = keysOf(later)
+      check(again, later)
+      expect(again[0]).toBe(byEncoding.get(again[0]!.encoded))
+      expect(again[3]).toBe(byEncoding.get(again[3]!.encoded))
+      expect(again[4]).toBe(again[1])
+      expect(byEncoding.has(again[1]!.encoded)).toBe(false)
+    }
+  })
+
   it('tells keys apart by every column, whatever the first one shares', () => {
     const keysOf = keysByColumns([0, 1, 2], 128)
     const rows: Row[] = [[1, 'a', 1], [1, 'a', 2], [1, 'b', 1], [1, 'a', 1], [1, 'a', '1'], [1, -0, 1], [1, 0, 1], [1, 'b', 1]]
