@@ -2,7 +2,7 @@
 // of its (key, namespace) prefix, or not at all when the written-keys filter says it was never
 // written; a resident one whose few stored elements are known loses them by point deletes. An
 // operator that drops a list whole (an expired time bucket) then needs no prefetch for it.
-import { CELL_OVERHEAD, dropSeq, hashOf, type ListCell, NO_SEQS, notResident, type Table } from './cache.js'
+import { CELL_OVERHEAD, dropSeq, hashOf, type ListCell, NO_SEQS, notResident, seqAt, type Table } from './cache.js'
 import type { Namespace } from '../../core/keyed-state.js'
 import type { RocksStore } from './store.js'
 import { cellKey, namespaceBytes } from './codec.js'
@@ -55,7 +55,7 @@ export function clearList(store: RocksStore, table: Table, ns: Namespace): void 
   }
   if (!unread && !c.replaced && c.flushed + c.dropped.length <= POINT_DELETES) {
     // Every stored element is known: delete each (its sequence number stays used, so no later add reuses it before the delete).
-    for (let i = 0; i < c.flushed; i++) dropSeq(c, c.seqs[i]!)
+    for (let i = 0; i < c.flushed; i++) dropSeq(c, seqAt(c, i))
     emptyItems(c)
     store.markDirty(c)
     return
@@ -136,12 +136,11 @@ function dropResident(store: RocksStore, c: ListCell): number {
 
 /** The cell holds no element any more, none of them counted as flushed. */
 function emptyItems(c: ListCell): void {
-  // New arrays (a caller may hold the old ones), unless they are empty already (a cell made for this clear).
-  if (c.items.length > 0 || c.times.length > 0 || c.seqs.length > 0) {
-    c.items = []
-    c.times = []
-    c.seqs = []
-  }
+  // A new array (a caller may hold the old one), unless it is empty already (a cell made for this clear).
+  // With none left the numbering is implicit again: the next add takes nextSeq.
+  if (c.items.length > 0) c.items = []
+  c.times = null
+  c.seqs = null
   c.flushed = 0
   c.rewrite = false
 }

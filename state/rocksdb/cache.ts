@@ -301,15 +301,25 @@ export function dropSeq(c: ListCell, seq: number): void {
 }
 
 /**
- * A whole list. `items[i]` is stored under sequence number `seqs[i]`; items before `flushed` are
+ * A whole list. `items[i]` is stored under sequence number seqAt(cell, i); items before `flushed` are
  * on disk. `replaced` means the list was rewritten (delete range, then put every item); `dropped`
  * are sequence numbers to delete (expired elements).
  */
 export class ListCell extends CellBase {
   readonly kind = 'list'
   items: unknown[] = []
-  times: number[] = []
-  seqs: number[] = []
+  /**
+   * The TTL clock of each item, kept only for a state with TTL (timesOf); null while its state has
+   * none. Either null or as long as `items`.
+   */
+  times: number[] | null = null
+  /**
+   * The sequence number of each item, where they are not the implicit ones: null while the items are
+   * numbered nextSeq − items.length, …, nextSeq − 1 (as add and update number them, and as dropping
+   * a first element leaves them). Only an element dropped from the middle (TTL), or elements read back
+   * with a gap, make it an array (seqAt, explicitSeqs). Either null or as long as `items`.
+   */
+  seqs: number[] | null = null
   nextSeq = 0
   flushed = 0
   replaced = false
@@ -325,6 +335,46 @@ export class ListCell extends CellBase {
    * elementBytes): deferred write-back holds them, so the cache's budget must see them.
    */
   held = 0
+}
+
+/** The sequence number item `i` of list `c` is stored under. */
+export function seqAt(c: ListCell, i: number): number {
+  return c.seqs === null ? c.nextSeq - c.items.length + i : c.seqs[i]!
+}
+
+/** The index of the item of list `c` stored under sequence number `seq`, or −1. */
+export function indexOfSeq(c: ListCell, seq: number): number {
+  if (c.seqs !== null) return c.seqs.indexOf(seq)
+  const i = seq - (c.nextSeq - c.items.length)
+  return i >= 0 && i < c.items.length ? i : -1
+}
+
+/** `c.seqs` as an array, made from the implicit numbering if it has none (to drop an element from the middle). */
+export function explicitSeqs(c: ListCell): number[] {
+  if (c.seqs !== null) return c.seqs
+  const seqs = new Array<number>(c.items.length)
+  const base = c.nextSeq - c.items.length
+  for (let i = 0; i < seqs.length; i++) seqs[i] = base + i
+  c.seqs = seqs
+  return seqs
+}
+
+/** Returns `c.seqs` to null (implicit numbering) if its items are numbered as that would number them. */
+export function implicitSeqs(c: ListCell): void {
+  const seqs = c.seqs
+  if (seqs === null) return
+  const base = c.nextSeq - seqs.length
+  for (let i = 0; i < seqs.length; i++) if (seqs[i] !== base + i) return
+  c.seqs = null
+}
+
+/**
+ * `c.times`, made if the list has none (its state had no TTL when its items were added): each item
+ * then counts as written at `now`, as an element stored without a time is read back (prefetch.ts).
+ */
+export function timesOf(c: ListCell, now: number): number[] {
+  if (c.times === null) c.times = new Array<number>(c.items.length).fill(now)
+  return c.times
 }
 
 /** A whole map: live entries by map key, plus what the next flush deletes and puts. */

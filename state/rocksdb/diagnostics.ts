@@ -77,7 +77,8 @@ function hasLive(table: Table, cell: Cell, now: number): boolean {
     case 'value':
       return cell.v !== ABSENT && !table.expired(cell.t, now)
     case 'list':
-      return cell.times.some(t => !table.expired(t, now))
+      // Without TTL times (cache.ts, ListCell.times) an element is live as long as it is there.
+      return cell.times === null ? cell.items.length > 0 : cell.times.some(t => !table.expired(t, now))
     case 'map':
       for (const e of cell.m.values()) if (!table.expired(e.t, now)) return true
       return false

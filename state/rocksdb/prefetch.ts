@@ -43,6 +43,8 @@ export class Prefetcher {
   private mayRead = new Uint8Array(1024)
   /** Read batches not in use, reused. */
   private readonly readers: NativeReadBatch[] = []
+  /** Where fillCell collects a list's sequence numbers (kept only if they are not the implicit ones). */
+  private readonly seqScratch: number[] = []
 
   constructor(private readonly store: RocksStore) {}
 
@@ -350,6 +352,12 @@ export class Prefetcher {
     let size = CELL_OVERHEAD + cell.keyLength
     if (cell.kind === 'list') {
       cell.stored = true
+      // Times for a state with TTL, or once an element has one (written with a TTL: the state's
+      // descriptor may not be registered yet); sequence numbers into a scratch array, kept only if
+      // they are not the implicit ones (cache.ts, ListCell.seqs).
+      let times: number[] | null = table.ttlMs > 0 ? [] : null
+      const seqs = this.seqScratch
+      seqs.length = 0
       for (const { key, value } of entries) {
         const seq = key.readUInt32BE(key.length - 4)
         cell.nextSeq = seq + 1
@@ -358,10 +366,19 @@ export class Prefetcher {
           dropSeq(cell, seq)
           continue
         }
+        if (times === null && t !== null) times = new Array<number>(cell.items.length).fill(now)
         cell.items.push(decodeEntry(value))
-        cell.times.push(t ?? now)
-        cell.seqs.push(seq)
+        if (times !== null) times.push(t ?? now)
+        seqs.push(seq)
         size += ENTRY_OVERHEAD + value.length
+      }
+      cell.times = times
+      const base = cell.nextSeq - seqs.length
+      for (let i = 0; i < seqs.length; i++) {
+        if (seqs[i] !== base + i) {
+          cell.seqs = seqs.slice()
+          break
+        }
       }
       cell.flushed = cell.items.length
       if (cell.dropped.length > 0) {

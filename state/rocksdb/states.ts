@@ -5,7 +5,8 @@ import type { ListState, Namespace, ValueState } from '../../core/keyed-state.js
 import { WeirError } from '../../common/errors.js'
 import { TtlMapState } from '../map-state.js'
 import { clearList, dropAllLists, dropList } from './blind-clear.js'
-import { ABSENT, type CacheHost, type Cell, dropSeq, type ListCell, type MapCell, MapEntry, NO_SEQS, notResident, type Table, type ValueCell } from './cache.js'
+import { ABSENT, type CacheHost, type Cell, dropSeq, implicitSeqs, type ListCell, type MapCell, MapEntry, NO_SEQS, notResident, seqAt, type Table, timesOf,
+  type ValueCell } from './cache.js'
 import type { RocksStore } from './store.js'
 
 /** The current key's cell of `table` in namespace `ns`, which a prefetch must have made resident. */
@@ -102,30 +103,33 @@ export class RocksListState<T> extends RocksState<ListCell> implements ListState
     const table = this.table
     if (table.ttlMs === 0 || c.items.length === 0) return c.items as T[]
     const now = this.host.ttlNow
+    const cTimes = timesOf(c, now)
     let expired = 0
-    for (const t of c.times) if (t + table.ttlMs <= now) expired++
+    for (const t of cTimes) if (t + table.ttlMs <= now) expired++
     if (expired > 0) {
       const items: unknown[] = [], times: number[] = [], seqs: number[] = []
       let flushed = 0
       for (let i = 0; i < c.items.length; i++) {
-        if (c.times[i]! + table.ttlMs <= now) {
-          if (i < c.flushed) dropSeq(c, c.seqs[i]!)
+        if (cTimes[i]! + table.ttlMs <= now) {
+          if (i < c.flushed) dropSeq(c, seqAt(c, i))
           continue
         }
         if (i < c.flushed) flushed++
         items.push(c.items[i])
-        times.push(c.times[i]!)
-        seqs.push(c.seqs[i]!)
+        times.push(cTimes[i]!)
+        seqs.push(seqAt(c, i))
       }
       c.items = items
       c.times = times
       c.seqs = seqs
+      // Implicit again when only first elements went (the usual case: the oldest expire first).
+      implicitSeqs(c)
       c.flushed = flushed
       if (items.length === 0) this.host.liveEntries--
       this.host.markDirty(c)
     }
     if (table.refreshOnRead && c.items.length > 0) {
-      c.times.fill(now)
+      timesOf(c, now).fill(now)
       c.rewrite = true
       this.host.markDirty(c)
     }
@@ -140,17 +144,18 @@ export class RocksListState<T> extends RocksState<ListCell> implements ListState
   add(value: T): void {
     const c = this.cell()
     this.host.changes++
+    // Sequence numbers stay implicit (cache.ts, ListCell.seqs) unless the list has explicit ones already.
+    if (c.seqs !== null) c.seqs.push(c.nextSeq)
+    c.nextSeq++
+    // Times only for a state with TTL: most lists (a join's side, an interval join's bucket) have none.
+    if (c.times !== null || this.table.ttlMs > 0) timesOf(c, this.host.ttlNow).push(this.host.ttlNow)
     if (c.items.length === 0) {
       this.host.liveEntries++
-      // Arrays of one: a first push reserves 17 slots in each of the three, ~400 heap bytes a list
-      // that most lists never use (most join keys' buckets keep one row), and the collector copies them.
+      // An array of one: a first push reserves 17 slots, ~150 heap bytes that most lists never use
+      // (most join keys' buckets keep one row), and the collector copies them.
       c.items = [value]
-      c.times = [this.host.ttlNow]
-      c.seqs = [c.nextSeq++]
     } else {
       c.items.push(value)
-      c.times.push(this.host.ttlNow)
-      c.seqs.push(c.nextSeq++)
     }
     this.hold(c)
   }
@@ -193,8 +198,8 @@ export class RocksListState<T> extends RocksState<ListCell> implements ListState
     this.host.changes += values.length
     const now = this.host.ttlNow
     c.items = values.slice()
-    c.times = values.map(() => now)
-    c.seqs = values.map((_, i) => i)
+    c.times = this.table.ttlMs > 0 ? values.map(() => now) : null
+    c.seqs = null
     c.nextSeq = values.length
     c.flushed = 0
     c.replaced = true

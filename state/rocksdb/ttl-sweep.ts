@@ -2,7 +2,7 @@
 // on disk (hidden from reads) until this sweep deletes them: one resumable iterator laps the
 // subtask's key groups a budget at a time, and a lap that deleted much compacts its range.
 import type { Namespace } from '../../core/keyed-state.js'
-import { ABSENT, type Cell, CELL_OVERHEAD, type Table } from './cache.js'
+import { ABSENT, type Cell, CELL_OVERHEAD, explicitSeqs, implicitSeqs, indexOfSeq, type Table, timesOf } from './cache.js'
 import { decodeEncoded, decodeEntryKey, decodeUserKey, entryTime, groupPrefix, readUtf16be, skipEncoded, startsWithAt } from './codec.js'
 import { ioFailed } from './folder.js'
 import { mapKeyOf } from '../map-state.js'
@@ -172,13 +172,15 @@ export class TtlSweep {
         this.store.setCellSize(cell, CELL_OVERHEAD + cell.keyLength)
         return true
       case 'list': {
-        const i = cell.seqs.indexOf(key.readUInt32BE(key.length - 4))
+        const i = indexOfSeq(cell, key.readUInt32BE(key.length - 4))
         if (i < 0) return true
-        if (!table.expired(cell.times[i]!, now)) return false
+        if (!table.expired(timesOf(cell, now)[i]!, now)) return false
         const per = (cell.size - CELL_OVERHEAD - cell.keyLength) / cell.items.length
+        // The sequence numbers first: explicit ones are made from the implicit numbering, which needs the length before.
+        explicitSeqs(cell).splice(i, 1)
         cell.items.splice(i, 1)
-        cell.times.splice(i, 1)
-        cell.seqs.splice(i, 1)
+        timesOf(cell, now).splice(i, 1)
+        implicitSeqs(cell)
         if (i < cell.flushed) cell.flushed--
         if (cell.items.length === 0) this.store.liveEntries--
         this.store.setCellSize(cell, Math.max(CELL_OVERHEAD + cell.keyLength, cell.size - per))

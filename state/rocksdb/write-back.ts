@@ -2,7 +2,7 @@
 // disk in one write batch at a bundle's end (or, deferred, once enough is held), applied while the
 // next bundle runs; then clean slots are evicted down to the cache's budget.
 import type { Cell, ListCell, MapCell, MapEntry } from './cache.js'
-import { ABSENT, CELL_OVERHEAD, ENTRY_OVERHEAD, keyScratch, NO_SEQS, scratchKey } from './cache.js'
+import { ABSENT, CELL_OVERHEAD, ENTRY_OVERHEAD, keyScratch, NO_SEQS, scratchKey, seqAt, timesOf } from './cache.js'
 import { encodeEntryInPlace, encodeUserKey, entryScratch, listElementKey, mapEntryKey, prefixEnd, stringEntryKey, stringEntryKeyLength, userKeyNeedsCopy,
   writeListElementKey, writeStringEntryKey } from './codec.js'
 import { ioFailed } from './folder.js'
@@ -239,10 +239,11 @@ export class WriteBack {
         if (from < cell.items.length) this.addPrefix(cell, key)
         // The key is built in a scratch buffer and copied, the value encoded, into bytes the batch holds.
         const kb = entryKeyRoom(cell.keyLength + 4)
+        const times = ttl ? timesOf(cell, this.store.ttlNow) : null
         let values = 0
         for (let i = from; i < cell.items.length; i++) {
-          const kn = writeListElementKey(kb, key, cell.seqs[i]!)
-          const vn = w.putHeldEntry(kb, kn, ttl ? cell.times[i]! : null, cell.items[i])
+          const kn = writeListElementKey(kb, key, seqAt(cell, i))
+          const vn = w.putHeldEntry(kb, kn, times === null ? null : times[i]!, cell.items[i])
           bytes += kn + vn
           values += vn
           if (i >= cell.flushed || cell.replaced) size += ENTRY_OVERHEAD + vn
