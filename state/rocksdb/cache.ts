@@ -139,6 +139,11 @@ export function hashOf(s: string): number {
   return h === EMPTY || h === TOMBSTONE ? h + 2 : h
 }
 
+/** Slot.flags bits. */
+const ALL_NS = 1
+const LOADING_ALL = 2
+const EVICTED = 4
+
 /** One state's resident data for one key: a cell per namespace. The unit of LRU eviction. */
 export class Slot {
   d: Cell | undefined = undefined
@@ -150,16 +155,13 @@ export class Slot {
   n1: Namespace | undefined = undefined
   c1: Cell | undefined = undefined
   ns: Map<Namespace, Cell> | null = null
-  /** Every namespace of this key is resident: a missing cell means no state. */
-  allNs = false
-  /** An every-namespace scan for this slot is under way. */
-  loadingAll = false
+  /** allNs, loadingAll and evicted, as bits: one field, not one each (see CellBase.flags). */
+  private flags = 0
   /** Last bundle (flush epoch) that asked for this slot, and the epoch it was queued for eviction at. */
   epoch: number
   queuedEpoch: number
   /** Estimated bytes, this slot's share of the cache budget. */
   size: number
-  evicted = false
   /** Cells waiting for a flush; the slot cannot be evicted while there are any. */
   dirtyCells = 0
   /** Epoch of the last flush that wrote one of its cells (that write may still be in flight). */
@@ -175,6 +177,30 @@ export class Slot {
     this.epoch = epoch
     this.queuedEpoch = epoch
     this.size = SLOT_OVERHEAD + encoded.length * 4
+  }
+
+  /** Every namespace of this key is resident: a missing cell means no state. */
+  get allNs(): boolean {
+    return (this.flags & ALL_NS) !== 0
+  }
+  set allNs(on: boolean) {
+    this.flags = on ? this.flags | ALL_NS : this.flags & ~ALL_NS
+  }
+
+  /** An every-namespace scan for this slot is under way. */
+  get loadingAll(): boolean {
+    return (this.flags & LOADING_ALL) !== 0
+  }
+  set loadingAll(on: boolean) {
+    this.flags = on ? this.flags | LOADING_ALL : this.flags & ~LOADING_ALL
+  }
+
+  /** Gone from its table (evicted or dropped); not resident any more. */
+  get evicted(): boolean {
+    return (this.flags & EVICTED) !== 0
+  }
+  set evicted(on: boolean) {
+    this.flags = on ? this.flags | EVICTED : this.flags & ~EVICTED
   }
 
   /** The key, decoded from its encoding (for diagnostics: a value that is not a primitive comes back as its JSON text). */
@@ -234,12 +260,39 @@ export const SLOT_OVERHEAD = 200
 export const CELL_OVERHEAD = 112
 export const ENTRY_OVERHEAD = 72
 
+/** CellBase.flags bits: the base's, then ListCell's. */
+const DIRTY = 1
+const LOADING = 2
+const REPLACED = 4
+const REWRITE = 8
+const STORED = 16
+const STALE_READ = 32
+
 abstract class CellBase {
-  dirty = false
-  /** Placeholder while a prefetch reads it; touching it then is an engine bug. */
-  loading = false
+  /**
+   * The cell's booleans as bits, read and set through accessors: a cell per resident key, and each
+   * field of it 8 heap bytes (node's x64 heap has no pointer compression) that the young-generation
+   * collector copies with it; a list cell had six.
+   */
+  protected flags = 0
   size = CELL_OVERHEAD
   constructor(readonly slot: Slot, readonly ns: Namespace, readonly keyLength: number) {}
+
+  /** Changed since the last write batch (it is in the store's dirty list). */
+  get dirty(): boolean {
+    return (this.flags & DIRTY) !== 0
+  }
+  set dirty(on: boolean) {
+    this.flags = on ? this.flags | DIRTY : this.flags & ~DIRTY
+  }
+
+  /** Placeholder while a prefetch reads it; touching it then is an engine bug. */
+  get loading(): boolean {
+    return (this.flags & LOADING) !== 0
+  }
+  set loading(on: boolean) {
+    this.flags = on ? this.flags | LOADING : this.flags & ~LOADING
+  }
 
   /**
    * The stored key of a value, or the prefix every element / entry of a list or map starts with: built
@@ -254,7 +307,8 @@ abstract class CellBase {
 
 /** One ValueState entry, or ABSENT. */
 export class ValueCell extends CellBase {
-  readonly kind = 'value'
+  /** On the prototype (onPrototype), not a field of each cell. */
+  declare readonly kind: 'value'
   v: unknown = ABSENT
   /** TTL clock at the last write (or read, under OnReadAndWrite). */
   t = 0
@@ -306,7 +360,8 @@ export function dropSeq(c: ListCell, seq: number): void {
  * are sequence numbers to delete (expired elements).
  */
 export class ListCell extends CellBase {
-  readonly kind = 'list'
+  /** On the prototype (onPrototype), not a field of each cell. */
+  declare readonly kind: 'list'
   items: unknown[] = []
   /**
    * The TTL clock of each item, kept only for a state with TTL (timesOf); null while its state has
@@ -322,19 +377,44 @@ export class ListCell extends CellBase {
   seqs: number[] | null = null
   nextSeq = 0
   flushed = 0
-  replaced = false
-  /** Every item must be written again (TTL refreshed on read). */
-  rewrite = false
   dropped: number[] = NO_SEQS
-  /** The database may hold elements of this list (its prefix is in the written-keys filter). */
-  stored = false
-  /** Cleared while a prefetch was reading it (blind-clear.ts): what that read returns is stale. */
-  staleRead = false
   /**
    * What the elements added since its last write count for in `size` (each at its table's
    * elementBytes): deferred write-back holds them, so the cache's budget must see them.
    */
   held = 0
+
+  /** Rewritten whole (update, or a clear of elements not all known): the next write deletes its range, then puts every item. */
+  get replaced(): boolean {
+    return (this.flags & REPLACED) !== 0
+  }
+  set replaced(on: boolean) {
+    this.flags = on ? this.flags | REPLACED : this.flags & ~REPLACED
+  }
+
+  /** Every item must be written again (TTL refreshed on read). */
+  get rewrite(): boolean {
+    return (this.flags & REWRITE) !== 0
+  }
+  set rewrite(on: boolean) {
+    this.flags = on ? this.flags | REWRITE : this.flags & ~REWRITE
+  }
+
+  /** The database may hold elements of this list (its prefix is in the written-keys filter). */
+  get stored(): boolean {
+    return (this.flags & STORED) !== 0
+  }
+  set stored(on: boolean) {
+    this.flags = on ? this.flags | STORED : this.flags & ~STORED
+  }
+
+  /** Cleared while a prefetch was reading it (blind-clear.ts): what that read returns is stale. */
+  get staleRead(): boolean {
+    return (this.flags & STALE_READ) !== 0
+  }
+  set staleRead(on: boolean) {
+    this.flags = on ? this.flags | STALE_READ : this.flags & ~STALE_READ
+  }
 }
 
 /** The sequence number item `i` of list `c` is stored under. */
@@ -379,7 +459,8 @@ export function timesOf(c: ListCell, now: number): number[] {
 
 /** A whole map: live entries by map key, plus what the next flush deletes and puts. */
 export class MapCell extends CellBase {
-  readonly kind = 'map'
+  /** On the prototype (onPrototype), not a field of each cell. */
+  declare readonly kind: 'map'
   m = new Map<unknown, MapEntry>()
   /** Entries taken out since the last flush that are on disk. */
   removed: MapEntry[] = []
@@ -390,6 +471,14 @@ export class MapCell extends CellBase {
   /** The database may hold entries of this map (its prefix is in the written-keys filter). */
   stored = false
 }
+
+/** A cell class's `kind`, the same for all its cells, set once on its prototype. */
+function onPrototype(cls: { prototype: object }, kind: Kind): void {
+  Object.defineProperty(cls.prototype, 'kind', { value: kind, enumerable: true })
+}
+onPrototype(ValueCell, 'value')
+onPrototype(ListCell, 'list')
+onPrototype(MapCell, 'map')
 
 /** A resident (key, namespace) of one state. */
 export type Cell = ValueCell | ListCell | MapCell
