@@ -4,7 +4,7 @@
 import type { Cell, ListCell, MapCell, MapEntry } from './cache.js'
 import { ABSENT, CELL_OVERHEAD, ENTRY_OVERHEAD, keyScratch, NO_SEQS, scratchKey, seqAt, timesOf } from './cache.js'
 import { encodeEntryInPlace, encodeUserKey, entryScratch, listElementKey, mapEntryKey, prefixEnd, stringEntryKey, stringEntryKeyLength, userKeyNeedsCopy,
-  writeListElementKey, writeStringEntryKey } from './codec.js'
+  writeStringEntryKey } from './codec.js'
 import { ioFailed } from './folder.js'
 import { type NativeWriteBatch, REUSED_OPS } from './native-batch.js'
 import type { RocksStore } from './store.js'
@@ -34,6 +34,15 @@ let entryKeyBuf = Buffer.allocUnsafe(1024)
 function entryKeyRoom(n: number): Buffer {
   if (entryKeyBuf.length < n) entryKeyBuf = Buffer.allocUnsafe(n * 2)
   return entryKeyBuf
+}
+
+/** A list element's sequence number (big-endian, as listElementKey writes it) into `buf` at `at`. */
+function writeSeq(buf: Uint8Array, at: number, seq: number): void {
+  const s = seq >>> 0
+  buf[at] = s >>> 24
+  buf[at + 1] = (s >>> 16) & 0xff
+  buf[at + 2] = (s >>> 8) & 0xff
+  buf[at + 3] = s & 0xff
 }
 
 export class WriteBack {
@@ -209,8 +218,9 @@ export class WriteBack {
         return bytes
       }
       case 'list': {
-        // Built once here: a list cell keeps no stored key of its own (cache.ts, CellBase.key).
-        const key = cell.key
+        // A list cell keeps no stored key of its own (cache.ts, CellBase.key): a range delete or point
+        // deletes (rare) take it as a Buffer, built here; the puts build it in the key scratch below.
+        let key: Buffer | null = null
         // What its held elements counted for is replaced by what they measure now.
         let size = cell.size - cell.held
         cell.held = 0
@@ -220,6 +230,7 @@ export class WriteBack {
           size = CELL_OVERHEAD + cell.keyLength
           from = 0
         } else if (cell.replaced) {
+          key = cell.key
           w.deleteRange(key, prefixEnd(key))
           bytes += cell.keyLength * 2
           size = CELL_OVERHEAD + cell.keyLength
@@ -227,6 +238,7 @@ export class WriteBack {
         } else {
           if (cell.dropped.length > 0) {
             const per = (size - CELL_OVERHEAD - cell.keyLength) / (cell.items.length + cell.dropped.length)
+            key ??= cell.key
             for (const seq of cell.dropped) {
               const k = listElementKey(key, seq)
               w.delete(k)
@@ -236,19 +248,23 @@ export class WriteBack {
           }
           if (cell.rewrite) from = 0
         }
-        if (from < cell.items.length) this.addPrefix(cell, key)
-        // The key is built in a scratch buffer and copied, the value encoded, into bytes the batch holds.
-        const kb = entryKeyRoom(cell.keyLength + 4)
-        const times = ttl ? timesOf(cell, this.store.ttlNow) : null
-        let values = 0
-        for (let i = from; i < cell.items.length; i++) {
-          const kn = writeListElementKey(kb, key, seqAt(cell, i))
-          const vn = w.putHeldEntry(kb, kn, times === null ? null : times[i]!, cell.items[i])
-          bytes += kn + vn
-          values += vn
-          if (i >= cell.flushed || cell.replaced) size += ENTRY_OVERHEAD + vn
+        // The list's key is written once into the key scratch, each element's sequence number after
+        // it, and copied, the value encoded, into bytes the batch holds (no Buffer per written list).
+        if (from < cell.items.length) {
+          const kn = scratchKey(cell, 4)
+          const kb = keyScratch()
+          this.addPrefix(cell, kb, kn)
+          const times = ttl ? timesOf(cell, this.store.ttlNow) : null
+          let values = 0
+          for (let i = from; i < cell.items.length; i++) {
+            writeSeq(kb, kn, seqAt(cell, i))
+            const vn = w.putHeldEntry(kb, kn + 4, times === null ? null : times[i]!, cell.items[i])
+            bytes += kn + 4 + vn
+            values += vn
+            if (i >= cell.flushed || cell.replaced) size += ENTRY_OVERHEAD + vn
+          }
+          table.elementBytes = ENTRY_OVERHEAD + Math.ceil(values / (cell.items.length - from))
         }
-        if (from < cell.items.length) table.elementBytes = ENTRY_OVERHEAD + Math.ceil(values / (cell.items.length - from))
         cell.replaced = false
         cell.rewrite = false
         cell.dropped = NO_SEQS
@@ -281,7 +297,7 @@ export class WriteBack {
         for (const e of cell.changed) {
           e.queued = false
           if (cell.m.get(e.mk) !== e) continue
-          this.addPrefix(cell, key)
+          this.addPrefix(cell, key, key.length)
           const kn = this.writeEntryKey(key, e)
           const vn = w.putHeldEntry(entryKeyBuf, kn, ttl ? e.t : null, e.v, userKeyNeedsCopy(e.k) ? e : undefined)
           bytes += kn + vn
@@ -302,10 +318,10 @@ export class WriteBack {
    * prefix goes into the written-keys filter, so a prefetch scans it again once evicted, and skips
    * the scans of every prefix never written.
    */
-  private addPrefix(cell: ListCell | MapCell, key: Buffer): void {
+  private addPrefix(cell: ListCell | MapCell, key: Uint8Array, length: number): void {
     if (cell.stored) return
     cell.stored = true
-    if (this.store.bloom !== null) this.store.bloom.locateBatch(this.bloomAdds++, key, key.length)
+    if (this.store.bloom !== null) this.store.bloom.locateBatch(this.bloomAdds++, key, length)
   }
 
   /** Writes a map entry's stored key (entryKey's) at the start of entryKeyBuf; returns its length. */
