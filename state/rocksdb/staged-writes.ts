@@ -50,7 +50,10 @@ export class StagedWrites {
   at = new Int32Array(64)
   keyLength = new Int32Array(64)
   valueLength = new Int32Array(64)
-  /** refs[2i], refs[2i + 1]: key and value (or range start and end) of an entry held by reference. */
+  /**
+   * refs[2i], refs[2i + 1]: key and value (or range start and end) of an entry held by reference; for
+   * an entry whose key is in `bytes` (at[i] ≥ 0), refs[2i + 1] is its value when that is held by reference.
+   */
   refs: (Uint8Array | undefined)[] = []
   private readonly sorter = new KeySort()
 
@@ -72,6 +75,27 @@ export class StagedWrites {
     copyInto(bytes, at, key, keyLength)
     copyInto(bytes, at + keyLength, value, valueLength)
     this.used = at + keyLength + valueLength
+  }
+
+  /**
+   * Adds an entry whose key[0, keyLength) is copied now and whose value is held by reference (it
+   * must not change until the batch is applied): a stored row's key then costs no view of its own.
+   */
+  copyKey(type: number, key: Uint8Array, keyLength: number, value: Uint8Array): void {
+    const i = this.grow()
+    const at = this.used
+    if (at + keyLength > this.bytes.length) {
+      const bigger = Buffer.allocUnsafeSlow(Math.max(this.bytes.length * 2, at + keyLength))
+      this.bytes.copy(bigger, 0, 0, at)
+      this.bytes = bigger
+    }
+    this.types[i] = type
+    this.at[i] = at
+    this.keyLength[i] = keyLength
+    this.valueLength[i] = value.length
+    copyInto(this.bytes, at, key, keyLength)
+    this.refs[2 * i + 1] = value
+    this.used = at + keyLength
   }
 
   /** Adds an entry holding the caller's buffers (they must not change until the batch is applied). */

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import RocksDB from 'rocksdb-native'
 import { afterEach, describe, expect, it } from 'vitest'
 import { NativeReadBatch, NativeWriteBatch, REUSED_OPS } from '../../../state/rocksdb/native-batch.js'
+import { decodeEntry } from '../../../state/rocksdb/value-codec.js'
 import { cleanup, openRawDb, tempDir } from './harness.js'
 
 afterEach(cleanup)
@@ -93,6 +94,44 @@ describe('NativeWriteBatch and NativeReadBatch', () => {
     for (const k of keys) r.addBytes(Buffer.from(k, 'latin1'), k.length)
     const values = await r.read(false)
     for (let i = 0; i < keys.length; i++) expect(values[i]?.toString('latin1')).toBe(expected.get(keys[i]!))
+  })
+
+  it('putHeldEntry (key copied into the staged bytes, entry held) mixed with putBytes and putHeld in one batch, put in key order', async () => {
+    const db = await openRawDb()
+    const w = new NativeWriteBatch(db)
+    const r = new NativeReadBatch(db)
+    const scratchKey = Buffer.alloc(64)
+    const expected = new Map<string, unknown>()
+    for (let batch = 0; batch < 3; batch++) {
+      // More than ORDER_MIN entries, added out of key order: the batch sorts them, and an entry's
+      // key (staged bytes) must stay with its value (held bytes) whatever the other entries hold.
+      for (let i = 0; i < 2000; i++) {
+        const n = (i * 7919 + batch * 613) % 5000
+        const key = keyOf(n, 9 + (n % 6))
+        key.copy(scratchKey)
+        const kind = (n + batch) % 3
+        if (kind === 0) {
+          const row = [n, `row ${batch}:${n}`, 'x'.repeat(n % 300), batch * 1e12 + n]
+          w.putHeldEntry(scratchKey, key.length, batch === 1 ? 1000 + n : null, row)
+          expected.set(key.toString('latin1'), row)
+        } else {
+          const value = Buffer.from(`${kind === 1 ? 'bytes' : 'held'} ${batch}:${n}`, 'latin1')
+          if (kind === 1) w.putBytes(scratchKey, key.length, value, value.length)
+          else w.putHeld(scratchKey, key.length, value, value.length)
+          expected.set(key.toString('latin1'), value.toString('latin1'))
+        }
+        scratchKey.fill(0)
+      }
+      await w.apply()
+    }
+    const keys = [...expected.keys()]
+    for (const k of keys) r.addBytes(Buffer.from(k, 'latin1'), k.length)
+    const values = await r.read(false)
+    for (let i = 0; i < keys.length; i++) {
+      const want = expected.get(keys[i]!)
+      const got = values[i]!
+      expect(typeof want === 'string' ? got.toString('latin1') : decodeEntry(got), keys[i]).toEqual(want)
+    }
   })
 
   it('a full deferred write-back batch reuses its operations and byte lanes, and each batch writes its own values', async () => {
