@@ -121,19 +121,6 @@ export function listElementKey(prefix: Buffer, seq: number): Buffer {
   return buf
 }
 
-/** Writes listElementKey(prefix, seq) at the start of `buf` (room: prefix.length + 4); returns its length. */
-export function writeListElementKey(buf: Uint8Array, prefix: Buffer, seq: number): number {
-  const n = prefix.length
-  if (n > 64) buf.set(prefix, 0)
-  else for (let i = 0; i < n; i++) buf[i] = prefix[i]!
-  const s = seq >>> 0
-  buf[n] = s >>> 24
-  buf[n + 1] = (s >>> 16) & 0xff
-  buf[n + 2] = (s >>> 8) & 0xff
-  buf[n + 3] = s & 0xff
-  return n + 4
-}
-
 /** A map entry's key: its (key, namespace) prefix and the user key's encoding as UTF-16BE. */
 export function mapEntryKey(prefix: Buffer, encodedUserKey: string): Buffer {
   const buf = Buffer.allocUnsafe(prefix.length + encodedUserKey.length * 2)
