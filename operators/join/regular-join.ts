@@ -21,20 +21,11 @@ export class RegularJoinOperator implements Operator {
   private ctx!: OperatorContext
   /** The keys stateRequests named so far (reused). */
   private readonly requested = new Set<string>()
-  /** Per input: whether the other side is read once per join key per batch (see otherRows). */
-  private readonly readOnce: readonly [boolean, boolean]
-  /** The other side's rows per encoded join key, read in the current batch (see otherRows). */
-  private readonly read = new Map<string, OtherRows>()
 
   /** @param hash the hash a side without a unique key stores rows under (tests pass one that collides) */
   constructor(readonly spec: JoinSpec, hash?: (row: Row) => number) {
     this.sides = [joinSide(spec.left, 'left', hash), joinSide(spec.right, 'right', hash)]
     this.residual = spec.residual === undefined ? null : compilePredicate(spec.residual)
-    // An inner side without TTL is the same all through a batch of the other input: a row changes
-    // only its own side, and only an outer side's match counts are written back. (A TTL could expire
-    // its rows mid-batch.)
-    const fixed = (side: JoinSpec['left']): boolean => !side.outer && side.ttlMs === 0
-    this.readOnce = [fixed(spec.right), fixed(spec.left)]
   }
 
   /**
@@ -66,7 +57,6 @@ export class RegularJoinOperator implements Operator {
     const keys = this.ctx.keysOf(rows, input)
     const state = this.ctx.state
     const kinds = batch.kinds
-    this.read.clear()
     for (let i = 0; i < n; i++) {
       const row = rows[i]!
       const kind = (kinds === null ? RowKind.INSERT : kinds[i]!) as RowKind
@@ -76,60 +66,16 @@ export class RegularJoinOperator implements Operator {
         continue
       }
       state.setCurrentKey(key)
-      if (isRetraction(kind)) this.retract(row, kind, input, key.encoded)
-      else this.insert(row, kind, input, key.encoded)
+      if (isRetraction(kind)) this.retract(row, kind, input)
+      else this.insert(row, kind, input)
     }
-    this.read.clear()
     this.sides[input]!.endBatch()
     const out = this.out.take()
     if (out !== null) this.ctx.output.emit(out)
   }
 
-  /**
-   * The other side's rows under the current key (`encoded`), read once per key in the batch where
-   * readOnce allows: a batch of q20's bids names ~100 auctions in 1,024 rows, and each bid read the
-   * auction side again (~930K reads at 0.5 rather than ~146K).
-   */
-  private otherRows(input: number, encoded: string): OtherRows {
-    const known = this.read.get(encoded)
-    if (known !== undefined) return known
-    const other = this.sides[1 - input]!
-    const n = other.scan()
-    let rows: OtherRows = NO_ROWS
-    if (n > 0) {
-      rows = { rows: new Array<Row>(n), counts: new Array<number>(n) }
-      const records = other.records
-      for (let j = 0; j < n; j++) {
-        rows.rows[j] = records[j]!.row
-        rows.counts[j] = records[j]!.count
-      }
-    }
-    this.read.set(encoded, rows)
-    return rows
-  }
-
-  /** Emits `row` (of `input`, as `kind`) with each of `other`'s rows it joins, as many times as each is there; returns how many. */
-  private pairWith(row: Row, kind: RowKind, input: number, other: OtherRows): number {
-    const out = this.out
-    let matched = 0
-    for (let j = 0; j < other.rows.length; j++) {
-      const joined = this.joined(row, other.rows[j]!, input)
-      if (joined === null) continue
-      const count = other.counts[j]!
-      matched += count
-      for (let c = 0; c < count; c++) out.push(joined, kind)
-    }
-    return matched
-  }
-
-  private insert(row: Row, kind: RowKind, input: number, encoded: string): void {
+  private insert(row: Row, kind: RowKind, input: number): void {
     const me = this.sides[input]!
-    if (this.readOnce[input]) {
-      const matched = this.pairWith(row, kind, input, this.otherRows(input, encoded))
-      if (me.outer && matched === 0) this.out.push(this.padded(row, input), RowKind.INSERT)
-      me.insert(row, me.outer ? matched : 0)
-      return
-    }
     const other = this.sides[1 - input]!
     const out = this.out
     let matched = 0
@@ -151,16 +97,11 @@ export class RegularJoinOperator implements Operator {
     me.insert(row, me.outer ? matched : 0)
   }
 
-  private retract(row: Row, kind: RowKind, input: number, encoded: string): void {
+  private retract(row: Row, kind: RowKind, input: number): void {
     const me = this.sides[input]!
     const other = this.sides[1 - input]!
     // A row state does not hold (its state expired) has no results left to retract that state could name.
     if (!me.retract(row)) return
-    if (this.readOnce[input]) {
-      const matched = this.pairWith(row, kind, input, this.otherRows(input, encoded))
-      if (me.outer && matched === 0) this.out.push(this.padded(row, input), RowKind.DELETE)
-      return
-    }
     const out = this.out
     let matched = 0
     const n = other.scan()
@@ -193,14 +134,6 @@ export class RegularJoinOperator implements Operator {
     return input === 0 ? row.concat(nulls) : nulls.concat(row)
   }
 }
-
-/** Rows of the other side under one join key, and how many times each is there. */
-interface OtherRows {
-  readonly rows: Row[]
-  readonly counts: number[]
-}
-
-const NO_ROWS: OtherRows = { rows: [], counts: [] }
 
 function isRetraction(kind: number): boolean {
   return kind === RowKind.UPDATE_BEFORE || kind === RowKind.DELETE
