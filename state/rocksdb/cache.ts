@@ -443,11 +443,14 @@ export function explicitSeqs(c: ListCell): number[] {
 
 /** Returns `c.seqs` to null (implicit numbering) if its items are numbered as that would number them. */
 export function implicitSeqs(c: ListCell): void {
-  const seqs = c.seqs
-  if (seqs === null) return
-  const base = c.nextSeq - seqs.length
-  for (let i = 0; i < seqs.length; i++) if (seqs[i] !== base + i) return
-  c.seqs = null
+  if (c.seqs !== null && numberedImplicitly(c.seqs, c.nextSeq)) c.seqs = null
+}
+
+/** Whether `seqs` are the implicit numbering of a list of their length whose next sequence number is `nextSeq`. */
+export function numberedImplicitly(seqs: readonly number[], nextSeq: number): boolean {
+  const base = nextSeq - seqs.length
+  for (let i = 0; i < seqs.length; i++) if (seqs[i] !== base + i) return false
+  return true
 }
 
 /**

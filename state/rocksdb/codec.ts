@@ -124,9 +124,15 @@ export function listElementKey(prefix: Buffer, seq: number): Buffer {
 /** A map entry's key: its (key, namespace) prefix and the user key's encoding as UTF-16BE. */
 export function mapEntryKey(prefix: Buffer, encodedUserKey: string): Buffer {
   const buf = Buffer.allocUnsafe(prefix.length + encodedUserKey.length * 2)
-  prefix.copy(buf, 0)
-  writeUtf16be(buf, prefix.length, encodedUserKey)
+  writeMapEntryKey(buf, prefix, encodedUserKey)
   return buf
+}
+
+/** Writes mapEntryKey(prefix, encodedUserKey) at the start of `buf` (room: prefix.length + 2 × its length); returns its length. */
+export function writeMapEntryKey(buf: Uint8Array, prefix: Buffer, encodedUserKey: string): number {
+  const n = prefix.length
+  for (let i = 0; i < n; i++) buf[i] = prefix[i]!
+  return writeUtf16be(buf, n, encodedUserKey)
 }
 
 /**

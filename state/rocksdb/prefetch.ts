@@ -3,8 +3,8 @@
 // for keys the written-keys filter has never seen), lists and maps through prefix scans.
 import { WeirError } from '../../common/errors.js'
 import type { Namespace, PrefetchRequest } from '../../core/keyed-state.js'
-import { dropSeq, ENTRY_OVERHEAD, CELL_OVERHEAD, hashOf, keyScratch, type ListCell, type MapCell, MapEntry, scratchElementKey, scratchKey, type Slot,
-  type ValueCell } from './cache.js'
+import { dropSeq, ENTRY_OVERHEAD, CELL_OVERHEAD, hashOf, keyScratch, type ListCell, type MapCell, MapEntry, numberedImplicitly, scratchElementKey, scratchKey,
+  type Slot, type ValueCell } from './cache.js'
 import { decodeEncoded, decodeEntry, decodeEntryKey, decodeUserKey, entryTime, listElementKey, prefixEnd, readUtf16be, startsWithAt } from './codec.js'
 import { ioFailed } from './folder.js'
 import { mapKeyOf } from '../map-state.js'
@@ -373,13 +373,7 @@ export class Prefetcher {
         size += ENTRY_OVERHEAD + value.length
       }
       cell.times = times
-      const base = cell.nextSeq - seqs.length
-      for (let i = 0; i < seqs.length; i++) {
-        if (seqs[i] !== base + i) {
-          cell.seqs = seqs.slice()
-          break
-        }
-      }
+      if (!numberedImplicitly(seqs, cell.nextSeq)) cell.seqs = seqs.slice()
       cell.flushed = cell.items.length
       if (cell.dropped.length > 0) {
         if (cell.items.length === 0) this.store.liveEntries--

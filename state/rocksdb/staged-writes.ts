@@ -61,13 +61,7 @@ export class StagedWrites {
   copy(type: number, key: Uint8Array, keyLength: number, value: Uint8Array, valueLength: number): void {
     const i = this.grow()
     const at = this.used
-    const need = at + keyLength + valueLength
-    if (need > this.bytes.length) {
-      const bigger = Buffer.allocUnsafeSlow(Math.max(this.bytes.length * 2, need))
-      this.bytes.copy(bigger, 0, 0, at)
-      this.bytes = bigger
-    }
-    const bytes = this.bytes
+    const bytes = this.room(at + keyLength + valueLength)
     this.types[i] = type
     this.at[i] = at
     this.keyLength[i] = keyLength
@@ -84,18 +78,24 @@ export class StagedWrites {
   copyKey(type: number, key: Uint8Array, keyLength: number, value: Uint8Array): void {
     const i = this.grow()
     const at = this.used
-    if (at + keyLength > this.bytes.length) {
-      const bigger = Buffer.allocUnsafeSlow(Math.max(this.bytes.length * 2, at + keyLength))
-      this.bytes.copy(bigger, 0, 0, at)
-      this.bytes = bigger
-    }
+    const bytes = this.room(at + keyLength)
     this.types[i] = type
     this.at[i] = at
     this.keyLength[i] = keyLength
     this.valueLength[i] = value.length
-    copyInto(this.bytes, at, key, keyLength)
+    copyInto(bytes, at, key, keyLength)
     this.refs[2 * i + 1] = value
     this.used = at + keyLength
+  }
+
+  /** `bytes`, grown (its first `used` bytes kept) if it has fewer than `need`. */
+  private room(need: number): Buffer {
+    if (need > this.bytes.length) {
+      const bigger = Buffer.allocUnsafeSlow(Math.max(this.bytes.length * 2, need))
+      this.bytes.copy(bigger, 0, 0, this.used)
+      this.bytes = bigger
+    }
+    return this.bytes
   }
 
   /** Adds an entry holding the caller's buffers (they must not change until the batch is applied). */

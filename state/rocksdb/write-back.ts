@@ -4,7 +4,7 @@
 import type { Cell, ListCell, MapCell, MapEntry } from './cache.js'
 import { ABSENT, CELL_OVERHEAD, ENTRY_OVERHEAD, keyScratch, NO_SEQS, scratchKey, seqAt, timesOf } from './cache.js'
 import { encodeEntryInPlace, encodeUserKey, entryScratch, listElementKey, mapEntryKey, prefixEnd, stringEntryKey, stringEntryKeyLength, userKeyNeedsCopy,
-  writeStringEntryKey, writeUtf16be } from './codec.js'
+  writeMapEntryKey, writeStringEntryKey } from './codec.js'
 import { ioFailed } from './folder.js'
 import { type NativeWriteBatch, REUSED_OPS } from './native-batch.js'
 import type { RocksStore } from './store.js'
@@ -34,15 +34,6 @@ let entryKeyBuf = Buffer.allocUnsafe(1024)
 function entryKeyRoom(n: number): Buffer {
   if (entryKeyBuf.length < n) entryKeyBuf = Buffer.allocUnsafe(n * 2)
   return entryKeyBuf
-}
-
-/** A list element's sequence number (big-endian, as listElementKey writes it) into `buf` at `at`. */
-function writeSeq(buf: Uint8Array, at: number, seq: number): void {
-  const s = seq >>> 0
-  buf[at] = s >>> 24
-  buf[at + 1] = (s >>> 16) & 0xff
-  buf[at + 2] = (s >>> 8) & 0xff
-  buf[at + 3] = s & 0xff
 }
 
 export class WriteBack {
@@ -257,7 +248,7 @@ export class WriteBack {
           const times = ttl ? timesOf(cell, this.store.ttlNow) : null
           let values = 0
           for (let i = from; i < cell.items.length; i++) {
-            writeSeq(kb, kn, seqAt(cell, i))
+            kb.writeUInt32BE(seqAt(cell, i) >>> 0, kn)
             const vn = w.putHeldEntry(kb, kn + 4, times === null ? null : times[i]!, cell.items[i])
             bytes += kn + 4 + vn
             values += vn
@@ -332,10 +323,7 @@ export class WriteBack {
     // encoded again at each write rather than kept: a string as long-lived as its entry, which the
     // collector promoted (Nexmark q19-rocksdb: ~0.44 a bid).
     const ek = e.ek ?? (typeof k === 'number' ? encodeUserKey(k) : (e.ek = encodeUserKey(k)))
-    const n = prefix.length
-    const buf = entryKeyRoom(n + 2 * ek.length)
-    for (let i = 0; i < n; i++) buf[i] = prefix[i]!
-    return writeUtf16be(buf, n, ek)
+    return writeMapEntryKey(entryKeyRoom(prefix.length + 2 * ek.length), prefix, ek)
   }
 
   /** A map entry's stored key: the map's prefix (MapCell.key) and the entry's user key. */
