@@ -32,16 +32,22 @@ const ddl = (name: string, path: string, extra: string): string => `
   CREATE TABLE ${name} (id INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts)
   WITH ('connector' = 'filesystem', 'path' = '${path}', 'format' = 'json'${extra})`
 
-/** The union's rows in the order the job wrote them, as [source, id]. */
-async function unionRows(extra: string): Promise<[string, number][]> {
+/** What a job over tables a and b (their options `extra`) prints into `p` (`sink`'s columns) by `insert`. */
+async function printed(extra: string, sink: string, insert: string): Promise<string[]> {
   const lines: string[] = []
   const session = new Session({ println: l => lines.push(l), options: { 'execution.batch-size': String(BATCH) } })
   await session.executeSql(`
     ${ddl('a', A, extra)};
     ${ddl('b', B, extra)};
-    CREATE TABLE p (s STRING, id INT) WITH ('connector' = 'print');
-    INSERT INTO p SELECT 'a', id FROM a UNION ALL SELECT 'b', id FROM b;`)
+    CREATE TABLE p (${sink}) WITH ('connector' = 'print');
+    ${insert};`)
   await session.awaitJobs()
+  return lines
+}
+
+/** The union's rows in the order the job wrote them, as [source, id]. */
+async function unionRows(extra: string): Promise<[string, number][]> {
+  const lines = await printed(extra, 's STRING, id INT', "INSERT INTO p SELECT 'a', id FROM a UNION ALL SELECT 'b', id FROM b")
   const rows = lines.flatMap(l => {
     const m = /^\+I\[([ab]), (\d+)\]$/.exec(l)
     return m ? [[m[1]!, Number(m[2])] as [string, number]] : []
@@ -70,17 +76,9 @@ describe('sources of one alignment group', () => {
   })
 
   it('give the same join result as unaligned sources', async () => {
-    const join = async (extra: string): Promise<string[]> => {
-      const lines: string[] = []
-      const session = new Session({ println: l => lines.push(l), options: { 'execution.batch-size': String(BATCH) } })
-      await session.executeSql(`
-        ${ddl('a', A, extra)};
-        ${ddl('b', B, extra)};
-        CREATE TABLE p (id INT, n BIGINT) WITH ('connector' = 'print');
-        INSERT INTO p SELECT a.id, COUNT(*) FROM a JOIN b ON a.id = b.id * 10 GROUP BY a.id;`)
-      await session.awaitJobs()
-      return lines.filter(l => /^[+-][IUD]/.test(l)).sort()
-    }
+    const join = async (extra: string): Promise<string[]> =>
+      (await printed(extra, 'id INT, n BIGINT', 'INSERT INTO p SELECT a.id, COUNT(*) FROM a JOIN b ON a.id = b.id * 10 GROUP BY a.id'))
+        .filter(l => /^[+-][IUD]/.test(l)).sort()
     const aligned = await join(ALIGNED)
     expect(aligned).toEqual(await join(''))
     // a's ids 0, 10, …, 19,990 match b's 0 … 1,999.
