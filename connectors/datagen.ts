@@ -10,7 +10,7 @@ import { Mulberry32 } from '../common/random.js'
 import type { Row } from '../core/batch.js'
 import type { ConnectorFactory, ConnectorOptions, SourceChunk, SourceContext, SourceReader, SplitPosition } from './api.js'
 import { datagenPosition, freshDatagenSplits, restoredDatagenSplits, type RowSkipper } from './datagen-splits.js'
-import { EventLoopYielder } from '../core/yield.js'
+import { untilDue } from '../core/yield.js'
 import { about, aboutKey, aboutValue, bigintOption, boolOption, checkKnownOptions, closest, durationOption, enumOption, intOption,
   numberOption } from './options.js'
 
@@ -346,7 +346,6 @@ class DatagenReader implements SourceReader {
   private startedAt = -1
   /** This reader's share of the rows (its splits' share of the residues), so of 'rows-per-second'. */
   private readonly rate: number
-  private readonly yielder = new EventLoopYielder()
 
   constructor(private readonly plan: DatagenPlan, private readonly ctx: SourceContext) {
     const index = ctx.subtask?.index ?? 0, parallelism = ctx.subtask?.parallelism ?? 1
@@ -392,7 +391,7 @@ class DatagenReader implements SourceReader {
     // Rows are due at the reader's rate (from the start, or from the restore): wait until the first row of this chunk is due.
     const due = this.startedAt + (this.emitted / this.rate) * 1000
     const wait = due - Date.now()
-    if (!(await this.yielder.waitFor(wait, signal))) return null
+    if (!(await untilDue(wait, signal))) return null
     const left = Math.ceil((total - split.rows) / split.stride)
     const chunk = Math.min(Math.max(1, this.ctx.batchSize), Math.max(1, Math.ceil(this.rate / 10)), left)
     const rows: Row[] = new Array(chunk)

@@ -1,23 +1,15 @@
-// Lets generator sources give timers, I/O and signal handlers a turn: a reader whose next() always
-// resolves at once would otherwise keep a consuming loop on microtasks only, and Ctrl-C would never run.
+// A loop fed by readers whose next() resolves at once (a generator, a file's block already read) runs
+// on microtasks only: it gives timers, I/O and signal handlers (Ctrl-C) a turn now and then. The loops
+// that read sources do (runtime/scheduler.ts, worker-sources.ts), not the readers: a reader that took
+// a turn of its own now and then was not ready meanwhile, and the other sources' ready chunks were
+// handed on without it (two generators into one UNION ALL did not take turns).
 // Paced generators (datagen's 'rows-per-second', nexmark's 'max-emit-speed' = false) sleep until rows are due.
 
-/** Says when a busy reader should await one macrotask turn (every `everyMs` milliseconds at most). */
+/** Says when a busy loop should await one macrotask turn (every `everyMs` milliseconds at most). */
 export class EventLoopYielder {
   private last = performance.now()
 
   constructor(private readonly everyMs = 20) {}
-
-  /**
-   * Waits until a paced reader's next rows are due, `wait` ms from now (a reader that is behind, or not
-   * paced, gives the event loop its turn when one is due instead); false once `signal` has aborted.
-   */
-  async waitFor(wait: number, signal: AbortSignal): Promise<boolean> {
-    if (wait > 0) return sleep(wait, signal)
-    const turn = this.due()
-    if (turn !== null) await turn
-    return !signal.aborted
-  }
 
   /** A promise resolving on the next event-loop turn when one is due, else null. */
   due(): Promise<void> | null {
@@ -26,6 +18,16 @@ export class EventLoopYielder {
     this.last = now
     return new Promise(resolve => setImmediate(resolve))
   }
+}
+
+/**
+ * Waits until a paced reader's next rows are due, `wait` ms from now; false once `signal` has aborted.
+ * Rows due within the millisecond (Date.now()'s step) are due now: a sleep of a fraction of one is a
+ * timer's whole millisecond, in which the other sources' reads would be handed on without this one.
+ */
+export async function untilDue(wait: number, signal: AbortSignal): Promise<boolean> {
+  if (wait >= 1) return sleep(wait, signal)
+  return !signal.aborted
 }
 
 /** Resolves after `ms`, or early (with false) when the signal aborts. */

@@ -8,7 +8,7 @@ import type { ConnectorFactory, SourceChunk, SourceContext, SourceReader, SplitP
 import { nexmarkBounded, resolveNexmarkConfig, type NexmarkConfig } from './config.js'
 import { auctionRowBuilder, bidRowBuilder, NexmarkModel, personRowBuilder, type RowBuilder } from './generator.js'
 import { freshSplits, restoredSplits, splitPosition, type NexmarkSplit } from './splits.js'
-import { EventLoopYielder } from '../../core/yield.js'
+import { untilDue } from '../../core/yield.js'
 
 export { resolveNexmarkConfig } from './config.js'
 
@@ -128,7 +128,6 @@ class NexmarkReader implements SourceReader {
    */
   readonly concurrentSplits = true
   private readonly gen: NexmarkTableGenerator
-  private readonly yielder = new EventLoopYielder()
   private readonly splits: { event: number; readonly stride: number; readonly residue: number; readonly block: number; ended: boolean }[]
   private ended = false
   /** Pacing ('max-emit-speed' = false): when the first next() ran, and the event due then (0, or where a restore resumed). */
@@ -167,7 +166,7 @@ class NexmarkReader implements SourceReader {
     // Paced: wait until the chunk's first event is due (the split's events are the stream's numbers, so every subtask keeps to
     // the one clock and together they make 'event.rate'); a chunk spans at most a tenth of a second of events.
     const wait = maxEmitSpeed ? 0 : this.dueAt(split.event) - Date.now()
-    if (!(await this.yielder.waitFor(wait, signal))) return null
+    if (!(await untilDue(wait, signal))) return null
     const limit = maxEmitSpeed ? Infinity : split.event + Math.max(1, Math.ceil(rate / 10))
     const rows: Row[] = []
     // At the split's next event of its own, so the split furthest behind in event time is read first.
