@@ -61,6 +61,45 @@ describe('TopNOperator', () => {
     expect([...stored.values()]).toEqual(expect.arrayContaining([[['a', 102], 1], [['a', 101], 1]]))
   })
 
+  it('drops a row past a full partition only when it follows the last row in the total order: peers of the last row and its copies still count, also after a restore', async () => {
+    // Rows [k, v, tag] by v DESC, then every column: (3, 'c') comes before (3, 'm').
+    const spec = topN({ width: 3 })
+    const h = await harness(new TopNOperator(spec), { keys: [0] })
+    h.process([['a', 5, 'x'], ['a', 3, 'm']])
+    expect(h.take()).toEqual([['+I', 'a', 5, 'x', 1], ['+I', 'a', 3, 'm', 2]])
+    // A peer of the last row that follows it is dropped; one that precedes it takes its place.
+    h.process([['a', 3, 'z'], ['a', 2, 'q'], ['a', 3, 'c']])
+    expect(h.take()).toEqual([['-U', 'a', 3, 'm', 2], ['+U', 'a', 3, 'c', 2]])
+    const cp = h.checkpoint()
+    h.process([['a', 3, 'd'], ['a', 3, 'c']])
+    expect(h.take()).toEqual([])
+    // Restored into a new operator: the same rows rank as before. A copy of the first row pushes the last out.
+    const r = await harness(new TopNOperator(spec), { keys: [0], restore: cp })
+    r.process([['a', 3, 'd'], ['a', 5, 'x']])
+    expect(r.take()).toEqual([['-U', 'a', 3, 'c', 2], ['+U', 'a', 5, 'x', 2]])
+    r.process([['a', 4, 'b'], ['a', 5, 'x']])
+    expect(r.take()).toEqual([])
+    r.process([['a', 6, 'b']])
+    // The copies are told apart by place: the first copy moves to rank 2, the second leaves.
+    expect(r.take()).toEqual([['-U', 'a', 5, 'x', 1], ['+U', 'a', 6, 'b', 1], ['-U', 'a', 5, 'x', 2], ['+U', 'a', 5, 'x', 2]])
+    // A partition one row short of full keeps a row after its last.
+    const three = await harness(new TopNOperator(topN({ end: 3 })), { keys: [0] })
+    three.process([['b', 5], ['b', 4]])
+    three.process([['b', 1]])
+    expect(three.take()).toEqual([['+I', 'b', 5, 1], ['+I', 'b', 4, 2], ['+I', 'b', 1, 3]])
+  })
+
+  it('gives each of more than 31 rows of a partition a key of its own', async () => {
+    const h = await harness(new TopNOperator(topN({ end: 40, outputRank: false })), { keys: [0] })
+    for (let i = 0; i < 36; i++) h.process([['a', i]])
+    h.process([['a', 100], ['a', 101]])
+    h.state.setCurrentKey(makeKey(['a']))
+    const stored = new Map(h.state.getMapState(mapState<number, readonly [unknown[], number]>(ROWS_STATE)).entries())
+    expect([...stored.keys()].sort((x, y) => x - y)).toEqual(Array.from({ length: 38 }, (_, i) => i))
+    expect([...stored.values()].map(([row]) => row[1]).sort((x, y) => (x as number) - (y as number))).toEqual([...Array.from({ length: 36 }, (_, i) => i), 100,
+      101])
+  })
+
   it('refuses Top-N state stored in the older format (rows as map keys) with a message', async () => {
     const h = await harness(new TopNOperator(topN()), { keys: [0] })
     h.state.setCurrentKey(makeKey(['a']))
