@@ -292,14 +292,25 @@ export class CheckpointCoordinator implements Alignment {
 
   // ------------------------------------------------------------------ snapshots
 
-  /** The synchronous part of a subtask's snapshot; uploads are queued on the in-flight checkpoint. */
+  /**
+   * The synchronous part of a subtask's snapshot; uploads are queued on the in-flight checkpoint. The
+   * subtask acknowledges once what it adds to the checkpoint is queued: the last acknowledgement lets
+   * the manifest be written after the uploads queued so far. (Acknowledged first, a sink whose barrier
+   * came last — from a worker thread — had its checkpoint completed while its prepareCommit still ran:
+   * the manifest promised none of its output and the commit published none, so a restore from that
+   * checkpoint deleted the part it sealed, whose rows the sources' positions had already passed.)
+   */
   private readonly snapshotTask = async (task: Task, barrier: Barrier): Promise<void> => {
     await dropAhead(task)
-    const started = performance.now()
     const cp = this.inflight
     invariant(cp !== null && cp.barrier.id === barrier.id, `barrier ${barrier.id} without its checkpoint`)
     task.snapshotted = barrier.id
+    await this.snapshotInto(cp, task, barrier)
     this.ack(cp)
+  }
+
+  private async snapshotInto(cp: Inflight, task: Task, barrier: Barrier): Promise<void> {
+    const started = performance.now()
     if (task.sink) {
       const upload = this.exactlyOnce && task.sink.prepareCommit ? await this.sealSink(cp, task) : undefined
       const stored = snapshotTaken(task, barrier.id, started)
