@@ -133,7 +133,7 @@ describe('checkpointed, cancelled midway and restored at another parallelism', (
       INSERT INTO out ${q.weir};`
     const out = mkdtempSync(join(root, 'out-'))
     const [a, z] = b.name === 'heap' ? [1, 2] : [2, 1]
-    await checkpointedThenRestored({ root, out, sql: sql(out), options: { ...OFF, ...b.options(root) }, a, z, sourceRows: 2 * big.events.length })
+    await checkpointedThenRestored({ root, out, sql: sql(out), options: { ...OFF, ...b.options(root) }, a, z, sourceRows: 2 * big.events.length, scans: 2 })
     const expected = await big.duck(q.duck)
     expect(expected.length).toBeGreaterThan(5)
     // The committed rows are DuckDB's (through the debezium sink: every row once, insert-only).

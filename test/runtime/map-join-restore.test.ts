@@ -56,7 +56,7 @@ describe('a join keyed by a MAP whose entries come in another order on each side
 
   it.each(RESTORE_MATRIX)('$b.name: checkpointed at p=$a, cancelled, restored at p=$z', async ({ b, a, z }) => {
     const out = mkdtempSync(join(root, 'out-'))
-    await checkpointedThenRestored({ root, out, sql: sql(out), options: b.options(root), a, z, sourceRows: EVENTS * 2 })
+    await checkpointedThenRestored({ root, out, sql: sql(out), options: b.options(root), a, z, sourceRows: EVENTS * 2, scans: 2 })
     expect(debeziumRows(out)).toEqual(expected())
   }, 240_000)
 })

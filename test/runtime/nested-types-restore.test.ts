@@ -237,7 +237,7 @@ describe.each(CASES)('$name', c => {
   it.each(RESTORE_MATRIX)('$b.name: checkpointed at p=$a, cancelled, restored at p=$z', async ({ b, a, z }) => {
     const out = mkdtempSync(join(root, 'out-'))
     await checkpointedThenRestored({ root, out, sql: sql(c, out), options: { 'pipeline.name': 'nested-job', ...b.options(root) }, a, z,
-      sourceRows: EVENTS * (c.scans ?? 1) })
+      sourceRows: EVENTS * (c.scans ?? 1), scans: c.scans })
     expect(debeziumRows(out)).toEqual(expected)
   }, 240_000)
 })

@@ -1,6 +1,6 @@
 // The runs the checkpoint/restore tests compare: an INSERT job run straight, and the same job
-// checkpointed at one parallelism, cancelled after a checkpoint that committed rows, and restored
-// at another; on heap and on RocksDB. The caller compares the sink's committed rows.
+// checkpointed at one parallelism, held at about half its input, cancelled after a checkpoint that
+// committed rows, and restored at another; on heap and on RocksDB. The caller compares the sink's committed rows.
 import { mkdtempSync } from 'node:fs'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -9,6 +9,7 @@ import { Session } from '../../engine/session.js'
 import type { JobMetrics } from '../../runtime/executor.js'
 import type { FaultInjector } from '../../runtime/faults.js'
 import { hasCommittedRows } from './debezium-files.js'
+import { faultsOf, holdSourceAfter } from './source-holds.js'
 
 /** Runs the one INSERT job of `sql` (mini-batch off) to its end, or until `signal` aborts. */
 export async function runInsertJob(sql: string, options: Record<string, string>, signal?: AbortSignal, onCheckpoint?: (id: number) => void,
@@ -44,10 +45,16 @@ export const RESTORE_MATRIX: readonly { readonly b: Backend; readonly a: number;
 )
 
 /**
- * Runs `sql(out)` checkpointed every 5 ms at parallelism `a`, cancels it after a checkpoint that
- * committed rows to `out`, and runs it again at `z`, restored: checks the first run was cancelled
- * after a checkpoint and the second resumed midway (read fewer than `sourceRows`). The sink's
- * committed rows are then in `out`.
+ * Runs `sql(out)` checkpointed every 5 ms at parallelism `a`, its sources held at about half their
+ * input (holdSourceAfter), cancels it after a checkpoint that committed rows to `out` (or, for a query
+ * whose sink commits only at the end, `commitsAtEnd`, after a checkpoint completed while a source was
+ * held midway), and runs it again at `z`, restored: checks the first run was cancelled after a
+ * checkpoint and the second resumed from the middle (read more than none and fewer than `sourceRows`).
+ * The sink's committed rows are then in `out`.
+ *
+ * Only the sources read on the job's thread are held (the hook runs there): at `a` > 1 a source that
+ * splits reads its splits k ≥ 1 on worker k, to their end, as before; split 0 and the sources that do
+ * not split are held.
  */
 export async function checkpointedThenRestored(opts: {
   readonly root: string
@@ -57,24 +64,45 @@ export async function checkpointedThenRestored(opts: {
   readonly a: number
   readonly z: number
   readonly sourceRows: number
+  /**
+   * Rows each source subtask of the first run reads before it is held; half of `sourceRows` over
+   * `scans` and over `a` where absent (a source that splits deals its rows to its `a` subtasks).
+   */
+  readonly holdAfter?: number
+  /** How many sources (scans) `sourceRows` is the sum of; 1 where absent. */
+  readonly scans?: number
+  /** The sink commits rows only when the input ends (a final window, a bounded aggregate's result). */
+  readonly commitsAtEnd?: boolean
   /** Given the metrics of each run, the cancelled one first. */
   readonly onRun?: (metrics: JobMetrics) => void
 }): Promise<void> {
   const { root, out, a, z } = opts
   const options = { ...opts.options, 'execution.checkpointing.interval': '5 ms', 'state.checkpoints.dir': mkdtempSync(join(root, 'chk-')),
     'execution.batch-size': '1' }
+  const holdAfter = opts.holdAfter ?? Math.max(1, Math.floor(opts.sourceRows / (opts.scans ?? 1) / a / 2))
   const cancel = new AbortController()
+  const hold = holdSourceAfter(holdAfter, cancel.signal)
+  // The last checkpoint completed when a source was first held: one completed after the next has
+  // begun, so its barrier passed the held source after its last chunk, whose position it records.
+  let completedWhenHeld: number | undefined
+  let lastCompleted = 0
+  void hold.reached.then(() => (completedWhenHeld = lastCompleted))
   const first = await runInsertJob(opts.sql, { ...options, 'parallelism.default': String(a), 'execution.worker-threads': 'true' }, cancel.signal, id => {
-    // Only after a checkpoint that committed rows: one taken before the source's first chunk holds no position.
-    if (id >= 1 && hasCommittedRows(out)) cancel.abort()
-  }, holdSourceEndsUntil(cancel.signal))
+    lastCompleted = id
+    const heldMidway = completedWhenHeld !== undefined && id > completedWhenHeld + 1
+    if (heldMidway && (opts.commitsAtEnd === true || hasCommittedRows(out))) cancel.abort()
+  }, faultsOf(hold, holdSourceEndsUntil(cancel.signal)))
   opts.onRun?.(first)
-  expect(first.cancelled).toBe(true)
+  expect(completedWhenHeld, `a source of the first run was held after ${holdAfter} rows`).toBeDefined()
+  expect(first.cancelled, 'the first run was cancelled after a checkpoint, midway').toBe(true)
   expect(first.checkpointsCompleted).toBeGreaterThanOrEqual(1)
+  expect(first.sourceRecordsRead, 'the first run was held before the end of its input').toBeLessThan(opts.sourceRows)
+  if (opts.commitsAtEnd === true) expect(hasCommittedRows(out), 'nothing committed before the end').toBe(false)
   const second = await runInsertJob(opts.sql, { ...options, 'parallelism.default': String(z), 'execution.worker-threads': 'true' })
   opts.onRun?.(second)
   expect(second.cancelled).toBe(false)
-  expect(second.sourceRecordsRead, 'the restored run resumed midway').toBeLessThan(opts.sourceRows)
+  expect(second.sourceRecordsRead, 'the restored run resumed from the middle: it read some rows').toBeGreaterThan(0)
+  expect(second.sourceRecordsRead, 'the restored run resumed from the middle: not all rows').toBeLessThan(opts.sourceRows)
 }
 
 /** A cancellable run's fault hook: its sources' ends held until `signal` aborts (holdSourceEndsUntil); none without a signal. */
