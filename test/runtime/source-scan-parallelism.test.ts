@@ -86,7 +86,7 @@ describe("'scan.parallelism' below the job's parallelism", () => {
       expect(debeziumRows(straight).sort()).toEqual(debeziumRows(one).sort())
       const out = mkdtempSync(join(root, 'out-'))
       await checkpointedThenRestored({ root, out, sql: insert(out, '1'), options: { 'pipeline.name': 'scan-parallelism', ...b.options(root) }, a, z,
-        sourceRows: 18400 })
+        sourceRows: 18400, sourcesOnWorkers: true })
       expect(debeziumRows(out).sort()).toEqual(debeziumRows(one).sort())
     },
     240_000,

@@ -73,6 +73,12 @@ export async function checkpointedThenRestored(opts: {
   readonly scans?: number
   /** The sink commits rows only when the input ends (a final window, a bounded aggregate's result). */
   readonly commitsAtEnd?: boolean
+  /**
+   * The first run's sources all read on worker threads ('scan.parallelism' below the job's): it runs
+   * without worker threads, so that they read on the job's thread and are held; the restored run still
+   * runs on worker threads.
+   */
+  readonly sourcesOnWorkers?: boolean
   /** Given the metrics of each run, the cancelled one first. */
   readonly onRun?: (metrics: JobMetrics) => void
 }): Promise<void> {
@@ -87,7 +93,8 @@ export async function checkpointedThenRestored(opts: {
   let completedWhenHeld: number | undefined
   let lastCompleted = 0
   void hold.reached.then(() => (completedWhenHeld = lastCompleted))
-  const first = await runInsertJob(opts.sql, { ...options, 'parallelism.default': String(a), 'execution.worker-threads': 'true' }, cancel.signal, id => {
+  const workers = String(opts.sourcesOnWorkers !== true)
+  const first = await runInsertJob(opts.sql, { ...options, 'parallelism.default': String(a), 'execution.worker-threads': workers }, cancel.signal, id => {
     lastCompleted = id
     const heldMidway = completedWhenHeld !== undefined && id > completedWhenHeld + 1
     if (heldMidway && (opts.commitsAtEnd === true || hasCommittedRows(out))) cancel.abort()
