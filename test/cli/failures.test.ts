@@ -92,9 +92,10 @@ describe('weir run: Ctrl-C', () => {
     const cwd = jobDir(`CREATE TABLE gen (id BIGINT, pt AS PROCTIME()) WITH ('connector' = 'datagen', 'rows-per-second' = '1000');
       CREATE TABLE out (n BIGINT) WITH ('connector' = 'print');
       INSERT INTO out SELECT COUNT(*) FROM TABLE(TUMBLE(TABLE gen, DESCRIPTOR(pt), INTERVAL '1' HOUR)) GROUP BY window_start, window_end;`)
-    const a = startWeir(cwd, 'run', 'job.sql')
-    await a.until((_, err) => err.includes("job 'job-1' started"))
-    await new Promise(r => setTimeout(r, 1000))
+    // Stopped once rows have reached the window (its operator's table shows rows in), not after a
+    // fixed delay: a loaded host may not have read a row by then (datagen paces in steps).
+    const a = startWeir(cwd, 'run', '--stats', '100ms', 'job.sql')
+    await a.until((_, err) => /\n2-window-aggregate +1\/1 +[1-9]/.test(err))
     a.child.kill('SIGINT')
     expect(await a.exited()).toBe(130)
     expect(a.err()).toMatch(/job 'job-1' stopped: [1-9]\d* rows read, 0 rows written/)
