@@ -22,8 +22,6 @@ export interface RestoreCase {
   readonly query: string
   /** Applied to each materialized row before comparing (for orders that may differ from run to run). */
   readonly normalize?: (row: Row) => Row
-  /** Its sink commits rows only when the input ends (checkpointedThenRestored's `commitsAtEnd`). */
-  readonly commitsAtEnd?: boolean
 }
 
 export interface RestoreSuite<C extends RestoreCase> {
@@ -86,7 +84,7 @@ export function describeRestoreCases<C extends RestoreCase>(suite: RestoreSuite<
     it.each(suite.matrix ?? RESTORE_MATRIX)('$b.name: checkpointed at p=$a, cancelled, restored at p=$z', async ({ b, a, z }) => {
       const out = mkdtempSync(join(root, 'out-'))
       await checkpointedThenRestored({ root, out, sql: sql(c, out), options: { ...job, ...b.options(root) }, a, z,
-        sourceRows: suite.sourceRows?.(c) ?? suite.seeded.rows, holdAfter: Math.floor(suite.seeded.rows / a / 2), commitsAtEnd: c.commitsAtEnd })
+        sourceRows: suite.sourceRows?.(c) ?? suite.seeded.rows, holdAfter: Math.floor(suite.seeded.rows / a / 2) })
       expect(rowsOf(c, out)).toEqual(expected)
     }, 240_000)
   })
