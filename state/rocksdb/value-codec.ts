@@ -275,6 +275,14 @@ let touched = 0
  * out of the CPU's caches, scattered over the heap (a row, its values, a URL, an 'extra' sliced out
  * of a 1 MB text). Read by this short loop, their cache misses overlap; read by the encoder, each
  * waits for the one before (between them a native write of a string).
+ *
+ * Tried and dropped (q20-rocksdb at 0.5, 2026-12-05, load ~8): reading the chunk breadth first (every
+ * row's values, then every string's text) measured the same (3.99–4.16 CPU-µs/event against
+ * 3.92–4.17, 4 alternating pairs). Encoding a chunk's rows as they are added (warm: ~310 ns a bid
+ * row, against ~0.85 µs at the flush) into arenas for the flush to copy needs their bytes kept until
+ * then, past 21 MB of rows encoded after them at the median, 67 MB at the 99th percentile: 16 MB of arenas lost most
+ * chunks and encoded them twice (4.29–4.32 against 3.59–3.63, 2 pairs), 96 MB kept all and still
+ * cost more (4.56–4.75, peak RSS 691–714 MB; base alone had measured 3.59–4.17, 612–679 MB).
  */
 function touchRows(v: readonly unknown[]): void {
   let acc = 0
@@ -325,7 +333,13 @@ function writeNumber(v: number): void {
   }
 }
 
-/** ASCII text up to this length is copied by hand (8–16 units ~3× faster than native; 24–47 1.5–6× slower). */
+/**
+ * ASCII text up to this length is copied by hand (8–16 units ~3× faster than native; 24–47 1.5–6× slower).
+ * A longer string's write is mostly the native call: over ~67-unit slices of a 1 MB text, utf8Write
+ * took ~90–110 CPU-ns a string and latin1Write ~95 (Buffer.byteLength's ASCII check first: ~120).
+ * Writing a chunk's long strings joined, in one call (a new tag with their text ahead of the rows),
+ * measured slower on Nexmark bid chunks: 328–389 ns a row warm against 304–365 (the join's copy).
+ */
 const SHORT_TEXT = 16
 
 function writeString(s: string): void {
