@@ -7,7 +7,7 @@ import type { RankSpec } from '../../core/rank.js'
 import { mapState, type StateTtlConfig } from '../../core/keyed-state.js'
 import type { Operator, OperatorContext, OperatorDescriptor } from '../../core/operator.js'
 import { KeyGrouper } from '../aggregates.js'
-import { outputRow, Ranker, ROWS_STATE, type Ranked, type RowsState, type StoredRow } from './ranker.js'
+import { outputRow, Ranker, ROWS_STATE, type Ranked, type RowsState, type StoredValue } from './ranker.js'
 
 export class TopNOperator implements Operator {
   private ctx!: OperatorContext
@@ -26,7 +26,7 @@ export class TopNOperator implements Operator {
 
   open(ctx: OperatorContext): void {
     this.ctx = ctx
-    this.rows = ctx.state.getMapState(mapState<number, StoredRow>(ROWS_STATE, this.ttl))
+    this.rows = ctx.state.getMapState(mapState<number, StoredValue>(ROWS_STATE, this.ttl))
   }
 
   processBatch(batch: Batch, input: number): void {

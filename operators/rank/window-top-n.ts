@@ -7,7 +7,7 @@ import type { RankSpec } from '../../core/rank.js'
 import { mapState, type KeyRef, type Namespace } from '../../core/keyed-state.js'
 import type { Operator, OperatorContext } from '../../core/operator.js'
 import { KeyGrouper } from '../aggregates.js'
-import { outputRow, Ranker, ROWS_STATE, type Ranked, type RowsState, type StoredRow } from './ranker.js'
+import { outputRow, Ranker, ROWS_STATE, type Ranked, type RowsState, type StoredValue } from './ranker.js'
 
 export class WindowTopNOperator implements Operator {
   private ctx!: OperatorContext
@@ -27,7 +27,7 @@ export class WindowTopNOperator implements Operator {
 
   open(ctx: OperatorContext): void {
     this.ctx = ctx
-    this.rows = ctx.state.getMapState(mapState<number, StoredRow>(ROWS_STATE))
+    this.rows = ctx.state.getMapState(mapState<number, StoredValue>(ROWS_STATE))
   }
 
   stateRequests(batch: Batch, input: number, add: (key: KeyRef, namespace: Namespace | undefined) => void): void {

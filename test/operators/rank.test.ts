@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest'
 import type { DeduplicateSpec, RankSpec } from '../../core/rank.js'
 import { DeduplicateOperator } from '../../operators/rank/deduplicate.js'
 import { TopNOperator } from '../../operators/rank/top-n.js'
-import { ROWS_STATE } from '../../operators/rank/ranker.js'
+import { PACK_MAX_END, PACKED_KEY, ROWS_STATE } from '../../operators/rank/ranker.js'
 import { mapState } from '../../core/keyed-state.js'
 import { makeKey } from '../../state/key-encoding.js'
 import { WindowTopNOperator } from '../../operators/rank/window-top-n.js'
@@ -27,8 +27,12 @@ describe('TopNOperator', () => {
     h.process([['a', 1], ['a', 2], ['b', 4]])
     expect(h.take()).toEqual([['+I', 'b', 4, 1]])
     for (let i = 0; i < 100; i++) h.process([['a', i % 7]])
-    // Two rows of a, one of b: rows that can no longer rank are not kept.
-    expect(h.state.stats().entries).toBe(3)
+    // Two rows of a, one of b: rows that can no longer rank are not kept. A partition of a Top-N this
+    // small is one entry: its rows, in order.
+    expect(h.state.stats().entries).toBe(2)
+    h.state.setCurrentKey(makeKey(['a']))
+    const stored = new Map(h.state.getMapState(mapState<number, unknown>(ROWS_STATE)).entries())
+    expect([...stored]).toEqual([[PACKED_KEY, [['a', 9], ['a', 6]]]])
   })
 
   it('over an insert-only input drops a row on arrival only once N rows rank before it, within a batch and across batches', async () => {
@@ -50,15 +54,45 @@ describe('TopNOperator', () => {
     expect(mid.take()).toEqual([['-U', 'a', 8, 2], ['+U', 'a', 9, 2], ['-U', 'a', 7, 3], ['+U', 'a', 8, 3]])
   })
 
-  it('stores each row under a small integer of its partition: a row that enters takes the key of the one it pushes out', async () => {
-    const h = await harness(new TopNOperator(topN()), { keys: [0] })
+  it('past a small N, stores each row under a small integer of its partition: a row that enters takes the key of the one it pushes out', async () => {
+    const end = PACK_MAX_END + 1
+    const h = await harness(new TopNOperator(topN({ end, outputRank: false })), { keys: [0] })
     for (let i = 0; i < 50; i++) h.process([['a', i]])
     h.process([['a', 100], ['a', 101], ['a', 102]])
-    expect(h.take().slice(-4)).toEqual([['-U', 'a', 49, 1], ['+U', 'a', 102, 1], ['-U', 'a', 48, 2], ['+U', 'a', 101, 2]])
+    expect(h.take().slice(-6)).toEqual([['-U', 'a', 35], ['+U', 'a', 102], ['-U', 'a', 34], ['+U', 'a', 101], ['-U', 'a', 33], ['+U', 'a', 100]])
     h.state.setCurrentKey(makeKey(['a']))
     const stored = new Map(h.state.getMapState(mapState<number, unknown>(ROWS_STATE)).entries())
-    expect([...stored.keys()].sort()).toEqual([0, 1])
-    expect([...stored.values()]).toEqual(expect.arrayContaining([[['a', 102], 1], [['a', 101], 1]]))
+    expect([...stored.keys()].sort((x, y) => x - y)).toEqual(Array.from({ length: end }, (_, i) => i))
+    expect([...stored.values()]).toEqual(expect.arrayContaining([[['a', 102], 1], [['a', 101], 1], [['a', 100], 1], [['a', 36], 1]]))
+    expect([...stored.values()]).not.toContainEqual([['a', 35], 1])
+  })
+
+  it('reads a partition stored in either layout, and rewrites it in its own at its next change', async () => {
+    // State of a Top-N that stored an entry per row (as Weir did before packing, or as a Top-N with a TTL does) ...
+    const h = await harness(new TopNOperator(topN({ end: 3 })), { keys: [0] })
+    h.state.setCurrentKey(makeKey(['a']))
+    const rows = h.state.getMapState(mapState<number, unknown>(ROWS_STATE))
+    rows.put(0, [['a', 4], 1])
+    rows.put(3, [['a', 7], 2])
+    h.process([['a', 5], ['a', 1]])
+    // ... ranks as it did (7 twice, then 4), and is packed once the partition changes.
+    expect(h.take()).toEqual([['-U', 'a', 4, 3], ['+U', 'a', 5, 3]])
+    h.state.setCurrentKey(makeKey(['a']))
+    expect([...rows.entries()]).toEqual([[PACKED_KEY, [['a', 7], ['a', 7], ['a', 5]]]])
+    h.process([['a', 6]])
+    expect(h.take()).toEqual([['-U', 'a', 5, 3], ['+U', 'a', 6, 3]])
+
+    // A packed partition read by a Top-N that stores an entry per row (an updating input: every row is kept).
+    const u = await harness(new TopNOperator(topN({ end: 3, inputUpdating: true, outputRank: false })), { keys: [0] })
+    u.state.setCurrentKey(makeKey(['a']))
+    const urows = u.state.getMapState(mapState<number, unknown>(ROWS_STATE))
+    urows.put(PACKED_KEY, [['a', 9], ['a', 8], ['a', 8], ['a', 7]])
+    u.process([['a', 9]], ['-D'])
+    expect(u.take()).toEqual([['-U', 'a', 9], ['+U', 'a', 7]])
+    u.state.setCurrentKey(makeKey(['a']))
+    expect([...urows.entries()].sort(([x], [y]) => x - y)).toEqual([[0, [['a', 8], 2]], [1, [['a', 7], 1]]])
+    u.process([['a', 8]], ['-D'])
+    expect(u.take()).toEqual([['-D', 'a', 8]])
   })
 
   it('drops a row past a full partition only when it follows the last row in the total order: peers of the last row and its copies still count, also after a restore', async () => {
