@@ -23,6 +23,11 @@ const HELD_CELLS = REUSED_OPS
  * Deferred write-back holds list elements up to this share of the cache's budget (heldBytes): a
  * change can be a whole batch's rows under one key (a join side's element, ~1.2 KB in Nexmark q20),
  * and 131,072 of them staged ~150 MB for one write batch (peak RSS ~1.2 GB at a 64 MB cache).
+ * It is what makes Nexmark q7-rocksdb write (scale 0.5: all 8 writes, ~40K bid buckets each, the
+ * cache ~60 MB full), but raising it saves little: at 1/2 or with no share (held elements count in
+ * cacheUsed already) the changes bound and then the budget itself force 3 writes of 274K buckets
+ * instead of 318K (q7 keeps all its bids until the end, ~540 estimated bytes a price bucket, several
+ * times the budget at scale 1), 9.27 against 9.34 CPU-µs/event (4 alternating pairs, load ~4).
  */
 const HELD_BYTES_SHARE = 1 / 8
 /** …and at least this much (as held changes are at least 1,024): a small cache writes no more often for it. */
