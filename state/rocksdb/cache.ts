@@ -139,10 +139,11 @@ export function hashOf(s: string): number {
   return h === EMPTY || h === TOMBSTONE ? h + 2 : h
 }
 
-/** Slot.flags bits. */
+/** Slot.flags bits; the bits above them count the slot's dirty cells (Slot.dirtyCells). */
 const ALL_NS = 1
 const LOADING_ALL = 2
 const EVICTED = 4
+const SLOT_BITS = 3
 
 /** One state's resident data for one key: a cell per namespace. The unit of LRU eviction. */
 export class Slot {
@@ -155,15 +156,17 @@ export class Slot {
   n1: Namespace | undefined = undefined
   c1: Cell | undefined = undefined
   ns: Map<Namespace, Cell> | null = null
-  /** allNs, loadingAll and evicted, as bits: one field, not one each (see CellBase.flags). */
+  /**
+   * allNs, loadingAll and evicted as bits, and dirtyCells above them: one field, not one each (a
+   * slot per resident key, and each field 8 heap bytes the young-generation collector copies; see
+   * CellBase.flags).
+   */
   private flags = 0
   /** Last bundle (flush epoch) that asked for this slot, and the epoch it was queued for eviction at. */
   epoch: number
   queuedEpoch: number
   /** Estimated bytes, this slot's share of the cache budget. */
   size: number
-  /** Cells waiting for a flush; the slot cannot be evicted while there are any. */
-  dirtyCells = 0
   /** Epoch of the last flush that wrote one of its cells (that write may still be in flight). */
   written = 0
   /** Position in its table's SlotMap. */
@@ -177,6 +180,14 @@ export class Slot {
     this.epoch = epoch
     this.queuedEpoch = epoch
     this.size = SLOT_OVERHEAD + encoded.length * 4
+  }
+
+  /** Cells waiting for a flush; the slot cannot be evicted while there are any. */
+  get dirtyCells(): number {
+    return this.flags >>> SLOT_BITS
+  }
+  set dirtyCells(n: number) {
+    this.flags = (this.flags & ((1 << SLOT_BITS) - 1)) | (n << SLOT_BITS)
   }
 
   /** Every namespace of this key is resident: a missing cell means no state. */
@@ -262,13 +273,24 @@ export const SLOT_OVERHEAD = 200
 export const CELL_OVERHEAD = 112
 export const ENTRY_OVERHEAD = 72
 
-/** CellBase.flags bits: the base's, then ListCell's. */
+/** CellBase.flags bits: the base's, then ListCell's, then ValueCell's. */
 const DIRTY = 1
 const LOADING = 2
 const REPLACED = 4
 const REWRITE = 8
 const STORED = 16
 const STALE_READ = 32
+const ON_DISK = 64
+
+/**
+ * What ValueCell keeps its TTL clock as an offset from: a whole millisecond near the wall clock at
+ * start. A clock on the wall clock then leaves a small integer in the cell (a Smi, held in the field
+ * itself), where the time itself (~1.7e12) is a double that V8 keeps as a heap number of its own, one
+ * more object per resident value for the young-generation collector to copy and promote. Any other
+ * clock (a test's) still reads back exactly: integer milliseconds are exact doubles, and so is the
+ * difference of two doubles within a factor of two of each other.
+ */
+const CLOCK_BASE = Math.floor(Date.now())
 
 abstract class CellBase {
   /**
@@ -312,10 +334,27 @@ export class ValueCell extends CellBase {
   /** On the prototype (onPrototype), not a field of each cell. */
   declare readonly kind: 'value'
   v: unknown = ABSENT
+  /** `t` − CLOCK_BASE. */
+  private dt = 0
+
   /** TTL clock at the last write (or read, under OnReadAndWrite). */
-  t = 0
+  get t(): number {
+    return this.dt + CLOCK_BASE
+  }
+  set t(now: number) {
+    const d = now - CLOCK_BASE
+    // As an int32 when it is one: a subtraction's result is a heap number, and one stored would turn
+    // the field into a boxed double for every ValueCell.
+    this.dt = (d | 0) === d ? d | 0 : d
+  }
+
   /** The database holds an entry for it (so clearing it needs a delete). */
-  onDisk = false
+  get onDisk(): boolean {
+    return (this.flags & ON_DISK) !== 0
+  }
+  set onDisk(on: boolean) {
+    this.flags = on ? this.flags | ON_DISK : this.flags & ~ON_DISK
+  }
 }
 
 /** Where reads and writes build a cell's stored key (then copied into a batch, or hashed into the written-keys filter). */

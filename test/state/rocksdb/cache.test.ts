@@ -284,6 +284,31 @@ describe('RocksDB backend cache', () => {
     }
   })
 
+  it('with deferred write-back, never evicts a key whose change is held: a prefetch after the cache overflowed still sees it', async () => {
+    // A slot keeps its dirty-cell count among its flag bits (cache.ts, Slot.dirtyCells): a count lost
+    // there would let eviction drop a held change, and the next prefetch read the older disk state.
+    const b = await openRocks({ writeBack: 'deferred', cacheBytes: 256 << 10 })
+    const v = b.getValueState(valueState<number>('v'))
+    const held = Array.from({ length: 200 }, (_, i) => makeKey([`held-${i}`]))
+    // ~400 bytes a slot: the held keys and one bundle of others fit, a second bundle does not.
+    const others = Array.from({ length: 500 }, (_, i) => makeKey([`other-${i}`]))
+    const bundle = async (keys: typeof held, value: (i: number) => number): Promise<void> => {
+      await b.prefetch(keys.map(key => ({ key, namespace: '' })))
+      keys.forEach((key, i) => {
+        b.setCurrentKey(key)
+        v.update(value(i))
+      })
+      await b.flush()
+    }
+    await bundle(held, i => i + 1000) // fits the cache: held, not written
+    for (let s = 0; s < others.length; s += 250) await bundle(others.slice(s, s + 250), i => -i)
+    await b.prefetch(held.map(key => ({ key, namespace: '' })))
+    held.forEach((key, i) => {
+      b.setCurrentKey(key)
+      expect(v.value()).toBe(i + 1000)
+    })
+  })
+
   it('with deferred write-back, a window of 30,000 keys written and then cleared within the budget never reaches the disk', async () => {
     // As a window aggregate or window join does (Nexmark q8): every key of a window is written, and
     // all go when the window fires. 64 MB hold up to 131,072 changes: more cells than one write
