@@ -141,6 +141,12 @@ export interface PrefetchRequest {
   readonly namespace?: Namespace
   /** Only these states (by name); undefined means every state of the operator. */
   readonly states?: readonly string[]
+  /**
+   * The batch only appends to the ListStates of this (key, namespace) (`add`, `addChunk`; a `clear`
+   * or `drop` is allowed too) and reads none of them: a disk backend need not read a list it does
+   * not hold. A `get` or `update` of such a list needs a request without it.
+   */
+  readonly appendOnly?: boolean
 }
 
 /**

@@ -45,8 +45,8 @@ function stateRequests(task: Task, batch: Batch, input: number): PrefetchRequest
   const requests: PrefetchRequest[] = []
   const op = task.operator!
   if (op.stateRequests) {
-    op.stateRequests(batch, input, (key, namespace) => {
-      requests.push({ key, namespace })
+    op.stateRequests(batch, input, (key, namespace, appendOnly) => {
+      requests.push(appendOnly === true ? { key, namespace, appendOnly } : { key, namespace })
     })
     return requests
   }

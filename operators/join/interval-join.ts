@@ -1,7 +1,8 @@
 // The interval join: an equi-join whose rows pair only where lower <= left time - right time <= upper.
 // Each side keeps its rows per join key in time buckets (as wide as the interval, at least 1 ms): one
 // list per (key, bucket, side), an element per row. A row touches its own bucket and the one or two
-// buckets of the other side its interval spans; a disk backend answers a list it never wrote from its
+// buckets of the other side its interval spans (its own only to append to, in event time on an inner
+// side: a disk backend leaves it unread); a disk backend answers a list it never wrote from its
 // written-keys filter with no read (the common case: most join keys see few rows), where a map per
 // key cost a prefix scan per side and row, and a row added writes only itself (a bucket kept as one
 // value was rewritten whole at each write-back: the hottest keys' buckets hold hundreds of rows). A row is dropped once
@@ -110,13 +111,16 @@ export class IntervalJoinOperator implements Operator {
    * Each row's own bucket and the buckets of the other side its interval spans. In processing time a
    * row's time is the clock when it is processed, not known yet: every bucket of its key.
    */
-  stateRequests(batch: Batch, input: number, add: (key: KeyRef, namespace: Namespace | undefined) => void): void {
+  stateRequests(batch: Batch, input: number, add: (key: KeyRef, namespace: Namespace | undefined, appendOnly?: boolean) => void): void {
     const rows = batch.rows
     const keys = this.ctx.keysOf(rows, input)
     const timeCol = this.timeCols[input]!
     const w = this.width
     const other = 1 - input
     const byTimers = this.knownByTimers(other)
+    // A row of an inner side in event time only appends to its own bucket (whether it is new, its
+    // timer says): a disk backend need not read it.
+    const appendOnly = this.knownByTimers(input)
     // A batch of the other input requested before this one and not processed yet may still store rows
     // in buckets no timer shows yet: its keys' buckets are requested too. (What that batch requested
     // itself is resident only until the flush after it, not necessarily while this one runs.)
@@ -144,7 +148,7 @@ export class IntervalJoinOperator implements Operator {
       }
       const t = rows[i]![timeCol] as number | null
       if (t === null || t === undefined || hasNull(key.values)) continue
-      if (this.expiry(t, input) > watermark) add(key, IntervalJoinOperator.ns(Math.floor(t / w), input))
+      if (this.expiry(t, input) > watermark) add(key, IntervalJoinOperator.ns(Math.floor(t / w), input), appendOnly)
       const last = Math.floor(this.to(t, input) / w)
       for (let b = Math.floor(this.from(t, input) / w); b <= last; b++) {
         const ns = IntervalJoinOperator.ns(b, other)
@@ -199,6 +203,8 @@ export class IntervalJoinOperator implements Operator {
     const buckets = this.buckets
     const w = this.width
     const bare = this.bare(input)
+    // Own buckets known from their timers: only appended to, never read (stateRequests asks so).
+    const ownByTimers = this.knownByTimers(input)
     // Rows of the other side from here on are at or after `clock`.
     const clock = eventTime ? timers.currentWatermark() : timers.currentProcessingTime()
     let late = 0
@@ -223,14 +229,14 @@ export class IntervalJoinOperator implements Operator {
         continue
       }
       const b = Math.floor(t / w)
-      buckets.setNamespace(IntervalJoinOperator.ns(b, input))
-      const created = buckets.get().length === 0
+      const ns = IntervalJoinOperator.ns(b, input)
+      buckets.setNamespace(ns)
+      const created = ownByTimers ? !timers.hasEventTimeTimer(this.bucketExpiry(b, input), ns, key) : buckets.get().length === 0
       buckets.add(outer ? [t, row, matched ? 1 : 0] : bare ? row : [t, row])
       // An outer side's rows each expire on time (padded ones must not trail the watermark); an
       // inner side's bucket goes whole when its last possible row expires.
       if (!outer && !created) continue
       const at = outer ? expiry : this.bucketExpiry(b, input)
-      const ns = IntervalJoinOperator.ns(b, input)
       if (eventTime) timers.registerEventTimeTimer(at, ns)
       else timers.registerProcessingTimeTimer(at, ns)
     }

@@ -2,7 +2,7 @@
 // of its (key, namespace) prefix, or not at all when the written-keys filter says it was never
 // written; a resident one whose few stored elements are known loses them by point deletes. An
 // operator that drops a list whole (an expired time bucket) then needs no prefetch for it.
-import { CELL_OVERHEAD, dropSeq, hashOf, type ListCell, NO_SEQS, notResident, seqAt, type Table } from './cache.js'
+import { CELL_OVERHEAD, dropSeq, hashOf, type ListCell, NO_SEQS, notResident, seqAt, type Table, untail } from './cache.js'
 import type { Namespace } from '../../core/keyed-state.js'
 import type { RocksStore } from './store.js'
 import { cellKey, namespaceBytes } from './codec.js'
@@ -31,11 +31,13 @@ export function clearList(store: RocksStore, table: Table, ns: Namespace): void 
   let c = slot.get(ns) as ListCell | undefined
   // Every namespace resident and none here: nothing is stored.
   if (c === undefined && slot.allNs) return
-  // What the disk holds of it is unknown: the elements of a list never read, or being read.
+  // What the disk holds of it is unknown: the elements of a list never read, or being read, or a
+  // tail appended blind (cache.ts, ListCell.tail: its adds did not count it live, its head did).
   let unread = false
-  if (c === undefined || c.loading) {
+  if (c === undefined || c.loading || c.tail) {
     unread = true
     if (c === undefined) c = store.newCell(slot, ns) as ListCell
+    else if (c.tail) untail(c)
     else {
       // The read in flight reads what this clear deletes: its elements are dropped when it lands.
       c.loading = false
@@ -125,6 +127,7 @@ function dropResident(store: RocksStore, c: ListCell): number {
     c.loading = false
     c.staleRead = true
   }
+  untail(c)
   const live = c.items.length > 0 ? 1 : 0
   emptyItems(c)
   c.replaced = false

@@ -6,7 +6,7 @@ import { murmurFinish } from '../../common/murmur3.js'
 import { WeirError } from '../../common/errors.js'
 import type { KeyRef, Namespace } from '../../core/keyed-state.js'
 import { StateTableBase, type StateKind } from '../state-table.js'
-import { cellKey, decodeKey, namespaceBytes, slotPrefix, writeCellKey } from './codec.js'
+import { cellKey, decodeKey, namespaceBytes, slotPrefix, writeCellKey, writeSeq } from './codec.js'
 
 /** The three state shapes. */
 export type Kind = StateKind
@@ -281,6 +281,8 @@ const REWRITE = 8
 const STORED = 16
 const STALE_READ = 32
 const ON_DISK = 64
+const TAIL = 128
+const HEAD_READ = 256
 
 /**
  * What ValueCell keeps its TTL clock as an offset from: a whole millisecond near the wall clock at
@@ -372,9 +374,8 @@ export function scratchKey(cell: Cell, extra = 0): number {
 
 /** Writes a list element's stored key (listElementKey(cell.key, seq)) at the start of keyScratch(); returns its length. */
 export function scratchElementKey(cell: ListCell, seq: number): number {
-  const n = scratchKey(cell, 4)
-  keyBuffer.writeUInt32BE(seq >>> 0, n)
-  return n + 4
+  const n = scratchKey(cell, 8)
+  return writeSeq(keyBuffer, n, seq)
 }
 
 /** The buffer scratchKey writes to (valid until the next call). */
@@ -455,6 +456,39 @@ export class ListCell extends CellBase {
   }
   set staleRead(on: boolean) {
     this.flags = on ? this.flags | STALE_READ : this.flags & ~STALE_READ
+  }
+
+  /**
+   * Made resident for appends only, unread (a prefetch's appendOnly request): `items` are only what
+   * was added since, numbered from the store's listSeq on (StateTables.listSeq), above every element
+   * the disk may hold of the list before them (its head). Adds, clear and update need no more; a
+   * read of the list needs its head first (prefetch.ts reads it and puts it in front).
+   */
+  get tail(): boolean {
+    return (this.flags & TAIL) !== 0
+  }
+  set tail(on: boolean) {
+    this.flags = on ? this.flags | TAIL : this.flags & ~TAIL
+  }
+
+  /** A tail whose head a prefetch is reading (it is put in front when it lands, unless a clear came first: staleRead). */
+  get headRead(): boolean {
+    return (this.flags & HEAD_READ) !== 0
+  }
+  set headRead(on: boolean) {
+    this.flags = on ? this.flags | HEAD_READ : this.flags & ~HEAD_READ
+  }
+}
+
+/**
+ * A tail (ListCell.tail) made a whole list by a change that needs no head (update, clear): a head
+ * read in flight is stale when it lands.
+ */
+export function untail(c: ListCell): void {
+  c.tail = false
+  if (c.headRead) {
+    c.headRead = false
+    c.staleRead = true
   }
 }
 

@@ -113,12 +113,62 @@ export function joinKey(prefix: Buffer, ns: Buffer, suffix?: Uint8Array): Buffer
   return buf
 }
 
-/** A list element's key: its (key, namespace) prefix and a u32 BE sequence number. */
+/**
+ * A list element's key: its (key, namespace) prefix and its sequence number (writeSeq: 4 bytes below
+ * 2^31, as every element was stored before blind appends; 8 bytes from there).
+ */
 export function listElementKey(prefix: Buffer, seq: number): Buffer {
-  const buf = Buffer.allocUnsafe(prefix.length + 4)
+  const buf = Buffer.allocUnsafe(prefix.length + seqBytes(seq))
   prefix.copy(buf, 0)
-  buf.writeUInt32BE(seq >>> 0, prefix.length)
+  writeSeq(buf, prefix.length, seq)
   return buf
+}
+
+/** Sequence numbers from this one on are stored in 8 bytes (WIDE_MARK set in the first), smaller ones in 4. */
+export const WIDE_SEQ = 2 ** 31
+const WIDE_MARK = 0x80000000
+const U32 = 2 ** 32
+
+/** Bytes a list element's sequence number takes in its key. */
+export function seqBytes(seq: number): number {
+  return seq < WIDE_SEQ ? 4 : 8
+}
+
+/**
+ * Writes sequence number `seq` (an integer below 2^53) at byte `at` of `buf`; returns where it ends.
+ * Below 2^31 a u32 BE (the only form before blind appends: stored elements of older checkpoints read
+ * back as they are); from there [WIDE_MARK + seq / 2^32 u32 BE][seq mod 2^32 u32 BE]. Byte order is
+ * numeric order across both forms (a short one starts below 0x80, a wide one at 0x80 or above), so
+ * a list's elements still come back from a scan in sequence order.
+ */
+export function writeSeq(buf: Uint8Array, at: number, seq: number): number {
+  if (seq < WIDE_SEQ) {
+    buf[at] = seq >>> 24
+    buf[at + 1] = (seq >>> 16) & 0xff
+    buf[at + 2] = (seq >>> 8) & 0xff
+    buf[at + 3] = seq & 0xff
+    return at + 4
+  }
+  const hi = WIDE_MARK + Math.floor(seq / U32)
+  const lo = seq % U32
+  buf[at] = hi >>> 24
+  buf[at + 1] = (hi >>> 16) & 0xff
+  buf[at + 2] = (hi >>> 8) & 0xff
+  buf[at + 3] = hi & 0xff
+  buf[at + 4] = lo >>> 24
+  buf[at + 5] = (lo >>> 16) & 0xff
+  buf[at + 6] = (lo >>> 8) & 0xff
+  buf[at + 7] = lo & 0xff
+  return at + 8
+}
+
+/** The sequence number of a list element's key whose (key, namespace) prefix ends at byte `at` (writeSeq's forms). */
+export function readSeq(key: Uint8Array, at: number): number {
+  const hi = ((key[at]! << 24) | (key[at + 1]! << 16) | (key[at + 2]! << 8) | key[at + 3]!) >>> 0
+  if (key.length - at === 4) return hi
+  if (key.length - at !== 8 || hi < WIDE_MARK) throw WeirError.internal(`a list element's key ends in ${key.length - at} bytes that are no sequence number`)
+  const lo = ((key[at + 4]! << 24) | (key[at + 5]! << 16) | (key[at + 6]! << 8) | key[at + 7]!) >>> 0
+  return (hi - WIDE_MARK) * U32 + lo
 }
 
 /** A map entry's key: its (key, namespace) prefix and the user key's encoding as UTF-16BE. */
@@ -333,12 +383,12 @@ export function startsWithAt(buf: Buffer, part: Buffer, at: number): boolean {
 /**
  * Where the (key, namespace) prefix of a stored map entry or list element ends — the prefix a prefetch
  * scans for, which the written-keys filter records — or -1 if the key does not parse. A list element
- * ends in a 4-byte sequence number. A map entry: after [key group][state id] come self-delimiting
+ * ends in a sequence number (writeSeq: 4 or 8 bytes). A map entry: after [key group][state id] come self-delimiting
  * encoded values (the key's, the namespace), then the user key: a tag of its own (array, undefined,
  * object), or else one encoded value, the last.
  */
 export function cellPrefixLength(key: Uint8Array, kind: 'list' | 'map'): number {
-  if (kind === 'list') return key.length >= 8 ? key.length - 4 : -1
+  if (kind === 'list') return listPrefixLength(key)
   let i = 4
   let last = -1
   while (i + 1 < key.length) {
@@ -350,6 +400,31 @@ export function cellPrefixLength(key: Uint8Array, kind: 'list' | 'map'): number 
     i = end
   }
   return i === key.length && last > 4 ? last : -1
+}
+
+/**
+ * Where a list element's (key, namespace) prefix ends, or -1. Its self-delimiting values are walked
+ * until what is left is a sequence number: 4 bytes, or 8 whose first byte has the wide mark (an
+ * encoded value's first byte, its tag's high byte, is 0, so the two never meet).
+ */
+export function listPrefixLength(key: Uint8Array): number {
+  let i = 4
+  let values = 0
+  while (i + 1 < key.length) {
+    const left = key.length - i
+    if (values >= 2 && (left === 4 || (left === 8 && key[i]! >= 0x80))) return i
+    const end = encodedEnd(key, i, (key[i]! << 8) | key[i + 1]!)
+    if (end < 0) return -1
+    values++
+    i = end
+  }
+  return -1
+}
+
+/** listPrefixLength, or for a key that does not parse all but its last 4 bytes (as every element was stored before wide sequence numbers). */
+export function elementPrefixLength(key: Uint8Array): number {
+  const n = listPrefixLength(key)
+  return n < 0 ? key.length - 4 : n
 }
 
 /** The end of the encoded value (UTF-16BE, see skipEncoded) with tag `tag` at byte `i`, or -1. */

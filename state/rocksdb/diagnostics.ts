@@ -2,7 +2,7 @@
 // count of the entries on disk (a full scan), and the keys its cache holds.
 import type { KeyRef } from '../../core/keyed-state.js'
 import { ABSENT, type Cell, type Slot, type Table } from './cache.js'
-import { entryTime, groupPrefix } from './codec.js'
+import { elementPrefixLength, entryTime, groupPrefix } from './codec.js'
 import { ioFailed } from './folder.js'
 import type { RocksStore } from './store.js'
 import { SCAN_CAPACITY } from './tables.js'
@@ -34,14 +34,14 @@ export async function countEntries(store: RocksStore, writeBack: WriteBack, opti
       if (table === undefined) continue
       if (table.kind !== 'list') counted++
       else {
-        const prefix = key.subarray(0, key.length - 4)
+        const prefix = key.subarray(0, elementPrefixLength(key))
         if (lastCounted === null || !lastCounted.equals(prefix)) counted++
         lastCounted = prefix
       }
       const t = entryTime(value)
       if (t !== null && table.expired(t, now)) continue
       if (table.kind === 'list') {
-        const prefix = key.subarray(0, key.length - 4)
+        const prefix = key.subarray(0, elementPrefixLength(key))
         if (lastList !== null && lastList.equals(prefix)) continue
         lastList = prefix
       }

@@ -5,7 +5,7 @@ import { readdir } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { WeirError } from '../../common/errors.js'
 import type { Table } from './cache.js'
-import { cellPrefixLength, entryTime, groupPrefix, META_GROUP } from './codec.js'
+import { cellPrefixLength, elementPrefixLength, entryTime, groupPrefix, META_GROUP, readSeq } from './codec.js'
 import { countEntries } from './diagnostics.js'
 import { ioFailed, makeDirs } from './folder.js'
 import type { KeyBloom } from './key-bloom.js'
@@ -100,6 +100,8 @@ export class KeyGroupTransfer {
           const id = ids.get(key.readUInt16BE(2))
           if (group < start || group > end || id === undefined) return false
           key.writeUInt16BE(id, 2)
+          // A key-group file carries no listSeq: one past each element's sequence number makes it.
+          if (this.store.tables.byId[id]?.kind === 'list') this.store.tables.raiseListSeq(readSeq(key, elementPrefixLength(key)) + 1)
           return true
         })
       } finally {
@@ -158,6 +160,7 @@ export class KeyGroupTransfer {
     if (start > end) return 0
     const ids = new Map<number, Table>()
     for (const t of source.store.tables.list) ids.set(t.id, this.store.tables.table(t.name, t.kind))
+    this.store.tables.raiseListSeq(source.store.tables.listSeq)
     let live = 0
     let lastList: Buffer | null = null
     const entries = source.store.db.iterator({ gte: groupPrefix(start), lt: groupPrefix(end + 1) }, { capacity: SCAN_CAPACITY })
@@ -167,8 +170,11 @@ export class KeyGroupTransfer {
       key.writeUInt16BE(table.id, 2)
       if (table.kind !== 'list') live++
       else {
-        // A list counts once: its elements share the key up to the 4-byte sequence number.
-        const prefix = key.subarray(0, key.length - 4)
+        // A list counts once: its elements share the key up to the sequence number. One past each copied
+        // number goes into listSeq too (the source's own is taken as well: it may hold more).
+        const n = elementPrefixLength(key)
+        this.store.tables.raiseListSeq(readSeq(key, n) + 1)
+        const prefix = key.subarray(0, n)
         if (lastList === null || !lastList.equals(prefix)) live++
         lastList = prefix
       }
@@ -214,6 +220,9 @@ export class KeyGroupTransfer {
         written++
         if (w.length >= RESTORE_BATCH) await w.apply()
       }
+      // Raised past what came in (copyFrom, restore): into the database with it.
+      const listSeq = this.store.tables.listSeqEntry()
+      if (listSeq !== null) w.put(listSeq[0], listSeq[1])
       await w.apply()
     } catch (e) {
       throw ioFailed(this.store.dir, e, 'writing')

@@ -3,9 +3,9 @@
 // for keys the written-keys filter has never seen), lists and maps through prefix scans.
 import { WeirError } from '../../common/errors.js'
 import type { Namespace, PrefetchRequest } from '../../core/keyed-state.js'
-import { dropSeq, ENTRY_OVERHEAD, CELL_OVERHEAD, hashOf, keyScratch, type ListCell, type MapCell, MapEntry, numberedImplicitly, scratchElementKey, scratchKey,
-  type Slot, type ValueCell } from './cache.js'
-import { decodeEncoded, decodeEntry, decodeEntryKey, decodeUserKey, entryTime, listElementKey, prefixEnd, readUtf16be, startsWithAt } from './codec.js'
+import { dropSeq, ENTRY_OVERHEAD, CELL_OVERHEAD, hashOf, implicitSeqs, keyScratch, type ListCell, type MapCell, MapEntry, numberedImplicitly, scratchElementKey,
+  scratchKey, seqAt, type Slot, type ValueCell } from './cache.js'
+import { decodeEncoded, decodeEntry, decodeEntryKey, decodeUserKey, entryTime, listElementKey, prefixEnd, readSeq, readUtf16be, startsWithAt } from './codec.js'
 import { ioFailed } from './folder.js'
 import { mapKeyOf } from '../map-state.js'
 import { NativeReadBatch } from './native-batch.js'
@@ -45,6 +45,11 @@ export class Prefetcher {
   private readonly readers: NativeReadBatch[] = []
   /** Where fillCell collects a list's sequence numbers (kept only if they are not the implicit ones). */
   private readonly seqScratch: number[] = []
+  /**
+   * A list was appended to blind (ListCell.tail): the disk may hold lists numbered with a gap (a head
+   * from 0, a tail from listSeq), which the point gets of readShortLists would take for whole.
+   */
+  private tails = false
 
   constructor(private readonly store: RocksStore) {}
 
@@ -63,6 +68,8 @@ export class Prefetcher {
     const { start, end } = store.keyGroupRange
     const gets: ValueCell[] = []
     const scans: Scan[] = []
+    /** Lists made resident unread for appends (appendOnly), until the written-keys filter has its say. */
+    const tails: ListCell[] = []
     let created = false
     // Some of it is being loaded by an earlier prefetch still reading (a runtime reading ahead).
     let loadingElsewhere = false
@@ -104,15 +111,32 @@ export class Prefetcher {
         const resident = slot.get(ns)
         if (resident !== undefined) {
           if (resident.loading) loadingElsewhere = true
+          else if (resident.kind === 'list' && resident.tail && req.appendOnly !== true) {
+            // Appended to blind, now to be read: its head is read and put in front, the cell staying
+            // resident meanwhile (a batch before this one may still append to it).
+            if (resident.headRead) loadingElsewhere = true
+            else {
+              resident.headRead = true
+              scans.push({ slot, cell: resident })
+            }
+          }
           continue
         }
         const cell = store.newCell(slot, ns)
+        if (cell.kind === 'list' && req.appendOnly === true && table.ttlMs === 0) {
+          // Not read (a list with TTL is: its elements' times matter to what adds keep).
+          cell.tail = true
+          cell.nextSeq = store.tables.listSeq
+          tails.push(cell)
+          continue
+        }
         cell.loading = true
         if (cell.kind === 'value') gets.push(cell)
         else scans.push({ slot, cell })
       }
     }
     if (created) { for (const table of tables) table.invalidate() }
+    if (tails.length > 0) this.startTails(tails)
     const earlier = loadingElsewhere ? [...this.loads] : []
     if (gets.length === 0 && scans.length === 0) {
       await this.awaitLoads(earlier)
@@ -126,7 +150,9 @@ export class Prefetcher {
       // Nothing half-loaded may stay resident: drop the placeholders so a retry reads again.
       for (const c of gets) this.store.dropCell(c)
       for (const s of scans) {
-        if (s.cell !== null) this.store.dropCell(s.cell)
+        // A tail stays (it may hold adds), without its head.
+        if (s.cell !== null && s.cell.kind === 'list' && s.cell.headRead) s.cell.headRead = false
+        else if (s.cell !== null) this.store.dropCell(s.cell)
         else s.slot.loadingAll = false
       }
       throw ioFailed(this.store.dir, e, 'reading')
@@ -134,6 +160,38 @@ export class Prefetcher {
       this.loads.delete(loading)
     }
     await this.awaitLoads(earlier)
+  }
+
+  /**
+   * Lists made resident unread for appends: the written-keys filter says which were never written
+   * (those are known empty, no tail); the others may hold a head on disk (`stored`).
+   */
+  private startTails(cells: readonly ListCell[]): void {
+    const bloom = this.store.bloom
+    if (bloom === null) {
+      for (const c of cells) c.stored = true
+      this.tails = true
+      return
+    }
+    let n = 0
+    for (const c of cells) {
+      if (c.slot.table.unfiltered) continue
+      const kn = scratchKey(c)
+      bloom.locateBatch(n++, keyScratch(), kn)
+    }
+    const may = this.mayRead.length >= n ? this.mayRead : (this.mayRead = new Uint8Array(n * 2))
+    if (n > 0) bloom.testBatch(n, may)
+    let j = 0
+    for (const c of cells) {
+      if (c.slot.table.unfiltered || may[j++] !== 0) {
+        c.stored = true
+        this.tails = true
+      } else {
+        // Known empty: numbered from 0 as any list read empty (dense, see readShortLists).
+        c.tail = false
+        c.nextSeq = 0
+      }
+    }
   }
 
   /** Waits for earlier prefetches; if one failed, what it was loading is not resident: that is this call's failure too. */
@@ -196,7 +254,7 @@ export class Prefetcher {
   private async runScans(all: readonly Scan[]): Promise<void> {
     let scans = this.unwritten(all)
     if (scans.length === 0) return
-    if (this.store.denseLists) scans = await this.readShortLists(scans)
+    if (this.store.denseLists && !this.tails) scans = await this.readShortLists(scans)
     if (scans.length === 0) return
     let next = 0
     const worker = async (): Promise<void> => {
@@ -309,11 +367,16 @@ export class Prefetcher {
       let j = i + 1
       while (j < entries.length && startsWithAt(entries[j]!.key, nsKey, at)) j++
       const ns = decodeEncoded(readUtf16be(first, at, nsEnd), 0) as Namespace
-      // A resident cell is as new as the disk or newer (only clean cells are ever evicted).
-      if (slot.get(ns) === undefined) {
+      // A resident cell is as new as the disk or newer (only clean cells are ever evicted), but for
+      // a tail's head (an every-namespace read of a key whose lists are appended to blind).
+      const resident = slot.get(ns)
+      if (resident === undefined) {
         const cell = this.store.newCell(slot, ns)
         if (cell.kind === 'value') this.fillValue(cell, entries[i]!.value)
         else this.fillCell(cell, entries.slice(i, j), nsEnd)
+      } else if (resident.kind === 'list' && resident.tail && !resident.headRead) {
+        resident.headRead = true
+        this.fillCell(resident, entries.slice(i, j), nsEnd)
       }
       i = j
     }
@@ -338,11 +401,52 @@ export class Prefetcher {
     this.store.setCellSize(cell, CELL_OVERHEAD + cell.keyLength + buf.length)
   }
 
+  /**
+   * A tail's head (ListCell.tail) from the list's entries: the elements numbered below the tail's
+   * first go in front of it (the others are the tail's own, written since). A tail is only made for
+   * a list without TTL, so no element has a time to keep. Its adds did not count the list live
+   * while a head might have (RocksListState.add): it is counted now if none came.
+   */
+  private fillHead(cell: ListCell, entries: readonly { key: Buffer; value: Buffer }[], at: number): void {
+    cell.headRead = false
+    cell.tail = false
+    const first = cell.nextSeq - cell.items.length
+    const items: unknown[] = []
+    const seqs: number[] = []
+    let size = 0
+    for (const { key, value } of inSeqOrder(entries, at)) {
+      const seq = readSeq(key, at)
+      if (seq >= first) break
+      items.push(decodeEntry(value))
+      seqs.push(seq)
+      size += ENTRY_OVERHEAD + value.length
+    }
+    if (items.length === 0) {
+      if (cell.items.length > 0) this.store.liveEntries++
+      return
+    }
+    const head = items.length
+    for (let i = 0; i < cell.items.length; i++) {
+      items.push(cell.items[i])
+      seqs.push(seqAt(cell, i))
+    }
+    cell.items = items
+    cell.seqs = seqs
+    implicitSeqs(cell)
+    cell.flushed += head
+    cell.stored = true
+    this.store.setCellSize(cell, cell.size + size)
+  }
+
   /** A list or map from its entries; `at` is where the element's suffix (seq or user key) starts. */
   private fillCell(cell: ListCell | MapCell, entries: readonly { key: Buffer; value: Buffer }[], at: number): void {
     if (cell.kind === 'list' && cell.staleRead) {
       // Cleared meanwhile: the clear's delete is queued, and the cell already says what the list holds.
       cell.staleRead = false
+      return
+    }
+    if (cell.kind === 'list' && cell.headRead) {
+      this.fillHead(cell, entries, at)
       return
     }
     cell.loading = false
@@ -358,8 +462,8 @@ export class Prefetcher {
       let times: number[] | null = table.ttlMs > 0 ? [] : null
       const seqs = this.seqScratch
       seqs.length = 0
-      for (const { key, value } of entries) {
-        const seq = key.readUInt32BE(key.length - 4)
+      for (const { key, value } of inSeqOrder(entries, at)) {
+        const seq = readSeq(key, at)
         cell.nextSeq = seq + 1
         const t = entryTime(value)
         if (t !== null && table.expired(t, now)) {
@@ -375,6 +479,7 @@ export class Prefetcher {
       cell.times = times
       if (!numberedImplicitly(seqs, cell.nextSeq)) cell.seqs = seqs.slice()
       cell.flushed = cell.items.length
+      this.store.tables.raiseListSeq(cell.nextSeq)
       if (cell.dropped.length > 0) {
         if (cell.items.length === 0) this.store.liveEntries--
         this.store.markDirty(cell)
@@ -403,6 +508,15 @@ export class Prefetcher {
     }
     this.store.setCellSize(cell, size)
   }
+}
+
+/**
+ * A list's entries in sequence order. A scan returns them so (writeSeq's order), except elements of
+ * an older format numbered from 2^31 on (a u32 then) next to wide ones: sorted then.
+ */
+function inSeqOrder(entries: readonly { key: Buffer; value: Buffer }[], at: number): readonly { key: Buffer; value: Buffer }[] {
+  if (entries.length < 2 || entries[0]!.key.length === entries[entries.length - 1]!.key.length) return entries
+  return [...entries].sort((a, b) => readSeq(a.key, at) - readSeq(b.key, at))
 }
 
 /** The end of the namespace encoding that starts at byte `at` (UTF-16BE: a number is 5 units, a string ends with \0\0). */

@@ -6,7 +6,7 @@ import { WeirError } from '../../common/errors.js'
 import { TtlMapState } from '../map-state.js'
 import { clearList, dropAllLists, dropList } from './blind-clear.js'
 import { ABSENT, type CacheHost, type Cell, dropSeq, implicitSeqs, type ListCell, type MapCell, MapEntry, NO_SEQS, notResident, seqAt, type Table, timesOf,
-  type ValueCell } from './cache.js'
+  untail, type ValueCell } from './cache.js'
 import type { RocksStore } from './store.js'
 
 /** The current key's cell of `table` in namespace `ns`, which a prefetch must have made resident. */
@@ -100,6 +100,8 @@ export class RocksListState<T> extends RocksState<ListCell> implements ListState
   /** The resident array itself (do not modify it); expired elements are dropped first. */
   get(): readonly T[] {
     const c = this.cell()
+    // Only what was appended blind (ListCell.tail): the list's head was not asked for.
+    if (c.tail) notResident(this.table, this.host.currentKey, this.ns)
     const table = this.table
     if (table.ttlMs === 0 || c.items.length === 0) return c.items as T[]
     const now = this.host.ttlNow
@@ -146,11 +148,13 @@ export class RocksListState<T> extends RocksState<ListCell> implements ListState
     this.host.changes++
     // Sequence numbers stay implicit (cache.ts, ListCell.seqs) unless the list has explicit ones already.
     if (c.seqs !== null) c.seqs.push(c.nextSeq)
-    c.nextSeq++
+    // listSeq stays above every number given (a later tail of this list is numbered from it).
+    if (++c.nextSeq > this.store.tables.listSeq) this.store.tables.listSeq = c.nextSeq
     // Times only for a state with TTL: most lists (a join's side, an interval join's bucket) have none.
     if (c.times !== null || this.table.ttlMs > 0) timesOf(c, this.host.ttlNow).push(this.host.ttlNow)
     if (c.items.length === 0) {
-      this.host.liveEntries++
+      // A tail's list counts as live already if it has a head (most do); its head read counts it if not.
+      if (!c.tail) this.host.liveEntries++
       // An array of one: a first push reserves 17 slots, ~150 heap bytes that most lists never use
       // (most join keys' buckets keep one row), and the collector copies them.
       c.items = [value]
@@ -194,7 +198,12 @@ export class RocksListState<T> extends RocksState<ListCell> implements ListState
       return
     }
     const c = this.cell()
-    if (c.items.length === 0) this.host.liveEntries++
+    if (c.tail) {
+      // Replaced whole: its head, unread, goes with the range delete (it is `stored`).
+      untail(c)
+    } else if (c.items.length === 0) {
+      this.host.liveEntries++
+    }
     this.host.changes += values.length
     const now = this.host.ttlNow
     c.items = values.slice()

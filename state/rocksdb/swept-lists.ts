@@ -4,7 +4,7 @@
 // of them the sweep's iterator saw with other keys on both sides is the whole list; only a run at an
 // edge of what one call examined can have more elements beyond it, and for those (at most two per
 // iterator pass) one bounded seek after the deletes tells.
-import { prefixEnd, startsWithAt } from './codec.js'
+import { elementPrefixLength, prefixEnd, startsWithAt } from './codec.js'
 import type { RocksStore } from './store.js'
 import type { Table } from './cache.js'
 
@@ -48,7 +48,7 @@ export class SweptLists {
   /** An examined element of a list of a table with TTL; returns its run. */
   element(table: Table, key: Buffer, expired: boolean): ListRun {
     let run = this.current
-    const prefixLength = key.length - 4
+    const prefixLength = elementPrefixLength(key)
     if (run === null || run.table !== table || run.prefix.length !== prefixLength || !startsWithAt(key, run.prefix, 0)) {
       run = new ListRun(table, Buffer.from(key.subarray(0, prefixLength)), this.atStart)
       this.current = run

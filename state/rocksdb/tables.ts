@@ -8,6 +8,13 @@ import { type Kind, Table } from './cache.js'
 import { META_GROUP, prefixEnd } from './codec.js'
 
 const META_STATE = Buffer.from([0xff, 0xff, 0x00, 0x01])
+/** The metadata entry of StateTables.listSeq (its decimal digits). */
+const META_LIST_SEQ = Buffer.from([0xff, 0xff, 0x00, 0x02])
+/**
+ * Where listSeq starts: above every sequence number a list numbered from 0 reaches, and above every
+ * one a database of an older format holds (they were u32), which has no listSeq entry.
+ */
+export const FIRST_BLIND_SEQ = 2 ** 32
 /** Entries a prefix scan reads per native call. */
 export const SCAN_CAPACITY = 1024
 
@@ -17,6 +24,15 @@ export class StateTables {
   readonly byId: (Table | undefined)[] = []
   /** Metadata entries of tables created since the last write batch (it writes them). */
   pendingMeta: [Buffer, Buffer][] = []
+  /**
+   * Above every sequence number any list element of this database was ever given: a list that is not
+   * resident is appended to blind (cache.ts, ListCell.tail) from here on, above whatever it stores.
+   * Every add raises it past the number it gave; it is kept in the database (writeListSeq), so a
+   * checkpoint carries it, and a restore that gathers several databases takes the largest.
+   */
+  listSeq = FIRST_BLIND_SEQ
+  /** listSeq as the database holds it (or will, once the write batch that put it is applied). */
+  private listSeqWritten = FIRST_BLIND_SEQ
   private nextId = 0
   private namedFor: readonly string[] | null = null
   private namedTables: readonly Table[] = []
@@ -55,12 +71,33 @@ export class StateTables {
     return this.namedTables
   }
 
-  /** State ids of a kept or restored database, from its metadata entries. */
+  /** State ids and listSeq of a kept or restored database, from its metadata entries. */
   async load(db: RocksDB): Promise<void> {
     for await (const { key, value } of db.iterator({ gte: META_STATE, lt: prefixEnd(META_STATE) }, { capacity: SCAN_CAPACITY })) {
       const { id, kind } = JSON.parse(value.toString('utf8')) as { id: number; kind: Kind }
       this.add(key.subarray(META_STATE.length).toString('utf8'), kind, id)
     }
+    for await (const { value } of db.iterator({ gte: META_LIST_SEQ, lt: prefixEnd(META_LIST_SEQ) })) {
+      const n = Number(value.toString('utf8'))
+      if (!Number.isSafeInteger(n) || n < FIRST_BLIND_SEQ) throw WeirError.internal(`the stored list sequence counter '${value.toString('utf8')}' is not one`)
+      this.listSeq = Math.max(this.listSeq, n)
+      this.listSeqWritten = this.listSeq
+    }
+  }
+
+  /** Raises listSeq to at least `seq` (one past a sequence number stored or copied in). */
+  raiseListSeq(seq: number): void {
+    if (seq > this.listSeq) this.listSeq = seq
+  }
+
+  /**
+   * The metadata entry of listSeq if it grew since it was last put, for the write batch being built
+   * (which then holds it, with every element numbered below it); else null.
+   */
+  listSeqEntry(): [Buffer, Buffer] | null {
+    if (this.listSeq === this.listSeqWritten) return null
+    this.listSeqWritten = this.listSeq
+    return [META_LIST_SEQ, Buffer.from(String(this.listSeq), 'utf8')]
   }
 
   private add(name: string, kind: Kind, id: number): Table {

@@ -3,7 +3,7 @@
 // subtask's key groups a budget at a time, and a lap that deleted much compacts its range.
 import type { Namespace } from '../../core/keyed-state.js'
 import { ABSENT, type Cell, CELL_OVERHEAD, explicitSeqs, implicitSeqs, indexOfSeq, type Table, timesOf } from './cache.js'
-import { decodeEncoded, decodeEntryKey, decodeUserKey, entryTime, groupPrefix, readUtf16be, skipEncoded, startsWithAt } from './codec.js'
+import { decodeEncoded, decodeEntryKey, decodeUserKey, entryTime, groupPrefix, readSeq, readUtf16be, skipEncoded, startsWithAt } from './codec.js'
 import { ioFailed } from './folder.js'
 import { mapKeyOf } from '../map-state.js'
 import { NativeWriteBatch } from './native-batch.js'
@@ -172,7 +172,7 @@ export class TtlSweep {
         this.store.setCellSize(cell, CELL_OVERHEAD + cell.keyLength)
         return true
       case 'list': {
-        const i = indexOfSeq(cell, key.readUInt32BE(key.length - 4))
+        const i = indexOfSeq(cell, readSeq(key, cell.keyLength))
         if (i < 0) return true
         if (!table.expired(timesOf(cell, now)[i]!, now)) return false
         const per = (cell.size - CELL_OVERHEAD - cell.keyLength) / cell.items.length

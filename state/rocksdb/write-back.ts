@@ -4,7 +4,7 @@
 import type { Cell, ListCell, MapCell, MapEntry } from './cache.js'
 import { ABSENT, CELL_OVERHEAD, ENTRY_OVERHEAD, keyScratch, NO_SEQS, scratchKey, seqAt, timesOf } from './cache.js'
 import { encodeEntryInPlace, encodeUserKey, entryScratch, listElementKey, mapEntryKey, prefixEnd, stringEntryKey, stringEntryKeyLength, userKeyNeedsCopy,
-  writeMapEntryKey, writeStringEntryKey } from './codec.js'
+  writeMapEntryKey, writeSeq, writeStringEntryKey } from './codec.js'
 import { ioFailed } from './folder.js'
 import { type NativeWriteBatch, REUSED_OPS } from './native-batch.js'
 import type { RocksStore } from './store.js'
@@ -142,6 +142,9 @@ export class WriteBack {
           bytes += k.length + v.length
         }
         this.store.tables.pendingMeta = []
+        // With every element numbered below it (ListCell.tail), so a checkpoint of this batch carries it.
+        const listSeq = this.store.tables.listSeqEntry()
+        if (listSeq !== null) w.put(listSeq[0], listSeq[1])
         // Dropped lists first: a later list of the same prefix (none is expected) keeps its puts.
         const dropped = this.store.droppedPrefixes
         this.store.droppedPrefixes = []
@@ -247,15 +250,15 @@ export class WriteBack {
         // The list's key is written once into the key scratch, each element's sequence number after
         // it, and copied, the value encoded, into bytes the batch holds (no Buffer per written list).
         if (from < cell.items.length) {
-          const kn = scratchKey(cell, 4)
+          const kn = scratchKey(cell, 8)
           const kb = keyScratch()
           this.addPrefix(cell, kb, kn)
           const times = ttl ? timesOf(cell, this.store.ttlNow) : null
           let values = 0
           for (let i = from; i < cell.items.length; i++) {
-            kb.writeUInt32BE(seqAt(cell, i) >>> 0, kn)
-            const vn = w.putHeldEntry(kb, kn + 4, times === null ? null : times[i]!, cell.items[i])
-            bytes += kn + 4 + vn
+            const en = writeSeq(kb, kn, seqAt(cell, i))
+            const vn = w.putHeldEntry(kb, en, times === null ? null : times[i]!, cell.items[i])
+            bytes += en + vn
             values += vn
             if (i >= cell.flushed || cell.replaced) size += ENTRY_OVERHEAD + vn
           }
