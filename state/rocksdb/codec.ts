@@ -388,7 +388,7 @@ export function startsWithAt(buf: Buffer, part: Buffer, at: number): boolean {
  * object), or else one encoded value, the last.
  */
 export function cellPrefixLength(key: Uint8Array, kind: 'list' | 'map'): number {
-  if (kind === 'list') return listPrefixLength(key)
+  if (kind === 'list') return shortSeq(key) ? key.length - 4 : listPrefixLength(key)
   let i = 4
   let last = -1
   while (i + 1 < key.length) {
@@ -421,8 +421,17 @@ export function listPrefixLength(key: Uint8Array): number {
   return -1
 }
 
+/**
+ * A list element's key that ends in a 4-byte sequence number for sure: its 8th byte from the end is
+ * below the wide mark (a wide number's first byte has it; a short number's is the namespace's).
+ */
+function shortSeq(key: Uint8Array): boolean {
+  return key.length >= 8 && key[key.length - 8]! < 0x80
+}
+
 /** listPrefixLength, or for a key that does not parse all but its last 4 bytes (as every element was stored before wide sequence numbers). */
 export function elementPrefixLength(key: Uint8Array): number {
+  if (shortSeq(key)) return key.length - 4
   const n = listPrefixLength(key)
   return n < 0 ? key.length - 4 : n
 }
