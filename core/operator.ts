@@ -65,6 +65,8 @@ export interface Operator {
   /**
    * The (key, namespace) pairs `processBatch` will touch, for a disk backend to prefetch. Without
    * it the runtime requests each row's key in namespace ''. Window operators name their windows.
+   * `appendOnly`: the batch only appends to that pair's lists (PrefetchRequest.appendOnly), so a
+   * disk backend need not read them.
    */
   stateRequests?(batch: Batch, input: number, add: (key: KeyRef, namespace: Namespace | undefined, appendOnly?: boolean) => void): void
   /**
