@@ -5,7 +5,13 @@ import type { KeyGroupRange } from '../backend.js'
 
 export type { KeyGroupRange }
 
-export const ROCKSDB_HANDLE_FORMAT = 'weir-rocksdb/1'
+/**
+ * Format 2: a list element's sequence number may be wide (8 bytes, codec.ts writeSeq) and the
+ * database may hold the list counter (tables.ts, listSeq); an older Weir would misread both, so it
+ * refuses the handle. Format 1 (every sequence number in 4 bytes, no counter) still restores.
+ */
+export const ROCKSDB_HANDLE_FORMAT = 'weir-rocksdb/2'
+const READABLE_FORMATS: readonly string[] = ['weir-rocksdb/1', ROCKSDB_HANDLE_FORMAT]
 
 /** One database file in checkpoint storage, gzip-compressed. */
 export interface StoredDbFile {
@@ -31,7 +37,7 @@ export type StoredSst = StoredDbFile
  *
  * @example
  * {
- *   "backend": "rocksdb", "format": "weir-rocksdb/1", "maxParallelism": 128, "keyGroups": { "start": 0, "end": 63 },
+ *   "backend": "rocksdb", "format": "weir-rocksdb/2", "maxParallelism": 128, "keyGroups": { "start": 0, "end": 63 },
  *   "entries": 81234, "selfContained": false, "compression": "gzip",
  *   "files": [
  *     { "name": "000012.sst", "object": "shared/3f0c…-000012.sst.gz", "shared": true, "size": 8123456, "storedSize": 2974311, "sha1": "…" },
@@ -42,7 +48,7 @@ export type StoredSst = StoredDbFile
  */
 export interface RocksDbStateHandle {
   readonly backend: 'rocksdb'
-  readonly format: typeof ROCKSDB_HANDLE_FORMAT
+  readonly format: typeof ROCKSDB_HANDLE_FORMAT | 'weir-rocksdb/1'
   readonly maxParallelism: number
   /** The key groups the database holds (its subtask's range when the snapshot was taken). */
   readonly keyGroups: KeyGroupRange
@@ -75,7 +81,7 @@ export function checkHandle(handle: unknown, where: string): RocksDbStateHandle 
     })
   if (h === null || typeof h !== 'object') throw bad('not an object')
   if (h.backend !== 'rocksdb') throw bad(`backend '${String(h.backend)}'`)
-  if (h.format !== ROCKSDB_HANDLE_FORMAT) throw bad(`format '${String(h.format)}'`)
+  if (!READABLE_FORMATS.includes(h.format as string)) throw bad(`format '${String(h.format)}'`)
   if (!Number.isInteger(h.maxParallelism)) throw bad('no max-parallelism')
   const kg = h.keyGroups
   if (kg === undefined || !Number.isInteger(kg.start) || !Number.isInteger(kg.end) || kg.start > kg.end) throw bad('no key-group range')

@@ -4,7 +4,9 @@ import { open, type FileHandle } from 'node:fs/promises'
 import { WeirError } from '../../common/errors.js'
 
 const MAGIC = Buffer.from('WEIRKG1\n', 'latin1')
-const FORMAT = 'weir-rocksdb-keygroups/1'
+/** 2: list sequence numbers may be wide (see handle.ts); files of format 1 still load. */
+const FORMAT = 'weir-rocksdb-keygroups/2'
+const OLD_FORMAT = 'weir-rocksdb-keygroups/1'
 const CHUNK = 1 << 20
 
 /** One state as a snapshot names it: its stored id is remapped by name on restore. */
@@ -16,7 +18,7 @@ export interface SnapshotState {
 
 /** What a key-group file starts with. */
 export interface KeyGroupFileHeader {
-  readonly format: typeof FORMAT
+  readonly format: typeof FORMAT | typeof OLD_FORMAT
   readonly maxParallelism: number
   readonly range: { readonly start: number; readonly end: number }
   readonly states: readonly SnapshotState[]
@@ -107,7 +109,7 @@ export async function openKeyGroupFile(path: string): Promise<KeyGroupFile> {
     const json = len === null ? null : await r.bytes(len)
     if (json === null) throw bad(path, 'truncated header')
     const header = JSON.parse(json.toString('utf8')) as KeyGroupFileHeader
-    if (header.format !== FORMAT) throw bad(path, `unknown format '${String(header.format)}'`)
+    if (header.format !== FORMAT && header.format !== OLD_FORMAT) throw bad(path, `unknown format '${String(header.format)}'`)
     return { header, records: () => records(r, path), close: () => r.close() }
   } catch (e) {
     await r.close()

@@ -3,7 +3,7 @@
 // order later — after eviction, with the read started while the tail is still being appended to, after
 // a checkpoint restored at another parallelism (two old subtasks into one, then more blind appends),
 // and after a key-group copy. A clear or update of a blind tail loses its unread head too.
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -292,8 +292,25 @@ describe('ListState.add without a read (appendOnly prefetch) on RocksDB', () => 
       for await (const { key } of b.store.db.iterator({ gte: Buffer.from([0xff, 0xff]), lt: Buffer.from([0xff, 0xff, 0xff]) })) stored.push(key.toString('hex'))
       expect(stored.every(k => k.startsWith('ffff0001'))).toBe(true)
       const local = await takeLocalSnapshot(b, join(root, 'local'))
-      const handle = await uploadSnapshot(local, storage, { sharedPrefix: 'shared/', ownPrefix: 'chk-1/op/rocksdb/', selfContained: false }, new Map())
+      const written = await uploadSnapshot(local, storage, { sharedPrefix: 'shared/', ownPrefix: 'chk-1/op/rocksdb/', selfContained: false }, new Map())
+      expect(written.format).toBe('weir-rocksdb/2')
+      // What an older version wrote: the same database under format 1.
+      const handle = { ...written, format: 'weir-rocksdb/1' as const }
+      // Its key-group file too (same header length: the format's last digit changes).
+      const folder = join(root, 'kg')
+      const file = (await b.snapshotKeyGroups(b.keyGroupRange, folder)).files[0]!
+      const bytes = await readFile(file)
+      const at = bytes.indexOf('weir-rocksdb-keygroups/2')
+      expect(at).toBeGreaterThan(0)
+      bytes.write('weir-rocksdb-keygroups/1', at, 'latin1')
+      await writeFile(file, bytes)
       await b.destroy()
+      const u = await openRocks({ cacheBytes: 0 })
+      await u.restoreKeyGroups(folder)
+      const m = new Map([...model].map(([k, v]) => [k, [...v]]))
+      await append(u, m, KEYS, 2, true, 3)
+      await u.sync()
+      await check(u, m)
       const r = await restoreRocksDbSubtask({
         open: { dir: join(root, 'restored'), jobName: 'job', operatorId: 'op', maxParallelism: 128, cacheBytes: 0 },
         range: keyGroupRange(0, 1),
