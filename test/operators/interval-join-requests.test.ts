@@ -83,4 +83,28 @@ describe('interval join state requests', () => {
     // The left side is inner: a right row asks only for the stored left buckets (6, not 7).
     expect(requests(op, batch([['a', 100], ['b', 100]]), 1)).toEqual(['a:13', 'a:12', 'b:13'])
   })
+
+  it("asks for an inner side's own bucket append-only (its timer tells whether it is new), an outer side's to read", async () => {
+    for (const joinType of ['INNER', 'RIGHT'] as const) {
+      const op = new IntervalJoinOperator(spec(joinType))
+      const h = await harness(op, { keys: [0] })
+      const appendOnly = (b: Batch, input: number): string[] => {
+        const out: string[] = []
+        op.stateRequests(b, input, (key, ns, append) => {
+          if (append === true) out.push(`${String(key.values[0])}:${String(ns)}`)
+        })
+        return out
+      }
+      expect(appendOnly(batch([['a', 100]]), 0)).toEqual(['a:12'])
+      expect(appendOnly(batch([['a', 100]]), 1)).toEqual(joinType === 'INNER' ? ['a:13'] : [])
+      // Two rows into one new bucket, then one into it again: one timer (the bucket's), matches as before.
+      h.process([['a', 100], ['a', 101]], undefined, 0)
+      h.process([['a', 102]], undefined, 0)
+      h.process([['a', 103]], undefined, 1)
+      expect(h.take().length).toBe(3)
+      h.watermark(1000)
+      expect(h.take().length).toBe(0)
+      expect(requests(op, batch([['a', 1100]]), 1)).toEqual(['a:147'])
+    }
+  })
 })
