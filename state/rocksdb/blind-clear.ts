@@ -109,7 +109,7 @@ export function dropAllLists(store: RocksStore, table: Table): void {
   for (const slot of table.slots.values()) {
     if (slot.d !== undefined) live += dropResident(store, slot.d as ListCell)
     if (slot.c1 !== undefined) live += dropResident(store, slot.c1 as ListCell)
-    if (slot.ns !== null) { for (const c of slot.ns.values()) live += dropResident(store, c as ListCell) }
+    if (slot.more !== null) { for (const c of slot.more.values()) live += dropResident(store, c as ListCell) }
   }
   const id = table.id
   store.droppedPrefixes = store.droppedPrefixes.filter(p => ((p[2]! << 8) | p[3]!) !== id)

@@ -139,11 +139,18 @@ export function hashOf(s: string): number {
   return h === EMPTY || h === TOMBSTONE ? h + 2 : h
 }
 
-/** Slot.flags bits; the bits above them count the slot's dirty cells (Slot.dirtyCells). */
+/**
+ * Slot.flags bits: the slot's, then those of a ValueSlot's own value (its cell bits); the bits above
+ * them count the slot's dirty cells (Slot.dirtyCells).
+ */
 const ALL_NS = 1
 const LOADING_ALL = 2
 const EVICTED = 4
-const SLOT_BITS = 3
+const VALUE_DIRTY = 8
+const VALUE_LOADING = 16
+const VALUE_ON_DISK = 32
+const VALUE_BITS = VALUE_DIRTY | VALUE_LOADING | VALUE_ON_DISK
+const SLOT_BITS = 6
 
 /** One state's resident data for one key: a cell per namespace. The unit of LRU eviction. */
 export class Slot {
@@ -151,35 +158,42 @@ export class Slot {
   /**
    * One namespace other than '' and its cell, held inline: most slots of namespaced state have one
    * (an interval join's bucket of a new key, a window's accumulator), and a Map per slot was one more
-   * object per new key for the young-generation GC to copy. Further namespaces go in `ns`.
+   * object per new key for the young-generation GC to copy. Further namespaces go in `more`.
    */
   n1: Namespace | undefined = undefined
   c1: Cell | undefined = undefined
-  ns: Map<Namespace, Cell> | null = null
+  more: Map<Namespace, Cell> | null = null
   /**
-   * allNs, loadingAll and evicted as bits, and dirtyCells above them: one field, not one each (a
-   * slot per resident key, and each field 8 heap bytes the young-generation collector copies; see
-   * CellBase.flags).
+   * allNs, loadingAll and evicted as bits (and a ValueSlot's value's), and dirtyCells above them: one
+   * field, not one each (a slot per resident key, and each field 8 heap bytes the young-generation
+   * collector copies; see CellBase.flags).
    */
-  private flags = 0
+  protected flags = 0
   /** Last bundle (flush epoch) that asked for this slot, and the epoch it was queued for eviction at. */
   epoch: number
   queuedEpoch: number
-  /** Estimated bytes, this slot's share of the cache budget. */
-  size: number
+  /** Estimated bytes, this slot's share of the cache budget (its cells' sizes included). */
+  bytes: number
   /** Epoch of the last flush that wrote one of its cells (that write may still be in flight). */
   written = 0
   /** Position in its table's SlotMap. */
   pos = -1
 
+  /** Key group of the key. */
+  readonly group: number
+
   /**
    * The key is kept as its encoding and key group only, not as the caller's KeyRef: a resident slot
    * then holds no objects of the row it came from (fewer objects that outlive a young-generation GC).
    */
-  constructor(readonly table: Table, readonly encoded: string, readonly group: number, epoch: number) {
+  constructor(readonly table: Table, readonly encoded: string, group: number, epoch: number) {
+    // As an int32: a key group computed in unoptimized code (a uint32 hash % max parallelism) can be a
+    // heap number, and one stored here turned the field into a boxed double in every slot (one more
+    // object per resident key).
+    this.group = group | 0
     this.epoch = epoch
     this.queuedEpoch = epoch
-    this.size = SLOT_OVERHEAD + encoded.length * 4
+    this.bytes = SLOT_OVERHEAD + encoded.length * 4
   }
 
   /** Cells waiting for a flush; the slot cannot be evicted while there are any. */
@@ -215,7 +229,7 @@ export class Slot {
   }
 
   /** The key, decoded from its encoding (for diagnostics: a value that is not a primitive comes back as its JSON text). */
-  get key(): KeyRef {
+  get keyRef(): KeyRef {
     return { values: decodeKey(this.encoded), encoded: this.encoded, group: this.group }
   }
 
@@ -232,17 +246,17 @@ export class Slot {
   get(ns: Namespace): Cell | undefined {
     if (ns === '') return this.d
     if (ns === this.n1) return this.c1
-    return this.ns === null ? undefined : this.ns.get(ns)
+    return this.more === null ? undefined : this.more.get(ns)
   }
 
   set(ns: Namespace, cell: Cell): void {
     if (ns === '') this.d = cell
     else if (ns === this.n1) this.c1 = cell
     // A namespace is in one place only: n1, or else the map.
-    else if (this.n1 === undefined && (this.ns === null || !this.ns.has(ns))) {
+    else if (this.n1 === undefined && (this.more === null || !this.more.has(ns))) {
       this.n1 = ns
       this.c1 = cell
-    } else (this.ns ??= new Map()).set(ns, cell)
+    } else (this.more ??= new Map()).set(ns, cell)
   }
 
   /** Drops namespace `ns`'s cell, if it has one. */
@@ -251,13 +265,13 @@ export class Slot {
     else if (ns === this.n1) {
       this.n1 = undefined
       this.c1 = undefined
-    } else this.ns?.delete(ns)
+    } else this.more?.delete(ns)
   }
 
   *cells(): IterableIterator<Cell> {
     if (this.d !== undefined) yield this.d
     if (this.c1 !== undefined) yield this.c1
-    if (this.ns !== null) yield* this.ns.values()
+    if (this.more !== null) yield* this.more.values()
   }
 }
 
@@ -267,7 +281,9 @@ export class Slot {
  * eviction queue, cell, boxed TTL clock, and a small array value — took ~395 heap bytes, against
  * an estimate of ~380, so the budget bounds the heap the cache really uses. Since slots and cells
  * keep their booleans as bits and a cell's kind is on its prototype, four fields (32 bytes) fewer:
- * ~363 by that count (not measured again), so the estimate now errs a little on the high side.
+ * ~363 by that count (not measured again), so the estimate now errs a little on the high side. A
+ * value held in its slot (ValueSlot) still counts a cell's CELL_OVERHEAD, for an object fewer: ~56
+ * bytes more on the high side for such keys (kept, so the cache holds as many keys as before).
  */
 export const SLOT_OVERHEAD = 200
 export const CELL_OVERHEAD = 112
@@ -358,6 +374,84 @@ export class ValueCell extends CellBase {
     this.flags = on ? this.flags | ON_DISK : this.flags & ~ON_DISK
   }
 }
+
+/**
+ * The slot of a value state's key, holding that key's value in namespace '' itself: a key whose only
+ * state is one value (a dedup's last row, a GROUP BY's accumulator, a join side's row under a unique
+ * key) then costs one object in the cache, not a slot and a cell (each one more object per resident
+ * key for the young-generation collector to copy and promote). It is its own '' cell while that cell
+ * exists (`d === this`; RocksStore.newCell makes it, `reset`), and a Cell (kind 'value') to everything
+ * that takes one: the dirty list, write-back, eviction, the TTL sweep. Other namespaces get ValueCells.
+ */
+export class ValueSlot extends Slot {
+  /** On the prototype (onPrototype), not a field of each slot. */
+  declare readonly kind: 'value'
+  v: unknown = ABSENT
+  /** `t` − CLOCK_BASE (see ValueCell.t). */
+  private dt = 0
+  /** The value's estimated bytes, as a cell's `size` (the slot's, its value's included, are `bytes`). */
+  size = 0
+
+  /** As a cell: its slot, namespace and stored key's length. */
+  get slot(): Slot {
+    return this
+  }
+  get ns(): Namespace {
+    return ''
+  }
+  get keyLength(): number {
+    return this.prefixLength + namespaceBytes('').length
+  }
+
+  /** The value as a new cell: ABSENT, clean, not loading, not on disk. */
+  reset(): void {
+    this.v = ABSENT
+    this.dt = 0
+    this.flags &= ~VALUE_BITS
+    this.size = CELL_OVERHEAD + this.keyLength
+  }
+
+  /** As ValueCell.t. */
+  get t(): number {
+    return this.dt + CLOCK_BASE
+  }
+  set t(now: number) {
+    const d = now - CLOCK_BASE
+    this.dt = (d | 0) === d ? d | 0 : d
+  }
+
+  /** As CellBase.dirty. */
+  get dirty(): boolean {
+    return (this.flags & VALUE_DIRTY) !== 0
+  }
+  set dirty(on: boolean) {
+    this.flags = on ? this.flags | VALUE_DIRTY : this.flags & ~VALUE_DIRTY
+  }
+
+  /** As CellBase.loading. */
+  get loading(): boolean {
+    return (this.flags & VALUE_LOADING) !== 0
+  }
+  set loading(on: boolean) {
+    this.flags = on ? this.flags | VALUE_LOADING : this.flags & ~VALUE_LOADING
+  }
+
+  /** As ValueCell.onDisk. */
+  get onDisk(): boolean {
+    return (this.flags & VALUE_ON_DISK) !== 0
+  }
+  set onDisk(on: boolean) {
+    this.flags = on ? this.flags | VALUE_ON_DISK : this.flags & ~VALUE_ON_DISK
+  }
+
+  /** As CellBase.key. */
+  get key(): Buffer {
+    return cellKey(this.group, this.table.id, this.encoded, namespaceBytes(''))
+  }
+}
+
+/** A value state's resident value: in a cell of its own, or in its slot (namespace ''). */
+export type ValueCellLike = ValueCell | ValueSlot
 
 /** Where reads and writes build a cell's stored key (then copied into a batch, or hashed into the written-keys filter). */
 let keyBuffer = Buffer.allocUnsafe(256)
@@ -555,11 +649,12 @@ function onPrototype(cls: { prototype: object }, kind: Kind): void {
   Object.defineProperty(cls.prototype, 'kind', { value: kind, enumerable: true })
 }
 onPrototype(ValueCell, 'value')
+onPrototype(ValueSlot, 'value')
 onPrototype(ListCell, 'list')
 onPrototype(MapCell, 'map')
 
 /** A resident (key, namespace) of one state. */
-export type Cell = ValueCell | ListCell | MapCell
+export type Cell = ValueCellLike | ListCell | MapCell
 
 /** One MapState entry: the caller's key `k`, its JS Map key `mk`, the value and its TTL clock. */
 export class MapEntry {

@@ -69,7 +69,7 @@ export function* residentKeys(store: RocksStore, stateName: string): IterableIte
     }
   }
   live.sort((a, b) => (a.encoded < b.encoded ? -1 : a.encoded > b.encoded ? 1 : 0))
-  for (const slot of live) yield slot.key
+  for (const slot of live) yield slot.keyRef
 }
 
 function hasLive(table: Table, cell: Cell, now: number): boolean {

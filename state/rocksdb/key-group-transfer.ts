@@ -180,7 +180,7 @@ export class KeyGroupTransfer {
       }
       return true
     })
-    this.store.dropCache(slot => slot.key.group >= start && slot.key.group <= end)
+    this.store.dropCache(slot => slot.group >= start && slot.group <= end)
     this.store.liveEntries += live
     return copied
   }

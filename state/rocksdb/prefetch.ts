@@ -4,7 +4,7 @@
 import { WeirError } from '../../common/errors.js'
 import type { Namespace, PrefetchRequest } from '../../core/keyed-state.js'
 import { dropSeq, ENTRY_OVERHEAD, CELL_OVERHEAD, hashOf, implicitSeqs, keyScratch, type ListCell, type MapCell, MapEntry, numberedImplicitly, scratchElementKey,
-  scratchKey, seqAt, type Slot, type ValueCell } from './cache.js'
+  scratchKey, seqAt, type Slot, type ValueCellLike } from './cache.js'
 import { decodeEncoded, decodeEntry, decodeEntryKey, decodeUserKey, entryTime, listElementKey, prefixEnd, readSeq, readUtf16be, startsWithAt } from './codec.js'
 import { ioFailed } from './folder.js'
 import { mapKeyOf } from '../map-state.js'
@@ -66,7 +66,7 @@ export class Prefetcher {
     if (tables.length === 0 || requests.length === 0) return
     const epoch = store.epoch
     const { start, end } = store.keyGroupRange
-    const gets: ValueCell[] = []
+    const gets: ValueCellLike[] = []
     const scans: Scan[] = []
     /** Lists made resident unread for appends (appendOnly), until the written-keys filter has its say. */
     const tails: ListCell[] = []
@@ -204,13 +204,13 @@ export class Prefetcher {
     }
   }
 
-  private async readValues(cells: readonly ValueCell[]): Promise<void> {
+  private async readValues(cells: readonly ValueCellLike[]): Promise<void> {
     if (cells.length === 0) return
     const bloom = this.store.bloom
     // Each key is built into a scratch buffer and copied into the read batch, unless the
     // written-keys filter says it was never written: then it is absent, with no read.
     const r = this.readers.pop() ?? new NativeReadBatch(this.store.db)
-    const toRead: ValueCell[] = []
+    const toRead: ValueCellLike[] = []
     if (bloom === null) {
       for (const c of cells) {
         const n = scratchKey(c)
@@ -384,7 +384,7 @@ export class Prefetcher {
     slot.loadingAll = false
   }
 
-  private fillValue(cell: ValueCell, buf: Buffer | null): void {
+  private fillValue(cell: ValueCellLike, buf: Buffer | null): void {
     cell.loading = false
     if (buf === null) return
     cell.onDisk = true

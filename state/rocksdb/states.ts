@@ -6,7 +6,7 @@ import { WeirError } from '../../common/errors.js'
 import { TtlMapState } from '../map-state.js'
 import { clearList, dropAllLists, dropList } from './blind-clear.js'
 import { ABSENT, type CacheHost, type Cell, dropSeq, implicitSeqs, type ListCell, type MapCell, MapEntry, NO_SEQS, notResident, seqAt, type Table, timesOf,
-  untail, type ValueCell } from './cache.js'
+  untail, type ValueCellLike } from './cache.js'
 import type { RocksStore } from './store.js'
 
 /** The current key's cell of `table` in namespace `ns`, which a prefetch must have made resident. */
@@ -46,7 +46,7 @@ abstract class RocksState<C extends Cell> {
 }
 
 /** ValueState on a resident value cell. */
-export class RocksValueState<T> extends RocksState<ValueCell> implements ValueState<T> {
+export class RocksValueState<T> extends RocksState<ValueCellLike> implements ValueState<T> {
   value(): T | undefined {
     const c = this.cell()
     const v = c.v

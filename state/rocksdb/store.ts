@@ -5,7 +5,7 @@
 import type RocksDB from 'rocksdb-native'
 import { WeirError } from '../../common/errors.js'
 import type { KeyRef, Namespace } from '../../core/keyed-state.js'
-import { type CacheHost, type Cell, ListCell, MapCell, Slot, type Table, ValueCell } from './cache.js'
+import { type CacheHost, type Cell, ListCell, MapCell, Slot, type Table, ValueCell, ValueSlot } from './cache.js'
 import { namespaceBytes } from './codec.js'
 import type { KeyBloom } from './key-bloom.js'
 import { StateTables } from './tables.js'
@@ -105,14 +105,21 @@ export class RocksStore implements CacheHost {
   // ------------------------------------------------------------------ slots and cells
 
   newSlot(table: Table, key: KeyRef, h: number): Slot {
-    const slot = new Slot(table, key.encoded, key.group, this.epoch)
+    // A value state's slot holds the value of namespace '' itself (cache.ts, ValueSlot).
+    const slot = table.kind === 'value' ? new ValueSlot(table, key.encoded, key.group, this.epoch) : new Slot(table, key.encoded, key.group, this.epoch)
     table.slots.set(slot, h)
-    this.cacheUsed += slot.size
+    this.cacheUsed += slot.bytes
     this.lru.push(slot)
     return slot
   }
 
   newCell(slot: Slot, ns: Namespace): Cell {
+    if (ns === '' && slot instanceof ValueSlot) {
+      slot.reset()
+      slot.set(ns, slot)
+      this.resize(slot, slot.size)
+      return slot
+    }
     const keyLength = slot.prefixLength + namespaceBytes(ns).length
     const kind = slot.table.kind
     const cell = kind === 'value' ? new ValueCell(slot, ns, keyLength) : kind === 'list' ? new ListCell(slot, ns, keyLength) : new MapCell(slot, ns, keyLength)
@@ -135,7 +142,7 @@ export class RocksStore implements CacheHost {
   }
 
   private resize(slot: Slot, delta: number): void {
-    slot.size += delta
+    slot.bytes += delta
     if (!slot.evicted) this.cacheUsed += delta
   }
 
@@ -203,7 +210,7 @@ export class RocksStore implements CacheHost {
   private evictSlot(slot: Slot): void {
     // A slot that is not evicted is the one its table maps its key to (newSlot never replaces one).
     slot.table.slots.delete(slot)
-    this.cacheUsed -= slot.size
+    this.cacheUsed -= slot.bytes
     slot.evicted = true
   }
 }
