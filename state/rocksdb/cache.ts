@@ -23,8 +23,9 @@ export class Table extends StateTableBase<Slot, MapEntry> {
    */
   unfiltered = false
   /**
-   * A list state's element as its last write measured it (encoded, ENTRY_OVERHEAD included): an
-   * element added since counts at this size against the cache's budget until its write (ListCell.held).
+   * What one add or addChunk of a list state, or one new entry of a map state, measured at the last
+   * write (encoded, ENTRY_OVERHEAD included; WriteBack.measureElements): one added since counts at
+   * this size against the cache's budget until its write (ListCell.held, MapEntry.size).
    */
   elementBytes = ENTRY_OVERHEAD + 64
 
@@ -662,6 +663,7 @@ export class MapEntry {
   ek: string | null = null
   onDisk = false
   queued = false
+  /** Its bytes in its cell's size: as read or written, or (put and not yet written) its table's elementBytes. */
   size = 0
   constructor(readonly k: unknown, public v: unknown, public t: number, readonly mk: unknown) {}
 }
@@ -675,8 +677,8 @@ export interface CacheHost {
   /** Writes (update, add, put) since the last write batch: what deferred write-back holds in memory. */
   changes: number
   /**
-   * Bytes of the list elements added since the last write batch, each at its table's elementBytes:
-   * what holding them costs when one write batch stages them all (see WriteBack.flush).
+   * Bytes of the list elements and new map entries added since the last write batch, each at its
+   * table's elementBytes: what holding them costs when one write batch stages them all (see WriteBack.flush).
    */
   heldBytes: number
   markDirty(cell: Cell): void

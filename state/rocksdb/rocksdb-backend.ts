@@ -43,9 +43,9 @@ export interface RocksDbBackendOptions {
   /**
    * When flush() writes dirty state back. 'bundle' (default): every flush, as the KeyedStateBackend
    * contract says. 'deferred': only once the changes held reach cacheBytes / 512, the list elements
-   * held cacheBytes / 8 (at their measured size), or evicting clean slots no longer keeps the cache
-   * within budget (held elements count in it); a hot key then costs one put per many
-   * bundles, and writes go in large batches, which RocksDB applies for less per entry. sync()
+   * and new map entries held cacheBytes / 8 (at their measured size), or evicting clean slots no
+   * longer keeps the cache within budget (held elements count in it); a hot key then costs one put
+   * per many bundles, and writes go in large batches, which RocksDB applies for less per entry. sync()
    * always writes: call it before anything reads the disk on its own (a checkpoint).
    */
   readonly writeBack?: 'bundle' | 'deferred'

@@ -235,7 +235,7 @@ export class RocksListState<T> extends RocksState<ListCell> implements ListState
 
 /** MapState on a resident map cell: one stored entry per map entry; the TTL rules are TtlMapState's. */
 export class RocksMapState<K, V> extends TtlMapState<K, V, MapEntry, MapCell> {
-  constructor(private readonly host: CacheHost, protected override readonly table: Table) {
+  constructor(private readonly host: RocksStore, protected override readonly table: Table) {
     super(table)
   }
 
@@ -269,6 +269,11 @@ export class RocksMapState<K, V> extends TtlMapState<K, V, MapEntry, MapCell> {
     const created = new MapEntry(key, value, now, mk)
     m.set(mk, created)
     this.host.liveEntries++
+    // Held until written, at the size its table's entries last measured (as a list's element is).
+    const bytes = this.table.elementBytes
+    created.size = bytes
+    this.host.heldBytes += bytes
+    this.host.setCellSize(c, c.size + bytes)
     this.changed(c, created)
     return created
   }
@@ -285,6 +290,11 @@ export class RocksMapState<K, V> extends TtlMapState<K, V, MapEntry, MapCell> {
   protected drop(c: MapCell, m: Map<unknown, MapEntry>, mk: unknown, e: MapEntry): void {
     m.delete(mk)
     this.host.liveEntries--
+    if (!e.onDisk && e.size > 0) {
+      // Held and never written: it counts no more.
+      this.host.setCellSize(c, c.size - e.size)
+      e.size = 0
+    }
     if (e.onDisk) {
       c.removed.push(e)
       this.host.markDirty(c)

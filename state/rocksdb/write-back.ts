@@ -20,9 +20,10 @@ import type { RocksStore } from './store.js'
 const HELD_CELLS = REUSED_OPS
 
 /**
- * Deferred write-back holds list elements up to this share of the cache's budget (heldBytes): a
- * change can be a whole batch's rows under one key (a join side's element, ~1.2 KB in Nexmark q20),
- * and 131,072 of them staged ~150 MB for one write batch (peak RSS ~1.2 GB at a 64 MB cache).
+ * Deferred write-back holds list elements and new map entries up to this share of the cache's
+ * budget (heldBytes): a change can be a whole batch's rows under one key (a join side's element,
+ * ~1.2 KB in Nexmark q20), and 131,072 of them staged ~150 MB for one write batch (peak RSS ~1.2 GB
+ * at a 64 MB cache).
  * It is what makes Nexmark q7-rocksdb write (scale 0.5: all 8 writes, ~40K bid buckets each, the
  * cache ~60 MB full), but raising it saves little: at 1/2 or with no share (held elements count in
  * cacheUsed already) the changes bound and then the budget itself force 3 writes of 274K buckets
@@ -44,11 +45,14 @@ function entryKeyRoom(n: number): Buffer {
 export class WriteBack {
   /** Keys of the write being built that go into the written-keys filter once it is (located in the filter's batch). */
   private bloomAdds = 0
-  /** Per list table, in the write being built: bytes held for its appended elements, what they measure written, and elementBytes before. */
+  /**
+   * Per list or map table, in the write being built: bytes held for its appended elements or new
+   * entries, what they measure written, and its elementBytes before.
+   */
   private readonly measured = new Map<Table, { held: number; written: number; per: number }>()
   /**
-   * A write measured some list's elements (measureElements). Until then held elements count at a
-   * guess (cache.ts, Table.elementBytes), and a write comes once MIN_HELD_BYTES are held.
+   * A write measured some list's elements or map's entries (measureElements). Until then they count
+   * at a guess (cache.ts, Table.elementBytes), and a write comes once MIN_HELD_BYTES are held.
    */
   private elementsMeasured = false
 
@@ -197,9 +201,8 @@ export class WriteBack {
    * against what they were held at (the table's elementBytes, which only a write changes).
    */
   private writeAppended(w: NativeWriteBatch, cell: ListCell): number {
-    const table = cell.slot.table
-    let m = this.measured.get(table)
-    if (m === undefined) this.measured.set(table, m = { held: 0, written: 0, per: table.elementBytes })
+    // Before writeCell, which sets elementBytes.
+    const m = this.measuredOf(cell.slot.table)
     m.held += cell.held
     const before = cell.size - cell.held
     const bytes = this.writeCell(w, cell)
@@ -207,13 +210,22 @@ export class WriteBack {
     return bytes
   }
 
+  /** What `table`'s held elements or entries measure in the write being built. */
+  private measuredOf(table: Table): { held: number; written: number; per: number } {
+    let m = this.measured.get(table)
+    if (m === undefined) this.measured.set(table, m = { held: 0, written: 0, per: table.elementBytes })
+    return m
+  }
+
   /**
    * A list's elementBytes, from the write batch just built: the bytes its appended elements measure
-   * per add or addChunk held at that size. writeCell's own (the last list's mean per element) is
-   * not that for a join side, whose element takes the rows of every addChunk until written: Nexmark
-   * q20-rocksdb (scale 0.5) held its bids at 136–270 bytes a call, measured 1,190, so deferred
-   * write-back held 5 times what it meant to (34–65 MB a batch, the cache 20–30 MB over its budget,
-   * and the next flush waited for the batch in flight).
+   * per add or addChunk held at that size; a map's, what its new entries measure. writeCell's own
+   * (the last list's mean per element) is not that for a join side, whose element takes the rows of
+   * every addChunk until written: Nexmark q20-rocksdb (scale 0.5) held its bids at 136–270 bytes a
+   * call, measured 1,190, so deferred write-back held 5 times what it meant to (34–65 MB a batch,
+   * the cache 20–30 MB over its budget, and the next flush waited for the batch in flight). A map's
+   * new entries counted nothing until written: q19-rocksdb's Top-N rows were written in one batch of
+   * 71.5 MB at 131,072 changes, the cache 31 MB over its budget, the next flush waiting 311–588 ms.
    */
   private measureElements(): void {
     for (const [table, m] of this.measured) {
@@ -344,6 +356,11 @@ export class WriteBack {
           const vn = w.putHeldEntry(entryKeyBuf, kn, ttl ? e.t : null, e.v, userKeyNeedsCopy(e.k) ? e : undefined)
           bytes += kn + vn
           const s = ENTRY_OVERHEAD + kn + vn
+          if (!e.onDisk && e.size > 0) {
+            const m = this.measuredOf(table)
+            m.held += e.size
+            m.written += s
+          }
           size += s - e.size
           e.size = s
           e.onDisk = true
