@@ -311,6 +311,12 @@ const HEAD_READ = 256
  */
 const CLOCK_BASE = Math.floor(Date.now())
 
+/** `now` − CLOCK_BASE, an int32 when it is one (a heap number stored would box the field in every cell). */
+function clockOffset(now: number): number {
+  const d = now - CLOCK_BASE
+  return (d | 0) === d ? d | 0 : d
+}
+
 abstract class CellBase {
   /**
    * The cell's booleans as bits, read and set through accessors: a cell per resident key, and each
@@ -361,10 +367,7 @@ export class ValueCell extends CellBase {
     return this.dt + CLOCK_BASE
   }
   set t(now: number) {
-    const d = now - CLOCK_BASE
-    // As an int32 when it is one: a subtraction's result is a heap number, and one stored would turn
-    // the field into a boxed double for every ValueCell.
-    this.dt = (d | 0) === d ? d | 0 : d
+    this.dt = clockOffset(now)
   }
 
   /** The database holds an entry for it (so clearing it needs a delete). */
@@ -417,8 +420,7 @@ export class ValueSlot extends Slot {
     return this.dt + CLOCK_BASE
   }
   set t(now: number) {
-    const d = now - CLOCK_BASE
-    this.dt = (d | 0) === d ? d | 0 : d
+    this.dt = clockOffset(now)
   }
 
   /** As CellBase.dirty. */
