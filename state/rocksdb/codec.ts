@@ -142,33 +142,31 @@ export function seqBytes(seq: number): number {
  * a list's elements still come back from a scan in sequence order.
  */
 export function writeSeq(buf: Uint8Array, at: number, seq: number): number {
-  if (seq < WIDE_SEQ) {
-    buf[at] = seq >>> 24
-    buf[at + 1] = (seq >>> 16) & 0xff
-    buf[at + 2] = (seq >>> 8) & 0xff
-    buf[at + 3] = seq & 0xff
-    return at + 4
-  }
-  const hi = WIDE_MARK + Math.floor(seq / U32)
-  const lo = seq % U32
-  buf[at] = hi >>> 24
-  buf[at + 1] = (hi >>> 16) & 0xff
-  buf[at + 2] = (hi >>> 8) & 0xff
-  buf[at + 3] = hi & 0xff
-  buf[at + 4] = lo >>> 24
-  buf[at + 5] = (lo >>> 16) & 0xff
-  buf[at + 6] = (lo >>> 8) & 0xff
-  buf[at + 7] = lo & 0xff
-  return at + 8
+  if (seq < WIDE_SEQ) return putU32BE(buf, at, seq)
+  putU32BE(buf, at, WIDE_MARK + Math.floor(seq / U32))
+  return putU32BE(buf, at + 4, seq % U32)
 }
 
 /** The sequence number of a list element's key whose (key, namespace) prefix ends at byte `at` (writeSeq's forms). */
 export function readSeq(key: Uint8Array, at: number): number {
-  const hi = ((key[at]! << 24) | (key[at + 1]! << 16) | (key[at + 2]! << 8) | key[at + 3]!) >>> 0
+  const hi = u32BE(key, at)
   if (key.length - at === 4) return hi
   if (key.length - at !== 8 || hi < WIDE_MARK) throw WeirError.internal(`a list element's key ends in ${key.length - at} bytes that are no sequence number`)
-  const lo = ((key[at + 4]! << 24) | (key[at + 5]! << 16) | (key[at + 6]! << 8) | key[at + 7]!) >>> 0
-  return (hi - WIDE_MARK) * U32 + lo
+  return (hi - WIDE_MARK) * U32 + u32BE(key, at + 4)
+}
+
+/** Writes `v` (below 2^32) as 4 bytes big-endian at `at`; returns where they end (no bounds checks: room is the caller's). */
+function putU32BE(buf: Uint8Array, at: number, v: number): number {
+  buf[at] = v >>> 24
+  buf[at + 1] = (v >>> 16) & 0xff
+  buf[at + 2] = (v >>> 8) & 0xff
+  buf[at + 3] = v & 0xff
+  return at + 4
+}
+
+/** The 4 bytes big-endian at `at`, unsigned. */
+function u32BE(buf: Uint8Array, at: number): number {
+  return ((buf[at]! << 24) | (buf[at + 1]! << 16) | (buf[at + 2]! << 8) | buf[at + 3]!) >>> 0
 }
 
 /** A map entry's key: its (key, namespace) prefix and the user key's encoding as UTF-16BE. */

@@ -221,8 +221,7 @@ export class KeyGroupTransfer {
         if (w.length >= RESTORE_BATCH) await w.apply()
       }
       // Raised past what came in (copyFrom, restore): into the database with it.
-      const listSeq = this.store.tables.listSeqEntry()
-      if (listSeq !== null) w.put(listSeq[0], listSeq[1])
+      this.store.tables.putListSeq(w)
       await w.apply()
     } catch (e) {
       throw ioFailed(this.store.dir, e, 'writing')

@@ -7,6 +7,7 @@ import { dropSeq, ENTRY_OVERHEAD, CELL_OVERHEAD, hashOf, implicitSeqs, keyScratc
   scratchKey, seqAt, type Slot, type ValueCellLike } from './cache.js'
 import { decodeEncoded, decodeEntry, decodeEntryKey, decodeUserKey, entryTime, listElementKey, prefixEnd, readSeq, readUtf16be, startsWithAt } from './codec.js'
 import { ioFailed } from './folder.js'
+import type { KeyBloom } from './key-bloom.js'
 import { mapKeyOf } from '../map-state.js'
 import { NativeReadBatch } from './native-batch.js'
 import type { RocksStore } from './store.js'
@@ -173,17 +174,11 @@ export class Prefetcher {
       this.tails = true
       return
     }
-    let n = 0
-    for (const c of cells) {
-      if (c.slot.table.unfiltered) continue
-      const kn = scratchKey(c)
-      bloom.locateBatch(n++, keyScratch(), kn)
-    }
-    const may = this.mayRead.length >= n ? this.mayRead : (this.mayRead = new Uint8Array(n * 2))
-    if (n > 0) bloom.testBatch(n, may)
+    const may = this.probe(bloom, cells, c => c)
     let j = 0
     for (const c of cells) {
-      if (c.slot.table.unfiltered || may[j++] !== 0) {
+      // `may` is null only when every table is unfiltered.
+      if (c.slot.table.unfiltered || may![j++] !== 0) {
         c.stored = true
         this.tails = true
       } else {
@@ -272,6 +267,27 @@ export class Prefetcher {
   }
 
   /**
+   * Asks the written-keys filter about the list or map cell of each of `items` whose table it covers
+   * (`cellOf` not null, the table not unfiltered), every key hashed before the first probe so that
+   * the probes' memory misses overlap: the answers in that order (0: never written), or null if no
+   * item has one.
+   */
+  private probe<T>(bloom: KeyBloom, items: readonly T[], cellOf: (item: T) => ListCell | MapCell | null): Uint8Array | null {
+    let n = 0
+    for (let i = 0; i < items.length; i++) {
+      const c = cellOf(items[i]!)
+      if (c === null || c.slot.table.unfiltered) continue
+      // The key first: building it may replace the scratch buffer.
+      const kn = scratchKey(c)
+      bloom.locateBatch(n++, keyScratch(), kn)
+    }
+    if (n === 0) return null
+    const may = this.mayRead.length >= n ? this.mayRead : (this.mayRead = new Uint8Array(n * 2))
+    bloom.testBatch(n, may)
+    return may
+  }
+
+  /**
    * The scans left once those of (key, namespace) prefixes the written-keys filter has never seen
    * are done: those lists and maps are empty, with no iterator opened (most join keys of one side
    * were never written on the other). Every-namespace scans are all left (the filter records no key's
@@ -280,17 +296,8 @@ export class Prefetcher {
   private unwritten(scans: readonly Scan[]): readonly Scan[] {
     const bloom = this.store.bloom
     if (bloom === null) return scans
-    let n = 0
-    for (let i = 0; i < scans.length; i++) {
-      const c = scans[i]!.cell
-      if (c === null || c.slot.table.unfiltered) continue
-      // The key first: building it may replace the scratch buffer.
-      const kn = scratchKey(c)
-      bloom.locateBatch(n++, keyScratch(), kn)
-    }
-    if (n === 0) return scans
-    const may = this.mayRead.length >= n ? this.mayRead : (this.mayRead = new Uint8Array(n * 2))
-    bloom.testBatch(n, may)
+    const may = this.probe(bloom, scans, s => s.cell)
+    if (may === null) return scans
     const left: Scan[] = []
     let j = 0
     for (let i = 0; i < scans.length; i++) {

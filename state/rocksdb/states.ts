@@ -149,7 +149,7 @@ export class RocksListState<T> extends RocksState<ListCell> implements ListState
     // Sequence numbers stay implicit (cache.ts, ListCell.seqs) unless the list has explicit ones already.
     if (c.seqs !== null) c.seqs.push(c.nextSeq)
     // listSeq stays above every number given (a later tail of this list is numbered from it).
-    if (++c.nextSeq > this.store.tables.listSeq) this.store.tables.listSeq = c.nextSeq
+    this.store.tables.raiseListSeq(++c.nextSeq)
     // Times only for a state with TTL: most lists (a join's side, an interval join's bucket) have none.
     if (c.times !== null || this.table.ttlMs > 0) timesOf(c, this.host.ttlNow).push(this.host.ttlNow)
     if (c.items.length === 0) {

@@ -91,13 +91,13 @@ export class StateTables {
   }
 
   /**
-   * The metadata entry of listSeq if it grew since it was last put, for the write batch being built
-   * (which then holds it, with every element numbered below it); else null.
+   * Puts listSeq's metadata entry into the write batch being built if it grew since it was last put
+   * (the batch then holds it, with every element numbered below it).
    */
-  listSeqEntry(): [Buffer, Buffer] | null {
-    if (this.listSeq === this.listSeqWritten) return null
+  putListSeq(w: { put(key: Uint8Array, value: Uint8Array): void }): void {
+    if (this.listSeq === this.listSeqWritten) return
     this.listSeqWritten = this.listSeq
-    return [META_LIST_SEQ, Buffer.from(String(this.listSeq), 'utf8')]
+    w.put(META_LIST_SEQ, Buffer.from(String(this.listSeq), 'utf8'))
   }
 
   private add(name: string, kind: Kind, id: number): Table {

@@ -155,8 +155,7 @@ export class WriteBack {
         }
         this.store.tables.pendingMeta = []
         // With every element numbered below it (ListCell.tail), so a checkpoint of this batch carries it.
-        const listSeq = this.store.tables.listSeqEntry()
-        if (listSeq !== null) w.put(listSeq[0], listSeq[1])
+        this.store.tables.putListSeq(w)
         // Dropped lists first: a later list of the same prefix (none is expected) keeps its puts.
         const dropped = this.store.droppedPrefixes
         this.store.droppedPrefixes = []
