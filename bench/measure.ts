@@ -51,15 +51,18 @@ export class PeakMemory {
 }
 
 /**
- * CPU seconds of the threads of this process that a job started (its worker threads: those that
- * appear after construction), sampled every 100 ms from /proc since a thread's figures go with it when
- * it ends (only the new threads are read then: a sample costs ~0.1 ms), with the CPU the threads that
- * were there before (the job's own thread aside: V8's GC and compiler helpers, libuv's pool) used
- * meanwhile. Empty figures where there is no /proc.
+ * CPU seconds of the threads of this process that a job started (its worker threads, and RocksDB's
+ * flush and compaction threads, told apart by name: those that appear after construction), sampled
+ * every 100 ms from /proc since a thread's figures go with it when it ends (only the new threads are
+ * read then: a sample costs ~0.1 ms), with the CPU the threads that were there before (the job's own
+ * thread aside: V8's GC and compiler helpers, libuv's pool, which runs RocksDB's reads and writes and
+ * its write-ahead log) used meanwhile. Empty figures where there is no /proc.
  */
 export class ThreadCpu {
   private readonly before: Map<string, number>
   private readonly started = new Map<string, number>()
+  /** Names of the started threads, read once each. */
+  private readonly names = new Map<string, string>()
   private readonly timer = setInterval(() => this.sample(), 100)
 
   constructor() {
@@ -82,16 +85,39 @@ export class ThreadCpu {
   }
 
   sample(): void {
-    for (const [tid, cpu] of this.read(this.before)) this.started.set(tid, cpu)
+    for (const [tid, cpu] of this.read(this.before)) {
+      this.started.set(tid, cpu)
+      if (!this.names.has(tid)) this.names.set(tid, threadName(tid))
+    }
   }
 
-  /** Stops sampling after a last sample: the started threads' CPU seconds (in order of id), and the others' (the job's thread excluded). */
-  stop(): { workers: number[]; helpers: number } {
+  /**
+   * Stops sampling after a last sample: the started threads' CPU seconds (RocksDB's, named
+   * `rocksdb:high…` for flushes and `rocksdb:low…` for compactions, apart; the rest in order of id),
+   * and the others' (the job's thread excluded).
+   */
+  stop(): { workers: number[]; rocksdb: { flush: number; compaction: number }; helpers: number } {
     clearInterval(this.timer)
     this.sample()
-    const workers = [...this.started].sort((a, b) => Number(a[0]) - Number(b[0])).map(([, cpu]) => +cpu.toFixed(2))
+    const rocksdb = { flush: 0, compaction: 0 }
+    const workers: number[] = []
+    for (const [tid, cpu] of [...this.started].sort((a, b) => Number(a[0]) - Number(b[0]))) {
+      const name = this.names.get(tid) ?? ''
+      if (name.startsWith('rocksdb:high')) rocksdb.flush += cpu
+      else if (name.startsWith('rocksdb:low')) rocksdb.compaction += cpu
+      else workers.push(+cpu.toFixed(2))
+    }
     let helpers = 0
     for (const [tid, cpu] of this.read(this.started)) helpers += cpu - (this.before.get(tid) ?? 0)
-    return { workers, helpers: +helpers.toFixed(2) }
+    return { workers, rocksdb: { flush: +rocksdb.flush.toFixed(2), compaction: +rocksdb.compaction.toFixed(2) }, helpers: +helpers.toFixed(2) }
+  }
+}
+
+/** A thread's name (the kernel's `comm`), '' when unreadable. */
+function threadName(tid: string): string {
+  try {
+    return readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim()
+  } catch {
+    return ''
   }
 }

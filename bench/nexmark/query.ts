@@ -36,7 +36,7 @@ const [metrics] = await session.awaitJobs()
 const seconds = Number(process.hrtime.bigint() - start) / 1e9
 const cpu = process.cpuUsage(cpu0)
 const main1 = threadCpuSeconds()
-const { workers, helpers } = threads.stop()
+const { workers, rocksdb, helpers } = threads.stop()
 peak.stop()
 rmSync(BENCH_CHECKPOINTS, { recursive: true, force: true })
 const stateEntries = Object.values(metrics!.stateEntries).reduce((a, b) => a + b, 0)
@@ -54,6 +54,8 @@ process.stdout.write(JSON.stringify({
   mainThreadCpuSeconds: main0 === undefined || main1 === undefined ? undefined : main1 - main0,
   // The worker threads' CPU seconds, and the other threads' (V8's GC and compiler helpers, libuv's pool).
   workerThreadCpuSeconds: workers,
+  // RocksDB's flush and compaction threads (its reads, writes and write-ahead log run in libuv's pool, a helper).
+  rocksdbThreadCpuSeconds: rocksdb,
   helperThreadCpuSeconds: helpers,
   checkpoints: metrics!.checkpointsCompleted,
   stateBytesStored,
