@@ -24,7 +24,8 @@ import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import type RocksDB from 'rocksdb-native'
 import { WeirError } from '../../common/errors.js'
-import { HeldBytes, NATIVE_COPY, StagedWrites } from './staged-writes.js'
+import { KEEP_OPS, Lane, MAX_LANE } from './lanes.js'
+import { HeldBytes, StagedWrites } from './staged-writes.js'
 
 /** One operation as the binding reads it; one shape for every type, so reused objects stay monomorphic. */
 interface Op {
@@ -69,25 +70,7 @@ const require = createRequire(import.meta.url)
 const binding = require(join(dirname(require.resolve('rocksdb-native')), 'binding.js')) as Binding
 const { GET, PUT, DELETE, DELETE_RANGE } = binding
 const NONE = new Uint8Array(0)
-const NONE_BUFFER = Buffer.alloc(0)
 
-/** Keys and values up to this long go into lanes (longer ones are copied into buffers of their own). */
-const MAX_LANE = 256
-const LANE_MIN_BYTES = 4 << 10
-/**
- * A lane's buffer of more than this is dropped after its batch, so one large sync does not keep it.
- * 4 MB holds a full deferred write-back batch (KEEP_OPS entries) of keys or values up to 32 bytes.
- */
-const KEEP_LANE_BYTES = 4 << 20
-/**
- * Operation objects and views kept for reuse (the first this many of a batch): as many as deferred
- * write-back holds changes (write-back.ts, HELD_CELLS), so a steady run of full batches allocates no
- * operation, view or lane buffer per entry. At 16,384, each full batch of count-10M (131,072 puts)
- * allocated ~115K operations, ~230K views and its lane buffers again, which lived until RocksDB had
- * applied the batch: count-10M-p2 over 4M events, side by side under the same load, 10.23 process
- * CPU-µs/event against 11.16 (2026-12-04).
- */
-const KEEP_OPS = 1 << 17
 /** Operations of a batch that cost no allocation. */
 export const REUSED_OPS = KEEP_OPS
 
@@ -114,86 +97,6 @@ async function begin(state: DbState): Promise<void> {
   }
 }
 
-/**
- * Bytes of one length: entry j of a batch sits at the same place in every batch, so view j has the
- * same buffer, offset and length in every batch and is made once. The entries are held in chunks
- * (each at least as large as all before it): a lane that grows adds a chunk and keeps the ones it
- * has, with their views. One buffer grown by copying into a larger one had to make every view again:
- * q18-rocksdb at 0.5 writes in 3 batches, and made 375K views for 585K entries (each kept, so each
- * promoted to the old generation); by chunk, 219K.
- */
-class Lane {
-  private readonly chunks: Buffer[] = []
-  /** Entries in each chunk. */
-  private readonly capacity: number[] = []
-  /** The chunk being filled, its buffer, and its first entry and the first entry past it. */
-  private c = -1
-  private buf: Buffer = NONE_BUFFER
-  private start = 0
-  private end = 0
-  readonly views: Uint8Array[] = []
-  n = 0
-
-  constructor(readonly length: number) {}
-
-  /** A view holding src[from, from + length). */
-  take(src: Uint8Array, from: number): Uint8Array {
-    const j = this.n++
-    if (j >= this.end) this.nextChunk()
-    const length = this.length
-    const at = (j - this.start) * length
-    const buf = this.buf
-    if (length > NATIVE_COPY) buf.set(src.subarray(from, from + length), at)
-    else for (let i = 0; i < length; i++) buf[at + i] = src[from + i]!
-    let v = this.views[j]
-    if (v === undefined) {
-      v = new Uint8Array(buf.buffer, buf.byteOffset + at, length)
-      if (j < KEEP_OPS) this.views[j] = v
-    }
-    return v
-  }
-
-  /** Moves on to the next chunk (entries are taken in order), making it if the lane has none there. */
-  private nextChunk(): void {
-    const c = ++this.c
-    this.start = this.end
-    if (c === this.chunks.length) {
-      // As many bytes as all chunks before it (at least LANE_MIN_BYTES): the lane's room doubles.
-      const per = Math.max(1, this.length)
-      const entries = Math.max(1, Math.floor(Math.max(LANE_MIN_BYTES, this.start * this.length) / per))
-      this.chunks.push(Buffer.allocUnsafeSlow(entries * this.length))
-      this.capacity.push(entries)
-    }
-    this.buf = this.chunks[c]!
-    this.end = this.start + this.capacity[c]!
-  }
-
-  /**
-   * After a batch; true when the lane let chunks go (the operations' views of them must go too): it
-   * keeps the chunks within KEEP_LANE_BYTES, and their views.
-   */
-  reset(): boolean {
-    this.n = 0
-    this.c = -1
-    this.buf = NONE_BUFFER
-    this.start = 0
-    this.end = 0
-    let bytes = 0
-    let entries = 0
-    let keep = 0
-    while (keep < this.chunks.length && bytes + this.chunks[keep]!.length <= KEEP_LANE_BYTES) {
-      bytes += this.chunks[keep]!.length
-      entries += this.capacity[keep]!
-      keep++
-    }
-    if (keep === this.chunks.length) return false
-    this.chunks.length = keep
-    this.capacity.length = keep
-    if (this.views.length > entries) this.views.length = entries
-    return true
-  }
-}
-
 /** Operation objects and lanes of bytes, kept from batch to batch. */
 class Reusable {
   n = 0
@@ -207,7 +110,7 @@ class Reusable {
   /**
    * Whether an operation of this batch holds a buffer other than a lane's view (the caller's, held
    * bytes, a long key's own copy, a range's bounds): reset() lets those go. Lane views are the
-   * batch's own and reused, so a batch of them only (a read batch, most value writes) leaves its
+   * batch's own and reused, so a batch of them only (a read batch) leaves its
    * operations as they are.
    */
   refs = false
@@ -397,34 +300,21 @@ export class NativeWriteBatch extends NativeBatch {
     const n = s.n
     if (n === 0) return
     try {
-      // Copied in key order into the reused operations, so the binding reads them in memory order too.
+      // The operations in key order, each holding the staged views of its key and value (no copy:
+      // the staged lanes are the bytes the binding reads, kept until RocksDB has applied them).
       const order = s.order()
       const r = this.r
-      const { types, at, keyLength, valueLength, refs, bytes } = s
+      const { types, refs } = s
       for (let k = 0; k < n; k++) {
         const i = order[k]!
         const type = types[i]!
-        const from = at[i]!
         if (type === DELETE_RANGE) {
           r.ranges = true
           r.next(type, NONE, NONE, refs[2 * i]!, refs[2 * i + 1]!)
-        } else if (from < 0) {
-          r.refs = true
-          r.next(type, refs[2 * i]!, refs[2 * i + 1]!, NONE, NONE)
-        } else {
-          const kn = keyLength[i]!
-          const value = refs[2 * i + 1]
-          if (value === undefined) r.next(type, r.bytes(bytes, from, kn), r.bytes(bytes, from + kn, valueLength[i]!), NONE, NONE)
-          else {
-            r.refs = true
-            r.next(type, r.bytes(bytes, from, kn), value, NONE, NONE)
-          }
-        }
+        } else r.next(type, s.keyOf(i), s.valueOf(i), NONE, NONE)
       }
-    } finally {
-      s.reset()
-    }
-    try {
+      // Staged views and callers' buffers: let go after the batch, as a lane may drop its chunks.
+      r.refs = true
       await this.issue<void>((db, ops, done) => {
         const handle = binding.writeInit()
         // The receiver holds the native request and its operation array until the callback has run.
@@ -432,6 +322,7 @@ export class NativeWriteBatch extends NativeBatch {
         binding.write(db, handle, ops, ctx, err => done(err))
       })
     } finally {
+      s.reset()
       this.held.reset()
     }
   }

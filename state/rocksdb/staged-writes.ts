@@ -5,11 +5,12 @@
 // walks the list from the top, in key order most start near the bottom. With deferred write-back a
 // bundle writes up to 131,072 entries at once, so this is most of what applying it costs.
 //
-// The order has to be given by the bytes themselves, in the order the binding reads them: handing
-// RocksDB the same operation objects in another order measured no faster than no order at all, as
-// each object, view and key then sits somewhere else in memory. So entries are first staged here
-// (bytes copied into one buffer, or caller buffers kept by reference), then sorted, then copied in
-// key order into the batch's reused operations. Figures: see NativeWriteBatch.
+// Keys and values are copied once, as they are added, into lanes (lanes.ts: bytes of one length,
+// views made once and reused from batch to batch); the batch's operations hold those views in key
+// order, so the binding reads the bytes out of memory order. They were copied into one staging
+// buffer and then again, in key order, into lanes: over 3M puts in batches of 100K (20-byte keys,
+// 100–199-byte values), the processing thread's CPU was 4.5–4.8 s that way, 3.75–3.9 s copied once.
+import { Lane, MAX_LANE, NATIVE_COPY } from './lanes.js'
 import { encodeEntryAt, encodedLength, entryScratch } from './value-codec.js'
 
 /** Key bytes the order looks at. Past them, keys with the same first bytes keep the order they were added in. */
@@ -18,57 +19,46 @@ const ORDER_BYTES = 16
 const ORDER_MIN = 256
 /** From this many entries on, the sort takes two key bytes a pass (65,536 buckets) instead of one. */
 const WIDE_MIN = 1 << 14
-/** Arrays for up to this many entries, and a byte buffer up to this size, are kept from batch to batch. */
+/** Arrays for up to this many entries are kept from batch to batch. */
 const KEEP_ENTRIES = 1 << 18
-const KEEP_BYTES = 8 << 20
-const MIN_BYTES = 64 << 10
-/**
- * Bytes beyond which a copy is one native call (and a short-lived view) rather than a loop, which
- * costs about a nanosecond a byte: a stored row is ~200 bytes.
- */
-export const NATIVE_COPY = 64
 
 /**
  * Entries in the order they were added, each a type, a key and a value (for a range delete: its
- * start and end). `order()` gives the order to write them in.
+ * start and end). `order()` gives the order to write them in. The views keyOf and valueOf give are
+ * the stage's until reset().
  *
  * @example
  * const s = new StagedWrites()
  * s.copy(PUT, keyScratch, kn, valueScratch, vn) // bytes copied now
  * s.ref(DELETE, key, NONE)                       // the caller's buffer, kept until reset()
- * for (const i of s.order().subarray(0, s.n)) … // key order, stable
+ * for (const i of s.order().subarray(0, s.n)) … s.keyOf(i) … // key order, stable
  */
 export class StagedWrites {
   n = 0
   /** Range deletes staged (a batch with any keeps the order it was added in). */
   ranges = 0
-  /** Bytes of the entries added with copy(): key, then value, at at[i]. */
-  bytes = Buffer.allocUnsafeSlow(MIN_BYTES)
-  private used = 0
   types = new Uint8Array(64)
-  /** Where entry i's key starts in `bytes`, or -1 when the entry holds buffers by reference. */
-  at = new Int32Array(64)
+  /** Entry i's key is view keyAt[i] of the lane of its length, or refs[2i] when keyAt[i] is -1. */
+  keyAt = new Int32Array(64)
+  /** Entry i's value is view valueAt[i] of the lane of its length, or refs[2i + 1] when valueAt[i] is -1. */
+  valueAt = new Int32Array(64)
   keyLength = new Int32Array(64)
   valueLength = new Int32Array(64)
-  /**
-   * refs[2i], refs[2i + 1]: key and value (or range start and end) of an entry held by reference; for
-   * an entry whose key is in `bytes` (at[i] ≥ 0), refs[2i + 1] is its value when that is held by reference.
-   */
+  /** refs[2i], refs[2i + 1]: key and value (or range start and end) of an entry that holds them by reference. */
   refs: (Uint8Array | undefined)[] = []
+  /** lanes[length]; the lanes this batch used, to reset after it. */
+  readonly lanes: (Lane | undefined)[] = []
+  private readonly used: Lane[] = []
   private readonly sorter = new KeySort()
 
   /** Adds an entry whose key[0, keyLength) and value[0, valueLength) are copied now. */
   copy(type: number, key: Uint8Array, keyLength: number, value: Uint8Array, valueLength: number): void {
     const i = this.grow()
-    const at = this.used
-    const bytes = this.room(at + keyLength + valueLength)
     this.types[i] = type
-    this.at[i] = at
     this.keyLength[i] = keyLength
     this.valueLength[i] = valueLength
-    copyInto(bytes, at, key, keyLength)
-    copyInto(bytes, at + keyLength, value, valueLength)
-    this.used = at + keyLength + valueLength
+    this.keyAt[i] = this.take(key, keyLength, 2 * i)
+    this.valueAt[i] = this.take(value, valueLength, 2 * i + 1)
   }
 
   /**
@@ -77,37 +67,52 @@ export class StagedWrites {
    */
   copyKey(type: number, key: Uint8Array, keyLength: number, value: Uint8Array): void {
     const i = this.grow()
-    const at = this.used
-    const bytes = this.room(at + keyLength)
     this.types[i] = type
-    this.at[i] = at
     this.keyLength[i] = keyLength
     this.valueLength[i] = value.length
-    copyInto(bytes, at, key, keyLength)
+    this.keyAt[i] = this.take(key, keyLength, 2 * i)
+    this.valueAt[i] = -1
     this.refs[2 * i + 1] = value
-    this.used = at + keyLength
-  }
-
-  /** `bytes`, grown (its first `used` bytes kept) if it has fewer than `need`. */
-  private room(need: number): Buffer {
-    if (need > this.bytes.length) {
-      const bigger = Buffer.allocUnsafeSlow(Math.max(this.bytes.length * 2, need))
-      this.bytes.copy(bigger, 0, 0, this.used)
-      this.bytes = bigger
-    }
-    return this.bytes
   }
 
   /** Adds an entry holding the caller's buffers (they must not change until the batch is applied). */
   ref(type: number, key: Uint8Array, value: Uint8Array, range = false): void {
     const i = this.grow()
     this.types[i] = type
-    this.at[i] = -1
+    this.keyAt[i] = -1
+    this.valueAt[i] = -1
     this.keyLength[i] = key.length
     this.valueLength[i] = value.length
     this.refs[2 * i] = key
     this.refs[2 * i + 1] = value
     if (range) this.ranges++
+  }
+
+  /** Entry i's key. */
+  keyOf(i: number): Uint8Array {
+    const j = this.keyAt[i]!
+    return j < 0 ? this.refs[2 * i]! : this.lanes[this.keyLength[i]!]!.views[j]!
+  }
+
+  /** Entry i's value. */
+  valueOf(i: number): Uint8Array {
+    const j = this.valueAt[i]!
+    return j < 0 ? this.refs[2 * i + 1]! : this.lanes[this.valueLength[i]!]!.views[j]!
+  }
+
+  /**
+   * src[0, length) copied into the lane of its length: its index there; or, longer than a lane
+   * takes, into a buffer of its own held at refs[ref] (-1).
+   */
+  private take(src: Uint8Array, length: number, ref: number): number {
+    if (length > MAX_LANE) {
+      this.refs[ref] = Buffer.from(src.subarray(0, length))
+      return -1
+    }
+    let lane = this.lanes[length]
+    if (lane === undefined) lane = this.lanes[length] = new Lane(length)
+    if (lane.n === 0) this.used.push(lane)
+    return lane.put(src, 0)
   }
 
   /**
@@ -119,16 +124,17 @@ export class StagedWrites {
     return this.sorter.sort(this, this.n >= ORDER_MIN && this.ranges === 0)
   }
 
-  /** Empties the stage; buffers held by reference are let go. */
+  /** Empties the stage (only once nothing reads its views any more); buffers held by reference are let go. */
   reset(): void {
     if (this.refs.length > 0) this.refs.length = 0
+    for (const lane of this.used) lane.reset()
+    this.used.length = 0
     this.n = 0
     this.ranges = 0
-    this.used = 0
-    if (this.bytes.length > KEEP_BYTES) this.bytes = Buffer.allocUnsafeSlow(MIN_BYTES)
     if (this.types.length > KEEP_ENTRIES) {
       this.types = new Uint8Array(64)
-      this.at = new Int32Array(64)
+      this.keyAt = new Int32Array(64)
+      this.valueAt = new Int32Array(64)
       this.keyLength = new Int32Array(64)
       this.valueLength = new Int32Array(64)
     }
@@ -141,7 +147,8 @@ export class StagedWrites {
     if (i === this.types.length) {
       const size = i * 2
       this.types = grown(this.types, new Uint8Array(size))
-      this.at = grown(this.at, new Int32Array(size))
+      this.keyAt = grown(this.keyAt, new Int32Array(size))
+      this.valueAt = grown(this.valueAt, new Int32Array(size))
       this.keyLength = grown(this.keyLength, new Int32Array(size))
       this.valueLength = grown(this.valueLength, new Int32Array(size))
     }
@@ -291,20 +298,16 @@ class KeySort {
 
 /** Digit columns of two key bytes each (wide): digits[c·n + i]; varies[c] set where they differ. */
 function gatherWide(s: StagedWrites, n: number, digits: Uint16Array, varies: Uint8Array, first: Uint16Array): void {
-  const { at, keyLength, refs, bytes } = s
+  const { keyAt, keyLength, refs, lanes } = s
   const cols = ORDER_BYTES / 2
   varies.fill(0)
   for (let i = 0; i < n; i++) {
-    let src: Uint8Array = bytes
-    let from = at[i]!
-    if (from < 0) {
-      src = refs[2 * i]!
-      from = 0
-    }
+    const j = keyAt[i]!
     const len = keyLength[i]!
+    const src = j < 0 ? refs[2 * i]! : lanes[len]!.views[j]!
     for (let c = 0; c < cols; c++) {
       const p = 2 * c
-      const d = ((p < len ? src[from + p]! : 0) << 8) | (p + 1 < len ? src[from + p + 1]! : 0)
+      const d = ((p < len ? src[p]! : 0) << 8) | (p + 1 < len ? src[p + 1]! : 0)
       digits[c * n + i] = d
       if (i === 0) first[c] = d
       else if (d !== first[c]) varies[c] = 1
@@ -314,18 +317,14 @@ function gatherWide(s: StagedWrites, n: number, digits: Uint16Array, varies: Uin
 
 /** Digit columns of one key byte each: digits[c·n + i]; varies[c] set where they differ. */
 function gatherNarrow(s: StagedWrites, n: number, digits: Uint16Array, varies: Uint8Array, first: Uint16Array): void {
-  const { at, keyLength, refs, bytes } = s
+  const { keyAt, keyLength, refs, lanes } = s
   varies.fill(0)
   for (let i = 0; i < n; i++) {
-    let src: Uint8Array = bytes
-    let from = at[i]!
-    if (from < 0) {
-      src = refs[2 * i]!
-      from = 0
-    }
+    const j = keyAt[i]!
     const len = keyLength[i]!
+    const src = j < 0 ? refs[2 * i]! : lanes[len]!.views[j]!
     for (let c = 0; c < ORDER_BYTES; c++) {
-      const d = c < len ? src[from + c]! : 0
+      const d = c < len ? src[c]! : 0
       digits[c * n + i] = d
       if (i === 0) first[c] = d
       else if (d !== first[c]) varies[c] = 1

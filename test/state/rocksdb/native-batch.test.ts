@@ -137,8 +137,9 @@ describe('NativeWriteBatch and NativeReadBatch', () => {
   it('a full deferred write-back batch reuses its operations and byte lanes, and each batch writes its own values', async () => {
     const db = await openRawDb()
     const w = new NativeWriteBatch(db)
-    const r0 = (w as unknown as { r: { ops: object[]; lanes: ({ views: object[] } | undefined)[] } }).r
-    const ops = r0.ops
+    const ops = (w as unknown as { r: { ops: object[] } }).r.ops
+    // The write batch's lanes are its staged entries' (staged-writes.ts).
+    const lanes = (w as unknown as { staged: { lanes: ({ views: object[] } | undefined)[] } }).staged.lanes
     // What deferred write-back holds before it writes (write-back.ts, HELD_CELLS): a full batch.
     const n = 131_072
     expect(REUSED_OPS).toBeGreaterThanOrEqual(n)
@@ -157,7 +158,7 @@ describe('NativeWriteBatch and NativeReadBatch', () => {
       }
       await w.apply()
       expect(ops).toHaveLength(n)
-      const views = [...r0.lanes[16]!.views, ...r0.lanes[12]!.views]
+      const views = [...lanes[16]!.views, ...lanes[12]!.views]
       expect(views).toHaveLength(2 * n)
       // The first batch grows the lanes chunk by chunk (keeping the views it made); from then on
       // nothing is made again.
@@ -186,7 +187,7 @@ describe('NativeWriteBatch and NativeReadBatch', () => {
   it('a lane that grows keeps the views of earlier batches, one past KEEP_LANE_BYTES lets its last chunks go, and each batch writes its own values', async () => {
     const db = await openRawDb()
     const w = new NativeWriteBatch(db)
-    const lanes = (w as unknown as { r: { lanes: ({ views: object[] } | undefined)[] } }).r.lanes
+    const lanes = (w as unknown as { staged: { lanes: ({ views: object[] } | undefined)[] } }).staged.lanes
     const key = Buffer.alloc(20)
     const value = Buffer.alloc(200)
     // Batches of growing, then shrinking size; the last past 4 MB of 200-byte values (the lane drops what is beyond).
