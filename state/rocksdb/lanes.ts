@@ -34,7 +34,7 @@ const NONE_BUFFER = Buffer.alloc(0)
  * q18-rocksdb at 0.5 writes in 3 batches, and made 375K views for 585K entries (each kept, so each
  * promoted to the old generation); by chunk, 219K.
  */
-export class Lane {
+class Lane {
   private readonly chunks: Buffer[] = []
   /** Entries in each chunk. */
   private readonly capacity: number[] = []
@@ -48,11 +48,6 @@ export class Lane {
   n = 0
 
   constructor(readonly length: number) {}
-
-  /** A view holding src[from, from + length). */
-  take(src: Uint8Array, from: number): Uint8Array {
-    return this.views[this.put(src, from)]!
-  }
 
   /** Copies src[from, from + length) in as the next entry; returns its index j (its view is views[j]). */
   put(src: Uint8Array, from: number): number {
@@ -106,5 +101,36 @@ export class Lane {
     this.capacity.length = keep
     if (this.views.length > views) this.views.length = views
     return true
+  }
+}
+
+/**
+ * The lanes of one batch's bytes, one per length up to MAX_LANE, made when first used and kept from
+ * batch to batch; reset() after the batch resets the ones it used.
+ */
+export class Lanes {
+  /** byLength[length]: the lane of that length, once used. */
+  readonly byLength: (Lane | undefined)[] = []
+  private readonly used: Lane[] = []
+
+  /** Copies src[from, from + length) (length ≤ MAX_LANE) into the lane of its length: its index there (see view). */
+  put(src: Uint8Array, from: number, length: number): number {
+    let lane = this.byLength[length]
+    if (lane === undefined) lane = this.byLength[length] = new Lane(length)
+    if (lane.n === 0) this.used.push(lane)
+    return lane.put(src, from)
+  }
+
+  /** The view of entry j of the lane of `length`, as put returned j. */
+  view(length: number, j: number): Uint8Array {
+    return this.byLength[length]!.views[j]!
+  }
+
+  /** After a batch; true when a lane let chunks or views go (operations holding views of them must let them go too). */
+  reset(): boolean {
+    let dropped = false
+    for (const lane of this.used) if (lane.reset()) dropped = true
+    this.used.length = 0
+    return dropped
   }
 }

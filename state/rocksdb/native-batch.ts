@@ -24,7 +24,7 @@ import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import type RocksDB from 'rocksdb-native'
 import { WeirError } from '../../common/errors.js'
-import { KEEP_OPS, Lane, MAX_LANE } from './lanes.js'
+import { KEEP_OPS, Lanes, MAX_LANE } from './lanes.js'
 import { HeldBytes, StagedWrites } from './staged-writes.js'
 
 /** One operation as the binding reads it; one shape for every type, so reused objects stay monomorphic. */
@@ -101,9 +101,7 @@ async function begin(state: DbState): Promise<void> {
 class Reusable {
   n = 0
   readonly ops: Op[] = []
-  /** lanes[length]; the lanes a batch used, to reset after it. */
-  private readonly lanes: (Lane | undefined)[] = []
-  private readonly used: Lane[] = []
+  private readonly lanes = new Lanes()
 
   constructor(readonly cf: ArrayBuffer) {}
 
@@ -123,10 +121,7 @@ class Reusable {
       this.refs = true
       return Buffer.from(src.subarray(from, from + length))
     }
-    let lane = this.lanes[length]
-    if (lane === undefined) lane = this.lanes[length] = new Lane(length)
-    if (lane.n === 0) this.used.push(lane)
-    return lane.take(src, from)
+    return this.lanes.view(length, this.lanes.put(src, from, length))
   }
 
   /** The next operation object, filled in. */
@@ -151,8 +146,7 @@ class Reusable {
    */
   reset(): void {
     const ops = this.ops
-    for (const lane of this.used) if (lane.reset()) this.refs = true
-    this.used.length = 0
+    if (this.lanes.reset()) this.refs = true
     if (this.refs) {
       for (let i = 0; i < this.n; i++) {
         const op = ops[i]!

@@ -10,7 +10,7 @@
 // order, so the binding reads the bytes out of memory order. They were copied into one staging
 // buffer and then again, in key order, into lanes: over 3M puts in batches of 100K (20-byte keys,
 // 100–199-byte values), the processing thread's CPU was 4.5–4.8 s that way, 3.75–3.9 s copied once.
-import { Lane, MAX_LANE, NATIVE_COPY } from './lanes.js'
+import { Lanes, MAX_LANE, NATIVE_COPY } from './lanes.js'
 import { encodeEntryAt, encodedLength, entryScratch } from './value-codec.js'
 
 /** Key bytes the order looks at. Past them, keys with the same first bytes keep the order they were added in. */
@@ -46,9 +46,8 @@ export class StagedWrites {
   valueLength = new Int32Array(64)
   /** refs[2i], refs[2i + 1]: key and value (or range start and end) of an entry that holds them by reference. */
   refs: (Uint8Array | undefined)[] = []
-  /** lanes[length]; the lanes this batch used, to reset after it. */
-  readonly lanes: (Lane | undefined)[] = []
-  private readonly used: Lane[] = []
+  /** Where entries' keys and values are copied (keyAt, valueAt index them in the lane of their length). */
+  readonly lanes = new Lanes()
   private readonly sorter = new KeySort()
 
   /** Adds an entry whose key[0, keyLength) and value[0, valueLength) are copied now. */
@@ -91,13 +90,13 @@ export class StagedWrites {
   /** Entry i's key. */
   keyOf(i: number): Uint8Array {
     const j = this.keyAt[i]!
-    return j < 0 ? this.refs[2 * i]! : this.lanes[this.keyLength[i]!]!.views[j]!
+    return j < 0 ? this.refs[2 * i]! : this.lanes.view(this.keyLength[i]!, j)
   }
 
   /** Entry i's value. */
   valueOf(i: number): Uint8Array {
     const j = this.valueAt[i]!
-    return j < 0 ? this.refs[2 * i + 1]! : this.lanes[this.valueLength[i]!]!.views[j]!
+    return j < 0 ? this.refs[2 * i + 1]! : this.lanes.view(this.valueLength[i]!, j)
   }
 
   /**
@@ -109,10 +108,7 @@ export class StagedWrites {
       this.refs[ref] = Buffer.from(src.subarray(0, length))
       return -1
     }
-    let lane = this.lanes[length]
-    if (lane === undefined) lane = this.lanes[length] = new Lane(length)
-    if (lane.n === 0) this.used.push(lane)
-    return lane.put(src, 0)
+    return this.lanes.put(src, 0, length)
   }
 
   /**
@@ -127,8 +123,7 @@ export class StagedWrites {
   /** Empties the stage (only once nothing reads its views any more); buffers held by reference are let go. */
   reset(): void {
     if (this.refs.length > 0) this.refs.length = 0
-    for (const lane of this.used) lane.reset()
-    this.used.length = 0
+    this.lanes.reset()
     this.n = 0
     this.ranges = 0
     if (this.types.length > KEEP_ENTRIES) {
@@ -304,7 +299,7 @@ function gatherWide(s: StagedWrites, n: number, digits: Uint16Array, varies: Uin
   for (let i = 0; i < n; i++) {
     const j = keyAt[i]!
     const len = keyLength[i]!
-    const src = j < 0 ? refs[2 * i]! : lanes[len]!.views[j]!
+    const src = j < 0 ? refs[2 * i]! : lanes.view(len, j)
     for (let c = 0; c < cols; c++) {
       const p = 2 * c
       const d = ((p < len ? src[p]! : 0) << 8) | (p + 1 < len ? src[p + 1]! : 0)
@@ -322,7 +317,7 @@ function gatherNarrow(s: StagedWrites, n: number, digits: Uint16Array, varies: U
   for (let i = 0; i < n; i++) {
     const j = keyAt[i]!
     const len = keyLength[i]!
-    const src = j < 0 ? refs[2 * i]! : lanes[len]!.views[j]!
+    const src = j < 0 ? refs[2 * i]! : lanes.view(len, j)
     for (let c = 0; c < ORDER_BYTES; c++) {
       const d = c < len ? src[c]! : 0
       digits[c * n + i] = d

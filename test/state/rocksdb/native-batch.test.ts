@@ -139,7 +139,7 @@ describe('NativeWriteBatch and NativeReadBatch', () => {
     const w = new NativeWriteBatch(db)
     const ops = (w as unknown as { r: { ops: object[] } }).r.ops
     // The write batch's lanes are its staged entries' (staged-writes.ts).
-    const lanes = (w as unknown as { staged: { lanes: ({ views: object[] } | undefined)[] } }).staged.lanes
+    const lanes = (w as unknown as { staged: { lanes: { byLength: ({ views: object[] } | undefined)[] } } }).staged.lanes.byLength
     // What deferred write-back holds before it writes (write-back.ts, HELD_CELLS): a full batch.
     const n = 131_072
     expect(REUSED_OPS).toBeGreaterThanOrEqual(n)
@@ -187,7 +187,7 @@ describe('NativeWriteBatch and NativeReadBatch', () => {
   it('a lane that grows keeps the views of earlier batches, one past KEEP_LANE_BYTES lets its last chunks go, and each batch writes its own values', async () => {
     const db = await openRawDb()
     const w = new NativeWriteBatch(db)
-    const lanes = (w as unknown as { staged: { lanes: ({ views: object[] } | undefined)[] } }).staged.lanes
+    const lanes = (w as unknown as { staged: { lanes: { byLength: ({ views: object[] } | undefined)[] } } }).staged.lanes.byLength
     const key = Buffer.alloc(20)
     const value = Buffer.alloc(200)
     // Batches of growing, then shrinking size; the last past 4 MB of 200-byte values (the lane drops what is beyond).
