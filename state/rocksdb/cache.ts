@@ -89,6 +89,14 @@ export class SlotMap {
     this.size++
   }
 
+  /** Forgets every slot at once (a closing store's: its slots are not marked evicted, nothing uses them after). */
+  clear(): void {
+    this.hashes = new Int32Array(MIN_CAPACITY)
+    this.entries = new Array<Slot | undefined>(MIN_CAPACITY).fill(undefined)
+    this.used = 0
+    this.size = 0
+  }
+
   /** Removes a slot that is present (as `get(slot.encoded) === slot`). */
   delete(slot: Slot): void {
     const i = slot.pos

@@ -382,7 +382,7 @@ export class RocksDbKeyedStateBackend implements SubtaskStateBackend<RocksDbStat
     if (store.inflight !== null) await store.inflight
     store.inflight = null
     await this.sweep.settle()
-    store.dropCache(() => true)
+    store.forgetCache()
     try {
       await store.db.close()
     } catch (e) {

@@ -596,4 +596,26 @@ describe('RocksDB backend cache', () => {
     expect(await b.countEntries({ stored: true })).toBe(5)
     expect(await b.diskBytes()).toBeGreaterThan(0)
   })
+  it('holds nothing of its cache once closed, written or not', async () => {
+    const b = await openRocks()
+    const v = b.getValueState(valueState<number>('v'))
+    const l = b.getListState(listState<number>('l'))
+    const keys = Array.from({ length: 2_000 }, (_, i) => makeKey([i]))
+    await b.prefetch(keys.map(key => ({ key, namespace: '' })))
+    keys.forEach((key, i) => {
+      b.setCurrentKey(key)
+      v.update(i)
+      l.add(i)
+    })
+    await b.sync()
+    // Some written (clean), some not (dirty) when it closes.
+    await b.prefetch(keys.slice(0, 500).map(key => ({ key, namespace: '' })))
+    keys.slice(0, 500).forEach(key => {
+      b.setCurrentKey(key)
+      v.update(-1)
+    })
+    expect(b.cacheStats().slots).toBeGreaterThanOrEqual(2_000)
+    await b.close()
+    expect(b.cacheStats()).toMatchObject({ slots: 0, bytes: 0 })
+  })
 })
