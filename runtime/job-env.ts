@@ -53,7 +53,7 @@ export interface JobMetrics {
   readonly skippedRecords: number
   /** Live state entries per stateful operator at the end (summed over its subtasks). */
   readonly stateEntries: Record<string, number>
-  /** Bytes of working state on disk at the end (undefined when the state backend keeps none there). */
+  /** Bytes of working state on disk at the end: what it wrote, not what its cache held unwritten (undefined when the state backend keeps none there). */
   readonly stateDiskBytes?: number
   /**
    * Entries stored on disk at the end, expired ones not yet swept included (only with ExecutionEnv.countStoredState;

@@ -230,7 +230,8 @@ export class TaskRunner {
         // whose time has come fire (what a stop with a savepoint keeps in the savepoint instead).
         if (task.operator) await this.fireProcessingTimersOf(task, this.hooks.aborted() ? Date.now() : Infinity)
         task.operator?.endInput?.()
-        if (task.state?.needsPrefetch) await task.state.sync()
+        // Its state is not written here: nothing reads it after (a checkpoint still to come writes what
+        // it snapshots, and the working state is deleted when the job ends).
         if (task.sink) await task.sink.finish()
         task.finished = true
         broadcast(task, ch => ({ t: 'end', ch }))

@@ -102,7 +102,11 @@ export interface SubtaskStateBackend<H extends BackendHandle = BackendHandle> ex
    * (what the cache holds unwritten is not in it); the live metrics sample it.
    */
   diskBytes?(): Promise<number>
-  /** Backends that keep working state on disk: writes what they hold and says what it takes (JobMetrics). */
+  /**
+   * Backends that keep working state on disk, at the job's end: the bytes its files take (what the
+   * cache holds unwritten is left so: the folder is deleted next), and with `countStored` what they
+   * hold written first and the entries stored counted (JobMetrics).
+   */
   storageStats?(countStored: boolean): Promise<StateStorageStats>
   /** Backends that keep working state on disk: closes and deletes it (a job's working state never outlives it; checkpoints do). */
   destroy?(): Promise<void>
