@@ -2,7 +2,8 @@
 // of its (key, namespace) prefix, or not at all when the written-keys filter says it was never
 // written; a resident one whose few stored elements are known loses them by point deletes. An
 // operator that drops a list whole (an expired time bucket) then needs no prefetch for it.
-import { CELL_OVERHEAD, dropSeq, hashOf, type ListCell, NO_SEQS, notResident, seqAt, type Table, untail } from './cache.js'
+import { CELL_OVERHEAD, dropSeq, type ListCell, NO_SEQS, notResident, seqAt, type Table, untail } from './cache.js'
+import { hashOf } from './slot-map.js'
 import type { Namespace } from '../../core/keyed-state.js'
 import type { RocksStore } from './store.js'
 import { cellKey, namespaceBytes } from './codec.js'

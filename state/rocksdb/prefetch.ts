@@ -3,8 +3,9 @@
 // for keys the written-keys filter has never seen), lists and maps through prefix scans.
 import { WeirError } from '../../common/errors.js'
 import type { Namespace, PrefetchRequest } from '../../core/keyed-state.js'
-import { dropSeq, ENTRY_OVERHEAD, CELL_OVERHEAD, hashOf, implicitSeqs, keyScratch, type ListCell, type MapCell, MapEntry, numberedImplicitly, scratchElementKey,
+import { dropSeq, ENTRY_OVERHEAD, CELL_OVERHEAD, implicitSeqs, keyScratch, type ListCell, type MapCell, MapEntry, numberedImplicitly, scratchElementKey,
   scratchKey, seqAt, type Slot, type ValueCellLike } from './cache.js'
+import { hashOf } from './slot-map.js'
 import { decodeEncoded, decodeEntry, decodeEntryKey, decodeUserKey, entryTime, listElementKey, prefixEnd, readSeq, readUtf16be, startsWithAt } from './codec.js'
 import { ioFailed } from './folder.js'
 import type { KeyBloom } from './key-bloom.js'
