@@ -269,7 +269,7 @@ export class RocksDbKeyedStateBackend implements SubtaskStateBackend<RocksDbStat
     return folderBytes(this.dir)
   }
 
-  /** Writes what the cache holds, then the size of the state folder and (`countStored`) the entries stored. */
+  /** At the job's end: the size of the state folder; with `countStored`, what the cache holds written first and the entries stored counted. */
   async storageStats(countStored: boolean): Promise<StateStorageStats> {
     if (!countStored) {
       // What the job wrote: the changes the cache still holds are never written (the folder goes next).
