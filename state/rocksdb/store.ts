@@ -224,11 +224,8 @@ export class RocksStore implements CacheHost {
       table.slots.clear()
       table.invalidate()
     }
-    this.lru = []
-    this.lruHead = 0
-    this.parked = []
     this.dirty = []
-    this.cacheUsed = 0
+    this.emptied()
   }
 
   /** Drops clean slots matching `which` (callers flush first). */
@@ -237,12 +234,15 @@ export class RocksStore implements CacheHost {
       for (const slot of table.slots.values()) if (which(slot)) this.evictSlot(slot)
       table.invalidate()
     }
-    if (this.cacheUsed <= 0 || this.tables.list.every(t => t.slots.size === 0)) {
-      this.lru = []
-      this.lruHead = 0
-      this.parked = []
-      this.cacheUsed = 0
-    }
+    if (this.cacheUsed <= 0 || this.tables.list.every(t => t.slots.size === 0)) this.emptied()
+  }
+
+  /** With no slot left: the eviction queue, the parked slots and the budget's count start again. */
+  private emptied(): void {
+    this.lru = []
+    this.lruHead = 0
+    this.parked = []
+    this.cacheUsed = 0
   }
 
   private evictSlot(slot: Slot): void {
