@@ -44,6 +44,11 @@ export class IntervalJoinOperator implements Operator {
   private readonly delay: number
   /** Both sides inner in event time: every stored bucket has its timer, and all of them go at the final watermark (onFinalWatermark). */
   private readonly innerOnly: boolean
+  /**
+   * The bounds are empty (lower > upper, e.g. `a.ts >= b.ts AND a.ts < b.ts`): no pair can match, so
+   * nothing is stored and an outer side's rows are emitted NULL-padded as they come (as Flink does).
+   */
+  private readonly never: boolean
   /** Bucket width in ms: the interval's width, so a row's matches lie in at most two buckets. */
   private readonly width: number
   private buckets!: ListState<Stored>
@@ -59,7 +64,6 @@ export class IntervalJoinOperator implements Operator {
   private ctx!: OperatorContext
 
   constructor(readonly spec: IntervalJoinSpec) {
-    if (spec.lower > spec.upper) throw WeirError.internal(`interval join bounds [${spec.lower}, ${spec.upper}] are empty`)
     this.rows = new JoinRows(spec.residual, [spec.left.width, spec.right.width])
     this.eventTime = spec.timeDomain === 'event'
     this.timeCols = [spec.leftTime, spec.rightTime]
@@ -69,6 +73,7 @@ export class IntervalJoinOperator implements Operator {
     this.delay = Math.max(0, -spec.lower)
     this.width = Math.max(1, spec.upper - spec.lower)
     this.innerOnly = this.eventTime && !spec.left.outer && !spec.right.outer
+    this.never = spec.lower > spec.upper
   }
 
   open(ctx: OperatorContext): void {
@@ -112,6 +117,7 @@ export class IntervalJoinOperator implements Operator {
    * row's time is the clock when it is processed, not known yet: every bucket of its key.
    */
   stateRequests(batch: Batch, input: number, add: (key: KeyRef, namespace: Namespace | undefined, appendOnly?: boolean) => void): void {
+    if (this.never) return
     const rows = batch.rows
     const keys = this.ctx.keysOf(rows, input)
     const timeCol = this.timeCols[input]!
@@ -192,6 +198,11 @@ export class IntervalJoinOperator implements Operator {
           throw WeirError.internal('an interval join received a retraction; its inputs must be append-only')
         }
       }
+    }
+    if (this.never) {
+      if (this.outer[input]) { for (let i = 0; i < n; i++) this.out.push(this.rows.padded(rows[i]!, input), RowKind.INSERT) }
+      this.flush()
+      return
     }
     const ctx = this.ctx
     const state = ctx.state
