@@ -1,10 +1,17 @@
 // Unique keys the planner knows for a plan's rows: a GROUP BY's keys, a table's PRIMARY KEY, a
 // window aggregate's keys with its window, a deduplication's keys, a Top-N's partition keys with its
 // row number, carried through projections, filters and joins. A
-// join's state keeps one entry per unique key where its input has one.
+// join's state keeps one entry per unique key where its input has one, and an upsert sink takes
+// rows as they come where they are unique by its key: both replace or delete a key's row as its
+// changes arrive, so a key is known here only where its changes arrive in order. That holds where
+// one subtask makes every change of a key value: an operator that makes the key (a GROUP BY is
+// distributed by its keys), or one that passes its input's key on and is distributed by columns
+// the key holds (Flink's upsert keys lose a key the same way). A join on a GROUP BY's count does
+// not pass the GROUP BY's key on: a row leaves one count's subtask and reaches another's, and what
+// the two emit for it may reach the next operator in either order.
 import { assertNever } from '../common/assert.js'
 import type { LogicalPlan } from './logical/nodes.js'
-import { subqueryUniqueKey } from './subquery/traits.js'
+import { setOpUniqueKey } from './subquery/traits.js'
 
 const cache = new WeakMap<LogicalPlan, readonly number[] | null>()
 
@@ -43,15 +50,15 @@ function infer(plan: LogicalPlan): readonly number[] | undefined {
     case 'Sink':
       return uniqueKeyOf(plan.input)
     case 'Join': {
-      // A pair of rows is unique where each row is.
-      const l = uniqueKeyOf(plan.left), r = uniqueKeyOf(plan.right)
+      // A pair of rows is unique where each row is (and each side's key holds its join keys).
+      const l = ordered(uniqueKeyOf(plan.left), plan.leftKeys), r = ordered(uniqueKeyOf(plan.right), plan.rightKeys)
       if (l === undefined || r === undefined) return undefined
       const lw = plan.left.fields.length
       return [...l, ...r.map(c => c + lw)]
     }
     case 'Over':
       // The input's columns come first, unchanged.
-      return uniqueKeyOf(plan.input)
+      return ordered(uniqueKeyOf(plan.input), plan.partitionKeys)
     case 'Deduplicate':
       return plan.keys
     case 'Sort':
@@ -61,15 +68,17 @@ function infer(plan: LogicalPlan): readonly number[] | undefined {
       // ROW_NUMBER numbers each partition's rows apart; Top-1 keeps one row per partition.
       if (plan.fn === 'ROW_NUMBER' && plan.end === 1) return plan.partitionKeys
       if (plan.fn === 'ROW_NUMBER' && plan.outputRank) return [...plan.partitionKeys, plan.input.fields.length]
-      return uniqueKeyOf(plan.input)
+      return ordered(uniqueKeyOf(plan.input), plan.partitionKeys)
     case 'TemporalJoin':
       // One output row per probe row, and at most one version per probe row.
-      return uniqueKeyOf(plan.left)
+      return ordered(uniqueKeyOf(plan.left), plan.leftKeys)
     case 'SemiJoin':
-    case 'SetOp':
     case 'ScalarJoin':
     case 'MarkerJoin':
-      return subqueryUniqueKey(plan, uniqueKeyOf)
+      // Left's rows as they are (at most once each).
+      return ordered(uniqueKeyOf(plan.left), plan.leftKeys)
+    case 'SetOp':
+      return setOpUniqueKey(plan)
     case 'Values':
     case 'Expand':
     // An input row becomes several: its key is no longer unique.
@@ -83,6 +92,15 @@ function infer(plan: LogicalPlan): readonly number[] | undefined {
     default:
       return assertNever(plan)
   }
+}
+
+/**
+ * `key` where it holds every column of `distribution` (the columns an operator that passes the key on
+ * is distributed by): each key value's changes then pass one of its subtasks, in order. Otherwise
+ * none: changes of one key value leave different subtasks.
+ */
+function ordered(key: readonly number[] | undefined, distribution: readonly number[]): readonly number[] | undefined {
+  return key !== undefined && distribution.every(c => key.includes(c)) ? key : undefined
 }
 
 /** The columns of a process function's output rows ([...PARTITION BY columns, ...output]) its upsert key names. */

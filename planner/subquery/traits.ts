@@ -18,12 +18,8 @@ export function subqueryChangelog(plan: SubqueryNode, changelogOf: (p: LogicalPl
   return updating ?? { mode: 'insert-only' }
 }
 
-export function subqueryUniqueKey(
-  plan: SubqueryNode,
-  uniqueKeyOf: (p: LogicalPlan) => readonly number[] | undefined,
-): readonly number[] | undefined {
-  // A semi join, a scalar join and a marker join keep left's rows as they are (at most once each).
-  if (plan.kind !== 'SetOp') return uniqueKeyOf(plan.left)
+/** INTERSECT and EXCEPT (distributed by every column) emit each row at most once; their ALL forms do not. */
+export function setOpUniqueKey(plan: SetOp): readonly number[] | undefined {
   return plan.all ? undefined : plan.fields.map((_, i) => i)
 }
 

@@ -46,6 +46,18 @@ describe('EXPLAIN of a regular join', () => {
     expect(withTtl).not.toContain('Warnings')
   })
 
+  it('a join on a GROUP BY’s count passes no unique key on: a row’s changes leave different subtasks (one per count)', async () => {
+    const text = await explain(`EXPLAIN SELECT j.cid, j.bcid, c.name FROM (
+        SELECT a.cid, a.n, b.cid AS bcid FROM (SELECT cid, COUNT(*) AS n FROM orders GROUP BY cid) a
+        JOIN (SELECT cid, COUNT(*) AS n FROM orders WHERE amount > 0 GROUP BY cid) b ON a.n = b.n) j
+      JOIN customers c ON j.cid = c.cid`)
+    // The first join's sides: each GROUP BY row's changes come from its one subtask, so per count they are in order.
+    expect(text).toContain('state left: MapState<unique key [cid], row> per join key; key=[n]')
+    // The second join's left input: a pair's -D (old count's subtask) may come after its +I (new count's).
+    expect(text).toContain('state left: MapState<row, count> per join key; key=[cid]')
+    expect(text).not.toContain('unique key [cid, bcid]')
+  })
+
   it('computes expression keys into a column of the input and keeps the rest of the condition as a residual', async () => {
     const text = await explain(`EXPLAIN SELECT o.oid FROM orders o, customers c WHERE o.cid + 1 = c.cid AND o.amount > CHAR_LENGTH(c.name)`)
     expect(text).toContain('Join(joinType=[InnerJoin], equi=[$join_key0 = cid], where=[(amount > CHAR_LENGTH(name))]')
