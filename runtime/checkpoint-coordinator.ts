@@ -342,7 +342,7 @@ export class CheckpointCoordinator implements Alignment {
       if (hold) await hold
       return subtask.data
     })
-    cp.uploads.push(dataStored.then(() => undefined))
+    cp.uploads.push(handled(dataStored.then(() => undefined)))
     const snapshot = await task.state!.checkpoint({
       storage: cp.base,
       ownPrefix: own,
@@ -352,10 +352,10 @@ export class CheckpointCoordinator implements Alignment {
       tmpDir: this.tmpDir,
     })
     const stored = snapshotTaken(task, barrier.id, started)
-    cp.uploads.push(Promise.all([dataStored, snapshot.upload]).then(([object, handle]) => {
+    cp.uploads.push(handled(Promise.all([dataStored, snapshot.upload]).then(([object, handle]) => {
       subtask.state = handle
       stored({ data: object, state: handle })
-    }))
+    })))
   }
 
   /** The sink's prepareCommit for the checkpoint; the upload of data it sealed joins the checkpoint's. */
@@ -481,7 +481,12 @@ export class CheckpointCoordinator implements Alignment {
   /** The job is ending: no more triggers, and uploads still running (a failure) end before the job's folders go. */
   async stop(): Promise<void> {
     clearTimeout(this.triggerTimer)
-    await this.inflight?.done?.catch(() => undefined)
+    const cp = this.inflight
+    await cp?.done?.catch(() => undefined)
+    // A checkpoint that will not complete (cancelled or failed before every subtask acknowledged it:
+    // `done` rejected at once) still has uploads running, which read local snapshots in the staging
+    // folder the job deletes next.
+    if (cp !== null) await Promise.allSettled(cp.uploads)
     await this.committing.catch(() => undefined)
   }
 }
