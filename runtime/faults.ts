@@ -17,7 +17,8 @@ export interface FaultPoints {
    * the source there, its position as of its last chunk, while the job goes on (checkpoints among it).
    * `cancelled`: the job was cancelled (its reader then returns no more).
    */
-  readonly 'source-rows': { readonly table: string; readonly subtask: number; readonly rows: number; readonly cancelled: boolean }
+  /** `scan`: the source operator's id (a query may scan one table more than once). */
+  readonly 'source-rows': { readonly table: string; readonly scan: string; readonly subtask: number; readonly rows: number; readonly cancelled: boolean }
   /** A source subtask's reader has nothing more (its input ended, or the job was cancelled); its end is not handed on yet. */
   readonly 'source-end': { readonly table: string; readonly subtask: number; readonly cancelled: boolean }
 }

@@ -132,7 +132,8 @@ export class SourceRunner {
     const read: Read = { src, result: null, failed: false, error: undefined }
     const hold = faults === undefined ?
       undefined :
-      faults.at('source-rows', { table: src.spec.table, subtask: src.task.index, rows: src.recordsRead, cancelled: this.signal.aborted })
+      faults.at('source-rows', { table: src.spec.table, scan: src.task.node.id, subtask: src.task.index, rows: src.recordsRead,
+        cancelled: this.signal.aborted })
     ;(hold === undefined ? src.reader.next() : hold.then(() => src.reader.next())).then(async result => {
       if (result === null && faults !== undefined) {
         await faults.at('source-end', { table: src.spec.table, subtask: src.task.index, cancelled: this.signal.aborted })

@@ -74,7 +74,7 @@ describe('the fault-injection hook', () => {
       await session.awaitJobs()
       // Before each read the rows read so far (chunks of 4), the source's end (not a cancel), then the final checkpoint's commit.
       expect(seen).toEqual([
-        ...[0, 4, 8, 10].map(rows => ({ point: 'source-rows', detail: { table: 'gen', subtask: 0, rows, cancelled: false } })),
+        ...[0, 4, 8, 10].map(rows => ({ point: 'source-rows', detail: { table: 'gen', scan: '1-source', subtask: 0, rows, cancelled: false } })),
         { point: 'source-end', detail: { table: 'gen', subtask: 0, cancelled: false } },
         { point: 'before-commit', detail: { checkpointId: 1, final: true } },
       ])

@@ -45,7 +45,8 @@ export function holdSourceAfter(rows: number, until: AbortSignal | Promise<unkno
     at: (point, detail) => {
       if (point !== 'source-rows') return
       const d = detail as FaultPoints['source-rows']
-      const which = `${d.table}/${d.subtask}`
+      // Each scan apart: a query may read one table twice, and holding the first only let the second run to its end.
+      const which = `${d.scan}/${d.subtask}`
       if (d.cancelled || d.rows < rows || (opts.table !== undefined && d.table !== opts.table) || held.has(which)) return
       held.add(which)
       reach({ table: d.table, subtask: d.subtask, rows: d.rows })
