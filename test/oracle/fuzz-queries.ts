@@ -185,6 +185,30 @@ export interface FuzzQuery {
   readonly weir: string
   readonly duck: string
   readonly what: string
+  /** Weir statements to run before the query (a view it reads), each ending in ';'. */
+  readonly views?: string
+}
+
+/**
+ * An event-time temporal join: rows of `t` joined with the version valid at their time of a
+ * deduplicating view of other rows of `t` (Flink's versioned view: the last row per key by time).
+ * DuckDB finds the version with an ASOF JOIN. Only the version's time is returned: rows of a key
+ * may share a time, and which of them is the version then is either.
+ */
+function temporalJoin(rng: Rng): FuzzQuery {
+  const cut = rng.int(0, 60)
+  const left = rng.chance(0.5)
+  const views =
+    `CREATE TEMPORARY VIEW ver AS SELECT k, ts FROM (SELECT k, ts, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts DESC) AS rn FROM t WHERE v >= ${cut}) WHERE rn = 1;\n`
+  const probe = `o.v < ${cut}` + (rng.chance(0.5) ? ` AND (${predicate(rng)})` : '')
+  return {
+    views,
+    weir: `SELECT o.k, o.v, o.ts, r.ts AS vts FROM t AS o ${left ? 'LEFT ' : ''}JOIN ver FOR SYSTEM_TIME AS OF o.ts AS r ON o.k = r.k WHERE ${probe}`,
+    duck: `SELECT o.k, o.v, o.ts, r.ts AS vts FROM t AS o ASOF ${
+      left ? 'LEFT ' : ''
+    }JOIN (SELECT k, ts FROM t WHERE v >= ${cut}) r ON o.k = r.k AND o.ts >= r.ts WHERE ${probe}`,
+    what: `temporal ${left ? 'LEFT ' : ''}join, versions v >= ${cut}`,
+  }
 }
 
 /** A relation built from others: `sql` writes it for one engine. */
@@ -270,6 +294,7 @@ export function fuzzQuery(rng: Rng): FuzzQuery {
   for (;;) {
     const shape = rng.next()
     let r: Relation | null
+    if (shape < 0.05) return temporalJoin(rng)
     if (shape < 0.1) {
       // Semi and anti joins.
       const a = relation(rng), b = relation(rng)

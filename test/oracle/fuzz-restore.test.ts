@@ -42,14 +42,14 @@ describe('random queries checkpointed and restored', () => {
     const { b, a, z } = RESTORE_MATRIX[Number(GIVEN_CASE ?? seed) % RESTORE_MATRIX.length]!
     const where = `${b.name}, ${a} → ${z}: ${q.what}\n${q.weir}`
     // The sink's columns are the query's, by position.
-    const selected = await data.weir(q.weir)
+    const selected = await data.weir(`${q.views ?? ''}${q.weir}`)
     const expected = await data.duck(q.duck)
     expectSameMultiset(materialize(selected.changes).map(row => canonWeirRow(selected.schema, row)), expected)
     const columns = selected.schema.map((f, i) => `f${i} ${formatType(withoutTimeAttr(f.type))}`).join(', ')
     const job = (out: string): string =>
       `${data.ddl}
       CREATE TABLE out (${columns}) WITH ('connector' = 'filesystem', 'path' = '${out}', 'format' = 'debezium-json');
-      INSERT INTO out SELECT * FROM (${q.weir});`
+      ${q.views ?? ''}INSERT INTO out SELECT * FROM (${q.weir});`
     const straight = mkdtempSync(join(root, 'straight-'))
     const straightOptions = { 'parallelism.default': String(a), 'execution.worker-threads': 'true', 'execution.batch-size': '1' }
     await runInsertJob(job(straight), { ...b.options(root), ...straightOptions, ...EXTRA_OPTIONS })

@@ -38,7 +38,7 @@ describe('random queries vs DuckDB', () => {
     const q = fuzzQuery(new Rng(seed))
     const expected = await data.duck(q.duck)
     for (const config of CONFIGS) {
-      const result = await data.weir(q.weir, config.options()).catch((e: unknown) => {
+      const result = await data.weir(`${q.views ?? ''}${q.weir}`, config.options()).catch((e: unknown) => {
         throw new Error(`${config.name}: ${q.what}\n${q.weir}\n${String(e)}`)
       })
       expect(result.lateRecordsDropped, 'no generated row is late').toBe(0)
