@@ -295,6 +295,18 @@ export function fuzzQuery(rng: Rng): FuzzQuery {
     const shape = rng.next()
     let r: Relation | null
     if (shape < 0.05) return temporalJoin(rng)
+    if (shape < 0.07) {
+      // Window Top-N over a window aggregate (per window, by the count; ties keep the returned columns).
+      const w = windowed(rng, rng.pick(['TUMBLE', 'HOP', 'CUMULATE'] as const))
+      const fn = rng.pick(['ROW_NUMBER()', 'RANK()', 'DENSE_RANK()'])
+      const n = rng.int(1, 3)
+      const q = derived(
+        e => `SELECT ws, we, c, rn FROM (SELECT ws, we, c, ${fn} OVER (PARTITION BY ws, we ORDER BY c DESC) AS rn FROM (${w[e]})) WHERE rn <= ${n}`,
+        [],
+        `window top-${n} ${fn} of ${w.what}`,
+      )
+      return { weir: q.weir, duck: q.duck, what: q.what }
+    }
     if (shape < 0.1) {
       // Semi and anti joins.
       const a = relation(rng), b = relation(rng)
