@@ -16,6 +16,10 @@ const CONFIGS: readonly { name: string; options: () => Record<string, string> }[
   { name: 'RocksDB, p = 1, batches of 3, a 1 kb cache', options: () => ({ ...rocksOptions(), 'state.cache.size': '1 kb', 'execution.batch-size': '3' }) },
   { name: 'heap, mini-batch off, batches of 1', options: () => ({ 'table.exec.mini-batch.enabled': 'false', 'execution.batch-size': '1' }) },
   {
+    name: 'heap, p = 3, two-phase aggregation, batches of 4',
+    options: () => ({ 'parallelism.default': '3', 'table.optimizer.agg-phase-strategy': 'TWO_PHASE', 'execution.batch-size': '4' }),
+  },
+  {
     name: 'RocksDB, p = 2, worker threads, batches of 7',
     options: () => ({ ...rocksOptions(), 'execution.batch-size': '7', 'parallelism.default': '2', 'execution.worker-threads': 'true' }),
   },
