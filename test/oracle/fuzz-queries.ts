@@ -200,7 +200,8 @@ function temporalJoin(rng: Rng): FuzzQuery {
   const left = rng.chance(0.5)
   const views =
     `CREATE TEMPORARY VIEW ver AS SELECT k, ts FROM (SELECT k, ts, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts DESC) AS rn FROM t WHERE v >= ${cut}) WHERE rn = 1;\n`
-  const probe = `o.v < ${cut}` + (rng.chance(0.5) ? ` AND (${predicate(rng)})` : '')
+  // Columns named by the probe side: the view has k and ts too.
+  const probe = `o.v < ${cut}` + (rng.chance(0.5) ? ` AND o.x > ${rng.int(-900, 900)}` : '')
   return {
     views,
     weir: `SELECT o.k, o.v, o.ts, r.ts AS vts FROM t AS o ${left ? 'LEFT ' : ''}JOIN ver FOR SYSTEM_TIME AS OF o.ts AS r ON o.k = r.k WHERE ${probe}`,

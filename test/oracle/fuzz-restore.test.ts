@@ -57,7 +57,7 @@ describe('random queries checkpointed and restored', () => {
     expect(expectedRows.length, `the straight run committed every row of the result: ${where}`).toBe(expected.length)
     if (expected.length === 0) return
     const restored = mkdtempSync(join(root, 'restored-'))
-    const scans = q.weir.split(/\bFROM t\b|TABLE t\b/).length - 1
+    const scans = `${q.views ?? ''}${q.weir}`.split(/\bFROM t\b|TABLE t\b/).length - 1
     // At a > 1 the first run keeps its subtasks on the job's thread, where the harness can hold every
     // source midway (a source read on a worker thread reads to its end; restore-runs.ts).
     await checkpointedThenRestored({ root, out: restored, sql: job(restored), options: { ...b.options(root), ...EXTRA_OPTIONS }, a, z, sourceRows: ROWS * scans,

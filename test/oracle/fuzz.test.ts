@@ -8,7 +8,7 @@ import { fuzzQuery } from './fuzz-queries.js'
 
 const COUNT = Number(process.env['WEIR_FUZZ_COUNT'] ?? '16')
 const FIRST_SEED = Number(process.env['WEIR_FUZZ_SEED'] ?? '1')
-const ROWS = 300
+const ROWS = Number(process.env['WEIR_FUZZ_ROWS'] ?? '300')
 
 const CONFIGS: readonly { name: string; options: () => Record<string, string> }[] = [
   { name: 'heap, p = 1', options: () => ({}) },
