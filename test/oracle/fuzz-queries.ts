@@ -57,6 +57,10 @@ function filtered(rng: Rng): Relation {
 function grouped(rng: Rng): Relation {
   const by = rng.pick([['k'], ['s'], ['k', 's']])
   const keys = by.join(', ')
+  if (rng.chance(0.15)) {
+    // SELECT DISTINCT: a GROUP BY without aggregates.
+    return same(`SELECT DISTINCT ${keys} FROM t WHERE ${predicate(rng)}`, by.map(name => ({ name, kind: 'str' as const })), `distinct ${keys}`)
+  }
   const having = rng.chance(0.3) ? ` HAVING COUNT(*) > ${rng.int(1, 8)}` : ''
   return same(`SELECT ${keys}, COUNT(*) AS c, SUM(v) AS sv, MAX(v) AS mv FROM t WHERE ${predicate(rng)} GROUP BY ${keys}${having}`, [
     ...by.map(name => ({ name, kind: 'str' as const })),
@@ -233,7 +237,9 @@ function regularJoin(rng: Rng): Relation | null {
   if (keys === null) return null
   const type = rng.pick(JOIN_TYPES)
   const out = pick(rng, [...qualified(a, 'a'), ...qualified(b, 'b')])
-  const on = `a.${keys[0].name} = b.${keys[1].name}${residual(rng, a, b)}`
+  // Now and then an expression key (computed into a column of the input).
+  const left = keys[0].kind === 'str' && rng.chance(0.15) ? `COALESCE(a.${keys[0].name}, 'a')` : `a.${keys[0].name}`
+  const on = `${left} = b.${keys[1].name}${residual(rng, a, b)}`
   return derived(e => `SELECT ${out.list} FROM (${a[e]}) a ${type} (${b[e]}) b ON ${on}`, out.columns,
     `${a.what} ${type} ${b.what} on ${keys[0].name} = ${keys[1].name}`)
 }
@@ -343,7 +349,10 @@ export function fuzzQuery(rng: Rng): FuzzQuery {
     const numCol = j.columns.find(c => c.kind === 'num')
     if (post < 0.7 && strCol !== undefined) {
       // An aggregate over it (retractions from outer padding and updating inputs).
-      const agg = numCol === undefined ? '' : `, SUM(${numCol.name}) AS sm, MIN(${numCol.name}) AS mn`
+      const agg = numCol === undefined ? '' : rng.pick([
+        `, SUM(${numCol.name}) AS sm, MIN(${numCol.name}) AS mn`,
+        `, MAX(${numCol.name}) AS mx, COUNT(DISTINCT ${numCol.name}) AS nd`,
+      ])
       const q = derived(e => `SELECT ${strCol.name}, COUNT(*) AS n${agg} FROM (${j[e]}) GROUP BY ${strCol.name}`, [], `agg over ${j.what}`)
       return { weir: q.weir, duck: q.duck, what: q.what }
     }
