@@ -210,9 +210,9 @@ export class CheckpointCoordinator implements Alignment {
     for (const task of this.order) if (task.node.spec.kind === 'Values') this.ack(inflight)
     if (this.remote !== null) {
       this.remote.announce(barrier)
-      inflight.uploads.push(handled(this.remote.sourcePositions(id).then(parts => {
+      addUpload(inflight, this.remote.sourcePositions(id).then(parts => {
         inflight.sourceParts.push(...parts)
-      })))
+      }))
     }
     for (const src of this.sources.sources) if (!src.task.finished) broadcast(src.task, ch => ({ t: 'barrier', ch, barrier }))
     await driver.pump()
@@ -259,11 +259,11 @@ export class CheckpointCoordinator implements Alignment {
       let list = cp.operators.get(task.node.id)
       if (list === undefined) cp.operators.set(task.node.id, list = [])
       const own = list
-      cp.uploads.push(handled(uploaded.then(m => {
+      addUpload(cp, uploaded.then(m => {
         if (m !== null) own.push(m)
-      })))
+      }))
     } else {
-      cp.uploads.push(handled(uploaded.then(() => undefined)))
+      addUpload(cp, uploaded.then(() => undefined))
     }
     this.ack(cp)
   }
@@ -314,7 +314,7 @@ export class CheckpointCoordinator implements Alignment {
     if (task.sink) {
       const upload = this.exactlyOnce && task.sink.prepareCommit ? await this.sealSink(cp, task) : undefined
       const stored = snapshotTaken(task, barrier.id, started)
-      cp.uploads.push((upload ?? Promise.resolve()).then(() => stored({})))
+      addUpload(cp, (upload ?? Promise.resolve()).then(() => stored({})))
       return
     }
     if (!task.stateful) {
@@ -342,7 +342,7 @@ export class CheckpointCoordinator implements Alignment {
       if (hold) await hold
       return subtask.data
     })
-    cp.uploads.push(handled(dataStored.then(() => undefined)))
+    addUpload(cp, dataStored.then(() => undefined))
     const snapshot = await task.state!.checkpoint({
       storage: cp.base,
       ownPrefix: own,
@@ -352,16 +352,16 @@ export class CheckpointCoordinator implements Alignment {
       tmpDir: this.tmpDir,
     })
     const stored = snapshotTaken(task, barrier.id, started)
-    cp.uploads.push(handled(Promise.all([dataStored, snapshot.upload]).then(([object, handle]) => {
+    addUpload(cp, Promise.all([dataStored, snapshot.upload]).then(([object, handle]) => {
       subtask.state = handle
       stored({ data: object, state: handle })
-    })))
+    }))
   }
 
   /** The sink's prepareCommit for the checkpoint; the upload of data it sealed joins the checkpoint's. */
   private async sealSink(cp: Inflight, task: Task): Promise<Promise<void> | undefined> {
     const upload = recordSinkCommit(cp, cp.base, cp.prefix, task.node.id, await task.sink!.prepareCommit!(cp.barrier.id))
-    if (upload !== undefined) cp.uploads.push(upload)
+    if (upload !== undefined) addUpload(cp, upload)
     return upload
   }
 
@@ -501,10 +501,12 @@ export function checkpointTarget(config: { readonly storage: CheckpointStorage; 
 }
 
 /**
- * `p`, marked as handled: a worker's upload rejects when the worker dies, maybe before the checkpoint
- * awaits its uploads (it fails first at its acknowledgements); the failure surfaces there, or as the job's.
+ * Queues `p` among `cp`'s uploads, marked as handled: an upload may reject before anything awaits it
+ * (a worker's when the worker dies, before the checkpoint fails at its acknowledgements; any upload
+ * of a checkpoint that will not complete, which only `stop` waits for); the failure surfaces through
+ * the checkpoint's `done`, or as the job's.
  */
-function handled<T>(p: Promise<T>): Promise<T> {
+function addUpload(cp: Inflight, p: Promise<void>): void {
   p.catch(() => undefined)
-  return p
+  cp.uploads.push(p)
 }

@@ -15,9 +15,9 @@ export interface FaultPoints {
    * A source subtask is about to read its next chunk, having read and handed on `rows` rows so far (0 before its
    * first chunk); reached only on the job's thread (not by sources read on worker threads). A hold keeps
    * the source there, its position as of its last chunk, while the job goes on (checkpoints among it).
-   * `cancelled`: the job was cancelled (its reader then returns no more).
+   * `cancelled`: the job was cancelled (its reader then returns no more). `scan`: the source operator's id
+   * (a query may scan one table more than once).
    */
-  /** `scan`: the source operator's id (a query may scan one table more than once). */
   readonly 'source-rows': { readonly table: string; readonly scan: string; readonly subtask: number; readonly rows: number; readonly cancelled: boolean }
   /** A source subtask's reader has nothing more (its input ended, or the job was cancelled); its end is not handed on yet. */
   readonly 'source-end': { readonly table: string; readonly subtask: number; readonly cancelled: boolean }
