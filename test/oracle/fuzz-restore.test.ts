@@ -12,24 +12,21 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { formatType, withoutTimeAttr } from '../../common/types.js'
 import { debeziumRows } from '../support/debezium-files.js'
 import { checkpointedThenRestored, RESTORE_MATRIX, runInsertJob } from '../support/restore-runs.js'
-import { fuzzQuery } from './fuzz-queries.js'
-import { OracleData, Rng, canonWeirRow, expectSameMultiset, materialize } from './oracle.js'
+import { fuzzData, fuzzQuery, fuzzSeeds, weirText } from './fuzz-queries.js'
+import { type OracleData, Rng, canonWeirRow, expectSameMultiset, materialize } from './oracle.js'
 
-const COUNT = Number(process.env['WEIR_FUZZ_COUNT'] ?? '6')
-const FIRST_SEED = Number(process.env['WEIR_FUZZ_SEED'] ?? '1')
 const ROWS = 300
 const GIVEN_SQL = process.env['WEIR_FUZZ_SQL']
 const GIVEN_CASE = process.env['WEIR_FUZZ_CASE']
 const EXTRA_OPTIONS = JSON.parse(process.env['WEIR_FUZZ_OPTS'] ?? '{}') as Record<string, string>
 
-const seeds = Array.from({ length: COUNT }, (_, i) => FIRST_SEED + i)
+const seeds = fuzzSeeds(6)
 
 describe('random queries checkpointed and restored', () => {
   let data: OracleData
   let root: string
   beforeAll(async () => {
-    data = await OracleData.create({ seed: 778, rows: ROWS })
-    await data.duck("SET disabled_optimizers = 'top_n_window_elimination'")
+    data = await fuzzData(778, ROWS)
     root = mkdtempSync(join(tmpdir(), 'weir-fuzz-restore-'))
   })
   afterAll(async () => {
@@ -42,7 +39,7 @@ describe('random queries checkpointed and restored', () => {
     const { b, a, z } = RESTORE_MATRIX[Number(GIVEN_CASE ?? seed) % RESTORE_MATRIX.length]!
     const where = `${b.name}, ${a} → ${z}: ${q.what}\n${q.weir}`
     // The sink's columns are the query's, by position.
-    const selected = await data.weir(`${q.views ?? ''}${q.weir}`)
+    const selected = await data.weir(weirText(q))
     const expected = await data.duck(q.duck)
     expectSameMultiset(materialize(selected.changes).map(row => canonWeirRow(selected.schema, row)), expected)
     const columns = selected.schema.map((f, i) => `f${i} ${formatType(withoutTimeAttr(f.type))}`).join(', ')
@@ -57,7 +54,7 @@ describe('random queries checkpointed and restored', () => {
     expect(expectedRows.length, `the straight run committed every row of the result: ${where}`).toBe(expected.length)
     if (expected.length === 0) return
     const restored = mkdtempSync(join(root, 'restored-'))
-    const scans = `${q.views ?? ''}${q.weir}`.split(/\bFROM t\b|TABLE t\b/).length - 1
+    const scans = weirText(q).split(/\bFROM t\b|TABLE t\b/).length - 1
     // At a > 1 the first run keeps its subtasks on the job's thread, where the harness can hold every
     // source midway (a source read on a worker thread reads to its end; restore-runs.ts).
     await checkpointedThenRestored({ root, out: restored, sql: job(restored), options: { ...b.options(root), ...EXTRA_OPTIONS }, a, z, sourceRows: ROWS * scans,
