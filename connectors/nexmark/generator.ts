@@ -1,7 +1,7 @@
 // The Nexmark event model, after the reference generator (nexmark/nexmark, nexmark-flink): event n is
 // a person, an auction or a bid by n mod 50 (1/3/46); ids start at 1000; bids favour a hot auction
 // (½) and a hot bidder (¾); prices are log-uniform; event time is base + n / rate.
-import type { Row } from '../../core/batch.js'
+import { blankRows, type Row } from '../../core/batch.js'
 import type { NexmarkConfig } from './config.js'
 import { below, draw, EventRandom, mix32, stream, TWO_32 } from './random.js'
 import { channelTablesOf, ExtraPadding, FIRST_NAMES, HOT_CHANNELS, LAST_NAMES, nextString, nextStringLength, US_CITIES, US_STATES,
@@ -137,21 +137,6 @@ export class NexmarkModel {
 
 /** Builds the row of event n (which must be of the table's kind) holding the declared columns. */
 export type RowBuilder = (n: number) => Row
-
-/**
- * Makes rows of `width` nulls to fill in, as copies of one template. Not an array literal or `new
- * Array`: V8 tracks the rows made at such a site and, when a few hundred of them happen to be alive at
- * one collection (a chunk not yet handed on), decides for the rest of the process to allocate every
- * later row of the site in the old generation. A row that passes through a query and dies then waits
- * for a full collection, and keeps the young strings and numbers it holds alive until then, so they
- * are promoted too: bids read beside auctions promoted ~90 MB per 2M events into a blackhole instead of
- * ~15 MB. A copy made by `slice()` is always young, as the rows of the file source measured (and a
- * row a join keeps is then copied by young-generation collections, as theirs are).
- */
-function blankRows(width: number): () => unknown[] {
-  const template: unknown[] = Array.from({ length: width }, () => null)
-  return () => template.slice()
-}
 
 // Draw slots per event kind: each random choice has its own slot. Bids, the hot path, take their
 // three coin flips from bit fields of one draw (11 + 11 + 10 bits).
