@@ -8,11 +8,12 @@ export type Row = unknown[]
  * in a loop of its own (a generator). Not an array literal or `new Array`: V8 tracks the rows made at
  * such a site and, when a few hundred of them happen to be alive at one collection (a chunk not yet
  * handed on), decides for the rest of the process to allocate every later row of the site in the old
- * generation (the Nexmark and datagen rows were, in every benchmark run sampled). A row that passes through a query and dies then waits
- * for a full collection, and keeps the young strings and numbers it holds alive until then, so they
- * are promoted too: bids read beside auctions promoted ~90 MB per 2M events into a blackhole instead of
- * ~15 MB. A copy made by `slice()` is always young, as the rows of the file source measured (and a
- * row a join keeps is then copied by young-generation collections, as theirs are).
+ * generation (the Nexmark and datagen rows were, in every benchmark run sampled). A row that passes
+ * through a query and dies then waits for a full collection, and keeps the young strings and numbers
+ * it holds alive until then, so they are promoted too: bids read beside auctions promoted ~90 MB per
+ * 2M events into a blackhole instead of ~15 MB. A copy made by `slice()` is always young, as the rows
+ * of the file source measured (and a row a join keeps is then copied by young-generation collections,
+ * as theirs are).
  */
 export function blankRows(width: number): () => Row {
   const template: unknown[] = Array.from({ length: width }, () => null)

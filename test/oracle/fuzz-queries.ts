@@ -1,9 +1,10 @@
 // Random queries for the fuzz oracle tests (fuzz.test.ts, fuzz-restore.test.ts): regular, interval,
 // window and temporal joins of filtered, grouped, deduplicated, ranked, set-op and scalar-subquery
 // views of `t` (inner, outer, with residual conditions), semi and anti joins, OVER frames, window
-// Top-N, and filters, aggregates, Top-N and a third join over a join's result. Each is written so that its result has one batch meaning,
-// the same in Flink SQL and in DuckDB: ties in a ranking or a deduplication never decide a value
-// the query returns, and NULLs are kept out of ORDER BY keys (the engines order them differently).
+// Top-N, and filters, aggregates, Top-N and a third join over a join's result. Each is written so
+// that its result has one batch meaning, the same in Flink SQL and in DuckDB: ties in a ranking or a
+// deduplication never decide a value the query returns, and NULLs are kept out of ORDER BY keys (the
+// engines order them differently).
 import { OracleData, Rng } from './oracle.js'
 import { DUCK_WINDOWS, WEIR_WINDOWS } from './window-tvfs.js'
 
