@@ -147,6 +147,11 @@ export interface PrefetchRequest {
    * not hold. A `get` or `update` of such a list needs a request without it.
    */
   readonly appendOnly?: boolean
+  /**
+   * As appendOnly, for these ListStates of the pair only (by name); the pair's other states are
+   * read. A join's batch appends to its own side's list and reads the other side's.
+   */
+  readonly appendOnlyStates?: readonly string[]
 }
 
 /**

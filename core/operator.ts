@@ -66,9 +66,9 @@ export interface Operator {
    * The (key, namespace) pairs `processBatch` will touch, for a disk backend to prefetch. Without
    * it the runtime requests each row's key in namespace ''. Window operators name their windows.
    * `appendOnly`: the batch only appends to that pair's lists (PrefetchRequest.appendOnly), so a
-   * disk backend need not read them.
+   * disk backend need not read them; or to the lists named (PrefetchRequest.appendOnlyStates).
    */
-  stateRequests?(batch: Batch, input: number, add: (key: KeyRef, namespace: Namespace | undefined, appendOnly?: boolean) => void): void
+  stateRequests?(batch: Batch, input: number, add: (key: KeyRef, namespace: Namespace | undefined, appendOnly?: boolean | readonly string[]) => void): void
   /**
    * For operators whose namespaces are found in state (sessions): loads what a batch will touch in
    * rounds — e.g. first each key's session list, then the sessions it names. Wins over stateRequests.

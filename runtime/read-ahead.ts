@@ -46,7 +46,9 @@ function stateRequests(task: Task, batch: Batch, input: number): PrefetchRequest
   const op = task.operator!
   if (op.stateRequests) {
     op.stateRequests(batch, input, (key, namespace, appendOnly) => {
-      requests.push(appendOnly === true ? { key, namespace, appendOnly } : { key, namespace })
+      if (appendOnly === undefined || appendOnly === false) requests.push({ key, namespace })
+      else if (appendOnly === true) requests.push({ key, namespace, appendOnly })
+      else requests.push({ key, namespace, appendOnlyStates: appendOnly })
     })
     return requests
   }

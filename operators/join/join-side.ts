@@ -33,6 +33,8 @@ export interface SideRecord {
 export interface JoinSideState {
   readonly outer: boolean
   readonly width: number
+  /** The list state this side keeps its rows in, if its own batches only append to it (appended-side.ts). */
+  readonly appendedState: readonly string[] | undefined
   /** What the last `scan` read (its first `scan()` records). */
   readonly records: SideRecord[]
   open(state: KeyedStateStore): void
@@ -57,6 +59,7 @@ export function joinSide(spec: JoinSideSpec, name: string, hash?: (row: Row) => 
 type Entry = readonly unknown[]
 
 export class JoinSide implements JoinSideState {
+  readonly appendedState = undefined
   private map!: MapState<string | number, Entry>
   private readonly uniqueKey: Int32Array | null
   private readonly ukValues: unknown[]

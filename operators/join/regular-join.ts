@@ -33,14 +33,16 @@ export class RegularJoinOperator implements Operator {
    * two sides' state), and no NULL key (its rows touch no state). Rather than the runtime's request per
    * row: a batch of q20's bids names ~100 auctions in 1,024 rows.
    */
-  stateRequests(batch: Batch, input: number, add: (key: KeyRef, namespace: Namespace | undefined) => void): void {
+  stateRequests(batch: Batch, input: number, add: (key: KeyRef, namespace: Namespace | undefined, appendOnly?: readonly string[]) => void): void {
     const keys = this.ctx.keysOf(batch.rows, input)
+    // This input's side, if it is kept as a list, is only appended to (a disk backend need not read it).
+    const appended = this.sides[input]!.appendedState
     const seen = this.requested
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i]!
       if (seen.has(key.encoded) || hasNull(key.values)) continue
       seen.add(key.encoded)
-      add(key, '')
+      add(key, '', appended)
     }
     seen.clear()
   }

@@ -23,6 +23,15 @@ export class Table extends StateTableBase<Slot, MapEntry> {
    */
   unfiltered = false
   /**
+   * List elements of it kept encoded (encoded-rows.ts), and how many of those a read had to decode:
+   * a state whose lists are mostly read back (a join's side that the other side's rows read at
+   * every row) keeps its rows as they are.
+   */
+  encodedElements = 0
+  decodedElements = 0
+  /** A prefetch named it in appendOnlyStates: its batches append to it blind (write-back.ts, trim). */
+  appendedBlind = false
+  /**
    * What one add or addChunk of a list state, or one new entry of a map state, measured at the last
    * write (encoded, ENTRY_OVERHEAD included; WriteBack.measureElements): one added since counts at
    * this size against the cache's budget until its write (ListCell.held, MapEntry.size).
@@ -194,6 +203,8 @@ const STALE_READ = 32
 const ON_DISK = 64
 const TAIL = 128
 const HEAD_READ = 256
+const ENCODED = 512
+const KEEPS_ROWS = 1024
 
 /**
  * What ValueCell keeps its TTL clock as an offset from: a whole millisecond near the wall clock at
@@ -416,6 +427,12 @@ export class ListCell extends CellBase {
    * elementBytes): deferred write-back holds them, so the cache's budget must see them.
    */
   held = 0
+  /**
+   * The epoch of the last prefetch that asked to read it: its batch may not have run before the
+   * next flush (a runtime may prefetch batch N+1 before it flushes batch N), and until then its
+   * elements stay resident (write-back.ts, trim).
+   */
+  readEpoch = -1
 
   /** Rewritten whole (update, or a clear of elements not all known): the next write deletes its range, then puts every item. */
   get replaced(): boolean {
@@ -460,6 +477,22 @@ export class ListCell extends CellBase {
   }
   set tail(on: boolean) {
     this.flags = on ? this.flags | TAIL : this.flags & ~TAIL
+  }
+
+  /** Some items may be EncodedRows (encoded-rows.ts), which a read decodes first. */
+  get encoded(): boolean {
+    return (this.flags & ENCODED) !== 0
+  }
+  set encoded(on: boolean) {
+    this.flags = on ? this.flags | ENCODED : this.flags & ~ENCODED
+  }
+
+  /** A read found rows it had to decode: the chunks added from then on are kept as rows (encoded-rows.ts). */
+  get keepsRows(): boolean {
+    return (this.flags & KEEPS_ROWS) !== 0
+  }
+  set keepsRows(on: boolean) {
+    this.flags = on ? this.flags | KEEPS_ROWS : this.flags & ~KEEPS_ROWS
   }
 
   /** A tail whose head a prefetch is reading (it is put in front when it lands, unless a clear came first: staleRead). */

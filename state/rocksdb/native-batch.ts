@@ -271,6 +271,12 @@ export class NativeWriteBatch extends NativeBatch {
     return v.length
   }
 
+  /** Puts key[0, keyLength) (copied now) → `entry`, the caller's, which must not change until apply() resolves. */
+  putEntry(key: Uint8Array, keyLength: number, entry: Uint8Array): void {
+    this.check()
+    this.staged.copyKey(PUT, key, keyLength, entry)
+  }
+
   /** Puts key → value; the buffers are the caller's and must not change until apply() resolves. */
   put(key: Uint8Array, value: Uint8Array): void {
     this.check()

@@ -4,7 +4,7 @@
 import { WeirError } from '../../common/errors.js'
 import type { Namespace, PrefetchRequest } from '../../core/keyed-state.js'
 import { dropSeq, ENTRY_OVERHEAD, CELL_OVERHEAD, implicitSeqs, keyScratch, type ListCell, type MapCell, MapEntry, numberedImplicitly, scratchElementKey,
-  scratchKey, seqAt, type Slot, type ValueCellLike } from './cache.js'
+  scratchKey, seqAt, type Slot, type Table, type ValueCellLike } from './cache.js'
 import { hashOf } from './slot-map.js'
 import { decodeEncoded, decodeEntry, decodeEntryKey, decodeUserKey, entryTime, listElementKey, prefixEnd, readSeq, readUtf16be, startsWithAt } from './codec.js'
 import { ioFailed } from './folder.js'
@@ -93,6 +93,8 @@ export class Prefetcher {
       const ns = req.namespace
       const h = hashes[i]!
       for (const table of req.states === undefined ? tables : store.tables.named(req.states)) {
+        // Its elements written and not read are let go once on disk (write-back.ts, trim).
+        if (req.appendOnlyStates !== undefined && !table.appendedBlind && req.appendOnlyStates.includes(table.name)) table.appendedBlind = true
         let slot = table.slots.get(key.encoded, h)
         if (slot === undefined) {
           slot = store.newSlot(table, key, h)
@@ -112,8 +114,9 @@ export class Prefetcher {
         }
         const resident = slot.get(ns)
         if (resident !== undefined) {
+          if (resident.kind === 'list' && !appendsOnly(req, table)) resident.readEpoch = epoch
           if (resident.loading) loadingElsewhere = true
-          else if (resident.kind === 'list' && resident.tail && req.appendOnly !== true) {
+          else if (resident.kind === 'list' && resident.tail && !appendsOnly(req, table)) {
             // Appended to blind, now to be read: its head is read and put in front, the cell staying
             // resident meanwhile (a batch before this one may still append to it).
             if (resident.headRead) loadingElsewhere = true
@@ -125,6 +128,9 @@ export class Prefetcher {
           continue
         }
         const cell = store.newCell(slot, ns)
+        if (cell.kind === 'list') cell.readEpoch = epoch
+        // Read, though appended to only (appendOnlyStates): a tail over a head it may hold would be
+        // numbered past a gap, and readShortLists would no longer do for any list.
         if (cell.kind === 'list' && req.appendOnly === true && table.ttlMs === 0) {
           // Not read (a list with TTL is: its elements' times matter to what adds keep).
           cell.tail = true
@@ -543,4 +549,12 @@ function namespaceEnd(key: Buffer, at: number): number {
     i += 2
   }
   throw WeirError.internal('unterminated namespace in a stored key')
+}
+
+/**
+ * Whether `req`'s batch only appends to list `table` and reads none of it: a resident tail of it
+ * (write-back.ts, trim) is not read back for that batch.
+ */
+function appendsOnly(req: PrefetchRequest, table: Table): boolean {
+  return req.appendOnly === true || (req.appendOnlyStates !== undefined && req.appendOnlyStates.includes(table.name))
 }

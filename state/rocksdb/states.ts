@@ -7,7 +7,9 @@ import { TtlMapState } from '../map-state.js'
 import { clearList, dropAllLists, dropList } from './blind-clear.js'
 import { ABSENT, type CacheHost, type Cell, dropSeq, implicitSeqs, type ListCell, type MapCell, MapEntry, NO_SEQS, notResident, seqAt, type Table, timesOf,
   untail, type ValueCellLike } from './cache.js'
+import { decodeRows } from './encoded-rows.js'
 import type { RocksStore } from './store.js'
+import { EncodedRows } from './value-codec.js'
 
 /** The current key's cell of `table` in namespace `ns`, which a prefetch must have made resident. */
 function residentCell(host: CacheHost, table: Table, ns: Namespace): Cell {
@@ -102,6 +104,7 @@ export class RocksListState<T> extends RocksState<ListCell> implements ListState
     const c = this.cell()
     // Only what was appended blind (ListCell.tail): the list's head was not asked for.
     if (c.tail) notResident(this.table, this.host.currentKey, this.ns)
+    if (c.encoded) decodeItems(c)
     const table = this.table
     if (table.ttlMs === 0 || c.items.length === 0) return c.items as T[]
     const now = this.host.ttlNow
@@ -165,19 +168,42 @@ export class RocksListState<T> extends RocksState<ListCell> implements ListState
   }
 
   /**
-   * Into the last element while no write batch has encoded it (`flushed` says how many have been) and
-   * the list has no TTL (an element keeps the time it was added at, which rows added later must not
-   * take); otherwise a new element. Held bytes are counted as for an add.
+   * Into the last element while no write batch has written it (`flushed` says how many have been)
+   * and the list has no TTL (an element keeps the time it was added at, which rows added later must
+   * not take); otherwise a new element, kept encoded (encoded-rows.ts) unless a read of this list
+   * had to decode one before. Held bytes are counted as for an add.
    */
   addChunk(chunk: T): void {
     const c = this.cell()
-    if (this.table.ttlMs !== 0 || c.items.length <= c.flushed || !Array.isArray(chunk)) {
+    const ttl = this.table.ttlMs !== 0
+    if (ttl || !Array.isArray(chunk)) {
       this.add(chunk)
       return
     }
-    const last = c.items[c.items.length - 1]
-    if (!Array.isArray(last)) throw WeirError.internal(`list state '${this.table.name}' holds an element that is not a chunk`)
-    for (let i = 0; i < chunk.length; i++) last.push(chunk[i])
+    const last = c.items.length > c.flushed ? c.items[c.items.length - 1] : undefined
+    if (last instanceof EncodedRows) {
+      if (last.pending === null) {
+        last.pending = chunk
+        this.store.waiting.push(last)
+      } else {
+        for (let i = 0; i < chunk.length; i++) last.pending.push(chunk[i])
+      }
+      last.count += chunk.length
+    } else if (Array.isArray(last)) {
+      for (let i = 0; i < chunk.length; i++) last.push(chunk[i])
+    } else if (c.keepsRows || this.table.decodedElements * 4 > this.table.encodedElements + 64) {
+      this.add(chunk)
+      return
+    } else {
+      this.table.encodedElements++
+      const e = new EncodedRows()
+      e.pending = chunk
+      e.count = chunk.length
+      this.store.waiting.push(e)
+      this.add(e as T)
+      c.encoded = true
+      return
+    }
     this.host.changes++
     this.hold(c)
   }
@@ -207,6 +233,7 @@ export class RocksListState<T> extends RocksState<ListCell> implements ListState
     this.host.changes += values.length
     const now = this.host.ttlNow
     c.items = values.slice()
+    c.encoded = false
     c.times = this.table.ttlMs > 0 ? values.map(() => now) : null
     c.seqs = null
     c.nextSeq = values.length
@@ -308,4 +335,21 @@ export class RocksMapState<K, V> extends TtlMapState<K, V, MapEntry, MapCell> {
     }
     if (!c.dirty) this.host.markDirty(c)
   }
+}
+
+/** Replaces `c`'s EncodedRows items by their rows; a read that had segments to decode makes the list keep rows from then on. */
+function decodeItems(c: ListCell): void {
+  const items = c.items
+  for (let i = 0; i < items.length; i++) {
+    const x = items[i]
+    if (!(x instanceof EncodedRows)) continue
+    if (x.first !== null) {
+      c.keepsRows = true
+      c.slot.table.decodedElements++
+    }
+    items[i] = decodeRows(x)
+    // Its rows are the list's now; a later encode of it must find none.
+    x.pending = null
+  }
+  c.encoded = false
 }

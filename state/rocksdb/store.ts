@@ -9,6 +9,7 @@ import { type CacheHost, type Cell, ListCell, MapCell, Slot, type Table, ValueCe
 import { namespaceBytes } from './codec.js'
 import type { KeyBloom } from './key-bloom.js'
 import { StateTables } from './tables.js'
+import type { EncodedRows } from './value-codec.js'
 
 export interface StoreOptions {
   readonly dir: string
@@ -33,6 +34,8 @@ export class RocksStore implements CacheHost {
   liveEntries = 0
   changes = 0
   heldBytes = 0
+  /** List elements that took rows this bundle, encoded at its end (encoded-rows.ts). */
+  waiting: EncodedRows[] = []
   /** Key and value bytes written (puts, and deletes of the sweep are counted apart). */
   bytesWritten = 0
   /** Cells changed since the last write batch. */

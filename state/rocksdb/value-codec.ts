@@ -58,6 +58,79 @@ export function encodedLength(): number {
   return pos
 }
 
+/**
+ * Each of `values` as write encodes an array's items, one after another (no tag, no count: a
+ * segment of EncodedRows), into `buf` from `at`, as encodeEntryAt does: their end, or -1 when they
+ * did not fit (then they are in entryScratch()[0, encodedLength())).
+ */
+export function encodeValuesAt(buf: Buffer, at: number, values: readonly unknown[]): number {
+  scratch = buf as Raw
+  base = pos = at
+  try {
+    for (let i = 0; i < values.length; i++) write(values[i])
+    return scratch === own ? -1 : pos
+  } finally {
+    scratch = own
+    base = 0
+  }
+}
+
+/** Appends the `n` values encoded in `buf` from `at` (encodeValuesAt's) to `out`. */
+export function decodeValues(buf: Buffer, at: number, n: number, out: unknown[]): void {
+  rbuf = buf as Raw
+  rpos = at
+  for (let i = 0; i < n; i++) out.push(read())
+}
+
+/** Rows encoded by encodeValuesAt: `bytes[start, end)` holds `rows` of them. */
+export class Segment {
+  next: Segment | null = null
+  constructor(readonly bytes: Buffer, readonly start: number, readonly end: number, readonly rows: number) {}
+}
+
+/**
+ * A list element of rows kept encoded (encoded-rows.ts): the segments encoded so far, then the rows
+ * added since (`pending`, encoded at the bundle's end). Written as one array (tag 15, the count,
+ * the segments' bytes, the pending rows), as its rows would have been; read back, it is that array.
+ */
+export class EncodedRows {
+  /** Rows in the segments and pending. */
+  count = 0
+  first: Segment | null = null
+  last: Segment | null = null
+  pending: unknown[] | null = null
+  /** Bytes of its stored entry, once a write batch has put it (0 before). */
+  written = 0
+
+  /** Appends `seg` after the last segment (its rows must be the first of pending's, now encoded). */
+  appendSegment(seg: Segment): void {
+    if (this.last === null) this.first = seg
+    else this.last.next = seg
+    this.last = seg
+  }
+}
+
+/** Tag 15 with `e`'s count, the bytes of its segments, then its pending rows. */
+function writeEncodedRows(e: EncodedRows): void {
+  ensure(6)
+  scratch[pos++] = 15
+  putVarint(e.count)
+  for (let seg = e.first; seg !== null; seg = seg.next) {
+    const n = seg.end - seg.start
+    ensure(n)
+    const b = seg.bytes
+    scratch.set(new Uint8Array(b.buffer, b.byteOffset + seg.start, n), pos)
+    pos += n
+  }
+  const rows = e.pending
+  if (rows !== null) { for (let i = 0; i < rows.length; i++) write(rows[i]) }
+}
+
+/** Reads every row of the chunks about to be encoded before any is (touchRows, over several chunks). */
+export function touchChunks(chunks: readonly (readonly unknown[])[]): void {
+  for (let i = 0; i < chunks.length; i++) touchRows(chunks[i]!)
+}
+
 function writeEntry(time: number | null, value: unknown, userKey: { readonly k: unknown } | undefined): void {
   ensure(9)
   scratch[pos++] = FORMAT | (time === null ? 0 : HAS_TIME) | (userKey === undefined ? 0 : HAS_KEY)
@@ -192,6 +265,10 @@ function write(v: unknown): void {
       }
       if (Array.isArray(v)) {
         writeArray(v)
+        return
+      }
+      if (v instanceof EncodedRows) {
+        writeEncodedRows(v)
         return
       }
       if (Object.getPrototypeOf(v) === Object.prototype) {

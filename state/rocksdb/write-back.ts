@@ -5,9 +5,11 @@ import type { Cell, ListCell, MapCell, MapEntry, Table } from './cache.js'
 import { ABSENT, CELL_OVERHEAD, ENTRY_OVERHEAD, keyScratch, NO_SEQS, scratchKey, seqAt, timesOf } from './cache.js'
 import { encodeEntryInPlace, encodeUserKey, entryScratch, listElementKey, mapEntryKey, prefixEnd, stringEntryKey, stringEntryKeyLength, userKeyNeedsCopy,
   writeMapEntryKey, writeSeq, writeStringEntryKey } from './codec.js'
+import { encodeWaiting, rowsEntry } from './encoded-rows.js'
 import { ioFailed } from './folder.js'
 import { type NativeWriteBatch, REUSED_OPS } from './native-batch.js'
 import type { RocksStore } from './store.js'
+import { EncodedRows } from './value-codec.js'
 
 /**
  * Deferred write-back holds at most this many dirty cells (see makeRoom): as many as a 64 MB cache
@@ -77,6 +79,7 @@ export class WriteBack {
    */
   async flush(): Promise<void> {
     const store = this.store
+    this.encodeWaiting()
     if (
       this.maxHeldChanges > 0 && store.changes <= this.maxHeldChanges &&
       store.heldBytes <= (this.elementsMeasured ? this.maxHeldBytes : MIN_HELD_BYTES) && store.dirty.length < HELD_CELLS &&
@@ -136,12 +139,63 @@ export class WriteBack {
     this.store.checkUsable()
   }
 
+  /** Lists appended to blind whose encoded elements the write batch in flight puts (trimmed once it is applied). */
+  private trimNext: ListCell[] = []
+
+  /**
+   * The write batch before this one is applied: the elements it put of the lists in trimNext are on
+   * disk, and those still encoded (no read wanted them) are let go. Each list keeps what came after
+   * them, as a tail (cache.ts, ListCell.tail): its own batches append blind, and a read of it reads
+   * its head back first. A join's side that nothing reads (Nexmark q20's bids) then holds none of its
+   * rows in the cache once written.
+   */
+  private trim(): void {
+    const cells = this.trimNext
+    this.trimNext = []
+    for (const cell of cells) {
+      // Gone, or cleared or rewritten (its next write puts it again): as it is.
+      if (cell.slot.evicted || cell.replaced || cell.rewrite) continue
+      // Being read, or asked for by a batch that may not have run yet: at the next write.
+      if (cell.headRead || cell.loading || cell.readEpoch === this.store.epoch) {
+        this.trimNext.push(cell)
+        continue
+      }
+      const items = cell.items
+      let k = 0, freed = 0
+      while (k < cell.flushed) {
+        const x = items[k]
+        if (!(x instanceof EncodedRows) || x.written === 0) break
+        freed += ENTRY_OVERHEAD + x.written
+        k++
+      }
+      if (k === 0) continue
+      cell.items = items.slice(k)
+      if (cell.seqs !== null) cell.seqs = cell.seqs.slice(k)
+      cell.flushed -= k
+      cell.tail = true
+      cell.stored = true
+      this.store.setCellSize(cell, Math.max(cell.size - freed, CELL_OVERHEAD + cell.keyLength))
+    }
+  }
+
+  /** The bundle's chunks of rows, encoded now that every one has come (encoded-rows.ts). */
+  private encodeWaiting(): void {
+    const waiting = this.store.waiting
+    if (waiting.length === 0) return
+    // A new array, not emptied in place: a long-lived one would be allocated old, and hold the
+    // bundle's rows past their death until a full collection.
+    this.store.waiting = []
+    encodeWaiting(waiting)
+  }
+
   /** Issues one write batch of the dirty cells (whatever the write-back mode), then evicts. */
   private async write(): Promise<void> {
     this.store.checkUsable()
+    this.encodeWaiting()
     if (this.store.dirty.length > 0 || this.store.tables.pendingMeta.length > 0 || this.store.droppedPrefixes.length > 0) {
       // One write batch in flight at most, so batches apply in order.
       await this.settle()
+      if (this.trimNext.length > 0) this.trim()
       const cells = this.store.dirty
       this.store.changes = 0
       this.store.heldBytes = 0
@@ -309,9 +363,26 @@ export class WriteBack {
           this.addPrefix(cell, kb, kn)
           const times = ttl ? timesOf(cell, this.store.ttlNow) : null
           let values = 0
+          let trimmed: ListCell | null = null
           for (let i = from; i < cell.items.length; i++) {
             const en = writeSeq(kb, kn, seqAt(cell, i))
-            const vn = w.putHeldEntry(kb, en, times === null ? null : times[i]!, cell.items[i])
+            const item = cell.items[i]
+            let vn: number
+            if (item instanceof EncodedRows && table.appendedBlind && times === null) {
+              // Let go once this batch is applied (trim): its bytes, in slabs, are held till then.
+              vn = w.putHeldEntry(kb, en, null, item)
+              item.written = vn
+              if (trimmed !== cell) this.trimNext.push(trimmed = cell)
+            } else if (item instanceof EncodedRows) {
+              // Kept: in a buffer of its own, held by the batch and by the cell (no slab stays held for it).
+              const kept = rowsEntry(times === null ? null : times[i]!, item)
+              const entry = kept.first!.bytes
+              w.putEntry(kb, en, entry)
+              cell.items[i] = kept
+              vn = entry.length
+            } else {
+              vn = w.putHeldEntry(kb, en, times === null ? null : times[i]!, item)
+            }
             bytes += en + vn
             values += vn
             if (i >= cell.flushed || cell.replaced) size += ENTRY_OVERHEAD + vn
