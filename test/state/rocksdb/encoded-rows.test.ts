@@ -46,6 +46,14 @@ async function read(b: RocksDbKeyedStateBackend): Promise<Map<string, unknown[]>
   return out
 }
 
+/** Every key's list as stored: written, its key groups copied into a backend with no cache, and read there. */
+async function readFromDisk(b: RocksDbKeyedStateBackend): Promise<Map<string, unknown[]>> {
+  await b.sync()
+  const fresh = await openRocks({ cacheBytes: 0 })
+  await restore(fresh, await snapshot(b, b.keyGroupRange))
+  return read(fresh)
+}
+
 function emptyModel(): Map<string, unknown[]> {
   return new Map(KEYS.map(k => [k.encoded, []]))
 }
@@ -63,10 +71,7 @@ describe('chunks of rows kept encoded on RocksDB', () => {
     await b.sync()
     n = await bundle(b, model, n, 1, false)
     expect(await read(b)).toEqual(model)
-    await b.sync()
-    const fresh = await openRocks({ cacheBytes: 0 })
-    await restore(fresh, await snapshot(b, b.keyGroupRange))
-    expect(await read(fresh)).toEqual(model)
+    expect(await readFromDisk(b)).toEqual(model)
   })
 
   it('reads an element whose rows are part encoded, part added this bundle, in the order added', async () => {
@@ -115,10 +120,7 @@ describe('chunks of rows kept encoded on RocksDB', () => {
     // Read once: the list is resident whole again, and takes more.
     n = await bundle(b, model, n, 1, true)
     expect(await read(b)).toEqual(model)
-    await b.sync()
-    const fresh = await openRocks({ cacheBytes: 0 })
-    await restore(fresh, await snapshot(b, b.keyGroupRange))
-    expect(await read(fresh)).toEqual(model)
+    expect(await readFromDisk(b)).toEqual(model)
   })
 
   it('keeps a list resident that a prefetch asked to read before the flush that would let it go', async () => {
