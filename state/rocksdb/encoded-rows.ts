@@ -2,8 +2,8 @@
 // the bundle that added them, where before the cache held the rows themselves until their write and
 // after it. Rows that nothing reads back (Nexmark q20's bids: only an auction arriving after them
 // would) then die with their bundle, and the cache holds their bytes. Over a JSON file of 1.84M
-// bids joined with 120K auctions, the RocksDB job took 5.8–5.9 s and 464–484 MB of memory where it
-// took 6.7–6.9 s and ~1 GB.
+// bids joined with 120K auctions (q20's SQL, `weir run`), the RocksDB job took 5.89–6.33 s, 8.8–9.5
+// CPU-s and 453–484 MB where it took 7.23–7.48 s, 11.3–11.9 CPU-s and 950–990 MB.
 //
 // - Encoded at the bundle's end, every chunk of the bundle read first in one pass (their memory
 //   misses overlap), then each encoded: at the add, a chunk at a time, it cost more.
