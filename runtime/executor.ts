@@ -28,6 +28,7 @@ import { openOperator } from './operator-setup.js'
 // Every operator, for this (the job's) thread: a worker loads only its job's (operators/catalog.ts).
 import '../operators/registry.js'
 import { TaskRunner } from './task-runner.js'
+import { currentThreadId, lowerHelperThreads, markProcessing } from './thread-priority.js'
 import { MAIN_THREAD, threadOf, usesWorkers } from './threads.js'
 import { WorkerPool } from './worker-pool.js'
 import { InFlight, Link, linkRemoteTasks } from './thread-links.js'
@@ -107,6 +108,7 @@ class JobExecution {
   }
 
   async run(): Promise<JobMetrics> {
+    const unmark = markProcessing(currentThreadId())
     try {
       if (this.env.restore?.manifest.finished) return await this.finishedAlready()
       if (this.env.restore) this.checkCompatible(this.env.restore.manifest)
@@ -118,6 +120,9 @@ class JobExecution {
         if (this.env.restore && e instanceof WeirError && e.kind === 'checkpoint') throw new RestoreFailed(e)
         throw e
       }
+      // Every helper thread exists now (RocksDB's start with its database, in libuv's pool): they go
+      // behind the processing threads (this one and the workers').
+      lowerHelperThreads(this.graph.config.helperThreadsNice)
       this.env.onStart?.(jobProbe(this.order, () => this.recordsRead(), () => this.checkpoints.lastCompleted))
       await this.scheduler.run()
       const cancelled = this.signal.aborted || this.checkpoints.savepointLocation !== undefined
@@ -129,6 +134,7 @@ class JobExecution {
       this.internalAbort.abort()
       throw e
     } finally {
+      unmark()
       this.scheduler.stop()
       // Uploads still running (a failure above) must not outlive the job's folders.
       await this.checkpoints.stop()

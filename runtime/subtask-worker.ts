@@ -26,6 +26,7 @@ import { TaskRunner, type Alignment } from './task-runner.js'
 import { InFlight, Link, linkRemoteTasks, receiveItems, Ring, type ItemsMessage, type PostTarget } from './thread-links.js'
 import { FLAG_ABORTED, toWire, type FromWorker, type ToWorker, type WorkerInit, type WorkerStats, type WireError } from './thread-protocol.js'
 import { MAIN_THREAD, threadOf } from './threads.js'
+import { currentThreadId } from './thread-priority.js'
 import { WorkerSources } from './worker-sources.js'
 
 const init = workerData as WorkerInit
@@ -226,7 +227,7 @@ async function start(): Promise<void> {
   await sources.open(restore?.manifest)
   // Cancelled before it started: its sources read nothing.
   if (Atomics.load(flags, FLAG_ABORTED) === 1) sources.abort()
-  send({ t: 'ready' })
+  send({ t: 'ready', thread: currentThreadId() })
   // The job's thread waits for this where sink subtasks run here: they write what reaches them after its own subtasks end.
   runner.allFinished().then(() => send({ t: 'finished' }), fail)
 }

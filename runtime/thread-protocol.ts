@@ -57,7 +57,8 @@ export interface WorkerStats {
 
 export type FromWorker =
   | ItemsMessage
-  | { readonly t: 'ready' }
+  /** Its subtasks are open; `thread` is its kernel thread id (runtime/thread-priority.ts), where there is one. */
+  | { readonly t: 'ready'; readonly thread: number | undefined }
   /** Subtask `task` took the synchronous part of its snapshot of checkpoint `checkpoint`. */
   | { readonly t: 'snapshot'; readonly checkpoint: number; readonly task: number }
   /** Its files are uploaded: what the manifest lists for it (null: it keeps no state). */

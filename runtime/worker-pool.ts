@@ -15,6 +15,7 @@ import type { TaskRunner } from './task-runner.js'
 import { MAIN_THREAD, subtaskWorkerScript, threadOf } from './threads.js'
 import { OperatorFailure } from './operator-failure.js'
 import { STAT } from './shared-metrics.js'
+import { markProcessing } from './thread-priority.js'
 
 /** Worker threads started and not yet exited, and started in all, in this process (tests check none is left behind). */
 let running = 0
@@ -53,6 +54,8 @@ export class WorkerPool implements RemoteSnapshots {
   onFail: (() => void) | undefined
   private readonly uploads = new Map<string, Pending>()
   private readonly replies: ((m: FromWorker) => boolean)[] = []
+  /** Unmark the workers' threads as processing threads (runtime/thread-priority.ts), once they ended. */
+  private readonly unmark: (() => void)[] = []
   private closing = false
   private checkpointing = false
   private coordinator: CheckpointCoordinator | null = null
@@ -144,7 +147,7 @@ export class WorkerPool implements RemoteSnapshots {
       started++
       this.workers[w] = worker
       worker.unref()
-      ready.push(new Promise<void>(resolve => this.replies.push(m => m.t === 'ready' && (resolve(), true))))
+      ready.push(new Promise<void>(resolve => this.replies.push(m => m.t === 'ready' && (this.unmark.push(markProcessing(m.thread)), resolve(), true))))
       worker.on('message', (m: FromWorker) => this.onMessage(w, m))
       live.add(worker)
       // An exception nothing caught on the worker ('error', then 'exit'), or the thread ended
@@ -387,6 +390,7 @@ export class WorkerPool implements RemoteSnapshots {
       })
     ))
     await Promise.all(this.started().map(([, w]) => w.terminate()))
+    for (const unmark of this.unmark) unmark()
     return errors
   }
 }

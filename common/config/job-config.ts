@@ -1,9 +1,9 @@
 // A job's configuration, typed: what the options in force say, read once when the job is planned.
 // The job graph carries it to the runtime; nothing downstream reads an option's text again.
 import { AGG_PHASE_STRATEGY, REUSE_SOURCE, REUSE_SUB_PLAN, BATCH_SIZE, CHECKPOINT_INTERVAL, CHECKPOINTS_DIR, CHECKPOINTS_RETAINED, MAX_PARALLELISM,
-  WORKER_THREADS, MINI_BATCH, ON_JOB_FAILURE, PARALLELISM, PIPELINE_NAME, S3_ACCESS_KEY, S3_ENDPOINT, S3_PATH_STYLE, S3_REGION, S3_SECRET_KEY, SAVEPOINTS_DIR,
-  SINK_NOT_NULL, PROCESS_FUNCTION_ON_ERROR, STATE_BACKEND, UDF_ON_ERROR, STATE_CACHE_SIZE, STATE_DIR, STATE_TTL, WRITE_BUFFER_SIZE, type AggPhaseStrategy,
-  type ConfigOption, type OnJobFailure, type StateBackendKind } from './options.js'
+  WORKER_THREADS, HELPER_THREADS_NICE, MINI_BATCH, ON_JOB_FAILURE, PARALLELISM, PIPELINE_NAME, S3_ACCESS_KEY, S3_ENDPOINT, S3_PATH_STYLE, S3_REGION,
+  S3_SECRET_KEY, SAVEPOINTS_DIR, SINK_NOT_NULL, PROCESS_FUNCTION_ON_ERROR, STATE_BACKEND, UDF_ON_ERROR, STATE_CACHE_SIZE, STATE_DIR, STATE_TTL,
+  WRITE_BUFFER_SIZE, type AggPhaseStrategy, type ConfigOption, type OnJobFailure, type StateBackendKind } from './options.js'
 import { invalidValue, readOption } from './set.js'
 
 /** The options as SET stored them: Weir's keys, the values as written (enumerations in lower case). */
@@ -57,6 +57,8 @@ export interface JobConfig {
   readonly maxParallelism: number
   /** Parallel subtasks run on worker threads ('execution.worker-threads'). */
   readonly workerThreads: boolean
+  /** Nice value of the process's helper threads ('execution.helper-threads.nice'; runtime/thread-priority.ts). */
+  readonly helperThreadsNice: number
   /** State TTL of group aggregates in ms ('table.exec.state.ttl'); 0: kept forever. */
   readonly stateTtlMs: number
   /** Group aggregates fold a batch's rows per key ('table.exec.mini-batch.enabled'). */
@@ -99,6 +101,7 @@ export function jobConfigOf(settings: OptionSettings): JobConfig {
     parallelism: settings[PARALLELISM.key]?.trim().toLowerCase() === 'auto' ? Math.min(get(PARALLELISM), get(MAX_PARALLELISM)) : get(PARALLELISM),
     maxParallelism: get(MAX_PARALLELISM),
     workerThreads: get(WORKER_THREADS),
+    helperThreadsNice: get(HELPER_THREADS_NICE),
     stateTtlMs: get(STATE_TTL),
     miniBatch: get(MINI_BATCH),
     aggPhaseStrategy: get(AGG_PHASE_STRATEGY),

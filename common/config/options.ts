@@ -2,7 +2,7 @@
 // default, its checks and what it means. SET checks against this table, `SET;` lists it, and
 // planning reads it into a typed JobConfig (job-config.ts). Flink's spellings are in flink.ts.
 import { RESULT_MODE, MAX_ROWS } from './client.js'
-import { boolean, duration, location, oneOf, parallelismValue, positiveInt, size, text, trimmedText, type ValueType } from './value-types.js'
+import { boolean, duration, location, oneOf, parallelismValue, positiveInt, size, text, trimmedText, wholeNumber, type ValueType } from './value-types.js'
 
 /**
  * One option (Flink's ConfigOption<T>): `T` is its value, with undefined when it may be unset.
@@ -133,6 +133,15 @@ export const WORKER_THREADS = option<boolean>({
   default: false,
   description: "at 'parallelism.default' > 1, each keyed operator's subtask i runs on worker thread i; false: all subtasks take turns on one thread",
 })
+/** See runtime/thread-priority.ts. */
+export const HELPER_THREADS_NICE = option<number>({
+  key: 'execution.helper-threads.nice',
+  type: wholeNumber,
+  default: 10,
+  description:
+    "Linux nice value a job gives the process's other threads (V8's collector, libuv's pool, RocksDB's flush and compaction) once its state is open, so its processing threads have the cores first; 0 leaves them as they are",
+  check: n => (n > 19 ? 'a nice value is at most 19' : undefined),
+})
 export const CHECKPOINT_INTERVAL = option<number>({
   key: 'execution.checkpointing.interval',
   type: duration,
@@ -253,6 +262,7 @@ export const ALL_OPTIONS: readonly ConfigOption<unknown>[] = [
   WRITE_BUFFER_SIZE,
   PARALLELISM,
   WORKER_THREADS,
+  HELPER_THREADS_NICE,
   CHECKPOINT_INTERVAL,
   CHECKPOINTS_DIR,
   CHECKPOINTS_RETAINED,

@@ -49,6 +49,12 @@ export const positiveInt: ValueType<number> = {
   format: n => String(n),
 }
 
+/** 0, 1, 2 … (no sign, no fraction). */
+export const wholeNumber: ValueType<number> = {
+  parse: text => (/^\d+$/.test(text.trim()) ? { value: Number(text) } : { problem: 'expected a whole number (0, 1, 2 …)' }),
+  format: n => String(n),
+}
+
 /** One of `values`, in any case; the value is the lower-case word. */
 export function oneOf<T extends string>(...values: readonly T[]): ValueType<T> {
   return {

@@ -24,6 +24,7 @@ describe('JobConfig', () => {
       parallelism: 1,
       maxParallelism: 128,
       workerThreads: false,
+      helperThreadsNice: 10,
       stateTtlMs: 0,
       miniBatch: true,
       aggPhaseStrategy: 'auto',
@@ -73,6 +74,7 @@ describe('JobConfig', () => {
       ['table.optimizer.agg-phase-strategy', 'TWO_PHASE'],
       ['table.optimizer.reuse-sub-plan-enabled', 'FALSE'],
       ['table.optimizer.reuse-source-enabled', 'false'],
+      ['execution.helper-threads.nice', ' 19 '],
     ]))
     expect(config).toEqual({
       pipelineName: 'clicks',
@@ -80,6 +82,7 @@ describe('JobConfig', () => {
       parallelism: 4,
       maxParallelism: 16,
       workerThreads: true,
+      helperThreadsNice: 19,
       stateTtlMs: 3_600_000,
       miniBatch: false,
       aggPhaseStrategy: 'two_phase',
