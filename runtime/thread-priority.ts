@@ -20,6 +20,8 @@ import { getPriority, setPriority } from 'node:os'
 
 /** Kernel thread ids of the processing threads (never lowered), each with how many holders marked it. */
 const processing = new Map<number, number>()
+/** Processing threads marked whose id could not be read: while there is one, nothing is lowered. */
+let unknown = 0
 
 /** The calling thread's kernel id (Linux's /proc/thread-self), or undefined where there is none. */
 export function currentThreadId(): number | undefined {
@@ -32,14 +34,22 @@ export function currentThreadId(): number | undefined {
   }
 }
 
-/** Marks thread `tid` as a processing thread until the returned function is called. */
+/**
+ * Marks thread `tid` as a processing thread until the returned function is called. Undefined (a
+ * processing thread whose id could not be read) stops lowerHelperThreads until it is unmarked: it
+ * could not tell that thread from a helper.
+ */
 export function markProcessing(tid: number | undefined): () => void {
-  if (tid === undefined) return () => undefined
-  processing.set(tid, (processing.get(tid) ?? 0) + 1)
+  if (tid === undefined) unknown++
+  else processing.set(tid, (processing.get(tid) ?? 0) + 1)
   let marked = true
   return () => {
     if (!marked) return
     marked = false
+    if (tid === undefined) {
+      unknown--
+      return
+    }
     const n = processing.get(tid)! - 1
     if (n === 0) processing.delete(tid)
     else processing.set(tid, n)
@@ -48,10 +58,11 @@ export function markProcessing(tid: number | undefined): () => void {
 
 /**
  * Raises the nice value of every thread of this process not marked as processing to `nice` (a thread
- * already at or past it is left). Returns how many threads it lowered.
+ * already at or past it is left). Returns how many threads it lowered: none while a processing thread
+ * of unknown id is marked.
  */
 export function lowerHelperThreads(nice: number): number {
-  if (nice <= 0 || process.platform !== 'linux') return 0
+  if (nice <= 0 || process.platform !== 'linux' || unknown > 0) return 0
   let tasks: string[]
   try {
     tasks = readdirSync('/proc/self/task')

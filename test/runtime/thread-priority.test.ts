@@ -126,6 +126,11 @@ describe.skipIf(!linux)("'execution.helper-threads.nice'", () => {
       // Already at 9: nothing more to lower.
       expect(lowerHelperThreads(9)).toBe(0)
       unmark()
+      // A processing thread whose id is unknown could be any of them: nothing is lowered meanwhile.
+      const unmarkUnknown = markProcessing(undefined)
+      expect(lowerHelperThreads(9)).toBe(0)
+      expect(getPriority(tid)).toBe(0)
+      unmarkUnknown()
       expect(lowerHelperThreads(9)).toBe(1)
       expect(getPriority(tid)).toBe(9)
       unmarkMe()
