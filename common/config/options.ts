@@ -108,16 +108,22 @@ export const STATE_CACHE_SIZE = option<number>({
   description: 'write-back cache budget of each RocksDB-backed operator',
 })
 /**
- * Memtable size. Random keys overlap every file of the level below, so each compaction of L0 (four
- * memtable flushes) rewrites all of that level: compaction work falls with larger memtables. count-10M
- * over 20M events (8.64M keys) on 8 MB: 43 compactions, 7.57 GB written, 84.2 CPU-s, 402 process CPU-s;
- * 32 MB: 10, 1.89 GB, 22.0 CPU-s, 352 process CPU-s; 64 MB: 5, 0.99 GB, 12.1 CPU-s, 361 process CPU-s
- * (a larger skip list costs more per insert and lookup). Peak RSS the same (672–697 MB).
+ * Memtable size (RocksDB's and Flink's default). Random keys overlap every file of the level below, so
+ * each compaction of L0 (four memtable flushes) rewrites all of that level: compaction work falls with
+ * larger memtables. count-10M over 20M events (8.64M keys) on 8 MB: 43 compactions, 7.57 GB written,
+ * 84.2 CPU-s, 402 process CPU-s; 32 MB: 10, 1.89 GB, 22.0 CPU-s, 352 process CPU-s; 64 MB: 5, 0.99 GB,
+ * 12.1 CPU-s, 361 process CPU-s (a larger skip list costs more per insert and lookup). Peak RSS the same
+ * (672–697 MB).
+ * 32 MB until 2026-12-06. With the helper threads lowered (runtime/thread-priority.ts) the compaction
+ * saved is the processing thread's time on a 2-core host: alternating 32 and 64 MB (scale 1, events/s),
+ * q20-rocksdb 505–530K → 554–571K (flush and compaction CPU 0.8–1.0 → 0.4–0.5 s; at scale 3: 473K and
+ * 488K → 546K and 494K), q5-published-rocksdb, q7-rocksdb and q9-rocksdb 2–4% faster, q4-, q8-, q3-,
+ * q19-rocksdb within the spread, q18-rocksdb and count-10M (scale 0.25) 1–2% slower.
  */
 export const WRITE_BUFFER_SIZE = option<number>({
   key: 'state.backend.rocksdb.writebuffer.size',
-  type: size('32 mb'),
-  default: 32 * MB,
+  type: size('64 mb'),
+  default: 64 * MB,
   description: 'RocksDB memtable size of each RocksDB-backed operator (RocksDB keeps up to two): larger ones flush and compact less often',
   check: bytes => (bytes < 64 * KB ? 'a memtable takes at least 64 kb' : undefined),
 })

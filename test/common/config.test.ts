@@ -34,7 +34,7 @@ describe('JobConfig', () => {
       sinkNotNull: 'error',
       processFunctionOnError: 'fail',
       udfOnError: 'fail',
-      state: { backend: 'heap', dir: '.weir/state', cacheBytes: 64 * MB, writeBufferBytes: 32 * MB },
+      state: { backend: 'heap', dir: '.weir/state', cacheBytes: 64 * MB, writeBufferBytes: 64 * MB },
       checkpointing: { intervalMs: 0, retained: 1 },
       s3: { region: 'us-east-1' },
     }

@@ -47,8 +47,8 @@ async function memtableOf(options: Record<string, string>, subtasks = 1): Promis
 }
 
 describe("'state.backend.rocksdb.writebuffer.size'", () => {
-  it('sets the memtable size of each RocksDB-backed operator, 32 MB by default', async () => {
-    expect(await memtableOf({})).toEqual([32 * 2 ** 20])
+  it('sets the memtable size of each RocksDB-backed operator, 64 MB by default', async () => {
+    expect(await memtableOf({})).toEqual([64 * 2 ** 20])
     expect(await memtableOf({ 'state.backend.rocksdb.writebuffer.size': '1 mb', 'parallelism.default': '2' }, 2)).toEqual([2 ** 20, 2 ** 20])
   })
 
@@ -59,6 +59,6 @@ describe("'state.backend.rocksdb.writebuffer.size'", () => {
     expect((e as WeirError).message).toBe("invalid value '4 kb' for option 'state.backend.rocksdb.writebuffer.size': a memtable takes at least 64 kb")
     expect((e as WeirError).span?.start).toMatchObject({ line: 1, column: 1 })
     const bad = await session.executeSql(`SET 'state.backend.rocksdb.writebuffer.size' = 'big'`).then(() => undefined, (x: unknown) => x)
-    expect((bad as WeirError).message).toContain("expected a size such as '32 mb'")
+    expect((bad as WeirError).message).toContain("expected a size such as '64 mb'")
   })
 })
