@@ -54,7 +54,11 @@ export class WorkerPool implements RemoteSnapshots {
   onFail: (() => void) | undefined
   private readonly uploads = new Map<string, Pending>()
   private readonly replies: ((m: FromWorker) => boolean)[] = []
-  /** Unmark the workers' threads as processing threads (runtime/thread-priority.ts), once they ended. */
+  /**
+   * Unmark the workers' threads as processing threads (runtime/thread-priority.ts), once they ended.
+   * Until its ready message names its thread, a worker counts as a processing thread of unknown id,
+   * which holds off any lowering of helper threads (another job's, starting meanwhile, would lower it).
+   */
   private readonly unmark: (() => void)[] = []
   private closing = false
   private checkpointing = false
@@ -147,13 +151,22 @@ export class WorkerPool implements RemoteSnapshots {
       started++
       this.workers[w] = worker
       worker.unref()
-      ready.push(new Promise<void>(resolve => this.replies.push(m => m.t === 'ready' && (this.unmark.push(markProcessing(m.thread)), resolve(), true))))
-      worker.on('message', (m: FromWorker) => this.onMessage(w, m))
+      const starting = markProcessing(undefined)
+      this.unmark.push(starting)
+      ready.push(new Promise<void>(resolve => this.replies.push(m => m.t === 'ready' && (resolve(), true))))
+      worker.on('message', (m: FromWorker) => {
+        if (m.t === 'ready') {
+          this.unmark.push(markProcessing(m.thread))
+          starting()
+        }
+        this.onMessage(w, m)
+      })
       live.add(worker)
       // An exception nothing caught on the worker ('error', then 'exit'), or the thread ended
       // (process.exit there, terminated, out of memory): the job fails, naming what the worker ran.
       worker.on('error', e => this.onFailure(this.crashed(w, `failed with an exception nothing caught: ${e instanceof Error ? e.message : String(e)}`, e)))
       worker.on('exit', code => {
+        starting()
         running--
         live.delete(worker)
         this.exited[w] = true
