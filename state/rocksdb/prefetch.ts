@@ -4,7 +4,7 @@
 import { WeirError } from '../../common/errors.js'
 import type { Namespace, PrefetchRequest } from '../../core/keyed-state.js'
 import { dropSeq, ENTRY_OVERHEAD, CELL_OVERHEAD, implicitSeqs, keyScratch, type ListCell, type MapCell, MapEntry, numberedImplicitly, scratchElementKey,
-  scratchKey, seqAt, type Slot, type Table, type ValueCellLike } from './cache.js'
+  scratchKey, seqAt, type Slot, type ValueCellLike } from './cache.js'
 import { hashOf } from './slot-map.js'
 import { decodeEncoded, decodeEntry, decodeEntryKey, decodeUserKey, entryTime, listElementKey, prefixEnd, readSeq, readUtf16be, startsWithAt } from './codec.js'
 import { ioFailed } from './folder.js'
@@ -93,8 +93,11 @@ export class Prefetcher {
       const ns = req.namespace
       const h = hashes[i]!
       for (const table of req.states === undefined ? tables : store.tables.named(req.states)) {
+        const named = req.appendOnlyStates !== undefined && req.appendOnlyStates.includes(table.name)
         // Its elements written and not read are let go once on disk (write-back.ts, trim).
-        if (req.appendOnlyStates !== undefined && !table.appendedBlind && req.appendOnlyStates.includes(table.name)) table.appendedBlind = true
+        if (named && !table.appendedBlind) table.appendedBlind = true
+        // The batch only appends to this list and reads none of it: a resident tail of it is not read back.
+        const blind = req.appendOnly === true || named
         let slot = table.slots.get(key.encoded, h)
         if (slot === undefined) {
           slot = store.newSlot(table, key, h)
@@ -114,9 +117,9 @@ export class Prefetcher {
         }
         const resident = slot.get(ns)
         if (resident !== undefined) {
-          if (resident.kind === 'list' && !appendsOnly(req, table)) resident.readEpoch = epoch
+          if (resident.kind === 'list' && !blind) resident.readEpoch = epoch
           if (resident.loading) loadingElsewhere = true
-          else if (resident.kind === 'list' && resident.tail && !appendsOnly(req, table)) {
+          else if (resident.kind === 'list' && resident.tail && !blind) {
             // Appended to blind, now to be read: its head is read and put in front, the cell staying
             // resident meanwhile (a batch before this one may still append to it).
             if (resident.headRead) loadingElsewhere = true
@@ -549,12 +552,4 @@ function namespaceEnd(key: Buffer, at: number): number {
     i += 2
   }
   throw WeirError.internal('unterminated namespace in a stored key')
-}
-
-/**
- * Whether `req`'s batch only appends to list `table` and reads none of it: a resident tail of it
- * (write-back.ts, trim) is not read back for that batch.
- */
-function appendsOnly(req: PrefetchRequest, table: Table): boolean {
-  return req.appendOnly === true || (req.appendOnlyStates !== undefined && req.appendOnlyStates.includes(table.name))
 }
